@@ -1,0 +1,352 @@
+//! `models.rs`: one Rust type per named schema, with serde derives, doc comments
+//! from the spec and a `Validate` impl enforcing the schema's bounds.
+
+use super::{check_expr, default_expr, doc_paragraphs, ident, rust_type};
+use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub fn emit(api: &Api) -> TokenStream {
+    let items = api.types.values().map(|def| type_def(api, def));
+    quote! {
+        //! Models: one type per schema of the spec.
+        use super::runtime::{self, Validate, Violation};
+        use serde::{Deserialize, Serialize};
+        #(#items)*
+    }
+}
+
+fn type_def(api: &Api, def: &TypeDef) -> TokenStream {
+    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
+    let docs = doc_paragraphs(&[def.doc.clone(), deprecated]);
+    match &def.kind {
+        TypeKind::Struct(s) => structure(api, def, s, docs),
+        TypeKind::Enum(variants) => enumeration(def, variants, docs),
+        TypeKind::Union(u) => union(api, def, u, docs),
+        TypeKind::Alias(shape) => {
+            let name = ident(&def.name);
+            let ty = rust_type(shape, &quote!());
+            quote! {
+                #docs
+                pub type #name = #ty;
+            }
+        }
+    }
+}
+
+fn field_type(f: &Field) -> TokenStream {
+    let ty = rust_type(&f.shape, &quote!());
+    let ty = if f.boxed { quote!(Box<#ty>) } else { ty };
+    if is_optional(f) {
+        quote!(Option<#ty>)
+    } else {
+        ty
+    }
+}
+
+/// A field is an `Option` when it may be absent or null, and when it is
+/// read-only (clients never send it, whatever `required` says).
+fn is_optional(f: &Field) -> bool {
+    !f.required || f.shape.nullable || f.read_only
+}
+
+fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenStream {
+    let name = ident(&def.name);
+    let mut defaults = Vec::new();
+    let fields = s.fields.iter().map(|f| {
+        let fname = ident(&f.rust);
+        let notes = [
+            f.read_only
+                .then(|| "Read-only: sent by the server, refused in requests.".to_string()),
+            f.write_only
+                .then(|| "Write-only: accepted in requests, never sent back.".to_string()),
+            f.deprecated.then(|| "**Deprecated.**".to_string()),
+        ];
+        let mut paragraphs = vec![f.doc.clone()];
+        paragraphs.extend(notes);
+        let mut serde = Vec::new();
+        if f.wire != f.rust {
+            let wire = &f.wire;
+            serde.push(quote!(rename = #wire));
+        }
+        let ty = if let Some(expr) = spelled_default(api, f) {
+            let value = f.default.as_ref().expect("a spelled default has a value");
+            let fn_name = format_ident!(
+                "default_{}_{}",
+                to_snake(&def.name),
+                f.rust.trim_end_matches('_')
+            );
+            let fn_path = fn_name.to_string();
+            let plain = rust_type(&f.shape, &quote!());
+            defaults.push(quote! {
+                fn #fn_name() -> #plain {
+                    #expr
+                }
+            });
+            serde.push(quote!(default = #fn_path));
+            paragraphs.push(Some(format!("Defaults to `{value}`.")));
+            plain
+        } else {
+            if let Some(value) = &f.default {
+                paragraphs.push(Some(format!("Defaults to `{value}` when absent.")));
+            }
+            if is_optional(f) {
+                serde.push(quote!(default, skip_serializing_if = "Option::is_none"));
+            }
+            field_type(f)
+        };
+        let docs = doc_paragraphs(&paragraphs);
+        let serde = (!serde.is_empty()).then(|| quote!(#[serde(#(#serde),*)]));
+        quote! {
+            #docs
+            #serde
+            pub #fname: #ty,
+        }
+    });
+    let fields: Vec<TokenStream> = fields.collect();
+    let additional = s.additional.as_ref().map(|shape| {
+        let ty = rust_type(shape, &quote!());
+        quote! {
+            /// Properties beyond the named ones.
+            #[serde(flatten)]
+            pub additional_properties: std::collections::BTreeMap<String, #ty>,
+        }
+    });
+    let deny = s
+        .deny_unknown
+        .then(|| quote!(#[serde(deny_unknown_fields)]));
+    let checks = s.fields.iter().filter_map(|f| field_check(api, f));
+    let additional_check = s.additional.as_ref().and_then(|shape| {
+        let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
+        check_expr(
+            quote!(&self.additional_properties),
+            &wrapped,
+            api,
+            &quote!(runtime::),
+        )
+        .map(|c| quote!(#c?;))
+    });
+    let body = quote!(#(#checks)* #additional_check);
+    quote! {
+        #docs
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #deny
+        pub struct #name {
+            #(#fields)*
+            #additional
+        }
+
+        #(#defaults)*
+
+        impl Validate for #name {
+            fn validate(&self) -> Result<(), Violation> {
+                #body
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The default of an optional field, when Rust can spell it: the field is then
+/// the plain type, filled in by serde when absent.
+fn spelled_default(api: &Api, f: &Field) -> Option<TokenStream> {
+    if f.required || f.shape.nullable || f.read_only || f.boxed {
+        return None;
+    }
+    default_expr(f.default.as_ref()?, &f.shape, api, &quote!())
+}
+
+/// The statement that checks one field, with the field's wire name in errors.
+fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
+    let name = ident(&f.rust);
+    let wire = &f.wire;
+    if f.read_only {
+        return Some(quote! {
+            if self.#name.is_some() {
+                return Err(Violation::new("is read-only").within(#wire));
+            }
+        });
+    }
+    let check = if is_optional(f) && spelled_default(api, f).is_none() {
+        let inner = check_expr(quote!(value), &f.shape, api, &quote!(runtime::))?;
+        quote!(runtime::check_some(&self.#name, |value| #inner))
+    } else {
+        check_expr(quote!(&self.#name), &f.shape, api, &quote!(runtime::))?
+    };
+    Some(quote!(#check.map_err(|v| v.within(#wire))?;))
+}
+
+fn enumeration(
+    def: &TypeDef,
+    variants: &[crate::ir::EnumVariant],
+    docs: TokenStream,
+) -> TokenStream {
+    let name = ident(&def.name);
+    let type_name = &def.name;
+    let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust)).collect();
+    let wires: Vec<_> = variants.iter().map(|v| v.wire.as_str()).collect();
+    let count = variants.len();
+    let renames = variants.iter().map(|v| {
+        let wire = &v.wire;
+        let variant = ident(&v.rust);
+        let doc = format!(" `{wire}`");
+        quote! {
+            #[doc = #doc]
+            #[serde(rename = #wire)]
+            #variant,
+        }
+    });
+    quote! {
+        #docs
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum #name {
+            #(#renames)*
+        }
+
+        impl #name {
+            /// Every value, in the order the spec lists them.
+            pub const ALL: [Self; #count] = [#(Self::#idents),*];
+
+            /// The value as it is written on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #(Self::#idents => #wires,)*
+                }
+            }
+        }
+
+        impl std::fmt::Display for #name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for #name {
+            type Err = runtime::UnknownVariant;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    #(#wires => Ok(Self::#idents),)*
+                    _ => Err(runtime::UnknownVariant {
+                        type_name: #type_name,
+                        value: s.to_string(),
+                    }),
+                }
+            }
+        }
+
+        impl Validate for #name {
+            fn validate(&self) -> Result<(), Violation> {
+                Ok(())
+            }
+        }
+    }
+}
+
+fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream {
+    let name = ident(&def.name);
+    let variants = u.variants.iter().map(|v| {
+        let variant = ident(&v.rust);
+        let ty = rust_type(&v.shape, &quote!());
+        let ty = if v.boxed { quote!(Box<#ty>) } else { ty };
+        let doc = v.tag_value.as_ref().map(|t| {
+            let t = format!(" `{t}`");
+            quote!(#[doc = #t])
+        });
+        quote!(#doc #variant(#ty),)
+    });
+    let checks = u.variants.iter().map(|v| {
+        let variant = ident(&v.rust);
+        match check_expr(quote!(value), &v.shape, api, &quote!(runtime::)) {
+            Some(check) => quote!(Self::#variant(value) => #check,),
+            None => quote!(Self::#variant(_) => Ok(()),),
+        }
+    });
+    let deserialize = match &u.tag {
+        Some(tag) => {
+            let arms = u.variants.iter().map(|v| {
+                let variant = ident(&v.rust);
+                let value = v.tag_value.as_deref().unwrap_or_default();
+                quote! {
+                    #value => serde_json::from_value(value).map(Self::#variant).map_err(D::Error::custom),
+                }
+            });
+            let values: Vec<&str> = u
+                .variants
+                .iter()
+                .filter_map(|v| v.tag_value.as_deref())
+                .collect();
+            quote! {
+                impl<'de> Deserialize<'de> for #name {
+                    /// Reads the `#tag` property, then the variant it names; the
+                    /// variant keeps the property.
+                    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                        use serde::de::Error as _;
+                        let value = serde_json::Value::deserialize(deserializer)?;
+                        let tag = value
+                            .get(#tag)
+                            .and_then(serde_json::Value::as_str)
+                            .ok_or_else(|| D::Error::missing_field(#tag))?
+                            .to_string();
+                        match tag.as_str() {
+                            #(#arms)*
+                            other => Err(D::Error::unknown_variant(other, &[#(#values),*])),
+                        }
+                    }
+                }
+            }
+        }
+        None => TokenStream::new(),
+    };
+    let derive = if u.tag.is_some() {
+        quote!(#[derive(Debug, Clone, PartialEq, Serialize)])
+    } else {
+        quote!(#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)])
+    };
+    quote! {
+        #docs
+        #derive
+        #[serde(untagged)]
+        pub enum #name {
+            #(#variants)*
+        }
+
+        #deserialize
+
+        impl Validate for #name {
+            fn validate(&self) -> Result<(), Violation> {
+                match self {
+                    #(#checks)*
+                }
+            }
+        }
+    }
+}
+
+fn to_snake(name: &str) -> String {
+    crate::names::sanitize(name, crate::names::Case::Snake)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Shape;
+
+    #[test]
+    fn read_only_fields_are_optional_even_when_required() {
+        let f = Field {
+            wire: "id".into(),
+            rust: "id".into(),
+            shape: Shape::new(Ty::I64),
+            required: true,
+            doc: None,
+            default: None,
+            read_only: true,
+            write_only: false,
+            deprecated: false,
+            boxed: false,
+        };
+        assert!(is_optional(&f));
+        assert_eq!(field_type(&f).to_string(), "Option < i64 >");
+    }
+}

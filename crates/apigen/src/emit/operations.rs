@@ -1,0 +1,401 @@
+//! `operations.rs`: per operation, a request struct and a response enum; per
+//! tag, a route trait; and the `ErrorResponse` every response converts from.
+
+use super::{check_expr, doc, doc_paragraphs, ident, rust_type};
+use crate::ir::{Api, Operation, Param, Response, Shape, Ty};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+const MODELS: fn() -> TokenStream = || quote!(models::);
+
+pub fn emit(api: &Api) -> TokenStream {
+    let error = error_response(api);
+    let ops = api.operations.iter().map(|op| {
+        let request = request(api, op);
+        let response = response(api, op);
+        quote!(#request #response)
+    });
+    let traits = api.traits.iter().map(|t| {
+        let name = ident(&t.name);
+        let docs = doc_paragraphs(&[
+            t.doc.clone(),
+            Some(format!(
+                "The operations tagged `{}`. Implement this trait to serve them; \
+                 `server::configure` routes requests to it.",
+                t.tag
+            )),
+        ]);
+        let methods = api
+            .operations
+            .iter()
+            .filter(|o| o.trait_name == t.name)
+            .map(method);
+        quote! {
+            #docs
+            pub trait #name {
+                #(#methods)*
+            }
+        }
+    });
+    quote! {
+        //! Requests, responses and route traits: one method per operation.
+        use super::models;
+        use super::runtime::{self, Validate, Violation};
+        use actix_web::http::StatusCode;
+        use actix_web::HttpResponse;
+        use std::future::Future;
+
+        #error
+        #(#traits)*
+        #(#ops)*
+    }
+}
+
+fn error_body_type(api: &Api) -> TokenStream {
+    match &api.error_type {
+        Some(shape) => rust_type(shape, &MODELS()),
+        None => quote!(serde_json::Value),
+    }
+}
+
+fn error_response(api: &Api) -> TokenStream {
+    let body = error_body_type(api);
+    quote! {
+        /// An error any operation may answer with: a status and the body the spec
+        /// gives its error responses. Every response enum converts from it, so a
+        /// handler can return `Err(...)` or use `?`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct ErrorResponse {
+            pub status: StatusCode,
+            pub body: #body,
+        }
+
+        impl ErrorResponse {
+            pub fn new(status: StatusCode, body: #body) -> Self {
+                ErrorResponse { status, body }
+            }
+
+            /// The response as it is sent, for errors outside any operation (an
+            /// unknown route, say).
+            pub fn into_http(self) -> HttpResponse {
+                runtime::json(runtime::respond(self.status), &self.body)
+            }
+        }
+    }
+}
+
+fn method(op: &Operation) -> TokenStream {
+    let name = ident(&op.fn_name);
+    let req = format_ident!("{}Request", op.type_name);
+    let resp = format_ident!("{}Response", op.type_name);
+    let mut paragraphs = vec![
+        op.summary.clone(),
+        op.description.clone(),
+        Some(format!(
+            "`{} {}` (operationId `{}`)",
+            op.method, op.path, op.id
+        )),
+    ];
+    if let Some(s) = &op.stability {
+        paragraphs.push(Some(format!(
+            "**Stability: {s}.** The operation may change without a new API version."
+        )));
+    }
+    let deprecated = op.deprecated.then(|| {
+        // `since` must be a semver version, so the date goes into the note.
+        let mut note = match &op.deprecated_since {
+            Some(since) => format!("deprecated since {since}"),
+            None => "deprecated".to_string(),
+        };
+        if let Some(sunset) = &op.sunset {
+            note.push_str(&format!(
+                "; sunset on {sunset}, after which it answers 410 Gone"
+            ));
+        }
+        if let Some(successor) = &op.successor {
+            note.push_str(&format!("; use `{successor}` instead"));
+        }
+        quote!(#[deprecated(note = #note)])
+    });
+    let docs = doc_paragraphs(&paragraphs);
+    quote! {
+        #docs
+        #deprecated
+        fn #name(&self, request: #req) -> impl Future<Output = Result<#resp, ErrorResponse>>;
+    }
+}
+
+/// The type of a parameter in the request struct.
+fn param_type(api: &Api, p: &Param) -> TokenStream {
+    let ty = rust_type(&p.shape, &MODELS());
+    if p.required || param_default(api, p).is_some() {
+        ty
+    } else {
+        quote!(Option<#ty>)
+    }
+}
+
+pub(crate) fn param_default(api: &Api, p: &Param) -> Option<TokenStream> {
+    super::default_expr(p.default.as_ref()?, &p.shape, api, &MODELS())
+}
+
+fn request(api: &Api, op: &Operation) -> TokenStream {
+    let name = format_ident!("{}Request", op.type_name);
+    let fields = op.params.iter().map(|p| {
+        let fname = ident(&p.rust);
+        let ty = param_type(api, p);
+        let location = match p.location {
+            crate::ir::ParamLocation::Path => "Path",
+            crate::ir::ParamLocation::Query => "Query",
+            crate::ir::ParamLocation::Header => "Header",
+            crate::ir::ParamLocation::Cookie => "Cookie",
+        };
+        let mut paragraphs = vec![
+            p.doc.clone(),
+            Some(format!("{location} parameter `{}`.", p.wire)),
+        ];
+        if let Some(d) = &p.default {
+            paragraphs.push(Some(format!("Defaults to `{d}`.")));
+        }
+        if p.deprecated {
+            paragraphs.push(Some("**Deprecated.**".into()));
+        }
+        let docs = doc_paragraphs(&paragraphs);
+        quote!(#docs pub #fname: #ty,)
+    });
+    let body = op.body.as_ref().map(|b| {
+        let ty = rust_type(&b.shape, &MODELS());
+        let ty = if b.required { ty } else { quote!(Option<#ty>) };
+        let docs = doc_paragraphs(&[b.doc.clone(), Some("The JSON request body.".into())]);
+        quote!(#docs pub body: #ty,)
+    });
+    let checks = op.params.iter().filter_map(|p| {
+        let fname = ident(&p.rust);
+        let wire = &p.wire;
+        let check = if p.required || param_default(api, p).is_some() {
+            check_expr(quote!(&self.#fname), &p.shape, api, &quote!(runtime::))?
+        } else {
+            let inner = check_expr(quote!(value), &p.shape, api, &quote!(runtime::))?;
+            quote!(runtime::check_some(&self.#fname, |value| #inner))
+        };
+        Some(quote!(#check.map_err(|v| v.within(#wire))?;))
+    });
+    let body_check = op.body.as_ref().and_then(|b| {
+        let check = if b.required {
+            check_expr(quote!(&self.body), &b.shape, api, &quote!(runtime::))?
+        } else {
+            let inner = check_expr(quote!(value), &b.shape, api, &quote!(runtime::))?;
+            quote!(runtime::check_some(&self.body, |value| #inner))
+        };
+        Some(quote!(#check.map_err(|v| v.within("body"))?;))
+    });
+    let doc = format!(" The parameters and body of `{}`.", op.fn_name);
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct #name {
+            #(#fields)*
+            #body
+        }
+
+        impl Validate for #name {
+            fn validate(&self) -> Result<(), Violation> {
+                #(#checks)*
+                #body_check
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether a response can carry an `ErrorResponse`: an error status, a body of
+/// the shared error type (or none), and no header the handler must fill in.
+fn takes_error(api: &Api, r: &Response) -> bool {
+    let error_status = r.status.is_none_or(|s| s >= 400);
+    let body_fits = match (&r.body, &api.error_type) {
+        (None, _) => true,
+        (Some(b), Some(e)) => b == e,
+        (Some(b), None) => b.ty == Ty::Json,
+    };
+    error_status && body_fits && r.headers.iter().all(|h| !h.required)
+}
+
+fn response(api: &Api, op: &Operation) -> TokenStream {
+    let name = format_ident!("{}Response", op.type_name);
+    let fallback = op
+        .responses
+        .iter()
+        .filter(|r| takes_error(api, r))
+        .find(|r| r.status.is_none())
+        .or_else(|| {
+            op.responses
+                .iter()
+                .filter(|r| takes_error(api, r))
+                .find(|r| r.status == Some(500))
+        });
+    let undeclared = fallback.is_none();
+
+    let variants = op.responses.iter().map(|r| {
+        let variant = ident(&r.variant);
+        let status = r.status.map_or("default".to_string(), |s| s.to_string());
+        let docs = doc(Some(&format!("`{status}`: {}", r.doc.trim())));
+        let body = r.body.as_ref().map(|b| rust_type(b, &MODELS()));
+        if r.status.is_none() || !r.headers.is_empty() {
+            let status_field = r.status.is_none().then(|| quote!(status: StatusCode,));
+            let body_field = body.map(|b| quote!(body: #b,));
+            let headers = r.headers.iter().map(|h| {
+                let hname = ident(&h.rust);
+                let ty = header_type(h.required, &h.shape);
+                let hdoc = doc_paragraphs(&[h.doc.clone(), Some(format!("Header `{}`.", h.wire))]);
+                quote!(#hdoc #hname: #ty,)
+            });
+            quote!(#docs #variant { #status_field #body_field #(#headers)* },)
+        } else if let Some(b) = body {
+            quote!(#docs #variant(#b),)
+        } else {
+            quote!(#docs #variant,)
+        }
+    });
+    let undeclared_variant = undeclared.then(|| {
+        quote! {
+            /// An error whose status the operation does not declare.
+            Undeclared(ErrorResponse),
+        }
+    });
+
+    let arms = op.responses.iter().map(|r| {
+        let variant = ident(&r.variant);
+        let status = match r.status {
+            Some(s) => {
+                let s = proc_macro2::Literal::u16_unsuffixed(s);
+                quote!(runtime::status(#s))
+            }
+            None => quote!(status),
+        };
+        let header_names: Vec<_> = r.headers.iter().map(|h| ident(&h.rust)).collect();
+        let sets = r.headers.iter().map(|h| {
+            let hname = ident(&h.rust);
+            let wire = &h.wire;
+            if h.required {
+                quote!(runtime::set_header(&mut builder, #wire, #hname);)
+            } else {
+                quote! {
+                    if let Some(value) = #hname {
+                        runtime::set_header(&mut builder, #wire, value);
+                    }
+                }
+            }
+        });
+        let finish = if r.body.is_some() {
+            quote!(runtime::json(builder, &body))
+        } else {
+            quote!(builder.finish())
+        };
+        let builder_mut = if r.headers.is_empty() && r.body.is_some() {
+            quote!()
+        } else {
+            quote!(mut)
+        };
+        let build = quote! {{
+            let #builder_mut builder = runtime::respond(#status);
+            #(#sets)*
+            #finish
+        }};
+        if r.status.is_none() || !r.headers.is_empty() {
+            let status_field = r.status.is_none().then(|| quote!(status,));
+            let body_field = r.body.as_ref().map(|_| quote!(body,));
+            quote!(Self::#variant { #status_field #body_field #(#header_names),* } => #build)
+        } else if r.body.is_some() {
+            quote!(Self::#variant(body) => #build)
+        } else {
+            quote!(Self::#variant => #build)
+        }
+    });
+    let undeclared_arm = undeclared.then(|| quote!(Self::Undeclared(error) => error.into_http(),));
+
+    let error_arms = op
+        .responses
+        .iter()
+        .filter(|r| takes_error(api, r) && r.status.is_some())
+        .map(|r| {
+            let status = proc_macro2::Literal::u16_unsuffixed(r.status.unwrap_or_default());
+            let construct = construct_from_error(r, quote!(error.status));
+            quote!(#status => #construct,)
+        });
+    let fallback_arm = match fallback {
+        Some(r) => {
+            let construct = construct_from_error(r, quote!(error.status));
+            quote!(_ => #construct,)
+        }
+        None => quote!(_ => Self::Undeclared(error),),
+    };
+    let docs = format!(
+        " The responses `{}` can give: one variant per status the spec declares.",
+        op.fn_name
+    );
+    let fallback_doc = match fallback {
+        Some(r) => format!(
+            " Picks the variant declared for the error's status; any other status becomes `{}`.",
+            r.variant
+        ),
+        None => {
+            " Picks the variant declared for the error's status; any other status is sent as it is."
+                .to_string()
+        }
+    };
+    quote! {
+        #[doc = #docs]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum #name {
+            #(#variants)*
+            #undeclared_variant
+        }
+
+        impl #name {
+            /// Renders the response: status, headers and JSON body.
+            pub fn into_http(self) -> HttpResponse {
+                match self {
+                    #(#arms)*
+                    #undeclared_arm
+                }
+            }
+        }
+
+        impl From<ErrorResponse> for #name {
+            #[doc = #fallback_doc]
+            fn from(error: ErrorResponse) -> Self {
+                match error.status.as_u16() {
+                    #(#error_arms)*
+                    #fallback_arm
+                }
+            }
+        }
+    }
+}
+
+/// Builds the variant `r` from an `ErrorResponse` named `error`.
+fn construct_from_error(r: &Response, status: TokenStream) -> TokenStream {
+    let variant = ident(&r.variant);
+    if r.status.is_none() || !r.headers.is_empty() {
+        let status_field = r.status.is_none().then(|| quote!(status: #status,));
+        let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
+        let headers = r.headers.iter().map(|h| {
+            let n = ident(&h.rust);
+            quote!(#n: None,)
+        });
+        quote!(Self::#variant { #status_field #body_field #(#headers)* })
+    } else if r.body.is_some() {
+        quote!(Self::#variant(error.body))
+    } else {
+        quote!(Self::#variant)
+    }
+}
+
+fn header_type(required: bool, shape: &Shape) -> TokenStream {
+    let ty = rust_type(shape, &MODELS());
+    if required {
+        ty
+    } else {
+        quote!(Option<#ty>)
+    }
+}

@@ -1,0 +1,462 @@
+//! Support code for the generated glue: reading requests, checking bounds and
+//! refusing what does not fit. The same for every document.
+
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::web::{Bytes, BytesMut, Payload};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// The largest request body accepted, in bytes.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Why a request was refused before it reached a handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectionKind {
+    /// Unreadable: a malformed parameter, truncated or invalid JSON.
+    BadRequest,
+    /// No route matches the path.
+    NotFound,
+    /// The path exists, but not with this method.
+    MethodNotAllowed,
+    /// The body is larger than [`MAX_BODY_BYTES`].
+    PayloadTooLarge,
+    /// The body is not JSON.
+    UnsupportedMediaType,
+    /// Well-formed, but a field is missing or unknown, has the wrong type or
+    /// breaks a bound of the spec.
+    ValidationFailed,
+}
+
+impl RejectionKind {
+    pub fn status(self) -> StatusCode {
+        match self {
+            RejectionKind::BadRequest => StatusCode::BAD_REQUEST,
+            RejectionKind::NotFound => StatusCode::NOT_FOUND,
+            RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            RejectionKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            RejectionKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RejectionKind::ValidationFailed => StatusCode::UNPROCESSABLE_ENTITY,
+        }
+    }
+
+    /// A machine-readable code: `bad_request`, `validation_failed`, ...
+    pub fn code(self) -> &'static str {
+        match self {
+            RejectionKind::BadRequest => "bad_request",
+            RejectionKind::NotFound => "not_found",
+            RejectionKind::MethodNotAllowed => "method_not_allowed",
+            RejectionKind::PayloadTooLarge => "payload_too_large",
+            RejectionKind::UnsupportedMediaType => "unsupported_media_type",
+            RejectionKind::ValidationFailed => "validation_failed",
+        }
+    }
+}
+
+/// A request refused before it reached a handler, with a message for the client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub kind: RejectionKind,
+    pub message: String,
+}
+
+impl Rejection {
+    pub fn new(kind: RejectionKind, message: impl Into<String>) -> Self {
+        Rejection {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.kind.status()
+    }
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.code(), self.message)
+    }
+}
+
+impl From<Violation> for Rejection {
+    fn from(v: Violation) -> Self {
+        Rejection::new(RejectionKind::ValidationFailed, v.to_string())
+    }
+}
+
+/// A value that breaks a bound of the spec, and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Dotted path to the value (`body.name`, `limit`, `items.3`); empty for the
+    /// value itself.
+    pub path: String,
+    pub message: String,
+}
+
+impl Violation {
+    pub fn new(message: impl Into<String>) -> Self {
+        Violation {
+            path: String::new(),
+            message: message.into(),
+        }
+    }
+
+    /// The same violation, seen from the value that contains it.
+    pub fn within(mut self, parent: impl fmt::Display) -> Self {
+        self.path = if self.path.is_empty() {
+            parent.to_string()
+        } else {
+            format!("{parent}.{}", self.path)
+        };
+        self
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "`{}` {}", self.path, self.message)
+        }
+    }
+}
+
+/// Checks a value against the bounds its schema declares.
+pub trait Validate {
+    fn validate(&self) -> Result<(), Violation>;
+}
+
+impl<T: Validate> Validate for Option<T> {
+    fn validate(&self) -> Result<(), Violation> {
+        self.as_ref().map_or(Ok(()), Validate::validate)
+    }
+}
+
+impl<T: Validate> Validate for Box<T> {
+    fn validate(&self) -> Result<(), Violation> {
+        T::validate(self)
+    }
+}
+
+impl<T: Validate> Validate for Vec<T> {
+    fn validate(&self) -> Result<(), Violation> {
+        for (i, item) in self.iter().enumerate() {
+            item.validate().map_err(|v| v.within(i))?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: Validate> Validate for BTreeMap<String, T> {
+    fn validate(&self) -> Result<(), Violation> {
+        for (key, item) in self {
+            item.validate().map_err(|v| v.within(key))?;
+        }
+        Ok(())
+    }
+}
+
+/// `minLength`/`maxLength`, counted in characters.
+pub fn check_length(value: &str, min: Option<usize>, max: Option<usize>) -> Result<(), Violation> {
+    let len = value.chars().count();
+    if let Some(min) = min.filter(|&min| len < min) {
+        return Err(Violation::new(format!("must be at least {min} characters long")));
+    }
+    if let Some(max) = max.filter(|&max| len > max) {
+        return Err(Violation::new(format!("must be at most {max} characters long")));
+    }
+    Ok(())
+}
+
+/// `minimum`/`maximum`, inclusive unless `exclusive`.
+pub fn check_range<T: PartialOrd + fmt::Display>(
+    value: &T,
+    min: Option<(T, bool)>,
+    max: Option<(T, bool)>,
+) -> Result<(), Violation> {
+    if let Some((min, exclusive)) = min {
+        if *value < min || (exclusive && *value == min) {
+            let bound = if exclusive { "greater than" } else { "at least" };
+            return Err(Violation::new(format!("must be {bound} {min}")));
+        }
+    }
+    if let Some((max, exclusive)) = max {
+        if *value > max || (exclusive && *value == max) {
+            let bound = if exclusive { "less than" } else { "at most" };
+            return Err(Violation::new(format!("must be {bound} {max}")));
+        }
+    }
+    Ok(())
+}
+
+/// `minItems`/`maxItems`.
+pub fn check_items(len: usize, min: Option<usize>, max: Option<usize>) -> Result<(), Violation> {
+    if let Some(min) = min.filter(|&min| len < min) {
+        return Err(Violation::new(format!("must have at least {min} items")));
+    }
+    if let Some(max) = max.filter(|&max| len > max) {
+        return Err(Violation::new(format!("must have at most {max} items")));
+    }
+    Ok(())
+}
+
+/// The error `FromStr` gives for a string that names no variant of an enum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVariant {
+    pub type_name: &'static str,
+    pub value: String,
+}
+
+impl fmt::Display for UnknownVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not a {}", self.value, self.type_name)
+    }
+}
+
+impl std::error::Error for UnknownVariant {}
+
+/// A query string, decoded once.
+#[derive(Debug, Clone, Default)]
+pub struct Query(Vec<(String, String)>);
+
+impl Query {
+    pub fn parse(query: &str) -> Self {
+        Query(
+            form_urlencoded::parse(query.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    fn values<'q>(&'q self, name: &'q str) -> impl Iterator<Item = &'q str> + 'q {
+        self.0
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A parameter given at most once.
+    pub fn one<T: FromStr>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let mut values = self.values(name);
+        let Some(value) = values.next() else {
+            return Ok(None);
+        };
+        if values.next().is_some() {
+            return Err(Rejection::new(
+                RejectionKind::BadRequest,
+                format!("query parameter `{name}` is given more than once"),
+            ));
+        }
+        parse(value, || format!("query parameter `{name}`")).map(Some)
+    }
+
+    /// An array parameter: repeated (`id=1&id=2`) when `explode`, else
+    /// comma-separated (`id=1,2`).
+    pub fn many<T: FromStr>(&self, name: &str, explode: bool) -> Result<Option<Vec<T>>, Rejection> {
+        let raw: Vec<&str> = if explode {
+            self.values(name).collect()
+        } else {
+            self.values(name).flat_map(|v| v.split(',')).collect()
+        };
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        raw.into_iter()
+            .map(|v| parse(v, || format!("query parameter `{name}`")))
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
+}
+
+fn parse<T: FromStr>(raw: &str, what: impl FnOnce() -> String) -> Result<T, Rejection> {
+    raw.parse().map_err(|_| {
+        let mut shown: String = raw.chars().take(64).collect();
+        if shown.len() < raw.len() {
+            shown.push('…');
+        }
+        Rejection::new(RejectionKind::BadRequest, format!("{} has an invalid value `{shown}`", what()))
+    })
+}
+
+/// A path parameter, by its name in the route template.
+pub fn path<T: FromStr>(request: &HttpRequest, name: &str) -> Result<T, Rejection> {
+    let raw = request.match_info().get(name).unwrap_or_default();
+    parse(raw, || format!("path parameter `{name}`"))
+}
+
+/// A header parameter.
+pub fn header<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>, Rejection> {
+    let Some(value) = request.headers().get(name) else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| {
+        Rejection::new(RejectionKind::BadRequest, format!("header `{name}` is not visible ASCII"))
+    })?;
+    parse(value, || format!("header `{name}`")).map(Some)
+}
+
+/// A cookie parameter.
+pub fn cookie<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>, Rejection> {
+    let found = request
+        .headers()
+        .get_all(header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name);
+    match found {
+        Some((_, value)) => parse(value, || format!("cookie `{name}`")).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Reads the body, refusing more than [`MAX_BODY_BYTES`].
+pub async fn read_body(request: &HttpRequest, mut payload: Payload) -> Result<Bytes, Rejection> {
+    use futures_util::StreamExt as _;
+    let too_large = || {
+        Rejection::new(
+            RejectionKind::PayloadTooLarge,
+            format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+        )
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
+        return Err(too_large());
+    }
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            Rejection::new(RejectionKind::BadRequest, format!("the body could not be read: {e}"))
+        })?;
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// Decodes a JSON body. An absent body is `None`; a body that is not declared
+/// as JSON is refused before it is read.
+pub async fn json_body<T: DeserializeOwned>(
+    request: &HttpRequest,
+    payload: Payload,
+) -> Result<Option<T>, Rejection> {
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("invalid"));
+    let bytes = read_body(request, payload).await?;
+    if bytes.is_empty() && content_type.is_none() {
+        return Ok(None);
+    }
+    let is_json = content_type.is_some_and(|ct| {
+        let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        essence == "application/json" || essence.ends_with("+json")
+    });
+    if !is_json {
+        return Err(Rejection::new(
+            RejectionKind::UnsupportedMediaType,
+            format!(
+                "the body must be `application/json`, not `{}`",
+                content_type.unwrap_or("(none)")
+            ),
+        ));
+    }
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_slice(&bytes).map(Some).map_err(json_rejection)
+}
+
+fn json_rejection(e: serde_json::Error) -> Rejection {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Data => Rejection::new(RejectionKind::ValidationFailed, format!("the body does not match the schema: {e}")),
+        Category::Syntax | Category::Eof | Category::Io => {
+            Rejection::new(RejectionKind::BadRequest, format!("the body is not valid JSON: {e}"))
+        }
+    }
+}
+
+/// A required body that was not sent.
+pub fn missing_body() -> Rejection {
+    Rejection::new(RejectionKind::BadRequest, "a JSON body is required")
+}
+
+/// Starts a response with the given status.
+pub fn respond(status: StatusCode) -> HttpResponseBuilder {
+    HttpResponse::build(status)
+}
+
+/// Sets a header from any displayable value; values that are not valid header
+/// text are left out rather than sent broken.
+pub fn set_header(builder: &mut HttpResponseBuilder, name: &'static str, value: impl fmt::Display) {
+    if let (Ok(name), Ok(value)) = (
+        HeaderName::from_bytes(name.as_bytes()),
+        HeaderValue::from_str(&value.to_string()),
+    ) {
+        builder.insert_header((name, value));
+    }
+}
+
+/// Finishes a response with a JSON body.
+pub fn json(mut builder: HttpResponseBuilder, body: &impl Serialize) -> HttpResponse {
+    match serde_json::to_vec(body) {
+        Ok(bytes) => builder.content_type("application/json").body(bytes),
+        Err(_) => HttpResponse::InternalServerError().finish(),
+    }
+}
+
+/// Checks each item of an array, naming the index of the first that fails.
+pub fn check_each<T>(items: &[T], check: impl Fn(&T) -> Result<(), Violation>) -> Result<(), Violation> {
+    for (i, item) in items.iter().enumerate() {
+        check(item).map_err(|v| v.within(i))?;
+    }
+    Ok(())
+}
+
+/// Checks each value of a map, naming the key of the first that fails.
+pub fn check_values<T>(
+    map: &BTreeMap<String, T>,
+    check: impl Fn(&T) -> Result<(), Violation>,
+) -> Result<(), Violation> {
+    for (key, value) in map {
+        check(value).map_err(|v| v.within(key))?;
+    }
+    Ok(())
+}
+
+/// Checks an optional value when it is present.
+pub fn check_some<T>(value: &Option<T>, check: impl FnOnce(&T) -> Result<(), Violation>) -> Result<(), Violation> {
+    value.as_ref().map_or(Ok(()), check)
+}
+
+/// `pattern`.
+pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violation> {
+    if pattern.is_match(value) {
+        Ok(())
+    } else {
+        Err(Violation::new(format!("must match the pattern `{}`", pattern.as_str())))
+    }
+}
+
+/// The status code for a number the generator checked to be in 100..=599.
+pub fn status(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+/// A required parameter, or the rejection naming it.
+pub fn required<T>(value: Option<T>, what: &str) -> Result<T, Rejection> {
+    value.ok_or_else(|| Rejection::new(RejectionKind::BadRequest, format!("{what} is required")))
+}

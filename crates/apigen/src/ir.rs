@@ -1,0 +1,240 @@
+//! The intermediate representation: what the emitter needs to know, with every
+//! `$ref` resolved, every name already a unique Rust identifier, and nothing
+//! OpenAPI-shaped left over.
+
+use std::collections::BTreeMap;
+
+/// One whole API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Api {
+    pub title: String,
+    pub version: String,
+    pub description: Option<String>,
+    /// Named types, keyed (and so emitted) by their Rust name.
+    pub types: BTreeMap<String, TypeDef>,
+    /// Operations in document order (path, then method).
+    pub operations: Vec<Operation>,
+    /// One route trait per tag, in the order the document lists its tags.
+    pub traits: Vec<RouteTrait>,
+    /// Response headers that every response of every operation declares (rate
+    /// limits, say). They belong to middleware, so they are listed once in the
+    /// metadata instead of in every response variant.
+    pub common_headers: Vec<String>,
+    /// The type every error response carries, when the document uses just one.
+    pub error_type: Option<Shape>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteTrait {
+    pub name: String,
+    pub tag: String,
+    pub doc: Option<String>,
+}
+
+/// A named type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeDef {
+    pub name: String,
+    /// The JSON pointer of the schema it comes from.
+    pub origin: String,
+    pub doc: Option<String>,
+    pub deprecated: bool,
+    pub kind: TypeKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeKind {
+    Struct(Struct),
+    /// A string enumeration.
+    Enum(Vec<EnumVariant>),
+    /// `oneOf`/`anyOf`.
+    Union(Union),
+    /// A name for another shape (`type Id = i64`).
+    Alias(Shape),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Struct {
+    pub fields: Vec<Field>,
+    /// `additionalProperties: false`: unknown fields are refused.
+    pub deny_unknown: bool,
+    /// `additionalProperties: <schema>` beside named properties: the rest of the
+    /// object, kept in a map.
+    pub additional: Option<Shape>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The property name on the wire.
+    pub wire: String,
+    pub rust: String,
+    pub shape: Shape,
+    pub required: bool,
+    pub doc: Option<String>,
+    pub default: Option<serde_json::Value>,
+    pub read_only: bool,
+    pub write_only: bool,
+    pub deprecated: bool,
+    /// The field's type refers back to the struct itself: it must be boxed.
+    pub boxed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumVariant {
+    pub wire: String,
+    pub rust: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Union {
+    pub variants: Vec<UnionVariant>,
+    /// The property that names the variant, when the document gives one.
+    pub tag: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnionVariant {
+    pub rust: String,
+    /// The discriminator value naming this variant, for tagged unions.
+    pub tag_value: Option<String>,
+    pub shape: Shape,
+    pub boxed: bool,
+}
+
+/// A type in a position, with the checks that apply to values there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    pub ty: Ty,
+    pub checks: Checks,
+    pub nullable: bool,
+}
+
+impl Shape {
+    pub fn new(ty: Ty) -> Self {
+        Shape {
+            ty,
+            checks: Checks::default(),
+            nullable: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ty {
+    Bool,
+    I32,
+    I64,
+    F32,
+    F64,
+    String,
+    DateTime,
+    Date,
+    /// Any JSON value.
+    Json,
+    Array(Box<Shape>),
+    /// A JSON object with arbitrary keys.
+    Map(Box<Shape>),
+    /// A type in `Api::types`.
+    Named(String),
+}
+
+/// Validation keywords, checked by generated code.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Checks {
+    pub min_length: Option<usize>,
+    pub max_length: Option<usize>,
+    pub pattern: Option<String>,
+    pub minimum: Option<Number>,
+    pub maximum: Option<Number>,
+    pub exclusive_minimum: bool,
+    pub exclusive_maximum: bool,
+    pub min_items: Option<usize>,
+    pub max_items: Option<usize>,
+}
+
+impl Checks {
+    pub fn is_empty(&self) -> bool {
+        *self == Checks::default()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operation {
+    /// The operationId as written (or derived from method and path).
+    pub id: String,
+    /// snake_case: the trait method and handler.
+    pub fn_name: String,
+    /// PascalCase: prefix of the request and response types.
+    pub type_name: String,
+    /// Upper-case HTTP method.
+    pub method: String,
+    pub path: String,
+    pub pointer: String,
+    /// The Rust name of the route trait it belongs to.
+    pub trait_name: String,
+    pub tag: String,
+    pub summary: Option<String>,
+    pub description: Option<String>,
+    pub deprecated: bool,
+    pub deprecated_since: Option<String>,
+    pub sunset: Option<String>,
+    pub successor: Option<String>,
+    pub stability: Option<String>,
+    pub params: Vec<Param>,
+    pub body: Option<Body>,
+    pub responses: Vec<Response>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamLocation {
+    Path,
+    Query,
+    Header,
+    Cookie,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub wire: String,
+    pub rust: String,
+    pub location: ParamLocation,
+    pub required: bool,
+    pub shape: Shape,
+    pub doc: Option<String>,
+    pub deprecated: bool,
+    /// Arrays only: repeated (`id=1&id=2`, true) or comma-separated (false).
+    pub explode: bool,
+    pub default: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    pub shape: Shape,
+    pub required: bool,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// `None` for `default`.
+    pub status: Option<u16>,
+    pub variant: String,
+    pub doc: String,
+    pub body: Option<Shape>,
+    pub headers: Vec<ResponseHeader>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseHeader {
+    pub wire: String,
+    pub rust: String,
+    pub required: bool,
+    pub shape: Shape,
+    pub doc: Option<String>,
+}

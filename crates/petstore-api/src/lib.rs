@@ -1,0 +1,48 @@
+//! The pet store's HTTP interface, generated from `spec/openapi.yaml`.
+//!
+//! Everything under [`generated`] comes from `cargo xtask codegen` and is never
+//! edited by hand:
+//!
+//! - [`models`]: the spec's schemas as serde types (`Pet`, `PetStatus`, ...);
+//! - [`operations`]: per operation a request struct and a response enum, and the
+//!   route traits [`operations::Pets`] and [`operations::Store`];
+//! - [`server`]: the actix-web glue ([`server::configure`]);
+//! - [`metadata`]: stability, deprecation and sunset of every operation.
+//!
+//! This file adds only what the spec cannot say: how a [`runtime::Rejection`]
+//! becomes the spec's `Error` body.
+
+// Generated code keeps the generator's own (prettyplease) formatting, so that
+// `cargo xtask codegen --check` compares like with like.
+#[rustfmt::skip]
+mod generated;
+
+pub use generated::{metadata, models, operations, runtime, server};
+
+/// The spec this crate was generated from, as served at `/openapi.yaml`.
+pub const SPEC_YAML: &str = include_str!("../../../spec/openapi.yaml");
+
+impl models::Error {
+    /// An error body whose `status` agrees with the HTTP status it is sent with.
+    pub fn new(
+        status: actix_web::http::StatusCode,
+        code: &str,
+        message: impl Into<String>,
+    ) -> Self {
+        models::Error {
+            code: code.to_string(),
+            message: message.into(),
+            status: i32::from(status.as_u16()),
+        }
+    }
+}
+
+impl From<runtime::Rejection> for operations::ErrorResponse {
+    fn from(rejection: runtime::Rejection) -> Self {
+        let status = rejection.status();
+        operations::ErrorResponse::new(
+            status,
+            models::Error::new(status, rejection.kind.code(), rejection.message),
+        )
+    }
+}
