@@ -41,7 +41,7 @@ impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, d) in self.errors.iter().enumerate() {
             if i > 0 {
-                writeln!(f)?;
+                write!(f, "\n\n")?;
             }
             writeln!(f, "error: {}", d.message)?;
             match &d.location {

@@ -38,11 +38,13 @@ fn words(name: &str) -> Vec<String> {
         let next = chars.get(i + 1).copied();
         let boundary = match prev {
             Some(p) if p.is_alphanumeric() => {
-                (c.is_uppercase() && p.is_lowercase())
+                // `petId`, `oauth2Token`, `HTTPServer`: an upper-case letter
+                // after a lower-case one or a digit, or the last capital of an
+                // acronym, starts a word. Digits stay with what they follow.
+                (c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit()))
                     || (c.is_uppercase()
                         && p.is_uppercase()
                         && next.is_some_and(|n| n.is_lowercase()))
-                    || (c.is_ascii_digit() != p.is_ascii_digit() && !p.is_ascii_digit())
             }
             _ => false,
         };
@@ -174,6 +176,7 @@ mod tests {
         assert_eq!(namer.unique("Pet".into()), "Pet2");
         assert_eq!(namer.unique("Pet".into()), "Pet3");
         assert_eq!(namer.unique("Error".into()), "Error2");
+        assert_eq!(namer.unique("V1".into()), "V1");
         assert_eq!(namer.unique("V1".into()), "V1_2");
     }
 }
