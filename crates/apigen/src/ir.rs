@@ -10,6 +10,9 @@ pub struct Api {
     pub title: String,
     pub version: String,
     pub description: Option<String>,
+    /// The path of the first server URL (`/v1` for `http://localhost:8080/v1`),
+    /// under which the operations' paths are served; empty for none.
+    pub base_path: String,
     /// Named types, keyed (and so emitted) by their Rust name.
     pub types: BTreeMap<String, TypeDef>,
     /// Operations in document order (path, then method).

@@ -84,7 +84,9 @@ enum Part {
 }
 
 fn check<T: serde::de::DeserializeOwned>(value: serde_yaml::Value) -> Result<(), String> {
-    serde_yaml::from_value::<T>(value).map(|_| ()).map_err(|e| e.to_string())
+    serde_yaml::from_value::<T>(value)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// The innermost failing part below `value`, if any part fails on its own.
@@ -95,7 +97,14 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
             .as_mapping()
             .into_iter()
             .flatten()
-            .filter_map(|(k, v)| Some((k.as_str().map(str::to_string).or_else(|| k.as_u64().map(|n| n.to_string()))?, v)))
+            .filter_map(|(k, v)| {
+                Some((
+                    k.as_str()
+                        .map(str::to_string)
+                        .or_else(|| k.as_u64().map(|n| n.to_string()))?,
+                    v,
+                ))
+            })
     };
     let children: Vec<(Pointer, &serde_yaml::Value, Part)> = match part {
         Part::Document => entries()
@@ -111,12 +120,16 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
                 Some((at.join(&k), v, part))
             })
             .collect(),
-        Part::Paths => entries().map(|(k, v)| (at.join(&k), v, Part::PathItem)).collect(),
+        Part::Paths => entries()
+            .map(|(k, v)| (at.join(&k), v, Part::PathItem))
+            .collect(),
         Part::PathItem => entries()
             .map(|(k, v)| {
                 let part = match k.as_str() {
                     "parameters" => Part::Leaf(check::<Vec<o::ReferenceOr<o::Parameter>>>),
-                    "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace" => Part::Operation,
+                    "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace" => {
+                        Part::Operation
+                    }
                     _ => Part::Leaf(|_| Ok(())),
                 };
                 (at.join(&k), v, part)
@@ -134,7 +147,13 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
             })
             .collect(),
         Part::Responses => entries()
-            .map(|(k, v)| (at.join(&k), v, Part::Leaf(check::<o::ReferenceOr<o::Response>>)))
+            .map(|(k, v)| {
+                (
+                    at.join(&k),
+                    v,
+                    Part::Leaf(check::<o::ReferenceOr<o::Response>>),
+                )
+            })
             .collect(),
         Part::Components => entries()
             .filter_map(|(k, v)| {
@@ -144,13 +163,17 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
                     "responses" => Part::ComponentMap(check::<o::ReferenceOr<o::Response>>),
                     "headers" => Part::ComponentMap(check::<o::ReferenceOr<o::Header>>),
                     "requestBodies" => Part::ComponentMap(check::<o::ReferenceOr<o::RequestBody>>),
-                    "securitySchemes" => Part::ComponentMap(check::<o::ReferenceOr<o::SecurityScheme>>),
+                    "securitySchemes" => {
+                        Part::ComponentMap(check::<o::ReferenceOr<o::SecurityScheme>>)
+                    }
                     _ => return None,
                 };
                 Some((at.join(&k), v, part))
             })
             .collect(),
-        Part::ComponentMap(f) => entries().map(|(k, v)| (at.join(&k), v, Part::Leaf(f))).collect(),
+        Part::ComponentMap(f) => entries()
+            .map(|(k, v)| (at.join(&k), v, Part::Leaf(f)))
+            .collect(),
         Part::Leaf(f) => {
             return f(value.clone()).err().map(|m| (at, m));
         }
@@ -195,7 +218,11 @@ mod tests {
             errors[0].location,
             Location::Pointer("#/paths/~1a/get/responses/200".into())
         );
-        assert!(errors[0].message.contains("expected a string"), "{}", errors[0].message);
+        assert!(
+            errors[0].message.contains("expected a string"),
+            "{}",
+            errors[0].message
+        );
 
         let text = "openapi: 3.0.3\ninfo: {title: t, version: 1}\npaths: {}\n";
         let errors = parse(text).unwrap_err();

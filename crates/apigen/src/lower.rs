@@ -23,6 +23,11 @@ pub fn lower(doc: &OpenAPI) -> Result<Api, Vec<Diagnostic>> {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),
         description: doc.info.description.clone(),
+        base_path: doc
+            .servers
+            .first()
+            .map(|s| base_path(&s.url))
+            .unwrap_or_default(),
         types: std::mem::take(&mut l.types),
         traits: l.traits(&operations),
         operations,
@@ -1107,6 +1112,16 @@ fn assign_traits(api: &mut Api) {
     }
 }
 
+/// The path part of a server URL, without a trailing slash: `/v1` for
+/// `http://localhost:8080/v1/` or `/v1`. Variables (`{version}`) are kept.
+fn base_path(url: &str) -> String {
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
+        None => url,
+    };
+    path.trim_end_matches('/').to_string()
+}
+
 fn is_json(media: &str) -> bool {
     let essence = media.split(';').next().unwrap_or("").trim();
     essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
@@ -1308,6 +1323,14 @@ mod tests {
         assert!(is_json("application/json; charset=utf-8"));
         assert!(is_json("application/problem+json"));
         assert!(!is_json("text/plain"));
+    }
+
+    #[test]
+    fn base_paths() {
+        assert_eq!(base_path("http://localhost:8080/v1"), "/v1");
+        assert_eq!(base_path("https://api.example.com/"), "");
+        assert_eq!(base_path("/api/v2/"), "/api/v2");
+        assert_eq!(base_path("https://example.com"), "");
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn format_of<T: std::fmt::Debug>(f: &VariantOrUnknownOrEmpty<T>) -> Option<Strin
             // `DateTime` -> `date-time`, `Int64` -> `int64`.
             let debug = format!("{item:?}");
             let mut out = String::new();
-            for (i, c) in debug.chars().enumerate() {
+            for (i, c) in debug.char_indices() {
                 if c.is_uppercase() && i > 0 && !debug[..i].ends_with(|p: char| p.is_ascii_digit())
                 {
                     out.push('-');

@@ -8,6 +8,7 @@ use quote::quote;
 pub fn emit(api: &Api) -> proc_macro2::TokenStream {
     let title = &api.title;
     let version = &api.version;
+    let base_path = &api.base_path;
     let consts = api.operations.iter().map(|op| {
         let name = ident(&crate::names::sanitize(
             &op.id,
@@ -61,6 +62,9 @@ pub fn emit(api: &Api) -> proc_macro2::TokenStream {
         pub const TITLE: &str = #title;
         /// The spec's `info.version`.
         pub const VERSION: &str = #version;
+        /// The path of the spec's first server URL: the operations' paths are
+        /// relative to it.
+        pub const BASE_PATH: &str = #base_path;
 
         /// Response headers that every response of every operation declares. They
         /// are not fields of the response enums: middleware sets them.

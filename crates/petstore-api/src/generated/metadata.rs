@@ -9,6 +9,10 @@ pub const TITLE: &str = "Pet Store API";
 /// The spec's `info.version`.
 pub const VERSION: &str = "1.0.0";
 
+/// The path of the spec's first server URL: the operations' paths are
+/// relative to it.
+pub const BASE_PATH: &str = "/v1";
+
 /// Response headers that every response of every operation declares. They
 /// are not fields of the response enums: middleware sets them.
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[

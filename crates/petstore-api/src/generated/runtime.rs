@@ -169,10 +169,10 @@ impl<T: Validate> Validate for BTreeMap<String, T> {
 pub fn check_length(value: &str, min: Option<usize>, max: Option<usize>) -> Result<(), Violation> {
     let len = value.chars().count();
     if let Some(min) = min.filter(|&min| len < min) {
-        return Err(Violation::new(format!("must be at least {min} characters long")));
+        return Err(Violation::new(format!("must be at least {} long", count(min, "character"))));
     }
     if let Some(max) = max.filter(|&max| len > max) {
-        return Err(Violation::new(format!("must be at most {max} characters long")));
+        return Err(Violation::new(format!("must be at most {} long", count(max, "character"))));
     }
     Ok(())
 }
@@ -201,12 +201,20 @@ pub fn check_range<T: PartialOrd + fmt::Display>(
 /// `minItems`/`maxItems`.
 pub fn check_items(len: usize, min: Option<usize>, max: Option<usize>) -> Result<(), Violation> {
     if let Some(min) = min.filter(|&min| len < min) {
-        return Err(Violation::new(format!("must have at least {min} items")));
+        return Err(Violation::new(format!("must have at least {}", count(min, "item"))));
     }
     if let Some(max) = max.filter(|&max| len > max) {
-        return Err(Violation::new(format!("must have at most {max} items")));
+        return Err(Violation::new(format!("must have at most {}", count(max, "item"))));
     }
     Ok(())
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// The error `FromStr` gives for a string that names no variant of an enum.

@@ -1,0 +1,45 @@
+-- The store: categories, pets, their inventory entries and orders.
+-- A pet's inventory status is its pet's status (joined, never stored twice).
+
+CREATE TABLE categories (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    name        TEXT    NOT NULL,
+    description TEXT
+);
+
+CREATE TABLE pets (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    name        TEXT    NOT NULL,
+    category_id INTEGER NOT NULL REFERENCES categories (id),
+    status      TEXT    NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+);
+CREATE INDEX pets_category ON pets (category_id);
+
+CREATE TABLE inventory (
+    pet_id   INTEGER PRIMARY KEY REFERENCES pets (id) ON DELETE CASCADE,
+    quantity INTEGER NOT NULL CHECK (quantity >= 0)
+);
+
+-- Orders outlive their pet's deletion (only complete orders can remain), so
+-- pet_id is a plain column, not a foreign key.
+CREATE TABLE orders (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    pet_id    INTEGER NOT NULL,
+    quantity  INTEGER NOT NULL CHECK (quantity > 0),
+    ship_date TEXT,
+    complete  INTEGER NOT NULL DEFAULT 0 CHECK (complete IN (0, 1))
+);
+CREATE INDEX orders_pet ON orders (pet_id, complete);
+
+-- API keys, stored only as SHA-256 hashes of the key.
+CREATE TABLE api_keys (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    hash       TEXT    NOT NULL UNIQUE,
+    prefix     TEXT    NOT NULL,
+    name       TEXT,
+    plan       TEXT    NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+    per_minute INTEGER NOT NULL CHECK (per_minute > 0),
+    per_day    INTEGER NOT NULL CHECK (per_day > 0),
+    created_at TEXT    NOT NULL,
+    revoked_at TEXT
+);

@@ -1,0 +1,176 @@
+//! The command line: `serve` (the default) and `keys create|list|revoke`.
+
+use crate::app::{Application, Settings};
+use crate::keys::{self, Limits, Plan};
+use crate::service::system_clock;
+use crate::store::Db;
+use clap::{Args, Parser, Subcommand};
+
+/// The pet store server.
+#[derive(Debug, Parser)]
+#[command(
+    name = "petstore-server",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the API (the default).
+    Serve {
+        #[command(flatten)]
+        serve: ServeArgs,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "PETSTORE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Worker threads (default: one per core).
+    #[arg(long, env = "PETSTORE_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// Database URL: `sqlite://PATH` (relative) or `sqlite:///ABS/PATH`; the
+    /// file is created if missing.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://petstore.db")]
+    pub database_url: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create a key and print it, alone, on one line. It is shown only once.
+    Create {
+        /// free, pro, business or enterprise.
+        #[arg(long)]
+        plan: Plan,
+        /// Requests per minute (required for enterprise; overrides the plan's).
+        #[arg(long, requires = "per_day")]
+        per_minute: Option<u32>,
+        /// Requests per day (required for enterprise; overrides the plan's).
+        #[arg(long, requires = "per_minute")]
+        per_day: Option<u32>,
+        /// A note to recognise the key by.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List keys (never the keys themselves).
+    List,
+    /// Revoke a key by id.
+    Revoke { id: i64 },
+}
+
+pub async fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        None => serve(cli.serve, cli.database).await,
+        Some(Command::Serve { serve: s, database }) => serve(s, database).await,
+        Some(Command::Keys { command, database }) => keys_command(command, database).await,
+    }
+}
+
+async fn open(database: &DatabaseArgs) -> Result<Db, String> {
+    Db::connect(&database.database_url)
+        .await
+        .map_err(|e| format!("cannot open database {}: {e}", database.database_url))
+}
+
+async fn serve(args: ServeArgs, database: DatabaseArgs) -> Result<(), String> {
+    let db = open(&database).await?;
+    let clock = system_clock();
+    if !keys::any(&db).await.map_err(|e| e.to_string())? {
+        let (id, secret) = keys::create(&db, Plan::Free, None, Some("bootstrap"), clock()).await?;
+        println!("Created API key {id} (free plan). It is shown only this once:");
+        println!();
+        println!("    {}", secret.expose());
+        println!();
+    }
+    let app = Application::build(Settings {
+        listen: args.listen,
+        db,
+        clock,
+        workers: args.workers,
+    })
+    .map_err(|e| format!("cannot listen: {e}"))?;
+    println!(
+        "Pet store listening on http://{}{} (spec at /openapi.yaml, health at /healthz)",
+        app.address(),
+        petstore_api::metadata::BASE_PATH
+    );
+    tracing::info!(address = %app.address(), database = %database.database_url, "listening");
+    app.run_until_stopped().await.map_err(|e| e.to_string())
+}
+
+async fn keys_command(command: KeysCommand, database: DatabaseArgs) -> Result<(), String> {
+    let db = open(&database).await?;
+    let now = chrono::Utc::now();
+    match command {
+        KeysCommand::Create {
+            plan,
+            per_minute,
+            per_day,
+            name,
+        } => {
+            let limits = per_minute.zip(per_day).map(|(per_minute, per_day)| Limits {
+                per_minute,
+                per_day,
+            });
+            let (_, secret) = keys::create(&db, plan, limits, name.as_deref(), now).await?;
+            println!("{}", secret.expose());
+        }
+        KeysCommand::List => {
+            println!(
+                "{:>4}  {:<14} {:<10} {:>9} {:>9}  {:<25} {:<8} NAME",
+                "ID", "PREFIX", "PLAN", "PER_MIN", "PER_DAY", "CREATED", "STATE"
+            );
+            for k in keys::list(&db).await.map_err(|e| e.to_string())? {
+                println!(
+                    "{:>4}  {:<14} {:<10} {:>9} {:>9}  {:<25} {:<8} {}",
+                    k.id,
+                    k.prefix,
+                    k.plan,
+                    k.limits.per_minute,
+                    k.limits.per_day,
+                    k.created_at,
+                    if k.revoked_at.is_some() {
+                        "revoked"
+                    } else {
+                        "active"
+                    },
+                    k.name.unwrap_or_default()
+                );
+            }
+        }
+        KeysCommand::Revoke { id } => {
+            if keys::revoke(&db, id, now)
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                println!("revoked key {id}");
+            } else {
+                return Err(format!("no active key with id {id}"));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,264 @@
+//! API keys: random, shown once, stored only as a SHA-256 hash, each with a plan
+//! that sets its rate limits.
+
+use crate::store::Db;
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+use std::fmt;
+use std::str::FromStr;
+
+/// Every key starts with this, so that leaked keys are easy to recognise.
+const KEY_PREFIX: &str = "psk_";
+/// Random bytes per key: 192 bits.
+const KEY_BYTES: usize = 24;
+const _: () = assert!(KEY_BYTES * 8 >= 128, "keys carry at least 128 random bits");
+
+/// A plan: the request limits of the keys that have it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    Free,
+    Pro,
+    Business,
+    Enterprise,
+}
+
+impl Plan {
+    /// (per minute, per day); enterprise limits are set per key.
+    pub fn default_limits(self) -> Option<Limits> {
+        let (per_minute, per_day) = match self {
+            Plan::Free => (60, 1_000),
+            Plan::Pro => (300, 10_000),
+            Plan::Business => (1_000, 100_000),
+            Plan::Enterprise => return None,
+        };
+        Some(Limits {
+            per_minute,
+            per_day,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Plan::Free => "free",
+            Plan::Pro => "pro",
+            Plan::Business => "business",
+            Plan::Enterprise => "enterprise",
+        }
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Plan {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "free" => Ok(Plan::Free),
+            "pro" => Ok(Plan::Pro),
+            "business" => Ok(Plan::Business),
+            "enterprise" => Ok(Plan::Enterprise),
+            other => Err(format!(
+                "unknown plan `{other}`: expected free, pro, business or enterprise"
+            )),
+        }
+    }
+}
+
+/// Requests allowed per window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub per_minute: u32,
+    pub per_day: u32,
+}
+
+/// A secret API key. Its `Debug` and `Display` never show the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The key itself, for showing it once at creation.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+/// What the server knows of a key it authenticated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    pub id: i64,
+    pub plan: Plan,
+    pub limits: Limits,
+}
+
+/// A row of `keys list`.
+#[derive(Debug, Clone)]
+pub struct KeyRecord {
+    pub id: i64,
+    pub prefix: String,
+    pub name: Option<String>,
+    pub plan: Plan,
+    pub limits: Limits,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+}
+
+fn hash(key: &str) -> String {
+    hex(&Sha256::digest(key.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Makes a new random key.
+pub fn generate() -> Result<Secret, getrandom::Error> {
+    let mut bytes = [0u8; KEY_BYTES];
+    getrandom::fill(&mut bytes)?;
+    Ok(Secret(format!("{KEY_PREFIX}{}", hex(&bytes))))
+}
+
+/// Creates a key with the plan's limits, or the given ones. Returns its id and
+/// the secret, which is not stored and cannot be shown again.
+pub async fn create(
+    db: &Db,
+    plan: Plan,
+    limits: Option<Limits>,
+    name: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(i64, Secret), String> {
+    let limits = limits
+        .or_else(|| plan.default_limits())
+        .ok_or("enterprise keys need their limits: give --per-minute and --per-day")?;
+    if limits.per_minute == 0 || limits.per_day == 0 {
+        return Err("limits must be at least 1".into());
+    }
+    let secret = generate().map_err(|e| format!("no random source: {e}"))?;
+    let prefix: String = secret.0.chars().take(KEY_PREFIX.len() + 8).collect();
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    )
+    .bind(hash(&secret.0))
+    .bind(prefix)
+    .bind(name)
+    .bind(plan.as_str())
+    .bind(i64::from(limits.per_minute))
+    .bind(i64::from(limits.per_day))
+    .bind(now.to_rfc3339())
+    .fetch_one(db.writer())
+    .await
+    .map_err(|e| format!("cannot store the key: {e}"))?;
+    Ok((id, secret))
+}
+
+/// The key with this secret, unless it is unknown or revoked.
+pub async fn authenticate(db: &Db, presented: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
+    )
+    .bind(hash(presented))
+    .fetch_optional(db.reader())
+    .await?;
+    Ok(row.and_then(|r| {
+        Some(KeyInfo {
+            id: r.get(0),
+            plan: r.get::<&str, _>(1).parse().ok()?,
+            limits: Limits {
+                per_minute: u32::try_from(r.get::<i64, _>(2)).ok()?,
+                per_day: u32::try_from(r.get::<i64, _>(3)).ok()?,
+            },
+        })
+    }))
+}
+
+pub async fn list(db: &Db) -> Result<Vec<KeyRecord>, sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT id, prefix, name, plan, per_minute, per_day, created_at, revoked_at FROM api_keys ORDER BY id",
+    )
+    .fetch_all(db.reader())
+    .await?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| {
+            Some(KeyRecord {
+                id: r.get(0),
+                prefix: r.get(1),
+                name: r.get(2),
+                plan: r.get::<&str, _>(3).parse().ok()?,
+                limits: Limits {
+                    per_minute: u32::try_from(r.get::<i64, _>(4)).ok()?,
+                    per_day: u32::try_from(r.get::<i64, _>(5)).ok()?,
+                },
+                created_at: r.get(6),
+                revoked_at: r.get(7),
+            })
+        })
+        .collect())
+}
+
+/// Revokes a key; false when there is no such unrevoked key.
+pub async fn revoke(db: &Db, id: i64, now: DateTime<Utc>) -> Result<bool, sqlx::Error> {
+    let done =
+        sqlx::query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+            .bind(now.to_rfc3339())
+            .bind(id)
+            .execute(db.writer())
+            .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Whether any key was ever created (the first start creates one).
+pub async fn any(db: &Db) -> Result<bool, sqlx::Error> {
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM api_keys")
+        .fetch_one(db.reader())
+        .await?;
+    Ok(n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_long_random_and_never_printed_by_debug() {
+        let a = generate().unwrap();
+        let b = generate().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.expose().len(), KEY_PREFIX.len() + 2 * KEY_BYTES);
+        assert_eq!(format!("{a:?}"), "Secret(..)");
+    }
+
+    #[test]
+    fn hashes_are_sha256_hex() {
+        assert_eq!(
+            hash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn plans() {
+        assert_eq!(
+            Plan::Free.default_limits(),
+            Some(Limits {
+                per_minute: 60,
+                per_day: 1000
+            })
+        );
+        assert_eq!(Plan::Enterprise.default_limits(), None);
+        assert_eq!("pro".parse::<Plan>(), Ok(Plan::Pro));
+        assert!("gold".parse::<Plan>().is_err());
+    }
+}

@@ -1,0 +1,278 @@
+//! The pet store's handlers: the generated route traits, implemented over the
+//! store. Each method maps a typed request to a typed response; errors travel
+//! as [`ApiError`] and become the operation's declared error response.
+
+use crate::error::ApiError;
+use crate::store::{Db, Listed, Page, PetFilter};
+use chrono::{DateTime, Utc};
+use petstore_api::metadata::BASE_PATH;
+use petstore_api::operations::*;
+use petstore_api::runtime::Rejection;
+use petstore_api::server::Rejections;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// The source of "now": the wall clock in production, a fixed or stepped one in
+/// tests.
+pub type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
+
+pub fn system_clock() -> Clock {
+    Arc::new(Utc::now)
+}
+
+/// The state every request handler shares.
+#[derive(Clone)]
+pub struct PetStore {
+    pub db: Db,
+    pub clock: Clock,
+}
+
+impl std::fmt::Debug for PetStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PetStore")
+            .field("db", &self.db)
+            .finish_non_exhaustive()
+    }
+}
+
+type Result<T> = std::result::Result<T, ErrorResponse>;
+
+impl Rejections for PetStore {
+    fn reject(&self, rejection: Rejection) -> ErrorResponse {
+        rejection.into()
+    }
+}
+
+fn page(limit: i32, after: Option<i64>) -> Page {
+    Page {
+        after: after.unwrap_or(0),
+        // The glue has checked 1..=100.
+        limit: u32::try_from(limit).unwrap_or(1),
+    }
+}
+
+/// `Link: <...>; rel="next"` for a page that may have a successor: the same
+/// query with `after` set to the page's last id.
+fn next_link<T>(
+    listed: &Listed<T>,
+    path: &str,
+    limit: i32,
+    last_id: impl Fn(&T) -> i64,
+    filters: &[(&str, String)],
+) -> Option<String> {
+    if !listed.more {
+        return None;
+    }
+    let last = last_id(listed.items.last()?);
+    let mut url = format!("{BASE_PATH}{path}?limit={limit}&after={last}");
+    for (name, value) in filters {
+        let _ = write!(url, "&{name}={value}");
+    }
+    Some(format!("<{url}>; rel=\"next\""))
+}
+
+fn location(path: &str, id: i64) -> String {
+    format!("{BASE_PATH}{path}/{id}")
+}
+
+impl Pets for PetStore {
+    async fn list_pets(&self, request: ListPetsRequest) -> Result<ListPetsResponse> {
+        let filter = PetFilter {
+            status: request.status,
+            category_id: request.category_id,
+            ids: request.id.clone(),
+        };
+        let listed = self
+            .db
+            .list_pets(&filter, page(request.limit, request.after))
+            .await?;
+        let mut filters = Vec::new();
+        if let Some(s) = request.status {
+            filters.push(("status", s.to_string()));
+        }
+        if let Some(c) = request.category_id {
+            filters.push(("categoryId", c.to_string()));
+        }
+        for id in request.id.iter().flatten() {
+            filters.push(("id", id.to_string()));
+        }
+        let link = next_link(&listed, "/pets", request.limit, |p| p.id, &filters);
+        Ok(ListPetsResponse::Ok {
+            body: listed.items,
+            link,
+        })
+    }
+
+    async fn create_pet(&self, request: CreatePetRequest) -> Result<CreatePetResponse> {
+        let pet = self.db.create_pet(&request.body).await?;
+        Ok(CreatePetResponse::Created {
+            location: location("/pets", pet.id),
+            body: pet,
+        })
+    }
+
+    async fn get_pet(&self, request: GetPetRequest) -> Result<GetPetResponse> {
+        let pet = self.db.pet(request.pet_id).await?;
+        Ok(GetPetResponse::Ok {
+            body: pet,
+            deprecation: None,
+            sunset: None,
+            link: None,
+        })
+    }
+
+    async fn replace_pet(&self, request: ReplacePetRequest) -> Result<ReplacePetResponse> {
+        let pet = self.db.replace_pet(request.pet_id, &request.body).await?;
+        Ok(ReplacePetResponse::Ok(pet))
+    }
+
+    async fn delete_pet(&self, request: DeletePetRequest) -> Result<DeletePetResponse> {
+        self.db.delete_pet(request.pet_id).await?;
+        Ok(DeletePetResponse::NoContent)
+    }
+
+    async fn list_categories(
+        &self,
+        request: ListCategoriesRequest,
+    ) -> Result<ListCategoriesResponse> {
+        let listed = self
+            .db
+            .list_categories(page(request.limit, request.after))
+            .await?;
+        let link = next_link(&listed, "/categories", request.limit, |c| c.id, &[]);
+        Ok(ListCategoriesResponse::Ok {
+            body: listed.items,
+            link,
+        })
+    }
+
+    async fn create_category(
+        &self,
+        request: CreateCategoryRequest,
+    ) -> Result<CreateCategoryResponse> {
+        let category = self.db.create_category(&request.body).await?;
+        Ok(CreateCategoryResponse::Created {
+            location: location("/categories", category.id),
+            body: category,
+        })
+    }
+
+    async fn get_category(&self, request: GetCategoryRequest) -> Result<GetCategoryResponse> {
+        let category = self.db.category(request.category_id).await?;
+        Ok(GetCategoryResponse::Ok {
+            body: category,
+            x_api_stability: None,
+        })
+    }
+
+    async fn delete_category(
+        &self,
+        request: DeleteCategoryRequest,
+    ) -> Result<DeleteCategoryResponse> {
+        self.db.delete_category(request.category_id).await?;
+        Ok(DeleteCategoryResponse::NoContent {
+            x_api_stability: None,
+        })
+    }
+}
+
+impl Store for PetStore {
+    async fn list_orders(&self, request: ListOrdersRequest) -> Result<ListOrdersResponse> {
+        let listed = self
+            .db
+            .list_orders(
+                request.pet_id,
+                request.complete,
+                page(request.limit, request.after),
+            )
+            .await?;
+        let mut filters = Vec::new();
+        if let Some(p) = request.pet_id {
+            filters.push(("petId", p.to_string()));
+        }
+        if let Some(c) = request.complete {
+            filters.push(("complete", c.to_string()));
+        }
+        let link = next_link(
+            &listed,
+            "/store/orders",
+            request.limit,
+            |o| o.id.unwrap_or_default(),
+            &filters,
+        );
+        Ok(ListOrdersResponse::Ok {
+            body: listed.items,
+            link,
+        })
+    }
+
+    async fn place_order(&self, request: PlaceOrderRequest) -> Result<PlaceOrderResponse> {
+        let order = self.db.place_order(&request.body).await?;
+        let id = order
+            .id
+            .ok_or_else(|| ApiError::Internal("a placed order has no id".into()))?;
+        Ok(PlaceOrderResponse::Created {
+            location: location("/store/orders", id),
+            body: order,
+        })
+    }
+
+    async fn get_order(&self, request: GetOrderRequest) -> Result<GetOrderResponse> {
+        Ok(GetOrderResponse::Ok(self.db.order(request.order_id).await?))
+    }
+
+    async fn cancel_order(&self, request: CancelOrderRequest) -> Result<CancelOrderResponse> {
+        self.db.cancel_order(request.order_id).await?;
+        Ok(CancelOrderResponse::NoContent)
+    }
+
+    async fn complete_order(&self, request: CompleteOrderRequest) -> Result<CompleteOrderResponse> {
+        let order = self
+            .db
+            .complete_order(request.order_id, (self.clock)())
+            .await?;
+        Ok(CompleteOrderResponse::Ok(order))
+    }
+
+    async fn list_inventory(&self, request: ListInventoryRequest) -> Result<ListInventoryResponse> {
+        let listed = self
+            .db
+            .list_inventory(request.status, page(request.limit, request.after))
+            .await?;
+        let filters: Vec<_> = request
+            .status
+            .iter()
+            .map(|s| ("status", s.to_string()))
+            .collect();
+        let link = next_link(&listed, "/inventory", request.limit, |i| i.pet_id, &filters);
+        Ok(ListInventoryResponse::Ok {
+            body: listed.items,
+            x_api_stability: None,
+            link,
+        })
+    }
+
+    async fn get_inventory_item(
+        &self,
+        request: GetInventoryItemRequest,
+    ) -> Result<GetInventoryItemResponse> {
+        Ok(GetInventoryItemResponse::Ok {
+            body: self.db.inventory_item(request.pet_id).await?,
+            x_api_stability: None,
+        })
+    }
+
+    async fn update_inventory(
+        &self,
+        request: UpdateInventoryRequest,
+    ) -> Result<UpdateInventoryResponse> {
+        let item = self
+            .db
+            .update_inventory(request.pet_id, request.body.quantity)
+            .await?;
+        Ok(UpdateInventoryResponse::Ok {
+            body: item,
+            x_api_stability: None,
+        })
+    }
+}
