@@ -384,7 +384,10 @@ pub async fn json_body<T: DeserializeOwned>(
     if bytes.is_empty() {
         return Ok(None);
     }
-    serde_json::from_slice(&bytes).map(Some).map_err(json_rejection)
+    // Syntax first, then shape: a body that is not JSON at all is a bad
+    // request even when its readable part also misses a field.
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(json_rejection)?;
+    T::deserialize(value).map(Some).map_err(json_rejection)
 }
 
 fn json_rejection(e: serde_json::Error) -> Rejection {

@@ -1,0 +1,155 @@
+use chrono::{DateTime, Utc};
+use petstore_server::app::{Application, Settings};
+use petstore_server::keys::{self, Limits, Plan};
+use petstore_server::service::Clock;
+use petstore_server::store::Db;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+/// A running server with an enterprise key whose limits never get in the way.
+pub struct TestApp {
+    pub base: String,
+    pub key: String,
+    pub db: Db,
+    pub client: reqwest::Client,
+    pub now: Arc<Mutex<DateTime<Utc>>>,
+    pub dir: tempfile::TempDir,
+}
+
+/// A response, read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Asserts an error reply: the status, and the seed's Error object with the
+    /// same status and the given code.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status.as_u16(), status, "{self:?}");
+        assert_eq!(self.body["code"], code, "{self:?}");
+        assert_eq!(self.body["status"], status, "{self:?}");
+        assert!(
+            self.body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{self:?}"
+        );
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/json"),
+            "{self:?}"
+        );
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("petstore.db").display());
+    let db = Db::connect(&url).await.expect("database opens");
+    let now = Arc::new(Mutex::new(
+        DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc),
+    ));
+    let clock: Clock = {
+        let now = now.clone();
+        Arc::new(move || *now.lock().unwrap())
+    };
+    let limits = Limits {
+        per_minute: 1_000_000,
+        per_day: 1_000_000,
+    };
+    let (_, key) = keys::create(&db, Plan::Enterprise, Some(limits), Some("tests"), clock())
+        .await
+        .expect("key created");
+    let app = Application::build(Settings {
+        listen: "127.0.0.1:0".into(),
+        db: db.clone(),
+        clock,
+        workers: Some(2),
+    })
+    .expect("server binds");
+    let base = format!("http://{}", app.address());
+    actix_web::rt::spawn(app.into_server());
+    TestApp {
+        base,
+        key: key.expose().to_string(),
+        db,
+        client: reqwest::Client::new(),
+        now,
+        dir,
+    }
+}
+
+impl TestApp {
+    /// Sends a request with the test key; `body` is sent as JSON when given.
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        read(request.send().await.expect("request sent")).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.call(Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
+        self.call(Method::POST, path, Some(body)).await
+    }
+
+    pub async fn category(&self, name: &str) -> i64 {
+        let r = self.post("/v1/categories", json!({ "name": name })).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
+        r.body["id"].as_i64().unwrap()
+    }
+
+    /// A new available pet in a new category, with the given stock.
+    pub async fn pet_with_stock(&self, stock: i64) -> i64 {
+        let category = self.category("Dogs").await;
+        let r = self
+            .post("/v1/pets", json!({ "name": "Rex", "categoryId": category }))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
+        let id = r.body["id"].as_i64().unwrap();
+        if stock != 1 {
+            let r = self
+                .call(
+                    Method::PATCH,
+                    &format!("/v1/inventory/{id}"),
+                    Some(json!({ "quantity": stock })),
+                )
+                .await;
+            assert_eq!(r.status, StatusCode::OK, "{r:?}");
+        }
+        id
+    }
+}
+
+pub async fn read(response: reqwest::Response) -> Reply {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.expect("body read");
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()))
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
