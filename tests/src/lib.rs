@@ -1,1 +1,26 @@
+//! The generator's snapshot outputs, compiled. Each module below is the
+//! checked-in expected output of one `crates/apigen/tests/snapshots/*.yaml`;
+//! building this crate under `clippy -D warnings` proves every snapshot is
+//! warning-free Rust.
 
+#![deny(warnings)]
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/composition/mod.rs"]
+pub mod composition;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/unions/mod.rs"]
+pub mod unions;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/formats/mod.rs"]
+pub mod formats;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/parameters/mod.rs"]
+pub mod parameters;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/lifecycle/mod.rs"]
+pub mod lifecycle;

@@ -570,6 +570,7 @@ impl<'a> Lowerer<'a> {
     fn operations(&mut self) -> Vec<Operation> {
         let mut ops = Vec::new();
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut successors: Vec<(Pointer, String)> = Vec::new();
         let mut fn_names = Namer::new();
         let mut type_names = Namer::new();
         type_names.reserve("ErrorResponse");
@@ -596,6 +597,9 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
                 seen.insert(id.clone(), oat.to_string());
+                if let Some(successor) = op.extensions.get("x-successor").and_then(|v| v.as_str()) {
+                    successors.push((oat.join("x-successor"), successor.to_string()));
+                }
                 if let Some(op) = self.operation(
                     &id,
                     method,
@@ -610,18 +614,12 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        for op in &ops {
-            if let Some(successor) = &op.successor {
-                if !seen.contains_key(successor) {
-                    let at = Pointer::root()
-                        .join("paths")
-                        .join(&op.path)
-                        .join(op.method.to_ascii_lowercase());
-                    self.error(
-                        &at.join("x-successor"),
-                        format!("`x-successor` names `{successor}`, which is not an operationId"),
-                    );
-                }
+        for (at, successor) in successors {
+            if !seen.contains_key(&successor) {
+                self.error(
+                    &at,
+                    format!("`x-successor` names `{successor}`, which is not an operationId"),
+                );
             }
         }
         ops

@@ -204,13 +204,13 @@ pub(crate) fn check_expr(
                 let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
                 checks.push(quote!(#runtime check_items(#value.len(), #min, #max)));
             }
-            if let Some(item) = check_expr(quote!(item), items, api, runtime) {
-                checks.push(quote!(#runtime check_each(#value, |item| #item)));
+            if let Some(item) = check_fn("item", items, api, runtime) {
+                checks.push(quote!(#runtime check_each(#value, #item)));
             }
         }
         Ty::Map(values) => {
-            if let Some(item) = check_expr(quote!(value), values, api, runtime) {
-                checks.push(quote!(#runtime check_values(#value, |value| #item)));
+            if let Some(item) = check_fn("value", values, api, runtime) {
+                checks.push(quote!(#runtime check_values(#value, #item)));
             }
         }
         Ty::Named(name) => {
@@ -227,6 +227,37 @@ pub(crate) fn check_expr(
     let mut checks = checks.into_iter();
     let first = checks.next()?;
     Some(checks.fold(first, |acc, next| quote!(#acc.and_then(|()| #next))))
+}
+
+/// A function checking one value of the shape, for `check_each`, `check_values`
+/// and `check_some`: `Validate::validate` itself when that is all there is to
+/// check, else a closure over `var`.
+pub(crate) fn check_fn(
+    var: &str,
+    shape: &Shape,
+    api: &Api,
+    runtime: &TokenStream,
+) -> Option<TokenStream> {
+    let var = ident(var);
+    let body = check_expr(quote!(#var), shape, api, runtime)?;
+    let plain = quote!(#runtime Validate::validate(#var));
+    if body.to_string() == plain.to_string() {
+        Some(quote!(#runtime Validate::validate))
+    } else {
+        Some(quote!(|#var| #body))
+    }
+}
+
+/// `use` items for the names a module's body mentions, so that no import is
+/// unused whatever the document holds.
+pub(crate) fn uses(body: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
+    let text = body.to_string();
+    let used = candidates.iter().filter(|(needle, _)| {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| word == *needle)
+    });
+    let items = used.map(|(_, item)| item);
+    quote!(#(#items)*)
 }
 
 fn opt_usize(v: Option<usize>) -> TokenStream {

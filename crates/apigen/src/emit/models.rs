@@ -1,18 +1,52 @@
 //! `models.rs`: one Rust type per named schema, with serde derives, doc comments
 //! from the spec and a `Validate` impl enforcing the schema's bounds.
 
-use super::{check_expr, default_expr, doc_paragraphs, ident, rust_type};
+use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, uses};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 pub fn emit(api: &Api) -> TokenStream {
-    let items = api.types.values().map(|def| type_def(api, def));
+    let items: TokenStream = api.types.values().map(|def| type_def(api, def)).collect();
+    let imports = uses(
+        &items,
+        &[
+            (
+                "runtime",
+                quote!(
+                    use super::runtime;
+                ),
+            ),
+            (
+                "Validate",
+                quote!(
+                    use super::runtime::Validate;
+                ),
+            ),
+            (
+                "Violation",
+                quote!(
+                    use super::runtime::Violation;
+                ),
+            ),
+            (
+                "Deserialize",
+                quote!(
+                    use serde::Deserialize;
+                ),
+            ),
+            (
+                "Serialize",
+                quote!(
+                    use serde::Serialize;
+                ),
+            ),
+        ],
+    );
     quote! {
         //! Models: one type per schema of the spec.
-        use super::runtime::{self, Validate, Violation};
-        use serde::{Deserialize, Serialize};
-        #(#items)*
+        #imports
+        #items
     }
 }
 
@@ -168,8 +202,8 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
         });
     }
     let check = if is_optional(f) && spelled_default(api, f).is_none() {
-        let inner = check_expr(quote!(value), &f.shape, api, &quote!(runtime::))?;
-        quote!(runtime::check_some(&self.#name, |value| #inner))
+        let inner = check_fn("value", &f.shape, api, &quote!(runtime::))?;
+        quote!(runtime::check_some(&self.#name, #inner))
     } else {
         check_expr(quote!(&self.#name), &f.shape, api, &quote!(runtime::))?
     };

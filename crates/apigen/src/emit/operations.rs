@@ -1,7 +1,7 @@
 //! `operations.rs`: per operation, a request struct and a response enum; per
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
-use super::{check_expr, doc, doc_paragraphs, ident, rust_type};
+use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, uses};
 use crate::ir::{Api, Operation, Param, Response, Shape, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -37,17 +37,62 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
     });
-    quote! {
-        //! Requests, responses and route traits: one method per operation.
-        use super::models;
-        use super::runtime::{self, Validate, Violation};
-        use actix_web::http::StatusCode;
-        use actix_web::HttpResponse;
-        use std::future::Future;
-
+    let body = quote! {
         #error
         #(#traits)*
         #(#ops)*
+    };
+    let imports = uses(
+        &body,
+        &[
+            (
+                "models",
+                quote!(
+                    use super::models;
+                ),
+            ),
+            (
+                "runtime",
+                quote!(
+                    use super::runtime;
+                ),
+            ),
+            (
+                "Validate",
+                quote!(
+                    use super::runtime::Validate;
+                ),
+            ),
+            (
+                "Violation",
+                quote!(
+                    use super::runtime::Violation;
+                ),
+            ),
+            (
+                "StatusCode",
+                quote!(
+                    use actix_web::http::StatusCode;
+                ),
+            ),
+            (
+                "HttpResponse",
+                quote!(
+                    use actix_web::HttpResponse;
+                ),
+            ),
+            (
+                "Future",
+                quote!(
+                    use std::future::Future;
+                ),
+            ),
+        ],
+    );
+    quote! {
+        //! Requests, responses and route traits: one method per operation.
+        #imports
+        #body
     }
 }
 
@@ -175,8 +220,8 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
         let check = if p.required || param_default(api, p).is_some() {
             check_expr(quote!(&self.#fname), &p.shape, api, &quote!(runtime::))?
         } else {
-            let inner = check_expr(quote!(value), &p.shape, api, &quote!(runtime::))?;
-            quote!(runtime::check_some(&self.#fname, |value| #inner))
+            let inner = check_fn("value", &p.shape, api, &quote!(runtime::))?;
+            quote!(runtime::check_some(&self.#fname, #inner))
         };
         Some(quote!(#check.map_err(|v| v.within(#wire))?;))
     });
@@ -184,8 +229,8 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
         let check = if b.required {
             check_expr(quote!(&self.body), &b.shape, api, &quote!(runtime::))?
         } else {
-            let inner = check_expr(quote!(value), &b.shape, api, &quote!(runtime::))?;
-            quote!(runtime::check_some(&self.body, |value| #inner))
+            let inner = check_fn("value", &b.shape, api, &quote!(runtime::))?;
+            quote!(runtime::check_some(&self.body, #inner))
         };
         Some(quote!(#check.map_err(|v| v.within("body"))?;))
     });
@@ -313,22 +358,6 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
     });
     let undeclared_arm = undeclared.then(|| quote!(Self::Undeclared(error) => error.into_http(),));
 
-    let error_arms = op
-        .responses
-        .iter()
-        .filter(|r| takes_error(api, r) && r.status.is_some())
-        .map(|r| {
-            let status = proc_macro2::Literal::u16_unsuffixed(r.status.unwrap_or_default());
-            let construct = construct_from_error(r, quote!(error.status));
-            quote!(#status => #construct,)
-        });
-    let fallback_arm = match fallback {
-        Some(r) => {
-            let construct = construct_from_error(r, quote!(error.status));
-            quote!(_ => #construct,)
-        }
-        None => quote!(_ => Self::Undeclared(error),),
-    };
     let docs = format!(
         " The responses `{}` can give: one variant per status the spec declares.",
         op.fn_name
@@ -341,6 +370,31 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
         None => {
             " Picks the variant declared for the error's status; any other status is sent as it is."
                 .to_string()
+        }
+    };
+    let error_arms: Vec<TokenStream> = op
+        .responses
+        .iter()
+        .filter(|r| takes_error(api, r) && r.status.is_some())
+        .filter(|r| fallback.is_none_or(|f| f.status != r.status))
+        .map(|r| {
+            let status = proc_macro2::Literal::u16_unsuffixed(r.status.unwrap_or_default());
+            let construct = construct_from_error(r, quote!(error.status));
+            quote!(#status => #construct,)
+        })
+        .collect();
+    let fallback = match fallback {
+        Some(r) => construct_from_error(r, quote!(error.status)),
+        None => quote!(Self::Undeclared(error)),
+    };
+    let conversion = if error_arms.is_empty() {
+        fallback
+    } else {
+        quote! {
+            match error.status.as_u16() {
+                #(#error_arms)*
+                _ => #fallback,
+            }
         }
     };
     quote! {
@@ -364,10 +418,7 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
         impl From<ErrorResponse> for #name {
             #[doc = #fallback_doc]
             fn from(error: ErrorResponse) -> Self {
-                match error.status.as_u16() {
-                    #(#error_arms)*
-                    #fallback_arm
-                }
+                #conversion
             }
         }
     }

@@ -2,7 +2,7 @@
 //! request into its typed request struct (refusing what does not fit the spec
 //! with a `Rejection`), calls the route trait and renders the typed response.
 
-use super::{ident, operations::param_default};
+use super::{ident, operations::param_default, uses};
 use crate::ir::{Api, Operation, ParamLocation, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -39,13 +39,7 @@ pub fn emit(api: &Api) -> TokenStream {
         }
     });
     let bounds = quote!(#(operations::#trait_names +)* Rejections + 'static);
-    quote! {
-        //! actix-web glue: routes, request extraction and validation, responses.
-        use super::operations::{self, *};
-        use super::runtime::{self, Rejection, RejectionKind, Validate};
-        use actix_web::http::header::{HeaderValue, ALLOW};
-        use actix_web::{web, HttpRequest, HttpResponse};
-
+    let body = quote! {
         /// How a request refused before it reaches a handler (a malformed
         /// parameter, invalid JSON, an unknown route) is answered.
         pub trait Rejections {
@@ -80,6 +74,48 @@ pub fn emit(api: &Api) -> TokenStream {
         }
 
         #(#handlers)*
+    };
+    let imports = uses(
+        &body,
+        &[
+            (
+                "operations",
+                quote!(
+                    use super::operations::{self, *};
+                ),
+            ),
+            (
+                "runtime",
+                quote!(
+                    use super::runtime;
+                ),
+            ),
+            (
+                "Rejection",
+                quote!(
+                    use super::runtime::Rejection;
+                ),
+            ),
+            (
+                "RejectionKind",
+                quote!(
+                    use super::runtime::RejectionKind;
+                ),
+            ),
+            (
+                "Validate",
+                quote!(
+                    use super::runtime::Validate;
+                ),
+            ),
+        ],
+    );
+    quote! {
+        //! actix-web glue: routes, request extraction and validation, responses.
+        #imports
+        use actix_web::http::header::{HeaderValue, ALLOW};
+        use actix_web::{web, HttpRequest, HttpResponse};
+        #body
     }
 }
 
@@ -137,6 +173,16 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         quote!(#[allow(deprecated, reason = "the glue serves a deprecated operation until it is removed from the spec")])
     });
     let extract_async = if has_body { quote!(async) } else { quote!() };
+    // An operation with nothing to extract does not look at the request.
+    let (request_param, request_arg, handler_request) = if op.params.is_empty() && !has_body {
+        (quote!(), quote!(), quote!())
+    } else {
+        (
+            quote!(request: &HttpRequest,),
+            quote!(&request,),
+            quote!(request: HttpRequest,),
+        )
+    };
     let extract_await = if has_body { quote!(.await) } else { quote!() };
     let doc = format!(" `{} {}`", op.method, op.path);
     quote! {
@@ -144,23 +190,23 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         #allow_deprecated
         async fn #name<S: operations::#trait_name + Rejections + 'static>(
             service: web::Data<S>,
-            request: HttpRequest,
+            #handler_request
             #payload_param
         ) -> HttpResponse {
-            let response = match #extract(&request, #payload_arg)#extract_await {
+            let response = match #extract(#request_arg #payload_arg)#extract_await {
                 Ok(parsed) => service.#name(parsed).await.unwrap_or_else(#resp::from),
                 Err(rejection) => #resp::from(service.reject(rejection)),
             };
             response.into_http()
         }
 
-        #extract_async fn #extract(request: &HttpRequest, #payload_param) -> Result<#req, Rejection> {
+        #extract_async fn #extract(#request_param #payload_param) -> Result<#req, Rejection> {
             #query
             let parsed = #req {
                 #(#fields)*
                 #body_field
             };
-            parsed.validate()?;
+            Validate::validate(&parsed)?;
             Ok(parsed)
         }
     }

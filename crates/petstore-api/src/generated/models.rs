@@ -3,8 +3,11 @@
 
 //! Models: one type per schema of the spec.
 
-use super::runtime::{self, Validate, Violation};
-use serde::{Deserialize, Serialize};
+use super::runtime;
+use super::runtime::Validate;
+use super::runtime::Violation;
+use serde::Deserialize;
+use serde::Serialize;
 
 /// A category of animals.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,9 @@
 //! Requests, responses and route traits: one method per operation.
 
 use super::models;
-use super::runtime::{self, Validate, Violation};
+use super::runtime;
+use super::runtime::Validate;
+use super::runtime::Violation;
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use std::future::Future;
@@ -329,7 +331,6 @@ impl From<ErrorResponse> for ListPetsResponse {
             400 => Self::BadRequest(error.body),
             401 => Self::Unauthorized(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -446,7 +447,6 @@ impl From<ErrorResponse> for CreatePetResponse {
             413 => Self::PayloadTooLarge(error.body),
             415 => Self::UnsupportedMediaType(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -571,7 +571,6 @@ impl From<ErrorResponse> for GetPetResponse {
             404 => Self::NotFound(error.body),
             410 => Self::Gone(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -683,7 +682,6 @@ impl From<ErrorResponse> for ReplacePetResponse {
             413 => Self::PayloadTooLarge(error.body),
             415 => Self::UnsupportedMediaType(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -785,7 +783,6 @@ impl From<ErrorResponse> for DeletePetResponse {
             404 => Self::NotFound(error.body),
             409 => Self::Conflict(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -893,7 +890,6 @@ impl From<ErrorResponse> for ListCategoriesResponse {
             400 => Self::BadRequest(error.body),
             401 => Self::Unauthorized(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1010,7 +1006,6 @@ impl From<ErrorResponse> for CreateCategoryResponse {
             413 => Self::PayloadTooLarge(error.body),
             415 => Self::UnsupportedMediaType(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1114,7 +1109,6 @@ impl From<ErrorResponse> for GetCategoryResponse {
             401 => Self::Unauthorized(error.body),
             404 => Self::NotFound(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1224,7 +1218,6 @@ impl From<ErrorResponse> for DeleteCategoryResponse {
             404 => Self::NotFound(error.body),
             409 => Self::Conflict(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1345,7 +1338,6 @@ impl From<ErrorResponse> for ListOrdersResponse {
             400 => Self::BadRequest(error.body),
             401 => Self::Unauthorized(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1469,7 +1461,6 @@ impl From<ErrorResponse> for PlaceOrderResponse {
             413 => Self::PayloadTooLarge(error.body),
             415 => Self::UnsupportedMediaType(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1564,7 +1555,6 @@ impl From<ErrorResponse> for GetOrderResponse {
             401 => Self::Unauthorized(error.body),
             404 => Self::NotFound(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1666,7 +1656,6 @@ impl From<ErrorResponse> for CancelOrderResponse {
             404 => Self::NotFound(error.body),
             409 => Self::Conflict(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1772,7 +1761,6 @@ impl From<ErrorResponse> for CompleteOrderResponse {
             401 => Self::Unauthorized(error.body),
             404 => Self::NotFound(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1891,7 +1879,6 @@ impl From<ErrorResponse> for ListInventoryResponse {
             400 => Self::BadRequest(error.body),
             401 => Self::Unauthorized(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -1995,7 +1982,6 @@ impl From<ErrorResponse> for GetInventoryItemResponse {
             401 => Self::Unauthorized(error.body),
             404 => Self::NotFound(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }
@@ -2116,7 +2102,6 @@ impl From<ErrorResponse> for UpdateInventoryResponse {
             413 => Self::PayloadTooLarge(error.body),
             415 => Self::UnsupportedMediaType(error.body),
             422 => Self::UnprocessableEntity(error.body),
-            500 => Self::InternalServerError(error.body),
             _ => Self::InternalServerError(error.body),
         }
     }

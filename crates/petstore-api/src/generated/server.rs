@@ -4,7 +4,10 @@
 //! actix-web glue: routes, request extraction and validation, responses.
 
 use super::operations::{self, *};
-use super::runtime::{self, Rejection, RejectionKind, Validate};
+use super::runtime;
+use super::runtime::Rejection;
+use super::runtime::RejectionKind;
+use super::runtime::Validate;
 use actix_web::http::header::{HeaderValue, ALLOW};
 use actix_web::{web, HttpRequest, HttpResponse};
 
@@ -163,7 +166,7 @@ fn extract_list_pets(request: &HttpRequest) -> Result<ListPetsRequest, Rejection
         category_id: query.one("categoryId")?,
         id: query.many("id", true)?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -192,7 +195,7 @@ async fn extract_create_pet(
             .await?
             .ok_or_else(runtime::missing_body)?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -216,7 +219,7 @@ fn extract_get_pet(request: &HttpRequest) -> Result<GetPetRequest, Rejection> {
     let parsed = GetPetRequest {
         pet_id: runtime::path(request, "petId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -245,7 +248,7 @@ async fn extract_replace_pet(
             .await?
             .ok_or_else(runtime::missing_body)?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -267,7 +270,7 @@ fn extract_delete_pet(request: &HttpRequest) -> Result<DeletePetRequest, Rejecti
     let parsed = DeletePetRequest {
         pet_id: runtime::path(request, "petId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -296,7 +299,7 @@ fn extract_list_categories(
         limit: query.one("limit")?.unwrap_or(20),
         after: query.one("after")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -328,7 +331,7 @@ async fn extract_create_category(
             .await?
             .ok_or_else(runtime::missing_body)?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -350,7 +353,7 @@ fn extract_get_category(request: &HttpRequest) -> Result<GetCategoryRequest, Rej
     let parsed = GetCategoryRequest {
         category_id: runtime::path(request, "categoryId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -377,7 +380,7 @@ fn extract_delete_category(
     let parsed = DeleteCategoryRequest {
         category_id: runtime::path(request, "categoryId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -403,7 +406,7 @@ fn extract_list_orders(request: &HttpRequest) -> Result<ListOrdersRequest, Rejec
         pet_id: query.one("petId")?,
         complete: query.one("complete")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -432,7 +435,7 @@ async fn extract_place_order(
             .await?
             .ok_or_else(runtime::missing_body)?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -454,7 +457,7 @@ fn extract_get_order(request: &HttpRequest) -> Result<GetOrderRequest, Rejection
     let parsed = GetOrderRequest {
         order_id: runtime::path(request, "orderId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -476,7 +479,7 @@ fn extract_cancel_order(request: &HttpRequest) -> Result<CancelOrderRequest, Rej
     let parsed = CancelOrderRequest {
         order_id: runtime::path(request, "orderId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -504,7 +507,7 @@ fn extract_complete_order(
         order_id: runtime::path(request, "orderId")?,
         idempotency_key: runtime::header(request, "Idempotency-Key")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -534,7 +537,7 @@ fn extract_list_inventory(
         after: query.one("after")?,
         status: query.one("status")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -561,7 +564,7 @@ fn extract_get_inventory_item(
     let parsed = GetInventoryItemRequest {
         pet_id: runtime::path(request, "petId")?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }
 
@@ -593,6 +596,6 @@ async fn extract_update_inventory(
             .await?
             .ok_or_else(runtime::missing_body)?,
     };
-    parsed.validate()?;
+    Validate::validate(&parsed)?;
     Ok(parsed)
 }

@@ -1,0 +1,126 @@
+//! What the generator says about bad documents: every error located like a
+//! compiler's (line and column, or JSON pointer), all errors of a run at once,
+//! and never a panic.
+
+fn errors(text: &str) -> String {
+    let config = apigen::Config {
+        command: "test".into(),
+        source: "spec.yaml".into(),
+    };
+    match apigen::generate("spec.yaml", text, &config) {
+        Ok(_) => panic!("expected the document to be refused"),
+        Err(d) => d.to_string(),
+    }
+}
+
+const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
+
+fn doc(rest: &str) -> String {
+    format!("{HEAD}{rest}")
+}
+
+#[test]
+fn invalid_yaml_gives_line_and_column() {
+    let out = errors("openapi: 3.0.3\ninfo:\n  title: t\n  version: [1, 2\npaths: {}\n");
+    assert!(out.starts_with("error: invalid YAML"), "{out}");
+    assert!(out.contains("--> spec.yaml:5:"), "{out}");
+}
+
+#[test]
+fn unresolved_refs_name_the_pointer() {
+    let out = errors(&doc(
+        "paths:\n  /pets:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Missing'}\n",
+    ));
+    assert_eq!(
+        out,
+        "error: unresolved reference `#/components/schemas/Missing`\n  \
+         --> spec.yaml#/paths/~1pets/get/responses/200/content/application~1json/schema\n\n\
+         1 error in spec.yaml"
+    );
+}
+
+#[test]
+fn duplicate_operation_ids_point_at_the_second_and_name_the_first() {
+    let out = errors(&doc(
+        "paths:\n  /a:\n    get:\n      operationId: same\n      responses: {'204': {description: x}}\n  /b:\n    get:\n      operationId: same\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(
+        out.contains("error: duplicate operationId `same`: first used at #/paths/~1a/get\n  --> spec.yaml#/paths/~1b/get/operationId"),
+        "{out}"
+    );
+}
+
+#[test]
+fn unknown_stability_values_name_the_operation() {
+    let out = errors(&doc(
+        "paths:\n  /a:\n    get:\n      operationId: getA\n      x-stability: shaky\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(
+        out.contains("error: operation `getA` has unknown `x-stability` value \"shaky\": expected one of experimental, alpha, beta\n  --> spec.yaml#/paths/~1a/get/x-stability"),
+        "{out}"
+    );
+}
+
+#[test]
+fn unsupported_constructs_are_reported_not_dropped() {
+    let out = errors(&doc(
+        "paths:\n  /a:\n    post:\n      requestBody:\n        content:\n          text/plain:\n            schema: {type: string}\n      responses: {'204': {description: x}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
+    ));
+    assert!(
+        out.contains("error: unsupported media type text/plain: only JSON bodies are supported\n  --> spec.yaml#/paths/~1a/post/requestBody/content"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "error: `not` schemas are not supported\n  --> spec.yaml#/components/schemas/NotA"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_dates_and_successors() {
+    let out = errors(&doc(
+        "paths:\n  /a:\n    get:\n      operationId: old\n      deprecated: true\n      x-deprecated-sunset: 'next year'\n      x-successor: nowhere\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(out.contains("error: `x-deprecated-sunset` must be a date written YYYY-MM-DD, found \"next year\"\n  --> spec.yaml#/paths/~1a/get/x-deprecated-sunset"), "{out}");
+    assert!(out.contains("error: `x-successor` names `nowhere`, which is not an operationId\n  --> spec.yaml#/paths/~1a/get/x-successor"), "{out}");
+}
+
+#[test]
+fn one_run_reports_every_error() {
+    let out = errors(&doc(
+        "paths:\n  /a/{id}:\n    get:\n      operationId: one\n      x-stability: gamma\n      responses: {'200': {description: x, content: {application/json: {schema: {$ref: '#/components/schemas/Nope'}}}}}\n  /b:\n    get:\n      operationId: one\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(out.ends_with("4 errors in spec.yaml"), "{out}");
+    assert!(out.contains("x-stability"), "{out}");
+    assert!(out.contains("path parameter `id` is not declared"), "{out}");
+    assert!(out.contains("unresolved reference"), "{out}");
+    assert!(out.contains("duplicate operationId"), "{out}");
+}
+
+#[test]
+fn other_versions_and_non_documents_are_refused() {
+    assert!(
+        errors("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n")
+            .contains("unsupported OpenAPI version `3.1.0`")
+    );
+    assert!(errors("just: text\n").contains("`openapi` field is missing"));
+    assert!(errors("").contains("`openapi` field is missing"));
+}
+
+/// Odd but valid documents generate without a panic.
+#[test]
+fn odd_documents_do_not_panic() {
+    let config = apigen::Config {
+        command: "test".into(),
+        source: "spec.yaml".into(),
+    };
+    for rest in [
+        "paths: {}\n",
+        "paths: {}\ncomponents: {schemas: {Empty: {}, Loop: {$ref: '#/components/schemas/Loop'}}}\n",
+        "paths: {}\ncomponents: {schemas: {A: {type: object, properties: {self: {$ref: '#/components/schemas/A'}}}}}\n",
+    ] {
+        let _ = apigen::generate("spec.yaml", &doc(rest), &config);
+    }
+}
