@@ -21,11 +21,13 @@ async fn main() -> Result<()> {
     let client = Client::new();
     let auth = |request: RequestBuilder| request.bearer_auth(&key);
 
-    let category: Category = send(auth(client.post(format!("{base}/categories")).json(&NewCategory {
-        id: None,
-        name: "Dogs".into(),
-        description: Some("Loyal companions".into()),
-    })))
+    let category: Category = send(auth(client.post(format!("{base}/categories")).json(
+        &NewCategory {
+            id: None,
+            name: "Dogs".into(),
+            description: Some("Loyal companions".into()),
+        },
+    )))
     .await?;
     println!("created category {} ({})", category.id, category.name);
 
@@ -38,11 +40,13 @@ async fn main() -> Result<()> {
     .await?;
     println!("created pet {} ({}), stock 1", pet.id, pet.name);
 
-    let order: Order = send(auth(client.post(format!("{base}/store/orders")).json(&NewOrder {
-        pet_id: pet.id,
-        quantity: 1,
-        ship_date: None,
-    })))
+    let order: Order = send(auth(client.post(format!("{base}/store/orders")).json(
+        &NewOrder {
+            pet_id: pet.id,
+            quantity: 1,
+            ship_date: None,
+        },
+    )))
     .await?;
     let order_id = order.id.ok_or("the order has no id")?;
     println!("placed order {order_id} for pet {}", pet.id);
@@ -50,9 +54,16 @@ async fn main() -> Result<()> {
     let pet: Pet = send(auth(client.get(format!("{base}/pets?id={}", pet.id))))
         .await
         .map(|mut pets: Vec<Pet>| pets.remove(0))?;
-    println!("pet {} is now {}", pet.id, pet.status.map_or("unknown".into(), |s| s.to_string()));
+    println!(
+        "pet {} is now {}",
+        pet.id,
+        pet.status.map_or("unknown".into(), |s| s.to_string())
+    );
 
-    let done: Order = send(auth(client.post(format!("{base}/store/orders/{order_id}/complete")))).await?;
+    let done: Order = send(auth(
+        client.post(format!("{base}/store/orders/{order_id}/complete")),
+    ))
+    .await?;
     println!(
         "completed order {order_id}, shipped {}",
         done.ship_date.map_or("-".into(), |d| d.to_rfc3339())
@@ -70,4 +81,3 @@ async fn send<T: DeserializeOwned>(request: RequestBuilder) -> Result<T> {
     let error: petstore_api::models::Error = response.json().await?;
     Err(format!("{} {}: {}", status.as_u16(), error.code, error.message).into())
 }
-

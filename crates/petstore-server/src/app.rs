@@ -1,17 +1,16 @@
 //! Startup: the actix-web application, its middleware and its listener.
 
-use crate::keys::{self, KeyInfo};
+use crate::gate::gate;
+use crate::keys::KeyInfo;
+use crate::lifecycle::{lifecycle, Lifecycle};
+use crate::limiter::{BanPolicy, RateLimiter};
 use crate::service::{Clock, PetStore};
 use crate::store::Db;
-use actix_web::body::{BoxBody, MessageBody};
+use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
-use actix_web::http::header::{self, HeaderValue};
-use actix_web::http::StatusCode;
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, HttpMessage, HttpResponse, HttpServer};
 use petstore_api::metadata::BASE_PATH;
-use petstore_api::models;
-use petstore_api::operations::ErrorResponse;
 use petstore_api::server;
 use std::net::TcpListener;
 use std::time::Instant;
@@ -25,6 +24,8 @@ pub struct Settings {
     pub clock: Clock,
     /// Worker threads; `None` for one per core.
     pub workers: Option<usize>,
+    /// When a subject that keeps sending while rate limited is banned.
+    pub ban: BanPolicy,
 }
 
 impl std::fmt::Debug for Settings {
@@ -60,11 +61,20 @@ impl Application {
             db: settings.db.clone(),
             clock: settings.clock.clone(),
         });
+        // Created once, outside the per-worker factory: every worker shares the
+        // same limits.
+        let limiter = web::Data::new(RateLimiter::new(settings.ban));
+        let lifecycle_table = web::Data::new(Lifecycle::from_metadata());
         let mut http = HttpServer::new(move || {
+            // Middleware runs outermost first: log, then the gate (key and
+            // limits), then deprecation and stability.
             App::new()
-                .wrap(from_fn(authenticate))
+                .wrap(from_fn(lifecycle))
+                .wrap(from_fn(gate))
                 .wrap(from_fn(log_request))
                 .app_data(state.clone())
+                .app_data(limiter.clone())
+                .app_data(lifecycle_table.clone())
                 .route("/healthz", web::get().to(healthz))
                 .route("/openapi.yaml", web::get().to(openapi))
                 .service(
@@ -101,11 +111,6 @@ impl Application {
     }
 }
 
-/// Paths served without a key, outside the spec.
-fn is_public(path: &str) -> bool {
-    matches!(path, "/healthz" | "/openapi.yaml")
-}
-
 async fn healthz(state: web::Data<PetStore>) -> HttpResponse {
     match state.db.ping().await {
         Ok(()) => HttpResponse::Ok().content_type("text/plain").body("ok\n"),
@@ -122,80 +127,6 @@ async fn openapi() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/yaml")
         .body(petstore_api::SPEC_YAML)
-}
-
-fn error(status: StatusCode, code: &str, message: &str) -> HttpResponse {
-    ErrorResponse::new(status, models::Error::new(status, code, message)).into_http()
-}
-
-/// Checks `Authorization: Bearer <key>` on everything but the public paths, and
-/// leaves the key's [`KeyInfo`] in the request's extensions.
-async fn authenticate(
-    request: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    if is_public(request.path()) {
-        return next
-            .call(request)
-            .await
-            .map(ServiceResponse::map_into_boxed_body);
-    }
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            let (scheme, key) = v.split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| key.trim().to_string())
-        })
-        .filter(|k| !k.is_empty());
-    let Some(presented) = presented else {
-        let response = error(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "send an API key as `Authorization: Bearer <key>`",
-        );
-        return Ok(unauthorized(request, response));
-    };
-    let Some(state) = request.app_data::<web::Data<PetStore>>().cloned() else {
-        return Err(actix_web::error::ErrorInternalServerError(
-            "no application state",
-        ));
-    };
-    match keys::authenticate(&state.db, &presented).await {
-        Ok(Some(key)) => {
-            request.extensions_mut().insert(key);
-            next.call(request)
-                .await
-                .map(ServiceResponse::map_into_boxed_body)
-        }
-        Ok(None) => {
-            let response = error(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "the API key is unknown or revoked",
-            );
-            Ok(unauthorized(request, response))
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "key lookup failed");
-            let response = error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "the server failed to handle the request",
-            );
-            Ok(request.into_response(response))
-        }
-    }
-}
-
-fn unauthorized(request: ServiceRequest, mut response: HttpResponse) -> ServiceResponse<BoxBody> {
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    request.into_response(response)
 }
 
 /// One log line per request: method, path, status, latency and key id (never

@@ -2,6 +2,7 @@
 
 use crate::app::{Application, Settings};
 use crate::keys::{self, Limits, Plan};
+use crate::limiter::BanPolicy;
 use crate::service::system_clock;
 use crate::store::Db;
 use clap::{Args, Parser, Subcommand};
@@ -48,6 +49,12 @@ pub struct ServeArgs {
     /// Worker threads (default: one per core).
     #[arg(long, env = "PETSTORE_WORKERS")]
     pub workers: Option<usize>,
+    /// Requests tolerated while rate limited before a ban.
+    #[arg(long, env = "PETSTORE_BAN_AFTER", default_value_t = 10)]
+    pub ban_after: u32,
+    /// How long a ban lasts, in minutes.
+    #[arg(long, env = "PETSTORE_BAN_MINUTES", default_value_t = 15)]
+    pub ban_minutes: u32,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -110,6 +117,10 @@ async fn serve(args: ServeArgs, database: DatabaseArgs) -> Result<(), String> {
         db,
         clock,
         workers: args.workers,
+        ban: BanPolicy {
+            after: args.ban_after,
+            seconds: i64::from(args.ban_minutes) * 60,
+        },
     })
     .map_err(|e| format!("cannot listen: {e}"))?;
     println!(

@@ -7,6 +7,9 @@
 pub mod app;
 pub mod cli;
 pub mod error;
+pub mod gate;
 pub mod keys;
+pub mod lifecycle;
+pub mod limiter;
 pub mod service;
 pub mod store;

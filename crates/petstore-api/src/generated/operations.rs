@@ -55,8 +55,9 @@ pub trait Pets {
     ) -> impl Future<Output = Result<CreatePetResponse, ErrorResponse>>;
     /// Get a pet
     ///
-    /// Returns one pet. Deprecated: use `listPets` with `id=<petId>` instead. After the
-    /// sunset date the operation answers 410 with code `sunset`.
+    /// Returns one pet. Deprecated since 2026-11-01: use `listPets` with `id=<petId>`
+    /// instead. Its responses carry `Deprecation`, `Sunset` and a `successor-version`
+    /// `Link`; from the sunset date (00:00 UTC) on, it answers 410 with code `sunset`.
     ///
     /// `GET /pets/{petId}` (operationId `getPet`)
     #[deprecated(

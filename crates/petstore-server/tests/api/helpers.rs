@@ -1,6 +1,7 @@
 use chrono::{DateTime, Utc};
 use petstore_server::app::{Application, Settings};
 use petstore_server::keys::{self, Limits, Plan};
+use petstore_server::limiter::BanPolicy;
 use petstore_server::service::Clock;
 use petstore_server::store::Db;
 use reqwest::{Method, StatusCode};
@@ -50,6 +51,10 @@ impl Reply {
 }
 
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with(BanPolicy::default()).await
+}
+
+pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = format!("sqlite://{}", dir.path().join("petstore.db").display());
     let db = Db::connect(&url).await.expect("database opens");
@@ -74,6 +79,7 @@ pub async fn spawn_app() -> TestApp {
         db: db.clone(),
         clock,
         workers: Some(2),
+        ban,
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
@@ -89,6 +95,35 @@ pub async fn spawn_app() -> TestApp {
 }
 
 impl TestApp {
+    /// A new key with this plan (and limits, for enterprise).
+    pub async fn key(&self, plan: Plan, limits: Option<Limits>) -> String {
+        let now = *self.now.lock().unwrap();
+        let (_, key) = keys::create(&self.db, plan, limits, None, now)
+            .await
+            .unwrap();
+        key.expose().to_string()
+    }
+
+    /// Sends a GET with the given key (or none).
+    pub async fn get_as(&self, key: Option<&str>, path: &str) -> Reply {
+        let mut request = self.client.get(format!("{}{path}", self.base));
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        read(request.send().await.expect("request sent")).await
+    }
+
+    /// Moves the injected clock.
+    pub fn advance(&self, by: chrono::Duration) {
+        *self.now.lock().unwrap() += by;
+    }
+
+    pub fn set_time(&self, rfc3339: &str) {
+        *self.now.lock().unwrap() = DateTime::parse_from_rfc3339(rfc3339)
+            .unwrap()
+            .with_timezone(&Utc);
+    }
+
     /// Sends a request with the test key; `body` is sent as JSON when given.
     pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
         let mut request = self

@@ -7,4 +7,6 @@ mod auth;
 mod catalog;
 mod crash;
 mod errors;
+mod lifecycle;
+mod limits;
 mod orders;

@@ -1,0 +1,151 @@
+//! The gate every API request passes first: who is calling (a bearer key, or
+//! the client address when there is no valid key), whether their rate limits
+//! allow the request, and the `X-RateLimit-*` headers on whatever the answer is.
+
+use crate::keys::{self, KeyInfo, Plan};
+use crate::limiter::{Decision, RateLimiter, Subject, Verdict};
+use crate::service::PetStore;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
+use actix_web::{web, HttpMessage, HttpResponse};
+use petstore_api::models;
+use petstore_api::operations::ErrorResponse;
+use std::net::{IpAddr, Ipv4Addr};
+
+/// Paths served without a key or a limit, outside the spec.
+pub fn is_public(path: &str) -> bool {
+    matches!(path, "/healthz" | "/openapi.yaml")
+}
+
+fn error(status: StatusCode, code: &str, message: &str) -> HttpResponse {
+    ErrorResponse::new(status, models::Error::new(status, code, message)).into_http()
+}
+
+/// The key in `Authorization: Bearer <key>`, if one is given.
+fn bearer(request: &ServiceRequest) -> Option<String> {
+    let value = request
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, key) = value.split_once(' ')?;
+    let key = key.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_string())
+}
+
+pub async fn gate(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    if is_public(request.path()) {
+        return next
+            .call(request)
+            .await
+            .map(ServiceResponse::map_into_boxed_body);
+    }
+    let (Some(state), Some(limiter)) = (
+        request.app_data::<web::Data<PetStore>>().cloned(),
+        request.app_data::<web::Data<RateLimiter>>().cloned(),
+    ) else {
+        return Err(actix_web::error::ErrorInternalServerError(
+            "application state missing",
+        ));
+    };
+    let key = match bearer(&request) {
+        Some(presented) => match keys::authenticate(&state.db, &presented).await {
+            Ok(key) => key,
+            Err(e) => {
+                tracing::error!(error = %e, "key lookup failed");
+                let response = error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the server failed to handle the request",
+                );
+                return Ok(request.into_response(response));
+            }
+        },
+        None => None,
+    };
+    let (subject, limits) = match &key {
+        Some(k) => (Subject::Key(k.id), k.limits),
+        None => {
+            let address = request
+                .peer_addr()
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+            let free = Plan::Free
+                .default_limits()
+                .expect("the free plan has limits");
+            (Subject::Address(address), free)
+        }
+    };
+    let decision = limiter.check(subject, limits, (state.clock)().timestamp());
+    let mut response = match (decision.verdict, key) {
+        (Verdict::Banned { retry_after }, _) => {
+            let mut r = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "api_key_banned",
+                &format!(
+                    "too many requests while rate limited: banned for {retry_after} more seconds"
+                ),
+            );
+            set(&mut r, header::RETRY_AFTER, retry_after);
+            request.into_response(r)
+        }
+        (Verdict::Limited { retry_after }, _) => {
+            let mut r = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                &format!(
+                    "rate limit of {} requests exceeded; retry in {retry_after} seconds",
+                    decision.limit
+                ),
+            );
+            set(&mut r, header::RETRY_AFTER, retry_after);
+            request.into_response(r)
+        }
+        (Verdict::Allowed, None) => {
+            let message = if request.headers().contains_key(header::AUTHORIZATION) {
+                "the API key is unknown or revoked"
+            } else {
+                "send an API key as `Authorization: Bearer <key>`"
+            };
+            let mut r = error(StatusCode::UNAUTHORIZED, "unauthorized", message);
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            request.into_response(r)
+        }
+        (Verdict::Allowed, Some(key)) => {
+            request.extensions_mut().insert::<KeyInfo>(key);
+            next.call(request).await?.map_into_boxed_body()
+        }
+    };
+    rate_limit_headers(response.response_mut(), &decision);
+    Ok(response)
+}
+
+fn set(response: &mut HttpResponse, name: HeaderName, value: impl std::fmt::Display) {
+    if let Ok(value) = HeaderValue::from_str(&value.to_string()) {
+        response.headers_mut().insert(name, value);
+    }
+}
+
+fn rate_limit_headers(response: &mut HttpResponse, decision: &Decision) {
+    set(
+        response,
+        HeaderName::from_static("x-ratelimit-limit"),
+        decision.limit,
+    );
+    set(
+        response,
+        HeaderName::from_static("x-ratelimit-remaining"),
+        decision.remaining,
+    );
+    set(
+        response,
+        HeaderName::from_static("x-ratelimit-reset"),
+        decision.reset,
+    );
+}

@@ -1,0 +1,397 @@
+//! Rate limits: per key (or per client address, for requests without a valid
+//! key), a minute and a day window, both fixed and aligned to UTC, and a ban for
+//! subjects that keep sending while limited.
+//!
+//! One `RateLimiter` serves all workers (it is created before `HttpServer::new`),
+//! so limits are exact whatever the number of threads. Its state is split into
+//! shards, each behind its own mutex held for a few hundred nanoseconds, so
+//! workers rarely wait on each other. Entries are evicted once both of their
+//! windows have passed and no ban is running, so memory is bounded by the
+//! subjects seen in the current UTC day.
+
+use crate::keys::Limits;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::net::IpAddr;
+use std::sync::Mutex;
+
+const SHARDS: usize = 64;
+/// Every this many decisions, a shard drops its idle entries.
+const SWEEP_EVERY: u32 = 4096;
+const MINUTE: i64 = 60;
+const DAY: i64 = 86_400;
+
+/// Who a request is counted against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Subject {
+    Key(i64),
+    Address(IpAddr),
+}
+
+/// When a subject gets banned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BanPolicy {
+    /// Requests tolerated while limited; one more starts a ban.
+    pub after: u32,
+    /// How long a ban lasts, in seconds.
+    pub seconds: i64,
+}
+
+impl Default for BanPolicy {
+    fn default() -> Self {
+        BanPolicy {
+            after: 10,
+            seconds: 15 * 60,
+        }
+    }
+}
+
+/// The verdict on one request, with what the `X-RateLimit-*` headers report:
+/// the window closest to exhaustion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub limit: u32,
+    pub remaining: u32,
+    /// Unix seconds at which the reported window resets.
+    pub reset: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    /// Over a limit: retry after this many seconds (the blocking window's reset).
+    Limited {
+        retry_after: i64,
+    },
+    /// Banned: retry after this many seconds (the ban's end).
+    Banned {
+        retry_after: i64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Window {
+    start: i64,
+    count: u32,
+}
+
+impl Window {
+    /// The window of `size` seconds holding `now`, keeping the count if it is
+    /// this one.
+    fn roll(&mut self, now: i64, size: i64) {
+        let start = now - now.rem_euclid(size);
+        if self.start != start {
+            *self = Window { start, count: 0 };
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    minute: Window,
+    day: Window,
+    /// Requests sent while limited, since the limit started.
+    while_limited: u32,
+    banned_until: Option<i64>,
+}
+
+#[derive(Debug, Default)]
+struct Shard {
+    entries: HashMap<Subject, Entry>,
+    decisions: u32,
+}
+
+/// The limiter all workers share.
+#[derive(Debug)]
+pub struct RateLimiter {
+    shards: Vec<Mutex<Shard>>,
+    ban: BanPolicy,
+}
+
+impl RateLimiter {
+    pub fn new(ban: BanPolicy) -> Self {
+        RateLimiter {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            ban,
+        }
+    }
+
+    fn shard(&self, subject: &Subject) -> &Mutex<Shard> {
+        let mut hasher = DefaultHasher::new();
+        subject.hash(&mut hasher);
+        &self.shards[(hasher.finish() as usize) % SHARDS]
+    }
+
+    /// Counts one request of `subject` at `now` (Unix seconds) against
+    /// `limits`, and decides.
+    pub fn check(&self, subject: Subject, limits: Limits, now: i64) -> Decision {
+        let mut shard = self
+            .shard(&subject)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        shard.decisions = shard.decisions.wrapping_add(1);
+        if shard.decisions % SWEEP_EVERY == 0 {
+            shard
+                .entries
+                .retain(|_, e| e.banned_until.is_some_and(|t| t > now) || e.day.start + DAY > now);
+        }
+        let entry = shard.entries.entry(subject).or_default();
+        entry.minute.roll(now, MINUTE);
+        entry.day.roll(now, DAY);
+        let windows = [
+            (limits.per_minute, entry.minute, MINUTE),
+            (limits.per_day, entry.day, DAY),
+        ];
+
+        if let Some(until) = entry.banned_until {
+            if until > now {
+                return report(
+                    &windows,
+                    Verdict::Banned {
+                        retry_after: until - now,
+                    },
+                );
+            }
+            entry.banned_until = None;
+            entry.while_limited = 0;
+        }
+
+        // The windows already full, latest reset first: that one blocks longest.
+        let blocking = windows
+            .iter()
+            .filter(|(limit, w, _)| w.count >= *limit)
+            .map(|(_, w, size)| w.start + size)
+            .max();
+        if let Some(reset) = blocking {
+            entry.while_limited += 1;
+            if entry.while_limited > self.ban.after {
+                let until = now + self.ban.seconds;
+                entry.banned_until = Some(until);
+                return report(
+                    &windows,
+                    Verdict::Banned {
+                        retry_after: until - now,
+                    },
+                );
+            }
+            return report(
+                &windows,
+                Verdict::Limited {
+                    retry_after: (reset - now).max(1),
+                },
+            );
+        }
+
+        entry.while_limited = 0;
+        entry.minute.count += 1;
+        entry.day.count += 1;
+        let windows = [
+            (limits.per_minute, entry.minute, MINUTE),
+            (limits.per_day, entry.day, DAY),
+        ];
+        report(&windows, Verdict::Allowed)
+    }
+
+    /// Entries held, for tests of eviction.
+    pub fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| {
+                s.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .entries
+                    .len()
+            })
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops every entry whose windows have passed and that is not banned.
+    pub fn sweep(&self, now: i64) {
+        for shard in &self.shards {
+            shard
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .entries
+                .retain(|_, e| e.banned_until.is_some_and(|t| t > now) || e.day.start + DAY > now);
+        }
+    }
+}
+
+/// The header values: the window with the fewest requests left (the minute
+/// window on a tie).
+fn report(windows: &[(u32, Window, i64); 2], verdict: Verdict) -> Decision {
+    let (limit, window, size) = windows
+        .iter()
+        .min_by_key(|(limit, w, _)| limit.saturating_sub(w.count))
+        .copied()
+        .unwrap_or((0, Window::default(), MINUTE));
+    Decision {
+        verdict,
+        limit,
+        remaining: limit.saturating_sub(window.count),
+        reset: window.start + size,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FREE: Limits = Limits {
+        per_minute: 60,
+        per_day: 1000,
+    };
+    /// 2026-11-22T12:00:00Z: a minute boundary.
+    const NOON: i64 = 1_795_348_800;
+
+    #[test]
+    fn sixty_a_minute_then_429_until_the_next_minute() {
+        let limiter = RateLimiter::new(BanPolicy::default());
+        let key = Subject::Key(1);
+        for i in 0..60 {
+            let d = limiter.check(key, FREE, NOON + 10);
+            assert_eq!(d.verdict, Verdict::Allowed);
+            assert_eq!((d.limit, d.remaining, d.reset), (60, 59 - i, NOON + 60));
+        }
+        let d = limiter.check(key, FREE, NOON + 10);
+        assert_eq!(d.verdict, Verdict::Limited { retry_after: 50 });
+        assert_eq!((d.remaining, d.reset), (0, NOON + 60));
+        // The next minute window starts fresh.
+        assert_eq!(
+            limiter.check(key, FREE, NOON + 60).verdict,
+            Verdict::Allowed
+        );
+    }
+
+    #[test]
+    fn the_day_window_reports_when_it_is_closer_to_exhaustion() {
+        let limiter = RateLimiter::new(BanPolicy::default());
+        let tight = Limits {
+            per_minute: 60,
+            per_day: 3,
+        };
+        let key = Subject::Key(2);
+        let d = limiter.check(key, tight, NOON);
+        assert_eq!((d.limit, d.remaining), (3, 2));
+        let midnight = NOON + 12 * 3600;
+        assert_eq!(d.reset, midnight);
+        limiter.check(key, tight, NOON);
+        limiter.check(key, tight, NOON);
+        let d = limiter.check(key, tight, NOON + 120);
+        assert_eq!(
+            d.verdict,
+            Verdict::Limited {
+                retry_after: midnight - NOON - 120
+            }
+        );
+    }
+
+    #[test]
+    fn more_than_ten_requests_while_limited_start_a_fifteen_minute_ban() {
+        let limiter = RateLimiter::new(BanPolicy::default());
+        let key = Subject::Key(3);
+        let one = Limits {
+            per_minute: 1,
+            per_day: 100,
+        };
+        assert_eq!(limiter.check(key, one, NOON).verdict, Verdict::Allowed);
+        for _ in 0..10 {
+            assert!(matches!(
+                limiter.check(key, one, NOON + 1).verdict,
+                Verdict::Limited { .. }
+            ));
+        }
+        assert_eq!(
+            limiter.check(key, one, NOON + 2).verdict,
+            Verdict::Banned { retry_after: 900 }
+        );
+        // Still banned in the next minute, although the window has reset.
+        assert_eq!(
+            limiter.check(key, one, NOON + 62).verdict,
+            Verdict::Banned { retry_after: 840 }
+        );
+        assert_eq!(
+            limiter.check(key, one, NOON + 2 + 900).verdict,
+            Verdict::Allowed
+        );
+    }
+
+    #[test]
+    fn ban_thresholds_are_configurable() {
+        let limiter = RateLimiter::new(BanPolicy {
+            after: 0,
+            seconds: 5,
+        });
+        let one = Limits {
+            per_minute: 1,
+            per_day: 100,
+        };
+        let subject = Subject::Address("192.0.2.1".parse().unwrap());
+        limiter.check(subject, one, NOON);
+        assert_eq!(
+            limiter.check(subject, one, NOON).verdict,
+            Verdict::Banned { retry_after: 5 }
+        );
+    }
+
+    #[test]
+    fn subjects_are_counted_apart() {
+        let limiter = RateLimiter::new(BanPolicy::default());
+        let one = Limits {
+            per_minute: 1,
+            per_day: 100,
+        };
+        assert_eq!(
+            limiter.check(Subject::Key(1), one, NOON).verdict,
+            Verdict::Allowed
+        );
+        assert_eq!(
+            limiter.check(Subject::Key(2), one, NOON).verdict,
+            Verdict::Allowed
+        );
+    }
+
+    #[test]
+    fn idle_entries_are_evicted_once_their_day_has_passed() {
+        let limiter = RateLimiter::new(BanPolicy::default());
+        for i in 0..100 {
+            limiter.check(Subject::Key(i), FREE, NOON);
+        }
+        assert_eq!(limiter.len(), 100);
+        limiter.sweep(NOON + 3600);
+        assert_eq!(limiter.len(), 100, "the day windows still count");
+        limiter.sweep(NOON + DAY);
+        assert!(limiter.is_empty());
+    }
+
+    #[test]
+    fn concurrent_checks_are_exact() {
+        let limiter = std::sync::Arc::new(RateLimiter::new(BanPolicy {
+            after: u32::MAX,
+            seconds: 1,
+        }));
+        let allowed: usize = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    let limiter = limiter.clone();
+                    s.spawn(move || {
+                        (0..100)
+                            .filter(|_| {
+                                limiter.check(Subject::Key(9), FREE, NOON).verdict
+                                    == Verdict::Allowed
+                            })
+                            .count()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(allowed, 60);
+    }
+}
