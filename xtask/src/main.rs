@@ -95,7 +95,7 @@ fn validate_spec() -> Result<(), String> {
         let pip = bin.join("pip").to_string_lossy().to_string();
         run(
             &pip,
-            &["install", "--quiet", "openapi-spec-validator==0.7.1"],
+            &["install", "--quiet", "openapi-spec-validator==0.9.0"],
         )?;
     }
     run(&validator.to_string_lossy(), &["spec/openapi.yaml"])

@@ -7,7 +7,7 @@ use crate::store::{Db, Listed, Page, PetFilter};
 use chrono::{DateTime, Utc};
 use petstore_api::metadata::BASE_PATH;
 use petstore_api::operations::*;
-use petstore_api::runtime::Rejection;
+use petstore_api::runtime::{Rejection, RequestContext};
 use petstore_api::server::Rejections;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -76,7 +76,11 @@ fn location(path: &str, id: i64) -> String {
 }
 
 impl Pets for PetStore {
-    async fn list_pets(&self, request: ListPetsRequest) -> Result<ListPetsResponse> {
+    async fn list_pets(
+        &self,
+        request: ListPetsRequest,
+        _context: RequestContext,
+    ) -> Result<ListPetsResponse> {
         let filter = PetFilter {
             status: request.status,
             category_id: request.category_id,
@@ -103,7 +107,11 @@ impl Pets for PetStore {
         })
     }
 
-    async fn create_pet(&self, request: CreatePetRequest) -> Result<CreatePetResponse> {
+    async fn create_pet(
+        &self,
+        request: CreatePetRequest,
+        _context: RequestContext,
+    ) -> Result<CreatePetResponse> {
         let pet = self.db.create_pet(&request.body).await?;
         Ok(CreatePetResponse::Created {
             location: location("/pets", pet.id),
@@ -111,7 +119,11 @@ impl Pets for PetStore {
         })
     }
 
-    async fn get_pet(&self, request: GetPetRequest) -> Result<GetPetResponse> {
+    async fn get_pet(
+        &self,
+        request: GetPetRequest,
+        _context: RequestContext,
+    ) -> Result<GetPetResponse> {
         let pet = self.db.pet(request.pet_id).await?;
         Ok(GetPetResponse::Ok {
             body: pet,
@@ -121,12 +133,20 @@ impl Pets for PetStore {
         })
     }
 
-    async fn replace_pet(&self, request: ReplacePetRequest) -> Result<ReplacePetResponse> {
+    async fn replace_pet(
+        &self,
+        request: ReplacePetRequest,
+        _context: RequestContext,
+    ) -> Result<ReplacePetResponse> {
         let pet = self.db.replace_pet(request.pet_id, &request.body).await?;
         Ok(ReplacePetResponse::Ok(pet))
     }
 
-    async fn delete_pet(&self, request: DeletePetRequest) -> Result<DeletePetResponse> {
+    async fn delete_pet(
+        &self,
+        request: DeletePetRequest,
+        _context: RequestContext,
+    ) -> Result<DeletePetResponse> {
         self.db.delete_pet(request.pet_id).await?;
         Ok(DeletePetResponse::NoContent)
     }
@@ -134,6 +154,7 @@ impl Pets for PetStore {
     async fn list_categories(
         &self,
         request: ListCategoriesRequest,
+        _context: RequestContext,
     ) -> Result<ListCategoriesResponse> {
         let listed = self
             .db
@@ -149,6 +170,7 @@ impl Pets for PetStore {
     async fn create_category(
         &self,
         request: CreateCategoryRequest,
+        _context: RequestContext,
     ) -> Result<CreateCategoryResponse> {
         let category = self.db.create_category(&request.body).await?;
         Ok(CreateCategoryResponse::Created {
@@ -157,7 +179,11 @@ impl Pets for PetStore {
         })
     }
 
-    async fn get_category(&self, request: GetCategoryRequest) -> Result<GetCategoryResponse> {
+    async fn get_category(
+        &self,
+        request: GetCategoryRequest,
+        _context: RequestContext,
+    ) -> Result<GetCategoryResponse> {
         let category = self.db.category(request.category_id).await?;
         Ok(GetCategoryResponse::Ok {
             body: category,
@@ -168,6 +194,7 @@ impl Pets for PetStore {
     async fn delete_category(
         &self,
         request: DeleteCategoryRequest,
+        _context: RequestContext,
     ) -> Result<DeleteCategoryResponse> {
         self.db.delete_category(request.category_id).await?;
         Ok(DeleteCategoryResponse::NoContent {
@@ -177,7 +204,11 @@ impl Pets for PetStore {
 }
 
 impl Store for PetStore {
-    async fn list_orders(&self, request: ListOrdersRequest) -> Result<ListOrdersResponse> {
+    async fn list_orders(
+        &self,
+        request: ListOrdersRequest,
+        _context: RequestContext,
+    ) -> Result<ListOrdersResponse> {
         let listed = self
             .db
             .list_orders(
@@ -206,7 +237,11 @@ impl Store for PetStore {
         })
     }
 
-    async fn place_order(&self, request: PlaceOrderRequest) -> Result<PlaceOrderResponse> {
+    async fn place_order(
+        &self,
+        request: PlaceOrderRequest,
+        _context: RequestContext,
+    ) -> Result<PlaceOrderResponse> {
         let order = self.db.place_order(&request.body).await?;
         let id = order
             .id
@@ -217,16 +252,28 @@ impl Store for PetStore {
         })
     }
 
-    async fn get_order(&self, request: GetOrderRequest) -> Result<GetOrderResponse> {
+    async fn get_order(
+        &self,
+        request: GetOrderRequest,
+        _context: RequestContext,
+    ) -> Result<GetOrderResponse> {
         Ok(GetOrderResponse::Ok(self.db.order(request.order_id).await?))
     }
 
-    async fn cancel_order(&self, request: CancelOrderRequest) -> Result<CancelOrderResponse> {
+    async fn cancel_order(
+        &self,
+        request: CancelOrderRequest,
+        _context: RequestContext,
+    ) -> Result<CancelOrderResponse> {
         self.db.cancel_order(request.order_id).await?;
         Ok(CancelOrderResponse::NoContent)
     }
 
-    async fn complete_order(&self, request: CompleteOrderRequest) -> Result<CompleteOrderResponse> {
+    async fn complete_order(
+        &self,
+        request: CompleteOrderRequest,
+        _context: RequestContext,
+    ) -> Result<CompleteOrderResponse> {
         let order = self
             .db
             .complete_order(request.order_id, (self.clock)())
@@ -234,7 +281,11 @@ impl Store for PetStore {
         Ok(CompleteOrderResponse::Ok(order))
     }
 
-    async fn list_inventory(&self, request: ListInventoryRequest) -> Result<ListInventoryResponse> {
+    async fn list_inventory(
+        &self,
+        request: ListInventoryRequest,
+        _context: RequestContext,
+    ) -> Result<ListInventoryResponse> {
         let listed = self
             .db
             .list_inventory(request.status, page(request.limit, request.after))
@@ -255,6 +306,7 @@ impl Store for PetStore {
     async fn get_inventory_item(
         &self,
         request: GetInventoryItemRequest,
+        _context: RequestContext,
     ) -> Result<GetInventoryItemResponse> {
         Ok(GetInventoryItemResponse::Ok {
             body: self.db.inventory_item(request.pet_id).await?,
@@ -265,6 +317,7 @@ impl Store for PetStore {
     async fn update_inventory(
         &self,
         request: UpdateInventoryRequest,
+        _context: RequestContext,
     ) -> Result<UpdateInventoryResponse> {
         let item = self
             .db

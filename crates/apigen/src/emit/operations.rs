@@ -166,7 +166,7 @@ fn method(op: &Operation) -> TokenStream {
     quote! {
         #docs
         #deprecated
-        fn #name(&self, request: #req) -> impl Future<Output = Result<#resp, ErrorResponse>>;
+        fn #name(&self, request: #req, context: runtime::RequestContext) -> impl Future<Output = Result<#resp, ErrorResponse>>;
     }
 }
 

@@ -174,14 +174,10 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
     });
     let extract_async = if has_body { quote!(async) } else { quote!() };
     // An operation with nothing to extract does not look at the request.
-    let (request_param, request_arg, handler_request) = if op.params.is_empty() && !has_body {
-        (quote!(), quote!(), quote!())
+    let (request_param, request_arg) = if op.params.is_empty() && !has_body {
+        (quote!(), quote!())
     } else {
-        (
-            quote!(request: &HttpRequest,),
-            quote!(&request,),
-            quote!(request: HttpRequest,),
-        )
+        (quote!(request: &HttpRequest,), quote!(&request,))
     };
     let extract_await = if has_body { quote!(.await) } else { quote!() };
     let doc = format!(" `{} {}`", op.method, op.path);
@@ -190,11 +186,14 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         #allow_deprecated
         async fn #name<S: operations::#trait_name + Rejections + 'static>(
             service: web::Data<S>,
-            #handler_request
+            request: HttpRequest,
             #payload_param
         ) -> HttpResponse {
             let response = match #extract(#request_arg #payload_arg)#extract_await {
-                Ok(parsed) => service.#name(parsed).await.unwrap_or_else(#resp::from),
+                Ok(parsed) => service
+                    .#name(parsed, runtime::RequestContext::new(request))
+                    .await
+                    .unwrap_or_else(#resp::from),
                 Err(rejection) => #resp::from(service.reject(rejection)),
             };
             response.into_http()

@@ -43,6 +43,7 @@ pub trait Pets {
     fn list_pets(
         &self,
         request: ListPetsRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ListPetsResponse, ErrorResponse>>;
     /// Create a pet
     ///
@@ -52,6 +53,7 @@ pub trait Pets {
     fn create_pet(
         &self,
         request: CreatePetRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<CreatePetResponse, ErrorResponse>>;
     /// Get a pet
     ///
@@ -66,6 +68,7 @@ pub trait Pets {
     fn get_pet(
         &self,
         request: GetPetRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<GetPetResponse, ErrorResponse>>;
     /// Replace a pet
     ///
@@ -75,6 +78,7 @@ pub trait Pets {
     fn replace_pet(
         &self,
         request: ReplacePetRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ReplacePetResponse, ErrorResponse>>;
     /// Delete a pet
     ///
@@ -84,6 +88,7 @@ pub trait Pets {
     fn delete_pet(
         &self,
         request: DeletePetRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<DeletePetResponse, ErrorResponse>>;
     /// List categories
     ///
@@ -91,6 +96,7 @@ pub trait Pets {
     fn list_categories(
         &self,
         request: ListCategoriesRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ListCategoriesResponse, ErrorResponse>>;
     /// Create a category
     ///
@@ -98,6 +104,7 @@ pub trait Pets {
     fn create_category(
         &self,
         request: CreateCategoryRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<CreateCategoryResponse, ErrorResponse>>;
     /// Get a category
     ///
@@ -107,6 +114,7 @@ pub trait Pets {
     fn get_category(
         &self,
         request: GetCategoryRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<GetCategoryResponse, ErrorResponse>>;
     /// Delete a category
     ///
@@ -118,6 +126,7 @@ pub trait Pets {
     fn delete_category(
         &self,
         request: DeleteCategoryRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<DeleteCategoryResponse, ErrorResponse>>;
 }
 
@@ -131,6 +140,7 @@ pub trait Store {
     fn list_orders(
         &self,
         request: ListOrdersRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ListOrdersResponse, ErrorResponse>>;
     /// Place an order
     ///
@@ -143,6 +153,7 @@ pub trait Store {
     fn place_order(
         &self,
         request: PlaceOrderRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<PlaceOrderResponse, ErrorResponse>>;
     /// Get an order
     ///
@@ -150,6 +161,7 @@ pub trait Store {
     fn get_order(
         &self,
         request: GetOrderRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<GetOrderResponse, ErrorResponse>>;
     /// Cancel an order
     ///
@@ -159,6 +171,7 @@ pub trait Store {
     fn cancel_order(
         &self,
         request: CancelOrderRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<CancelOrderResponse, ErrorResponse>>;
     /// Complete an order
     ///
@@ -169,6 +182,7 @@ pub trait Store {
     fn complete_order(
         &self,
         request: CompleteOrderRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<CompleteOrderResponse, ErrorResponse>>;
     /// List inventory entries
     ///
@@ -178,6 +192,7 @@ pub trait Store {
     fn list_inventory(
         &self,
         request: ListInventoryRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ListInventoryResponse, ErrorResponse>>;
     /// Get a pet's inventory entry
     ///
@@ -187,6 +202,7 @@ pub trait Store {
     fn get_inventory_item(
         &self,
         request: GetInventoryItemRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<GetInventoryItemResponse, ErrorResponse>>;
     /// Set a pet's stock
     ///
@@ -199,6 +215,7 @@ pub trait Store {
     fn update_inventory(
         &self,
         request: UpdateInventoryRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<UpdateInventoryResponse, ErrorResponse>>;
 }
 

@@ -150,7 +150,10 @@ async fn list_pets<S: operations::Pets + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_list_pets(&request) {
         Ok(parsed) => {
-            service.list_pets(parsed).await.unwrap_or_else(ListPetsResponse::from)
+            service
+                .list_pets(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(ListPetsResponse::from)
         }
         Err(rejection) => ListPetsResponse::from(service.reject(rejection)),
     };
@@ -178,7 +181,10 @@ async fn create_pet<S: operations::Pets + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_create_pet(&request, payload).await {
         Ok(parsed) => {
-            service.create_pet(parsed).await.unwrap_or_else(CreatePetResponse::from)
+            service
+                .create_pet(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(CreatePetResponse::from)
         }
         Err(rejection) => CreatePetResponse::from(service.reject(rejection)),
     };
@@ -209,7 +215,12 @@ async fn get_pet<S: operations::Pets + Rejections + 'static>(
     request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_get_pet(&request) {
-        Ok(parsed) => service.get_pet(parsed).await.unwrap_or_else(GetPetResponse::from),
+        Ok(parsed) => {
+            service
+                .get_pet(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(GetPetResponse::from)
+        }
         Err(rejection) => GetPetResponse::from(service.reject(rejection)),
     };
     response.into_http()
@@ -231,7 +242,10 @@ async fn replace_pet<S: operations::Pets + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_replace_pet(&request, payload).await {
         Ok(parsed) => {
-            service.replace_pet(parsed).await.unwrap_or_else(ReplacePetResponse::from)
+            service
+                .replace_pet(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(ReplacePetResponse::from)
         }
         Err(rejection) => ReplacePetResponse::from(service.reject(rejection)),
     };
@@ -259,7 +273,10 @@ async fn delete_pet<S: operations::Pets + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_delete_pet(&request) {
         Ok(parsed) => {
-            service.delete_pet(parsed).await.unwrap_or_else(DeletePetResponse::from)
+            service
+                .delete_pet(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(DeletePetResponse::from)
         }
         Err(rejection) => DeletePetResponse::from(service.reject(rejection)),
     };
@@ -282,7 +299,7 @@ async fn list_categories<S: operations::Pets + Rejections + 'static>(
     let response = match extract_list_categories(&request) {
         Ok(parsed) => {
             service
-                .list_categories(parsed)
+                .list_categories(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(ListCategoriesResponse::from)
         }
@@ -312,7 +329,7 @@ async fn create_category<S: operations::Pets + Rejections + 'static>(
     let response = match extract_create_category(&request, payload).await {
         Ok(parsed) => {
             service
-                .create_category(parsed)
+                .create_category(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(CreateCategoryResponse::from)
         }
@@ -342,7 +359,10 @@ async fn get_category<S: operations::Pets + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_get_category(&request) {
         Ok(parsed) => {
-            service.get_category(parsed).await.unwrap_or_else(GetCategoryResponse::from)
+            service
+                .get_category(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(GetCategoryResponse::from)
         }
         Err(rejection) => GetCategoryResponse::from(service.reject(rejection)),
     };
@@ -365,7 +385,7 @@ async fn delete_category<S: operations::Pets + Rejections + 'static>(
     let response = match extract_delete_category(&request) {
         Ok(parsed) => {
             service
-                .delete_category(parsed)
+                .delete_category(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(DeleteCategoryResponse::from)
         }
@@ -391,7 +411,10 @@ async fn list_orders<S: operations::Store + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_list_orders(&request) {
         Ok(parsed) => {
-            service.list_orders(parsed).await.unwrap_or_else(ListOrdersResponse::from)
+            service
+                .list_orders(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(ListOrdersResponse::from)
         }
         Err(rejection) => ListOrdersResponse::from(service.reject(rejection)),
     };
@@ -418,7 +441,10 @@ async fn place_order<S: operations::Store + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_place_order(&request, payload).await {
         Ok(parsed) => {
-            service.place_order(parsed).await.unwrap_or_else(PlaceOrderResponse::from)
+            service
+                .place_order(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(PlaceOrderResponse::from)
         }
         Err(rejection) => PlaceOrderResponse::from(service.reject(rejection)),
     };
@@ -446,7 +472,10 @@ async fn get_order<S: operations::Store + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_get_order(&request) {
         Ok(parsed) => {
-            service.get_order(parsed).await.unwrap_or_else(GetOrderResponse::from)
+            service
+                .get_order(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(GetOrderResponse::from)
         }
         Err(rejection) => GetOrderResponse::from(service.reject(rejection)),
     };
@@ -468,7 +497,10 @@ async fn cancel_order<S: operations::Store + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_cancel_order(&request) {
         Ok(parsed) => {
-            service.cancel_order(parsed).await.unwrap_or_else(CancelOrderResponse::from)
+            service
+                .cancel_order(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(CancelOrderResponse::from)
         }
         Err(rejection) => CancelOrderResponse::from(service.reject(rejection)),
     };
@@ -491,7 +523,7 @@ async fn complete_order<S: operations::Store + Rejections + 'static>(
     let response = match extract_complete_order(&request) {
         Ok(parsed) => {
             service
-                .complete_order(parsed)
+                .complete_order(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(CompleteOrderResponse::from)
         }
@@ -519,7 +551,7 @@ async fn list_inventory<S: operations::Store + Rejections + 'static>(
     let response = match extract_list_inventory(&request) {
         Ok(parsed) => {
             service
-                .list_inventory(parsed)
+                .list_inventory(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(ListInventoryResponse::from)
         }
@@ -549,7 +581,7 @@ async fn get_inventory_item<S: operations::Store + Rejections + 'static>(
     let response = match extract_get_inventory_item(&request) {
         Ok(parsed) => {
             service
-                .get_inventory_item(parsed)
+                .get_inventory_item(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(GetInventoryItemResponse::from)
         }
@@ -577,7 +609,7 @@ async fn update_inventory<S: operations::Store + Rejections + 'static>(
     let response = match extract_update_inventory(&request, payload).await {
         Ok(parsed) => {
             service
-                .update_inventory(parsed)
+                .update_inventory(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(UpdateInventoryResponse::from)
         }

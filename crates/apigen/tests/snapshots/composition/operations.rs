@@ -37,6 +37,7 @@ pub trait Api {
     fn create_account(
         &self,
         request: CreateAccountRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<CreateAccountResponse, ErrorResponse>>;
 }
 

@@ -72,7 +72,7 @@ async fn create_account<S: operations::Api + Rejections + 'static>(
     let response = match extract_create_account(&request, payload).await {
         Ok(parsed) => {
             service
-                .create_account(parsed)
+                .create_account(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(CreateAccountResponse::from)
         }

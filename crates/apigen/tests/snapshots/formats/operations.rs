@@ -37,6 +37,7 @@ pub trait Api {
     fn put_sample(
         &self,
         request: PutSampleRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<PutSampleResponse, ErrorResponse>>;
 }
 

@@ -71,7 +71,10 @@ async fn put_sample<S: operations::Api + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_put_sample(&request, payload).await {
         Ok(parsed) => {
-            service.put_sample(parsed).await.unwrap_or_else(PutSampleResponse::from)
+            service
+                .put_sample(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(PutSampleResponse::from)
         }
         Err(rejection) => PutSampleResponse::from(service.reject(rejection)),
     };

@@ -40,6 +40,7 @@ pub trait WidgetAdmin {
     fn list_widgets(
         &self,
         request: ListWidgetsRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ListWidgetsResponse, ErrorResponse>>;
     /// `POST /widgets` (operationId `createWidget`)
     ///
@@ -47,6 +48,7 @@ pub trait WidgetAdmin {
     fn create_widget(
         &self,
         request: CreateWidgetRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<CreateWidgetResponse, ErrorResponse>>;
     /// `GET /widgets/old` (operationId `oldWidgets`)
     #[deprecated(
@@ -55,6 +57,7 @@ pub trait WidgetAdmin {
     fn old_widgets(
         &self,
         request: OldWidgetsRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<OldWidgetsResponse, ErrorResponse>>;
     /// `GET /widgets/older` (operationId `olderWidgets`)
     #[deprecated(
@@ -63,6 +66,7 @@ pub trait WidgetAdmin {
     fn older_widgets(
         &self,
         request: OlderWidgetsRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<OlderWidgetsResponse, ErrorResponse>>;
 }
 
@@ -74,6 +78,7 @@ pub trait Api {
     fn ping(
         &self,
         request: PingRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<PingResponse, ErrorResponse>>;
 }
 

@@ -474,3 +474,36 @@ pub fn status(code: u16) -> StatusCode {
 pub fn required<T>(value: Option<T>, what: &str) -> Result<T, Rejection> {
     value.ok_or_else(|| Rejection::new(RejectionKind::BadRequest, format!("{what} is required")))
 }
+
+/// What a handler may need beyond the typed request: the HTTP request itself,
+/// and what middleware attached to it (the authenticated caller, say).
+#[derive(Clone)]
+pub struct RequestContext {
+    request: HttpRequest,
+}
+
+impl RequestContext {
+    pub fn new(request: HttpRequest) -> Self {
+        RequestContext { request }
+    }
+
+    /// The underlying request: headers, peer address, matched route.
+    pub fn http(&self) -> &HttpRequest {
+        &self.request
+    }
+
+    /// A value middleware stored in the request's extensions.
+    pub fn extension<T: Clone + 'static>(&self) -> Option<T> {
+        use actix_web::HttpMessage as _;
+        self.request.extensions().get::<T>().cloned()
+    }
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("method", self.request.method())
+            .field("path", &self.request.path())
+            .finish()
+    }
+}

@@ -4,6 +4,7 @@
 //! actix-web glue: routes, request extraction and validation, responses.
 
 use super::operations::{self, *};
+use super::runtime;
 use super::runtime::Rejection;
 use super::runtime::RejectionKind;
 use super::runtime::Validate;
@@ -93,10 +94,14 @@ fn method_not_allowed<S: Rejections>(
 /// `GET /widgets`
 async fn list_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
+    request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_list_widgets() {
         Ok(parsed) => {
-            service.list_widgets(parsed).await.unwrap_or_else(ListWidgetsResponse::from)
+            service
+                .list_widgets(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(ListWidgetsResponse::from)
         }
         Err(rejection) => ListWidgetsResponse::from(service.reject(rejection)),
     };
@@ -112,11 +117,12 @@ fn extract_list_widgets() -> Result<ListWidgetsRequest, Rejection> {
 /// `POST /widgets`
 async fn create_widget<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
+    request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_create_widget() {
         Ok(parsed) => {
             service
-                .create_widget(parsed)
+                .create_widget(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(CreateWidgetResponse::from)
         }
@@ -138,10 +144,14 @@ fn extract_create_widget() -> Result<CreateWidgetRequest, Rejection> {
 )]
 async fn old_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
+    request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_old_widgets() {
         Ok(parsed) => {
-            service.old_widgets(parsed).await.unwrap_or_else(OldWidgetsResponse::from)
+            service
+                .old_widgets(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(OldWidgetsResponse::from)
         }
         Err(rejection) => OldWidgetsResponse::from(service.reject(rejection)),
     };
@@ -161,11 +171,12 @@ fn extract_old_widgets() -> Result<OldWidgetsRequest, Rejection> {
 )]
 async fn older_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
+    request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_older_widgets() {
         Ok(parsed) => {
             service
-                .older_widgets(parsed)
+                .older_widgets(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(OlderWidgetsResponse::from)
         }
@@ -183,9 +194,15 @@ fn extract_older_widgets() -> Result<OlderWidgetsRequest, Rejection> {
 /// `GET /ping`
 async fn ping<S: operations::Api + Rejections + 'static>(
     service: web::Data<S>,
+    request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_ping() {
-        Ok(parsed) => service.ping(parsed).await.unwrap_or_else(PingResponse::from),
+        Ok(parsed) => {
+            service
+                .ping(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(PingResponse::from)
+        }
         Err(rejection) => PingResponse::from(service.reject(rejection)),
     };
     response.into_http()

@@ -37,11 +37,13 @@ pub trait Api {
     fn get_item(
         &self,
         request: GetItemRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<GetItemResponse, ErrorResponse>>;
     /// `DELETE /items/{itemId}` (operationId `deleteItemsItemId`)
     fn delete_items_item_id(
         &self,
         request: DeleteItemsItemIdRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<DeleteItemsItemIdResponse, ErrorResponse>>;
 }
 

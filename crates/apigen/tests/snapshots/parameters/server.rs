@@ -71,7 +71,10 @@ async fn get_item<S: operations::Api + Rejections + 'static>(
 ) -> HttpResponse {
     let response = match extract_get_item(&request) {
         Ok(parsed) => {
-            service.get_item(parsed).await.unwrap_or_else(GetItemResponse::from)
+            service
+                .get_item(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(GetItemResponse::from)
         }
         Err(rejection) => GetItemResponse::from(service.reject(rejection)),
     };
@@ -103,7 +106,7 @@ async fn delete_items_item_id<S: operations::Api + Rejections + 'static>(
     let response = match extract_delete_items_item_id(&request) {
         Ok(parsed) => {
             service
-                .delete_items_item_id(parsed)
+                .delete_items_item_id(parsed, runtime::RequestContext::new(request))
                 .await
                 .unwrap_or_else(DeleteItemsItemIdResponse::from)
         }

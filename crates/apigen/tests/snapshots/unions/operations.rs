@@ -37,6 +37,7 @@ pub trait Api {
     fn list_shapes(
         &self,
         request: ListShapesRequest,
+        context: runtime::RequestContext,
     ) -> impl Future<Output = Result<ListShapesResponse, ErrorResponse>>;
 }
 

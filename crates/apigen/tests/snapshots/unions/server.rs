@@ -4,6 +4,7 @@
 //! actix-web glue: routes, request extraction and validation, responses.
 
 use super::operations::{self, *};
+use super::runtime;
 use super::runtime::Rejection;
 use super::runtime::RejectionKind;
 use super::runtime::Validate;
@@ -65,10 +66,14 @@ fn method_not_allowed<S: Rejections>(
 /// `GET /shapes`
 async fn list_shapes<S: operations::Api + Rejections + 'static>(
     service: web::Data<S>,
+    request: HttpRequest,
 ) -> HttpResponse {
     let response = match extract_list_shapes() {
         Ok(parsed) => {
-            service.list_shapes(parsed).await.unwrap_or_else(ListShapesResponse::from)
+            service
+                .list_shapes(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(ListShapesResponse::from)
         }
         Err(rejection) => ListShapesResponse::from(service.reject(rejection)),
     };
