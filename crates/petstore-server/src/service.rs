@@ -3,12 +3,14 @@
 //! as [`ApiError`] and become the operation's declared error response.
 
 use crate::error::ApiError;
-use crate::store::{Db, Listed, Page, PetFilter};
+use crate::keys::KeyInfo;
+use crate::store::{Db, Idempotency, Listed, Page, PetFilter};
 use chrono::{DateTime, Utc};
 use petstore_api::metadata::BASE_PATH;
 use petstore_api::operations::*;
 use petstore_api::runtime::{Rejection, RequestContext};
 use petstore_api::server::Rejections;
+use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -71,6 +73,33 @@ fn next_link<T>(
     Some(format!("<{url}>; rel=\"next\""))
 }
 
+impl PetStore {
+    /// The idempotency context of a POST: present when the client sent an
+    /// `Idempotency-Key`. The hash covers the operation and the decoded request,
+    /// so a retry whose JSON differs only in spacing or key order is the same
+    /// request.
+    fn idempotency(
+        &self,
+        context: &RequestContext,
+        key: Option<&String>,
+        operation: &str,
+        request: &impl serde::Serialize,
+    ) -> Option<Idempotency> {
+        let key = key?;
+        let caller = context.extension::<KeyInfo>()?;
+        let mut hash = Sha256::new();
+        hash.update(operation.as_bytes());
+        hash.update(b"\n");
+        hash.update(serde_json::to_vec(request).unwrap_or_default());
+        Some(Idempotency {
+            key_id: caller.id,
+            key: key.clone(),
+            request_hash: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+            now: (self.clock)().timestamp(),
+        })
+    }
+}
+
 fn location(path: &str, id: i64) -> String {
     format!("{BASE_PATH}{path}/{id}")
 }
@@ -110,9 +139,15 @@ impl Pets for PetStore {
     async fn create_pet(
         &self,
         request: CreatePetRequest,
-        _context: RequestContext,
+        context: RequestContext,
     ) -> Result<CreatePetResponse> {
-        let pet = self.db.create_pet(&request.body).await?;
+        let idem = self.idempotency(
+            &context,
+            request.idempotency_key.as_ref(),
+            "createPet",
+            &request.body,
+        );
+        let pet = self.db.create_pet(&request.body, idem.as_ref()).await?;
         Ok(CreatePetResponse::Created {
             location: location("/pets", pet.id),
             body: pet,
@@ -170,9 +205,18 @@ impl Pets for PetStore {
     async fn create_category(
         &self,
         request: CreateCategoryRequest,
-        _context: RequestContext,
+        context: RequestContext,
     ) -> Result<CreateCategoryResponse> {
-        let category = self.db.create_category(&request.body).await?;
+        let idem = self.idempotency(
+            &context,
+            request.idempotency_key.as_ref(),
+            "createCategory",
+            &request.body,
+        );
+        let category = self
+            .db
+            .create_category(&request.body, idem.as_ref())
+            .await?;
         Ok(CreateCategoryResponse::Created {
             location: location("/categories", category.id),
             body: category,
@@ -240,9 +284,15 @@ impl Store for PetStore {
     async fn place_order(
         &self,
         request: PlaceOrderRequest,
-        _context: RequestContext,
+        context: RequestContext,
     ) -> Result<PlaceOrderResponse> {
-        let order = self.db.place_order(&request.body).await?;
+        let idem = self.idempotency(
+            &context,
+            request.idempotency_key.as_ref(),
+            "placeOrder",
+            &request.body,
+        );
+        let order = self.db.place_order(&request.body, idem.as_ref()).await?;
         let id = order
             .id
             .ok_or_else(|| ApiError::Internal("a placed order has no id".into()))?;
@@ -272,11 +322,17 @@ impl Store for PetStore {
     async fn complete_order(
         &self,
         request: CompleteOrderRequest,
-        _context: RequestContext,
+        context: RequestContext,
     ) -> Result<CompleteOrderResponse> {
+        let idem = self.idempotency(
+            &context,
+            request.idempotency_key.as_ref(),
+            "completeOrder",
+            &request.order_id,
+        );
         let order = self
             .db
-            .complete_order(request.order_id, (self.clock)())
+            .complete_order(request.order_id, (self.clock)(), idem.as_ref())
             .await?;
         Ok(CompleteOrderResponse::Ok(order))
     }

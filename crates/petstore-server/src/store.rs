@@ -49,6 +49,21 @@ pub struct Listed<T> {
 
 type Result<T> = std::result::Result<T, ApiError>;
 
+/// How long an idempotency key is remembered.
+const IDEMPOTENCY_SECONDS: i64 = 24 * 3600;
+
+/// A POST sent with an `Idempotency-Key`: who sent it, the key, and a hash of
+/// what was asked (operation and body), so that a retry can be told from a
+/// reuse of the key for something else.
+#[derive(Debug, Clone)]
+pub struct Idempotency {
+    pub key_id: i64,
+    pub key: String,
+    pub request_hash: String,
+    /// Unix seconds.
+    pub now: i64,
+}
+
 impl Db {
     /// Opens (creating if needed) the database at `url` (`sqlite://petstore.db`,
     /// `sqlite:///abs/path.db`) and applies pending migrations.
@@ -89,19 +104,30 @@ impl Db {
 
     // ---- categories ----------------------------------------------------------
 
-    pub async fn create_category(&self, new: &NewCategory) -> Result<Category> {
+    pub async fn create_category(
+        &self,
+        new: &NewCategory,
+        idem: Option<&Idempotency>,
+    ) -> Result<Category> {
+        let mut tx = self.write.begin().await?;
+        if let Some(previous) = replay(&mut tx, idem).await? {
+            return Ok(previous);
+        }
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO categories (name, description) VALUES (?, ?) RETURNING id",
         )
         .bind(&new.name)
         .bind(&new.description)
-        .fetch_one(&self.write)
+        .fetch_one(&mut *tx)
         .await?;
-        Ok(Category {
+        let category = Category {
             id,
             name: new.name.clone(),
             description: new.description.clone(),
-        })
+        };
+        remember(&mut tx, idem, &category).await?;
+        tx.commit().await?;
+        Ok(category)
     }
 
     pub async fn category(&self, id: i64) -> Result<Category> {
@@ -154,9 +180,12 @@ impl Db {
     // ---- pets ----------------------------------------------------------------
 
     /// Creates a pet and its inventory entry, with a stock of 1.
-    pub async fn create_pet(&self, new: &NewPet) -> Result<Pet> {
+    pub async fn create_pet(&self, new: &NewPet, idem: Option<&Idempotency>) -> Result<Pet> {
         let status = new.status.unwrap_or(PetStatus::Available);
         let mut tx = self.write.begin().await?;
+        if let Some(previous) = replay(&mut tx, idem).await? {
+            return Ok(previous);
+        }
         require_category(&mut tx, new.category_id).await?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id",
@@ -170,13 +199,15 @@ impl Db {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        tx.commit().await?;
-        Ok(Pet {
+        let pet = Pet {
             id,
             name: new.name.clone(),
             category_id: new.category_id,
             status: Some(status),
-        })
+        };
+        remember(&mut tx, idem, &pet).await?;
+        tx.commit().await?;
+        Ok(pet)
     }
 
     pub async fn pet(&self, id: i64) -> Result<Pet> {
@@ -277,8 +308,11 @@ impl Db {
 
     /// Places an order, taking its quantity from the pet's stock in the same
     /// transaction. Stock reaching zero makes an available pet sold.
-    pub async fn place_order(&self, new: &NewOrder) -> Result<Order> {
+    pub async fn place_order(&self, new: &NewOrder, idem: Option<&Idempotency>) -> Result<Order> {
         let mut tx = self.write.begin().await?;
+        if let Some(previous) = replay(&mut tx, idem).await? {
+            return Ok(previous);
+        }
         let pet = sqlx::query(
             "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = ?",
         )
@@ -323,14 +357,16 @@ impl Db {
         .bind(&ship_date)
         .fetch_one(&mut *tx)
         .await?;
-        tx.commit().await?;
-        Ok(Order {
+        let order = Order {
             id: Some(id),
             pet_id: Some(new.pet_id),
             quantity: Some(new.quantity),
             ship_date: new.ship_date,
             complete: Some(false),
-        })
+        };
+        remember(&mut tx, idem, &order).await?;
+        tx.commit().await?;
+        Ok(order)
     }
 
     pub async fn order(&self, id: i64) -> Result<Order> {
@@ -368,9 +404,17 @@ impl Db {
 
     /// Marks an order complete (one-way), setting its ship date to `now` when
     /// unset. Completing a complete order changes nothing.
-    pub async fn complete_order(&self, id: i64, now: DateTime<Utc>) -> Result<Order> {
+    pub async fn complete_order(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        idem: Option<&Idempotency>,
+    ) -> Result<Order> {
         let mut tx = self.write.begin().await?;
-        let changed = sqlx::query(
+        if let Some(previous) = replay(&mut tx, idem).await? {
+            return Ok(previous);
+        }
+        sqlx::query(
             "UPDATE orders SET complete = 1, ship_date = COALESCE(ship_date, ?) WHERE id = ? AND complete = 0",
         )
         .bind(now.to_rfc3339())
@@ -386,10 +430,10 @@ impl Db {
         let Some(row) = row else {
             return Err(ApiError::not_found(format_args!("order {id}")));
         };
-        if changed.rows_affected() > 0 {
-            tx.commit().await?;
-        }
-        order_from(&row)
+        let order = order_from(&row)?;
+        remember(&mut tx, idem, &order).await?;
+        tx.commit().await?;
+        Ok(order)
     }
 
     /// Cancels an incomplete order and returns its quantity to the stock; stock
@@ -505,6 +549,58 @@ impl Db {
 }
 
 type Tx<'a> = sqlx::Transaction<'a, Sqlite>;
+
+/// The response remembered for this idempotency key, if any: the same request
+/// within 24 hours gets it again; another request under the same key is refused.
+async fn replay<T: serde::de::DeserializeOwned>(
+    tx: &mut Tx<'_>,
+    idem: Option<&Idempotency>,
+) -> Result<Option<T>> {
+    let Some(idem) = idem else { return Ok(None) };
+    let row = sqlx::query("SELECT request_hash, response FROM idempotency WHERE key_id = ? AND idem_key = ? AND created_at > ?")
+        .bind(idem.key_id)
+        .bind(&idem.key)
+        .bind(idem.now - IDEMPOTENCY_SECONDS)
+        .fetch_optional(&mut **tx)
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let (hash, response): (String, String) = (row.get(0), row.get(1));
+    if hash != idem.request_hash {
+        return Err(ApiError::unprocessable(
+            "idempotency_key_reused",
+            "this Idempotency-Key was used for a different request in the last 24 hours",
+        ));
+    }
+    serde_json::from_str(&response).map(Some).map_err(corrupt)
+}
+
+/// Records the response to an idempotent request, in the transaction that did
+/// the work, and forgets keys older than 24 hours.
+async fn remember<T: serde::Serialize>(
+    tx: &mut Tx<'_>,
+    idem: Option<&Idempotency>,
+    response: &T,
+) -> Result<()> {
+    let Some(idem) = idem else { return Ok(()) };
+    let response = serde_json::to_string(response).map_err(corrupt)?;
+    sqlx::query("DELETE FROM idempotency WHERE created_at <= ?")
+        .bind(idem.now - IDEMPOTENCY_SECONDS)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO idempotency (key_id, idem_key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?) \
+         ON CONFLICT (key_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, \
+         response = excluded.response, created_at = excluded.created_at",
+    )
+    .bind(idem.key_id)
+    .bind(&idem.key)
+    .bind(&idem.request_hash)
+    .bind(response)
+    .bind(idem.now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
 
 async fn require_category(tx: &mut Tx<'_>, id: i64) -> Result<()> {
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM categories WHERE id = ?")
