@@ -3,6 +3,7 @@
 //! Thin over the `apigen` library; nothing depends on this crate.
 
 mod codegen;
+mod conformance;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -13,7 +14,9 @@ usage: cargo xtask <command>
 commands:
   codegen           regenerate crates/petstore-api/src/generated from spec/openapi.yaml
   codegen --check   fail (with a diff) when the checked-in generated code is stale
-  ci                everything CI checks: fmt, clippy, codegen --check, spec validation, tests
+  conformance       schemathesis (pinned, in target/venv) against the real server
+  ci                everything CI checks: fmt, codegen --check, spec validation, clippy,
+                    tests, conformance
 ";
 
 fn main() -> ExitCode {
@@ -22,6 +25,7 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["codegen"] => codegen::run(codegen::Mode::Write),
         ["codegen", "--check"] => codegen::run(codegen::Mode::Check),
+        ["conformance"] => conformance::conformance(),
         ["ci"] => ci(),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
@@ -79,24 +83,29 @@ fn ci() -> Result<(), String> {
     )?;
     run("cargo", &["test", "--workspace", "--all-targets"])?;
     run("cargo", &["test", "--workspace", "--doc"])?;
+    conformance::conformance()?;
     Ok(())
 }
 
-/// Validates the spec with openapi-spec-validator, installed into a local
-/// virtualenv (`target/venv`) on first use.
+/// Validates the spec with openapi-spec-validator.
 fn validate_spec() -> Result<(), String> {
-    let root = project_root();
-    let venv = root.join("target").join("venv");
-    let bin = venv.join("bin");
-    let validator = bin.join("openapi-spec-validator");
-    if !validator.exists() {
-        let venv_str = venv.to_string_lossy().to_string();
-        run("python3", &["-m", "venv", &venv_str])?;
-        let pip = bin.join("pip").to_string_lossy().to_string();
-        run(
-            &pip,
-            &["install", "--quiet", "openapi-spec-validator==0.9.0"],
-        )?;
-    }
+    let validator = venv_tool("openapi-spec-validator==0.9.0", "openapi-spec-validator")?;
     run(&validator.to_string_lossy(), &["spec/openapi.yaml"])
+}
+
+/// A Python tool installed, at the pinned version, into the project's own
+/// virtualenv (`target/venv`), created on first use.
+pub fn venv_tool(requirement: &str, executable: &str) -> Result<PathBuf, String> {
+    let venv = project_root().join("target").join("venv");
+    let bin = venv.join("bin");
+    if !bin.join("pip").exists() {
+        run("python3", &["-m", "venv", &venv.to_string_lossy()])?;
+    }
+    let marker = venv.join(format!(".installed-{requirement}"));
+    if !marker.exists() {
+        let pip = bin.join("pip").to_string_lossy().into_owned();
+        run(&pip, &["install", "--quiet", requirement])?;
+        std::fs::write(&marker, "").map_err(|e| e.to_string())?;
+    }
+    Ok(bin.join(executable))
 }

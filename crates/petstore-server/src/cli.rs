@@ -9,18 +9,21 @@ use clap::{Args, Parser, Subcommand};
 
 /// The pet store server.
 #[derive(Debug, Parser)]
-#[command(
-    name = "petstore-server",
-    version,
-    args_conflicts_with_subcommands = true
-)]
+#[command(name = "petstore-server", version)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
     pub serve: ServeArgs,
-    #[command(flatten)]
-    pub database: DatabaseArgs,
+    /// Database URL: `sqlite://PATH` (relative) or `sqlite:///ABS/PATH`; the
+    /// file is created if missing.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://petstore.db",
+        global = true
+    )]
+    pub database_url: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -29,15 +32,11 @@ pub enum Command {
     Serve {
         #[command(flatten)]
         serve: ServeArgs,
-        #[command(flatten)]
-        database: DatabaseArgs,
     },
     /// Manage API keys.
     Keys {
         #[command(subcommand)]
         command: KeysCommand,
-        #[command(flatten)]
-        database: DatabaseArgs,
     },
 }
 
@@ -55,14 +54,6 @@ pub struct ServeArgs {
     /// How long a ban lasts, in minutes.
     #[arg(long, env = "PETSTORE_BAN_MINUTES", default_value_t = 15)]
     pub ban_minutes: u32,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct DatabaseArgs {
-    /// Database URL: `sqlite://PATH` (relative) or `sqlite:///ABS/PATH`; the
-    /// file is created if missing.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://petstore.db")]
-    pub database_url: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,21 +80,22 @@ pub enum KeysCommand {
 }
 
 pub async fn run(cli: Cli) -> Result<(), String> {
+    let database = cli.database_url;
     match cli.command {
-        None => serve(cli.serve, cli.database).await,
-        Some(Command::Serve { serve: s, database }) => serve(s, database).await,
-        Some(Command::Keys { command, database }) => keys_command(command, database).await,
+        None => serve(cli.serve, &database).await,
+        Some(Command::Serve { serve: s }) => serve(s, &database).await,
+        Some(Command::Keys { command }) => keys_command(command, &database).await,
     }
 }
 
-async fn open(database: &DatabaseArgs) -> Result<Db, String> {
-    Db::connect(&database.database_url)
+async fn open(database_url: &str) -> Result<Db, String> {
+    Db::connect(database_url)
         .await
-        .map_err(|e| format!("cannot open database {}: {e}", database.database_url))
+        .map_err(|e| format!("cannot open database {database_url}: {e}"))
 }
 
-async fn serve(args: ServeArgs, database: DatabaseArgs) -> Result<(), String> {
-    let db = open(&database).await?;
+async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
+    let db = open(database_url).await?;
     let clock = system_clock();
     if !keys::any(&db).await.map_err(|e| e.to_string())? {
         let (id, secret) = keys::create(&db, Plan::Free, None, Some("bootstrap"), clock()).await?;
@@ -128,12 +120,12 @@ async fn serve(args: ServeArgs, database: DatabaseArgs) -> Result<(), String> {
         app.address(),
         petstore_api::metadata::BASE_PATH
     );
-    tracing::info!(address = %app.address(), database = %database.database_url, "listening");
+    tracing::info!(address = %app.address(), database = %database_url, "listening");
     app.run_until_stopped().await.map_err(|e| e.to_string())
 }
 
-async fn keys_command(command: KeysCommand, database: DatabaseArgs) -> Result<(), String> {
-    let db = open(&database).await?;
+async fn keys_command(command: KeysCommand, database_url: &str) -> Result<(), String> {
+    let db = open(database_url).await?;
     let now = chrono::Utc::now();
     match command {
         KeysCommand::Create {

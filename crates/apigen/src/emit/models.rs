@@ -124,8 +124,16 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
             if let Some(value) = &f.default {
                 paragraphs.push(Some(format!("Defaults to `{value}` when absent.")));
             }
-            if is_optional(f) {
-                serde.push(quote!(default, skip_serializing_if = "Option::is_none"));
+            if is_optional(f) && f.shape.nullable {
+                serde.push(quote!(default));
+            } else if is_optional(f) {
+                // Absent is `None`; `null` for a property that is not
+                // `nullable` is refused.
+                serde.push(quote!(
+                    default,
+                    deserialize_with = "runtime::present",
+                    skip_serializing_if = "Option::is_none"
+                ));
             }
             field_type(f)
         };

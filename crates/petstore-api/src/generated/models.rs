@@ -17,7 +17,11 @@ pub struct Category {
     /// Category name (for example a kind of animal).
     pub name: String,
     /// Short description of the category.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
 }
 
@@ -100,12 +104,20 @@ pub struct NewCategory {
     /// Unique identifier assigned on creation; never sent by clients.
     ///
     /// Read-only: sent by the server, refused in requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<i64>,
     /// Category name (for example a kind of animal).
     pub name: String,
     /// Short description of the category.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub description: Option<String>,
 }
 
@@ -135,7 +147,12 @@ pub struct NewOrder {
     /// Number of units to order.
     pub quantity: i32,
     /// Requested ship date (ISO 8601).
-    #[serde(rename = "shipDate", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "shipDate",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
@@ -156,14 +173,22 @@ pub struct NewPet {
     /// Unique identifier assigned on creation; never sent by clients.
     ///
     /// Read-only: sent by the server, refused in requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<i64>,
     /// The animal's name.
     pub name: String,
     /// ID of the category the animal belongs to.
     #[serde(rename = "categoryId")]
     pub category_id: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub status: Option<PetStatus>,
 }
 
@@ -184,19 +209,41 @@ impl Validate for NewPet {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Order {
     /// Unique order identifier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<i64>,
     /// ID of the animal in the order.
-    #[serde(rename = "petId", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "petId",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub pet_id: Option<i64>,
     /// Number of units ordered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub quantity: Option<i32>,
     /// Expected or actual ship date (ISO 8601).
-    #[serde(rename = "shipDate", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "shipDate",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
     /// Whether the order has been fulfilled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub complete: Option<bool>,
 }
 
@@ -235,7 +282,11 @@ pub struct Pet {
     /// ID of the category the animal belongs to.
     #[serde(rename = "categoryId")]
     pub category_id: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub status: Option<PetStatus>,
 }
 

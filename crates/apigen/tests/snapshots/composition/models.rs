@@ -13,13 +13,22 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Account {
     /// Read-only: sent by the server, refused in requests.
-    #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "createdAt",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "updatedAt", default)]
     pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub password: Option<String>,
     /// Defaults to `"free"`.
     #[serde(default = "default_account_plan")]
@@ -28,9 +37,13 @@ pub struct Account {
     #[serde(default = "default_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub nickname: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub address: Option<NewAccountAddress>,
     pub id: String,
 }
@@ -64,9 +77,14 @@ impl Validate for Account {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Audited {
     /// Read-only: sent by the server, refused in requests.
-    #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "createdAt",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "updatedAt", default)]
     pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
@@ -82,7 +100,11 @@ impl Validate for Audited {
 /// **Deprecated.**
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Legacy {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub value: Option<f64>,
 }
 
@@ -97,7 +119,11 @@ impl Validate for Legacy {
 pub struct NewAccount {
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub password: Option<String>,
     /// Defaults to `"free"`.
     #[serde(default = "default_new_account_plan")]
@@ -106,9 +132,13 @@ pub struct NewAccount {
     #[serde(default = "default_new_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub nickname: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub address: Option<NewAccountAddress>,
 }
 
@@ -137,9 +167,17 @@ impl Validate for NewAccount {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewAccountAddress {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub street: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub zip: Option<String>,
 }
 

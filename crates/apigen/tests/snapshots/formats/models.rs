@@ -13,7 +13,11 @@ pub type Labels = std::collections::BTreeMap<String, String>;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Open {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub name: Option<String>,
     /// Properties beyond the named ones.
     #[serde(flatten)]
@@ -31,31 +35,83 @@ impl Validate for Open {
 pub struct Sample {
     pub small: i32,
     pub big: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ratio: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub precise: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub day: Option<chrono::NaiveDate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub token: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub blob: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub file: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub code: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tags: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub scores: Option<std::collections::BTreeMap<String, i64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub extra: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub anything: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub matrix: Option<Vec<Vec<f64>>>,
 }
 

@@ -507,3 +507,14 @@ impl fmt::Debug for RequestContext {
             .finish()
     }
 }
+
+/// `deserialize_with` for optional properties that are not `nullable`: absent
+/// is `None` (through `#[serde(default)]`), but an explicit `null` is refused
+/// like any other value of the wrong type.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}

@@ -72,17 +72,47 @@ impl Validate for GetItemFieldsItem {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "type",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub type_: Option<String>,
-    #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "self",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub self_: Option<String>,
-    #[serde(rename = "crate", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "crate",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub crate_: Option<bool>,
-    #[serde(rename = "item-name", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "item-name",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub item_name: Option<String>,
-    #[serde(rename = "item_name", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "item_name",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub item_name2: Option<String>,
-    #[serde(rename = "2fa", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "2fa",
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub n2fa: Option<bool>,
 }
 
@@ -94,7 +124,11 @@ impl Validate for Item {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item2 {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub x: Option<i64>,
 }
 
@@ -107,7 +141,11 @@ impl Validate for Item2 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Problem {
     pub title: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub detail: Option<String>,
 }
 

@@ -57,7 +57,11 @@ impl Validate for IdOrName {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Literal {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub value: Option<i64>,
 }
 
@@ -139,9 +143,17 @@ impl Validate for Sum {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tree {
     pub label: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub parent: Option<Box<Tree>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub children: Option<Vec<Tree>>,
 }
 

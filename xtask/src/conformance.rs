@@ -1,0 +1,155 @@
+//! `cargo xtask conformance`: schemathesis against the real server.
+//!
+//! Installs a pinned schemathesis into `target/venv`, starts the server on a
+//! temporary database, and runs every check over every operation (examples,
+//! coverage, fuzzing and stateful phases through the spec's `links`) with an
+//! enterprise key whose limits never get in the way. A second run uses a key
+//! limited to a few requests a minute, so that 429 responses are checked too.
+
+use crate::{project_root, run, venv_tool};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+const SCHEMATHESIS: &str = "schemathesis==4.32.5";
+
+/// A server process that is killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn server_binary() -> String {
+    project_root()
+        .join("target/debug/petstore-server")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn start(database_url: &str) -> Result<Server, String> {
+    let child = Command::new(server_binary())
+        .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start the server: {e}"))?;
+    let mut server = Server {
+        child,
+        url: String::new(),
+    };
+    let stdout = server.child.stdout.take().ok_or("no stdout")?;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if let Some(rest) = line.strip_prefix("Pet store listening on ") {
+            server.url = rest.split(' ').next().unwrap_or_default().to_string();
+            return Ok(server);
+        }
+    }
+    Err("the server exited before listening".into())
+}
+
+fn create_key(database_url: &str, per_minute: u32) -> Result<String, String> {
+    let out = Command::new(server_binary())
+        .args([
+            "--database-url",
+            database_url,
+            "keys",
+            "create",
+            "--plan",
+            "enterprise",
+        ])
+        .args([
+            "--per-minute",
+            &per_minute.to_string(),
+            "--per-day",
+            "100000000",
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn schemathesis(bin: &Path, server: &Server, key: &str, extra: &[&str]) -> Result<(), String> {
+    let root = project_root();
+    let auth = format!("Authorization: Bearer {key}");
+    let mut args = vec![
+        "--config-file",
+        "tests/conformance/schemathesis.toml",
+        "run",
+        "spec/openapi.yaml",
+        "--url",
+        &server.url,
+        "--header",
+        &auth,
+        "--checks",
+        "all",
+        "--workers",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    eprintln!("$ schemathesis {}", args.join(" ").replace(key, "<key>"));
+    let status = Command::new(bin)
+        .args(&args)
+        .current_dir(&root)
+        .env(
+            "SCHEMATHESIS_HOOKS",
+            root.join("tests/conformance/hooks.py"),
+        )
+        .status()
+        .map_err(|e| format!("cannot run schemathesis: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("schemathesis found failures ({status})"))
+    }
+}
+
+pub fn conformance() -> Result<(), String> {
+    run("cargo", &["build", "-p", "petstore-server"])?;
+    let bin = venv_tool(SCHEMATHESIS, "schemathesis")?;
+    let dir = std::env::temp_dir().join(format!("petstore-conformance-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let database_url = format!("sqlite://{}", dir.join("conformance.db").display());
+    let examples = std::env::var("CONFORMANCE_EXAMPLES").unwrap_or_else(|_| "60".into());
+    let seed = std::env::var("CONFORMANCE_SEED").unwrap_or_else(|_| "20261122".into());
+
+    let result = (|| {
+        let key = create_key(&database_url, 100_000_000)?;
+        let server = start(&database_url)?;
+        schemathesis(
+            &bin,
+            &server,
+            &key,
+            &["--max-examples", &examples, "--seed", &seed],
+        )?;
+
+        // Rate limits: 429s (and the bans they lead to) must conform too.
+        let limited = create_key(&database_url, 5)?;
+        schemathesis(
+            &bin,
+            &server,
+            &limited,
+            &[
+                "--phases",
+                "fuzzing",
+                "--max-examples",
+                "10",
+                "--seed",
+                &seed,
+            ],
+        )
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
