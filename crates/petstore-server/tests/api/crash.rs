@@ -102,3 +102,187 @@ async fn acknowledged_writes_survive_kill_9() {
     assert_eq!(listed.body, json!(pets));
     server.kill_9();
 }
+
+fn create_enterprise_key(database_url: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
+        .args([
+            "--database-url",
+            database_url,
+            "keys",
+            "create",
+            "--plan",
+            "enterprise",
+        ])
+        .args(["--per-minute", "100000000", "--per-day", "100000000"])
+        .output()
+        .expect("keys create runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// Writers place orders and create pets concurrently while the server is
+/// killed with SIGKILL; after a restart every acknowledged write is there, and
+/// for every pet the stock plus what was ordered is what it started with.
+#[actix_web::test]
+async fn concurrent_writes_survive_sigkill_mid_stream_and_balance() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("crash.db").display());
+    let key = create_enterprise_key(&url);
+    let (mut server, _) = start(&url);
+    let client = reqwest::Client::new();
+    let base = server.base.clone();
+    let post = |path: &str, body: serde_json::Value| {
+        client
+            .post(format!("{base}{path}"))
+            .bearer_auth(&key)
+            .json(&body)
+            .send()
+    };
+    let category = read(
+        post("/v1/categories", json!({ "name": "Dogs" }))
+            .await
+            .unwrap(),
+    )
+    .await;
+    let category = category.body["id"].as_i64().unwrap();
+    const STOCK: i64 = 1000;
+    let mut seeded = Vec::new();
+    for i in 0..4 {
+        let pet = read(
+            post(
+                "/v1/pets",
+                json!({ "name": format!("Seed {i}"), "categoryId": category }),
+            )
+            .await
+            .unwrap(),
+        )
+        .await;
+        let id = pet.body["id"].as_i64().unwrap();
+        let r = client
+            .patch(format!("{base}/v1/inventory/{id}"))
+            .bearer_auth(&key)
+            .json(&json!({ "quantity": STOCK }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        seeded.push(id);
+    }
+
+    // Eight writers: each records what the server acknowledged.
+    let writers = (0..8).map(|w| {
+        let client = client.clone();
+        let base = base.clone();
+        let key = key.clone();
+        let seeded = seeded.clone();
+        async move {
+            let mut orders = Vec::new();
+            let mut pets = Vec::new();
+            for i in 0.. {
+                let (path, body) = if i % 3 == 0 {
+                    (
+                        "/v1/pets",
+                        json!({ "name": format!("W{w}-{i}"), "categoryId": category }),
+                    )
+                } else {
+                    let quantity = 1 + (i % 3);
+                    (
+                        "/v1/store/orders",
+                        json!({ "petId": seeded[(w + i) % seeded.len()], "quantity": quantity }),
+                    )
+                };
+                let sent = client
+                    .post(format!("{base}{path}"))
+                    .bearer_auth(&key)
+                    .json(&body)
+                    .send()
+                    .await;
+                let Ok(response) = sent else { break };
+                let status = response.status();
+                let Ok(body) = response.json::<serde_json::Value>().await else {
+                    break;
+                };
+                if status == 201 && path == "/v1/pets" {
+                    pets.push(body);
+                } else if status == 201 {
+                    orders.push(body);
+                }
+            }
+            (pets, orders)
+        }
+    });
+    let run = futures_util::future::join_all(writers);
+    let kill = async {
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        server.kill_9();
+    };
+    let (results, ()) = tokio::join!(run, kill);
+    let acknowledged_pets: Vec<_> = results.iter().flat_map(|(p, _)| p.clone()).collect();
+    let acknowledged_orders: Vec<_> = results.iter().flat_map(|(_, o)| o.clone()).collect();
+    assert!(
+        acknowledged_orders.len() > 10,
+        "the writers got going: {}",
+        acknowledged_orders.len()
+    );
+
+    let (mut server, _) = start(&url);
+    let base = server.base.clone();
+    let get = |path: String| {
+        let client = client.clone();
+        let key = key.clone();
+        let base = base.clone();
+        async move {
+            read(
+                client
+                    .get(format!("{base}{path}"))
+                    .bearer_auth(&key)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await
+        }
+    };
+    for pet in &acknowledged_pets {
+        let id = pet["id"].as_i64().unwrap();
+        let found = get(format!("/v1/pets?id={id}")).await;
+        assert_eq!(found.body, json!([pet]), "acknowledged pet {id} is stored");
+        let item = get(format!("/v1/inventory/{id}")).await;
+        assert_eq!(item.status, 200, "pet {id} has its inventory entry");
+    }
+    let mut all_orders = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = get(format!("/v1/store/orders?limit=100&after={after}")).await;
+        let items = page.body.as_array().unwrap().clone();
+        let Some(last) = items.last() else { break };
+        after = last["id"].as_i64().unwrap();
+        all_orders.extend(items);
+    }
+    for order in &acknowledged_orders {
+        assert!(
+            all_orders.contains(order),
+            "acknowledged order {order} is stored"
+        );
+    }
+    for pet in &seeded {
+        let ordered: i64 = all_orders
+            .iter()
+            .filter(|o| o["petId"] == *pet)
+            .map(|o| o["quantity"].as_i64().unwrap())
+            .sum();
+        let stock = get(format!("/v1/inventory/{pet}")).await.body["quantity"]
+            .as_i64()
+            .unwrap();
+        assert_eq!(
+            stock + ordered,
+            STOCK,
+            "pet {pet}: stock {stock} + ordered {ordered}"
+        );
+    }
+    server.kill_9();
+}

@@ -7,6 +7,7 @@ mod auth;
 mod catalog;
 mod crash;
 mod errors;
+mod hostile;
 mod idempotency;
 mod lifecycle;
 mod limits;
