@@ -23,8 +23,11 @@ pub fn run(mode: Mode) -> Result<(), String> {
     let config = apigen::Config {
         command: COMMAND.to_string(),
         source: SPEC.to_string(),
+        lenient: false,
     };
-    let files = apigen::generate(SPEC, &text, &config).map_err(|d| d.to_string())?;
+    let files = apigen::generate(SPEC, &text, &config)
+        .map_err(|d| d.to_string())?
+        .files;
     let out = root.join(OUT_DIR);
     let mut stale = Vec::new();
     for (name, contents) in &files {

@@ -4,6 +4,7 @@
 
 mod codegen;
 mod conformance;
+mod corpus;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -14,6 +15,11 @@ usage: cargo xtask <command>
 commands:
   codegen           regenerate crates/petstore-api/src/generated from spec/openapi.yaml
   codegen --check   fail (with a diff) when the checked-in generated code is stale
+  codegen --spec FILE --out DIR [--strict]
+                    a standalone crate from any OpenAPI 3.0 document; unsupported
+                    operations are skipped and listed (--strict: fail instead)
+  corpus DIR        generate every document under DIR and `cargo check` each crate
+                    with -D warnings; prints a table
   conformance       schemathesis (pinned, in target/venv) against the real server
   ci                everything CI checks: fmt, codegen --check, spec validation, clippy,
                     tests, conformance
@@ -25,6 +31,11 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["codegen"] => codegen::run(codegen::Mode::Write),
         ["codegen", "--check"] => codegen::run(codegen::Mode::Check),
+        ["codegen", "--spec", spec, "--out", out] => corpus::codegen_standalone(spec, out, false),
+        ["codegen", "--spec", spec, "--out", out, "--strict"] => {
+            corpus::codegen_standalone(spec, out, true)
+        }
+        ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
         ["ci"] => ci(),
         ["help" | "--help" | "-h"] => {

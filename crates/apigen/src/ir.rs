@@ -134,6 +134,8 @@ pub enum Ty {
     Date,
     /// Any JSON value.
     Json,
+    /// Raw bytes: a body of a media type other than JSON or a form.
+    Bytes,
     Array(Box<Shape>),
     /// A JSON object with arbitrary keys.
     Map(Box<Shape>),
@@ -213,6 +215,8 @@ pub struct Param {
     pub deprecated: bool,
     /// Arrays only: repeated (`id=1&id=2`, true) or comma-separated (false).
     pub explode: bool,
+    /// `style: deepObject` (`filter[status]=open`): read as a nested value.
+    pub deep: bool,
     pub default: Option<serde_json::Value>,
 }
 
@@ -221,6 +225,18 @@ pub struct Body {
     pub shape: Shape,
     pub required: bool,
     pub doc: Option<String>,
+    pub media: Media,
+}
+
+/// How a body travels.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Media {
+    Json,
+    /// `application/x-www-form-urlencoded`, decoded into the body's type.
+    Form,
+    /// Any other media type, as bytes: the media types the operation accepts
+    /// (requests) or the one it sends (responses).
+    Raw(Vec<String>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -230,6 +246,8 @@ pub struct Response {
     pub variant: String,
     pub doc: String,
     pub body: Option<Shape>,
+    /// How the body travels (JSON or raw bytes of a media type).
+    pub media: Media,
     pub headers: Vec<ResponseHeader>,
 }
 

@@ -11,6 +11,7 @@
 //! Every stage reports problems as [`Diagnostic`]s and keeps going, so one run lists
 //! all of a document's errors. Nothing here panics on a document.
 
+mod bundle;
 pub mod diag;
 pub mod emit;
 pub mod ir;
@@ -27,22 +28,60 @@ use std::collections::BTreeMap;
 pub type Files = BTreeMap<String, String>;
 
 /// Settings of one generation run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Config {
     /// The command that regenerates the output, named in each file's preamble.
     pub command: String,
     /// The document's path as the preamble names it (`spec/openapi.yaml`).
     pub source: String,
+    /// Skip an operation (or schema) the generator cannot express, reporting it
+    /// in [`Generated::skipped`], instead of failing the whole document.
+    pub lenient: bool,
 }
 
-/// Runs the whole pipeline over the text of a document. `file` names the
-/// document in diagnostics.
-pub fn generate(file: &str, text: &str, config: &Config) -> Result<Files, Diagnostics> {
+/// The output of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    pub files: Files,
+    /// What a lenient run left out, each with its location and reason.
+    pub skipped: Vec<Diagnostic>,
+    pub operations: usize,
+    pub types: usize,
+}
+
+/// Runs the whole pipeline over the text of a self-contained document. `file`
+/// names the document in diagnostics.
+pub fn generate(file: &str, text: &str, config: &Config) -> Result<Generated, Diagnostics> {
     let fail = |errors| Diagnostics {
         file: file.to_string(),
         errors,
     };
-    let doc = load::parse(text).map_err(fail)?;
-    let api = lower::lower(&doc).map_err(fail)?;
-    Ok(emit::emit(&api, config))
+    let value = load::syntax(text).map_err(fail)?;
+    run(file, value, config)
+}
+
+/// Runs the whole pipeline over a document on disk, following references to
+/// other files relative to it.
+pub fn generate_file(path: &std::path::Path, config: &Config) -> Result<Generated, Diagnostics> {
+    let file = path.display().to_string();
+    let value = bundle::bundle(path).map_err(|errors| Diagnostics {
+        file: file.clone(),
+        errors,
+    })?;
+    run(&file, value, config)
+}
+
+fn run(file: &str, value: serde_yaml::Value, config: &Config) -> Result<Generated, Diagnostics> {
+    let fail = |errors| Diagnostics {
+        file: file.to_string(),
+        errors,
+    };
+    let doc = load::from_value(value).map_err(fail)?;
+    let (api, skipped) = lower::lower(&doc, config.lenient).map_err(fail)?;
+    Ok(Generated {
+        files: emit::emit(&api, config),
+        skipped,
+        operations: api.operations.len(),
+        types: api.types.len(),
+    })
 }

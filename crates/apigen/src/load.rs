@@ -7,20 +7,30 @@ use openapiv3::OpenAPI;
 /// Parses a document. Syntax errors carry a line and column; errors in the
 /// document's structure carry the JSON pointer of the offending value.
 pub fn parse(text: &str) -> Result<OpenAPI, Vec<Diagnostic>> {
-    let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-        let location = match e.location() {
-            Some(l) => Location::LineColumn {
-                line: l.line(),
-                column: l.column(),
-            },
-            None => Location::Document,
-        };
-        vec![Diagnostic {
-            location,
-            message: format!("invalid YAML: {}", strip_location(&e.to_string())),
-        }]
-    })?;
+    from_value(syntax(text)?)
+}
 
+/// YAML (or JSON) text -> a YAML value.
+pub fn syntax(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
+    serde_yaml::from_str::<Tolerant>(text)
+        .map(|t| t.0)
+        .map_err(|e| {
+            let location = match e.location() {
+                Some(l) => Location::LineColumn {
+                    line: l.line(),
+                    column: l.column(),
+                },
+                None => Location::Document,
+            };
+            vec![Diagnostic {
+                location,
+                message: format!("invalid YAML: {}", strip_location(&e.to_string())),
+            }]
+        })
+}
+
+/// A whole document, as a value, -> `OpenAPI`.
+pub fn from_value(value: serde_yaml::Value) -> Result<OpenAPI, Vec<Diagnostic>> {
     let version = value
         .get("openapi")
         .and_then(serde_yaml::Value::as_str)
@@ -183,6 +193,87 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
         .find_map(|(at, v, part)| refine(v, at, part))
 }
 
+/// A YAML value read a little more tolerantly than `serde_yaml::Value` reads
+/// itself: integers beyond 64 bits (`minimum: -9223372036854776000`, seen in
+/// real documents) become floats instead of failing the whole document.
+struct Tolerant(serde_yaml::Value);
+
+impl<'de> serde::Deserialize<'de> for Tolerant {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TolerantVisitor).map(Tolerant)
+    }
+}
+
+struct TolerantVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TolerantVisitor {
+    type Value = serde_yaml::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i128<E>(self, v: i128) -> Result<Self::Value, E> {
+        Ok(i64::try_from(v).map_or_else(|_| (v as f64).into(), Into::into))
+    }
+
+    fn visit_u128<E>(self, v: u128) -> Result<Self::Value, E> {
+        Ok(u64::try_from(v).map_or_else(|_| (v as f64).into(), Into::into))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_yaml::Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_yaml::Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(TolerantVisitor)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Tolerant(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(serde_yaml::Value::Sequence(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_yaml::Mapping::new();
+        while let Some((Tolerant(k), Tolerant(v))) = map.next_entry()? {
+            out.insert(k, v);
+        }
+        Ok(serde_yaml::Value::Mapping(out))
+    }
+}
+
 /// serde_yaml appends " at line L column C" to its messages; the location is
 /// reported separately, so drop it from the text.
 fn strip_location(message: &str) -> &str {
@@ -201,6 +292,15 @@ mod tests {
             Location::LineColumn { line: 4, .. } | Location::LineColumn { line: 3, .. }
         ));
         assert!(errors[0].message.starts_with("invalid YAML"));
+    }
+
+    #[test]
+    fn integers_beyond_64_bits_become_floats() {
+        let v =
+            syntax("minimum: -9223372036854776000\nmaximum: 18446744073709551616\nx: 3\n").unwrap();
+        assert_eq!(v["minimum"].as_f64(), Some(-9223372036854776000.0));
+        assert_eq!(v["maximum"].as_f64(), Some(18446744073709551616.0));
+        assert_eq!(v["x"].as_i64(), Some(3));
     }
 
     #[test]

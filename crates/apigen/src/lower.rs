@@ -15,8 +15,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// Stability values the generator knows (`x-stability`).
 pub const STABILITIES: &[&str] = &["experimental", "alpha", "beta"];
 
-pub fn lower(doc: &OpenAPI) -> Result<Api, Vec<Diagnostic>> {
+/// Lowers a document. In a lenient run, an operation or schema that cannot be
+/// expressed is left out (a schema becomes `serde_json::Value`) and reported in
+/// the second part of the result instead of failing the run.
+pub fn lower(doc: &OpenAPI, lenient: bool) -> Result<(Api, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut l = Lowerer::new(doc);
+    l.lenient = lenient;
     l.component_types();
     let operations = l.operations();
     let mut api = Api {
@@ -39,7 +43,7 @@ pub fn lower(doc: &OpenAPI) -> Result<Api, Vec<Diagnostic>> {
     extract_common_headers(&mut api);
     api.error_type = shared_error_type(&api.operations);
     if l.errors.is_empty() {
-        Ok(api)
+        Ok((api, l.skipped))
     } else {
         Err(l.errors)
     }
@@ -57,6 +61,9 @@ struct Lowerer<'a> {
     inline: HashMap<Pointer, String>,
     /// Aliases being inlined, to stop on `$ref` cycles between aliases.
     resolving: BTreeSet<String>,
+    lenient: bool,
+    /// What a lenient run left out.
+    skipped: Vec<Diagnostic>,
 }
 
 /// How a component schema is represented: its own type, or inlined at each use.
@@ -76,7 +83,24 @@ impl<'a> Lowerer<'a> {
             components: BTreeMap::new(),
             inline: HashMap::new(),
             resolving: BTreeSet::new(),
+            lenient: false,
+            skipped: Vec::new(),
         }
+    }
+
+    /// In a lenient run, turns the errors since `mark` into skip notes; true
+    /// when there were any.
+    fn skip_since(&mut self, mark: usize, what: &str) -> bool {
+        if self.errors.len() == mark {
+            return false;
+        }
+        if self.lenient {
+            for mut d in self.errors.drain(mark..) {
+                d.message = format!("{what} skipped: {}", d.message);
+                self.skipped.push(d);
+            }
+        }
+        true
     }
 
     fn error(&mut self, at: &Pointer, message: impl Into<String>) {
@@ -114,15 +138,23 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 ReferenceOr::Item(schema) => {
-                    if let Some(kind) = self.type_kind(schema, &at, &rust) {
-                        self.insert_type(TypeDef {
-                            name: rust,
-                            origin: at.to_string(),
-                            doc: schema.schema_data.description.clone(),
-                            deprecated: schema.schema_data.deprecated,
-                            kind,
-                        });
-                    }
+                    let mark = self.errors.len();
+                    let kind = self.type_kind(schema, &at, &rust);
+                    let kind = match kind {
+                        Some(kind) if self.errors.len() == mark => kind,
+                        _ => {
+                            self.skip_since(mark, &format!("schema `{name}`"));
+                            // Left as any JSON, so that what refers to it still compiles.
+                            TypeKind::Alias(Shape::new(Ty::Json))
+                        }
+                    };
+                    self.insert_type(TypeDef {
+                        name: rust,
+                        origin: at.to_string(),
+                        doc: schema.schema_data.description.clone(),
+                        deprecated: schema.schema_data.deprecated,
+                        kind,
+                    });
                 }
             }
         }
@@ -295,6 +327,8 @@ impl<'a> Lowerer<'a> {
                 };
                 Ty::Array(Box::new(items))
             }
+            // `type: null` (an OpenAPI 3.1 spelling some 3.0 documents use).
+            Some("null") => Ty::Json,
             Some("object") | None => match flat.additional {
                 Some(AdditionalProperties::Schema(values)) => {
                     let values = self.shape_of(
@@ -590,10 +624,10 @@ impl<'a> Lowerer<'a> {
                     .clone()
                     .unwrap_or_else(|| derived_operation_id(method, path));
                 if let Some(first) = seen.get(&id) {
-                    self.error(
-                        &oat.join("operationId"),
-                        format!("duplicate operationId `{id}`: first used at {first}"),
-                    );
+                    let mark = self.errors.len();
+                    let message = format!("duplicate operationId `{id}`: first used at {first}");
+                    self.error(&oat.join("operationId"), message);
+                    self.skip_since(mark, &format!("operation at {oat}"));
                     continue;
                 }
                 seen.insert(id.clone(), oat.to_string());
@@ -714,10 +748,29 @@ impl<'a> Lowerer<'a> {
             }
         }
         for segment in path_template_names(path) {
-            if !params
+            if params
                 .iter()
                 .any(|p| p.location == ParamLocation::Path && p.wire == segment)
             {
+                continue;
+            }
+            if self.lenient {
+                // The template names it, so it exists: take it as a string.
+                params.push(Param {
+                    wire: segment.clone(),
+                    rust: rust_names.unique(sanitize(&segment, Case::Snake)),
+                    location: ParamLocation::Path,
+                    required: true,
+                    shape: Shape::new(Ty::String),
+                    doc: Some(
+                        "Not declared by the document; taken from the path as a string.".into(),
+                    ),
+                    deprecated: false,
+                    explode: false,
+                    deep: false,
+                    default: None,
+                });
+            } else {
                 self.error(at, format!("path parameter `{segment}` is not declared"));
             }
         }
@@ -767,7 +820,7 @@ impl<'a> Lowerer<'a> {
             self.error(&rat, format!("operation `{id}` declares no responses"));
         }
 
-        if self.errors.len() > errors_before {
+        if self.skip_since(errors_before, &format!("operation `{id}`")) {
             return None;
         }
         Some(Operation {
@@ -842,19 +895,20 @@ impl<'a> Lowerer<'a> {
         let data = param.parameter_data_ref();
         let (location, explode) = match param {
             Parameter::Path { .. } => (ParamLocation::Path, false),
-            Parameter::Query { style, .. } => {
-                if !matches!(style, openapiv3::QueryStyle::Form) {
+            Parameter::Query { style, .. } => match style {
+                openapiv3::QueryStyle::Form => (ParamLocation::Query, data.explode.unwrap_or(true)),
+                openapiv3::QueryStyle::DeepObject => (ParamLocation::Query, true),
+                other => {
                     self.error(
                         &at.join("style"),
                         format!(
-                            "query parameter `{}`: only `style: form` is supported",
+                            "query parameter `{}`: style {other:?} is not supported",
                             data.name
                         ),
                     );
                     return None;
                 }
-                (ParamLocation::Query, data.explode.unwrap_or(true))
-            }
+            },
             Parameter::Header { .. } => (ParamLocation::Header, false),
             Parameter::Cookie { .. } => (ParamLocation::Cookie, data.explode.unwrap_or(true)),
         };
@@ -875,13 +929,23 @@ impl<'a> Lowerer<'a> {
         let shape = self.shape_of(schema, &at.join("schema"), &hint)?;
         let scalar_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
             Ty::Named(n) => matches!(types.get(n).map(|t| &t.kind), Some(TypeKind::Enum(_))),
-            Ty::Json | Ty::Map(_) | Ty::Array(_) => false,
+            Ty::Json | Ty::Bytes | Ty::Map(_) | Ty::Array(_) => false,
             _ => true,
         };
-        let ok = match &shape.ty {
-            Ty::Array(items) => location != ParamLocation::Path && scalar_ok(items, &self.types),
-            _ => scalar_ok(&shape, &self.types),
-        };
+        let deep = matches!(
+            param,
+            Parameter::Query {
+                style: openapiv3::QueryStyle::DeepObject,
+                ..
+            }
+        );
+        let ok = deep
+            || match &shape.ty {
+                Ty::Array(items) => {
+                    location == ParamLocation::Query && scalar_ok(items, &self.types)
+                }
+                _ => scalar_ok(&shape, &self.types),
+            };
         if !ok {
             self.error(
                 &at.join("schema"),
@@ -905,6 +969,7 @@ impl<'a> Lowerer<'a> {
             doc: data.description.clone(),
             deprecated: data.deprecated.unwrap_or(false),
             explode,
+            deep,
             default,
         })
     }
@@ -930,47 +995,63 @@ impl<'a> Lowerer<'a> {
                 }
             }
         };
-        let (media, content) = self.json_content(&body.content, &at.join("content"))?;
-        let schema = match &content.schema {
-            Some(s) => s,
-            None => {
-                self.error(
-                    &at.join("content").join(media),
-                    "request body without a schema",
-                );
-                return None;
-            }
+        let (media_type, content, media) = self.body_content(&body.content, &at.join("content"))?;
+        let shape = match (&media, &content.schema) {
+            (Media::Raw(_), _) => Shape::new(Ty::Bytes),
+            (_, Some(schema)) => self.shape_of(
+                schema,
+                &at.join("content").join(media_type).join("schema"),
+                &format!("{op_type}Body"),
+            )?,
+            (_, None) => Shape::new(Ty::Json),
         };
-        let shape = self.shape_of(
-            schema,
-            &at.join("content").join(media).join("schema"),
-            &format!("{op_type}Body"),
-        )?;
         Some(Body {
             shape,
             required: body.required,
             doc: body.description.clone(),
+            media,
         })
     }
 
-    /// The JSON media type of a content map; anything else is reported.
-    fn json_content<'c>(
+    /// The media type a body travels in: JSON if offered, else a form, else
+    /// raw bytes of the other media types. `multipart/form-data` alone is
+    /// reported.
+    fn body_content<'c>(
         &mut self,
         content: &'c indexmap::IndexMap<String, openapiv3::MediaType>,
         at: &Pointer,
-    ) -> Option<(&'c String, &'c openapiv3::MediaType)> {
-        let json = content.iter().find(|(m, _)| is_json(m));
-        if json.is_none() {
-            let media: Vec<&str> = content.keys().map(String::as_str).collect();
-            self.error(
-                at,
-                format!(
-                    "unsupported media type {}: only JSON bodies are supported",
-                    media.join(", ")
-                ),
-            );
+    ) -> Option<(&'c String, &'c openapiv3::MediaType, Media)> {
+        let essence = |m: &str| {
+            m.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        };
+        if let Some((m, c)) = content.iter().find(|(m, _)| is_json(m)) {
+            return Some((m, c, Media::Json));
         }
-        json
+        if let Some((m, c)) = content
+            .iter()
+            .find(|(m, _)| essence(m) == "application/x-www-form-urlencoded")
+        {
+            return Some((m, c, Media::Form));
+        }
+        let raw: Vec<String> = content
+            .keys()
+            .map(|m| essence(m))
+            .filter(|m| m != "multipart/form-data")
+            .collect();
+        match content
+            .iter()
+            .find(|(m, _)| essence(m) != "multipart/form-data")
+        {
+            Some((m, c)) => Some((m, c, Media::Raw(raw))),
+            None => {
+                self.error(at, "unsupported media type multipart/form-data");
+                None
+            }
+        }
     }
 
     fn response(
@@ -996,18 +1077,26 @@ impl<'a> Lowerer<'a> {
                 }
             }
         };
-        let body = if response.content.is_empty() {
-            None
+        let (body, media) = if response.content.is_empty() {
+            (None, Media::Json)
         } else {
-            let (media, content) = self.json_content(&response.content, &at.join("content"))?;
-            match &content.schema {
-                Some(s) => Some(self.shape_of(
+            let (media_type, content, media) =
+                self.body_content(&response.content, &at.join("content"))?;
+            let shape = match (&media, &content.schema) {
+                (Media::Raw(_), _) => Shape::new(Ty::Bytes),
+                (_, Some(s)) => self.shape_of(
                     s,
-                    &at.join("content").join(media).join("schema"),
+                    &at.join("content").join(media_type).join("schema"),
                     &format!("{op_type}{variant}Body"),
-                )?),
-                None => Some(Shape::new(Ty::Json)),
-            }
+                )?,
+                (_, None) => Shape::new(Ty::Json),
+            };
+            // A response sends one media type: the first listed.
+            let media = match media {
+                Media::Raw(all) => Media::Raw(all.into_iter().take(1).collect()),
+                other => other,
+            };
+            (Some(shape), media)
         };
         let mut headers = Vec::new();
         let mut names = Namer::new();
@@ -1067,6 +1156,7 @@ impl<'a> Lowerer<'a> {
             variant,
             doc: response.description.clone(),
             body,
+            media,
             headers,
         })
     }

@@ -150,6 +150,7 @@ pub(crate) fn rust_type(shape: &Shape, models: &TokenStream) -> TokenStream {
         Ty::DateTime => quote!(chrono::DateTime<chrono::Utc>),
         Ty::Date => quote!(chrono::NaiveDate),
         Ty::Json => quote!(serde_json::Value),
+        Ty::Bytes => quote!(Vec<u8>),
         Ty::Array(items) => {
             let items = rust_type(items, models);
             quote!(Vec<#items>)
@@ -202,7 +203,7 @@ pub(crate) fn check_expr(
         Ty::Array(items) => {
             if c.min_items.is_some() || c.max_items.is_some() {
                 let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-                checks.push(quote!(#runtime check_items(#value.len(), #min, #max)));
+                checks.push(quote!(#runtime check_items(Vec::len(#value), #min, #max)));
             }
             if let Some(item) = check_fn("item", items, api, runtime) {
                 checks.push(quote!(#runtime check_each(#value, #item)));
@@ -222,7 +223,7 @@ pub(crate) fn check_expr(
                 checks.push(quote!(#runtime Validate::validate(#value)));
             }
         }
-        Ty::Bool | Ty::DateTime | Ty::Date | Ty::Json => {}
+        Ty::Bool | Ty::DateTime | Ty::Date | Ty::Json | Ty::Bytes => {}
     }
     let mut checks = checks.into_iter();
     let first = checks.next()?;

@@ -331,10 +331,15 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
                 }
             }
         });
-        let finish = if r.body.is_some() {
-            quote!(runtime::json(builder, &body))
-        } else {
-            quote!(builder.finish())
+        let finish = match (&r.body, &r.media) {
+            (Some(_), crate::ir::Media::Raw(media)) => {
+                let media = media
+                    .first()
+                    .map_or("application/octet-stream", String::as_str);
+                quote!(runtime::bytes(builder, #media, body))
+            }
+            (Some(_), _) => quote!(runtime::json(builder, &body)),
+            (None, _) => quote!(builder.finish()),
         };
         let builder_mut = if r.headers.is_empty() && r.body.is_some() {
             quote!()

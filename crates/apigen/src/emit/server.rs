@@ -45,7 +45,7 @@ pub fn emit(api: &Api) -> TokenStream {
         pub trait Rejections {
             /// The error to send for a rejection; its status should be the
             /// rejection's.
-            fn reject(&self, rejection: Rejection) -> ErrorResponse;
+            fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
         }
 
         /// Registers a route for every operation, with `service` serving them.
@@ -81,7 +81,13 @@ pub fn emit(api: &Api) -> TokenStream {
             (
                 "operations",
                 quote!(
-                    use super::operations::{self, *};
+                    use super::operations;
+                ),
+            ),
+            (
+                "models",
+                quote!(
+                    use super::models;
                 ),
             ),
             (
@@ -110,9 +116,16 @@ pub fn emit(api: &Api) -> TokenStream {
             ),
         ],
     );
+    // Handlers name request and response types unqualified.
+    let glob = (!api.operations.is_empty()).then(|| {
+        quote!(
+            use super::operations::*;
+        )
+    });
     quote! {
         //! actix-web glue: routes, request extraction and validation, responses.
         #imports
+        #glob
         use actix_web::http::header::{HeaderValue, ALLOW};
         use actix_web::{web, HttpRequest, HttpResponse};
         #body
@@ -133,6 +146,7 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         let wire = &p.wire;
         let value = match p.location {
             ParamLocation::Path => quote!(runtime::path(request, #wire)?),
+            ParamLocation::Query if p.deep => quote!(query.deep(#wire)?),
             ParamLocation::Query => match (&p.shape.ty, p.explode) {
                 (Ty::Array(_), explode) => quote!(query.many(#wire, #explode)?),
                 _ => quote!(query.one(#wire)?),
@@ -159,10 +173,17 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         }
     });
     let body_field = op.body.as_ref().map(|b| {
+        let read = match &b.media {
+            crate::ir::Media::Json => quote!(runtime::json_body(request, payload).await?),
+            crate::ir::Media::Form => quote!(runtime::form_body(request, payload).await?),
+            crate::ir::Media::Raw(media) => {
+                quote!(runtime::raw_body(request, payload, &[#(#media),*]).await?.map(|b| b.to_vec()))
+            }
+        };
         if b.required {
-            quote!(body: runtime::json_body(request, payload).await?.ok_or_else(runtime::missing_body)?,)
+            quote!(body: #read.ok_or_else(runtime::missing_body)?,)
         } else {
-            quote!(body: runtime::json_body(request, payload).await?,)
+            quote!(body: #read,)
         }
     });
     let query =

@@ -263,7 +263,7 @@ impl Validate for ListPetsRequest {
         runtime::check_some(
                 &self.id,
                 |value| {
-                    runtime::check_items(value.len(), None, Some(100))
+                    runtime::check_items(Vec::len(value), None, Some(100))
                         .and_then(|()| runtime::check_each(
                             value,
                             |item| runtime::check_range(item, Some((1, false)), None),

@@ -3,11 +3,12 @@
 
 //! actix-web glue: routes, request extraction and validation, responses.
 
-use super::operations::{self, *};
+use super::operations;
 use super::runtime;
 use super::runtime::Rejection;
 use super::runtime::RejectionKind;
 use super::runtime::Validate;
+use super::operations::*;
 use actix_web::http::header::{HeaderValue, ALLOW};
 use actix_web::{web, HttpRequest, HttpResponse};
 
@@ -16,7 +17,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 pub trait Rejections {
     /// The error to send for a rejection; its status should be the
     /// rejection's.
-    fn reject(&self, rejection: Rejection) -> ErrorResponse;
+    fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
 }
 
 /// Registers a route for every operation, with `service` serving them.

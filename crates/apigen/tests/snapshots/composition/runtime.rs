@@ -405,7 +405,7 @@ fn json_rejection(e: serde_json::Error) -> Rejection {
 
 /// A required body that was not sent.
 pub fn missing_body() -> Rejection {
-    Rejection::new(RejectionKind::BadRequest, "a JSON body is required")
+    Rejection::new(RejectionKind::BadRequest, "a request body is required")
 }
 
 /// Starts a response with the given status.
@@ -517,4 +517,250 @@ where
     T: serde::Deserialize<'de>,
 {
     T::deserialize(deserializer).map(Some)
+}
+
+/// A form (`application/x-www-form-urlencoded`) or query string, read into a
+/// JSON value: `a[b][c]=1` nests, `a[]=1&a[]=2` and repeated keys make arrays.
+/// Every leaf is a string; [`FormValue`] reads numbers and booleans from it.
+pub fn form_tree<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> serde_json::Value {
+    use serde_json::Value;
+    fn insert(node: &mut Value, path: &[&str], value: &str) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        if !node.is_object() {
+            *node = Value::Object(Default::default());
+        }
+        let Value::Object(map) = node else { return };
+        if rest.is_empty() {
+            match map.get_mut(*first) {
+                Some(Value::Array(items)) => items.push(Value::String(value.into())),
+                Some(existing) => {
+                    let previous = existing.take();
+                    *existing = Value::Array(vec![previous, Value::String(value.into())]);
+                }
+                None => {
+                    map.insert((*first).into(), Value::String(value.into()));
+                }
+            }
+        } else if rest == [""] {
+            // `a[]=1`: an array item.
+            let entry = map.entry(*first).or_insert_with(|| Value::Array(Vec::new()));
+            match entry {
+                Value::Array(items) => items.push(Value::String(value.into())),
+                other => {
+                    let previous = other.take();
+                    *other = Value::Array(vec![previous, Value::String(value.into())]);
+                }
+            }
+        } else {
+            let child = map.entry(*first).or_insert_with(|| Value::Object(Default::default()));
+            insert(child, rest, value);
+        }
+    }
+    let mut root = Value::Object(Default::default());
+    for (key, value) in pairs {
+        let (head, tail) = key.split_once('[').unwrap_or((key, ""));
+        let mut path = vec![head];
+        path.extend(tail.split('[').filter(|s| !s.is_empty() || tail == "]").map(|s| s.trim_end_matches(']')));
+        if tail.is_empty() {
+            path.truncate(1);
+        }
+        insert(&mut root, &path, value);
+    }
+    root
+}
+
+/// A value from a form or query string, deserialized as the target type asks:
+/// strings become numbers and booleans where the type wants them, a single
+/// value becomes a one-item array, an object keyed `0`, `1`, ... an array.
+#[derive(Debug, Clone)]
+pub struct FormValue(pub serde_json::Value);
+
+impl FormValue {
+    fn text(&self) -> Option<&str> {
+        self.0.as_str()
+    }
+
+    fn invalid(&self, expected: &str) -> serde_json::Error {
+        serde::de::Error::custom(format!("invalid value {}, expected {expected}", self.0))
+    }
+}
+
+impl<'de> serde::de::IntoDeserializer<'de, serde_json::Error> for FormValue {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
+macro_rules! form_number {
+    ($($method:ident $visit:ident $ty:ty),*) => {$(
+        fn $method<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            match self.text() {
+                Some(text) => match text.parse::<$ty>() {
+                    Ok(n) => visitor.$visit(n),
+                    Err(_) => Err(self.invalid(stringify!($ty))),
+                },
+                None => self.deserialize_any(visitor),
+            }
+        }
+    )*};
+}
+
+impl<'de> serde::Deserializer<'de> for FormValue {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        use serde::de::value::{MapDeserializer, SeqDeserializer};
+        match self.0 {
+            serde_json::Value::Object(map) => {
+                visitor.visit_map(MapDeserializer::new(map.into_iter().map(|(k, v)| (k, FormValue(v)))))
+            }
+            serde_json::Value::Array(items) => {
+                visitor.visit_seq(SeqDeserializer::new(items.into_iter().map(FormValue)))
+            }
+            other => serde::Deserializer::deserialize_any(other, visitor),
+        }
+    }
+
+    fn deserialize_bool<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.text() {
+            Some("true") => visitor.visit_bool(true),
+            Some("false") => visitor.visit_bool(false),
+            Some(_) => Err(self.invalid("true or false")),
+            None => self.deserialize_any(visitor),
+        }
+    }
+
+    form_number!(
+        deserialize_i8 visit_i8 i8, deserialize_i16 visit_i16 i16, deserialize_i32 visit_i32 i32,
+        deserialize_i64 visit_i64 i64, deserialize_u8 visit_u8 u8, deserialize_u16 visit_u16 u16,
+        deserialize_u32 visit_u32 u32, deserialize_u64 visit_u64 u64, deserialize_f32 visit_f32 f32,
+        deserialize_f64 visit_f64 f64
+    );
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        if self.0.is_null() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_seq<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        use serde::de::value::SeqDeserializer;
+        let items = match self.0 {
+            serde_json::Value::Array(items) => items,
+            serde_json::Value::Object(map) if map.keys().all(|k| k.parse::<usize>().is_ok()) => {
+                let mut indexed: Vec<(usize, serde_json::Value)> =
+                    map.into_iter().filter_map(|(k, v)| Some((k.parse().ok()?, v))).collect();
+                indexed.sort_by_key(|(i, _)| *i);
+                indexed.into_iter().map(|(_, v)| v).collect()
+            }
+            single => vec![single],
+        };
+        visitor.visit_seq(SeqDeserializer::new(items.into_iter().map(FormValue)))
+    }
+
+    fn deserialize_enum<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        use serde::de::IntoDeserializer;
+        match self.0 {
+            serde_json::Value::String(s) => visitor.visit_enum(s.into_deserializer()),
+            other => Err(FormValue(other).invalid("a string")),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct tuple tuple_struct map struct identifier
+        ignored_any i128 u128
+    }
+}
+
+/// Decodes a form body (`application/x-www-form-urlencoded`), refusing other
+/// content types. An absent body is `None`.
+pub async fn form_body<T: DeserializeOwned>(request: &HttpRequest, payload: Payload) -> Result<Option<T>, Rejection> {
+    let content_type = request.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("invalid"));
+    let bytes = read_body(request, payload).await?;
+    if bytes.is_empty() && content_type.is_none() {
+        return Ok(None);
+    }
+    let essence = content_type.unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    if essence != "application/x-www-form-urlencoded" {
+        return Err(Rejection::new(
+            RejectionKind::UnsupportedMediaType,
+            format!(
+                "the body must be `application/x-www-form-urlencoded`, not `{}`",
+                content_type.unwrap_or("(none)")
+            ),
+        ));
+    }
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(&bytes).into_owned().collect();
+    let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+        Rejection::new(RejectionKind::ValidationFailed, format!("the body does not match the schema: {e}"))
+    })
+}
+
+/// Reads a body of any of the declared (non-JSON, non-form) media types as
+/// bytes. An absent body is `None`.
+pub async fn raw_body(request: &HttpRequest, payload: Payload, media_types: &[&str]) -> Result<Option<Bytes>, Rejection> {
+    let content_type = request.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("invalid"));
+    let bytes = read_body(request, payload).await?;
+    if bytes.is_empty() && content_type.is_none() {
+        return Ok(None);
+    }
+    let essence = content_type.unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let accepted = media_types.iter().any(|m| {
+        *m == "*/*" || *m == essence || m.strip_suffix("/*").is_some_and(|prefix| essence.starts_with(&format!("{prefix}/")))
+    });
+    if !accepted {
+        return Err(Rejection::new(
+            RejectionKind::UnsupportedMediaType,
+            format!("the body must be one of {}, not `{}`", media_types.join(", "), content_type.unwrap_or("(none)")),
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+impl Query {
+    /// A parameter in `deepObject` style (`filter[status]=open`), or any
+    /// parameter that is an object: the keys under `name[...]`, read as the
+    /// target type asks.
+    pub fn deep<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let prefix = format!("{name}[");
+        let pairs: Vec<(&str, &str)> = self
+            .0
+            .iter()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        if pairs.is_empty() {
+            return Ok(None);
+        }
+        let tree = form_tree(pairs.into_iter());
+        let value = tree.get(name).cloned().unwrap_or_default();
+        T::deserialize(FormValue(value)).map(Some).map_err(|e| {
+            Rejection::new(RejectionKind::BadRequest, format!("query parameter `{name}` is invalid: {e}"))
+        })
+    }
+}
+
+/// Finishes a response with a body of bytes and its media type.
+pub fn bytes(mut builder: HttpResponseBuilder, media_type: &'static str, body: Vec<u8>) -> HttpResponse {
+    builder.content_type(media_type).body(body)
 }

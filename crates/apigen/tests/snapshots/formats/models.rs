@@ -148,7 +148,7 @@ impl Validate for Sample {
         runtime::check_some(
                 &self.tags,
                 |value| {
-                    runtime::check_items(value.len(), Some(1), Some(3))
+                    runtime::check_items(Vec::len(value), Some(1), Some(3))
                         .and_then(|()| runtime::check_each(
                             value,
                             |item| runtime::check_length(item, None, Some(10)),

@@ -1,0 +1,257 @@
+//! Documents split over several files: every `$ref` to another file
+//! (`../models/Agent.json`, `common.yaml#/components/schemas/Id`) is followed,
+//! relative to the file it appears in, and what it names is copied into the
+//! root document's `components`, so that the rest of the pipeline sees one
+//! self-contained document.
+
+use crate::diag::{Diagnostic, Location, Pointer};
+use serde_yaml::{Mapping, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Reads `path` and inlines the files its references name.
+pub fn bundle(path: &Path) -> Result<Value, Vec<Diagnostic>> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![Diagnostic {
+            location: Location::Document,
+            message: format!("cannot read {}: {e}", path.display()),
+        }]
+    })?;
+    let mut root = crate::load::syntax(&text)?;
+    let existing = root
+        .get("components")
+        .and_then(Value::as_mapping)
+        .into_iter()
+        .flatten()
+        .flat_map(|(kind, section)| {
+            let kind = kind.as_str().unwrap_or_default().to_string();
+            section
+                .as_mapping()
+                .into_iter()
+                .flatten()
+                .filter_map(move |(name, _)| {
+                    Some(format!("#/components/{kind}/{}", name.as_str()?))
+                })
+        })
+        .collect();
+    let mut b = Bundler {
+        existing,
+        files: BTreeMap::new(),
+        grafted: BTreeMap::new(),
+        additions: Vec::new(),
+        errors: Vec::new(),
+    };
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    b.walk(&mut root, &dir, None, &Pointer::root(), &mut Vec::new());
+    // Grafted values may hold references of their own.
+    let mut i = 0;
+    while i < b.additions.len() {
+        let (kind, name, mut value, file, at) = b.additions[i].clone();
+        let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        b.walk(&mut value, &dir, Some(&file), &at, &mut Vec::new());
+        b.additions[i].2 = value;
+        let _ = (kind, name);
+        i += 1;
+    }
+    if !b.errors.is_empty() {
+        return Err(b.errors);
+    }
+    if !b.additions.is_empty() {
+        let components = root.as_mapping_mut().map(|m| {
+            m.entry(Value::from("components"))
+                .or_insert_with(|| Value::Mapping(Mapping::new()))
+        });
+        if let Some(Value::Mapping(components)) = components {
+            for (kind, name, value, _, _) in b.additions {
+                let section = components
+                    .entry(Value::from(kind))
+                    .or_insert_with(|| Value::Mapping(Mapping::new()));
+                if let Value::Mapping(section) = section {
+                    section.insert(Value::from(name), value);
+                }
+            }
+        }
+    }
+    Ok(root)
+}
+
+type Addition = (&'static str, String, Value, PathBuf, Pointer);
+
+struct Bundler {
+    /// The root document's own components, as local references.
+    existing: std::collections::BTreeSet<String>,
+    /// Parsed files, by canonical path.
+    files: BTreeMap<PathBuf, Value>,
+    /// (file, fragment) -> the local reference that replaces it.
+    grafted: BTreeMap<(PathBuf, String), String>,
+    additions: Vec<Addition>,
+    errors: Vec<Diagnostic>,
+}
+
+/// The `components` section a reference belongs in, judged by where it stands.
+fn kind_of(keys: &[String]) -> &'static str {
+    let parent = keys
+        .iter()
+        .rev()
+        .find(|k| k.parse::<usize>().is_err())
+        .map(String::as_str);
+    match parent {
+        Some("parameters") => "parameters",
+        Some("responses") => "responses",
+        Some("requestBody") => "requestBodies",
+        Some("headers") => "headers",
+        _ => "schemas",
+    }
+}
+
+impl Bundler {
+    /// Rewrites the references under `value`. `file` is the file `value` came
+    /// from (`None` for the root document): local references in other files
+    /// point into those files, not into the root.
+    fn walk(
+        &mut self,
+        value: &mut Value,
+        dir: &Path,
+        file: Option<&PathBuf>,
+        at: &Pointer,
+        keys: &mut Vec<String>,
+    ) {
+        match value {
+            Value::Mapping(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref").cloned().as_ref() {
+                    let external = !reference.starts_with('#');
+                    if external || file.is_some() {
+                        let (target_file, fragment) = match reference.split_once('#') {
+                            Some((f, frag)) => (f, frag.to_string()),
+                            None => (reference.as_str(), String::new()),
+                        };
+                        let target = if target_file.is_empty() {
+                            file.cloned().unwrap_or_default()
+                        } else {
+                            dir.join(target_file)
+                        };
+                        if let Some(local) =
+                            self.graft(&target, &fragment, kind_of(keys), &at.join("$ref"))
+                        {
+                            map.insert(Value::from("$ref"), Value::from(local));
+                        }
+                        return;
+                    }
+                }
+                for (k, v) in map.iter_mut() {
+                    let key = k
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("{k:?}"));
+                    keys.push(key.clone());
+                    self.walk(v, dir, file, &at.join(&key), keys);
+                    keys.pop();
+                }
+            }
+            Value::Sequence(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    keys.push(i.to_string());
+                    self.walk(v, dir, file, &at.join(i), keys);
+                    keys.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Copies what `file#fragment` names into the components (once) and
+    /// returns the local reference to it.
+    fn graft(
+        &mut self,
+        file: &Path,
+        fragment: &str,
+        kind: &'static str,
+        at: &Pointer,
+    ) -> Option<String> {
+        let canonical = match file.canonicalize() {
+            Ok(p) => p,
+            Err(e) => {
+                self.errors.push(Diagnostic::at(
+                    at,
+                    format!("cannot read referenced file {}: {e}", file.display()),
+                ));
+                return None;
+            }
+        };
+        if let Some(local) = self.grafted.get(&(canonical.clone(), fragment.to_string())) {
+            return Some(local.clone());
+        }
+        if !self.files.contains_key(&canonical) {
+            let text = match std::fs::read_to_string(&canonical) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.errors.push(Diagnostic::at(
+                        at,
+                        format!("cannot read referenced file {}: {e}", file.display()),
+                    ));
+                    return None;
+                }
+            };
+            match crate::load::syntax(&text) {
+                Ok(v) => {
+                    self.files.insert(canonical.clone(), v);
+                }
+                Err(errors) => {
+                    for e in errors {
+                        self.errors.push(Diagnostic::at(
+                            at,
+                            format!("in {}: {}", file.display(), e.message),
+                        ));
+                    }
+                    return None;
+                }
+            }
+        }
+        let mut target = self.files.get(&canonical)?;
+        let pointer = Pointer::from_ref(&format!("#{fragment}")).unwrap_or_else(Pointer::root);
+        for segment in pointer.segments() {
+            let next = match target {
+                Value::Mapping(m) => m.get(segment.as_str()),
+                Value::Sequence(s) => segment.parse::<usize>().ok().and_then(|i| s.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(v) => target = v,
+                None => {
+                    self.errors.push(Diagnostic::at(
+                        at,
+                        format!("unresolved reference into {}: #{fragment}", file.display()),
+                    ));
+                    return None;
+                }
+            }
+        }
+        let base = pointer
+            .segments()
+            .last()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| {
+                canonical
+                    .file_stem()
+                    .map_or("External".into(), |s| s.to_string_lossy().into_owned())
+            });
+        let mut name = base.clone();
+        let taken = |n: &str, b: &Bundler| {
+            let local = format!("#/components/{kind}/{n}");
+            b.existing.contains(&local) || b.grafted.values().any(|l| *l == local)
+        };
+        let mut n = 2;
+        while taken(&name, self) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        let local = format!("#/components/{kind}/{name}");
+        self.grafted
+            .insert((canonical.clone(), fragment.to_string()), local.clone());
+        let value = target.clone();
+        let graft_at = Pointer::root().join("components").join(kind).join(&name);
+        self.additions
+            .push((kind, name, value, canonical, graft_at));
+        Some(local)
+    }
+}

@@ -1,0 +1,257 @@
+//! `cargo xtask codegen --spec FILE --out DIR` and `cargo xtask corpus DIR`:
+//! the generator on any OpenAPI 3.0 document, as a standalone crate.
+
+use crate::project_root;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The dependencies every generated crate needs, at the versions the pet
+/// store's own generated crate is built with.
+const CARGO_DEPENDENCIES: &str = r#"[dependencies]
+actix-web = { version = "4", default-features = false, features = ["macros"] }
+chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
+form_urlencoded = "1"
+futures-util = { version = "0.3", default-features = false }
+regex = { version = "1", default-features = false, features = ["std", "unicode-perl"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+"#;
+
+/// Writes a standalone crate generated from `spec` into `out`.
+pub fn write_crate(
+    spec: &Path,
+    out: &Path,
+    name: &str,
+    lenient: bool,
+) -> Result<apigen::Generated, String> {
+    let config = apigen::Config {
+        command: format!(
+            "cargo xtask codegen --spec {} --out {}",
+            spec.display(),
+            out.display()
+        ),
+        source: spec.display().to_string(),
+        lenient,
+    };
+    let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
+    let src = out.join("src");
+    let dir = src.join("generated");
+    if dir.exists() {
+        fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
+    }
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{CARGO_DEPENDENCIES}"
+    );
+    fs::write(out.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    let lib = format!(
+        "//! Generated from `{}` by `cargo xtask codegen`.\n\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n",
+        spec.display()
+    );
+    fs::write(src.join("lib.rs"), lib).map_err(|e| e.to_string())?;
+    for (file, contents) in &generated.files {
+        fs::write(dir.join(file), contents).map_err(|e| e.to_string())?;
+    }
+    Ok(generated)
+}
+
+/// `codegen --spec FILE --out DIR [--strict]`.
+pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), String> {
+    let out = PathBuf::from(out);
+    let name = crate_name(Path::new(spec));
+    let generated = write_crate(Path::new(spec), &out, &name, !strict)?;
+    for s in &generated.skipped {
+        eprintln!("skipped: {} ({:?})", s.message, s.location);
+    }
+    eprintln!(
+        "wrote crate `{name}` to {}: {} operations, {} types, {} skipped",
+        out.display(),
+        generated.operations,
+        generated.types,
+        generated.skipped.len()
+    );
+    Ok(())
+}
+
+fn crate_name(spec: &Path) -> String {
+    let stem = spec
+        .file_stem()
+        .map_or("api".into(), |s| s.to_string_lossy().into_owned());
+    format!(
+        "corpus-{}",
+        apigen::names::sanitize(&stem, apigen::names::Case::Snake).replace('_', "-")
+    )
+}
+
+/// The OpenAPI documents under `dir`: YAML or JSON files with an `openapi` key.
+fn documents(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            documents(&path, found);
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        ) {
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            // A top-level `openapi` key: unindented in YAML, anywhere in JSON
+            // (model files never carry it).
+            let is_doc =
+                text.lines().any(|l| l.starts_with("openapi:")) || text.contains("\"openapi\"");
+            if is_doc {
+                found.push(path);
+            }
+        }
+    }
+}
+
+struct Row {
+    document: String,
+    operations: usize,
+    types: usize,
+    time: Duration,
+    result: String,
+    skipped: Vec<String>,
+}
+
+/// `corpus DIR`: generates every document and checks each crate with
+/// `-D warnings`.
+pub fn corpus(dir: &str) -> Result<(), String> {
+    let dir = PathBuf::from(dir);
+    let mut docs = Vec::new();
+    documents(&dir, &mut docs);
+    if docs.is_empty() {
+        return Err(format!("no OpenAPI documents under {}", dir.display()));
+    }
+    let work = project_root().join("target").join("corpus");
+    fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    let mut members = Vec::new();
+    for doc in &docs {
+        let name = crate_name(doc);
+        let out = work.join(&name);
+        let started = Instant::now();
+        let generated = write_crate(doc, &out, &name, true);
+        let time = started.elapsed();
+        let document = doc.strip_prefix(&dir).unwrap_or(doc).display().to_string();
+        match generated {
+            Ok(g) => {
+                members.push(name.clone());
+                rows.push(Row {
+                    document,
+                    operations: g.operations,
+                    types: g.types,
+                    time,
+                    result: name,
+                    skipped: g
+                        .skipped
+                        .iter()
+                        .map(|d| format!("{} ({:?})", d.message, d.location))
+                        .collect(),
+                });
+            }
+            Err(e) => rows.push(Row {
+                document,
+                operations: 0,
+                types: 0,
+                time,
+                result: format!(
+                    "generation failed: {}",
+                    e.lines().next().unwrap_or_default()
+                ),
+                skipped: Vec::new(),
+            }),
+        }
+    }
+    // One workspace, so that the dependencies build once for all crates.
+    let manifest = format!(
+        "[workspace]\nresolver = \"2\"\nmembers = [{}]\n",
+        members
+            .iter()
+            .map(|m| format!("\"{m}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    fs::write(work.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    let lock = project_root().join("Cargo.lock");
+    if !work.join("Cargo.lock").exists() {
+        fs::copy(&lock, work.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    }
+    let check = |package: &str| {
+        Command::new("cargo")
+            .args(["check", "--quiet", "--package", package])
+            .current_dir(&work)
+            .env("RUSTFLAGS", "-D warnings")
+            .env("CARGO_TARGET_DIR", work.join("target"))
+            .output()
+    };
+    let mut failed = 0;
+    for row in rows.iter_mut().filter(|r| r.result.starts_with("corpus-")) {
+        let package = row.result.clone();
+        eprintln!("checking {package} ...");
+        match check(&package) {
+            Ok(out) if out.status.success() => row.result = "ok".into(),
+            Ok(out) => {
+                failed += 1;
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let first = stderr
+                    .lines()
+                    .find(|l| l.starts_with("error"))
+                    .unwrap_or("error")
+                    .to_string();
+                fs::write(work.join(format!("{package}.log")), stderr.as_bytes())
+                    .map_err(|e| e.to_string())?;
+                row.result = format!("FAILED: {first} (target/corpus/{package}.log)");
+            }
+            Err(e) => {
+                failed += 1;
+                row.result = format!("FAILED: {e}");
+            }
+        }
+    }
+    failed += rows
+        .iter()
+        .filter(|r| r.result.starts_with("generation failed"))
+        .count();
+
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "\n| document | operations | types | generation | result | skipped |"
+    );
+    let _ = writeln!(table, "|---|---:|---:|---:|---|---:|");
+    for r in &rows {
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | {:.0} ms | {} | {} |",
+            r.document,
+            r.operations,
+            r.types,
+            r.time.as_secs_f64() * 1000.0,
+            r.result,
+            r.skipped.len()
+        );
+    }
+    let total_skipped: usize = rows.iter().map(|r| r.skipped.len()).sum();
+    let ok = rows.len() - failed;
+    let _ = writeln!(table, "\n{ok} of {} documents generate crates that compile with -D warnings; {total_skipped} constructs skipped", rows.len());
+    for r in rows.iter().filter(|r| !r.skipped.is_empty()) {
+        let _ = writeln!(table, "\nskipped in {}:", r.document);
+        for s in &r.skipped {
+            let _ = writeln!(table, "  - {s}");
+        }
+    }
+    println!("{table}");
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} of {} documents failed", rows.len()))
+    }
+}
