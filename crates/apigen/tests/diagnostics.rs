@@ -122,7 +122,13 @@ fn odd_documents_do_not_panic() {
         "paths: {}\n",
         "paths: {}\ncomponents: {schemas: {Empty: {}, Loop: {$ref: '#/components/schemas/Loop'}}}\n",
         "paths: {}\ncomponents: {schemas: {A: {type: object, properties: {self: {$ref: '#/components/schemas/A'}}}}}\n",
+        "paths: {}\ncomponents: {schemas: {A: {$ref: '#/components/schemas/B'}, B: {$ref: '#/components/schemas/A'}, C: {type: object, properties: {a: {$ref: '#/components/schemas/A'}}}}}\n",
     ] {
         let _ = apigen::generate("spec.yaml", &doc(rest), &config);
+        let lenient = apigen::Config {
+            lenient: true,
+            ..config.clone()
+        };
+        let _ = apigen::generate("spec.yaml", &doc(rest), &lenient);
     }
 }

@@ -214,20 +214,42 @@ pub(crate) fn check_expr(
                 checks.push(quote!(#runtime check_values(#value, #item)));
             }
         }
-        Ty::Named(name) => {
-            let trivial = matches!(
-                api.types.get(name).map(|t| &t.kind),
-                Some(TypeKind::Enum(_))
-            );
-            if !trivial {
-                checks.push(quote!(#runtime Validate::validate(#value)));
+        Ty::Named(name) => match api.types.get(name).map(|t| &t.kind) {
+            Some(TypeKind::Enum(_)) => {}
+            // An alias has no impl of its own: check what it names.
+            Some(TypeKind::Alias(_)) => {
+                return resolve_alias(name, api)
+                    .and_then(|inner| check_expr(value, inner, api, runtime));
             }
-        }
+            _ => checks.push(quote!(#runtime Validate::validate(#value))),
+        },
         Ty::Bool | Ty::DateTime | Ty::Date | Ty::Json | Ty::Bytes => {}
     }
     let mut checks = checks.into_iter();
     let first = checks.next()?;
     Some(checks.fold(first, |acc, next| quote!(#acc.and_then(|()| #next))))
+}
+
+/// What a chain of aliases finally names; `None` for a cycle of aliases.
+fn resolve_alias<'a>(name: &str, api: &'a Api) -> Option<&'a Shape> {
+    let mut current = name;
+    for _ in 0..64 {
+        match &api.types.get(current)?.kind {
+            TypeKind::Alias(shape) => match &shape.ty {
+                Ty::Named(next)
+                    if matches!(
+                        api.types.get(next).map(|t| &t.kind),
+                        Some(TypeKind::Alias(_))
+                    ) =>
+                {
+                    current = next;
+                }
+                _ => return Some(shape),
+            },
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A function checking one value of the shape, for `check_each`, `check_values`
@@ -254,8 +276,14 @@ pub(crate) fn check_fn(
 pub(crate) fn uses(body: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
     let text = body.to_string();
     let used = candidates.iter().filter(|(needle, _)| {
-        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|word| word == *needle)
+        // Modules count only as path prefixes (`models ::`), not as words
+        // in strings such as a route `/models`.
+        if needle.starts_with(char::is_lowercase) {
+            text.contains(&format!("{needle} ::"))
+        } else {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| word == *needle)
+        }
     });
     let items = used.map(|(_, item)| item);
     quote!(#(#items)*)
