@@ -279,7 +279,9 @@ pub(crate) fn uses(body: &TokenStream, candidates: &[(&str, TokenStream)]) -> To
         // Modules count only as path prefixes (`models ::`), not as words
         // in strings such as a route `/models`.
         if needle.starts_with(char::is_lowercase) {
-            text.contains(&format!("{needle} ::"))
+            let path = format!("{needle} ::");
+            text.match_indices(&path)
+                .any(|(i, _)| !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
         } else {
             text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
                 .any(|word| word == *needle)

@@ -131,7 +131,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
                 // `nullable` is refused.
                 serde.push(quote!(
                     default,
-                    deserialize_with = "runtime::present",
+                    deserialize_with = "super::runtime::present",
                     skip_serializing_if = "Option::is_none"
                 ));
             }

@@ -19,7 +19,7 @@ pub struct Category {
     /// Short description of the category.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
@@ -106,7 +106,7 @@ pub struct NewCategory {
     /// Read-only: sent by the server, refused in requests.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub id: Option<i64>,
@@ -115,7 +115,7 @@ pub struct NewCategory {
     /// Short description of the category.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub description: Option<String>,
@@ -150,7 +150,7 @@ pub struct NewOrder {
     #[serde(
         rename = "shipDate",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
@@ -175,7 +175,7 @@ pub struct NewPet {
     /// Read-only: sent by the server, refused in requests.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub id: Option<i64>,
@@ -186,7 +186,7 @@ pub struct NewPet {
     pub category_id: i64,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub status: Option<PetStatus>,
@@ -211,7 +211,7 @@ pub struct Order {
     /// Unique order identifier.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub id: Option<i64>,
@@ -219,14 +219,14 @@ pub struct Order {
     #[serde(
         rename = "petId",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub pet_id: Option<i64>,
     /// Number of units ordered.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub quantity: Option<i32>,
@@ -234,14 +234,14 @@ pub struct Order {
     #[serde(
         rename = "shipDate",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
     /// Whether the order has been fulfilled.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub complete: Option<bool>,
@@ -284,7 +284,7 @@ pub struct Pet {
     pub category_id: i64,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub status: Option<PetStatus>,

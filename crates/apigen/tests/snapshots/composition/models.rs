@@ -16,7 +16,7 @@ pub struct Account {
     #[serde(
         rename = "createdAt",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -26,7 +26,7 @@ pub struct Account {
     /// Write-only: accepted in requests, never sent back.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub password: Option<String>,
@@ -41,7 +41,7 @@ pub struct Account {
     pub nickname: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub address: Option<NewAccountAddress>,
@@ -80,7 +80,7 @@ pub struct Audited {
     #[serde(
         rename = "createdAt",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
@@ -102,7 +102,7 @@ impl Validate for Audited {
 pub struct Legacy {
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub value: Option<f64>,
@@ -121,7 +121,7 @@ pub struct NewAccount {
     /// Write-only: accepted in requests, never sent back.
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub password: Option<String>,
@@ -136,7 +136,7 @@ pub struct NewAccount {
     pub nickname: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub address: Option<NewAccountAddress>,
@@ -169,13 +169,13 @@ impl Validate for NewAccount {
 pub struct NewAccountAddress {
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub street: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub zip: Option<String>,

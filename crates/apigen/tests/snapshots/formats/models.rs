@@ -15,7 +15,7 @@ pub type Labels = std::collections::BTreeMap<String, String>;
 pub struct Open {
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub name: Option<String>,
@@ -37,79 +37,79 @@ pub struct Sample {
     pub big: i64,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub ratio: Option<f32>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub precise: Option<f64>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub at: Option<chrono::DateTime<chrono::Utc>>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub day: Option<chrono::NaiveDate>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub token: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub blob: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub file: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub code: Option<String>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub tags: Option<Vec<String>>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub scores: Option<std::collections::BTreeMap<String, i64>>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub extra: Option<serde_json::Value>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub anything: Option<serde_json::Value>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub matrix: Option<Vec<Vec<f64>>>,

@@ -75,42 +75,42 @@ pub struct Item {
     #[serde(
         rename = "type",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub type_: Option<String>,
     #[serde(
         rename = "self",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub self_: Option<String>,
     #[serde(
         rename = "crate",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub crate_: Option<bool>,
     #[serde(
         rename = "item-name",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub item_name: Option<String>,
     #[serde(
         rename = "item_name",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub item_name2: Option<String>,
     #[serde(
         rename = "2fa",
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub n2fa: Option<bool>,
@@ -126,7 +126,7 @@ impl Validate for Item {
 pub struct Item2 {
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub x: Option<i64>,
@@ -143,7 +143,7 @@ pub struct Problem {
     pub title: String,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub detail: Option<String>,

@@ -59,7 +59,7 @@ impl Validate for IdOrName {
 pub struct Literal {
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub value: Option<i64>,
@@ -145,13 +145,13 @@ pub struct Tree {
     pub label: String,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub parent: Option<Box<Tree>>,
     #[serde(
         default,
-        deserialize_with = "runtime::present",
+        deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub children: Option<Vec<Tree>>,
