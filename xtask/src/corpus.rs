@@ -66,6 +66,12 @@ pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), Str
     for s in &generated.skipped {
         eprintln!("skipped: {} ({:?})", s.message, s.location);
     }
+    let timings: Vec<String> = generated
+        .timings
+        .iter()
+        .map(|(stage, t)| format!("{stage} {:.0} ms", t.as_secs_f64() * 1000.0))
+        .collect();
+    eprintln!("stages: {}", timings.join(", "));
     eprintln!(
         "wrote crate `{name}` to {}: {} operations, {} types, {} skipped",
         out.display(),

@@ -143,15 +143,15 @@ impl Bundler {
                         .as_str()
                         .map(str::to_string)
                         .unwrap_or_else(|| format!("{k:?}"));
-                    keys.push(key.clone());
-                    self.walk(v, dir, file, &at.join(&key), keys);
+                    keys.push(key);
+                    self.walk(v, dir, file, at, keys);
                     keys.pop();
                 }
             }
             Value::Sequence(items) => {
                 for (i, v) in items.iter_mut().enumerate() {
                     keys.push(i.to_string());
-                    self.walk(v, dir, file, &at.join(i), keys);
+                    self.walk(v, dir, file, at, keys);
                     keys.pop();
                 }
             }

@@ -47,6 +47,8 @@ pub struct Generated {
     pub skipped: Vec<Diagnostic>,
     pub operations: usize,
     pub types: usize,
+    /// Time spent in each stage, for benchmarks.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// Runs the whole pipeline over the text of a self-contained document. `file`
@@ -56,32 +58,49 @@ pub fn generate(file: &str, text: &str, config: &Config) -> Result<Generated, Di
         file: file.to_string(),
         errors,
     };
+    let started = std::time::Instant::now();
     let value = load::syntax(text).map_err(fail)?;
-    run(file, value, config)
+    run(file, value, config, vec![("parse", started.elapsed())])
 }
 
 /// Runs the whole pipeline over a document on disk, following references to
 /// other files relative to it.
 pub fn generate_file(path: &std::path::Path, config: &Config) -> Result<Generated, Diagnostics> {
     let file = path.display().to_string();
+    let started = std::time::Instant::now();
     let value = bundle::bundle(path).map_err(|errors| Diagnostics {
         file: file.clone(),
         errors,
     })?;
-    run(&file, value, config)
+    run(&file, value, config, vec![("parse", started.elapsed())])
 }
 
-fn run(file: &str, value: serde_yaml::Value, config: &Config) -> Result<Generated, Diagnostics> {
+fn run(
+    file: &str,
+    value: serde_yaml::Value,
+    config: &Config,
+    mut timings: Vec<(&'static str, std::time::Duration)>,
+) -> Result<Generated, Diagnostics> {
     let fail = |errors| Diagnostics {
         file: file.to_string(),
         errors,
     };
+    let mut stage = std::time::Instant::now();
+    let mut lap = |name: &'static str, timings: &mut Vec<_>| {
+        timings.push((name, stage.elapsed()));
+        stage = std::time::Instant::now();
+    };
     let doc = load::from_value(value).map_err(fail)?;
+    lap("load", &mut timings);
     let (api, skipped) = lower::lower(&doc, config.lenient).map_err(fail)?;
+    lap("lower", &mut timings);
+    let files = emit::emit(&api, config);
+    lap("emit", &mut timings);
     Ok(Generated {
-        files: emit::emit(&api, config),
+        files,
         skipped,
         operations: api.operations.len(),
         types: api.types.len(),
+        timings,
     })
 }

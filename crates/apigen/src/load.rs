@@ -46,7 +46,7 @@ pub fn from_value(value: serde_yaml::Value) -> Result<OpenAPI, Vec<Diagnostic>> 
         }]);
     }
 
-    match serde_path_to_error::deserialize::<_, OpenAPI>(value.clone()) {
+    match serde_path_to_error::deserialize::<_, OpenAPI>(&value) {
         Ok(doc) => Ok(doc),
         Err(e) => {
             let (pointer, message) = locate(&value, &Pointer::root(), &e);

@@ -62,6 +62,8 @@ struct Lowerer<'a> {
     /// Aliases being inlined, to stop on `$ref` cycles between aliases.
     resolving: BTreeSet<String>,
     lenient: bool,
+    /// Inline types by their structure, so that repeats become aliases.
+    shared: HashMap<String, String>,
     /// What a lenient run left out.
     skipped: Vec<Diagnostic>,
 }
@@ -84,6 +86,7 @@ impl<'a> Lowerer<'a> {
             inline: HashMap::new(),
             resolving: BTreeSet::new(),
             lenient: false,
+            shared: HashMap::new(),
             skipped: Vec::new(),
         }
     }
@@ -160,6 +163,36 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// A key equal for structurally identical types, named types compared
+    /// through their aliases. Aliases themselves are never shared.
+    fn canonical_key(&self, kind: &TypeKind) -> String {
+        fn canon(shape: &mut Shape, types: &BTreeMap<String, TypeDef>) {
+            match &mut shape.ty {
+                Ty::Named(n) => {
+                    if let Some(def) = resolve(types, n) {
+                        *n = def.name.clone();
+                    }
+                }
+                Ty::Array(inner) | Ty::Map(inner) => canon(inner, types),
+                _ => {}
+            }
+        }
+        let mut kind = kind.clone();
+        match &mut kind {
+            TypeKind::Struct(s) => {
+                s.fields.iter_mut().for_each(|f| canon(&mut f.shape, &self.types));
+                if let Some(a) = &mut s.additional {
+                    canon(a, &self.types);
+                }
+            }
+            TypeKind::Union(u) => u.variants.iter_mut().for_each(|v| canon(&mut v.shape, &self.types)),
+            TypeKind::Enum(_) => {}
+            // A unique key: aliases stay as they are.
+            TypeKind::Alias(_) => return format!("alias {}", self.types.len()),
+        }
+        format!("{kind:?}")
+    }
+
     fn insert_type(&mut self, def: TypeDef) {
         self.types.insert(def.name.clone(), def);
     }
@@ -174,7 +207,8 @@ impl<'a> Lowerer<'a> {
             .strip_prefix("#/components/schemas/")
             .and_then(|name| {
                 let name = name.replace("~1", "/").replace("~0", "~");
-                self.component_schemas().find(|(n, _)| **n == name)
+                let schemas = &self.doc.components.as_ref()?.schemas;
+                schemas.get_key_value(&name)
             });
         if found.is_none() {
             self.error(at, format!("unresolved reference `{reference}`"));
@@ -265,7 +299,17 @@ impl<'a> Lowerer<'a> {
                 None => {
                     let name = self.namer.unique(sanitize(hint, Case::Pascal));
                     self.inline.insert(at.clone(), name.clone());
-                    let kind = self.type_kind(schema, at, &name)?;
+                    let mut kind = self.type_kind(schema, at, &name)?;
+                    // An inline type identical to one already made (Stripe repeats
+                    // the same enums and list wrappers hundreds of times) shares
+                    // its implementation: this name becomes an alias of it.
+                    let key = self.canonical_key(&kind);
+                    match self.shared.get(&key) {
+                        Some(first) => kind = TypeKind::Alias(Shape::new(Ty::Named(first.clone()))),
+                        None => {
+                            self.shared.insert(key, name.clone());
+                        }
+                    }
                     self.insert_type(TypeDef {
                         name: name.clone(),
                         origin: at.to_string(),
@@ -928,7 +972,7 @@ impl<'a> Lowerer<'a> {
         let hint = format!("{op_type}{}", sanitize(&data.name, Case::Pascal));
         let shape = self.shape_of(schema, &at.join("schema"), &hint)?;
         let scalar_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
-            Ty::Named(n) => matches!(types.get(n).map(|t| &t.kind), Some(TypeKind::Enum(_))),
+            Ty::Named(n) => matches!(resolve(types, n).map(|t| &t.kind), Some(TypeKind::Enum(_))),
             Ty::Json | Ty::Bytes | Ty::Map(_) | Ty::Array(_) => false,
             _ => true,
         };
@@ -1297,6 +1341,21 @@ fn status_variant(status: u16) -> String {
     name.to_string()
 }
 
+/// The type a name finally stands for, through aliases of named types.
+pub(crate) fn resolve<'a>(types: &'a BTreeMap<String, TypeDef>, name: &str) -> Option<&'a TypeDef> {
+    let mut def = types.get(name)?;
+    for _ in 0..64 {
+        match &def.kind {
+            TypeKind::Alias(Shape {
+                ty: Ty::Named(next),
+                ..
+            }) => def = types.get(next)?,
+            _ => return Some(def),
+        }
+    }
+    None
+}
+
 /// Marks struct fields and union variants whose type leads back to the type
 /// itself without passing through a `Vec` or map: they must be boxed.
 fn mark_boxed(types: &mut BTreeMap<String, TypeDef>) {
@@ -1328,18 +1387,11 @@ fn mark_boxed(types: &mut BTreeMap<String, TypeDef>) {
             (name.clone(), targets)
         })
         .collect();
+    // A field leads back to its own type exactly when its target is in the
+    // same strongly connected component of the "contains directly" graph.
+    let component = strongly_connected(&edges);
     let reaches = |from: &str, to: &str| -> bool {
-        let mut stack = vec![from.to_string()];
-        let mut seen = BTreeSet::new();
-        while let Some(n) = stack.pop() {
-            if n == to {
-                return true;
-            }
-            if seen.insert(n.clone()) {
-                stack.extend(edges.get(&n).into_iter().flatten().cloned());
-            }
-        }
-        false
+        from == to || (component.contains_key(from) && component.get(from) == component.get(to))
     };
     for (name, def) in types.iter_mut() {
         match &mut def.kind {
@@ -1356,6 +1408,65 @@ fn mark_boxed(types: &mut BTreeMap<String, TypeDef>) {
             _ => {}
         }
     }
+}
+
+/// Tarjan's algorithm: the component index of every node.
+fn strongly_connected(edges: &BTreeMap<String, Vec<String>>) -> HashMap<String, usize> {
+    struct State<'a> {
+        edges: &'a BTreeMap<String, Vec<String>>,
+        index: HashMap<&'a str, usize>,
+        low: HashMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        component: HashMap<String, usize>,
+        components: usize,
+    }
+    fn visit<'a>(s: &mut State<'a>, node: &'a str) {
+        let i = s.index.len();
+        s.index.insert(node, i);
+        s.low.insert(node, i);
+        s.stack.push(node);
+        s.on_stack.insert(node);
+        for next in s.edges.get(node).into_iter().flatten() {
+            let next = next.as_str();
+            if !s.edges.contains_key(next) {
+                continue;
+            }
+            if !s.index.contains_key(next) {
+                visit(s, next);
+                let low = s.low[node].min(s.low[next]);
+                s.low.insert(node, low);
+            } else if s.on_stack.contains(next) {
+                let low = s.low[node].min(s.index[next]);
+                s.low.insert(node, low);
+            }
+        }
+        if s.low[node] == s.index[node] {
+            while let Some(member) = s.stack.pop() {
+                s.on_stack.remove(member);
+                s.component.insert(member.to_string(), s.components);
+                if member == node {
+                    break;
+                }
+            }
+            s.components += 1;
+        }
+    }
+    let mut state = State {
+        edges,
+        index: HashMap::new(),
+        low: HashMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        component: HashMap::new(),
+        components: 0,
+    };
+    for node in edges.keys() {
+        if !state.index.contains_key(node.as_str()) {
+            visit(&mut state, node);
+        }
+    }
+    state.component
 }
 
 fn extract_common_headers(api: &mut Api) {

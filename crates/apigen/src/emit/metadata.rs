@@ -5,7 +5,9 @@ use super::ident;
 use crate::ir::Api;
 use quote::quote;
 
-pub fn emit(api: &Api) -> proc_macro2::TokenStream {
+pub const DOC: &str = "What the spec says about each operation, as data.";
+
+pub fn items(api: &Api) -> proc_macro2::TokenStream {
     let title = &api.title;
     let version = &api.version;
     let base_path = &api.base_path;
@@ -56,8 +58,6 @@ pub fn emit(api: &Api) -> proc_macro2::TokenStream {
     });
     let common = &api.common_headers;
     quote! {
-        //! What the spec says about each operation, as data.
-
         /// The spec's `info.title`.
         pub const TITLE: &str = #title;
         /// The spec's `info.version`.

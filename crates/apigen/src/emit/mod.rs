@@ -17,18 +17,108 @@ use quote::{format_ident, quote};
 /// Spec-agnostic support code, copied into every output.
 const RUNTIME: &str = include_str!("runtime.rs");
 
+/// Types per rendering job: models are rendered in chunks, on as many threads
+/// as the machine has, because parsing and printing dominate generation time.
+const TYPES_PER_JOB: usize = 400;
+
 pub fn emit(api: &Api, config: &Config) -> Files {
+    let defs: Vec<&crate::ir::TypeDef> = api.types.values().collect();
+    let chunks: Vec<&[&crate::ir::TypeDef]> = defs.chunks(TYPES_PER_JOB).collect();
+    let mut jobs: Vec<Box<dyn Fn() -> TokenStream + Sync + '_>> = Vec::new();
+    jobs.push(Box::new(|| operations::items(api)));
+    jobs.push(Box::new(|| server::items(api)));
+    jobs.push(Box::new(|| metadata::items(api)));
+    for chunk in &chunks {
+        jobs.push(Box::new(move || models::items(api, chunk)));
+    }
+    let mut rendered = render_all(&jobs).into_iter();
+    let mut next = || rendered.next().unwrap_or_default();
+    let operations_rs = next();
+    let server_rs = next();
+    let metadata_rs = next();
+    let models_rs = chunks.iter().map(|_| next()).collect::<Vec<_>>().join("\n");
+
     let mut files = Files::new();
+    let preamble = preamble(config);
     let mut put = |name: &str, body: String| {
-        files.insert(name.to_string(), format!("{}{body}", preamble(config)));
+        files.insert(name.to_string(), format!("{preamble}{body}"));
     };
     put("mod.rs", render(mod_rs(api)));
-    put("models.rs", render(models::emit(api)));
-    put("operations.rs", render(operations::emit(api)));
-    put("server.rs", render(server::emit(api)));
-    put("metadata.rs", render(metadata::emit(api)));
+    put("models.rs", module(models::HEADER, &[], &models_rs));
+    put(
+        "operations.rs",
+        module(operations::HEADER, &[], &operations_rs),
+    );
+    let glob: Vec<&str> = server::glob(api).into_iter().collect();
+    put("server.rs", module(server::HEADER, &glob, &server_rs));
+    put(
+        "metadata.rs",
+        module((metadata::DOC, &[]), &[], &metadata_rs),
+    );
     put("runtime.rs", RUNTIME.to_string());
     files
+}
+
+/// Builds and renders every job, in order, on all available cores.
+fn render_all(jobs: &[Box<dyn Fn() -> TokenStream + Sync + '_>]) -> Vec<String> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<String>> = jobs.iter().map(|_| Default::default()).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let text = render(job());
+                *results[i]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = text;
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        })
+        .collect()
+}
+
+/// A module file: its doc comment, the imports its body uses, and the body.
+fn module((doc, candidates): (&str, &[(&str, &str)]), extra: &[&str], body: &str) -> String {
+    let mut out = format!("//! {doc}\n\n");
+    for (needle, import) in candidates {
+        if mentions(body, needle) {
+            out.push_str(import);
+            out.push('\n');
+        }
+    }
+    for import in extra {
+        out.push_str(import);
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(body);
+    out
+}
+
+/// Whether rendered code uses a name: a module as the head of a path
+/// (`models::Pet`, not `super::models::x` nor `get_models::`), anything else
+/// as a whole word.
+fn mentions(code: &str, needle: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    if needle.starts_with(char::is_lowercase) {
+        let path = format!("{needle}::");
+        code.match_indices(&path)
+            .any(|(i, _)| !code[..i].ends_with(|c: char| is_ident(c) || c == ':'))
+    } else {
+        code.match_indices(needle).any(|(i, _)| {
+            !code[..i].ends_with(is_ident) && !code[i + needle.len()..].starts_with(is_ident)
+        })
+    }
 }
 
 fn preamble(config: &Config) -> String {
@@ -39,11 +129,11 @@ fn preamble(config: &Config) -> String {
 }
 
 fn render(tokens: TokenStream) -> String {
-    match syn::parse2::<syn::File>(tokens.clone()) {
+    match syn::parse2::<syn::File>(tokens) {
         Ok(file) => space_items(&prettyplease::unparse(&file)),
-        // Reaching this is a bug in the emitter, not in the document; keep the
-        // raw tokens so that the compiler points at the problem.
-        Err(e) => format!("compile_error!({:?});\n{tokens}\n", e.to_string()),
+        // Reaching this is a bug in the emitter, not in the document: make
+        // the generated crate fail to build, saying why.
+        Err(e) => format!("compile_error!({:?});\n", e.to_string()),
     }
 }
 
@@ -271,26 +361,6 @@ pub(crate) fn check_fn(
     }
 }
 
-/// `use` items for the names a module's body mentions, so that no import is
-/// unused whatever the document holds.
-pub(crate) fn uses(body: &TokenStream, candidates: &[(&str, TokenStream)]) -> TokenStream {
-    let text = body.to_string();
-    let used = candidates.iter().filter(|(needle, _)| {
-        // Modules count only as path prefixes (`models ::`), not as words
-        // in strings such as a route `/models`.
-        if needle.starts_with(char::is_lowercase) {
-            let path = format!("{needle} ::");
-            text.match_indices(&path)
-                .any(|(i, _)| !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-        } else {
-            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .any(|word| word == *needle)
-        }
-    });
-    let items = used.map(|(_, item)| item);
-    quote!(#(#items)*)
-}
-
 fn opt_usize(v: Option<usize>) -> TokenStream {
     match v {
         Some(v) => {
@@ -351,14 +421,17 @@ pub(crate) fn default_expr(
         (Ty::I64, Value::Number(n)) => number(&n.as_i64()?.to_string()),
         (Ty::F32 | Ty::F64, Value::Number(n)) => number(&format!("{:?}", n.as_f64()?)),
         (Ty::String, Value::String(s)) => quote!(#s.to_string()),
-        (Ty::Named(name), Value::String(s)) => match &api.types.get(name)?.kind {
-            TypeKind::Enum(variants) => {
-                let variant = ident(&variants.iter().find(|v| &v.wire == s)?.rust);
-                let name = ident(name);
-                quote!(#models #name::#variant)
+        (Ty::Named(name), Value::String(s)) => {
+            let def = crate::lower::resolve(&api.types, name)?;
+            match &def.kind {
+                TypeKind::Enum(variants) => {
+                    let variant = ident(&variants.iter().find(|v| &v.wire == s)?.rust);
+                    let name = ident(&def.name);
+                    quote!(#models #name::#variant)
+                }
+                _ => return None,
             }
-            _ => return None,
-        },
+        }
         _ => return None,
     })
 }

@@ -1,53 +1,26 @@
 //! `models.rs`: one Rust type per named schema, with serde derives, doc comments
 //! from the spec and a `Validate` impl enforcing the schema's bounds.
 
-use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, uses};
+use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-pub fn emit(api: &Api) -> TokenStream {
-    let items: TokenStream = api.types.values().map(|def| type_def(api, def)).collect();
-    let imports = uses(
-        &items,
-        &[
-            (
-                "runtime",
-                quote!(
-                    use super::runtime;
-                ),
-            ),
-            (
-                "Validate",
-                quote!(
-                    use super::runtime::Validate;
-                ),
-            ),
-            (
-                "Violation",
-                quote!(
-                    use super::runtime::Violation;
-                ),
-            ),
-            (
-                "Deserialize",
-                quote!(
-                    use serde::Deserialize;
-                ),
-            ),
-            (
-                "Serialize",
-                quote!(
-                    use serde::Serialize;
-                ),
-            ),
-        ],
-    );
-    quote! {
-        //! Models: one type per schema of the spec.
-        #imports
-        #items
-    }
+/// The module's doc comment and the imports its items may use.
+pub const HEADER: (&str, &[(&str, &str)]) = (
+    "Models: one type per schema of the spec.",
+    &[
+        ("runtime", "use super::runtime;"),
+        ("Validate", "use super::runtime::Validate;"),
+        ("Violation", "use super::runtime::Violation;"),
+        ("Deserialize", "use serde::Deserialize;"),
+        ("Serialize", "use serde::Serialize;"),
+    ],
+);
+
+/// The items for some of the named types (the file is rendered in chunks).
+pub fn items(api: &Api, defs: &[&TypeDef]) -> TokenStream {
+    defs.iter().map(|def| type_def(api, def)).collect()
 }
 
 fn type_def(api: &Api, def: &TypeDef) -> TokenStream {

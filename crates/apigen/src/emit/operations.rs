@@ -1,14 +1,28 @@
 //! `operations.rs`: per operation, a request struct and a response enum; per
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
-use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, uses};
+use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type};
 use crate::ir::{Api, Operation, Param, Response, Shape, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 const MODELS: fn() -> TokenStream = || quote!(models::);
 
-pub fn emit(api: &Api) -> TokenStream {
+/// The module's doc comment and the imports its items may use.
+pub const HEADER: (&str, &[(&str, &str)]) = (
+    "Requests, responses and route traits: one method per operation.",
+    &[
+        ("models", "use super::models;"),
+        ("runtime", "use super::runtime;"),
+        ("Validate", "use super::runtime::Validate;"),
+        ("Violation", "use super::runtime::Violation;"),
+        ("StatusCode", "use actix_web::http::StatusCode;"),
+        ("HttpResponse", "use actix_web::HttpResponse;"),
+        ("Future", "use std::future::Future;"),
+    ],
+);
+
+pub fn items(api: &Api) -> TokenStream {
     let error = error_response(api);
     let ops = api.operations.iter().map(|op| {
         let request = request(api, op);
@@ -37,62 +51,10 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
     });
-    let body = quote! {
+    quote! {
         #error
         #(#traits)*
         #(#ops)*
-    };
-    let imports = uses(
-        &body,
-        &[
-            (
-                "models",
-                quote!(
-                    use super::models;
-                ),
-            ),
-            (
-                "runtime",
-                quote!(
-                    use super::runtime;
-                ),
-            ),
-            (
-                "Validate",
-                quote!(
-                    use super::runtime::Validate;
-                ),
-            ),
-            (
-                "Violation",
-                quote!(
-                    use super::runtime::Violation;
-                ),
-            ),
-            (
-                "StatusCode",
-                quote!(
-                    use actix_web::http::StatusCode;
-                ),
-            ),
-            (
-                "HttpResponse",
-                quote!(
-                    use actix_web::HttpResponse;
-                ),
-            ),
-            (
-                "Future",
-                quote!(
-                    use std::future::Future;
-                ),
-            ),
-        ],
-    );
-    quote! {
-        //! Requests, responses and route traits: one method per operation.
-        #imports
-        #body
     }
 }
 

@@ -2,12 +2,38 @@
 //! request into its typed request struct (refusing what does not fit the spec
 //! with a `Rejection`), calls the route trait and renders the typed response.
 
-use super::{ident, operations::param_default, uses};
+use super::{ident, operations::param_default};
 use crate::ir::{Api, Operation, ParamLocation, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-pub fn emit(api: &Api) -> TokenStream {
+/// The module's doc comment and the imports its items may use.
+pub const HEADER: (&str, &[(&str, &str)]) = (
+    "actix-web glue: routes, request extraction and validation, responses.",
+    &[
+        ("operations", "use super::operations;"),
+        ("models", "use super::models;"),
+        ("runtime", "use super::runtime;"),
+        ("Rejection", "use super::runtime::Rejection;"),
+        ("RejectionKind", "use super::runtime::RejectionKind;"),
+        ("Validate", "use super::runtime::Validate;"),
+        (
+            "HeaderValue",
+            "use actix_web::http::header::{HeaderValue, ALLOW};",
+        ),
+        (
+            "HttpRequest",
+            "use actix_web::{web, HttpRequest, HttpResponse};",
+        ),
+    ],
+);
+
+/// The glob import handlers rely on, when there are operations.
+pub fn glob(api: &Api) -> Option<&'static str> {
+    (!api.operations.is_empty()).then_some("use super::operations::*;")
+}
+
+pub fn items(api: &Api) -> TokenStream {
     let trait_names: Vec<_> = api.traits.iter().map(|t| ident(&t.name)).collect();
     let handlers = api.operations.iter().map(|op| handler(api, op));
 
@@ -75,61 +101,7 @@ pub fn emit(api: &Api) -> TokenStream {
 
         #(#handlers)*
     };
-    let imports = uses(
-        &body,
-        &[
-            (
-                "operations",
-                quote!(
-                    use super::operations;
-                ),
-            ),
-            (
-                "models",
-                quote!(
-                    use super::models;
-                ),
-            ),
-            (
-                "runtime",
-                quote!(
-                    use super::runtime;
-                ),
-            ),
-            (
-                "Rejection",
-                quote!(
-                    use super::runtime::Rejection;
-                ),
-            ),
-            (
-                "RejectionKind",
-                quote!(
-                    use super::runtime::RejectionKind;
-                ),
-            ),
-            (
-                "Validate",
-                quote!(
-                    use super::runtime::Validate;
-                ),
-            ),
-        ],
-    );
-    // Handlers name request and response types unqualified.
-    let glob = (!api.operations.is_empty()).then(|| {
-        quote!(
-            use super::operations::*;
-        )
-    });
-    quote! {
-        //! actix-web glue: routes, request extraction and validation, responses.
-        #imports
-        #glob
-        use actix_web::http::header::{HeaderValue, ALLOW};
-        use actix_web::{web, HttpRequest, HttpResponse};
-        #body
-    }
+    body
 }
 
 fn handler(api: &Api, op: &Operation) -> TokenStream {

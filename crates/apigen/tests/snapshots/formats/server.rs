@@ -8,9 +8,9 @@ use super::runtime;
 use super::runtime::Rejection;
 use super::runtime::RejectionKind;
 use super::runtime::Validate;
-use super::operations::*;
 use actix_web::http::header::{HeaderValue, ALLOW};
 use actix_web::{web, HttpRequest, HttpResponse};
+use super::operations::*;
 
 /// How a request refused before it reaches a handler (a malformed
 /// parameter, invalid JSON, an unknown route) is answered.

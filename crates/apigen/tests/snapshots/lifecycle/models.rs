@@ -2,3 +2,5 @@
 // Do not edit by hand: edit the spec and run the command again.
 
 //! Models: one type per schema of the spec.
+
+

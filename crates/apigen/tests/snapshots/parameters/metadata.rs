@@ -3,6 +3,7 @@
 
 //! What the spec says about each operation, as data.
 
+
 /// The spec's `info.title`.
 pub const TITLE: &str = "Parameters";
 
