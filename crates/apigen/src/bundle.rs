@@ -18,6 +18,9 @@ pub fn bundle(path: &Path) -> Result<Value, Vec<Diagnostic>> {
         }]
     })?;
     let mut root = crate::load::syntax(&text)?;
+    if !has_external_refs(&text) {
+        return Ok(root);
+    }
     let existing = root
         .get("components")
         .and_then(Value::as_mapping)
@@ -73,6 +76,16 @@ pub fn bundle(path: &Path) -> Result<Value, Vec<Diagnostic>> {
         }
     }
     Ok(root)
+}
+
+/// Whether any `$ref` in the text names another file (cheaper than walking
+/// the whole parsed document to find out).
+fn has_external_refs(text: &str) -> bool {
+    text.match_indices("$ref").any(|(i, _)| {
+        let rest = text[i + 4..]
+            .trim_start_matches(|c: char| c == '"' || c == '\'' || c == ':' || c.is_whitespace());
+        !rest.starts_with('#')
+    })
 }
 
 type Addition = (&'static str, String, Value, PathBuf, Pointer);
@@ -253,5 +266,46 @@ impl Bundler {
         self.additions
             .push((kind, name, value, canonical, graft_at));
         Some(local)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn external_references_are_told_from_local_ones() {
+        assert!(!has_external_refs("a:\n  $ref: '#/components/schemas/A'\n"));
+        assert!(!has_external_refs(r##"{"$ref": "#/x"}"##));
+        assert!(has_external_refs(r#"{"$ref": "../models/Agent.json"}"#));
+        assert!(has_external_refs("a:\n  $ref: common.yaml#/A\n"));
+    }
+
+    #[test]
+    fn referenced_files_are_grafted_into_components() {
+        let dir = std::env::temp_dir().join(format!("apigen-bundle-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("models")).unwrap();
+        std::fs::write(
+            dir.join("api.yaml"),
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: 'models/A.json'}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("models/A.json"),
+            r#"{"type": "object", "properties": {"b": {"$ref": "./B.json"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.join("models/B.json"), r#"{"type": "string"}"#).unwrap();
+        let doc = bundle(&dir.join("api.yaml")).unwrap();
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(
+            schemas["A"]["properties"]["b"]["$ref"].as_str(),
+            Some("#/components/schemas/B")
+        );
+        assert_eq!(schemas["B"]["type"].as_str(), Some("string"));
+        let response =
+            &doc["paths"]["/a"]["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+        assert_eq!(response["$ref"].as_str(), Some("#/components/schemas/A"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

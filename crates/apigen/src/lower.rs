@@ -180,12 +180,17 @@ impl<'a> Lowerer<'a> {
         let mut kind = kind.clone();
         match &mut kind {
             TypeKind::Struct(s) => {
-                s.fields.iter_mut().for_each(|f| canon(&mut f.shape, &self.types));
+                s.fields
+                    .iter_mut()
+                    .for_each(|f| canon(&mut f.shape, &self.types));
                 if let Some(a) = &mut s.additional {
                     canon(a, &self.types);
                 }
             }
-            TypeKind::Union(u) => u.variants.iter_mut().for_each(|v| canon(&mut v.shape, &self.types)),
+            TypeKind::Union(u) => u
+                .variants
+                .iter_mut()
+                .for_each(|v| canon(&mut v.shape, &self.types)),
             TypeKind::Enum(_) => {}
             // A unique key: aliases stay as they are.
             TypeKind::Alias(_) => return format!("alias {}", self.types.len()),

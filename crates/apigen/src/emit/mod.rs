@@ -20,22 +20,30 @@ const RUNTIME: &str = include_str!("runtime.rs");
 /// Types per rendering job: models are rendered in chunks, on as many threads
 /// as the machine has, because parsing and printing dominate generation time.
 const TYPES_PER_JOB: usize = 400;
+const OPERATIONS_PER_JOB: usize = 100;
 
 pub fn emit(api: &Api, config: &Config) -> Files {
     let defs: Vec<&crate::ir::TypeDef> = api.types.values().collect();
     let chunks: Vec<&[&crate::ir::TypeDef]> = defs.chunks(TYPES_PER_JOB).collect();
+    let op_chunks: Vec<&[crate::ir::Operation]> =
+        api.operations.chunks(OPERATIONS_PER_JOB).collect();
     let mut jobs: Vec<Box<dyn Fn() -> TokenStream + Sync + '_>> = Vec::new();
-    jobs.push(Box::new(|| operations::items(api)));
     jobs.push(Box::new(|| server::items(api)));
     jobs.push(Box::new(|| metadata::items(api)));
+    jobs.push(Box::new(|| operations::shared_items(api)));
+    for chunk in &op_chunks {
+        jobs.push(Box::new(move || operations::operation_items(api, chunk)));
+    }
     for chunk in &chunks {
         jobs.push(Box::new(move || models::items(api, chunk)));
     }
     let mut rendered = render_all(&jobs).into_iter();
     let mut next = || rendered.next().unwrap_or_default();
-    let operations_rs = next();
     let server_rs = next();
     let metadata_rs = next();
+    let mut operations_parts = vec![next()];
+    operations_parts.extend(op_chunks.iter().map(|_| next()));
+    let operations_rs = operations_parts.join("\n");
     let models_rs = chunks.iter().map(|_| next()).collect::<Vec<_>>().join("\n");
 
     let mut files = Files::new();

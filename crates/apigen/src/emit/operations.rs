@@ -22,13 +22,9 @@ pub const HEADER: (&str, &[(&str, &str)]) = (
     ],
 );
 
-pub fn items(api: &Api) -> TokenStream {
+/// The shared items: `ErrorResponse` and the route traits.
+pub fn shared_items(api: &Api) -> TokenStream {
     let error = error_response(api);
-    let ops = api.operations.iter().map(|op| {
-        let request = request(api, op);
-        let response = response(api, op);
-        quote!(#request #response)
-    });
     let traits = api.traits.iter().map(|t| {
         let name = ident(&t.name);
         let docs = doc_paragraphs(&[
@@ -54,8 +50,19 @@ pub fn items(api: &Api) -> TokenStream {
     quote! {
         #error
         #(#traits)*
-        #(#ops)*
     }
+}
+
+/// The request and response types of some operations (the file is rendered
+/// in chunks).
+pub fn operation_items(api: &Api, ops: &[crate::ir::Operation]) -> TokenStream {
+    ops.iter()
+        .map(|op| {
+            let request = request(api, op);
+            let response = response(api, op);
+            quote!(#request #response)
+        })
+        .collect()
 }
 
 fn error_body_type(api: &Api) -> TokenStream {
