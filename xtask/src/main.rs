@@ -2,6 +2,7 @@
 //!
 //! Thin over the `apigen` library; nothing depends on this crate.
 
+mod bench;
 mod codegen;
 mod conformance;
 mod corpus;
@@ -20,6 +21,9 @@ commands:
                     operations are skipped and listed (--strict: fail instead)
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
+  bench-codegen [DOC]
+                    time the release generator on DOC (Stripe's by default) beside
+                    openapi-generator's rust-axum, where Java is present
   conformance       schemathesis (pinned, in target/venv) against the real server
   ci                everything CI checks: fmt, codegen --check, spec validation, clippy,
                     tests, conformance
@@ -37,6 +41,8 @@ fn main() -> ExitCode {
         }
         ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
+        ["bench-codegen"] => bench::bench_codegen(None),
+        ["bench-codegen", doc] => bench::bench_codegen(Some(doc)),
         ["ci"] => ci(),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
