@@ -24,3 +24,7 @@ pub mod parameters;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/lifecycle/mod.rs"]
 pub mod lifecycle;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/real_world/mod.rs"]
+pub mod real_world;

@@ -75,6 +75,11 @@ fn lifecycle() {
     check("lifecycle");
 }
 
+#[test]
+fn real_world() {
+    check("real_world");
+}
+
 /// Every snapshot spec has a test above.
 #[test]
 fn every_snapshot_is_checked() {
