@@ -6,6 +6,7 @@ mod bench;
 mod codegen;
 mod conformance;
 mod corpus;
+mod loadtest;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -21,6 +22,9 @@ commands:
                     operations are skipped and listed (--strict: fail instead)
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
+  bench [--seconds N]
+                    load the release server with wrk on four endpoints, beside a bare
+                    actix-web route answering the same bytes; prints ratios and memory
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
@@ -41,6 +45,11 @@ fn main() -> ExitCode {
         }
         ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
+        ["bench"] => loadtest::bench(10),
+        ["bench", "--seconds", n] => n
+            .parse()
+            .map_err(|_| format!("not a number of seconds: {n}"))
+            .and_then(loadtest::bench),
         ["bench-codegen"] => bench::bench_codegen(None),
         ["bench-codegen", doc] => bench::bench_codegen(Some(doc)),
         ["ci"] => ci(),

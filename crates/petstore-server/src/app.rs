@@ -1,7 +1,7 @@
 //! Startup: the actix-web application, its middleware and its listener.
 
 use crate::gate::gate;
-use crate::keys::KeyInfo;
+use crate::keys::{KeyCache, KeyInfo};
 use crate::lifecycle::{lifecycle, Lifecycle};
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::service::{Clock, PetStore};
@@ -26,6 +26,9 @@ pub struct Settings {
     pub workers: Option<usize>,
     /// When a subject that keeps sending while rate limited is banned.
     pub ban: BanPolicy,
+    /// How long an authenticated key is trusted before it is checked again
+    /// (and so how long a revoked key may still work).
+    pub key_cache_ttl: std::time::Duration,
 }
 
 impl std::fmt::Debug for Settings {
@@ -65,6 +68,7 @@ impl Application {
         // same limits.
         let limiter = web::Data::new(RateLimiter::new(settings.ban));
         let lifecycle_table = web::Data::new(Lifecycle::from_metadata());
+        let key_cache = web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000));
         let mut http = HttpServer::new(move || {
             // Middleware runs outermost first: log, then the gate (key and
             // limits), then deprecation and stability.
@@ -75,6 +79,7 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(limiter.clone())
                 .app_data(lifecycle_table.clone())
+                .app_data(key_cache.clone())
                 .route("/healthz", web::get().to(healthz))
                 .route("/openapi.yaml", web::get().to(openapi))
                 .service(

@@ -113,6 +113,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
             after: args.ban_after,
             seconds: i64::from(args.ban_minutes) * 60,
         },
+        key_cache_ttl: std::time::Duration::from_secs(2),
     })
     .map_err(|e| format!("cannot listen: {e}"))?;
     println!(

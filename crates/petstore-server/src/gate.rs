@@ -46,16 +46,17 @@ pub async fn gate(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     }
-    let (Some(state), Some(limiter)) = (
+    let (Some(state), Some(limiter), Some(cache)) = (
         request.app_data::<web::Data<PetStore>>().cloned(),
         request.app_data::<web::Data<RateLimiter>>().cloned(),
+        request.app_data::<web::Data<keys::KeyCache>>().cloned(),
     ) else {
         return Err(actix_web::error::ErrorInternalServerError(
             "application state missing",
         ));
     };
     let key = match bearer(&request) {
-        Some(presented) => match keys::authenticate(&state.db, &presented).await {
+        Some(presented) => match cache.authenticate(&state.db, &presented).await {
             Ok(key) => key,
             Err(e) => {
                 tracing::error!(error = %e, "key lookup failed");

@@ -163,12 +163,71 @@ pub async fn create(
     Ok((id, secret))
 }
 
+/// Recently checked keys, so that most requests cost no database read. An
+/// entry lives `ttl`: a key revoked (by `keys revoke`, in another process)
+/// stops working within that time. Unknown keys are remembered too, so that a
+/// flood of bad keys does not reach the database either; the cache is emptied
+/// when it reaches `capacity` entries.
+#[derive(Debug)]
+pub struct KeyCache {
+    entries:
+        std::sync::Mutex<std::collections::HashMap<String, (Option<KeyInfo>, std::time::Instant)>>,
+    ttl: std::time::Duration,
+    capacity: usize,
+}
+
+impl KeyCache {
+    pub fn new(ttl: std::time::Duration, capacity: usize) -> Self {
+        KeyCache {
+            entries: Default::default(),
+            ttl,
+            capacity,
+        }
+    }
+
+    /// The key with this secret, unless it is unknown or revoked.
+    pub async fn authenticate(
+        &self,
+        db: &Db,
+        presented: &str,
+    ) -> Result<Option<KeyInfo>, sqlx::Error> {
+        let hash = hash(presented);
+        let cached = {
+            let entries = self
+                .entries
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            entries
+                .get(&hash)
+                .filter(|(_, at)| at.elapsed() < self.ttl)
+                .map(|(info, _)| info.clone())
+        };
+        if let Some(info) = cached {
+            return Ok(info);
+        }
+        let info = lookup(db, &hash).await?;
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if entries.len() >= self.capacity {
+            entries.clear();
+        }
+        entries.insert(hash, (info.clone(), std::time::Instant::now()));
+        Ok(info)
+    }
+}
+
 /// The key with this secret, unless it is unknown or revoked.
 pub async fn authenticate(db: &Db, presented: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
+    lookup(db, &hash(presented)).await
+}
+
+async fn lookup(db: &Db, hash: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
     let row = sqlx::query(
         "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
     )
-    .bind(hash(presented))
+    .bind(hash)
     .fetch_optional(db.reader())
     .await?;
     Ok(row.and_then(|r| {

@@ -80,7 +80,7 @@ impl Db {
             .await?;
         sqlx::migrate!("./migrations").run(&write).await?;
         let read = SqlitePoolOptions::new()
-            .max_connections(4)
+            .max_connections(8)
             .connect_with(options.read_only(true))
             .await?;
         Ok(Db { read, write })

@@ -80,6 +80,8 @@ pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
         clock,
         workers: Some(2),
         ban,
+        // Revocation must show at once in tests.
+        key_cache_ttl: std::time::Duration::ZERO,
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());

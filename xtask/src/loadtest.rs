@@ -1,0 +1,363 @@
+//! `cargo xtask bench`: the pet store server under load, against a bare
+//! actix-web route answering the same bytes from memory (the framework's limit
+//! on this machine), in one run.
+//!
+//! Both servers run release builds on loopback; wrk (installed with apt when
+//! missing) drives each endpoint for a fixed time with a fixed number of
+//! connections. Printed: requests/s, p50 and p99 latency, each as a ratio to
+//! the bare route, and the server's memory after the run.
+
+use crate::{project_root, run};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const CONNECTIONS: &str = "32";
+const PETS: u32 = 200;
+
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts a process that prints `... listening on ADDR...` and returns it with ADDR.
+fn start(command: &mut Command, marker: &str) -> Result<(Proc, String), String> {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let proc = Proc(child);
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if let Some(rest) = line.split(marker).nth(1) {
+            let address = rest
+                .trim_start_matches("http://")
+                .split(['/', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            return Ok((proc, address));
+        }
+    }
+    Err(format!("{command:?} exited before listening"))
+}
+
+/// One HTTP/1.1 request; returns status, headers and body.
+fn http(
+    address: &str,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&str>,
+) -> Result<(u16, Vec<(String, String)>, String), String> {
+    let mut stream = TcpStream::connect(address).map_err(|e| e.to_string())?;
+    let body = body.unwrap_or("");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).map_err(|e| e.to_string())?;
+    let (head, body) = raw.split_once("\r\n\r\n").ok_or("malformed response")?;
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or("no status")?;
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Ok((status, headers, body.to_string()))
+}
+
+struct Endpoint {
+    name: &'static str,
+    method: &'static str,
+    /// A Lua expression for the path.
+    path: &'static str,
+    /// A Lua expression for the body, if any.
+    body: Option<&'static str>,
+    sample_path: String,
+    sample_body: Option<String>,
+}
+
+fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint {
+            name: "GET /v1/pets/{id}",
+            method: "GET",
+            path: r#""/v1/pets/" .. math.random(1, 200)"#,
+            body: None,
+            sample_path: "/v1/pets/7".into(),
+            sample_body: None,
+        },
+        Endpoint {
+            name: "GET /v1/pets?limit=20",
+            method: "GET",
+            path: r#""/v1/pets?limit=20""#,
+            body: None,
+            sample_path: "/v1/pets?limit=20".into(),
+            sample_body: None,
+        },
+        Endpoint {
+            name: "POST /v1/store/orders",
+            method: "POST",
+            path: r#""/v1/store/orders""#,
+            body: Some(r#"'{"petId": ' .. math.random(1, 200) .. ', "quantity": 1}'"#),
+            sample_path: "/v1/store/orders".into(),
+            sample_body: Some(r#"{"petId": 7, "quantity": 1}"#.into()),
+        },
+        Endpoint {
+            name: "PATCH /v1/inventory/{id}",
+            method: "PATCH",
+            path: r#""/v1/inventory/" .. math.random(1, 200)"#,
+            body: Some(r#"'{"quantity": ' .. math.random(100000, 1000000) .. '}'"#),
+            sample_path: "/v1/inventory/7".into(),
+            sample_body: Some(r#"{"quantity": 500000}"#.into()),
+        },
+    ]
+}
+
+fn lua(endpoint: &Endpoint, key: &str) -> String {
+    let body = endpoint.body.unwrap_or("nil");
+    format!(
+        "wrk.headers[\"Authorization\"] = \"Bearer {key}\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nrequest = function()\n  return wrk.format(\"{}\", {}, nil, {body})\nend\n",
+        endpoint.method, endpoint.path
+    )
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Load {
+    rps: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    errors: u64,
+}
+
+fn duration_ms(text: &str) -> Option<f64> {
+    let (number, unit) = text.split_at(text.find(|c: char| c.is_alphabetic())?);
+    let n: f64 = number.parse().ok()?;
+    Some(match unit {
+        "us" => n / 1000.0,
+        "ms" => n,
+        "s" => n * 1000.0,
+        "m" => n * 60_000.0,
+        _ => return None,
+    })
+}
+
+fn wrk(address: &str, script: &Path, seconds: u32) -> Result<Load, String> {
+    let out = Command::new("wrk")
+        .args([
+            "-t1",
+            "-c",
+            CONNECTIONS,
+            "-d",
+            &format!("{seconds}s"),
+            "--latency",
+            "-s",
+        ])
+        .arg(script)
+        .arg(format!("http://{address}"))
+        .output()
+        .map_err(|e| format!("cannot run wrk: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut load = Load::default();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["Requests/sec:", n] => load.rps = n.parse().unwrap_or(0.0),
+            ["50%", t] => load.p50_ms = duration_ms(t).unwrap_or(0.0),
+            ["99%", t] => load.p99_ms = duration_ms(t).unwrap_or(0.0),
+            ["Non-2xx", "or", "3xx", "responses:", n] => {
+                load.errors += n.parse::<u64>().unwrap_or(0)
+            }
+            ["Socket", "errors:", ..] => load.errors += 1,
+            _ => {}
+        }
+    }
+    if load.rps == 0.0 {
+        return Err(format!("wrk printed no result:\n{text}"));
+    }
+    Ok(load)
+}
+
+fn memory_kb(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+pub fn bench(seconds: u32) -> Result<(), String> {
+    if Command::new("wrk").arg("--version").output().is_err() {
+        run("apt-get", &["install", "-y", "-qq", "wrk"])?;
+    }
+    run(
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "petstore-server",
+            "--bin",
+            "petstore-server",
+            "--example",
+            "bare_route",
+        ],
+    )?;
+    let root = project_root();
+    let server_bin = root.join("target/release/petstore-server");
+    let bare_bin = root.join("target/release/examples/bare_route");
+    let dir: PathBuf = std::env::temp_dir().join(format!("petstore-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let url = format!("sqlite://{}", dir.join("bench.db").display());
+
+    let out = Command::new(&server_bin)
+        .args([
+            "--database-url",
+            &url,
+            "keys",
+            "create",
+            "--plan",
+            "enterprise",
+        ])
+        .args(["--per-minute", "1000000000", "--per-day", "1000000000"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let key = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let (server, address) = start(
+        Command::new(&server_bin)
+            .args(["--listen", "127.0.0.1:0", "--database-url", &url])
+            .env("RUST_LOG", "info"),
+        "listening on ",
+    )?;
+    let pid = server.0.id();
+
+    // Seed: a category and the pets the load draws from, each well stocked.
+    http(
+        &address,
+        "POST",
+        "/v1/categories",
+        &key,
+        Some(r#"{"name": "Dogs"}"#),
+    )?;
+    for i in 1..=PETS {
+        let body = format!(r#"{{"name": "Pet {i}", "categoryId": 1}}"#);
+        http(&address, "POST", "/v1/pets", &key, Some(&body))?;
+        http(
+            &address,
+            "PATCH",
+            &format!("/v1/inventory/{i}"),
+            &key,
+            Some(r#"{"quantity": 1000000}"#),
+        )?;
+    }
+
+    println!(
+        "\n{seconds} s per run, {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine\n"
+    );
+    println!(
+        "| endpoint | server req/s | bare req/s | ratio | server p50 / p99 (ms) | bare p50 / p99 (ms) | non-2xx |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for endpoint in endpoints() {
+        let script = dir.join(format!("{}.lua", endpoint.method));
+        std::fs::write(&script, lua(&endpoint, &key)).map_err(|e| e.to_string())?;
+        // The bare route answers exactly what the server answered.
+        let (status, headers, body) = http(
+            &address,
+            endpoint.method,
+            &endpoint.sample_path,
+            &key,
+            endpoint.sample_body.as_deref(),
+        )?;
+        let headers: Vec<(String, String)> = headers
+            .into_iter()
+            .filter(|(k, _)| {
+                !matches!(
+                    k.to_ascii_lowercase().as_str(),
+                    "content-length" | "date" | "connection"
+                )
+            })
+            .collect();
+        let recorded = serde_json_like(status, &headers, &body);
+        let recorded_file = dir.join("recorded.json");
+        std::fs::write(&recorded_file, recorded).map_err(|e| e.to_string())?;
+        let ours = wrk(&address, &script, seconds)?;
+        let (bare, bare_address) = start(
+            Command::new(&bare_bin)
+                .arg("127.0.0.1:0")
+                .arg(&recorded_file),
+            "listening on ",
+        )?;
+        let theirs = wrk(&bare_address, &script, seconds)?;
+        drop(bare);
+        println!(
+            "| {} | {:.0} | {:.0} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {} |",
+            endpoint.name,
+            ours.rps,
+            theirs.rps,
+            ours.rps / theirs.rps,
+            ours.p50_ms,
+            ours.p99_ms,
+            theirs.p50_ms,
+            theirs.p99_ms,
+            ours.errors
+        );
+    }
+    println!(
+        "\nserver memory after the run: {:.1} MB resident, {:.1} MB peak",
+        memory_kb(pid, "VmRSS:") as f64 / 1024.0,
+        memory_kb(pid, "VmHWM:") as f64 / 1024.0
+    );
+    drop(server);
+    std::thread::sleep(Duration::from_millis(100));
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// The recorded response as JSON, without a JSON library in xtask.
+fn serde_json_like(status: u16, headers: &[(String, String)], body: &str) -> String {
+    fn quote(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+    let headers: Vec<String> = headers
+        .iter()
+        .map(|(k, v)| format!("[{}, {}]", quote(k), quote(v)))
+        .collect();
+    format!(
+        "{{\"status\": {status}, \"headers\": [{}], \"body\": {}}}",
+        headers.join(", "),
+        quote(body)
+    )
+}
