@@ -912,26 +912,38 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// An item, or the component a local reference names (with the
+    /// component's name); an unresolved reference is reported at `at`.
+    fn resolve<T>(
+        &mut self,
+        item: &'a ReferenceOr<T>,
+        section: &str,
+        pick: fn(&'a openapiv3::Components) -> &'a indexmap::IndexMap<String, ReferenceOr<T>>,
+        at: &Pointer,
+    ) -> Option<(&'a T, Option<&'a str>)> {
+        let reference = match item {
+            ReferenceOr::Item(t) => return Some((t, None)),
+            ReferenceOr::Reference { reference } => reference,
+        };
+        let found = reference
+            .strip_prefix(&format!("#/components/{section}/"))
+            .and_then(|name| pick(self.doc.components.as_ref()?).get_key_value(name));
+        match found {
+            Some((name, ReferenceOr::Item(t))) => Some((t, Some(name.as_str()))),
+            _ => {
+                self.error(at, format!("unresolved reference `{reference}`"));
+                None
+            }
+        }
+    }
+
     fn resolve_parameter(
         &mut self,
         p: &'a ReferenceOr<Parameter>,
         at: &Pointer,
     ) -> Option<&'a Parameter> {
-        match p {
-            ReferenceOr::Item(p) => Some(p),
-            ReferenceOr::Reference { reference } => {
-                let found = reference
-                    .strip_prefix("#/components/parameters/")
-                    .and_then(|name| self.doc.components.as_ref()?.parameters.get(name));
-                match found {
-                    Some(ReferenceOr::Item(p)) => Some(p),
-                    _ => {
-                        self.error(at, format!("unresolved reference `{reference}`"));
-                        None
-                    }
-                }
-            }
-        }
+        self.resolve(p, "parameters", |c| &c.parameters, at)
+            .map(|(p, _)| p)
     }
 
     fn param(
@@ -1029,21 +1041,7 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Option<Body> {
-        let body = match body {
-            ReferenceOr::Item(b) => b,
-            ReferenceOr::Reference { reference } => {
-                let found = reference
-                    .strip_prefix("#/components/requestBodies/")
-                    .and_then(|name| self.doc.components.as_ref()?.request_bodies.get(name));
-                match found {
-                    Some(ReferenceOr::Item(b)) => b,
-                    _ => {
-                        self.error(at, format!("unresolved reference `{reference}`"));
-                        return None;
-                    }
-                }
-            }
-        };
+        let (body, _) = self.resolve(body, "requestBodies", |c| &c.request_bodies, at)?;
         let (media_type, content, media) = self.body_content(&body.content, &at.join("content"))?;
         let shape = match (&media, &content.schema) {
             (Media::Raw(_), _) => Shape::new(Ty::Bytes),
@@ -1111,21 +1109,7 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Option<Response> {
-        let response = match response {
-            ReferenceOr::Item(r) => r,
-            ReferenceOr::Reference { reference } => {
-                let found = reference
-                    .strip_prefix("#/components/responses/")
-                    .and_then(|name| self.doc.components.as_ref()?.responses.get(name));
-                match found {
-                    Some(ReferenceOr::Item(r)) => r,
-                    _ => {
-                        self.error(at, format!("unresolved reference `{reference}`"));
-                        return None;
-                    }
-                }
-            }
-        };
+        let (response, _) = self.resolve(response, "responses", |c| &c.responses, at)?;
         let (body, media) = if response.content.is_empty() {
             (None, Media::Json)
         } else {
@@ -1155,20 +1139,10 @@ impl<'a> Lowerer<'a> {
                 continue; // OpenAPI says to ignore it.
             }
             let hat = at.join("headers").join(name);
-            let (header, header_component) = match header {
-                ReferenceOr::Item(h) => (h, None),
-                ReferenceOr::Reference { reference } => {
-                    let component = reference.strip_prefix("#/components/headers/");
-                    let found =
-                        component.and_then(|n| self.doc.components.as_ref()?.headers.get(n));
-                    match found {
-                        Some(ReferenceOr::Item(h)) => (h, component),
-                        _ => {
-                            self.error(&hat, format!("unresolved reference `{reference}`"));
-                            continue;
-                        }
-                    }
-                }
+            let Some((header, header_component)) =
+                self.resolve(header, "headers", |c| &c.headers, &hat)
+            else {
+                continue;
             };
             let schema = match &header.format {
                 ParameterSchemaOrContent::Schema(s) => s,
