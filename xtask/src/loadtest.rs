@@ -50,14 +50,21 @@ fn start(command: &mut Command, marker: &str) -> Result<(Proc, String), String> 
     Err(format!("{command:?} exited before listening"))
 }
 
-/// One HTTP/1.1 request; returns status, headers and body.
+/// A response as the bare route replays it.
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+/// One HTTP/1.1 request, read whole.
 fn http(
     address: &str,
     method: &str,
     path: &str,
     key: &str,
     body: Option<&str>,
-) -> Result<(u16, Vec<(String, String)>, String), String> {
+) -> Result<Reply, String> {
     let mut stream = TcpStream::connect(address).map_err(|e| e.to_string())?;
     let body = body.unwrap_or("");
     let request = format!(
@@ -80,7 +87,11 @@ fn http(
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect();
-    Ok((status, headers, body.to_string()))
+    Ok(Reply {
+        status,
+        headers,
+        body: body.to_string(),
+    })
 }
 
 struct Endpoint {
@@ -282,7 +293,11 @@ pub fn bench(seconds: u32) -> Result<(), String> {
         let script = dir.join(format!("{}.lua", endpoint.method));
         std::fs::write(&script, lua(&endpoint, &key)).map_err(|e| e.to_string())?;
         // The bare route answers exactly what the server answered.
-        let (status, headers, body) = http(
+        let Reply {
+            status,
+            headers,
+            body,
+        } = http(
             &address,
             endpoint.method,
             &endpoint.sample_path,
