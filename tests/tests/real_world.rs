@@ -1,8 +1,10 @@
 //! The runtime the generator ships, exercised through the `real_world`
 //! snapshot: forms and deepObject parameters decode into typed structs.
 
-use petstore_tests::real_world::models::{CreateCustomerBody, CustomerTaxExempt};
-use petstore_tests::real_world::runtime::{form_tree, FormValue, Query};
+use petstore_tests::real_world::models::{
+    CreateCustomerBody, CustomerTaxExempt, UploadDocumentBody, UploadDocumentBodyPurpose,
+};
+use petstore_tests::real_world::runtime::{form_tree, multipart_tree, FormValue, Query};
 use serde::Deserialize;
 
 fn decode(form: &str) -> Result<CreateCustomerBody, serde_json::Error> {
@@ -58,4 +60,29 @@ fn deep_object_parameters() {
     assert!(Query::parse("created[gte]=soon")
         .deep::<Range>("created")
         .is_err());
+}
+
+#[test]
+fn multipart_uploads_decode_into_typed_structs() {
+    let content_type = "multipart/form-data; boundary=XyZ";
+    let mut body = Vec::new();
+    body.extend_from_slice(
+        b"--XyZ\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\ninvoice\r\n",
+    );
+    body.extend_from_slice(
+        b"--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n",
+    );
+    body.extend_from_slice(&[0, 159, 146, 150, 13, 10]);
+    body.extend_from_slice(b"\r\n--XyZ--\r\n");
+    let tree = multipart_tree(content_type, &body).unwrap();
+    let upload = UploadDocumentBody::deserialize(FormValue(tree)).unwrap();
+    assert_eq!(upload.purpose, UploadDocumentBodyPurpose::Invoice);
+    assert_eq!(upload.file, vec![0, 159, 146, 150, 13, 10]);
+    assert_eq!(upload.note, None);
+
+    assert!(
+        multipart_tree("multipart/form-data", &body).is_err(),
+        "no boundary"
+    );
+    assert!(multipart_tree(content_type, b"--XyZ\r\nno headers").is_err());
 }

@@ -234,6 +234,9 @@ pub enum Media {
     Json,
     /// `application/x-www-form-urlencoded`, decoded into the body's type.
     Form,
+    /// `multipart/form-data`, decoded into the body's type; file parts fill
+    /// `format: binary` properties (`Vec<u8>`).
+    Multipart,
     /// Any other media type, as bytes: the media types the operation accepts
     /// (requests) or the one it sends (responses).
     Raw(Vec<String>),

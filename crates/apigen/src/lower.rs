@@ -365,6 +365,8 @@ impl<'a> Lowerer<'a> {
             Some("string") => match format {
                 "date-time" => Ty::DateTime,
                 "date" => Ty::Date,
+                // Raw bytes: the content of a file part or of a binary body.
+                "binary" => Ty::Bytes,
                 _ => Ty::String,
             },
             Some("array") => {
@@ -1084,18 +1086,17 @@ impl<'a> Lowerer<'a> {
         {
             return Some((m, c, Media::Form));
         }
-        let raw: Vec<String> = content
-            .keys()
-            .map(|m| essence(m))
-            .filter(|m| m != "multipart/form-data")
-            .collect();
-        match content
+        if let Some((m, c)) = content
             .iter()
-            .find(|(m, _)| essence(m) != "multipart/form-data")
+            .find(|(m, _)| essence(m) == "multipart/form-data")
         {
+            return Some((m, c, Media::Multipart));
+        }
+        let raw: Vec<String> = content.keys().map(|m| essence(m)).collect();
+        match content.iter().next() {
             Some((m, c)) => Some((m, c, Media::Raw(raw))),
             None => {
-                self.error(at, "unsupported media type multipart/form-data");
+                self.error(at, "a body with no media type");
                 None
             }
         }
@@ -1115,6 +1116,11 @@ impl<'a> Lowerer<'a> {
         } else {
             let (media_type, content, media) =
                 self.body_content(&response.content, &at.join("content"))?;
+            // A multipart response is passed on as its bytes.
+            let media = match media {
+                Media::Multipart => Media::Raw(vec!["multipart/form-data".into()]),
+                other => other,
+            };
             let shape = match (&media, &content.schema) {
                 (Media::Raw(_), _) => Shape::new(Ty::Bytes),
                 (_, Some(s)) => self.shape_of(

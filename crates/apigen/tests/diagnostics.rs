@@ -65,10 +65,10 @@ fn unknown_stability_values_name_the_operation() {
 #[test]
 fn unsupported_constructs_are_reported_not_dropped() {
     let out = errors(&doc(
-        "paths:\n  /a:\n    post:\n      requestBody:\n        content:\n          multipart/form-data:\n            schema: {type: object}\n      responses: {'204': {description: x}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
+        "paths:\n  /a:\n    get:\n      parameters:\n        - {name: tags, in: query, style: pipeDelimited, schema: {type: array, items: {type: string}}}\n      responses: {'204': {description: x}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
     ));
     assert!(
-        out.contains("error: unsupported media type multipart/form-data\n  --> spec.yaml#/paths/~1a/post/requestBody/content"),
+        out.contains("error: query parameter `tags`: style PipeDelimited is not supported\n  --> spec.yaml#/paths/~1a/get/parameters/0/style"),
         "{out}"
     );
     assert!(

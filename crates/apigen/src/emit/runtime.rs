@@ -520,8 +520,23 @@ where
 /// JSON value: `a[b][c]=1` nests, `a[]=1&a[]=2` and repeated keys make arrays.
 /// Every leaf is a string; [`FormValue`] reads numbers and booleans from it.
 pub fn form_tree<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> serde_json::Value {
+    value_tree(pairs.map(|(k, v)| (k, serde_json::Value::String(v.into()))))
+}
+
+/// [`form_tree`] with leaves of any JSON value (multipart file parts are
+/// arrays of bytes).
+fn value_tree<'a>(pairs: impl Iterator<Item = (&'a str, serde_json::Value)>) -> serde_json::Value {
     use serde_json::Value;
-    fn insert(node: &mut Value, path: &[&str], value: &str) {
+    fn push(slot: &mut Value, value: Value) {
+        match slot {
+            Value::Array(items) => items.push(value),
+            other => {
+                let previous = other.take();
+                *other = Value::Array(vec![previous, value]);
+            }
+        }
+    }
+    fn insert(node: &mut Value, path: &[&str], value: Value) {
         let Some((first, rest)) = path.split_first() else {
             return;
         };
@@ -531,25 +546,14 @@ pub fn form_tree<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> serde_j
         let Value::Object(map) = node else { return };
         if rest.is_empty() {
             match map.get_mut(*first) {
-                Some(Value::Array(items)) => items.push(Value::String(value.into())),
-                Some(existing) => {
-                    let previous = existing.take();
-                    *existing = Value::Array(vec![previous, Value::String(value.into())]);
-                }
+                Some(existing) => push(existing, value),
                 None => {
-                    map.insert((*first).into(), Value::String(value.into()));
+                    map.insert((*first).into(), value);
                 }
             }
         } else if rest == [""] {
             // `a[]=1`: an array item.
-            let entry = map.entry(*first).or_insert_with(|| Value::Array(Vec::new()));
-            match entry {
-                Value::Array(items) => items.push(Value::String(value.into())),
-                other => {
-                    let previous = other.take();
-                    *other = Value::Array(vec![previous, Value::String(value.into())]);
-                }
-            }
+            push(map.entry(*first).or_insert_with(|| Value::Array(Vec::new())), value);
         } else {
             let child = map.entry(*first).or_insert_with(|| Value::Object(Default::default()));
             insert(child, rest, value);
@@ -566,6 +570,82 @@ pub fn form_tree<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> serde_j
         insert(&mut root, &path, value);
     }
     root
+}
+
+/// Reads a `multipart/form-data` body into a tree like [`form_tree`]'s: a
+/// part named `a[b]` nests, a text part is a string, a file part (one with a
+/// `filename`) an array of its bytes, which decodes into a `Vec<u8>` field.
+pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Value, Rejection> {
+    let bad = |why: &str| Rejection::new(RejectionKind::BadRequest, format!("the multipart body is malformed: {why}"));
+    let boundary = content_type
+        .split(';')
+        .skip(1)
+        .filter_map(|p| p.trim().split_once('='))
+        .find(|(k, _)| k.eq_ignore_ascii_case("boundary"))
+        .map(|(_, v)| v.trim_matches('"').to_string())
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| bad("no boundary"))?;
+    let delimiter = format!("--{boundary}");
+    let find = |haystack: &[u8], needle: &[u8], from: usize| {
+        haystack[from.min(haystack.len())..]
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .map(|i| i + from)
+    };
+    let mut parts: Vec<(String, serde_json::Value)> = Vec::new();
+    let mut at = find(body, delimiter.as_bytes(), 0).ok_or_else(|| bad("no opening boundary"))? + delimiter.len();
+    loop {
+        if body[at..].starts_with(b"--") {
+            break;
+        }
+        let start = at + 2; // CRLF after the boundary
+        let end = find(body, format!("\r\n{delimiter}").as_bytes(), start).ok_or_else(|| bad("a part is not closed"))?;
+        let part = body.get(start..end).ok_or_else(|| bad("a part is cut short"))?;
+        let split = find(part, b"\r\n\r\n", 0).ok_or_else(|| bad("a part has no headers"))?;
+        let headers = String::from_utf8_lossy(&part[..split]);
+        let content = &part[split + 4..];
+        let disposition = headers
+            .lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("content-disposition:"))
+            .ok_or_else(|| bad("a part has no Content-Disposition"))?;
+        let param = |name: &str| {
+            disposition.split(';').skip(1).find_map(|p| {
+                let (k, v) = p.trim().split_once('=')?;
+                k.eq_ignore_ascii_case(name).then(|| v.trim_matches('"').to_string())
+            })
+        };
+        let name = param("name").ok_or_else(|| bad("a part has no name"))?;
+        let value = if param("filename").is_some() {
+            serde_json::Value::Array(content.iter().map(|b| serde_json::Value::from(*b)).collect())
+        } else {
+            let text = std::str::from_utf8(content).map_err(|_| bad("a text part is not UTF-8"))?;
+            serde_json::Value::String(text.to_string())
+        };
+        parts.push((name, value));
+        at = end + 2 + delimiter.len();
+    }
+    Ok(value_tree(parts.iter().map(|(k, v)| (k.as_str(), v.clone()))))
+}
+
+/// Decodes a `multipart/form-data` body into its typed struct. An absent body
+/// is `None`.
+pub async fn multipart_body<T: DeserializeOwned>(request: &HttpRequest, payload: Payload) -> Result<Option<T>, Rejection> {
+    let content_type = request.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("invalid"));
+    let bytes = read_body(request, payload).await?;
+    if bytes.is_empty() && content_type.is_none() {
+        return Ok(None);
+    }
+    let content_type = content_type.unwrap_or("(none)");
+    if !content_type.to_ascii_lowercase().starts_with("multipart/form-data") {
+        return Err(Rejection::new(
+            RejectionKind::UnsupportedMediaType,
+            format!("the body must be `multipart/form-data`, not `{content_type}`"),
+        ));
+    }
+    let tree = multipart_tree(content_type, &bytes)?;
+    T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+        Rejection::new(RejectionKind::ValidationFailed, format!("the body does not match the schema: {e}"))
+    })
 }
 
 /// A value from a form or query string, deserialized as the target type asks:

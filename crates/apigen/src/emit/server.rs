@@ -148,6 +148,7 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         let read = match &b.media {
             crate::ir::Media::Json => quote!(runtime::json_body(request, payload).await?),
             crate::ir::Media::Form => quote!(runtime::form_body(request, payload).await?),
+            crate::ir::Media::Multipart => quote!(runtime::multipart_body(request, payload).await?),
             crate::ir::Media::Raw(media) => {
                 quote!(runtime::raw_body(request, payload, &[#(#media),*]).await?.map(|b| b.to_vec()))
             }

@@ -76,7 +76,7 @@ pub struct Sample {
         deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub file: Option<String>,
+    pub file: Option<Vec<u8>>,
     #[serde(
         default,
         deserialize_with = "super::runtime::present",

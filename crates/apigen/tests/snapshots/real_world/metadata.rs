@@ -97,6 +97,19 @@ pub const UPLOAD_ATTACHMENT: Operation = Operation {
     successor: None,
 };
 
+/// `POST /customers/{id}/documents`
+pub const UPLOAD_DOCUMENT: Operation = Operation {
+    id: "uploadDocument",
+    method: "POST",
+    path: "/customers/{id}/documents",
+    tag: "",
+    stability: None,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+};
+
 /// `GET /customers/{id}/invoice`
 pub const GET_INVOICE_PDF: Operation = Operation {
     id: "getInvoicePdf",
@@ -115,6 +128,7 @@ pub const OPERATIONS: &[Operation] = &[
     LIST_CUSTOMERS,
     CREATE_CUSTOMER,
     UPLOAD_ATTACHMENT,
+    UPLOAD_DOCUMENT,
     GET_INVOICE_PDF,
 ];
 

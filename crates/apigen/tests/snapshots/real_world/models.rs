@@ -215,3 +215,87 @@ impl Validate for ListCustomersCreated {
         Ok(())
     }
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UploadDocumentBody {
+    pub file: Vec<u8>,
+    pub purpose: UploadDocumentBodyPurpose,
+    #[serde(
+        default,
+        deserialize_with = "super::runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub note: Option<String>,
+}
+
+impl Validate for UploadDocumentBody {
+    fn validate(&self) -> Result<(), Violation> {
+        runtime::check_some(
+                &self.note,
+                |value| runtime::check_length(value, None, Some(200)),
+            )
+            .map_err(|v| v.within("note"))?;
+        Ok(())
+    }
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize
+)]
+pub enum UploadDocumentBodyPurpose {
+    /// `identity`
+    #[serde(rename = "identity")]
+    Identity,
+    /// `invoice`
+    #[serde(rename = "invoice")]
+    Invoice,
+}
+
+impl UploadDocumentBodyPurpose {
+    /// Every value, in the order the spec lists them.
+    pub const ALL: [Self; 2usize] = [Self::Identity, Self::Invoice];
+    /// The value as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Identity => "identity",
+            Self::Invoice => "invoice",
+        }
+    }
+}
+
+impl std::fmt::Display for UploadDocumentBodyPurpose {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for UploadDocumentBodyPurpose {
+    type Err = runtime::UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "identity" => Ok(Self::Identity),
+            "invoice" => Ok(Self::Invoice),
+            _ => {
+                Err(runtime::UnknownVariant {
+                    type_name: "UploadDocumentBodyPurpose",
+                    value: s.to_string(),
+                })
+            }
+        }
+    }
+}
+
+impl Validate for UploadDocumentBodyPurpose {
+    fn validate(&self) -> Result<(), Violation> {
+        Ok(())
+    }
+}

@@ -51,6 +51,12 @@ pub trait Api {
         request: UploadAttachmentRequest,
         context: runtime::RequestContext,
     ) -> impl Future<Output = Result<UploadAttachmentResponse, ErrorResponse>>;
+    /// `POST /customers/{id}/documents` (operationId `uploadDocument`)
+    fn upload_document(
+        &self,
+        request: UploadDocumentRequest,
+        context: runtime::RequestContext,
+    ) -> impl Future<Output = Result<UploadDocumentResponse, ErrorResponse>>;
     /// `GET /customers/{id}/invoice` (operationId `getInvoicePdf`)
     fn get_invoice_pdf(
         &self,
@@ -184,6 +190,51 @@ impl UploadAttachmentResponse {
 }
 
 impl From<ErrorResponse> for UploadAttachmentResponse {
+    /// Picks the variant declared for the error's status; any other status is sent as it is.
+    fn from(error: ErrorResponse) -> Self {
+        Self::Undeclared(error)
+    }
+}
+
+/// The parameters and body of `upload_document`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UploadDocumentRequest {
+    /// Path parameter `id`.
+    pub id: String,
+    /// The JSON request body.
+    pub body: models::UploadDocumentBody,
+}
+
+impl Validate for UploadDocumentRequest {
+    fn validate(&self) -> Result<(), Violation> {
+        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        Ok(())
+    }
+}
+
+/// The responses `upload_document` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UploadDocumentResponse {
+    /// `204`: Stored.
+    NoContent,
+    /// An error whose status the operation does not declare.
+    Undeclared(ErrorResponse),
+}
+
+impl UploadDocumentResponse {
+    /// Renders the response: status, headers and JSON body.
+    pub fn into_http(self) -> HttpResponse {
+        match self {
+            Self::NoContent => {
+                let mut builder = runtime::respond(runtime::status(204));
+                builder.finish()
+            }
+            Self::Undeclared(error) => error.into_http(),
+        }
+    }
+}
+
+impl From<ErrorResponse> for UploadDocumentResponse {
     /// Picks the variant declared for the error's status; any other status is sent as it is.
     fn from(error: ErrorResponse) -> Self {
         Self::Undeclared(error)

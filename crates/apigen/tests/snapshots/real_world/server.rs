@@ -48,6 +48,15 @@ where
             ),
     );
     cfg.service(
+        web::resource("/customers/{id}/documents")
+            .route(web::post().to(upload_document::<S>))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    method_not_allowed(service.get_ref(), &request, "POST")
+                }),
+            ),
+    );
+    cfg.service(
         web::resource("/customers/{id}/invoice")
             .route(web::get().to(get_invoice_pdf::<S>))
             .default_service(
@@ -173,6 +182,38 @@ async fn extract_upload_attachment(
             )
             .await?
             .map(|b| b.to_vec()),
+    };
+    Validate::validate(&parsed)?;
+    Ok(parsed)
+}
+
+/// `POST /customers/{id}/documents`
+async fn upload_document<S: operations::Api + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    let response = match extract_upload_document(&request, payload).await {
+        Ok(parsed) => {
+            service
+                .upload_document(parsed, runtime::RequestContext::new(request))
+                .await
+                .unwrap_or_else(UploadDocumentResponse::from)
+        }
+        Err(rejection) => UploadDocumentResponse::from(service.reject(rejection)),
+    };
+    response.into_http()
+}
+
+async fn extract_upload_document(
+    request: &HttpRequest,
+    payload: web::Payload,
+) -> Result<UploadDocumentRequest, Rejection> {
+    let parsed = UploadDocumentRequest {
+        id: runtime::path(request, "id")?,
+        body: runtime::multipart_body(request, payload)
+            .await?
+            .ok_or_else(runtime::missing_body)?,
     };
     Validate::validate(&parsed)?;
     Ok(parsed)
