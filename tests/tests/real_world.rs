@@ -86,3 +86,43 @@ fn multipart_uploads_decode_into_typed_structs() {
     );
     assert!(multipart_tree(content_type, b"--XyZ\r\nno headers").is_err());
 }
+
+#[test]
+fn every_parameter_style_reads_into_its_type() {
+    use petstore_tests::real_world::runtime::{styled, Style, ValueKind};
+    use std::collections::BTreeMap;
+    type Map = BTreeMap<String, i64>;
+    let array = |raw: &str, style, explode| {
+        styled::<Vec<i64>>(raw, "id", ValueKind::Array, style, explode, "id")
+    };
+    let object = |raw: &str, style, explode| {
+        styled::<Map>(raw, "id", ValueKind::Object, style, explode, "id")
+    };
+    let want: Map = [("a".to_string(), 1), ("b".to_string(), 2)].into();
+    assert_eq!(array("3,4,5", Style::Simple, false).unwrap(), [3, 4, 5]);
+    assert_eq!(array(".3.4.5", Style::Label, true).unwrap(), [3, 4, 5]);
+    assert_eq!(array(".3,4,5", Style::Label, false).unwrap(), [3, 4, 5]);
+    assert_eq!(array(";id=3,4,5", Style::Matrix, false).unwrap(), [3, 4, 5]);
+    assert_eq!(
+        array(";id=3;id=4;id=5", Style::Matrix, true).unwrap(),
+        [3, 4, 5]
+    );
+    assert_eq!(
+        array("3 4 5", Style::SpaceDelimited, false).unwrap(),
+        [3, 4, 5]
+    );
+    assert_eq!(
+        array("3|4|5", Style::PipeDelimited, false).unwrap(),
+        [3, 4, 5]
+    );
+    assert_eq!(object("a,1,b,2", Style::Simple, false).unwrap(), want);
+    assert_eq!(object("a=1,b=2", Style::Simple, true).unwrap(), want);
+    assert_eq!(object(".a=1.b=2", Style::Label, true).unwrap(), want);
+    assert_eq!(object(";id=a,1,b,2", Style::Matrix, false).unwrap(), want);
+    assert_eq!(object(";a=1;b=2", Style::Matrix, true).unwrap(), want);
+    let scalar = |raw: &str, style| styled::<i64>(raw, "id", ValueKind::Scalar, style, false, "id");
+    assert_eq!(scalar(";id=7", Style::Matrix).unwrap(), 7);
+    assert_eq!(scalar(".7", Style::Label).unwrap(), 7);
+    assert_eq!(scalar("7", Style::Simple).unwrap(), 7);
+    assert!(array("3,x", Style::Simple, false).is_err());
+}

@@ -204,6 +204,18 @@ pub enum ParamLocation {
     Cookie,
 }
 
+/// OpenAPI's parameter `style`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamStyle {
+    Simple,
+    Label,
+    Matrix,
+    Form,
+    SpaceDelimited,
+    PipeDelimited,
+    DeepObject,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
     pub wire: String,
@@ -215,8 +227,9 @@ pub struct Param {
     pub deprecated: bool,
     /// Arrays only: repeated (`id=1&id=2`, true) or comma-separated (false).
     pub explode: bool,
-    /// `style: deepObject` (`filter[status]=open`): read as a nested value.
-    pub deep: bool,
+    pub style: ParamStyle,
+    /// The parameter's named type is an enum (read like a scalar), not an object.
+    pub scalar_named: bool,
     pub default: Option<serde_json::Value>,
 }
 

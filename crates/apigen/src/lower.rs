@@ -818,7 +818,8 @@ impl<'a> Lowerer<'a> {
                     ),
                     deprecated: false,
                     explode: false,
-                    deep: false,
+                    style: ParamStyle::Simple,
+                    scalar_named: false,
                     default: None,
                 });
             } else {
@@ -956,25 +957,30 @@ impl<'a> Lowerer<'a> {
         names: &mut Namer,
     ) -> Option<Param> {
         let data = param.parameter_data_ref();
-        let (location, explode) = match param {
-            Parameter::Path { .. } => (ParamLocation::Path, false),
-            Parameter::Query { style, .. } => match style {
-                openapiv3::QueryStyle::Form => (ParamLocation::Query, data.explode.unwrap_or(true)),
-                openapiv3::QueryStyle::DeepObject => (ParamLocation::Query, true),
-                other => {
-                    self.error(
-                        &at.join("style"),
-                        format!(
-                            "query parameter `{}`: style {other:?} is not supported",
-                            data.name
-                        ),
-                    );
-                    return None;
-                }
-            },
-            Parameter::Header { .. } => (ParamLocation::Header, false),
-            Parameter::Cookie { .. } => (ParamLocation::Cookie, data.explode.unwrap_or(true)),
+        use openapiv3::{PathStyle, QueryStyle};
+        let (location, style) = match param {
+            Parameter::Path { style, .. } => (
+                ParamLocation::Path,
+                match style {
+                    PathStyle::Simple => ParamStyle::Simple,
+                    PathStyle::Label => ParamStyle::Label,
+                    PathStyle::Matrix => ParamStyle::Matrix,
+                },
+            ),
+            Parameter::Query { style, .. } => (
+                ParamLocation::Query,
+                match style {
+                    QueryStyle::Form => ParamStyle::Form,
+                    QueryStyle::SpaceDelimited => ParamStyle::SpaceDelimited,
+                    QueryStyle::PipeDelimited => ParamStyle::PipeDelimited,
+                    QueryStyle::DeepObject => ParamStyle::DeepObject,
+                },
+            ),
+            Parameter::Header { .. } => (ParamLocation::Header, ParamStyle::Simple),
+            Parameter::Cookie { .. } => (ParamLocation::Cookie, ParamStyle::Form),
         };
+        // OpenAPI's default: `form` explodes, every other style does not.
+        let explode = data.explode.unwrap_or(style == ParamStyle::Form);
         let schema = match &data.format {
             ParameterSchemaOrContent::Schema(s) => s,
             ParameterSchemaOrContent::Content(_) => {
@@ -995,30 +1001,31 @@ impl<'a> Lowerer<'a> {
             Ty::Json | Ty::Bytes | Ty::Map(_) | Ty::Array(_) => false,
             _ => true,
         };
-        let deep = matches!(
-            param,
-            Parameter::Query {
-                style: openapiv3::QueryStyle::DeepObject,
-                ..
-            }
-        );
-        let ok = deep
+        let object_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
+            Ty::Named(n) => matches!(
+                resolve(types, n).map(|t| &t.kind),
+                Some(TypeKind::Struct(_))
+            ),
+            Ty::Map(values) => scalar_ok(values, types),
+            _ => false,
+        };
+        // A deepObject parameter is read as a nested value: any type will do.
+        let ok = style == ParamStyle::DeepObject
             || match &shape.ty {
-                Ty::Array(items) => {
-                    location == ParamLocation::Query && scalar_ok(items, &self.types)
-                }
-                _ => scalar_ok(&shape, &self.types),
+                Ty::Array(items) => scalar_ok(items, &self.types),
+                _ => scalar_ok(&shape, &self.types) || object_ok(&shape, &self.types),
             };
         if !ok {
             self.error(
                 &at.join("schema"),
                 format!(
-                    "parameter `{}`: only scalars, string enums and arrays of them are supported",
+                    "parameter `{}`: only scalars, string enums, arrays of them and objects are supported",
                     data.name
                 ),
             );
             return None;
         }
+        let scalar_named = scalar_ok(&shape, &self.types);
         let default = match schema {
             ReferenceOr::Item(s) => s.schema_data.default.clone(),
             ReferenceOr::Reference { .. } => None,
@@ -1032,7 +1039,8 @@ impl<'a> Lowerer<'a> {
             doc: data.description.clone(),
             deprecated: data.deprecated.unwrap_or(false),
             explode,
-            deep,
+            style,
+            scalar_named,
             default,
         })
     }

@@ -65,10 +65,10 @@ fn unknown_stability_values_name_the_operation() {
 #[test]
 fn unsupported_constructs_are_reported_not_dropped() {
     let out = errors(&doc(
-        "paths:\n  /a:\n    get:\n      parameters:\n        - {name: tags, in: query, style: pipeDelimited, schema: {type: array, items: {type: string}}}\n      responses: {'204': {description: x}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
+        "paths:\n  /a:\n    get:\n      parameters:\n        - {name: filter, in: query, content: {application/json: {schema: {type: object}}}}\n      responses: {'204': {description: x}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
     ));
     assert!(
-        out.contains("error: query parameter `tags`: style PipeDelimited is not supported\n  --> spec.yaml#/paths/~1a/get/parameters/0/style"),
+        out.contains("error: parameter `filter`: `content` parameters are not supported\n  --> spec.yaml#/paths/~1a/get/parameters/0/content"),
         "{out}"
     );
     assert!(

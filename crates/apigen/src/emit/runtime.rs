@@ -841,3 +841,149 @@ impl Query {
 pub fn bytes(mut builder: HttpResponseBuilder, media_type: &'static str, body: Vec<u8>) -> HttpResponse {
     builder.content_type(media_type).body(body)
 }
+
+/// How a parameter value is spelled (OpenAPI's `style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Simple,
+    Label,
+    Matrix,
+    Form,
+    SpaceDelimited,
+    PipeDelimited,
+}
+
+/// What a styled parameter holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Scalar,
+    Array,
+    Object,
+}
+
+/// Reads a parameter written in any style but `deepObject`: `a,b,c`,
+/// `.a.b`, `;id=1;id=2`, `k1,v1,k2,v2`, `k1=v1,k2=v2`, `a b c`, `a|b|c`, into
+/// the target type.
+pub fn styled<T: DeserializeOwned>(
+    raw: &str,
+    name: &str,
+    kind: ValueKind,
+    style: Style,
+    explode: bool,
+    what: &str,
+) -> Result<T, Rejection> {
+    use serde_json::Value;
+    let items: Vec<String> = match style {
+        Style::Matrix => {
+            let fields = raw.split(';').filter(|f| !f.is_empty());
+            match (kind, explode) {
+                (ValueKind::Object, true) => fields.map(str::to_string).collect(),
+                (ValueKind::Array, true) => fields
+                    .filter_map(|f| f.strip_prefix(&format!("{name}=")).map(str::to_string))
+                    .collect(),
+                _ => fields
+                    .filter_map(|f| f.strip_prefix(&format!("{name}=")))
+                    .flat_map(|v| v.split(','))
+                    .map(str::to_string)
+                    .collect(),
+            }
+        }
+        _ => {
+            let raw = if style == Style::Label { raw.strip_prefix('.').unwrap_or(raw) } else { raw };
+            let separator = match (style, explode) {
+                (Style::Label, true) => '.',
+                (Style::SpaceDelimited, _) => ' ',
+                (Style::PipeDelimited, _) => '|',
+                _ => ',',
+            };
+            if kind == ValueKind::Scalar {
+                vec![raw.to_string()]
+            } else {
+                raw.split(separator).map(str::to_string).collect()
+            }
+        }
+    };
+    let value = match kind {
+        ValueKind::Scalar => Value::String(items.into_iter().next().unwrap_or_default()),
+        ValueKind::Array => Value::Array(items.into_iter().map(Value::String).collect()),
+        ValueKind::Object if explode => Value::Object(
+            items
+                .iter()
+                .filter_map(|i| i.split_once('='))
+                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                .collect(),
+        ),
+        ValueKind::Object => Value::Object(
+            items
+                .chunks(2)
+                .filter_map(|pair| match pair {
+                    [k, v] => Some((k.clone(), Value::String(v.clone()))),
+                    _ => None,
+                })
+                .collect(),
+        ),
+    };
+    T::deserialize(FormValue(value)).map_err(|e| {
+        Rejection::new(RejectionKind::BadRequest, format!("{what} has an invalid value: {e}"))
+    })
+}
+
+/// A path parameter in a style other than `simple`, or holding an array or object.
+pub fn path_styled<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+    kind: ValueKind,
+    style: Style,
+    explode: bool,
+) -> Result<T, Rejection> {
+    let raw = request.match_info().get(name).unwrap_or_default();
+    styled(raw, name, kind, style, explode, &format!("path parameter `{name}`"))
+}
+
+/// A header holding an array or object (`simple` style).
+pub fn header_styled<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+    kind: ValueKind,
+    explode: bool,
+) -> Result<Option<T>, Rejection> {
+    let Some(value) = request.headers().get(name) else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| {
+        Rejection::new(RejectionKind::BadRequest, format!("header `{name}` is not visible ASCII"))
+    })?;
+    styled(value, name, kind, Style::Simple, explode, &format!("header `{name}`")).map(Some)
+}
+
+/// A cookie holding an array or object (`form` style).
+pub fn cookie_styled<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+    kind: ValueKind,
+) -> Result<Option<T>, Rejection> {
+    match cookie::<String>(request, name)? {
+        Some(raw) => styled(&raw, name, kind, Style::Form, false, &format!("cookie `{name}`")).map(Some),
+        None => Ok(None),
+    }
+}
+
+impl Query {
+    /// A query parameter in a style other than exploded `form`, or a
+    /// non-exploded object.
+    pub fn styled<T: DeserializeOwned>(&self, name: &str, kind: ValueKind, style: Style) -> Result<Option<T>, Rejection> {
+        match self.one::<String>(name)? {
+            Some(raw) => styled(&raw, name, kind, style, false, &format!("query parameter `{name}`")).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// An exploded `form` object: its properties are query parameters of
+    /// their own.
+    pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
+        let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+            Rejection::new(RejectionKind::BadRequest, format!("the query is invalid: {e}"))
+        })
+    }
+}

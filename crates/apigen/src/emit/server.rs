@@ -104,6 +104,62 @@ pub fn items(api: &Api) -> TokenStream {
     body
 }
 
+/// What a parameter's value is, for the styled readers.
+fn kind(p: &crate::ir::Param) -> TokenStream {
+    match &p.shape.ty {
+        Ty::Array(_) => quote!(runtime::ValueKind::Array),
+        Ty::Named(_) | Ty::Map(_) if !is_scalar(p) => quote!(runtime::ValueKind::Object),
+        _ => quote!(runtime::ValueKind::Scalar),
+    }
+}
+
+/// Scalars and enums parse with `FromStr`; arrays and objects need a style.
+fn is_scalar(p: &crate::ir::Param) -> bool {
+    match &p.shape.ty {
+        Ty::Array(_) | Ty::Map(_) => false,
+        // Enums are named too: they are read like scalars (objects are the
+        // only named types a parameter may otherwise hold).
+        Ty::Named(_) => p.scalar_named,
+        _ => true,
+    }
+}
+
+/// The expression reading a parameter, by location and style.
+fn param_value(p: &crate::ir::Param) -> TokenStream {
+    use crate::ir::ParamStyle;
+    let wire = &p.wire;
+    let explode = p.explode;
+    let kind = kind(p);
+    let style = match p.style {
+        ParamStyle::Simple => quote!(runtime::Style::Simple),
+        ParamStyle::Label => quote!(runtime::Style::Label),
+        ParamStyle::Matrix => quote!(runtime::Style::Matrix),
+        ParamStyle::Form | ParamStyle::DeepObject => quote!(runtime::Style::Form),
+        ParamStyle::SpaceDelimited => quote!(runtime::Style::SpaceDelimited),
+        ParamStyle::PipeDelimited => quote!(runtime::Style::PipeDelimited),
+    };
+    let array = matches!(p.shape.ty, Ty::Array(_));
+    match p.location {
+        ParamLocation::Path if is_scalar(p) && p.style == ParamStyle::Simple => {
+            quote!(runtime::path(request, #wire)?)
+        }
+        ParamLocation::Path => {
+            quote!(runtime::path_styled(request, #wire, #kind, #style, #explode)?)
+        }
+        ParamLocation::Query => match p.style {
+            ParamStyle::DeepObject => quote!(query.deep(#wire)?),
+            ParamStyle::Form if array => quote!(query.many(#wire, #explode)?),
+            ParamStyle::Form if is_scalar(p) => quote!(query.one(#wire)?),
+            ParamStyle::Form if explode => quote!(query.exploded_object()?),
+            _ => quote!(query.styled(#wire, #kind, #style)?),
+        },
+        ParamLocation::Header if is_scalar(p) => quote!(runtime::header(request, #wire)?),
+        ParamLocation::Header => quote!(runtime::header_styled(request, #wire, #kind, #explode)?),
+        ParamLocation::Cookie if is_scalar(p) => quote!(runtime::cookie(request, #wire)?),
+        ParamLocation::Cookie => quote!(runtime::cookie_styled(request, #wire, #kind)?),
+    }
+}
+
 fn handler(api: &Api, op: &Operation) -> TokenStream {
     let name = ident(&op.fn_name);
     let extract = format_ident!("extract_{}", op.fn_name);
@@ -116,16 +172,7 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
     let fields = op.params.iter().map(|p| {
         let field = ident(&p.rust);
         let wire = &p.wire;
-        let value = match p.location {
-            ParamLocation::Path => quote!(runtime::path(request, #wire)?),
-            ParamLocation::Query if p.deep => quote!(query.deep(#wire)?),
-            ParamLocation::Query => match (&p.shape.ty, p.explode) {
-                (Ty::Array(_), explode) => quote!(query.many(#wire, #explode)?),
-                _ => quote!(query.one(#wire)?),
-            },
-            ParamLocation::Header => quote!(runtime::header(request, #wire)?),
-            ParamLocation::Cookie => quote!(runtime::cookie(request, #wire)?),
-        };
+        let value = param_value(p);
         let what = match p.location {
             ParamLocation::Path => return quote!(#field: #value,),
             ParamLocation::Query => format!("query parameter `{wire}`"),
