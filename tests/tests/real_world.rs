@@ -126,3 +126,22 @@ fn every_parameter_style_reads_into_its_type() {
     assert_eq!(scalar("7", Style::Simple).unwrap(), 7);
     assert!(array("3,x", Style::Simple, false).is_err());
 }
+
+/// A union beside properties, or reached through `allOf`, is a flattened field.
+#[test]
+fn unions_beside_properties_are_flattened() {
+    use petstore_tests::unions::models::{Drawing, Payment, PaymentVariant, Shape};
+    let payment: Payment = serde_json::from_str(r#"{"amount": 5, "iban": "DE00"}"#).unwrap();
+    assert_eq!(payment.amount, 5);
+    assert!(
+        matches!(payment.variant, PaymentVariant::Object2(ref v) if v.iban == "DE00"),
+        "{payment:?}"
+    );
+    let drawing: Drawing =
+        serde_json::from_str(r#"{"kind": "circle", "radius": 2.0, "label": "sun"}"#).unwrap();
+    assert_eq!(drawing.label.as_deref(), Some("sun"));
+    assert!(matches!(drawing.variant, Shape::Circle(ref c) if c.radius == 2.0));
+    let back = serde_json::to_value(&drawing).unwrap();
+    assert_eq!(back["kind"], "circle");
+    assert_eq!(back["label"], "sun");
+}

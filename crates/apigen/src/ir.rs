@@ -80,6 +80,9 @@ pub struct Field {
     pub deprecated: bool,
     /// The field's type refers back to the struct itself: it must be boxed.
     pub boxed: bool,
+    /// The object is also one of several shapes (`oneOf` beside `properties`
+    /// or inside `allOf`): this field holds which, flattened into the object.
+    pub flatten: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

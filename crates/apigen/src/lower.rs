@@ -417,14 +417,12 @@ impl<'a> Lowerer<'a> {
         if flat.typ == Some("string") && !flat.enumeration.is_empty() {
             return Some(TypeKind::Enum(self.enum_variants(&flat, at)));
         }
-        if !flat.one_of.is_empty() || !flat.any_of.is_empty() {
-            if !flat.properties.is_empty() || !flat.all_of.is_empty() {
-                self.error(
-                    at,
-                    "`oneOf`/`anyOf` beside `properties` or `allOf` is not supported",
-                );
-                return None;
-            }
+        // A union beside properties or `allOf` is a struct with a flattened
+        // union field (see `collect_object`).
+        if (!flat.one_of.is_empty() || !flat.any_of.is_empty())
+            && flat.properties.is_empty()
+            && flat.all_of.is_empty()
+        {
             let (variants, key) = if flat.one_of.is_empty() {
                 (flat.any_of, "anyOf")
             } else {
@@ -446,6 +444,8 @@ impl<'a> Lowerer<'a> {
             &mut additional,
             true,
         )?;
+        // serde cannot refuse unknown fields beside a flattened one.
+        let deny_unknown = deny_unknown && !fields.iter().any(|f| f.flatten);
         Some(TypeKind::Struct(Struct {
             fields,
             deny_unknown,
@@ -561,8 +561,65 @@ impl<'a> Lowerer<'a> {
     ) -> Option<()> {
         let flat = flatten(schema);
         if !flat.one_of.is_empty() || !flat.any_of.is_empty() {
-            self.error(at, "`oneOf`/`anyOf` inside `allOf` is not supported");
-            return None;
+            // The object is also one of several shapes: a flattened field
+            // holds which. A component keeps its own type; an inline union
+            // gets one named after the object.
+            let (variants, key) = if flat.one_of.is_empty() {
+                (flat.any_of, "anyOf")
+            } else {
+                (flat.one_of, "oneOf")
+            };
+            let segments: Vec<String> = at.segments().collect();
+            // A component that is only a union, reached through `allOf`.
+            let pure_union = !top && flat.properties.is_empty() && flat.all_of.is_empty();
+            let union_type = match segments.as_slice() {
+                [c, s, component] if pure_union && c == "components" && s == "schemas" => {
+                    self.components.get(component).cloned()
+                }
+                _ => None,
+            };
+            let union_type = match union_type {
+                Some(t) => t,
+                None => {
+                    let uat = at.join(key);
+                    match self.inline.get(&uat) {
+                        Some(t) => t.clone(),
+                        None => {
+                            let uname = self.namer.unique(format!("{name}Variant"));
+                            self.inline.insert(uat.clone(), uname.clone());
+                            let u = self.union(schema, variants, &uat, &uname)?;
+                            self.insert_type(TypeDef {
+                                name: uname.clone(),
+                                origin: uat.to_string(),
+                                doc: None,
+                                deprecated: false,
+                                kind: TypeKind::Union(u),
+                            });
+                            uname
+                        }
+                    }
+                }
+            };
+            if !fields
+                .iter()
+                .any(|f| f.flatten && f.shape.ty == Ty::Named(union_type.clone()))
+            {
+                fields.push(Field {
+                    wire: "variant".into(),
+                    rust: String::new(),
+                    shape: Shape::new(Ty::Named(union_type)),
+                    required: true,
+                    doc: Some(format!(
+                        "Which of the shapes in `{key}` the object also has."
+                    )),
+                    default: None,
+                    read_only: false,
+                    write_only: false,
+                    deprecated: false,
+                    boxed: false,
+                    flatten: true,
+                });
+            }
         }
         for (i, part) in flat.all_of.iter().enumerate() {
             let pat = at.join("allOf").join(i);
@@ -627,6 +684,7 @@ impl<'a> Lowerer<'a> {
                 write_only: data.is_some_and(|d| d.write_only),
                 deprecated: data.is_some_and(|d| d.deprecated),
                 boxed: false,
+                flatten: false,
             };
             match fields.iter_mut().find(|f| f.wire == field.wire) {
                 Some(existing) => {

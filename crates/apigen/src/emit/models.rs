@@ -72,6 +72,15 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
         let mut paragraphs = vec![f.doc.clone()];
         paragraphs.extend(notes);
         let mut serde = Vec::new();
+        if f.flatten {
+            let ty = field_type(f);
+            let docs = doc_paragraphs(std::slice::from_ref(&f.doc));
+            return quote! {
+                #docs
+                #[serde(flatten)]
+                pub #fname: #ty,
+            };
+        }
         if f.wire != f.rust {
             let wire = &f.wire;
             serde.push(quote!(rename = #wire));
@@ -360,6 +369,7 @@ mod tests {
             write_only: false,
             deprecated: false,
             boxed: false,
+            flatten: false,
         };
         assert!(is_optional(&f));
         assert_eq!(field_type(&f).to_string(), "Option < i64 >");

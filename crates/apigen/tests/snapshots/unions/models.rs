@@ -24,6 +24,26 @@ impl Validate for Circle {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Drawing {
+    /// Which of the shapes in `oneOf` the object also has.
+    #[serde(flatten)]
+    pub variant: Shape,
+    #[serde(
+        default,
+        deserialize_with = "super::runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub label: Option<String>,
+}
+
+impl Validate for Drawing {
+    fn validate(&self) -> Result<(), Violation> {
+        runtime::Validate::validate(&self.variant).map_err(|v| v.within("variant"))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Expr {
     Literal(Literal),
@@ -66,6 +86,59 @@ pub struct Literal {
 }
 
 impl Validate for Literal {
+    fn validate(&self) -> Result<(), Violation> {
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Payment {
+    /// Which of the shapes in `oneOf` the object also has.
+    #[serde(flatten)]
+    pub variant: PaymentVariant,
+    pub amount: i64,
+}
+
+impl Validate for Payment {
+    fn validate(&self) -> Result<(), Violation> {
+        runtime::Validate::validate(&self.variant).map_err(|v| v.within("variant"))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PaymentVariant {
+    Object(PaymentVariantObject),
+    Object2(PaymentVariantObject2),
+}
+
+impl Validate for PaymentVariant {
+    fn validate(&self) -> Result<(), Violation> {
+        match self {
+            Self::Object(value) => runtime::Validate::validate(value),
+            Self::Object2(value) => runtime::Validate::validate(value),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentVariantObject {
+    pub card: String,
+}
+
+impl Validate for PaymentVariantObject {
+    fn validate(&self) -> Result<(), Violation> {
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentVariantObject2 {
+    pub iban: String,
+}
+
+impl Validate for PaymentVariantObject2 {
     fn validate(&self) -> Result<(), Violation> {
         Ok(())
     }
