@@ -145,3 +145,24 @@ fn unions_beside_properties_are_flattened() {
     assert_eq!(back["kind"], "circle");
     assert_eq!(back["label"], "sun");
 }
+
+#[test]
+fn union_query_parameters_take_one_value_or_several() {
+    use petstore_tests::parameters::models::GetItemTraits;
+    let one: Option<GetItemTraits> = Query::parse("traits=rare").any("traits").unwrap();
+    assert!(matches!(one, Some(GetItemTraits::String(_))), "{one:?}");
+    let several: Option<GetItemTraits> = Query::parse("traits=rare&traits=cheap")
+        .any("traits")
+        .unwrap();
+    assert!(
+        matches!(several, Some(GetItemTraits::Array(ref v)) if v.len() == 2),
+        "{several:?}"
+    );
+    assert!(Query::parse("traits=common")
+        .any::<GetItemTraits>("traits")
+        .is_err());
+    assert_eq!(
+        Query::parse("").any::<GetItemTraits>("traits").unwrap(),
+        None
+    );
+}

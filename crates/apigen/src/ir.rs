@@ -233,6 +233,8 @@ pub struct Param {
     pub style: ParamStyle,
     /// The parameter's named type is an enum (read like a scalar), not an object.
     pub scalar_named: bool,
+    /// The parameter's type is a union (`oneOf`/`anyOf`) of scalars or arrays.
+    pub union: bool,
     pub default: Option<serde_json::Value>,
 }
 

@@ -878,6 +878,7 @@ impl<'a> Lowerer<'a> {
                     explode: false,
                     style: ParamStyle::Simple,
                     scalar_named: false,
+                    union: false,
                     default: None,
                 });
             } else {
@@ -1067,8 +1068,11 @@ impl<'a> Lowerer<'a> {
             Ty::Map(values) => scalar_ok(values, types),
             _ => false,
         };
-        // A deepObject parameter is read as a nested value: any type will do.
+        let union = matches!(&shape.ty, Ty::Named(n) if matches!(resolve(&self.types, n).map(|t| &t.kind), Some(TypeKind::Union(_))));
+        // A deepObject parameter is read as a nested value: any type will do;
+        // a union in a form query parameter is read from its value or values.
         let ok = style == ParamStyle::DeepObject
+            || (union && location == ParamLocation::Query && style == ParamStyle::Form)
             || match &shape.ty {
                 Ty::Array(items) => scalar_ok(items, &self.types),
                 _ => scalar_ok(&shape, &self.types) || object_ok(&shape, &self.types),
@@ -1099,6 +1103,7 @@ impl<'a> Lowerer<'a> {
             explode,
             style,
             scalar_named,
+            union,
             default,
         })
     }

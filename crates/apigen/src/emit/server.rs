@@ -148,6 +148,7 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
         }
         ParamLocation::Query => match p.style {
             ParamStyle::DeepObject => quote!(query.deep(#wire)?),
+            ParamStyle::Form if p.union => quote!(query.any(#wire)?),
             ParamStyle::Form if array => quote!(query.many(#wire, #explode)?),
             ParamStyle::Form if is_scalar(p) => quote!(query.one(#wire)?),
             ParamStyle::Form if explode => quote!(query.exploded_object()?),

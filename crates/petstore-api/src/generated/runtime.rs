@@ -981,6 +981,20 @@ impl Query {
         }
     }
 
+    /// A parameter whose type is a union: one value is read as a string, a
+    /// repeated one as an array, and the union picks the shape that fits.
+    pub fn any<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let values: Vec<serde_json::Value> = self.values(name).map(|v| serde_json::Value::String(v.into())).collect();
+        let value = match values.len() {
+            0 => return Ok(None),
+            1 => values.into_iter().next().unwrap_or_default(),
+            _ => serde_json::Value::Array(values),
+        };
+        T::deserialize(FormValue(value)).map(Some).map_err(|e| {
+            Rejection::new(RejectionKind::BadRequest, format!("query parameter `{name}` is invalid: {e}"))
+        })
+    }
+
     /// An exploded `form` object: its properties are query parameters of
     /// their own.
     pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {

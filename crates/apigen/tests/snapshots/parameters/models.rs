@@ -71,6 +71,85 @@ impl Validate for GetItemFieldsItem {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum GetItemTraits {
+    String(GetItemTraitsString),
+    Array(Vec<GetItemTraitsArrayItem>),
+}
+
+impl Validate for GetItemTraits {
+    fn validate(&self) -> Result<(), Violation> {
+        match self {
+            Self::String(_) => Ok(()),
+            Self::Array(_) => Ok(()),
+        }
+    }
+}
+
+pub type GetItemTraitsArrayItem = GetItemTraitsString;
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize
+)]
+pub enum GetItemTraitsString {
+    /// `cheap`
+    #[serde(rename = "cheap")]
+    Cheap,
+    /// `rare`
+    #[serde(rename = "rare")]
+    Rare,
+}
+
+impl GetItemTraitsString {
+    /// Every value, in the order the spec lists them.
+    pub const ALL: [Self; 2usize] = [Self::Cheap, Self::Rare];
+    /// The value as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cheap => "cheap",
+            Self::Rare => "rare",
+        }
+    }
+}
+
+impl std::fmt::Display for GetItemTraitsString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for GetItemTraitsString {
+    type Err = runtime::UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cheap" => Ok(Self::Cheap),
+            "rare" => Ok(Self::Rare),
+            _ => {
+                Err(runtime::UnknownVariant {
+                    type_name: "GetItemTraitsString",
+                    value: s.to_string(),
+                })
+            }
+        }
+    }
+}
+
+impl Validate for GetItemTraitsString {
+    fn validate(&self) -> Result<(), Violation> {
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     #[serde(
         rename = "type",

@@ -64,12 +64,18 @@ pub struct GetItemRequest {
     ///
     /// **Deprecated.**
     pub type_: Option<String>,
+    /// One trait, or several (SpaceTraders' spelling).
+    ///
+    /// Query parameter `traits`.
+    pub traits: Option<models::GetItemTraits>,
 }
 
 impl Validate for GetItemRequest {
     fn validate(&self) -> Result<(), Violation> {
         runtime::check_range(&self.item_id, Some((1, false)), None)
             .map_err(|v| v.within("itemId"))?;
+        runtime::check_some(&self.traits, runtime::Validate::validate)
+            .map_err(|v| v.within("traits"))?;
         Ok(())
     }
 }

@@ -94,6 +94,7 @@ fn extract_get_item(request: &HttpRequest) -> Result<GetItemRequest, Rejection> 
         )?,
         session: runtime::cookie(request, "session")?,
         type_: query.one("type")?,
+        traits: query.any("traits")?,
     };
     Validate::validate(&parsed)?;
     Ok(parsed)
