@@ -35,6 +35,7 @@ pub fn write_crate(
         ),
         source: spec.display().to_string(),
         lenient,
+        shared_runtime: None,
     };
     let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
     let src = out.join("src");

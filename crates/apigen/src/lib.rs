@@ -34,6 +34,11 @@ pub struct Config {
     pub command: String,
     /// The document's path as the preamble names it (`spec/openapi.yaml`).
     pub source: String,
+    /// A path (from the generated module, such as `super::runtime`) to a
+    /// runtime module that several generated APIs share: `runtime.rs` is then
+    /// not written, and `mod.rs` re-exports that module instead. Write the
+    /// shared one with [`emit::runtime_source`].
+    pub shared_runtime: Option<String>,
     /// Skip an operation (or schema) the generator cannot express, reporting it
     /// in [`Generated::skipped`], instead of failing the whole document.
     pub lenient: bool,

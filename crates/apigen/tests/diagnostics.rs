@@ -7,6 +7,7 @@ fn errors(text: &str) -> String {
         command: "test".into(),
         source: "spec.yaml".into(),
         lenient: false,
+        shared_runtime: None,
     };
     match apigen::generate("spec.yaml", text, &config) {
         Ok(_) => panic!("expected the document to be refused"),
@@ -117,6 +118,7 @@ fn odd_documents_do_not_panic() {
         command: "test".into(),
         source: "spec.yaml".into(),
         lenient: false,
+        shared_runtime: None,
     };
     for rest in [
         "paths: {}\n",

@@ -218,11 +218,6 @@ impl KeyCache {
     }
 }
 
-/// The key with this secret, unless it is unknown or revoked.
-pub async fn authenticate(db: &Db, presented: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
-    lookup(db, &hash(presented)).await
-}
-
 async fn lookup(db: &Db, hash: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
     let row = sqlx::query(
         "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = ? AND revoked_at IS NULL",

@@ -281,10 +281,7 @@ impl Db {
     /// Deletes a pet and its inventory entry, unless it has incomplete orders.
     pub async fn delete_pet(&self, id: i64) -> Result<()> {
         let mut tx = self.write.begin().await?;
-        require_pet(&mut tx, id, |id| {
-            ApiError::not_found(format_args!("pet {id}"))
-        })
-        .await?;
+        require_pet(&mut tx, id).await?;
         let open: i64 =
             sqlx::query_scalar("SELECT count(*) FROM orders WHERE pet_id = ? AND complete = 0")
                 .bind(id)
@@ -616,16 +613,15 @@ async fn require_category(tx: &mut Tx<'_>, id: i64) -> Result<()> {
     }
 }
 
-async fn require_pet(
-    tx: &mut Tx<'_>,
-    id: i64,
-    missing: impl FnOnce(i64) -> ApiError,
-) -> Result<()> {
+/// 404 unless the pet exists.
+async fn require_pet(tx: &mut Tx<'_>, id: i64) -> Result<()> {
     let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM pets WHERE id = ?")
         .bind(id)
         .fetch_optional(&mut **tx)
         .await?;
-    exists.map(|_| ()).ok_or_else(|| missing(id))
+    exists
+        .map(|_| ())
+        .ok_or_else(|| ApiError::not_found(format_args!("pet {id}")))
 }
 
 async fn set_status(tx: &mut Tx<'_>, pet_id: i64, status: PetStatus) -> Result<()> {

@@ -7,5 +7,7 @@
 pub mod metadata;
 pub mod models;
 pub mod operations;
-pub mod runtime;
+
+pub use super::runtime;
+
 pub mod server;
