@@ -148,7 +148,7 @@ pub async fn create(
     let prefix: String = secret.0.chars().take(KEY_PREFIX.len() + 8).collect();
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
     )
     .bind(hash(&secret.0))
     .bind(prefix)
@@ -220,7 +220,7 @@ impl KeyCache {
 
 async fn lookup(db: &Db, hash: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
     let row = sqlx::query(
-        "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
+        "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = $1 AND revoked_at IS NULL",
     )
     .bind(hash)
     .fetch_optional(db.reader())
@@ -265,7 +265,7 @@ pub async fn list(db: &Db) -> Result<Vec<KeyRecord>, sqlx::Error> {
 /// Revokes a key; false when there is no such unrevoked key.
 pub async fn revoke(db: &Db, id: i64, now: DateTime<Utc>) -> Result<bool, sqlx::Error> {
     let done =
-        sqlx::query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+        sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
             .bind(now.to_rfc3339())
             .bind(id)
             .execute(db.writer())

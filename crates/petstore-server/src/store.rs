@@ -1,28 +1,43 @@
-//! Storage: the store's records and rules on SQLite.
+//! Storage: the store's records and rules, on SQLite or PostgreSQL.
 //!
-//! Every write runs in one transaction on a single writer connection, so the
-//! rules (stock never below zero, a pet's status following its stock) hold under
-//! any concurrency; reads use a separate pool of read-only connections. The
-//! database runs in WAL mode with `synchronous = FULL`: a transaction is on disk
-//! before the request that made it is answered.
+//! One set of queries serves both databases through sqlx's `Any` driver: the
+//! SQL uses `$n` placeholders and the subset of SQL both speak (`RETURNING`,
+//! `ON CONFLICT`). Every write runs in one transaction, so the rules (stock
+//! never below zero, a pet's status following its stock) hold under any
+//! concurrency:
+//!
+//! - on SQLite, writes go through a single writer connection and reads through
+//!   a pool of read-only connections; the database runs in WAL mode with
+//!   `synchronous = FULL`, so a transaction is on disk before the request that
+//!   made it is answered;
+//! - on PostgreSQL, which several server instances may share, a transaction
+//!   locks the rows its decision reads (`SELECT ... FOR UPDATE`) and retries of
+//!   one idempotency key queue on an advisory lock.
 
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use petstore_api::models::{
     Category, InventoryItem, NewCategory, NewOrder, NewPet, Order, Pet, PetStatus,
 };
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sqlx::{Any, AnyPool, ConnectOptions, Connection, Executor, Row};
 use std::str::FromStr;
-use std::time::Duration;
 
-/// The database: one writer connection, several readers.
+/// Which database a [`Db`] runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The database: on SQLite one writer connection and several readers; on
+/// PostgreSQL one pool for both.
 #[derive(Debug, Clone)]
 pub struct Db {
-    read: SqlitePool,
-    write: SqlitePool,
+    read: AnyPool,
+    write: AnyPool,
+    backend: Backend,
 }
 
 /// Filters of `listPets`.
@@ -52,6 +67,11 @@ type Result<T> = std::result::Result<T, ApiError>;
 /// How long an idempotency key is remembered.
 const IDEMPOTENCY_SECONDS: i64 = 24 * 3600;
 
+/// Connections per PostgreSQL pool (per server process).
+const PG_CONNECTIONS: u32 = 16;
+/// Read-only SQLite connections.
+const SQLITE_READERS: u32 = 8;
+
 /// A POST sent with an `Idempotency-Key`: who sent it, the key, and a hash of
 /// what was asked (operation and body), so that a retry can be told from a
 /// reuse of the key for something else.
@@ -64,26 +84,96 @@ pub struct Idempotency {
     pub now: i64,
 }
 
+impl Backend {
+    /// The backend a database URL names, if it is one of ours.
+    pub fn of_url(url: &str) -> Option<Backend> {
+        let scheme = url.split_once(':')?.0;
+        match scheme {
+            "sqlite" => Some(Backend::Sqlite),
+            "postgres" | "postgresql" => Some(Backend::Postgres),
+            _ => None,
+        }
+    }
+
+    /// What a transaction appends to a `SELECT` whose rows it is about to
+    /// decide on. SQLite needs nothing: its writer holds the database's only
+    /// write lock for the whole transaction.
+    fn for_update(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
+    }
+}
+
 impl Db {
-    /// Opens (creating if needed) the database at `url` (`sqlite://petstore.db`,
-    /// `sqlite:///abs/path.db`) and applies pending migrations.
+    /// Opens the database at `url` and applies pending migrations:
+    /// `sqlite://petstore.db` or `sqlite:///abs/path.db` (created if missing),
+    /// or `postgres://user:password@host:port/database` (which must exist).
     pub async fn connect(url: &str) -> std::result::Result<Db, sqlx::Error> {
-        let options = SqliteConnectOptions::from_str(url)?
+        sqlx::any::install_default_drivers();
+        let backend = Backend::of_url(url).ok_or_else(|| {
+            sqlx::Error::Configuration(
+                format!(
+                    "unsupported database URL `{}`: expected sqlite://PATH or postgres://...",
+                    redact(url)
+                )
+                .into(),
+            )
+        })?;
+        match backend {
+            Backend::Sqlite => Db::connect_sqlite(url).await,
+            Backend::Postgres => {
+                let pool = AnyPoolOptions::new()
+                    .max_connections(PG_CONNECTIONS)
+                    .connect(url)
+                    .await?;
+                sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+                Ok(Db {
+                    read: pool.clone(),
+                    write: pool,
+                    backend,
+                })
+            }
+        }
+    }
+
+    async fn connect_sqlite(url: &str) -> std::result::Result<Db, sqlx::Error> {
+        // Create the file and switch it to WAL (a property of the file) with
+        // the native driver; the pools then open it through `Any`, which takes
+        // its options from the URL alone.
+        let native = SqliteConnectOptions::from_str(url)?
             .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
-        let write = SqlitePoolOptions::new()
+            .journal_mode(SqliteJournalMode::Wal);
+        native.connect().await?.close().await?;
+        let with_mode = |mode: &str| {
+            let separator = if url.contains('?') { '&' } else { '?' };
+            AnyConnectOptions::from_str(&format!("{url}{separator}mode={mode}"))
+        };
+        let write = AnyPoolOptions::new()
             .max_connections(1)
-            .connect_with(options.clone())
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute("PRAGMA synchronous = FULL").await?;
+                    Ok(())
+                })
+            })
+            .connect_with(with_mode("rw")?)
             .await?;
-        sqlx::migrate!("./migrations").run(&write).await?;
-        let read = SqlitePoolOptions::new()
-            .max_connections(8)
-            .connect_with(options.read_only(true))
+        sqlx::migrate!("./migrations/sqlite").run(&write).await?;
+        let read = AnyPoolOptions::new()
+            .max_connections(SQLITE_READERS)
+            .connect_with(with_mode("ro")?)
             .await?;
-        Ok(Db { read, write })
+        Ok(Db {
+            read,
+            write,
+            backend: Backend::Sqlite,
+        })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     /// Checks that the database answers (for `/healthz`).
@@ -94,11 +184,11 @@ impl Db {
             .map(|_| ())
     }
 
-    pub(crate) fn reader(&self) -> &SqlitePool {
+    pub(crate) fn reader(&self) -> &AnyPool {
         &self.read
     }
 
-    pub(crate) fn writer(&self) -> &SqlitePool {
+    pub(crate) fn writer(&self) -> &AnyPool {
         &self.write
     }
 
@@ -109,12 +199,12 @@ impl Db {
         new: &NewCategory,
         idem: Option<&Idempotency>,
     ) -> Result<Category> {
-        let mut tx = self.write.begin().await?;
+        let mut tx = self.begin(idem).await?;
         if let Some(previous) = replay(&mut tx, idem).await? {
             return Ok(previous);
         }
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO categories (name, description) VALUES (?, ?) RETURNING id",
+            "INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id",
         )
         .bind(&new.name)
         .bind(&new.description)
@@ -131,7 +221,7 @@ impl Db {
     }
 
     pub async fn category(&self, id: i64) -> Result<Category> {
-        sqlx::query("SELECT id, name, description FROM categories WHERE id = ?")
+        sqlx::query("SELECT id, name, description FROM categories WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.read)
             .await?
@@ -141,7 +231,7 @@ impl Db {
 
     pub async fn list_categories(&self, page: Page) -> Result<Listed<Category>> {
         let rows = sqlx::query(
-            "SELECT id, name, description FROM categories WHERE id > ? ORDER BY id LIMIT ?",
+            "SELECT id, name, description FROM categories WHERE id > $1 ORDER BY id LIMIT $2",
         )
         .bind(page.after)
         .bind(i64::from(page.limit) + 1)
@@ -151,15 +241,11 @@ impl Db {
     }
 
     pub async fn delete_category(&self, id: i64) -> Result<()> {
-        let mut tx = self.write.begin().await?;
-        let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM categories WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if exists.is_none() {
+        let mut tx = self.begin(None).await?;
+        if !lock_category(&mut tx, self.backend, id).await? {
             return Err(ApiError::not_found(format_args!("category {id}")));
         }
-        let pets: i64 = sqlx::query_scalar("SELECT count(*) FROM pets WHERE category_id = ?")
+        let pets: i64 = sqlx::query_scalar("SELECT count(*) FROM pets WHERE category_id = $1")
             .bind(id)
             .fetch_one(&mut *tx)
             .await?;
@@ -169,7 +255,7 @@ impl Db {
                 format!("category {id} still has {pets} pet(s)"),
             ));
         }
-        sqlx::query("DELETE FROM categories WHERE id = ?")
+        sqlx::query("DELETE FROM categories WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
             .await?;
@@ -182,20 +268,20 @@ impl Db {
     /// Creates a pet and its inventory entry, with a stock of 1.
     pub async fn create_pet(&self, new: &NewPet, idem: Option<&Idempotency>) -> Result<Pet> {
         let status = new.status.unwrap_or(PetStatus::Available);
-        let mut tx = self.write.begin().await?;
+        let mut tx = self.begin(idem).await?;
         if let Some(previous) = replay(&mut tx, idem).await? {
             return Ok(previous);
         }
-        require_category(&mut tx, new.category_id).await?;
+        require_category(&mut tx, self.backend, new.category_id).await?;
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id",
+            "INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING id",
         )
         .bind(&new.name)
         .bind(new.category_id)
         .bind(status.as_str())
         .fetch_one(&mut *tx)
         .await?;
-        sqlx::query("INSERT INTO inventory (pet_id, quantity) VALUES (?, 1)")
+        sqlx::query("INSERT INTO inventory (pet_id, quantity) VALUES ($1, 1)")
             .bind(id)
             .execute(&mut *tx)
             .await?;
@@ -211,7 +297,7 @@ impl Db {
     }
 
     pub async fn pet(&self, id: i64) -> Result<Pet> {
-        sqlx::query("SELECT id, name, category_id, status FROM pets WHERE id = ?")
+        sqlx::query("SELECT id, name, category_id, status FROM pets WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.read)
             .await?
@@ -221,27 +307,20 @@ impl Db {
     }
 
     pub async fn list_pets(&self, filter: &PetFilter, page: Page) -> Result<Listed<Pet>> {
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = Filtered::new(
             "SELECT id, name, category_id, status FROM pets WHERE id > ",
+            page,
         );
-        q.push_bind(page.after);
         if let Some(status) = filter.status {
-            q.push(" AND status = ").push_bind(status.as_str());
+            q.and("status = ", Arg::Text(status.as_str()));
         }
         if let Some(category) = filter.category_id {
-            q.push(" AND category_id = ").push_bind(category);
+            q.and("category_id = ", Arg::Int(category));
         }
         if let Some(ids) = &filter.ids {
-            q.push(" AND id IN (");
-            let mut list = q.separated(", ");
-            for id in ids {
-                list.push_bind(*id);
-            }
-            q.push(")");
+            q.and_in("id", ids);
         }
-        q.push(" ORDER BY id LIMIT ")
-            .push_bind(i64::from(page.limit) + 1);
-        let rows = q.build().fetch_all(&self.read).await?;
+        let rows = q.fetch("id", &self.read).await?;
         let pets = rows.iter().map(pet_from).collect::<Result<Vec<_>>>()?;
         Ok(listed(pets, page))
     }
@@ -249,20 +328,24 @@ impl Db {
     /// Replaces a pet's fields; a status given here applies to its inventory
     /// entry too, since the entry's status is the pet's.
     pub async fn replace_pet(&self, id: i64, new: &NewPet) -> Result<Pet> {
-        let mut tx = self.write.begin().await?;
-        let current: Option<String> = sqlx::query_scalar("SELECT status FROM pets WHERE id = ?")
+        let mut tx = self.begin(None).await?;
+        let sql = format!(
+            "SELECT status FROM pets WHERE id = $1{}",
+            self.backend.for_update()
+        );
+        let current: Option<String> = sqlx::query_scalar(&sql)
             .bind(id)
             .fetch_optional(&mut *tx)
             .await?;
         let Some(current) = current else {
             return Err(ApiError::not_found(format_args!("pet {id}")));
         };
-        require_category(&mut tx, new.category_id).await?;
+        require_category(&mut tx, self.backend, new.category_id).await?;
         let status = match new.status {
             Some(s) => s,
             None => parse_status(&current)?,
         };
-        sqlx::query("UPDATE pets SET name = ?, category_id = ?, status = ? WHERE id = ?")
+        sqlx::query("UPDATE pets SET name = $1, category_id = $2, status = $3 WHERE id = $4")
             .bind(&new.name)
             .bind(new.category_id)
             .bind(status.as_str())
@@ -280,10 +363,20 @@ impl Db {
 
     /// Deletes a pet and its inventory entry, unless it has incomplete orders.
     pub async fn delete_pet(&self, id: i64) -> Result<()> {
-        let mut tx = self.write.begin().await?;
-        require_pet(&mut tx, id).await?;
+        let mut tx = self.begin(None).await?;
+        let sql = format!(
+            "SELECT id FROM pets WHERE id = $1{}",
+            self.backend.for_update()
+        );
+        let exists: Option<i64> = sqlx::query_scalar(&sql)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if exists.is_none() {
+            return Err(ApiError::not_found(format_args!("pet {id}")));
+        }
         let open: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM orders WHERE pet_id = ? AND complete = 0")
+            sqlx::query_scalar("SELECT count(*) FROM orders WHERE pet_id = $1 AND complete = 0")
                 .bind(id)
                 .fetch_one(&mut *tx)
                 .await?;
@@ -293,7 +386,7 @@ impl Db {
                 format!("pet {id} has {open} incomplete order(s)"),
             ));
         }
-        sqlx::query("DELETE FROM pets WHERE id = ?")
+        sqlx::query("DELETE FROM pets WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
             .await?;
@@ -306,16 +399,18 @@ impl Db {
     /// Places an order, taking its quantity from the pet's stock in the same
     /// transaction. Stock reaching zero makes an available pet sold.
     pub async fn place_order(&self, new: &NewOrder, idem: Option<&Idempotency>) -> Result<Order> {
-        let mut tx = self.write.begin().await?;
+        let mut tx = self.begin(idem).await?;
         if let Some(previous) = replay(&mut tx, idem).await? {
             return Ok(previous);
         }
-        let pet = sqlx::query(
-            "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = ?",
-        )
-        .bind(new.pet_id)
-        .fetch_optional(&mut *tx)
-        .await?;
+        let sql = format!(
+            "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = $1{}",
+            self.backend.for_update()
+        );
+        let pet = sqlx::query(&sql)
+            .bind(new.pet_id)
+            .fetch_optional(&mut *tx)
+            .await?;
         let Some(pet) = pet else {
             return Err(ApiError::unprocessable(
                 "unknown_pet",
@@ -337,7 +432,7 @@ impl Db {
                 format!("pet {} has {stock} in stock, {wanted} ordered", new.pet_id),
             ));
         }
-        sqlx::query("UPDATE inventory SET quantity = quantity - ? WHERE pet_id = ?")
+        sqlx::query("UPDATE inventory SET quantity = quantity - $1 WHERE pet_id = $2")
             .bind(wanted)
             .bind(new.pet_id)
             .execute(&mut *tx)
@@ -347,7 +442,7 @@ impl Db {
         }
         let ship_date = new.ship_date.map(|d| d.to_rfc3339());
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES (?, ?, ?, 0) RETURNING id",
+            "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES ($1, $2, $3, 0) RETURNING id",
         )
         .bind(new.pet_id)
         .bind(wanted)
@@ -367,7 +462,7 @@ impl Db {
     }
 
     pub async fn order(&self, id: i64) -> Result<Order> {
-        sqlx::query("SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = ?")
+        sqlx::query("SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.read)
             .await?
@@ -382,19 +477,17 @@ impl Db {
         complete: Option<bool>,
         page: Page,
     ) -> Result<Listed<Order>> {
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = Filtered::new(
             "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id > ",
+            page,
         );
-        q.push_bind(page.after);
         if let Some(pet) = pet_id {
-            q.push(" AND pet_id = ").push_bind(pet);
+            q.and("pet_id = ", Arg::Int(pet));
         }
         if let Some(complete) = complete {
-            q.push(" AND complete = ").push_bind(complete);
+            q.and("complete = ", Arg::Int(i64::from(complete)));
         }
-        q.push(" ORDER BY id LIMIT ")
-            .push_bind(i64::from(page.limit) + 1);
-        let rows = q.build().fetch_all(&self.read).await?;
+        let rows = q.fetch("id", &self.read).await?;
         let orders = rows.iter().map(order_from).collect::<Result<Vec<_>>>()?;
         Ok(listed(orders, page))
     }
@@ -407,19 +500,19 @@ impl Db {
         now: DateTime<Utc>,
         idem: Option<&Idempotency>,
     ) -> Result<Order> {
-        let mut tx = self.write.begin().await?;
+        let mut tx = self.begin(idem).await?;
         if let Some(previous) = replay(&mut tx, idem).await? {
             return Ok(previous);
         }
         sqlx::query(
-            "UPDATE orders SET complete = 1, ship_date = COALESCE(ship_date, ?) WHERE id = ? AND complete = 0",
+            "UPDATE orders SET complete = 1, ship_date = COALESCE(ship_date, $1) WHERE id = $2 AND complete = 0",
         )
         .bind(now.to_rfc3339())
         .bind(id)
         .execute(&mut *tx)
         .await?;
         let row = sqlx::query(
-            "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = ?",
+            "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&mut *tx)
@@ -436,34 +529,39 @@ impl Db {
     /// Cancels an incomplete order and returns its quantity to the stock; stock
     /// rising above zero makes a sold pet available again.
     pub async fn cancel_order(&self, id: i64) -> Result<()> {
-        let mut tx = self.write.begin().await?;
-        let row = sqlx::query("SELECT pet_id, quantity, complete FROM orders WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(row) = row else {
-            return Err(ApiError::not_found(format_args!("order {id}")));
+        let mut tx = self.begin(None).await?;
+        // Deleting first makes the cancellation itself the check: of two
+        // concurrent cancellations only one deletes the row and restocks.
+        let cancelled = sqlx::query(
+            "DELETE FROM orders WHERE id = $1 AND complete = 0 RETURNING pet_id, quantity",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(cancelled) = cancelled else {
+            let complete: Option<i64> =
+                sqlx::query_scalar("SELECT complete FROM orders WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            return Err(match complete {
+                Some(_) => ApiError::conflict(
+                    "order_completed",
+                    format!("order {id} is complete and cannot be cancelled"),
+                ),
+                None => ApiError::not_found(format_args!("order {id}")),
+            });
         };
-        let (pet_id, quantity, complete): (i64, i64, bool) = (row.get(0), row.get(1), row.get(2));
-        if complete {
-            return Err(ApiError::conflict(
-                "order_completed",
-                format!("order {id} is complete and cannot be cancelled"),
-            ));
-        }
-        sqlx::query("DELETE FROM orders WHERE id = ?")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        let (pet_id, quantity): (i64, i64) = (cancelled.get(0), cancelled.get(1));
         let stock: Option<i64> = sqlx::query_scalar(
-            "UPDATE inventory SET quantity = quantity + ? WHERE pet_id = ? RETURNING quantity",
+            "UPDATE inventory SET quantity = quantity + $1 WHERE pet_id = $2 RETURNING quantity",
         )
         .bind(quantity)
         .bind(pet_id)
         .fetch_optional(&mut *tx)
         .await?;
         if stock.is_some_and(|s| s > 0) {
-            sqlx::query("UPDATE pets SET status = 'available' WHERE id = ? AND status = 'sold'")
+            sqlx::query("UPDATE pets SET status = 'available' WHERE id = $1 AND status = 'sold'")
                 .bind(pet_id)
                 .execute(&mut *tx)
                 .await?;
@@ -476,7 +574,7 @@ impl Db {
 
     pub async fn inventory_item(&self, pet_id: i64) -> Result<InventoryItem> {
         sqlx::query(
-            "SELECT i.pet_id, i.quantity, p.status FROM inventory i JOIN pets p ON p.id = i.pet_id WHERE i.pet_id = ?",
+            "SELECT i.pet_id, i.quantity, p.status FROM inventory i JOIN pets p ON p.id = i.pet_id WHERE i.pet_id = $1",
         )
         .bind(pet_id)
         .fetch_optional(&self.read)
@@ -491,16 +589,14 @@ impl Db {
         status: Option<PetStatus>,
         page: Page,
     ) -> Result<Listed<InventoryItem>> {
-        let mut q = QueryBuilder::<Sqlite>::new(
+        let mut q = Filtered::new(
             "SELECT i.pet_id, i.quantity, p.status FROM inventory i JOIN pets p ON p.id = i.pet_id WHERE i.pet_id > ",
+            page,
         );
-        q.push_bind(page.after);
         if let Some(status) = status {
-            q.push(" AND p.status = ").push_bind(status.as_str());
+            q.and("p.status = ", Arg::Text(status.as_str()));
         }
-        q.push(" ORDER BY i.pet_id LIMIT ")
-            .push_bind(i64::from(page.limit) + 1);
-        let rows = q.build().fetch_all(&self.read).await?;
+        let rows = q.fetch("i.pet_id", &self.read).await?;
         let items = rows
             .iter()
             .map(inventory_from)
@@ -511,8 +607,12 @@ impl Db {
     /// Sets a pet's stock. Zero makes an available pet sold; above zero makes a
     /// sold pet available. A pending pet stays pending.
     pub async fn update_inventory(&self, pet_id: i64, quantity: i32) -> Result<InventoryItem> {
-        let mut tx = self.write.begin().await?;
-        let status: Option<String> = sqlx::query_scalar("SELECT status FROM pets WHERE id = ?")
+        let mut tx = self.begin(None).await?;
+        let sql = format!(
+            "SELECT status FROM pets WHERE id = $1{}",
+            self.backend.for_update()
+        );
+        let status: Option<String> = sqlx::query_scalar(&sql)
             .bind(pet_id)
             .fetch_optional(&mut *tx)
             .await?;
@@ -522,7 +622,7 @@ impl Db {
             )));
         };
         let mut status = parse_status(&status)?;
-        sqlx::query("UPDATE inventory SET quantity = ? WHERE pet_id = ?")
+        sqlx::query("UPDATE inventory SET quantity = $1 WHERE pet_id = $2")
             .bind(quantity)
             .bind(pet_id)
             .execute(&mut *tx)
@@ -543,9 +643,108 @@ impl Db {
             status,
         })
     }
+
+    /// Starts a write transaction. On PostgreSQL a request carrying an
+    /// idempotency key first takes a transaction-scoped advisory lock on it, so
+    /// that concurrent retries (on any instance) run one after the other and
+    /// all but the first replay its answer. SQLite's single writer already
+    /// runs them one after the other.
+    async fn begin(&self, idem: Option<&Idempotency>) -> Result<Tx<'static>> {
+        let mut tx = self.write.begin().await?;
+        if let (Backend::Postgres, Some(idem)) = (self.backend, idem) {
+            sqlx::query("SELECT 1 FROM (SELECT pg_advisory_xact_lock($1)) AS locked")
+                .bind(idem.lock_id())
+                .execute(&mut *tx)
+                .await?;
+        }
+        Ok(tx)
+    }
 }
 
-type Tx<'a> = sqlx::Transaction<'a, Sqlite>;
+impl Idempotency {
+    /// A 64-bit name for this (API key, idempotency key) pair.
+    fn lock_id(&self) -> i64 {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::new()
+            .chain_update(self.key_id.to_be_bytes())
+            .chain_update(self.key.as_bytes())
+            .finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&digest[..8]);
+        i64::from_be_bytes(first)
+    }
+}
+
+type Tx<'a> = sqlx::Transaction<'a, Any>;
+
+/// A bound value of a [`Filtered`] query.
+#[derive(Debug, Clone, Copy)]
+enum Arg {
+    Int(i64),
+    Text(&'static str),
+}
+
+/// A paged listing with optional filters: `prefix` ends with the comparison
+/// of the id column to the page's `after`; filters are `AND`ed after it, each
+/// with the next `$n` placeholder.
+struct Filtered {
+    sql: String,
+    args: Vec<Arg>,
+    limit: u32,
+}
+
+impl Filtered {
+    fn new(prefix: &str, page: Page) -> Self {
+        let mut q = Filtered {
+            sql: prefix.to_string(),
+            args: Vec::new(),
+            limit: page.limit,
+        };
+        q.placeholder(Arg::Int(page.after));
+        q
+    }
+
+    fn placeholder(&mut self, arg: Arg) {
+        self.args.push(arg);
+        self.sql.push_str(&format!("${}", self.args.len()));
+    }
+
+    fn and(&mut self, condition: &str, arg: Arg) {
+        self.sql.push_str(" AND ");
+        self.sql.push_str(condition);
+        self.placeholder(arg);
+    }
+
+    fn and_in(&mut self, column: &str, values: &[i64]) {
+        if values.is_empty() {
+            self.sql.push_str(" AND 1 = 0");
+            return;
+        }
+        self.sql.push_str(&format!(" AND {column} IN ("));
+        for (i, value) in values.iter().enumerate() {
+            if i > 0 {
+                self.sql.push_str(", ");
+            }
+            self.placeholder(Arg::Int(*value));
+        }
+        self.sql.push(')');
+    }
+
+    /// Orders by `id_column` and fetches one row more than the page holds,
+    /// to tell whether more follow.
+    async fn fetch(mut self, id_column: &str, pool: &AnyPool) -> Result<Vec<AnyRow>> {
+        self.sql.push_str(&format!(" ORDER BY {id_column} LIMIT "));
+        self.placeholder(Arg::Int(i64::from(self.limit) + 1));
+        let mut query = sqlx::query(&self.sql);
+        for arg in self.args {
+            query = match arg {
+                Arg::Int(i) => query.bind(i),
+                Arg::Text(s) => query.bind(s),
+            };
+        }
+        Ok(query.fetch_all(pool).await?)
+    }
+}
 
 /// The response remembered for this idempotency key, if any: the same request
 /// within 24 hours gets it again; another request under the same key is refused.
@@ -554,7 +753,7 @@ async fn replay<T: serde::de::DeserializeOwned>(
     idem: Option<&Idempotency>,
 ) -> Result<Option<T>> {
     let Some(idem) = idem else { return Ok(None) };
-    let row = sqlx::query("SELECT request_hash, response FROM idempotency WHERE key_id = ? AND idem_key = ? AND created_at > ?")
+    let row = sqlx::query("SELECT request_hash, response FROM idempotency WHERE key_id = $1 AND idem_key = $2 AND created_at > $3")
         .bind(idem.key_id)
         .bind(&idem.key)
         .bind(idem.now - IDEMPOTENCY_SECONDS)
@@ -580,12 +779,12 @@ async fn remember<T: serde::Serialize>(
 ) -> Result<()> {
     let Some(idem) = idem else { return Ok(()) };
     let response = serde_json::to_string(response).map_err(corrupt)?;
-    sqlx::query("DELETE FROM idempotency WHERE created_at <= ?")
+    sqlx::query("DELETE FROM idempotency WHERE created_at <= $1")
         .bind(idem.now - IDEMPOTENCY_SECONDS)
         .execute(&mut **tx)
         .await?;
     sqlx::query(
-        "INSERT INTO idempotency (key_id, idem_key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?) \
+        "INSERT INTO idempotency (key_id, idem_key, request_hash, response, created_at) VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT (key_id, idem_key) DO UPDATE SET request_hash = excluded.request_hash, \
          response = excluded.response, created_at = excluded.created_at",
     )
@@ -599,33 +798,34 @@ async fn remember<T: serde::Serialize>(
     Ok(())
 }
 
-async fn require_category(tx: &mut Tx<'_>, id: i64) -> Result<()> {
-    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM categories WHERE id = ?")
+/// Whether the category exists; on PostgreSQL its row stays locked until the
+/// transaction ends, so that it cannot be deleted (or a pet added to it)
+/// meanwhile.
+async fn lock_category(tx: &mut Tx<'_>, backend: Backend, id: i64) -> Result<bool> {
+    let sql = format!(
+        "SELECT id FROM categories WHERE id = $1{}",
+        backend.for_update()
+    );
+    let exists: Option<i64> = sqlx::query_scalar(&sql)
         .bind(id)
         .fetch_optional(&mut **tx)
         .await?;
-    match exists {
-        Some(_) => Ok(()),
-        None => Err(ApiError::unprocessable(
-            "unknown_category",
-            format!("category {id} does not exist"),
-        )),
-    }
+    Ok(exists.is_some())
 }
 
-/// 404 unless the pet exists.
-async fn require_pet(tx: &mut Tx<'_>, id: i64) -> Result<()> {
-    let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM pets WHERE id = ?")
-        .bind(id)
-        .fetch_optional(&mut **tx)
-        .await?;
-    exists
-        .map(|_| ())
-        .ok_or_else(|| ApiError::not_found(format_args!("pet {id}")))
+/// 422 unless the category exists (locked as by [`lock_category`]).
+async fn require_category(tx: &mut Tx<'_>, backend: Backend, id: i64) -> Result<()> {
+    if lock_category(tx, backend, id).await? {
+        return Ok(());
+    }
+    Err(ApiError::unprocessable(
+        "unknown_category",
+        format!("category {id} does not exist"),
+    ))
 }
 
 async fn set_status(tx: &mut Tx<'_>, pet_id: i64, status: PetStatus) -> Result<()> {
-    sqlx::query("UPDATE pets SET status = ? WHERE id = ?")
+    sqlx::query("UPDATE pets SET status = $1 WHERE id = $2")
         .bind(status.as_str())
         .bind(pet_id)
         .execute(&mut **tx)
@@ -639,6 +839,20 @@ fn listed<T>(mut items: Vec<T>, page: Page) -> Listed<T> {
     Listed { items, more }
 }
 
+/// The URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
 fn corrupt(what: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(format!("corrupt row: {what}").into())
 }
@@ -647,7 +861,7 @@ fn parse_status(s: &str) -> Result<PetStatus> {
     s.parse().map_err(corrupt)
 }
 
-fn category_from(r: &sqlx::sqlite::SqliteRow) -> Category {
+fn category_from(r: &AnyRow) -> Category {
     Category {
         id: r.get(0),
         name: r.get(1),
@@ -655,7 +869,7 @@ fn category_from(r: &sqlx::sqlite::SqliteRow) -> Category {
     }
 }
 
-fn pet_from(r: &sqlx::sqlite::SqliteRow) -> Result<Pet> {
+fn pet_from(r: &AnyRow) -> Result<Pet> {
     Ok(Pet {
         id: r.get(0),
         name: r.get(1),
@@ -664,27 +878,64 @@ fn pet_from(r: &sqlx::sqlite::SqliteRow) -> Result<Pet> {
     })
 }
 
-fn order_from(r: &sqlx::sqlite::SqliteRow) -> Result<Order> {
+fn order_from(r: &AnyRow) -> Result<Order> {
     let ship_date: Option<String> = r.get(3);
     let ship_date = ship_date
         .map(|d| DateTime::parse_from_rfc3339(&d).map(|d| d.with_timezone(&Utc)))
         .transpose()
         .map_err(corrupt)?;
     let quantity: i64 = r.get(2);
+    let complete: i64 = r.get(4);
     Ok(Order {
         id: Some(r.get(0)),
         pet_id: Some(r.get(1)),
         quantity: Some(i32::try_from(quantity).map_err(corrupt)?),
         ship_date,
-        complete: Some(r.get(4)),
+        complete: Some(complete != 0),
     })
 }
 
-fn inventory_from(r: &sqlx::sqlite::SqliteRow) -> Result<InventoryItem> {
+fn inventory_from(r: &AnyRow) -> Result<InventoryItem> {
     let quantity: i64 = r.get(1);
     Ok(InventoryItem {
         pet_id: r.get(0),
         quantity: i32::try_from(quantity).map_err(corrupt)?,
         status: parse_status(r.get(2))?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backends_are_told_by_scheme() {
+        assert_eq!(
+            Backend::of_url("sqlite://petstore.db"),
+            Some(Backend::Sqlite)
+        );
+        assert_eq!(
+            Backend::of_url("postgres://u@h/db"),
+            Some(Backend::Postgres)
+        );
+        assert_eq!(
+            Backend::of_url("postgresql://u@h/db"),
+            Some(Backend::Postgres)
+        );
+        assert_eq!(Backend::of_url("mysql://u@h/db"), None);
+        assert_eq!(Backend::of_url("petstore.db"), None);
+    }
+
+    #[test]
+    fn passwords_are_not_repeated() {
+        assert_eq!(
+            redact("postgres://app:s3cret@db:5432/petstore"),
+            "postgres://app:***@db:5432/petstore"
+        );
+        assert_eq!(
+            redact("postgres://app@db/petstore"),
+            "postgres://app@db/petstore"
+        );
+        assert_eq!(redact("sqlite://petstore.db"), "sqlite://petstore.db");
+    }
 }
