@@ -3,7 +3,7 @@
 use crate::gate::gate;
 use crate::keys::{KeyCache, KeyInfo};
 use crate::lifecycle::{lifecycle, Lifecycle};
-use crate::limiter::{BanPolicy, RateLimiter};
+use crate::limiter::{BanPolicy, Limiter};
 use crate::service::{Clock, PetStore};
 use crate::store::Db;
 use actix_web::body::MessageBody;
@@ -65,8 +65,8 @@ impl Application {
             clock: settings.clock.clone(),
         });
         // Created once, outside the per-worker factory: every worker shares the
-        // same limits.
-        let limiter = web::Data::new(RateLimiter::new(settings.ban));
+        // same limits (and on PostgreSQL every instance does).
+        let limiter = web::Data::new(Limiter::for_db(&settings.db, settings.ban));
         let lifecycle_table = web::Data::new(Lifecycle::from_metadata());
         let key_cache = web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000));
         let mut http = HttpServer::new(move || {

@@ -3,7 +3,7 @@
 //! allow the request, and the `X-RateLimit-*` headers on whatever the answer is.
 
 use crate::keys::{self, KeyInfo, Plan};
-use crate::limiter::{Decision, RateLimiter, Subject, Verdict};
+use crate::limiter::{Decision, Limiter, Subject, Verdict};
 use crate::service::PetStore;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -48,7 +48,7 @@ pub async fn gate(
     }
     let (Some(state), Some(limiter), Some(cache)) = (
         request.app_data::<web::Data<PetStore>>().cloned(),
-        request.app_data::<web::Data<RateLimiter>>().cloned(),
+        request.app_data::<web::Data<Limiter>>().cloned(),
         request.app_data::<web::Data<keys::KeyCache>>().cloned(),
     ) else {
         return Err(actix_web::error::ErrorInternalServerError(
@@ -58,15 +58,7 @@ pub async fn gate(
     let key = match bearer(&request) {
         Some(presented) => match cache.authenticate(&state.db, &presented).await {
             Ok(key) => key,
-            Err(e) => {
-                tracing::error!(error = %e, "key lookup failed");
-                let response = error(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "the server failed to handle the request",
-                );
-                return Ok(request.into_response(response));
-            }
+            Err(e) => return Ok(internal(request, "key lookup failed", &e)),
         },
         None => None,
     };
@@ -82,7 +74,13 @@ pub async fn gate(
             (Subject::Address(address), free)
         }
     };
-    let decision = limiter.check(subject, limits, (state.clock)().timestamp());
+    let decision = match limiter
+        .check(subject, limits, (state.clock)().timestamp())
+        .await
+    {
+        Ok(decision) => decision,
+        Err(e) => return Ok(internal(request, "rate limit check failed", &e)),
+    };
     let mut response = match (decision.verdict, key) {
         (Verdict::Banned { retry_after }, _) => {
             let mut r = error(
@@ -125,6 +123,17 @@ pub async fn gate(
     };
     rate_limit_headers(response.response_mut(), &decision);
     Ok(response)
+}
+
+/// A 500 for a failure of the gate's own storage, logged with what failed.
+fn internal(request: ServiceRequest, what: &str, e: &sqlx::Error) -> ServiceResponse<BoxBody> {
+    tracing::error!(error = %e, "{what}");
+    let response = error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "the server failed to handle the request",
+    );
+    request.into_response(response)
 }
 
 fn set(response: &mut HttpResponse, name: HeaderName, value: impl std::fmt::Display) {

@@ -2,6 +2,10 @@
 //! key), a minute and a day window, both fixed and aligned to UTC, and a ban for
 //! subjects that keep sending while limited.
 //!
+//! The rule ([`Entry::decide`]) is one; where its state lives depends on the
+//! deployment: in memory ([`RateLimiter`]) for a single process on SQLite, in
+//! PostgreSQL ([`SharedLimiter`]) when several instances share a database.
+//!
 //! One `RateLimiter` serves all workers (it is created before `HttpServer::new`),
 //! so limits are exact whatever the number of threads. Its state is split into
 //! shards, each behind its own mutex held for a few hundred nanoseconds, so
@@ -10,10 +14,13 @@
 //! subjects seen in the current UTC day.
 
 use crate::keys::Limits;
+use crate::store::{Backend, Db};
+use sqlx::{AnyPool, Row};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 const SHARDS: usize = 64;
@@ -97,6 +104,72 @@ struct Entry {
     banned_until: Option<i64>,
 }
 
+impl Entry {
+    /// Whether both windows have passed and no ban runs: the entry can go.
+    fn is_idle(&self, now: i64) -> bool {
+        self.banned_until.is_none_or(|t| t <= now) && self.day.start + DAY <= now
+    }
+
+    /// Counts one request at `now` (Unix seconds) against `limits`, and
+    /// decides. The one rule for both the in-memory and the shared limiter.
+    fn decide(&mut self, limits: Limits, now: i64, ban: BanPolicy) -> Decision {
+        self.minute.roll(now, MINUTE);
+        self.day.roll(now, DAY);
+        let windows = [
+            (limits.per_minute, self.minute, MINUTE),
+            (limits.per_day, self.day, DAY),
+        ];
+
+        if let Some(until) = self.banned_until {
+            if until > now {
+                return report(
+                    &windows,
+                    Verdict::Banned {
+                        retry_after: until - now,
+                    },
+                );
+            }
+            self.banned_until = None;
+            self.while_limited = 0;
+        }
+
+        // The windows already full, latest reset first: that one blocks longest.
+        let blocking = windows
+            .iter()
+            .filter(|(limit, w, _)| w.count >= *limit)
+            .map(|(_, w, size)| w.start + size)
+            .max();
+        if let Some(reset) = blocking {
+            self.while_limited += 1;
+            if self.while_limited > ban.after {
+                let until = now + ban.seconds;
+                self.banned_until = Some(until);
+                return report(
+                    &windows,
+                    Verdict::Banned {
+                        retry_after: until - now,
+                    },
+                );
+            }
+            return report(
+                &windows,
+                Verdict::Limited {
+                    retry_after: (reset - now).max(1),
+                },
+            );
+        }
+
+        self.while_limited = 0;
+        self.minute.count += 1;
+        self.day.count += 1;
+        let windows = [
+            (limits.per_minute, self.minute, MINUTE),
+            (limits.per_day, self.day, DAY),
+        ];
+        report(&windows, Verdict::Allowed)
+    }
+}
+
 #[derive(Debug, Default)]
 struct Shard {
     entries: HashMap<Subject, Entry>,
@@ -133,65 +206,13 @@ impl RateLimiter {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         shard.decisions = shard.decisions.wrapping_add(1);
         if shard.decisions % SWEEP_EVERY == 0 {
-            shard
-                .entries
-                .retain(|_, e| e.banned_until.is_some_and(|t| t > now) || e.day.start + DAY > now);
+            shard.entries.retain(|_, e| !e.is_idle(now));
         }
-        let entry = shard.entries.entry(subject).or_default();
-        entry.minute.roll(now, MINUTE);
-        entry.day.roll(now, DAY);
-        let windows = [
-            (limits.per_minute, entry.minute, MINUTE),
-            (limits.per_day, entry.day, DAY),
-        ];
-
-        if let Some(until) = entry.banned_until {
-            if until > now {
-                return report(
-                    &windows,
-                    Verdict::Banned {
-                        retry_after: until - now,
-                    },
-                );
-            }
-            entry.banned_until = None;
-            entry.while_limited = 0;
-        }
-
-        // The windows already full, latest reset first: that one blocks longest.
-        let blocking = windows
-            .iter()
-            .filter(|(limit, w, _)| w.count >= *limit)
-            .map(|(_, w, size)| w.start + size)
-            .max();
-        if let Some(reset) = blocking {
-            entry.while_limited += 1;
-            if entry.while_limited > self.ban.after {
-                let until = now + self.ban.seconds;
-                entry.banned_until = Some(until);
-                return report(
-                    &windows,
-                    Verdict::Banned {
-                        retry_after: until - now,
-                    },
-                );
-            }
-            return report(
-                &windows,
-                Verdict::Limited {
-                    retry_after: (reset - now).max(1),
-                },
-            );
-        }
-
-        entry.while_limited = 0;
-        entry.minute.count += 1;
-        entry.day.count += 1;
-        let windows = [
-            (limits.per_minute, entry.minute, MINUTE),
-            (limits.per_day, entry.day, DAY),
-        ];
-        report(&windows, Verdict::Allowed)
+        shard
+            .entries
+            .entry(subject)
+            .or_default()
+            .decide(limits, now, self.ban)
     }
 
     /// Entries held, for tests of eviction.
@@ -218,7 +239,135 @@ impl RateLimiter {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .entries
-                .retain(|_, e| e.banned_until.is_some_and(|t| t > now) || e.day.start + DAY > now);
+                .retain(|_, e| !e.is_idle(now));
+        }
+    }
+}
+
+/// Rate-limit state in PostgreSQL, shared by every instance on the database:
+/// each decision reads the subject's row under a row lock, decides by the same
+/// rule as [`RateLimiter`] and writes the row back, all in one transaction, so
+/// counts and bans are exact across instances.
+#[derive(Debug)]
+pub struct SharedLimiter {
+    pool: AnyPool,
+    ban: BanPolicy,
+    decisions: AtomicU32,
+}
+
+impl SharedLimiter {
+    pub fn new(pool: AnyPool, ban: BanPolicy) -> Self {
+        SharedLimiter {
+            pool,
+            ban,
+            decisions: AtomicU32::new(0),
+        }
+    }
+
+    pub async fn check(
+        &self,
+        subject: Subject,
+        limits: Limits,
+        now: i64,
+    ) -> Result<Decision, sqlx::Error> {
+        if self.decisions.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+            self.sweep(now).await?;
+        }
+        let name = subject.to_string();
+        let mut tx = self.pool.begin().await?;
+        // The upsert creates the row if needed and, either way, locks it until
+        // the transaction ends.
+        let row = sqlx::query(
+            "INSERT INTO rate_limits (subject) VALUES ($1) \
+             ON CONFLICT (subject) DO UPDATE SET subject = excluded.subject \
+             RETURNING minute_start, minute_count, day_start, day_count, while_limited, banned_until",
+        )
+        .bind(&name)
+        .fetch_one(&mut *tx)
+        .await?;
+        let count = |i: usize| -> Result<u32, sqlx::Error> {
+            u32::try_from(row.try_get::<i64, _>(i)?).map_err(|e| sqlx::Error::Decode(e.into()))
+        };
+        let mut entry = Entry {
+            minute: Window {
+                start: row.try_get(0)?,
+                count: count(1)?,
+            },
+            day: Window {
+                start: row.try_get(2)?,
+                count: count(3)?,
+            },
+            while_limited: count(4)?,
+            banned_until: row.try_get(5)?,
+        };
+        let decision = entry.decide(limits, now, self.ban);
+        sqlx::query(
+            "UPDATE rate_limits SET minute_start = $2, minute_count = $3, day_start = $4, \
+             day_count = $5, while_limited = $6, banned_until = $7 WHERE subject = $1",
+        )
+        .bind(&name)
+        .bind(entry.minute.start)
+        .bind(i64::from(entry.minute.count))
+        .bind(entry.day.start)
+        .bind(i64::from(entry.day.count))
+        .bind(i64::from(entry.while_limited))
+        .bind(entry.banned_until)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(decision)
+    }
+
+    /// Drops the rows of subjects whose windows have passed and that are not
+    /// banned.
+    pub async fn sweep(&self, now: i64) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "DELETE FROM rate_limits WHERE day_start <= $1 \
+             AND (banned_until IS NULL OR banned_until <= $2)",
+        )
+        .bind(now - DAY)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}
+
+/// The server's limiter: in memory for a single process (SQLite), in the
+/// database when instances share one (PostgreSQL).
+#[derive(Debug)]
+pub enum Limiter {
+    Local(RateLimiter),
+    Shared(SharedLimiter),
+}
+
+impl Limiter {
+    /// The limiter that fits the database the server runs on.
+    pub fn for_db(db: &Db, ban: BanPolicy) -> Limiter {
+        match db.backend() {
+            Backend::Sqlite => Limiter::Local(RateLimiter::new(ban)),
+            Backend::Postgres => Limiter::Shared(SharedLimiter::new(db.writer().clone(), ban)),
+        }
+    }
+
+    pub async fn check(
+        &self,
+        subject: Subject,
+        limits: Limits,
+        now: i64,
+    ) -> Result<Decision, sqlx::Error> {
+        match self {
+            Limiter::Local(limiter) => Ok(limiter.check(subject, limits, now)),
+            Limiter::Shared(limiter) => limiter.check(subject, limits, now).await,
+        }
+    }
+}
+
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Subject::Key(id) => write!(f, "key:{id}"),
+            Subject::Address(address) => write!(f, "ip:{address}"),
         }
     }
 }

@@ -1,63 +1,13 @@
 //! Durability: every write answered with 2xx survives `kill -9`.
 
-use crate::helpers::read;
+use crate::helpers::{create_key, database_url, read, Server};
 use serde_json::json;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    /// SIGKILL: no chance to flush or shut down.
-    fn kill_9(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts the real binary and reads its address and (on first start) its
-/// bootstrap key from stdout.
-fn start(database_url: &str) -> (Server, Option<String>) {
-    let child = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
-        .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server starts");
-    let mut server = Server {
-        child,
-        base: String::new(),
-    };
-    let mut lines = BufReader::new(server.child.stdout.take().unwrap()).lines();
-    let mut key = None;
-    loop {
-        let line = lines.next().expect("server prints its address").unwrap();
-        if let Some(k) = line.trim().strip_prefix("psk_") {
-            key = Some(format!("psk_{k}"));
-        }
-        if let Some(rest) = line.strip_prefix("Pet store listening on ") {
-            server.base = rest.split("/v1").next().unwrap().to_string();
-            return (server, key);
-        }
-    }
-}
 
 #[actix_web::test]
 async fn acknowledged_writes_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("crash.db").display());
-    let (mut server, key) = start(&url);
+    let url = database_url(dir.path()).await;
+    let (mut server, key) = Server::start(&url);
     let key = key.expect("a fresh database prints a bootstrap key");
     let client = reqwest::Client::new();
     let category = read(
@@ -88,7 +38,7 @@ async fn acknowledged_writes_survive_kill_9() {
     }
     server.kill_9();
 
-    let (mut server, second_key) = start(&url);
+    let (mut server, second_key) = Server::start(&url);
     assert_eq!(second_key, None, "the bootstrap key is made only once");
     let listed = read(
         client
@@ -103,36 +53,15 @@ async fn acknowledged_writes_survive_kill_9() {
     server.kill_9();
 }
 
-fn create_enterprise_key(database_url: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
-        .args([
-            "--database-url",
-            database_url,
-            "keys",
-            "create",
-            "--plan",
-            "enterprise",
-        ])
-        .args(["--per-minute", "100000000", "--per-day", "100000000"])
-        .output()
-        .expect("keys create runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 /// Writers place orders and create pets concurrently while the server is
 /// killed with SIGKILL; after a restart every acknowledged write is there, and
 /// for every pet the stock plus what was ordered is what it started with.
 #[actix_web::test]
 async fn concurrent_writes_survive_sigkill_mid_stream_and_balance() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("crash.db").display());
-    let key = create_enterprise_key(&url);
-    let (mut server, _) = start(&url);
+    let url = database_url(dir.path()).await;
+    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (mut server, _) = Server::start(&url);
     let client = reqwest::Client::new();
     let base = server.base.clone();
     let post = |path: &str, body: serde_json::Value| {
@@ -229,7 +158,7 @@ async fn concurrent_writes_survive_sigkill_mid_stream_and_balance() {
         acknowledged_orders.len()
     );
 
-    let (mut server, _) = start(&url);
+    let (mut server, _) = Server::start(&url);
     let base = server.base.clone();
     let get = |path: String| {
         let client = client.clone();

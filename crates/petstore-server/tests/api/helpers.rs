@@ -1,3 +1,4 @@
+use crate::postgres;
 use chrono::{DateTime, Utc};
 use petstore_server::app::{Application, Settings};
 use petstore_server::keys::{self, Limits, Plan};
@@ -6,6 +7,8 @@ use petstore_server::service::Clock;
 use petstore_server::store::Db;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 /// A running server with an enterprise key whose limits never get in the way.
@@ -54,9 +57,25 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(BanPolicy::default()).await
 }
 
+/// The database the suite runs on: `PETSTORE_TEST_DATABASE=postgres` runs it
+/// on a private PostgreSQL cluster, anything else (or nothing) on SQLite.
+pub fn on_postgres() -> bool {
+    std::env::var("PETSTORE_TEST_DATABASE").is_ok_and(|v| v == "postgres")
+}
+
+/// A fresh, empty database for one test: a file in `dir`, or a new database
+/// on the private PostgreSQL cluster.
+pub async fn database_url(dir: &std::path::Path) -> String {
+    if on_postgres() {
+        postgres::cluster().fresh_database().await
+    } else {
+        format!("sqlite://{}", dir.join("petstore.db").display())
+    }
+}
+
 pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let url = format!("sqlite://{}", dir.path().join("petstore.db").display());
+    let url = database_url(dir.path()).await;
     let db = Db::connect(&url).await.expect("database opens");
     let now = Arc::new(Mutex::new(
         DateTime::parse_from_rfc3339("2026-11-22T12:00:00Z")
@@ -97,6 +116,17 @@ pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
 }
 
 impl TestApp {
+    /// The directories holding this test's data on disk.
+    pub async fn data_dirs(&self) -> Vec<std::path::PathBuf> {
+        if on_postgres() {
+            // Everything written so far goes to the data files too.
+            postgres::cluster().execute("CHECKPOINT").await;
+            vec![postgres::cluster().dir().to_path_buf()]
+        } else {
+            vec![self.dir.path().to_path_buf()]
+        }
+    }
+
     /// A new key with this plan (and limits, for enterprise).
     pub async fn key(&self, plan: Plan, limits: Option<Limits>) -> String {
         let now = *self.now.lock().unwrap();
@@ -189,4 +219,74 @@ pub async fn read(response: reqwest::Response) -> Reply {
         headers,
         body,
     }
+}
+
+/// The real server binary, running in its own process.
+pub struct Server {
+    child: Child,
+    pub base: String,
+}
+
+impl Server {
+    /// Starts the binary on a free port and reads its address and (on the
+    /// first start on a database) its bootstrap key from stdout.
+    pub fn start(database_url: &str) -> (Server, Option<String>) {
+        let child = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
+            .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("server starts");
+        let mut server = Server {
+            child,
+            base: String::new(),
+        };
+        let mut lines = BufReader::new(server.child.stdout.take().unwrap()).lines();
+        let mut key = None;
+        loop {
+            let line = lines.next().expect("server prints its address").unwrap();
+            if let Some(k) = line.trim().strip_prefix("psk_") {
+                key = Some(format!("psk_{k}"));
+            }
+            if let Some(rest) = line.strip_prefix("Pet store listening on ") {
+                server.base = rest.split("/v1").next().unwrap().to_string();
+                return (server, key);
+            }
+        }
+    }
+
+    /// SIGKILL: no chance to flush or shut down.
+    pub fn kill_9(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Creates a key with `keys create`, as an operator would; returns it.
+pub fn create_key(database_url: &str, plan: &str, limits: Option<(u32, u32)>) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_petstore-server"));
+    command.args(["--database-url", database_url, "keys", "create", "--plan", plan]);
+    if let Some((per_minute, per_day)) = limits {
+        command.args([
+            "--per-minute",
+            &per_minute.to_string(),
+            "--per-day",
+            &per_day.to_string(),
+        ]);
+    }
+    let out = command.output().expect("keys create runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }

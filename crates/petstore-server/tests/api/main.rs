@@ -1,7 +1,10 @@
-//! End-to-end tests: the real server on port 0 with a temporary SQLite file,
-//! driven over HTTP.
+//! End-to-end tests: the real server on port 0, driven over HTTP, on a
+//! temporary SQLite file or (with `PETSTORE_TEST_DATABASE=postgres`) a fresh
+//! database on a private PostgreSQL cluster. `instances` always runs on
+//! PostgreSQL: several servers sharing one database.
 
 mod helpers;
+mod postgres;
 
 mod auth;
 mod catalog;

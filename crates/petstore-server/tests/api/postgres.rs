@@ -1,0 +1,168 @@
+//! A private PostgreSQL cluster for the tests: `initdb` in a temporary
+//! directory, the server on a free loopback port, one fresh database per test.
+//!
+//! The cluster is started once per test process and lives exactly as long as
+//! it: a small shell watchdog owns it and waits on a pipe from this process;
+//! when the process exits (however it exits) the pipe closes, and the watchdog
+//! stops the cluster and removes its directory.
+//!
+//! The binaries are found through `PG_BIN`, `pg_config --bindir` or
+//! `/usr/lib/postgresql/<version>/bin`. Run as root, they run as the
+//! `postgres` user (`initdb` refuses root).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+pub struct Cluster {
+    port: u16,
+    dir: PathBuf,
+    /// Closed when the process exits; the watchdog then stops the cluster.
+    _lifeline: Mutex<ChildStdin>,
+}
+
+/// The watchdog: initdb, start, report `ready`, wait for the lifeline to
+/// close, stop, clean up. Arguments: run-as prefix, bin dir, dir, port.
+const WATCHDOG: &str = r#"
+set -u
+AS="$1"; BIN="$2"; DIR="$3"; PORT="$4"
+if ! $AS "$BIN/initdb" -D "$DIR/data" -A trust -U postgres -E UTF8 --no-sync >"$DIR/initdb.log" 2>&1; then
+    echo "initdb failed: $(tail -n 5 "$DIR/initdb.log")"; rm -rf "$DIR"; exit 1
+fi
+OPTS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c full_page_writes=off"
+if ! $AS "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 -o "$OPTS" start >/dev/null 2>&1; then
+    echo "pg_ctl start failed: $(tail -n 5 "$DIR/server.log")"; rm -rf "$DIR"; exit 1
+fi
+echo ready
+read _ignored
+$AS "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1
+rm -rf "$DIR"
+"#;
+
+/// The process's cluster, started on first use. Panics, saying why, when
+/// PostgreSQL cannot be started here.
+pub fn cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+    match CLUSTER.get_or_init(Cluster::start) {
+        Ok(cluster) => cluster,
+        Err(e) => panic!(
+            "cannot start a private PostgreSQL cluster: {e}\n\
+             (install PostgreSQL 15, e.g. `apt-get install postgresql-15`, or set PG_BIN)"
+        ),
+    }
+}
+
+fn bin_dir() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("PG_BIN") {
+        return Ok(dir.into());
+    }
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if out.status.success() && dir.join("initdb").exists() {
+            return Ok(dir);
+        }
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .map_err(|_| "no PostgreSQL under /usr/lib/postgresql".to_string())?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let version = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions
+        .pop()
+        .map(|(_, bin)| bin)
+        .ok_or_else(|| "no initdb under /usr/lib/postgresql/*/bin".into())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+}
+
+fn free_port() -> Result<u16, String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+impl Cluster {
+    fn start() -> Result<Cluster, String> {
+        let bin = bin_dir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("petstore-pg-")
+            .tempdir()
+            .map_err(|e| e.to_string())?
+            .keep();
+        let run_as = if is_root() {
+            let owned = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .map_err(|e| e.to_string())?;
+            if !owned.success() {
+                return Err("cannot hand the cluster directory to the postgres user".into());
+            }
+            "runuser -u postgres --"
+        } else {
+            ""
+        };
+        let port = free_port()?;
+        let mut watchdog = Command::new("sh")
+            .args(["-c", WATCHDOG, "watchdog", run_as])
+            .arg(&bin)
+            .arg(&dir)
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run sh: {e}"))?;
+        let lifeline = watchdog.stdin.take().expect("piped stdin");
+        let mut first = String::new();
+        BufReader::new(watchdog.stdout.take().expect("piped stdout"))
+            .read_line(&mut first)
+            .map_err(|e| e.to_string())?;
+        if first.trim() != "ready" {
+            return Err(first.trim().to_string());
+        }
+        Ok(Cluster {
+            port,
+            dir,
+            _lifeline: Mutex::new(lifeline),
+        })
+    }
+
+    /// The cluster's directory (data files, logs).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// A new, empty database; its URL.
+    pub async fn fresh_database(&self) -> String {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!("test_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        self.execute(&format!("CREATE DATABASE {name}")).await;
+        self.url(&name)
+    }
+
+    /// Runs one statement as the superuser on the `postgres` database.
+    pub async fn execute(&self, sql: &str) {
+        use sqlx::{Connection, Executor};
+        let mut admin = sqlx::PgConnection::connect(&self.url("postgres"))
+            .await
+            .expect("the cluster accepts connections");
+        admin.execute(sql).await.expect(sql);
+        admin.close().await.ok();
+    }
+}
