@@ -4,7 +4,7 @@ use crate::app::{Application, Settings};
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
 use crate::service::system_clock;
-use crate::store::Db;
+use crate::store::{redact, Db};
 use clap::{Args, Parser, Subcommand};
 
 /// The pet store server.
@@ -15,8 +15,9 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub serve: ServeArgs,
-    /// Database URL: `sqlite://PATH` (relative) or `sqlite:///ABS/PATH`; the
-    /// file is created if missing.
+    /// Database URL: `sqlite://PATH` (relative) or `sqlite:///ABS/PATH`, the
+    /// file created if missing; or `postgres://USER:PASSWORD@HOST:PORT/DB` for
+    /// PostgreSQL, which several instances can share.
     #[arg(
         long,
         env = "DATABASE_URL",
@@ -91,7 +92,7 @@ pub async fn run(cli: Cli) -> Result<(), String> {
 async fn open(database_url: &str) -> Result<Db, String> {
     Db::connect(database_url)
         .await
-        .map_err(|e| format!("cannot open database {database_url}: {e}"))
+        .map_err(|e| format!("cannot open database {}: {e}", redact(database_url)))
 }
 
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
@@ -121,7 +122,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         app.address(),
         petstore_api::metadata::BASE_PATH
     );
-    tracing::info!(address = %app.address(), database = %database_url, "listening");
+    tracing::info!(address = %app.address(), database = %redact(database_url), "listening");
     app.run_until_stopped().await.map_err(|e| e.to_string())
 }
 

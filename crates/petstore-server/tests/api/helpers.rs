@@ -231,8 +231,14 @@ impl Server {
     /// Starts the binary on a free port and reads its address and (on the
     /// first start on a database) its bootstrap key from stdout.
     pub fn start(database_url: &str) -> (Server, Option<String>) {
+        Server::start_with(database_url, &[])
+    }
+
+    /// As [`Server::start`], with more command-line arguments.
+    pub fn start_with(database_url: &str, args: &[&str]) -> (Server, Option<String>) {
         let child = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
             .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
+            .args(args)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -273,7 +279,14 @@ impl Drop for Server {
 /// Creates a key with `keys create`, as an operator would; returns it.
 pub fn create_key(database_url: &str, plan: &str, limits: Option<(u32, u32)>) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_petstore-server"));
-    command.args(["--database-url", database_url, "keys", "create", "--plan", plan]);
+    command.args([
+        "--database-url",
+        database_url,
+        "keys",
+        "create",
+        "--plan",
+        plan,
+    ]);
     if let Some((per_minute, per_day)) = limits {
         command.args([
             "--per-minute",

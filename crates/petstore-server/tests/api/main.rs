@@ -12,6 +12,7 @@ mod crash;
 mod errors;
 mod hostile;
 mod idempotency;
+mod instances;
 mod lifecycle;
 mod limits;
 mod orders;

@@ -1,0 +1,193 @@
+//! Several server processes sharing one PostgreSQL database behave as one
+//! service: stock is never oversold, rate limits and bans are counted once.
+
+use crate::helpers::{create_key, read, Reply, Server};
+use crate::postgres;
+use chrono::{Timelike, Utc};
+use reqwest::Method;
+use serde_json::{json, Value};
+
+const INSTANCES: usize = 3;
+
+/// Three instances on a fresh database, and an operator's key.
+async fn service(args: &[&str], key_limits: (u32, u32)) -> (Vec<Server>, String) {
+    let url = postgres::cluster().fresh_database().await;
+    // The key first: the schema is then in place before the instances start.
+    let key = create_key(&url, "enterprise", Some(key_limits));
+    let servers = (0..INSTANCES)
+        .map(|_| Server::start_with(&url, args).0)
+        .collect();
+    (servers, key)
+}
+
+async fn send(
+    client: &reqwest::Client,
+    server: &Server,
+    key: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> Reply {
+    let mut request = client
+        .request(method, format!("{}{path}", server.base))
+        .bearer_auth(key);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    read(request.send().await.expect("request sent")).await
+}
+
+/// The limits below are per day; a test started seconds before midnight UTC
+/// would see two days. Wait that out.
+async fn away_from_midnight() {
+    let now = Utc::now();
+    if now.hour() == 23 && now.minute() == 59 {
+        tokio::time::sleep(std::time::Duration::from_secs(61)).await;
+    }
+}
+
+#[actix_web::test]
+async fn concurrent_orders_across_instances_never_oversell() {
+    let (servers, key) = service(&[], (100_000_000, 100_000_000)).await;
+    let client = reqwest::Client::new();
+    let first = &servers[0];
+    let category = send(
+        &client,
+        first,
+        &key,
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    let pet = send(
+        &client,
+        first,
+        &key,
+        Method::POST,
+        "/v1/pets",
+        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
+    )
+    .await;
+    let pet = pet.body["id"].as_i64().unwrap();
+    const STOCK: usize = 50;
+    let stocked = send(
+        &client,
+        first,
+        &key,
+        Method::PATCH,
+        &format!("/v1/inventory/{pet}"),
+        Some(json!({ "quantity": STOCK })),
+    )
+    .await;
+    assert_eq!(stocked.status, 200, "{stocked:?}");
+
+    // 150 orders of one, sent at once, round-robin over the instances.
+    let orders = (0..3 * STOCK).map(|i| {
+        send(
+            &client,
+            &servers[i % INSTANCES],
+            &key,
+            Method::POST,
+            "/v1/store/orders",
+            Some(json!({ "petId": pet, "quantity": 1 })),
+        )
+    });
+    let replies = futures_util::future::join_all(orders).await;
+    let created: Vec<&Reply> = replies.iter().filter(|r| r.status == 201).collect();
+    assert_eq!(created.len(), STOCK, "exactly the stock is sold");
+    for refused in replies.iter().filter(|r| r.status != 201) {
+        assert_eq!(refused.status, 409, "{refused:?}");
+        let code = refused.body["code"].as_str().unwrap();
+        assert!(
+            matches!(code, "out_of_stock" | "pet_not_available"),
+            "{refused:?}"
+        );
+    }
+    // Every instance sold some, and every instance sees the same end state.
+    for (i, server) in servers.iter().enumerate() {
+        assert!(
+            replies
+                .iter()
+                .skip(i)
+                .step_by(INSTANCES)
+                .any(|r| r.status == 201),
+            "instance {i} placed orders"
+        );
+        let item = send(
+            &client,
+            server,
+            &key,
+            Method::GET,
+            &format!("/v1/inventory/{pet}"),
+            None,
+        )
+        .await;
+        assert_eq!(item.body["quantity"], 0, "{item:?}");
+        assert_eq!(item.body["status"], "sold", "{item:?}");
+        let listed = send(
+            &client,
+            server,
+            &key,
+            Method::GET,
+            &format!("/v1/store/orders?petId={pet}&limit=100"),
+            None,
+        )
+        .await;
+        assert_eq!(listed.body.as_array().unwrap().len(), STOCK);
+    }
+}
+
+#[actix_web::test]
+async fn rate_limits_are_counted_once_across_instances() {
+    away_from_midnight().await;
+    const PER_DAY: usize = 30;
+    // A ban would not change the count; keep it out of the way.
+    let (servers, key) = service(&["--ban-after", "1000"], (1_000, PER_DAY as u32)).await;
+    let client = reqwest::Client::new();
+    let requests = (0..3 * PER_DAY).map(|i| {
+        send(
+            &client,
+            &servers[i % INSTANCES],
+            &key,
+            Method::GET,
+            "/v1/pets",
+            None,
+        )
+    });
+    let replies = futures_util::future::join_all(requests).await;
+    let allowed = replies.iter().filter(|r| r.status == 200).count();
+    assert_eq!(allowed, PER_DAY, "the day's limit holds across instances");
+    for limited in replies.iter().filter(|r| r.status != 200) {
+        limited.assert_error(429, "rate_limited");
+        assert_eq!(limited.header("x-ratelimit-remaining"), Some("0"));
+        assert!(limited.header("retry-after").is_some());
+    }
+    // Each instance reports the shared count: nothing left anywhere.
+    for server in &servers {
+        let r = send(&client, server, &key, Method::GET, "/v1/pets", None).await;
+        r.assert_error(429, "rate_limited");
+        assert_eq!(r.header("x-ratelimit-limit"), Some("30"));
+    }
+}
+
+#[actix_web::test]
+async fn a_ban_earned_on_one_instance_holds_on_all() {
+    away_from_midnight().await;
+    let (servers, key) = service(&["--ban-after", "2", "--ban-minutes", "15"], (1_000, 1)).await;
+    let client = reqwest::Client::new();
+    let get = |i: usize| send(&client, &servers[i], &key, Method::GET, "/v1/pets", None);
+    assert_eq!(get(0).await.status, 200, "the one request of the day");
+    // Limited twice, on two other instances: tolerated.
+    get(1).await.assert_error(429, "rate_limited");
+    get(2).await.assert_error(429, "rate_limited");
+    // The third request while limited, on the first instance, earns the ban.
+    get(0).await.assert_error(429, "api_key_banned");
+    // Every instance knows it.
+    for i in 0..INSTANCES {
+        let r = get(i).await;
+        r.assert_error(429, "api_key_banned");
+        let retry: i64 = r.header("retry-after").unwrap().parse().unwrap();
+        assert!((890..=900).contains(&retry), "{r:?}");
+    }
+}
