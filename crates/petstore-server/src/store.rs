@@ -188,7 +188,8 @@ impl Db {
         &self.read
     }
 
-    pub(crate) fn writer(&self) -> &AnyPool {
+    /// The pool writes go through (on PostgreSQL the only one).
+    pub fn writer(&self) -> &AnyPool {
         &self.write
     }
 

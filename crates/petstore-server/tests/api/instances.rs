@@ -191,3 +191,50 @@ async fn a_ban_earned_on_one_instance_holds_on_all() {
         assert!((890..=900).contains(&retry), "{r:?}");
     }
 }
+
+#[actix_web::test]
+async fn shared_limiter_forgets_subjects_whose_day_has_passed() {
+    use petstore_server::keys::Limits;
+    use petstore_server::limiter::{BanPolicy, SharedLimiter, Subject, Verdict};
+    use petstore_server::store::Db;
+    let db = Db::connect(&postgres::cluster().fresh_database().await)
+        .await
+        .unwrap();
+    let limiter = SharedLimiter::new(
+        db.writer().clone(),
+        BanPolicy {
+            after: 0,
+            seconds: 7200,
+        },
+    );
+    let rows = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM rate_limits")
+            .fetch_one(db.writer())
+            .await
+            .unwrap()
+    };
+    // 2026-11-22T12:00:00Z.
+    const NOON: i64 = 1_795_348_800;
+    let one = Limits {
+        per_minute: 1,
+        per_day: 100,
+    };
+    for id in 0..20 {
+        let d = limiter.check(Subject::Key(id), one, NOON).await.unwrap();
+        assert_eq!(d.verdict, Verdict::Allowed);
+    }
+    // Key 0 is limited, then banned for two hours.
+    limiter.check(Subject::Key(0), one, NOON).await.unwrap();
+    assert!(matches!(
+        limiter
+            .check(Subject::Key(0), one, NOON)
+            .await
+            .unwrap()
+            .verdict,
+        Verdict::Banned { .. }
+    ));
+    limiter.sweep(NOON + 3600).await.unwrap();
+    assert_eq!(rows().await, 20, "the day windows still count");
+    limiter.sweep(NOON + 12 * 3600).await.unwrap();
+    assert_eq!(rows().await, 0, "a new UTC day: nothing to remember");
+}
