@@ -67,6 +67,12 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> Self {
+        ApiError::Internal(Box::new(e))
+    }
+}
+
 impl From<ApiError> for ErrorResponse {
     fn from(e: ApiError) -> Self {
         let status = e.status();

@@ -126,7 +126,11 @@ pub async fn gate(
 }
 
 /// A 500 for a failure of the gate's own storage, logged with what failed.
-fn internal(request: ServiceRequest, what: &str, e: &sqlx::Error) -> ServiceResponse<BoxBody> {
+fn internal(
+    request: ServiceRequest,
+    what: &str,
+    e: &dyn std::fmt::Display,
+) -> ServiceResponse<BoxBody> {
     tracing::error!(error = %e, "{what}");
     let response = error(
         StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,10 +1,11 @@
 //! API keys: random, shown once, stored only as a SHA-256 hash, each with a plan
 //! that sets its rate limits.
 
+use crate::error::ApiError;
+use crate::store::conn::{args, Row};
 use crate::store::Db;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use sqlx::Row;
 use std::fmt;
 use std::str::FromStr;
 
@@ -146,20 +147,28 @@ pub async fn create(
     }
     let secret = generate().map_err(|e| format!("no random source: {e}"))?;
     let prefix: String = secret.0.chars().take(KEY_PREFIX.len() + 8).collect();
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-    )
-    .bind(hash(&secret.0))
-    .bind(prefix)
-    .bind(name)
-    .bind(plan.as_str())
-    .bind(i64::from(limits.per_minute))
-    .bind(i64::from(limits.per_day))
-    .bind(now.to_rfc3339())
-    .fetch_one(db.writer())
-    .await
-    .map_err(|e| format!("cannot store the key: {e}"))?;
+    let (hash, plan_name, created_at) = (hash(&secret.0), plan.as_str(), now.to_rfc3339());
+    let name = name.map(str::to_string);
+    let id = db
+        .write(async move |c| {
+            c.query_one(
+                "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                args![
+                    hash,
+                    prefix,
+                    name,
+                    plan_name,
+                    limits.per_minute,
+                    limits.per_day,
+                    created_at
+                ],
+            )
+            .await?
+            .int(0)
+        })
+        .await
+        .map_err(|e| format!("cannot store the key: {e}"))?;
     Ok((id, secret))
 }
 
@@ -190,7 +199,7 @@ impl KeyCache {
         &self,
         db: &Db,
         presented: &str,
-    ) -> Result<Option<KeyInfo>, sqlx::Error> {
+    ) -> Result<Option<KeyInfo>, ApiError> {
         let hash = hash(presented);
         let cached = {
             let entries = self
@@ -218,65 +227,88 @@ impl KeyCache {
     }
 }
 
-async fn lookup(db: &Db, hash: &str) -> Result<Option<KeyInfo>, sqlx::Error> {
-    let row = sqlx::query(
-        "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = $1 AND revoked_at IS NULL",
-    )
-    .bind(hash)
-    .fetch_optional(db.reader())
-    .await?;
-    Ok(row.and_then(|r| {
-        Some(KeyInfo {
-            id: r.get(0),
-            plan: r.get::<&str, _>(1).parse().ok()?,
-            limits: Limits {
-                per_minute: u32::try_from(r.get::<i64, _>(2)).ok()?,
-                per_day: u32::try_from(r.get::<i64, _>(3)).ok()?,
-            },
+async fn lookup(db: &Db, hash: &str) -> Result<Option<KeyInfo>, ApiError> {
+    let row = db
+        .read(async |c| {
+            c.query_opt(
+                "SELECT id, plan, per_minute, per_day FROM api_keys WHERE hash = $1 AND revoked_at IS NULL",
+                args![hash],
+            )
+            .await
         })
-    }))
+        .await?;
+    row.map(|r| {
+        Ok(KeyInfo {
+            id: r.int(0)?,
+            plan: plan_of(&r, 1)?,
+            limits: limits_of(&r, 2)?,
+        })
+    })
+    .transpose()
 }
 
-pub async fn list(db: &Db) -> Result<Vec<KeyRecord>, sqlx::Error> {
-    let rows = sqlx::query(
-        "SELECT id, prefix, name, plan, per_minute, per_day, created_at, revoked_at FROM api_keys ORDER BY id",
-    )
-    .fetch_all(db.reader())
-    .await?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| {
-            Some(KeyRecord {
-                id: r.get(0),
-                prefix: r.get(1),
-                name: r.get(2),
-                plan: r.get::<&str, _>(3).parse().ok()?,
-                limits: Limits {
-                    per_minute: u32::try_from(r.get::<i64, _>(4)).ok()?,
-                    per_day: u32::try_from(r.get::<i64, _>(5)).ok()?,
-                },
-                created_at: r.get(6),
-                revoked_at: r.get(7),
+fn plan_of(r: &Row, i: usize) -> Result<Plan, ApiError> {
+    r.text(i)?
+        .parse()
+        .map_err(|e: String| ApiError::Internal(e.into()))
+}
+
+/// The limits in columns `i` (per minute) and `i + 1` (per day).
+fn limits_of(r: &Row, i: usize) -> Result<Limits, ApiError> {
+    let limit = |i| u32::try_from(r.int(i)?).map_err(|e| ApiError::Internal(Box::new(e)));
+    Ok(Limits {
+        per_minute: limit(i)?,
+        per_day: limit(i + 1)?,
+    })
+}
+
+pub async fn list(db: &Db) -> Result<Vec<KeyRecord>, ApiError> {
+    let rows = db
+        .read(async |c| {
+            c.query(
+                "SELECT id, prefix, name, plan, per_minute, per_day, created_at, revoked_at FROM api_keys ORDER BY id",
+                &[],
+            )
+            .await
+        })
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(KeyRecord {
+                id: r.int(0)?,
+                prefix: r.text(1)?.to_string(),
+                name: r.opt_text(2)?.map(str::to_string),
+                plan: plan_of(r, 3)?,
+                limits: limits_of(r, 4)?,
+                created_at: r.text(6)?.to_string(),
+                revoked_at: r.opt_text(7)?.map(str::to_string),
             })
         })
-        .collect())
+        .collect()
 }
 
 /// Revokes a key; false when there is no such unrevoked key.
-pub async fn revoke(db: &Db, id: i64, now: DateTime<Utc>) -> Result<bool, sqlx::Error> {
-    let done =
-        sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-            .bind(now.to_rfc3339())
-            .bind(id)
-            .execute(db.writer())
-            .await?;
-    Ok(done.rows_affected() > 0)
+pub async fn revoke(db: &Db, id: i64, now: DateTime<Utc>) -> Result<bool, ApiError> {
+    let changed = db
+        .write(async move |c| {
+            c.execute(
+                "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+                args![now.to_rfc3339(), id],
+            )
+            .await
+        })
+        .await?;
+    Ok(changed > 0)
 }
 
 /// Whether any key was ever created (the first start creates one).
-pub async fn any(db: &Db) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM api_keys")
-        .fetch_one(db.reader())
+pub async fn any(db: &Db) -> Result<bool, ApiError> {
+    let n = db
+        .read(async |c| {
+            c.query_one("SELECT count(*) FROM api_keys", &[])
+                .await?
+                .int(0)
+        })
         .await?;
     Ok(n > 0)
 }

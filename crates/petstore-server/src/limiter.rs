@@ -13,9 +13,10 @@
 //! windows have passed and no ban is running, so memory is bounded by the
 //! subjects seen in the current UTC day.
 
+use crate::error::ApiError;
 use crate::keys::Limits;
+use crate::store::conn::args;
 use crate::store::{Backend, Db};
-use sqlx::{AnyPool, Row};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -244,21 +245,21 @@ impl RateLimiter {
     }
 }
 
-/// Rate-limit state in PostgreSQL, shared by every instance on the database:
-/// each decision reads the subject's row under a row lock, decides by the same
-/// rule as [`RateLimiter`] and writes the row back, all in one transaction, so
+/// Rate-limit state in the database, shared by every instance on it: each
+/// decision reads the subject's row under a row lock, decides by the same rule
+/// as [`RateLimiter`] and writes the row back, all in one transaction, so
 /// counts and bans are exact across instances.
 #[derive(Debug)]
 pub struct SharedLimiter {
-    pool: AnyPool,
+    db: Db,
     ban: BanPolicy,
     decisions: AtomicU32,
 }
 
 impl SharedLimiter {
-    pub fn new(pool: AnyPool, ban: BanPolicy) -> Self {
+    pub fn new(db: Db, ban: BanPolicy) -> Self {
         SharedLimiter {
-            pool,
+            db,
             ban,
             decisions: AtomicU32::new(0),
         }
@@ -269,66 +270,72 @@ impl SharedLimiter {
         subject: Subject,
         limits: Limits,
         now: i64,
-    ) -> Result<Decision, sqlx::Error> {
+    ) -> Result<Decision, ApiError> {
         if self.decisions.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             self.sweep(now).await?;
         }
         let name = subject.to_string();
-        let mut tx = self.pool.begin().await?;
-        // The upsert creates the row if needed and, either way, locks it until
-        // the transaction ends.
-        let row = sqlx::query(
-            "INSERT INTO rate_limits (subject) VALUES ($1) \
-             ON CONFLICT (subject) DO UPDATE SET subject = excluded.subject \
-             RETURNING minute_start, minute_count, day_start, day_count, while_limited, banned_until",
-        )
-        .bind(&name)
-        .fetch_one(&mut *tx)
-        .await?;
-        let count = |i: usize| -> Result<u32, sqlx::Error> {
-            u32::try_from(row.try_get::<i64, _>(i)?).map_err(|e| sqlx::Error::Decode(e.into()))
-        };
-        let mut entry = Entry {
-            minute: Window {
-                start: row.try_get(0)?,
-                count: count(1)?,
-            },
-            day: Window {
-                start: row.try_get(2)?,
-                count: count(3)?,
-            },
-            while_limited: count(4)?,
-            banned_until: row.try_get(5)?,
-        };
-        let decision = entry.decide(limits, now, self.ban);
-        sqlx::query(
-            "UPDATE rate_limits SET minute_start = $2, minute_count = $3, day_start = $4, \
-             day_count = $5, while_limited = $6, banned_until = $7 WHERE subject = $1",
-        )
-        .bind(&name)
-        .bind(entry.minute.start)
-        .bind(i64::from(entry.minute.count))
-        .bind(entry.day.start)
-        .bind(i64::from(entry.day.count))
-        .bind(i64::from(entry.while_limited))
-        .bind(entry.banned_until)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(decision)
+        let ban = self.ban;
+        self.db
+            .write(async move |c| {
+                // The upsert creates the row if needed and, either way, locks
+                // it until the transaction ends.
+                let row = c
+                    .query_one(
+                        "INSERT INTO rate_limits (subject) VALUES ($1) \
+                         ON CONFLICT (subject) DO UPDATE SET subject = excluded.subject \
+                         RETURNING minute_start, minute_count, day_start, day_count, while_limited, banned_until",
+                        args![name.as_str()],
+                    )
+                    .await?;
+                let count = |i: usize| -> Result<u32, ApiError> {
+                    u32::try_from(row.int(i)?).map_err(|e| ApiError::Internal(Box::new(e)))
+                };
+                let mut entry = Entry {
+                    minute: Window {
+                        start: row.int(0)?,
+                        count: count(1)?,
+                    },
+                    day: Window {
+                        start: row.int(2)?,
+                        count: count(3)?,
+                    },
+                    while_limited: count(4)?,
+                    banned_until: row.opt_int(5)?,
+                };
+                let decision = entry.decide(limits, now, ban);
+                c.execute(
+                    "UPDATE rate_limits SET minute_start = $2, minute_count = $3, day_start = $4, \
+                     day_count = $5, while_limited = $6, banned_until = $7 WHERE subject = $1",
+                    args![
+                        name.as_str(),
+                        entry.minute.start,
+                        entry.minute.count,
+                        entry.day.start,
+                        entry.day.count,
+                        entry.while_limited,
+                        entry.banned_until
+                    ],
+                )
+                .await?;
+                Ok(decision)
+            })
+            .await
     }
 
     /// Drops the rows of subjects whose windows have passed and that are not
     /// banned.
-    pub async fn sweep(&self, now: i64) -> Result<(), sqlx::Error> {
-        sqlx::query(
-            "DELETE FROM rate_limits WHERE day_start <= $1 \
-             AND (banned_until IS NULL OR banned_until <= $2)",
-        )
-        .bind(now - DAY)
-        .bind(now)
-        .execute(&self.pool)
-        .await?;
+    pub async fn sweep(&self, now: i64) -> Result<(), ApiError> {
+        self.db
+            .write(async move |c| {
+                c.execute(
+                    "DELETE FROM rate_limits WHERE day_start <= $1 \
+                     AND (banned_until IS NULL OR banned_until <= $2)",
+                    args![now - DAY, now],
+                )
+                .await
+            })
+            .await?;
         Ok(())
     }
 }
@@ -346,7 +353,7 @@ impl Limiter {
     pub fn for_db(db: &Db, ban: BanPolicy) -> Limiter {
         match db.backend() {
             Backend::Sqlite => Limiter::Local(RateLimiter::new(ban)),
-            Backend::Postgres => Limiter::Shared(SharedLimiter::new(db.writer().clone(), ban)),
+            Backend::Postgres => Limiter::Shared(SharedLimiter::new(db.clone(), ban)),
         }
     }
 
@@ -355,7 +362,7 @@ impl Limiter {
         subject: Subject,
         limits: Limits,
         now: i64,
-    ) -> Result<Decision, sqlx::Error> {
+    ) -> Result<Decision, ApiError> {
         match self {
             Limiter::Local(limiter) => Ok(limiter.check(subject, limits, now)),
             Limiter::Shared(limiter) => limiter.check(subject, limits, now).await,

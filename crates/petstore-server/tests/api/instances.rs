@@ -201,7 +201,7 @@ async fn shared_limiter_forgets_subjects_whose_day_has_passed() {
         .await
         .unwrap();
     let limiter = SharedLimiter::new(
-        db.writer().clone(),
+        db.clone(),
         BanPolicy {
             after: 0,
             seconds: 7200,
@@ -209,7 +209,7 @@ async fn shared_limiter_forgets_subjects_whose_day_has_passed() {
     );
     let rows = || async {
         sqlx::query_scalar::<_, i64>("SELECT count(*) FROM rate_limits")
-            .fetch_one(db.writer())
+            .fetch_one(db.postgres().expect("a PostgreSQL database"))
             .await
             .unwrap()
     };

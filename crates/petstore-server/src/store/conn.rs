@@ -1,0 +1,269 @@
+//! One connection interface over both databases, so that every query and
+//! every rule of the store is written once.
+//!
+//! SQL uses `$n` placeholders (PostgreSQL's; SQLite reads them as named
+//! parameters, and they are bound here by their number), and values are the
+//! two kinds the schema has: integers and text, either possibly null.
+
+use super::Backend;
+use crate::error::ApiError;
+use sqlx::{Column, Row as _, TypeInfo};
+
+type Result<T> = std::result::Result<T, ApiError>;
+
+/// A bound or returned value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Int(Option<i64>),
+    Text(Option<String>),
+}
+
+impl From<i64> for Value {
+    fn from(v: i64) -> Self {
+        Value::Int(Some(v))
+    }
+}
+
+impl From<i32> for Value {
+    fn from(v: i32) -> Self {
+        Value::Int(Some(i64::from(v)))
+    }
+}
+
+impl From<u32> for Value {
+    fn from(v: u32) -> Self {
+        Value::Int(Some(i64::from(v)))
+    }
+}
+
+/// Flags are stored as 0 and 1 on both databases.
+impl From<bool> for Value {
+    fn from(v: bool) -> Self {
+        Value::Int(Some(i64::from(v)))
+    }
+}
+
+impl From<Option<i64>> for Value {
+    fn from(v: Option<i64>) -> Self {
+        Value::Int(v)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::Text(Some(v.to_string()))
+    }
+}
+
+impl From<String> for Value {
+    fn from(v: String) -> Self {
+        Value::Text(Some(v))
+    }
+}
+
+impl From<&String> for Value {
+    fn from(v: &String) -> Self {
+        Value::Text(Some(v.clone()))
+    }
+}
+
+impl From<Option<String>> for Value {
+    fn from(v: Option<String>) -> Self {
+        Value::Text(v)
+    }
+}
+
+impl From<&Option<String>> for Value {
+    fn from(v: &Option<String>) -> Self {
+        Value::Text(v.clone())
+    }
+}
+
+impl From<Option<&str>> for Value {
+    fn from(v: Option<&str>) -> Self {
+        Value::Text(v.map(str::to_string))
+    }
+}
+
+/// The arguments of a statement: `args![a, b]`.
+macro_rules! args {
+    ($($value:expr),* $(,)?) => {
+        &[$($crate::store::conn::Value::from($value)),*]
+    };
+}
+pub(crate) use args;
+
+/// A returned row.
+#[derive(Debug, Clone)]
+pub struct Row(Vec<Value>);
+
+impl Row {
+    fn get(&self, i: usize) -> Result<&Value> {
+        self.0
+            .get(i)
+            .ok_or_else(|| internal(format_args!("no column {i}")))
+    }
+
+    pub fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        match self.get(i)? {
+            Value::Int(v) => Ok(*v),
+            Value::Text(None) => Ok(None),
+            Value::Text(Some(t)) => Err(internal(format_args!(
+                "column {i}: text `{t}`, not an integer"
+            ))),
+        }
+    }
+
+    pub fn int(&self, i: usize) -> Result<i64> {
+        self.opt_int(i)?
+            .ok_or_else(|| internal(format_args!("column {i} is null")))
+    }
+
+    pub fn opt_text(&self, i: usize) -> Result<Option<&str>> {
+        match self.get(i)? {
+            Value::Text(v) => Ok(v.as_deref()),
+            Value::Int(None) => Ok(None),
+            Value::Int(Some(n)) => Err(internal(format_args!("column {i}: integer {n}, not text"))),
+        }
+    }
+
+    pub fn text(&self, i: usize) -> Result<&str> {
+        self.opt_text(i)?
+            .ok_or_else(|| internal(format_args!("column {i} is null")))
+    }
+}
+
+/// A connection (inside a transaction, for writes) of either database.
+pub enum Conn<'a> {
+    Sqlite(&'a rusqlite::Connection),
+    Postgres(&'a mut sqlx::PgConnection),
+}
+
+impl Conn<'_> {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Conn::Sqlite(_) => Backend::Sqlite,
+            Conn::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Runs a statement and returns its rows.
+    pub async fn query(&mut self, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
+        match self {
+            Conn::Sqlite(conn) => sqlite_query(conn, sql, args),
+            Conn::Postgres(conn) => {
+                let rows = postgres_query(sql, args).fetch_all(&mut **conn).await?;
+                rows.iter().map(postgres_row).collect()
+            }
+        }
+    }
+
+    /// Runs a statement and returns its first row, if any.
+    pub async fn query_opt(&mut self, sql: &str, args: &[Value]) -> Result<Option<Row>> {
+        Ok(self.query(sql, args).await?.into_iter().next())
+    }
+
+    /// Runs a statement that returns exactly one row.
+    pub async fn query_one(&mut self, sql: &str, args: &[Value]) -> Result<Row> {
+        self.query_opt(sql, args)
+            .await?
+            .ok_or_else(|| internal(format_args!("no row from `{sql}`")))
+    }
+
+    /// Runs a statement that returns no rows; the number of rows it changed.
+    pub async fn execute(&mut self, sql: &str, args: &[Value]) -> Result<u64> {
+        match self {
+            Conn::Sqlite(conn) => {
+                let mut statement = conn.prepare_cached(sql)?;
+                bind_sqlite(&mut statement, args)?;
+                Ok(statement.raw_execute()? as u64)
+            }
+            Conn::Postgres(conn) => Ok(postgres_query(sql, args)
+                .execute(&mut **conn)
+                .await?
+                .rows_affected()),
+        }
+    }
+}
+
+fn internal(what: impl std::fmt::Display) -> ApiError {
+    ApiError::Internal(format!("storage: {what}").into())
+}
+
+/// Binds each `$n` of the statement to `args[n - 1]`.
+fn bind_sqlite(statement: &mut rusqlite::CachedStatement<'_>, args: &[Value]) -> Result<()> {
+    for index in 1..=statement.parameter_count() {
+        let value = statement
+            .parameter_name(index)
+            .and_then(|name| name.strip_prefix('$')?.parse::<usize>().ok())
+            .and_then(|n| args.get(n.checked_sub(1)?))
+            .ok_or_else(|| internal(format_args!("parameter {index} has no `$n` argument")))?;
+        match value {
+            Value::Int(Some(v)) => statement.raw_bind_parameter(index, v)?,
+            Value::Text(Some(v)) => statement.raw_bind_parameter(index, v.as_str())?,
+            Value::Int(None) | Value::Text(None) => {
+                statement.raw_bind_parameter(index, rusqlite::types::Null)?
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sqlite_query(conn: &rusqlite::Connection, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
+    use rusqlite::types::ValueRef;
+    let mut statement = conn.prepare_cached(sql)?;
+    bind_sqlite(&mut statement, args)?;
+    let columns = statement.column_count();
+    let mut rows = statement.raw_query();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let mut values = Vec::with_capacity(columns);
+        for i in 0..columns {
+            values.push(match row.get_ref(i)? {
+                ValueRef::Null => Value::Int(None),
+                ValueRef::Integer(v) => Value::Int(Some(v)),
+                ValueRef::Text(t) => {
+                    Value::Text(Some(std::str::from_utf8(t).map_err(internal)?.to_string()))
+                }
+                ValueRef::Real(_) | ValueRef::Blob(_) => {
+                    return Err(internal(format_args!(
+                        "column {i}: neither integer nor text"
+                    )))
+                }
+            });
+        }
+        out.push(Row(values));
+    }
+    Ok(out)
+}
+
+fn postgres_query<'q>(
+    sql: &'q str,
+    args: &'q [Value],
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    args.iter().fold(sqlx::query(sql), |query, arg| match arg {
+        Value::Int(v) => query.bind(*v),
+        Value::Text(v) => query.bind(v.as_deref()),
+    })
+}
+
+fn postgres_row(row: &sqlx::postgres::PgRow) -> Result<Row> {
+    let values = row
+        .columns()
+        .iter()
+        .map(|column| {
+            let i = column.ordinal();
+            Ok(match column.type_info().name() {
+                "INT8" => Value::Int(row.try_get::<Option<i64>, _>(i)?),
+                "INT4" => Value::Int(row.try_get::<Option<i32>, _>(i)?.map(i64::from)),
+                "INT2" => Value::Int(row.try_get::<Option<i16>, _>(i)?.map(i64::from)),
+                "BOOL" => Value::Int(row.try_get::<Option<bool>, _>(i)?.map(i64::from)),
+                "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" => {
+                    Value::Text(row.try_get::<Option<String>, _>(i)?)
+                }
+                other => return Err(internal(format_args!("column {i}: type {other}"))),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Row(values))
+}
