@@ -8,7 +8,7 @@
 
 use crate::service::PetStore;
 use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{ResourceDef, ServiceRequest, ServiceResponse};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
@@ -28,11 +28,41 @@ pub struct Lifecycle {
 #[derive(Debug)]
 struct Route {
     method: Method,
-    path: ResourceDef,
+    path: Template,
     operation: &'static Operation,
     /// Headers every response of the operation carries.
     headers: Vec<(HeaderName, HeaderValue)>,
     sunset: Option<DateTime<Utc>>,
+}
+
+/// A path template of the spec (`/v1/pets/{petId}`), matched segment by
+/// segment: a `{name}` segment matches any one non-empty segment. (This runs on
+/// every request, before the router; comparing segments costs a fraction of
+/// a regular expression.)
+#[derive(Debug)]
+struct Template(Vec<Option<String>>);
+
+impl Template {
+    fn new(template: &str) -> Self {
+        Template(
+            template
+                .split('/')
+                .map(|s| (!(s.starts_with('{') && s.ends_with('}'))).then(|| s.to_string()))
+                .collect(),
+        )
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        let mut segments = path.split('/');
+        self.0
+            .iter()
+            .all(|template| match (template, segments.next()) {
+                (Some(literal), Some(segment)) => literal == segment,
+                (None, Some(segment)) => !segment.is_empty(),
+                (_, None) => false,
+            })
+            && segments.next().is_none()
+    }
 }
 
 /// Midnight UTC at the start of a YYYY-MM-DD date.
@@ -81,7 +111,7 @@ impl Lifecycle {
                 }
                 Some(Route {
                     method: Method::from_bytes(op.method.as_bytes()).ok()?,
-                    path: ResourceDef::new(format!("{BASE_PATH}{}", op.path)),
+                    path: Template::new(&format!("{BASE_PATH}{}", op.path)),
                     operation: op,
                     headers,
                     sunset,
@@ -138,6 +168,19 @@ pub async fn lifecycle(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn templates_match_whole_segments() {
+        let t = Template::new("/v1/pets/{petId}");
+        assert!(t.is_match("/v1/pets/7"));
+        assert!(!t.is_match("/v1/pets"));
+        assert!(!t.is_match("/v1/pets/"));
+        assert!(!t.is_match("/v1/pets/7/orders"));
+        assert!(!t.is_match("/v1/petsx/7"));
+        let t = Template::new("/v1/store/orders/{orderId}/complete");
+        assert!(t.is_match("/v1/store/orders/3/complete"));
+        assert!(!t.is_match("/v1/store/orders/3"));
+    }
 
     #[test]
     fn headers_come_from_the_metadata() {
