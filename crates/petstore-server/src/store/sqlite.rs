@@ -58,6 +58,10 @@ impl SqliteStore {
             rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         writer.busy_timeout(BUSY_TIMEOUT)?;
+        // Checkpoints stay SQLite's automatic ones, run by the writer between
+        // groups: one run from another thread cannot finish while writes keep
+        // coming, and the WAL then grows without bound (measured: 1.2 GB in
+        // 12 s of orders).
         writer.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
         )?;
@@ -144,6 +148,12 @@ fn write_loop(conn: &rusqlite::Connection, queue: &mpsc::Receiver<Job>) {
     }
 }
 
+/// Runs one of the writer's own statements (begin, savepoints, commit),
+/// prepared once.
+fn run(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(|_| ())
+}
+
 /// Runs a group in one transaction, each job in its own savepoint, and
 /// commits. Collects each job's answer; a job that panicked has none (its
 /// caller sees the writer's reply channel closed, a 500).
@@ -152,26 +162,20 @@ fn run_group(
     group: Vec<Job>,
     answers: &mut Vec<Answer>,
 ) -> rusqlite::Result<()> {
-    conn.execute_batch("BEGIN IMMEDIATE")?;
+    run(conn, "BEGIN IMMEDIATE")?;
     for job in group {
-        conn.execute_batch("SAVEPOINT job")?;
+        run(conn, "SAVEPOINT job")?;
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(conn)));
-        match done {
-            Ok(Done { keep: true, answer }) => {
-                conn.execute_batch("RELEASE job")?;
-                answers.push(answer);
-            }
-            Ok(Done {
-                keep: false,
-                answer,
-            }) => {
-                conn.execute_batch("ROLLBACK TO job; RELEASE job")?;
-                answers.push(answer);
-            }
-            Err(_) => conn.execute_batch("ROLLBACK TO job; RELEASE job")?,
+        let keep = matches!(done, Ok(Done { keep: true, .. }));
+        if !keep {
+            run(conn, "ROLLBACK TO job")?;
+        }
+        run(conn, "RELEASE job")?;
+        if let Ok(done) = done {
+            answers.push(done.answer);
         }
     }
-    conn.execute_batch("COMMIT")
+    run(conn, "COMMIT")
 }
 
 #[cfg(test)]
@@ -222,6 +226,29 @@ mod tests {
             .block_on(store.write(|c| Ok(c.execute("INSERT INTO t (n) VALUES (0)", [])?)))
             .unwrap();
         assert_eq!(count(&store), 21);
+    }
+
+    #[test]
+    fn the_wal_stays_bounded_under_sustained_writes() {
+        let (dir, store) = store();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        // 2 000 commits of at least one 4 KiB page each: 8 MB of WAL unless
+        // checkpoints copy it back and let it rewind.
+        runtime.block_on(async {
+            for n in 0..2_000 {
+                store
+                    .write(move |c| Ok(c.execute("INSERT INTO t (n) VALUES (?1)", [n])?))
+                    .await
+                    .unwrap();
+            }
+        });
+        let wal = std::fs::metadata(dir.path().join("t.db-wal"))
+            .unwrap()
+            .len();
+        assert!(wal < 6 << 20, "the WAL is {wal} bytes");
+        assert_eq!(count(&store), 2_000);
     }
 
     #[test]
