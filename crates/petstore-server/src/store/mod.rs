@@ -20,6 +20,8 @@
 pub(crate) mod conn;
 mod sqlite;
 
+pub use sqlite::{release_snapshots, SNAPSHOT_AGE};
+
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use conn::{args, Conn, Row, Value};

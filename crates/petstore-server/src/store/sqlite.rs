@@ -5,6 +5,18 @@
 //!   actix worker), opened on first use. In WAL mode readers never wait for
 //!   the writer; a point read from a warm page cache takes microseconds, so
 //!   running it inline on the worker costs less than handing it off.
+//! - Once nothing has been written for [`SNAPSHOT_AGE`], a read connection
+//!   keeps its read transaction (its snapshot) open across requests, for at
+//!   most that age again: starting and ending a read transaction takes the
+//!   WAL's shared-memory locks (a mutex and two `fcntl` calls), which perf
+//!   put at 13% of a `GET /v1/pets/{id}`. The writer counts its commits and
+//!   bumps the count before it answers, so a read that follows an answered
+//!   write always starts a fresh snapshot and sees it. While writes come in,
+//!   reads end their transaction at once: snapshots held between reads then
+//!   keep checkpoints from ever rewinding the WAL (measured: 240 MB of WAL
+//!   after 20 s of mixed load, against 4 MB). [`release_snapshots`] ends the
+//!   calling thread's snapshots older than that age; each worker calls it on
+//!   a timer, so that an idle worker holds none for long.
 //! - Writes go to one writer thread as closures. The thread takes every write
 //!   queued at that moment, runs each inside a savepoint of one transaction (a
 //!   write refused by a rule rolls back only its own savepoint), commits once
@@ -16,13 +28,15 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
 
 type Result<T> = std::result::Result<T, ApiError>;
 
 /// Writes committed together at most.
 const MAX_GROUP: usize = 256;
+/// How long a read connection may keep one snapshot while nothing changes.
+pub const SNAPSHOT_AGE: Duration = Duration::from_millis(50);
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A write as the writer thread runs it: it does the work and returns
@@ -43,10 +57,49 @@ pub struct SqliteStore {
     id: u64,
     path: PathBuf,
     jobs: mpsc::Sender<Job>,
+    /// Transactions committed by the writer so far.
+    commits: Arc<AtomicU64>,
+}
+
+/// A thread's read connection to one store, and the snapshot it holds.
+struct Reader {
+    conn: rusqlite::Connection,
+    /// The writer's commit count at this connection's last read, and when
+    /// this connection first saw it.
+    seen: u64,
+    changed: Instant,
+    /// The commit count before the open read transaction began, and when it
+    /// began.
+    snapshot: Option<(u64, Instant)>,
+}
+
+impl Reader {
+    /// Ends the open read transaction, if any.
+    fn release(&mut self) {
+        if self.snapshot.take().is_some() {
+            // A read transaction has nothing to commit; this cannot fail in a
+            // way that leaves it open, short of a closed connection.
+            let _ = run(&self.conn, "COMMIT");
+        }
+    }
 }
 
 thread_local! {
-    static READERS: RefCell<HashMap<u64, rusqlite::Connection>> = RefCell::new(HashMap::new());
+    static READERS: RefCell<HashMap<u64, Reader>> = RefCell::new(HashMap::new());
+}
+
+/// Ends this thread's read snapshots that are older than [`SNAPSHOT_AGE`].
+pub fn release_snapshots() {
+    READERS.with(|readers| {
+        for reader in readers.borrow_mut().values_mut() {
+            if reader
+                .snapshot
+                .is_some_and(|(_, since)| since.elapsed() >= SNAPSHOT_AGE)
+            {
+                reader.release();
+            }
+        }
+    });
 }
 
 impl SqliteStore {
@@ -66,26 +119,59 @@ impl SqliteStore {
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
         )?;
         let (jobs, queue) = mpsc::channel();
+        let commits = Arc::new(AtomicU64::new(0));
+        let counted = commits.clone();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(&writer, &queue))
+            .spawn(move || write_loop(&writer, &queue, &counted))
             .map_err(|e| ApiError::Internal(Box::new(e)))?;
         Ok(SqliteStore {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             path: path.to_path_buf(),
             jobs,
+            commits,
         })
     }
 
-    /// Runs `op` on this thread's read connection.
+    /// Runs `op` on this thread's read connection, in a snapshot that holds
+    /// every write answered so far.
     pub fn read<T>(&self, op: impl FnOnce(&rusqlite::Connection) -> Result<T>) -> Result<T> {
         READERS.with(|readers| {
             let mut readers = readers.borrow_mut();
-            let conn = match readers.entry(self.id) {
+            let reader = match readers.entry(self.id) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(self.open_reader()?),
+                std::collections::hash_map::Entry::Vacant(e) => e.insert(Reader {
+                    conn: self.open_reader()?,
+                    seen: u64::MAX,
+                    changed: Instant::now(),
+                    snapshot: None,
+                }),
             };
-            op(conn)
+            // Read before the transaction begins: a commit in between only
+            // makes the next read start afresh.
+            let commits = self.commits.load(Ordering::Acquire);
+            if reader.seen != commits {
+                reader.seen = commits;
+                reader.changed = Instant::now();
+            }
+            if reader
+                .snapshot
+                .is_some_and(|(at, since)| at != commits || since.elapsed() >= SNAPSHOT_AGE)
+            {
+                reader.release();
+            }
+            if reader.snapshot.is_none() {
+                run(&reader.conn, "BEGIN")?;
+                reader.snapshot = Some((commits, Instant::now()));
+            }
+            let result = op(&reader.conn);
+            // Keep the snapshot only when writes have been quiet for a while:
+            // held between reads while writes come in, snapshots keep
+            // checkpoints from ever rewinding the WAL.
+            if result.is_err() || reader.changed.elapsed() < SNAPSHOT_AGE {
+                reader.release();
+            }
+            result
         })
     }
 
@@ -126,8 +212,9 @@ fn stopped() -> ApiError {
     ApiError::Internal("the SQLite writer did not answer".into())
 }
 
-/// The writer thread: group after group until every sender is gone.
-fn write_loop(conn: &rusqlite::Connection, queue: &mpsc::Receiver<Job>) {
+/// The writer thread: group after group until every sender is gone. Each
+/// commit is counted before its writes are answered.
+fn write_loop(conn: &rusqlite::Connection, queue: &mpsc::Receiver<Job>, commits: &AtomicU64) {
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -140,6 +227,8 @@ fn write_loop(conn: &rusqlite::Connection, queue: &mpsc::Receiver<Job>) {
         let outcome = run_group(conn, group, &mut answers);
         if outcome.is_err() {
             let _ = conn.execute_batch("ROLLBACK");
+        } else {
+            commits.fetch_add(1, Ordering::Release);
         }
         let outcome = outcome.map_err(|e| e.to_string());
         for answer in answers {
@@ -249,6 +338,47 @@ mod tests {
             .len();
         assert!(wal < 6 << 20, "the WAL is {wal} bytes");
         assert_eq!(count(&store), 2_000);
+    }
+
+    fn holds_snapshot(store: &SqliteStore) -> bool {
+        READERS.with(|r| {
+            r.borrow()
+                .get(&store.id)
+                .is_some_and(|r| r.snapshot.is_some())
+        })
+    }
+
+    #[test]
+    fn snapshots_last_while_nothing_is_written_and_not_longer_than_their_age() {
+        let (_dir, store) = store();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert_eq!(count(&store), 0);
+        assert!(
+            !holds_snapshot(&store),
+            "the commit count is news: none kept"
+        );
+        std::thread::sleep(SNAPSHOT_AGE);
+        assert_eq!(count(&store), 0);
+        assert!(holds_snapshot(&store), "quiet for a while: kept");
+        // A write answered after the snapshot began: the next read sees it,
+        // and keeps no snapshot while writes are recent.
+        runtime
+            .block_on(store.write(|c| Ok(c.execute("INSERT INTO t (n) VALUES (1)", [])?)))
+            .unwrap();
+        assert_eq!(count(&store), 1);
+        assert!(!holds_snapshot(&store));
+        std::thread::sleep(SNAPSHOT_AGE);
+        assert_eq!(count(&store), 1);
+        assert!(holds_snapshot(&store), "quiet again");
+        // Young snapshots survive a release; old ones do not.
+        release_snapshots();
+        assert!(holds_snapshot(&store));
+        std::thread::sleep(SNAPSHOT_AGE);
+        release_snapshots();
+        assert!(!holds_snapshot(&store));
+        assert_eq!(count(&store), 1);
     }
 
     #[test]

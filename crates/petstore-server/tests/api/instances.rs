@@ -104,16 +104,9 @@ async fn concurrent_orders_across_instances_never_oversell() {
             "{refused:?}"
         );
     }
-    // Every instance sold some, and every instance sees the same end state.
-    for (i, server) in servers.iter().enumerate() {
-        assert!(
-            replies
-                .iter()
-                .skip(i)
-                .step_by(INSTANCES)
-                .any(|r| r.status == 201),
-            "instance {i} placed orders"
-        );
+    // Every instance sees the same end state. (Which instance sold how many
+    // is up to timing: one may see the stock gone before any of its orders.)
+    for server in &servers {
         let item = send(
             &client,
             server,
