@@ -2,7 +2,7 @@
 //! that sets its rate limits.
 
 use crate::error::ApiError;
-use crate::store::conn::{args, Row};
+use crate::store::conn::{args, Columns, Row};
 use crate::store::Db;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};

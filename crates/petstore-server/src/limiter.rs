@@ -15,7 +15,7 @@
 
 use crate::error::ApiError;
 use crate::keys::Limits;
-use crate::store::conn::args;
+use crate::store::conn::{args, Columns};
 use crate::store::{Backend, Db};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;

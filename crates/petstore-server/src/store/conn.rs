@@ -97,14 +97,32 @@ pub(crate) use args;
 #[derive(Debug, Clone)]
 pub struct Row(Vec<Value>);
 
+/// Typed access to the columns of a row, however the database returned it.
+pub trait Columns {
+    fn opt_int(&self, i: usize) -> Result<Option<i64>>;
+    fn opt_text(&self, i: usize) -> Result<Option<&str>>;
+
+    fn int(&self, i: usize) -> Result<i64> {
+        self.opt_int(i)?
+            .ok_or_else(|| internal(format_args!("column {i} is null")))
+    }
+
+    fn text(&self, i: usize) -> Result<&str> {
+        self.opt_text(i)?
+            .ok_or_else(|| internal(format_args!("column {i} is null")))
+    }
+}
+
 impl Row {
     fn get(&self, i: usize) -> Result<&Value> {
         self.0
             .get(i)
             .ok_or_else(|| internal(format_args!("no column {i}")))
     }
+}
 
-    pub fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+impl Columns for Row {
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
         match self.get(i)? {
             Value::Int(v) => Ok(*v),
             Value::Text(None) => Ok(None),
@@ -114,22 +132,33 @@ impl Row {
         }
     }
 
-    pub fn int(&self, i: usize) -> Result<i64> {
-        self.opt_int(i)?
-            .ok_or_else(|| internal(format_args!("column {i} is null")))
-    }
-
-    pub fn opt_text(&self, i: usize) -> Result<Option<&str>> {
+    fn opt_text(&self, i: usize) -> Result<Option<&str>> {
         match self.get(i)? {
             Value::Text(v) => Ok(v.as_deref()),
             Value::Int(None) => Ok(None),
             Value::Int(Some(n)) => Err(internal(format_args!("column {i}: integer {n}, not text"))),
         }
     }
+}
 
-    pub fn text(&self, i: usize) -> Result<&str> {
-        self.opt_text(i)?
-            .ok_or_else(|| internal(format_args!("column {i} is null")))
+/// A SQLite row read in place, without copying its values first.
+impl Columns for rusqlite::Row<'_> {
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        match self.get_ref(i)? {
+            rusqlite::types::ValueRef::Null => Ok(None),
+            rusqlite::types::ValueRef::Integer(v) => Ok(Some(v)),
+            _ => Err(internal(format_args!("column {i} is not an integer"))),
+        }
+    }
+
+    fn opt_text(&self, i: usize) -> Result<Option<&str>> {
+        match self.get_ref(i)? {
+            rusqlite::types::ValueRef::Null => Ok(None),
+            rusqlite::types::ValueRef::Text(t) => {
+                std::str::from_utf8(t).map(Some).map_err(internal)
+            }
+            _ => Err(internal(format_args!("column {i} is not text"))),
+        }
     }
 }
 
@@ -155,6 +184,33 @@ impl Conn<'_> {
                 let rows = postgres_query(sql, args).fetch_all(&mut **conn).await?;
                 rows.iter().map(postgres_row).collect()
             }
+        }
+    }
+
+    /// Runs a statement and maps each row as it is read.
+    pub async fn query_map<T>(
+        &mut self,
+        sql: &str,
+        args: &[Value],
+        mut map: impl FnMut(&dyn Columns) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        match self {
+            Conn::Sqlite(conn) => {
+                let mut statement = conn.prepare_cached(sql)?;
+                bind_sqlite(&mut statement, args)?;
+                let mut rows = statement.raw_query();
+                let mut out = Vec::new();
+                while let Some(row) = rows.next()? {
+                    out.push(map(row)?);
+                }
+                Ok(out)
+            }
+            Conn::Postgres(_) => self
+                .query(sql, args)
+                .await?
+                .iter()
+                .map(|row| map(row))
+                .collect(),
         }
     }
 

@@ -24,7 +24,7 @@ pub use sqlite::{release_snapshots, SNAPSHOT_AGE};
 
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
-use conn::{args, Conn, Row, Value};
+use conn::{args, Columns, Conn, Value};
 use futures_util::FutureExt;
 use petstore_api::models::{
     Category, InventoryItem, NewCategory, NewOrder, NewPet, Order, Pet, PetStatus,
@@ -270,8 +270,9 @@ impl Db {
             "SELECT id, name, description FROM categories WHERE id > ",
             page,
         );
-        let rows = self.read(async |c| q.fetch("id", c).await).await?;
-        let items = rows.iter().map(category_from).collect::<Result<Vec<_>>>()?;
+        let items = self
+            .read(async |c| q.fetch("id", c, category_from).await)
+            .await?;
         Ok(listed(items, page))
     }
 
@@ -363,8 +364,9 @@ impl Db {
         if let Some(ids) = &filter.ids {
             q.and_in("id", ids);
         }
-        let rows = self.read(async |c| q.fetch("id", c).await).await?;
-        let pets = rows.iter().map(pet_from).collect::<Result<Vec<_>>>()?;
+        let pets = self
+            .read(async |c| q.fetch("id", c, pet_from).await)
+            .await?;
         Ok(listed(pets, page))
     }
 
@@ -513,8 +515,9 @@ impl Db {
         if let Some(complete) = complete {
             q.and("complete = ", complete);
         }
-        let rows = self.read(async |c| q.fetch("id", c).await).await?;
-        let orders = rows.iter().map(order_from).collect::<Result<Vec<_>>>()?;
+        let orders = self
+            .read(async |c| q.fetch("id", c, order_from).await)
+            .await?;
         Ok(listed(orders, page))
     }
 
@@ -625,11 +628,9 @@ impl Db {
         if let Some(status) = status {
             q.and("p.status = ", status.as_str());
         }
-        let rows = self.read(async |c| q.fetch("i.pet_id", c).await).await?;
-        let items = rows
-            .iter()
-            .map(inventory_from)
-            .collect::<Result<Vec<_>>>()?;
+        let items = self
+            .read(async |c| q.fetch("i.pet_id", c, inventory_from).await)
+            .await?;
         Ok(listed(items, page))
     }
 
@@ -737,10 +738,15 @@ impl Filtered {
 
     /// Orders by `id_column` and fetches one row more than the page holds,
     /// to tell whether more follow.
-    async fn fetch(mut self, id_column: &str, c: &mut Conn<'_>) -> Result<Vec<Row>> {
+    async fn fetch<T>(
+        mut self,
+        id_column: &str,
+        c: &mut Conn<'_>,
+        map: impl FnMut(&dyn Columns) -> Result<T>,
+    ) -> Result<Vec<T>> {
         self.sql.push_str(&format!(" ORDER BY {id_column} LIMIT "));
         self.placeholder(i64::from(self.limit) + 1);
-        c.query(&self.sql, &self.args).await
+        c.query_map(&self.sql, &self.args, map).await
     }
 }
 
@@ -877,7 +883,7 @@ fn parse_status(s: &str) -> Result<PetStatus> {
     s.parse().map_err(corrupt)
 }
 
-fn category_from(r: &Row) -> Result<Category> {
+fn category_from(r: &dyn Columns) -> Result<Category> {
     Ok(Category {
         id: r.int(0)?,
         name: r.text(1)?.to_string(),
@@ -885,7 +891,7 @@ fn category_from(r: &Row) -> Result<Category> {
     })
 }
 
-fn pet_from(r: &Row) -> Result<Pet> {
+fn pet_from(r: &dyn Columns) -> Result<Pet> {
     Ok(Pet {
         id: r.int(0)?,
         name: r.text(1)?.to_string(),
@@ -894,7 +900,7 @@ fn pet_from(r: &Row) -> Result<Pet> {
     })
 }
 
-fn order_from(r: &Row) -> Result<Order> {
+fn order_from(r: &dyn Columns) -> Result<Order> {
     let ship_date = r
         .opt_text(3)?
         .map(|d| DateTime::parse_from_rfc3339(d).map(|d| d.with_timezone(&Utc)))
@@ -909,7 +915,7 @@ fn order_from(r: &Row) -> Result<Order> {
     })
 }
 
-fn inventory_from(r: &Row) -> Result<InventoryItem> {
+fn inventory_from(r: &dyn Columns) -> Result<InventoryItem> {
     Ok(InventoryItem {
         pet_id: r.int(0)?,
         quantity: i32::try_from(r.int(1)?).map_err(corrupt)?,
