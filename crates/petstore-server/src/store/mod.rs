@@ -29,7 +29,7 @@ use futures_util::FutureExt;
 use petstore_api::models::{
     Category, InventoryItem, NewCategory, NewOrder, NewPet, Order, Pet, PetStatus,
 };
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{ConnectOptions, Connection};
 use std::str::FromStr;
@@ -146,9 +146,14 @@ impl Db {
                 Inner::Sqlite(sqlite::SqliteStore::open(options.get_filename())?)
             }
             Backend::Postgres => {
+                // One direct connection first: the pool would only report a
+                // timeout, this reports why (refused, unknown database, ...).
+                let options = PgConnectOptions::from_str(url)?;
+                options.connect().await?.close().await?;
                 let pool = PgPoolOptions::new()
                     .max_connections(PG_CONNECTIONS)
-                    .connect(url)
+                    .acquire_timeout(std::time::Duration::from_secs(5))
+                    .connect_with(options)
                     .await?;
                 sqlx::migrate!("./migrations/postgres")
                     .run(&pool)
