@@ -5,7 +5,7 @@ use crate::keys::{KeyCache, KeyInfo};
 use crate::lifecycle::{lifecycle, Lifecycle};
 use crate::limiter::{BanPolicy, Limiter};
 use crate::service::{Clock, PetStore};
-use crate::store::{self, Db};
+use crate::store::{self, Backend, Db};
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
@@ -69,15 +69,18 @@ impl Application {
         let limiter = web::Data::new(Limiter::for_db(&settings.db, settings.ban));
         let lifecycle_table = web::Data::new(Lifecycle::from_metadata());
         let key_cache = web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000));
+        let on_sqlite = settings.db.backend() == Backend::Sqlite;
         let mut http = HttpServer::new(move || {
             // Called once in each worker thread: the worker's SQLite read
             // snapshots must not outlive their age while it sits idle.
-            actix_web::rt::spawn(async {
-                loop {
-                    actix_web::rt::time::sleep(store::SNAPSHOT_AGE).await;
-                    store::release_snapshots();
-                }
-            });
+            if on_sqlite {
+                actix_web::rt::spawn(async {
+                    loop {
+                        actix_web::rt::time::sleep(store::SNAPSHOT_AGE).await;
+                        store::release_snapshots();
+                    }
+                });
+            }
             // Middleware runs outermost first: log, then the gate (key and
             // limits), then deprecation and stability.
             App::new()

@@ -1,7 +1,6 @@
 //! The command line: `serve` (the default) and `keys create|list|revoke`.
 
 use crate::app::{Application, Settings};
-use crate::error::ApiError;
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
 use crate::service::system_clock;
@@ -91,13 +90,9 @@ pub async fn run(cli: Cli) -> Result<(), String> {
 }
 
 async fn open(database_url: &str) -> Result<Db, String> {
-    Db::connect(database_url).await.map_err(|e| {
-        let cause = match e {
-            ApiError::Internal(cause) => cause.to_string(),
-            other => other.to_string(),
-        };
-        format!("cannot open database {}: {cause}", redact(database_url))
-    })
+    Db::connect(database_url)
+        .await
+        .map_err(|e| format!("cannot open database {}: {e}", redact(database_url)))
 }
 
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {

@@ -54,7 +54,8 @@ impl fmt::Display for ApiError {
             ApiError::Conflict { code, message } | ApiError::Unprocessable { code, message } => {
                 write!(f, "{code}: {message}")
             }
-            ApiError::Internal(e) => write!(f, "internal: {e}"),
+            // The cause itself: it reads on its own in logs and messages.
+            ApiError::Internal(e) => e.fmt(f),
         }
     }
 }

@@ -30,7 +30,7 @@ use petstore_api::models::{
     Category, InventoryItem, NewCategory, NewOrder, NewPet, Order, Pet, PetStatus,
 };
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use std::str::FromStr;
 use std::sync::Arc;
@@ -134,9 +134,9 @@ impl Db {
         })?;
         let inner = match backend {
             Backend::Sqlite => {
-                let options = SqliteConnectOptions::from_str(url)?
-                    .create_if_missing(true)
-                    .journal_mode(SqliteJournalMode::Wal);
+                // WAL and the other pragmas are set by the writer, which owns
+                // the file at run time.
+                let options = SqliteConnectOptions::from_str(url)?.create_if_missing(true);
                 let mut migrating = options.connect().await?;
                 sqlx::migrate!("./migrations/sqlite")
                     .run(&mut migrating)

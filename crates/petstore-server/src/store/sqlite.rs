@@ -65,12 +65,11 @@ pub struct SqliteStore {
 struct Reader {
     conn: rusqlite::Connection,
     /// The writer's commit count at this connection's last read, and when
-    /// this connection first saw it.
+    /// this connection first saw it. An open snapshot began at that count.
     seen: u64,
     changed: Instant,
-    /// The commit count before the open read transaction began, and when it
-    /// began.
-    snapshot: Option<(u64, Instant)>,
+    /// When the open read transaction began.
+    snapshot: Option<Instant>,
 }
 
 impl Reader {
@@ -94,7 +93,7 @@ pub fn release_snapshots() {
         for reader in readers.borrow_mut().values_mut() {
             if reader
                 .snapshot
-                .is_some_and(|(_, since)| since.elapsed() >= SNAPSHOT_AGE)
+                .is_some_and(|since| since.elapsed() >= SNAPSHOT_AGE)
             {
                 reader.release();
             }
@@ -150,19 +149,20 @@ impl SqliteStore {
             // Read before the transaction begins: a commit in between only
             // makes the next read start afresh.
             let commits = self.commits.load(Ordering::Acquire);
-            if reader.seen != commits {
+            let moved = reader.seen != commits;
+            if moved {
                 reader.seen = commits;
                 reader.changed = Instant::now();
             }
             if reader
                 .snapshot
-                .is_some_and(|(at, since)| at != commits || since.elapsed() >= SNAPSHOT_AGE)
+                .is_some_and(|since| moved || since.elapsed() >= SNAPSHOT_AGE)
             {
                 reader.release();
             }
             if reader.snapshot.is_none() {
                 run(&reader.conn, "BEGIN")?;
-                reader.snapshot = Some((commits, Instant::now()));
+                reader.snapshot = Some(Instant::now());
             }
             let result = op(&reader.conn);
             // Keep the snapshot only when writes have been quiet for a while:
@@ -280,6 +280,13 @@ mod tests {
         (dir, SqliteStore::open(&path).unwrap())
     }
 
+    /// A runtime to await the writer's answers on.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    }
+
     fn count(store: &SqliteStore) -> i64 {
         store
             .read(|c| Ok(c.query_row("SELECT count(*) FROM t", [], |r| r.get(0))?))
@@ -289,9 +296,7 @@ mod tests {
     #[test]
     fn a_refused_or_panicking_write_undoes_only_itself() {
         let (_dir, store) = store();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let outcomes = runtime.block_on(futures_util::future::join_all((0..60).map(|n| {
             store.write(move |c| {
                 c.execute("INSERT INTO t (n) VALUES (?1)", [n])?;
@@ -320,9 +325,7 @@ mod tests {
     #[test]
     fn the_wal_stays_bounded_under_sustained_writes() {
         let (dir, store) = store();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         // 2 000 commits of at least one 4 KiB page each: 8 MB of WAL unless
         // checkpoints copy it back and let it rewind.
         runtime.block_on(async {
@@ -351,9 +354,7 @@ mod tests {
     #[test]
     fn snapshots_last_while_nothing_is_written_and_not_longer_than_their_age() {
         let (_dir, store) = store();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         assert_eq!(count(&store), 0);
         assert!(
             !holds_snapshot(&store),
@@ -385,9 +386,7 @@ mod tests {
     fn reads_see_committed_writes_from_any_thread() {
         let (_dir, store) = store();
         let store = std::sync::Arc::new(store);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         runtime
             .block_on(store.write(|c| Ok(c.execute("INSERT INTO t (n) VALUES (1)", [])?)))
             .unwrap();
