@@ -157,9 +157,9 @@ pub async fn create(
     let name = name.map(str::to_string);
     let id = db
         .write(async move |c| {
-            c.query_one(
+            c.insert(
                 "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 args![
                     hash,
                     prefix,
@@ -170,8 +170,7 @@ pub async fn create(
                     created_at
                 ],
             )
-            .await?
-            .int(0)
+            .await
         })
         .await
         .map_err(|e| format!("cannot store the key: {e}"))?;

@@ -226,6 +226,24 @@ impl Conn<'_> {
             .ok_or_else(|| internal(format_args!("no row from `{sql}`")))
     }
 
+    /// Runs an `INSERT` of one row into a table keyed by an `id` column
+    /// and returns the new row's id. On SQLite the id comes from the
+    /// connection (`RETURNING` would cost a temporary table per insert).
+    pub async fn insert(&mut self, sql: &str, args: &[Value]) -> Result<i64> {
+        match self {
+            Conn::Sqlite(conn) => {
+                let mut statement = conn.prepare_cached(sql)?;
+                bind_sqlite(&mut statement, args)?;
+                statement.raw_execute()?;
+                Ok(conn.last_insert_rowid())
+            }
+            Conn::Postgres(_) => self
+                .query_one(&format!("{sql} RETURNING id"), args)
+                .await?
+                .int(0),
+        }
+    }
+
     /// Runs a statement that returns no rows; the number of rows it changed.
     pub async fn execute(&mut self, sql: &str, args: &[Value]) -> Result<u64> {
         match self {

@@ -239,12 +239,11 @@ impl Db {
                 return Ok(previous);
             }
             let id = c
-                .query_one(
-                    "INSERT INTO categories (name, description) VALUES ($1, $2) RETURNING id",
+                .insert(
+                    "INSERT INTO categories (name, description) VALUES ($1, $2)",
                     args![&new.name, &new.description],
                 )
-                .await?
-                .int(0)?;
+                .await?;
             let category = Category {
                 id,
                 name: new.name,
@@ -318,12 +317,11 @@ impl Db {
             let status = new.status.unwrap_or(PetStatus::Available);
             require_category(c, new.category_id).await?;
             let id = c
-                .query_one(
-                    "INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING id",
+                .insert(
+                    "INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3)",
                     args![&new.name, new.category_id, status.as_str()],
                 )
-                .await?
-                .int(0)?;
+                .await?;
             c.execute(
                 "INSERT INTO inventory (pet_id, quantity) VALUES ($1, 1)",
                 args![id],
@@ -471,12 +469,11 @@ impl Db {
             }
             let ship_date = new.ship_date.map(|d| d.to_rfc3339());
             let id = c
-                .query_one(
-                    "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES ($1, $2, $3, 0) RETURNING id",
+                .insert(
+                    "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES ($1, $2, $3, 0)",
                     args![new.pet_id, wanted, ship_date],
                 )
-                .await?
-                .int(0)?;
+                .await?;
             let order = Order {
                 id: Some(id),
                 pet_id: Some(new.pet_id),
