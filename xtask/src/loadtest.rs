@@ -6,6 +6,13 @@
 //! missing) drives each endpoint for a fixed time with a fixed number of
 //! connections. Printed: requests/s, p50 and p99 latency, each as a ratio to
 //! the bare route, and the server's memory after the run.
+//!
+//! Each endpoint is measured in rounds that alternate the two servers (server
+//! then bare, bare then server, ...), and a ratio is taken within each round:
+//! the machine's speed drifts by 10-20% over a minute (the bare route alone
+//! has measured anywhere from 60k to 92k req/s), and one long run of each
+//! compares two different machines. The table gives the median round and
+//! every round's ratio.
 
 use crate::{project_root, run};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -216,7 +223,44 @@ fn memory_kb(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-pub fn bench(seconds: u32) -> Result<(), String> {
+/// What `cargo xtask bench` was asked for.
+pub struct Options {
+    seconds: u32,
+    rounds: u32,
+}
+
+impl Options {
+    /// `[--seconds N] [--rounds R]`: N seconds per server per round.
+    pub fn parse(args: &[&str]) -> Result<Options, String> {
+        let mut options = Options {
+            seconds: 5,
+            rounds: 3,
+        };
+        let mut args = args.iter();
+        while let Some(flag) = args.next() {
+            let field = match *flag {
+                "--seconds" => &mut options.seconds,
+                "--rounds" => &mut options.rounds,
+                _ => return Err(format!("unknown bench option: {flag}")),
+            };
+            let value = args.next().ok_or(format!("{flag} needs a number"))?;
+            *field = value
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or(format!("{flag} needs a positive number, not {value}"))?;
+        }
+        Ok(options)
+    }
+}
+
+/// The median of some values (the upper one of the middle two).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+pub fn bench(Options { seconds, rounds }: Options) -> Result<(), String> {
     if Command::new("wrk").arg("--version").output().is_err() {
         run("apt-get", &["install", "-y", "-qq", "wrk"])?;
     }
@@ -283,12 +327,12 @@ pub fn bench(seconds: u32) -> Result<(), String> {
     }
 
     println!(
-        "\n{seconds} s per run, {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine\n"
+        "\n{rounds} rounds of {seconds} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine\n"
     );
     println!(
-        "| endpoint | server req/s | bare req/s | ratio | server p50 / p99 (ms) | bare p50 / p99 (ms) | non-2xx |"
+        "| endpoint | server req/s | bare req/s | ratio | ratio per round | server p50 / p99 (ms) | bare p50 / p99 (ms) | server worst p99 (ms) | non-2xx |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
     for endpoint in endpoints() {
         let script = dir.join(format!("{}.lua", endpoint.method));
         std::fs::write(&script, lua(&endpoint, &key)).map_err(|e| e.to_string())?;
@@ -316,26 +360,48 @@ pub fn bench(seconds: u32) -> Result<(), String> {
         let recorded = serde_json_like(status, &headers, &body);
         let recorded_file = dir.join("recorded.json");
         std::fs::write(&recorded_file, recorded).map_err(|e| e.to_string())?;
-        let ours = wrk(&address, &script, seconds)?;
         let (bare, bare_address) = start(
             Command::new(&bare_bin)
                 .arg("127.0.0.1:0")
                 .arg(&recorded_file),
             "listening on ",
         )?;
-        let theirs = wrk(&bare_address, &script, seconds)?;
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for round in 0..rounds {
+            if round % 2 == 0 {
+                ours.push(wrk(&address, &script, seconds)?);
+                theirs.push(wrk(&bare_address, &script, seconds)?);
+            } else {
+                theirs.push(wrk(&bare_address, &script, seconds)?);
+                ours.push(wrk(&address, &script, seconds)?);
+            }
+        }
         drop(bare);
+        let ratios: Vec<f64> = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(o, t)| o.rps / t.rps)
+            .collect();
+        let each = |loads: &[Load], field: fn(&Load) -> f64| -> Vec<f64> {
+            loads.iter().map(field).collect()
+        };
         println!(
-            "| {} | {:.0} | {:.0} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {} |",
+            "| {} | {:.0} | {:.0} | {:.2} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {} |",
             endpoint.name,
-            ours.rps,
-            theirs.rps,
-            ours.rps / theirs.rps,
-            ours.p50_ms,
-            ours.p99_ms,
-            theirs.p50_ms,
-            theirs.p99_ms,
-            ours.errors
+            median(each(&ours, |l| l.rps)),
+            median(each(&theirs, |l| l.rps)),
+            median(ratios.clone()),
+            ratios
+                .iter()
+                .map(|r| format!("{r:.2}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            median(each(&ours, |l| l.p50_ms)),
+            median(each(&ours, |l| l.p99_ms)),
+            median(each(&theirs, |l| l.p50_ms)),
+            median(each(&theirs, |l| l.p99_ms)),
+            each(&ours, |l| l.p99_ms).into_iter().fold(0.0, f64::max),
+            ours.iter().map(|l| l.errors).sum::<u64>()
         );
     }
     println!(

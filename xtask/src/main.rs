@@ -22,9 +22,10 @@ commands:
                     operations are skipped and listed (--strict: fail instead)
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
-  bench [--seconds N]
+  bench [--seconds N] [--rounds R]
                     load the release server with wrk on four endpoints, beside a bare
-                    actix-web route answering the same bytes; prints ratios and memory
+                    actix-web route answering the same bytes, in R alternating rounds
+                    of N s each (3 of 5 s); prints ratios and memory
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
@@ -45,11 +46,7 @@ fn main() -> ExitCode {
         }
         ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
-        ["bench"] => loadtest::bench(10),
-        ["bench", "--seconds", n] => n
-            .parse()
-            .map_err(|_| format!("not a number of seconds: {n}"))
-            .and_then(loadtest::bench),
+        ["bench", options @ ..] => loadtest::Options::parse(options).and_then(loadtest::bench),
         ["bench-codegen"] => bench::bench_codegen(None),
         ["bench-codegen", doc] => bench::bench_codegen(Some(doc)),
         ["ci"] => ci(),
