@@ -227,28 +227,35 @@ fn memory_kb(pid: u32, field: &str) -> u64 {
 pub struct Options {
     seconds: u32,
     rounds: u32,
+    /// Only the endpoints whose name contains this.
+    only: Option<String>,
 }
 
 impl Options {
-    /// `[--seconds N] [--rounds R]`: N seconds per server per round.
+    /// `[--seconds N] [--rounds R] [--only TEXT]`: N seconds per server per
+    /// round; only the endpoints whose name contains TEXT.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
         let mut options = Options {
-            seconds: 5,
-            rounds: 3,
+            seconds: 4,
+            rounds: 5,
+            only: None,
         };
-        let mut args = args.iter();
-        while let Some(flag) = args.next() {
-            let field = match *flag {
-                "--seconds" => &mut options.seconds,
-                "--rounds" => &mut options.rounds,
-                _ => return Err(format!("unknown bench option: {flag}")),
-            };
-            let value = args.next().ok_or(format!("{flag} needs a number"))?;
-            *field = value
+        let positive = |flag: &str, value: &str| {
+            value
                 .parse()
                 .ok()
                 .filter(|n| *n > 0)
-                .ok_or(format!("{flag} needs a positive number, not {value}"))?;
+                .ok_or(format!("{flag} needs a positive number, not {value}"))
+        };
+        let mut args = args.iter();
+        while let Some(&flag) = args.next() {
+            let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+            match flag {
+                "--seconds" => options.seconds = positive(flag, value()?)?,
+                "--rounds" => options.rounds = positive(flag, value()?)?,
+                "--only" => options.only = Some(value()?.to_string()),
+                _ => return Err(format!("unknown bench option: {flag}")),
+            }
         }
         Ok(options)
     }
@@ -260,7 +267,26 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
-pub fn bench(Options { seconds, rounds }: Options) -> Result<(), String> {
+pub fn bench(
+    Options {
+        seconds,
+        rounds,
+        only,
+    }: Options,
+) -> Result<(), String> {
+    let endpoints: Vec<Endpoint> = endpoints()
+        .into_iter()
+        .filter(|e| {
+            only.as_ref()
+                .is_none_or(|only| e.name.contains(only.as_str()))
+        })
+        .collect();
+    if endpoints.is_empty() {
+        return Err(format!(
+            "no endpoint's name contains {:?}",
+            only.unwrap_or_default()
+        ));
+    }
     if Command::new("wrk").arg("--version").output().is_err() {
         run("apt-get", &["install", "-y", "-qq", "wrk"])?;
     }
@@ -333,7 +359,7 @@ pub fn bench(Options { seconds, rounds }: Options) -> Result<(), String> {
         "| endpoint | server req/s | bare req/s | ratio | ratio per round | server p50 / p99 (ms) | bare p50 / p99 (ms) | server worst p99 (ms) | non-2xx |"
     );
     println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
-    for endpoint in endpoints() {
+    for endpoint in endpoints {
         let script = dir.join(format!("{}.lua", endpoint.method));
         std::fs::write(&script, lua(&endpoint, &key)).map_err(|e| e.to_string())?;
         // The bare route answers exactly what the server answered.

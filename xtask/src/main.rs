@@ -22,10 +22,11 @@ commands:
                     operations are skipped and listed (--strict: fail instead)
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
-  bench [--seconds N] [--rounds R]
-                    load the release server with wrk on four endpoints, beside a bare
-                    actix-web route answering the same bytes, in R alternating rounds
-                    of N s each (3 of 5 s); prints ratios and memory
+  bench [--seconds N] [--rounds R] [--only TEXT]
+                    load the release server with wrk on four endpoints (or those whose
+                    name contains TEXT), beside a bare actix-web route answering the
+                    same bytes, in R alternating rounds of N s each (5 of 4 s);
+                    prints ratios and memory
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
