@@ -98,8 +98,7 @@ async fn open(database_url: &str) -> Result<Db, String> {
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
     let db = open(database_url).await?;
     let clock = system_clock();
-    if !keys::any(&db).await.map_err(|e| e.to_string())? {
-        let (id, secret) = keys::create(&db, Plan::Free, None, Some("bootstrap"), clock()).await?;
+    if let Some((id, secret)) = keys::bootstrap(&db, clock()).await? {
         println!("Created API key {id} (free plan). It is shown only this once:");
         println!();
         println!("    {}", secret.expose());

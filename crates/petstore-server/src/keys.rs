@@ -2,8 +2,8 @@
 //! that sets its rate limits.
 
 use crate::error::ApiError;
-use crate::store::conn::{args, Columns, Row};
-use crate::store::Db;
+use crate::store::conn::{args, Columns, Conn, Row};
+use crate::store::{Backend, Db};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -145,36 +145,65 @@ pub async fn create(
     name: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<(i64, Secret), String> {
-    let limits = limits
-        .or_else(|| plan.default_limits())
-        .ok_or("enterprise keys need their limits: give --per-minute and --per-day")?;
-    if limits.per_minute == 0 || limits.per_day == 0 {
-        return Err("limits must be at least 1".into());
-    }
     let secret = generate().map_err(|e| format!("no random source: {e}"))?;
-    let prefix: String = secret.0.chars().take(KEY_PREFIX.len() + 8).collect();
-    let (hash, plan_name, created_at) = (hash(&secret.0), plan.as_str(), now.to_rfc3339());
-    let name = name.map(str::to_string);
+    let row = NewKey::new(&secret, plan, limits, name, now)?;
     let id = db
-        .write(async move |c| {
-            c.insert(
-                "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                args![
-                    hash,
-                    prefix,
-                    name,
-                    plan_name,
-                    limits.per_minute,
-                    limits.per_day,
-                    created_at
-                ],
-            )
-            .await
-        })
+        .write(async move |c| row.insert(c).await)
         .await
         .map_err(|e| format!("cannot store the key: {e}"))?;
     Ok((id, secret))
+}
+
+/// A key's row, as stored: never the secret itself.
+struct NewKey {
+    hash: String,
+    prefix: String,
+    name: Option<String>,
+    plan: &'static str,
+    limits: Limits,
+    created_at: String,
+}
+
+impl NewKey {
+    fn new(
+        secret: &Secret,
+        plan: Plan,
+        limits: Option<Limits>,
+        name: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<NewKey, String> {
+        let limits = limits
+            .or_else(|| plan.default_limits())
+            .ok_or("enterprise keys need their limits: give --per-minute and --per-day")?;
+        if limits.per_minute == 0 || limits.per_day == 0 {
+            return Err("limits must be at least 1".into());
+        }
+        Ok(NewKey {
+            hash: hash(&secret.0),
+            prefix: secret.0.chars().take(KEY_PREFIX.len() + 8).collect(),
+            name: name.map(str::to_string),
+            plan: plan.as_str(),
+            limits,
+            created_at: now.to_rfc3339(),
+        })
+    }
+
+    async fn insert(self, c: &mut Conn<'_>) -> Result<i64, ApiError> {
+        c.insert(
+            "INSERT INTO api_keys (hash, prefix, name, plan, per_minute, per_day, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            args![
+                self.hash,
+                self.prefix,
+                self.name,
+                self.plan,
+                self.limits.per_minute,
+                self.limits.per_day,
+                self.created_at
+            ],
+        )
+        .await
+    }
 }
 
 /// Recently checked keys, so that most requests cost no database read. An
@@ -306,16 +335,32 @@ pub async fn revoke(db: &Db, id: i64, now: DateTime<Utc>) -> Result<bool, ApiErr
     Ok(changed > 0)
 }
 
-/// Whether any key was ever created (the first start creates one).
-pub async fn any(db: &Db) -> Result<bool, ApiError> {
-    let n = db
-        .read(async |c| {
-            c.query_one("SELECT count(*) FROM api_keys", &[])
+/// The first start's key: a free-plan key named `bootstrap`, created only
+/// when the database has never had a key. Checking and creating are one
+/// transaction; on PostgreSQL it locks the keys table first, so instances
+/// started together on an empty database create one key between them.
+pub async fn bootstrap(db: &Db, now: DateTime<Utc>) -> Result<Option<(i64, Secret)>, String> {
+    let secret = generate().map_err(|e| format!("no random source: {e}"))?;
+    let row = NewKey::new(&secret, Plan::Free, None, Some("bootstrap"), now)?;
+    let id = db
+        .write(async move |c| {
+            if c.backend() == Backend::Postgres {
+                // Readers of the table (authentication) are not blocked.
+                c.execute("LOCK TABLE api_keys IN EXCLUSIVE MODE", &[])
+                    .await?;
+            }
+            let keys = c
+                .query_one("SELECT count(*) FROM api_keys", &[])
                 .await?
-                .int(0)
+                .int(0)?;
+            match keys {
+                0 => row.insert(c).await.map(Some),
+                _ => Ok(None),
+            }
         })
-        .await?;
-    Ok(n > 0)
+        .await
+        .map_err(|e| format!("cannot store the key: {e}"))?;
+    Ok(id.map(|id| (id, secret)))
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 use crate::helpers::{create_key, read, Reply, Server};
 use crate::postgres;
 use chrono::{Timelike, Utc};
+use petstore_server::keys;
+use petstore_server::store::Db;
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -230,4 +232,21 @@ async fn shared_limiter_forgets_subjects_whose_day_has_passed() {
     assert_eq!(rows().await, 20, "the day windows still count");
     limiter.sweep(NOON + 12 * 3600).await.unwrap();
     assert_eq!(rows().await, 0, "a new UTC day: nothing to remember");
+}
+
+/// Instances started together on an empty database run their first-start
+/// check at once: one key between them. (Twelve checks in one process, each
+/// on its own connection, make the race likelier than three process starts,
+/// which the migrator's lock staggers.)
+#[actix_web::test]
+async fn concurrent_bootstraps_create_one_key() {
+    let url = postgres::cluster().fresh_database().await;
+    let db = Db::connect(&url).await.expect("database opens");
+    let now = Utc::now();
+    let created = futures_util::future::join_all((0..12).map(|_| keys::bootstrap(&db, now))).await;
+    let created: Vec<_> = created
+        .into_iter()
+        .filter_map(|r| r.expect("bootstrap runs"))
+        .collect();
+    assert_eq!(created.len(), 1);
 }
