@@ -4,7 +4,7 @@ use crate::app::{Application, Settings};
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
 use crate::service::system_clock;
-use crate::store::{redact, Db};
+use crate::store::{redact, Db, DEFAULT_PG_CONNECTIONS};
 use clap::{Args, Parser, Subcommand};
 
 /// The pet store server.
@@ -49,6 +49,15 @@ pub struct ServeArgs {
     /// Worker threads (default: one per core).
     #[arg(long, env = "PETSTORE_WORKERS")]
     pub workers: Option<usize>,
+    /// Connections this instance opens to PostgreSQL at most (not used with
+    /// SQLite). Size the database's `max_connections` for every instance.
+    #[arg(
+        long,
+        env = "PETSTORE_DATABASE_CONNECTIONS",
+        default_value_t = DEFAULT_PG_CONNECTIONS,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub database_connections: u32,
     /// Requests tolerated while rate limited before a ban.
     #[arg(long, env = "PETSTORE_BAN_AFTER", default_value_t = 10)]
     pub ban_after: u32,
@@ -89,14 +98,14 @@ pub async fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-async fn open(database_url: &str) -> Result<Db, String> {
-    Db::connect(database_url)
+async fn open(database_url: &str, pg_connections: u32) -> Result<Db, String> {
+    Db::connect_with(database_url, pg_connections)
         .await
         .map_err(|e| format!("cannot open database {}: {e}", redact(database_url)))
 }
 
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
-    let db = open(database_url).await?;
+    let db = open(database_url, args.database_connections).await?;
     let clock = system_clock();
     if let Some((id, secret)) = keys::bootstrap(&db, clock()).await? {
         println!("Created API key {id} (free plan). It is shown only this once:");
@@ -126,7 +135,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
 }
 
 async fn keys_command(command: KeysCommand, database_url: &str) -> Result<(), String> {
-    let db = open(database_url).await?;
+    let db = open(database_url, DEFAULT_PG_CONNECTIONS).await?;
     let now = chrono::Utc::now();
     match command {
         KeysCommand::Create {

@@ -81,8 +81,8 @@ type Result<T> = std::result::Result<T, ApiError>;
 /// How long an idempotency key is remembered.
 const IDEMPOTENCY_SECONDS: i64 = 24 * 3600;
 
-/// Connections per PostgreSQL pool (per server process).
-const PG_CONNECTIONS: u32 = 16;
+/// Connections per PostgreSQL pool (per server process) unless told otherwise.
+pub const DEFAULT_PG_CONNECTIONS: u32 = 16;
 
 /// A POST sent with an `Idempotency-Key`: who sent it, the key, and a hash of
 /// what was asked (operation and body), so that a retry can be told from a
@@ -123,6 +123,12 @@ impl Db {
     /// `sqlite://petstore.db` or `sqlite:///abs/path.db` (created if missing),
     /// or `postgres://user:password@host:port/database` (which must exist).
     pub async fn connect(url: &str) -> Result<Db> {
+        Db::connect_with(url, DEFAULT_PG_CONNECTIONS).await
+    }
+
+    /// As [`Db::connect`], with at most `pg_connections` connections open to
+    /// PostgreSQL at once (SQLite has one writer and a reader per thread).
+    pub async fn connect_with(url: &str, pg_connections: u32) -> Result<Db> {
         let backend = Backend::of_url(url).ok_or_else(|| {
             ApiError::Internal(
                 format!(
@@ -151,7 +157,7 @@ impl Db {
                 let options = PgConnectOptions::from_str(url)?;
                 options.connect().await?.close().await?;
                 let pool = PgPoolOptions::new()
-                    .max_connections(PG_CONNECTIONS)
+                    .max_connections(pg_connections.max(1))
                     .acquire_timeout(std::time::Duration::from_secs(5))
                     .connect_with(options)
                     .await?;

@@ -250,3 +250,46 @@ async fn concurrent_bootstraps_create_one_key() {
         .collect();
     assert_eq!(created.len(), 1);
 }
+
+/// `--database-connections` bounds what one instance holds open, however many
+/// requests it serves at once; the others wait for a connection.
+#[actix_web::test]
+async fn an_instance_opens_no_more_connections_than_it_is_allowed() {
+    use sqlx::Connection;
+    let url = postgres::cluster().fresh_database().await;
+    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (server, _) = Server::start_with(&url, &["--database-connections", "2"]);
+    let client = reqwest::Client::new();
+    let category = send(
+        &client,
+        &server,
+        &key,
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    assert_eq!(category.status, 201, "{category:?}");
+    let writes = (0..60).map(|i| {
+        send(
+            &client,
+            &server,
+            &key,
+            Method::POST,
+            "/v1/categories",
+            Some(json!({ "name": format!("Category {i}") })),
+        )
+    });
+    for reply in futures_util::future::join_all(writes).await {
+        assert_eq!(reply.status, 201, "{reply:?}");
+    }
+    let mut watcher = sqlx::PgConnection::connect(&url).await.unwrap();
+    let others: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut watcher)
+    .await
+    .unwrap();
+    assert!(others <= 2, "the instance holds {others} connections");
+    assert!(others >= 1, "the instance's pool is open");
+}
