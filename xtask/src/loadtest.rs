@@ -229,16 +229,20 @@ pub struct Options {
     rounds: u32,
     /// Only the endpoints whose name contains this.
     only: Option<String>,
+    /// An empty database to run on instead of a fresh SQLite file.
+    database_url: Option<String>,
 }
 
 impl Options {
-    /// `[--seconds N] [--rounds R] [--only TEXT]`: N seconds per server per
-    /// round; only the endpoints whose name contains TEXT.
+    /// `[--seconds N] [--rounds R] [--only TEXT] [--database-url URL]`: N
+    /// seconds per server per round; only the endpoints whose name contains
+    /// TEXT; on the empty database at URL.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
         let mut options = Options {
             seconds: 4,
             rounds: 5,
             only: None,
+            database_url: None,
         };
         let positive = |flag: &str, value: &str| {
             value
@@ -254,6 +258,7 @@ impl Options {
                 "--seconds" => options.seconds = positive(flag, value()?)?,
                 "--rounds" => options.rounds = positive(flag, value()?)?,
                 "--only" => options.only = Some(value()?.to_string()),
+                "--database-url" => options.database_url = Some(value()?.to_string()),
                 _ => return Err(format!("unknown bench option: {flag}")),
             }
         }
@@ -272,6 +277,7 @@ pub fn bench(
         seconds,
         rounds,
         only,
+        database_url,
     }: Options,
 ) -> Result<(), String> {
     let endpoints: Vec<Endpoint> = endpoints()
@@ -309,7 +315,9 @@ pub fn bench(
     let bare_bin = root.join("target/release/examples/bare_route");
     let dir: PathBuf = std::env::temp_dir().join(format!("petstore-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let url = format!("sqlite://{}", dir.join("bench.db").display());
+    let url = database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
 
     let out = Command::new(&server_bin)
         .args([
@@ -332,28 +340,37 @@ pub fn bench(
     )?;
     let pid = server.0.id();
 
-    // Seed: a category and the pets the load draws from, each well stocked.
-    http(
-        &address,
-        "POST",
-        "/v1/categories",
-        &key,
-        Some(r#"{"name": "Dogs"}"#),
-    )?;
+    // Seed: a category and the pets the load draws from (ids 1 to PETS, so
+    // the database must start empty), each well stocked.
+    let seed = |method: &str, path: &str, body: &str, id: u32| -> Result<(), String> {
+        let reply = http(&address, method, path, &key, Some(body))?;
+        if !(200..300).contains(&reply.status) || !reply.body.contains(&format!("\"id\":{id},")) {
+            return Err(format!(
+                "seeding: {method} {path} answered {} {}; the database must be empty",
+                reply.status, reply.body
+            ));
+        }
+        Ok(())
+    };
+    seed("POST", "/v1/categories", r#"{"name": "Dogs"}"#, 1)?;
     for i in 1..=PETS {
-        let body = format!(r#"{{"name": "Pet {i}", "categoryId": 1}}"#);
-        http(&address, "POST", "/v1/pets", &key, Some(&body))?;
-        http(
+        let pet = format!(r#"{{"name": "Pet {i}", "categoryId": 1}}"#);
+        seed("POST", "/v1/pets", &pet, i)?;
+        let reply = http(
             &address,
             "PATCH",
             &format!("/v1/inventory/{i}"),
             &key,
             Some(r#"{"quantity": 1000000}"#),
         )?;
+        if reply.status != 200 {
+            return Err(format!("seeding: inventory {i} answered {}", reply.status));
+        }
     }
 
     println!(
-        "\n{rounds} rounds of {seconds} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine\n"
+        "\n{rounds} rounds of {seconds} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine; the server on {}\n",
+        if url.starts_with("sqlite:") { "SQLite" } else { "PostgreSQL" }
     );
     println!(
         "| endpoint | server req/s | bare req/s | ratio | ratio per round | server p50 / p99 (ms) | bare p50 / p99 (ms) | server worst p99 (ms) | non-2xx |"

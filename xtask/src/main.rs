@@ -22,11 +22,12 @@ commands:
                     operations are skipped and listed (--strict: fail instead)
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
-  bench [--seconds N] [--rounds R] [--only TEXT]
+  bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL]
                     load the release server with wrk on four endpoints (or those whose
                     name contains TEXT), beside a bare actix-web route answering the
                     same bytes, in R alternating rounds of N s each (5 of 4 s);
-                    prints ratios and memory
+                    prints ratios and memory. The server runs on a fresh SQLite
+                    file, or on the empty database at URL
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
