@@ -278,6 +278,13 @@ impl SharedLimiter {
         let ban = self.ban;
         self.db
             .write(async move |c| {
+                // Every request of a subject takes its row's lock, so the
+                // lock must be short: the commit does not wait for its WAL
+                // flush. Counters are soft state; a database crash can lose
+                // the last moments of counts (an undercount), never the
+                // orders and other data, whose commits still wait.
+                c.execute("SET LOCAL synchronous_commit = off", &[])
+                    .await?;
                 // The upsert creates the row if needed and, either way, locks
                 // it until the transaction ends.
                 let row = c
