@@ -22,7 +22,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
 
 const SHARDS: usize = 64;
 /// Every this many decisions, a shard drops its idle entries.
@@ -201,10 +202,7 @@ impl RateLimiter {
     /// Counts one request of `subject` at `now` (Unix seconds) against
     /// `limits`, and decides.
     pub fn check(&self, subject: Subject, limits: Limits, now: i64) -> Decision {
-        let mut shard = self
-            .shard(&subject)
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut shard = lock(self.shard(&subject));
         shard.decisions = shard.decisions.wrapping_add(1);
         if shard.decisions % SWEEP_EVERY == 0 {
             shard.entries.retain(|_, e| !e.is_idle(now));
@@ -218,15 +216,7 @@ impl RateLimiter {
 
     /// Entries held, for tests of eviction.
     pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| {
-                s.lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .entries
-                    .len()
-            })
-            .sum()
+        self.shards.iter().map(|s| lock(s).entries.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -236,11 +226,7 @@ impl RateLimiter {
     /// Drops every entry whose windows have passed and that is not banned.
     pub fn sweep(&self, now: i64) {
         for shard in &self.shards {
-            shard
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .entries
-                .retain(|_, e| !e.is_idle(now));
+            lock(shard).entries.retain(|_, e| !e.is_idle(now));
         }
     }
 }
@@ -249,19 +235,45 @@ impl RateLimiter {
 /// decision reads the subject's row under a row lock, decides by the same rule
 /// as [`RateLimiter`] and writes the row back, all in one transaction, so
 /// counts and bans are exact across instances.
-#[derive(Debug)]
+///
+/// Every request of a subject needs that one row, so its transactions run one
+/// after the other. Within an instance they are batched: while a subject's
+/// transaction is in flight, its new requests queue, and the next transaction
+/// decides all of them in arrival order under one lock (measured with one key
+/// on a local PostgreSQL: reads from 1 500 to 5 600-7 300 req/s). A task spawned
+/// by the request that found no queue drives the rounds, so a client that
+/// goes away cannot strand the requests queued behind it.
+#[derive(Debug, Clone)]
 pub struct SharedLimiter {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
     db: Db,
     ban: BanPolicy,
     decisions: AtomicU32,
+    /// Per subject with a round in flight, the requests for the next round.
+    queues: Mutex<HashMap<String, Vec<Waiting>>>,
+}
+
+/// A request waiting for its subject's next round.
+#[derive(Debug)]
+struct Waiting {
+    limits: Limits,
+    now: i64,
+    reply: oneshot::Sender<Result<Decision, String>>,
 }
 
 impl SharedLimiter {
     pub fn new(db: Db, ban: BanPolicy) -> Self {
         SharedLimiter {
-            db,
-            ban,
-            decisions: AtomicU32::new(0),
+            shared: Arc::new(Shared {
+                db,
+                ban,
+                decisions: AtomicU32::new(0),
+                queues: Mutex::new(HashMap::new()),
+            }),
         }
     }
 
@@ -271,20 +283,129 @@ impl SharedLimiter {
         limits: Limits,
         now: i64,
     ) -> Result<Decision, ApiError> {
-        if self.decisions.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
+        let shared = &self.shared;
+        if shared.decisions.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             self.sweep(now).await?;
         }
         let name = subject.to_string();
+        let (reply, answer) = oneshot::channel();
+        let waiting = Waiting { limits, now, reply };
+        let lead = {
+            let mut queues = lock(&shared.queues);
+            match queues.get_mut(&name) {
+                Some(queue) => {
+                    queue.push(waiting);
+                    false
+                }
+                None => {
+                    queues.insert(name.clone(), vec![waiting]);
+                    true
+                }
+            }
+        };
+        if lead {
+            actix_web::rt::spawn(
+                Leader {
+                    shared: shared.clone(),
+                    name,
+                    done: false,
+                }
+                .run(),
+            );
+        }
+        answer
+            .await
+            .map_err(|_| ApiError::Internal("the rate limiter stopped".into()))?
+            .map_err(|e| ApiError::Internal(e.into()))
+    }
+
+    /// Drops the rows of subjects whose windows have passed and that are not
+    /// banned.
+    pub async fn sweep(&self, now: i64) -> Result<(), ApiError> {
+        self.shared
+            .db
+            .write(async move |c| {
+                c.execute(
+                    "DELETE FROM rate_limits WHERE day_start <= $1 \
+                     AND (banned_until IS NULL OR banned_until <= $2)",
+                    args![now - DAY, now],
+                )
+                .await
+            })
+            .await?;
+        Ok(())
+    }
+}
+
+/// A mutex's guard; a panic while it was held leaves no broken invariant
+/// here (counts at worst), so a poisoned mutex is used as is.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs a subject's rounds until no request waits. Dropped before that (the
+/// runtime stopping), it removes the subject's queue: the requests in it are
+/// answered with an error rather than left waiting.
+struct Leader {
+    shared: Arc<Shared>,
+    name: String,
+    done: bool,
+}
+
+impl Drop for Leader {
+    fn drop(&mut self) {
+        if !self.done {
+            lock(&self.shared.queues).remove(&self.name);
+        }
+    }
+}
+
+impl Leader {
+    async fn run(mut self) {
+        loop {
+            let batch = {
+                let mut queues = lock(&self.shared.queues);
+                match queues.get_mut(&self.name) {
+                    Some(queue) if !queue.is_empty() => std::mem::take(queue),
+                    _ => {
+                        queues.remove(&self.name);
+                        self.done = true;
+                        return;
+                    }
+                }
+            };
+            let requests: Vec<(Limits, i64)> = batch.iter().map(|w| (w.limits, w.now)).collect();
+            match self.shared.round(&self.name, requests).await {
+                Ok(decisions) => {
+                    for (waiting, decision) in batch.into_iter().zip(decisions) {
+                        let _ = waiting.reply.send(Ok(decision));
+                    }
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    for waiting in batch {
+                        let _ = waiting.reply.send(Err(e.clone()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// One transaction: locks the subject's row (creating it if needed),
+    /// decides each request in order, writes the row back.
+    async fn round(
+        &self,
+        name: &str,
+        requests: Vec<(Limits, i64)>,
+    ) -> Result<Vec<Decision>, ApiError> {
+        let name = name.to_string();
         let ban = self.ban;
         self.db
             .write(async move |c| {
-                // Every request of a subject takes its row's lock, so the
-                // lock must be short: the commit does not wait for its WAL
-                // flush. Counters are soft state; a database crash can lose
-                // the last moments of counts (an undercount), never the
-                // orders and other data, whose commits still wait.
-                c.execute("SET LOCAL synchronous_commit = off", &[])
-                    .await?;
                 // The upsert creates the row if needed and, either way, locks
                 // it until the transaction ends.
                 let row = c
@@ -310,7 +431,10 @@ impl SharedLimiter {
                     while_limited: count(4)?,
                     banned_until: row.opt_int(5)?,
                 };
-                let decision = entry.decide(limits, now, ban);
+                let decisions = requests
+                    .into_iter()
+                    .map(|(limits, now)| entry.decide(limits, now, ban))
+                    .collect();
                 c.execute(
                     "UPDATE rate_limits SET minute_start = $2, minute_count = $3, day_start = $4, \
                      day_count = $5, while_limited = $6, banned_until = $7 WHERE subject = $1",
@@ -325,25 +449,9 @@ impl SharedLimiter {
                     ],
                 )
                 .await?;
-                Ok(decision)
+                Ok(decisions)
             })
             .await
-    }
-
-    /// Drops the rows of subjects whose windows have passed and that are not
-    /// banned.
-    pub async fn sweep(&self, now: i64) -> Result<(), ApiError> {
-        self.db
-            .write(async move |c| {
-                c.execute(
-                    "DELETE FROM rate_limits WHERE day_start <= $1 \
-                     AND (banned_until IS NULL OR banned_until <= $2)",
-                    args![now - DAY, now],
-                )
-                .await
-            })
-            .await?;
-        Ok(())
     }
 }
 

@@ -293,3 +293,45 @@ async fn an_instance_opens_no_more_connections_than_it_is_allowed() {
     assert!(others <= 2, "the instance holds {others} connections");
     assert!(others >= 1, "the instance's pool is open");
 }
+
+/// Concurrent requests of one subject are decided in rounds, each under the
+/// row's lock: exactly the limit is allowed, the rounds go on when the
+/// request that started them is abandoned, and the row ends exact.
+#[actix_web::test]
+async fn one_subjects_concurrent_checks_are_exact_and_survive_an_abandoned_request() {
+    use futures_util::FutureExt;
+    use petstore_server::keys::Limits;
+    use petstore_server::limiter::{BanPolicy, SharedLimiter, Subject, Verdict};
+    let db = Db::connect(&postgres::cluster().fresh_database().await)
+        .await
+        .unwrap();
+    let limiter = SharedLimiter::new(db.clone(), BanPolicy::default());
+    const NOON: i64 = 1_795_348_800;
+    let ten = Limits {
+        per_minute: 10,
+        per_day: 1000,
+    };
+    let key = Subject::Key(7);
+    // The first request queues, starts the rounds, and is abandoned.
+    let mut abandoned = Box::pin(limiter.check(key, ten, NOON));
+    assert!((&mut abandoned).now_or_never().is_none());
+    drop(abandoned);
+    let checks = (0..39).map(|_| limiter.check(key, ten, NOON));
+    let decisions = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        futures_util::future::join_all(checks),
+    )
+    .await
+    .expect("every check is answered");
+    let allowed = decisions
+        .iter()
+        .filter(|d| d.as_ref().unwrap().verdict == Verdict::Allowed)
+        .count();
+    assert_eq!(allowed, 9, "the abandoned request was counted first");
+    let counted: i32 =
+        sqlx::query_scalar("SELECT minute_count FROM rate_limits WHERE subject = 'key:7'")
+            .fetch_one(db.postgres().expect("a PostgreSQL database"))
+            .await
+            .unwrap();
+    assert_eq!(counted, 10);
+}
