@@ -277,6 +277,9 @@ impl SharedLimiter {
         }
     }
 
+    /// Counts one request of `subject` at `now` against `limits`, and
+    /// decides, in the subject's next round. Runs on an actix (or tokio
+    /// `LocalSet`) runtime, where the rounds' task is spawned.
     pub async fn check(
         &self,
         subject: Subject,
