@@ -341,10 +341,11 @@ pub fn bench(
     let pid = server.0.id();
 
     // Seed: a category and the pets the load draws from (ids 1 to PETS, so
-    // the database must start empty), each well stocked.
-    let seed = |method: &str, path: &str, body: &str, id: u32| -> Result<(), String> {
+    // the database must start empty), each well stocked. Each answer must be
+    // a success naming the id the load relies on.
+    let seed = |method: &str, path: &str, body: &str, names: String| -> Result<(), String> {
         let reply = http(&address, method, path, &key, Some(body))?;
-        if !(200..300).contains(&reply.status) || !reply.body.contains(&format!("\"id\":{id},")) {
+        if !(200..300).contains(&reply.status) || !reply.body.contains(&names) {
             return Err(format!(
                 "seeding: {method} {path} answered {} {}; the database must be empty",
                 reply.status, reply.body
@@ -352,20 +353,22 @@ pub fn bench(
         }
         Ok(())
     };
-    seed("POST", "/v1/categories", r#"{"name": "Dogs"}"#, 1)?;
+    seed(
+        "POST",
+        "/v1/categories",
+        r#"{"name": "Dogs"}"#,
+        r#""id":1,"#.into(),
+    )?;
     for i in 1..=PETS {
         let pet = format!(r#"{{"name": "Pet {i}", "categoryId": 1}}"#);
-        seed("POST", "/v1/pets", &pet, i)?;
-        let reply = http(
-            &address,
+        seed("POST", "/v1/pets", &pet, format!(r#""id":{i},"#))?;
+        let stock = r#"{"quantity": 1000000}"#;
+        seed(
             "PATCH",
             &format!("/v1/inventory/{i}"),
-            &key,
-            Some(r#"{"quantity": 1000000}"#),
+            stock,
+            format!(r#""petId":{i},"#),
         )?;
-        if reply.status != 200 {
-            return Err(format!("seeding: inventory {i} answered {}", reply.status));
-        }
     }
 
     println!(

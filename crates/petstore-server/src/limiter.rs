@@ -243,7 +243,7 @@ impl RateLimiter {
 /// on a local PostgreSQL: reads from 1 500 to 5 600-7 300 req/s). A task spawned
 /// by the request that found no queue drives the rounds, so a client that
 /// goes away cannot strand the requests queued behind it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SharedLimiter {
     shared: Arc<Shared>,
 }

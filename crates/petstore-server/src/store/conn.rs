@@ -179,7 +179,7 @@ impl Conn<'_> {
     /// Runs a statement and returns its rows.
     pub async fn query(&mut self, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
         match self {
-            Conn::Sqlite(conn) => sqlite_query(conn, sql, args),
+            Conn::Sqlite(conn) => sqlite_rows(conn, sql, args, owned_row),
             Conn::Postgres(conn) => {
                 let rows = postgres_query(sql, args).fetch_all(&mut **conn).await?;
                 rows.iter().map(postgres_row).collect()
@@ -195,16 +195,7 @@ impl Conn<'_> {
         mut map: impl FnMut(&dyn Columns) -> Result<T>,
     ) -> Result<Vec<T>> {
         match self {
-            Conn::Sqlite(conn) => {
-                let mut statement = conn.prepare_cached(sql)?;
-                bind_sqlite(&mut statement, args)?;
-                let mut rows = statement.raw_query();
-                let mut out = Vec::new();
-                while let Some(row) = rows.next()? {
-                    out.push(map(row)?);
-                }
-                Ok(out)
-            }
+            Conn::Sqlite(conn) => sqlite_rows(conn, sql, args, |row| map(row)),
             Conn::Postgres(_) => self
                 .query(sql, args)
                 .await?
@@ -232,9 +223,7 @@ impl Conn<'_> {
     pub async fn insert(&mut self, sql: &str, args: &[Value]) -> Result<i64> {
         match self {
             Conn::Sqlite(conn) => {
-                let mut statement = conn.prepare_cached(sql)?;
-                bind_sqlite(&mut statement, args)?;
-                statement.raw_execute()?;
+                prepared(conn, sql, args)?.raw_execute()?;
                 Ok(conn.last_insert_rowid())
             }
             Conn::Postgres(_) => self
@@ -247,11 +236,7 @@ impl Conn<'_> {
     /// Runs a statement that returns no rows; the number of rows it changed.
     pub async fn execute(&mut self, sql: &str, args: &[Value]) -> Result<u64> {
         match self {
-            Conn::Sqlite(conn) => {
-                let mut statement = conn.prepare_cached(sql)?;
-                bind_sqlite(&mut statement, args)?;
-                Ok(statement.raw_execute()? as u64)
-            }
+            Conn::Sqlite(conn) => Ok(prepared(conn, sql, args)?.raw_execute()? as u64),
             Conn::Postgres(conn) => Ok(postgres_query(sql, args)
                 .execute(&mut **conn)
                 .await?
@@ -264,8 +249,14 @@ fn internal(what: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(format!("storage: {what}").into())
 }
 
-/// Binds each `$n` of the statement to `args[n - 1]`.
-fn bind_sqlite(statement: &mut rusqlite::CachedStatement<'_>, args: &[Value]) -> Result<()> {
+/// The statement for `sql` (prepared once per connection), with each `$n`
+/// bound to `args[n - 1]`.
+fn prepared<'c>(
+    conn: &'c rusqlite::Connection,
+    sql: &str,
+    args: &[Value],
+) -> Result<rusqlite::CachedStatement<'c>> {
+    let mut statement = conn.prepare_cached(sql)?;
     for index in 1..=statement.parameter_count() {
         let value = statement
             .parameter_name(index)
@@ -280,20 +271,31 @@ fn bind_sqlite(statement: &mut rusqlite::CachedStatement<'_>, args: &[Value]) ->
             }
         }
     }
-    Ok(())
+    Ok(statement)
 }
 
-fn sqlite_query(conn: &rusqlite::Connection, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
-    use rusqlite::types::ValueRef;
-    let mut statement = conn.prepare_cached(sql)?;
-    bind_sqlite(&mut statement, args)?;
-    let columns = statement.column_count();
+/// Runs a statement and maps each row in place.
+fn sqlite_rows<T>(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    args: &[Value],
+    mut map: impl FnMut(&rusqlite::Row<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut statement = prepared(conn, sql, args)?;
     let mut rows = statement.raw_query();
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
-        let mut values = Vec::with_capacity(columns);
-        for i in 0..columns {
-            values.push(match row.get_ref(i)? {
+        out.push(map(row)?);
+    }
+    Ok(out)
+}
+
+/// A copy of a SQLite row's values.
+fn owned_row(row: &rusqlite::Row<'_>) -> Result<Row> {
+    use rusqlite::types::ValueRef;
+    (0..row.as_ref().column_count())
+        .map(|i| {
+            Ok(match row.get_ref(i)? {
                 ValueRef::Null => Value::Int(None),
                 ValueRef::Integer(v) => Value::Int(Some(v)),
                 ValueRef::Text(t) => {
@@ -304,11 +306,10 @@ fn sqlite_query(conn: &rusqlite::Connection, sql: &str, args: &[Value]) -> Resul
                         "column {i}: neither integer nor text"
                     )))
                 }
-            });
-        }
-        out.push(Row(values));
-    }
-    Ok(out)
+            })
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Row)
 }
 
 fn postgres_query<'q>(

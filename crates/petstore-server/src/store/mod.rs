@@ -78,6 +78,10 @@ pub struct Listed<T> {
 
 type Result<T> = std::result::Result<T, ApiError>;
 
+/// One order, in the column order [`order_from`] reads.
+const ORDER_BY_ID: &str =
+    "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1";
+
 /// How long an idempotency key is remembered.
 const IDEMPOTENCY_SECONDS: i64 = 24 * 3600;
 
@@ -226,6 +230,30 @@ impl Db {
         }
     }
 
+    /// A write that an `Idempotency-Key` may repeat: a retry of the same
+    /// request within 24 hours gets the first answer back without the work
+    /// being done again; the answer is recorded in the transaction that did
+    /// the work. Without a key it is a plain [`Db::write`].
+    async fn write_idempotent<T>(
+        &self,
+        idem: Option<&Idempotency>,
+        op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T>
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
+    {
+        let idem = idem.cloned();
+        self.write(async move |c| {
+            if let Some(previous) = replay(c, idem.as_ref()).await? {
+                return Ok(previous);
+            }
+            let answer = op(c).await?;
+            remember(c, idem.as_ref(), &answer).await?;
+            Ok(answer)
+        })
+        .await
+    }
+
     /// Checks that the database answers (for `/healthz`).
     pub async fn ping(&self) -> Result<()> {
         self.read(async |c| c.query_one("SELECT 1", &[]).await.map(|_| ()))
@@ -239,11 +267,8 @@ impl Db {
         new: &NewCategory,
         idem: Option<&Idempotency>,
     ) -> Result<Category> {
-        let (new, idem) = (new.clone(), idem.cloned());
-        self.write(async move |c| {
-            if let Some(previous) = replay(c, idem.as_ref()).await? {
-                return Ok(previous);
-            }
+        let new = new.clone();
+        self.write_idempotent(idem, async move |c| {
             let id = c
                 .insert(
                     "INSERT INTO categories (name, description) VALUES ($1, $2)",
@@ -255,7 +280,6 @@ impl Db {
                 name: new.name,
                 description: new.description,
             };
-            remember(c, idem.as_ref(), &category).await?;
             Ok(category)
         })
         .await
@@ -315,11 +339,8 @@ impl Db {
 
     /// Creates a pet and its inventory entry, with a stock of 1.
     pub async fn create_pet(&self, new: &NewPet, idem: Option<&Idempotency>) -> Result<Pet> {
-        let (new, idem) = (new.clone(), idem.cloned());
-        self.write(async move |c| {
-            if let Some(previous) = replay(c, idem.as_ref()).await? {
-                return Ok(previous);
-            }
+        let new = new.clone();
+        self.write_idempotent(idem, async move |c| {
             let status = new.status.unwrap_or(PetStatus::Available);
             require_category(c, new.category_id).await?;
             let id = c
@@ -339,7 +360,6 @@ impl Db {
                 category_id: new.category_id,
                 status: Some(status),
             };
-            remember(c, idem.as_ref(), &pet).await?;
             Ok(pet)
         })
         .await
@@ -435,11 +455,8 @@ impl Db {
     /// Places an order, taking its quantity from the pet's stock in the same
     /// transaction. Stock reaching zero makes an available pet sold.
     pub async fn place_order(&self, new: &NewOrder, idem: Option<&Idempotency>) -> Result<Order> {
-        let (new, idem) = (new.clone(), idem.cloned());
-        self.write(async move |c| {
-            if let Some(previous) = replay(c, idem.as_ref()).await? {
-                return Ok(previous);
-            }
+        let new = new.clone();
+        self.write_idempotent(idem, async move |c| {
             let sql = format!(
                 "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = $1{}",
                 c.backend().for_update()
@@ -487,7 +504,6 @@ impl Db {
                 ship_date: new.ship_date,
                 complete: Some(false),
             };
-            remember(c, idem.as_ref(), &order).await?;
             Ok(order)
         })
         .await
@@ -495,14 +511,11 @@ impl Db {
 
     pub async fn order(&self, id: i64) -> Result<Order> {
         self.read(async |c| {
-            c.query_opt(
-                "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1",
-                args![id],
-            )
-            .await?
-            .map(|r| order_from(&r))
-            .transpose()?
-            .ok_or_else(|| ApiError::not_found(format_args!("order {id}")))
+            c.query_opt(ORDER_BY_ID, args![id])
+                .await?
+                .map(|r| order_from(&r))
+                .transpose()?
+                .ok_or_else(|| ApiError::not_found(format_args!("order {id}")))
         })
         .await
     }
@@ -537,11 +550,7 @@ impl Db {
         now: DateTime<Utc>,
         idem: Option<&Idempotency>,
     ) -> Result<Order> {
-        let idem = idem.cloned();
-        self.write(async move |c| {
-            if let Some(previous) = replay(c, idem.as_ref()).await? {
-                return Ok(previous);
-            }
+        self.write_idempotent(idem, async move |c| {
             c.execute(
                 "UPDATE orders SET complete = 1, ship_date = COALESCE(ship_date, $1) WHERE id = $2 AND complete = 0",
                 args![now.to_rfc3339(), id],
@@ -549,16 +558,14 @@ impl Db {
             .await?;
             let Some(row) = c
                 .query_opt(
-                    "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1",
+                    ORDER_BY_ID,
                     args![id],
                 )
                 .await?
             else {
                 return Err(ApiError::not_found(format_args!("order {id}")));
             };
-            let order = order_from(&row)?;
-            remember(c, idem.as_ref(), &order).await?;
-            Ok(order)
+            order_from(&row)
         })
         .await
     }

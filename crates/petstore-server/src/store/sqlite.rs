@@ -109,11 +109,7 @@ impl SqliteStore {
     /// Opens the (migrated) database file and starts its writer thread.
     pub fn open(path: &Path) -> Result<SqliteStore> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-        let writer = rusqlite::Connection::open_with_flags(
-            path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        writer.busy_timeout(BUSY_TIMEOUT)?;
+        let writer = connect(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)?;
         // Checkpoints stay SQLite's automatic ones, run by the writer between
         // groups: one run from another thread cannot finish while writes keep
         // coming, and the WAL then grows without bound (measured: 1.2 GB in
@@ -147,7 +143,7 @@ impl SqliteStore {
             let reader = match readers.entry(self.id) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => e.insert(Reader {
-                    conn: self.open_reader()?,
+                    conn: connect(&self.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?,
                     seen: u64::MAX,
                     changed: Instant::now(),
                     snapshot: None,
@@ -182,15 +178,6 @@ impl SqliteStore {
         })
     }
 
-    fn open_reader(&self) -> Result<rusqlite::Connection> {
-        let conn = rusqlite::Connection::open_with_flags(
-            &self.path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        Ok(conn)
-    }
-
     /// Runs `op` in the writer thread, inside the next group's transaction;
     /// resolves once that transaction is committed (or has failed).
     pub async fn write<T: Send + 'static>(
@@ -213,6 +200,16 @@ impl SqliteStore {
         self.jobs.send(job).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
+}
+
+/// A connection used by one thread at a time (SQLite's own mutex is off).
+fn connect(path: &Path, mode: rusqlite::OpenFlags) -> Result<rusqlite::Connection> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        mode | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    Ok(conn)
 }
 
 fn stopped() -> ApiError {
