@@ -140,10 +140,9 @@ fn internal(
     request.into_response(response)
 }
 
-fn set(response: &mut HttpResponse, name: HeaderName, value: impl std::fmt::Display) {
-    if let Ok(value) = HeaderValue::from_str(&value.to_string()) {
-        response.headers_mut().insert(name, value);
-    }
+/// Sets a header to a number (numbers are always valid header text).
+fn set(response: &mut HttpResponse, name: HeaderName, value: impl Into<HeaderValue>) {
+    response.headers_mut().insert(name, value.into());
 }
 
 fn rate_limit_headers(response: &mut HttpResponse, decision: &Decision) {

@@ -66,11 +66,12 @@ fn next_link<T>(
         return None;
     }
     let last = last_id(listed.items.last()?);
-    let mut url = format!("{BASE_PATH}{path}?limit={limit}&after={last}");
+    let mut link = format!("<{BASE_PATH}{path}?limit={limit}&after={last}");
     for (name, value) in filters {
-        let _ = write!(url, "&{name}={value}");
+        let _ = write!(link, "&{name}={value}");
     }
-    Some(format!("<{url}>; rel=\"next\""))
+    link.push_str(">; rel=\"next\"");
+    Some(link)
 }
 
 impl PetStore {

@@ -113,6 +113,12 @@ pub trait Columns {
     }
 }
 
+/// A value read from the columns of one row. Generic over the row type, so
+/// that reading a SQLite row in place compiles to direct calls.
+pub trait FromRow: Sized {
+    fn from_row(row: &impl Columns) -> Result<Self>;
+}
+
 impl Row {
     fn get(&self, i: usize) -> Result<&Value> {
         self.0
@@ -187,20 +193,15 @@ impl Conn<'_> {
         }
     }
 
-    /// Runs a statement and maps each row as it is read.
-    pub async fn query_map<T>(
-        &mut self,
-        sql: &str,
-        args: &[Value],
-        mut map: impl FnMut(&dyn Columns) -> Result<T>,
-    ) -> Result<Vec<T>> {
+    /// Runs a statement and builds a `T` from each row as it is read.
+    pub async fn query_as<T: FromRow>(&mut self, sql: &str, args: &[Value]) -> Result<Vec<T>> {
         match self {
-            Conn::Sqlite(conn) => sqlite_rows(conn, sql, args, |row| map(row)),
+            Conn::Sqlite(conn) => sqlite_rows(conn, sql, args, |row| T::from_row(row)),
             Conn::Postgres(_) => self
                 .query(sql, args)
                 .await?
                 .iter()
-                .map(|row| map(row))
+                .map(T::from_row)
                 .collect(),
         }
     }

@@ -24,7 +24,7 @@ pub use sqlite::{release_snapshots, SNAPSHOT_AGE};
 
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
-use conn::{args, Columns, Conn, Value};
+use conn::{args, Columns, Conn, FromRow, Value};
 use futures_util::FutureExt;
 use petstore_api::models::{
     Category, InventoryItem, NewCategory, NewOrder, NewPet, Order, Pet, PetStatus,
@@ -32,6 +32,7 @@ use petstore_api::models::{
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
+use std::fmt::Write as _;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -78,7 +79,7 @@ pub struct Listed<T> {
 
 type Result<T> = std::result::Result<T, ApiError>;
 
-/// One order, in the column order [`order_from`] reads.
+/// One order, in the column order its [`FromRow`] implementation reads.
 const ORDER_BY_ID: &str =
     "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1";
 
@@ -292,7 +293,7 @@ impl Db {
                 args![id],
             )
             .await?
-            .map(|r| category_from(&r))
+            .map(|r| Category::from_row(&r))
             .transpose()?
             .ok_or_else(|| ApiError::not_found(format_args!("category {id}")))
         })
@@ -304,9 +305,7 @@ impl Db {
             "SELECT id, name, description FROM categories WHERE id > ",
             page,
         );
-        let items = self
-            .read(async |c| q.fetch("id", c, category_from).await)
-            .await?;
+        let items = self.read(async |c| q.fetch("id", c).await).await?;
         Ok(listed(items, page))
     }
 
@@ -372,7 +371,7 @@ impl Db {
                 args![id],
             )
             .await?
-            .map(|r| pet_from(&r))
+            .map(|r| Pet::from_row(&r))
             .transpose()?
             .ok_or_else(|| ApiError::not_found(format_args!("pet {id}")))
         })
@@ -393,9 +392,7 @@ impl Db {
         if let Some(ids) = &filter.ids {
             q.and_in("id", ids);
         }
-        let pets = self
-            .read(async |c| q.fetch("id", c, pet_from).await)
-            .await?;
+        let pets = self.read(async |c| q.fetch("id", c).await).await?;
         Ok(listed(pets, page))
     }
 
@@ -513,7 +510,7 @@ impl Db {
         self.read(async |c| {
             c.query_opt(ORDER_BY_ID, args![id])
                 .await?
-                .map(|r| order_from(&r))
+                .map(|r| Order::from_row(&r))
                 .transpose()?
                 .ok_or_else(|| ApiError::not_found(format_args!("order {id}")))
         })
@@ -536,9 +533,7 @@ impl Db {
         if let Some(complete) = complete {
             q.and("complete = ", complete);
         }
-        let orders = self
-            .read(async |c| q.fetch("id", c, order_from).await)
-            .await?;
+        let orders = self.read(async |c| q.fetch("id", c).await).await?;
         Ok(listed(orders, page))
     }
 
@@ -565,7 +560,7 @@ impl Db {
             else {
                 return Err(ApiError::not_found(format_args!("order {id}")));
             };
-            order_from(&row)
+            Order::from_row(&row)
         })
         .await
     }
@@ -624,7 +619,7 @@ impl Db {
                 args![pet_id],
             )
             .await?
-            .map(|r| inventory_from(&r))
+            .map(|r| InventoryItem::from_row(&r))
             .transpose()?
             .ok_or_else(|| ApiError::not_found(format_args!("inventory entry of pet {pet_id}")))
         })
@@ -643,9 +638,7 @@ impl Db {
         if let Some(status) = status {
             q.and("p.status = ", status.as_str());
         }
-        let items = self
-            .read(async |c| q.fetch("i.pet_id", c, inventory_from).await)
-            .await?;
+        let items = self.read(async |c| q.fetch("i.pet_id", c).await).await?;
         Ok(listed(items, page))
     }
 
@@ -727,7 +720,8 @@ impl Filtered {
 
     fn placeholder(&mut self, arg: impl Into<Value>) {
         self.args.push(arg.into());
-        self.sql.push_str(&format!("${}", self.args.len()));
+        // Writing to a `String` cannot fail.
+        let _ = write!(self.sql, "${}", self.args.len());
     }
 
     fn and(&mut self, condition: &str, arg: impl Into<Value>) {
@@ -741,7 +735,9 @@ impl Filtered {
             self.sql.push_str(" AND 1 = 0");
             return;
         }
-        self.sql.push_str(&format!(" AND {column} IN ("));
+        self.sql.push_str(" AND ");
+        self.sql.push_str(column);
+        self.sql.push_str(" IN (");
         for (i, value) in values.iter().enumerate() {
             if i > 0 {
                 self.sql.push_str(", ");
@@ -753,15 +749,12 @@ impl Filtered {
 
     /// Orders by `id_column` and fetches one row more than the page holds,
     /// to tell whether more follow.
-    async fn fetch<T>(
-        mut self,
-        id_column: &str,
-        c: &mut Conn<'_>,
-        map: impl FnMut(&dyn Columns) -> Result<T>,
-    ) -> Result<Vec<T>> {
-        self.sql.push_str(&format!(" ORDER BY {id_column} LIMIT "));
+    async fn fetch<T: FromRow>(mut self, id_column: &str, c: &mut Conn<'_>) -> Result<Vec<T>> {
+        self.sql.push_str(" ORDER BY ");
+        self.sql.push_str(id_column);
+        self.sql.push_str(" LIMIT ");
         self.placeholder(i64::from(self.limit) + 1);
-        c.query_map(&self.sql, &self.args, map).await
+        c.query_as(&self.sql, &self.args).await
     }
 }
 
@@ -898,44 +891,52 @@ fn parse_status(s: &str) -> Result<PetStatus> {
     s.parse().map_err(corrupt)
 }
 
-fn category_from(r: &dyn Columns) -> Result<Category> {
-    Ok(Category {
-        id: r.int(0)?,
-        name: r.text(1)?.to_string(),
-        description: r.opt_text(2)?.map(str::to_string),
-    })
+impl FromRow for Category {
+    fn from_row(r: &impl Columns) -> Result<Self> {
+        Ok(Category {
+            id: r.int(0)?,
+            name: r.text(1)?.to_string(),
+            description: r.opt_text(2)?.map(str::to_string),
+        })
+    }
 }
 
-fn pet_from(r: &dyn Columns) -> Result<Pet> {
-    Ok(Pet {
-        id: r.int(0)?,
-        name: r.text(1)?.to_string(),
-        category_id: r.int(2)?,
-        status: Some(parse_status(r.text(3)?)?),
-    })
+impl FromRow for Pet {
+    fn from_row(r: &impl Columns) -> Result<Self> {
+        Ok(Pet {
+            id: r.int(0)?,
+            name: r.text(1)?.to_string(),
+            category_id: r.int(2)?,
+            status: Some(parse_status(r.text(3)?)?),
+        })
+    }
 }
 
-fn order_from(r: &dyn Columns) -> Result<Order> {
-    let ship_date = r
-        .opt_text(3)?
-        .map(|d| DateTime::parse_from_rfc3339(d).map(|d| d.with_timezone(&Utc)))
-        .transpose()
-        .map_err(corrupt)?;
-    Ok(Order {
-        id: Some(r.int(0)?),
-        pet_id: Some(r.int(1)?),
-        quantity: Some(i32::try_from(r.int(2)?).map_err(corrupt)?),
-        ship_date,
-        complete: Some(r.int(4)? != 0),
-    })
+impl FromRow for Order {
+    fn from_row(r: &impl Columns) -> Result<Self> {
+        let ship_date = r
+            .opt_text(3)?
+            .map(|d| DateTime::parse_from_rfc3339(d).map(|d| d.with_timezone(&Utc)))
+            .transpose()
+            .map_err(corrupt)?;
+        Ok(Order {
+            id: Some(r.int(0)?),
+            pet_id: Some(r.int(1)?),
+            quantity: Some(i32::try_from(r.int(2)?).map_err(corrupt)?),
+            ship_date,
+            complete: Some(r.int(4)? != 0),
+        })
+    }
 }
 
-fn inventory_from(r: &dyn Columns) -> Result<InventoryItem> {
-    Ok(InventoryItem {
-        pet_id: r.int(0)?,
-        quantity: i32::try_from(r.int(1)?).map_err(corrupt)?,
-        status: parse_status(r.text(2)?)?,
-    })
+impl FromRow for InventoryItem {
+    fn from_row(r: &impl Columns) -> Result<Self> {
+        Ok(InventoryItem {
+            pet_id: r.int(0)?,
+            quantity: i32::try_from(r.int(1)?).map_err(corrupt)?,
+            status: parse_status(r.text(2)?)?,
+        })
+    }
 }
 
 #[cfg(test)]
