@@ -7,6 +7,7 @@ use actix_web::web::{Bytes, BytesMut, Payload};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -423,10 +424,34 @@ pub fn set_header(builder: &mut HttpResponseBuilder, name: &'static str, value: 
 
 /// Finishes a response with a JSON body.
 pub fn json(mut builder: HttpResponseBuilder, body: &impl Serialize) -> HttpResponse {
-    match serde_json::to_vec(body) {
+    match to_json(body) {
         Ok(bytes) => builder.content_type("application/json").body(bytes),
         Err(_) => HttpResponse::InternalServerError().finish(),
     }
+}
+
+/// A buffer bigger than this is not kept for the next body.
+const KEPT_BUFFER: usize = 64 * 1024;
+
+/// Serializes a body into a buffer kept by each thread, then copies it out at
+/// its final size: one allocation per body instead of a growing vector's
+/// chain of reallocations and copies.
+fn to_json(body: &impl Serialize) -> serde_json::Result<Bytes> {
+    thread_local! {
+        static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|buffer| {
+        let Ok(mut buffer) = buffer.try_borrow_mut() else {
+            // Only if a body's own serialization renders another body.
+            return serde_json::to_vec(body).map(Bytes::from);
+        };
+        buffer.clear();
+        let written = serde_json::to_writer(&mut *buffer, body).map(|()| Bytes::copy_from_slice(&buffer));
+        if buffer.capacity() > KEPT_BUFFER {
+            *buffer = Vec::new();
+        }
+        written
+    })
 }
 
 /// Checks each item of an array, naming the index of the first that fails.
