@@ -11,5 +11,6 @@ pub mod gate;
 pub mod keys;
 pub mod lifecycle;
 pub mod limiter;
+pub mod logging;
 pub mod service;
 pub mod store;

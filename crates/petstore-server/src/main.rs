@@ -13,8 +13,8 @@ async fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn")),
         )
+        .event_format(petstore_server::logging::Lines)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match petstore_server::cli::run(petstore_server::cli::Cli::parse()).await {
         Ok(()) => ExitCode::SUCCESS,
