@@ -104,43 +104,60 @@ struct Fields<'w, W: fmt::Write> {
 }
 
 impl<W: fmt::Write> Fields<'_, W> {
-    fn field(&mut self, field: &Field, value: fmt::Arguments<'_>) {
-        if self.result.is_err() {
-            return;
+    /// Writes the field's value escaped.
+    fn escaped(&mut self, field: &Field, value: fmt::Arguments<'_>) {
+        if self.result.is_ok() {
+            self.result = self.name(field).and_then(|()| self.out.write_fmt(value));
         }
-        self.result = match field.name() {
-            "message" => write!(self.out, " {value}"),
-            name => write!(self.out, " {name}={value}"),
-        };
+    }
+
+    /// Writes a value that cannot hold control characters (a number, or
+    /// text already escaped by its `Debug` form).
+    fn plain(&mut self, field: &Field, value: fmt::Arguments<'_>) {
+        if self.result.is_ok() {
+            self.result = self.name(field).and_then(|()| self.out.0.write_fmt(value));
+        }
+    }
+
+    fn name(&mut self, field: &Field) -> fmt::Result {
+        let out = &mut *self.out.0;
+        out.write_char(' ')?;
+        match field.name() {
+            "message" => Ok(()),
+            name => {
+                out.write_str(name)?;
+                out.write_char('=')
+            }
+        }
     }
 }
 
 impl<W: fmt::Write> Visit for Fields<'_, W> {
     fn record_str(&mut self, field: &Field, value: &str) {
         if field.name() == "message" {
-            self.field(field, format_args!("{value}"));
+            self.escaped(field, format_args!("{value}"));
         } else {
-            self.field(field, format_args!("{value:?}"));
+            self.plain(field, format_args!("{value:?}"));
         }
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.field(field, format_args!("{value}"));
+        self.plain(field, format_args!("{value}"));
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.field(field, format_args!("{value}"));
+        self.plain(field, format_args!("{value}"));
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        self.field(field, format_args!("{value}"));
+        self.plain(field, format_args!("{value}"));
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.field(field, format_args!("{value}"));
+        self.escaped(field, format_args!("{value}"));
         let mut source = value.source();
         if source.is_some() && self.result.is_ok() {
-            self.result = write!(self.out, " {}.sources=[", field.name());
+            self.result = write!(self.out.0, " {}.sources=[", field.name());
             let mut first = true;
             while let (Some(error), Ok(())) = (source, self.result) {
                 let separator = if first { "" } else { ", " };
@@ -149,13 +166,13 @@ impl<W: fmt::Write> Visit for Fields<'_, W> {
                 source = error.source();
             }
             if self.result.is_ok() {
-                self.result = self.out.write_char(']');
+                self.result = self.out.0.write_char(']');
             }
         }
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.field(field, format_args!("{value:?}"));
+        self.escaped(field, format_args!("{value:?}"));
     }
 }
 
@@ -264,10 +281,15 @@ mod tests {
     #[test]
     fn control_characters_are_escaped() {
         let line = lines(|| {
-            tracing::info!(target: "t", path = %"/a\nforged\u{1b}[31m\u{85}é¢", "x\ty");
+            tracing::info!(
+                target: "t",
+                path = %"/a\nforged\u{1b}[31m\u{85}é¢",
+                quoted = "b\nc",
+                "x\ty"
+            );
         });
         assert!(
-            line.ends_with(": x\\u{9}y path=/a\\u{a}forged\\u{1b}[31m\\u{85}é¢\n"),
+            line.ends_with(": x\\u{9}y path=/a\\u{a}forged\\u{1b}[31m\\u{85}é¢ quoted=\"b\\nc\"\n"),
             "{line}"
         );
         assert_eq!(line.matches('\n').count(), 1);
