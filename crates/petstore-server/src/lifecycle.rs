@@ -122,9 +122,12 @@ impl Lifecycle {
     }
 
     fn route(&self, method: &Method, path: &str) -> Option<&Route> {
+        // Comparing segment counts first spares splitting the path for
+        // most routes.
+        let segments = path.bytes().filter(|&b| b == b'/').count() + 1;
         self.routes
             .iter()
-            .find(|r| r.method == method && r.path.is_match(path))
+            .find(|r| r.method == method && r.path.0.len() == segments && r.path.is_match(path))
     }
 }
 
