@@ -64,6 +64,69 @@ struct Reply {
     body: String,
 }
 
+/// The text of a request with a JSON body (empty when there is none).
+fn request_text(
+    address: &str,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&str>,
+    connection: &str,
+) -> String {
+    let body = body.unwrap_or("");
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: {connection}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// Sends an endpoint's sample request `n` times over one kept-alive
+/// connection, each answer read whole and required to be a success.
+fn send(address: &str, endpoint: &Endpoint, key: &str, n: u32) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("{} {}: {e}", endpoint.method, endpoint.sample_path);
+    let mut stream = TcpStream::connect(address).map_err(fail)?;
+    let mut answers = BufReader::new(stream.try_clone().map_err(fail)?);
+    let request = request_text(
+        address,
+        endpoint.method,
+        &endpoint.sample_path,
+        key,
+        endpoint.sample_body.as_deref(),
+        "keep-alive",
+    );
+    let mut line = String::new();
+    for _ in 0..n {
+        stream.write_all(request.as_bytes()).map_err(fail)?;
+        line.clear();
+        answers.read_line(&mut line).map_err(fail)?;
+        if !line.starts_with("HTTP/1.1 2") {
+            return Err(format!(
+                "{} {} answered {line:?}",
+                endpoint.method, endpoint.sample_path
+            ));
+        }
+        let mut length = 0;
+        loop {
+            line.clear();
+            answers.read_line(&mut line).map_err(fail)?;
+            match line.split_once(':') {
+                Some((name, value)) if name.eq_ignore_ascii_case("content-length") => {
+                    length = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("bad length {value:?}"))?;
+                }
+                Some(_) => {}
+                None if line.trim().is_empty() => break,
+                None => return Err(format!("malformed header line {line:?}")),
+            }
+        }
+        let mut body = vec![0; length];
+        answers.read_exact(&mut body).map_err(fail)?;
+    }
+    Ok(())
+}
+
 /// One HTTP/1.1 request, read whole.
 fn http(
     address: &str,
@@ -73,11 +136,7 @@ fn http(
     body: Option<&str>,
 ) -> Result<Reply, String> {
     let mut stream = TcpStream::connect(address).map_err(|e| e.to_string())?;
-    let body = body.unwrap_or("");
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
+    let request = request_text(address, method, path, key, body, "close");
     stream
         .write_all(request.as_bytes())
         .map_err(|e| e.to_string())?;
@@ -213,6 +272,72 @@ fn wrk(address: &str, script: &Path, seconds: u32) -> Result<Load, String> {
     Ok(load)
 }
 
+/// Requests sent to a process under callgrind before counting starts.
+const WARM_UP: u32 = 200;
+
+/// A process run under callgrind with instrumentation off until asked for:
+/// start-up and warm-up are not counted.
+struct Counted {
+    pid: u32,
+    out_file: PathBuf,
+    dumps: u32,
+}
+
+impl Counted {
+    fn command(program: &Path, out_file: &Path) -> Command {
+        let mut command = Command::new("valgrind");
+        command
+            .args(["--tool=callgrind", "--instr-atstart=no"])
+            .arg(format!("--callgrind-out-file={}", out_file.display()))
+            .arg(program);
+        command
+    }
+
+    fn control(&self, args: &[&str]) -> Result<(), String> {
+        let status = Command::new("callgrind_control")
+            .args(args)
+            .arg(self.pid.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run callgrind_control: {e}"))?;
+        if !status.success() {
+            return Err(format!("callgrind_control {args:?} {} failed", self.pid));
+        }
+        Ok(())
+    }
+
+    /// User-space instructions the whole process runs per request, over `n`
+    /// of the endpoint's sample requests after `WARM_UP` uncounted ones.
+    fn per_request(
+        &mut self,
+        address: &str,
+        endpoint: &Endpoint,
+        key: &str,
+        n: u32,
+    ) -> Result<f64, String> {
+        send(address, endpoint, key, WARM_UP)?;
+        self.control(&["-i", "on"])?;
+        send(address, endpoint, key, n)?;
+        self.control(&["-i", "off"])?;
+        self.control(&["-d"])?;
+        self.dumps += 1;
+        let dump = PathBuf::from(format!("{}.{}", self.out_file.display(), self.dumps));
+        for _ in 0..200 {
+            let text = std::fs::read_to_string(&dump).unwrap_or_default();
+            let totals = text
+                .lines()
+                .find_map(|l| l.strip_prefix("totals:"))
+                .and_then(|n| n.trim().parse::<f64>().ok());
+            if let Some(totals) = totals {
+                return Ok(totals / f64::from(n));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Err(format!("no callgrind dump at {}", dump.display()))
+    }
+}
+
 fn memory_kb(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .unwrap_or_default()
@@ -231,18 +356,23 @@ pub struct Options {
     only: Option<String>,
     /// An empty database to run on instead of a fresh SQLite file.
     database_url: Option<String>,
+    /// Count instructions over this many requests per endpoint instead of
+    /// timing a load.
+    instructions: Option<u32>,
 }
 
 impl Options {
-    /// `[--seconds N] [--rounds R] [--only TEXT] [--database-url URL]`: N
-    /// seconds per server per round; only the endpoints whose name contains
-    /// TEXT; on the empty database at URL.
+    /// `[--seconds N] [--rounds R] [--only TEXT] [--database-url URL]
+    /// [--instructions N]`: N seconds per server per round; only the endpoints
+    /// whose name contains TEXT; on the empty database at URL; instructions
+    /// counted over N requests instead of a timed load.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
         let mut options = Options {
             seconds: 4,
             rounds: 5,
             only: None,
             database_url: None,
+            instructions: None,
         };
         let positive = |flag: &str, value: &str| {
             value
@@ -259,6 +389,7 @@ impl Options {
                 "--rounds" => options.rounds = positive(flag, value()?)?,
                 "--only" => options.only = Some(value()?.to_string()),
                 "--database-url" => options.database_url = Some(value()?.to_string()),
+                "--instructions" => options.instructions = Some(positive(flag, value()?)?),
                 _ => return Err(format!("unknown bench option: {flag}")),
             }
         }
@@ -278,6 +409,7 @@ pub fn bench(
         rounds,
         only,
         database_url,
+        instructions,
     }: Options,
 ) -> Result<(), String> {
     let endpoints: Vec<Endpoint> = endpoints()
@@ -293,8 +425,13 @@ pub fn bench(
             only.unwrap_or_default()
         ));
     }
-    if Command::new("wrk").arg("--version").output().is_err() {
-        run("apt-get", &["install", "-y", "-qq", "wrk"])?;
+    let tool = if instructions.is_some() {
+        "valgrind"
+    } else {
+        "wrk"
+    };
+    if Command::new(tool).arg("--version").output().is_err() {
+        run("apt-get", &["install", "-y", "-qq", tool])?;
     }
     run(
         "cargo",
@@ -332,13 +469,23 @@ pub fn bench(
         .output()
         .map_err(|e| e.to_string())?;
     let key = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let server_out = dir.join("server.callgrind");
+    let mut server_command = match instructions {
+        Some(_) => Counted::command(&server_bin, &server_out),
+        None => Command::new(&server_bin),
+    };
     let (server, address) = start(
-        Command::new(&server_bin)
+        server_command
             .args(["--listen", "127.0.0.1:0", "--database-url", &url])
             .env("RUST_LOG", "info"),
         "listening on ",
     )?;
     let pid = server.0.id();
+    let mut counted_server = Counted {
+        pid,
+        out_file: server_out,
+        dumps: 0,
+    };
 
     // Seed: a category and the pets the load draws from (ids 1 to PETS, so
     // the database must start empty), each well stocked. Each answer must be
@@ -371,17 +518,32 @@ pub fn bench(
         )?;
     }
 
-    println!(
-        "\n{rounds} rounds of {seconds} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine; the server on {}\n",
-        if url.starts_with("sqlite:") { "SQLite" } else { "PostgreSQL" }
-    );
-    println!(
-        "| endpoint | server req/s | bare req/s | ratio | ratio per round | server p50 / p99 (ms) | bare p50 / p99 (ms) | server worst p99 (ms) | non-2xx |"
-    );
-    println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
-    for endpoint in endpoints {
+    let database = if url.starts_with("sqlite:") {
+        "SQLite"
+    } else {
+        "PostgreSQL"
+    };
+    match instructions {
+        Some(n) => {
+            println!(
+                "\nInstructions per request under callgrind: {n} requests per endpoint on one connection, after {WARM_UP} not counted; user space of the whole process (every thread), the kernel's share not counted; release builds; the server on {database}\n"
+            );
+            println!("| endpoint | server | bare route | ratio (bare / server) |");
+            println!("|---|---:|---:|---:|");
+        }
+        None => {
+            println!(
+                "\n{rounds} rounds of {seconds} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine; the server on {database}\n"
+            );
+            println!(
+                "| endpoint | server req/s | bare req/s | ratio | ratio per round | server p50 / p99 (ms) | bare p50 / p99 (ms) | server worst p99 (ms) | non-2xx |"
+            );
+            println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
+        }
+    }
+    for (index, endpoint) in endpoints.iter().enumerate() {
         let script = dir.join(format!("{}.lua", endpoint.method));
-        std::fs::write(&script, lua(&endpoint, &key)).map_err(|e| e.to_string())?;
+        std::fs::write(&script, lua(endpoint, &key)).map_err(|e| e.to_string())?;
         // The bare route answers exactly what the server answered.
         let Reply {
             status,
@@ -406,6 +568,29 @@ pub fn bench(
         let recorded = serde_json_like(status, &headers, &body);
         let recorded_file = dir.join("recorded.json");
         std::fs::write(&recorded_file, recorded).map_err(|e| e.to_string())?;
+        if let Some(n) = instructions {
+            let bare_out = dir.join(format!("bare-{index}.callgrind"));
+            let (bare, bare_address) = start(
+                Counted::command(&bare_bin, &bare_out)
+                    .arg("127.0.0.1:0")
+                    .arg(&recorded_file),
+                "listening on ",
+            )?;
+            let ours = counted_server.per_request(&address, endpoint, &key, n)?;
+            let theirs = Counted {
+                pid: bare.0.id(),
+                out_file: bare_out,
+                dumps: 0,
+            }
+            .per_request(&bare_address, endpoint, &key, n)?;
+            drop(bare);
+            println!(
+                "| {} | {ours:.0} | {theirs:.0} | {:.2} |",
+                endpoint.name,
+                theirs / ours
+            );
+            continue;
+        }
         let (bare, bare_address) = start(
             Command::new(&bare_bin)
                 .arg("127.0.0.1:0")
@@ -450,11 +635,13 @@ pub fn bench(
             ours.iter().map(|l| l.errors).sum::<u64>()
         );
     }
-    println!(
-        "\nserver memory after the run: {:.1} MB resident, {:.1} MB peak",
-        memory_kb(pid, "VmRSS:") as f64 / 1024.0,
-        memory_kb(pid, "VmHWM:") as f64 / 1024.0
-    );
+    if instructions.is_none() {
+        println!(
+            "\nserver memory after the run: {:.1} MB resident, {:.1} MB peak",
+            memory_kb(pid, "VmRSS:") as f64 / 1024.0,
+            memory_kb(pid, "VmHWM:") as f64 / 1024.0
+        );
+    }
     drop(server);
     std::thread::sleep(Duration::from_millis(100));
     let _ = std::fs::remove_dir_all(&dir);

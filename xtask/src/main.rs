@@ -22,12 +22,14 @@ commands:
                     operations are skipped and listed (--strict: fail instead)
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
-  bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL]
+  bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL] [--instructions N]
                     load the release server with wrk on four endpoints (or those whose
                     name contains TEXT), beside a bare actix-web route answering the
                     same bytes, in R alternating rounds of N s each (5 of 4 s);
                     prints ratios and memory. The server runs on a fresh SQLite
-                    file, or on the empty database at URL
+                    file, or on the empty database at URL. --instructions N: count
+                    each one's instructions per request under callgrind over N
+                    requests instead (free of the machine's timing noise)
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
