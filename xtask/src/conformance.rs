@@ -14,9 +14,10 @@ use std::process::{Child, Command, Stdio};
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 
 /// A server process that is killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    url: String,
+    /// `http://127.0.0.1:PORT/v1`, as the server prints it.
+    pub url: String,
 }
 
 impl Drop for Server {
@@ -33,7 +34,7 @@ fn server_binary() -> String {
         .into_owned()
 }
 
-fn start(database_url: &str) -> Result<Server, String> {
+pub(crate) fn start(database_url: &str) -> Result<Server, String> {
     let child = Command::new(server_binary())
         .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
         .env("RUST_LOG", "warn")
@@ -56,7 +57,7 @@ fn start(database_url: &str) -> Result<Server, String> {
     Err("the server exited before listening".into())
 }
 
-fn create_key(database_url: &str, per_minute: u32) -> Result<String, String> {
+pub(crate) fn create_key(database_url: &str, per_minute: u32) -> Result<String, String> {
     let out = Command::new(server_binary())
         .args([
             "--database-url",

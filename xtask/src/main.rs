@@ -6,6 +6,7 @@ mod bench;
 mod codegen;
 mod conformance;
 mod corpus;
+mod examples;
 mod loadtest;
 
 use std::path::{Path, PathBuf};
@@ -34,8 +35,9 @@ commands:
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
   conformance       schemathesis (pinned, in target/venv) against the real server
+  examples          the example clients (walkthrough, backoff) against the real server
   ci                everything CI checks: fmt, codegen --check, spec validation, clippy,
-                    tests, conformance
+                    tests, conformance, examples
 ";
 
 fn main() -> ExitCode {
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         }
         ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
+        ["examples"] => examples::examples(),
         ["bench", options @ ..] => loadtest::Options::parse(options).and_then(loadtest::bench),
         ["bench-codegen"] => bench::bench_codegen(None),
         ["bench-codegen", doc] => bench::bench_codegen(Some(doc)),
@@ -125,6 +128,7 @@ fn ci() -> Result<(), String> {
     )?;
     run("cargo", &["test", "--workspace", "--doc"])?;
     conformance::conformance()?;
+    examples::examples()?;
     Ok(())
 }
 
