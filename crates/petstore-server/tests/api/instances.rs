@@ -251,6 +251,46 @@ async fn concurrent_bootstraps_create_one_key() {
     assert_eq!(created.len(), 1);
 }
 
+/// With `sslmode=verify-full`, the store's connections are encrypted and the
+/// server's certificate is checked: one from another authority is refused.
+#[actix_web::test]
+async fn database_connections_can_require_verified_tls() {
+    use sqlx::Connection;
+    let cluster = postgres::cluster();
+    let url = cluster.fresh_database().await;
+    let verified = format!(
+        "{url}?sslmode=verify-full&sslrootcert={}",
+        cluster.authority().display()
+    );
+    let db = Db::connect(&verified)
+        .await
+        .expect("a verified TLS connection");
+    keys::bootstrap(&db, Utc::now())
+        .await
+        .expect("a write over TLS")
+        .expect("a fresh database gets a bootstrap key");
+    let mut watcher = sqlx::PgConnection::connect(&url).await.unwrap();
+    let (encrypted, plain): (i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE s.ssl), count(*) FILTER (WHERE NOT s.ssl) \
+         FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) \
+         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut watcher)
+    .await
+    .unwrap();
+    assert!(encrypted >= 1, "the store holds no encrypted connection");
+    assert_eq!(plain, 0, "the store holds unencrypted connections");
+
+    let elsewhere = format!(
+        "{url}?sslmode=verify-full&sslrootcert={}",
+        cluster.other_authority().display()
+    );
+    assert!(
+        Db::connect(&elsewhere).await.is_err(),
+        "a certificate from another authority was accepted"
+    );
+}
+
 /// `--database-connections` bounds what one instance holds open, however many
 /// requests it serves at once; the others wait for a connection.
 #[actix_web::test]

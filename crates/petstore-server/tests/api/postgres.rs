@@ -8,7 +8,8 @@
 //!
 //! The binaries are found through `PG_BIN`, `pg_config --bindir` or
 //! `/usr/lib/postgresql/<version>/bin`. Run as root, they run as the
-//! `postgres` user (`initdb` refuses root).
+//! `postgres` user (`initdb` refuses root). The cluster offers TLS, with a
+//! certificate signed by a test authority that `openssl` makes.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -31,7 +32,24 @@ AS="$1"; BIN="$2"; DIR="$3"; PORT="$4"
 if ! $AS "$BIN/initdb" -D "$DIR/data" -A trust -U postgres -E UTF8 --no-sync >"$DIR/initdb.log" 2>&1; then
     echo "initdb failed: $(tail -n 5 "$DIR/initdb.log")"; rm -rf "$DIR"; exit 1
 fi
+# TLS is offered, not required: a test authority signs the certificate for
+# 127.0.0.1, and a second authority, which signed nothing, is the wrong one.
+EC="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >"$DIR/server.ext"
+if ! { openssl req -x509 $EC -days 2 -subj "/CN=petstore test authority" \
+           -keyout "$DIR/ca.key" -out "$DIR/ca.crt" \
+       && openssl req -x509 $EC -days 2 -subj "/CN=another authority" \
+           -keyout "$DIR/other-ca.key" -out "$DIR/other-ca.crt" \
+       && openssl req $EC -subj /CN=127.0.0.1 -keyout "$DIR/server.key" -out "$DIR/server.csr" \
+       && openssl x509 -req -in "$DIR/server.csr" -CA "$DIR/ca.crt" -CAkey "$DIR/ca.key" \
+           -CAcreateserial -days 2 -extfile "$DIR/server.ext" -out "$DIR/server.crt"
+     } >"$DIR/openssl.log" 2>&1; then
+    echo "openssl failed: $(tail -n 5 "$DIR/openssl.log")"; rm -rf "$DIR"; exit 1
+fi
+chmod 600 "$DIR/server.key"
+if [ -n "$AS" ]; then chown postgres:postgres "$DIR/server.key" "$DIR/server.crt"; fi
 OPTS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c full_page_writes=off"
+OPTS="$OPTS -c ssl=on -c ssl_cert_file=$DIR/server.crt -c ssl_key_file=$DIR/server.key"
 if ! $AS "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 -o "$OPTS" start >/dev/null 2>&1; then
     echo "pg_ctl start failed: $(tail -n 5 "$DIR/server.log")"; rm -rf "$DIR"; exit 1
 fi
@@ -142,6 +160,16 @@ impl Cluster {
     /// The cluster's directory (data files, logs).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The authority that signed the cluster's certificate.
+    pub fn authority(&self) -> PathBuf {
+        self.dir.join("ca.crt")
+    }
+
+    /// An authority that did not.
+    pub fn other_authority(&self) -> PathBuf {
+        self.dir.join("other-ca.crt")
     }
 
     fn url(&self, database: &str) -> String {
