@@ -4,6 +4,7 @@ use crate::gate::gate;
 use crate::keys::{KeyCache, KeyInfo};
 use crate::lifecycle::{lifecycle, Lifecycle};
 use crate::limiter::{BanPolicy, Limiter};
+use crate::proxies::TrustedProxies;
 use crate::service::{Clock, PetStore};
 use crate::store::{self, Backend, Db};
 use actix_web::body::MessageBody;
@@ -29,6 +30,8 @@ pub struct Settings {
     /// How long an authenticated key is trusted before it is checked again
     /// (and so how long a revoked key may still work).
     pub key_cache_ttl: std::time::Duration,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl std::fmt::Debug for Settings {
@@ -69,6 +72,7 @@ impl Application {
         let limiter = web::Data::new(Limiter::for_db(&settings.db, settings.ban));
         let lifecycle_table = web::Data::new(Lifecycle::from_metadata());
         let key_cache = web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000));
+        let proxies = web::Data::new(settings.trusted_proxies.clone());
         let on_sqlite = settings.db.backend() == Backend::Sqlite;
         let mut http = HttpServer::new(move || {
             // Called once in each worker thread: the worker's SQLite read
@@ -91,6 +95,7 @@ impl Application {
                 .app_data(limiter.clone())
                 .app_data(lifecycle_table.clone())
                 .app_data(key_cache.clone())
+                .app_data(proxies.clone())
                 .route("/healthz", web::get().to(healthz))
                 .route("/openapi.yaml", web::get().to(openapi))
                 .service(

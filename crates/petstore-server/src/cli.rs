@@ -3,6 +3,7 @@
 use crate::app::{Application, Settings};
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
+use crate::proxies::TrustedProxies;
 use crate::service::system_clock;
 use crate::store::{redact, Db, DEFAULT_PG_CONNECTIONS};
 use clap::{Args, Parser, Subcommand};
@@ -64,6 +65,16 @@ pub struct ServeArgs {
     /// How long a ban lasts, in minutes.
     #[arg(long, env = "PETSTORE_BAN_MINUTES", default_value_t = 15)]
     pub ban_minutes: u32,
+    /// Load balancers whose `X-Forwarded-For` names the client (addresses
+    /// and CIDR ranges, comma-separated; default: none).
+    #[arg(
+        long,
+        env = "PETSTORE_TRUSTED_PROXIES",
+        value_parser = TrustedProxies::parse,
+        default_value = "",
+        hide_default_value = true
+    )]
+    pub trusted_proxies: TrustedProxies,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +134,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
             seconds: i64::from(args.ban_minutes) * 60,
         },
         key_cache_ttl: std::time::Duration::from_secs(2),
+        trusted_proxies: args.trusted_proxies,
     })
     .map_err(|e| format!("cannot listen: {e}"))?;
     println!(

@@ -4,10 +4,11 @@
 
 use crate::keys::{self, KeyInfo, Plan};
 use crate::limiter::{Decision, Limiter, Subject, Verdict};
+use crate::proxies::TrustedProxies;
 use crate::service::PetStore;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue, X_FORWARDED_FOR};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
@@ -46,10 +47,11 @@ pub async fn gate(
             .await
             .map(ServiceResponse::map_into_boxed_body);
     }
-    let (Some(state), Some(limiter), Some(cache)) = (
+    let (Some(state), Some(limiter), Some(cache), Some(proxies)) = (
         request.app_data::<web::Data<PetStore>>().cloned(),
         request.app_data::<web::Data<Limiter>>().cloned(),
         request.app_data::<web::Data<keys::KeyCache>>().cloned(),
+        request.app_data::<web::Data<TrustedProxies>>().cloned(),
     ) else {
         return Err(actix_web::error::ErrorInternalServerError(
             "application state missing",
@@ -65,9 +67,15 @@ pub async fn gate(
     let (subject, limits) = match &key {
         Some(k) => (Subject::Key(k.id), k.limits),
         None => {
-            let address = request
+            let peer = request
                 .peer_addr()
                 .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+            let forwarded: Vec<&str> = request
+                .headers()
+                .get_all(X_FORWARDED_FOR)
+                .filter_map(|value| value.to_str().ok())
+                .collect();
+            let address = proxies.client(peer, &forwarded);
             let free = Plan::Free
                 .default_limits()
                 .expect("the free plan has limits");

@@ -12,5 +12,6 @@ pub mod keys;
 pub mod lifecycle;
 pub mod limiter;
 pub mod logging;
+pub mod proxies;
 pub mod service;
 pub mod store;

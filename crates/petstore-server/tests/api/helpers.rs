@@ -101,6 +101,7 @@ pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
         ban,
         // Revocation must show at once in tests.
         key_cache_ttl: std::time::Duration::ZERO,
+        trusted_proxies: Default::default(),
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());

@@ -1,7 +1,7 @@
 //! Rate limits and bans, seen from the client. The clock is injected: windows
 //! and bans move when the test says so, never by sleeping.
 
-use crate::helpers::{spawn_app, spawn_app_with, Reply};
+use crate::helpers::{database_url, spawn_app, spawn_app_with, Reply, Server};
 use petstore_server::keys::{Limits, Plan};
 use petstore_server::limiter::BanPolicy;
 use reqwest::Method;
@@ -201,6 +201,36 @@ async fn requests_without_a_valid_key_are_limited_per_address_at_the_free_rate()
         .assert_error(429, "rate_limited");
     // A valid key is counted on its own.
     assert_eq!(app.get("/v1/pets").await.status, 200);
+}
+
+/// Behind a trusted proxy (`--trusted-proxies`), anonymous clients are limited
+/// by the address it forwards; from any other peer, `X-Forwarded-For` is
+/// ignored and every client there shares the peer's limit.
+#[actix_web::test]
+async fn anonymous_clients_behind_a_trusted_proxy_are_limited_apart() {
+    let client = reqwest::Client::new();
+    for (args, next_client) in [
+        (&["--trusted-proxies", "127.0.0.1"][..], 401),
+        (&[][..], 429),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (server, _) = Server::start_with(&database_url(dir.path()).await, args);
+        let get = |from: &'static str| {
+            client
+                .get(format!("{}/v1/pets", server.base))
+                .header("x-forwarded-for", from)
+                .send()
+        };
+        for _ in 0..60 {
+            assert_eq!(get("198.51.100.7").await.unwrap().status(), 401);
+        }
+        assert_eq!(get("198.51.100.7").await.unwrap().status(), 429);
+        assert_eq!(
+            get("198.51.100.8").await.unwrap().status(),
+            next_client,
+            "another client, with {args:?}"
+        );
+    }
 }
 
 #[actix_web::test]
