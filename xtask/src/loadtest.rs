@@ -58,10 +58,10 @@ fn start(command: &mut Command, marker: &str) -> Result<(Proc, String), String> 
 }
 
 /// A response as the bare route replays it.
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub body: String,
 }
 
 /// The text of a request with a JSON body (empty when there is none).
@@ -128,7 +128,7 @@ fn send(address: &str, endpoint: &Endpoint, key: &str, n: u32) -> Result<(), Str
 }
 
 /// One HTTP/1.1 request, read whole.
-fn http(
+pub(crate) fn http(
     address: &str,
     method: &str,
     path: &str,
