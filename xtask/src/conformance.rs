@@ -6,7 +6,8 @@
 //! enterprise key whose limits never get in the way. A second run uses a key
 //! limited to a few requests a minute, so that 429 responses are checked too.
 
-use crate::{project_root, run, venv_tool};
+use crate::loadtest::seed_pets;
+use crate::{project_root, run, succeed, venv_tool};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -18,6 +19,15 @@ pub(crate) struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/v1`, as the server prints it.
     pub url: String,
+}
+
+impl Server {
+    /// `127.0.0.1:PORT`
+    pub fn address(&self) -> &str {
+        self.url
+            .trim_start_matches("http://")
+            .trim_end_matches("/v1")
+    }
 }
 
 impl Drop for Server {
@@ -81,42 +91,6 @@ pub(crate) fn create_key(database_url: &str, per_minute: u32) -> Result<String, 
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Pets to order from: generated requests name small ids often, and an
-/// order for a pet that exists (in stock) gets past the 422s to the 201 and
-/// the order's own operations.
-fn seed_pets(server: &Server, key: &str) -> Result<(), String> {
-    let address = server
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/v1")
-        .to_string();
-    let post = |method: &str, path: &str, body: &str| {
-        let reply = crate::loadtest::http(&address, method, path, key, Some(body))?;
-        if (200..300).contains(&reply.status) {
-            Ok(())
-        } else {
-            Err(format!(
-                "seeding: {method} {path} answered {} {}",
-                reply.status, reply.body
-            ))
-        }
-    };
-    post("POST", "/v1/categories", r#"{"name": "Seeded"}"#)?;
-    for id in 1..=20 {
-        post(
-            "POST",
-            "/v1/pets",
-            &format!(r#"{{"name": "Pet {id}", "categoryId": 1}}"#),
-        )?;
-        post(
-            "PATCH",
-            &format!("/v1/inventory/{id}"),
-            r#"{"quantity": 1000000}"#,
-        )?;
-    }
-    Ok(())
-}
-
 fn schemathesis(bin: &Path, server: &Server, key: &str, extra: &[&str]) -> Result<(), String> {
     let root = project_root();
     let auth = format!("Authorization: Bearer {key}");
@@ -140,35 +114,44 @@ fn schemathesis(bin: &Path, server: &Server, key: &str, extra: &[&str]) -> Resul
     ];
     args.extend_from_slice(extra);
     eprintln!("$ schemathesis {}", args.join(" ").replace(key, "<key>"));
-    let status = Command::new(bin)
-        .args(&args)
-        .current_dir(&root)
-        .env(
+    succeed(
+        Command::new(bin).args(&args).current_dir(&root).env(
             "SCHEMATHESIS_HOOKS",
             root.join("tests/conformance/hooks.py"),
-        )
-        .status()
-        .map_err(|e| format!("cannot run schemathesis: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("schemathesis found failures ({status})"))
-    }
+        ),
+        "schemathesis",
+    )
+}
+
+/// Runs `work` with the URL of a fresh SQLite database in a temporary
+/// directory, removed afterwards.
+pub(crate) fn with_scratch_database<T>(
+    name: &str,
+    work: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, String> {
+    let dir = std::env::temp_dir().join(format!("petstore-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let result = work(&format!(
+        "sqlite://{}",
+        dir.join(format!("{name}.db")).display()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 pub fn conformance() -> Result<(), String> {
     run("cargo", &["build", "-p", "petstore-server"])?;
     let bin = venv_tool(SCHEMATHESIS, "schemathesis")?;
-    let dir = std::env::temp_dir().join(format!("petstore-conformance-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let database_url = format!("sqlite://{}", dir.join("conformance.db").display());
     let examples = std::env::var("CONFORMANCE_EXAMPLES").unwrap_or_else(|_| "60".into());
     let seed = std::env::var("CONFORMANCE_SEED").unwrap_or_else(|_| "20261122".into());
 
-    let result = (|| {
-        let key = create_key(&database_url, 100_000_000)?;
-        let server = start(&database_url)?;
-        seed_pets(&server, &key)?;
+    with_scratch_database("conformance", |database_url| {
+        let key = create_key(database_url, 100_000_000)?;
+        let server = start(database_url)?;
+        // Pets to order from: generated requests name small ids often, and an
+        // order for a pet that exists (in stock) gets past the 422s to the
+        // 201 and the order's own operations.
+        seed_pets(server.address(), &key, 20)?;
         schemathesis(
             &bin,
             &server,
@@ -177,7 +160,7 @@ pub fn conformance() -> Result<(), String> {
         )?;
 
         // Rate limits: 429s (and the bans they lead to) must conform too.
-        let limited = create_key(&database_url, 5)?;
+        let limited = create_key(database_url, 5)?;
         schemathesis(
             &bin,
             &server,
@@ -191,7 +174,5 @@ pub fn conformance() -> Result<(), String> {
                 &seed,
             ],
         )
-    })();
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    })
 }

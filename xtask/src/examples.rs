@@ -2,25 +2,20 @@
 //! the README runs them, so that the README's commands keep working. Each
 //! must exit successfully.
 
-use crate::conformance::{create_key, start};
-use crate::{project_root, run};
+use crate::conformance::{create_key, start, with_scratch_database};
+use crate::{project_root, run, succeed};
 use std::process::Command;
 
 pub fn examples() -> Result<(), String> {
     run("cargo", &["build", "--workspace", "--bins", "--examples"])?;
-    let dir = std::env::temp_dir().join(format!("petstore-examples-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let database_url = format!("sqlite://{}", dir.join("examples.db").display());
-    let result = (|| {
+    with_scratch_database("examples", |database_url| {
         // 20 a minute: `backoff` is limited partway through its 30 requests
         // and has to wait for the window to reset (at most a minute).
-        let key = create_key(&database_url, 20)?;
-        let server = start(&database_url)?;
+        let key = create_key(database_url, 20)?;
+        let server = start(database_url)?;
         example("walkthrough", &[], &server.url, &key)?;
         example("backoff", &["30"], &server.url, &key)
-    })();
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    })
 }
 
 fn example(name: &str, args: &[&str], base: &str, key: &str) -> Result<(), String> {
@@ -28,15 +23,11 @@ fn example(name: &str, args: &[&str], base: &str, key: &str) -> Result<(), Strin
         "$ PETSTORE_URL={base} PETSTORE_KEY=<key> {name} {}",
         args.join(" ")
     );
-    let status = Command::new(project_root().join("target/debug/examples").join(name))
-        .args(args)
-        .env("PETSTORE_URL", base)
-        .env("PETSTORE_KEY", key)
-        .status()
-        .map_err(|e| format!("cannot run example {name}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("example {name} failed ({status})"))
-    }
+    succeed(
+        Command::new(project_root().join("target/debug/examples").join(name))
+            .args(args)
+            .env("PETSTORE_URL", base)
+            .env("PETSTORE_KEY", key),
+        &format!("example {name}"),
+    )
 }

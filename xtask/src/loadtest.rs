@@ -14,7 +14,7 @@
 //! compares two different machines. The table gives the median round and
 //! every round's ratio.
 
-use crate::{project_root, run};
+use crate::{project_root, run, succeed};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -58,10 +58,10 @@ fn start(command: &mut Command, marker: &str) -> Result<(Proc, String), String> 
 }
 
 /// A response as the bare route replays it.
-pub(crate) struct Reply {
-    pub status: u16,
+struct Reply {
+    status: u16,
     headers: Vec<(String, String)>,
-    pub body: String,
+    body: String,
 }
 
 /// The text of a request with a JSON body (empty when there is none).
@@ -127,8 +127,42 @@ fn send(address: &str, endpoint: &Endpoint, key: &str, n: u32) -> Result<(), Str
     Ok(())
 }
 
+/// Seeds an empty database through the API: a category and pets 1 to
+/// `pets` in it, each well stocked. Each answer must be a success naming the
+/// id that loads rely on.
+pub(crate) fn seed_pets(address: &str, key: &str, pets: u32) -> Result<(), String> {
+    let seed = |method: &str, path: &str, body: &str, names: String| -> Result<(), String> {
+        let reply = http(address, method, path, key, Some(body))?;
+        if !(200..300).contains(&reply.status) || !reply.body.contains(&names) {
+            return Err(format!(
+                "seeding: {method} {path} answered {} {}; the database must be empty",
+                reply.status, reply.body
+            ));
+        }
+        Ok(())
+    };
+    seed(
+        "POST",
+        "/v1/categories",
+        r#"{"name": "Dogs"}"#,
+        r#""id":1,"#.into(),
+    )?;
+    for i in 1..=pets {
+        let pet = format!(r#"{{"name": "Pet {i}", "categoryId": 1}}"#);
+        seed("POST", "/v1/pets", &pet, format!(r#""id":{i},"#))?;
+        let stock = r#"{"quantity": 1000000}"#;
+        seed(
+            "PATCH",
+            &format!("/v1/inventory/{i}"),
+            stock,
+            format!(r#""petId":{i},"#),
+        )?;
+    }
+    Ok(())
+}
+
 /// One HTTP/1.1 request, read whole.
-pub(crate) fn http(
+fn http(
     address: &str,
     method: &str,
     path: &str,
@@ -283,28 +317,39 @@ struct Counted {
     dumps: u32,
 }
 
+/// The command that runs `program`: directly, or under callgrind writing
+/// its counts to `counts` (see [`Counted`]).
+fn launch(program: &Path, counts: Option<&Path>) -> Command {
+    let Some(counts) = counts else {
+        return Command::new(program);
+    };
+    let mut command = Command::new("valgrind");
+    command
+        .args(["--tool=callgrind", "--instr-atstart=no"])
+        .arg(format!("--callgrind-out-file={}", counts.display()))
+        .arg(program);
+    command
+}
+
 impl Counted {
-    fn command(program: &Path, out_file: &Path) -> Command {
-        let mut command = Command::new("valgrind");
-        command
-            .args(["--tool=callgrind", "--instr-atstart=no"])
-            .arg(format!("--callgrind-out-file={}", out_file.display()))
-            .arg(program);
-        command
+    fn new(pid: u32, out_file: PathBuf) -> Counted {
+        Counted {
+            pid,
+            out_file,
+            dumps: 0,
+        }
     }
 
     fn control(&self, args: &[&str]) -> Result<(), String> {
-        let status = Command::new("callgrind_control")
-            .args(args)
-            .arg(self.pid.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map_err(|e| format!("cannot run callgrind_control: {e}"))?;
-        if !status.success() {
-            return Err(format!("callgrind_control {args:?} {} failed", self.pid));
-        }
-        Ok(())
+        let pid = self.pid.to_string();
+        succeed(
+            Command::new("callgrind_control")
+                .args(args)
+                .arg(&pid)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+            &format!("callgrind_control {} {pid}", args.join(" ")),
+        )
     }
 
     /// User-space instructions the whole process runs per request, over `n`
@@ -469,54 +514,18 @@ pub fn bench(
         .output()
         .map_err(|e| e.to_string())?;
     let key = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    let server_out = dir.join("server.callgrind");
-    let mut server_command = match instructions {
-        Some(_) => Counted::command(&server_bin, &server_out),
-        None => Command::new(&server_bin),
-    };
+    let server_counts = dir.join("server.callgrind");
+    let counting = instructions.is_some();
     let (server, address) = start(
-        server_command
+        launch(&server_bin, counting.then_some(server_counts.as_path()))
             .args(["--listen", "127.0.0.1:0", "--database-url", &url])
             .env("RUST_LOG", "info"),
         "listening on ",
     )?;
     let pid = server.0.id();
-    let mut counted_server = Counted {
-        pid,
-        out_file: server_out,
-        dumps: 0,
-    };
+    let mut counted_server = Counted::new(pid, server_counts);
 
-    // Seed: a category and the pets the load draws from (ids 1 to PETS, so
-    // the database must start empty), each well stocked. Each answer must be
-    // a success naming the id the load relies on.
-    let seed = |method: &str, path: &str, body: &str, names: String| -> Result<(), String> {
-        let reply = http(&address, method, path, &key, Some(body))?;
-        if !(200..300).contains(&reply.status) || !reply.body.contains(&names) {
-            return Err(format!(
-                "seeding: {method} {path} answered {} {}; the database must be empty",
-                reply.status, reply.body
-            ));
-        }
-        Ok(())
-    };
-    seed(
-        "POST",
-        "/v1/categories",
-        r#"{"name": "Dogs"}"#,
-        r#""id":1,"#.into(),
-    )?;
-    for i in 1..=PETS {
-        let pet = format!(r#"{{"name": "Pet {i}", "categoryId": 1}}"#);
-        seed("POST", "/v1/pets", &pet, format!(r#""id":{i},"#))?;
-        let stock = r#"{"quantity": 1000000}"#;
-        seed(
-            "PATCH",
-            &format!("/v1/inventory/{i}"),
-            stock,
-            format!(r#""petId":{i},"#),
-        )?;
-    }
+    seed_pets(&address, &key, PETS)?;
 
     let database = if url.starts_with("sqlite:") {
         "SQLite"
@@ -542,8 +551,6 @@ pub fn bench(
         }
     }
     for (index, endpoint) in endpoints.iter().enumerate() {
-        let script = dir.join(format!("{}.lua", endpoint.method));
-        std::fs::write(&script, lua(endpoint, &key)).map_err(|e| e.to_string())?;
         // The bare route answers exactly what the server answered.
         let Reply {
             status,
@@ -568,21 +575,21 @@ pub fn bench(
         let recorded = serde_json_like(status, &headers, &body);
         let recorded_file = dir.join("recorded.json");
         std::fs::write(&recorded_file, recorded).map_err(|e| e.to_string())?;
+        let bare_counts = dir.join(format!("bare-{index}.callgrind"));
+        let (bare, bare_address) = start(
+            launch(&bare_bin, counting.then_some(bare_counts.as_path()))
+                .arg("127.0.0.1:0")
+                .arg(&recorded_file),
+            "listening on ",
+        )?;
         if let Some(n) = instructions {
-            let bare_out = dir.join(format!("bare-{index}.callgrind"));
-            let (bare, bare_address) = start(
-                Counted::command(&bare_bin, &bare_out)
-                    .arg("127.0.0.1:0")
-                    .arg(&recorded_file),
-                "listening on ",
-            )?;
             let ours = counted_server.per_request(&address, endpoint, &key, n)?;
-            let theirs = Counted {
-                pid: bare.0.id(),
-                out_file: bare_out,
-                dumps: 0,
-            }
-            .per_request(&bare_address, endpoint, &key, n)?;
+            let theirs = Counted::new(bare.0.id(), bare_counts).per_request(
+                &bare_address,
+                endpoint,
+                &key,
+                n,
+            )?;
             drop(bare);
             println!(
                 "| {} | {ours:.0} | {theirs:.0} | {:.2} |",
@@ -591,12 +598,8 @@ pub fn bench(
             );
             continue;
         }
-        let (bare, bare_address) = start(
-            Command::new(&bare_bin)
-                .arg("127.0.0.1:0")
-                .arg(&recorded_file),
-            "listening on ",
-        )?;
+        let script = dir.join(format!("{}.lua", endpoint.method));
+        std::fs::write(&script, lua(endpoint, &key)).map_err(|e| e.to_string())?;
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             if round % 2 == 0 {

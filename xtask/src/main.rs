@@ -89,16 +89,25 @@ fn run(program: &str, args: &[&str]) -> Result<(), String> {
 fn run_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     let shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
     eprintln!("$ {}{program} {}", shown.concat(), args.join(" "));
-    let status = Command::new(program)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(project_root())
+    succeed(
+        Command::new(program)
+            .args(args)
+            .envs(env.iter().copied())
+            .current_dir(project_root()),
+        &format!("{program} {}", args.join(" ")),
+    )
+}
+
+/// Runs a command to its end; fails, naming it as `shown`, when it cannot
+/// start or does not succeed.
+fn succeed(command: &mut Command, shown: &str) -> Result<(), String> {
+    let status = command
         .status()
-        .map_err(|e| format!("could not run {program}: {e}"))?;
+        .map_err(|e| format!("could not run {shown}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+        Err(format!("`{shown}` failed ({status})"))
     }
 }
 

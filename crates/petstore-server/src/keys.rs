@@ -2,6 +2,7 @@
 //! that sets its rate limits.
 
 use crate::error::ApiError;
+use crate::lock;
 use crate::store::conn::{args, Columns, Conn, Row};
 use crate::store::{Backend, Db};
 use chrono::{DateTime, Utc};
@@ -236,11 +237,7 @@ impl KeyCache {
     ) -> Result<Option<KeyInfo>, ApiError> {
         let hash = hash(presented);
         let cached = {
-            let entries = self
-                .entries
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            entries
+            lock(&self.entries)
                 .get(&hash)
                 .filter(|(_, at)| at.elapsed() < self.ttl)
                 .map(|(info, _)| info.clone())
@@ -249,10 +246,7 @@ impl KeyCache {
             return Ok(info);
         }
         let info = lookup(db, &hash).await?;
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut entries = lock(&self.entries);
         if entries.len() >= self.capacity {
             entries.clear();
         }

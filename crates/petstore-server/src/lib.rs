@@ -15,3 +15,12 @@ pub mod logging;
 pub mod proxies;
 pub mod service;
 pub mod store;
+
+/// A mutex's guard. The server's mutexes guard caches and counters, which a
+/// panic while one was held leaves at worst stale, so a poisoned mutex is
+/// used as is.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

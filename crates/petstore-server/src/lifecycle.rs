@@ -53,15 +53,17 @@ impl Template {
     }
 
     fn is_match(&self, path: &str) -> bool {
-        let mut segments = path.split('/');
-        self.0
-            .iter()
-            .all(|template| match (template, segments.next()) {
-                (Some(literal), Some(segment)) => literal == segment,
-                (None, Some(segment)) => !segment.is_empty(),
-                (_, None) => false,
-            })
-            && segments.next().is_none()
+        // Most paths have another number of segments than a given template,
+        // which counting slashes tells more cheaply than splitting.
+        path.bytes().filter(|&b| b == b'/').count() + 1 == self.0.len()
+            && self
+                .0
+                .iter()
+                .zip(path.split('/'))
+                .all(|(template, segment)| match template {
+                    Some(literal) => literal == segment,
+                    None => !segment.is_empty(),
+                })
     }
 }
 
@@ -122,12 +124,9 @@ impl Lifecycle {
     }
 
     fn route(&self, method: &Method, path: &str) -> Option<&Route> {
-        // Comparing segment counts first spares splitting the path for
-        // most routes.
-        let segments = path.bytes().filter(|&b| b == b'/').count() + 1;
         self.routes
             .iter()
-            .find(|r| r.method == method && r.path.0.len() == segments && r.path.is_match(path))
+            .find(|r| r.method == method && r.path.is_match(path))
     }
 }
 

@@ -15,6 +15,7 @@
 
 use crate::error::ApiError;
 use crate::keys::Limits;
+use crate::lock;
 use crate::store::conn::{args, Columns};
 use crate::store::{Backend, Db};
 use std::collections::hash_map::DefaultHasher;
@@ -338,14 +339,6 @@ impl SharedLimiter {
             .await?;
         Ok(())
     }
-}
-
-/// A mutex's guard; a panic while it was held leaves no broken invariant
-/// here (counts at worst), so a poisoned mutex is used as is.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Runs a subject's rounds until no request waits. Dropped before that (the
