@@ -5,11 +5,6 @@
 
 #![deny(warnings)]
 
-/// The runtime all snapshots share (`Config::shared_runtime`).
-#[rustfmt::skip]
-#[path = "../../crates/apigen/tests/snapshots/runtime.rs"]
-pub mod runtime;
-
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/composition/mod.rs"]
 pub mod composition;

@@ -24,7 +24,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
         command: COMMAND.to_string(),
         source: SPEC.to_string(),
         lenient: false,
-        shared_runtime: None,
+        runtime: apigen::Runtime::Crate,
     };
     let files = apigen::generate(SPEC, &text, &config)
         .map_err(|d| d.to_string())?

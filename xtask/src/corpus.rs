@@ -8,13 +8,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The dependencies every generated crate needs, at the versions the pet
-/// store's own generated crate is built with.
-const CARGO_DEPENDENCIES: &str = r#"[dependencies]
+/// The features and dependencies every generated crate needs (its own and
+/// those of the runtime module it carries), at the versions the pet store's
+/// own generated crate is built with.
+const CARGO_DEPENDENCIES: &str = r#"[features]
+default = ["server"]
+# The actix-web glue (the runtime module's `server` parts).
+server = []
+
+[dependencies]
 actix-web = { version = "4", default-features = false, features = ["macros"] }
 chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
 form_urlencoded = "1"
 futures-util = { version = "0.3", default-features = false }
+http = "0.2"
 regex = { version = "1", default-features = false, features = ["std", "unicode-perl"] }
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
@@ -35,7 +42,7 @@ pub fn write_crate(
         ),
         source: spec.display().to_string(),
         lenient,
-        shared_runtime: None,
+        runtime: apigen::Runtime::Vendored,
     };
     let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
     let src = out.join("src");
@@ -54,7 +61,11 @@ pub fn write_crate(
     );
     fs::write(src.join("lib.rs"), lib).map_err(|e| e.to_string())?;
     for (file, contents) in &generated.files {
-        fs::write(dir.join(file), contents).map_err(|e| e.to_string())?;
+        let path = dir.join(file);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        fs::write(path, contents).map_err(|e| e.to_string())?;
     }
     Ok(generated)
 }

@@ -18,7 +18,7 @@ fn config() -> apigen::Config {
     apigen::Config {
         command: "cargo bench".into(),
         source: "bench".into(),
-        shared_runtime: None,
+        runtime: apigen::Runtime::Crate,
         lenient: true,
     }
 }

@@ -34,14 +34,22 @@ pub struct Config {
     pub command: String,
     /// The document's path as the preamble names it (`spec/openapi.yaml`).
     pub source: String,
-    /// A path (from the generated module, such as `super::runtime`) to a
-    /// runtime module that several generated APIs share: `runtime.rs` is then
-    /// not written, and `mod.rs` re-exports that module instead. Write the
-    /// shared one with [`emit::runtime_source`].
-    pub shared_runtime: Option<String>,
+    /// Where generated code finds its runtime support code.
+    pub runtime: Runtime,
     /// Skip an operation (or schema) the generator cannot express, reporting it
     /// in [`Generated::skipped`], instead of failing the whole document.
     pub lenient: bool,
+}
+
+/// Where generated code finds `apigen-runtime`, which it names `runtime::`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Runtime {
+    /// The `apigen-runtime` crate is a dependency of the generated crate.
+    #[default]
+    Crate,
+    /// Its sources are written beside the generated files, as the module
+    /// `runtime/`, so that the generated crate builds on its own.
+    Vendored,
 }
 
 /// The output of a run.

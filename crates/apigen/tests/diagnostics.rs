@@ -7,7 +7,7 @@ fn errors(text: &str) -> String {
         command: "test".into(),
         source: "spec.yaml".into(),
         lenient: false,
-        shared_runtime: None,
+        runtime: apigen::Runtime::Crate,
     };
     match apigen::generate("spec.yaml", text, &config) {
         Ok(_) => panic!("expected the document to be refused"),
@@ -118,7 +118,7 @@ fn odd_documents_do_not_panic() {
         command: "test".into(),
         source: "spec.yaml".into(),
         lenient: false,
-        shared_runtime: None,
+        runtime: apigen::Runtime::Crate,
     };
     for rest in [
         "paths: {}\n",

@@ -30,5 +30,7 @@
 pub mod metadata;
 pub mod models;
 pub mod operations;
-pub mod runtime;
+
+pub use apigen_runtime as runtime;
+
 pub mod server;

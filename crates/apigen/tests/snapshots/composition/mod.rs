@@ -8,6 +8,6 @@ pub mod metadata;
 pub mod models;
 pub mod operations;
 
-pub use super::runtime;
+pub use apigen_runtime as runtime;
 
 pub mod server;

@@ -1,0 +1,345 @@
+//! Forms, multipart bodies and styled parameters read into a JSON tree, and
+//! [`FormValue`], which decodes such a tree into a typed value (reading
+//! numbers and booleans from text where the type wants them).
+
+use super::rejection::{Rejection, RejectionKind};
+
+/// JSON value: `a[b][c]=1` nests, `a[]=1&a[]=2` and repeated keys make arrays.
+/// Every leaf is a string; [`FormValue`] reads numbers and booleans from it.
+/// A form (`application/x-www-form-urlencoded`) or query string, read into a
+pub fn form_tree<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> serde_json::Value {
+    value_tree(pairs.map(|(k, v)| (k, serde_json::Value::String(v.into()))))
+}
+
+/// [`form_tree`] with leaves of any JSON value (multipart file parts are
+/// arrays of bytes).
+fn value_tree<'a>(pairs: impl Iterator<Item = (&'a str, serde_json::Value)>) -> serde_json::Value {
+    use serde_json::Value;
+    fn push(slot: &mut Value, value: Value) {
+        match slot {
+            Value::Array(items) => items.push(value),
+            other => {
+                let previous = other.take();
+                *other = Value::Array(vec![previous, value]);
+            }
+        }
+    }
+    fn insert(node: &mut Value, path: &[&str], value: Value) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        if !node.is_object() {
+            *node = Value::Object(Default::default());
+        }
+        let Value::Object(map) = node else { return };
+        if rest.is_empty() {
+            match map.get_mut(*first) {
+                Some(existing) => push(existing, value),
+                None => {
+                    map.insert((*first).into(), value);
+                }
+            }
+        } else if rest == [""] {
+            // `a[]=1`: an array item.
+            push(
+                map.entry(*first)
+                    .or_insert_with(|| Value::Array(Vec::new())),
+                value,
+            );
+        } else {
+            let child = map
+                .entry(*first)
+                .or_insert_with(|| Value::Object(Default::default()));
+            insert(child, rest, value);
+        }
+    }
+    let mut root = Value::Object(Default::default());
+    for (key, value) in pairs {
+        let (head, tail) = key.split_once('[').unwrap_or((key, ""));
+        let mut path = vec![head];
+        path.extend(
+            tail.split('[')
+                .filter(|s| !s.is_empty() || tail == "]")
+                .map(|s| s.trim_end_matches(']')),
+        );
+        if tail.is_empty() {
+            path.truncate(1);
+        }
+        insert(&mut root, &path, value);
+    }
+    root
+}
+
+/// Reads a `multipart/form-data` body into a tree like [`form_tree`]'s: a
+/// part named `a[b]` nests, a text part is a string, a file part (one with a
+/// `filename`) an array of its bytes, which decodes into a `Vec<u8>` field.
+pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Value, Rejection> {
+    let bad = |why: &str| {
+        Rejection::new(
+            RejectionKind::BadRequest,
+            format!("the multipart body is malformed: {why}"),
+        )
+    };
+    let boundary = content_type
+        .split(';')
+        .skip(1)
+        .filter_map(|p| p.trim().split_once('='))
+        .find(|(k, _)| k.eq_ignore_ascii_case("boundary"))
+        .map(|(_, v)| v.trim_matches('"').to_string())
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| bad("no boundary"))?;
+    let delimiter = format!("--{boundary}");
+    let find = |haystack: &[u8], needle: &[u8], from: usize| {
+        haystack[from.min(haystack.len())..]
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .map(|i| i + from)
+    };
+    let mut parts: Vec<(String, serde_json::Value)> = Vec::new();
+    let mut at = find(body, delimiter.as_bytes(), 0).ok_or_else(|| bad("no opening boundary"))?
+        + delimiter.len();
+    loop {
+        if body[at..].starts_with(b"--") {
+            break;
+        }
+        let start = at + 2; // CRLF after the boundary
+        let end = find(body, format!("\r\n{delimiter}").as_bytes(), start)
+            .ok_or_else(|| bad("a part is not closed"))?;
+        let part = body
+            .get(start..end)
+            .ok_or_else(|| bad("a part is cut short"))?;
+        let split = find(part, b"\r\n\r\n", 0).ok_or_else(|| bad("a part has no headers"))?;
+        let headers = String::from_utf8_lossy(&part[..split]);
+        let content = &part[split + 4..];
+        let disposition = headers
+            .lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("content-disposition:"))
+            .ok_or_else(|| bad("a part has no Content-Disposition"))?;
+        let param = |name: &str| {
+            disposition.split(';').skip(1).find_map(|p| {
+                let (k, v) = p.trim().split_once('=')?;
+                k.eq_ignore_ascii_case(name)
+                    .then(|| v.trim_matches('"').to_string())
+            })
+        };
+        let name = param("name").ok_or_else(|| bad("a part has no name"))?;
+        let value = if param("filename").is_some() {
+            serde_json::Value::Array(
+                content
+                    .iter()
+                    .map(|b| serde_json::Value::from(*b))
+                    .collect(),
+            )
+        } else {
+            let text = std::str::from_utf8(content).map_err(|_| bad("a text part is not UTF-8"))?;
+            serde_json::Value::String(text.to_string())
+        };
+        parts.push((name, value));
+        at = end + 2 + delimiter.len();
+    }
+    Ok(value_tree(
+        parts.iter().map(|(k, v)| (k.as_str(), v.clone())),
+    ))
+}
+
+/// A value from a form or query string, deserialized as the target type asks:
+/// strings become numbers and booleans where the type wants them, a single
+/// value becomes a one-item array, an object keyed `0`, `1`, ... an array.
+#[derive(Debug, Clone)]
+pub struct FormValue(pub serde_json::Value);
+
+impl FormValue {
+    fn text(&self) -> Option<&str> {
+        self.0.as_str()
+    }
+
+    fn invalid(&self, expected: &str) -> serde_json::Error {
+        serde::de::Error::custom(format!("invalid value {}, expected {expected}", self.0))
+    }
+}
+
+impl<'de> serde::de::IntoDeserializer<'de, serde_json::Error> for FormValue {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
+macro_rules! form_number {
+    ($($method:ident $visit:ident $ty:ty),*) => {$(
+        fn $method<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            match self.text() {
+                Some(text) => match text.parse::<$ty>() {
+                    Ok(n) => visitor.$visit(n),
+                    Err(_) => Err(self.invalid(stringify!($ty))),
+                },
+                None => self.deserialize_any(visitor),
+            }
+        }
+    )*};
+}
+
+impl<'de> serde::Deserializer<'de> for FormValue {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        use serde::de::value::{MapDeserializer, SeqDeserializer};
+        match self.0 {
+            serde_json::Value::Object(map) => visitor.visit_map(MapDeserializer::new(
+                map.into_iter().map(|(k, v)| (k, FormValue(v))),
+            )),
+            serde_json::Value::Array(items) => {
+                visitor.visit_seq(SeqDeserializer::new(items.into_iter().map(FormValue)))
+            }
+            other => serde::Deserializer::deserialize_any(other, visitor),
+        }
+    }
+
+    fn deserialize_bool<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        match self.text() {
+            Some("true") => visitor.visit_bool(true),
+            Some("false") => visitor.visit_bool(false),
+            Some(_) => Err(self.invalid("true or false")),
+            None => self.deserialize_any(visitor),
+        }
+    }
+
+    form_number!(
+        deserialize_i8 visit_i8 i8, deserialize_i16 visit_i16 i16, deserialize_i32 visit_i32 i32,
+        deserialize_i64 visit_i64 i64, deserialize_u8 visit_u8 u8, deserialize_u16 visit_u16 u16,
+        deserialize_u32 visit_u32 u32, deserialize_u64 visit_u64 u64, deserialize_f32 visit_f32 f32,
+        deserialize_f64 visit_f64 f64
+    );
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if self.0.is_null() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_seq<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        use serde::de::value::SeqDeserializer;
+        let items = match self.0 {
+            serde_json::Value::Array(items) => items,
+            serde_json::Value::Object(map) if map.keys().all(|k| k.parse::<usize>().is_ok()) => {
+                let mut indexed: Vec<(usize, serde_json::Value)> = map
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+                    .collect();
+                indexed.sort_by_key(|(i, _)| *i);
+                indexed.into_iter().map(|(_, v)| v).collect()
+            }
+            single => vec![single],
+        };
+        visitor.visit_seq(SeqDeserializer::new(items.into_iter().map(FormValue)))
+    }
+
+    fn deserialize_enum<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        use serde::de::IntoDeserializer;
+        match self.0 {
+            serde_json::Value::String(s) => visitor.visit_enum(s.into_deserializer()),
+            other => Err(FormValue(other).invalid("a string")),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        char str string bytes byte_buf unit unit_struct tuple tuple_struct map struct identifier
+        ignored_any i128 u128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn forms_nest_and_repeat() {
+        let tree = form_tree(
+            [
+                ("a[b][c]", "1"),
+                ("list[]", "x"),
+                ("list[]", "y"),
+                ("k", "1"),
+                ("k", "2"),
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            tree,
+            json!({"a": {"b": {"c": "1"}}, "list": ["x", "y"], "k": ["1", "2"]})
+        );
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Typed {
+        n: i64,
+        f: f32,
+        flag: bool,
+        items: Vec<u8>,
+        one: Vec<String>,
+    }
+
+    #[test]
+    fn form_values_read_numbers_booleans_and_arrays_from_text() {
+        let tree = json!({
+            "n": "-3", "f": "1.5", "flag": "true",
+            "items": {"1": "20", "0": "10"}, "one": "single"
+        });
+        let typed: Typed = serde::Deserialize::deserialize(FormValue(tree)).unwrap();
+        assert_eq!(
+            typed,
+            Typed {
+                n: -3,
+                f: 1.5,
+                flag: true,
+                items: vec![10, 20],
+                one: vec!["single".into()]
+            }
+        );
+        let wrong = json!({"n": "x", "f": "1", "flag": "true", "items": [], "one": []});
+        let e = <Typed as serde::Deserialize>::deserialize(FormValue(wrong)).unwrap_err();
+        assert!(e.to_string().contains("expected i64"), "{e}");
+    }
+
+    #[test]
+    fn multipart_parts_become_text_or_bytes() {
+        let body = b"--XX\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n\
+--XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\
+Content-Type: application/octet-stream\r\n\r\n\x01\x02\r\n--XX--\r\n";
+        let tree = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
+        assert_eq!(tree, json!({"note": "hello", "file": [1, 2]}));
+        let e = multipart_tree("multipart/form-data", body).unwrap_err();
+        assert_eq!(e.message, "the multipart body is malformed: no boundary");
+        let e = multipart_tree("multipart/form-data; boundary=XX", b"--XX\r\nx").unwrap_err();
+        assert_eq!(e.kind, RejectionKind::BadRequest);
+    }
+}

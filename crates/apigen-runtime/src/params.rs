@@ -1,0 +1,474 @@
+//! Reading parameters from the path, the query string, headers and cookies,
+//! in every style OpenAPI defines.
+
+use super::form::{form_tree, FormValue};
+use super::rejection::{Rejection, RejectionKind};
+use actix_web::http::header;
+use actix_web::HttpRequest;
+use serde::de::DeserializeOwned;
+use std::str::FromStr;
+
+/// A query string, decoded once.
+#[derive(Debug, Clone, Default)]
+pub struct Query(Vec<(String, String)>);
+
+impl Query {
+    /// Decodes a query string (`a=1&b=x%20y`).
+    pub fn parse(query: &str) -> Self {
+        Query(
+            form_urlencoded::parse(query.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    fn values<'q>(&'q self, name: &'q str) -> impl Iterator<Item = &'q str> + 'q {
+        self.0
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A parameter given at most once.
+    pub fn one<T: FromStr>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let mut values = self.values(name);
+        let Some(value) = values.next() else {
+            return Ok(None);
+        };
+        if values.next().is_some() {
+            return Err(Rejection::new(
+                RejectionKind::BadRequest,
+                format!("query parameter `{name}` is given more than once"),
+            ));
+        }
+        parse(value, || format!("query parameter `{name}`")).map(Some)
+    }
+
+    /// An array parameter: repeated (`id=1&id=2`) when `explode`, else
+    /// comma-separated (`id=1,2`).
+    pub fn many<T: FromStr>(&self, name: &str, explode: bool) -> Result<Option<Vec<T>>, Rejection> {
+        let raw: Vec<&str> = if explode {
+            self.values(name).collect()
+        } else {
+            self.values(name).flat_map(|v| v.split(',')).collect()
+        };
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        raw.into_iter()
+            .map(|v| parse(v, || format!("query parameter `{name}`")))
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
+    /// A query parameter in a style other than exploded `form`, or a
+    /// non-exploded object.
+    pub fn styled<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        kind: ValueKind,
+        style: Style,
+    ) -> Result<Option<T>, Rejection> {
+        match self.one::<String>(name)? {
+            Some(raw) => styled(
+                &raw,
+                name,
+                kind,
+                style,
+                false,
+                &format!("query parameter `{name}`"),
+            )
+            .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A parameter whose type is a union: one value is read as a string, a
+    /// repeated one as an array, and the union picks the shape that fits.
+    pub fn any<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let values: Vec<serde_json::Value> = self
+            .values(name)
+            .map(|v| serde_json::Value::String(v.into()))
+            .collect();
+        let value = match values.len() {
+            0 => return Ok(None),
+            1 => values.into_iter().next().unwrap_or_default(),
+            _ => serde_json::Value::Array(values),
+        };
+        T::deserialize(FormValue(value)).map(Some).map_err(|e| {
+            Rejection::new(
+                RejectionKind::BadRequest,
+                format!("query parameter `{name}` is invalid: {e}"),
+            )
+        })
+    }
+
+    /// An exploded `form` object: its properties are query parameters of
+    /// their own.
+    pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
+        let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+            Rejection::new(
+                RejectionKind::BadRequest,
+                format!("the query is invalid: {e}"),
+            )
+        })
+    }
+    /// A parameter in `deepObject` style (`filter[status]=open`), or any
+    /// parameter that is an object: the keys under `name[...]`, read as the
+    /// target type asks.
+    pub fn deep<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let prefix = format!("{name}[");
+        let pairs: Vec<(&str, &str)> = self
+            .0
+            .iter()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        if pairs.is_empty() {
+            return Ok(None);
+        }
+        let tree = form_tree(pairs.into_iter());
+        let value = tree.get(name).cloned().unwrap_or_default();
+        T::deserialize(FormValue(value)).map(Some).map_err(|e| {
+            Rejection::new(
+                RejectionKind::BadRequest,
+                format!("query parameter `{name}` is invalid: {e}"),
+            )
+        })
+    }
+}
+
+fn parse<T: FromStr>(raw: &str, what: impl FnOnce() -> String) -> Result<T, Rejection> {
+    raw.parse().map_err(|_| {
+        let mut shown: String = raw.chars().take(64).collect();
+        if shown.len() < raw.len() {
+            shown.push('…');
+        }
+        Rejection::new(
+            RejectionKind::BadRequest,
+            format!("{} has an invalid value `{shown}`", what()),
+        )
+    })
+}
+
+/// A path parameter, by its name in the route template.
+pub fn path<T: FromStr>(request: &HttpRequest, name: &str) -> Result<T, Rejection> {
+    let raw = request.match_info().get(name).unwrap_or_default();
+    parse(raw, || format!("path parameter `{name}`"))
+}
+
+/// A header parameter.
+pub fn header<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>, Rejection> {
+    let Some(value) = request.headers().get(name) else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| {
+        Rejection::new(
+            RejectionKind::BadRequest,
+            format!("header `{name}` is not visible ASCII"),
+        )
+    })?;
+    parse(value, || format!("header `{name}`")).map(Some)
+}
+
+/// A cookie parameter.
+pub fn cookie<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>, Rejection> {
+    let found = request
+        .headers()
+        .get_all(header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name);
+    match found {
+        Some((_, value)) => parse(value, || format!("cookie `{name}`")).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A required parameter, or the rejection naming it.
+pub fn required<T>(value: Option<T>, what: &str) -> Result<T, Rejection> {
+    value.ok_or_else(|| Rejection::new(RejectionKind::BadRequest, format!("{what} is required")))
+}
+
+/// How a parameter value is spelled (OpenAPI's `style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `a,b,c`: comma-separated (path and header default).
+    Simple,
+    /// `.a.b`: dot-prefixed (path only).
+    Label,
+    /// `;id=1;id=2`: semicolon-prefixed (path only).
+    Matrix,
+    /// `id=1&id=2` or `id=1,2` (query and cookie default).
+    Form,
+    /// `a b c` (query arrays).
+    SpaceDelimited,
+    /// `a|b|c` (query arrays).
+    PipeDelimited,
+}
+
+/// What a styled parameter holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    /// A string, number, boolean or enum value.
+    Scalar,
+    /// An array of scalars.
+    Array,
+    /// An object of scalars.
+    Object,
+}
+
+/// Reads a parameter written in any style but `deepObject`: `a,b,c`,
+/// `.a.b`, `;id=1;id=2`, `k1,v1,k2,v2`, `k1=v1,k2=v2`, `a b c`, `a|b|c`, into
+/// the target type.
+pub fn styled<T: DeserializeOwned>(
+    raw: &str,
+    name: &str,
+    kind: ValueKind,
+    style: Style,
+    explode: bool,
+    what: &str,
+) -> Result<T, Rejection> {
+    use serde_json::Value;
+    let items: Vec<String> = match style {
+        Style::Matrix => {
+            let fields = raw.split(';').filter(|f| !f.is_empty());
+            match (kind, explode) {
+                (ValueKind::Object, true) => fields.map(str::to_string).collect(),
+                (ValueKind::Array, true) => fields
+                    .filter_map(|f| f.strip_prefix(&format!("{name}=")).map(str::to_string))
+                    .collect(),
+                _ => fields
+                    .filter_map(|f| f.strip_prefix(&format!("{name}=")))
+                    .flat_map(|v| v.split(','))
+                    .map(str::to_string)
+                    .collect(),
+            }
+        }
+        _ => {
+            let raw = if style == Style::Label {
+                raw.strip_prefix('.').unwrap_or(raw)
+            } else {
+                raw
+            };
+            let separator = match (style, explode) {
+                (Style::Label, true) => '.',
+                (Style::SpaceDelimited, _) => ' ',
+                (Style::PipeDelimited, _) => '|',
+                _ => ',',
+            };
+            if kind == ValueKind::Scalar {
+                vec![raw.to_string()]
+            } else {
+                raw.split(separator).map(str::to_string).collect()
+            }
+        }
+    };
+    let value = match kind {
+        ValueKind::Scalar => Value::String(items.into_iter().next().unwrap_or_default()),
+        ValueKind::Array => Value::Array(items.into_iter().map(Value::String).collect()),
+        ValueKind::Object if explode => Value::Object(
+            items
+                .iter()
+                .filter_map(|i| i.split_once('='))
+                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                .collect(),
+        ),
+        ValueKind::Object => Value::Object(
+            items
+                .chunks(2)
+                .filter_map(|pair| match pair {
+                    [k, v] => Some((k.clone(), Value::String(v.clone()))),
+                    _ => None,
+                })
+                .collect(),
+        ),
+    };
+    T::deserialize(FormValue(value)).map_err(|e| {
+        Rejection::new(
+            RejectionKind::BadRequest,
+            format!("{what} has an invalid value: {e}"),
+        )
+    })
+}
+
+/// A path parameter in a style other than `simple`, or holding an array or object.
+pub fn path_styled<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+    kind: ValueKind,
+    style: Style,
+    explode: bool,
+) -> Result<T, Rejection> {
+    let raw = request.match_info().get(name).unwrap_or_default();
+    styled(
+        raw,
+        name,
+        kind,
+        style,
+        explode,
+        &format!("path parameter `{name}`"),
+    )
+}
+
+/// A header holding an array or object (`simple` style).
+pub fn header_styled<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+    kind: ValueKind,
+    explode: bool,
+) -> Result<Option<T>, Rejection> {
+    let Some(value) = request.headers().get(name) else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| {
+        Rejection::new(
+            RejectionKind::BadRequest,
+            format!("header `{name}` is not visible ASCII"),
+        )
+    })?;
+    styled(
+        value,
+        name,
+        kind,
+        Style::Simple,
+        explode,
+        &format!("header `{name}`"),
+    )
+    .map(Some)
+}
+
+/// A cookie holding an array or object (`form` style).
+pub fn cookie_styled<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+    kind: ValueKind,
+) -> Result<Option<T>, Rejection> {
+    match cookie::<String>(request, name)? {
+        Some(raw) => styled(
+            &raw,
+            name,
+            kind,
+            Style::Form,
+            false,
+            &format!("cookie `{name}`"),
+        )
+        .map(Some),
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn query_parameters_once_or_many() {
+        let q = Query::parse("id=1&id=2&tags=a,b&name=x%20y&limit=7");
+        assert_eq!(q.one::<i32>("limit").unwrap(), Some(7));
+        assert_eq!(q.one::<String>("name").unwrap().as_deref(), Some("x y"));
+        assert_eq!(q.one::<i32>("absent").unwrap(), None);
+        let twice = q.one::<i64>("id").unwrap_err();
+        assert_eq!(twice.kind, RejectionKind::BadRequest);
+        assert!(
+            twice.message.contains("more than once"),
+            "{}",
+            twice.message
+        );
+        assert_eq!(q.many::<i64>("id", true).unwrap(), Some(vec![1, 2]));
+        assert_eq!(
+            q.many::<String>("tags", false).unwrap(),
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
+    }
+
+    #[test]
+    fn unreadable_values_are_bad_requests_quoting_a_bounded_excerpt() {
+        let long = "x".repeat(100);
+        let q = Query::parse(&format!("limit={long}"));
+        let e = q.one::<i32>("limit").unwrap_err();
+        assert_eq!(e.kind, RejectionKind::BadRequest);
+        assert!(
+            e.message.contains(&format!("`{}…`", "x".repeat(64))),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn every_style_of_array_and_object() {
+        let array = |raw, style, explode| {
+            styled::<Vec<i32>>(raw, "id", ValueKind::Array, style, explode, "it").unwrap()
+        };
+        assert_eq!(array("3,4,5", Style::Simple, false), [3, 4, 5]);
+        assert_eq!(array(".3.4.5", Style::Label, true), [3, 4, 5]);
+        assert_eq!(array(".3,4,5", Style::Label, false), [3, 4, 5]);
+        assert_eq!(array(";id=3;id=4", Style::Matrix, true), [3, 4]);
+        assert_eq!(array(";id=3,4", Style::Matrix, false), [3, 4]);
+        assert_eq!(array("3 4", Style::SpaceDelimited, false), [3, 4]);
+        assert_eq!(array("3|4", Style::PipeDelimited, false), [3, 4]);
+        let object = |raw, style, explode| {
+            styled::<BTreeMap<String, i32>>(raw, "o", ValueKind::Object, style, explode, "it")
+                .unwrap()
+        };
+        let expected: BTreeMap<String, i32> = [("a".into(), 1), ("b".into(), 2)].into();
+        assert_eq!(object("a,1,b,2", Style::Simple, false), expected);
+        assert_eq!(object("a=1,b=2", Style::Simple, true), expected);
+        assert_eq!(object(";a=1;b=2", Style::Matrix, true), expected);
+        let wrong = styled::<Vec<i32>>("1,x", "id", ValueKind::Array, Style::Simple, false, "id");
+        assert_eq!(wrong.unwrap_err().kind, RejectionKind::BadRequest);
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Filter {
+        status: String,
+        min: Option<i32>,
+    }
+
+    #[test]
+    fn deep_and_exploded_objects() {
+        let q = Query::parse("filter[status]=open&filter[min]=3&other=1");
+        let deep: Filter = q.deep("filter").unwrap().unwrap();
+        assert_eq!(
+            deep,
+            Filter {
+                status: "open".into(),
+                min: Some(3)
+            }
+        );
+        assert_eq!(q.deep::<Filter>("absent").unwrap(), None);
+        let q = Query::parse("status=open&min=4");
+        let flat: Filter = q.exploded_object().unwrap().unwrap();
+        assert_eq!(flat.min, Some(4));
+        let q = Query::parse("v=1&v=2&w=3");
+        assert_eq!(q.any::<Vec<i32>>("v").unwrap(), Some(vec![1, 2]));
+        assert_eq!(q.any::<i32>("w").unwrap(), Some(3));
+    }
+
+    #[test]
+    fn path_header_and_cookie_parameters() {
+        let request = TestRequest::default()
+            .param("petId", "42")
+            .insert_header(("X-Count", "5"))
+            .insert_header(("Cookie", "session=abc; ids=1,2"))
+            .to_http_request();
+        assert_eq!(path::<i64>(&request, "petId").unwrap(), 42);
+        assert_eq!(header::<u8>(&request, "x-count").unwrap(), Some(5));
+        assert_eq!(header::<u8>(&request, "x-absent").unwrap(), None);
+        assert_eq!(
+            cookie::<String>(&request, "session").unwrap().as_deref(),
+            Some("abc")
+        );
+        let ids: Option<Vec<i32>> = cookie_styled(&request, "ids", ValueKind::Array).unwrap();
+        assert_eq!(ids, Some(vec![1, 2]));
+        assert_eq!(
+            path::<i64>(&request, "missing").unwrap_err().kind,
+            RejectionKind::BadRequest
+        );
+        let e = required::<i32>(None, "query parameter `x`").unwrap_err();
+        assert_eq!(e.message, "query parameter `x` is required");
+    }
+}

@@ -1,0 +1,274 @@
+//! The spec's validation keywords as checks: `minLength`, `maximum`,
+//! `maxItems`, `pattern` and the rest. Generated `Validate` impls call them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A value that breaks a bound of the spec, and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Dotted path to the value (`body.name`, `limit`, `items.3`); empty for the
+    /// value itself.
+    pub path: String,
+    /// What is wrong with the value (`must be at most 100`).
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation of the value itself; [`Violation::within`] places it.
+    pub fn new(message: impl Into<String>) -> Self {
+        Violation {
+            path: String::new(),
+            message: message.into(),
+        }
+    }
+
+    /// The same violation, seen from the value that contains it.
+    pub fn within(mut self, parent: impl fmt::Display) -> Self {
+        self.path = if self.path.is_empty() {
+            parent.to_string()
+        } else {
+            format!("{parent}.{}", self.path)
+        };
+        self
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "`{}` {}", self.path, self.message)
+        }
+    }
+}
+
+/// Checks a value against the bounds its schema declares.
+pub trait Validate {
+    /// Checks the value and everything it holds; the first violation found.
+    fn validate(&self) -> Result<(), Violation>;
+}
+
+impl<T: Validate> Validate for Option<T> {
+    fn validate(&self) -> Result<(), Violation> {
+        self.as_ref().map_or(Ok(()), Validate::validate)
+    }
+}
+
+impl<T: Validate> Validate for Box<T> {
+    fn validate(&self) -> Result<(), Violation> {
+        T::validate(self)
+    }
+}
+
+impl<T: Validate> Validate for Vec<T> {
+    fn validate(&self) -> Result<(), Violation> {
+        for (i, item) in self.iter().enumerate() {
+            item.validate().map_err(|v| v.within(i))?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: Validate> Validate for BTreeMap<String, T> {
+    fn validate(&self) -> Result<(), Violation> {
+        for (key, item) in self {
+            item.validate().map_err(|v| v.within(key))?;
+        }
+        Ok(())
+    }
+}
+
+/// `minLength`/`maxLength`, counted in characters.
+pub fn check_length(value: &str, min: Option<usize>, max: Option<usize>) -> Result<(), Violation> {
+    let len = value.chars().count();
+    if let Some(min) = min.filter(|&min| len < min) {
+        return Err(Violation::new(format!(
+            "must be at least {} long",
+            count(min, "character")
+        )));
+    }
+    if let Some(max) = max.filter(|&max| len > max) {
+        return Err(Violation::new(format!(
+            "must be at most {} long",
+            count(max, "character")
+        )));
+    }
+    Ok(())
+}
+
+/// `minimum`/`maximum`, inclusive unless `exclusive`.
+pub fn check_range<T: PartialOrd + fmt::Display>(
+    value: &T,
+    min: Option<(T, bool)>,
+    max: Option<(T, bool)>,
+) -> Result<(), Violation> {
+    if let Some((min, exclusive)) = min {
+        if *value < min || (exclusive && *value == min) {
+            let bound = if exclusive {
+                "greater than"
+            } else {
+                "at least"
+            };
+            return Err(Violation::new(format!("must be {bound} {min}")));
+        }
+    }
+    if let Some((max, exclusive)) = max {
+        if *value > max || (exclusive && *value == max) {
+            let bound = if exclusive { "less than" } else { "at most" };
+            return Err(Violation::new(format!("must be {bound} {max}")));
+        }
+    }
+    Ok(())
+}
+
+/// `minItems`/`maxItems`.
+pub fn check_items(len: usize, min: Option<usize>, max: Option<usize>) -> Result<(), Violation> {
+    if let Some(min) = min.filter(|&min| len < min) {
+        return Err(Violation::new(format!(
+            "must have at least {}",
+            count(min, "item")
+        )));
+    }
+    if let Some(max) = max.filter(|&max| len > max) {
+        return Err(Violation::new(format!(
+            "must have at most {}",
+            count(max, "item")
+        )));
+    }
+    Ok(())
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Checks each item of an array, naming the index of the first that fails.
+pub fn check_each<T>(
+    items: &[T],
+    check: impl Fn(&T) -> Result<(), Violation>,
+) -> Result<(), Violation> {
+    for (i, item) in items.iter().enumerate() {
+        check(item).map_err(|v| v.within(i))?;
+    }
+    Ok(())
+}
+
+/// Checks each value of a map, naming the key of the first that fails.
+pub fn check_values<T>(
+    map: &BTreeMap<String, T>,
+    check: impl Fn(&T) -> Result<(), Violation>,
+) -> Result<(), Violation> {
+    for (key, value) in map {
+        check(value).map_err(|v| v.within(key))?;
+    }
+    Ok(())
+}
+
+/// Checks an optional value when it is present.
+pub fn check_some<T>(
+    value: &Option<T>,
+    check: impl FnOnce(&T) -> Result<(), Violation>,
+) -> Result<(), Violation> {
+    value.as_ref().map_or(Ok(()), check)
+}
+
+/// `pattern`.
+pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violation> {
+    if pattern.is_match(value) {
+        Ok(())
+    } else {
+        Err(Violation::new(format!(
+            "must match the pattern `{}`",
+            pattern.as_str()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_count_characters_not_bytes() {
+        assert!(check_length("héllo", Some(5), Some(5)).is_ok());
+        assert_eq!(
+            check_length("", Some(1), None).unwrap_err().message,
+            "must be at least 1 character long"
+        );
+        assert_eq!(
+            check_length("abcd", None, Some(3)).unwrap_err().message,
+            "must be at most 3 characters long"
+        );
+    }
+
+    #[test]
+    fn ranges_are_inclusive_unless_exclusive() {
+        assert!(check_range(&5, Some((5, false)), Some((5, false))).is_ok());
+        assert_eq!(
+            check_range(&5, Some((5, true)), None).unwrap_err().message,
+            "must be greater than 5"
+        );
+        assert_eq!(
+            check_range(&5.5, None, Some((5.5, true)))
+                .unwrap_err()
+                .message,
+            "must be less than 5.5"
+        );
+        assert_eq!(
+            check_range(&0, Some((1, false)), None).unwrap_err().message,
+            "must be at least 1"
+        );
+    }
+
+    #[test]
+    fn item_counts_and_patterns() {
+        assert_eq!(
+            check_items(0, Some(1), None).unwrap_err().message,
+            "must have at least 1 item"
+        );
+        assert_eq!(
+            check_items(3, None, Some(2)).unwrap_err().message,
+            "must have at most 2 items"
+        );
+        let pattern = regex::Regex::new("^[a-z]+$").unwrap();
+        assert!(check_pattern("abc", &pattern).is_ok());
+        assert_eq!(
+            check_pattern("ab1", &pattern).unwrap_err().message,
+            "must match the pattern `^[a-z]+$`"
+        );
+    }
+
+    struct Short(&'static str);
+
+    impl Validate for Short {
+        fn validate(&self) -> Result<(), Violation> {
+            check_length(self.0, None, Some(2))
+        }
+    }
+
+    #[test]
+    fn violations_say_where_they_stand() {
+        let items = vec![Short("ok"), Short("long")];
+        assert_eq!(
+            items.validate().unwrap_err().within("body").to_string(),
+            "`body.1` must be at most 2 characters long"
+        );
+        let map: BTreeMap<String, Short> = [("k".to_string(), Short("xyz"))].into();
+        assert_eq!(map.validate().unwrap_err().path, "k");
+        assert!(Some(Short("ok")).validate().is_ok());
+        assert!(None::<Short>.validate().is_ok());
+        assert!(Box::new(Short("abc")).validate().is_err());
+        let each = check_each(&[1, 5, 9], |n| check_range(n, None, Some((6, false))));
+        assert_eq!(each.unwrap_err().to_string(), "`2` must be at most 6");
+        let values: BTreeMap<String, i32> = [("a".to_string(), 0)].into();
+        let checked = check_values(&values, |n| check_range(n, Some((1, false)), None));
+        assert_eq!(checked.unwrap_err().path, "a");
+        assert!(check_some(&None::<i32>, |_| Err(Violation::new("never"))).is_ok());
+    }
+}
