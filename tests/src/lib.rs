@@ -28,3 +28,15 @@ pub mod lifecycle;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/real_world/mod.rs"]
 pub mod real_world;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/security/mod.rs"]
+pub mod security;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/hygiene/mod.rs"]
+pub mod hygiene;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/errors/mod.rs"]
+pub mod errors;

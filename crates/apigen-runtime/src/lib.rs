@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod fields;
+mod operation;
 mod rejection;
 mod validate;
 
@@ -28,7 +29,13 @@ mod params;
 #[cfg(feature = "server")]
 mod response;
 
+/// The status of a response (the type actix-web uses too).
+pub use http::StatusCode;
+
 pub use fields::present;
+pub use operation::{
+    ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability,
+};
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use validate::{
     check_each, check_items, check_length, check_pattern, check_range, check_some, check_values,
@@ -44,12 +51,14 @@ pub use context::RequestContext;
 #[cfg(feature = "server")]
 pub use form::{form_tree, multipart_tree, FormValue};
 #[cfg(feature = "server")]
+pub use operation::{serve, Layer, RouteService};
+#[cfg(feature = "server")]
 pub use params::{
     cookie, cookie_styled, header, header_styled, path, path_styled, required, styled, Query,
     Style, ValueKind,
 };
 #[cfg(feature = "server")]
-pub use response::{bytes, json, respond, set_header, status};
+pub use response::{bytes, error_json, json, respond, set_header, status};
 
 #[cfg(test)]
 mod tests {

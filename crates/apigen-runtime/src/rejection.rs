@@ -21,6 +21,10 @@ pub enum RejectionKind {
     /// Well-formed, but a field is missing or unknown, has the wrong type or
     /// breaks a bound of the spec.
     ValidationFailed,
+    /// The server failed: a handler answered a status its operation does
+    /// not declare, or its answer could not be serialized. The message is
+    /// for logs; do not send it.
+    Internal,
 }
 
 impl RejectionKind {
@@ -33,6 +37,7 @@ impl RejectionKind {
             RejectionKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             RejectionKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RejectionKind::ValidationFailed => StatusCode::UNPROCESSABLE_ENTITY,
+            RejectionKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -45,6 +50,7 @@ impl RejectionKind {
             RejectionKind::PayloadTooLarge => "payload_too_large",
             RejectionKind::UnsupportedMediaType => "unsupported_media_type",
             RejectionKind::ValidationFailed => "validation_failed",
+            RejectionKind::Internal => "internal",
         }
     }
 }
@@ -119,6 +125,7 @@ mod tests {
                 "unsupported_media_type",
             ),
             (RejectionKind::ValidationFailed, 422, "validation_failed"),
+            (RejectionKind::Internal, 500, "internal"),
         ];
         for (kind, status, code) in kinds {
             assert_eq!((kind.status().as_u16(), kind.code()), (status, code));

@@ -1,5 +1,6 @@
 //! Building responses: status, headers and bodies.
 
+use super::rejection::{Rejection, RejectionKind};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::web::Bytes;
@@ -24,12 +25,30 @@ pub fn set_header(builder: &mut HttpResponseBuilder, name: &'static str, value: 
     }
 }
 
-/// Finishes a response with a JSON body.
-pub fn json(mut builder: HttpResponseBuilder, body: &impl Serialize) -> HttpResponse {
+/// Finishes a response with a JSON body. A body that cannot be serialized
+/// (a map with non-string keys, say) is an [`RejectionKind::Internal`]
+/// rejection: the glue answers it with the service's own internal error.
+pub fn json(
+    mut builder: HttpResponseBuilder,
+    body: &impl Serialize,
+) -> Result<HttpResponse, Rejection> {
     match to_json(body) {
-        Ok(bytes) => builder.content_type("application/json").body(bytes),
-        Err(_) => HttpResponse::InternalServerError().finish(),
+        Ok(bytes) => Ok(builder.content_type("application/json").body(bytes)),
+        Err(e) => Err(Rejection::new(
+            RejectionKind::Internal,
+            format!("the response body could not be serialized: {e}"),
+        )),
     }
+}
+
+/// An error response with a JSON body, for errors outside any operation.
+/// If even the error body cannot be serialized, the failure is logged and
+/// a bodiless 500 is sent: there is nothing left to fall back on.
+pub fn error_json(status: StatusCode, body: &impl Serialize) -> HttpResponse {
+    json(respond(status), body).unwrap_or_else(|rejection| {
+        tracing::error!(error = %rejection.message, "an error response could not be rendered");
+        HttpResponse::InternalServerError().finish()
+    })
 }
 
 /// A buffer bigger than this is not kept for the next body.
@@ -81,7 +100,7 @@ mod tests {
         let mut builder = respond(status(201));
         set_header(&mut builder, "Location", "/v1/pets/1");
         set_header(&mut builder, "X-Bad", "line\nbreak");
-        let response = json(builder, &serde_json::json!({"id": 1}));
+        let response = json(builder, &serde_json::json!({"id": 1})).unwrap();
         assert_eq!(response.status(), StatusCode::CREATED);
         assert_eq!(
             response.headers().get("content-type").unwrap(),
@@ -96,10 +115,58 @@ mod tests {
         assert_eq!(&body[..], br#"{"id":1}"#);
         // The kept buffer does not leak one body into the next.
         let second = json(respond(status(200)), &[1, 2])
+            .unwrap()
             .into_body()
             .try_into_bytes()
             .unwrap();
         assert_eq!(&second[..], b"[1,2]");
+    }
+
+    #[test]
+    fn bodies_that_cannot_be_serialized_are_internal_rejections() {
+        let bad: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let e = json(respond(status(200)), &bad).unwrap_err();
+        assert_eq!(e.kind, RejectionKind::Internal);
+        assert!(e.message.contains("key must be a string"), "{}", e.message);
+        assert_eq!(
+            error_json(status(404), &bad).status(),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+        assert_eq!(
+            error_json(status(404), &"gone").status(),
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    fn body_of(response: Result<HttpResponse, Rejection>) -> Vec<u8> {
+        match response.unwrap().into_body().try_into_bytes() {
+            Ok(bytes) => bytes.to_vec(),
+            Err(_) => panic!("a JSON body is one piece"),
+        }
+    }
+
+    /// Bodies come out whole and exact whatever the thread rendered before:
+    /// one larger than the buffer a thread keeps, then a small one, and one
+    /// whose own serialization renders another body.
+    #[test]
+    fn json_bodies_are_exact_across_sizes_and_nesting() {
+        let big: Vec<String> = (0..20_000).map(|i| format!("pet {i}")).collect();
+        let expected = serde_json::to_vec(&big).unwrap();
+        assert!(expected.len() > KEPT_BUFFER);
+        assert_eq!(body_of(json(respond(status(200)), &big)), expected);
+        assert_eq!(body_of(json(respond(status(200)), &[1, 2, 3])), b"[1,2,3]");
+
+        struct Nested;
+        impl Serialize for Nested {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let inner = body_of(json(respond(status(200)), &"inner"));
+                serializer.serialize_str(&String::from_utf8(inner).unwrap())
+            }
+        }
+        assert_eq!(
+            body_of(json(respond(status(200)), &Nested)),
+            br#""\"inner\"""#
+        );
     }
 
     #[test]

@@ -25,6 +25,87 @@ pub struct Api {
     pub common_headers: Vec<String>,
     /// The type every error response carries, when the document uses just one.
     pub error_type: Option<Shape>,
+    /// `components.securitySchemes`, in document order.
+    pub security_schemes: Vec<SecurityScheme>,
+    /// The document's own `security`, which operations without their own
+    /// inherit.
+    pub default_security: Vec<SecurityRequirement>,
+}
+
+impl Api {
+    /// The route trait an operation belongs to (the one named after its tag).
+    pub fn route_trait(&self, op: &Operation) -> Option<&RouteTrait> {
+        self.traits.iter().find(|t| t.tag == op.tag)
+    }
+
+    /// Every shape the operations use: parameters, bodies, responses and
+    /// their headers, and the shared error type.
+    pub fn operation_shapes(&self) -> impl Iterator<Item = &Shape> {
+        self.operations
+            .iter()
+            .flat_map(|op| {
+                let params = op.params.iter().map(|p| &p.shape);
+                let body = op.body.iter().map(|b| &b.shape);
+                let responses = op
+                    .responses
+                    .iter()
+                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
+                params.chain(body).chain(responses)
+            })
+            .chain(self.error_type.iter())
+    }
+}
+
+/// A security scheme (`components.securitySchemes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecurityScheme {
+    /// Its name in the document.
+    pub name: String,
+    pub kind: SchemeKind,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SchemeKind {
+    /// `type: http`, with its scheme in lower case (`bearer`, `basic`).
+    Http(String),
+    /// `type: apiKey`: where it travels (`header`, `query`, `cookie`) and as
+    /// what name.
+    ApiKey {
+        location: ParamLocation,
+        name: String,
+    },
+    OAuth2,
+    OpenIdConnect,
+}
+
+/// One way to satisfy an operation's security: each named scheme, with the
+/// scopes it needs. An empty requirement lets anonymous callers in.
+pub type SecurityRequirement = Vec<(String, Vec<String>)>;
+
+/// How much callers may rely on an operation (`x-stability`,
+/// `x-stability-level`); stable when the document says nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Stability {
+    Draft,
+    Experimental,
+    Alpha,
+    Beta,
+    #[default]
+    Stable,
+}
+
+impl Stability {
+    /// The value as documents write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stability::Draft => "draft",
+            Stability::Experimental => "experimental",
+            Stability::Alpha => "alpha",
+            Stability::Beta => "beta",
+            Stability::Stable => "stable",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +204,15 @@ impl Shape {
             nullable: false,
         }
     }
+
+    /// Whether the shape names a type of [`Api::types`], at any depth.
+    pub fn names_a_type(&self) -> bool {
+        match &self.ty {
+            Ty::Named(_) => true,
+            Ty::Array(inner) | Ty::Map(inner) => inner.names_a_type(),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -184,8 +274,8 @@ pub struct Operation {
     pub method: String,
     pub path: String,
     pub pointer: String,
-    /// The Rust name of the route trait it belongs to.
-    pub trait_name: String,
+    /// SCREAMING_SNAKE: its metadata constant, unique among operations.
+    pub const_name: String,
     pub tag: String,
     pub summary: Option<String>,
     pub description: Option<String>,
@@ -193,7 +283,10 @@ pub struct Operation {
     pub deprecated_since: Option<String>,
     pub sunset: Option<String>,
     pub successor: Option<String>,
-    pub stability: Option<String>,
+    pub stability: Stability,
+    /// The ways a caller may satisfy its security (its own `security`, else
+    /// the document's); any one will do. Empty: no security at all.
+    pub security: Vec<SecurityRequirement>,
     pub params: Vec<Param>,
     pub body: Option<Body>,
     pub responses: Vec<Response>,

@@ -106,6 +106,21 @@ pub fn sanitize(name: &str, case: Case) -> String {
     ident
 }
 
+/// Type names generated code uses from Rust's prelude without a path: no
+/// model or route trait may take them.
+pub const PRELUDE_TYPES: &[&str] = &["Box", "Option", "Result", "String", "Vec"];
+
+/// Function names the generated glue defines beside the operations'
+/// handlers: no handler may take them.
+pub const GLUE_FUNCTIONS: &[&str] = &[
+    "configure",
+    "configure_with",
+    "method_not_allowed",
+    "not_found",
+    "refuse",
+    "respond",
+];
+
 /// Hands out identifiers that are unique within one scope: the second `Pet` is
 /// `Pet2`, and so on, so two spec names never silently share one Rust name.
 #[derive(Debug, Default)]
@@ -116,6 +131,15 @@ pub struct Namer {
 impl Namer {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A namer with `names` already taken.
+    pub fn reserving(names: &[&str]) -> Self {
+        let mut namer = Self::default();
+        for name in names {
+            namer.reserve(name);
+        }
+        namer
     }
 
     /// Marks a name as used without handing it out (names the emitter needs).

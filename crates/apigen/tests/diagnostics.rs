@@ -58,7 +58,40 @@ fn unknown_stability_values_name_the_operation() {
         "paths:\n  /a:\n    get:\n      operationId: getA\n      x-stability: shaky\n      responses: {'204': {description: x}}\n",
     ));
     assert!(
-        out.contains("error: operation `getA` has unknown `x-stability` value \"shaky\": expected one of experimental, alpha, beta\n  --> spec.yaml#/paths/~1a/get/x-stability"),
+        out.contains("error: operation `getA` has unknown `x-stability` value \"shaky\": expected one of experimental, alpha, beta, stable\n  --> spec.yaml#/paths/~1a/get/x-stability"),
+        "{out}"
+    );
+    let out = errors(&doc(
+        "paths:\n  /a:\n    get:\n      operationId: getA\n      x-stability-level: experimental\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(
+        out.contains("error: operation `getA` has unknown `x-stability-level` value \"experimental\": expected one of draft, alpha, beta, stable\n  --> spec.yaml#/paths/~1a/get/x-stability-level"),
+        "{out}"
+    );
+}
+
+#[test]
+fn stability_extensions_must_agree() {
+    let out = errors(&doc(
+        "paths:\n  /a:\n    get:\n      operationId: getA\n      x-stability: beta\n      x-stability-level: stable\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(
+        out.contains("error: operation `getA` is `beta` by `x-stability` but `stable` by `x-stability-level`\n  --> spec.yaml#/paths/~1a/get/x-stability-level"),
+        "{out}"
+    );
+}
+
+#[test]
+fn security_must_name_declared_schemes() {
+    let out = errors(&doc(
+        "security: [{apiKey: []}]\npaths:\n  /a:\n    get:\n      operationId: getA\n      security: [{oauth: [read]}]\n      responses: {'204': {description: x}}\n",
+    ));
+    assert!(
+        out.contains("error: security scheme `apiKey` is not declared in `components.securitySchemes`\n  --> spec.yaml#/security/0/apiKey"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: security scheme `oauth` is not declared in `components.securitySchemes`\n  --> spec.yaml#/paths/~1a/get/security/0/oauth"),
         "{out}"
     );
 }

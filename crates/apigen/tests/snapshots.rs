@@ -82,6 +82,21 @@ fn real_world() {
     check("real_world");
 }
 
+#[test]
+fn security() {
+    check("security");
+}
+
+#[test]
+fn hygiene() {
+    check("hygiene");
+}
+
+#[test]
+fn errors() {
+    check("errors");
+}
+
 /// Every snapshot spec has a test above.
 #[test]
 fn every_snapshot_is_checked() {

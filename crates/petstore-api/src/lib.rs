@@ -38,11 +38,17 @@ impl models::Error {
 }
 
 impl From<runtime::Rejection> for operations::ErrorResponse {
+    /// The spec's `Error` body for a rejection. An internal rejection's
+    /// message is for logs: the body says only that the server failed.
     fn from(rejection: runtime::Rejection) -> Self {
         let status = rejection.status();
+        let message = match rejection.kind {
+            runtime::RejectionKind::Internal => "the server failed to handle the request".into(),
+            _ => rejection.message,
+        };
         operations::ErrorResponse::new(
             status,
-            models::Error::new(status, rejection.kind.code(), rejection.message),
+            models::Error::new(status, rejection.kind.code(), message),
         )
     }
 }

@@ -1,24 +1,58 @@
 //! The gate every API request passes first: who is calling (a bearer key, or
-//! the client address when there is no valid key), whether their rate limits
-//! allow the request, and the `X-RateLimit-*` headers on whatever the answer is.
+//! the client address when there is no valid key), whether the operation
+//! lets them in, whether their rate limits allow the request, and the
+//! `X-RateLimit-*` headers on whatever the answer is.
+//!
+//! What an operation requires comes from the spec: the `security` of the
+//! operation the generated glue attached to the request
+//! ([`Operation::of`]), or the document's own for requests no operation
+//! serves (an unknown path). An operation with `security: []` is public:
+//! anyone may call it, and callers without a valid key are limited per
+//! client address, as every anonymous request is.
 
 use crate::keys::{self, KeyInfo, Plan};
 use crate::limiter::{Decision, Limiter, Subject, Verdict};
 use crate::proxies::TrustedProxies;
 use crate::service::PetStore;
-use actix_web::body::{BoxBody, MessageBody};
+use actix_web::body::BoxBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue, X_FORWARDED_FOR};
 use actix_web::http::StatusCode;
-use actix_web::middleware::Next;
 use actix_web::{web, HttpMessage, HttpResponse};
+use petstore_api::metadata::{DEFAULT_SECURITY, SECURITY_SCHEMES};
 use petstore_api::models;
 use petstore_api::operations::ErrorResponse;
+use petstore_api::runtime::{Operation, SchemeKind, SecurityRequirement};
 use std::net::{IpAddr, Ipv4Addr};
 
-/// Paths served without a key or a limit, outside the spec.
-pub fn is_public(path: &str) -> bool {
-    matches!(path, "/healthz" | "/openapi.yaml")
+/// The security schemes the gate can check: HTTP bearer keys. Any other
+/// scheme an operation requires is refused at start-up, by
+/// [`unsupported_schemes`], rather than silently not enforced.
+fn supported(kind: &SchemeKind) -> bool {
+    matches!(kind, SchemeKind::Http { scheme } if scheme.eq_ignore_ascii_case("bearer"))
+}
+
+/// Every scheme the spec requires somewhere that the gate cannot check,
+/// with where it is required.
+pub fn unsupported_schemes() -> Vec<String> {
+    let required = petstore_api::metadata::OPERATIONS
+        .iter()
+        .map(|op| (op.id, op.security))
+        .chain([("the document's default security", DEFAULT_SECURITY)]);
+    let mut problems = Vec::new();
+    for (who, requirements) in required {
+        for (name, _) in requirements.iter().flat_map(|r| r.schemes) {
+            match SECURITY_SCHEMES.iter().find(|s| s.name == *name) {
+                Some(scheme) if supported(&scheme.kind) => {}
+                Some(scheme) => problems.push(format!(
+                    "{who} requires security scheme `{name}` ({:?}), which the server cannot check",
+                    scheme.kind
+                )),
+                None => problems.push(format!("{who} requires unknown security scheme `{name}`")),
+            }
+        }
+    }
+    problems
 }
 
 fn error(status: StatusCode, code: &str, message: &str) -> HttpResponse {
@@ -37,16 +71,14 @@ fn bearer(request: &ServiceRequest) -> Option<String> {
     (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_string())
 }
 
+/// Admits the request or answers it: 401 without a valid key where the
+/// operation needs one, 429 over a limit or while banned. An admitted
+/// request goes on to `inner`, with the caller's [`KeyInfo`] attached when a
+/// valid key was given. Every answer carries the rate-limit headers.
 pub async fn gate(
     request: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
+    inner: impl AsyncFnOnce(ServiceRequest) -> Result<ServiceResponse<BoxBody>, actix_web::Error>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    if is_public(request.path()) {
-        return next
-            .call(request)
-            .await
-            .map(ServiceResponse::map_into_boxed_body);
-    }
     let (Some(state), Some(limiter), Some(cache), Some(proxies)) = (
         request.app_data::<web::Data<PetStore>>().cloned(),
         request.app_data::<web::Data<Limiter>>().cloned(),
@@ -57,6 +89,8 @@ pub async fn gate(
             "application state missing",
         ));
     };
+    let requirements = Operation::of(request.request()).map_or(DEFAULT_SECURITY, |op| op.security);
+    let open = SecurityRequirement::admits_anonymous(requirements);
     let key = match bearer(&request) {
         Some(presented) => match cache.authenticate(&state.db, &presented).await {
             Ok(key) => key,
@@ -113,7 +147,7 @@ pub async fn gate(
             set(&mut r, header::RETRY_AFTER, retry_after);
             request.into_response(r)
         }
-        (Verdict::Allowed, None) => {
+        (Verdict::Allowed, None) if !open => {
             let message = if request.headers().contains_key(header::AUTHORIZATION) {
                 "the API key is unknown or revoked"
             } else {
@@ -124,9 +158,11 @@ pub async fn gate(
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             request.into_response(r)
         }
-        (Verdict::Allowed, Some(key)) => {
-            request.extensions_mut().insert::<KeyInfo>(key);
-            next.call(request).await?.map_into_boxed_body()
+        (Verdict::Allowed, key) => {
+            if let Some(key) = key {
+                request.extensions_mut().insert::<KeyInfo>(key);
+            }
+            inner(request).await?
         }
     };
     rate_limit_headers(response.response_mut(), &decision);
@@ -169,4 +205,14 @@ fn rate_limit_headers(response: &mut HttpResponse, decision: &Decision) {
         HeaderName::from_static("x-ratelimit-reset"),
         decision.reset,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pet_store_spec_needs_only_what_the_gate_checks() {
+        assert_eq!(unsupported_schemes(), Vec::<String>::new());
+    }
 }

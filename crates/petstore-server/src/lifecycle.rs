@@ -1,71 +1,43 @@
-//! Deprecation, sunset and stability on the wire, read from the generated
-//! operation metadata: no date or path of the spec is repeated here.
+//! Deprecation, sunset and stability on the wire, read from the operation the
+//! generated glue attached to the request: no date, path or stability of the
+//! spec is repeated here, and no path is matched again.
 //!
 //! Responses of a deprecated operation carry `Deprecation` (RFC 9745), `Sunset`
 //! (RFC 8594) and `Link: <successor>; rel="successor-version"`; from the sunset
 //! date (00:00 UTC) on, the operation answers 410 `sunset` without running.
-//! Operations with `x-stability` send `X-API-Stability`.
+//! Operations that are not stable send `X-API-Stability`.
 
 use crate::service::PetStore;
-use actix_web::body::{BoxBody, MessageBody};
+use actix_web::body::BoxBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::http::{Method, StatusCode};
-use actix_web::middleware::Next;
+use actix_web::http::StatusCode;
 use actix_web::web;
 use chrono::{DateTime, NaiveDate, Utc};
-use petstore_api::metadata::{self, Operation, BASE_PATH};
+use petstore_api::metadata::{self, BASE_PATH};
 use petstore_api::models;
 use petstore_api::operations::ErrorResponse;
+use petstore_api::runtime::{Operation, Stability};
+use std::sync::LazyLock;
 
-/// The operations' routes, matched before the router runs so that a sunset
-/// operation is refused before its handler does anything.
+/// What the lifecycle adds to one operation's answers.
 #[derive(Debug)]
-pub struct Lifecycle {
-    routes: Vec<Route>,
-}
-
-#[derive(Debug)]
-struct Route {
-    method: Method,
-    path: Template,
+struct Entry {
     operation: &'static Operation,
     /// Headers every response of the operation carries.
     headers: Vec<(HeaderName, HeaderValue)>,
     sunset: Option<DateTime<Utc>>,
 }
 
-/// A path template of the spec (`/v1/pets/{petId}`), matched segment by
-/// segment: a `{name}` segment matches any one non-empty segment. (This runs on
-/// every request, before the router; comparing segments costs a fraction of
-/// a regular expression.)
-#[derive(Debug)]
-struct Template(Vec<Option<String>>);
-
-impl Template {
-    fn new(template: &str) -> Self {
-        Template(
-            template
-                .split('/')
-                .map(|s| (!(s.starts_with('{') && s.ends_with('}'))).then(|| s.to_string()))
-                .collect(),
-        )
-    }
-
-    fn is_match(&self, path: &str) -> bool {
-        // Most paths have another number of segments than a given template,
-        // which counting slashes tells more cheaply than splitting.
-        path.bytes().filter(|&b| b == b'/').count() + 1 == self.0.len()
-            && self
-                .0
-                .iter()
-                .zip(path.split('/'))
-                .all(|(template, segment)| match template {
-                    Some(literal) => literal == segment,
-                    None => !segment.is_empty(),
-                })
-    }
-}
+/// The entries of the operations that have a lifecycle to show, built once
+/// from the metadata.
+static ENTRIES: LazyLock<Vec<Entry>> = LazyLock::new(|| {
+    metadata::OPERATIONS
+        .iter()
+        .filter(|op| op.deprecated || op.stability != Stability::Stable)
+        .map(entry)
+        .collect()
+});
 
 /// Midnight UTC at the start of a YYYY-MM-DD date.
 fn start_of(date: &str) -> Option<DateTime<Utc>> {
@@ -79,89 +51,72 @@ fn http_date(t: DateTime<Utc>) -> String {
     t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
 
-impl Lifecycle {
-    pub fn from_metadata() -> Self {
-        let routes = metadata::OPERATIONS
-            .iter()
-            .filter(|op| op.deprecated || op.stability.is_some())
-            .filter_map(|op| {
-                let mut headers = Vec::new();
-                let mut add = |name: &'static str, value: String| {
-                    if let Ok(value) = HeaderValue::from_str(&value) {
-                        headers.push((HeaderName::from_static(name), value));
-                    }
-                };
-                if let Some(stability) = op.stability {
-                    add("x-api-stability", stability.as_str().to_string());
-                }
-                let sunset = op.sunset.and_then(start_of);
-                if op.deprecated {
-                    let since = op.deprecated_since.and_then(start_of);
-                    add(
-                        "deprecation",
-                        since.map_or("?1".into(), |t| format!("@{}", t.timestamp())),
-                    );
-                    if let Some(sunset) = sunset {
-                        add("sunset", http_date(sunset));
-                    }
-                    if let Some(successor) = op.successor.and_then(metadata::by_id) {
-                        add(
-                            "link",
-                            format!("<{BASE_PATH}{}>; rel=\"successor-version\"", successor.path),
-                        );
-                    }
-                }
-                Some(Route {
-                    method: Method::from_bytes(op.method.as_bytes()).ok()?,
-                    path: Template::new(&format!("{BASE_PATH}{}", op.path)),
-                    operation: op,
-                    headers,
-                    sunset,
-                })
-            })
-            .collect();
-        Lifecycle { routes }
+fn entry(op: &'static Operation) -> Entry {
+    let mut headers = Vec::new();
+    let mut add = |name: &'static str, value: String| {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.push((HeaderName::from_static(name), value));
+        }
+    };
+    if op.stability != Stability::Stable {
+        add("x-api-stability", op.stability.as_str().to_string());
     }
-
-    fn route(&self, method: &Method, path: &str) -> Option<&Route> {
-        self.routes
-            .iter()
-            .find(|r| r.method == method && r.path.is_match(path))
+    let sunset = op.sunset.and_then(start_of);
+    if op.deprecated {
+        let since = op.deprecated_since.and_then(start_of);
+        add(
+            "deprecation",
+            since.map_or("?1".into(), |t| format!("@{}", t.timestamp())),
+        );
+        if let Some(sunset) = sunset {
+            add("sunset", http_date(sunset));
+        }
+        if let Some(successor) = op.successor.and_then(metadata::by_id) {
+            add(
+                "link",
+                format!("<{BASE_PATH}{}>; rel=\"successor-version\"", successor.path),
+            );
+        }
+    }
+    Entry {
+        operation: op,
+        headers,
+        sunset,
     }
 }
 
+fn entry_of(op: &'static Operation) -> Option<&'static Entry> {
+    ENTRIES.iter().find(|e| std::ptr::eq(e.operation, op))
+}
+
+/// Refuses a sunset operation with 410, and adds the lifecycle headers to
+/// whatever its route answers. Requests no operation serves pass untouched.
 pub async fn lifecycle(
     request: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
+    inner: impl AsyncFnOnce(ServiceRequest) -> Result<ServiceResponse<BoxBody>, actix_web::Error>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let (Some(table), Some(state)) = (
-        request.app_data::<web::Data<Lifecycle>>().cloned(),
-        request.app_data::<web::Data<PetStore>>().cloned(),
-    ) else {
+    let Some(entry) = Operation::of(request.request()).and_then(entry_of) else {
+        return inner(request).await;
+    };
+    let Some(state) = request.app_data::<web::Data<PetStore>>().cloned() else {
         return Err(actix_web::error::ErrorInternalServerError(
             "application state missing",
         ));
     };
-    let Some(route) = table.route(request.method(), request.path()) else {
-        return next
-            .call(request)
-            .await
-            .map(ServiceResponse::map_into_boxed_body);
-    };
-    let mut response = match route.sunset {
+    let mut response = match entry.sunset {
         Some(sunset) if (state.clock)() >= sunset => {
             let status = StatusCode::GONE;
             let message = format!(
                 "operation {} was sunset on {}",
-                route.operation.id,
-                route.operation.sunset.unwrap_or_default()
+                entry.operation.id,
+                entry.operation.sunset.unwrap_or_default()
             );
             let body = models::Error::new(status, "sunset", message);
             request.into_response(ErrorResponse::new(status, body).into_http())
         }
-        _ => next.call(request).await?.map_into_boxed_body(),
+        _ => inner(request).await?,
     };
-    for (name, value) in &route.headers {
+    for (name, value) in &entry.headers {
         response.headers_mut().append(name.clone(), value.clone());
     }
     Ok(response)
@@ -171,33 +126,21 @@ pub async fn lifecycle(
 mod tests {
     use super::*;
 
-    #[test]
-    fn templates_match_whole_segments() {
-        let t = Template::new("/v1/pets/{petId}");
-        assert!(t.is_match("/v1/pets/7"));
-        assert!(!t.is_match("/v1/pets"));
-        assert!(!t.is_match("/v1/pets/"));
-        assert!(!t.is_match("/v1/pets/7/orders"));
-        assert!(!t.is_match("/v1/petsx/7"));
-        let t = Template::new("/v1/store/orders/{orderId}/complete");
-        assert!(t.is_match("/v1/store/orders/3/complete"));
-        assert!(!t.is_match("/v1/store/orders/3"));
+    fn headers(op: &'static Operation) -> Vec<(String, String)> {
+        entry_of(op)
+            .map(|e| {
+                e.headers
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     #[test]
     fn headers_come_from_the_metadata() {
-        let table = Lifecycle::from_metadata();
-        let get_pet = table
-            .route(&Method::GET, "/v1/pets/7")
-            .expect("getPet is deprecated");
-        assert_eq!(get_pet.operation.id, "getPet");
-        let headers: Vec<(String, String)> = get_pet
-            .headers
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_string()))
-            .collect();
         assert_eq!(
-            headers,
+            headers(metadata::GET_PET),
             [
                 ("deprecation".to_string(), "@1793491200".to_string()),
                 (
@@ -210,10 +153,8 @@ mod tests {
                 ),
             ]
         );
-        assert!(table.route(&Method::PUT, "/v1/pets/7").is_none());
-        let beta = table.route(&Method::GET, "/v1/categories/3").unwrap();
-        assert_eq!(beta.headers[0].1, "beta");
-        let experimental = table.route(&Method::PATCH, "/v1/inventory/3").unwrap();
-        assert_eq!(experimental.headers[0].1, "experimental");
+        assert!(entry_of(metadata::REPLACE_PET).is_none());
+        assert_eq!(headers(metadata::GET_CATEGORY)[0].1, "beta");
+        assert_eq!(headers(metadata::UPDATE_INVENTORY)[0].1, "experimental");
     }
 }

@@ -9,7 +9,9 @@
 //! line per request, and the general formatter cost about 7% of the server's
 //! instructions on a page of pets (see BENCHMARKS.md).
 //!
-//! Spans are not shown: the server opens none. Control characters in messages
+//! Spans are not shown, and this layer does not ask for them: the request
+//! span (OpenTelemetry's HTTP fields) costs nothing unless a layer that
+//! wants spans is added to [`init`]'s subscriber. Control characters in messages
 //! and values are written escaped (`\u{1b}`), so a client cannot forge lines
 //! or terminal escapes through what is logged about its request.
 
@@ -22,6 +24,26 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
+
+/// Installs the process's subscriber: [`Lines`] on stderr, at the level
+/// `RUST_LOG` asks for (`info` by default). The log layer sees events only.
+pub fn init() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::Layer as _;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let events_only = tracing_subscriber::filter::filter_fn(|metadata| metadata.is_event());
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .event_format(Lines)
+                .with_writer(std::io::stderr)
+                .with_filter(filter)
+                .with_filter(events_only),
+        )
+        .init();
+}
 
 /// The event formatter: `tracing_subscriber::fmt().event_format(Lines)`.
 #[derive(Debug, Default, Clone, Copy)]

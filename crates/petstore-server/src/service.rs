@@ -6,9 +6,9 @@ use crate::error::ApiError;
 use crate::keys::KeyInfo;
 use crate::store::{Db, Idempotency, Listed, Page, PetFilter};
 use chrono::{DateTime, Utc};
-use petstore_api::metadata::BASE_PATH;
+use petstore_api::metadata::{self, BASE_PATH};
 use petstore_api::operations::*;
-use petstore_api::runtime::{Rejection, RequestContext};
+use petstore_api::runtime::{Operation, Rejection, RejectionKind, RequestContext};
 use petstore_api::server::Rejections;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -41,7 +41,11 @@ type Result<T> = std::result::Result<T, ErrorResponse>;
 
 impl Rejections for PetStore {
     fn reject(&self, rejection: Rejection) -> ErrorResponse {
-        rejection.into()
+        match rejection.kind {
+            // Logged with its cause; the client sees the generic message.
+            RejectionKind::Internal => ApiError::Internal(rejection.message.into()).into(),
+            _ => rejection.into(),
+        }
     }
 }
 
@@ -53,11 +57,11 @@ fn page(limit: i32, after: Option<i64>) -> Page {
     }
 }
 
-/// `Link: <...>; rel="next"` for a page that may have a successor: the same
-/// query with `after` set to the page's last id.
+/// `Link: <...>; rel="next"` for a page of `list` that may have a
+/// successor: the same query with `after` set to the page's last id.
 fn next_link<T>(
     listed: &Listed<T>,
-    path: &str,
+    list: &Operation,
     limit: i32,
     last_id: impl Fn(&T) -> i64,
     filters: &[(&str, String)],
@@ -66,7 +70,7 @@ fn next_link<T>(
         return None;
     }
     let last = last_id(listed.items.last()?);
-    let mut link = format!("<{BASE_PATH}{path}?limit={limit}&after={last}");
+    let mut link = format!("<{BASE_PATH}{}?limit={limit}&after={last}", list.path);
     for (name, value) in filters {
         let _ = write!(link, "&{name}={value}");
     }
@@ -101,8 +105,14 @@ impl PetStore {
     }
 }
 
-fn location(path: &str, id: i64) -> String {
-    format!("{BASE_PATH}{path}/{id}")
+/// The URL of a created resource: the path of the operation that reads it,
+/// with its one parameter set to `id`.
+fn location(get: &Operation, id: i64) -> String {
+    let path = match (get.path.find('{'), get.path.find('}')) {
+        (Some(open), Some(close)) => format!("{}{id}{}", &get.path[..open], &get.path[close + 1..]),
+        _ => get.path.to_string(),
+    };
+    format!("{BASE_PATH}{path}")
 }
 
 impl Pets for PetStore {
@@ -130,7 +140,13 @@ impl Pets for PetStore {
         for id in request.id.iter().flatten() {
             filters.push(("id", id.to_string()));
         }
-        let link = next_link(&listed, "/pets", request.limit, |p| p.id, &filters);
+        let link = next_link(
+            &listed,
+            metadata::LIST_PETS,
+            request.limit,
+            |p| p.id,
+            &filters,
+        );
         Ok(ListPetsResponse::Ok {
             body: listed.items,
             link,
@@ -145,12 +161,12 @@ impl Pets for PetStore {
         let idem = self.idempotency(
             &context,
             request.idempotency_key.as_ref(),
-            "createPet",
+            metadata::CREATE_PET.id,
             &request.body,
         );
         let pet = self.db.create_pet(&request.body, idem.as_ref()).await?;
         Ok(CreatePetResponse::Created {
-            location: location("/pets", pet.id),
+            location: location(metadata::GET_PET, pet.id),
             body: pet,
         })
     }
@@ -196,7 +212,13 @@ impl Pets for PetStore {
             .db
             .list_categories(page(request.limit, request.after))
             .await?;
-        let link = next_link(&listed, "/categories", request.limit, |c| c.id, &[]);
+        let link = next_link(
+            &listed,
+            metadata::LIST_CATEGORIES,
+            request.limit,
+            |c| c.id,
+            &[],
+        );
         Ok(ListCategoriesResponse::Ok {
             body: listed.items,
             link,
@@ -211,7 +233,7 @@ impl Pets for PetStore {
         let idem = self.idempotency(
             &context,
             request.idempotency_key.as_ref(),
-            "createCategory",
+            metadata::CREATE_CATEGORY.id,
             &request.body,
         );
         let category = self
@@ -219,7 +241,7 @@ impl Pets for PetStore {
             .create_category(&request.body, idem.as_ref())
             .await?;
         Ok(CreateCategoryResponse::Created {
-            location: location("/categories", category.id),
+            location: location(metadata::GET_CATEGORY, category.id),
             body: category,
         })
     }
@@ -271,7 +293,7 @@ impl Store for PetStore {
         }
         let link = next_link(
             &listed,
-            "/store/orders",
+            metadata::LIST_ORDERS,
             request.limit,
             |o| o.id.unwrap_or_default(),
             &filters,
@@ -290,7 +312,7 @@ impl Store for PetStore {
         let idem = self.idempotency(
             &context,
             request.idempotency_key.as_ref(),
-            "placeOrder",
+            metadata::PLACE_ORDER.id,
             &request.body,
         );
         let order = self.db.place_order(&request.body, idem.as_ref()).await?;
@@ -298,7 +320,7 @@ impl Store for PetStore {
             .id
             .ok_or_else(|| ApiError::Internal("a placed order has no id".into()))?;
         Ok(PlaceOrderResponse::Created {
-            location: location("/store/orders", id),
+            location: location(metadata::GET_ORDER, id),
             body: order,
         })
     }
@@ -328,7 +350,7 @@ impl Store for PetStore {
         let idem = self.idempotency(
             &context,
             request.idempotency_key.as_ref(),
-            "completeOrder",
+            metadata::COMPLETE_ORDER.id,
             &request.order_id,
         );
         let order = self
@@ -352,7 +374,13 @@ impl Store for PetStore {
             .iter()
             .map(|s| ("status", s.to_string()))
             .collect();
-        let link = next_link(&listed, "/inventory", request.limit, |i| i.pet_id, &filters);
+        let link = next_link(
+            &listed,
+            metadata::LIST_INVENTORY,
+            request.limit,
+            |i| i.pet_id,
+            &filters,
+        );
         Ok(ListInventoryResponse::Ok {
             body: listed.items,
             x_api_stability: None,

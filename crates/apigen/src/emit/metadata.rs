@@ -1,29 +1,20 @@
-//! `metadata.rs`: a const table describing every operation, for middleware
-//! that acts on stability, deprecation and sunset without repeating the spec.
+//! `metadata.rs`: what the spec says about each operation, as data, for
+//! middleware (stability, deprecation, sunset, security) and clients.
 
 use super::ident;
-use crate::ir::Api;
+use crate::ir::{Api, ParamLocation, SchemeKind, SecurityRequirement, Stability};
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 pub const DOC: &str = "What the spec says about each operation, as data.";
 
-pub fn items(api: &Api) -> proc_macro2::TokenStream {
+pub fn items(api: &Api) -> TokenStream {
     let title = &api.title;
     let version = &api.version;
     let base_path = &api.base_path;
-    let consts = api.operations.iter().map(|op| {
-        let name = ident(&crate::names::sanitize(
-            &op.id,
-            crate::names::Case::ScreamingSnake,
-        ));
+    let entries = api.operations.iter().map(|op| {
         let (id, method, path, tag) = (&op.id, &op.method, &op.path, &op.tag);
-        let stability = match op.stability.as_deref() {
-            Some(s) => {
-                let variant = ident(&crate::names::sanitize(s, crate::names::Case::Pascal));
-                quote!(Some(Stability::#variant))
-            }
-            None => quote!(None),
-        };
+        let stability = stability(op.stability);
         let opt = |v: &Option<String>| match v {
             Some(s) => quote!(Some(#s)),
             None => quote!(None),
@@ -34,10 +25,9 @@ pub fn items(api: &Api) -> proc_macro2::TokenStream {
             opt(&op.successor),
         );
         let deprecated = op.deprecated;
-        let doc = format!(" `{method} {path}`");
+        let security = requirements(&op.security);
         quote! {
-            #[doc = #doc]
-            pub const #name: Operation = Operation {
+            runtime::Operation {
                 id: #id,
                 method: #method,
                 path: #path,
@@ -47,16 +37,42 @@ pub fn items(api: &Api) -> proc_macro2::TokenStream {
                 deprecated_since: #since,
                 sunset: #sunset,
                 successor: #successor,
-            };
+                security: #security,
+            }
         }
     });
-    let names = api.operations.iter().map(|op| {
-        ident(&crate::names::sanitize(
-            &op.id,
-            crate::names::Case::ScreamingSnake,
-        ))
+    let consts = api.operations.iter().enumerate().map(|(i, op)| {
+        let name = ident(&op.const_name);
+        let index = Literal::usize_unsuffixed(i);
+        let doc = format!(" `{} {}`", op.method, op.path);
+        quote! {
+            #[doc = #doc]
+            pub const #name: &runtime::Operation = &OPERATIONS[#index];
+        }
     });
+    let count = Literal::usize_unsuffixed(api.operations.len());
     let common = &api.common_headers;
+    let schemes = api.security_schemes.iter().map(|s| {
+        let name = &s.name;
+        let kind = match &s.kind {
+            SchemeKind::Http(scheme) => quote!(runtime::SchemeKind::Http { scheme: #scheme }),
+            SchemeKind::ApiKey { location, name } => {
+                let location = match location {
+                    ParamLocation::Header => quote!(Header),
+                    ParamLocation::Query => quote!(Query),
+                    ParamLocation::Cookie | ParamLocation::Path => quote!(Cookie),
+                };
+                quote!(runtime::SchemeKind::ApiKey {
+                    location: runtime::ApiKeyLocation::#location,
+                    name: #name,
+                })
+            }
+            SchemeKind::OAuth2 => quote!(runtime::SchemeKind::OAuth2),
+            SchemeKind::OpenIdConnect => quote!(runtime::SchemeKind::OpenIdConnect),
+        };
+        quote!(runtime::SecurityScheme { name: #name, kind: #kind })
+    });
+    let default_security = requirements(&api.default_security);
     quote! {
         /// The spec's `info.title`.
         pub const TITLE: &str = #title;
@@ -70,59 +86,43 @@ pub fn items(api: &Api) -> proc_macro2::TokenStream {
         /// are not fields of the response enums: middleware sets them.
         pub const COMMON_RESPONSE_HEADERS: &[&str] = &[#(#common),*];
 
-        /// An operation's `x-stability`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Stability {
-            Experimental,
-            Alpha,
-            Beta,
-        }
+        /// The spec's security schemes (`components.securitySchemes`).
+        pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[#(#schemes),*];
 
-        impl Stability {
-            /// The value as the spec writes it.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    Stability::Experimental => "experimental",
-                    Stability::Alpha => "alpha",
-                    Stability::Beta => "beta",
-                }
-            }
-        }
+        /// The document's own `security`: what requests that no operation
+        /// serves (an unknown path, say) are held to.
+        pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = #default_security;
 
-        /// One operation of the spec.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub struct Operation {
-            /// The operationId.
-            pub id: &'static str,
-            /// The HTTP method, upper-case.
-            pub method: &'static str,
-            /// The path template, relative to the server URL (`/pets/{petId}`).
-            pub path: &'static str,
-            /// The tag that names its route trait.
-            pub tag: &'static str,
-            pub stability: Option<Stability>,
-            pub deprecated: bool,
-            /// `x-deprecated-since`: when it was deprecated (YYYY-MM-DD).
-            pub deprecated_since: Option<&'static str>,
-            /// `x-deprecated-sunset` or `x-sunset`: when it stops working (YYYY-MM-DD).
-            pub sunset: Option<&'static str>,
-            /// `x-successor`: the operationId that replaces it.
-            pub successor: Option<&'static str>,
-        }
+        /// Every operation, in the order of the spec. The constants below point
+        /// into it, so an operation has one address.
+        pub static OPERATIONS: [runtime::Operation; #count] = [#(#entries),*];
 
         #(#consts)*
 
-        /// Every operation, in the order of the spec.
-        pub const OPERATIONS: &[Operation] = &[#(#names),*];
-
         /// The operation with this operationId.
-        pub fn by_id(id: &str) -> Option<&'static Operation> {
+        pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {
             OPERATIONS.iter().find(|op| op.id == id)
         }
-
-        /// The operation a matched route belongs to: its method and path template.
-        pub fn by_route(method: &str, path: &str) -> Option<&'static Operation> {
-            OPERATIONS.iter().find(|op| op.method.eq_ignore_ascii_case(method) && op.path == path)
-        }
     }
+}
+
+fn stability(s: Stability) -> TokenStream {
+    let variant = ident(match s {
+        Stability::Draft => "Draft",
+        Stability::Experimental => "Experimental",
+        Stability::Alpha => "Alpha",
+        Stability::Beta => "Beta",
+        Stability::Stable => "Stable",
+    });
+    quote!(runtime::Stability::#variant)
+}
+
+fn requirements(security: &[SecurityRequirement]) -> TokenStream {
+    let each = security.iter().map(|requirement| {
+        let schemes = requirement
+            .iter()
+            .map(|(scheme, scopes)| quote!((#scheme, &[#(#scopes),*])));
+        quote!(runtime::SecurityRequirement { schemes: &[#(#schemes),*] })
+    });
+    quote!(&[#(#each),*])
 }

@@ -50,20 +50,28 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         files.insert(name.to_string(), format!("{preamble}{body}"));
     };
     put("mod.rs", render(mod_rs(api, config)));
-    put("models.rs", module(models::HEADER, &[], &models_rs));
+    put(
+        "models.rs",
+        module(models::DOC, &models::imports(api), &models_rs),
+    );
     put(
         "operations.rs",
-        module(operations::HEADER, &[], &operations_rs),
+        module(operations::DOC, &operations::imports(api), &operations_rs),
     );
-    let glob: Vec<&str> = server::glob(api).into_iter().collect();
-    put("server.rs", module(server::HEADER, &glob, &server_rs));
+    put(
+        "server.rs",
+        module(server::DOC, &server::imports(api), &server_rs),
+    );
     put(
         "metadata.rs",
-        module((metadata::DOC, &[]), &[], &metadata_rs),
+        module(metadata::DOC, &["use super::runtime;"], &metadata_rs),
     );
     if config.runtime == crate::Runtime::Vendored {
         for (name, source) in vendor::SOURCES {
-            files.insert(format!("runtime/{}", vendor::file_name(name)), source.to_string());
+            files.insert(
+                format!("runtime/{}", vendor::file_name(name)),
+                source.to_string(),
+            );
         }
     }
     files
@@ -97,38 +105,19 @@ fn render_all(jobs: &[Box<dyn Fn() -> TokenStream + Sync + '_>]) -> Vec<String> 
         .collect()
 }
 
-/// A module file: its doc comment, the imports its body uses, and the body.
-fn module((doc, candidates): (&str, &[(&str, &str)]), extra: &[&str], body: &str) -> String {
+/// A module file: its doc comment, its imports (decided from the IR by
+/// each emitter, never by reading the rendered text), and the body.
+fn module(doc: &str, imports: &[&str], body: &str) -> String {
     let mut out = format!("//! {doc}\n\n");
-    for (needle, import) in candidates {
-        if mentions(body, needle) {
-            out.push_str(import);
-            out.push('\n');
-        }
-    }
-    for import in extra {
+    for import in imports {
         out.push_str(import);
         out.push('\n');
     }
-    out.push('\n');
+    if !imports.is_empty() {
+        out.push('\n');
+    }
     out.push_str(body);
     out
-}
-
-/// Whether rendered code uses a name: a module as the head of a path
-/// (`models::Pet`, not `super::models::x` nor `get_models::`), anything else
-/// as a whole word.
-fn mentions(code: &str, needle: &str) -> bool {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    if needle.starts_with(char::is_lowercase) {
-        let path = format!("{needle}::");
-        code.match_indices(&path)
-            .any(|(i, _)| !code[..i].ends_with(|c: char| is_ident(c) || c == ':'))
-    } else {
-        code.match_indices(needle).any(|(i, _)| {
-            !code[..i].ends_with(is_ident) && !code[i + needle.len()..].starts_with(is_ident)
-        })
-    }
 }
 
 fn preamble(config: &Config) -> String {
@@ -172,8 +161,12 @@ fn space_items(source: &str) -> String {
 
 fn mod_rs(api: &Api, config: &Config) -> TokenStream {
     let runtime = match config.runtime {
-        crate::Runtime::Crate => quote!(pub use apigen_runtime as runtime;),
-        crate::Runtime::Vendored => quote!(pub mod runtime;),
+        crate::Runtime::Crate => quote!(
+            pub use apigen_runtime as runtime;
+        ),
+        crate::Runtime::Vendored => quote!(
+            pub mod runtime;
+        ),
     };
     let title = format!(" {} {}", api.title, api.version);
     let description = doc_lines(api.description.as_deref());

@@ -6,17 +6,18 @@ use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The module's doc comment and the imports its items may use.
-pub const HEADER: (&str, &[(&str, &str)]) = (
-    "Models: one type per schema of the spec.",
-    &[
-        ("runtime", "use super::runtime;"),
-        ("Validate", "use super::runtime::Validate;"),
-        ("Violation", "use super::runtime::Violation;"),
-        ("Deserialize", "use serde::Deserialize;"),
-        ("Serialize", "use serde::Serialize;"),
-    ],
-);
+/// The module's doc comment.
+pub const DOC: &str = "Models: one type per schema of the spec.";
+
+/// What the module imports: the runtime, when there is any type (each has a
+/// `Validate` impl).
+pub fn imports(api: &Api) -> Vec<&'static str> {
+    if api.types.is_empty() {
+        Vec::new()
+    } else {
+        vec!["use super::runtime;"]
+    }
+}
 
 /// The items for some of the named types (the file is rendered in chunks).
 pub fn items(api: &Api, defs: &[&TypeDef]) -> TokenStream {
@@ -153,7 +154,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
     let body = quote!(#(#checks)* #additional_check);
     quote! {
         #docs
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
         #deny
         pub struct #name {
             #(#fields)*
@@ -162,8 +163,8 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
 
         #(#defaults)*
 
-        impl Validate for #name {
-            fn validate(&self) -> Result<(), Violation> {
+        impl runtime::Validate for #name {
+            fn validate(&self) -> Result<(), runtime::Violation> {
                 #body
                 Ok(())
             }
@@ -187,7 +188,7 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
     if f.read_only {
         return Some(quote! {
             if self.#name.is_some() {
-                return Err(Violation::new("is read-only").within(#wire));
+                return Err(runtime::Violation::new("is read-only").within(#wire));
             }
         });
     }
@@ -222,7 +223,7 @@ fn enumeration(
     });
     quote! {
         #docs
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub enum #name {
             #(#renames)*
         }
@@ -259,8 +260,8 @@ fn enumeration(
             }
         }
 
-        impl Validate for #name {
-            fn validate(&self) -> Result<(), Violation> {
+        impl runtime::Validate for #name {
+            fn validate(&self) -> Result<(), runtime::Violation> {
                 Ok(())
             }
         }
@@ -301,12 +302,12 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
                 .filter_map(|v| v.tag_value.as_deref())
                 .collect();
             quote! {
-                impl<'de> Deserialize<'de> for #name {
+                impl<'de> serde::Deserialize<'de> for #name {
                     /// Reads the `#tag` property, then the variant it names; the
                     /// variant keeps the property.
                     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                         use serde::de::Error as _;
-                        let value = serde_json::Value::deserialize(deserializer)?;
+                        let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
                         let tag = value
                             .get(#tag)
                             .and_then(serde_json::Value::as_str)
@@ -323,9 +324,9 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
         None => TokenStream::new(),
     };
     let derive = if u.tag.is_some() {
-        quote!(#[derive(Debug, Clone, PartialEq, Serialize)])
+        quote!(#[derive(Debug, Clone, PartialEq, serde::Serialize)])
     } else {
-        quote!(#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)])
+        quote!(#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)])
     };
     quote! {
         #docs
@@ -337,8 +338,8 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
 
         #deserialize
 
-        impl Validate for #name {
-            fn validate(&self) -> Result<(), Violation> {
+        impl runtime::Validate for #name {
+            fn validate(&self) -> Result<(), runtime::Violation> {
                 match self {
                     #(#checks)*
                 }

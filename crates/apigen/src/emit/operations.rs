@@ -2,25 +2,25 @@
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
 use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type};
-use crate::ir::{Api, Operation, Param, Response, Shape, Ty};
+use crate::ir::{Api, Operation, Param, Response, Shape, Stability, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 const MODELS: fn() -> TokenStream = || quote!(models::);
 
-/// The module's doc comment and the imports its items may use.
-pub const HEADER: (&str, &[(&str, &str)]) = (
-    "Requests, responses and route traits: one method per operation.",
-    &[
-        ("models", "use super::models;"),
-        ("runtime", "use super::runtime;"),
-        ("Validate", "use super::runtime::Validate;"),
-        ("Violation", "use super::runtime::Violation;"),
-        ("StatusCode", "use actix_web::http::StatusCode;"),
-        ("HttpResponse", "use actix_web::HttpResponse;"),
-        ("Future", "use std::future::Future;"),
-    ],
-);
+/// The module's doc comment.
+pub const DOC: &str = "Requests, responses and route traits: one method per operation.";
+
+/// What the module imports: the runtime always (`ErrorResponse` names its
+/// status type), the models when an operation names one.
+pub fn imports(api: &Api) -> Vec<&'static str> {
+    let mut imports = Vec::new();
+    if api.operation_shapes().any(Shape::names_a_type) {
+        imports.push("use super::models;");
+    }
+    imports.push("use super::runtime;");
+    imports
+}
 
 /// The shared items: `ErrorResponse` and the route traits.
 pub fn shared_items(api: &Api) -> TokenStream {
@@ -35,11 +35,7 @@ pub fn shared_items(api: &Api) -> TokenStream {
                 t.tag
             )),
         ]);
-        let methods = api
-            .operations
-            .iter()
-            .filter(|o| o.trait_name == t.name)
-            .map(method);
+        let methods = api.operations.iter().filter(|o| o.tag == t.tag).map(method);
         quote! {
             #docs
             pub trait #name {
@@ -76,23 +72,24 @@ fn error_response(api: &Api) -> TokenStream {
     let body = error_body_type(api);
     quote! {
         /// An error any operation may answer with: a status and the body the spec
-        /// gives its error responses. Every response enum converts from it, so a
-        /// handler can return `Err(...)` or use `?`.
+        /// gives its error responses. A handler returns it as its error (`?`
+        /// converts anything that converts into it); the glue sends it as the
+        /// variant its operation declares for the status.
         #[derive(Debug, Clone, PartialEq)]
         pub struct ErrorResponse {
-            pub status: StatusCode,
+            pub status: runtime::StatusCode,
             pub body: #body,
         }
 
         impl ErrorResponse {
-            pub fn new(status: StatusCode, body: #body) -> Self {
+            pub fn new(status: runtime::StatusCode, body: #body) -> Self {
                 ErrorResponse { status, body }
             }
 
             /// The response as it is sent, for errors outside any operation (an
             /// unknown route, say).
-            pub fn into_http(self) -> HttpResponse {
-                runtime::json(runtime::respond(self.status), &self.body)
+            pub fn into_http(self) -> actix_web::HttpResponse {
+                runtime::error_json(self.status, &self.body)
             }
         }
     }
@@ -110,9 +107,10 @@ fn method(op: &Operation) -> TokenStream {
             op.method, op.path, op.id
         )),
     ];
-    if let Some(s) = &op.stability {
+    if op.stability != Stability::Stable {
         paragraphs.push(Some(format!(
-            "**Stability: {s}.** The operation may change without a new API version."
+            "**Stability: {}.** The operation may change without a new API version.",
+            op.stability.as_str()
         )));
     }
     let deprecated = op.deprecated.then(|| {
@@ -135,7 +133,7 @@ fn method(op: &Operation) -> TokenStream {
     quote! {
         #docs
         #deprecated
-        fn #name(&self, request: #req, context: runtime::RequestContext) -> impl Future<Output = Result<#resp, ErrorResponse>>;
+        fn #name(&self, request: #req, context: runtime::RequestContext) -> impl std::future::Future<Output = Result<#resp, ErrorResponse>>;
     }
 }
 
@@ -212,8 +210,8 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
             #body
         }
 
-        impl Validate for #name {
-            fn validate(&self) -> Result<(), Violation> {
+        impl runtime::Validate for #name {
+            fn validate(&self) -> Result<(), runtime::Violation> {
                 #(#checks)*
                 #body_check
                 Ok(())
@@ -236,26 +234,16 @@ fn takes_error(api: &Api, r: &Response) -> bool {
 
 fn response(api: &Api, op: &Operation) -> TokenStream {
     let name = format_ident!("{}Response", op.type_name);
-    let fallback = op
-        .responses
-        .iter()
-        .filter(|r| takes_error(api, r))
-        .find(|r| r.status.is_none())
-        .or_else(|| {
-            op.responses
-                .iter()
-                .filter(|r| takes_error(api, r))
-                .find(|r| r.status == Some(500))
-        });
-    let undeclared = fallback.is_none();
-
     let variants = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
         let status = r.status.map_or("default".to_string(), |s| s.to_string());
         let docs = doc(Some(&format!("`{status}`: {}", r.doc.trim())));
         let body = r.body.as_ref().map(|b| rust_type(b, &MODELS()));
         if r.status.is_none() || !r.headers.is_empty() {
-            let status_field = r.status.is_none().then(|| quote!(status: StatusCode,));
+            let status_field = r
+                .status
+                .is_none()
+                .then(|| quote!(status: runtime::StatusCode,));
             let body_field = body.map(|b| quote!(body: #b,));
             let headers = r.headers.iter().map(|h| {
                 let hname = ident(&h.rust);
@@ -268,12 +256,6 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
             quote!(#docs #variant(#b),)
         } else {
             quote!(#docs #variant,)
-        }
-    });
-    let undeclared_variant = undeclared.then(|| {
-        quote! {
-            /// An error whose status the operation does not declare.
-            Undeclared(ErrorResponse),
         }
     });
 
@@ -305,10 +287,10 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
                 let media = media
                     .first()
                     .map_or("application/octet-stream", String::as_str);
-                quote!(runtime::bytes(builder, #media, body))
+                quote!(Ok(runtime::bytes(builder, #media, body)))
             }
             (Some(_), _) => quote!(runtime::json(builder, &body)),
-            (None, _) => quote!(builder.finish()),
+            (None, _) => quote!(Ok(builder.finish())),
         };
         let builder_mut = if r.headers.is_empty() && r.body.is_some() {
             quote!()
@@ -330,44 +312,39 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
             quote!(Self::#variant => #build)
         }
     });
-    let undeclared_arm = undeclared.then(|| quote!(Self::Undeclared(error) => error.into_http(),));
 
     let docs = format!(
         " The responses `{}` can give: one variant per status the spec declares.",
         op.fn_name
     );
-    let fallback_doc = match fallback {
-        Some(r) => format!(
-            " Picks the variant declared for the error's status; any other status becomes `{}`.",
-            r.variant
-        ),
-        None => {
-            " Picks the variant declared for the error's status; any other status is sent as it is."
-                .to_string()
-        }
-    };
     let error_arms: Vec<TokenStream> = op
         .responses
         .iter()
         .filter(|r| takes_error(api, r) && r.status.is_some())
-        .filter(|r| fallback.is_none_or(|f| f.status != r.status))
         .map(|r| {
             let status = proc_macro2::Literal::u16_unsuffixed(r.status.unwrap_or_default());
             let construct = construct_from_error(r, quote!(error.status));
-            quote!(#status => #construct,)
+            quote!(#status => Ok(#construct),)
         })
         .collect();
-    let fallback = match fallback {
-        Some(r) => construct_from_error(r, quote!(error.status)),
-        None => quote!(Self::Undeclared(error)),
+    let otherwise = match op
+        .responses
+        .iter()
+        .find(|r| r.status.is_none() && takes_error(api, r))
+    {
+        Some(default) => {
+            let construct = construct_from_error(default, quote!(error.status));
+            quote!(Ok(#construct))
+        }
+        None => quote!(Err(error)),
     };
-    let conversion = if error_arms.is_empty() {
-        fallback
+    let declared = if error_arms.is_empty() {
+        otherwise
     } else {
         quote! {
             match error.status.as_u16() {
                 #(#error_arms)*
-                _ => #fallback,
+                _ => #otherwise,
             }
         }
     };
@@ -376,23 +353,21 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name {
             #(#variants)*
-            #undeclared_variant
         }
 
         impl #name {
-            /// Renders the response: status, headers and JSON body.
-            pub fn into_http(self) -> HttpResponse {
+            /// The variant the operation declares for an error's status, or
+            /// the error back when it declares none.
+            pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+                #declared
+            }
+
+            /// Renders the response: status, headers and body. A body that
+            /// cannot be serialized is an internal rejection.
+            pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
                 match self {
                     #(#arms)*
-                    #undeclared_arm
                 }
-            }
-        }
-
-        impl From<ErrorResponse> for #name {
-            #[doc = #fallback_doc]
-            fn from(error: ErrorResponse) -> Self {
-                #conversion
             }
         }
     }

@@ -7,30 +7,22 @@ use crate::ir::{Api, Operation, ParamLocation, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The module's doc comment and the imports its items may use.
-pub const HEADER: (&str, &[(&str, &str)]) = (
-    "actix-web glue: routes, request extraction and validation, responses.",
-    &[
-        ("operations", "use super::operations;"),
-        ("models", "use super::models;"),
-        ("runtime", "use super::runtime;"),
-        ("Rejection", "use super::runtime::Rejection;"),
-        ("RejectionKind", "use super::runtime::RejectionKind;"),
-        ("Validate", "use super::runtime::Validate;"),
-        (
-            "HeaderValue",
-            "use actix_web::http::header::{HeaderValue, ALLOW};",
-        ),
-        (
-            "HttpRequest",
-            "use actix_web::{web, HttpRequest, HttpResponse};",
-        ),
-    ],
-);
+/// The module's doc comment.
+pub const DOC: &str = "actix-web glue: routes, request extraction and validation, responses.";
 
-/// The glob import handlers rely on, when there are operations.
-pub fn glob(api: &Api) -> Option<&'static str> {
-    (!api.operations.is_empty()).then_some("use super::operations::*;")
+/// What the module imports.
+pub fn imports(api: &Api) -> Vec<&'static str> {
+    if api.operations.is_empty() {
+        vec![
+            "use super::{operations, runtime};",
+            "use actix_web::{web, HttpRequest, HttpResponse};",
+        ]
+    } else {
+        vec![
+            "use super::{metadata, operations, runtime};",
+            "use actix_web::{web, HttpRequest, HttpResponse};",
+        ]
+    }
 }
 
 pub fn items(api: &Api) -> TokenStream {
@@ -52,26 +44,90 @@ pub fn items(api: &Api) -> TokenStream {
         let routes = ops.iter().map(|o| {
             let method = format_ident!("{}", o.method.to_ascii_lowercase());
             let handler = ident(&o.fn_name);
-            quote!(.route(web::#method().to(#handler::<S>)))
+            let operation = ident(&o.const_name);
+            quote!(.route(runtime::serve(web::#method().to(#handler::<S>), metadata::#operation, layer())))
         });
         quote! {
             cfg.service(
                 web::resource(#path)
                     #(#routes)*
-                    .default_service(web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, #allow)
-                    })),
+                    .default_service(
+                        web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                            method_not_allowed(service.get_ref(), &request, #allow)
+                        })
+                        .wrap(layer()),
+                    ),
             );
         }
     });
     let bounds = quote!(#(operations::#trait_names +)* Rejections + 'static);
-    let body = quote! {
+    let method_not_allowed = (!paths.is_empty()).then(|| {
+        quote! {
+            fn method_not_allowed<S: Rejections>(service: &S, request: &HttpRequest, allow: &'static str) -> HttpResponse {
+                let message = format!("{} is not allowed on {}; allowed: {allow}", request.method(), request.path());
+                let mut response = service
+                    .reject(runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message))
+                    .into_http();
+                response.headers_mut().insert(
+                    actix_web::http::header::ALLOW,
+                    actix_web::http::header::HeaderValue::from_static(allow),
+                );
+                response
+            }
+        }
+    });
+    let respond = (!api.operations.is_empty()).then(|| {
+        quote! {
+            /// Sends a handler's answer. An error goes out as the variant the
+            /// operation declares for its status; a status it does not declare
+            /// becomes the service's internal error, and so does a body that
+            /// cannot be serialized.
+            fn respond<S: Rejections, R>(
+                service: &S,
+                answer: Result<R, operations::ErrorResponse>,
+                declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+                render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+            ) -> HttpResponse {
+                let response = match answer.or_else(declared) {
+                    Ok(response) => response,
+                    Err(undeclared) => {
+                        let message = format!(
+                            "the handler answered {}, which its operation does not declare",
+                            undeclared.status
+                        );
+                        let internal = runtime::Rejection::new(runtime::RejectionKind::Internal, message);
+                        return refuse(service, internal, declared, render);
+                    }
+                };
+                render(response).unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
+            }
+
+            /// Sends a refusal: as the variant the operation declares for its
+            /// status, or as it is when the operation declares none (a malformed
+            /// parameter is the client's mistake, not the server's failure).
+            fn refuse<S: Rejections, R>(
+                service: &S,
+                rejection: runtime::Rejection,
+                declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+                render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+            ) -> HttpResponse {
+                let error = service.reject(rejection);
+                match declared(error.clone()).map(render) {
+                    Ok(Ok(http)) => http,
+                    _ => error.into_http(),
+                }
+            }
+        }
+    });
+    quote! {
         /// How a request refused before it reaches a handler (a malformed
-        /// parameter, invalid JSON, an unknown route) is answered.
+        /// parameter, invalid JSON, an unknown route), or an answer the glue
+        /// cannot send as it is, is answered.
         pub trait Rejections {
             /// The error to send for a rejection; its status should be the
-            /// rejection's.
-            fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
+            /// rejection's. [`runtime::RejectionKind::Internal`] rejections
+            /// carry a message for logs, not for the client.
+            fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
         }
 
         /// Registers a route for every operation, with `service` serving them.
@@ -81,27 +137,42 @@ pub fn items(api: &Api) -> TokenStream {
         where
             S: #bounds,
         {
+            configure_with(cfg, service, actix_web::middleware::Identity::default);
+        }
+
+        /// As [`configure`], with the middleware `layer()` makes around every
+        /// route, and around the answers for unknown paths (404) and methods
+        /// (405). The layer runs once the route is matched:
+        /// `runtime::Operation::of(request)` gives the operation it serves
+        /// (`None` for 404 and 405), so nothing has to match paths again.
+        pub fn configure_with<S, L, B>(
+            cfg: &mut web::ServiceConfig,
+            service: web::Data<S>,
+            layer: impl Fn() -> L,
+        ) where
+            S: #bounds,
+            L: runtime::Layer<B>,
+            B: actix_web::body::MessageBody + 'static,
+        {
             cfg.app_data(service);
             #(#resources)*
+            cfg.default_service(web::to(not_found::<S>).wrap(layer()));
         }
 
-        /// The answer for a request that no route matches: use it as the
-        /// application's `default_service`.
+        /// The answer for a request that no route matches.
         pub async fn not_found<S: Rejections + 'static>(service: web::Data<S>, request: HttpRequest) -> HttpResponse {
             let message = format!("no route for {} {}", request.method(), request.path());
-            service.reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
+            service
+                .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
+                .into_http()
         }
 
-        fn method_not_allowed<S: Rejections>(service: &S, request: &HttpRequest, allow: &'static str) -> HttpResponse {
-            let message = format!("{} is not allowed on {}; allowed: {allow}", request.method(), request.path());
-            let mut response = service.reject(Rejection::new(RejectionKind::MethodNotAllowed, message)).into_http();
-            response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
-            response
-        }
+        #method_not_allowed
+
+        #respond
 
         #(#handlers)*
-    };
-    body
+    }
 }
 
 /// What a parameter's value is, for the styled readers.
@@ -163,8 +234,7 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
 
 fn handler(api: &Api, op: &Operation) -> TokenStream {
     let name = ident(&op.fn_name);
-    let extract = format_ident!("extract_{}", op.fn_name);
-    let trait_name = ident(&op.trait_name);
+    let trait_name = ident(api.route_trait(op).map_or("", |t| t.name.as_str()));
     let req = format_ident!("{}Request", op.type_name);
     let resp = format_ident!("{}Response", op.type_name);
     let has_body = op.body.is_some();
@@ -231,24 +301,21 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
             request: HttpRequest,
             #payload_param
         ) -> HttpResponse {
-            let response = match #extract(#request_arg #payload_arg)#extract_await {
-                Ok(parsed) => service
-                    .#name(parsed, runtime::RequestContext::new(request))
-                    .await
-                    .unwrap_or_else(#resp::from),
-                Err(rejection) => #resp::from(service.reject(rejection)),
+            #extract_async fn extract(#request_param #payload_param) -> Result<operations::#req, runtime::Rejection> {
+                #query
+                let parsed = operations::#req {
+                    #(#fields)*
+                    #body_field
+                };
+                runtime::Validate::validate(&parsed)?;
+                Ok(parsed)
+            }
+            let (declared, render) = (operations::#resp::declared, operations::#resp::into_http);
+            let answer = match extract(#request_arg #payload_arg)#extract_await {
+                Ok(parsed) => service.#name(parsed, runtime::RequestContext::new(request)).await,
+                Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
             };
-            response.into_http()
-        }
-
-        #extract_async fn #extract(#request_param #payload_param) -> Result<#req, Rejection> {
-            #query
-            let parsed = #req {
-                #(#fields)*
-                #body_field
-            };
-            Validate::validate(&parsed)?;
-            Ok(parsed)
+            respond(service.get_ref(), answer, declared, render)
         }
     }
 }

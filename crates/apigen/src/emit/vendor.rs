@@ -5,14 +5,42 @@
 /// Each source file of the runtime crate, by name, with its text.
 pub const SOURCES: &[(&str, &str)] = &[
     ("lib.rs", include_str!("../../../apigen-runtime/src/lib.rs")),
-    ("body.rs", include_str!("../../../apigen-runtime/src/body.rs")),
-    ("context.rs", include_str!("../../../apigen-runtime/src/context.rs")),
-    ("fields.rs", include_str!("../../../apigen-runtime/src/fields.rs")),
-    ("form.rs", include_str!("../../../apigen-runtime/src/form.rs")),
-    ("params.rs", include_str!("../../../apigen-runtime/src/params.rs")),
-    ("rejection.rs", include_str!("../../../apigen-runtime/src/rejection.rs")),
-    ("response.rs", include_str!("../../../apigen-runtime/src/response.rs")),
-    ("validate.rs", include_str!("../../../apigen-runtime/src/validate.rs")),
+    (
+        "body.rs",
+        include_str!("../../../apigen-runtime/src/body.rs"),
+    ),
+    (
+        "context.rs",
+        include_str!("../../../apigen-runtime/src/context.rs"),
+    ),
+    (
+        "fields.rs",
+        include_str!("../../../apigen-runtime/src/fields.rs"),
+    ),
+    (
+        "form.rs",
+        include_str!("../../../apigen-runtime/src/form.rs"),
+    ),
+    (
+        "operation.rs",
+        include_str!("../../../apigen-runtime/src/operation.rs"),
+    ),
+    (
+        "params.rs",
+        include_str!("../../../apigen-runtime/src/params.rs"),
+    ),
+    (
+        "rejection.rs",
+        include_str!("../../../apigen-runtime/src/rejection.rs"),
+    ),
+    (
+        "response.rs",
+        include_str!("../../../apigen-runtime/src/response.rs"),
+    ),
+    (
+        "validate.rs",
+        include_str!("../../../apigen-runtime/src/validate.rs"),
+    ),
 ];
 
 /// The file a runtime source becomes in the generated module: the crate

@@ -3,6 +3,7 @@
 
 //! What the spec says about each operation, as data.
 
+use super::runtime;
 
 /// The spec's `info.title`.
 pub const TITLE: &str = "Pet Store API";
@@ -22,296 +23,353 @@ pub const COMMON_RESPONSE_HEADERS: &[&str] = &[
     "X-RateLimit-Reset",
 ];
 
-/// An operation's `x-stability`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stability {
-    Experimental,
-    Alpha,
-    Beta,
-}
-
-impl Stability {
-    /// The value as the spec writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stability::Experimental => "experimental",
-            Stability::Alpha => "alpha",
-            Stability::Beta => "beta",
-        }
-    }
-}
-
-/// One operation of the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Operation {
-    /// The operationId.
-    pub id: &'static str,
-    /// The HTTP method, upper-case.
-    pub method: &'static str,
-    /// The path template, relative to the server URL (`/pets/{petId}`).
-    pub path: &'static str,
-    /// The tag that names its route trait.
-    pub tag: &'static str,
-    pub stability: Option<Stability>,
-    pub deprecated: bool,
-    /// `x-deprecated-since`: when it was deprecated (YYYY-MM-DD).
-    pub deprecated_since: Option<&'static str>,
-    /// `x-deprecated-sunset` or `x-sunset`: when it stops working (YYYY-MM-DD).
-    pub sunset: Option<&'static str>,
-    /// `x-successor`: the operationId that replaces it.
-    pub successor: Option<&'static str>,
-}
-
-/// `GET /pets`
-pub const LIST_PETS: Operation = Operation {
-    id: "listPets",
-    method: "GET",
-    path: "/pets",
-    tag: "Pets",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `POST /pets`
-pub const CREATE_PET: Operation = Operation {
-    id: "createPet",
-    method: "POST",
-    path: "/pets",
-    tag: "Pets",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /pets/{petId}`
-pub const GET_PET: Operation = Operation {
-    id: "getPet",
-    method: "GET",
-    path: "/pets/{petId}",
-    tag: "Pets",
-    stability: None,
-    deprecated: true,
-    deprecated_since: Some("2026-11-01"),
-    sunset: Some("2030-12-05"),
-    successor: Some("listPets"),
-};
-
-/// `PUT /pets/{petId}`
-pub const REPLACE_PET: Operation = Operation {
-    id: "replacePet",
-    method: "PUT",
-    path: "/pets/{petId}",
-    tag: "Pets",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `DELETE /pets/{petId}`
-pub const DELETE_PET: Operation = Operation {
-    id: "deletePet",
-    method: "DELETE",
-    path: "/pets/{petId}",
-    tag: "Pets",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /categories`
-pub const LIST_CATEGORIES: Operation = Operation {
-    id: "listCategories",
-    method: "GET",
-    path: "/categories",
-    tag: "Pets",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `POST /categories`
-pub const CREATE_CATEGORY: Operation = Operation {
-    id: "createCategory",
-    method: "POST",
-    path: "/categories",
-    tag: "Pets",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /categories/{categoryId}`
-pub const GET_CATEGORY: Operation = Operation {
-    id: "getCategory",
-    method: "GET",
-    path: "/categories/{categoryId}",
-    tag: "Pets",
-    stability: Some(Stability::Beta),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `DELETE /categories/{categoryId}`
-pub const DELETE_CATEGORY: Operation = Operation {
-    id: "deleteCategory",
-    method: "DELETE",
-    path: "/categories/{categoryId}",
-    tag: "Pets",
-    stability: Some(Stability::Beta),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /store/orders`
-pub const LIST_ORDERS: Operation = Operation {
-    id: "listOrders",
-    method: "GET",
-    path: "/store/orders",
-    tag: "Store",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `POST /store/orders`
-pub const PLACE_ORDER: Operation = Operation {
-    id: "placeOrder",
-    method: "POST",
-    path: "/store/orders",
-    tag: "Store",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /store/orders/{orderId}`
-pub const GET_ORDER: Operation = Operation {
-    id: "getOrder",
-    method: "GET",
-    path: "/store/orders/{orderId}",
-    tag: "Store",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `DELETE /store/orders/{orderId}`
-pub const CANCEL_ORDER: Operation = Operation {
-    id: "cancelOrder",
-    method: "DELETE",
-    path: "/store/orders/{orderId}",
-    tag: "Store",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `POST /store/orders/{orderId}/complete`
-pub const COMPLETE_ORDER: Operation = Operation {
-    id: "completeOrder",
-    method: "POST",
-    path: "/store/orders/{orderId}/complete",
-    tag: "Store",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /inventory`
-pub const LIST_INVENTORY: Operation = Operation {
-    id: "listInventory",
-    method: "GET",
-    path: "/inventory",
-    tag: "Store",
-    stability: Some(Stability::Beta),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /inventory/{petId}`
-pub const GET_INVENTORY_ITEM: Operation = Operation {
-    id: "getInventoryItem",
-    method: "GET",
-    path: "/inventory/{petId}",
-    tag: "Store",
-    stability: Some(Stability::Beta),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `PATCH /inventory/{petId}`
-pub const UPDATE_INVENTORY: Operation = Operation {
-    id: "updateInventory",
-    method: "PATCH",
-    path: "/inventory/{petId}",
-    tag: "Store",
-    stability: Some(Stability::Experimental),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// Every operation, in the order of the spec.
-pub const OPERATIONS: &[Operation] = &[
-    LIST_PETS,
-    CREATE_PET,
-    GET_PET,
-    REPLACE_PET,
-    DELETE_PET,
-    LIST_CATEGORIES,
-    CREATE_CATEGORY,
-    GET_CATEGORY,
-    DELETE_CATEGORY,
-    LIST_ORDERS,
-    PLACE_ORDER,
-    GET_ORDER,
-    CANCEL_ORDER,
-    COMPLETE_ORDER,
-    LIST_INVENTORY,
-    GET_INVENTORY_ITEM,
-    UPDATE_INVENTORY,
+/// The spec's security schemes (`components.securitySchemes`).
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
+    runtime::SecurityScheme {
+        name: "bearerAuth",
+        kind: runtime::SchemeKind::Http {
+            scheme: "bearer",
+        },
+    },
 ];
 
-/// The operation with this operationId.
-pub fn by_id(id: &str) -> Option<&'static Operation> {
-    OPERATIONS.iter().find(|op| op.id == id)
-}
+/// The document's own `security`: what requests that no operation
+/// serves (an unknown path, say) are held to.
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
+    runtime::SecurityRequirement {
+        schemes: &[("bearerAuth", &[])],
+    },
+];
 
-/// The operation a matched route belongs to: its method and path template.
-pub fn by_route(method: &str, path: &str) -> Option<&'static Operation> {
-    OPERATIONS
-        .iter()
-        .find(|op| op.method.eq_ignore_ascii_case(method) && op.path == path)
+/// Every operation, in the order of the spec. The constants below point
+/// into it, so an operation has one address.
+pub static OPERATIONS: [runtime::Operation; 17] = [
+    runtime::Operation {
+        id: "listPets",
+        method: "GET",
+        path: "/pets",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "createPet",
+        method: "POST",
+        path: "/pets",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "getPet",
+        method: "GET",
+        path: "/pets/{petId}",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: true,
+        deprecated_since: Some("2026-11-01"),
+        sunset: Some("2030-12-05"),
+        successor: Some("listPets"),
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "replacePet",
+        method: "PUT",
+        path: "/pets/{petId}",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "deletePet",
+        method: "DELETE",
+        path: "/pets/{petId}",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "listCategories",
+        method: "GET",
+        path: "/categories",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "createCategory",
+        method: "POST",
+        path: "/categories",
+        tag: "Pets",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "getCategory",
+        method: "GET",
+        path: "/categories/{categoryId}",
+        tag: "Pets",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "deleteCategory",
+        method: "DELETE",
+        path: "/categories/{categoryId}",
+        tag: "Pets",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "listOrders",
+        method: "GET",
+        path: "/store/orders",
+        tag: "Store",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "placeOrder",
+        method: "POST",
+        path: "/store/orders",
+        tag: "Store",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "getOrder",
+        method: "GET",
+        path: "/store/orders/{orderId}",
+        tag: "Store",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "cancelOrder",
+        method: "DELETE",
+        path: "/store/orders/{orderId}",
+        tag: "Store",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "completeOrder",
+        method: "POST",
+        path: "/store/orders/{orderId}/complete",
+        tag: "Store",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "listInventory",
+        method: "GET",
+        path: "/inventory",
+        tag: "Store",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "getInventoryItem",
+        method: "GET",
+        path: "/inventory/{petId}",
+        tag: "Store",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
+        id: "updateInventory",
+        method: "PATCH",
+        path: "/inventory/{petId}",
+        tag: "Store",
+        stability: runtime::Stability::Experimental,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
+];
+
+/// `GET /pets`
+pub const LIST_PETS: &runtime::Operation = &OPERATIONS[0];
+
+/// `POST /pets`
+pub const CREATE_PET: &runtime::Operation = &OPERATIONS[1];
+
+/// `GET /pets/{petId}`
+pub const GET_PET: &runtime::Operation = &OPERATIONS[2];
+
+/// `PUT /pets/{petId}`
+pub const REPLACE_PET: &runtime::Operation = &OPERATIONS[3];
+
+/// `DELETE /pets/{petId}`
+pub const DELETE_PET: &runtime::Operation = &OPERATIONS[4];
+
+/// `GET /categories`
+pub const LIST_CATEGORIES: &runtime::Operation = &OPERATIONS[5];
+
+/// `POST /categories`
+pub const CREATE_CATEGORY: &runtime::Operation = &OPERATIONS[6];
+
+/// `GET /categories/{categoryId}`
+pub const GET_CATEGORY: &runtime::Operation = &OPERATIONS[7];
+
+/// `DELETE /categories/{categoryId}`
+pub const DELETE_CATEGORY: &runtime::Operation = &OPERATIONS[8];
+
+/// `GET /store/orders`
+pub const LIST_ORDERS: &runtime::Operation = &OPERATIONS[9];
+
+/// `POST /store/orders`
+pub const PLACE_ORDER: &runtime::Operation = &OPERATIONS[10];
+
+/// `GET /store/orders/{orderId}`
+pub const GET_ORDER: &runtime::Operation = &OPERATIONS[11];
+
+/// `DELETE /store/orders/{orderId}`
+pub const CANCEL_ORDER: &runtime::Operation = &OPERATIONS[12];
+
+/// `POST /store/orders/{orderId}/complete`
+pub const COMPLETE_ORDER: &runtime::Operation = &OPERATIONS[13];
+
+/// `GET /inventory`
+pub const LIST_INVENTORY: &runtime::Operation = &OPERATIONS[14];
+
+/// `GET /inventory/{petId}`
+pub const GET_INVENTORY_ITEM: &runtime::Operation = &OPERATIONS[15];
+
+/// `PATCH /inventory/{petId}`
+pub const UPDATE_INVENTORY: &runtime::Operation = &OPERATIONS[16];
+
+/// The operation with this operationId.
+pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {
+    OPERATIONS.iter().find(|op| op.id == id)
 }

@@ -4,13 +4,9 @@
 //! Models: one type per schema of the spec.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use serde::Deserialize;
-use serde::Serialize;
 
 /// A category of animals.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Category {
     /// Unique identifier assigned on creation.
     pub id: i64,
@@ -25,8 +21,8 @@ pub struct Category {
     pub description: Option<String>,
 }
 
-impl Validate for Category {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Category {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.id, Some((1, false)), None)
             .map_err(|v| v.within("id"))?;
         runtime::check_length(&self.name, Some(1), Some(100))
@@ -41,7 +37,7 @@ impl Validate for Category {
 }
 
 /// The body of every error response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Error {
     /// Machine-readable error code, such as `not_found`.
     pub code: String,
@@ -51,8 +47,8 @@ pub struct Error {
     pub status: i32,
 }
 
-impl Validate for Error {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Error {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -61,7 +57,7 @@ impl Validate for Error {
 pub type Id = i64;
 
 /// The stock of one pet.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InventoryItem {
     /// ID of the animal this entry tracks.
     #[serde(rename = "petId")]
@@ -71,8 +67,8 @@ pub struct InventoryItem {
     pub status: PetStatus,
 }
 
-impl Validate for InventoryItem {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for InventoryItem {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         runtime::check_range(&self.quantity, Some((0, false)), Some((1000000, false)))
@@ -82,15 +78,15 @@ impl Validate for InventoryItem {
 }
 
 /// The payload for setting a pet's stock.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InventoryUpdate {
     /// The new stock count.
     pub quantity: i32,
 }
 
-impl Validate for InventoryUpdate {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for InventoryUpdate {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.quantity, Some((0, false)), Some((1000000, false)))
             .map_err(|v| v.within("quantity"))?;
         Ok(())
@@ -98,7 +94,7 @@ impl Validate for InventoryUpdate {
 }
 
 /// The payload for creating a category.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewCategory {
     /// Unique identifier assigned on creation; never sent by clients.
@@ -121,10 +117,10 @@ pub struct NewCategory {
     pub description: Option<String>,
 }
 
-impl Validate for NewCategory {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for NewCategory {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         if self.id.is_some() {
-            return Err(Violation::new("is read-only").within("id"));
+            return Err(runtime::Violation::new("is read-only").within("id"));
         }
         runtime::check_length(&self.name, Some(1), Some(100))
             .map_err(|v| v.within("name"))?;
@@ -138,7 +134,7 @@ impl Validate for NewCategory {
 }
 
 /// The payload for placing an order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewOrder {
     /// ID of the animal to order.
@@ -156,8 +152,8 @@ pub struct NewOrder {
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-impl Validate for NewOrder {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for NewOrder {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         runtime::check_range(&self.quantity, Some((1, false)), Some((1000, false)))
@@ -167,7 +163,7 @@ impl Validate for NewOrder {
 }
 
 /// The payload for creating or replacing a pet.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewPet {
     /// Unique identifier assigned on creation; never sent by clients.
@@ -192,10 +188,10 @@ pub struct NewPet {
     pub status: Option<PetStatus>,
 }
 
-impl Validate for NewPet {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for NewPet {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         if self.id.is_some() {
-            return Err(Violation::new("is read-only").within("id"));
+            return Err(runtime::Violation::new("is read-only").within("id"));
         }
         runtime::check_length(&self.name, Some(1), Some(100))
             .map_err(|v| v.within("name"))?;
@@ -206,7 +202,7 @@ impl Validate for NewPet {
 }
 
 /// An order for a pet.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Order {
     /// Unique order identifier.
     #[serde(
@@ -247,8 +243,8 @@ pub struct Order {
     pub complete: Option<bool>,
 }
 
-impl Validate for Order {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Order {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.id,
                 |value| runtime::check_range(value, Some((1, false)), None),
@@ -273,7 +269,7 @@ impl Validate for Order {
 }
 
 /// A pet in the store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pet {
     /// Unique identifier assigned on creation.
     pub id: i64,
@@ -290,8 +286,8 @@ pub struct Pet {
     pub status: Option<PetStatus>,
 }
 
-impl Validate for Pet {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Pet {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.id, Some((1, false)), None)
             .map_err(|v| v.within("id"))?;
         runtime::check_length(&self.name, Some(1), Some(100))
@@ -312,8 +308,8 @@ impl Validate for Pet {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum PetStatus {
     /// `available`
@@ -363,8 +359,8 @@ impl std::str::FromStr for PetStatus {
     }
 }
 
-impl Validate for PetStatus {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PetStatus {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -381,8 +377,8 @@ pub type Pets = Vec<Pet>;
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum XApiStability {
     /// `experimental`
@@ -427,8 +423,8 @@ impl std::str::FromStr for XApiStability {
     }
 }
 
-impl Validate for XApiStability {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for XApiStability {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }

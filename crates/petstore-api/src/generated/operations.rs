@@ -5,29 +5,25 @@
 
 use super::models;
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use actix_web::http::StatusCode;
-use actix_web::HttpResponse;
-use std::future::Future;
 
 /// An error any operation may answer with: a status and the body the spec
-/// gives its error responses. Every response enum converts from it, so a
-/// handler can return `Err(...)` or use `?`.
+/// gives its error responses. A handler returns it as its error (`?`
+/// converts anything that converts into it); the glue sends it as the
+/// variant its operation declares for the status.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
-    pub status: StatusCode,
+    pub status: runtime::StatusCode,
     pub body: models::Error,
 }
 
 impl ErrorResponse {
-    pub fn new(status: StatusCode, body: models::Error) -> Self {
+    pub fn new(status: runtime::StatusCode, body: models::Error) -> Self {
         ErrorResponse { status, body }
     }
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    pub fn into_http(self) -> HttpResponse {
-        runtime::json(runtime::respond(self.status), &self.body)
+    pub fn into_http(self) -> actix_web::HttpResponse {
+        runtime::error_json(self.status, &self.body)
     }
 }
 
@@ -44,7 +40,7 @@ pub trait Pets {
         &self,
         request: ListPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ListPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListPetsResponse, ErrorResponse>>;
     /// Create a pet
     ///
     /// Creates a pet and its inventory entry, with a stock of 1.
@@ -54,7 +50,7 @@ pub trait Pets {
         &self,
         request: CreatePetRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<CreatePetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreatePetResponse, ErrorResponse>>;
     /// Get a pet
     ///
     /// Returns one pet. Deprecated since 2026-11-01: use `listPets` with `id=<petId>`
@@ -69,7 +65,7 @@ pub trait Pets {
         &self,
         request: GetPetRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<GetPetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>>;
     /// Replace a pet
     ///
     /// Replaces the pet's fields. A status change applies to its inventory entry too.
@@ -79,7 +75,7 @@ pub trait Pets {
         &self,
         request: ReplacePetRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ReplacePetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ReplacePetResponse, ErrorResponse>>;
     /// Delete a pet
     ///
     /// Deletes the pet and its inventory entry. A pet with incomplete orders cannot be deleted.
@@ -89,7 +85,7 @@ pub trait Pets {
         &self,
         request: DeletePetRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<DeletePetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DeletePetResponse, ErrorResponse>>;
     /// List categories
     ///
     /// `GET /categories` (operationId `listCategories`)
@@ -97,7 +93,9 @@ pub trait Pets {
         &self,
         request: ListCategoriesRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ListCategoriesResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<ListCategoriesResponse, ErrorResponse>,
+    >;
     /// Create a category
     ///
     /// `POST /categories` (operationId `createCategory`)
@@ -105,7 +103,9 @@ pub trait Pets {
         &self,
         request: CreateCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<CreateCategoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<CreateCategoryResponse, ErrorResponse>,
+    >;
     /// Get a category
     ///
     /// `GET /categories/{categoryId}` (operationId `getCategory`)
@@ -115,7 +115,7 @@ pub trait Pets {
         &self,
         request: GetCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<GetCategoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetCategoryResponse, ErrorResponse>>;
     /// Delete a category
     ///
     /// Deletes an empty category. A category that still has pets cannot be deleted.
@@ -127,7 +127,9 @@ pub trait Pets {
         &self,
         request: DeleteCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<DeleteCategoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<DeleteCategoryResponse, ErrorResponse>,
+    >;
 }
 
 /// Orders and inventory.
@@ -141,7 +143,7 @@ pub trait Store {
         &self,
         request: ListOrdersRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ListOrdersResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListOrdersResponse, ErrorResponse>>;
     /// Place an order
     ///
     /// Orders `quantity` units of an available pet, taking them from its stock
@@ -154,7 +156,7 @@ pub trait Store {
         &self,
         request: PlaceOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<PlaceOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PlaceOrderResponse, ErrorResponse>>;
     /// Get an order
     ///
     /// `GET /store/orders/{orderId}` (operationId `getOrder`)
@@ -162,7 +164,7 @@ pub trait Store {
         &self,
         request: GetOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<GetOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetOrderResponse, ErrorResponse>>;
     /// Cancel an order
     ///
     /// Cancels an incomplete order and returns its quantity to the pet's stock.
@@ -172,7 +174,7 @@ pub trait Store {
         &self,
         request: CancelOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<CancelOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CancelOrderResponse, ErrorResponse>>;
     /// Complete an order
     ///
     /// Marks the order complete and sets its `shipDate` to now when unset. Completing a
@@ -183,7 +185,7 @@ pub trait Store {
         &self,
         request: CompleteOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<CompleteOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CompleteOrderResponse, ErrorResponse>>;
     /// List inventory entries
     ///
     /// `GET /inventory` (operationId `listInventory`)
@@ -193,7 +195,7 @@ pub trait Store {
         &self,
         request: ListInventoryRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ListInventoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListInventoryResponse, ErrorResponse>>;
     /// Get a pet's inventory entry
     ///
     /// `GET /inventory/{petId}` (operationId `getInventoryItem`)
@@ -203,7 +205,9 @@ pub trait Store {
         &self,
         request: GetInventoryItemRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<GetInventoryItemResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<GetInventoryItemResponse, ErrorResponse>,
+    >;
     /// Set a pet's stock
     ///
     /// Sets the stock count. Stock reaching 0 makes an `available` pet `sold`; stock
@@ -216,7 +220,9 @@ pub trait Store {
         &self,
         request: UpdateInventoryRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<UpdateInventoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<UpdateInventoryResponse, ErrorResponse>,
+    >;
 }
 
 /// The parameters and body of `list_pets`.
@@ -246,8 +252,8 @@ pub struct ListPetsRequest {
     pub id: Option<Vec<i64>>,
 }
 
-impl Validate for ListPetsRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListPetsRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
             .map_err(|v| v.within("limit"))?;
         runtime::check_some(
@@ -307,8 +313,20 @@ pub enum ListPetsResponse {
 }
 
 impl ListPetsResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -342,18 +360,6 @@ impl ListPetsResponse {
     }
 }
 
-impl From<ErrorResponse> for ListPetsResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `create_pet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreatePetRequest {
@@ -367,8 +373,8 @@ pub struct CreatePetRequest {
     pub body: models::NewPet,
 }
 
-impl Validate for CreatePetRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CreatePetRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
@@ -415,8 +421,22 @@ pub enum CreatePetResponse {
 }
 
 impl CreatePetResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            413 => Ok(Self::PayloadTooLarge(error.body)),
+            415 => Ok(Self::UnsupportedMediaType(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::status(201));
@@ -456,20 +476,6 @@ impl CreatePetResponse {
     }
 }
 
-impl From<ErrorResponse> for CreatePetResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            413 => Self::PayloadTooLarge(error.body),
-            415 => Self::UnsupportedMediaType(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `get_pet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPetRequest {
@@ -479,8 +485,8 @@ pub struct GetPetRequest {
     pub pet_id: i64,
 }
 
-impl Validate for GetPetRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetPetRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         Ok(())
@@ -531,8 +537,22 @@ pub enum GetPetResponse {
 }
 
 impl GetPetResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            410 => Ok(Self::Gone(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, deprecation, sunset, link } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -580,20 +600,6 @@ impl GetPetResponse {
     }
 }
 
-impl From<ErrorResponse> for GetPetResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            410 => Self::Gone(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `replace_pet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplacePetRequest {
@@ -605,8 +611,8 @@ pub struct ReplacePetRequest {
     pub body: models::NewPet,
 }
 
-impl Validate for ReplacePetRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ReplacePetRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
@@ -646,8 +652,23 @@ pub enum ReplacePetResponse {
 }
 
 impl ReplacePetResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            413 => Ok(Self::PayloadTooLarge(error.body)),
+            415 => Ok(Self::UnsupportedMediaType(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
@@ -690,21 +711,6 @@ impl ReplacePetResponse {
     }
 }
 
-impl From<ErrorResponse> for ReplacePetResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            413 => Self::PayloadTooLarge(error.body),
-            415 => Self::UnsupportedMediaType(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `delete_pet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeletePetRequest {
@@ -714,8 +720,8 @@ pub struct DeletePetRequest {
     pub pet_id: i64,
 }
 
-impl Validate for DeletePetRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for DeletePetRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         Ok(())
@@ -752,12 +758,26 @@ pub enum DeletePetResponse {
 }
 
 impl DeletePetResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            409 => Ok(Self::Conflict(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::status(204));
-                builder.finish()
+                Ok(builder.finish())
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::status(400));
@@ -792,20 +812,6 @@ impl DeletePetResponse {
     }
 }
 
-impl From<ErrorResponse> for DeletePetResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            409 => Self::Conflict(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `list_categories`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListCategoriesRequest {
@@ -821,8 +827,8 @@ pub struct ListCategoriesRequest {
     pub after: Option<i64>,
 }
 
-impl Validate for ListCategoriesRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListCategoriesRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
             .map_err(|v| v.within("limit"))?;
         runtime::check_some(
@@ -866,8 +872,20 @@ pub enum ListCategoriesResponse {
 }
 
 impl ListCategoriesResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -901,18 +919,6 @@ impl ListCategoriesResponse {
     }
 }
 
-impl From<ErrorResponse> for ListCategoriesResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `create_category`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateCategoryRequest {
@@ -926,8 +932,8 @@ pub struct CreateCategoryRequest {
     pub body: models::NewCategory,
 }
 
-impl Validate for CreateCategoryRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CreateCategoryRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
@@ -974,8 +980,22 @@ pub enum CreateCategoryResponse {
 }
 
 impl CreateCategoryResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            413 => Ok(Self::PayloadTooLarge(error.body)),
+            415 => Ok(Self::UnsupportedMediaType(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::status(201));
@@ -1015,20 +1035,6 @@ impl CreateCategoryResponse {
     }
 }
 
-impl From<ErrorResponse> for CreateCategoryResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            413 => Self::PayloadTooLarge(error.body),
-            415 => Self::UnsupportedMediaType(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `get_category`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetCategoryRequest {
@@ -1038,8 +1044,8 @@ pub struct GetCategoryRequest {
     pub category_id: i64,
 }
 
-impl Validate for GetCategoryRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetCategoryRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.category_id, Some((1, false)), None)
             .map_err(|v| v.within("categoryId"))?;
         Ok(())
@@ -1080,8 +1086,21 @@ pub enum GetCategoryResponse {
 }
 
 impl GetCategoryResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -1119,19 +1138,6 @@ impl GetCategoryResponse {
     }
 }
 
-impl From<ErrorResponse> for GetCategoryResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `delete_category`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeleteCategoryRequest {
@@ -1141,8 +1147,8 @@ pub struct DeleteCategoryRequest {
     pub category_id: i64,
 }
 
-impl Validate for DeleteCategoryRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for DeleteCategoryRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.category_id, Some((1, false)), None)
             .map_err(|v| v.within("categoryId"))?;
         Ok(())
@@ -1184,15 +1190,29 @@ pub enum DeleteCategoryResponse {
 }
 
 impl DeleteCategoryResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            409 => Ok(Self::Conflict(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent { x_api_stability } => {
                 let mut builder = runtime::respond(runtime::status(204));
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
-                builder.finish()
+                Ok(builder.finish())
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::status(400));
@@ -1227,20 +1247,6 @@ impl DeleteCategoryResponse {
     }
 }
 
-impl From<ErrorResponse> for DeleteCategoryResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            409 => Self::Conflict(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `list_orders`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListOrdersRequest {
@@ -1264,8 +1270,8 @@ pub struct ListOrdersRequest {
     pub complete: Option<bool>,
 }
 
-impl Validate for ListOrdersRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListOrdersRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
             .map_err(|v| v.within("limit"))?;
         runtime::check_some(
@@ -1314,8 +1320,20 @@ pub enum ListOrdersResponse {
 }
 
 impl ListOrdersResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -1349,18 +1367,6 @@ impl ListOrdersResponse {
     }
 }
 
-impl From<ErrorResponse> for ListOrdersResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `place_order`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlaceOrderRequest {
@@ -1374,8 +1380,8 @@ pub struct PlaceOrderRequest {
     pub body: models::NewOrder,
 }
 
-impl Validate for PlaceOrderRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PlaceOrderRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
@@ -1424,8 +1430,23 @@ pub enum PlaceOrderResponse {
 }
 
 impl PlaceOrderResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            409 => Ok(Self::Conflict(error.body)),
+            413 => Ok(Self::PayloadTooLarge(error.body)),
+            415 => Ok(Self::UnsupportedMediaType(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::status(201));
@@ -1469,21 +1490,6 @@ impl PlaceOrderResponse {
     }
 }
 
-impl From<ErrorResponse> for PlaceOrderResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            409 => Self::Conflict(error.body),
-            413 => Self::PayloadTooLarge(error.body),
-            415 => Self::UnsupportedMediaType(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `get_order`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetOrderRequest {
@@ -1493,8 +1499,8 @@ pub struct GetOrderRequest {
     pub order_id: i64,
 }
 
-impl Validate for GetOrderRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetOrderRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.order_id, Some((1, false)), None)
             .map_err(|v| v.within("orderId"))?;
         Ok(())
@@ -1529,8 +1535,21 @@ pub enum GetOrderResponse {
 }
 
 impl GetOrderResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
@@ -1565,19 +1584,6 @@ impl GetOrderResponse {
     }
 }
 
-impl From<ErrorResponse> for GetOrderResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `cancel_order`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelOrderRequest {
@@ -1587,8 +1593,8 @@ pub struct CancelOrderRequest {
     pub order_id: i64,
 }
 
-impl Validate for CancelOrderRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CancelOrderRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.order_id, Some((1, false)), None)
             .map_err(|v| v.within("orderId"))?;
         Ok(())
@@ -1625,12 +1631,26 @@ pub enum CancelOrderResponse {
 }
 
 impl CancelOrderResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            409 => Ok(Self::Conflict(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::status(204));
-                builder.finish()
+                Ok(builder.finish())
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::status(400));
@@ -1665,20 +1685,6 @@ impl CancelOrderResponse {
     }
 }
 
-impl From<ErrorResponse> for CancelOrderResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            409 => Self::Conflict(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `complete_order`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteOrderRequest {
@@ -1694,8 +1700,8 @@ pub struct CompleteOrderRequest {
     pub idempotency_key: Option<String>,
 }
 
-impl Validate for CompleteOrderRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CompleteOrderRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.order_id, Some((1, false)), None)
             .map_err(|v| v.within("orderId"))?;
         runtime::check_some(
@@ -1735,8 +1741,21 @@ pub enum CompleteOrderResponse {
 }
 
 impl CompleteOrderResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
@@ -1771,19 +1790,6 @@ impl CompleteOrderResponse {
     }
 }
 
-impl From<ErrorResponse> for CompleteOrderResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `list_inventory`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListInventoryRequest {
@@ -1803,8 +1809,8 @@ pub struct ListInventoryRequest {
     pub status: Option<models::PetStatus>,
 }
 
-impl Validate for ListInventoryRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListInventoryRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
             .map_err(|v| v.within("limit"))?;
         runtime::check_some(
@@ -1852,8 +1858,20 @@ pub enum ListInventoryResponse {
 }
 
 impl ListInventoryResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability, link } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -1890,18 +1908,6 @@ impl ListInventoryResponse {
     }
 }
 
-impl From<ErrorResponse> for ListInventoryResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `get_inventory_item`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetInventoryItemRequest {
@@ -1911,8 +1917,8 @@ pub struct GetInventoryItemRequest {
     pub pet_id: i64,
 }
 
-impl Validate for GetInventoryItemRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetInventoryItemRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         Ok(())
@@ -1953,8 +1959,21 @@ pub enum GetInventoryItemResponse {
 }
 
 impl GetInventoryItemResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -1992,19 +2011,6 @@ impl GetInventoryItemResponse {
     }
 }
 
-impl From<ErrorResponse> for GetInventoryItemResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
-        }
-    }
-}
-
 /// The parameters and body of `update_inventory`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UpdateInventoryRequest {
@@ -2016,8 +2022,8 @@ pub struct UpdateInventoryRequest {
     pub body: models::InventoryUpdate,
 }
 
-impl Validate for UpdateInventoryRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for UpdateInventoryRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.pet_id, Some((1, false)), None)
             .map_err(|v| v.within("petId"))?;
         runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
@@ -2063,8 +2069,23 @@ pub enum UpdateInventoryResponse {
 }
 
 impl UpdateInventoryResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            413 => Ok(Self::PayloadTooLarge(error.body)),
+            415 => Ok(Self::UnsupportedMediaType(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -2106,21 +2127,6 @@ impl UpdateInventoryResponse {
                 let builder = runtime::respond(runtime::status(500));
                 runtime::json(builder, &body)
             }
-        }
-    }
-}
-
-impl From<ErrorResponse> for UpdateInventoryResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `InternalServerError`.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            400 => Self::BadRequest(error.body),
-            401 => Self::Unauthorized(error.body),
-            404 => Self::NotFound(error.body),
-            413 => Self::PayloadTooLarge(error.body),
-            415 => Self::UnsupportedMediaType(error.body),
-            422 => Self::UnprocessableEntity(error.body),
-            _ => Self::InternalServerError(error.body),
         }
     }
 }

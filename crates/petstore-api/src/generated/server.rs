@@ -3,21 +3,17 @@
 
 //! actix-web glue: routes, request extraction and validation, responses.
 
-use super::operations;
-use super::runtime;
-use super::runtime::Rejection;
-use super::runtime::RejectionKind;
-use super::runtime::Validate;
-use actix_web::http::header::{HeaderValue, ALLOW};
+use super::{metadata, operations, runtime};
 use actix_web::{web, HttpRequest, HttpResponse};
-use super::operations::*;
 
 /// How a request refused before it reaches a handler (a malformed
-/// parameter, invalid JSON, an unknown route) is answered.
+/// parameter, invalid JSON, an unknown route), or an answer the glue
+/// cannot send as it is, is answered.
 pub trait Rejections {
     /// The error to send for a rejection; its status should be the
-    /// rejection's.
-    fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
+    /// rejection's. [`runtime::RejectionKind::Internal`] rejections
+    /// carry a message for logs, not for the client.
+    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
 }
 
 /// Registers a route for every operation, with `service` serving them.
@@ -27,106 +23,237 @@ pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
     S: operations::Pets + operations::Store + Rejections + 'static,
 {
+    configure_with(cfg, service, actix_web::middleware::Identity::default);
+}
+
+/// As [`configure`], with the middleware `layer()` makes around every
+/// route, and around the answers for unknown paths (404) and methods
+/// (405). The layer runs once the route is matched:
+/// `runtime::Operation::of(request)` gives the operation it serves
+/// (`None` for 404 and 405), so nothing has to match paths again.
+pub fn configure_with<S, L, B>(
+    cfg: &mut web::ServiceConfig,
+    service: web::Data<S>,
+    layer: impl Fn() -> L,
+)
+where
+    S: operations::Pets + operations::Store + Rejections + 'static,
+    L: runtime::Layer<B>,
+    B: actix_web::body::MessageBody + 'static,
+{
     cfg.app_data(service);
     cfg.service(
         web::resource("/pets")
-            .route(web::get().to(list_pets::<S>))
-            .route(web::post().to(create_pet::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_pets::<S>),
+                    metadata::LIST_PETS,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::post().to(create_pet::<S>),
+                    metadata::CREATE_PET,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/categories")
-            .route(web::get().to(list_categories::<S>))
-            .route(web::post().to(create_category::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_categories::<S>),
+                    metadata::LIST_CATEGORIES,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::post().to(create_category::<S>),
+                    metadata::CREATE_CATEGORY,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/orders")
-            .route(web::get().to(list_orders::<S>))
-            .route(web::post().to(place_order::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_orders::<S>),
+                    metadata::LIST_ORDERS,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::post().to(place_order::<S>),
+                    metadata::PLACE_ORDER,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/inventory")
-            .route(web::get().to(list_inventory::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_inventory::<S>),
+                    metadata::LIST_INVENTORY,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/pets/{petId}")
-            .route(web::get().to(get_pet::<S>))
-            .route(web::put().to(replace_pet::<S>))
-            .route(web::delete().to(delete_pet::<S>))
+            .route(
+                runtime::serve(web::get().to(get_pet::<S>), metadata::GET_PET, layer()),
+            )
+            .route(
+                runtime::serve(
+                    web::put().to(replace_pet::<S>),
+                    metadata::REPLACE_PET,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::delete().to(delete_pet::<S>),
+                    metadata::DELETE_PET,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, PUT, DELETE")
-                }),
+                        method_not_allowed(
+                            service.get_ref(),
+                            &request,
+                            "GET, PUT, DELETE",
+                        )
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/categories/{categoryId}")
-            .route(web::get().to(get_category::<S>))
-            .route(web::delete().to(delete_category::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(get_category::<S>),
+                    metadata::GET_CATEGORY,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::delete().to(delete_category::<S>),
+                    metadata::DELETE_CATEGORY,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, DELETE")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, DELETE")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/orders/{orderId}")
-            .route(web::get().to(get_order::<S>))
-            .route(web::delete().to(cancel_order::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(get_order::<S>),
+                    metadata::GET_ORDER,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::delete().to(cancel_order::<S>),
+                    metadata::CANCEL_ORDER,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, DELETE")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, DELETE")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/orders/{orderId}/complete")
-            .route(web::post().to(complete_order::<S>))
+            .route(
+                runtime::serve(
+                    web::post().to(complete_order::<S>),
+                    metadata::COMPLETE_ORDER,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/inventory/{petId}")
-            .route(web::get().to(get_inventory_item::<S>))
-            .route(web::patch().to(update_inventory::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(get_inventory_item::<S>),
+                    metadata::GET_INVENTORY_ITEM,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::patch().to(update_inventory::<S>),
+                    metadata::UPDATE_INVENTORY,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, PATCH")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, PATCH")
+                    })
+                    .wrap(layer()),
             ),
     );
+    cfg.default_service(web::to(not_found::<S>).wrap(layer()));
 }
 
-/// The answer for a request that no route matches: use it as the
-/// application's `default_service`.
+/// The answer for a request that no route matches.
 pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
     let message = format!("no route for {} {}", request.method(), request.path());
-    service.reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
+    service
+        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
+        .into_http()
 }
 
 fn method_not_allowed<S: Rejections>(
@@ -138,10 +265,61 @@ fn method_not_allowed<S: Rejections>(
         "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
     );
     let mut response = service
-        .reject(Rejection::new(RejectionKind::MethodNotAllowed, message))
+        .reject(
+            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
+        )
         .into_http();
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
     response
+        .headers_mut()
+        .insert(
+            actix_web::http::header::ALLOW,
+            actix_web::http::header::HeaderValue::from_static(allow),
+        );
+    response
+}
+
+/// Sends a handler's answer. An error goes out as the variant the
+/// operation declares for its status; a status it does not declare
+/// becomes the service's internal error, and so does a body that
+/// cannot be serialized.
+fn respond<S: Rejections, R>(
+    service: &S,
+    answer: Result<R, operations::ErrorResponse>,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let response = match answer.or_else(declared) {
+        Ok(response) => response,
+        Err(undeclared) => {
+            let message = format!(
+                "the handler answered {}, which its operation does not declare",
+                undeclared.status
+            );
+            let internal = runtime::Rejection::new(
+                runtime::RejectionKind::Internal,
+                message,
+            );
+            return refuse(service, internal, declared, render);
+        }
+    };
+    render(response)
+        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
+}
+
+/// Sends a refusal: as the variant the operation declares for its
+/// status, or as it is when the operation declares none (a malformed
+/// parameter is the client's mistake, not the server's failure).
+fn refuse<S: Rejections, R>(
+    service: &S,
+    rejection: runtime::Rejection,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let error = service.reject(rejection);
+    match declared(error.clone()).map(render) {
+        Ok(Ok(http)) => http,
+        _ => error.into_http(),
+    }
 }
 
 /// `GET /pets`
@@ -149,29 +327,31 @@ async fn list_pets<S: operations::Pets + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_pets(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::ListPetsRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListPetsRequest {
+            limit: query.one("limit")?.unwrap_or(20),
+            after: query.one("after")?,
+            status: query.one("status")?,
+            category_id: query.one("categoryId")?,
+            id: query.many("id", true)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListPetsResponse::declared,
+        operations::ListPetsResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .list_pets(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListPetsResponse::from)
+            service.list_pets(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListPetsResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_pets(request: &HttpRequest) -> Result<ListPetsRequest, Rejection> {
-    let query = runtime::Query::parse(request.query_string());
-    let parsed = ListPetsRequest {
-        limit: query.one("limit")?.unwrap_or(20),
-        after: query.one("after")?,
-        status: query.one("status")?,
-        category_id: query.one("categoryId")?,
-        id: query.many("id", true)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /pets`
@@ -180,30 +360,30 @@ async fn create_pet<S: operations::Pets + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_create_pet(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::CreatePetRequest, runtime::Rejection> {
+        let parsed = operations::CreatePetRequest {
+            idempotency_key: runtime::header(request, "Idempotency-Key")?,
+            body: runtime::json_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::CreatePetResponse::declared,
+        operations::CreatePetResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .create_pet(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(CreatePetResponse::from)
+            service.create_pet(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => CreatePetResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_create_pet(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<CreatePetRequest, Rejection> {
-    let parsed = CreatePetRequest {
-        idempotency_key: runtime::header(request, "Idempotency-Key")?,
-        body: runtime::json_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /pets/{petId}`
@@ -215,24 +395,26 @@ async fn get_pet<S: operations::Pets + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_get_pet(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetPetRequest, runtime::Rejection> {
+        let parsed = operations::GetPetRequest {
+            pet_id: runtime::path(request, "petId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::GetPetResponse::declared,
+        operations::GetPetResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .get_pet(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(GetPetResponse::from)
+            service.get_pet(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => GetPetResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_get_pet(request: &HttpRequest) -> Result<GetPetRequest, Rejection> {
-    let parsed = GetPetRequest {
-        pet_id: runtime::path(request, "petId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `PUT /pets/{petId}`
@@ -241,30 +423,30 @@ async fn replace_pet<S: operations::Pets + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_replace_pet(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::ReplacePetRequest, runtime::Rejection> {
+        let parsed = operations::ReplacePetRequest {
+            pet_id: runtime::path(request, "petId")?,
+            body: runtime::json_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ReplacePetResponse::declared,
+        operations::ReplacePetResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .replace_pet(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ReplacePetResponse::from)
+            service.replace_pet(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ReplacePetResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_replace_pet(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<ReplacePetRequest, Rejection> {
-    let parsed = ReplacePetRequest {
-        pet_id: runtime::path(request, "petId")?,
-        body: runtime::json_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `DELETE /pets/{petId}`
@@ -272,24 +454,26 @@ async fn delete_pet<S: operations::Pets + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_delete_pet(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::DeletePetRequest, runtime::Rejection> {
+        let parsed = operations::DeletePetRequest {
+            pet_id: runtime::path(request, "petId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::DeletePetResponse::declared,
+        operations::DeletePetResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .delete_pet(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(DeletePetResponse::from)
+            service.delete_pet(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => DeletePetResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_delete_pet(request: &HttpRequest) -> Result<DeletePetRequest, Rejection> {
-    let parsed = DeletePetRequest {
-        pet_id: runtime::path(request, "petId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /categories`
@@ -297,28 +481,28 @@ async fn list_categories<S: operations::Pets + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_categories(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::ListCategoriesRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListCategoriesRequest {
+            limit: query.one("limit")?.unwrap_or(20),
+            after: query.one("after")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListCategoriesResponse::declared,
+        operations::ListCategoriesResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .list_categories(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListCategoriesResponse::from)
+            service.list_categories(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListCategoriesResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_categories(
-    request: &HttpRequest,
-) -> Result<ListCategoriesRequest, Rejection> {
-    let query = runtime::Query::parse(request.query_string());
-    let parsed = ListCategoriesRequest {
-        limit: query.one("limit")?.unwrap_or(20),
-        after: query.one("after")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /categories`
@@ -327,30 +511,30 @@ async fn create_category<S: operations::Pets + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_create_category(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::CreateCategoryRequest, runtime::Rejection> {
+        let parsed = operations::CreateCategoryRequest {
+            idempotency_key: runtime::header(request, "Idempotency-Key")?,
+            body: runtime::json_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::CreateCategoryResponse::declared,
+        operations::CreateCategoryResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .create_category(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(CreateCategoryResponse::from)
+            service.create_category(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => CreateCategoryResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_create_category(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<CreateCategoryRequest, Rejection> {
-    let parsed = CreateCategoryRequest {
-        idempotency_key: runtime::header(request, "Idempotency-Key")?,
-        body: runtime::json_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /categories/{categoryId}`
@@ -358,24 +542,26 @@ async fn get_category<S: operations::Pets + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_get_category(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetCategoryRequest, runtime::Rejection> {
+        let parsed = operations::GetCategoryRequest {
+            category_id: runtime::path(request, "categoryId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::GetCategoryResponse::declared,
+        operations::GetCategoryResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .get_category(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(GetCategoryResponse::from)
+            service.get_category(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => GetCategoryResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_get_category(request: &HttpRequest) -> Result<GetCategoryRequest, Rejection> {
-    let parsed = GetCategoryRequest {
-        category_id: runtime::path(request, "categoryId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `DELETE /categories/{categoryId}`
@@ -383,26 +569,26 @@ async fn delete_category<S: operations::Pets + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_delete_category(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::DeleteCategoryRequest, runtime::Rejection> {
+        let parsed = operations::DeleteCategoryRequest {
+            category_id: runtime::path(request, "categoryId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::DeleteCategoryResponse::declared,
+        operations::DeleteCategoryResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .delete_category(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(DeleteCategoryResponse::from)
+            service.delete_category(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => DeleteCategoryResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_delete_category(
-    request: &HttpRequest,
-) -> Result<DeleteCategoryRequest, Rejection> {
-    let parsed = DeleteCategoryRequest {
-        category_id: runtime::path(request, "categoryId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /store/orders`
@@ -410,28 +596,30 @@ async fn list_orders<S: operations::Store + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_orders(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::ListOrdersRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListOrdersRequest {
+            limit: query.one("limit")?.unwrap_or(20),
+            after: query.one("after")?,
+            pet_id: query.one("petId")?,
+            complete: query.one("complete")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListOrdersResponse::declared,
+        operations::ListOrdersResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .list_orders(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListOrdersResponse::from)
+            service.list_orders(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListOrdersResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_orders(request: &HttpRequest) -> Result<ListOrdersRequest, Rejection> {
-    let query = runtime::Query::parse(request.query_string());
-    let parsed = ListOrdersRequest {
-        limit: query.one("limit")?.unwrap_or(20),
-        after: query.one("after")?,
-        pet_id: query.one("petId")?,
-        complete: query.one("complete")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /store/orders`
@@ -440,30 +628,30 @@ async fn place_order<S: operations::Store + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_place_order(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::PlaceOrderRequest, runtime::Rejection> {
+        let parsed = operations::PlaceOrderRequest {
+            idempotency_key: runtime::header(request, "Idempotency-Key")?,
+            body: runtime::json_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::PlaceOrderResponse::declared,
+        operations::PlaceOrderResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .place_order(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(PlaceOrderResponse::from)
+            service.place_order(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => PlaceOrderResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_place_order(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<PlaceOrderRequest, Rejection> {
-    let parsed = PlaceOrderRequest {
-        idempotency_key: runtime::header(request, "Idempotency-Key")?,
-        body: runtime::json_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /store/orders/{orderId}`
@@ -471,24 +659,26 @@ async fn get_order<S: operations::Store + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_get_order(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetOrderRequest, runtime::Rejection> {
+        let parsed = operations::GetOrderRequest {
+            order_id: runtime::path(request, "orderId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::GetOrderResponse::declared,
+        operations::GetOrderResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .get_order(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(GetOrderResponse::from)
+            service.get_order(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => GetOrderResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_get_order(request: &HttpRequest) -> Result<GetOrderRequest, Rejection> {
-    let parsed = GetOrderRequest {
-        order_id: runtime::path(request, "orderId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `DELETE /store/orders/{orderId}`
@@ -496,24 +686,26 @@ async fn cancel_order<S: operations::Store + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_cancel_order(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::CancelOrderRequest, runtime::Rejection> {
+        let parsed = operations::CancelOrderRequest {
+            order_id: runtime::path(request, "orderId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::CancelOrderResponse::declared,
+        operations::CancelOrderResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .cancel_order(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(CancelOrderResponse::from)
+            service.cancel_order(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => CancelOrderResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_cancel_order(request: &HttpRequest) -> Result<CancelOrderRequest, Rejection> {
-    let parsed = CancelOrderRequest {
-        order_id: runtime::path(request, "orderId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /store/orders/{orderId}/complete`
@@ -521,27 +713,27 @@ async fn complete_order<S: operations::Store + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_complete_order(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::CompleteOrderRequest, runtime::Rejection> {
+        let parsed = operations::CompleteOrderRequest {
+            order_id: runtime::path(request, "orderId")?,
+            idempotency_key: runtime::header(request, "Idempotency-Key")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::CompleteOrderResponse::declared,
+        operations::CompleteOrderResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .complete_order(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(CompleteOrderResponse::from)
+            service.complete_order(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => CompleteOrderResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_complete_order(
-    request: &HttpRequest,
-) -> Result<CompleteOrderRequest, Rejection> {
-    let parsed = CompleteOrderRequest {
-        order_id: runtime::path(request, "orderId")?,
-        idempotency_key: runtime::header(request, "Idempotency-Key")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /inventory`
@@ -549,29 +741,29 @@ async fn list_inventory<S: operations::Store + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_inventory(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::ListInventoryRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListInventoryRequest {
+            limit: query.one("limit")?.unwrap_or(20),
+            after: query.one("after")?,
+            status: query.one("status")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListInventoryResponse::declared,
+        operations::ListInventoryResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .list_inventory(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListInventoryResponse::from)
+            service.list_inventory(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListInventoryResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_inventory(
-    request: &HttpRequest,
-) -> Result<ListInventoryRequest, Rejection> {
-    let query = runtime::Query::parse(request.query_string());
-    let parsed = ListInventoryRequest {
-        limit: query.one("limit")?.unwrap_or(20),
-        after: query.one("after")?,
-        status: query.one("status")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /inventory/{petId}`
@@ -579,26 +771,28 @@ async fn get_inventory_item<S: operations::Store + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_get_inventory_item(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetInventoryItemRequest, runtime::Rejection> {
+        let parsed = operations::GetInventoryItemRequest {
+            pet_id: runtime::path(request, "petId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::GetInventoryItemResponse::declared,
+        operations::GetInventoryItemResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
             service
                 .get_inventory_item(parsed, runtime::RequestContext::new(request))
                 .await
-                .unwrap_or_else(GetInventoryItemResponse::from)
         }
-        Err(rejection) => GetInventoryItemResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_get_inventory_item(
-    request: &HttpRequest,
-) -> Result<GetInventoryItemRequest, Rejection> {
-    let parsed = GetInventoryItemRequest {
-        pet_id: runtime::path(request, "petId")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `PATCH /inventory/{petId}`
@@ -607,28 +801,28 @@ async fn update_inventory<S: operations::Store + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_update_inventory(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::UpdateInventoryRequest, runtime::Rejection> {
+        let parsed = operations::UpdateInventoryRequest {
+            pet_id: runtime::path(request, "petId")?,
+            body: runtime::json_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::UpdateInventoryResponse::declared,
+        operations::UpdateInventoryResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .update_inventory(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(UpdateInventoryResponse::from)
+            service.update_inventory(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => UpdateInventoryResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_update_inventory(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<UpdateInventoryRequest, Rejection> {
-    let parsed = UpdateInventoryRequest {
-        pet_id: runtime::path(request, "petId")?,
-        body: runtime::json_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }

@@ -106,3 +106,79 @@ async fn keys_are_stored_only_as_hashes() {
     }
     assert!(scanned > 0, "the database is on disk");
 }
+
+/// Security comes from each operation's entry in the spec, which the glue
+/// attaches to its route: the server's own guard around two routes whose
+/// operations differ only in their `security`. The public one needs no key
+/// and is still limited per client address, at the free plan's rates.
+#[actix_web::test]
+async fn each_operation_is_held_to_its_own_security() {
+    use actix_web::middleware::from_fn;
+    use actix_web::{test, web, App, HttpResponse};
+    use petstore_api::metadata::DEFAULT_SECURITY;
+    use petstore_api::runtime::{self, Operation, Stability};
+    use petstore_server::app::{guard, Settings, Shared};
+
+    const fn operation(
+        id: &'static str,
+        security: &'static [runtime::SecurityRequirement],
+    ) -> Operation {
+        Operation {
+            id,
+            method: "GET",
+            path: "/x",
+            tag: "Pets",
+            stability: Stability::Stable,
+            deprecated: false,
+            deprecated_since: None,
+            sunset: None,
+            successor: None,
+            security,
+        }
+    }
+    static OPEN: Operation = operation("open", &[]);
+    static CLOSED: Operation = operation("closed", DEFAULT_SECURITY);
+
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let db = petstore_server::store::Db::connect(&url).await.unwrap();
+    let shared = Shared::new(&Settings {
+        listen: "127.0.0.1:0".into(),
+        db,
+        clock: petstore_server::service::system_clock(),
+        workers: None,
+        ban: Default::default(),
+        key_cache_ttl: std::time::Duration::ZERO,
+        trusted_proxies: Default::default(),
+    });
+    let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });
+    let app = test::init_service(
+        App::new()
+            .configure(|cfg| shared.register(cfg))
+            .service(web::resource("/open").route(runtime::serve(ok(), &OPEN, from_fn(guard))))
+            .service(web::resource("/closed").route(runtime::serve(ok(), &CLOSED, from_fn(guard)))),
+    )
+    .await;
+    let get = |path: &str| test::TestRequest::get().uri(path).to_request();
+
+    let closed = test::call_service(&app, get("/closed")).await;
+    assert_eq!(closed.status(), 401);
+    let mut remaining = Vec::new();
+    for _ in 0..59 {
+        let open = test::call_service(&app, get("/open")).await;
+        assert_eq!(open.status(), 200);
+        remaining.push(
+            open.headers()
+                .get("x-ratelimit-remaining")
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    // The 401 counted too: one address, one budget of 60 a minute.
+    assert_eq!(remaining.first().map(String::as_str), Some("58"));
+    assert_eq!(remaining.last().map(String::as_str), Some("0"));
+    let limited = test::call_service(&app, get("/open")).await;
+    assert_eq!(limited.status(), 429);
+}

@@ -4,13 +4,9 @@
 //! Models: one type per schema of the spec.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use serde::Deserialize;
-use serde::Serialize;
 
 /// An account as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Account {
     /// Read-only: sent by the server, refused in requests.
     #[serde(
@@ -56,10 +52,10 @@ fn default_account_retries() -> i32 {
     3
 }
 
-impl Validate for Account {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Account {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         if self.created_at.is_some() {
-            return Err(Violation::new("is read-only").within("createdAt"));
+            return Err(runtime::Violation::new("is read-only").within("createdAt"));
         }
         runtime::check_length(&self.email, None, Some(254))
             .map_err(|v| v.within("email"))?;
@@ -74,7 +70,7 @@ impl Validate for Account {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Audited {
     /// Read-only: sent by the server, refused in requests.
     #[serde(
@@ -88,17 +84,17 @@ pub struct Audited {
     pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-impl Validate for Audited {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Audited {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         if self.created_at.is_some() {
-            return Err(Violation::new("is read-only").within("createdAt"));
+            return Err(runtime::Violation::new("is read-only").within("createdAt"));
         }
         Ok(())
     }
 }
 
 /// **Deprecated.**
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Legacy {
     #[serde(
         default,
@@ -108,14 +104,14 @@ pub struct Legacy {
     pub value: Option<f64>,
 }
 
-impl Validate for Legacy {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Legacy {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
 /// What a client sends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NewAccount {
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
@@ -150,8 +146,8 @@ fn default_new_account_retries() -> i32 {
     3
 }
 
-impl Validate for NewAccount {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for NewAccount {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_length(&self.email, None, Some(254))
             .map_err(|v| v.within("email"))?;
         runtime::check_some(
@@ -165,7 +161,7 @@ impl Validate for NewAccount {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NewAccountAddress {
     #[serde(
         default,
@@ -181,8 +177,8 @@ pub struct NewAccountAddress {
     pub zip: Option<String>,
 }
 
-impl Validate for NewAccountAddress {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for NewAccountAddress {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.zip,
                 |value| {
@@ -208,8 +204,8 @@ impl Validate for NewAccountAddress {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum NewAccountPlan {
     /// `free`
@@ -254,8 +250,8 @@ impl std::str::FromStr for NewAccountPlan {
     }
 }
 
-impl Validate for NewAccountPlan {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for NewAccountPlan {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }

@@ -4,14 +4,10 @@
 //! Models: one type per schema of the spec.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use serde::Deserialize;
-use serde::Serialize;
 
 pub type Labels = std::collections::BTreeMap<String, String>;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Open {
     #[serde(
         default,
@@ -24,13 +20,13 @@ pub struct Open {
     pub additional_properties: std::collections::BTreeMap<String, i64>,
 }
 
-impl Validate for Open {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Open {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sample {
     pub small: i32,
@@ -115,8 +111,8 @@ pub struct Sample {
     pub matrix: Option<Vec<Vec<f64>>>,
 }
 
-impl Validate for Sample {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Sample {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.small, Some((-5, false)), Some((5, false)))
             .map_err(|v| v.within("small"))?;
         runtime::check_range(&self.big, Some((0, false)), Some((100, true)))

@@ -5,29 +5,25 @@
 
 use super::models;
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use actix_web::http::StatusCode;
-use actix_web::HttpResponse;
-use std::future::Future;
 
 /// An error any operation may answer with: a status and the body the spec
-/// gives its error responses. Every response enum converts from it, so a
-/// handler can return `Err(...)` or use `?`.
+/// gives its error responses. A handler returns it as its error (`?`
+/// converts anything that converts into it); the glue sends it as the
+/// variant its operation declares for the status.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
-    pub status: StatusCode,
+    pub status: runtime::StatusCode,
     pub body: serde_json::Value,
 }
 
 impl ErrorResponse {
-    pub fn new(status: StatusCode, body: serde_json::Value) -> Self {
+    pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    pub fn into_http(self) -> HttpResponse {
-        runtime::json(runtime::respond(self.status), &self.body)
+    pub fn into_http(self) -> actix_web::HttpResponse {
+        runtime::error_json(self.status, &self.body)
     }
 }
 
@@ -38,7 +34,7 @@ pub trait Api {
         &self,
         request: PutSampleRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<PutSampleResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PutSampleResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `put_sample`.
@@ -48,8 +44,8 @@ pub struct PutSampleRequest {
     pub body: Option<models::Sample>,
 }
 
-impl Validate for PutSampleRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PutSampleRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(&self.body, runtime::Validate::validate)
             .map_err(|v| v.within("body"))?;
         Ok(())
@@ -61,26 +57,22 @@ impl Validate for PutSampleRequest {
 pub enum PutSampleResponse {
     /// `204`: Stored.
     NoContent,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl PutSampleResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::status(204));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for PutSampleResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }

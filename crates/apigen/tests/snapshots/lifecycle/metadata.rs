@@ -3,6 +3,7 @@
 
 //! What the spec says about each operation, as data.
 
+use super::runtime;
 
 /// The spec's `info.title`.
 pub const TITLE: &str = "Metadata";
@@ -18,128 +19,94 @@ pub const BASE_PATH: &str = "/api";
 /// are not fields of the response enums: middleware sets them.
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[];
 
-/// An operation's `x-stability`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stability {
-    Experimental,
-    Alpha,
-    Beta,
-}
+/// The spec's security schemes (`components.securitySchemes`).
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[];
 
-impl Stability {
-    /// The value as the spec writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stability::Experimental => "experimental",
-            Stability::Alpha => "alpha",
-            Stability::Beta => "beta",
-        }
-    }
-}
+/// The document's own `security`: what requests that no operation
+/// serves (an unknown path, say) are held to.
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
-/// One operation of the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Operation {
-    /// The operationId.
-    pub id: &'static str,
-    /// The HTTP method, upper-case.
-    pub method: &'static str,
-    /// The path template, relative to the server URL (`/pets/{petId}`).
-    pub path: &'static str,
-    /// The tag that names its route trait.
-    pub tag: &'static str,
-    pub stability: Option<Stability>,
-    pub deprecated: bool,
-    /// `x-deprecated-since`: when it was deprecated (YYYY-MM-DD).
-    pub deprecated_since: Option<&'static str>,
-    /// `x-deprecated-sunset` or `x-sunset`: when it stops working (YYYY-MM-DD).
-    pub sunset: Option<&'static str>,
-    /// `x-successor`: the operationId that replaces it.
-    pub successor: Option<&'static str>,
-}
-
-/// `GET /widgets`
-pub const LIST_WIDGETS: Operation = Operation {
-    id: "listWidgets",
-    method: "GET",
-    path: "/widgets",
-    tag: "widget admin",
-    stability: Some(Stability::Experimental),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `POST /widgets`
-pub const CREATE_WIDGET: Operation = Operation {
-    id: "createWidget",
-    method: "POST",
-    path: "/widgets",
-    tag: "widget admin",
-    stability: Some(Stability::Alpha),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// `GET /widgets/old`
-pub const OLD_WIDGETS: Operation = Operation {
-    id: "oldWidgets",
-    method: "GET",
-    path: "/widgets/old",
-    tag: "widget admin",
-    stability: None,
-    deprecated: true,
-    deprecated_since: Some("2025-01-01"),
-    sunset: Some("2026-01-01"),
-    successor: Some("listWidgets"),
-};
-
-/// `GET /widgets/older`
-pub const OLDER_WIDGETS: Operation = Operation {
-    id: "olderWidgets",
-    method: "GET",
-    path: "/widgets/older",
-    tag: "widget admin",
-    stability: None,
-    deprecated: true,
-    deprecated_since: None,
-    sunset: Some("2025-06-30"),
-    successor: None,
-};
-
-/// `GET /ping`
-pub const PING: Operation = Operation {
-    id: "ping",
-    method: "GET",
-    path: "/ping",
-    tag: "",
-    stability: Some(Stability::Beta),
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// Every operation, in the order of the spec.
-pub const OPERATIONS: &[Operation] = &[
-    LIST_WIDGETS,
-    CREATE_WIDGET,
-    OLD_WIDGETS,
-    OLDER_WIDGETS,
-    PING,
+/// Every operation, in the order of the spec. The constants below point
+/// into it, so an operation has one address.
+pub static OPERATIONS: [runtime::Operation; 5] = [
+    runtime::Operation {
+        id: "listWidgets",
+        method: "GET",
+        path: "/widgets",
+        tag: "widget admin",
+        stability: runtime::Stability::Experimental,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
+        id: "createWidget",
+        method: "POST",
+        path: "/widgets",
+        tag: "widget admin",
+        stability: runtime::Stability::Alpha,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
+        id: "oldWidgets",
+        method: "GET",
+        path: "/widgets/old",
+        tag: "widget admin",
+        stability: runtime::Stability::Stable,
+        deprecated: true,
+        deprecated_since: Some("2025-01-01"),
+        sunset: Some("2026-01-01"),
+        successor: Some("listWidgets"),
+        security: &[],
+    },
+    runtime::Operation {
+        id: "olderWidgets",
+        method: "GET",
+        path: "/widgets/older",
+        tag: "widget admin",
+        stability: runtime::Stability::Stable,
+        deprecated: true,
+        deprecated_since: None,
+        sunset: Some("2025-06-30"),
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
+        id: "ping",
+        method: "GET",
+        path: "/ping",
+        tag: "",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
 ];
 
-/// The operation with this operationId.
-pub fn by_id(id: &str) -> Option<&'static Operation> {
-    OPERATIONS.iter().find(|op| op.id == id)
-}
+/// `GET /widgets`
+pub const LIST_WIDGETS: &runtime::Operation = &OPERATIONS[0];
 
-/// The operation a matched route belongs to: its method and path template.
-pub fn by_route(method: &str, path: &str) -> Option<&'static Operation> {
-    OPERATIONS
-        .iter()
-        .find(|op| op.method.eq_ignore_ascii_case(method) && op.path == path)
+/// `POST /widgets`
+pub const CREATE_WIDGET: &runtime::Operation = &OPERATIONS[1];
+
+/// `GET /widgets/old`
+pub const OLD_WIDGETS: &runtime::Operation = &OPERATIONS[2];
+
+/// `GET /widgets/older`
+pub const OLDER_WIDGETS: &runtime::Operation = &OPERATIONS[3];
+
+/// `GET /ping`
+pub const PING: &runtime::Operation = &OPERATIONS[4];
+
+/// The operation with this operationId.
+pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {
+    OPERATIONS.iter().find(|op| op.id == id)
 }

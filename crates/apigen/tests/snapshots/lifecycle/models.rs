@@ -3,4 +3,3 @@
 
 //! Models: one type per schema of the spec.
 
-

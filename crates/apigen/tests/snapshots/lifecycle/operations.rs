@@ -4,29 +4,25 @@
 //! Requests, responses and route traits: one method per operation.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use actix_web::http::StatusCode;
-use actix_web::HttpResponse;
-use std::future::Future;
 
 /// An error any operation may answer with: a status and the body the spec
-/// gives its error responses. Every response enum converts from it, so a
-/// handler can return `Err(...)` or use `?`.
+/// gives its error responses. A handler returns it as its error (`?`
+/// converts anything that converts into it); the glue sends it as the
+/// variant its operation declares for the status.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
-    pub status: StatusCode,
+    pub status: runtime::StatusCode,
     pub body: serde_json::Value,
 }
 
 impl ErrorResponse {
-    pub fn new(status: StatusCode, body: serde_json::Value) -> Self {
+    pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    pub fn into_http(self) -> HttpResponse {
-        runtime::json(runtime::respond(self.status), &self.body)
+    pub fn into_http(self) -> actix_web::HttpResponse {
+        runtime::error_json(self.status, &self.body)
     }
 }
 
@@ -41,7 +37,7 @@ pub trait WidgetAdmin {
         &self,
         request: ListWidgetsRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ListWidgetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListWidgetsResponse, ErrorResponse>>;
     /// `POST /widgets` (operationId `createWidget`)
     ///
     /// **Stability: alpha.** The operation may change without a new API version.
@@ -49,7 +45,7 @@ pub trait WidgetAdmin {
         &self,
         request: CreateWidgetRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<CreateWidgetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreateWidgetResponse, ErrorResponse>>;
     /// `GET /widgets/old` (operationId `oldWidgets`)
     #[deprecated(
         note = "deprecated since 2025-01-01; sunset on 2026-01-01, after which it answers 410 Gone; use `listWidgets` instead"
@@ -58,7 +54,7 @@ pub trait WidgetAdmin {
         &self,
         request: OldWidgetsRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<OldWidgetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<OldWidgetsResponse, ErrorResponse>>;
     /// `GET /widgets/older` (operationId `olderWidgets`)
     #[deprecated(
         note = "deprecated; sunset on 2025-06-30, after which it answers 410 Gone"
@@ -67,7 +63,7 @@ pub trait WidgetAdmin {
         &self,
         request: OlderWidgetsRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<OlderWidgetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<OlderWidgetsResponse, ErrorResponse>>;
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -79,14 +75,14 @@ pub trait Api {
         &self,
         request: PingRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<PingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `list_widgets`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListWidgetsRequest {}
-impl Validate for ListWidgetsRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListWidgetsRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -96,35 +92,31 @@ impl Validate for ListWidgetsRequest {
 pub enum ListWidgetsResponse {
     /// `200`: Widgets.
     Ok(Vec<String>),
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl ListWidgetsResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
                 runtime::json(builder, &body)
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for ListWidgetsResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
 /// The parameters and body of `create_widget`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateWidgetRequest {}
-impl Validate for CreateWidgetRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CreateWidgetRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -134,35 +126,31 @@ impl Validate for CreateWidgetRequest {
 pub enum CreateWidgetResponse {
     /// `201`: Created.
     Created,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl CreateWidgetResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created => {
                 let mut builder = runtime::respond(runtime::status(201));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for CreateWidgetResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
 /// The parameters and body of `old_widgets`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OldWidgetsRequest {}
-impl Validate for OldWidgetsRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for OldWidgetsRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -172,35 +160,31 @@ impl Validate for OldWidgetsRequest {
 pub enum OldWidgetsResponse {
     /// `200`: Old widgets.
     Ok,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl OldWidgetsResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
                 let mut builder = runtime::respond(runtime::status(200));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for OldWidgetsResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
 /// The parameters and body of `older_widgets`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OlderWidgetsRequest {}
-impl Validate for OlderWidgetsRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for OlderWidgetsRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -210,35 +194,31 @@ impl Validate for OlderWidgetsRequest {
 pub enum OlderWidgetsResponse {
     /// `200`: Older widgets.
     Ok,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl OlderWidgetsResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
                 let mut builder = runtime::respond(runtime::status(200));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for OlderWidgetsResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
 /// The parameters and body of `ping`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PingRequest {}
-impl Validate for PingRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PingRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -248,26 +228,22 @@ impl Validate for PingRequest {
 pub enum PingResponse {
     /// `200`: Pong.
     Ok,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl PingResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
                 let mut builder = runtime::respond(runtime::status(200));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for PingResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }

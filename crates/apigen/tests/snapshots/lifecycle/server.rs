@@ -3,21 +3,17 @@
 
 //! actix-web glue: routes, request extraction and validation, responses.
 
-use super::operations;
-use super::runtime;
-use super::runtime::Rejection;
-use super::runtime::RejectionKind;
-use super::runtime::Validate;
-use actix_web::http::header::{HeaderValue, ALLOW};
+use super::{metadata, operations, runtime};
 use actix_web::{web, HttpRequest, HttpResponse};
-use super::operations::*;
 
 /// How a request refused before it reaches a handler (a malformed
-/// parameter, invalid JSON, an unknown route) is answered.
+/// parameter, invalid JSON, an unknown route), or an answer the glue
+/// cannot send as it is, is answered.
 pub trait Rejections {
     /// The error to send for a rejection; its status should be the
-    /// rejection's.
-    fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
+    /// rejection's. [`runtime::RejectionKind::Internal`] rejections
+    /// carry a message for logs, not for the client.
+    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
 }
 
 /// Registers a route for every operation, with `service` serving them.
@@ -27,54 +23,102 @@ pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
     S: operations::WidgetAdmin + operations::Api + Rejections + 'static,
 {
+    configure_with(cfg, service, actix_web::middleware::Identity::default);
+}
+
+/// As [`configure`], with the middleware `layer()` makes around every
+/// route, and around the answers for unknown paths (404) and methods
+/// (405). The layer runs once the route is matched:
+/// `runtime::Operation::of(request)` gives the operation it serves
+/// (`None` for 404 and 405), so nothing has to match paths again.
+pub fn configure_with<S, L, B>(
+    cfg: &mut web::ServiceConfig,
+    service: web::Data<S>,
+    layer: impl Fn() -> L,
+)
+where
+    S: operations::WidgetAdmin + operations::Api + Rejections + 'static,
+    L: runtime::Layer<B>,
+    B: actix_web::body::MessageBody + 'static,
+{
     cfg.app_data(service);
     cfg.service(
         web::resource("/widgets")
-            .route(web::get().to(list_widgets::<S>))
-            .route(web::post().to(create_widget::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_widgets::<S>),
+                    metadata::LIST_WIDGETS,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::post().to(create_widget::<S>),
+                    metadata::CREATE_WIDGET,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/widgets/old")
-            .route(web::get().to(old_widgets::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(old_widgets::<S>),
+                    metadata::OLD_WIDGETS,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/widgets/older")
-            .route(web::get().to(older_widgets::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(older_widgets::<S>),
+                    metadata::OLDER_WIDGETS,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/ping")
-            .route(web::get().to(ping::<S>))
+            .route(runtime::serve(web::get().to(ping::<S>), metadata::PING, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET")
+                    })
+                    .wrap(layer()),
             ),
     );
+    cfg.default_service(web::to(not_found::<S>).wrap(layer()));
 }
 
-/// The answer for a request that no route matches: use it as the
-/// application's `default_service`.
+/// The answer for a request that no route matches.
 pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
     let message = format!("no route for {} {}", request.method(), request.path());
-    service.reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
+    service
+        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
+        .into_http()
 }
 
 fn method_not_allowed<S: Rejections>(
@@ -86,10 +130,61 @@ fn method_not_allowed<S: Rejections>(
         "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
     );
     let mut response = service
-        .reject(Rejection::new(RejectionKind::MethodNotAllowed, message))
+        .reject(
+            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
+        )
         .into_http();
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
     response
+        .headers_mut()
+        .insert(
+            actix_web::http::header::ALLOW,
+            actix_web::http::header::HeaderValue::from_static(allow),
+        );
+    response
+}
+
+/// Sends a handler's answer. An error goes out as the variant the
+/// operation declares for its status; a status it does not declare
+/// becomes the service's internal error, and so does a body that
+/// cannot be serialized.
+fn respond<S: Rejections, R>(
+    service: &S,
+    answer: Result<R, operations::ErrorResponse>,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let response = match answer.or_else(declared) {
+        Ok(response) => response,
+        Err(undeclared) => {
+            let message = format!(
+                "the handler answered {}, which its operation does not declare",
+                undeclared.status
+            );
+            let internal = runtime::Rejection::new(
+                runtime::RejectionKind::Internal,
+                message,
+            );
+            return refuse(service, internal, declared, render);
+        }
+    };
+    render(response)
+        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
+}
+
+/// Sends a refusal: as the variant the operation declares for its
+/// status, or as it is when the operation declares none (a malformed
+/// parameter is the client's mistake, not the server's failure).
+fn refuse<S: Rejections, R>(
+    service: &S,
+    rejection: runtime::Rejection,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let error = service.reject(rejection);
+    match declared(error.clone()).map(render) {
+        Ok(Ok(http)) => http,
+        _ => error.into_http(),
+    }
 }
 
 /// `GET /widgets`
@@ -97,22 +192,22 @@ async fn list_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_widgets() {
+    fn extract() -> Result<operations::ListWidgetsRequest, runtime::Rejection> {
+        let parsed = operations::ListWidgetsRequest {};
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListWidgetsResponse::declared,
+        operations::ListWidgetsResponse::into_http,
+    );
+    let answer = match extract() {
         Ok(parsed) => {
-            service
-                .list_widgets(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListWidgetsResponse::from)
+            service.list_widgets(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListWidgetsResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_widgets() -> Result<ListWidgetsRequest, Rejection> {
-    let parsed = ListWidgetsRequest {};
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /widgets`
@@ -120,22 +215,22 @@ async fn create_widget<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_create_widget() {
+    fn extract() -> Result<operations::CreateWidgetRequest, runtime::Rejection> {
+        let parsed = operations::CreateWidgetRequest {};
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::CreateWidgetResponse::declared,
+        operations::CreateWidgetResponse::into_http,
+    );
+    let answer = match extract() {
         Ok(parsed) => {
-            service
-                .create_widget(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(CreateWidgetResponse::from)
+            service.create_widget(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => CreateWidgetResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_create_widget() -> Result<CreateWidgetRequest, Rejection> {
-    let parsed = CreateWidgetRequest {};
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /widgets/old`
@@ -147,22 +242,22 @@ async fn old_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_old_widgets() {
+    fn extract() -> Result<operations::OldWidgetsRequest, runtime::Rejection> {
+        let parsed = operations::OldWidgetsRequest {};
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::OldWidgetsResponse::declared,
+        operations::OldWidgetsResponse::into_http,
+    );
+    let answer = match extract() {
         Ok(parsed) => {
-            service
-                .old_widgets(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(OldWidgetsResponse::from)
+            service.old_widgets(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => OldWidgetsResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_old_widgets() -> Result<OldWidgetsRequest, Rejection> {
-    let parsed = OldWidgetsRequest {};
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /widgets/older`
@@ -174,22 +269,22 @@ async fn older_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_older_widgets() {
+    fn extract() -> Result<operations::OlderWidgetsRequest, runtime::Rejection> {
+        let parsed = operations::OlderWidgetsRequest {};
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::OlderWidgetsResponse::declared,
+        operations::OlderWidgetsResponse::into_http,
+    );
+    let answer = match extract() {
         Ok(parsed) => {
-            service
-                .older_widgets(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(OlderWidgetsResponse::from)
+            service.older_widgets(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => OlderWidgetsResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_older_widgets() -> Result<OlderWidgetsRequest, Rejection> {
-    let parsed = OlderWidgetsRequest {};
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /ping`
@@ -197,20 +292,18 @@ async fn ping<S: operations::Api + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_ping() {
-        Ok(parsed) => {
-            service
-                .ping(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(PingResponse::from)
-        }
-        Err(rejection) => PingResponse::from(service.reject(rejection)),
+    fn extract() -> Result<operations::PingRequest, runtime::Rejection> {
+        let parsed = operations::PingRequest {};
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::PingResponse::declared,
+        operations::PingResponse::into_http,
+    );
+    let answer = match extract() {
+        Ok(parsed) => service.ping(parsed, runtime::RequestContext::new(request)).await,
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_ping() -> Result<PingRequest, Rejection> {
-    let parsed = PingRequest {};
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }

@@ -4,10 +4,6 @@
 //! Models: one type per schema of the spec.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use serde::Deserialize;
-use serde::Serialize;
 
 #[derive(
     Debug,
@@ -18,8 +14,8 @@ use serde::Serialize;
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum GetItemFieldsItem {
     /// `name`
@@ -64,21 +60,21 @@ impl std::str::FromStr for GetItemFieldsItem {
     }
 }
 
-impl Validate for GetItemFieldsItem {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetItemFieldsItem {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum GetItemTraits {
     String(GetItemTraitsString),
     Array(Vec<GetItemTraitsArrayItem>),
 }
 
-impl Validate for GetItemTraits {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetItemTraits {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::String(_) => Ok(()),
             Self::Array(_) => Ok(()),
@@ -97,8 +93,8 @@ pub type GetItemTraitsArrayItem = GetItemTraitsString;
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum GetItemTraitsString {
     /// `cheap`
@@ -143,13 +139,13 @@ impl std::str::FromStr for GetItemTraitsString {
     }
 }
 
-impl Validate for GetItemTraitsString {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetItemTraitsString {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Item {
     #[serde(
         rename = "type",
@@ -195,13 +191,13 @@ pub struct Item {
     pub n2fa: Option<bool>,
 }
 
-impl Validate for Item {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Item {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Item2 {
     #[serde(
         default,
@@ -211,13 +207,13 @@ pub struct Item2 {
     pub x: Option<i64>,
 }
 
-impl Validate for Item2 {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Item2 {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Problem {
     pub title: String,
     #[serde(
@@ -228,8 +224,8 @@ pub struct Problem {
     pub detail: Option<String>,
 }
 
-impl Validate for Problem {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Problem {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }

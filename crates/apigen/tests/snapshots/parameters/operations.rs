@@ -5,29 +5,25 @@
 
 use super::models;
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use actix_web::http::StatusCode;
-use actix_web::HttpResponse;
-use std::future::Future;
 
 /// An error any operation may answer with: a status and the body the spec
-/// gives its error responses. Every response enum converts from it, so a
-/// handler can return `Err(...)` or use `?`.
+/// gives its error responses. A handler returns it as its error (`?`
+/// converts anything that converts into it); the glue sends it as the
+/// variant its operation declares for the status.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
-    pub status: StatusCode,
+    pub status: runtime::StatusCode,
     pub body: models::Problem,
 }
 
 impl ErrorResponse {
-    pub fn new(status: StatusCode, body: models::Problem) -> Self {
+    pub fn new(status: runtime::StatusCode, body: models::Problem) -> Self {
         ErrorResponse { status, body }
     }
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    pub fn into_http(self) -> HttpResponse {
-        runtime::json(runtime::respond(self.status), &self.body)
+    pub fn into_http(self) -> actix_web::HttpResponse {
+        runtime::error_json(self.status, &self.body)
     }
 }
 
@@ -38,13 +34,15 @@ pub trait Api {
         &self,
         request: GetItemRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<GetItemResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetItemResponse, ErrorResponse>>;
     /// `DELETE /items/{itemId}` (operationId `deleteItemsItemId`)
     fn delete_items_item_id(
         &self,
         request: DeleteItemsItemIdRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<DeleteItemsItemIdResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<DeleteItemsItemIdResponse, ErrorResponse>,
+    >;
 }
 
 /// The parameters and body of `get_item`.
@@ -70,8 +68,8 @@ pub struct GetItemRequest {
     pub traits: Option<models::GetItemTraits>,
 }
 
-impl Validate for GetItemRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetItemRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.item_id, Some((1, false)), None)
             .map_err(|v| v.within("itemId"))?;
         runtime::check_some(&self.traits, runtime::Validate::validate)
@@ -94,12 +92,21 @@ pub enum GetItemResponse {
     /// `304`: Not modified.
     NotModified,
     /// `default`: Anything else.
-    Default { status: StatusCode, body: models::Problem },
+    Default { status: runtime::StatusCode, body: models::Problem },
 }
 
 impl GetItemResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Ok(Self::Default {
+            status: error.status,
+            body: error.body,
+        })
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, e_tag, x_count } => {
                 let mut builder = runtime::respond(runtime::status(200));
@@ -111,22 +118,12 @@ impl GetItemResponse {
             }
             Self::NotModified => {
                 let mut builder = runtime::respond(runtime::status(304));
-                builder.finish()
+                Ok(builder.finish())
             }
             Self::Default { status, body } => {
                 let builder = runtime::respond(status);
                 runtime::json(builder, &body)
             }
-        }
-    }
-}
-
-impl From<ErrorResponse> for GetItemResponse {
-    /// Picks the variant declared for the error's status; any other status becomes `Default`.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Default {
-            status: error.status,
-            body: error.body,
         }
     }
 }
@@ -138,8 +135,8 @@ pub struct DeleteItemsItemIdRequest {
     pub item_id: i64,
 }
 
-impl Validate for DeleteItemsItemIdRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for DeleteItemsItemIdRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.item_id, Some((1, false)), None)
             .map_err(|v| v.within("itemId"))?;
         Ok(())
@@ -153,33 +150,29 @@ pub enum DeleteItemsItemIdResponse {
     NoContent,
     /// `404`: No such item.
     NotFound(models::Problem),
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl DeleteItemsItemIdResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            404 => Ok(Self::NotFound(error.body)),
+            _ => Err(error),
+        }
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::status(204));
-                builder.finish()
+                Ok(builder.finish())
             }
             Self::NotFound(body) => {
                 let builder = runtime::respond(runtime::status(404));
                 runtime::json(builder, &body)
             }
-            Self::Undeclared(error) => error.into_http(),
-        }
-    }
-}
-
-impl From<ErrorResponse> for DeleteItemsItemIdResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        match error.status.as_u16() {
-            404 => Self::NotFound(error.body),
-            _ => Self::Undeclared(error),
         }
     }
 }

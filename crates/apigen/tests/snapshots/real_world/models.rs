@@ -4,12 +4,8 @@
 //! Models: one type per schema of the spec.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use serde::Deserialize;
-use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateCustomerBody {
     pub email: String,
     #[serde(
@@ -38,8 +34,8 @@ pub struct CreateCustomerBody {
     pub expand: Option<Vec<String>>,
 }
 
-impl Validate for CreateCustomerBody {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CreateCustomerBody {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_length(&self.email, None, Some(512))
             .map_err(|v| v.within("email"))?;
         runtime::check_some(&self.address, runtime::Validate::validate)
@@ -48,7 +44,7 @@ impl Validate for CreateCustomerBody {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CreateCustomerBodyAddress {
     #[serde(
         default,
@@ -64,15 +60,15 @@ pub struct CreateCustomerBodyAddress {
     pub line1: Option<String>,
 }
 
-impl Validate for CreateCustomerBodyAddress {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CreateCustomerBodyAddress {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
 pub type CreateCustomerBodyTaxExempt = CustomerTaxExempt;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Customer {
     pub id: String,
     #[serde(
@@ -95,8 +91,8 @@ pub struct Customer {
     pub image_url: Option<CustomerImageUrl>,
 }
 
-impl Validate for Customer {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Customer {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.seed,
                 |value| runtime::check_range(
@@ -112,15 +108,15 @@ impl Validate for Customer {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum CustomerImageUrl {
     String(String),
     Null(serde_json::Value),
 }
 
-impl Validate for CustomerImageUrl {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CustomerImageUrl {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::String(_) => Ok(()),
             Self::Null(_) => Ok(()),
@@ -137,8 +133,8 @@ impl Validate for CustomerImageUrl {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum CustomerTaxExempt {
     /// `none`
@@ -188,13 +184,13 @@ impl std::str::FromStr for CustomerTaxExempt {
     }
 }
 
-impl Validate for CustomerTaxExempt {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CustomerTaxExempt {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ListCustomersCreated {
     #[serde(
         default,
@@ -210,13 +206,13 @@ pub struct ListCustomersCreated {
     pub lte: Option<i64>,
 }
 
-impl Validate for ListCustomersCreated {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListCustomersCreated {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UploadDocumentBody {
     pub file: Vec<u8>,
     pub purpose: UploadDocumentBodyPurpose,
@@ -228,8 +224,8 @@ pub struct UploadDocumentBody {
     pub note: Option<String>,
 }
 
-impl Validate for UploadDocumentBody {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for UploadDocumentBody {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(
                 &self.note,
                 |value| runtime::check_length(value, None, Some(200)),
@@ -248,8 +244,8 @@ impl Validate for UploadDocumentBody {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    serde::Serialize,
+    serde::Deserialize
 )]
 pub enum UploadDocumentBodyPurpose {
     /// `identity`
@@ -294,8 +290,8 @@ impl std::str::FromStr for UploadDocumentBodyPurpose {
     }
 }
 
-impl Validate for UploadDocumentBodyPurpose {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for UploadDocumentBodyPurpose {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }

@@ -5,29 +5,25 @@
 
 use super::models;
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use actix_web::http::StatusCode;
-use actix_web::HttpResponse;
-use std::future::Future;
 
 /// An error any operation may answer with: a status and the body the spec
-/// gives its error responses. Every response enum converts from it, so a
-/// handler can return `Err(...)` or use `?`.
+/// gives its error responses. A handler returns it as its error (`?`
+/// converts anything that converts into it); the glue sends it as the
+/// variant its operation declares for the status.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
-    pub status: StatusCode,
+    pub status: runtime::StatusCode,
     pub body: serde_json::Value,
 }
 
 impl ErrorResponse {
-    pub fn new(status: StatusCode, body: serde_json::Value) -> Self {
+    pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    pub fn into_http(self) -> HttpResponse {
-        runtime::json(runtime::respond(self.status), &self.body)
+    pub fn into_http(self) -> actix_web::HttpResponse {
+        runtime::error_json(self.status, &self.body)
     }
 }
 
@@ -38,31 +34,37 @@ pub trait Api {
         &self,
         request: ListCustomersRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<ListCustomersResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListCustomersResponse, ErrorResponse>>;
     /// `POST /customers` (operationId `createCustomer`)
     fn create_customer(
         &self,
         request: CreateCustomerRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<CreateCustomerResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<CreateCustomerResponse, ErrorResponse>,
+    >;
     /// `PUT /customers/{id}/attachments` (operationId `uploadAttachment`)
     fn upload_attachment(
         &self,
         request: UploadAttachmentRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<UploadAttachmentResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<UploadAttachmentResponse, ErrorResponse>,
+    >;
     /// `POST /customers/{id}/documents` (operationId `uploadDocument`)
     fn upload_document(
         &self,
         request: UploadDocumentRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<UploadDocumentResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<UploadDocumentResponse, ErrorResponse>,
+    >;
     /// `GET /customers/{id}/invoice` (operationId `getInvoicePdf`)
     fn get_invoice_pdf(
         &self,
         request: GetInvoicePdfRequest,
         context: runtime::RequestContext,
-    ) -> impl Future<Output = Result<GetInvoicePdfResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetInvoicePdfResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `list_customers`.
@@ -72,8 +74,8 @@ pub struct ListCustomersRequest {
     pub created: Option<models::ListCustomersCreated>,
 }
 
-impl Validate for ListCustomersRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for ListCustomersRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(&self.created, runtime::Validate::validate)
             .map_err(|v| v.within("created"))?;
         Ok(())
@@ -85,27 +87,23 @@ impl Validate for ListCustomersRequest {
 pub enum ListCustomersResponse {
     /// `200`: Customers.
     Ok(Vec<models::Customer>),
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl ListCustomersResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
                 runtime::json(builder, &body)
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for ListCustomersResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
@@ -116,8 +114,8 @@ pub struct CreateCustomerRequest {
     pub body: models::CreateCustomerBody,
 }
 
-impl Validate for CreateCustomerRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for CreateCustomerRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
         Ok(())
     }
@@ -128,27 +126,23 @@ impl Validate for CreateCustomerRequest {
 pub enum CreateCustomerResponse {
     /// `200`: The customer.
     Ok(models::Customer),
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl CreateCustomerResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
                 runtime::json(builder, &body)
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for CreateCustomerResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
@@ -161,8 +155,8 @@ pub struct UploadAttachmentRequest {
     pub body: Option<Vec<u8>>,
 }
 
-impl Validate for UploadAttachmentRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for UploadAttachmentRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -172,27 +166,23 @@ impl Validate for UploadAttachmentRequest {
 pub enum UploadAttachmentResponse {
     /// `204`: Stored.
     NoContent,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl UploadAttachmentResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::status(204));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for UploadAttachmentResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
@@ -205,8 +195,8 @@ pub struct UploadDocumentRequest {
     pub body: models::UploadDocumentBody,
 }
 
-impl Validate for UploadDocumentRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for UploadDocumentRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
         Ok(())
     }
@@ -217,27 +207,23 @@ impl Validate for UploadDocumentRequest {
 pub enum UploadDocumentResponse {
     /// `204`: Stored.
     NoContent,
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl UploadDocumentResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::status(204));
-                builder.finish()
+                Ok(builder.finish())
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for UploadDocumentResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }
 
@@ -248,8 +234,8 @@ pub struct GetInvoicePdfRequest {
     pub id: String,
 }
 
-impl Validate for GetInvoicePdfRequest {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for GetInvoicePdfRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -259,26 +245,22 @@ impl Validate for GetInvoicePdfRequest {
 pub enum GetInvoicePdfResponse {
     /// `200`: The invoice.
     Ok(Vec<u8>),
-    /// An error whose status the operation does not declare.
-    Undeclared(ErrorResponse),
 }
 
 impl GetInvoicePdfResponse {
-    /// Renders the response: status, headers and JSON body.
-    pub fn into_http(self) -> HttpResponse {
+    /// The variant the operation declares for an error's status, or
+    /// the error back when it declares none.
+    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+    /// Renders the response: status, headers and body. A body that
+    /// cannot be serialized is an internal rejection.
+    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::status(200));
-                runtime::bytes(builder, "application/pdf", body)
+                Ok(runtime::bytes(builder, "application/pdf", body))
             }
-            Self::Undeclared(error) => error.into_http(),
         }
-    }
-}
-
-impl From<ErrorResponse> for GetInvoicePdfResponse {
-    /// Picks the variant declared for the error's status; any other status is sent as it is.
-    fn from(error: ErrorResponse) -> Self {
-        Self::Undeclared(error)
     }
 }

@@ -3,21 +3,17 @@
 
 //! actix-web glue: routes, request extraction and validation, responses.
 
-use super::operations;
-use super::runtime;
-use super::runtime::Rejection;
-use super::runtime::RejectionKind;
-use super::runtime::Validate;
-use actix_web::http::header::{HeaderValue, ALLOW};
+use super::{metadata, operations, runtime};
 use actix_web::{web, HttpRequest, HttpResponse};
-use super::operations::*;
 
 /// How a request refused before it reaches a handler (a malformed
-/// parameter, invalid JSON, an unknown route) is answered.
+/// parameter, invalid JSON, an unknown route), or an answer the glue
+/// cannot send as it is, is answered.
 pub trait Rejections {
     /// The error to send for a rejection; its status should be the
-    /// rejection's.
-    fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
+    /// rejection's. [`runtime::RejectionKind::Internal`] rejections
+    /// carry a message for logs, not for the client.
+    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
 }
 
 /// Registers a route for every operation, with `service` serving them.
@@ -27,54 +23,108 @@ pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
     S: operations::Api + Rejections + 'static,
 {
+    configure_with(cfg, service, actix_web::middleware::Identity::default);
+}
+
+/// As [`configure`], with the middleware `layer()` makes around every
+/// route, and around the answers for unknown paths (404) and methods
+/// (405). The layer runs once the route is matched:
+/// `runtime::Operation::of(request)` gives the operation it serves
+/// (`None` for 404 and 405), so nothing has to match paths again.
+pub fn configure_with<S, L, B>(
+    cfg: &mut web::ServiceConfig,
+    service: web::Data<S>,
+    layer: impl Fn() -> L,
+)
+where
+    S: operations::Api + Rejections + 'static,
+    L: runtime::Layer<B>,
+    B: actix_web::body::MessageBody + 'static,
+{
     cfg.app_data(service);
     cfg.service(
         web::resource("/customers")
-            .route(web::get().to(list_customers::<S>))
-            .route(web::post().to(create_customer::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_customers::<S>),
+                    metadata::LIST_CUSTOMERS,
+                    layer(),
+                ),
+            )
+            .route(
+                runtime::serve(
+                    web::post().to(create_customer::<S>),
+                    metadata::CREATE_CUSTOMER,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET, POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/customers/{id}/attachments")
-            .route(web::put().to(upload_attachment::<S>))
+            .route(
+                runtime::serve(
+                    web::put().to(upload_attachment::<S>),
+                    metadata::UPLOAD_ATTACHMENT,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "PUT")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "PUT")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/customers/{id}/documents")
-            .route(web::post().to(upload_document::<S>))
+            .route(
+                runtime::serve(
+                    web::post().to(upload_document::<S>),
+                    metadata::UPLOAD_DOCUMENT,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "POST")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "POST")
+                    })
+                    .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/customers/{id}/invoice")
-            .route(web::get().to(get_invoice_pdf::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(get_invoice_pdf::<S>),
+                    metadata::GET_INVOICE_PDF,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET")
+                    })
+                    .wrap(layer()),
             ),
     );
+    cfg.default_service(web::to(not_found::<S>).wrap(layer()));
 }
 
-/// The answer for a request that no route matches: use it as the
-/// application's `default_service`.
+/// The answer for a request that no route matches.
 pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
     let message = format!("no route for {} {}", request.method(), request.path());
-    service.reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
+    service
+        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
+        .into_http()
 }
 
 fn method_not_allowed<S: Rejections>(
@@ -86,10 +136,61 @@ fn method_not_allowed<S: Rejections>(
         "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
     );
     let mut response = service
-        .reject(Rejection::new(RejectionKind::MethodNotAllowed, message))
+        .reject(
+            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
+        )
         .into_http();
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
     response
+        .headers_mut()
+        .insert(
+            actix_web::http::header::ALLOW,
+            actix_web::http::header::HeaderValue::from_static(allow),
+        );
+    response
+}
+
+/// Sends a handler's answer. An error goes out as the variant the
+/// operation declares for its status; a status it does not declare
+/// becomes the service's internal error, and so does a body that
+/// cannot be serialized.
+fn respond<S: Rejections, R>(
+    service: &S,
+    answer: Result<R, operations::ErrorResponse>,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let response = match answer.or_else(declared) {
+        Ok(response) => response,
+        Err(undeclared) => {
+            let message = format!(
+                "the handler answered {}, which its operation does not declare",
+                undeclared.status
+            );
+            let internal = runtime::Rejection::new(
+                runtime::RejectionKind::Internal,
+                message,
+            );
+            return refuse(service, internal, declared, render);
+        }
+    };
+    render(response)
+        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
+}
+
+/// Sends a refusal: as the variant the operation declares for its
+/// status, or as it is when the operation declares none (a malformed
+/// parameter is the client's mistake, not the server's failure).
+fn refuse<S: Rejections, R>(
+    service: &S,
+    rejection: runtime::Rejection,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let error = service.reject(rejection);
+    match declared(error.clone()).map(render) {
+        Ok(Ok(http)) => http,
+        _ => error.into_http(),
+    }
 }
 
 /// `GET /customers`
@@ -97,27 +198,27 @@ async fn list_customers<S: operations::Api + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_customers(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::ListCustomersRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListCustomersRequest {
+            created: query.deep("created")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListCustomersResponse::declared,
+        operations::ListCustomersResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .list_customers(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListCustomersResponse::from)
+            service.list_customers(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListCustomersResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_customers(
-    request: &HttpRequest,
-) -> Result<ListCustomersRequest, Rejection> {
-    let query = runtime::Query::parse(request.query_string());
-    let parsed = ListCustomersRequest {
-        created: query.deep("created")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /customers`
@@ -126,29 +227,29 @@ async fn create_customer<S: operations::Api + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_create_customer(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::CreateCustomerRequest, runtime::Rejection> {
+        let parsed = operations::CreateCustomerRequest {
+            body: runtime::form_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::CreateCustomerResponse::declared,
+        operations::CreateCustomerResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .create_customer(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(CreateCustomerResponse::from)
+            service.create_customer(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => CreateCustomerResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_create_customer(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<CreateCustomerRequest, Rejection> {
-    let parsed = CreateCustomerRequest {
-        body: runtime::form_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `PUT /customers/{id}/attachments`
@@ -157,34 +258,36 @@ async fn upload_attachment<S: operations::Api + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_upload_attachment(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::UploadAttachmentRequest, runtime::Rejection> {
+        let parsed = operations::UploadAttachmentRequest {
+            id: runtime::path(request, "id")?,
+            body: runtime::raw_body(
+                    request,
+                    payload,
+                    &["application/octet-stream", "image/*"],
+                )
+                .await?
+                .map(|b| b.to_vec()),
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::UploadAttachmentResponse::declared,
+        operations::UploadAttachmentResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
             service
                 .upload_attachment(parsed, runtime::RequestContext::new(request))
                 .await
-                .unwrap_or_else(UploadAttachmentResponse::from)
         }
-        Err(rejection) => UploadAttachmentResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_upload_attachment(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<UploadAttachmentRequest, Rejection> {
-    let parsed = UploadAttachmentRequest {
-        id: runtime::path(request, "id")?,
-        body: runtime::raw_body(
-                request,
-                payload,
-                &["application/octet-stream", "image/*"],
-            )
-            .await?
-            .map(|b| b.to_vec()),
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `POST /customers/{id}/documents`
@@ -193,30 +296,30 @@ async fn upload_document<S: operations::Api + Rejections + 'static>(
     request: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let response = match extract_upload_document(&request, payload).await {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::UploadDocumentRequest, runtime::Rejection> {
+        let parsed = operations::UploadDocumentRequest {
+            id: runtime::path(request, "id")?,
+            body: runtime::multipart_body(request, payload)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::UploadDocumentResponse::declared,
+        operations::UploadDocumentResponse::into_http,
+    );
+    let answer = match extract(&request, payload).await {
         Ok(parsed) => {
-            service
-                .upload_document(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(UploadDocumentResponse::from)
+            service.upload_document(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => UploadDocumentResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-async fn extract_upload_document(
-    request: &HttpRequest,
-    payload: web::Payload,
-) -> Result<UploadDocumentRequest, Rejection> {
-    let parsed = UploadDocumentRequest {
-        id: runtime::path(request, "id")?,
-        body: runtime::multipart_body(request, payload)
-            .await?
-            .ok_or_else(runtime::missing_body)?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }
 
 /// `GET /customers/{id}/invoice`
@@ -224,24 +327,24 @@ async fn get_invoice_pdf<S: operations::Api + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_get_invoice_pdf(&request) {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetInvoicePdfRequest, runtime::Rejection> {
+        let parsed = operations::GetInvoicePdfRequest {
+            id: runtime::path(request, "id")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::GetInvoicePdfResponse::declared,
+        operations::GetInvoicePdfResponse::into_http,
+    );
+    let answer = match extract(&request) {
         Ok(parsed) => {
-            service
-                .get_invoice_pdf(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(GetInvoicePdfResponse::from)
+            service.get_invoice_pdf(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => GetInvoicePdfResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_get_invoice_pdf(
-    request: &HttpRequest,
-) -> Result<GetInvoicePdfRequest, Rejection> {
-    let parsed = GetInvoicePdfRequest {
-        id: runtime::path(request, "id")?,
-    };
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }

@@ -3,6 +3,7 @@
 
 //! What the spec says about each operation, as data.
 
+use super::runtime;
 
 /// The spec's `info.title`.
 pub const TITLE: &str = "Unions";
@@ -18,70 +19,34 @@ pub const BASE_PATH: &str = "";
 /// are not fields of the response enums: middleware sets them.
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[];
 
-/// An operation's `x-stability`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stability {
-    Experimental,
-    Alpha,
-    Beta,
-}
+/// The spec's security schemes (`components.securitySchemes`).
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[];
 
-impl Stability {
-    /// The value as the spec writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stability::Experimental => "experimental",
-            Stability::Alpha => "alpha",
-            Stability::Beta => "beta",
-        }
-    }
-}
+/// The document's own `security`: what requests that no operation
+/// serves (an unknown path, say) are held to.
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
-/// One operation of the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Operation {
-    /// The operationId.
-    pub id: &'static str,
-    /// The HTTP method, upper-case.
-    pub method: &'static str,
-    /// The path template, relative to the server URL (`/pets/{petId}`).
-    pub path: &'static str,
-    /// The tag that names its route trait.
-    pub tag: &'static str,
-    pub stability: Option<Stability>,
-    pub deprecated: bool,
-    /// `x-deprecated-since`: when it was deprecated (YYYY-MM-DD).
-    pub deprecated_since: Option<&'static str>,
-    /// `x-deprecated-sunset` or `x-sunset`: when it stops working (YYYY-MM-DD).
-    pub sunset: Option<&'static str>,
-    /// `x-successor`: the operationId that replaces it.
-    pub successor: Option<&'static str>,
-}
+/// Every operation, in the order of the spec. The constants below point
+/// into it, so an operation has one address.
+pub static OPERATIONS: [runtime::Operation; 1] = [
+    runtime::Operation {
+        id: "listShapes",
+        method: "GET",
+        path: "/shapes",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+];
 
 /// `GET /shapes`
-pub const LIST_SHAPES: Operation = Operation {
-    id: "listShapes",
-    method: "GET",
-    path: "/shapes",
-    tag: "",
-    stability: None,
-    deprecated: false,
-    deprecated_since: None,
-    sunset: None,
-    successor: None,
-};
-
-/// Every operation, in the order of the spec.
-pub const OPERATIONS: &[Operation] = &[LIST_SHAPES];
+pub const LIST_SHAPES: &runtime::Operation = &OPERATIONS[0];
 
 /// The operation with this operationId.
-pub fn by_id(id: &str) -> Option<&'static Operation> {
+pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {
     OPERATIONS.iter().find(|op| op.id == id)
-}
-
-/// The operation a matched route belongs to: its method and path template.
-pub fn by_route(method: &str, path: &str) -> Option<&'static Operation> {
-    OPERATIONS
-        .iter()
-        .find(|op| op.method.eq_ignore_ascii_case(method) && op.path == path)
 }

@@ -4,26 +4,22 @@
 //! Models: one type per schema of the spec.
 
 use super::runtime;
-use super::runtime::Validate;
-use super::runtime::Violation;
-use serde::Deserialize;
-use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Circle {
     pub kind: String,
     pub radius: f32,
 }
 
-impl Validate for Circle {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Circle {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.radius, Some((0.0, true)), None)
             .map_err(|v| v.within("radius"))?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Drawing {
     /// Which of the shapes in `oneOf` the object also has.
     #[serde(flatten)]
@@ -36,22 +32,22 @@ pub struct Drawing {
     pub label: Option<String>,
 }
 
-impl Validate for Drawing {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Drawing {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::Validate::validate(&self.variant).map_err(|v| v.within("variant"))?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum Expr {
     Literal(Literal),
     Sum(Box<Sum>),
 }
 
-impl Validate for Expr {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Expr {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::Literal(value) => runtime::Validate::validate(value),
             Self::Sum(value) => runtime::Validate::validate(value),
@@ -59,15 +55,15 @@ impl Validate for Expr {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum IdOrName {
     Integer(i64),
     String(String),
 }
 
-impl Validate for IdOrName {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for IdOrName {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::Integer(_) => Ok(()),
             Self::String(_) => Ok(()),
@@ -75,7 +71,7 @@ impl Validate for IdOrName {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Literal {
     #[serde(
         default,
@@ -85,13 +81,13 @@ pub struct Literal {
     pub value: Option<i64>,
 }
 
-impl Validate for Literal {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Literal {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Payment {
     /// Which of the shapes in `oneOf` the object also has.
     #[serde(flatten)]
@@ -99,22 +95,22 @@ pub struct Payment {
     pub amount: i64,
 }
 
-impl Validate for Payment {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Payment {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::Validate::validate(&self.variant).map_err(|v| v.within("variant"))?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum PaymentVariant {
     Object(PaymentVariantObject),
     Object2(PaymentVariantObject2),
 }
 
-impl Validate for PaymentVariant {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PaymentVariant {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::Object(value) => runtime::Validate::validate(value),
             Self::Object2(value) => runtime::Validate::validate(value),
@@ -122,29 +118,29 @@ impl Validate for PaymentVariant {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PaymentVariantObject {
     pub card: String,
 }
 
-impl Validate for PaymentVariantObject {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PaymentVariantObject {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PaymentVariantObject2 {
     pub iban: String,
 }
 
-impl Validate for PaymentVariantObject2 {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for PaymentVariantObject2 {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Shape {
     /// `circle`
@@ -153,14 +149,16 @@ pub enum Shape {
     Square(Square),
 }
 
-impl<'de> Deserialize<'de> for Shape {
+impl<'de> serde::Deserialize<'de> for Shape {
     /// Reads the `#tag` property, then the variant it names; the
     /// variant keeps the property.
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
         use serde::de::Error as _;
-        let value = serde_json::Value::deserialize(deserializer)?;
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         let tag = value
             .get("kind")
             .and_then(serde_json::Value::as_str)
@@ -178,8 +176,8 @@ impl<'de> Deserialize<'de> for Shape {
     }
 }
 
-impl Validate for Shape {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Shape {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::Circle(value) => runtime::Validate::validate(value),
             Self::Square(value) => runtime::Validate::validate(value),
@@ -187,33 +185,33 @@ impl Validate for Shape {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Square {
     pub kind: String,
     pub side: f64,
 }
 
-impl Validate for Square {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Square {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sum {
     pub left: Box<Expr>,
     pub right: Box<Expr>,
 }
 
-impl Validate for Sum {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Sum {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::Validate::validate(&self.left).map_err(|v| v.within("left"))?;
         runtime::Validate::validate(&self.right).map_err(|v| v.within("right"))?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tree {
     pub label: String,
     #[serde(
@@ -230,8 +228,8 @@ pub struct Tree {
     pub children: Option<Vec<Tree>>,
 }
 
-impl Validate for Tree {
-    fn validate(&self) -> Result<(), Violation> {
+impl runtime::Validate for Tree {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_some(&self.parent, runtime::Validate::validate)
             .map_err(|v| v.within("parent"))?;
         runtime::check_some(

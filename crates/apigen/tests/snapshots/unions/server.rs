@@ -3,21 +3,17 @@
 
 //! actix-web glue: routes, request extraction and validation, responses.
 
-use super::operations;
-use super::runtime;
-use super::runtime::Rejection;
-use super::runtime::RejectionKind;
-use super::runtime::Validate;
-use actix_web::http::header::{HeaderValue, ALLOW};
+use super::{metadata, operations, runtime};
 use actix_web::{web, HttpRequest, HttpResponse};
-use super::operations::*;
 
 /// How a request refused before it reaches a handler (a malformed
-/// parameter, invalid JSON, an unknown route) is answered.
+/// parameter, invalid JSON, an unknown route), or an answer the glue
+/// cannot send as it is, is answered.
 pub trait Rejections {
     /// The error to send for a rejection; its status should be the
-    /// rejection's.
-    fn reject(&self, rejection: Rejection) -> operations::ErrorResponse;
+    /// rejection's. [`runtime::RejectionKind::Internal`] rejections
+    /// carry a message for logs, not for the client.
+    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
 }
 
 /// Registers a route for every operation, with `service` serving them.
@@ -27,26 +23,53 @@ pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
     S: operations::Api + Rejections + 'static,
 {
+    configure_with(cfg, service, actix_web::middleware::Identity::default);
+}
+
+/// As [`configure`], with the middleware `layer()` makes around every
+/// route, and around the answers for unknown paths (404) and methods
+/// (405). The layer runs once the route is matched:
+/// `runtime::Operation::of(request)` gives the operation it serves
+/// (`None` for 404 and 405), so nothing has to match paths again.
+pub fn configure_with<S, L, B>(
+    cfg: &mut web::ServiceConfig,
+    service: web::Data<S>,
+    layer: impl Fn() -> L,
+)
+where
+    S: operations::Api + Rejections + 'static,
+    L: runtime::Layer<B>,
+    B: actix_web::body::MessageBody + 'static,
+{
     cfg.app_data(service);
     cfg.service(
         web::resource("/shapes")
-            .route(web::get().to(list_shapes::<S>))
+            .route(
+                runtime::serve(
+                    web::get().to(list_shapes::<S>),
+                    metadata::LIST_SHAPES,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, "GET")
-                }),
+                        method_not_allowed(service.get_ref(), &request, "GET")
+                    })
+                    .wrap(layer()),
             ),
     );
+    cfg.default_service(web::to(not_found::<S>).wrap(layer()));
 }
 
-/// The answer for a request that no route matches: use it as the
-/// application's `default_service`.
+/// The answer for a request that no route matches.
 pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
     let message = format!("no route for {} {}", request.method(), request.path());
-    service.reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
+    service
+        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
+        .into_http()
 }
 
 fn method_not_allowed<S: Rejections>(
@@ -58,10 +81,61 @@ fn method_not_allowed<S: Rejections>(
         "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
     );
     let mut response = service
-        .reject(Rejection::new(RejectionKind::MethodNotAllowed, message))
+        .reject(
+            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
+        )
         .into_http();
-    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
     response
+        .headers_mut()
+        .insert(
+            actix_web::http::header::ALLOW,
+            actix_web::http::header::HeaderValue::from_static(allow),
+        );
+    response
+}
+
+/// Sends a handler's answer. An error goes out as the variant the
+/// operation declares for its status; a status it does not declare
+/// becomes the service's internal error, and so does a body that
+/// cannot be serialized.
+fn respond<S: Rejections, R>(
+    service: &S,
+    answer: Result<R, operations::ErrorResponse>,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let response = match answer.or_else(declared) {
+        Ok(response) => response,
+        Err(undeclared) => {
+            let message = format!(
+                "the handler answered {}, which its operation does not declare",
+                undeclared.status
+            );
+            let internal = runtime::Rejection::new(
+                runtime::RejectionKind::Internal,
+                message,
+            );
+            return refuse(service, internal, declared, render);
+        }
+    };
+    render(response)
+        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
+}
+
+/// Sends a refusal: as the variant the operation declares for its
+/// status, or as it is when the operation declares none (a malformed
+/// parameter is the client's mistake, not the server's failure).
+fn refuse<S: Rejections, R>(
+    service: &S,
+    rejection: runtime::Rejection,
+    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
+    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
+) -> HttpResponse {
+    let error = service.reject(rejection);
+    match declared(error.clone()).map(render) {
+        Ok(Ok(http)) => http,
+        _ => error.into_http(),
+    }
 }
 
 /// `GET /shapes`
@@ -69,20 +143,20 @@ async fn list_shapes<S: operations::Api + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let response = match extract_list_shapes() {
+    fn extract() -> Result<operations::ListShapesRequest, runtime::Rejection> {
+        let parsed = operations::ListShapesRequest {};
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let (declared, render) = (
+        operations::ListShapesResponse::declared,
+        operations::ListShapesResponse::into_http,
+    );
+    let answer = match extract() {
         Ok(parsed) => {
-            service
-                .list_shapes(parsed, runtime::RequestContext::new(request))
-                .await
-                .unwrap_or_else(ListShapesResponse::from)
+            service.list_shapes(parsed, runtime::RequestContext::new(request)).await
         }
-        Err(rejection) => ListShapesResponse::from(service.reject(rejection)),
+        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
     };
-    response.into_http()
-}
-
-fn extract_list_shapes() -> Result<ListShapesRequest, Rejection> {
-    let parsed = ListShapesRequest {};
-    Validate::validate(&parsed)?;
-    Ok(parsed)
+    respond(service.get_ref(), answer, declared, render)
 }

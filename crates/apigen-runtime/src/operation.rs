@@ -1,0 +1,319 @@
+//! What the spec says about each operation, as data; and, with `server`,
+//! the layer that attaches each request's operation before any middleware
+//! around the route runs, so that nothing has to match paths again.
+
+/// An operation's stability: `x-stability` (`experimental`, `alpha`,
+/// `beta`, `stable`) or `x-stability-level` (`draft`, `alpha`, `beta`,
+/// `stable`). Without either, an operation is stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stability {
+    /// `draft`: a sketch; anything may change.
+    Draft,
+    /// `experimental`: may change or go away without notice.
+    Experimental,
+    /// `alpha`: may change without notice.
+    Alpha,
+    /// `beta`: changes are announced, but may break callers.
+    Beta,
+    /// Changes never break callers within a major version.
+    Stable,
+}
+
+impl Stability {
+    /// The value as the spec writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stability::Draft => "draft",
+            Stability::Experimental => "experimental",
+            Stability::Alpha => "alpha",
+            Stability::Beta => "beta",
+            Stability::Stable => "stable",
+        }
+    }
+}
+
+/// One way to satisfy an operation's security: every scheme it names, each
+/// with the scopes it needs. A requirement naming no scheme lets anonymous
+/// callers in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SecurityRequirement {
+    /// Names of [`SecurityScheme`]s, with the scopes each needs.
+    pub schemes: &'static [(&'static str, &'static [&'static str])],
+}
+
+impl SecurityRequirement {
+    /// Whether a caller without credentials satisfies `requirements` (an
+    /// operation's, or the document's): there is none, or one names no
+    /// scheme.
+    pub fn admits_anonymous(requirements: &[SecurityRequirement]) -> bool {
+        requirements.is_empty() || requirements.iter().any(|r| r.schemes.is_empty())
+    }
+}
+
+/// A security scheme of the spec (`components.securitySchemes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SecurityScheme {
+    /// Its name in the spec, as requirements name it.
+    pub name: &'static str,
+    /// How a caller presents it.
+    pub kind: SchemeKind,
+}
+
+/// How a credential travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemeKind {
+    /// `type: http`: `Authorization: <scheme> ...` (`bearer`, `basic`, ...),
+    /// the scheme in lower case.
+    Http {
+        /// `bearer`, `basic`, or another HTTP authentication scheme.
+        scheme: &'static str,
+    },
+    /// `type: apiKey`: a key in a header, query parameter or cookie.
+    ApiKey {
+        /// Where the key goes.
+        location: ApiKeyLocation,
+        /// The header, parameter or cookie that carries it.
+        name: &'static str,
+    },
+    /// `type: oauth2`: a bearer token from an OAuth 2 flow.
+    OAuth2,
+    /// `type: openIdConnect`: a bearer token from OpenID Connect.
+    OpenIdConnect,
+    /// `type: mutualTLS`: a client certificate.
+    MutualTls,
+}
+
+/// Where an API key travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ApiKeyLocation {
+    /// A request header.
+    Header,
+    /// A query parameter.
+    Query,
+    /// A cookie.
+    Cookie,
+}
+
+/// One operation of the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Operation {
+    /// The operationId.
+    pub id: &'static str,
+    /// The HTTP method, upper-case.
+    pub method: &'static str,
+    /// The path template, relative to the server URL (`/pets/{petId}`).
+    pub path: &'static str,
+    /// The tag that names its route trait.
+    pub tag: &'static str,
+    /// How much callers may rely on it.
+    pub stability: Stability,
+    /// `deprecated: true`.
+    pub deprecated: bool,
+    /// `x-deprecated-since`: when it was deprecated (YYYY-MM-DD).
+    pub deprecated_since: Option<&'static str>,
+    /// `x-deprecated-sunset` or `x-sunset`: when it stops working (YYYY-MM-DD).
+    pub sunset: Option<&'static str>,
+    /// `x-successor`: the operationId that replaces it.
+    pub successor: Option<&'static str>,
+    /// The ways a caller may satisfy its security (its own `security`, or
+    /// the document's); any one will do. Empty: no security at all.
+    pub security: &'static [SecurityRequirement],
+}
+
+impl Operation {
+    /// Whether a caller without credentials may call it: it declares no
+    /// security, or one of its requirements names no scheme.
+    pub fn is_public(&self) -> bool {
+        SecurityRequirement::admits_anonymous(self.security)
+    }
+
+    /// The operation a request was routed to, attached by the generated
+    /// glue before any middleware around the route runs. `None` for
+    /// requests no operation serves (an unknown path, a method the path does
+    /// not allow).
+    #[cfg(feature = "server")]
+    pub fn of(request: &actix_web::HttpRequest) -> Option<&'static Operation> {
+        use actix_web::HttpMessage as _;
+        request.extensions().get::<&'static Operation>().copied()
+    }
+}
+
+#[cfg(feature = "server")]
+pub use layer::{serve, Layer, RouteService};
+
+#[cfg(feature = "server")]
+mod layer {
+    use super::Operation;
+    use actix_web::body::MessageBody;
+    use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
+    use actix_web::{Error, HttpMessage as _, Route};
+    use futures_util::future::LocalBoxFuture;
+    use std::task::{Context, Poll};
+
+    /// The service a route's middleware wraps.
+    pub type RouteService =
+        actix_service::boxed::BoxService<ServiceRequest, ServiceResponse, Error>;
+
+    /// Middleware that can wrap a route: any actix-web `Transform` of the
+    /// route's service (`from_fn(...)`, `Logger`, `Identity`, ...).
+    pub trait Layer<B>:
+        Transform<
+            RouteService,
+            ServiceRequest,
+            Response = ServiceResponse<B>,
+            Error = Error,
+            InitError = (),
+        > + 'static
+    {
+    }
+
+    impl<T, B> Layer<B> for T where
+        T: Transform<
+                RouteService,
+                ServiceRequest,
+                Response = ServiceResponse<B>,
+                Error = Error,
+                InitError = (),
+            > + 'static
+    {
+    }
+
+    /// A route serving `operation`, with `layer` around its handler. The
+    /// operation is attached to the request first, so the layer can read it
+    /// with [`Operation::of`].
+    pub fn serve<L, B>(route: Route, operation: &'static Operation, layer: L) -> Route
+    where
+        L: Layer<B>,
+        B: MessageBody + 'static,
+    {
+        route.wrap(Attach {
+            operation,
+            inner: layer,
+        })
+    }
+
+    /// Attaches an operation, then runs the layer inside it.
+    struct Attach<L> {
+        operation: &'static Operation,
+        inner: L,
+    }
+
+    impl<L> Transform<RouteService, ServiceRequest> for Attach<L>
+    where
+        L: Transform<RouteService, ServiceRequest, Error = Error, InitError = ()> + 'static,
+    {
+        type Response = L::Response;
+        type Error = Error;
+        type Transform = Attached<L::Transform>;
+        type InitError = ();
+        type Future = LocalBoxFuture<'static, Result<Self::Transform, ()>>;
+
+        fn new_transform(&self, service: RouteService) -> Self::Future {
+            let operation = self.operation;
+            let inner = self.inner.new_transform(service);
+            Box::pin(async move {
+                Ok(Attached {
+                    operation,
+                    inner: inner.await?,
+                })
+            })
+        }
+    }
+
+    struct Attached<S> {
+        operation: &'static Operation,
+        inner: S,
+    }
+
+    impl<S> Service<ServiceRequest> for Attached<S>
+    where
+        S: Service<ServiceRequest, Error = Error>,
+    {
+        type Response = S::Response;
+        type Error = Error;
+        type Future = S::Future;
+
+        fn poll_ready(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+            self.inner.poll_ready(cx)
+        }
+
+        fn call(&self, request: ServiceRequest) -> Self::Future {
+            request.extensions_mut().insert(self.operation);
+            self.inner.call(request)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMES: &[(&str, &[&str])] = &[("bearerAuth", &[])];
+
+    fn operation(security: &'static [SecurityRequirement]) -> Operation {
+        Operation {
+            id: "listPets",
+            method: "GET",
+            path: "/pets",
+            tag: "Pets",
+            stability: Stability::Stable,
+            deprecated: false,
+            deprecated_since: None,
+            sunset: None,
+            successor: None,
+            security,
+        }
+    }
+
+    #[test]
+    fn public_means_no_requirement_or_an_empty_one() {
+        assert!(operation(&[]).is_public());
+        assert!(!operation(&[SecurityRequirement { schemes: SCHEMES }]).is_public());
+        let optional = &[
+            SecurityRequirement { schemes: SCHEMES },
+            SecurityRequirement { schemes: &[] },
+        ];
+        assert!(operation(optional).is_public());
+    }
+
+    #[cfg(feature = "server")]
+    #[actix_web::test]
+    async fn the_layer_sees_the_operation_of_its_route() {
+        use actix_web::middleware::{from_fn, Next};
+        use actix_web::{test, web, App, HttpResponse};
+        static LIST: Operation = Operation {
+            id: "listPets",
+            method: "GET",
+            path: "/pets",
+            tag: "Pets",
+            stability: Stability::Beta,
+            deprecated: false,
+            deprecated_since: None,
+            sunset: None,
+            successor: None,
+            security: &[],
+        };
+        async fn stamp(
+            request: actix_web::dev::ServiceRequest,
+            next: Next<actix_web::body::BoxBody>,
+        ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
+            let id = Operation::of(request.request()).map_or("none", |op| op.id);
+            let mut response = next.call(request).await?;
+            response.headers_mut().insert(
+                actix_web::http::header::HeaderName::from_static("x-operation"),
+                actix_web::http::header::HeaderValue::from_static(id),
+            );
+            Ok(response)
+        }
+        let app = test::init_service(App::new().service(web::resource("/pets").route(serve(
+            web::get().to(|| async { HttpResponse::Ok().finish() }),
+            &LIST,
+            from_fn(stamp),
+        ))))
+        .await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/pets").to_request()).await;
+        assert_eq!(response.headers().get("x-operation").unwrap(), "listPets");
+        assert_eq!(Operation::of(response.request()), Some(&LIST));
+    }
+}

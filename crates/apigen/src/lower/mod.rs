@@ -1,0 +1,211 @@
+//! Lowering: `openapiv3::OpenAPI` -> [`ir::Api`]. Resolves references, merges
+//! `allOf`, names inline schemas after where they stand, and reports everything it
+//! cannot express as a diagnostic at the construct's JSON pointer.
+//!
+//! - [`schemas`]: schemas to types and shapes (references, `allOf`, unions,
+//!   inline types named after where they stand);
+//! - [`operations`]: operations, parameters, bodies, responses and their
+//!   lifecycle annotations;
+//! - [`passes`]: what needs the whole API first (route traits, boxing of
+//!   recursive fields, headers every response shares, the shared error
+//!   type); each takes values and returns values.
+
+mod operations;
+mod passes;
+mod schemas;
+
+use crate::diag::{Diagnostic, Pointer};
+use crate::ir::*;
+use crate::names::{Namer, PRELUDE_TYPES};
+use openapiv3::{OpenAPI, Parameter, ReferenceOr};
+use operations::is_date;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub use operations::STABILITY_EXTENSIONS;
+
+/// Lowers a document. In a lenient run, an operation or schema that cannot be
+/// expressed is left out (a schema becomes `serde_json::Value`) and reported in
+/// the second part of the result instead of failing the run.
+pub fn lower(doc: &OpenAPI, lenient: bool) -> Result<(Api, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut l = Lowerer::new(doc);
+    l.lenient = lenient;
+    if let Some(default) = &doc.security {
+        l.default_security = l.requirements(default, &Pointer::root().join("security"));
+    }
+    l.component_types();
+    let operations = l.operations();
+    let traits = passes::route_traits(doc, &operations);
+    let (operations, common_headers) = passes::common_headers(operations);
+    let error_type = passes::shared_error_type(&operations);
+    let security_schemes = l.security_schemes();
+    let api = Api {
+        title: doc.info.title.clone(),
+        version: doc.info.version.clone(),
+        description: doc.info.description.clone(),
+        base_path: doc
+            .servers
+            .first()
+            .map(|s| base_path(&s.url))
+            .unwrap_or_default(),
+        types: passes::mark_boxed(std::mem::take(&mut l.types)),
+        traits,
+        operations,
+        common_headers,
+        error_type,
+        security_schemes,
+        default_security: l.default_security,
+    };
+    if l.errors.is_empty() {
+        Ok((api, l.skipped))
+    } else {
+        Err(l.errors)
+    }
+}
+
+struct Lowerer<'a> {
+    doc: &'a OpenAPI,
+    errors: Vec<Diagnostic>,
+    types: BTreeMap<String, TypeDef>,
+    namer: Namer,
+    /// Component schema name -> Rust type name.
+    components: BTreeMap<String, String>,
+    /// Inline schemas already given a type, by their pointer, so that a schema
+    /// reached twice (through `allOf`, say) is one type.
+    inline: HashMap<Pointer, String>,
+    /// Aliases being inlined, to stop on `$ref` cycles between aliases.
+    resolving: BTreeSet<String>,
+    lenient: bool,
+    /// Inline types by their structure, so that repeats become aliases.
+    shared: HashMap<String, String>,
+    /// What a lenient run left out.
+    skipped: Vec<Diagnostic>,
+    /// The document's `security`, for operations without their own.
+    default_security: Vec<SecurityRequirement>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(doc: &'a OpenAPI) -> Self {
+        Lowerer {
+            doc,
+            errors: Vec::new(),
+            types: BTreeMap::new(),
+            namer: Namer::reserving(PRELUDE_TYPES),
+            components: BTreeMap::new(),
+            inline: HashMap::new(),
+            resolving: BTreeSet::new(),
+            lenient: false,
+            shared: HashMap::new(),
+            skipped: Vec::new(),
+            default_security: Vec::new(),
+        }
+    }
+
+    /// In a lenient run, turns the errors since `mark` into skip notes; true
+    /// when there were any.
+    pub(super) fn skip_since(&mut self, mark: usize, what: &str) -> bool {
+        if self.errors.len() == mark {
+            return false;
+        }
+        if self.lenient {
+            for mut d in self.errors.drain(mark..) {
+                d.message = format!("{what} skipped: {}", d.message);
+                self.skipped.push(d);
+            }
+        }
+        true
+    }
+
+    pub(super) fn error(&mut self, at: &Pointer, message: impl Into<String>) {
+        self.errors.push(Diagnostic::at(at, message));
+    }
+
+    /// An item, or the component a local reference names (with the
+    /// component's name); an unresolved reference is reported at `at`.
+    pub(super) fn resolve<T>(
+        &mut self,
+        item: &'a ReferenceOr<T>,
+        section: &str,
+        pick: fn(&'a openapiv3::Components) -> &'a indexmap::IndexMap<String, ReferenceOr<T>>,
+        at: &Pointer,
+    ) -> Option<(&'a T, Option<&'a str>)> {
+        let reference = match item {
+            ReferenceOr::Item(t) => return Some((t, None)),
+            ReferenceOr::Reference { reference } => reference,
+        };
+        let found = reference
+            .strip_prefix(&format!("#/components/{section}/"))
+            .and_then(|name| pick(self.doc.components.as_ref()?).get_key_value(name));
+        match found {
+            Some((name, ReferenceOr::Item(t))) => Some((t, Some(name.as_str()))),
+            _ => {
+                self.error(at, format!("unresolved reference `{reference}`"));
+                None
+            }
+        }
+    }
+
+    pub(super) fn resolve_parameter(
+        &mut self,
+        p: &'a ReferenceOr<Parameter>,
+        at: &Pointer,
+    ) -> Option<&'a Parameter> {
+        self.resolve(p, "parameters", |c| &c.parameters, at)
+            .map(|(p, _)| p)
+    }
+
+    pub(super) fn date_extension(
+        &mut self,
+        ext: Option<(&str, &serde_json::Value)>,
+        at: &Pointer,
+    ) -> Option<String> {
+        let (key, value) = ext?;
+        match value.as_str() {
+            Some(s) if is_date(s) => Some(s.to_string()),
+            _ => {
+                self.error(
+                    &at.join(key),
+                    format!("`{key}` must be a date written YYYY-MM-DD, found {value}"),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The path part of a server URL, without a trailing slash: `/v1` for
+/// `http://localhost:8080/v1/` or `/v1`. Variables (`{version}`) are kept.
+fn base_path(url: &str) -> String {
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]),
+        None => url,
+    };
+    path.trim_end_matches('/').to_string()
+}
+
+/// The type a name finally stands for, through aliases of named types.
+pub(crate) fn resolve<'a>(types: &'a BTreeMap<String, TypeDef>, name: &str) -> Option<&'a TypeDef> {
+    let mut def = types.get(name)?;
+    for _ in 0..64 {
+        match &def.kind {
+            TypeKind::Alias(Shape {
+                ty: Ty::Named(next),
+                ..
+            }) => def = types.get(next)?,
+            _ => return Some(def),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_paths() {
+        assert_eq!(base_path("http://localhost:8080/v1"), "/v1");
+        assert_eq!(base_path("https://api.example.com/"), "");
+        assert_eq!(base_path("/api/v2/"), "/api/v2");
+        assert_eq!(base_path("https://example.com"), "");
+    }
+}

@@ -1,0 +1,182 @@
+//! Passes over the whole API, each from values to values.
+
+use crate::ir::*;
+use crate::names::{sanitize, Case, Namer, PRELUDE_TYPES};
+use openapiv3::OpenAPI;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// One route trait per tag that an operation uses, named after the tag, in
+/// the order the document lists its tags (then in the order operations use
+/// them).
+pub(super) fn route_traits(doc: &OpenAPI, ops: &[Operation]) -> Vec<RouteTrait> {
+    let mut traits = Vec::new();
+    let mut names = Namer::reserving(PRELUDE_TYPES);
+    names.reserve("ErrorResponse");
+    let declared = doc
+        .tags
+        .iter()
+        .map(|t| (t.name.clone(), t.description.clone()));
+    let used = ops.iter().map(|o| (o.tag.clone(), None));
+    for (tag, doc) in declared.chain(used) {
+        if traits.iter().any(|t: &RouteTrait| t.tag == tag) || !ops.iter().any(|o| o.tag == tag) {
+            continue;
+        }
+        let base = if tag.is_empty() {
+            "Api".to_string()
+        } else {
+            sanitize(&tag, Case::Pascal)
+        };
+        traits.push(RouteTrait {
+            name: names.unique(base),
+            tag,
+            doc,
+        });
+    }
+    traits
+}
+
+/// The types, with struct fields and union variants marked for boxing where
+/// their type leads back to the type itself without passing through a `Vec`
+/// or map.
+pub(super) fn mark_boxed(mut types: BTreeMap<String, TypeDef>) -> BTreeMap<String, TypeDef> {
+    fn direct(shape: &Shape) -> Option<&str> {
+        match &shape.ty {
+            Ty::Named(n) => Some(n),
+            _ => None,
+        }
+    }
+    let edges: BTreeMap<String, Vec<String>> = types
+        .iter()
+        .map(|(name, def)| {
+            let targets = match &def.kind {
+                TypeKind::Struct(s) => s
+                    .fields
+                    .iter()
+                    .filter_map(|f| direct(&f.shape))
+                    .map(str::to_string)
+                    .collect(),
+                TypeKind::Union(u) => u
+                    .variants
+                    .iter()
+                    .filter_map(|v| direct(&v.shape))
+                    .map(str::to_string)
+                    .collect(),
+                TypeKind::Alias(shape) => direct(shape).into_iter().map(str::to_string).collect(),
+                TypeKind::Enum(_) => Vec::new(),
+            };
+            (name.clone(), targets)
+        })
+        .collect();
+    // A field leads back to its own type exactly when its target is in the
+    // same strongly connected component of the "contains directly" graph.
+    let component = strongly_connected(&edges);
+    let reaches = |from: &str, to: &str| -> bool {
+        from == to || (component.contains_key(from) && component.get(from) == component.get(to))
+    };
+    for (name, def) in types.iter_mut() {
+        match &mut def.kind {
+            TypeKind::Struct(s) => {
+                for f in &mut s.fields {
+                    f.boxed = direct(&f.shape).is_some_and(|t| reaches(t, name));
+                }
+            }
+            TypeKind::Union(u) => {
+                for v in &mut u.variants {
+                    v.boxed = direct(&v.shape).is_some_and(|t| reaches(t, name));
+                }
+            }
+            _ => {}
+        }
+    }
+    types
+}
+
+/// Tarjan's algorithm: the component index of every node.
+fn strongly_connected(edges: &BTreeMap<String, Vec<String>>) -> HashMap<String, usize> {
+    struct State<'a> {
+        edges: &'a BTreeMap<String, Vec<String>>,
+        index: HashMap<&'a str, usize>,
+        low: HashMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        component: HashMap<String, usize>,
+        components: usize,
+    }
+    fn visit<'a>(s: &mut State<'a>, node: &'a str) {
+        let i = s.index.len();
+        s.index.insert(node, i);
+        s.low.insert(node, i);
+        s.stack.push(node);
+        s.on_stack.insert(node);
+        for next in s.edges.get(node).into_iter().flatten() {
+            let next = next.as_str();
+            if !s.edges.contains_key(next) {
+                continue;
+            }
+            if !s.index.contains_key(next) {
+                visit(s, next);
+                let low = s.low[node].min(s.low[next]);
+                s.low.insert(node, low);
+            } else if s.on_stack.contains(next) {
+                let low = s.low[node].min(s.index[next]);
+                s.low.insert(node, low);
+            }
+        }
+        if s.low[node] == s.index[node] {
+            while let Some(member) = s.stack.pop() {
+                s.on_stack.remove(member);
+                s.component.insert(member.to_string(), s.components);
+                if member == node {
+                    break;
+                }
+            }
+            s.components += 1;
+        }
+    }
+    let mut state = State {
+        edges,
+        index: HashMap::new(),
+        low: HashMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        component: HashMap::new(),
+        components: 0,
+    };
+    for node in edges.keys() {
+        if !state.index.contains_key(node.as_str()) {
+            visit(&mut state, node);
+        }
+    }
+    state.component
+}
+
+/// The response headers every response of every operation declares (rate
+/// limits, say), taken out of each response: middleware sets them.
+pub(super) fn common_headers(mut ops: Vec<Operation>) -> (Vec<Operation>, Vec<String>) {
+    let mut responses = ops.iter().flat_map(|o| &o.responses);
+    let Some(first) = responses.next() else {
+        return (ops, Vec::new());
+    };
+    let mut common: Vec<String> = first.headers.iter().map(|h| h.wire.clone()).collect();
+    for r in responses {
+        common.retain(|c| r.headers.iter().any(|h| h.wire.eq_ignore_ascii_case(c)));
+    }
+    for op in &mut ops {
+        for r in &mut op.responses {
+            r.headers
+                .retain(|h| !common.iter().any(|c| c.eq_ignore_ascii_case(&h.wire)));
+        }
+    }
+    (ops, common)
+}
+
+/// The body type every error response carries, when there is just one.
+pub(super) fn shared_error_type(ops: &[Operation]) -> Option<Shape> {
+    let mut bodies = ops
+        .iter()
+        .flat_map(|o| &o.responses)
+        .filter(|r| r.status.is_none_or(|s| s >= 400))
+        .map(|r| r.body.as_ref());
+    let first = bodies.next()??.clone();
+    bodies.all(|b| b == Some(&first)).then_some(first)
+}

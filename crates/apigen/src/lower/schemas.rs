@@ -1,0 +1,626 @@
+//! Schemas to types and shapes.
+
+use super::{resolve, Lowerer};
+use crate::diag::Pointer;
+use crate::ir::*;
+use crate::names::{sanitize, Case, Namer};
+use crate::schema_view::{flatten, Flat};
+use openapiv3::{AdditionalProperties, ReferenceOr, Schema};
+use std::collections::BTreeMap;
+
+/// How a component schema is represented: its own type, or inlined at each use.
+#[derive(Debug, PartialEq)]
+pub(super) enum Class {
+    Named,
+    Inline,
+}
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn component_schemas(
+        &self,
+    ) -> impl Iterator<Item = (&'a String, &'a ReferenceOr<Schema>)> {
+        self.doc.components.iter().flat_map(|c| c.schemas.iter())
+    }
+
+    /// Names every component schema first (so references resolve in any order),
+    /// then lowers each.
+    pub(super) fn component_types(&mut self) {
+        let base = Pointer::root().join("components").join("schemas");
+        let names: Vec<String> = self.component_schemas().map(|(n, _)| n.clone()).collect();
+        for name in &names {
+            let rust = self.namer.unique(sanitize(name, Case::Pascal));
+            self.components.insert(name.clone(), rust);
+        }
+        for (name, schema) in self.component_schemas() {
+            let at = base.join(name);
+            let rust = self.components[name].clone();
+            match schema {
+                ReferenceOr::Reference { reference } => {
+                    if let Some(shape) = self.shape_of_ref(reference, &at) {
+                        self.insert_type(TypeDef {
+                            name: rust,
+                            origin: at.to_string(),
+                            doc: None,
+                            deprecated: false,
+                            kind: TypeKind::Alias(shape),
+                        });
+                    }
+                }
+                ReferenceOr::Item(schema) => {
+                    let mark = self.errors.len();
+                    let kind = self.type_kind(schema, &at, &rust);
+                    let kind = match kind {
+                        Some(kind) if self.errors.len() == mark => kind,
+                        _ => {
+                            self.skip_since(mark, &format!("schema `{name}`"));
+                            // Left as any JSON, so that what refers to it still compiles.
+                            TypeKind::Alias(Shape::new(Ty::Json))
+                        }
+                    };
+                    self.insert_type(TypeDef {
+                        name: rust,
+                        origin: at.to_string(),
+                        doc: schema.schema_data.description.clone(),
+                        deprecated: schema.schema_data.deprecated,
+                        kind,
+                    });
+                }
+            }
+        }
+    }
+
+    /// A key equal for structurally identical types, named types compared
+    /// through their aliases. Aliases themselves are never shared.
+    pub(super) fn canonical_key(&self, kind: &TypeKind) -> String {
+        fn canon(shape: &mut Shape, types: &BTreeMap<String, TypeDef>) {
+            match &mut shape.ty {
+                Ty::Named(n) => {
+                    if let Some(def) = resolve(types, n) {
+                        *n = def.name.clone();
+                    }
+                }
+                Ty::Array(inner) | Ty::Map(inner) => canon(inner, types),
+                _ => {}
+            }
+        }
+        let mut kind = kind.clone();
+        match &mut kind {
+            TypeKind::Struct(s) => {
+                s.fields
+                    .iter_mut()
+                    .for_each(|f| canon(&mut f.shape, &self.types));
+                if let Some(a) = &mut s.additional {
+                    canon(a, &self.types);
+                }
+            }
+            TypeKind::Union(u) => u
+                .variants
+                .iter_mut()
+                .for_each(|v| canon(&mut v.shape, &self.types)),
+            TypeKind::Enum(_) => {}
+            // A unique key: aliases stay as they are.
+            TypeKind::Alias(_) => return format!("alias {}", self.types.len()),
+        }
+        format!("{kind:?}")
+    }
+
+    pub(super) fn insert_type(&mut self, def: TypeDef) {
+        self.types.insert(def.name.clone(), def);
+    }
+
+    /// Resolves a local reference to a component schema.
+    pub(super) fn component_ref(
+        &mut self,
+        reference: &str,
+        at: &Pointer,
+    ) -> Option<(&'a String, &'a ReferenceOr<Schema>)> {
+        let found = reference
+            .strip_prefix("#/components/schemas/")
+            .and_then(|name| {
+                let name = name.replace("~1", "/").replace("~0", "~");
+                let schemas = &self.doc.components.as_ref()?.schemas;
+                schemas.get_key_value(&name)
+            });
+        if found.is_none() {
+            self.error(at, format!("unresolved reference `{reference}`"));
+        }
+        found
+    }
+
+    /// Whether a schema becomes a type of its own or is inlined where it is used.
+    pub(super) fn class(&self, schema: &Schema) -> Class {
+        let flat = flatten(schema);
+        let is_string_enum = flat.typ == Some("string") && !flat.enumeration.is_empty();
+        let is_object = flat.typ == Some("object") && !flat.properties.is_empty();
+        let single_all_of = flat.all_of.len() == 1 && flat.properties.is_empty();
+        if is_string_enum
+            || is_object
+            || !flat.one_of.is_empty()
+            || !flat.any_of.is_empty()
+            || (!flat.all_of.is_empty() && !single_all_of)
+        {
+            Class::Named
+        } else if single_all_of {
+            match &flat.all_of[0] {
+                ReferenceOr::Item(inner) => self.class(inner),
+                ReferenceOr::Reference { .. } => Class::Inline,
+            }
+        } else {
+            Class::Inline
+        }
+    }
+
+    /// The shape at a `$ref`: the named type, or the target's own shape when the
+    /// target is a primitive alias (so that its bounds are checked at every use).
+    pub(super) fn shape_of_ref(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
+        let (name, target) = self.component_ref(reference, at)?;
+        let rust = self.components[name].clone();
+        match target {
+            ReferenceOr::Item(schema) if self.class(schema) == Class::Inline => {
+                if !self.resolving.insert(name.clone()) {
+                    self.error(
+                        at,
+                        format!("`{reference}` refers to itself through aliases only"),
+                    );
+                    return None;
+                }
+                let target_at = Pointer::root()
+                    .join("components")
+                    .join("schemas")
+                    .join(name);
+                let shape = self.shape_of_schema(schema, &target_at, &rust);
+                self.resolving.remove(name);
+                shape
+            }
+            _ => Some(Shape::new(Ty::Named(rust))),
+        }
+    }
+
+    /// The shape of a schema or reference standing at `at`. `hint` names the
+    /// type created if the schema is an inline object, enum or union.
+    pub(super) fn shape_of(
+        &mut self,
+        schema: &ReferenceOr<Schema>,
+        at: &Pointer,
+        hint: &str,
+    ) -> Option<Shape> {
+        match schema {
+            ReferenceOr::Reference { reference } => self.shape_of_ref(reference, at),
+            ReferenceOr::Item(schema) => self.shape_of_schema(schema, at, hint),
+        }
+    }
+
+    pub(super) fn shape_of_boxed(
+        &mut self,
+        schema: &ReferenceOr<Box<Schema>>,
+        at: &Pointer,
+        hint: &str,
+    ) -> Option<Shape> {
+        match schema {
+            ReferenceOr::Reference { reference } => self.shape_of_ref(reference, at),
+            ReferenceOr::Item(schema) => self.shape_of_schema(schema, at, hint),
+        }
+    }
+
+    pub(super) fn shape_of_schema(
+        &mut self,
+        schema: &Schema,
+        at: &Pointer,
+        hint: &str,
+    ) -> Option<Shape> {
+        let nullable = schema.schema_data.nullable;
+        if self.class(schema) == Class::Named {
+            let name = match self.inline.get(at) {
+                Some(name) => name.clone(),
+                None => {
+                    let name = self.namer.unique(sanitize(hint, Case::Pascal));
+                    self.inline.insert(at.clone(), name.clone());
+                    let mut kind = self.type_kind(schema, at, &name)?;
+                    // An inline type identical to one already made (Stripe repeats
+                    // the same enums and list wrappers hundreds of times) shares
+                    // its implementation: this name becomes an alias of it.
+                    let key = self.canonical_key(&kind);
+                    match self.shared.get(&key) {
+                        Some(first) => kind = TypeKind::Alias(Shape::new(Ty::Named(first.clone()))),
+                        None => {
+                            self.shared.insert(key, name.clone());
+                        }
+                    }
+                    self.insert_type(TypeDef {
+                        name: name.clone(),
+                        origin: at.to_string(),
+                        doc: schema.schema_data.description.clone(),
+                        deprecated: schema.schema_data.deprecated,
+                        kind,
+                    });
+                    name
+                }
+            };
+            let mut shape = Shape::new(Ty::Named(name));
+            shape.nullable = nullable;
+            return Some(shape);
+        }
+        let flat = flatten(schema);
+        if flat.not {
+            self.error(at, "`not` schemas are not supported");
+            return None;
+        }
+        if flat.all_of.len() == 1 && flat.properties.is_empty() {
+            // `allOf: [X]` beside a description or `readOnly`: X itself.
+            let mut shape = self.shape_of(&flat.all_of[0], &at.join("allOf").join(0), hint)?;
+            shape.nullable |= nullable;
+            return Some(shape);
+        }
+        let mut checks = Checks {
+            min_length: flat.min_length,
+            max_length: flat.max_length,
+            pattern: flat.pattern.map(str::to_string),
+            minimum: flat.minimum,
+            maximum: flat.maximum,
+            exclusive_minimum: flat.exclusive_minimum,
+            exclusive_maximum: flat.exclusive_maximum,
+            min_items: flat.min_items,
+            max_items: flat.max_items,
+        };
+        let format = flat.format.as_deref().unwrap_or("");
+        let ty = match flat.typ {
+            Some("boolean") => Ty::Bool,
+            Some("integer") => match format {
+                "int32" => Ty::I32,
+                _ => Ty::I64,
+            },
+            Some("number") => match format {
+                "float" => Ty::F32,
+                _ => Ty::F64,
+            },
+            Some("string") => match format {
+                "date-time" => Ty::DateTime,
+                "date" => Ty::Date,
+                // Raw bytes: the content of a file part or of a binary body.
+                "binary" => Ty::Bytes,
+                _ => Ty::String,
+            },
+            Some("array") => {
+                let items = match flat.items {
+                    Some(items) => {
+                        self.shape_of_boxed(items, &at.join("items"), &format!("{hint}Item"))?
+                    }
+                    None => Shape::new(Ty::Json),
+                };
+                Ty::Array(Box::new(items))
+            }
+            // `type: null` (an OpenAPI 3.1 spelling some 3.0 documents use).
+            Some("null") => Ty::Json,
+            Some("object") | None => match flat.additional {
+                Some(AdditionalProperties::Schema(values)) => {
+                    let values = self.shape_of(
+                        values,
+                        &at.join("additionalProperties"),
+                        &format!("{hint}Value"),
+                    )?;
+                    Ty::Map(Box::new(values))
+                }
+                _ => Ty::Json,
+            },
+            Some(other) => {
+                self.error(&at.join("type"), format!("unknown type `{other}`"));
+                return None;
+            }
+        };
+        if matches!(ty, Ty::DateTime | Ty::Date) {
+            // Parsing enforces the format; lengths do not apply.
+            checks.min_length = None;
+            checks.max_length = None;
+        }
+        Some(Shape {
+            ty,
+            checks,
+            nullable,
+        })
+    }
+
+    /// The kind of a named type built from `schema`.
+    pub(super) fn type_kind(
+        &mut self,
+        schema: &Schema,
+        at: &Pointer,
+        name: &str,
+    ) -> Option<TypeKind> {
+        if self.class(schema) == Class::Inline {
+            return self.shape_of_schema(schema, at, name).map(TypeKind::Alias);
+        }
+        let flat = flatten(schema);
+        if flat.typ == Some("string") && !flat.enumeration.is_empty() {
+            return Some(TypeKind::Enum(self.enum_variants(&flat, at)));
+        }
+        // A union beside properties or `allOf` is a struct with a flattened
+        // union field (see `collect_object`).
+        if (!flat.one_of.is_empty() || !flat.any_of.is_empty())
+            && flat.properties.is_empty()
+            && flat.all_of.is_empty()
+        {
+            let (variants, key) = if flat.one_of.is_empty() {
+                (flat.any_of, "anyOf")
+            } else {
+                (flat.one_of, "oneOf")
+            };
+            return self
+                .union(schema, variants, &at.join(key), name)
+                .map(TypeKind::Union);
+        }
+        let mut fields = Vec::new();
+        let mut deny_unknown = false;
+        let mut additional = None;
+        self.collect_object(
+            schema,
+            at,
+            name,
+            &mut fields,
+            &mut deny_unknown,
+            &mut additional,
+            true,
+        )?;
+        // serde cannot refuse unknown fields beside a flattened one.
+        let deny_unknown = deny_unknown && !fields.iter().any(|f| f.flatten);
+        Some(TypeKind::Struct(Struct {
+            fields,
+            deny_unknown,
+            additional,
+        }))
+    }
+
+    pub(super) fn enum_variants(&mut self, flat: &Flat<'_>, at: &Pointer) -> Vec<EnumVariant> {
+        let mut namer = Namer::new();
+        let mut variants = Vec::new();
+        for (i, value) in flat.enumeration.iter().enumerate() {
+            match value {
+                serde_json::Value::String(wire) => variants.push(EnumVariant {
+                    wire: wire.clone(),
+                    rust: namer.unique(sanitize(wire, Case::Pascal)),
+                }),
+                // `nullable` enums list `null`; it is the `Option`, not a variant.
+                serde_json::Value::Null => {}
+                other => self.error(
+                    &at.join("enum").join(i),
+                    format!("enum value {other} is not a string"),
+                ),
+            }
+        }
+        variants
+    }
+
+    pub(super) fn union(
+        &mut self,
+        schema: &Schema,
+        variants: &[ReferenceOr<Schema>],
+        at: &Pointer,
+        name: &str,
+    ) -> Option<Union> {
+        let discriminator = schema.schema_data.discriminator.as_ref();
+        let mut namer = Namer::new();
+        let mut out = Vec::new();
+        for (i, variant) in variants.iter().enumerate() {
+            let vat = at.join(i);
+            let (base, tag_value) = match variant {
+                ReferenceOr::Reference { reference } => {
+                    let component = reference
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(reference)
+                        .to_string();
+                    let tag = discriminator.map(|d| {
+                        d.mapping
+                            .iter()
+                            .find(|(_, target)| *target == reference)
+                            .map_or_else(|| component.clone(), |(value, _)| value.clone())
+                    });
+                    (component, tag)
+                }
+                ReferenceOr::Item(s) => {
+                    let base =
+                        s.schema_data
+                            .title
+                            .clone()
+                            .unwrap_or_else(|| match flatten(s).typ {
+                                Some(t) => t.to_string(),
+                                None => format!("Variant{i}"),
+                            });
+                    (base, None)
+                }
+            };
+            let shape = self.shape_of(
+                variant,
+                &vat,
+                &format!("{name}{}", sanitize(&base, Case::Pascal)),
+            )?;
+            out.push(UnionVariant {
+                rust: namer.unique(sanitize(&base, Case::Pascal)),
+                tag_value,
+                shape,
+                boxed: false,
+            });
+        }
+        if let Some(d) = discriminator {
+            if let Some(v) = out.iter().find(|v| v.tag_value.is_none()) {
+                self.error(
+                    at,
+                    format!(
+                        "variant `{}` of a union with a discriminator must be a `$ref`",
+                        v.rust
+                    ),
+                );
+                return None;
+            }
+            return Some(Union {
+                variants: out,
+                tag: Some(d.property_name.clone()),
+            });
+        }
+        Some(Union {
+            variants: out,
+            tag: None,
+        })
+    }
+
+    /// Gathers the properties of an object schema, following `allOf` parts and
+    /// references. Later parts override earlier ones; `required` accumulates.
+    #[allow(clippy::too_many_arguments)] // reason: an accumulator walk; a struct would only rename the arguments
+    pub(super) fn collect_object(
+        &mut self,
+        schema: &Schema,
+        at: &Pointer,
+        name: &str,
+        fields: &mut Vec<Field>,
+        deny_unknown: &mut bool,
+        additional: &mut Option<Shape>,
+        top: bool,
+    ) -> Option<()> {
+        let flat = flatten(schema);
+        if !flat.one_of.is_empty() || !flat.any_of.is_empty() {
+            // The object is also one of several shapes: a flattened field
+            // holds which. A component keeps its own type; an inline union
+            // gets one named after the object.
+            let (variants, key) = if flat.one_of.is_empty() {
+                (flat.any_of, "anyOf")
+            } else {
+                (flat.one_of, "oneOf")
+            };
+            let segments: Vec<String> = at.segments().collect();
+            // A component that is only a union, reached through `allOf`.
+            let pure_union = !top && flat.properties.is_empty() && flat.all_of.is_empty();
+            let union_type = match segments.as_slice() {
+                [c, s, component] if pure_union && c == "components" && s == "schemas" => {
+                    self.components.get(component).cloned()
+                }
+                _ => None,
+            };
+            let union_type = match union_type {
+                Some(t) => t,
+                None => {
+                    let uat = at.join(key);
+                    match self.inline.get(&uat) {
+                        Some(t) => t.clone(),
+                        None => {
+                            let uname = self.namer.unique(format!("{name}Variant"));
+                            self.inline.insert(uat.clone(), uname.clone());
+                            let u = self.union(schema, variants, &uat, &uname)?;
+                            self.insert_type(TypeDef {
+                                name: uname.clone(),
+                                origin: uat.to_string(),
+                                doc: None,
+                                deprecated: false,
+                                kind: TypeKind::Union(u),
+                            });
+                            uname
+                        }
+                    }
+                }
+            };
+            if !fields
+                .iter()
+                .any(|f| f.flatten && f.shape.ty == Ty::Named(union_type.clone()))
+            {
+                fields.push(Field {
+                    wire: "variant".into(),
+                    rust: String::new(),
+                    shape: Shape::new(Ty::Named(union_type)),
+                    required: true,
+                    doc: Some(format!(
+                        "Which of the shapes in `{key}` the object also has."
+                    )),
+                    default: None,
+                    read_only: false,
+                    write_only: false,
+                    deprecated: false,
+                    boxed: false,
+                    flatten: true,
+                });
+            }
+        }
+        for (i, part) in flat.all_of.iter().enumerate() {
+            let pat = at.join("allOf").join(i);
+            match part {
+                ReferenceOr::Reference { reference } => {
+                    let (cname, target) = self.component_ref(reference, &pat)?;
+                    let cat = Pointer::root()
+                        .join("components")
+                        .join("schemas")
+                        .join(cname);
+                    match target {
+                        ReferenceOr::Item(s) => self.collect_object(
+                            s,
+                            &cat,
+                            name,
+                            fields,
+                            deny_unknown,
+                            additional,
+                            false,
+                        )?,
+                        ReferenceOr::Reference { .. } => {
+                            self.error(
+                                &pat,
+                                "`allOf` through a chain of references is not supported",
+                            );
+                            return None;
+                        }
+                    }
+                }
+                ReferenceOr::Item(s) => {
+                    self.collect_object(s, &pat, name, fields, deny_unknown, additional, false)?
+                }
+            }
+        }
+        match flat.additional {
+            Some(AdditionalProperties::Any(false)) if top => *deny_unknown = true,
+            Some(AdditionalProperties::Schema(values)) => {
+                *additional = Some(self.shape_of(
+                    values,
+                    &at.join("additionalProperties"),
+                    &format!("{name}Value"),
+                )?);
+            }
+            _ => {}
+        }
+        for (prop, schema) in &flat.properties {
+            let pat = at.join("properties").join(prop);
+            let hint = format!("{name}{}", sanitize(prop, Case::Pascal));
+            let shape = self.shape_of_boxed(schema, &pat, &hint)?;
+            let data = match schema {
+                ReferenceOr::Item(s) => Some(&s.schema_data),
+                ReferenceOr::Reference { .. } => None,
+            };
+            let field = Field {
+                wire: prop.to_string(),
+                rust: String::new(),
+                shape,
+                required: flat.required.contains(prop),
+                doc: data.and_then(|d| d.description.clone()),
+                default: data.and_then(|d| d.default.clone()),
+                read_only: data.is_some_and(|d| d.read_only),
+                write_only: data.is_some_and(|d| d.write_only),
+                deprecated: data.is_some_and(|d| d.deprecated),
+                boxed: false,
+                flatten: false,
+            };
+            match fields.iter_mut().find(|f| f.wire == field.wire) {
+                Some(existing) => {
+                    let required = existing.required || field.required;
+                    *existing = Field { required, ..field };
+                }
+                None => fields.push(field),
+            }
+        }
+        for req in &flat.required {
+            if let Some(f) = fields.iter_mut().find(|f| &f.wire == *req) {
+                f.required = true;
+            }
+        }
+        if top {
+            let mut namer = Namer::new();
+            for f in fields.iter_mut() {
+                f.rust = namer.unique(sanitize(&f.wire, Case::Snake));
+            }
+        }
+        Some(())
+    }
+}
