@@ -115,6 +115,22 @@ mod tests {
         }
     }
 
+    /// README says a plain `cargo test` catches stale generated code: that
+    /// holds only while the workspace's default members include this crate.
+    #[test]
+    fn plain_cargo_test_includes_the_freshness_check() {
+        let manifest = fs::read_to_string(crate::project_root().join("Cargo.toml")).unwrap();
+        let default_members = manifest
+            .lines()
+            .skip_while(|l| !l.starts_with("default-members"))
+            .take_while(|l| !l.trim().is_empty())
+            .collect::<String>();
+        assert!(
+            default_members.is_empty() || default_members.contains("\"xtask\""),
+            "default-members leaves xtask out of a plain `cargo test`: {default_members}"
+        );
+    }
+
     #[test]
     fn check_mode_reports_a_diff_and_leaves_the_file_alone() {
         let dir = std::env::temp_dir().join(format!("xtask-codegen-{}", std::process::id()));

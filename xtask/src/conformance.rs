@@ -6,65 +6,19 @@
 //! enterprise key whose limits never get in the way. A second run uses a key
 //! limited to a few requests a minute, so that 429 responses are checked too.
 
-use crate::loadtest::seed_pets;
+use crate::bench::seed_pets;
+use crate::launch::{pet_store, Launched};
 use crate::{project_root, run, succeed, venv_tool};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
-
-/// A server process that is killed when dropped.
-pub(crate) struct Server {
-    child: Child,
-    /// `http://127.0.0.1:PORT/v1`, as the server prints it.
-    pub url: String,
-}
-
-impl Server {
-    /// `127.0.0.1:PORT`
-    pub fn address(&self) -> &str {
-        self.url
-            .trim_start_matches("http://")
-            .trim_end_matches("/v1")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn server_binary() -> String {
     project_root()
         .join("target/debug/petstore-server")
         .to_string_lossy()
         .into_owned()
-}
-
-pub(crate) fn start(database_url: &str) -> Result<Server, String> {
-    let child = Command::new(server_binary())
-        .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot start the server: {e}"))?;
-    let mut server = Server {
-        child,
-        url: String::new(),
-    };
-    let stdout = server.child.stdout.take().ok_or("no stdout")?;
-    for line in BufReader::new(stdout).lines() {
-        let line = line.map_err(|e| e.to_string())?;
-        if let Some(rest) = line.strip_prefix("Pet store listening on ") {
-            server.url = rest.split(' ').next().unwrap_or_default().to_string();
-            return Ok(server);
-        }
-    }
-    Err("the server exited before listening".into())
 }
 
 pub(crate) fn create_key(database_url: &str, per_minute: u32) -> Result<String, String> {
@@ -91,16 +45,17 @@ pub(crate) fn create_key(database_url: &str, per_minute: u32) -> Result<String, 
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn schemathesis(bin: &Path, server: &Server, key: &str, extra: &[&str]) -> Result<(), String> {
+fn schemathesis(bin: &Path, server: &Launched, key: &str, extra: &[&str]) -> Result<(), String> {
     let root = project_root();
     let auth = format!("Authorization: Bearer {key}");
+    let url = format!("http://{}/v1", server.address);
     let mut args = vec![
         "--config-file",
         "tests/conformance/schemathesis.toml",
         "run",
         "spec/openapi.yaml",
         "--url",
-        &server.url,
+        &url,
         "--header",
         &auth,
         "--checks",
@@ -147,11 +102,11 @@ pub fn conformance() -> Result<(), String> {
 
     with_scratch_database("conformance", |database_url| {
         let key = create_key(database_url, 100_000_000)?;
-        let server = start(database_url)?;
+        let server = pet_store(database_url)?;
         // Pets to order from: generated requests name small ids often, and an
         // order for a pet that exists (in stock) gets past the 422s to the
         // 201 and the order's own operations.
-        seed_pets(server.address(), &key, 20)?;
+        seed_pets(&server.address, &key, 20)?;
         schemathesis(
             &bin,
             &server,

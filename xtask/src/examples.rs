@@ -2,7 +2,8 @@
 //! the README runs them, so that the README's commands keep working. Each
 //! must exit successfully.
 
-use crate::conformance::{create_key, start, with_scratch_database};
+use crate::conformance::{create_key, with_scratch_database};
+use crate::launch::pet_store;
 use crate::{project_root, run, succeed};
 use std::process::Command;
 
@@ -12,9 +13,10 @@ pub fn examples() -> Result<(), String> {
         // 20 a minute: `backoff` is limited partway through its 30 requests
         // and has to wait for the window to reset (at most a minute).
         let key = create_key(database_url, 20)?;
-        let server = start(database_url)?;
-        example("walkthrough", &[], &server.url, &key)?;
-        example("backoff", &["30"], &server.url, &key)
+        let server = pet_store(database_url)?;
+        let base = format!("http://{}/v1", server.address);
+        example("walkthrough", &[], &base, &key)?;
+        example("backoff", &["30"], &base, &key)
     })
 }
 

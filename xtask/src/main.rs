@@ -3,11 +3,12 @@
 //! Thin over the `apigen` library; nothing depends on this crate.
 
 mod bench;
+mod bench_codegen;
 mod codegen;
 mod conformance;
 mod corpus;
 mod examples;
-mod loadtest;
+mod launch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -53,9 +54,9 @@ fn main() -> ExitCode {
         ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
         ["examples"] => examples::examples(),
-        ["bench", options @ ..] => loadtest::Options::parse(options).and_then(loadtest::bench),
-        ["bench-codegen"] => bench::bench_codegen(None),
-        ["bench-codegen", doc] => bench::bench_codegen(Some(doc)),
+        ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
+        ["bench-codegen"] => bench_codegen::bench_codegen(None),
+        ["bench-codegen", doc] => bench_codegen::bench_codegen(Some(doc)),
         ["ci"] => ci(),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");

@@ -28,21 +28,47 @@ use tracing_subscriber::registry::LookupSpan;
 /// Installs the process's subscriber: [`Lines`] on stderr, at the level
 /// `RUST_LOG` asks for (`info` by default). The log layer sees events only.
 pub fn init() {
+    use tracing_subscriber::filter::FilterExt as _;
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     use tracing_subscriber::Layer as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    let events_only = tracing_subscriber::filter::filter_fn(|metadata| metadata.is_event());
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .event_format(Lines)
                 .with_writer(std::io::stderr)
-                .with_filter(filter)
-                .with_filter(events_only),
+                .with_filter(filter.and(EventsOnly)),
         )
         .init();
+}
+
+/// A per-layer filter that lets events through and no span, decided once
+/// per callsite: a filter that cannot say so up front (`filter_fn`) is asked
+/// again at every disabled `trace!` in the libraries below, which measured
+/// at 6k instructions per request.
+struct EventsOnly;
+
+impl<S> tracing_subscriber::layer::Filter<S> for EventsOnly {
+    fn enabled(
+        &self,
+        metadata: &tracing::Metadata<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        metadata.is_event()
+    }
+
+    fn callsite_enabled(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        if metadata.is_event() {
+            tracing::subscriber::Interest::always()
+        } else {
+            tracing::subscriber::Interest::never()
+        }
+    }
 }
 
 /// The event formatter: `tracing_subscriber::fmt().event_format(Lines)`.

@@ -1,0 +1,131 @@
+//! `cargo xtask bench-codegen [DOC]`: the generator's speed and peak memory on
+//! a document (Stripe's by default), beside openapi-generator's rust-axum
+//! generator on the same document when Java is present.
+//!
+//! Both run as child processes of this command; wall time comes from the
+//! clock, peak memory from the child's `VmHWM` in `/proc`, sampled while it
+//! runs. Our generator runs five times (the median is reported), the
+//! reference once (it takes tens of seconds).
+
+use crate::{project_root, run, venv_tool};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DEFAULT_DOC: &str = "../shared/corpus/stripe-spec3.yaml";
+const OPENAPI_GENERATOR: &str = "openapi-generator-cli==7.26.0";
+
+/// Runs a command to completion, returning its wall time and peak resident
+/// memory in KiB.
+fn measure(command: &mut Command) -> Result<(Duration, u64), String> {
+    let started = Instant::now();
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        if let Ok(status) = std::fs::read_to_string(&status_file) {
+            if let Some(kb) = status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                peak = peak.max(kb);
+            }
+        }
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            if !status.success() {
+                return Err(format!("{command:?} failed: {status}"));
+            }
+            return Ok((started.elapsed(), peak));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+pub fn bench_codegen(doc: Option<&str>) -> Result<(), String> {
+    let root = project_root();
+    let doc = root.join(doc.unwrap_or(DEFAULT_DOC));
+    if !doc.exists() {
+        return Err(format!("no document at {}", doc.display()));
+    }
+    run("cargo", &["build", "--release", "--quiet", "-p", "xtask"])?;
+    let xtask = root.join("target/release/xtask");
+    let out = std::env::temp_dir().join(format!("bench-codegen-{}", std::process::id()));
+
+    let mut runs = Vec::new();
+    for _ in 0..5 {
+        let (time, peak) = measure(
+            Command::new(&xtask)
+                .args(["codegen", "--spec"])
+                .arg(&doc)
+                .arg("--out")
+                .arg(out.join("ours")),
+        )?;
+        runs.push((time, peak));
+    }
+    runs.sort();
+    let (ours_time, ours_peak) = runs[runs.len() / 2];
+    println!(
+        "apigen (release)        {:>8.2} s  {:>7.0} MB peak   (median of 5; runs {})",
+        ours_time.as_secs_f64(),
+        ours_peak as f64 / 1024.0,
+        runs.iter()
+            .map(|(t, _)| format!("{:.2}", t.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
+    let java = Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !java {
+        println!("openapi-generator       skipped: no Java on this machine");
+        return Ok(());
+    }
+    let cli = venv_tool(OPENAPI_GENERATOR, "openapi-generator-cli")?;
+    let jar = jar_of(&cli).ok_or("cannot find the openapi-generator jar")?;
+    let (their_time, their_peak) = measure(
+        Command::new("java")
+            // Its YAML parser refuses documents over 3 MiB by default.
+            .arg("-DmaxYamlCodePoints=99999999")
+            .arg("-jar")
+            .arg(&jar)
+            .args(["generate", "-g", "rust-axum", "--skip-validate-spec", "-i"])
+            .arg(&doc)
+            .arg("-o")
+            .arg(out.join("theirs")),
+    )?;
+    println!(
+        "openapi-generator 7.26  {:>8.2} s  {:>7.0} MB peak   (rust-axum, one run)",
+        their_time.as_secs_f64(),
+        their_peak as f64 / 1024.0
+    );
+    println!(
+        "ratio                   {:>8.1}x faster, {:.1}x less memory",
+        their_time.as_secs_f64() / ours_time.as_secs_f64(),
+        their_peak as f64 / ours_peak.max(1) as f64
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    Ok(())
+}
+
+/// The jar the PyPI package ships, next to its Python module.
+fn jar_of(cli: &Path) -> Option<std::path::PathBuf> {
+    let venv = cli.parent()?.parent()?;
+    let lib = venv.join("lib");
+    for python in std::fs::read_dir(lib).ok()?.flatten() {
+        let jar = python
+            .path()
+            .join("site-packages/openapi_generator_cli/openapi-generator.jar");
+        if jar.exists() {
+            return Some(jar);
+        }
+    }
+    None
+}
