@@ -4,11 +4,12 @@ use crate::gate::gate;
 use crate::keys::{KeyCache, KeyInfo};
 use crate::lifecycle::lifecycle;
 use crate::limiter::{BanPolicy, Limiter};
+use crate::metrics::Metrics;
 use crate::proxies::TrustedProxies;
 use crate::service::{Clock, PetStore};
 use crate::store::{self, Backend, Db};
 use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, HttpMessage, HttpResponse, HttpServer};
 use petstore_api::metadata::BASE_PATH;
@@ -33,6 +34,9 @@ pub struct Settings {
     pub key_cache_ttl: std::time::Duration,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
+    /// Where to serve Prometheus metrics (`GET /metrics`); `None` keeps
+    /// them off.
+    pub metrics_listen: Option<String>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -40,6 +44,7 @@ impl std::fmt::Debug for Settings {
         f.debug_struct("Settings")
             .field("listen", &self.listen)
             .field("workers", &self.workers)
+            .field("metrics_listen", &self.metrics_listen)
             .finish_non_exhaustive()
     }
 }
@@ -52,6 +57,8 @@ pub struct Shared {
     pub limiter: web::Data<Limiter>,
     pub key_cache: web::Data<KeyCache>,
     pub proxies: web::Data<TrustedProxies>,
+    /// Present when metrics are on.
+    pub metrics: Option<web::Data<Metrics>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -70,6 +77,10 @@ impl Shared {
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
             proxies: web::Data::new(settings.trusted_proxies.clone()),
+            metrics: settings
+                .metrics_listen
+                .as_ref()
+                .map(|_| web::Data::new(Metrics::default())),
         }
     }
 
@@ -80,6 +91,9 @@ impl Shared {
             .app_data(self.limiter.clone())
             .app_data(self.key_cache.clone())
             .app_data(self.proxies.clone());
+        if let Some(metrics) = &self.metrics {
+            cfg.app_data(metrics.clone());
+        }
     }
 }
 
@@ -87,6 +101,7 @@ impl Shared {
 pub struct Application {
     address: std::net::SocketAddr,
     server: Server,
+    metrics_address: Option<std::net::SocketAddr>,
 }
 
 impl std::fmt::Debug for Application {
@@ -107,9 +122,15 @@ impl Application {
         }
         let listener = TcpListener::bind(&settings.listen)?;
         let address = listener.local_addr()?;
+        let metrics_listener = settings
+            .metrics_listen
+            .as_ref()
+            .map(TcpListener::bind)
+            .transpose()?;
         // Created once, outside the per-worker factory: every worker shares the
         // same limits (and on PostgreSQL every instance does).
         let shared = Shared::new(&settings);
+        let metrics = shared.metrics.clone();
         let on_sqlite = settings.db.backend() == Backend::Sqlite;
         let mut http = HttpServer::new(move || {
             // Called once in each worker thread: the worker's SQLite read
@@ -122,30 +143,31 @@ impl Application {
                     }
                 });
             }
-            // The request log sees every request. The guard (key, limits,
-            // then deprecation and stability) wraps each operation's route,
-            // where the glue has attached the operation, and the 404 and 405
-            // answers; `/healthz` and `/openapi.yaml` are outside the spec
-            // and outside the guard.
-            App::new()
-                .wrap(from_fn(log_request))
-                .configure(|cfg| shared.register(cfg))
-                .route("/healthz", web::get().to(healthz))
-                .route("/openapi.yaml", web::get().to(openapi))
-                .service(web::scope(BASE_PATH).configure(|cfg| {
-                    server::configure_with(cfg, shared.state.clone(), || from_fn(guard))
-                }))
-                .default_service(web::to(server::not_found::<PetStore>).wrap(from_fn(guard)))
+            app(&shared)
         })
         .shutdown_timeout(30)
         .listen(listener)?;
         if let Some(workers) = settings.workers {
             http = http.workers(workers);
         }
+        let metrics_address = match (metrics_listener, metrics) {
+            (Some(listener), Some(metrics)) => {
+                let address = listener.local_addr()?;
+                actix_web::rt::spawn(metrics_server(listener, metrics, &settings.db)?);
+                Some(address)
+            }
+            _ => None,
+        };
         Ok(Application {
             address,
             server: http.run(),
+            metrics_address,
         })
+    }
+
+    /// Where metrics are served, when they are on.
+    pub fn metrics_address(&self) -> Option<std::net::SocketAddr> {
+        self.metrics_address
     }
 
     pub fn address(&self) -> std::net::SocketAddr {
@@ -164,6 +186,55 @@ impl Application {
     pub fn into_server(self) -> Server {
         self.server
     }
+}
+
+/// The application every worker serves. The request log sees every
+/// request. The guard (key, limits, then deprecation and stability) wraps
+/// each operation's route, where the glue has attached the operation, and
+/// the 404 and 405 answers; `/healthz` and `/openapi.yaml` are outside the
+/// spec and outside the guard.
+pub fn app(
+    shared: &Shared,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let state = shared.state.clone();
+    App::new()
+        .wrap(from_fn(log_request))
+        .configure(|cfg| shared.register(cfg))
+        .route("/healthz", web::get().to(healthz))
+        .route("/openapi.yaml", web::get().to(openapi))
+        .service(
+            web::scope(BASE_PATH)
+                .configure(|cfg| server::configure_with(cfg, state, || from_fn(guard))),
+        )
+        .default_service(web::to(server::not_found::<PetStore>).wrap(from_fn(guard)))
+}
+
+/// The metrics listener: `GET /metrics` alone, on one worker of its own,
+/// stopped with the process.
+fn metrics_server(
+    listener: TcpListener,
+    metrics: web::Data<Metrics>,
+    db: &Db,
+) -> std::io::Result<Server> {
+    let db = web::Data::new(db.clone());
+    Ok(HttpServer::new(move || {
+        App::new()
+            .app_data(metrics.clone())
+            .app_data(db.clone())
+            .route("/metrics", web::get().to(crate::metrics::scrape))
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)?
+    .run())
 }
 
 async fn healthz(state: web::Data<PetStore>) -> HttpResponse {
@@ -208,6 +279,10 @@ async fn log_request(
     use tracing::field::Empty;
     use tracing::Instrument as _;
     let started = Instant::now();
+    let metrics = request.app_data::<web::Data<Metrics>>().cloned();
+    if let Some(metrics) = &metrics {
+        metrics.started();
+    }
     let method = request.method().clone();
     let path = request.path().to_string();
     let span = tracing::info_span!(
@@ -220,7 +295,19 @@ async fn log_request(
         operation.id = Empty,
         key.id = Empty,
     );
-    let response = next.call(request).instrument(span.clone()).await?;
+    let response = next.call(request).instrument(span.clone()).await;
+    let response = match (response, &metrics) {
+        (Ok(response), _) => response,
+        (Err(e), Some(metrics)) => {
+            metrics.finished(
+                None,
+                e.as_response_error().status_code().as_u16(),
+                started.elapsed(),
+            );
+            return Err(e);
+        }
+        (Err(e), None) => return Err(e),
+    };
     let operation = Operation::of(response.request());
     let key_id = response
         .request()
@@ -238,6 +325,9 @@ async fn log_request(
             span.record("key.id", id);
         }
     }
+    if let Some(metrics) = &metrics {
+        metrics.finished(operation.map(|op| op.id), status, started.elapsed());
+    }
     tracing::info!(
         target: "petstore::http",
         %method,
@@ -249,4 +339,88 @@ async fn log_request(
         "request"
     );
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::layer::{Context, SubscriberExt as _};
+
+    /// Records every field of every span, as `name=value`.
+    struct Capture(Arc<Mutex<Vec<String>>>);
+
+    impl Visit for &Capture {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            crate::lock(&self.0).push(format!("{}={value:?}", field.name()));
+        }
+
+        fn record_str(&mut self, field: &Field, value: &str) {
+            crate::lock(&self.0).push(format!("{}={value}", field.name()));
+        }
+    }
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
+        fn on_new_span(
+            &self,
+            attrs: &tracing::span::Attributes<'_>,
+            _: &tracing::span::Id,
+            _: Context<'_, S>,
+        ) {
+            attrs.record(&mut &*self);
+        }
+
+        fn on_record(
+            &self,
+            _: &tracing::span::Id,
+            values: &tracing::span::Record<'_>,
+            _: Context<'_, S>,
+        ) {
+            values.record(&mut &*self);
+        }
+    }
+
+    #[actix_web::test]
+    async fn the_request_span_carries_opentelemetry_fields_and_never_the_key() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = tracing_subscriber::registry().with(Capture(seen.clone()));
+        let _default = tracing::subscriber::set_default(subscriber);
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let db = Db::connect(&url).await.unwrap();
+        let clock = crate::service::system_clock();
+        let (id, key) = crate::keys::create(&db, crate::keys::Plan::Free, None, None, clock())
+            .await
+            .unwrap();
+        let shared = Shared::new(&Settings {
+            listen: "127.0.0.1:0".into(),
+            db,
+            clock,
+            workers: None,
+            ban: BanPolicy::default(),
+            key_cache_ttl: std::time::Duration::ZERO,
+            trusted_proxies: TrustedProxies::default(),
+            metrics_listen: None,
+        });
+        let service = actix_web::test::init_service(app(&shared)).await;
+        let request = actix_web::test::TestRequest::get()
+            .uri("/v1/pets/7")
+            .insert_header(("Authorization", format!("Bearer {}", key.expose())))
+            .to_request();
+        let response = actix_web::test::call_service(&service, request).await;
+        assert_eq!(response.status(), 404);
+        let seen = crate::lock(&seen).clone();
+        for field in [
+            "http.request.method=GET".to_string(),
+            "url.path=/v1/pets/7".to_string(),
+            "http.route=/v1/pets/{petId}".to_string(),
+            "http.response.status_code=404".to_string(),
+            "operation.id=getPet".to_string(),
+            format!("key.id={id}"),
+        ] {
+            assert!(seen.contains(&field), "{field} not in {seen:?}");
+        }
+        assert!(!seen.iter().any(|f| f.contains(key.expose())), "{seen:?}");
+    }
 }

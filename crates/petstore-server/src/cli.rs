@@ -75,6 +75,10 @@ pub struct ServeArgs {
         hide_default_value = true
     )]
     pub trusted_proxies: TrustedProxies,
+    /// Serve Prometheus metrics (`GET /metrics`, no key) on this address;
+    /// off unless given. Bind it where only the scraper reaches it.
+    #[arg(long, env = "PETSTORE_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,6 +139,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         },
         key_cache_ttl: std::time::Duration::from_secs(2),
         trusted_proxies: args.trusted_proxies,
+        metrics_listen: args.metrics_listen,
     })
     .map_err(|e| format!("cannot listen: {e}"))?;
     println!(

@@ -12,6 +12,7 @@
 
 use crate::keys::{self, KeyInfo, Plan};
 use crate::limiter::{Decision, Limiter, Subject, Verdict};
+use crate::metrics::Metrics;
 use crate::proxies::TrustedProxies;
 use crate::service::PetStore;
 use actix_web::body::BoxBody;
@@ -123,6 +124,14 @@ pub async fn gate(
         Ok(decision) => decision,
         Err(e) => return Ok(internal(request, "rate limit check failed", &e)),
     };
+    let refused = match decision.verdict {
+        Verdict::Banned { .. } => Some("api_key_banned"),
+        Verdict::Limited { .. } => Some("rate_limited"),
+        Verdict::Allowed => None,
+    };
+    if let (Some(reason), Some(metrics)) = (refused, request.app_data::<web::Data<Metrics>>()) {
+        metrics.refused(reason);
+    }
     let mut response = match (decision.verdict, key) {
         (Verdict::Banned { retry_after }, _) => {
             let mut r = error(

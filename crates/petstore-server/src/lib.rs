@@ -1,5 +1,5 @@
 //! The pet store server: the generated `petstore-api` traits implemented over
-//! SQLite, with API keys.
+//! SQLite or PostgreSQL, with API keys, rate limits and metrics.
 //!
 //! `main.rs` is a thin command line over this library; tests build the same
 //! [`app::Application`] on port 0.
@@ -12,6 +12,7 @@ pub mod keys;
 pub mod lifecycle;
 pub mod limiter;
 pub mod logging;
+pub mod metrics;
 pub mod proxies;
 pub mod service;
 pub mod store;

@@ -55,6 +55,16 @@ enum Inner {
     Postgres(PgPool),
 }
 
+/// How busy the database's connections are, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolState {
+    /// Writes waiting for SQLite's writer thread.
+    Sqlite { queued_writes: usize },
+    /// PostgreSQL connections open in this instance's pool, and how many of
+    /// them are idle.
+    Postgres { open: u32, idle: u32 },
+}
+
 /// Filters of `listPets`.
 #[derive(Debug, Default, Clone)]
 pub struct PetFilter {
@@ -182,6 +192,19 @@ impl Db {
         match &*self.inner {
             Inner::Sqlite(_) => Backend::Sqlite,
             Inner::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// How busy the connections are now.
+    pub fn pool_state(&self) -> PoolState {
+        match &*self.inner {
+            Inner::Sqlite(store) => PoolState::Sqlite {
+                queued_writes: store.queued_writes(),
+            },
+            Inner::Postgres(pool) => PoolState::Postgres {
+                open: pool.size(),
+                idle: u32::try_from(pool.num_idle()).unwrap_or(u32::MAX),
+            },
         }
     }
 

@@ -28,7 +28,7 @@ use crate::error::ApiError;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -63,6 +63,8 @@ pub struct SqliteStore {
     jobs: mpsc::Sender<Job>,
     /// Transactions committed by the writer so far.
     commits: Arc<AtomicU64>,
+    /// Writes sent to the writer and not yet taken up by it.
+    queued: Arc<AtomicUsize>,
 }
 
 /// A thread's read connection to one store, and the snapshot it holds.
@@ -122,16 +124,18 @@ impl SqliteStore {
         ))?;
         let (jobs, queue) = mpsc::channel();
         let commits = Arc::new(AtomicU64::new(0));
-        let counted = commits.clone();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let (counted, taken) = (commits.clone(), queued.clone());
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(&writer, &queue, &counted))
+            .spawn(move || write_loop(&writer, &queue, &counted, &taken))
             .map_err(|e| ApiError::Internal(Box::new(e)))?;
         Ok(SqliteStore {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             path: path.to_path_buf(),
             jobs,
             commits,
+            queued,
         })
     }
 
@@ -197,8 +201,14 @@ impl SqliteStore {
                 }),
             }
         });
+        self.queued.fetch_add(1, Ordering::Relaxed);
         self.jobs.send(job).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
+    }
+
+    /// Writes waiting for the writer thread.
+    pub fn queued_writes(&self) -> usize {
+        self.queued.load(Ordering::Relaxed)
     }
 }
 
@@ -221,10 +231,19 @@ fn stopped() -> ApiError {
 /// up to [`MAX_GROUP`]: a write that arrives mid-group commits with it rather
 /// than waiting a whole group. Each commit is counted before its writes are
 /// answered.
-fn write_loop(conn: &rusqlite::Connection, queue: &mpsc::Receiver<Job>, commits: &AtomicU64) {
+fn write_loop(
+    conn: &rusqlite::Connection,
+    queue: &mpsc::Receiver<Job>,
+    commits: &AtomicU64,
+    queued: &AtomicUsize,
+) {
     let mut answers = Vec::new();
     while let Ok(first) = queue.recv() {
-        let group = std::iter::once(first).chain(std::iter::from_fn(|| queue.try_recv().ok()));
+        let group = std::iter::once(first)
+            .chain(std::iter::from_fn(|| queue.try_recv().ok()))
+            .inspect(|_| {
+                queued.fetch_sub(1, Ordering::Relaxed);
+            });
         let outcome = run_group(conn, group.take(MAX_GROUP), &mut answers);
         if outcome.is_err() {
             let _ = conn.execute_batch("ROLLBACK");

@@ -150,6 +150,7 @@ async fn each_operation_is_held_to_its_own_security() {
         ban: Default::default(),
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
+        metrics_listen: None,
     });
     let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });
     let app = test::init_service(

@@ -19,6 +19,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub now: Arc<Mutex<DateTime<Utc>>>,
     pub dir: tempfile::TempDir,
+    /// `http://127.0.0.1:PORT/metrics`, when metrics are on.
+    pub metrics: Option<String>,
 }
 
 /// A response, read whole.
@@ -74,6 +76,15 @@ pub async fn database_url(dir: &std::path::Path) -> String {
 }
 
 pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
+    spawn(ban, false).await
+}
+
+/// A server that also serves Prometheus metrics on a port of its own.
+pub async fn spawn_app_with_metrics() -> TestApp {
+    spawn(BanPolicy::default(), true).await
+}
+
+async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = database_url(dir.path()).await;
     let db = Db::connect(&url).await.expect("database opens");
@@ -102,9 +113,13 @@ pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
         // Revocation must show at once in tests.
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
+        metrics_listen: metrics.then(|| "127.0.0.1:0".to_string()),
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
+    let metrics = app
+        .metrics_address()
+        .map(|address| format!("http://{address}/metrics"));
     actix_web::rt::spawn(app.into_server());
     TestApp {
         base,
@@ -113,6 +128,7 @@ pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
         client: reqwest::Client::new(),
         now,
         dir,
+        metrics,
     }
 }
 

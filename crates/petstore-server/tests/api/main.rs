@@ -15,4 +15,5 @@ mod idempotency;
 mod instances;
 mod lifecycle;
 mod limits;
+mod metrics;
 mod orders;
