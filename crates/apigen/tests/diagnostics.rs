@@ -145,25 +145,50 @@ fn other_versions_and_non_documents_are_refused() {
 }
 
 /// Odd but valid documents generate without a panic.
+/// Documents at the edges: each has an expected outcome, strict and lenient.
 #[test]
-fn odd_documents_do_not_panic() {
-    let config = apigen::Config {
+fn odd_documents_give_errors_or_output_never_a_panic() {
+    let strict = apigen::Config {
         command: "test".into(),
         source: "spec.yaml".into(),
         lenient: false,
         runtime: apigen::Runtime::Crate,
     };
-    for rest in [
-        "paths: {}\n",
-        "paths: {}\ncomponents: {schemas: {Empty: {}, Loop: {$ref: '#/components/schemas/Loop'}}}\n",
-        "paths: {}\ncomponents: {schemas: {A: {type: object, properties: {self: {$ref: '#/components/schemas/A'}}}}}\n",
-        "paths: {}\ncomponents: {schemas: {A: {$ref: '#/components/schemas/B'}, B: {$ref: '#/components/schemas/A'}, C: {type: object, properties: {a: {$ref: '#/components/schemas/A'}}}}}\n",
-    ] {
-        let _ = apigen::generate("spec.yaml", &doc(rest), &config);
-        let lenient = apigen::Config {
-            lenient: true,
-            ..config.clone()
-        };
-        let _ = apigen::generate("spec.yaml", &doc(rest), &lenient);
-    }
+    let lenient = apigen::Config {
+        lenient: true,
+        ..strict.clone()
+    };
+    let generate =
+        |rest: &str, config: &apigen::Config| apigen::generate("spec.yaml", &doc(rest), config);
+
+    // Nothing at all: an empty crate.
+    let empty = generate("paths: {}\n", &strict).unwrap();
+    assert_eq!((empty.operations, empty.types), (0, 0));
+
+    // A component that is only a reference to itself.
+    let looped = "paths: {}\ncomponents: {schemas: {Empty: {}, Loop: {$ref: '#/components/schemas/Loop'}}}\n";
+    let out = generate(looped, &strict).unwrap_err().to_string();
+    assert!(
+        out.contains("error: `Loop` refers back to itself through references only (Loop -> Loop): one of them needs a schema\n  --> spec.yaml#/components/schemas/Loop"),
+        "{out}"
+    );
+    let skipped = generate(looped, &lenient).unwrap();
+    assert_eq!(skipped.skipped.len(), 1, "{:?}", skipped.skipped);
+    assert!(skipped.files["models.rs"].contains("pub type Loop = serde_json::Value;"));
+
+    // A struct that holds itself: boxed.
+    let recursive = "paths: {}\ncomponents: {schemas: {A: {type: object, properties: {self: {$ref: '#/components/schemas/A'}}}}}\n";
+    let models = &generate(recursive, &strict).unwrap().files["models.rs"];
+    assert!(models.contains("pub self_: Option<Box<A>>"), "{models}");
+
+    // Two references to each other, and a struct using them.
+    let pair = "paths: {}\ncomponents: {schemas: {A: {$ref: '#/components/schemas/B'}, B: {$ref: '#/components/schemas/A'}, C: {type: object, properties: {a: {$ref: '#/components/schemas/A'}}}}}\n";
+    let out = generate(pair, &strict).unwrap_err().to_string();
+    assert!(
+        out.contains("(A -> B -> A)") && out.contains("(B -> A -> B)"),
+        "{out}"
+    );
+    let skipped = generate(pair, &lenient).unwrap();
+    assert_eq!(skipped.skipped.len(), 2);
+    assert!(skipped.files["models.rs"].contains("pub a: Option<A>"));
 }

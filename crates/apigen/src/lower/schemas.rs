@@ -36,15 +36,33 @@ impl<'a> Lowerer<'a> {
             let rust = self.components[name].clone();
             match schema {
                 ReferenceOr::Reference { reference } => {
-                    if let Some(shape) = self.shape_of_ref(reference, &at) {
-                        self.insert_type(TypeDef {
-                            name: rust,
-                            origin: at.to_string(),
-                            doc: None,
-                            deprecated: false,
-                            kind: TypeKind::Alias(shape),
+                    let mark = self.errors.len();
+                    let shape = match self.reference_cycle(name) {
+                        Some(cycle) => {
+                            self.error(
+                                &at,
+                                format!(
+                                    "`{name}` refers back to itself through references only ({}): one of them needs a schema",
+                                    cycle.join(" -> ")
+                                ),
+                            );
+                            None
+                        }
+                        None => self.shape_of_ref(reference, &at),
+                    };
+                    let shape = shape
+                        .filter(|_| self.errors.len() == mark)
+                        .unwrap_or_else(|| {
+                            self.skip_since(mark, &format!("schema `{name}`"));
+                            Shape::new(Ty::Json)
                         });
-                    }
+                    self.insert_type(TypeDef {
+                        name: rust,
+                        origin: at.to_string(),
+                        doc: None,
+                        deprecated: false,
+                        kind: TypeKind::Alias(shape),
+                    });
                 }
                 ReferenceOr::Item(schema) => {
                     let mark = self.errors.len();
@@ -106,6 +124,27 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn insert_type(&mut self, def: TypeDef) {
         self.types.insert(def.name.clone(), def);
+    }
+
+    /// The chain of component names that leads from `name` back to itself
+    /// through components that are only `$ref`s, if there is one.
+    fn reference_cycle(&self, name: &str) -> Option<Vec<String>> {
+        let schemas = &self.doc.components.as_ref()?.schemas;
+        let mut chain = vec![name.to_string()];
+        let mut current = schemas.get(name)?;
+        while let ReferenceOr::Reference { reference } = current {
+            let next = reference
+                .strip_prefix("#/components/schemas/")?
+                .replace("~1", "/")
+                .replace("~0", "~");
+            let looped = chain.contains(&next);
+            chain.push(next.clone());
+            if looped {
+                return (chain[0] == next).then_some(chain);
+            }
+            current = schemas.get(&next)?;
+        }
+        None
     }
 
     /// Resolves a local reference to a component schema.
