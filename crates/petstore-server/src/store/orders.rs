@@ -1,0 +1,195 @@
+//! Orders: placing one takes its quantity from the pet's stock in the same
+//! transaction, so concurrent orders never oversell; completing is one-way;
+//! cancelling returns the stock.
+
+use super::catalog::set_status;
+use super::conn::{args, Columns, FromRow};
+use super::idempotency::Idempotency;
+use super::{corrupt, listed, parse_status, Db, Filtered, Listed, Page, Result};
+use crate::error::ApiError;
+use chrono::{DateTime, Utc};
+use petstore_api::models::{NewOrder, Order, PetStatus};
+
+/// One order, in the column order its [`FromRow`] implementation reads.
+const ORDER_BY_ID: &str =
+    "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1";
+
+impl Db {
+    /// Places an order, taking its quantity from the pet's stock in the same
+    /// transaction. Stock reaching zero makes an available pet sold.
+    pub async fn place_order(&self, new: &NewOrder, idem: Option<&Idempotency>) -> Result<Order> {
+        let new = new.clone();
+        self.write_idempotent(idem, async move |c| {
+            let sql = format!(
+                "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = $1{}",
+                c.backend().for_update()
+            );
+            let Some(pet) = c.query_opt(&sql, args![new.pet_id]).await? else {
+                return Err(ApiError::unprocessable(
+                    "unknown_pet",
+                    format!("pet {} does not exist", new.pet_id),
+                ));
+            };
+            let status = parse_status(pet.text(0)?)?;
+            let stock = pet.int(1)?;
+            if status != PetStatus::Available {
+                return Err(ApiError::conflict(
+                    "pet_not_available",
+                    format!("pet {} is {status}, not available", new.pet_id),
+                ));
+            }
+            let wanted = i64::from(new.quantity);
+            if stock < wanted {
+                return Err(ApiError::conflict(
+                    "out_of_stock",
+                    format!("pet {} has {stock} in stock, {wanted} ordered", new.pet_id),
+                ));
+            }
+            c.execute(
+                "UPDATE inventory SET quantity = quantity - $1 WHERE pet_id = $2",
+                args![wanted, new.pet_id],
+            )
+            .await?;
+            if stock == wanted {
+                set_status(c, new.pet_id, PetStatus::Sold).await?;
+            }
+            let ship_date = new.ship_date.map(|d| d.to_rfc3339());
+            let id = c
+                .insert(
+                    "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES ($1, $2, $3, 0)",
+                    args![new.pet_id, wanted, ship_date],
+                )
+                .await?;
+            let order = Order {
+                id: Some(id),
+                pet_id: Some(new.pet_id),
+                quantity: Some(new.quantity),
+                ship_date: new.ship_date,
+                complete: Some(false),
+            };
+            Ok(order)
+        })
+        .await
+    }
+
+    pub async fn order(&self, id: i64) -> Result<Order> {
+        self.read(async |c| {
+            c.query_opt(ORDER_BY_ID, args![id])
+                .await?
+                .map(|r| Order::from_row(&r))
+                .transpose()?
+                .ok_or_else(|| ApiError::not_found(format_args!("order {id}")))
+        })
+        .await
+    }
+
+    pub async fn list_orders(
+        &self,
+        pet_id: Option<i64>,
+        complete: Option<bool>,
+        page: Page,
+    ) -> Result<Listed<Order>> {
+        let mut q = Filtered::new(
+            "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id > ",
+            page,
+        );
+        if let Some(pet) = pet_id {
+            q.and("pet_id = ", pet);
+        }
+        if let Some(complete) = complete {
+            q.and("complete = ", complete);
+        }
+        let orders = self.read(async |c| q.fetch("id", c).await).await?;
+        Ok(listed(orders, page))
+    }
+
+    /// Marks an order complete (one-way), setting its ship date to `now` when
+    /// unset. Completing a complete order changes nothing.
+    pub async fn complete_order(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        idem: Option<&Idempotency>,
+    ) -> Result<Order> {
+        self.write_idempotent(idem, async move |c| {
+            c.execute(
+                "UPDATE orders SET complete = 1, ship_date = COALESCE(ship_date, $1) WHERE id = $2 AND complete = 0",
+                args![now.to_rfc3339(), id],
+            )
+            .await?;
+            let Some(row) = c
+                .query_opt(
+                    ORDER_BY_ID,
+                    args![id],
+                )
+                .await?
+            else {
+                return Err(ApiError::not_found(format_args!("order {id}")));
+            };
+            Order::from_row(&row)
+        })
+        .await
+    }
+
+    /// Cancels an incomplete order and returns its quantity to the stock; stock
+    /// rising above zero makes a sold pet available again.
+    pub async fn cancel_order(&self, id: i64) -> Result<()> {
+        self.write(async move |c| {
+            // Deleting first makes the cancellation itself the check: of two
+            // concurrent cancellations only one deletes the row and restocks.
+            let cancelled = c
+                .query_opt(
+                    "DELETE FROM orders WHERE id = $1 AND complete = 0 RETURNING pet_id, quantity",
+                    args![id],
+                )
+                .await?;
+            let Some(cancelled) = cancelled else {
+                let exists = c
+                    .query_opt("SELECT complete FROM orders WHERE id = $1", args![id])
+                    .await?;
+                return Err(match exists {
+                    Some(_) => ApiError::conflict(
+                        "order_completed",
+                        format!("order {id} is complete and cannot be cancelled"),
+                    ),
+                    None => ApiError::not_found(format_args!("order {id}")),
+                });
+            };
+            let (pet_id, quantity) = (cancelled.int(0)?, cancelled.int(1)?);
+            let stock = c
+                .query_opt(
+                    "UPDATE inventory SET quantity = quantity + $1 WHERE pet_id = $2 RETURNING quantity",
+                    args![quantity, pet_id],
+                )
+                .await?
+                .map(|r| r.int(0))
+                .transpose()?;
+            if stock.is_some_and(|s| s > 0) {
+                c.execute(
+                    "UPDATE pets SET status = 'available' WHERE id = $1 AND status = 'sold'",
+                    args![pet_id],
+                )
+                .await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+}
+
+impl FromRow for Order {
+    fn from_row(r: &impl Columns) -> Result<Self> {
+        let ship_date = r
+            .opt_text(3)?
+            .map(|d| DateTime::parse_from_rfc3339(d).map(|d| d.with_timezone(&Utc)))
+            .transpose()
+            .map_err(corrupt)?;
+        Ok(Order {
+            id: Some(r.int(0)?),
+            pet_id: Some(r.int(1)?),
+            quantity: Some(i32::try_from(r.int(2)?).map_err(corrupt)?),
+            ship_date,
+            complete: Some(r.int(4)? != 0),
+        })
+    }
+}
