@@ -137,6 +137,12 @@ fn ci() -> Result<(), String> {
         &[("PETSTORE_TEST_DATABASE", "postgres")],
     )?;
     run("cargo", &["test", "--workspace", "--doc"])?;
+    // The runtime's public surface is documented, with no broken links.
+    run_with_env(
+        "cargo",
+        &["doc", "--no-deps", "--package", "apigen-runtime"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
     conformance::conformance()?;
     examples::examples()?;
     Ok(())
