@@ -9,6 +9,7 @@ mod conformance;
 mod corpus;
 mod examples;
 mod launch;
+mod spec_diff;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -22,6 +23,10 @@ commands:
   codegen --spec FILE --out DIR [--strict]
                     a standalone crate from any OpenAPI 3.0 document; unsupported
                     operations are skipped and listed (--strict: fail instead)
+  spec-diff BASE REVISION [--format text|json] [--date YYYY-MM-DD]
+                    the evolution gate: changes that break callers, judged by each
+                    operation's stability, deprecation and sunset; exits 1 on errors,
+                    2 when a document cannot be read
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
   bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL] [--instructions N]
@@ -44,6 +49,9 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let ["spec-diff", rest @ ..] = args.as_slice() {
+        return ExitCode::from(spec_diff::spec_diff(rest));
+    }
     let result = match args.as_slice() {
         ["codegen"] => codegen::run(codegen::Mode::Write),
         ["codegen", "--check"] => codegen::run(codegen::Mode::Check),

@@ -21,8 +21,9 @@ pub struct Api {
     pub traits: Vec<RouteTrait>,
     /// Response headers that every response of every operation declares (rate
     /// limits, say). They belong to middleware, so they are listed once in the
-    /// metadata instead of in every response variant.
-    pub common_headers: Vec<String>,
+    /// metadata instead of in every response variant. Each as the first
+    /// response declares it.
+    pub common_headers: Vec<ResponseHeader>,
     /// The type every error response carries, when the document uses just one.
     pub error_type: Option<Shape>,
     /// `components.securitySchemes`, in document order.
@@ -151,6 +152,8 @@ pub struct Struct {
 pub struct Field {
     /// The property name on the wire.
     pub wire: String,
+    /// The JSON pointer of the property's schema.
+    pub pointer: String,
     pub rust: String,
     pub shape: Shape,
     pub required: bool,
@@ -315,6 +318,9 @@ pub enum ParamStyle {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
     pub wire: String,
+    /// The JSON pointer of the parameter (its declaration, where a `$ref`
+    /// points).
+    pub pointer: String,
     pub rust: String,
     pub location: ParamLocation,
     pub required: bool,
@@ -333,6 +339,8 @@ pub struct Param {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Body {
+    /// The JSON pointer of the request body.
+    pub pointer: String,
     pub shape: Shape,
     pub required: bool,
     pub doc: Option<String>,
@@ -355,6 +363,8 @@ pub enum Media {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
+    /// The JSON pointer of the response (`.../responses/200`).
+    pub pointer: String,
     /// `None` for `default`.
     pub status: Option<u16>,
     pub variant: String,
@@ -368,6 +378,8 @@ pub struct Response {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResponseHeader {
     pub wire: String,
+    /// The JSON pointer of the header.
+    pub pointer: String,
     pub rust: String,
     pub required: bool,
     pub shape: Shape,

@@ -13,12 +13,14 @@
 
 mod bundle;
 pub mod diag;
+pub mod diff;
 pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
 pub mod names;
 mod schema_view;
+pub mod source;
 
 pub use diag::{Diagnostic, Diagnostics, Location};
 

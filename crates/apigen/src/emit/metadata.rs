@@ -51,7 +51,7 @@ pub fn items(api: &Api) -> TokenStream {
         }
     });
     let count = Literal::usize_unsuffixed(api.operations.len());
-    let common = &api.common_headers;
+    let common = api.common_headers.iter().map(|h| &h.wire);
     let schemes = api.security_schemes.iter().map(|s| {
         let name = &s.name;
         let kind = match &s.kind {

@@ -361,6 +361,7 @@ mod tests {
     fn read_only_fields_are_optional_even_when_required() {
         let f = Field {
             wire: "id".into(),
+            pointer: "#/components/schemas/Pet/properties/id".into(),
             rust: "id".into(),
             shape: Shape::new(Ty::I64),
             required: true,

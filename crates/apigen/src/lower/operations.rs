@@ -71,10 +71,12 @@ impl<'a> Lowerer<'a> {
         }
         for (at, successor) in successors {
             if !seen.contains_key(&successor) {
+                let mark = self.errors.len();
                 self.error(
                     &at,
                     format!("`x-successor` names `{successor}`, which is not an operationId"),
                 );
+                self.skip_since(mark, "a lifecycle annotation");
             }
         }
         ops
@@ -97,12 +99,16 @@ impl<'a> Lowerer<'a> {
         let const_name = names.consts.unique(sanitize(id, Case::ScreamingSnake));
         let tag = op.tags.first().cloned().unwrap_or_default();
 
-        let ext = |key: &'static str| op.extensions.get(key).map(|v| (key, v));
-        let stability = self.stability(id, &op.extensions, at);
         let security = match &op.security {
             Some(own) => self.requirements(own, &at.join("security")),
             None => self.default_security.clone(),
         };
+
+        // Lifecycle annotations. One that cannot be read fails a strict run;
+        // a lenient one drops the annotation, not the operation.
+        let annotations = self.errors.len();
+        let ext = |key: &'static str| op.extensions.get(key).map(|v| (key, v));
+        let stability = self.stability(id, &op.extensions, at);
         let sunset =
             self.date_extension(ext("x-deprecated-sunset").or_else(|| ext("x-sunset")), at);
         let deprecated_since = self.date_extension(ext("x-deprecated-since"), at);
@@ -119,6 +125,9 @@ impl<'a> Lowerer<'a> {
                 at,
                 format!("operation `{id}` has a sunset or successor but is not `deprecated: true`"),
             );
+        }
+        if self.lenient {
+            self.skip_since(annotations, &format!("a lifecycle annotation of `{id}`"));
         }
 
         // Parameters: path-level first, overridden by operation-level (name, in).
@@ -168,6 +177,7 @@ impl<'a> Lowerer<'a> {
                 // The template names it, so it exists: take it as a string.
                 params.push(Param {
                     wire: segment.clone(),
+                    pointer: at.to_string(),
                     rust: rust_names.unique(sanitize(&segment, Case::Snake)),
                     location: ParamLocation::Path,
                     required: true,
@@ -344,6 +354,7 @@ impl<'a> Lowerer<'a> {
         };
         Some(Param {
             wire: data.name.clone(),
+            pointer: at.to_string(),
             rust: names.unique(sanitize(&data.name, Case::Snake)),
             location,
             required: data.required || location == ParamLocation::Path,
@@ -376,6 +387,7 @@ impl<'a> Lowerer<'a> {
             (_, None) => Shape::new(Ty::Json),
         };
         Some(Body {
+            pointer: at.to_string(),
             shape,
             required: body.required,
             doc: body.description.clone(),
@@ -495,6 +507,7 @@ impl<'a> Lowerer<'a> {
             };
             headers.push(ResponseHeader {
                 wire: name.clone(),
+                pointer: hat.to_string(),
                 rust: names.unique(sanitize(name, Case::Snake)),
                 required: header.required,
                 shape,
@@ -502,6 +515,7 @@ impl<'a> Lowerer<'a> {
             });
         }
         Some(Response {
+            pointer: at.to_string(),
             status,
             variant,
             doc: response.description.clone(),

@@ -152,19 +152,23 @@ fn strongly_connected(edges: &BTreeMap<String, Vec<String>>) -> HashMap<String, 
 
 /// The response headers every response of every operation declares (rate
 /// limits, say), taken out of each response: middleware sets them.
-pub(super) fn common_headers(mut ops: Vec<Operation>) -> (Vec<Operation>, Vec<String>) {
+pub(super) fn common_headers(mut ops: Vec<Operation>) -> (Vec<Operation>, Vec<ResponseHeader>) {
     let mut responses = ops.iter().flat_map(|o| &o.responses);
     let Some(first) = responses.next() else {
         return (ops, Vec::new());
     };
-    let mut common: Vec<String> = first.headers.iter().map(|h| h.wire.clone()).collect();
+    let mut common: Vec<ResponseHeader> = first.headers.clone();
     for r in responses {
-        common.retain(|c| r.headers.iter().any(|h| h.wire.eq_ignore_ascii_case(c)));
+        common.retain(|c| {
+            r.headers
+                .iter()
+                .any(|h| h.wire.eq_ignore_ascii_case(&c.wire))
+        });
     }
     for op in &mut ops {
         for r in &mut op.responses {
             r.headers
-                .retain(|h| !common.iter().any(|c| c.eq_ignore_ascii_case(&h.wire)));
+                .retain(|h| !common.iter().any(|c| c.wire.eq_ignore_ascii_case(&h.wire)));
         }
     }
     (ops, common)

@@ -561,6 +561,7 @@ impl<'a> Lowerer<'a> {
             {
                 fields.push(Field {
                     wire: "variant".into(),
+                    pointer: at.join(key).to_string(),
                     rust: String::new(),
                     shape: Shape::new(Ty::Named(union_type)),
                     required: true,
@@ -630,6 +631,7 @@ impl<'a> Lowerer<'a> {
             };
             let field = Field {
                 wire: prop.to_string(),
+                pointer: pat.to_string(),
                 rust: String::new(),
                 shape,
                 required: flat.required.contains(prop),

@@ -1,0 +1,575 @@
+//! The evolution gate, rule by rule: each case is a base document, a
+//! revision, and the findings expected (rule and level), nothing more.
+
+use apigen::diff::{diff, Document, Level};
+
+/// A small API: one read (`getItem`), one write (`createItem`), their
+/// parameters, bodies, responses and headers. `{stability}` and `{lifecycle}`
+/// are spliced into `getItem`; edits are textual replacements on this.
+const BASE: &str = r#"
+openapi: 3.0.3
+info: {title: Items, version: '1'}
+security: [{key: []}]
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer, format: int32}}
+        - {name: expand, in: query, schema: {type: string, enum: [owner, tags]}}
+        - {name: q, in: query, schema: {type: string, maxLength: 10}}
+      responses:
+        '200':
+          description: The item.
+          headers:
+            ETag: {required: true, schema: {type: string}}
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Item'}
+        '404': {description: Not found.}
+  /items:
+    post:
+      operationId: createItem
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/NewItem'}
+      responses:
+        '201':
+          description: Created.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Item'}
+components:
+  securitySchemes:
+    key: {type: http, scheme: bearer}
+  schemas:
+    NewItem:
+      type: object
+      required: [name]
+      properties:
+        name: {type: string, maxLength: 100}
+        color: {type: string, enum: [red, green]}
+        size: {type: integer, minimum: 1, maximum: 10}
+    Item:
+      type: object
+      required: [id, name]
+      properties:
+        id: {type: integer}
+        name: {type: string}
+        note: {type: string}
+"#;
+
+/// The findings of `base` -> `revision`, as (rule, level), in order.
+fn findings(base: &str, revision: &str) -> Vec<(String, Level)> {
+    let base = Document::parse("base.yaml", base).unwrap_or_else(|d| panic!("{d}"));
+    let revision = Document::parse("revision.yaml", revision).unwrap_or_else(|d| panic!("{d}"));
+    diff(&base, &revision, "2026-11-23")
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.level))
+        .collect()
+}
+
+/// `BASE` with each `(from, to)` replaced, every replacement required to
+/// change something.
+fn edit(base: &str, edits: &[(&str, &str)]) -> String {
+    let mut text = base.to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "`{from}` is not in the document");
+        text = text.replacen(from, to, 1);
+    }
+    text
+}
+
+const GET: &str = "      operationId: getItem\n";
+
+fn with_get(extra: &str) -> String {
+    edit(BASE, &[(GET, &format!("{GET}{extra}"))])
+}
+
+#[track_caller]
+fn check(base: &str, revision: &str, expected: &[(&str, Level)]) {
+    let got = findings(base, revision);
+    let expected: Vec<(String, Level)> =
+        expected.iter().map(|(r, l)| (r.to_string(), *l)).collect();
+    assert_eq!(got, expected);
+}
+
+use Level::{Error, Info, Warning};
+
+#[test]
+fn identical_documents_and_reordered_keys_report_nothing() {
+    check(BASE, BASE, &[]);
+    let reordered = edit(
+        BASE,
+        &[(
+            "        name: {type: string, maxLength: 100}\n        color: {type: string, enum: [red, green]}\n",
+            "        color: {enum: [red, green], type: string}\n        name: {maxLength: 100, type: string}\n",
+        )],
+    );
+    check(BASE, &reordered, &[]);
+}
+
+#[test]
+fn descriptions_and_refactors_that_keep_the_meaning_report_nothing() {
+    let described = edit(
+        BASE,
+        &[("description: The item.", "description: The item, whole.")],
+    );
+    check(BASE, &described, &[]);
+    // A schema moved inline from components, and a component renamed.
+    let inlined = edit(
+        BASE,
+        &[(
+            "            schema: {$ref: '#/components/schemas/NewItem'}",
+            "            schema: {type: object, required: [name], properties: {name: {type: string, maxLength: 100}, color: {type: string, enum: [red, green]}, size: {type: integer, minimum: 1, maximum: 10}}}",
+        )],
+    );
+    check(BASE, &inlined, &[]);
+    let renamed = BASE
+        .replace("schemas/Item'", "schemas/Thing'")
+        .replace("    Item:\n", "    Thing:\n");
+    check(BASE, &renamed, &[]);
+    // A path parameter renamed: the same URLs.
+    let param = BASE
+        .replace("/items/{id}:", "/items/{itemId}:")
+        .replace("{name: id, in: path", "{name: itemId, in: path");
+    check(BASE, &param, &[]);
+}
+
+#[test]
+fn removing_operations_follows_stability_deprecation_and_sunset() {
+    let without_get = |doc: &str| {
+        let start = doc.find("  /items/{id}:").unwrap();
+        let end = doc.find("  /items:\n").unwrap();
+        format!("{}{}", &doc[..start], &doc[end..])
+    };
+    check(
+        BASE,
+        &without_get(BASE),
+        &[("api-removed-without-deprecation", Error)],
+    );
+    let beta = with_get("      x-stability: beta\n");
+    check(
+        &beta,
+        &without_get(&beta),
+        &[("api-removed-without-deprecation", Warning)],
+    );
+    let experimental = with_get("      x-stability-level: draft\n");
+    check(
+        &experimental,
+        &without_get(&experimental),
+        &[("api-removed-without-deprecation", Info)],
+    );
+    let sunset_ahead =
+        with_get("      deprecated: true\n      x-deprecated-sunset: '2030-12-05'\n");
+    check(
+        &sunset_ahead,
+        &without_get(&sunset_ahead),
+        &[("api-removed-before-sunset", Error)],
+    );
+    let sunset_past = with_get("      deprecated: true\n      x-sunset: '2026-11-23'\n");
+    check(
+        &sunset_past,
+        &without_get(&sunset_past),
+        &[("api-removed-after-sunset", Info)],
+    );
+    let no_date = with_get("      deprecated: true\n");
+    check(
+        &no_date,
+        &without_get(&no_date),
+        &[("api-removed-deprecated", Info)],
+    );
+}
+
+#[test]
+fn lifecycle_annotations_change_under_rules_of_their_own() {
+    let beta = with_get("      x-stability: beta\n");
+    check(BASE, &beta, &[("api-stability-decreased", Error)]);
+    check(&beta, BASE, &[("api-stability-increased", Info)]);
+    check(
+        BASE,
+        &with_get("      deprecated: true\n"),
+        &[("api-deprecated-without-sunset", Error)],
+    );
+    check(
+        BASE,
+        &with_get("      deprecated: true\n      x-deprecated-sunset: '2031-01-01'\n"),
+        &[("api-deprecated", Info)],
+    );
+    check(
+        &beta,
+        &with_get("      x-stability: beta\n      deprecated: true\n"),
+        &[("api-deprecated", Info)],
+    );
+    let later = with_get("      deprecated: true\n      x-deprecated-sunset: '2031-01-01'\n");
+    let earlier = with_get("      deprecated: true\n      x-deprecated-sunset: '2030-06-01'\n");
+    check(
+        &later,
+        &earlier,
+        &[("api-sunset-date-changed-too-small", Error)],
+    );
+    check(&earlier, &later, &[("api-sunset-date-extended", Info)]);
+}
+
+#[test]
+fn unreadable_annotations_are_errors_in_the_revision() {
+    check(
+        BASE,
+        &with_get("      deprecated: true\n      x-deprecated-sunset: 'next year'\n"),
+        &[
+            ("api-deprecated-without-sunset", Error),
+            ("lifecycle-annotation-unreadable", Error),
+        ],
+    );
+    check(
+        BASE,
+        &with_get("      x-stability: shaky\n"),
+        &[("lifecycle-annotation-unreadable", Error)],
+    );
+}
+
+#[test]
+fn request_parameters_may_not_tighten() {
+    let expand = "        - {name: expand, in: query, schema: {type: string, enum: [owner, tags]}}";
+    let q = "        - {name: q, in: query, schema: {type: string, maxLength: 10}}";
+    check(
+        BASE,
+        &edit(BASE, &[(expand, "        - {name: expand, in: query, required: true, schema: {type: string, enum: [owner, tags]}}")]),
+        &[("request-parameter-became-required", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                expand,
+                "        - {name: expand, in: query, schema: {type: integer}}",
+            )],
+        ),
+        &[("request-parameter-type-changed", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                expand,
+                "        - {name: expand, in: query, schema: {type: string, enum: [owner]}}",
+            )],
+        ),
+        &[("request-parameter-enum-value-removed", Error)],
+    );
+    check(
+        BASE,
+        &edit(BASE, &[(q, "        - {name: q, in: query, schema: {type: string, maxLength: 5, pattern: '^[a-z]+$'}}")]),
+        &[("request-parameter-max-length-decreased", Error), ("request-parameter-pattern-added", Error)],
+    );
+    // Loosening is not reported.
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[
+                (expand, "        - {name: expand, in: query, schema: {type: string, enum: [owner, tags, all]}}"),
+                (q, "        - {name: q, in: query, schema: {type: string, maxLength: 20}}"),
+            ],
+        ),
+        &[],
+    );
+    // A new optional parameter is information, a new required one breaks
+    // callers, a parameter no longer read is information.
+    let page = |required: bool| {
+        edit(BASE, &[(q, &format!("{q}\n        - {{name: page, in: query, required: {required}, schema: {{type: integer}}}}"))])
+    };
+    check(
+        BASE,
+        &page(false),
+        &[("new-optional-request-parameter", Info)],
+    );
+    check(
+        BASE,
+        &page(true),
+        &[("new-required-request-parameter", Error)],
+    );
+    check(&page(false), BASE, &[("request-parameter-removed", Info)]);
+    // Widening a path parameter's format is not breaking; narrowing is.
+    let int32 = "schema: {type: integer, format: int32}}";
+    let int64 = "schema: {type: integer, format: int64}}";
+    check(BASE, &edit(BASE, &[(int32, int64)]), &[]);
+    check(
+        &edit(BASE, &[(int32, int64)]),
+        BASE,
+        &[("request-parameter-type-changed", Error)],
+    );
+}
+
+#[test]
+fn breaking_changes_to_beta_operations_are_warnings_and_to_experimental_ones_information() {
+    let optional =
+        "        - {name: expand, in: query, schema: {type: string, enum: [owner, tags]}}";
+    let required = "        - {name: expand, in: query, required: true, schema: {type: string, enum: [owner, tags]}}";
+    let beta = with_get("      x-stability: beta\n");
+    check(
+        &beta,
+        &edit(&beta, &[(optional, required)]),
+        &[("request-parameter-became-required", Warning)],
+    );
+    let experimental = with_get("      x-stability: experimental\n");
+    check(
+        &experimental,
+        &edit(&experimental, &[(optional, required)]),
+        &[("request-parameter-became-required", Info)],
+    );
+}
+
+#[test]
+fn request_bodies_may_not_tighten() {
+    check(
+        BASE,
+        &edit(BASE, &[("      required: [name]\n      properties:\n        name: {type: string, maxLength: 100}", "      required: [name, color]\n      properties:\n        name: {type: string, maxLength: 100}")]),
+        &[("request-property-became-required", Error)],
+    );
+    check(
+        BASE,
+        &edit(BASE, &[("        size: {type: integer, minimum: 1, maximum: 10}", "        size: {type: integer, minimum: 1, maximum: 10}\n        sku: {type: string}")]).replacen("required: [name]", "required: [name, sku]", 1),
+        &[("new-required-request-property", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "name: {type: string, maxLength: 100}",
+                "name: {type: string, maxLength: 50}",
+            )],
+        ),
+        &[("request-property-max-length-decreased", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "size: {type: integer, minimum: 1, maximum: 10}",
+                "size: {type: integer, minimum: 2, maximum: 10}",
+            )],
+        ),
+        &[("request-property-min-increased", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "size: {type: integer, minimum: 1, maximum: 10}",
+                "size: {type: string}",
+            )],
+        ),
+        &[("request-property-type-changed", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "color: {type: string, enum: [red, green]}",
+                "color: {type: string, enum: [red]}",
+            )],
+        ),
+        &[("request-property-enum-value-removed", Error)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "    NewItem:\n      type: object\n",
+                "    NewItem:\n      type: object\n      additionalProperties: false\n",
+            )],
+        ),
+        &[("request-additional-properties-refused", Error)],
+    );
+    let optional_body = edit(
+        BASE,
+        &[(
+            "      requestBody:\n        required: true\n",
+            "      requestBody:\n",
+        )],
+    );
+    check(
+        &optional_body,
+        BASE,
+        &[("request-body-became-required", Error)],
+    );
+    check(
+        BASE,
+        &edit(BASE, &[("          application/json:\n            schema: {$ref: '#/components/schemas/NewItem'}", "          application/x-www-form-urlencoded:\n            schema: {$ref: '#/components/schemas/NewItem'}")]),
+        &[("request-body-media-type-changed", Error)],
+    );
+}
+
+#[test]
+fn responses_may_not_loosen() {
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[("      required: [id, name]\n", "      required: [id]\n")],
+        ),
+        &[
+            ("response-property-became-optional", Error),
+            ("response-property-became-optional", Error),
+        ],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "        name: {type: string}\n        note:",
+                "        note:",
+            )],
+        ),
+        &[
+            ("response-required-property-removed", Error),
+            ("response-required-property-removed", Error),
+        ],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "        note: {type: string}",
+                "        note: {type: string, nullable: true}",
+            )],
+        ),
+        &[
+            ("response-property-became-nullable", Error),
+            ("response-property-became-nullable", Error),
+        ],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[("        id: {type: integer}", "        id: {type: string}")],
+        ),
+        &[
+            ("response-property-type-changed", Error),
+            ("response-property-type-changed", Error),
+        ],
+    );
+    // A new optional response property is information.
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "        note: {type: string}",
+                "        note: {type: string}\n        tags: {type: array, items: {type: string}}",
+            )],
+        ),
+        &[
+            ("response-property-added", Info),
+            ("response-property-added", Info),
+        ],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "          headers:\n            ETag: {required: true, schema: {type: string}}\n",
+                "",
+            )],
+        ),
+        &[("response-required-header-removed", Error)],
+    );
+    check(
+        BASE,
+        &edit(BASE, &[("        '404': {description: Not found.}\n", "")]),
+        &[("response-non-success-status-removed", Info)],
+    );
+    check(
+        BASE,
+        &edit(
+            BASE,
+            &[(
+                "        '201':\n          description: Created.",
+                "        '202':\n          description: Created.",
+            )],
+        ),
+        &[
+            ("response-success-status-removed", Error),
+            ("response-status-added", Info),
+        ],
+    );
+    check(
+        BASE,
+        &edit(BASE, &[("          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Item'}\n        '404'", "          content:\n            text/csv:\n              schema: {type: string}\n        '404'")]),
+        &[("response-media-type-changed", Error)],
+    );
+}
+
+#[test]
+fn security_may_not_grow_and_new_operations_are_information() {
+    check(
+        &with_get("      security: []\n"),
+        BASE,
+        &[("api-security-added", Error)],
+    );
+    check(
+        &with_get("      x-stability: experimental\n      security: []\n"),
+        &with_get("      x-stability: experimental\n"),
+        &[("api-security-added", Warning)],
+    );
+    check(
+        BASE,
+        &with_get("      security: []\n"),
+        &[("api-security-relaxed", Info)],
+    );
+    let added = BASE.replace(
+        "components:\n",
+        "  /health:\n    get:\n      operationId: health\n      responses: {'204': {description: ok}}\ncomponents:\n",
+    );
+    check(BASE, &added, &[("api-added", Info)]);
+}
+
+#[test]
+fn findings_name_both_places_with_lines() {
+    let base = Document::parse("base.yaml", BASE).unwrap();
+    let revision = Document::parse(
+        "revision.yaml",
+        &edit(
+            BASE,
+            &[(
+                "name: {type: string, maxLength: 100}",
+                "name: {type: string, maxLength: 50}",
+            )],
+        ),
+    )
+    .unwrap();
+    let report = diff(&base, &revision, "2026-11-23");
+    let text = report.text(&base, &revision);
+    assert!(
+        text.contains("POST /items\n  error[request-property-max-length-decreased]: property `name` of the request body: maxLength is now 50\n    --> base:     base.yaml:44:9 #/components/schemas/NewItem/properties/name\n    --> revision: revision.yaml:44:9 #/components/schemas/NewItem/properties/name\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("1 error, 0 warnings, 0 info: the revision breaks promises the base made\n"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&report.json(&base, &revision)).unwrap();
+    let finding = &json["findings"][0];
+    assert_eq!(finding["rule"], "request-property-max-length-decreased");
+    assert_eq!(finding["operation"], "POST /items");
+    assert_eq!(finding["base"]["line"], 44);
+    assert_eq!(
+        finding["revision"]["pointer"],
+        "#/components/schemas/NewItem/properties/name"
+    );
+}

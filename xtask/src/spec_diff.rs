@@ -1,0 +1,99 @@
+//! `cargo xtask spec-diff BASE REVISION [--format text|json] [--date YYYY-MM-DD]`:
+//! the evolution gate (`apigen::diff`). Exits 0 when nothing is at error
+//! level, 1 when something is, 2 when a document cannot be read or the
+//! arguments are wrong.
+
+use std::path::Path;
+
+pub const USAGE: &str =
+    "usage: cargo xtask spec-diff BASE REVISION [--format text|json] [--date YYYY-MM-DD]";
+
+/// Runs the gate; the exit code.
+pub fn spec_diff(args: &[&str]) -> u8 {
+    match parse(args) {
+        Ok((base, revision, format, date)) => {
+            let outcome = apigen::diff::gate(Path::new(base), Path::new(revision), format, date);
+            if outcome.code == 2 {
+                eprintln!("{}", outcome.output);
+            } else {
+                print!("{}", outcome.output);
+            }
+            outcome.code
+        }
+        Err(message) => {
+            eprintln!("{message}\n{USAGE}");
+            2
+        }
+    }
+}
+
+type Parsed<'a> = (&'a str, &'a str, apigen::diff::Format, Option<&'a str>);
+
+fn parse<'a>(args: &[&'a str]) -> Result<Parsed<'a>, String> {
+    let mut documents = Vec::new();
+    let mut format = apigen::diff::Format::Text;
+    let mut date = None;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match *arg {
+            "--format" => {
+                format = match rest.next().copied() {
+                    Some("text") => apigen::diff::Format::Text,
+                    Some("json") => apigen::diff::Format::Json,
+                    other => return Err(format!("--format takes text or json, not {other:?}")),
+                }
+            }
+            "--date" => {
+                let value = rest.next().copied().ok_or("--date needs a date")?;
+                let valid = value.len() == 10
+                    && value.bytes().enumerate().all(|(i, b)| {
+                        if i == 4 || i == 7 {
+                            b == b'-'
+                        } else {
+                            b.is_ascii_digit()
+                        }
+                    });
+                if !valid {
+                    return Err(format!("--date takes YYYY-MM-DD, not `{value}`"));
+                }
+                date = Some(value);
+            }
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            document => documents.push(document),
+        }
+    }
+    match documents.as_slice() {
+        [base, revision] => Ok((base, revision, format, date)),
+        _ => Err("spec-diff compares two documents".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments() {
+        let (b, r, f, d) = parse(&[
+            "a.yaml",
+            "--date",
+            "2030-01-01",
+            "b.yaml",
+            "--format",
+            "json",
+        ])
+        .unwrap();
+        assert_eq!(
+            (b, r, f, d),
+            (
+                "a.yaml",
+                "b.yaml",
+                apigen::diff::Format::Json,
+                Some("2030-01-01")
+            )
+        );
+        assert!(parse(&["a.yaml"]).is_err());
+        assert!(parse(&["a", "b", "--date", "1.1.2030"]).is_err());
+        assert!(parse(&["a", "b", "--format", "xml"]).is_err());
+    }
+}
