@@ -1,6 +1,7 @@
 //! `cargo xtask bench-codegen [DOC]`: the generator's speed and peak memory on
-//! a document (Stripe's by default), beside openapi-generator's rust-axum
-//! generator on the same document when Java is present.
+//! a document (Stripe's by default), and the evolution gate's on the
+//! document against itself, beside openapi-generator's rust-axum generator
+//! on the same document when Java is present.
 //!
 //! Both run as child processes of this command; wall time comes from the
 //! clock, peak memory from the child's `VmHWM` in `/proc`, sampled while it
@@ -78,6 +79,21 @@ pub fn bench_codegen(doc: Option<&str>) -> Result<(), String> {
             .map(|(t, _)| format!("{:.2}", t.as_secs_f64()))
             .collect::<Vec<_>>()
             .join(", ")
+    );
+
+    // The evolution gate on the same document, against itself.
+    let mut diffs = Vec::new();
+    for _ in 0..5 {
+        diffs.push(measure(
+            Command::new(&xtask).arg("spec-diff").arg(&doc).arg(&doc),
+        )?);
+    }
+    diffs.sort();
+    let (diff_time, diff_peak) = diffs[diffs.len() / 2];
+    println!(
+        "spec-diff against itself {:>6.2} s  {:>7.0} MB peak   (median of 5)",
+        diff_time.as_secs_f64(),
+        diff_peak as f64 / 1024.0
     );
 
     let java = Command::new("java")

@@ -8,25 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The features and dependencies every generated crate needs (its own and
-/// those of the runtime module it carries), at the versions the pet store's
-/// own generated crate is built with.
-const CARGO_DEPENDENCIES: &str = r#"[features]
-default = ["server"]
-# The actix-web glue (the runtime module's `server` parts).
-server = []
-
-[dependencies]
-actix-web = { version = "4", default-features = false, features = ["macros"] }
-chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
-form_urlencoded = "1"
-futures-util = { version = "0.3", default-features = false }
-http = "0.2"
-regex = { version = "1", default-features = false, features = ["std", "unicode-perl"] }
-serde = { version = "1", features = ["derive"] }
-serde_json = "1"
-"#;
-
 /// Writes a standalone crate generated from `spec` into `out`.
 pub fn write_crate(
     spec: &Path,
@@ -52,7 +33,8 @@ pub fn write_crate(
     }
     fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{CARGO_DEPENDENCIES}"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{}",
+        apigen::emit::vendor::MANIFEST_DEPENDENCIES
     );
     fs::write(out.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
     let lib = format!(
@@ -137,6 +119,27 @@ struct Row {
     time: Duration,
     result: String,
     skipped: Vec<String>,
+    /// The evolution gate with the document against itself: it must find
+    /// nothing.
+    self_diff: String,
+}
+
+/// `spec-diff DOC DOC`: the number of findings (0 is right), and how long
+/// reading and comparing took.
+fn self_diff(doc: &Path) -> String {
+    let started = Instant::now();
+    match apigen::diff::Document::read(doc) {
+        Ok(d) => {
+            let found = apigen::diff::diff(&d, &d, &apigen::diff::today())
+                .findings
+                .len();
+            format!(
+                "{found} ({:.0} ms)",
+                started.elapsed().as_secs_f64() * 1000.0
+            )
+        }
+        Err(_) => "unreadable".into(),
+    }
 }
 
 /// `corpus DIR`: generates every document and checks each crate with
@@ -173,6 +176,7 @@ pub fn corpus(dir: &str) -> Result<(), String> {
                         .iter()
                         .map(|d| format!("{} ({:?})", d.message, d.location))
                         .collect(),
+                    self_diff: self_diff(doc),
                 });
             }
             Err(e) => rows.push(Row {
@@ -185,6 +189,7 @@ pub fn corpus(dir: &str) -> Result<(), String> {
                     e.lines().next().unwrap_or_default()
                 ),
                 skipped: Vec::new(),
+                self_diff: String::new(),
             }),
         }
     }
@@ -238,23 +243,29 @@ pub fn corpus(dir: &str) -> Result<(), String> {
         .iter()
         .filter(|r| r.result.starts_with("generation failed"))
         .count();
+    // A document compared with itself must give no finding.
+    failed += rows
+        .iter()
+        .filter(|r| !r.self_diff.is_empty() && !r.self_diff.starts_with("0 "))
+        .count();
 
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "\n| document | operations | types | generation | result | skipped |"
+        "\n| document | operations | types | generation | result | skipped | spec-diff against itself |"
     );
-    let _ = writeln!(table, "|---|---:|---:|---:|---|---:|");
+    let _ = writeln!(table, "|---|---:|---:|---:|---|---:|---:|");
     for r in &rows {
         let _ = writeln!(
             table,
-            "| {} | {} | {} | {:.0} ms | {} | {} |",
+            "| {} | {} | {} | {:.0} ms | {} | {} | {} |",
             r.document,
             r.operations,
             r.types,
             r.time.as_secs_f64() * 1000.0,
             r.result,
-            r.skipped.len()
+            r.skipped.len(),
+            r.self_diff
         );
     }
     let total_skipped: usize = rows.iter().map(|r| r.skipped.len()).sum();

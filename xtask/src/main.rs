@@ -27,6 +27,8 @@ commands:
                     the evolution gate: changes that break callers, judged by each
                     operation's stability, deprecation and sunset; exits 1 on errors,
                     2 when a document cannot be read
+  release           record spec/openapi.yaml as the released interface of its major
+                    version (spec/released/vMAJOR.yaml), after the evolution gate
   corpus DIR        generate every document under DIR and `cargo check` each crate
                     with -D warnings; prints a table
   bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL] [--instructions N]
@@ -42,8 +44,8 @@ commands:
                     openapi-generator's rust-axum, where Java is present
   conformance       schemathesis (pinned, in target/venv) against the real server
   examples          the example clients (walkthrough, backoff) against the real server
-  ci                everything CI checks: fmt, codegen --check, spec validation, clippy,
-                    tests, conformance, examples
+  ci                everything CI checks: fmt, codegen --check, spec validation, the
+                    evolution gate, clippy, tests, conformance, examples
 ";
 
 fn main() -> ExitCode {
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         ["corpus", dir] => corpus::corpus(dir),
         ["conformance"] => conformance::conformance(),
         ["examples"] => examples::examples(),
+        ["release"] => spec_diff::release(),
         ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
         ["bench-codegen"] => bench_codegen::bench_codegen(None),
         ["bench-codegen", doc] => bench_codegen::bench_codegen(Some(doc)),
@@ -125,6 +128,7 @@ fn ci() -> Result<(), String> {
     run("cargo", &["fmt", "--all", "--", "--check"])?;
     codegen::run(codegen::Mode::Check)?;
     validate_spec()?;
+    spec_diff::gate()?;
     run(
         "cargo",
         &[

@@ -3,7 +3,8 @@
 //! level, 1 when something is, 2 when a document cannot be read or the
 //! arguments are wrong.
 
-use std::path::Path;
+use crate::project_root;
+use std::path::{Path, PathBuf};
 
 pub const USAGE: &str =
     "usage: cargo xtask spec-diff BASE REVISION [--format text|json] [--date YYYY-MM-DD]";
@@ -25,6 +26,90 @@ pub fn spec_diff(args: &[&str]) -> u8 {
             2
         }
     }
+}
+
+/// The released interface that `spec/openapi.yaml` must keep the promises
+/// of: `spec/released/v{MAJOR}.yaml` for the major version of its
+/// `info.version`. A new major version has none yet: it may break.
+fn baseline() -> Result<(PathBuf, String), String> {
+    let spec = project_root().join(crate::codegen::SPEC);
+    let text = std::fs::read_to_string(&spec)
+        .map_err(|e| format!("cannot read {}: {e}", spec.display()))?;
+    let doc = apigen::load::parse(&text).map_err(|errors| {
+        apigen::Diagnostics {
+            file: crate::codegen::SPEC.into(),
+            errors,
+        }
+        .to_string()
+    })?;
+    let major = doc
+        .info
+        .version
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    Ok((
+        project_root().join(format!("spec/released/v{major}.yaml")),
+        major,
+    ))
+}
+
+/// `cargo xtask ci`'s evolution gate: the spec against the released
+/// baseline of its major version.
+pub fn gate() -> Result<(), String> {
+    let (released, major) = baseline()?;
+    if !released.exists() {
+        eprintln!(
+            "no released baseline for major version {major} ({}): nothing to keep",
+            released.display()
+        );
+        return Ok(());
+    }
+    let shown = |p: &Path| {
+        p.strip_prefix(project_root())
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    eprintln!(
+        "$ cargo xtask spec-diff {} {}",
+        shown(&released),
+        crate::codegen::SPEC
+    );
+    let outcome = apigen::diff::gate(
+        &released,
+        &project_root().join(crate::codegen::SPEC),
+        apigen::diff::Format::Text,
+        None,
+    );
+    match outcome.code {
+        0 => {
+            eprint!("{}", outcome.output);
+            Ok(())
+        }
+        _ => Err(format!(
+            "{}\nThe spec breaks promises of the released interface ({}). Either deprecate first \
+             (`deprecated: true` with an `x-deprecated-sunset` date; remove the operation on or \
+             after that date), or bump `info.version` to a new major version.",
+            outcome.output,
+            shown(&released)
+        )),
+    }
+}
+
+/// `cargo xtask release`: records the spec as the released interface of its
+/// major version, once it keeps the promises of the one released before.
+pub fn release() -> Result<(), String> {
+    gate()?;
+    let (released, _) = baseline()?;
+    if let Some(dir) = released.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(project_root().join(crate::codegen::SPEC), &released)
+        .map_err(|e| e.to_string())?;
+    eprintln!("released: {}", released.display());
+    Ok(())
 }
 
 type Parsed<'a> = (&'a str, &'a str, apigen::diff::Format, Option<&'a str>);

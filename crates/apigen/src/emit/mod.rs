@@ -8,7 +8,7 @@ mod metadata;
 mod models;
 mod operations;
 mod server;
-mod vendor;
+pub mod vendor;
 
 use crate::ir::{Api, Number, Shape, Ty, TypeKind};
 use crate::{Config, Files};

@@ -10,19 +10,20 @@ use quote::{format_ident, quote};
 /// The module's doc comment.
 pub const DOC: &str = "actix-web glue: routes, request extraction and validation, responses.";
 
-/// What the module imports.
+/// What the module imports: `metadata` when there are routes, `models`
+/// when a parameter's default is a model's value (an enum variant).
 pub fn imports(api: &Api) -> Vec<&'static str> {
-    if api.operations.is_empty() {
-        vec![
-            "use super::{operations, runtime};",
-            "use actix_web::{web, HttpRequest, HttpResponse};",
-        ]
-    } else {
-        vec![
-            "use super::{metadata, operations, runtime};",
-            "use actix_web::{web, HttpRequest, HttpResponse};",
-        ]
-    }
+    let defaults_name_models = api
+        .operations
+        .iter()
+        .flat_map(|op| &op.params)
+        .any(|p| p.shape.names_a_type() && super::operations::param_default(api, p).is_some());
+    let modules = match (api.operations.is_empty(), defaults_name_models) {
+        (true, _) => "use super::{operations, runtime};",
+        (false, false) => "use super::{metadata, operations, runtime};",
+        (false, true) => "use super::{metadata, models, operations, runtime};",
+    };
+    vec![modules, "use actix_web::{web, HttpRequest, HttpResponse};"]
 }
 
 pub fn items(api: &Api) -> TokenStream {

@@ -43,6 +43,28 @@ pub const SOURCES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The features and dependencies a crate with a vendored runtime needs: its
+/// generated code's and the runtime's own, at the versions this workspace
+/// builds with. A test keeps the list in step with `apigen-runtime`'s
+/// manifest.
+pub const MANIFEST_DEPENDENCIES: &str = r#"[features]
+default = ["server"]
+# The actix-web glue (the runtime module's `server` parts).
+server = []
+
+[dependencies]
+actix-service = "2"
+actix-web = { version = "4", default-features = false, features = ["macros"] }
+chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
+form_urlencoded = "1"
+futures-util = { version = "0.3", default-features = false }
+http = "0.2"
+regex = { version = "1", default-features = false, features = ["std", "unicode-perl"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+tracing = "0.1"
+"#;
+
 /// The file a runtime source becomes in the generated module: the crate
 /// root is the module's `mod.rs`.
 pub fn file_name(source: &str) -> &str {
@@ -56,6 +78,36 @@ pub fn file_name(source: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::SOURCES;
+
+    /// A dependency added to the runtime crate is one of a vendoring
+    /// crate's too.
+    #[test]
+    fn vendoring_crates_get_every_runtime_dependency() {
+        let manifest = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../apigen-runtime/Cargo.toml"),
+        )
+        .unwrap();
+        let dependencies = manifest
+            .split("[dependencies]")
+            .nth(1)
+            .unwrap()
+            .split("\n[")
+            .next()
+            .unwrap();
+        for line in dependencies.lines().filter(|l| !l.starts_with('#')) {
+            let name: String = line
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            if name.is_empty() {
+                continue;
+            }
+            assert!(
+                super::MANIFEST_DEPENDENCIES.contains(&format!("\n{name} = ")),
+                "{name} is missing from MANIFEST_DEPENDENCIES"
+            );
+        }
+    }
 
     /// A module added to the runtime crate is vendored too.
     #[test]

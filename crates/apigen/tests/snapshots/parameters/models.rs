@@ -66,6 +66,8 @@ impl runtime::Validate for GetItemFieldsItem {
     }
 }
 
+pub type GetItemSort = GetItemFieldsItem;
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum GetItemTraits {

@@ -54,6 +54,12 @@ pub struct GetItemRequest {
     pub fields: Option<Vec<models::GetItemFieldsItem>>,
     /// Query parameter `tag`.
     pub tag: Option<Vec<String>>,
+    /// A default that is a model's value.
+    ///
+    /// Query parameter `sort`.
+    ///
+    /// Defaults to `"price"`.
+    pub sort: models::GetItemSort,
     /// Header parameter `X-Request-Id`.
     pub x_request_id: String,
     /// Cookie parameter `session`.

@@ -3,7 +3,7 @@
 
 //! actix-web glue: routes, request extraction and validation, responses.
 
-use super::{metadata, operations, runtime};
+use super::{metadata, models, operations, runtime};
 use actix_web::{web, HttpRequest, HttpResponse};
 
 /// How a request refused before it reaches a handler (a malformed
@@ -154,6 +154,7 @@ async fn get_item<S: operations::Api + Rejections + 'static>(
             item_id: runtime::path(request, "itemId")?,
             fields: query.many("fields", false)?,
             tag: query.many("tag", true)?,
+            sort: query.one("sort")?.unwrap_or(models::GetItemFieldsItem::Price),
             x_request_id: runtime::required(
                 runtime::header(request, "X-Request-Id")?,
                 "header `X-Request-Id`",
