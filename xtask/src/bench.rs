@@ -26,10 +26,10 @@ const CONNECTIONS: &str = "32";
 const PETS: u32 = 200;
 
 /// A response as the bare route replays it.
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
+pub(crate) struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
 }
 
 /// The text of a request with a JSON body (empty when there is none).
@@ -130,7 +130,7 @@ pub(crate) fn seed_pets(address: &str, key: &str, pets: u32) -> Result<(), Strin
 }
 
 /// One HTTP/1.1 request, read whole.
-fn http(
+pub(crate) fn http(
     address: &str,
     method: &str,
     path: &str,

@@ -209,7 +209,7 @@ pub fn corpus(dir: &str) -> Result<(), String> {
     }
     let check = |package: &str| {
         Command::new("cargo")
-            .args(["check", "--quiet", "--package", package])
+            .args(["check", "--quiet", "--all-features", "--package", package])
             .current_dir(&work)
             .env("RUSTFLAGS", "-D warnings")
             .env("CARGO_TARGET_DIR", work.join("target"))

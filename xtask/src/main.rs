@@ -3,6 +3,7 @@
 //! Thin over the `apigen` library; nothing depends on this crate.
 
 mod bench;
+mod bench_client;
 mod bench_codegen;
 mod codegen;
 mod conformance;
@@ -39,6 +40,9 @@ commands:
                     file, or on the empty database at URL. --instructions N: count
                     each one's instructions per request under callgrind over N
                     requests instead (free of the machine's timing noise)
+  bench-client [--rounds R] [--calls N]
+                    a call through the generated client against the same call sent by
+                    hand with reqwest, one release server, alternating rounds
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         ["examples"] => examples::examples(),
         ["release"] => spec_diff::release(),
         ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
+        ["bench-client", options @ ..] => bench_client::bench_client(options),
         ["bench-codegen"] => bench_codegen::bench_codegen(None),
         ["bench-codegen", doc] => bench_codegen::bench_codegen(Some(doc)),
         ["ci"] => ci(),

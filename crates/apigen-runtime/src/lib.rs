@@ -9,21 +9,25 @@
 //! generated code names it `runtime::...`. Modules refer to each other
 //! through `super::` only, so that the copy needs no editing.
 //!
-//! Features: `server` (the default) adds what the actix-web glue needs.
+//! Features: `server` (the default) adds what the actix-web glue needs;
+//! `client` what a generated client needs (reqwest with rustls).
 
 #![warn(missing_docs)]
 
 mod fields;
+mod form;
 mod operation;
 mod rejection;
+mod style;
 mod validate;
+
+#[cfg(feature = "client")]
+mod client;
 
 #[cfg(feature = "server")]
 mod body;
 #[cfg(feature = "server")]
 mod context;
-#[cfg(feature = "server")]
-mod form;
 #[cfg(feature = "server")]
 mod params;
 #[cfg(feature = "server")]
@@ -33,13 +37,20 @@ mod response;
 pub use http::StatusCode;
 
 pub use fields::present;
+pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
+pub use style::{query_pairs, styled, write, Style, ValueKind};
 pub use validate::{
     check_each, check_items, check_length, check_pattern, check_range, check_some, check_values,
     Validate, Violation,
+};
+
+#[cfg(feature = "client")]
+pub use client::{
+    new_idempotency_key, Answer, Call, ClientError, Core, Credential, RateLimit, Reply, Retry,
 };
 
 #[cfg(feature = "server")]
@@ -49,13 +60,10 @@ pub use body::{
 #[cfg(feature = "server")]
 pub use context::RequestContext;
 #[cfg(feature = "server")]
-pub use form::{form_tree, multipart_tree, FormValue};
-#[cfg(feature = "server")]
 pub use operation::{serve, Layer, RouteService};
 #[cfg(feature = "server")]
 pub use params::{
-    cookie, cookie_styled, header, header_styled, path, path_styled, required, styled, Query,
-    Style, ValueKind,
+    cookie, cookie_styled, header, header_styled, path, path_styled, required, Query,
 };
 #[cfg(feature = "server")]
 pub use response::{bytes, error_json, json, respond, set_header, status};

@@ -3,6 +3,7 @@
 
 use super::form::{form_tree, FormValue};
 use super::rejection::{Rejection, RejectionKind};
+use super::style::{styled, Style, ValueKind};
 use actix_web::http::header;
 use actix_web::HttpRequest;
 use serde::de::DeserializeOwned;
@@ -189,108 +190,6 @@ pub fn cookie<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>
 /// A required parameter, or the rejection naming it.
 pub fn required<T>(value: Option<T>, what: &str) -> Result<T, Rejection> {
     value.ok_or_else(|| Rejection::new(RejectionKind::BadRequest, format!("{what} is required")))
-}
-
-/// How a parameter value is spelled (OpenAPI's `style`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    /// `a,b,c`: comma-separated (path and header default).
-    Simple,
-    /// `.a.b`: dot-prefixed (path only).
-    Label,
-    /// `;id=1;id=2`: semicolon-prefixed (path only).
-    Matrix,
-    /// `id=1&id=2` or `id=1,2` (query and cookie default).
-    Form,
-    /// `a b c` (query arrays).
-    SpaceDelimited,
-    /// `a|b|c` (query arrays).
-    PipeDelimited,
-}
-
-/// What a styled parameter holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueKind {
-    /// A string, number, boolean or enum value.
-    Scalar,
-    /// An array of scalars.
-    Array,
-    /// An object of scalars.
-    Object,
-}
-
-/// Reads a parameter written in any style but `deepObject`: `a,b,c`,
-/// `.a.b`, `;id=1;id=2`, `k1,v1,k2,v2`, `k1=v1,k2=v2`, `a b c`, `a|b|c`, into
-/// the target type.
-pub fn styled<T: DeserializeOwned>(
-    raw: &str,
-    name: &str,
-    kind: ValueKind,
-    style: Style,
-    explode: bool,
-    what: &str,
-) -> Result<T, Rejection> {
-    use serde_json::Value;
-    let items: Vec<String> = match style {
-        Style::Matrix => {
-            let fields = raw.split(';').filter(|f| !f.is_empty());
-            match (kind, explode) {
-                (ValueKind::Object, true) => fields.map(str::to_string).collect(),
-                (ValueKind::Array, true) => fields
-                    .filter_map(|f| f.strip_prefix(&format!("{name}=")).map(str::to_string))
-                    .collect(),
-                _ => fields
-                    .filter_map(|f| f.strip_prefix(&format!("{name}=")))
-                    .flat_map(|v| v.split(','))
-                    .map(str::to_string)
-                    .collect(),
-            }
-        }
-        _ => {
-            let raw = if style == Style::Label {
-                raw.strip_prefix('.').unwrap_or(raw)
-            } else {
-                raw
-            };
-            let separator = match (style, explode) {
-                (Style::Label, true) => '.',
-                (Style::SpaceDelimited, _) => ' ',
-                (Style::PipeDelimited, _) => '|',
-                _ => ',',
-            };
-            if kind == ValueKind::Scalar {
-                vec![raw.to_string()]
-            } else {
-                raw.split(separator).map(str::to_string).collect()
-            }
-        }
-    };
-    let value = match kind {
-        ValueKind::Scalar => Value::String(items.into_iter().next().unwrap_or_default()),
-        ValueKind::Array => Value::Array(items.into_iter().map(Value::String).collect()),
-        ValueKind::Object if explode => Value::Object(
-            items
-                .iter()
-                .filter_map(|i| i.split_once('='))
-                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
-                .collect(),
-        ),
-        ValueKind::Object => Value::Object(
-            items
-                .chunks(2)
-                .filter_map(|pair| match pair {
-                    [k, v] => Some((k.clone(), Value::String(v.clone()))),
-                    _ => None,
-                })
-                .collect(),
-        ),
-    };
-    T::deserialize(FormValue(value)).map_err(|e| {
-        Rejection::new(
-            RejectionKind::BadRequest,
-            format!("{what} has an invalid value: {e}"),
-        )
-    })
 }
 
 /// A path parameter in a style other than `simple`, or holding an array or object.

@@ -6,8 +6,11 @@
 //! - [`models`]: the spec's schemas as serde types (`Pet`, `PetStatus`, ...);
 //! - [`operations`]: per operation a request struct and a response enum, and the
 //!   route traits [`operations::Pets`] and [`operations::Store`];
-//! - [`server`]: the actix-web glue ([`server::configure`]);
-//! - [`metadata`]: stability, deprecation and sunset of every operation.
+//! - [`server`]: the actix-web glue ([`server::configure`]), with the
+//!   `server` feature (the default);
+//! - `client`: a typed client, `client::Client`, with the `client` feature;
+//! - [`metadata`]: stability, deprecation, sunset and security of every
+//!   operation.
 //!
 //! This file adds only what the spec cannot say: how a [`runtime::Rejection`]
 //! becomes the spec's `Error` body.
@@ -17,18 +20,18 @@
 #[rustfmt::skip]
 mod generated;
 
-pub use generated::{metadata, models, operations, runtime, server};
+#[cfg(feature = "client")]
+pub use generated::client;
+#[cfg(feature = "server")]
+pub use generated::server;
+pub use generated::{metadata, models, operations, runtime};
 
 /// The spec this crate was generated from, as served at `/openapi.yaml`.
 pub const SPEC_YAML: &str = include_str!("../../../spec/openapi.yaml");
 
 impl models::Error {
     /// An error body whose `status` agrees with the HTTP status it is sent with.
-    pub fn new(
-        status: actix_web::http::StatusCode,
-        code: &str,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn new(status: runtime::StatusCode, code: &str, message: impl Into<String>) -> Self {
         models::Error {
             code: code.to_string(),
             message: message.into(),
@@ -37,6 +40,7 @@ impl models::Error {
     }
 }
 
+#[cfg(feature = "server")]
 impl From<runtime::Rejection> for operations::ErrorResponse {
     /// The spec's `Error` body for a rejection. An internal rejection's
     /// message is for logs: the body says only that the server failed.

@@ -4,6 +4,7 @@
 //! `prettyplease`, so the output is formatted and the same IR always gives the
 //! same bytes.
 
+mod client;
 mod metadata;
 mod models;
 mod operations;
@@ -25,10 +26,12 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let chunks: Vec<&[&crate::ir::TypeDef]> = defs.chunks(TYPES_PER_JOB).collect();
     let op_chunks: Vec<&[crate::ir::Operation]> =
         api.operations.chunks(OPERATIONS_PER_JOB).collect();
-    let mut jobs: Vec<Box<dyn Fn() -> TokenStream + Sync + '_>> = Vec::new();
-    jobs.push(Box::new(|| server::items(api)));
-    jobs.push(Box::new(|| metadata::items(api)));
-    jobs.push(Box::new(|| operations::shared_items(api)));
+    let mut jobs: Vec<Box<dyn Fn() -> TokenStream + Sync + '_>> = vec![
+        Box::new(|| server::items(api)),
+        Box::new(|| client::items(api)),
+        Box::new(|| metadata::items(api)),
+        Box::new(|| operations::shared_items(api)),
+    ];
     for chunk in &op_chunks {
         jobs.push(Box::new(move || operations::operation_items(api, chunk)));
     }
@@ -38,6 +41,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let mut rendered = render_all(&jobs).into_iter();
     let mut next = || rendered.next().unwrap_or_default();
     let server_rs = next();
+    let client_rs = next();
     let metadata_rs = next();
     let mut operations_parts = vec![next()];
     operations_parts.extend(op_chunks.iter().map(|_| next()));
@@ -61,6 +65,10 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     put(
         "server.rs",
         module(server::DOC, &server::imports(api), &server_rs),
+    );
+    put(
+        "client.rs",
+        module(client::DOC, &client::imports(api), &client_rs),
     );
     put(
         "metadata.rs",
@@ -136,13 +144,27 @@ fn render(tokens: TokenStream) -> String {
     }
 }
 
-/// prettyplease prints items back to back; put a blank line between top-level
-/// items, as a person would.
+/// prettyplease prints items back to back; put a blank line between items,
+/// as a person would: top-level ones, and those inside `impl` and `trait`
+/// blocks (a closing brace followed, at its own indentation, by what starts
+/// an item).
 fn space_items(source: &str) -> String {
     let mut out = String::with_capacity(source.len() + source.len() / 16);
     let mut previous = "";
     for line in source.lines() {
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let starts_item = |l: &str| {
+            let l = l.trim_start();
+            ["///", "#[", "pub ", "fn ", "async fn ", "const ", "type "]
+                .iter()
+                .any(|start| l.starts_with(start))
+        };
+        let ends_nested_item = previous.trim_start() == "}"
+            && indent(previous) > 0
+            && indent(line) == indent(previous)
+            && starts_item(line);
         let ends_item = previous == "}"
+            || ends_nested_item
             || (previous.ends_with(';')
                 && !previous.starts_with(' ')
                 && !previous.starts_with("//"));
@@ -174,10 +196,13 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
         #![doc = #title]
         #![doc = ""]
         #( #![doc = #description] )*
+        #[cfg(feature = "client")]
+        pub mod client;
         pub mod metadata;
         pub mod models;
         pub mod operations;
         #runtime
+        #[cfg(feature = "server")]
         pub mod server;
     }
 }

@@ -38,6 +38,7 @@ pub fn shared_items(api: &Api) -> TokenStream {
         let methods = api.operations.iter().filter(|o| o.tag == t.tag).map(method);
         quote! {
             #docs
+            #[cfg(feature = "server")]
             pub trait #name {
                 #(#methods)*
             }
@@ -88,6 +89,7 @@ fn error_response(api: &Api) -> TokenStream {
 
             /// The response as it is sent, for errors outside any operation (an
             /// unknown route, say).
+            #[cfg(feature = "server")]
             pub fn into_http(self) -> actix_web::HttpResponse {
                 runtime::error_json(self.status, &self.body)
             }
@@ -95,10 +97,9 @@ fn error_response(api: &Api) -> TokenStream {
     }
 }
 
-fn method(op: &Operation) -> TokenStream {
-    let name = ident(&op.fn_name);
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
+/// The doc comment and `#[deprecated]` of an operation's method, on the
+/// route trait and the client alike.
+pub(crate) fn method_docs(op: &Operation) -> (TokenStream, Option<TokenStream>) {
     let mut paragraphs = vec![
         op.summary.clone(),
         op.description.clone(),
@@ -129,7 +130,14 @@ fn method(op: &Operation) -> TokenStream {
         }
         quote!(#[deprecated(note = #note)])
     });
-    let docs = doc_paragraphs(&paragraphs);
+    (doc_paragraphs(&paragraphs), deprecated)
+}
+
+fn method(op: &Operation) -> TokenStream {
+    let name = ident(&op.fn_name);
+    let req = format_ident!("{}Request", op.type_name);
+    let resp = format_ident!("{}Response", op.type_name);
+    let (docs, deprecated) = method_docs(op);
     quote! {
         #docs
         #deprecated
@@ -202,13 +210,51 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
         Some(quote!(#check.map_err(|v| v.within("body"))?;))
     });
     let doc = format!(" The parameters and body of `{}`.", op.fn_name);
+    // Nothing required: a default request, with the spec's defaults.
+    let defaults: Option<Vec<TokenStream>> = op
+        .params
+        .iter()
+        .map(|p| {
+            let field = ident(&p.rust);
+            match param_default(api, p) {
+                Some(value) => Some(quote!(#field: #value,)),
+                None if !p.required => Some(quote!(#field: None,)),
+                None => None,
+            }
+        })
+        .chain(
+            op.body
+                .iter()
+                .map(|b| (!b.required).then(|| quote!(body: None,))),
+        )
+        .collect();
+    let derive_default =
+        op.params.iter().all(|p| param_default(api, p).is_none()) && defaults.is_some();
+    let derives = if derive_default {
+        quote!(#[derive(Debug, Clone, Default, PartialEq)])
+    } else {
+        quote!(#[derive(Debug, Clone, PartialEq)])
+    };
+    let default = defaults.filter(|_| !derive_default).map(|fields| {
+        let doc = " No parameter set but the spec's defaults.";
+        quote! {
+            impl Default for #name {
+                #[doc = #doc]
+                fn default() -> Self {
+                    #name { #(#fields)* }
+                }
+            }
+        }
+    });
     quote! {
         #[doc = #doc]
-        #[derive(Debug, Clone, PartialEq)]
+        #derives
         pub struct #name {
             #(#fields)*
             #body
         }
+
+        #default
 
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
@@ -364,6 +410,7 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
 
             /// Renders the response: status, headers and body. A body that
             /// cannot be serialized is an internal rejection.
+            #[cfg(feature = "server")]
             pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
                 match self {
                     #(#arms)*

@@ -2,45 +2,27 @@
 //! own copy ([`crate::Runtime::Vendored`]). The crate itself is the one
 //! place they are written, compiled and tested; this only embeds them.
 
+/// The runtime crate's sources, by file name, with their text.
+macro_rules! sources {
+    ($($file:literal),* $(,)?) => {
+        &[$(($file, include_str!(concat!("../../../apigen-runtime/src/", $file)))),*]
+    };
+}
+
 /// Each source file of the runtime crate, by name, with its text.
-pub const SOURCES: &[(&str, &str)] = &[
-    ("lib.rs", include_str!("../../../apigen-runtime/src/lib.rs")),
-    (
-        "body.rs",
-        include_str!("../../../apigen-runtime/src/body.rs"),
-    ),
-    (
-        "context.rs",
-        include_str!("../../../apigen-runtime/src/context.rs"),
-    ),
-    (
-        "fields.rs",
-        include_str!("../../../apigen-runtime/src/fields.rs"),
-    ),
-    (
-        "form.rs",
-        include_str!("../../../apigen-runtime/src/form.rs"),
-    ),
-    (
-        "operation.rs",
-        include_str!("../../../apigen-runtime/src/operation.rs"),
-    ),
-    (
-        "params.rs",
-        include_str!("../../../apigen-runtime/src/params.rs"),
-    ),
-    (
-        "rejection.rs",
-        include_str!("../../../apigen-runtime/src/rejection.rs"),
-    ),
-    (
-        "response.rs",
-        include_str!("../../../apigen-runtime/src/response.rs"),
-    ),
-    (
-        "validate.rs",
-        include_str!("../../../apigen-runtime/src/validate.rs"),
-    ),
+pub const SOURCES: &[(&str, &str)] = sources![
+    "lib.rs",
+    "body.rs",
+    "client.rs",
+    "context.rs",
+    "fields.rs",
+    "form.rs",
+    "operation.rs",
+    "params.rs",
+    "rejection.rs",
+    "response.rs",
+    "style.rs",
+    "validate.rs",
 ];
 
 /// The features and dependencies a crate with a vendored runtime needs: its
@@ -49,20 +31,27 @@ pub const SOURCES: &[(&str, &str)] = &[
 /// manifest.
 pub const MANIFEST_DEPENDENCIES: &str = r#"[features]
 default = ["server"]
-# The actix-web glue (the runtime module's `server` parts).
-server = []
+# The actix-web glue and the route traits.
+server = ["dep:actix-web", "dep:actix-service", "dep:futures-util", "dep:tracing"]
+# A typed client (reqwest, with rustls).
+client = ["dep:reqwest", "dep:tokio", "dep:uuid", "dep:fastrand", "dep:base64", "dep:tracing"]
 
 [dependencies]
-actix-service = "2"
-actix-web = { version = "4", default-features = false, features = ["macros"] }
+actix-service = { version = "2", optional = true }
+actix-web = { version = "4", default-features = false, features = ["macros"], optional = true }
+base64 = { version = "0.22", optional = true }
 chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
+fastrand = { version = "2", optional = true }
 form_urlencoded = "1"
-futures-util = { version = "0.3", default-features = false }
+futures-util = { version = "0.3", default-features = false, optional = true }
 http = "0.2"
 regex = { version = "1", default-features = false, features = ["std", "unicode-perl"] }
+reqwest = { version = "0.12", default-features = false, features = ["rustls-tls", "multipart"], optional = true }
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
-tracing = "0.1"
+tokio = { version = "1", default-features = false, features = ["time"], optional = true }
+tracing = { version = "0.1", optional = true }
+uuid = { version = "1", default-features = false, features = ["v4"], optional = true }
 "#;
 
 /// The file a runtime source becomes in the generated module: the crate

@@ -27,10 +27,13 @@
 //! atomically. Stock reaching 0 makes the pet `sold`; stock rising above 0 makes a
 //! `sold` pet `available` again. `pending` is only ever set by clients.
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod metadata;
 pub mod models;
 pub mod operations;
 
 pub use apigen_runtime as runtime;
 
+#[cfg(feature = "server")]
 pub mod server;

@@ -20,8 +20,10 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: models::Error) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
@@ -30,6 +32,7 @@ impl ErrorResponse {
 /// Pets and the categories they belong to.
 ///
 /// The operations tagged `Pets`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Pets {
     /// List pets
     ///
@@ -135,6 +138,7 @@ pub trait Pets {
 /// Orders and inventory.
 ///
 /// The operations tagged `Store`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Store {
     /// List orders
     ///
@@ -252,6 +256,19 @@ pub struct ListPetsRequest {
     pub id: Option<Vec<i64>>,
 }
 
+impl Default for ListPetsRequest {
+    /// No parameter set but the spec's defaults.
+    fn default() -> Self {
+        ListPetsRequest {
+            limit: 20,
+            after: None,
+            status: None,
+            category_id: None,
+            id: None,
+        }
+    }
+}
+
 impl runtime::Validate for ListPetsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
@@ -324,8 +341,10 @@ impl ListPetsResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
@@ -434,8 +453,10 @@ impl CreatePetResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
@@ -550,8 +571,10 @@ impl GetPetResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, deprecation, sunset, link } => {
@@ -666,8 +689,10 @@ impl ReplacePetResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -771,8 +796,10 @@ impl DeletePetResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -825,6 +852,16 @@ pub struct ListCategoriesRequest {
     ///
     /// Query parameter `after`.
     pub after: Option<i64>,
+}
+
+impl Default for ListCategoriesRequest {
+    /// No parameter set but the spec's defaults.
+    fn default() -> Self {
+        ListCategoriesRequest {
+            limit: 20,
+            after: None,
+        }
+    }
 }
 
 impl runtime::Validate for ListCategoriesRequest {
@@ -883,8 +920,10 @@ impl ListCategoriesResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
@@ -993,8 +1032,10 @@ impl CreateCategoryResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
@@ -1098,8 +1139,10 @@ impl GetCategoryResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
@@ -1203,8 +1246,10 @@ impl DeleteCategoryResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent { x_api_stability } => {
@@ -1270,6 +1315,18 @@ pub struct ListOrdersRequest {
     pub complete: Option<bool>,
 }
 
+impl Default for ListOrdersRequest {
+    /// No parameter set but the spec's defaults.
+    fn default() -> Self {
+        ListOrdersRequest {
+            limit: 20,
+            after: None,
+            pet_id: None,
+            complete: None,
+        }
+    }
+}
+
 impl runtime::Validate for ListOrdersRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
@@ -1331,8 +1388,10 @@ impl ListOrdersResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
@@ -1444,8 +1503,10 @@ impl PlaceOrderResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
@@ -1547,8 +1608,10 @@ impl GetOrderResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -1644,8 +1707,10 @@ impl CancelOrderResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -1753,8 +1818,10 @@ impl CompleteOrderResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -1807,6 +1874,17 @@ pub struct ListInventoryRequest {
     ///
     /// Query parameter `status`.
     pub status: Option<models::PetStatus>,
+}
+
+impl Default for ListInventoryRequest {
+    /// No parameter set but the spec's defaults.
+    fn default() -> Self {
+        ListInventoryRequest {
+            limit: 20,
+            after: None,
+            status: None,
+        }
+    }
 }
 
 impl runtime::Validate for ListInventoryRequest {
@@ -1869,8 +1947,10 @@ impl ListInventoryResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability, link } => {
@@ -1971,8 +2051,10 @@ impl GetInventoryItemResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
@@ -2083,8 +2165,10 @@ impl UpdateInventoryResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {

@@ -8,6 +8,7 @@ mod postgres;
 
 mod auth;
 mod catalog;
+mod client;
 mod crash;
 mod errors;
 mod hostile;

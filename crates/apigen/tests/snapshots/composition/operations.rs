@@ -20,14 +20,17 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// `POST /accounts` (operationId `createAccount`)
     fn create_account(
@@ -64,8 +67,10 @@ impl CreateAccountResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created(body) => {

@@ -20,14 +20,17 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: models::Error) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// `GET /things/{id}` (operationId `getThing`)
     fn get_thing(
@@ -83,8 +86,10 @@ impl GetThingResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -134,8 +139,10 @@ impl DeleteThingResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -151,7 +158,7 @@ impl DeleteThingResponse {
 }
 
 /// The parameters and body of `list_things`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListThingsRequest {}
 impl runtime::Validate for ListThingsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -177,8 +184,10 @@ impl ListThingsResponse {
             body: error.body,
         })
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {

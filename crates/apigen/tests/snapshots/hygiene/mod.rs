@@ -9,10 +9,13 @@
 //! `Vec`, `Box`); operationIds that differ only in case or separators; an
 //! operation named after a function of the glue; a tag named `Result`.
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod metadata;
 pub mod models;
 pub mod operations;
 
 pub use apigen_runtime as runtime;
 
+#[cfg(feature = "server")]
 pub mod server;

@@ -20,14 +20,17 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
 }
 
 /// The operations tagged `Result`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Result2 {
     /// `GET /a` (operationId `getPet`)
     fn get_pet(
@@ -44,6 +47,7 @@ pub trait Result2 {
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// `POST /c` (operationId `configure`)
     fn configure2(
@@ -60,7 +64,7 @@ pub trait Api {
 }
 
 /// The parameters and body of `get_pet`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPetRequest {}
 impl runtime::Validate for GetPetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -81,8 +85,10 @@ impl GetPetResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -94,7 +100,7 @@ impl GetPetResponse {
 }
 
 /// The parameters and body of `get_pet2`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPet2Request {
     /// Query parameter `v`.
     pub v: Option<models::Violation>,
@@ -119,8 +125,10 @@ impl GetPet2Response {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -160,8 +168,10 @@ impl ConfigureResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -173,7 +183,7 @@ impl ConfigureResponse {
 }
 
 /// The parameters and body of `respond2`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RespondRequest {
     /// The JSON request body.
     pub body: Option<models::Validate>,
@@ -200,8 +210,10 @@ impl RespondResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {

@@ -5,10 +5,13 @@
 //!
 //! Operations in every state of their life.
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod metadata;
 pub mod models;
 pub mod operations;
 
 pub use apigen_runtime as runtime;
 
+#[cfg(feature = "server")]
 pub mod server;

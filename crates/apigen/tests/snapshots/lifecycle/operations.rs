@@ -19,8 +19,10 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
@@ -29,6 +31,7 @@ impl ErrorResponse {
 /// Widgets, for administrators.
 ///
 /// The operations tagged `widget admin`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait WidgetAdmin {
     /// `GET /widgets` (operationId `listWidgets`)
     ///
@@ -67,6 +70,7 @@ pub trait WidgetAdmin {
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// `GET /ping` (operationId `ping`)
     ///
@@ -79,7 +83,7 @@ pub trait Api {
 }
 
 /// The parameters and body of `list_widgets`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListWidgetsRequest {}
 impl runtime::Validate for ListWidgetsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -100,8 +104,10 @@ impl ListWidgetsResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -113,7 +119,7 @@ impl ListWidgetsResponse {
 }
 
 /// The parameters and body of `create_widget`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CreateWidgetRequest {}
 impl runtime::Validate for CreateWidgetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -134,8 +140,10 @@ impl CreateWidgetResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created => {
@@ -147,7 +155,7 @@ impl CreateWidgetResponse {
 }
 
 /// The parameters and body of `old_widgets`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct OldWidgetsRequest {}
 impl runtime::Validate for OldWidgetsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -168,8 +176,10 @@ impl OldWidgetsResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
@@ -181,7 +191,7 @@ impl OldWidgetsResponse {
 }
 
 /// The parameters and body of `older_widgets`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct OlderWidgetsRequest {}
 impl runtime::Validate for OlderWidgetsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -202,8 +212,10 @@ impl OlderWidgetsResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
@@ -215,7 +227,7 @@ impl OlderWidgetsResponse {
 }
 
 /// The parameters and body of `ping`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PingRequest {}
 impl runtime::Validate for PingRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -236,8 +248,10 @@ impl PingResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {

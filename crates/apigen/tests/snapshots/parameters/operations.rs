@@ -20,14 +20,17 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: models::Problem) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// `GET /items/{itemId}` (operationId `getItem`)
     fn get_item(
@@ -110,8 +113,10 @@ impl GetItemResponse {
             body: error.body,
         })
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, e_tag, x_count } => {
@@ -167,8 +172,10 @@ impl DeleteItemsItemIdResponse {
             _ => Err(error),
         }
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {

@@ -4,10 +4,13 @@
 //! Real world 1
 //!
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod metadata;
 pub mod models;
 pub mod operations;
 
 pub use apigen_runtime as runtime;
 
+#[cfg(feature = "server")]
 pub mod server;

@@ -20,14 +20,17 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// `GET /customers` (operationId `listCustomers`)
     fn list_customers(
@@ -68,7 +71,7 @@ pub trait Api {
 }
 
 /// The parameters and body of `list_customers`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListCustomersRequest {
     /// Query parameter `created`.
     pub created: Option<models::ListCustomersCreated>,
@@ -95,8 +98,10 @@ impl ListCustomersResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -134,8 +139,10 @@ impl CreateCustomerResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
@@ -174,8 +181,10 @@ impl UploadAttachmentResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -215,8 +224,10 @@ impl UploadDocumentResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -253,8 +264,10 @@ impl GetInvoicePdfResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {

@@ -5,10 +5,13 @@
 //!
 //! Every way an operation can ask for credentials, and the public ones.
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod metadata;
 pub mod models;
 pub mod operations;
 
 pub use apigen_runtime as runtime;
 
+#[cfg(feature = "server")]
 pub mod server;

@@ -19,14 +19,17 @@ impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse { status, body }
     }
+
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
         runtime::error_json(self.status, &self.body)
     }
 }
 
 /// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
 pub trait Api {
     /// Anyone may call it.
     ///
@@ -75,7 +78,7 @@ pub trait Api {
 }
 
 /// The parameters and body of `get_public`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPublicRequest {}
 impl runtime::Validate for GetPublicRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -96,8 +99,10 @@ impl GetPublicResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -109,7 +114,7 @@ impl GetPublicResponse {
 }
 
 /// The parameters and body of `get_optional`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetOptionalRequest {}
 impl runtime::Validate for GetOptionalRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -130,8 +135,10 @@ impl GetOptionalResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -143,7 +150,7 @@ impl GetOptionalResponse {
 }
 
 /// The parameters and body of `get_with_key`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetWithKeyRequest {}
 impl runtime::Validate for GetWithKeyRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -164,8 +171,10 @@ impl GetWithKeyResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -177,7 +186,7 @@ impl GetWithKeyResponse {
 }
 
 /// The parameters and body of `do_admin`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DoAdminRequest {}
 impl runtime::Validate for DoAdminRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -198,8 +207,10 @@ impl DoAdminResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -211,7 +222,7 @@ impl DoAdminResponse {
 }
 
 /// The parameters and body of `get_default`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetDefaultRequest {}
 impl runtime::Validate for GetDefaultRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -232,8 +243,10 @@ impl GetDefaultResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
@@ -245,7 +258,7 @@ impl GetDefaultResponse {
 }
 
 /// The parameters and body of `get_oidc`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetOidcRequest {}
 impl runtime::Validate for GetOidcRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
@@ -266,8 +279,10 @@ impl GetOidcResponse {
     pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
+
     /// Renders the response: status, headers and body. A body that
     /// cannot be serialized is an internal rejection.
+    #[cfg(feature = "server")]
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {

@@ -1,0 +1,874 @@
+//! What a generated client calls: a request built from typed parameters in
+//! the styles the spec declares ([`Call`]), credentials applied from the
+//! spec's security schemes, retries that honour `Retry-After` and resend one
+//! `Idempotency-Key` ([`Retry`]), and the answer ([`Answer`]) decoded by the
+//! generated code into the operation's response enum ([`Reply`]).
+
+use super::operation::{ApiKeyLocation, Operation, SchemeKind, SecurityScheme};
+#[cfg(test)]
+use super::operation::{SecurityRequirement, Stability};
+use super::style::{query_pairs, write, Style};
+use super::validate::Violation;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Why a call gave no typed answer.
+#[derive(Debug)]
+pub enum ClientError {
+    /// The request breaks a bound of the spec: nothing was sent.
+    Invalid(Violation),
+    /// The base URL or a built URL is not a URL.
+    Url(String),
+    /// The request could not be sent, or its answer not received.
+    Transport(reqwest::Error),
+    /// The server answered a status the operation does not declare: the
+    /// answer, whole.
+    Undeclared(Box<Answer>),
+    /// A declared status whose body or headers do not fit the spec.
+    Decode {
+        /// The status it answered.
+        status: u16,
+        /// What did not fit.
+        message: String,
+    },
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Invalid(v) => write!(f, "the request is invalid: {v}"),
+            ClientError::Url(u) => write!(f, "not a URL: {u}"),
+            ClientError::Transport(e) => write!(f, "the request failed: {e}"),
+            ClientError::Undeclared(answer) => write!(
+                f,
+                "the server answered {}, which the operation does not declare: {}",
+                answer.status,
+                String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)])
+            ),
+            ClientError::Decode { status, message } => {
+                write!(f, "the {status} answer does not fit the spec: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Credentials for one security scheme of the spec.
+#[derive(Clone)]
+pub enum Credential {
+    /// A token sent as `Authorization: Bearer <token>` (HTTP bearer,
+    /// OAuth 2, OpenID Connect).
+    Token(String),
+    /// HTTP basic authentication.
+    Basic {
+        /// The user name.
+        user: String,
+        /// The password.
+        password: String,
+    },
+    /// An API key, sent where the scheme says (header, query or cookie).
+    Key(String),
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Secrets never reach logs.
+        match self {
+            Credential::Token(_) => f.write_str("Token(***)"),
+            Credential::Basic { user, .. } => write!(f, "Basic({user}, ***)"),
+            Credential::Key(_) => f.write_str("Key(***)"),
+        }
+    }
+}
+
+/// When to try a call again. Retries are off unless a client asks for them.
+///
+/// A call is retried when the server says it did not do it (429, 503),
+/// waiting what `Retry-After` says; and, when resending is safe (an
+/// idempotent method, or an `Idempotency-Key` the client generated once and
+/// sends each time), after a transport failure or a 502 or 504, with
+/// exponential backoff and full jitter. Never more than `attempts` tries in
+/// all, never past `max_elapsed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// Tries in all, the first included.
+    pub attempts: u32,
+    /// The longest a call may take, waits included.
+    pub max_elapsed: Duration,
+    /// The first backoff's ceiling; each further one doubles it.
+    pub base: Duration,
+    /// The highest backoff ceiling.
+    pub cap: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            attempts: 4,
+            max_elapsed: Duration::from_secs(60),
+            base: Duration::from_millis(200),
+            cap: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Retry {
+    /// The wait before try `attempt + 1` (0-based): `Retry-After` when the
+    /// server gave one, else a random time up to the backoff ceiling.
+    fn wait(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(wait) = retry_after {
+            return wait;
+        }
+        let ceiling = self
+            .base
+            .saturating_mul(2u32.saturating_pow(attempt))
+            .min(self.cap);
+        ceiling.mul_f64(fastrand::f64())
+    }
+}
+
+/// A fresh `Idempotency-Key`: a random UUID, for a call that may be resent.
+pub fn new_idempotency_key() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// What every call of a generated client shares: the HTTP client, the base
+/// URL, default headers, credentials and the retry policy. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Core {
+    http: reqwest::Client,
+    base: reqwest::Url,
+    headers: HeaderMap,
+    schemes: &'static [SecurityScheme],
+    credentials: HashMap<&'static str, Credential>,
+    retry: Option<Retry>,
+    /// Operations already warned about as deprecated.
+    warned: Arc<Mutex<HashSet<&'static str>>>,
+}
+
+impl Core {
+    /// A core for the API served at `base_url` (`http://localhost:8080/v1`),
+    /// whose security schemes are `schemes`.
+    pub fn new(base_url: &str, schemes: &'static [SecurityScheme]) -> Result<Core, ClientError> {
+        let base = reqwest::Url::parse(base_url.trim_end_matches('/'))
+            .map_err(|e| ClientError::Url(format!("{base_url}: {e}")))?;
+        if base.cannot_be_a_base() {
+            return Err(ClientError::Url(base_url.to_string()));
+        }
+        Ok(Core {
+            http: reqwest::Client::new(),
+            base,
+            headers: HeaderMap::new(),
+            schemes,
+            credentials: HashMap::new(),
+            retry: None,
+            warned: Arc::default(),
+        })
+    }
+
+    /// Sends through `http` (timeouts, proxies, TLS roots are its own).
+    pub fn set_http_client(&mut self, http: reqwest::Client) {
+        self.http = http;
+    }
+
+    /// Headers sent with every call (before the call's own).
+    pub fn set_default_headers(&mut self, headers: HeaderMap) {
+        self.headers = headers;
+    }
+
+    /// Turns retries on with `retry`, or off with `None`.
+    pub fn set_retry(&mut self, retry: Option<Retry>) {
+        self.retry = retry;
+    }
+
+    /// Whether retries are on.
+    pub fn retries(&self) -> bool {
+        self.retry.is_some()
+    }
+
+    /// The credentials for the security scheme named `scheme`.
+    pub fn set_credential(&mut self, scheme: &'static str, credential: Credential) {
+        self.credentials.insert(scheme, credential);
+    }
+
+    /// Sends a call, retrying as the policy allows, and returns the answer,
+    /// whatever its status.
+    pub async fn send(&self, call: Call) -> Result<Answer, ClientError> {
+        let started = Instant::now();
+        let mut attempt = 0;
+        loop {
+            let request = self.request(&call)?;
+            let outcome = self.http.execute(request).await;
+            let retry = self.retry.filter(|r| attempt + 1 < r.attempts);
+            let wait = match (&outcome, retry) {
+                (_, None) => None,
+                (Ok(response), Some(policy)) => {
+                    let status = response.status().as_u16();
+                    let not_done = matches!(status, 429 | 503);
+                    let gateway = matches!(status, 502 | 504) && call.resendable;
+                    (not_done || gateway)
+                        .then(|| policy.wait(attempt, retry_after(response.headers())))
+                }
+                (Err(e), Some(policy)) => {
+                    // Refused before anything was sent, or resending is safe.
+                    (e.is_connect() || call.resendable).then(|| policy.wait(attempt, None))
+                }
+            };
+            let within = |wait: Duration| {
+                self.retry
+                    .is_some_and(|r| started.elapsed() + wait <= r.max_elapsed)
+            };
+            match wait {
+                Some(wait) if within(wait) => {
+                    tracing::debug!(operation = call.operation.id, attempt, ?wait, "retrying");
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                _ => {
+                    let response = outcome.map_err(ClientError::Transport)?;
+                    let answer = Answer::read(response).await?;
+                    self.warn_if_deprecated(call.operation, &answer.headers);
+                    return Ok(answer);
+                }
+            }
+        }
+    }
+
+    /// The request for one try.
+    fn request(&self, call: &Call) -> Result<reqwest::Request, ClientError> {
+        let mut url = self.base.clone();
+        {
+            let mut segments = url
+                .path_segments_mut()
+                .map_err(|()| ClientError::Url(self.base.to_string()))?;
+            segments.pop_if_empty();
+            for segment in &call.segments {
+                segments.push(segment);
+            }
+        }
+        let mut query = call.query.clone();
+        let mut headers = self.headers.clone();
+        let mut cookies = call.cookies.clone();
+        self.authorize(call.operation, &mut headers, &mut query, &mut cookies);
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(&query);
+        }
+        for (name, value) in &call.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        if !cookies.is_empty() {
+            let cookie = cookies
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                headers.insert(reqwest::header::COOKIE, value);
+            }
+        }
+        let method = reqwest::Method::from_bytes(call.operation.method.as_bytes())
+            .map_err(|e| ClientError::Url(e.to_string()))?;
+        let mut builder = self.http.request(method, url).headers(headers);
+        builder = match &call.body {
+            None => builder,
+            Some(Body::Bytes { media, bytes }) => builder
+                .header(reqwest::header::CONTENT_TYPE, media.as_str())
+                .body(bytes.clone()),
+            Some(Body::Multipart(parts)) => {
+                let mut form = reqwest::multipart::Form::new();
+                for part in parts {
+                    form = match part {
+                        Part::Text(name, text) => form.text(name.clone(), text.clone()),
+                        Part::File(name, bytes) => form.part(
+                            name.clone(),
+                            reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.clone()),
+                        ),
+                    };
+                }
+                builder.multipart(form)
+            }
+        };
+        builder.build().map_err(ClientError::Transport)
+    }
+
+    /// Applies the first of the operation's security requirements whose
+    /// schemes all have credentials; none, if none has.
+    fn authorize(
+        &self,
+        operation: &Operation,
+        headers: &mut HeaderMap,
+        query: &mut Vec<(String, String)>,
+        cookies: &mut Vec<(String, String)>,
+    ) {
+        let usable = operation.security.iter().find(|r| {
+            r.schemes
+                .iter()
+                .all(|(scheme, _)| self.credentials.contains_key(scheme))
+        });
+        for (name, _) in usable.map_or(&[][..], |r| r.schemes) {
+            let (Some(scheme), Some(credential)) = (
+                self.schemes.iter().find(|s| s.name == *name),
+                self.credentials.get(name),
+            ) else {
+                continue;
+            };
+            let authorization = |value: String| HeaderValue::from_str(&value).ok();
+            match (scheme.kind, credential) {
+                (SchemeKind::ApiKey { location, name }, Credential::Key(key)) => match location {
+                    ApiKeyLocation::Header => {
+                        if let (Ok(name), Ok(value)) = (
+                            HeaderName::from_bytes(name.as_bytes()),
+                            HeaderValue::from_str(key),
+                        ) {
+                            headers.insert(name, value);
+                        }
+                    }
+                    ApiKeyLocation::Query => query.push((name.to_string(), key.clone())),
+                    ApiKeyLocation::Cookie => cookies.push((name.to_string(), key.clone())),
+                },
+                (_, Credential::Basic { user, password }) => {
+                    use base64::Engine as _;
+                    let encoded = base64::engine::general_purpose::STANDARD
+                        .encode(format!("{user}:{password}"));
+                    if let Some(value) = authorization(format!("Basic {encoded}")) {
+                        headers.insert(reqwest::header::AUTHORIZATION, value);
+                    }
+                }
+                (_, Credential::Token(token) | Credential::Key(token)) => {
+                    if let Some(value) = authorization(format!("Bearer {token}")) {
+                        headers.insert(reqwest::header::AUTHORIZATION, value);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Logs once per operation when an answer says the operation is
+    /// deprecated or will be sunset.
+    fn warn_if_deprecated(&self, operation: &'static Operation, headers: &HeaderMap) {
+        let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
+        let (deprecation, sunset) = (header("deprecation"), header("sunset"));
+        if deprecation.is_none() && sunset.is_none() {
+            return;
+        }
+        let first = self
+            .warned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(operation.id);
+        if first {
+            tracing::warn!(
+                operation = operation.id,
+                deprecation,
+                sunset,
+                successor = operation.successor,
+                link = header("link"),
+                "the server says this operation is deprecated"
+            );
+        }
+    }
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is not read).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds: u64 = headers
+        .get("retry-after")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(seconds))
+}
+
+/// A body as it is sent.
+#[derive(Debug, Clone)]
+enum Body {
+    Bytes { media: String, bytes: Vec<u8> },
+    Multipart(Vec<Part>),
+}
+
+#[derive(Debug, Clone)]
+enum Part {
+    Text(String, String),
+    File(String, Vec<u8>),
+}
+
+/// One request being built by generated code.
+#[derive(Debug, Clone)]
+pub struct Call {
+    operation: &'static Operation,
+    /// The path's segments, parameters filled in (each encoded when the URL
+    /// is built).
+    segments: Vec<String>,
+    query: Vec<(String, String)>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    cookies: Vec<(String, String)>,
+    body: Option<Body>,
+    /// Resending after an unknown outcome cannot do the work twice.
+    resendable: bool,
+}
+
+impl Call {
+    /// A call of `operation`, its path template not yet filled in.
+    pub fn new(operation: &'static Operation) -> Call {
+        let idempotent = matches!(
+            operation.method,
+            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE" | "TRACE"
+        );
+        Call {
+            operation,
+            segments: operation
+                .path
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            query: Vec::new(),
+            headers: Vec::new(),
+            cookies: Vec::new(),
+            body: None,
+            resendable: idempotent,
+        }
+    }
+
+    /// The call carries an `Idempotency-Key`: resending it cannot do the work
+    /// twice.
+    pub fn resendable(&mut self) {
+        self.resendable = true;
+    }
+
+    /// Fills in the path parameter `{name}`.
+    pub fn path(&mut self, name: &str, value: &impl Serialize, style: Style, explode: bool) {
+        let text = json(value)
+            .and_then(|v| write(&v, name, style, explode))
+            .unwrap_or_default();
+        let placeholder = format!("{{{name}}}");
+        for segment in &mut self.segments {
+            if segment.contains(&placeholder) {
+                *segment = segment.replace(&placeholder, &text);
+            }
+        }
+    }
+
+    /// A query parameter (left out when `None` or null).
+    pub fn query(&mut self, name: &str, value: &impl Serialize, style: Style, explode: bool) {
+        if let Some(v) = json(value) {
+            self.query.extend(query_pairs(&v, name, style, explode));
+        }
+    }
+
+    /// A header parameter (left out when `None` or null).
+    pub fn header(&mut self, name: &str, value: &impl Serialize, explode: bool) {
+        let text = json(value).and_then(|v| write(&v, name, Style::Simple, explode));
+        if let (Some(text), Ok(name)) = (text, HeaderName::from_bytes(name.as_bytes())) {
+            if let Ok(value) = HeaderValue::from_str(&text) {
+                self.headers.push((name, value));
+            }
+        }
+    }
+
+    /// A cookie parameter (left out when `None` or null).
+    pub fn cookie(&mut self, name: &str, value: &impl Serialize, explode: bool) {
+        if let Some(text) = json(value).and_then(|v| write(&v, name, Style::Form, explode)) {
+            self.cookies.push((name.to_string(), text));
+        }
+    }
+
+    /// A JSON body (none for `None`).
+    pub fn json_body(&mut self, body: &impl Serialize) -> Result<(), ClientError> {
+        let value = serde_json::to_value(body).map_err(|e| invalid(e.to_string()))?;
+        if !value.is_null() {
+            let bytes = serde_json::to_vec(&value).map_err(|e| invalid(e.to_string()))?;
+            self.bytes_body("application/json", bytes);
+        }
+        Ok(())
+    }
+
+    /// An `application/x-www-form-urlencoded` body: the object's properties,
+    /// nested ones as `a[b]`, as the server's form reader reads them.
+    pub fn form_body(&mut self, body: &impl Serialize) -> Result<(), ClientError> {
+        let value = serde_json::to_value(body).map_err(|e| invalid(e.to_string()))?;
+        let mut form = form_urlencoded::Serializer::new(String::new());
+        if let serde_json::Value::Object(map) = &value {
+            for (k, v) in map {
+                for (name, text) in query_pairs(v, k, Style::DeepObject, true) {
+                    form.append_pair(&name, &text);
+                }
+            }
+        }
+        if !value.is_null() {
+            self.bytes_body(
+                "application/x-www-form-urlencoded",
+                form.finish().into_bytes(),
+            );
+        }
+        Ok(())
+    }
+
+    /// A `multipart/form-data` body: a part per property; those named in
+    /// `files` (`format: binary`) as file parts of their bytes.
+    pub fn multipart_body(
+        &mut self,
+        body: &impl Serialize,
+        files: &[&str],
+    ) -> Result<(), ClientError> {
+        let value = serde_json::to_value(body).map_err(|e| invalid(e.to_string()))?;
+        let serde_json::Value::Object(map) = value else {
+            return Ok(());
+        };
+        let mut parts = Vec::new();
+        for (k, v) in map {
+            if files.contains(&k.as_str()) {
+                let bytes: Vec<u8> =
+                    serde_json::from_value(v).map_err(|e| invalid(e.to_string()))?;
+                parts.push(Part::File(k, bytes));
+            } else {
+                for (name, text) in query_pairs(&v, &k, Style::DeepObject, true) {
+                    parts.push(Part::Text(name, text));
+                }
+            }
+        }
+        self.body = Some(Body::Multipart(parts));
+        Ok(())
+    }
+
+    /// A body of bytes in the given media type.
+    pub fn bytes_body(&mut self, media: &str, bytes: Vec<u8>) {
+        self.body = Some(Body::Bytes {
+            media: media.to_string(),
+            bytes,
+        });
+    }
+}
+
+fn json(value: &impl Serialize) -> Option<serde_json::Value> {
+    serde_json::to_value(value).ok().filter(|v| !v.is_null())
+}
+
+fn invalid(message: String) -> ClientError {
+    ClientError::Invalid(Violation::new(message))
+}
+
+/// An answer as received: status, headers and the whole body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The status.
+    pub status: u16,
+    /// The headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    async fn read(response: reqwest::Response) -> Result<Answer, ClientError> {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response
+            .bytes()
+            .await
+            .map_err(ClientError::Transport)?
+            .to_vec();
+        Ok(Answer {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    fn decode(&self, message: impl fmt::Display) -> ClientError {
+        ClientError::Decode {
+            status: self.status,
+            message: message.to_string(),
+        }
+    }
+
+    /// The status, as the response enums carry it.
+    pub fn status_code(&self) -> super::StatusCode {
+        super::StatusCode::from_u16(self.status).unwrap_or(super::StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    /// The body decoded from JSON.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, ClientError> {
+        serde_json::from_slice(&self.body).map_err(|e| self.decode(e))
+    }
+
+    /// The body's bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.body.clone()
+    }
+
+    /// A header read as its type, if sent.
+    pub fn header<T: FromStr>(&self, name: &str) -> Result<Option<T>, ClientError>
+    where
+        T::Err: fmt::Display,
+    {
+        let Some(value) = self.headers.get(name) else {
+            return Ok(None);
+        };
+        let text = value
+            .to_str()
+            .map_err(|_| self.decode(format!("header `{name}` is not visible ASCII")))?;
+        text.parse()
+            .map(Some)
+            .map_err(|e| self.decode(format!("header `{name}`: {e}")))
+    }
+
+    /// A header the spec says is always sent.
+    pub fn required_header<T: FromStr>(&self, name: &str) -> Result<T, ClientError>
+    where
+        T::Err: fmt::Display,
+    {
+        self.header(name)?
+            .ok_or_else(|| self.decode(format!("header `{name}` is missing")))
+    }
+
+    /// A header holding an array or object (`simple` style), if sent.
+    pub fn header_styled<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        kind: super::style::ValueKind,
+    ) -> Result<Option<T>, ClientError> {
+        let Some(value) = self.headers.get(name) else {
+            return Ok(None);
+        };
+        let text = value
+            .to_str()
+            .map_err(|_| self.decode(format!("header `{name}` is not visible ASCII")))?;
+        let what = format!("header `{name}`");
+        super::style::styled(text, name, kind, Style::Simple, false, &what)
+            .map(Some)
+            .map_err(|e| self.decode(e.message))
+    }
+
+    /// A header holding an array or object that the spec says is always sent.
+    pub fn required_header_styled<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        kind: super::style::ValueKind,
+    ) -> Result<T, ClientError> {
+        self.header_styled(name, kind)?
+            .ok_or_else(|| self.decode(format!("header `{name}` is missing")))
+    }
+
+    /// The error for a status the operation does not declare.
+    pub fn undeclared(self) -> ClientError {
+        ClientError::Undeclared(Box::new(self))
+    }
+
+    /// The typed answer, with this answer's status and headers.
+    pub fn reply<T>(self, value: T) -> Reply<T> {
+        Reply {
+            value,
+            status: self.status,
+            headers: self.headers,
+        }
+    }
+}
+
+/// An operation's typed response, and the status and headers it came with
+/// (the rate-limit headers every response carries among them).
+#[derive(Debug, Clone)]
+pub struct Reply<T> {
+    /// The operation's response enum.
+    pub value: T,
+    /// The status.
+    pub status: u16,
+    /// Every header, declared or not.
+    pub headers: HeaderMap,
+}
+
+/// The `X-RateLimit-*` headers of a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed in the window closest to exhaustion.
+    pub limit: u64,
+    /// Requests left in it.
+    pub remaining: u64,
+    /// When it resets, in Unix seconds.
+    pub reset: i64,
+}
+
+impl<T> Reply<T> {
+    /// The response enum.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The rate-limit headers, when all three came.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        let number = |name| self.headers.get(name)?.to_str().ok()?.trim().parse().ok();
+        Some(RateLimit {
+            limit: number("x-ratelimit-limit")?,
+            remaining: number("x-ratelimit-remaining")?,
+            reset: number("x-ratelimit-reset").and_then(|n: u64| i64::try_from(n).ok())?,
+        })
+    }
+}
+
+impl<T> std::ops::Deref for Reply<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SCHEMES: &[SecurityScheme] = &[
+        SecurityScheme {
+            name: "bearer",
+            kind: SchemeKind::Http { scheme: "bearer" },
+        },
+        SecurityScheme {
+            name: "key",
+            kind: SchemeKind::ApiKey {
+                location: ApiKeyLocation::Query,
+                name: "api_key",
+            },
+        },
+    ];
+
+    static GET_ITEM: Operation = Operation {
+        id: "getItem",
+        method: "GET",
+        path: "/items/{id}/files/{name}.json",
+        tag: "Items",
+        stability: Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            SecurityRequirement {
+                schemes: &[("key", &[])],
+            },
+            SecurityRequirement {
+                schemes: &[("bearer", &[])],
+            },
+        ],
+    };
+
+    #[test]
+    fn requests_carry_parameters_in_their_styles_and_the_usable_credentials() {
+        let mut core = Core::new("http://example.com/api/v1/", SCHEMES).unwrap();
+        core.set_credential("bearer", Credential::Token("secret".into()));
+        let mut call = Call::new(&GET_ITEM);
+        call.path("id", &7, Style::Simple, false);
+        call.path("name", &"a b/c", Style::Simple, false);
+        call.query("tag", &vec!["x", "y"], Style::Form, true);
+        call.query("limit", &None::<i32>, Style::Form, true);
+        call.header("X-Count", &3, false);
+        call.cookie("session", &"s1", false);
+        let request = core.request(&call).unwrap();
+        assert_eq!(
+            request.url().as_str(),
+            "http://example.com/api/v1/items/7/files/a%20b%2Fc.json?tag=x&tag=y"
+        );
+        let headers = request.headers();
+        assert_eq!(headers["authorization"], "Bearer secret");
+        assert_eq!(headers["x-count"], "3");
+        assert_eq!(headers["cookie"], "session=s1");
+        // The first requirement the credentials satisfy wins: the API key.
+        core.set_credential("key", Credential::Key("k1".into()));
+        let request = core.request(&call).unwrap();
+        assert!(
+            request.url().as_str().ends_with("&api_key=k1"),
+            "{}",
+            request.url()
+        );
+        assert!(!request.headers().contains_key("authorization"));
+    }
+
+    #[test]
+    fn bodies_take_their_media_types() {
+        let core = Core::new("http://example.com", SCHEMES).unwrap();
+        let mut call = Call::new(&GET_ITEM);
+        call.form_body(&serde_json::json!({"name": "Rex", "tags": ["a"], "owner": {"id": 1}}))
+            .unwrap();
+        let request = core.request(&call).unwrap();
+        assert_eq!(
+            request.headers()["content-type"],
+            "application/x-www-form-urlencoded"
+        );
+        let body = request.body().and_then(reqwest::Body::as_bytes).unwrap();
+        assert_eq!(
+            std::str::from_utf8(body).unwrap(),
+            "name=Rex&owner%5Bid%5D=1&tags%5B%5D=a"
+        );
+        call.json_body(&serde_json::json!({"a": 1})).unwrap();
+        let request = core.request(&call).unwrap();
+        assert_eq!(request.headers()["content-type"], "application/json");
+    }
+
+    #[test]
+    fn answers_decode_headers_and_bodies() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-limit", HeaderValue::from_static("60"));
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("59"));
+        headers.insert("x-ratelimit-reset", HeaderValue::from_static("1795348860"));
+        headers.insert("location", HeaderValue::from_static("/v1/pets/1"));
+        let answer = Answer {
+            status: 201,
+            headers,
+            body: br#"{"id": 1}"#.to_vec(),
+        };
+        assert_eq!(answer.json::<serde_json::Value>().unwrap()["id"], 1);
+        assert_eq!(
+            answer.required_header::<String>("Location").unwrap(),
+            "/v1/pets/1"
+        );
+        assert!(answer.header::<i64>("location").is_err());
+        assert!(answer.required_header::<String>("ETag").is_err());
+        let reply = answer.reply(());
+        assert_eq!(
+            reply.rate_limit(),
+            Some(RateLimit {
+                limit: 60,
+                remaining: 59,
+                reset: 1_795_348_860
+            })
+        );
+    }
+
+    #[test]
+    fn backoff_stays_under_its_ceiling_and_retry_after_wins() {
+        let retry = Retry::default();
+        for attempt in 0..10 {
+            let wait = retry.wait(attempt, None);
+            assert!(wait <= retry.cap, "{wait:?}");
+            assert!(wait <= retry.base * 2u32.pow(attempt.min(20)), "{wait:?}");
+        }
+        assert_eq!(
+            retry.wait(0, Some(Duration::from_secs(7))),
+            Duration::from_secs(7)
+        );
+        let a = new_idempotency_key();
+        assert_eq!(a.len(), 36);
+        assert_ne!(a, new_idempotency_key());
+    }
+
+    #[test]
+    fn credentials_never_print() {
+        let text = format!("{:?}", Credential::Token("secret".into()));
+        assert!(!text.contains("secret"));
+    }
+}

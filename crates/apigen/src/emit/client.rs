@@ -1,0 +1,336 @@
+//! `client.rs`: a typed client. One async method per operation takes the
+//! operation's request struct and returns its response enum (in a
+//! `runtime::Reply`, with the headers); parameters are written in the styles
+//! the spec declares, bodies in their media types, credentials applied from
+//! the spec's security schemes.
+
+use super::{ident, operations::method_docs, rust_type};
+use crate::ir::{
+    Api, Media, Operation, Param, ParamLocation, ParamStyle, Response, Shape, Ty, TypeKind,
+};
+use crate::names::{sanitize, Case, Namer};
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+pub const DOC: &str = "A typed client: one async method per operation.";
+
+/// What the module imports.
+pub fn imports(api: &Api) -> Vec<&'static str> {
+    if api.operations.is_empty() {
+        vec!["use super::{metadata, runtime};"]
+    } else {
+        vec!["use super::{metadata, operations, runtime};"]
+    }
+}
+
+/// Builder methods of the client, which operations and credential setters
+/// must not be named.
+const BUILDERS: &[&str] = &[
+    "new",
+    "with_http_client",
+    "with_default_headers",
+    "with_retries",
+];
+
+pub fn items(api: &Api) -> TokenStream {
+    let mut names = Namer::reserving(BUILDERS);
+    for op in &api.operations {
+        names.reserve(&op.fn_name);
+    }
+    let setters = api.security_schemes.iter().map(|scheme| {
+        let method = ident(&names.unique(format!("with_{}", sanitize(&scheme.name, Case::Snake))));
+        let name = &scheme.name;
+        let (kind, params, credential) = match &scheme.kind {
+            crate::ir::SchemeKind::Http(s) if s == "basic" => (
+                "HTTP basic authentication".to_string(),
+                quote!(user: impl Into<String>, password: impl Into<String>),
+                quote!(runtime::Credential::Basic {
+                    user: user.into(),
+                    password: password.into()
+                }),
+            ),
+            crate::ir::SchemeKind::Http(s) => (
+                format!("HTTP `{s}` authentication"),
+                quote!(token: impl Into<String>),
+                quote!(runtime::Credential::Token(token.into())),
+            ),
+            crate::ir::SchemeKind::ApiKey { location, name } => {
+                let location = match location {
+                    ParamLocation::Header => "header",
+                    ParamLocation::Query => "query parameter",
+                    _ => "cookie",
+                };
+                (
+                    format!("an API key in the {location} `{name}`"),
+                    quote!(key: impl Into<String>),
+                    quote!(runtime::Credential::Key(key.into())),
+                )
+            }
+            crate::ir::SchemeKind::OAuth2 => (
+                "an OAuth 2 access token".to_string(),
+                quote!(token: impl Into<String>),
+                quote!(runtime::Credential::Token(token.into())),
+            ),
+            crate::ir::SchemeKind::OpenIdConnect => (
+                "an OpenID Connect token".to_string(),
+                quote!(token: impl Into<String>),
+                quote!(runtime::Credential::Token(token.into())),
+            ),
+        };
+        let doc = super::doc_paragraphs(&[
+            Some(format!(
+                "Credentials for the security scheme `{name}`: {kind}."
+            )),
+            scheme.doc.clone(),
+        ]);
+        quote! {
+            #doc
+            pub fn #method(mut self, #params) -> Self {
+                self.core.set_credential(#name, #credential);
+                self
+            }
+        }
+    });
+    let methods = api.operations.iter().map(|op| method(api, op));
+    let title = format!(" A client of {}.", api.title);
+    quote! {
+        #[doc = #title]
+        ///
+        /// Each method validates its request against the spec's bounds, sends
+        /// it, and decodes the answer into the operation's response enum;
+        /// `runtime::Reply` also holds the status and every header (the rate
+        /// limits among them). A status the operation does not declare is a
+        /// `runtime::ClientError`, as are transport failures.
+        #[derive(Debug, Clone)]
+        pub struct Client {
+            core: runtime::Core,
+        }
+
+        impl Client {
+            /// A client of the API served at `base_url` (the spec's server URL,
+            /// with its base path).
+            pub fn new(base_url: &str) -> Result<Self, runtime::ClientError> {
+                Ok(Client {
+                    core: runtime::Core::new(base_url, metadata::SECURITY_SCHEMES)?,
+                })
+            }
+
+            /// Sends through this HTTP client (its timeouts, proxies, TLS roots).
+            pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
+                self.core.set_http_client(http);
+                self
+            }
+
+            /// Headers sent with every call.
+            pub fn with_default_headers(mut self, headers: reqwest::header::HeaderMap) -> Self {
+                self.core.set_default_headers(headers);
+                self
+            }
+
+            /// Retries a call the server did not do (429, 503) after its
+            /// `Retry-After`, and one that is safe to resend (an idempotent
+            /// method, or a POST with an `Idempotency-Key`, which the client
+            /// generates once when the request has none) after a transport
+            /// failure, with exponential backoff and full jitter; within the
+            /// policy's count and total time.
+            pub fn with_retries(mut self, retry: runtime::Retry) -> Self {
+                self.core.set_retry(Some(retry));
+                self
+            }
+
+            #(#setters)*
+
+            #(#methods)*
+        }
+    }
+}
+
+/// The runtime's name for a parameter's style.
+fn style(p: &Param) -> TokenStream {
+    let name = ident(match p.style {
+        ParamStyle::Simple => "Simple",
+        ParamStyle::Label => "Label",
+        ParamStyle::Matrix => "Matrix",
+        ParamStyle::Form => "Form",
+        ParamStyle::SpaceDelimited => "SpaceDelimited",
+        ParamStyle::PipeDelimited => "PipeDelimited",
+        ParamStyle::DeepObject => "DeepObject",
+    });
+    quote!(runtime::Style::#name)
+}
+
+fn method(api: &Api, op: &Operation) -> TokenStream {
+    let name = ident(&op.fn_name);
+    let req = format_ident!("{}Request", op.type_name);
+    let resp = format_ident!("{}Response", op.type_name);
+    let constant = ident(&op.const_name);
+    let (docs, deprecated) = method_docs(op);
+    // A POST with an `Idempotency-Key` header is safe to resend: the client
+    // generates the key once when retries are on and the request has none.
+    let idempotency = op.params.iter().find(|p| {
+        p.location == ParamLocation::Header && p.wire.eq_ignore_ascii_case("idempotency-key")
+    });
+    let key_setup = idempotency.map(|p| {
+        let field = ident(&p.rust);
+        let value = if p.required {
+            quote!(Some(request.#field.clone()))
+        } else {
+            quote!(request.#field.clone().or_else(|| self.core.retries().then(runtime::new_idempotency_key)))
+        };
+        quote! {
+            let idempotency_key = #value;
+            if idempotency_key.is_some() {
+                call.resendable();
+            }
+        }
+    });
+    let params = op.params.iter().map(|p| {
+        let wire = &p.wire;
+        let explode = p.explode;
+        let value = if idempotency.is_some_and(|k| std::ptr::eq(k, p)) {
+            quote!(&idempotency_key)
+        } else {
+            let field = ident(&p.rust);
+            quote!(&request.#field)
+        };
+        match p.location {
+            ParamLocation::Path => {
+                let style = style(p);
+                quote!(call.path(#wire, #value, #style, #explode);)
+            }
+            ParamLocation::Query => {
+                let style = style(p);
+                quote!(call.query(#wire, #value, #style, #explode);)
+            }
+            ParamLocation::Header => quote!(call.header(#wire, #value, #explode);),
+            ParamLocation::Cookie => quote!(call.cookie(#wire, #value, #explode);),
+        }
+    });
+    let body = op.body.as_ref().map(|b| match &b.media {
+        Media::Json => quote!(call.json_body(&request.body)?;),
+        Media::Form => quote!(call.form_body(&request.body)?;),
+        Media::Multipart => {
+            let files = file_fields(api, &b.shape);
+            quote!(call.multipart_body(&request.body, &[#(#files),*])?;)
+        }
+        Media::Raw(media) => {
+            let media = media
+                .first()
+                .map_or("application/octet-stream", String::as_str);
+            if b.required {
+                quote!(call.bytes_body(#media, request.body.clone());)
+            } else {
+                quote! {
+                    if let Some(body) = &request.body {
+                        call.bytes_body(#media, body.clone());
+                    }
+                }
+            }
+        }
+    });
+    let mutable = (!op.params.is_empty() || op.body.is_some()).then(|| quote!(mut));
+    let explicit = op.responses.iter().filter(|r| r.status.is_some()).map(|r| {
+        let status = Literal::u16_unsuffixed(r.status.unwrap_or_default());
+        let value = variant(api, op, r);
+        quote!(#status => #value,)
+    });
+    let otherwise = match op.responses.iter().find(|r| r.status.is_none()) {
+        Some(default) => variant(api, op, default),
+        None => quote!(return Err(answer.undeclared())),
+    };
+    quote! {
+        #docs
+        #deprecated
+        pub async fn #name(
+            &self,
+            request: operations::#req,
+        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
+            runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+            let #mutable call = runtime::Call::new(metadata::#constant);
+            #key_setup
+            #(#params)*
+            #body
+            let answer = self.core.send(call).await?;
+            let value = match answer.status {
+                #(#explicit)*
+                _ => #otherwise,
+            };
+            Ok(answer.reply(value))
+        }
+    }
+}
+
+/// The names of a multipart body's file parts: properties of `format:
+/// binary`.
+fn file_fields(api: &Api, shape: &Shape) -> Vec<String> {
+    let Ty::Named(name) = &shape.ty else {
+        return Vec::new();
+    };
+    match crate::lower::resolve(&api.types, name).map(|t| &t.kind) {
+        Some(TypeKind::Struct(s)) => s
+            .fields
+            .iter()
+            .filter(|f| f.shape.ty == Ty::Bytes)
+            .map(|f| f.wire.clone())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The expression building the response variant `r` from `answer`.
+fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
+    let resp = format_ident!("{}Response", op.type_name);
+    let variant = ident(&r.variant);
+    let body = r.body.as_ref().map(|_| match r.media {
+        Media::Raw(_) => quote!(answer.bytes()),
+        _ => quote!(answer.json()?),
+    });
+    if r.status.is_none() || !r.headers.is_empty() {
+        let status = r
+            .status
+            .is_none()
+            .then(|| quote!(status: answer.status_code(),));
+        let body = body.map(|b| quote!(body: #b,));
+        let headers = r.headers.iter().map(|h| {
+            let field = ident(&h.rust);
+            let wire = &h.wire;
+            let read = if scalar_header(api, &h.shape) {
+                if h.required {
+                    quote!(answer.required_header(#wire)?)
+                } else {
+                    quote!(answer.header(#wire)?)
+                }
+            } else {
+                let ty = rust_type(&h.shape, &quote!(super::models::));
+                let kind = match &h.shape.ty {
+                    Ty::Array(_) => quote!(runtime::ValueKind::Array),
+                    Ty::Map(_) | Ty::Named(_) => quote!(runtime::ValueKind::Object),
+                    _ => quote!(runtime::ValueKind::Scalar),
+                };
+                if h.required {
+                    quote!(answer.required_header_styled::<#ty>(#wire, #kind)?)
+                } else {
+                    quote!(answer.header_styled::<#ty>(#wire, #kind)?)
+                }
+            };
+            quote!(#field: #read,)
+        });
+        quote!(operations::#resp::#variant { #status #body #(#headers)* })
+    } else if let Some(body) = body {
+        quote!(operations::#resp::#variant(#body))
+    } else {
+        quote!(operations::#resp::#variant)
+    }
+}
+
+/// Whether a header's type reads with `FromStr` (scalars and string enums).
+fn scalar_header(api: &Api, shape: &Shape) -> bool {
+    match &shape.ty {
+        Ty::Array(_) | Ty::Map(_) | Ty::Json | Ty::Bytes => false,
+        Ty::Named(n) => matches!(
+            crate::lower::resolve(&api.types, n).map(|t| &t.kind),
+            Some(TypeKind::Enum(_))
+        ),
+        _ => true,
+    }
+}
