@@ -41,11 +41,25 @@ pub fn json(
     }
 }
 
-/// An error response with a JSON body, for errors outside any operation.
-/// If even the error body cannot be serialized, the failure is logged and
-/// a bodiless 500 is sent: there is nothing left to fall back on.
-pub fn error_json(status: StatusCode, body: &impl Serialize) -> HttpResponse {
-    json(respond(status), body).unwrap_or_else(|rejection| {
+/// An error response with a JSON body and the given headers, for errors
+/// outside any operation. If even the error body cannot be serialized, the
+/// failure is logged and a bodiless 500 is sent: there is nothing left to
+/// fall back on.
+pub fn error_json(
+    status: StatusCode,
+    body: &impl Serialize,
+    headers: &[(String, String)],
+) -> HttpResponse {
+    let mut builder = respond(status);
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            builder.insert_header((name, value));
+        }
+    }
+    json(builder, body).unwrap_or_else(|rejection| {
         tracing::error!(error = %rejection.message, "an error response could not be rendered");
         HttpResponse::InternalServerError().finish()
     })
@@ -129,13 +143,13 @@ mod tests {
         assert_eq!(e.kind, RejectionKind::Internal);
         assert!(e.message.contains("key must be a string"), "{}", e.message);
         assert_eq!(
-            error_json(status(404), &bad).status(),
+            error_json(status(404), &bad, &[]).status(),
             StatusCode::INTERNAL_SERVER_ERROR
         );
-        assert_eq!(
-            error_json(status(404), &"gone").status(),
-            StatusCode::NOT_FOUND
-        );
+        let headers = [("Retry-After".to_string(), "3".to_string())];
+        let gone = error_json(status(503), &"gone", &headers);
+        assert_eq!(gone.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(gone.headers().get("retry-after").unwrap(), "3");
     }
 
     fn body_of(response: Result<HttpResponse, Rejection>) -> Vec<u8> {

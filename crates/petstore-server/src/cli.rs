@@ -5,8 +5,9 @@ use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
 use crate::proxies::TrustedProxies;
 use crate::service::system_clock;
-use crate::store::{redact, Db, DEFAULT_PG_CONNECTIONS};
+use crate::store::{redact, Db, DbOptions, DEFAULT_PG_CONNECTIONS};
 use clap::{Args, Parser, Subcommand};
+use std::time::Duration;
 
 /// The pet store server.
 #[derive(Debug, Parser)]
@@ -59,6 +60,16 @@ pub struct ServeArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub database_connections: u32,
+    /// The most a request waits on the database (for a connection, a
+    /// statement, a lock): `2s`, `500ms`, or seconds. Past it the request is
+    /// answered 503 `unavailable` and nothing was done.
+    #[arg(
+        long,
+        env = "PETSTORE_DATABASE_TIMEOUT",
+        default_value = "2s",
+        value_parser = parse_timeout
+    )]
+    pub database_timeout: Duration,
     /// Requests tolerated while rate limited before a ban.
     #[arg(long, env = "PETSTORE_BAN_AFTER", default_value_t = 10)]
     pub ban_after: u32,
@@ -113,14 +124,38 @@ pub async fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-async fn open(database_url: &str, pg_connections: u32) -> Result<Db, String> {
-    Db::connect_with(database_url, pg_connections)
+/// A timeout: `2s`, `500ms`, `1.5s`, or a number of seconds; more than
+/// zero, at most an hour.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(number) => (number, 0.001),
+        None => (text.strip_suffix('s').unwrap_or(text), 1.0),
+    };
+    let seconds = number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|n| n * unit)
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 3600.0)
+        .ok_or_else(|| {
+            format!("`{text}` is not a timeout: write `2s`, `500ms` or a number of seconds, up to an hour")
+        })?;
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+async fn open(database_url: &str, options: DbOptions) -> Result<Db, String> {
+    Db::connect_with(database_url, options)
         .await
         .map_err(|e| format!("cannot open database {}: {e}", redact(database_url)))
 }
 
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
-    let db = open(database_url, args.database_connections).await?;
+    let options = DbOptions {
+        pg_connections: args.database_connections,
+        timeout: args.database_timeout,
+    };
+    let db = open(database_url, options).await?;
     let clock = system_clock();
     if let Some((id, secret)) = keys::bootstrap(&db, clock()).await? {
         println!("Created API key {id} (free plan). It is shown only this once:");
@@ -152,7 +187,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
 }
 
 async fn keys_command(command: KeysCommand, database_url: &str) -> Result<(), String> {
-    let db = open(database_url, DEFAULT_PG_CONNECTIONS).await?;
+    let db = open(database_url, DbOptions::default()).await?;
     let now = chrono::Utc::now();
     match command {
         KeysCommand::Create {
@@ -203,4 +238,21 @@ async fn keys_command(command: KeysCommand, database_url: &str) -> Result<(), St
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts_read_as_an_operator_writes_them() {
+        assert_eq!(parse_timeout("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_timeout("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_timeout("3"), Ok(Duration::from_secs(3)));
+        for wrong in ["", "0", "-1s", "2m", "fast", "1e9", "NaN"] {
+            let e = parse_timeout(wrong).unwrap_err();
+            assert!(e.contains("is not a timeout"), "{wrong}: {e}");
+        }
+    }
 }

@@ -1,5 +1,12 @@
 //! The one application error type. Each variant's doc names its HTTP status;
 //! internal causes are logged and never sent to the client.
+//!
+//! Storage errors are sorted by what they tell the client: a database that
+//! cannot be reached or cannot take the request now (a refused or lost
+//! connection, a timeout, a lock held too long, a full disk) is
+//! [`ApiError::Unavailable`], a 503 after which nothing was done; a write whose
+//! commit was sent but never confirmed is [`ApiError::Indeterminate`]; any
+//! other failure is [`ApiError::Internal`].
 
 use actix_web::http::StatusCode;
 use petstore_api::models;
@@ -16,7 +23,22 @@ pub enum ApiError {
     Unprocessable { code: &'static str, message: String },
     /// 500 `internal`: the cause is logged, the client sees a generic message.
     Internal(Box<dyn std::error::Error + Send + Sync>),
+    /// 503 `unavailable` with `Retry-After`: the database cannot be reached
+    /// or cannot take the request now, and nothing was done. Logged with its
+    /// cause; `None` when the request was refused without trying (the
+    /// database is known to be away).
+    Unavailable(Option<Box<dyn std::error::Error + Send + Sync>>),
+    /// 500 `internal`: a write's commit was sent and never confirmed, so it
+    /// may or may not have happened. The client is told to retry with the
+    /// same `Idempotency-Key`, which returns the first answer if it did.
+    Indeterminate(Box<dyn std::error::Error + Send + Sync>),
 }
+
+/// Seconds a 503 `unavailable` asks the client to wait: the instance tests
+/// whether the database is back every fraction of that.
+pub const RETRY_AFTER_SECONDS: u32 = 1;
+
+type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 impl ApiError {
     pub fn not_found(what: impl fmt::Display) -> Self {
@@ -37,12 +59,51 @@ impl ApiError {
         }
     }
 
+    /// The database cannot take the request now, for this reason.
+    pub fn unavailable(cause: impl Into<Cause>) -> Self {
+        ApiError::Unavailable(Some(cause.into()))
+    }
+
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Internal(_) | ApiError::Indeterminate(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// Whether this error says the database is away (rather than that it
+    /// answered, with a refusal or an error of its own).
+    pub fn database_away(&self) -> bool {
+        matches!(self, ApiError::Unavailable(_) | ApiError::Indeterminate(_))
+    }
+
+    /// The same error, its cause prefixed with what failed (for the log).
+    pub fn context(self, what: &str) -> ApiError {
+        match self {
+            ApiError::Internal(e) => ApiError::Internal(format!("{what}: {e}").into()),
+            ApiError::Unavailable(Some(e)) => ApiError::unavailable(format!("{what}: {e}")),
+            ApiError::Indeterminate(e) => ApiError::Indeterminate(format!("{what}: {e}").into()),
+            other => other,
+        }
+    }
+
+    /// The same error for another caller: one failure answered to every
+    /// request that waited on it (a round of the shared rate limiter).
+    pub fn relay(&self) -> ApiError {
+        match self {
+            ApiError::NotFound(m) => ApiError::NotFound(m.clone()),
+            ApiError::Conflict { code, message } => ApiError::conflict(code, message.clone()),
+            ApiError::Unprocessable { code, message } => {
+                ApiError::unprocessable(code, message.clone())
+            }
+            ApiError::Internal(e) => ApiError::Internal(e.to_string().into()),
+            ApiError::Unavailable(e) => {
+                ApiError::Unavailable(e.as_ref().map(|e| e.to_string().into()))
+            }
+            ApiError::Indeterminate(e) => ApiError::Indeterminate(e.to_string().into()),
         }
     }
 }
@@ -56,6 +117,9 @@ impl fmt::Display for ApiError {
             }
             // The cause itself: it reads on its own in logs and messages.
             ApiError::Internal(e) => e.fmt(f),
+            ApiError::Unavailable(Some(e)) => write!(f, "database unavailable: {e}"),
+            ApiError::Unavailable(None) => f.write_str("database unavailable"),
+            ApiError::Indeterminate(e) => write!(f, "commit unconfirmed: {e}"),
         }
     }
 }
@@ -64,14 +128,70 @@ impl std::error::Error for ApiError {}
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
-        ApiError::Internal(Box::new(e))
+        if unreachable_sqlx(&e) {
+            ApiError::unavailable(e)
+        } else {
+            ApiError::Internal(Box::new(e))
+        }
+    }
+}
+
+/// Whether a PostgreSQL (or sqlx) error says the database is away or cannot
+/// take work now, rather than that it refused this request.
+fn unreachable_sqlx(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // Class 08: connection exceptions. 57P01-57P03: the server is
+            // shutting down or starting up. 57014: a statement ran past
+            // `statement_timeout`. 53300: too many connections. 55P03: a
+            // lock not available in time.
+            code.starts_with("08")
+                || matches!(
+                    &*code,
+                    "57P01" | "57P02" | "57P03" | "57014" | "53300" | "55P03"
+                )
+        }),
+        _ => false,
     }
 }
 
 impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> Self {
-        ApiError::Internal(Box::new(e))
+        if unavailable_sqlite(&e) {
+            ApiError::unavailable(e)
+        } else {
+            ApiError::Internal(Box::new(e))
+        }
     }
+}
+
+impl ApiError {
+    /// A SQLite error known only by reference (a group's failed commit,
+    /// answered to each of its writes), with what failed.
+    pub(crate) fn sqlite(e: &rusqlite::Error, what: &str) -> ApiError {
+        let message = format!("{what}: {e}");
+        if unavailable_sqlite(e) {
+            ApiError::unavailable(message)
+        } else {
+            ApiError::Internal(message.into())
+        }
+    }
+}
+
+/// Whether a SQLite error says the file cannot take the request now: locked
+/// past the busy timeout, a full disk, an I/O error, a file that cannot be
+/// opened or written.
+fn unavailable_sqlite(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode::*;
+    matches!(
+        e.sqlite_error_code(),
+        Some(DatabaseBusy | DatabaseLocked | DiskFull | SystemIoFailure | CannotOpen | ReadOnly)
+    )
 }
 
 impl From<ApiError> for ErrorResponse {
@@ -89,6 +209,30 @@ impl From<ApiError> for ErrorResponse {
                     "internal",
                     "the server failed to handle the request",
                 )
+            }
+            ApiError::Indeterminate(cause) => {
+                tracing::error!(error = %cause, "a commit was not confirmed");
+                models::Error::new(
+                    status,
+                    "internal",
+                    "the database did not confirm the change, which may or may not have \
+                     been made; retry with the same Idempotency-Key to learn which",
+                )
+            }
+            ApiError::Unavailable(cause) => {
+                if let Some(cause) = cause {
+                    tracing::warn!(error = %cause, "database unavailable");
+                }
+                let body = models::Error::new(
+                    status,
+                    "unavailable",
+                    format!(
+                        "the database is unavailable and nothing was done; \
+                         retry in {RETRY_AFTER_SECONDS} s"
+                    ),
+                );
+                return ErrorResponse::new(status, body)
+                    .with_header("Retry-After", RETRY_AFTER_SECONDS);
             }
         };
         ErrorResponse::new(status, body)

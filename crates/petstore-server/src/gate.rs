@@ -10,6 +10,7 @@
 //! anyone may call it, and callers without a valid key are limited per
 //! client address, as every anonymous request is.
 
+use crate::error::ApiError;
 use crate::keys::{self, KeyInfo, Plan};
 use crate::limiter::{Decision, Limiter, Subject, Verdict};
 use crate::metrics::Metrics;
@@ -95,7 +96,7 @@ pub async fn gate(
     let key = match bearer(&request) {
         Some(presented) => match cache.authenticate(&state.db, &presented).await {
             Ok(key) => key,
-            Err(e) => return Ok(internal(request, "key lookup failed", &e)),
+            Err(e) => return Ok(failed(request, "key lookup failed", e)),
         },
         None => None,
     };
@@ -122,7 +123,9 @@ pub async fn gate(
         .await
     {
         Ok(decision) => decision,
-        Err(e) => return Ok(internal(request, "rate limit check failed", &e)),
+        // Without a decision the request is refused, never let through
+        // unlimited: 503 while the database is away, 500 otherwise.
+        Err(e) => return Ok(failed(request, "rate limit check failed", e)),
     };
     let refused = match decision.verdict {
         Verdict::Banned { .. } => Some("api_key_banned"),
@@ -178,19 +181,10 @@ pub async fn gate(
     Ok(response)
 }
 
-/// A 500 for a failure of the gate's own storage, logged with what failed.
-fn internal(
-    request: ServiceRequest,
-    what: &str,
-    e: &dyn std::fmt::Display,
-) -> ServiceResponse<BoxBody> {
-    tracing::error!(error = %e, "{what}");
-    let response = error(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "internal",
-        "the server failed to handle the request",
-    );
-    request.into_response(response)
+/// The answer to a failure of the gate's own storage: 503 `unavailable`
+/// while the database is away, 500 otherwise, logged with what failed.
+fn failed(request: ServiceRequest, what: &str, e: ApiError) -> ServiceResponse<BoxBody> {
+    request.into_response(ErrorResponse::from(e.context(what)).into_http())
 }
 
 /// Sets a header to a number (numbers are always valid header text).

@@ -294,7 +294,7 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
         let headers = r.headers.iter().map(|h| {
             let field = ident(&h.rust);
             let wire = &h.wire;
-            let read = if scalar_header(api, &h.shape) {
+            let read = if super::scalar_header(api, &h.shape) {
                 if h.required {
                     quote!(answer.required_header(#wire)?)
                 } else {
@@ -320,17 +320,5 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
         quote!(operations::#resp::#variant(#body))
     } else {
         quote!(operations::#resp::#variant)
-    }
-}
-
-/// Whether a header's type reads with `FromStr` (scalars and string enums).
-fn scalar_header(api: &Api, shape: &Shape) -> bool {
-    match &shape.ty {
-        Ty::Array(_) | Ty::Map(_) | Ty::Json | Ty::Bytes => false,
-        Ty::Named(n) => matches!(
-            crate::lower::resolve(&api.types, n).map(|t| &t.kind),
-            Some(TypeKind::Enum(_))
-        ),
-        _ => true,
     }
 }

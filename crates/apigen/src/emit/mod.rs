@@ -467,3 +467,16 @@ pub(crate) fn default_expr(
         _ => return None,
     })
 }
+
+/// Whether a header's type reads from text with `FromStr` (scalars and
+/// string enums), rather than in a style.
+pub(crate) fn scalar_header(api: &Api, shape: &Shape) -> bool {
+    match &shape.ty {
+        Ty::Array(_) | Ty::Map(_) | Ty::Json | Ty::Bytes => false,
+        Ty::Named(n) => matches!(
+            crate::lower::resolve(&api.types, n).map(|t| &t.kind),
+            Some(TypeKind::Enum(_))
+        ),
+        _ => true,
+    }
+}

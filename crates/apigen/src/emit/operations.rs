@@ -80,18 +80,35 @@ fn error_response(api: &Api) -> TokenStream {
         pub struct ErrorResponse {
             pub status: runtime::StatusCode,
             pub body: #body,
+            /// Headers sent with it (`Retry-After`, say): a response that
+            /// declares one takes its value from here.
+            pub headers: Vec<(String, String)>,
         }
 
         impl ErrorResponse {
             pub fn new(status: runtime::StatusCode, body: #body) -> Self {
-                ErrorResponse { status, body }
+                ErrorResponse { status, body, headers: Vec::new() }
+            }
+
+            /// The same error, sent with one more header.
+            pub fn with_header(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+                self.headers.push((name.to_string(), value.to_string()));
+                self
+            }
+
+            /// A header's value, read as the type a response declares for it.
+            pub fn header<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
+                self.headers
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .and_then(|(_, value)| value.parse().ok())
             }
 
             /// The response as it is sent, for errors outside any operation (an
             /// unknown route, say).
             #[cfg(feature = "server")]
             pub fn into_http(self) -> actix_web::HttpResponse {
-                runtime::error_json(self.status, &self.body)
+                runtime::error_json(self.status, &self.body, &self.headers)
             }
         }
     }
@@ -275,7 +292,7 @@ fn takes_error(api: &Api, r: &Response) -> bool {
         (Some(b), Some(e)) => b == e,
         (Some(b), None) => b.ty == Ty::Json,
     };
-    error_status && body_fits && r.headers.iter().all(|h| !h.required)
+    error_status && body_fits
 }
 
 fn response(api: &Api, op: &Operation) -> TokenStream {
@@ -367,23 +384,18 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
         .responses
         .iter()
         .filter(|r| takes_error(api, r) && r.status.is_some())
-        .map(|r| {
+        .filter_map(|r| {
             let status = proc_macro2::Literal::u16_unsuffixed(r.status.unwrap_or_default());
-            let construct = construct_from_error(r, quote!(error.status));
-            quote!(#status => Ok(#construct),)
+            let construct = construct_from_error(api, r)?;
+            Some(quote!(#status => #construct,))
         })
         .collect();
-    let otherwise = match op
+    let otherwise = op
         .responses
         .iter()
-        .find(|r| r.status.is_none() && takes_error(api, r))
-    {
-        Some(default) => {
-            let construct = construct_from_error(default, quote!(error.status));
-            quote!(Ok(#construct))
-        }
-        None => quote!(Err(error)),
-    };
+        .filter(|r| r.status.is_none() && takes_error(api, r))
+        .find_map(|r| construct_from_error(api, r))
+        .unwrap_or_else(|| quote!(Err(error)));
     let declared = if error_arms.is_empty() {
         otherwise
     } else {
@@ -420,21 +432,42 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
     }
 }
 
-/// Builds the variant `r` from an `ErrorResponse` named `error`.
-fn construct_from_error(r: &Response, status: TokenStream) -> TokenStream {
+/// An expression of type `Result<Self, ErrorResponse>` building the variant
+/// `r` from an `ErrorResponse` named `error`: its headers come from the
+/// error's, and an error without a header the variant requires is given
+/// back. `None` when a required header's type cannot be read from text.
+fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
     let variant = ident(&r.variant);
     if r.status.is_none() || !r.headers.is_empty() {
-        let status_field = r.status.is_none().then(|| quote!(status: #status,));
+        let mut reads = Vec::new();
+        for h in &r.headers {
+            let (field, wire) = (ident(&h.rust), &h.wire);
+            let readable = super::scalar_header(api, &h.shape);
+            reads.push(match (h.required, readable) {
+                (true, true) => {
+                    quote!(let Some(#field) = error.header(#wire) else { return Err(error); };)
+                }
+                (true, false) => return None,
+                (false, true) => quote!(let #field = error.header(#wire);),
+                (false, false) => quote!(let #field = None;),
+            });
+        }
+        let status_field = r.status.is_none().then(|| quote!(status: error.status,));
         let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
-        let headers = r.headers.iter().map(|h| {
-            let n = ident(&h.rust);
-            quote!(#n: None,)
-        });
-        quote!(Self::#variant { #status_field #body_field #(#headers)* })
+        let fields = r.headers.iter().map(|h| ident(&h.rust));
+        let build = quote!(Ok(Self::#variant { #status_field #body_field #(#fields,)* }));
+        Some(if reads.is_empty() {
+            build
+        } else {
+            quote!({
+                #(#reads)*
+                #build
+            })
+        })
     } else if r.body.is_some() {
-        quote!(Self::#variant(error.body))
+        Some(quote!(Ok(Self::#variant(error.body))))
     } else {
-        quote!(Self::#variant)
+        Some(quote!(Ok(Self::#variant)))
     }
 }
 

@@ -91,6 +91,12 @@ impl Client {
                 }
             }
             500 => operations::ListPetsResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::ListPetsResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -136,6 +142,12 @@ impl Client {
                 }
             }
             500 => operations::CreatePetResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::CreatePetResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -180,6 +192,12 @@ impl Client {
                 }
             }
             500 => operations::GetPetResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::GetPetResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -214,6 +232,12 @@ impl Client {
                 }
             }
             500 => operations::ReplacePetResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::ReplacePetResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -246,6 +270,12 @@ impl Client {
                 }
             }
             500 => operations::DeletePetResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::DeletePetResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -286,6 +316,12 @@ impl Client {
             }
             500 => {
                 operations::ListCategoriesResponse::InternalServerError(answer.json()?)
+            }
+            503 => {
+                operations::ListCategoriesResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
             }
             _ => return Err(answer.undeclared()),
         };
@@ -339,6 +375,12 @@ impl Client {
             500 => {
                 operations::CreateCategoryResponse::InternalServerError(answer.json()?)
             }
+            503 => {
+                operations::CreateCategoryResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -375,6 +417,12 @@ impl Client {
                 }
             }
             500 => operations::GetCategoryResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::GetCategoryResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -420,6 +468,12 @@ impl Client {
             500 => {
                 operations::DeleteCategoryResponse::InternalServerError(answer.json()?)
             }
+            503 => {
+                operations::DeleteCategoryResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -456,6 +510,12 @@ impl Client {
                 }
             }
             500 => operations::ListOrdersResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::ListOrdersResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -505,6 +565,12 @@ impl Client {
                 }
             }
             500 => operations::PlaceOrderResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::PlaceOrderResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -534,6 +600,12 @@ impl Client {
                 }
             }
             500 => operations::GetOrderResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::GetOrderResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -566,6 +638,12 @@ impl Client {
                 }
             }
             500 => operations::CancelOrderResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::CancelOrderResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -609,6 +687,12 @@ impl Client {
                 }
             }
             500 => operations::CompleteOrderResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::CompleteOrderResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -650,6 +734,12 @@ impl Client {
                 }
             }
             500 => operations::ListInventoryResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::ListInventoryResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
+            }
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
@@ -692,6 +782,12 @@ impl Client {
             }
             500 => {
                 operations::GetInventoryItemResponse::InternalServerError(answer.json()?)
+            }
+            503 => {
+                operations::GetInventoryItemResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
             }
             _ => return Err(answer.undeclared()),
         };
@@ -743,6 +839,12 @@ impl Client {
             }
             500 => {
                 operations::UpdateInventoryResponse::InternalServerError(answer.json()?)
+            }
+            503 => {
+                operations::UpdateInventoryResponse::ServiceUnavailable {
+                    body: answer.json()?,
+                    retry_after: answer.required_header("Retry-After")?,
+                }
             }
             _ => return Err(answer.undeclared()),
         };

@@ -20,7 +20,13 @@
 //! `category_in_use`, `pet_not_available`, `out_of_stock`, `order_completed`,
 //! `sunset`, `payload_too_large`, `unsupported_media_type`, `validation_failed`,
 //! `unknown_pet`, `unknown_category`, `idempotency_key_reused`, `rate_limited`,
-//! `api_key_banned`, `internal`.
+//! `api_key_banned`, `internal`, `unavailable`.
+//!
+//! When the database cannot be reached or cannot take a request in time, the
+//! request is answered at once with 503 `unavailable` and a `Retry-After`; nothing
+//! was done. A write the database did not confirm in time is answered with 500
+//! `internal`: it may or may not have happened, and a retry with the same
+//! `Idempotency-Key` gets the first answer if it did.
 //!
 //! Rules of the store: creating a pet creates its inventory entry with quantity 1;
 //! an entry's status is always its pet's status. Placing an order takes the stock

@@ -14,18 +14,39 @@ use super::runtime;
 pub struct ErrorResponse {
     pub status: runtime::StatusCode,
     pub body: models::Error,
+    /// Headers sent with it (`Retry-After`, say): a response that
+    /// declares one takes its value from here.
+    pub headers: Vec<(String, String)>,
 }
 
 impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: models::Error) -> Self {
-        ErrorResponse { status, body }
+        ErrorResponse {
+            status,
+            body,
+            headers: Vec::new(),
+        }
+    }
+
+    /// The same error, sent with one more header.
+    pub fn with_header(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// A header's value, read as the type a response declares for it.
+    pub fn header<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .and_then(|(_, value)| value.parse().ok())
     }
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
     #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
-        runtime::error_json(self.status, &self.body)
+        runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
@@ -325,8 +346,19 @@ pub enum ListPetsResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl ListPetsResponse {
@@ -337,7 +369,25 @@ impl ListPetsResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -373,6 +423,11 @@ impl ListPetsResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -435,8 +490,19 @@ pub enum CreatePetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl CreatePetResponse {
@@ -449,7 +515,25 @@ impl CreatePetResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -491,6 +575,11 @@ impl CreatePetResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -553,8 +642,19 @@ pub enum GetPetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl GetPetResponse {
@@ -567,7 +667,25 @@ impl GetPetResponse {
             404 => Ok(Self::NotFound(error.body)),
             410 => Ok(Self::Gone(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -617,6 +735,11 @@ impl GetPetResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -670,8 +793,19 @@ pub enum ReplacePetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl ReplacePetResponse {
@@ -685,7 +819,25 @@ impl ReplacePetResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -730,6 +882,11 @@ impl ReplacePetResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -778,8 +935,19 @@ pub enum DeletePetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl DeletePetResponse {
@@ -792,7 +960,25 @@ impl DeletePetResponse {
             404 => Ok(Self::NotFound(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -833,6 +1019,11 @@ impl DeletePetResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -904,8 +1095,19 @@ pub enum ListCategoriesResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl ListCategoriesResponse {
@@ -916,7 +1118,25 @@ impl ListCategoriesResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -952,6 +1172,11 @@ impl ListCategoriesResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1014,8 +1239,19 @@ pub enum CreateCategoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl CreateCategoryResponse {
@@ -1028,7 +1264,25 @@ impl CreateCategoryResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1070,6 +1324,11 @@ impl CreateCategoryResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1122,8 +1381,19 @@ pub enum GetCategoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl GetCategoryResponse {
@@ -1135,7 +1405,25 @@ impl GetCategoryResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1175,6 +1463,11 @@ impl GetCategoryResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1228,8 +1521,19 @@ pub enum DeleteCategoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl DeleteCategoryResponse {
@@ -1242,7 +1546,25 @@ impl DeleteCategoryResponse {
             404 => Ok(Self::NotFound(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1286,6 +1608,11 @@ impl DeleteCategoryResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1372,8 +1699,19 @@ pub enum ListOrdersResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl ListOrdersResponse {
@@ -1384,7 +1722,25 @@ impl ListOrdersResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1420,6 +1776,11 @@ impl ListOrdersResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1484,8 +1845,19 @@ pub enum PlaceOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl PlaceOrderResponse {
@@ -1499,7 +1871,25 @@ impl PlaceOrderResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1547,6 +1937,11 @@ impl PlaceOrderResponse {
                 let builder = runtime::respond(runtime::status(500));
                 runtime::json(builder, &body)
             }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
         }
     }
 }
@@ -1591,8 +1986,19 @@ pub enum GetOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl GetOrderResponse {
@@ -1604,7 +2010,25 @@ impl GetOrderResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1641,6 +2065,11 @@ impl GetOrderResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1689,8 +2118,19 @@ pub enum CancelOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl CancelOrderResponse {
@@ -1703,7 +2143,25 @@ impl CancelOrderResponse {
             404 => Ok(Self::NotFound(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1744,6 +2202,11 @@ impl CancelOrderResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1801,8 +2264,19 @@ pub enum CompleteOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl CompleteOrderResponse {
@@ -1814,7 +2288,25 @@ impl CompleteOrderResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1851,6 +2343,11 @@ impl CompleteOrderResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -1931,8 +2428,19 @@ pub enum ListInventoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl ListInventoryResponse {
@@ -1943,7 +2451,25 @@ impl ListInventoryResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -1982,6 +2508,11 @@ impl ListInventoryResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -2034,8 +2565,19 @@ pub enum GetInventoryItemResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl GetInventoryItemResponse {
@@ -2047,7 +2589,25 @@ impl GetInventoryItemResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -2087,6 +2647,11 @@ impl GetInventoryItemResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }
@@ -2146,8 +2711,19 @@ pub enum UpdateInventoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
-    /// `500`: Something failed inside the server (`internal`); no details are given.
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
     InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable {
+        body: models::Error,
+        /// Seconds to wait before retrying.
+        ///
+        /// Header `Retry-After`.
+        retry_after: i64,
+    },
 }
 
 impl UpdateInventoryResponse {
@@ -2161,7 +2737,25 @@ impl UpdateInventoryResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::TooManyRequests {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             500 => Ok(Self::InternalServerError(error.body)),
+            503 => {
+                let Some(retry_after) = error.header("Retry-After") else {
+                    return Err(error);
+                };
+                Ok(Self::ServiceUnavailable {
+                    body: error.body,
+                    retry_after,
+                })
+            }
             _ => Err(error),
         }
     }
@@ -2209,6 +2803,11 @@ impl UpdateInventoryResponse {
             }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable { body, retry_after } => {
+                let mut builder = runtime::respond(runtime::status(503));
+                runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
         }

@@ -56,7 +56,7 @@ struct Shared {
 struct Waiting {
     limits: Limits,
     now: i64,
-    reply: oneshot::Sender<Result<Decision, String>>,
+    reply: oneshot::Sender<Result<Decision, ApiError>>,
 }
 
 impl SharedLimiter {
@@ -113,7 +113,6 @@ impl SharedLimiter {
         answer
             .await
             .map_err(|_| ApiError::Internal("the rate limiter stopped".into()))?
-            .map_err(|e| ApiError::Internal(e.into()))
     }
 
     /// Drops the rows of subjects whose windows have passed and that are not
@@ -173,9 +172,8 @@ impl Leader {
                     }
                 }
                 Err(e) => {
-                    let e = e.to_string();
                     for waiting in batch {
-                        let _ = waiting.reply.send(Err(e.clone()));
+                        let _ = waiting.reply.send(Err(e.relay()));
                     }
                 }
             }

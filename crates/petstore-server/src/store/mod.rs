@@ -17,11 +17,22 @@
 //! Migrations (`migrations/sqlite`, `migrations/postgres`: the same versions)
 //! are applied by sqlx's migrator when the database is opened ([`setup`]).
 //!
+//! No request waits on the database longer than the database timeout
+//! ([`DbOptions::timeout`]): on PostgreSQL it bounds the wait for a
+//! connection, every statement (`statement_timeout`) and each database call
+//! as a whole; on SQLite it bounds the wait for a lock (`busy_timeout`) and
+//! for the writer. A database that cannot answer in time is a 503
+//! ([`ApiError::Unavailable`]), after which nothing was done; a commit that
+//! was sent and never confirmed is [`ApiError::Indeterminate`]. On
+//! PostgreSQL a circuit breaker ([`health`]) answers 503 at once while the
+//! database is away.
+//!
 //! The rules live by what they govern: [`catalog`] (categories and pets),
 //! [`orders`], [`inventory`], and [`idempotency`] (retried POSTs).
 
 mod catalog;
 pub(crate) mod conn;
+mod health;
 mod idempotency;
 mod inventory;
 mod orders;
@@ -30,7 +41,7 @@ mod sqlite;
 
 pub use catalog::PetFilter;
 pub use idempotency::Idempotency;
-pub use setup::{redact, DEFAULT_PG_CONNECTIONS};
+pub use setup::{redact, DbOptions, DEFAULT_DATABASE_TIMEOUT, DEFAULT_PG_CONNECTIONS};
 pub use sqlite::{release_snapshots, SNAPSHOT_AGE};
 
 use crate::error::ApiError;
@@ -40,6 +51,7 @@ use petstore_api::models::PetStatus;
 use sqlx::postgres::PgPool;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Which database a [`Db`] runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +69,17 @@ pub struct Db {
 #[derive(Debug)]
 enum Inner {
     Sqlite(sqlite::SqliteStore),
-    Postgres(PgPool),
+    Postgres(Postgres),
+}
+
+/// PostgreSQL: the pool, and what bounds each call to it.
+#[derive(Debug)]
+struct Postgres {
+    pool: PgPool,
+    breaker: health::Breaker,
+    /// The most one call (reads, or a write's work) may take, and again
+    /// the most a commit may take to be confirmed.
+    timeout: Duration,
 }
 
 /// How busy the database's connections are, for the metrics.
@@ -122,9 +144,9 @@ impl Db {
             Inner::Sqlite(store) => PoolState::Sqlite {
                 queued_writes: store.queued_writes(),
             },
-            Inner::Postgres(pool) => PoolState::Postgres {
-                open: pool.size(),
-                idle: u32::try_from(pool.num_idle()).unwrap_or(u32::MAX),
+            Inner::Postgres(pg) => PoolState::Postgres {
+                open: pg.pool.size(),
+                idle: u32::try_from(pg.pool.num_idle()).unwrap_or(u32::MAX),
             },
         }
     }
@@ -132,28 +154,40 @@ impl Db {
     /// The PostgreSQL pool, when the database is PostgreSQL.
     pub fn postgres(&self) -> Option<&PgPool> {
         match &*self.inner {
-            Inner::Postgres(pool) => Some(pool),
+            Inner::Postgres(pg) => Some(&pg.pool),
             Inner::Sqlite(_) => None,
         }
     }
 
     /// Runs `op` on a read connection: on SQLite inline, on this thread's own
-    /// connection; on PostgreSQL on one from the pool.
+    /// connection; on PostgreSQL on one from the pool, within the timeout.
     pub(crate) async fn read<T>(
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>,
     ) -> Result<T> {
         match &*self.inner {
             Inner::Sqlite(store) => store.read(|conn| inline(op(&mut Conn::Sqlite(conn)))),
-            Inner::Postgres(pool) => {
-                let mut conn = pool.acquire().await?;
-                op(&mut Conn::Postgres(&mut conn)).await
+            Inner::Postgres(pg) => {
+                let ticket = pg.breaker.admit()?;
+                let result = within(pg.timeout, async {
+                    let mut conn = pg.pool.acquire().await?;
+                    op(&mut Conn::Postgres(&mut conn)).await
+                })
+                .await;
+                ticket.record(&result);
+                result
             }
         }
     }
 
     /// Runs `op` in a transaction, committed when it returns `Ok`: on SQLite
     /// in the writer thread's next group, on PostgreSQL on a pooled connection.
+    ///
+    /// On PostgreSQL the work (connection, statements) must finish within the
+    /// timeout, or it is rolled back and the answer is 503; the commit then
+    /// has the timeout again to be confirmed. A commit sent and not confirmed
+    /// (the connection lost, or no answer in time) may have happened:
+    /// [`ApiError::Indeterminate`], never a 503.
     pub(crate) async fn write<T: Send + 'static>(
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
@@ -164,22 +198,72 @@ impl Db {
                     .write(move |conn| inline(op(&mut Conn::Sqlite(conn))))
                     .await
             }
-            Inner::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                let result = op(&mut Conn::Postgres(&mut tx)).await;
-                if result.is_ok() {
-                    tx.commit().await?;
-                }
+            Inner::Postgres(pg) => {
+                let ticket = pg.breaker.admit()?;
+                let result = pg.transaction(op).await;
+                ticket.record(&result);
                 result
             }
         }
     }
 
-    /// Checks that the database answers (for `/healthz`).
+    /// Checks that the database answers (for `/healthz`). While the breaker
+    /// is open this is answered at once, except when it is time for a
+    /// probe: health checks are probes too.
     pub async fn ping(&self) -> Result<()> {
         self.read(async |c| c.query_one("SELECT 1", &[]).await.map(|_| ()))
             .await
     }
+
+    /// The database timeout.
+    pub fn timeout(&self) -> Duration {
+        match &*self.inner {
+            Inner::Sqlite(store) => store.timeout(),
+            Inner::Postgres(pg) => pg.timeout,
+        }
+    }
+}
+
+impl Postgres {
+    async fn transaction<T>(&self, op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>) -> Result<T> {
+        // Dropped unfinished (timed out), the transaction is rolled back: its
+        // commit was never sent.
+        let worked = within(self.timeout, async {
+            let mut tx = self.pool.begin().await?;
+            let result = op(&mut Conn::Postgres(&mut tx)).await;
+            Ok((tx, result))
+        })
+        .await;
+        let (tx, value) = match worked? {
+            (tx, Ok(value)) => (tx, value),
+            (_, Err(e)) => return Err(e),
+        };
+        match tokio::time::timeout(self.timeout, tx.commit()).await {
+            Ok(Ok(())) => Ok(value),
+            // The server answered the commit with an error of its own: it
+            // did not happen.
+            Ok(Err(e @ sqlx::Error::Database(_))) => Err(e.into()),
+            Ok(Err(e)) => Err(ApiError::Indeterminate(Box::new(e))),
+            Err(_) => Err(ApiError::Indeterminate(
+                format!("no answer to the commit within {:?}", self.timeout).into(),
+            )),
+        }
+    }
+}
+
+/// Runs a database call within `timeout`; past it, the call is dropped
+/// (a transaction in it rolled back) and the answer is a 503.
+async fn within<T>(
+    timeout: Duration,
+    call: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    tokio::time::timeout(timeout, call)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ApiError::unavailable(format!(
+                "the database did not answer within {timeout:?}"
+            )))
+        })
 }
 
 /// Runs a future that cannot wait: every SQLite statement completes in the

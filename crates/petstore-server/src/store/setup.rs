@@ -1,28 +1,52 @@
 //! Opening a database: the URL decides SQLite or PostgreSQL, pending
 //! migrations are applied, and PostgreSQL connections are pooled.
 
-use super::{sqlite, Backend, Db, Inner, Result};
+use super::{health, sqlite, Backend, Db, Inner, Postgres, Result};
 use crate::error::ApiError;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Connections per PostgreSQL pool (per server process) unless told otherwise.
 pub const DEFAULT_PG_CONNECTIONS: u32 = 16;
+/// The database timeout unless told otherwise.
+pub const DEFAULT_DATABASE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How a database is opened and used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DbOptions {
+    /// Connections open to PostgreSQL at most, per instance (SQLite has one
+    /// writer and a reader per thread).
+    pub pg_connections: u32,
+    /// The most a request waits on the database: for a connection, a
+    /// statement, a lock, or a call as a whole. Past it, the request is
+    /// answered 503 and nothing was done.
+    pub timeout: Duration,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions {
+            pg_connections: DEFAULT_PG_CONNECTIONS,
+            timeout: DEFAULT_DATABASE_TIMEOUT,
+        }
+    }
+}
 
 impl Db {
     /// Opens the database at `url` and applies pending migrations:
     /// `sqlite://petstore.db` or `sqlite:///abs/path.db` (created if missing),
     /// or `postgres://user:password@host:port/database` (which must exist).
     pub async fn connect(url: &str) -> Result<Db> {
-        Db::connect_with(url, DEFAULT_PG_CONNECTIONS).await
+        Db::connect_with(url, DbOptions::default()).await
     }
 
-    /// As [`Db::connect`], with at most `pg_connections` connections open to
-    /// PostgreSQL at once (SQLite has one writer and a reader per thread).
-    pub async fn connect_with(url: &str, pg_connections: u32) -> Result<Db> {
+    /// As [`Db::connect`], with `options`.
+    pub async fn connect_with(url: &str, options: DbOptions) -> Result<Db> {
+        let timeout = options.timeout;
         let backend = Backend::of_url(url).ok_or_else(|| {
             ApiError::Internal(
                 format!(
@@ -43,23 +67,36 @@ impl Db {
                     .await
                     .map_err(sqlx::Error::from)?;
                 migrating.close().await?;
-                Inner::Sqlite(sqlite::SqliteStore::open(options.get_filename())?)
+                Inner::Sqlite(sqlite::SqliteStore::open(options.get_filename(), timeout)?)
             }
             Backend::Postgres => {
                 // One direct connection first: the pool would only report a
                 // timeout, this reports why (refused, unknown database, ...).
-                let options = PgConnectOptions::from_str(url)?;
-                options.connect().await?.close().await?;
-                let pool = PgPoolOptions::new()
-                    .max_connections(pg_connections.max(1))
-                    .acquire_timeout(std::time::Duration::from_secs(5))
-                    .connect_with(options)
-                    .await?;
+                // It applies the migrations, free of the statement timeout:
+                // another instance may be applying them, and it waits.
+                let connect = PgConnectOptions::from_str(url)?;
+                let mut migrating = tokio::time::timeout(timeout, connect.connect())
+                    .await
+                    .map_err(|_| {
+                        ApiError::unavailable(format!(
+                            "PostgreSQL did not answer within {timeout:?}"
+                        ))
+                    })??;
                 sqlx::migrate!("./migrations/postgres")
-                    .run(&pool)
+                    .run(&mut migrating)
                     .await
                     .map_err(sqlx::Error::from)?;
-                Inner::Postgres(pool)
+                migrating.close().await?;
+                let millis = timeout.as_millis().to_string();
+                let pool = PgPoolOptions::new()
+                    .max_connections(options.pg_connections.max(1))
+                    .acquire_timeout(timeout)
+                    .connect_lazy_with(connect.options([("statement_timeout", millis.as_str())]));
+                Inner::Postgres(Postgres {
+                    pool,
+                    breaker: health::Breaker::default(),
+                    timeout,
+                })
             }
         };
         Ok(Db {

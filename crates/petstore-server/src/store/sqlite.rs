@@ -23,6 +23,12 @@
 //!   its own savepoint), commits once with `synchronous = FULL`, and only then
 //!   answers them all: a group commit. An answered write is on disk, and one
 //!   fsync serves the group.
+//! - Nothing waits past the database timeout: connections wait that long at
+//!   most for a lock another process holds (`busy_timeout`), a group waits
+//!   for the file's write lock no longer than its oldest write may, and a
+//!   write still queued when its time is up is answered 503 without running.
+//!   A group that fails to commit (a full disk, a lock never granted) is
+//!   rolled back whole, so its writes are answered 503: none happened.
 
 use crate::error::ApiError;
 use std::cell::RefCell;
@@ -41,19 +47,26 @@ const MAX_GROUP: usize = 256;
 const CHECKPOINT_PAGES: u64 = 4_000;
 /// How long a read connection may keep one snapshot while nothing changes.
 pub const SNAPSHOT_AGE: Duration = Duration::from_millis(50);
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A write as the writer thread runs it: it does the work and returns
-/// whether to keep it, and how to answer once the group's commit is known.
-type Job = Box<dyn FnOnce(&rusqlite::Connection) -> Done + Send>;
+/// A write as the writer thread runs it.
+struct Job {
+    /// When its caller stops waiting: a job not begun by then is not run.
+    deadline: Instant,
+    work: Work,
+}
+
+/// Does a write's work on the connection and returns whether to keep it,
+/// and how to answer once the group's commit is known. Given no connection,
+/// it does nothing and answers that the write waited too long.
+type Work = Box<dyn FnOnce(Option<&rusqlite::Connection>) -> Done + Send>;
 
 struct Done {
     keep: bool,
     answer: Answer,
 }
 
-/// Answers a job's caller, given whether its group committed.
-type Answer = Box<dyn FnOnce(std::result::Result<(), String>) + Send>;
+/// Answers a job's caller, given how its group's commit went.
+type Answer = Box<dyn FnOnce(std::result::Result<(), &rusqlite::Error>) + Send>;
 
 #[derive(Debug)]
 pub struct SqliteStore {
@@ -65,6 +78,8 @@ pub struct SqliteStore {
     commits: Arc<AtomicU64>,
     /// Writes sent to the writer and not yet taken up by it.
     queued: Arc<AtomicUsize>,
+    /// The database timeout.
+    timeout: Duration,
 }
 
 /// A thread's read connection to one store, and the snapshot it holds.
@@ -109,9 +124,10 @@ pub fn release_snapshots() {
 
 impl SqliteStore {
     /// Opens the (migrated) database file and starts its writer thread.
-    pub fn open(path: &Path) -> Result<SqliteStore> {
+    /// Nothing waits on the database longer than `timeout`.
+    pub fn open(path: &Path, timeout: Duration) -> Result<SqliteStore> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-        let writer = connect(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let writer = connect(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE, timeout)?;
         // Checkpoints stay SQLite's automatic ones, run by the writer between
         // groups: one run from another thread cannot finish while writes keep
         // coming, and the WAL then grows without bound (measured: 1.2 GB in
@@ -136,7 +152,13 @@ impl SqliteStore {
             jobs,
             commits,
             queued,
+            timeout,
         })
+    }
+
+    /// The database timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Runs `op` on this thread's read connection, in a snapshot that holds
@@ -147,7 +169,11 @@ impl SqliteStore {
             let reader = match readers.entry(self.id) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => e.insert(Reader {
-                    conn: connect(&self.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?,
+                    conn: connect(
+                        &self.path,
+                        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+                        self.timeout,
+                    )?,
                     seen: u64::MAX,
                     changed: Instant::now(),
                     snapshot: None,
@@ -183,24 +209,37 @@ impl SqliteStore {
     }
 
     /// Runs `op` in the writer thread, inside the next group's transaction;
-    /// resolves once that transaction is committed (or has failed).
+    /// resolves once that transaction is committed (or has failed). A write
+    /// the writer could not begin within the timeout is answered 503
+    /// without running.
     pub async fn write<T: Send + 'static>(
         &self,
         op: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let (reply, answer) = tokio::sync::oneshot::channel();
-        let job: Job = Box::new(move |conn| {
-            let result = op(conn);
+        let timeout = self.timeout;
+        let work = move |conn: Option<&rusqlite::Connection>| {
+            let result = match conn {
+                Some(conn) => op(conn),
+                None => Err(ApiError::unavailable(format!(
+                    "the write could not begin within {timeout:?}"
+                ))),
+            };
             Done {
                 keep: result.is_ok(),
                 answer: Box::new(move |committed| {
                     let _ = reply.send(match committed {
                         Ok(()) => result,
-                        Err(e) => Err(ApiError::Internal(format!("commit failed: {e}").into())),
+                        // A failed commit is rolled back: nothing happened.
+                        Err(e) => Err(ApiError::sqlite(e, "commit failed")),
                     });
                 }),
             }
-        });
+        };
+        let job = Job {
+            deadline: Instant::now() + timeout,
+            work: Box::new(work),
+        };
         self.queued.fetch_add(1, Ordering::Relaxed);
         self.jobs.send(job).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
@@ -212,13 +251,18 @@ impl SqliteStore {
     }
 }
 
-/// A connection used by one thread at a time (SQLite's own mutex is off).
-fn connect(path: &Path, mode: rusqlite::OpenFlags) -> Result<rusqlite::Connection> {
+/// A connection used by one thread at a time (SQLite's own mutex is off),
+/// that waits `timeout` at most for a lock.
+fn connect(
+    path: &Path,
+    mode: rusqlite::OpenFlags,
+    timeout: Duration,
+) -> Result<rusqlite::Connection> {
     let conn = rusqlite::Connection::open_with_flags(
         path,
         mode | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(timeout)?;
     Ok(conn)
 }
 
@@ -229,8 +273,8 @@ fn stopped() -> ApiError {
 /// The writer thread: group after group until every sender is gone. A group
 /// runs the writes queued when it begins and those that arrive while it runs,
 /// up to [`MAX_GROUP`]: a write that arrives mid-group commits with it rather
-/// than waiting a whole group. Each commit is counted before its writes are
-/// answered.
+/// than waiting a whole group. A write whose deadline has passed is answered
+/// at once, unrun. Each commit is counted before its writes are answered.
 fn write_loop(
     conn: &rusqlite::Connection,
     queue: &mpsc::Receiver<Job>,
@@ -243,6 +287,13 @@ fn write_loop(
             .chain(std::iter::from_fn(|| queue.try_recv().ok()))
             .inspect(|_| {
                 queued.fetch_sub(1, Ordering::Relaxed);
+            })
+            .filter_map(|job| {
+                if job.deadline > Instant::now() {
+                    return Some(job);
+                }
+                ((job.work)(None).answer)(Ok(()));
+                None
             });
         let outcome = run_group(conn, group.take(MAX_GROUP), &mut answers);
         if outcome.is_err() {
@@ -250,9 +301,8 @@ fn write_loop(
         } else {
             commits.fetch_add(1, Ordering::Release);
         }
-        let outcome = outcome.map_err(|e| e.to_string());
         for answer in answers.drain(..) {
-            answer(outcome.clone());
+            answer(outcome.as_ref().map(|_| ()));
         }
     }
 }
@@ -265,16 +315,29 @@ fn run(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<()> {
 
 /// Runs a group in one transaction, each job in its own savepoint, and
 /// commits. Collects each job's answer; a job that panicked has none (its
-/// caller sees the writer's reply channel closed, a 500).
+/// caller sees the writer's reply channel closed, a 500). The file's write
+/// lock is waited for no longer than the oldest job may wait; not granted,
+/// that job is answered with the failure and the others stay queued.
 fn run_group(
     conn: &rusqlite::Connection,
     group: impl Iterator<Item = Job>,
     answers: &mut Vec<Answer>,
 ) -> rusqlite::Result<()> {
-    run(conn, "BEGIN IMMEDIATE")?;
+    let mut group = group.peekable();
+    let Some(oldest) = group.peek() else {
+        return Ok(());
+    };
+    conn.busy_timeout(oldest.deadline.saturating_duration_since(Instant::now()))?;
+    if let Err(e) = run(conn, "BEGIN IMMEDIATE") {
+        if let Some(job) = group.next() {
+            answers.push((job.work)(None).answer);
+        }
+        return Err(e);
+    }
     for job in group {
         run(conn, "SAVEPOINT job")?;
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(conn)));
+        let done =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (job.work)(Some(conn))));
         let keep = matches!(done, Ok(Done { keep: true, .. }));
         if !keep {
             run(conn, "ROLLBACK TO job")?;
@@ -288,30 +351,40 @@ fn run_group(
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
     use super::*;
 
-    fn store() -> (tempfile::TempDir, SqliteStore) {
+    pub fn store() -> (tempfile::TempDir, SqliteStore) {
+        store_with(Duration::from_secs(2))
+    }
+
+    pub fn store_with(timeout: Duration) -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER NOT NULL)")
             .unwrap();
-        (dir, SqliteStore::open(&path).unwrap())
+        (dir, SqliteStore::open(&path, timeout).unwrap())
     }
 
     /// A runtime to await the writer's answers on.
-    fn runtime() -> tokio::runtime::Runtime {
+    pub fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
     }
 
-    fn count(store: &SqliteStore) -> i64 {
+    pub fn count(store: &SqliteStore) -> i64 {
         store
             .read(|c| Ok(c.query_row("SELECT count(*) FROM t", [], |r| r.get(0))?))
             .unwrap()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use super::*;
 
     #[test]
     fn a_refused_or_panicking_write_undoes_only_itself() {
@@ -424,5 +497,78 @@ mod tests {
         let other = store.clone();
         let seen = std::thread::spawn(move || count(&other)).join().unwrap();
         assert_eq!((count(&store), seen), (1, 1));
+    }
+}
+
+#[cfg(test)]
+mod timeouts {
+    use super::tests_support::*;
+    use super::*;
+
+    const TIMEOUT: Duration = Duration::from_millis(300);
+
+    /// Another connection (another process, as far as SQLite can tell)
+    /// holding the file's write lock until dropped. Readers of a WAL
+    /// database do not wait for it.
+    fn hold_write_lock(dir: &Path) -> rusqlite::Connection {
+        let other = rusqlite::Connection::open(dir.join("t.db")).unwrap();
+        other
+            .execute_batch("BEGIN IMMEDIATE; INSERT INTO t (n) VALUES (9)")
+            .unwrap();
+        other
+    }
+
+    #[test]
+    fn a_locked_file_answers_503_within_the_timeout_and_nothing_is_written() {
+        let (dir, store) = store_with(TIMEOUT);
+        let runtime = runtime();
+        let other = hold_write_lock(dir.path());
+        assert_eq!(count(&store), 0, "reads go on");
+        let started = Instant::now();
+        let outcomes =
+            runtime.block_on(futures_util::future::join_all((0..20).map(|n| {
+                store.write(move |c| Ok(c.execute("INSERT INTO t (n) VALUES (?1)", [n])?))
+            })));
+        let waited = started.elapsed();
+        for outcome in &outcomes {
+            assert!(
+                matches!(outcome, Err(ApiError::Unavailable(Some(_)))),
+                "{outcome:?}"
+            );
+        }
+        // Each write waited its own timeout at most, not one per write
+        // queued before it.
+        assert!(waited < 3 * TIMEOUT, "20 writes took {waited:?}");
+        drop(other);
+        assert_eq!(
+            count(&store),
+            0,
+            "the other connection rolled back, and none of ours ran"
+        );
+        runtime
+            .block_on(store.write(|c| Ok(c.execute("INSERT INTO t (n) VALUES (1)", [])?)))
+            .expect("the lock released, writes go on");
+        assert_eq!(count(&store), 1);
+    }
+
+    #[test]
+    fn a_write_queued_past_its_deadline_is_answered_without_running() {
+        let (_dir, store) = store_with(TIMEOUT);
+        let runtime = runtime();
+        let (first, second) = runtime.block_on(async {
+            // The first write keeps the writer busy past the second's deadline.
+            let slow = store.write(|c| {
+                std::thread::sleep(TIMEOUT + Duration::from_millis(100));
+                Ok(c.execute("INSERT INTO t (n) VALUES (1)", [])?)
+            });
+            let late = store.write(|c| Ok(c.execute("INSERT INTO t (n) VALUES (2)", [])?));
+            futures_util::future::join(slow, late).await
+        });
+        assert_eq!(first.unwrap(), 1);
+        assert!(
+            matches!(second, Err(ApiError::Unavailable(Some(_)))),
+            "{second:?}"
+        );
+        assert_eq!(count(&store), 1, "the late write never ran");
     }
 }

@@ -14,18 +14,39 @@ use super::runtime;
 pub struct ErrorResponse {
     pub status: runtime::StatusCode,
     pub body: serde_json::Value,
+    /// Headers sent with it (`Retry-After`, say): a response that
+    /// declares one takes its value from here.
+    pub headers: Vec<(String, String)>,
 }
 
 impl ErrorResponse {
     pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
-        ErrorResponse { status, body }
+        ErrorResponse {
+            status,
+            body,
+            headers: Vec::new(),
+        }
+    }
+
+    /// The same error, sent with one more header.
+    pub fn with_header(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        self.headers.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// A header's value, read as the type a response declares for it.
+    pub fn header<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .and_then(|(_, value)| value.parse().ok())
     }
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
     #[cfg(feature = "server")]
     pub fn into_http(self) -> actix_web::HttpResponse {
-        runtime::error_json(self.status, &self.body)
+        runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
