@@ -110,9 +110,15 @@ impl SharedLimiter {
                 .run(),
             );
         }
-        answer
-            .await
-            .map_err(|_| ApiError::Internal("the rate limiter stopped".into()))?
+        match answer.await {
+            Ok(Err(ApiError::Indeterminate(e))) => {
+                // Whether a round's count was stored matters to no one: the
+                // request was not served.
+                Err(ApiError::unavailable(e.to_string()))
+            }
+            Ok(decided) => decided,
+            Err(_) => Err(ApiError::Internal("the rate limiter stopped".into())),
+        }
     }
 
     /// Drops the rows of subjects whose windows have passed and that are not
@@ -172,7 +178,18 @@ impl Leader {
                     }
                 }
                 Err(e) => {
-                    for waiting in batch {
+                    // With the database away, the requests that queued
+                    // meanwhile get the same answer at once rather than a
+                    // round of their own that would wait out the timeout.
+                    let queued = if e.database_away() {
+                        lock(&self.shared.queues)
+                            .get_mut(&self.name)
+                            .map(std::mem::take)
+                            .unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    };
+                    for waiting in batch.into_iter().chain(queued) {
                         let _ = waiting.reply.send(Err(e.relay()));
                     }
                 }

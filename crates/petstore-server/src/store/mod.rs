@@ -50,6 +50,7 @@ use futures_util::FutureExt;
 use petstore_api::models::PetStatus;
 use sqlx::postgres::PgPool;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -77,8 +78,7 @@ enum Inner {
 struct Postgres {
     pool: PgPool,
     breaker: health::Breaker,
-    /// The most one call (reads, or a write's work) may take, and again
-    /// the most a commit may take to be confirmed.
+    /// The most one call (a read, or a transaction and its commit) may take.
     timeout: Duration,
 }
 
@@ -183,11 +183,11 @@ impl Db {
     /// Runs `op` in a transaction, committed when it returns `Ok`: on SQLite
     /// in the writer thread's next group, on PostgreSQL on a pooled connection.
     ///
-    /// On PostgreSQL the work (connection, statements) must finish within the
-    /// timeout, or it is rolled back and the answer is 503; the commit then
-    /// has the timeout again to be confirmed. A commit sent and not confirmed
-    /// (the connection lost, or no answer in time) may have happened:
-    /// [`ApiError::Indeterminate`], never a 503.
+    /// On PostgreSQL the whole call (connection, statements, commit) must
+    /// finish within the timeout. Past it before the commit was sent, the
+    /// transaction is rolled back and the answer is 503; a commit sent and
+    /// not confirmed (the connection lost, or no answer in time) may have
+    /// happened: [`ApiError::Indeterminate`], never a 503.
     pub(crate) async fn write<T: Send + 'static>(
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
@@ -226,44 +226,44 @@ impl Db {
 
 impl Postgres {
     async fn transaction<T>(&self, op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>) -> Result<T> {
-        // Dropped unfinished (timed out), the transaction is rolled back: its
-        // commit was never sent.
-        let worked = within(self.timeout, async {
+        let committing = AtomicBool::new(false);
+        let call = async {
+            // Dropped unfinished, or left by `?`, the transaction is rolled
+            // back: its commit was never sent.
             let mut tx = self.pool.begin().await?;
-            let result = op(&mut Conn::Postgres(&mut tx)).await;
-            Ok((tx, result))
-        })
-        .await;
-        let (tx, value) = match worked? {
-            (tx, Ok(value)) => (tx, value),
-            (_, Err(e)) => return Err(e),
+            let value = op(&mut Conn::Postgres(&mut tx)).await?;
+            committing.store(true, Ordering::Relaxed);
+            match tx.commit().await {
+                Ok(()) => Ok(value),
+                // The server answered the commit with an error of its own:
+                // it did not happen.
+                Err(e @ sqlx::Error::Database(_)) => Err(e.into()),
+                Err(e) => Err(ApiError::Indeterminate(Box::new(e))),
+            }
         };
-        match tokio::time::timeout(self.timeout, tx.commit()).await {
-            Ok(Ok(())) => Ok(value),
-            // The server answered the commit with an error of its own: it
-            // did not happen.
-            Ok(Err(e @ sqlx::Error::Database(_))) => Err(e.into()),
-            Ok(Err(e)) => Err(ApiError::Indeterminate(Box::new(e))),
-            Err(_) => Err(ApiError::Indeterminate(
+        match tokio::time::timeout(self.timeout, call).await {
+            Ok(result) => result,
+            Err(_) if committing.load(Ordering::Relaxed) => Err(ApiError::Indeterminate(
                 format!("no answer to the commit within {:?}", self.timeout).into(),
             )),
+            Err(_) => Err(timed_out(self.timeout)),
         }
     }
 }
 
 /// Runs a database call within `timeout`; past it, the call is dropped
-/// (a transaction in it rolled back) and the answer is a 503.
+/// and the answer is a 503.
 async fn within<T>(
     timeout: Duration,
     call: impl std::future::Future<Output = Result<T>>,
 ) -> Result<T> {
     tokio::time::timeout(timeout, call)
         .await
-        .unwrap_or_else(|_| {
-            Err(ApiError::unavailable(format!(
-                "the database did not answer within {timeout:?}"
-            )))
-        })
+        .unwrap_or_else(|_| Err(timed_out(timeout)))
+}
+
+fn timed_out(timeout: Duration) -> ApiError {
+    ApiError::unavailable(format!("the database did not answer within {timeout:?}"))
 }
 
 /// Runs a future that cannot wait: every SQLite statement completes in the

@@ -1,10 +1,13 @@
 //! A private PostgreSQL cluster for the tests: `initdb` in a temporary
 //! directory, the server on a free loopback port, one fresh database per test.
 //!
-//! The cluster is started once per test process and lives exactly as long as
-//! it: a small shell watchdog owns it and waits on a pipe from this process;
-//! when the process exits (however it exits) the pipe closes, and the watchdog
-//! stops the cluster and removes its directory.
+//! The shared cluster is started once per test process and lives exactly as
+//! long as it; a test that stops or freezes PostgreSQL starts one of its own
+//! ([`Cluster::start`]), which lives as long as its `Cluster`. A small shell
+//! watchdog owns each cluster and waits on a pipe from this process; when the
+//! pipe closes (the `Cluster` dropped, or the process gone however it went)
+//! the watchdog continues a frozen server, stops it and removes its
+//! directory.
 //!
 //! The binaries are found through `PG_BIN`, `pg_config --bindir` or
 //! `/usr/lib/postgresql/<version>/bin`. Run as root, they run as the
@@ -20,6 +23,9 @@ use std::sync::{Mutex, OnceLock};
 pub struct Cluster {
     port: u16,
     dir: PathBuf,
+    bin: PathBuf,
+    /// `runuser -u postgres --` when run as root, or nothing.
+    run_as: &'static str,
     /// Closed when the process exits; the watchdog then stops the cluster.
     _lifeline: Mutex<ChildStdin>,
 }
@@ -48,13 +54,31 @@ if ! { openssl req -x509 $EC -days 2 -subj "/CN=petstore test authority" \
 fi
 chmod 600 "$DIR/server.key"
 if [ -n "$AS" ]; then chown postgres:postgres "$DIR/server.key" "$DIR/server.crt"; fi
-OPTS="-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c full_page_writes=off"
-OPTS="$OPTS -c ssl=on -c ssl_cert_file=$DIR/server.crt -c ssl_key_file=$DIR/server.key"
-if ! $AS "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 -o "$OPTS" start >/dev/null 2>&1; then
+# The settings go to the configuration file, so that a test can stop and
+# start the server with a bare `pg_ctl`.
+cat >>"$DIR/data/postgresql.conf" <<CONF
+port = $PORT
+unix_socket_directories = '$DIR'
+listen_addresses = '127.0.0.1'
+max_connections = 400
+fsync = off
+full_page_writes = off
+ssl = on
+ssl_cert_file = '$DIR/server.crt'
+ssl_key_file = '$DIR/server.key'
+CONF
+if ! $AS "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 start >/dev/null 2>&1; then
     echo "pg_ctl start failed: $(tail -n 5 "$DIR/server.log")"; rm -rf "$DIR"; exit 1
 fi
 echo ready
 read _ignored
+# A server a test froze would not stop: continue it and its children.
+if PID=$(head -n 1 "$DIR/data/postmaster.pid" 2>/dev/null); then
+    for f in $(grep -l "^PPid:[[:space:]]*$PID\$" /proc/[0-9]*/status 2>/dev/null); do
+        f=${f#/proc/}; kill -CONT "${f%/status}" 2>/dev/null
+    done
+    kill -CONT "$PID" 2>/dev/null
+fi
 $AS "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1
 rm -rf "$DIR"
 "#;
@@ -111,7 +135,9 @@ fn free_port() -> Result<u16, String> {
 }
 
 impl Cluster {
-    fn start() -> Result<Cluster, String> {
+    /// Starts a cluster of the caller's own, stopped and removed when the
+    /// `Cluster` is dropped.
+    pub fn start() -> Result<Cluster, String> {
         let bin = bin_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("petstore-pg-")
@@ -153,8 +179,90 @@ impl Cluster {
         Ok(Cluster {
             port,
             dir,
+            bin,
+            run_as,
             _lifeline: Mutex::new(lifeline),
         })
+    }
+
+    /// Runs `pg_ctl` on the cluster, as the user that owns it.
+    fn pg_ctl(&self, args: &[&str]) {
+        let mut words = self.run_as.split_whitespace();
+        let program = words
+            .next()
+            .map_or_else(|| self.bin.join("pg_ctl"), PathBuf::from);
+        let mut command = Command::new(program);
+        if !self.run_as.is_empty() {
+            command.args(words).arg(self.bin.join("pg_ctl"));
+        }
+        let out = command
+            .arg("-D")
+            .arg(self.dir.join("data"))
+            .arg("-l")
+            .arg(self.dir.join("server.log"))
+            .args(args)
+            .output()
+            .expect("pg_ctl runs");
+        assert!(
+            out.status.success(),
+            "pg_ctl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Stops the server as an operator would (`pg_ctl stop -m fast`: open
+    /// sessions are ended, nothing committed is lost).
+    pub fn stop(&self) {
+        self.pg_ctl(&["-m", "fast", "-w", "stop"]);
+    }
+
+    /// Starts the stopped server and waits until it accepts connections.
+    pub fn restart(&self) {
+        self.pg_ctl(&["-w", "-t", "60", "start"]);
+    }
+
+    /// The server's processes: the postmaster first, then the processes it
+    /// started (each in a session of its own, so no process group holds
+    /// them all).
+    fn processes(&self) -> Vec<String> {
+        let pid = std::fs::read_to_string(self.dir.join("data/postmaster.pid"))
+            .expect("the server is running");
+        let pid = pid.lines().next().expect("a pid").trim().to_string();
+        let children = std::fs::read_dir("/proc")
+            .expect("/proc is readable")
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
+                let parent = status.lines().find_map(|l| l.strip_prefix("PPid:"))?;
+                (parent.trim() == pid).then(|| entry.file_name().to_string_lossy().into_owned())
+            })
+            .collect::<Vec<_>>();
+        std::iter::once(pid).chain(children).collect()
+    }
+
+    /// Sends `signal` to `pids`, with the shell's own `kill` (no package
+    /// needed).
+    fn signal(signal: &str, pids: &[String]) {
+        let command = format!("kill {signal} {}", pids.join(" "));
+        let sent = Command::new("sh")
+            .args(["-c", &command])
+            .status()
+            .expect("sh runs");
+        assert!(sent.success(), "{command}");
+    }
+
+    /// Freezes the server (SIGSTOP), as a network partition looks to its
+    /// clients: connections open, nothing answered. The postmaster first,
+    /// so that it starts no process that would escape.
+    pub fn freeze(&self) {
+        Self::signal("-STOP", &self.processes());
+    }
+
+    /// Continues a frozen server: its children first, then the postmaster.
+    pub fn thaw(&self) {
+        let mut pids = self.processes();
+        pids.rotate_left(1);
+        Self::signal("-CONT", &pids);
     }
 
     /// The cluster's directory (data files, logs).

@@ -1,0 +1,526 @@
+//! PostgreSQL away under load: stopped for 5 s, or frozen (SIGSTOP, as a
+//! network partition looks) for 10 s, while writers and readers go through
+//! two instances on a cluster of the test's own.
+//!
+//! What must hold, and is checked from the answers' record:
+//! - every answer is a success, a 503 `unavailable` with `Retry-After`, or
+//!   (a write whose commit went unconfirmed) a 500 `internal`; none waits
+//!   longer than the database timeout allows;
+//! - once the instances know the database is away, answers come at once;
+//! - within 1 s of the database's return requests succeed again, and every
+//!   request sent after that second succeeds;
+//! - `/healthz` answers 503 during the outage and 200 after it, within 1 s
+//!   each time;
+//! - every acknowledged order is there, no order answered 503 was placed,
+//!   and retrying an unconfirmed order with its `Idempotency-Key` gets the
+//!   first answer if it committed and places it once if it did not.
+
+use crate::helpers::{create_key, read, Reply, Server};
+use crate::postgres::Cluster;
+use reqwest::Method;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The servers' `--database-timeout` (the default).
+const TIMEOUT: Duration = Duration::from_secs(2);
+/// What scheduling and the loopback add to a bound.
+const SLACK: Duration = Duration::from_millis(500);
+/// How long after the return requests must succeed again.
+const RECOVERY: Duration = Duration::from_secs(1);
+const WRITERS: usize = 4;
+const READERS: usize = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Read,
+    Write,
+    Health,
+}
+
+/// One answer, as the client saw it.
+#[derive(Debug, Clone)]
+struct Answer {
+    kind: Kind,
+    instance: usize,
+    sent: Instant,
+    took: Duration,
+    status: u16,
+    code: Option<String>,
+    retry_after: Option<String>,
+    /// For orders: the `Idempotency-Key` sent, and the order's id if placed.
+    order: Option<(String, Option<i64>)>,
+}
+
+impl Answer {
+    fn ok(&self) -> bool {
+        matches!(self.status, 200 | 201)
+    }
+
+    fn done(&self) -> Instant {
+        self.sent + self.took
+    }
+}
+
+struct Load {
+    client: reqwest::Client,
+    bases: Vec<String>,
+    key: String,
+    pet: i64,
+    answers: Mutex<Vec<Answer>>,
+    stop: AtomicBool,
+}
+
+impl Load {
+    async fn send(
+        &self,
+        kind: Kind,
+        instance: usize,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        idempotency_key: Option<&str>,
+    ) -> Answer {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.bases[instance]))
+            .bearer_auth(&self.key)
+            // Far beyond any bound the server keeps: a request this slow
+            // fails the latency check rather than hanging the test.
+            .timeout(Duration::from_secs(30));
+        if let Some(key) = idempotency_key {
+            request = request.header("Idempotency-Key", key);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let sent = Instant::now();
+        let reply = read(request.send().await.expect("the instance answers")).await;
+        let took = sent.elapsed();
+        Answer {
+            kind,
+            instance,
+            sent,
+            took,
+            status: reply.status.as_u16(),
+            code: reply.body["code"].as_str().map(str::to_string),
+            retry_after: reply.header("retry-after").map(str::to_string),
+            order: idempotency_key.map(|k| (k.to_string(), reply.body["id"].as_i64())),
+        }
+    }
+
+    /// A request to the first instance, outside the record.
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.bases[0]))
+            .bearer_auth(&self.key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        read(request.send().await.expect("the instance answers")).await
+    }
+
+    fn record(&self, answer: Answer) {
+        self.answers.lock().unwrap().push(answer);
+    }
+
+    async fn writer(self: Arc<Self>, writer: usize) {
+        let mut n = 0;
+        while !self.stop.load(Ordering::Relaxed) {
+            let key = format!("writer-{writer}-{n}");
+            let body = json!({ "petId": self.pet, "quantity": 1 });
+            let answer = self
+                .send(
+                    Kind::Write,
+                    (writer + n) % 2,
+                    Method::POST,
+                    "/v1/store/orders",
+                    Some(body),
+                    Some(&key),
+                )
+                .await;
+            self.record(answer);
+            n += 1;
+        }
+    }
+
+    async fn reader(self: Arc<Self>, reader: usize) {
+        let mut n = 0;
+        while !self.stop.load(Ordering::Relaxed) {
+            let path = if n % 2 == 0 {
+                format!("/v1/pets/{}", self.pet)
+            } else {
+                format!("/v1/inventory/{}", self.pet)
+            };
+            let answer = self
+                .send(Kind::Read, (reader + n) % 2, Method::GET, &path, None, None)
+                .await;
+            self.record(answer);
+            n += 1;
+        }
+    }
+
+    /// A load balancer's health checks: one instance, every 100 ms.
+    async fn health(self: Arc<Self>, instance: usize) {
+        while !self.stop.load(Ordering::Relaxed) {
+            let answer = self
+                .send(Kind::Health, instance, Method::GET, "/healthz", None, None)
+                .await;
+            self.record(answer);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Outage {
+    /// `pg_ctl stop -m fast`, then `pg_ctl start`.
+    Stopped(Duration),
+    /// SIGSTOP to every server process, then SIGCONT.
+    Frozen(Duration),
+}
+
+/// Runs `f` on the cluster off the test's runtime thread, so that the
+/// load's clocks keep running while `pg_ctl` waits.
+async fn on_cluster(cluster: &Arc<Cluster>, f: fn(&Cluster)) {
+    let cluster = cluster.clone();
+    tokio::task::spawn_blocking(move || f(&cluster))
+        .await
+        .expect("the cluster command ran");
+}
+
+async fn outage(outage: Outage) {
+    let cluster = Arc::new(Cluster::start().expect("a private PostgreSQL cluster"));
+    let url = cluster.fresh_database().await;
+    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let servers: Vec<Server> = (0..2).map(|_| Server::start(&url).0).collect();
+    let mut load = Load {
+        client: reqwest::Client::new(),
+        bases: servers.iter().map(|s| s.base.clone()).collect(),
+        key,
+        pet: 0,
+        answers: Mutex::new(Vec::new()),
+        stop: AtomicBool::new(false),
+    };
+    const STOCK: i64 = 1_000_000;
+    let category = load
+        .call(
+            Method::POST,
+            "/v1/categories",
+            Some(json!({ "name": "Dogs" })),
+        )
+        .await;
+    assert_eq!(category.status, 201, "{category:?}");
+    let pet = load
+        .call(
+            Method::POST,
+            "/v1/pets",
+            Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
+        )
+        .await;
+    assert_eq!(pet.status, 201, "{pet:?}");
+    load.pet = pet.body["id"].as_i64().unwrap();
+    let stocked = load
+        .call(
+            Method::PATCH,
+            &format!("/v1/inventory/{}", load.pet),
+            Some(json!({ "quantity": STOCK })),
+        )
+        .await;
+    assert_eq!(stocked.status, 200, "{stocked:?}");
+
+    let load = Arc::new(load);
+    let mut tasks = Vec::new();
+    for i in 0..WRITERS {
+        tasks.push(actix_web::rt::spawn(load.clone().writer(i)));
+    }
+    for i in 0..READERS {
+        tasks.push(actix_web::rt::spawn(load.clone().reader(i)));
+    }
+    for i in 0..2 {
+        tasks.push(actix_web::rt::spawn(load.clone().health(i)));
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let down = Instant::now();
+    match outage {
+        Outage::Stopped(length) => {
+            on_cluster(&cluster, Cluster::stop).await;
+            tokio::time::sleep(length.saturating_sub(down.elapsed())).await;
+            on_cluster(&cluster, Cluster::restart).await;
+        }
+        Outage::Frozen(length) => {
+            on_cluster(&cluster, Cluster::freeze).await;
+            tokio::time::sleep(length).await;
+            on_cluster(&cluster, Cluster::thaw).await;
+        }
+    }
+    let up = Instant::now();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    load.stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let answers = load.answers.lock().unwrap().clone();
+    report(outage, &answers, down, up);
+
+    // Every answer is one the spec declares for the outage, and none waited
+    // longer than the timeout allows.
+    for a in &answers {
+        match (a.kind, a.status) {
+            (_, 200 | 201) => {}
+            (Kind::Health, 503) => {}
+            (_, 503) => {
+                assert_eq!(a.code.as_deref(), Some("unavailable"), "{a:?}");
+                let retry: u32 = a
+                    .retry_after
+                    .as_deref()
+                    .and_then(|r| r.parse().ok())
+                    .unwrap_or(0);
+                assert!(retry >= 1, "a 503 says when to retry: {a:?}");
+            }
+            (Kind::Write, 500) => assert_eq!(a.code.as_deref(), Some("internal"), "{a:?}"),
+            _ => panic!("an answer the outage does not explain: {a:?}"),
+        }
+        let bound = match a.kind {
+            Kind::Health => RECOVERY,
+            Kind::Read | Kind::Write => TIMEOUT + SLACK,
+        };
+        assert!(
+            a.took <= bound,
+            "waited {:?}, more than {bound:?}: {a:?}",
+            a.took
+        );
+    }
+    let during = |a: &&Answer| a.sent >= down && a.done() <= up;
+    assert!(
+        answers
+            .iter()
+            .filter(during)
+            .any(|a| a.status == 503 && a.kind != Kind::Health),
+        "the outage was seen"
+    );
+
+    // Fail fast: once the instances have seen the database away (a timeout
+    // and the slack after the outage began), nearly every answer is
+    // immediate; only the probes, one at a time, wait.
+    let known = down + TIMEOUT + SLACK;
+    let late: Vec<&Answer> = answers
+        .iter()
+        .filter(|a| a.kind != Kind::Health && a.sent >= known && a.done() <= up)
+        .collect();
+    let fast = late
+        .iter()
+        .filter(|a| a.took <= Duration::from_millis(100))
+        .count();
+    assert!(
+        fast * 10 >= late.len() * 9,
+        "{fast} of {} answers during the outage came within 100 ms",
+        late.len()
+    );
+    assert!(
+        late.len() > 100,
+        "the load went on during the outage: {}",
+        late.len()
+    );
+
+    // Recovery: within a second of the return each instance succeeds again,
+    // and every request sent after that second succeeds.
+    for instance in 0..2 {
+        let first = answers
+            .iter()
+            .filter(|a| a.instance == instance && a.kind != Kind::Health && a.sent >= up && a.ok())
+            .map(Answer::done)
+            .min()
+            .expect("requests succeed after the outage");
+        println!(
+            "  instance {instance}: first success {:?} after the database's return",
+            first - up
+        );
+        assert!(
+            first - up <= RECOVERY,
+            "instance {instance} took {:?}",
+            first - up
+        );
+        let health = answers
+            .iter()
+            .filter(|a| a.instance == instance && a.kind == Kind::Health && a.sent >= up && a.ok())
+            .map(Answer::done)
+            .min()
+            .expect("health checks pass after the outage");
+        assert!(
+            health - up <= RECOVERY,
+            "/healthz on {instance} took {:?}",
+            health - up
+        );
+    }
+    for a in answers.iter().filter(|a| a.sent >= up + RECOVERY) {
+        assert!(a.ok(), "a request after recovery failed: {a:?}");
+    }
+    for a in answers
+        .iter()
+        .filter(|a| a.kind == Kind::Health && a.sent >= down + RECOVERY && a.done() <= up)
+    {
+        assert_eq!(a.status, 503, "/healthz during the outage: {a:?}");
+    }
+    check_orders(&load, &answers, STOCK).await;
+}
+
+/// Every acknowledged order is there and no order answered 503 was placed;
+/// unconfirmed ones, retried with their key, are placed exactly once.
+async fn check_orders(load: &Load, answers: &[Answer], stock: i64) {
+    let placed = orders_in_store(load).await;
+    let acknowledged: HashSet<i64> = answers
+        .iter()
+        .filter(|a| a.status == 201)
+        .filter_map(|a| a.order.as_ref()?.1)
+        .collect();
+    assert!(
+        acknowledged.is_subset(&placed),
+        "acknowledged orders missing: {:?}",
+        acknowledged.difference(&placed).collect::<Vec<_>>()
+    );
+    // An unconfirmed order's retry replays it if it was placed, or places
+    // it now.
+    let mut committed_unconfirmed = HashSet::new();
+    for a in answers
+        .iter()
+        .filter(|a| a.kind == Kind::Write && a.status == 500)
+    {
+        let (key, _) = a.order.as_ref().unwrap();
+        let retried = retry(load, key).await;
+        if placed.contains(&retried) {
+            committed_unconfirmed.insert(retried);
+        }
+        assert_eq!(retry(load, key).await, retried, "a retry replays");
+    }
+    let explained: HashSet<i64> = acknowledged
+        .union(&committed_unconfirmed)
+        .copied()
+        .collect();
+    assert_eq!(
+        placed, explained,
+        "every order in the store was acknowledged or unconfirmed"
+    );
+    // A 503 did nothing: its retry places a new order.
+    for a in answers
+        .iter()
+        .filter(|a| a.kind == Kind::Write && a.status == 503)
+        .take(20)
+    {
+        let (key, _) = a.order.as_ref().unwrap();
+        let retried = retry(load, key).await;
+        assert!(
+            !placed.contains(&retried),
+            "an order answered 503 had been placed: {a:?}"
+        );
+    }
+    // The stock went down by exactly the orders placed.
+    let all = orders_in_store(load).await;
+    let inventory = load
+        .call(Method::GET, &format!("/v1/inventory/{}", load.pet), None)
+        .await;
+    assert_eq!(
+        inventory.body["quantity"].as_i64(),
+        Some(stock - all.len() as i64),
+        "{inventory:?}"
+    );
+}
+
+/// Places (or replays) the order sent with `key`; its id.
+async fn retry(load: &Load, key: &str) -> i64 {
+    let body = json!({ "petId": load.pet, "quantity": 1 });
+    let answer = load
+        .send(
+            Kind::Write,
+            1,
+            Method::POST,
+            "/v1/store/orders",
+            Some(body),
+            Some(key),
+        )
+        .await;
+    assert_eq!(answer.status, 201, "{answer:?}");
+    answer.order.unwrap().1.unwrap()
+}
+
+/// The ids of every order of the test's pet.
+async fn orders_in_store(load: &Load) -> HashSet<i64> {
+    let mut ids = HashSet::new();
+    let mut after = 0;
+    loop {
+        let page = load
+            .call(
+                Method::GET,
+                &format!(
+                    "/v1/store/orders?petId={}&limit=100&after={after}",
+                    load.pet
+                ),
+                None,
+            )
+            .await;
+        assert_eq!(page.status, 200, "{page:?}");
+        let items = page.body.as_array().unwrap();
+        for order in items {
+            ids.insert(order["id"].as_i64().unwrap());
+        }
+        match items.last() {
+            Some(last) if items.len() == 100 => after = last["id"].as_i64().unwrap(),
+            _ => return ids,
+        }
+    }
+}
+
+/// Prints what the load saw, phase by phase, for the test log.
+fn report(outage: Outage, answers: &[Answer], down: Instant, up: Instant) {
+    let phases = [
+        ("before", None, Some(down)),
+        ("during", Some(down), Some(up)),
+        ("after", Some(up), None),
+    ];
+    println!("{outage:?}");
+    for (name, from, to) in phases {
+        let mut took: Vec<Duration> = answers
+            .iter()
+            .filter(|a| a.kind != Kind::Health)
+            .filter(|a| from.is_none_or(|f| a.sent >= f) && to.is_none_or(|t| a.sent < t))
+            .map(|a| a.took)
+            .collect();
+        took.sort();
+        let count = |status| {
+            answers
+                .iter()
+                .filter(|a| a.kind != Kind::Health && a.status == status)
+                .filter(|a| from.is_none_or(|f| a.sent >= f) && to.is_none_or(|t| a.sent < t))
+                .count()
+        };
+        let at = |q: f64| {
+            took.get(((took.len() as f64 - 1.0) * q) as usize)
+                .copied()
+                .unwrap_or_default()
+        };
+        println!(
+            "  {name:>6}: {} answers (200/201: {}, 503: {}, 500: {}); latency p50 {:?} p90 {:?} p99 {:?} max {:?}",
+            took.len(),
+            count(200) + count(201),
+            count(503),
+            count(500),
+            at(0.5),
+            at(0.9),
+            at(0.99),
+            took.last().copied().unwrap_or_default()
+        );
+    }
+}
+
+#[actix_web::test]
+async fn postgres_stopped_for_five_seconds() {
+    outage(Outage::Stopped(Duration::from_secs(5))).await;
+}
+
+#[actix_web::test]
+async fn postgres_frozen_for_ten_seconds() {
+    outage(Outage::Frozen(Duration::from_secs(10))).await;
+}
