@@ -40,3 +40,7 @@ pub mod hygiene;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/errors/mod.rs"]
 pub mod errors;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/references/mod.rs"]
+pub mod references;

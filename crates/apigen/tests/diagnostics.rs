@@ -114,6 +114,23 @@ fn unsupported_constructs_are_reported_not_dropped() {
 }
 
 #[test]
+fn allof_cycles_are_reported_not_looped_on() {
+    let out = errors(&doc(
+        "paths: {}\ncomponents:\n  schemas:\n    X:\n      allOf:\n        - $ref: '#/components/schemas/Y'\n        - {type: object, properties: {x: {type: string}}}\n    Y:\n      allOf:\n        - $ref: '#/components/schemas/Z'\n    Z:\n      allOf:\n        - $ref: '#/components/schemas/X'\n        - {type: object, properties: {z: {type: string}}}\n",
+    ));
+    assert!(
+        out.contains(
+            "error: `allOf` goes round in a cycle (#/components/schemas/X -> #/components/schemas/Y -> #/components/schemas/Z -> #/components/schemas/X)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> spec.yaml#/components/schemas/Z/allOf/0"),
+        "{out}"
+    );
+}
+
+#[test]
 fn bad_dates_and_successors() {
     let out = errors(&doc(
         "paths:\n  /a:\n    get:\n      operationId: old\n      deprecated: true\n      x-deprecated-sunset: 'next year'\n      x-successor: nowhere\n      responses: {'204': {description: x}}\n",

@@ -97,6 +97,11 @@ fn errors() {
     check("errors");
 }
 
+#[test]
+fn references() {
+    check("references");
+}
+
 /// Every snapshot spec has a test above.
 #[test]
 fn every_snapshot_is_checked() {

@@ -288,6 +288,14 @@ pub(crate) fn rust_type(shape: &Shape, models: &TokenStream) -> TokenStream {
     }
 }
 
+/// Whether the Rust type of a shape names a type of the runtime.
+pub(crate) fn uses_runtime(shape: &Shape) -> bool {
+    match &shape.ty {
+        Ty::Array(inner) | Ty::Map(inner) => uses_runtime(inner),
+        _ => false,
+    }
+}
+
 /// An expression of type `Result<(), runtime::Violation>` checking the value
 /// `value` (an expression of type `&T`) against the shape's bounds, or `None`
 /// when there is nothing to check.

@@ -9,13 +9,17 @@ use quote::{format_ident, quote};
 /// The module's doc comment.
 pub const DOC: &str = "Models: one type per schema of the spec.";
 
-/// What the module imports: the runtime, when there is any type (each has a
-/// `Validate` impl).
+/// What the module imports: the runtime, when a type has a `Validate` impl
+/// (every type but an alias) or an alias names a runtime type.
 pub fn imports(api: &Api) -> Vec<&'static str> {
-    if api.types.is_empty() {
-        Vec::new()
-    } else {
+    let uses_runtime = api.types.values().any(|t| match &t.kind {
+        TypeKind::Alias(shape) => super::uses_runtime(shape),
+        _ => true,
+    });
+    if uses_runtime {
         vec!["use super::runtime;"]
+    } else {
+        Vec::new()
     }
 }
 

@@ -12,6 +12,7 @@
 
 mod operations;
 mod passes;
+mod pointer;
 mod schemas;
 
 use crate::diag::{Diagnostic, Pointer};
@@ -19,6 +20,7 @@ use crate::ir::*;
 use crate::names::{Namer, PRELUDE_TYPES};
 use openapiv3::{OpenAPI, Parameter, ReferenceOr};
 use operations::is_date;
+use pointer::Node;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use operations::STABILITY_EXTENSIONS;
@@ -72,8 +74,12 @@ struct Lowerer<'a> {
     /// Inline schemas already given a type, by their pointer, so that a schema
     /// reached twice (through `allOf`, say) is one type.
     inline: HashMap<Pointer, String>,
-    /// Aliases being inlined, to stop on `$ref` cycles between aliases.
+    /// Aliases being inlined, by pointer, to stop on `$ref` cycles between
+    /// aliases.
     resolving: BTreeSet<String>,
+    /// The schemas whose properties are being merged (`allOf`), outermost
+    /// first, to report cycles.
+    merging: Vec<Pointer>,
     lenient: bool,
     /// Inline types by their structure, so that repeats become aliases.
     shared: HashMap<String, String>,
@@ -93,6 +99,7 @@ impl<'a> Lowerer<'a> {
             components: BTreeMap::new(),
             inline: HashMap::new(),
             resolving: BTreeSet::new(),
+            merging: Vec::new(),
             lenient: false,
             shared: HashMap::new(),
             skipped: Vec::new(),
@@ -119,25 +126,33 @@ impl<'a> Lowerer<'a> {
         self.errors.push(Diagnostic::at(at, message));
     }
 
-    /// An item, or the component a local reference names (with the
-    /// component's name); an unresolved reference is reported at `at`.
+    /// An item standing at `at`, or what a local reference names (a
+    /// component, or anything inside a component or a path), after any chain
+    /// of references; with the pointer where it stands. `expect` picks the
+    /// kind of value wanted; an unresolved reference, or one to another
+    /// kind, is reported at `at`.
     pub(super) fn resolve<T>(
         &mut self,
         item: &'a ReferenceOr<T>,
-        section: &str,
-        pick: fn(&'a openapiv3::Components) -> &'a indexmap::IndexMap<String, ReferenceOr<T>>,
+        expect: fn(Node<'a>) -> Option<&'a T>,
         at: &Pointer,
-    ) -> Option<(&'a T, Option<&'a str>)> {
+    ) -> Option<(&'a T, Pointer)> {
         let reference = match item {
-            ReferenceOr::Item(t) => return Some((t, None)),
+            ReferenceOr::Item(t) => return Some((t, at.clone())),
             ReferenceOr::Reference { reference } => reference,
         };
-        let found = reference
-            .strip_prefix(&format!("#/components/{section}/"))
-            .and_then(|name| pick(self.doc.components.as_ref()?).get_key_value(name));
-        match found {
-            Some((name, ReferenceOr::Item(t))) => Some((t, Some(name.as_str()))),
-            _ => {
+        match pointer::find(self.doc, reference) {
+            Some((target, node)) => match expect(node) {
+                Some(t) => Some((t, target)),
+                None => {
+                    self.error(
+                        at,
+                        format!("`{reference}` names something else than is needed here"),
+                    );
+                    None
+                }
+            },
+            None => {
                 self.error(at, format!("unresolved reference `{reference}`"));
                 None
             }
@@ -149,8 +164,7 @@ impl<'a> Lowerer<'a> {
         p: &'a ReferenceOr<Parameter>,
         at: &Pointer,
     ) -> Option<&'a Parameter> {
-        self.resolve(p, "parameters", |c| &c.parameters, at)
-            .map(|(p, _)| p)
+        self.resolve(p, Node::parameter, at).map(|(p, _)| p)
     }
 
     pub(super) fn date_extension(

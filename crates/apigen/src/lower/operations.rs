@@ -1,5 +1,6 @@
 //! Operations: parameters, bodies, responses and lifecycle annotations.
 
+use super::pointer::{self, Node};
 use super::{resolve, Lowerer};
 use crate::diag::Pointer;
 use crate::ir::*;
@@ -375,15 +376,19 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Option<Body> {
-        let (body, _) = self.resolve(body, "requestBodies", |c| &c.request_bodies, at)?;
-        let (media_type, content, media) = self.body_content(&body.content, &at.join("content"))?;
+        let (body, body_at) = self.resolve(body, Node::request_body, at)?;
+        let (media_type, content, media) =
+            self.body_content(&body.content, &body_at.join("content"))?;
+        let schema_at = body_at.join("content").join(media_type).join("schema");
+        // A body shared by reference is named from where it stands.
+        let hint = if body_at == *at {
+            format!("{op_type}Body")
+        } else {
+            pointer::name_from(&schema_at)
+        };
         let shape = match (&media, &content.schema) {
             (Media::Raw(_), _) => Shape::new(Ty::Bytes),
-            (_, Some(schema)) => self.shape_of(
-                schema,
-                &at.join("content").join(media_type).join("schema"),
-                &format!("{op_type}Body"),
-            )?,
+            (_, Some(schema)) => self.shape_of(schema, &schema_at, &hint)?,
             (_, None) => Shape::new(Ty::Json),
         };
         Some(Body {
@@ -443,24 +448,27 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Option<Response> {
-        let (response, _) = self.resolve(response, "responses", |c| &c.responses, at)?;
+        let (response, response_at) = self.resolve(response, Node::response, at)?;
         let (body, media) = if response.content.is_empty() {
             (None, Media::Json)
         } else {
             let (media_type, content, media) =
-                self.body_content(&response.content, &at.join("content"))?;
+                self.body_content(&response.content, &response_at.join("content"))?;
             // A multipart response is passed on as its bytes.
             let media = match media {
                 Media::Multipart => Media::Raw(vec!["multipart/form-data".into()]),
                 other => other,
             };
+            let schema_at = response_at.join("content").join(media_type).join("schema");
+            // A response shared by reference is named from where it stands.
+            let hint = if response_at == *at {
+                format!("{op_type}{variant}Body")
+            } else {
+                pointer::name_from(&schema_at)
+            };
             let shape = match (&media, &content.schema) {
                 (Media::Raw(_), _) => Shape::new(Ty::Bytes),
-                (_, Some(s)) => self.shape_of(
-                    s,
-                    &at.join("content").join(media_type).join("schema"),
-                    &format!("{op_type}{variant}Body"),
-                )?,
+                (_, Some(s)) => self.shape_of(s, &schema_at, &hint)?,
                 (_, None) => Shape::new(Ty::Json),
             };
             // A response sends one media type: the first listed.
@@ -478,9 +486,7 @@ impl<'a> Lowerer<'a> {
                 continue; // OpenAPI says to ignore it.
             }
             let hat = at.join("headers").join(name);
-            let Some((header, header_component)) =
-                self.resolve(header, "headers", |c| &c.headers, &hat)
-            else {
+            let Some((header, header_at)) = self.resolve(header, Node::header, &hat) else {
                 continue;
             };
             let schema = match &header.format {
@@ -490,17 +496,13 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
             };
-            let hint = header_component.map_or_else(
-                || format!("{op_type}{variant}{}", sanitize(name, Case::Pascal)),
-                str::to_string,
-            );
-            let sat = match header_component {
-                Some(c) => Pointer::root()
-                    .join("components")
-                    .join("headers")
-                    .join(c)
-                    .join("schema"),
-                None => hat.join("schema"),
+            let sat = header_at.join("schema");
+            let hint = match header_at.segments().collect::<Vec<_>>().as_slice() {
+                _ if header_at == hat => {
+                    format!("{op_type}{variant}{}", sanitize(name, Case::Pascal))
+                }
+                [components, _, component] if components == "components" => component.clone(),
+                _ => pointer::name_from(&header_at),
             };
             let Some(shape) = self.shape_of(schema, &sat, &hint) else {
                 continue;
@@ -580,9 +582,7 @@ impl<'a> Lowerer<'a> {
                 .join("components")
                 .join("securitySchemes")
                 .join(name);
-            let Some((scheme, _)) =
-                self.resolve(scheme, "securitySchemes", |c| &c.security_schemes, &at)
-            else {
+            let Some((scheme, _)) = self.resolve(scheme, Node::security_scheme, &at) else {
                 continue;
             };
             let (kind, doc) = match scheme {

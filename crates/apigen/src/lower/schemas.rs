@@ -1,5 +1,6 @@
 //! Schemas to types and shapes.
 
+use super::pointer::{self, Node};
 use super::{resolve, Lowerer};
 use crate::diag::Pointer;
 use crate::ir::*;
@@ -13,6 +14,17 @@ use std::collections::BTreeMap;
 pub(super) enum Class {
     Named,
     Inline,
+}
+
+/// Whether a discriminator `mapping` target (a reference, or a bare schema
+/// name) names the schema `reference` names.
+fn maps_to(target: &str, reference: &str) -> bool {
+    target == reference
+        || (!target.starts_with('#')
+            && !target.contains('/')
+            && reference
+                .strip_prefix("#/components/schemas/")
+                .is_some_and(|name| name == target))
 }
 
 impl<'a> Lowerer<'a> {
@@ -191,27 +203,77 @@ impl<'a> Lowerer<'a> {
 
     /// The shape at a `$ref`: the named type, or the target's own shape when the
     /// target is a primitive alias (so that its bounds are checked at every use).
+    /// A reference into a schema, a parameter, a response or a path gets the
+    /// shape of the schema standing there, as that place would: one type,
+    /// named from where it stands, shared by every reference to it.
     pub(super) fn shape_of_ref(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
+        if !pointer::is_component_root(reference, "schemas") {
+            return self.shape_of_pointer(reference, at);
+        }
         let (name, target) = self.component_ref(reference, at)?;
         let rust = self.components[name].clone();
         match target {
             ReferenceOr::Item(schema) if self.class(schema) == Class::Inline => {
-                if !self.resolving.insert(name.clone()) {
+                let target_at = Pointer::root()
+                    .join("components")
+                    .join("schemas")
+                    .join(name);
+                let key = target_at.to_string();
+                if !self.resolving.insert(key.clone()) {
                     self.error(
                         at,
                         format!("`{reference}` refers to itself through aliases only"),
                     );
                     return None;
                 }
-                let target_at = Pointer::root()
-                    .join("components")
-                    .join("schemas")
-                    .join(name);
                 let shape = self.shape_of_schema(schema, &target_at, &rust);
-                self.resolving.remove(name);
+                self.resolving.remove(&key);
                 shape
             }
             _ => Some(Shape::new(Ty::Named(rust))),
+        }
+    }
+
+    /// The shape of the schema a reference to anything but a component root
+    /// names.
+    fn shape_of_pointer(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
+        let Some((target, Node::Schema(schema))) = pointer::find(self.doc, reference) else {
+            self.error(at, format!("unresolved reference `{reference}`"));
+            return None;
+        };
+        let segments: Vec<String> = target.segments().collect();
+        if let [components, schemas, _] = segments.as_slice() {
+            if components == "components" && schemas == "schemas" {
+                // A chain that ends at a component.
+                return self.shape_of_ref(&target.to_string(), at);
+            }
+        }
+        let key = target.to_string();
+        if !self.resolving.insert(key.clone()) {
+            self.error(
+                at,
+                format!("`{reference}` refers to itself through aliases only"),
+            );
+            return None;
+        }
+        let shape = self.shape_of_schema(schema, &target, &pointer::name_from(&target));
+        self.resolving.remove(&key);
+        shape
+    }
+
+    /// The schema a reference names, wherever it stands, and its pointer;
+    /// reported at `at` when nothing stands there.
+    pub(super) fn schema_at(
+        &mut self,
+        reference: &str,
+        at: &Pointer,
+    ) -> Option<(Pointer, &'a Schema)> {
+        match pointer::find(self.doc, reference) {
+            Some((target, Node::Schema(schema))) => Some((target, schema)),
+            _ => {
+                self.error(at, format!("unresolved reference `{reference}`"));
+                None
+            }
         }
     }
 
@@ -390,7 +452,9 @@ impl<'a> Lowerer<'a> {
         let mut fields = Vec::new();
         let mut deny_unknown = false;
         let mut additional = None;
-        self.collect_object(
+        // Outermost in the merge, so that a part leading back here is a cycle.
+        let outer = std::mem::replace(&mut self.merging, vec![at.clone()]);
+        let collected = self.collect_object(
             schema,
             at,
             name,
@@ -398,7 +462,9 @@ impl<'a> Lowerer<'a> {
             &mut deny_unknown,
             &mut additional,
             true,
-        )?;
+        );
+        self.merging = outer;
+        collected?;
         // serde cannot refuse unknown fields beside a flattened one.
         let deny_unknown = deny_unknown && !fields.iter().any(|f| f.flatten);
         Some(TypeKind::Struct(Struct {
@@ -442,15 +508,18 @@ impl<'a> Lowerer<'a> {
             let vat = at.join(i);
             let (base, tag_value) = match variant {
                 ReferenceOr::Reference { reference } => {
-                    let component = reference
-                        .rsplit('/')
-                        .next()
-                        .unwrap_or(reference)
-                        .to_string();
+                    let pointer = Pointer::from_ref(reference);
+                    let component = match &pointer {
+                        Some(p) if pointer::is_component_root(reference, "schemas") => {
+                            p.segments().last().unwrap_or_default()
+                        }
+                        Some(p) => pointer::name_from(p),
+                        None => reference.clone(),
+                    };
                     let tag = discriminator.map(|d| {
                         d.mapping
                             .iter()
-                            .find(|(_, target)| *target == reference)
+                            .find(|(_, target)| maps_to(target, reference))
                             .map_or_else(|| component.clone(), |(value, _)| value.clone())
                     });
                     (component, tag)
@@ -579,36 +648,39 @@ impl<'a> Lowerer<'a> {
         }
         for (i, part) in flat.all_of.iter().enumerate() {
             let pat = at.join("allOf").join(i);
-            match part {
-                ReferenceOr::Reference { reference } => {
-                    let (cname, target) = self.component_ref(reference, &pat)?;
-                    let cat = Pointer::root()
-                        .join("components")
-                        .join("schemas")
-                        .join(cname);
-                    match target {
-                        ReferenceOr::Item(s) => self.collect_object(
-                            s,
-                            &cat,
-                            name,
-                            fields,
-                            deny_unknown,
-                            additional,
-                            false,
-                        )?,
-                        ReferenceOr::Reference { .. } => {
-                            self.error(
-                                &pat,
-                                "`allOf` through a chain of references is not supported",
-                            );
-                            return None;
-                        }
-                    }
-                }
-                ReferenceOr::Item(s) => {
-                    self.collect_object(s, &pat, name, fields, deny_unknown, additional, false)?
-                }
+            // A part by reference is merged from where its schema stands, at
+            // the end of any chain of references.
+            let (part_at, part) = match part {
+                ReferenceOr::Reference { reference } => self.schema_at(reference, &pat)?,
+                ReferenceOr::Item(s) => (pat, s),
+            };
+            if let Some(first) = self.merging.iter().position(|p| *p == part_at) {
+                let mut cycle: Vec<String> = self.merging[first..]
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                cycle.push(part_at.to_string());
+                self.error(
+                    &at.join("allOf").join(i),
+                    format!(
+                        "`allOf` goes round in a cycle ({}): no object can hold all of them",
+                        cycle.join(" -> ")
+                    ),
+                );
+                return None;
             }
+            self.merging.push(part_at.clone());
+            let merged = self.collect_object(
+                part,
+                &part_at,
+                name,
+                fields,
+                deny_unknown,
+                additional,
+                false,
+            );
+            self.merging.pop();
+            merged?;
         }
         match flat.additional {
             Some(AdditionalProperties::Any(false)) if top => *deny_unknown = true,
