@@ -44,3 +44,7 @@ pub mod errors;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/references/mod.rs"]
 pub mod references;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/statuses/mod.rs"]
+pub mod statuses;

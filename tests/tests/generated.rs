@@ -185,3 +185,166 @@ mod errors_glue {
         assert_eq!((status, body["code"].as_str()), (404, Some("not_found")));
     }
 }
+
+/// Status ranges and `default` beside explicit codes, and the methods
+/// actix-web has no shorthand for, through the generated glue.
+mod statuses_glue {
+    use actix_web::{test, web, App};
+    use petstore_tests::statuses::{models, operations::*, runtime, server};
+
+    struct Teapots;
+
+    fn error(status: u16, code: &str) -> ErrorResponse {
+        ErrorResponse::new(
+            runtime::StatusCode::from_u16(status).unwrap(),
+            models::Error {
+                code: code.into(),
+                status: i32::from(status),
+            },
+        )
+    }
+
+    fn status(code: u16) -> runtime::StatusCode {
+        runtime::StatusCode::from_u16(code).unwrap()
+    }
+
+    impl Api for Teapots {
+        async fn get_teapot(
+            &self,
+            request: GetTeapotRequest,
+            _: runtime::RequestContext,
+        ) -> Result<GetTeapotResponse, ErrorResponse> {
+            match request.id {
+                1 => Ok(GetTeapotResponse::Ok(models::Teapot { id: 1 })),
+                // Errors, each sent as the variant its status falls in.
+                2 => Err(error(404, "not_found")),
+                3 => Err(error(418, "teapot")),
+                4 => Err(error(503, "unavailable")),
+                // A range variant with a status outside its range.
+                5 => Ok(GetTeapotResponse::ClientError {
+                    status: status(302),
+                    body: models::Error {
+                        code: "moved".into(),
+                        status: 302,
+                    },
+                }),
+                // An error outside every declared status.
+                _ => Err(error(302, "found")),
+            }
+        }
+
+        async fn teapot_options(
+            &self,
+            _: TeapotOptionsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<TeapotOptionsResponse, ErrorResponse> {
+            Ok(TeapotOptionsResponse::NoContent {
+                allow: Some("OPTIONS, HEAD, TRACE".into()),
+            })
+        }
+
+        async fn teapots_head(
+            &self,
+            _: TeapotsHeadRequest,
+            _: runtime::RequestContext,
+        ) -> Result<TeapotsHeadResponse, ErrorResponse> {
+            Ok(TeapotsHeadResponse::Ok)
+        }
+
+        async fn trace_teapots(
+            &self,
+            _: TraceTeapotsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<TraceTeapotsResponse, ErrorResponse> {
+            Ok(TraceTeapotsResponse::Success {
+                status: status(203),
+            })
+        }
+
+        async fn kettles_head(
+            &self,
+            _: KettlesHeadRequest,
+            _: runtime::RequestContext,
+        ) -> Result<KettlesHeadResponse, ErrorResponse> {
+            Ok(KettlesHeadResponse::Ok)
+        }
+    }
+
+    impl server::Rejections for Teapots {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            error(rejection.status().as_u16(), rejection.kind.code())
+        }
+    }
+
+    /// Status, `Allow` header and body of one call.
+    async fn call(method: &str, path: &str) -> (u16, Option<String>, serde_json::Value) {
+        let app = test::init_service(
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Teapots))),
+        )
+        .await;
+        let request = test::TestRequest::default()
+            .method(method.parse().unwrap())
+            .uri(path)
+            .to_request();
+        let response = test::call_service(&app, request).await;
+        let status = response.status().as_u16();
+        let allow = response
+            .headers()
+            .get("allow")
+            .map(|v| v.to_str().unwrap().to_string());
+        let body = test::read_body(response).await;
+        (
+            status,
+            allow,
+            serde_json::from_slice(&body).unwrap_or_default(),
+        )
+    }
+
+    #[actix_web::test]
+    async fn an_error_goes_out_as_its_code_or_its_range() {
+        let (s, _, body) = call("GET", "/teapots/2").await;
+        assert_eq!((s, body["code"].as_str()), (404, Some("not_found")));
+        assert_eq!(
+            GetTeapotResponse::declared(error(404, "x")).unwrap(),
+            GetTeapotResponse::NotFound(models::Error {
+                code: "x".into(),
+                status: 404
+            }),
+            "the explicit code wins over its range"
+        );
+        let (s, _, body) = call("GET", "/teapots/3").await;
+        assert_eq!((s, body["code"].as_str()), (418, Some("teapot")));
+        let (s, _, body) = call("GET", "/teapots/4").await;
+        assert_eq!((s, body["code"].as_str()), (503, Some("unavailable")));
+        assert!(matches!(
+            GetTeapotResponse::declared(error(418, "x")),
+            Ok(GetTeapotResponse::ClientError { status, .. }) if status.as_u16() == 418
+        ));
+    }
+
+    #[actix_web::test]
+    async fn a_status_outside_the_declared_range_is_refused() {
+        // Sent as a 4XX with 302: the glue refuses it, and the internal error
+        // goes out as the 5XX the operation declares.
+        let (s, _, body) = call("GET", "/teapots/5").await;
+        assert_eq!((s, body["code"].as_str()), (500, Some("internal")));
+        // An error no response declares: the same.
+        let (s, _, body) = call("GET", "/teapots/6").await;
+        assert_eq!((s, body["code"].as_str()), (500, Some("internal")));
+    }
+
+    #[actix_web::test]
+    async fn options_head_and_trace_route() {
+        let (s, allow, _) = call("OPTIONS", "/teapots").await;
+        assert_eq!((s, allow.as_deref()), (204, Some("OPTIONS, HEAD, TRACE")));
+        assert_eq!(call("HEAD", "/teapots").await.0, 200);
+        assert_eq!(call("TRACE", "/teapots").await.0, 203);
+        assert_eq!(call("HEAD", "/kettles").await.0, 200);
+        // Other methods: 405, with what the path allows.
+        let (s, allow, body) = call("GET", "/kettles").await;
+        assert_eq!((s, allow.as_deref()), (405, Some("HEAD")));
+        assert_eq!(body["code"], "method_not_allowed");
+        let (s, allow, _) = call("POST", "/teapots").await;
+        assert_eq!((s, allow.as_deref()), (405, Some("OPTIONS, HEAD, TRACE")));
+    }
+}

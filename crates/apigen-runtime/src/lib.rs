@@ -66,7 +66,7 @@ pub use params::{
     cookie, cookie_styled, header, header_styled, path, path_styled, required, Query,
 };
 #[cfg(feature = "server")]
-pub use response::{bytes, error_json, json, respond, set_header, status};
+pub use response::{bytes, error_json, json, respond, set_header, status, status_in_class};
 
 #[cfg(test)]
 mod tests {

@@ -95,6 +95,20 @@ pub fn status(code: u16) -> StatusCode {
     StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
+/// The status of a response declared for a class of statuses (`4XX`): the
+/// status itself when it is of the class, else an internal rejection, so
+/// that nothing the spec does not declare goes out.
+pub fn status_in_class(status: StatusCode, class: u16) -> Result<StatusCode, Rejection> {
+    if status.as_u16() / 100 == class {
+        Ok(status)
+    } else {
+        Err(Rejection::new(
+            RejectionKind::Internal,
+            format!("the handler answered {status} for responses declared as {class}XX"),
+        ))
+    }
+}
+
 /// Finishes a response with a body of bytes and its media type.
 pub fn bytes(
     mut builder: HttpResponseBuilder,

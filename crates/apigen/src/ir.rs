@@ -361,12 +361,75 @@ pub enum Media {
     Raw(Vec<String>),
 }
 
+/// The statuses a response stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// One status code.
+    Code(u16),
+    /// `1XX` to `5XX`: every status of the class (its first digit).
+    Range(u16),
+    /// `default`: every status no other response declares.
+    Default,
+}
+
+impl Status {
+    /// The code, for a single status.
+    pub fn code(self) -> Option<u16> {
+        match self {
+            Status::Code(code) => Some(code),
+            _ => None,
+        }
+    }
+
+    /// Whether the response stands for several statuses, so that its value
+    /// carries the one it has.
+    pub fn carries_status(self) -> bool {
+        !matches!(self, Status::Code(_))
+    }
+
+    /// The statuses it stands for, for a range: `400..=499` for `4XX`.
+    pub fn range(self) -> Option<std::ops::RangeInclusive<u16>> {
+        match self {
+            Status::Range(class) => Some(class * 100..=class * 100 + 99),
+            _ => None,
+        }
+    }
+
+    /// Whether an error status can stand for it.
+    pub fn is_error(self) -> bool {
+        match self {
+            Status::Code(code) => code >= 400,
+            Status::Range(class) => class >= 4,
+            Status::Default => true,
+        }
+    }
+
+    /// Whether it is a success (2xx).
+    pub fn is_success(self) -> bool {
+        match self {
+            Status::Code(code) => (200..300).contains(&code),
+            Status::Range(class) => class == 2,
+            Status::Default => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    /// As documents write it: `200`, `4XX`, `default`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Code(code) => write!(f, "{code}"),
+            Status::Range(class) => write!(f, "{class}XX"),
+            Status::Default => f.write_str("default"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
     /// The JSON pointer of the response (`.../responses/200`).
     pub pointer: String,
-    /// `None` for `default`.
-    pub status: Option<u16>,
+    pub status: Status,
     pub variant: String,
     pub doc: String,
     pub body: Option<Shape>,

@@ -102,6 +102,11 @@ fn references() {
     check("references");
 }
 
+#[test]
+fn statuses() {
+    check("statuses");
+}
+
 /// Every snapshot spec has a test above.
 #[test]
 fn every_snapshot_is_checked() {

@@ -483,10 +483,9 @@ impl<'a> Compare<'a, '_> {
 
     fn responses(&mut self, b: &'a Operation, r: &'a Operation) {
         for br in &b.responses {
-            let status = br.status.map_or("default".to_string(), |s| s.to_string());
+            let status = br.status.to_string();
             let Some(rr) = r.responses.iter().find(|rr| rr.status == br.status) else {
-                let success = br.status.is_some_and(|s| (200..300).contains(&s));
-                if success {
+                if br.status.is_success() {
                     self.breaking(
                         "response-success-status-removed".into(),
                         &br.pointer,
@@ -540,7 +539,7 @@ impl<'a> Compare<'a, '_> {
         }
         for rr in &r.responses {
             if !b.responses.iter().any(|br| br.status == rr.status) {
-                let status = rr.status.map_or("default".to_string(), |s| s.to_string());
+                let status = rr.status.to_string();
                 self.info(
                     "response-status-added".into(),
                     "",

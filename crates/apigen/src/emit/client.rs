@@ -6,10 +6,10 @@
 
 use super::{ident, operations::method_docs, rust_type};
 use crate::ir::{
-    Api, Media, Operation, Param, ParamLocation, ParamStyle, Response, Shape, Ty, TypeKind,
+    Api, Media, Operation, Param, ParamLocation, ParamStyle, Response, Shape, Status, Ty, TypeKind,
 };
 use crate::names::{sanitize, Case, Namer};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 pub const DOC: &str = "A typed client: one async method per operation.";
@@ -229,12 +229,15 @@ fn method(api: &Api, op: &Operation) -> TokenStream {
         }
     });
     let mutable = (!op.params.is_empty() || op.body.is_some()).then(|| quote!(mut));
-    let explicit = op.responses.iter().filter(|r| r.status.is_some()).map(|r| {
-        let status = Literal::u16_unsuffixed(r.status.unwrap_or_default());
-        let value = variant(api, op, r);
-        quote!(#status => #value,)
-    });
-    let otherwise = match op.responses.iter().find(|r| r.status.is_none()) {
+    let explicit = super::by_precedence(&op.responses)
+        .into_iter()
+        .filter_map(|r| {
+            let pattern = super::status_pattern(r.status)?;
+            let value = variant(api, op, r);
+            Some(quote!(#pattern => #value,))
+        })
+        .collect::<Vec<_>>();
+    let otherwise = match op.responses.iter().find(|r| r.status == Status::Default) {
         Some(default) => variant(api, op, default),
         None => quote!(return Err(answer.undeclared())),
     };
@@ -285,10 +288,10 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
         Media::Raw(_) => quote!(answer.bytes()),
         _ => quote!(answer.json()?),
     });
-    if r.status.is_none() || !r.headers.is_empty() {
+    if r.status.carries_status() || !r.headers.is_empty() {
         let status = r
             .status
-            .is_none()
+            .carries_status()
             .then(|| quote!(status: answer.status_code(),));
         let body = body.map(|b| quote!(body: #b,));
         let headers = r.headers.iter().map(|h| {

@@ -11,7 +11,7 @@ mod operations;
 mod server;
 pub mod vendor;
 
-use crate::ir::{Api, Number, Shape, Ty, TypeKind};
+use crate::ir::{Api, Number, Response, Shape, Status, Ty, TypeKind};
 use crate::{Config, Files};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -285,6 +285,38 @@ pub(crate) fn rust_type(shape: &Shape, models: &TokenStream) -> TokenStream {
             let name = ident(name);
             quote!(#models #name)
         }
+    }
+}
+
+/// The responses in the order their statuses are matched: single codes,
+/// then ranges (a code wins over its range), then `default`.
+pub(crate) fn by_precedence(responses: &[Response]) -> Vec<&Response> {
+    let mut ordered: Vec<&Response> = responses.iter().collect();
+    ordered.sort_by_key(|r| match r.status {
+        Status::Code(_) => 0,
+        Status::Range(_) => 1,
+        Status::Default => 2,
+    });
+    ordered
+}
+
+/// The match pattern for the statuses of a response (`404`, `400..=499`);
+/// `None` for `default`, which takes what no pattern does.
+pub(crate) fn status_pattern(status: Status) -> Option<TokenStream> {
+    match status {
+        Status::Code(code) => {
+            let code = Literal::u16_unsuffixed(code);
+            Some(quote!(#code))
+        }
+        Status::Range(_) => {
+            let range = status.range()?;
+            let (low, high) = (
+                Literal::u16_unsuffixed(*range.start()),
+                Literal::u16_unsuffixed(*range.end()),
+            );
+            Some(quote!(#low..=#high))
+        }
+        Status::Default => None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
 use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type};
-use crate::ir::{Api, Operation, Param, Response, Shape, Stability, Ty};
+use crate::ir::{Api, Operation, Param, Response, Shape, Stability, Status, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -286,7 +286,7 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
 /// Whether a response can carry an `ErrorResponse`: an error status, a body of
 /// the shared error type (or none), and no header the handler must fill in.
 fn takes_error(api: &Api, r: &Response) -> bool {
-    let error_status = r.status.is_none_or(|s| s >= 400);
+    let error_status = r.status.is_error();
     let body_fits = match (&r.body, &api.error_type) {
         (None, _) => true,
         (Some(b), Some(e)) => b == e,
@@ -299,14 +299,21 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
     let name = format_ident!("{}Response", op.type_name);
     let variants = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
-        let status = r.status.map_or("default".to_string(), |s| s.to_string());
+        let status = r.status;
         let docs = doc(Some(&format!("`{status}`: {}", r.doc.trim())));
         let body = r.body.as_ref().map(|b| rust_type(b, &MODELS()));
-        if r.status.is_none() || !r.headers.is_empty() {
-            let status_field = r
-                .status
-                .is_none()
-                .then(|| quote!(status: runtime::StatusCode,));
+        if r.status.carries_status() || !r.headers.is_empty() {
+            let status_field = r.status.carries_status().then(|| {
+                let doc = match r.status.range() {
+                    Some(range) => format!(
+                        " The status: {} to {} (another is refused when sent).",
+                        range.start(),
+                        range.end()
+                    ),
+                    None => " The status: any that no other response declares.".to_string(),
+                };
+                quote!(#[doc = #doc] status: runtime::StatusCode,)
+            });
             let body_field = body.map(|b| quote!(body: #b,));
             let headers = r.headers.iter().map(|h| {
                 let hname = ident(&h.rust);
@@ -325,11 +332,15 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
     let arms = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
         let status = match r.status {
-            Some(s) => {
+            Status::Code(s) => {
                 let s = proc_macro2::Literal::u16_unsuffixed(s);
                 quote!(runtime::status(#s))
             }
-            None => quote!(status),
+            Status::Range(class) => {
+                let class = proc_macro2::Literal::u16_unsuffixed(class);
+                quote!(runtime::status_in_class(status, #class)?)
+            }
+            Status::Default => quote!(status),
         };
         let header_names: Vec<_> = r.headers.iter().map(|h| ident(&h.rust)).collect();
         let sets = r.headers.iter().map(|h| {
@@ -365,8 +376,8 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
             #(#sets)*
             #finish
         }};
-        if r.status.is_none() || !r.headers.is_empty() {
-            let status_field = r.status.is_none().then(|| quote!(status,));
+        if r.status.carries_status() || !r.headers.is_empty() {
+            let status_field = r.status.carries_status().then(|| quote!(status,));
             let body_field = r.body.as_ref().map(|_| quote!(body,));
             quote!(Self::#variant { #status_field #body_field #(#header_names),* } => #build)
         } else if r.body.is_some() {
@@ -380,20 +391,19 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
         " The responses `{}` can give: one variant per status the spec declares.",
         op.fn_name
     );
-    let error_arms: Vec<TokenStream> = op
-        .responses
-        .iter()
-        .filter(|r| takes_error(api, r) && r.status.is_some())
+    let error_arms: Vec<TokenStream> = super::by_precedence(&op.responses)
+        .into_iter()
+        .filter(|r| takes_error(api, r))
         .filter_map(|r| {
-            let status = proc_macro2::Literal::u16_unsuffixed(r.status.unwrap_or_default());
+            let pattern = super::status_pattern(r.status)?;
             let construct = construct_from_error(api, r)?;
-            Some(quote!(#status => #construct,))
+            Some(quote!(#pattern => #construct,))
         })
         .collect();
     let otherwise = op
         .responses
         .iter()
-        .filter(|r| r.status.is_none() && takes_error(api, r))
+        .filter(|r| r.status == Status::Default && takes_error(api, r))
         .find_map(|r| construct_from_error(api, r))
         .unwrap_or_else(|| quote!(Err(error)));
     let declared = if error_arms.is_empty() {
@@ -438,7 +448,7 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
 /// back. `None` when a required header's type cannot be read from text.
 fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
     let variant = ident(&r.variant);
-    if r.status.is_none() || !r.headers.is_empty() {
+    if r.status.carries_status() || !r.headers.is_empty() {
         let mut reads = Vec::new();
         for h in &r.headers {
             let (field, wire) = (ident(&h.rust), &h.wire);
@@ -452,7 +462,10 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
                 (false, false) => quote!(let #field = None;),
             });
         }
-        let status_field = r.status.is_none().then(|| quote!(status: error.status,));
+        let status_field = r
+            .status
+            .carries_status()
+            .then(|| quote!(status: error.status,));
         let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
         let fields = r.headers.iter().map(|h| ident(&h.rust));
         let build = quote!(Ok(Self::#variant { #status_field #body_field #(#fields,)* }));

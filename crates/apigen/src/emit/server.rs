@@ -41,12 +41,23 @@ pub fn items(api: &Api) -> TokenStream {
     paths.sort_by_key(|p| p.matches('{').count());
     let resources = paths.iter().map(|path| {
         let ops: Vec<&Operation> = api.operations.iter().filter(|o| o.path == *path).collect();
-        let allow = ops.iter().map(|o| o.method.as_str()).collect::<Vec<_>>().join(", ");
+        let allow = ops
+            .iter()
+            .map(|o| o.method.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
         let routes = ops.iter().map(|o| {
-            let method = format_ident!("{}", o.method.to_ascii_lowercase());
+            // actix-web has a route constructor for each method but OPTIONS.
+            let method = match o.method.as_str() {
+                "OPTIONS" => quote!(web::method(actix_web::http::Method::OPTIONS)),
+                other => {
+                    let method = format_ident!("{}", other.to_ascii_lowercase());
+                    quote!(web::#method())
+                }
+            };
             let handler = ident(&o.fn_name);
             let operation = ident(&o.const_name);
-            quote!(.route(runtime::serve(web::#method().to(#handler::<S>), metadata::#operation, layer())))
+            quote!(.route(runtime::serve(#method.to(#handler::<S>), metadata::#operation, layer())))
         });
         quote! {
             cfg.service(

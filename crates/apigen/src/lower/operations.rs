@@ -208,34 +208,35 @@ impl<'a> Lowerer<'a> {
         let rat = at.join("responses");
         for (code, response) in &op.responses.responses {
             let status = match code {
-                StatusCode::Code(c) if (100..=599).contains(c) => *c,
+                StatusCode::Code(c) if (100..=599).contains(c) => Status::Code(*c),
+                StatusCode::Range(class) if (1..=5).contains(class) => Status::Range(*class),
                 StatusCode::Code(c) => {
                     self.error(&rat.join(c), format!("`{c}` is not an HTTP status code"));
                     continue;
                 }
-                StatusCode::Range(r) => {
+                StatusCode::Range(class) => {
                     self.error(
-                        &rat.join(format!("{r}XX")),
-                        "status code ranges are not supported",
+                        &rat.join(format!("{class}XX")),
+                        format!("`{class}XX` is not a class of HTTP statuses (1XX to 5XX)"),
                     );
                     continue;
                 }
             };
             let variant = variants.unique(status_variant(status));
-            if let Some(r) = self.response(
-                Some(status),
-                variant,
-                response,
-                &rat.join(status),
-                &type_name,
-            ) {
+            if let Some(r) = self.response(status, variant, response, &rat.join(status), &type_name)
+            {
                 responses.push(r);
             }
         }
         if let Some(default) = &op.responses.default {
-            let variant = variants.unique("Default".to_string());
-            if let Some(r) = self.response(None, variant, default, &rat.join("default"), &type_name)
-            {
+            let variant = variants.unique(status_variant(Status::Default));
+            if let Some(r) = self.response(
+                Status::Default,
+                variant,
+                default,
+                &rat.join("default"),
+                &type_name,
+            ) {
                 responses.push(r);
             }
         }
@@ -442,7 +443,7 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn response(
         &mut self,
-        status: Option<u16>,
+        status: Status,
         variant: String,
         response: &'a ReferenceOr<openapiv3::Response>,
         at: &Pointer,
@@ -699,8 +700,22 @@ pub(super) fn path_template_names(path: &str) -> Vec<String> {
         .collect()
 }
 
-/// The variant name for a status code: its reason phrase.
-fn status_variant(status: u16) -> String {
+/// The variant name for a status: a code's reason phrase, a range's class.
+fn status_variant(status: Status) -> String {
+    let status = match status {
+        Status::Code(code) => code,
+        Status::Range(class) => {
+            return match class {
+                1 => "Informational",
+                2 => "Success",
+                3 => "Redirection",
+                4 => "ClientError",
+                _ => "ServerError",
+            }
+            .to_string()
+        }
+        Status::Default => return "Default".to_string(),
+    };
     let name = match status {
         200 => "Ok",
         201 => "Created",

@@ -179,7 +179,7 @@ pub(super) fn shared_error_type(ops: &[Operation]) -> Option<Shape> {
     let mut bodies = ops
         .iter()
         .flat_map(|o| &o.responses)
-        .filter(|r| r.status.is_none_or(|s| s >= 400))
+        .filter(|r| r.status.is_error())
         .map(|r| r.body.as_ref());
     let first = bodies.next()??.clone();
     bodies.all(|b| b == Some(&first)).then_some(first)

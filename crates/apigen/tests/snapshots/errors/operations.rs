@@ -193,7 +193,11 @@ pub enum ListThingsResponse {
     /// `200`: Every thing.
     Ok(Vec<models::Thing>),
     /// `default`: An error.
-    Default { status: runtime::StatusCode, body: models::Error },
+    Default {
+        /// The status: any that no other response declares.
+        status: runtime::StatusCode,
+        body: models::Error,
+    },
 }
 
 impl ListThingsResponse {

@@ -122,7 +122,11 @@ pub enum GetItemResponse {
     /// `304`: Not modified.
     NotModified,
     /// `default`: Anything else.
-    Default { status: runtime::StatusCode, body: models::Problem },
+    Default {
+        /// The status: any that no other response declares.
+        status: runtime::StatusCode,
+        body: models::Problem,
+    },
 }
 
 impl GetItemResponse {
