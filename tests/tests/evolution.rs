@@ -9,8 +9,22 @@ fn read(path: &str) -> String {
 }
 
 /// The released interface and the spec with `edit` applied, compared on
-/// `today`: the rules found, with their levels.
+/// `today`: the rules found, with their levels, beyond what the spec as it
+/// is already changes (additions since the release, say).
 fn gate(edit: impl FnOnce(String) -> String, today: &str) -> Vec<(String, Level)> {
+    let already = findings(|s| s, today);
+    let mut found = findings(edit, today);
+    for f in &already {
+        if let Some(i) = found.iter().position(|g| g == f) {
+            found.remove(i);
+        }
+    }
+    found
+}
+
+/// Every rule the gate finds between the released interface and the spec
+/// with `edit` applied.
+fn findings(edit: impl FnOnce(String) -> String, today: &str) -> Vec<(String, Level)> {
     let released =
         Document::parse("spec/released/v1.yaml", &read("spec/released/v1.yaml")).unwrap();
     let spec = Document::parse("spec/openapi.yaml", &edit(read("spec/openapi.yaml"))).unwrap();
@@ -46,7 +60,12 @@ fn without(spec: String, id: &str) -> String {
 
 #[test]
 fn the_spec_keeps_the_promises_of_the_released_interface() {
-    assert_eq!(gate(|s| s, "2026-11-23"), []);
+    // Additions since the release (a response) are news, not broken promises.
+    let broken: Vec<_> = findings(|s| s, "2026-11-23")
+        .into_iter()
+        .filter(|(_, level)| *level != Level::Info)
+        .collect();
+    assert_eq!(broken, []);
 }
 
 #[test]
