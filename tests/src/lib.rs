@@ -48,3 +48,11 @@ pub mod references;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/statuses/mod.rs"]
 pub mod statuses;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/oneof/mod.rs"]
+pub mod oneof;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/param_shapes/mod.rs"]
+pub mod param_shapes;

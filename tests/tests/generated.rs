@@ -348,3 +348,217 @@ mod statuses_glue {
         assert_eq!((s, allow.as_deref()), (405, Some("OPTIONS, HEAD, TRACE")));
     }
 }
+
+/// Unions decided by the schema, and the inferred discriminator, through the
+/// generated glue.
+mod oneof_glue {
+    use actix_web::{test, web, App};
+    use petstore_tests::oneof::{models, operations::*, runtime, server};
+
+    struct Shapes;
+
+    impl Api for Shapes {
+        async fn measure(
+            &self,
+            request: MeasureRequest,
+            _: runtime::RequestContext,
+        ) -> Result<MeasureResponse, ErrorResponse> {
+            let name = match request.body {
+                models::Shape::Circle(_) => "circle",
+                models::Shape::Square(_) => "square",
+                models::Shape::Rectangle(_) => "rectangle",
+            };
+            Ok(MeasureResponse::Ok(name.into()))
+        }
+
+        async fn greet(
+            &self,
+            request: GreetRequest,
+            _: runtime::RequestContext,
+        ) -> Result<GreetResponse, ErrorResponse> {
+            Ok(GreetResponse::Ok(match request.body {
+                models::Animal::Dog(d) => format!("woof, {}", d.name),
+                models::Animal::Cat(c) => format!("meow, {}", c.name),
+            }))
+        }
+    }
+
+    impl server::Rejections for Shapes {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            ErrorResponse::new(
+                rejection.status(),
+                models::Error {
+                    code: rejection.kind.code().into(),
+                    message: rejection.message,
+                },
+            )
+        }
+    }
+
+    async fn post(path: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
+        let app = test::init_service(
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Shapes))),
+        )
+        .await;
+        let request = test::TestRequest::post()
+            .uri(path)
+            .set_json(body)
+            .to_request();
+        let response = test::call_service(&app, request).await;
+        let status = response.status().as_u16();
+        let body = test::read_body(response).await;
+        (status, serde_json::from_slice(&body).unwrap_or_default())
+    }
+
+    #[actix_web::test]
+    async fn exactly_one_variant_must_accept_the_value() {
+        use serde_json::json;
+        assert_eq!(
+            post("/shapes", json!({"radius": 1})).await,
+            (200, json!("circle"))
+        );
+        // A circle refuses other properties, and a rectangle needs a height:
+        // a square, whatever order the variants are listed in.
+        assert_eq!(
+            post("/shapes", json!({"radius": 1, "side": 2})).await,
+            (200, json!("square"))
+        );
+        // A square and a rectangle both accept this one: refused, by name.
+        let (status, body) = post("/shapes", json!({"side": 2, "height": 3})).await;
+        assert_eq!(status, 422, "{body}");
+        let message = body["message"].as_str().unwrap();
+        assert!(
+            message.contains("fits more than one shape of a `Shape` (Square, Rectangle)"),
+            "{message}"
+        );
+        let (status, body) = post("/shapes", json!({"edge": 1})).await;
+        assert_eq!(status, 422);
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("none of the shapes a `Shape` may take (Circle, Square, Rectangle)"),
+            "{body}"
+        );
+    }
+
+    #[actix_web::test]
+    async fn variants_that_fix_a_property_are_read_by_it() {
+        use serde_json::json;
+        assert_eq!(
+            post("/animals", json!({"kind": "cat", "name": "Tom"})).await,
+            (200, json!("meow, Tom"))
+        );
+        let (status, body) = post("/animals", json!({"kind": "cow", "name": "x"})).await;
+        assert_eq!(status, 422);
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("unknown `kind` value `cow`: expected `dog`, `cat`"),
+            "{body}"
+        );
+        // Serialised back, the variant keeps its property.
+        let dog: models::Animal =
+            serde_json::from_value(json!({"kind": "dog", "name": "Rex"})).unwrap();
+        assert_eq!(
+            serde_json::to_value(&dog).unwrap(),
+            json!({"kind": "dog", "name": "Rex"})
+        );
+    }
+}
+
+/// Parameters whose shape no style carries travel as JSON text; a
+/// `deepObject` holds a union; `content` parameters are their JSON.
+mod param_shapes_glue {
+    use actix_web::{test, web, App};
+    use petstore_tests::param_shapes::{models, operations::*, runtime, server};
+
+    struct Search;
+
+    impl Api for Search {
+        async fn search(
+            &self,
+            request: SearchRequest,
+            _: runtime::RequestContext,
+        ) -> Result<SearchResponse, ErrorResponse> {
+            let choice = request.choice.map(|c| match c {
+                models::SearchChoice::ByName(n) => format!("name {}", n.name),
+                models::SearchChoice::ById(i) => format!("id {}", i.id),
+            });
+            Ok(SearchResponse::Ok(serde_json::json!({
+                "filter": request.filter,
+                "choice": choice,
+                "where": request.where_,
+                "context": request.x_context,
+            })))
+        }
+    }
+
+    impl server::Rejections for Search {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            ErrorResponse::new(
+                rejection.status(),
+                models::Error {
+                    code: rejection.kind.code().into(),
+                    message: rejection.message,
+                },
+            )
+        }
+    }
+
+    fn encoded(text: &str) -> String {
+        form_urlencoded::byte_serialize(text.as_bytes()).collect()
+    }
+
+    async fn get(query: &str, context: Option<&str>) -> (u16, serde_json::Value) {
+        let app = test::init_service(
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Search))),
+        )
+        .await;
+        let mut request = test::TestRequest::get().uri(&format!("/search?{query}"));
+        if let Some(context) = context {
+            request = request.insert_header(("X-Context", context));
+        }
+        let response = test::call_service(&app, request.to_request()).await;
+        let status = response.status().as_u16();
+        let body = test::read_body(response).await;
+        (status, serde_json::from_slice(&body).unwrap_or_default())
+    }
+
+    #[actix_web::test]
+    async fn json_text_carries_what_a_style_cannot() {
+        use serde_json::json;
+        let filter = encoded(r#"{"tags":[{"k":"colour","v":"red"}]}"#);
+        let near = encoded(r#"{"near":[1.5,2]}"#);
+        let (status, body) = get(
+            &format!("filter={filter}&where={near}"),
+            Some(r#"{"trace":"t-1"}"#),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            body["filter"],
+            json!({"tags": [{"k": "colour", "v": "red"}]})
+        );
+        assert_eq!(body["where"], json!({"near": [1.5, 2.0]}));
+        assert_eq!(body["context"], json!({"trace": "t-1"}));
+        let (status, body) = get("filter=%7Bnot%20json", None).await;
+        assert_eq!(status, 400);
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("query parameter `filter` is not the JSON its schema asks for"),
+            "{body}"
+        );
+    }
+
+    #[actix_web::test]
+    async fn a_deep_object_union_is_decided_from_its_keys() {
+        assert_eq!(get("choice[id]=42", None).await.1["choice"], "id 42");
+        assert_eq!(get("choice[name]=Rex", None).await.1["choice"], "name Rex");
+        let (status, body) = get("choice[other]=1", None).await;
+        assert_eq!(status, 400, "{body}");
+    }
+}

@@ -482,6 +482,23 @@ impl Call {
         }
     }
 
+    /// A header parameter sent as JSON text (left out when `None` or null).
+    pub fn header_json(&mut self, name: &str, value: &impl Serialize) {
+        let text = json(value).and_then(|v| write(&v, name, Style::Json, false));
+        if let (Some(text), Ok(name)) = (text, HeaderName::from_bytes(name.as_bytes())) {
+            if let Ok(value) = HeaderValue::from_str(&text) {
+                self.headers.push((name, value));
+            }
+        }
+    }
+
+    /// A cookie parameter sent as JSON text (left out when `None` or null).
+    pub fn cookie_json(&mut self, name: &str, value: &impl Serialize) {
+        if let Some(text) = json(value).and_then(|v| write(&v, name, Style::Json, false)) {
+            self.cookies.push((name.to_string(), text));
+        }
+    }
+
     /// A cookie parameter (left out when `None` or null).
     pub fn cookie(&mut self, name: &str, value: &impl Serialize, explode: bool) {
         if let Some(text) = json(value).and_then(|v| write(&v, name, Style::Form, explode)) {

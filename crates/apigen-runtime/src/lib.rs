@@ -14,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+mod decide;
 mod fields;
 mod form;
 mod operation;
@@ -36,6 +37,7 @@ mod response;
 /// The status of a response (the type actix-web uses too).
 pub use http::StatusCode;
 
+pub use decide::{decide, fits_object, read_variant, tag_of, Decide, Source};
 pub use fields::present;
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{
@@ -63,7 +65,8 @@ pub use context::RequestContext;
 pub use operation::{serve, Layer, RouteService};
 #[cfg(feature = "server")]
 pub use params::{
-    cookie, cookie_styled, header, header_styled, path, path_styled, required, Query,
+    cookie, cookie_json, cookie_styled, header, header_json, header_styled, path, path_styled,
+    required, Query,
 };
 #[cfg(feature = "server")]
 pub use response::{bytes, error_json, json, respond, set_header, status, status_in_class};

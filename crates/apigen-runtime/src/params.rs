@@ -1,6 +1,7 @@
 //! Reading parameters from the path, the query string, headers and cookies,
 //! in every style OpenAPI defines.
 
+use super::decide::{Decide, Source};
 use super::form::{form_tree, FormValue};
 use super::rejection::{Rejection, RejectionKind};
 use super::style::{styled, Style, ValueKind};
@@ -83,9 +84,9 @@ impl Query {
         }
     }
 
-    /// A parameter whose type is a union: one value is read as a string, a
-    /// repeated one as an array, and the union picks the shape that fits.
-    pub fn any<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
+    /// A parameter whose type is a union: one value is read as text, a
+    /// repeated one as an array, and the union decides the shape it fits.
+    pub fn any<T: Decide>(&self, name: &str) -> Result<Option<T>, Rejection> {
         let values: Vec<serde_json::Value> = self
             .values(name)
             .map(|v| serde_json::Value::String(v.into()))
@@ -95,7 +96,7 @@ impl Query {
             1 => values.into_iter().next().unwrap_or_default(),
             _ => serde_json::Value::Array(values),
         };
-        T::deserialize(FormValue(value)).map(Some).map_err(|e| {
+        T::decide(value, Source::Text).map(Some).map_err(|e| {
             Rejection::new(
                 RejectionKind::BadRequest,
                 format!("query parameter `{name}` is invalid: {e}"),
@@ -114,6 +115,27 @@ impl Query {
             )
         })
     }
+    /// A union parameter in `deepObject` style (`shape[radius]=2`): the keys
+    /// under `name[...]`, and the one variant of the union they fit.
+    pub fn deep_union<T: Decide>(&self, name: &str) -> Result<Option<T>, Rejection> {
+        let prefix = format!("{name}[");
+        let pairs = self
+            .0
+            .iter()
+            .filter(|(k, _)| k.starts_with(&prefix))
+            .map(|(k, v)| (k.as_str(), v.as_str()));
+        let tree = form_tree(pairs);
+        let Some(value) = tree.get(name).cloned() else {
+            return Ok(None);
+        };
+        T::decide(value, Source::Text).map(Some).map_err(|e| {
+            Rejection::new(
+                RejectionKind::BadRequest,
+                format!("query parameter `{name}` is invalid: {e}"),
+            )
+        })
+    }
+
     /// A parameter in `deepObject` style (`filter[status]=open`), or any
     /// parameter that is an object: the keys under `name[...]`, read as the
     /// target type asks.
@@ -209,6 +231,45 @@ pub fn path_styled<T: DeserializeOwned>(
         explode,
         &format!("path parameter `{name}`"),
     )
+}
+
+/// A header whose value is JSON text (described by `content`, or of a
+/// shape no style carries).
+pub fn header_json<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+) -> Result<Option<T>, Rejection> {
+    match header::<String>(request, name)? {
+        Some(raw) => styled(
+            &raw,
+            name,
+            ValueKind::Object,
+            Style::Json,
+            false,
+            &format!("header `{name}`"),
+        )
+        .map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A cookie whose value is JSON text.
+pub fn cookie_json<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+) -> Result<Option<T>, Rejection> {
+    match cookie::<String>(request, name)? {
+        Some(raw) => styled(
+            &raw,
+            name,
+            ValueKind::Object,
+            Style::Json,
+            false,
+            &format!("cookie `{name}`"),
+        )
+        .map(Some),
+        None => Ok(None),
+    }
 }
 
 /// A header holding an array or object (`simple` style).
@@ -342,9 +403,34 @@ mod tests {
         let q = Query::parse("status=open&min=4");
         let flat: Filter = q.exploded_object().unwrap().unwrap();
         assert_eq!(flat.min, Some(4));
+        #[derive(Debug, PartialEq)]
+        enum OneOrMany {
+            One(i32),
+            Many(Vec<i32>),
+        }
+        impl Decide for OneOrMany {
+            fn decide(value: serde_json::Value, source: Source) -> Result<Self, String> {
+                use super::super::decide::{decide, read_variant};
+                let mut accepted = Vec::new();
+                if let Ok(v) = read_variant(&value, source) {
+                    accepted.push(("One", OneOrMany::One(v)));
+                }
+                // In text, one value is also an array of one: the array
+                // takes it only when nothing else does, as generated unions do.
+                if source == Source::Json || accepted.is_empty() {
+                    if let Ok(v) = read_variant(&value, source) {
+                        accepted.push(("Many", OneOrMany::Many(v)));
+                    }
+                }
+                decide("OneOrMany", &["One", "Many"], accepted)
+            }
+        }
         let q = Query::parse("v=1&v=2&w=3");
-        assert_eq!(q.any::<Vec<i32>>("v").unwrap(), Some(vec![1, 2]));
-        assert_eq!(q.any::<i32>("w").unwrap(), Some(3));
+        assert_eq!(
+            q.any::<OneOrMany>("v").unwrap(),
+            Some(OneOrMany::Many(vec![1, 2]))
+        );
+        assert_eq!(q.any::<OneOrMany>("w").unwrap(), Some(OneOrMany::One(3)));
     }
 
     #[test]

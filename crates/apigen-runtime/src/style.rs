@@ -25,6 +25,10 @@ pub enum Style {
     PipeDelimited,
     /// `name[key]=value` (query objects).
     DeepObject,
+    /// The value as JSON text: a parameter described by `content`
+    /// (`application/json`), or one whose shape no style can carry (an
+    /// object holding arrays of objects, say).
+    Json,
 }
 
 /// What a styled parameter holds.
@@ -50,6 +54,14 @@ pub fn styled<T: DeserializeOwned>(
     what: &str,
 ) -> Result<T, Rejection> {
     use serde_json::Value;
+    if style == Style::Json {
+        return serde_json::from_str(raw).map_err(|e| {
+            Rejection::new(
+                RejectionKind::BadRequest,
+                format!("{what} is not the JSON its schema asks for: {e}"),
+            )
+        });
+    }
     let items: Vec<String> = match style {
         Style::Matrix => {
             let fields = raw.split(';').filter(|f| !f.is_empty());
@@ -166,6 +178,7 @@ pub fn write(value: &Value, name: &str, style: Style, explode: bool) -> Option<S
         Style::SpaceDelimited => items("=").join(" "),
         Style::PipeDelimited => items("=").join("|"),
         Style::Simple | Style::Form | Style::DeepObject => items("=").join(","),
+        Style::Json => value.to_string(),
     })
 }
 

@@ -313,6 +313,9 @@ pub enum ParamStyle {
     SpaceDelimited,
     PipeDelimited,
     DeepObject,
+    /// JSON text: the parameter is described by `content`
+    /// (`application/json`), or no style can carry its shape.
+    Json,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -99,10 +99,10 @@ fn security_must_name_declared_schemes() {
 #[test]
 fn unsupported_constructs_are_reported_not_dropped() {
     let out = errors(&doc(
-        "paths:\n  /a:\n    get:\n      parameters:\n        - {name: filter, in: query, content: {application/json: {schema: {type: object}}}}\n      responses: {'204': {description: x}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
+        "paths:\n  /a:\n    get:\n      responses:\n        '204':\n          description: x\n          headers:\n            X-Trace: {content: {application/json: {schema: {type: object}}}}\ncomponents:\n  schemas:\n    NotA:\n      not: {type: string}\n",
     ));
     assert!(
-        out.contains("error: parameter `filter`: `content` parameters are not supported\n  --> spec.yaml#/paths/~1a/get/parameters/0/content"),
+        out.contains("error: headers described by `content` are not supported\n  --> spec.yaml#/paths/~1a/get/responses/204/headers/X-Trace"),
         "{out}"
     );
     assert!(

@@ -107,6 +107,16 @@ fn statuses() {
     check("statuses");
 }
 
+#[test]
+fn oneof() {
+    check("oneof");
+}
+
+#[test]
+fn param_shapes() {
+    check("param_shapes");
+}
+
 /// Every snapshot spec has a test above.
 #[test]
 fn every_snapshot_is_checked() {

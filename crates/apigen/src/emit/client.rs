@@ -155,6 +155,7 @@ fn style(p: &Param) -> TokenStream {
         ParamStyle::SpaceDelimited => "SpaceDelimited",
         ParamStyle::PipeDelimited => "PipeDelimited",
         ParamStyle::DeepObject => "DeepObject",
+        ParamStyle::Json => "Json",
     });
     quote!(runtime::Style::#name)
 }
@@ -201,6 +202,12 @@ fn method(api: &Api, op: &Operation) -> TokenStream {
             ParamLocation::Query => {
                 let style = style(p);
                 quote!(call.query(#wire, #value, #style, #explode);)
+            }
+            ParamLocation::Header if p.style == ParamStyle::Json => {
+                quote!(call.header_json(#wire, #value);)
+            }
+            ParamLocation::Cookie if p.style == ParamStyle::Json => {
+                quote!(call.cookie_json(#wire, #value);)
             }
             ParamLocation::Header => quote!(call.header(#wire, #value, #explode);),
             ParamLocation::Cookie => quote!(call.cookie(#wire, #value, #explode);),

@@ -291,56 +291,118 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
             None => quote!(Self::#variant(_) => Ok(()),),
         }
     });
-    let deserialize = match &u.tag {
+    let type_name = &def.name;
+    let decide_body = match &u.tag {
         Some(tag) => {
             let arms = u.variants.iter().map(|v| {
                 let variant = ident(&v.rust);
                 let value = v.tag_value.as_deref().unwrap_or_default();
-                quote! {
-                    #value => serde_json::from_value(value).map(Self::#variant).map_err(D::Error::custom),
-                }
+                let wrap = if v.boxed {
+                    quote!(|v| Self::#variant(Box::new(v)))
+                } else {
+                    quote!(Self::#variant)
+                };
+                quote!(#value => runtime::read_variant(&value, source).map(#wrap),)
             });
-            let values: Vec<&str> = u
+            let values = u
                 .variants
                 .iter()
                 .filter_map(|v| v.tag_value.as_deref())
-                .collect();
+                .collect::<Vec<_>>()
+                .join("`, `");
+            let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
             quote! {
-                impl<'de> serde::Deserialize<'de> for #name {
-                    /// Reads the `#tag` property, then the variant it names; the
-                    /// variant keeps the property.
-                    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                        use serde::de::Error as _;
-                        let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
-                        let tag = value
-                            .get(#tag)
-                            .and_then(serde_json::Value::as_str)
-                            .ok_or_else(|| D::Error::missing_field(#tag))?
-                            .to_string();
-                        match tag.as_str() {
-                            #(#arms)*
-                            other => Err(D::Error::unknown_variant(other, &[#(#values),*])),
-                        }
-                    }
+                match runtime::tag_of(&value, #tag)? {
+                    #(#arms)*
+                    other => Err(format!(#unknown)),
                 }
             }
         }
-        None => TokenStream::new(),
+        None => {
+            let names: Vec<&str> = u.variants.iter().map(|v| v.rust.as_str()).collect();
+            let attempt_of = |v: &crate::ir::UnionVariant| {
+                let variant = ident(&v.rust);
+                let name = &v.rust;
+                let wrap = if v.boxed {
+                    quote!(Self::#variant(Box::new(v)))
+                } else {
+                    quote!(Self::#variant(v))
+                };
+                let attempt = quote! {
+                    if let Ok(v) = runtime::read_variant(&value, source) {
+                        accepted.push((#name, #wrap));
+                    }
+                };
+                match object_fit(api, &v.shape) {
+                    Some(fits) => quote!(if #fits { #attempt }),
+                    None => attempt,
+                }
+            };
+            // In text (a query, a header) every value is a string, and one
+            // value is also an array of one: an array variant is tried only
+            // when no other reads the text, a string variant only when no
+            // array does either.
+            let tier = |v: &&crate::ir::UnionVariant| {
+                if free_text(api, &v.shape) {
+                    2
+                } else if matches!(v.shape.ty, Ty::Array(_)) {
+                    1
+                } else {
+                    0
+                }
+            };
+            let tries = u.variants.iter().filter(|v| tier(v) == 0).map(attempt_of);
+            let fallbacks = [1, 2].map(|level| {
+                let tries: Vec<TokenStream> = u
+                    .variants
+                    .iter()
+                    .filter(|v| tier(v) == level)
+                    .map(attempt_of)
+                    .collect();
+                (!tries.is_empty()).then(|| {
+                    quote! {
+                        if source == runtime::Source::Json || accepted.is_empty() {
+                            #(#tries)*
+                        }
+                    }
+                })
+            });
+            quote! {
+                let mut accepted = Vec::new();
+                #(#tries)*
+                #(#fallbacks)*
+                runtime::decide(#type_name, &[#(#names),*], accepted)
+            }
+        }
     };
-    let derive = if u.tag.is_some() {
-        quote!(#[derive(Debug, Clone, PartialEq, serde::Serialize)])
-    } else {
-        quote!(#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)])
+    let how = match &u.tag {
+        Some(tag) => format!(" The variant the `{tag}` property names."),
+        None => " The one variant that accepts the value: none, or more than one, is an \
+             error naming them. In text, an array variant takes only what no other \
+             reads, and a string variant only what no other and no array reads."
+            .to_string(),
     };
     quote! {
         #docs
-        #derive
+        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
         #[serde(untagged)]
         pub enum #name {
             #(#variants)*
         }
 
-        #deserialize
+        impl runtime::Decide for #name {
+            #[doc = #how]
+            fn decide(value: serde_json::Value, source: runtime::Source) -> Result<Self, String> {
+                #decide_body
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+                runtime::Decide::decide(value, runtime::Source::Json).map_err(serde::de::Error::custom)
+            }
+        }
 
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
@@ -350,6 +412,43 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
             }
         }
     }
+}
+
+/// Whether a shape is any text: every value written as text reads as it.
+fn free_text(api: &Api, shape: &crate::ir::Shape) -> bool {
+    match &shape.ty {
+        Ty::String => true,
+        Ty::Named(name) => matches!(
+            crate::lower::resolve(&api.types, name).map(|t| &t.kind),
+            Some(TypeKind::Alias(crate::ir::Shape { ty: Ty::String, .. }))
+        ),
+        _ => false,
+    }
+}
+
+/// The test an object variant's value must pass before it is tried: its
+/// required properties present and, when it refuses others, nothing else.
+/// `None` for a variant that is not an object.
+fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
+    let Ty::Named(name) = &shape.ty else {
+        return None;
+    };
+    let TypeKind::Struct(s) = &crate::lower::resolve(&api.types, name)?.kind else {
+        return None;
+    };
+    // Read-only properties are the server's to send: a request may lack them.
+    let required = s
+        .fields
+        .iter()
+        .filter(|f| f.required && !f.read_only && !f.flatten)
+        .map(|f| f.wire.as_str());
+    let known = if s.deny_unknown {
+        let names = s.fields.iter().map(|f| f.wire.as_str());
+        quote!(Some(&[#(#names),*]))
+    } else {
+        quote!(None)
+    };
+    Some(quote!(runtime::fits_object(&value, &[#(#required),*], #known)))
 }
 
 fn to_snake(name: &str) -> String {

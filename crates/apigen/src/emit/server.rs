@@ -220,8 +220,19 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
         ParamStyle::Form | ParamStyle::DeepObject => quote!(runtime::Style::Form),
         ParamStyle::SpaceDelimited => quote!(runtime::Style::SpaceDelimited),
         ParamStyle::PipeDelimited => quote!(runtime::Style::PipeDelimited),
+        ParamStyle::Json => quote!(runtime::Style::Json),
     };
     let array = matches!(p.shape.ty, Ty::Array(_));
+    if p.style == ParamStyle::Json {
+        return match p.location {
+            ParamLocation::Path => {
+                quote!(runtime::path_styled(request, #wire, #kind, #style, false)?)
+            }
+            ParamLocation::Query => quote!(query.styled(#wire, #kind, #style)?),
+            ParamLocation::Header => quote!(runtime::header_json(request, #wire)?),
+            ParamLocation::Cookie => quote!(runtime::cookie_json(request, #wire)?),
+        };
+    }
     match p.location {
         ParamLocation::Path if is_scalar(p) && p.style == ParamStyle::Simple => {
             quote!(runtime::path(request, #wire)?)
@@ -230,6 +241,7 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
             quote!(runtime::path_styled(request, #wire, #kind, #style, #explode)?)
         }
         ParamLocation::Query => match p.style {
+            ParamStyle::DeepObject if p.union => quote!(query.deep_union(#wire)?),
             ParamStyle::DeepObject => quote!(query.deep(#wire)?),
             ParamStyle::Form if p.union => quote!(query.any(#wire)?),
             ParamStyle::Form if array => quote!(query.many(#wire, #explode)?),

@@ -15,6 +15,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "body.rs",
     "client.rs",
     "context.rs",
+    "decide.rs",
     "fields.rs",
     "form.rs",
     "operation.rs",

@@ -49,7 +49,7 @@ pub fn lower(doc: &OpenAPI, lenient: bool) -> Result<(Api, Vec<Diagnostic>), Vec
             .first()
             .map(|s| base_path(&s.url))
             .unwrap_or_default(),
-        types: passes::mark_boxed(std::mem::take(&mut l.types)),
+        types: passes::mark_boxed(passes::infer_discriminators(std::mem::take(&mut l.types))),
         traits,
         operations,
         common_headers,

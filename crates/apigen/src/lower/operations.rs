@@ -302,31 +302,43 @@ impl<'a> Lowerer<'a> {
         };
         // OpenAPI's default: `form` explodes, every other style does not.
         let explode = data.explode.unwrap_or(style == ParamStyle::Form);
-        let schema = match &data.format {
-            ParameterSchemaOrContent::Schema(s) => s,
-            ParameterSchemaOrContent::Content(_) => {
-                self.error(
-                    &at.join("content"),
-                    format!(
-                        "parameter `{}`: `content` parameters are not supported",
-                        data.name
-                    ),
-                );
-                return None;
+        // A parameter described by `content` is its media type's text: JSON,
+        // or (any other media type) the text itself.
+        let (schema, schema_at, content) = match &data.format {
+            ParameterSchemaOrContent::Schema(s) => (Some(s), at.join("schema"), None),
+            ParameterSchemaOrContent::Content(content) => {
+                let Some((media, m)) = content.iter().next() else {
+                    self.error(
+                        &at.join("content"),
+                        format!("parameter `{}`: `content` names no media type", data.name),
+                    );
+                    return None;
+                };
+                let schema_at = at.join("content").join(media).join("schema");
+                (m.schema.as_ref(), schema_at, Some(is_json(media)))
             }
         };
         let hint = format!("{op_type}{}", sanitize(&data.name, Case::Pascal));
-        let shape = self.shape_of(schema, &at.join("schema"), &hint)?;
+        let shape = match (schema, content) {
+            (_, Some(false)) => Shape::new(Ty::String),
+            (Some(schema), _) => self.shape_of(schema, &schema_at, &hint)?,
+            (None, _) => Shape::new(Ty::Json),
+        };
         let scalar_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
             Ty::Named(n) => matches!(resolve(types, n).map(|t| &t.kind), Some(TypeKind::Enum(_))),
             Ty::Json | Ty::Bytes | Ty::Map(_) | Ty::Array(_) => false,
             _ => true,
         };
+        // An object a style can write: its properties scalars or arrays of
+        // them.
         let object_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
-            Ty::Named(n) => matches!(
-                resolve(types, n).map(|t| &t.kind),
-                Some(TypeKind::Struct(_))
-            ),
+            Ty::Named(n) => match resolve(types, n).map(|t| &t.kind) {
+                Some(TypeKind::Struct(st)) => st.fields.iter().all(|f| match &f.shape.ty {
+                    Ty::Array(items) => scalar_ok(items, types),
+                    _ => scalar_ok(&f.shape, types),
+                }),
+                _ => false,
+            },
             Ty::Map(values) => scalar_ok(values, types),
             _ => false,
         };
@@ -339,20 +351,28 @@ impl<'a> Lowerer<'a> {
                 Ty::Array(items) => scalar_ok(items, &self.types),
                 _ => scalar_ok(&shape, &self.types) || object_ok(&shape, &self.types),
             };
-        if !ok {
-            self.error(
-                &at.join("schema"),
-                format!(
-                    "parameter `{}`: only scalars, string enums, arrays of them and objects are supported",
-                    data.name
-                ),
-            );
-            return None;
-        }
-        let scalar_named = scalar_ok(&shape, &self.types);
+        // JSON text where the document says so, or where the style cannot
+        // carry the shape: never a skipped operation.
+        let (style, note) = match content {
+            Some(true) => (
+                ParamStyle::Json,
+                Some("Sent as JSON text, as its `content` says."),
+            ),
+            Some(false) => (style, None),
+            None if ok => (style, None),
+            None => (
+                ParamStyle::Json,
+                Some("Sent as JSON text: its style cannot carry a value of this shape."),
+            ),
+        };
+        let scalar_named = style != ParamStyle::Json && scalar_ok(&shape, &self.types);
         let default = match schema {
-            ReferenceOr::Item(s) => s.schema_data.default.clone(),
-            ReferenceOr::Reference { .. } => None,
+            Some(ReferenceOr::Item(s)) => s.schema_data.default.clone(),
+            _ => None,
+        };
+        let doc = match (data.description.clone(), note) {
+            (Some(d), Some(note)) => Some(format!("{d}\n\n{note}")),
+            (d, note) => d.or(note.map(str::to_string)),
         };
         Some(Param {
             wire: data.name.clone(),
@@ -361,7 +381,7 @@ impl<'a> Lowerer<'a> {
             location,
             required: data.required || location == ParamLocation::Path,
             shape,
-            doc: data.description.clone(),
+            doc,
             deprecated: data.deprecated.unwrap_or(false),
             explode,
             style,

@@ -184,3 +184,69 @@ pub(super) fn shared_error_type(ops: &[Operation]) -> Option<Shape> {
     let first = bodies.next()??.clone();
     bodies.all(|b| b == Some(&first)).then_some(first)
 }
+
+/// The types, with a discriminator inferred for each union that has none
+/// but whose variants are objects told apart by one property: required in
+/// every variant, fixed there to one value (a single-value `enum`), a
+/// different value in each. Such a union is read by that property, as ogen
+/// does, instead of by trying every variant.
+pub(super) fn infer_discriminators(
+    mut types: BTreeMap<String, TypeDef>,
+) -> BTreeMap<String, TypeDef> {
+    let inferred: Vec<(String, String, Vec<String>)> = types
+        .values()
+        .filter_map(|def| match &def.kind {
+            TypeKind::Union(u) if u.tag.is_none() && u.variants.len() > 1 => {
+                let (tag, values) = told_apart(&types, u)?;
+                Some((def.name.clone(), tag, values))
+            }
+            _ => None,
+        })
+        .collect();
+    for (name, tag, values) in inferred {
+        if let Some(TypeDef {
+            kind: TypeKind::Union(u),
+            ..
+        }) = types.get_mut(&name)
+        {
+            u.tag = Some(tag);
+            for (variant, value) in u.variants.iter_mut().zip(values) {
+                variant.tag_value = Some(value);
+            }
+        }
+    }
+    types
+}
+
+/// The property that tells a union's variants apart, and its value in each.
+fn told_apart(types: &BTreeMap<String, TypeDef>, u: &Union) -> Option<(String, Vec<String>)> {
+    let structs: Vec<&Struct> = u
+        .variants
+        .iter()
+        .map(|v| match &v.shape.ty {
+            Ty::Named(n) => match &super::resolve(types, n)?.kind {
+                TypeKind::Struct(s) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let fixed = |s: &Struct, wire: &str| -> Option<String> {
+        let field = s.fields.iter().find(|f| f.wire == wire && f.required)?;
+        let Ty::Named(n) = &field.shape.ty else {
+            return None;
+        };
+        match &super::resolve(types, n)?.kind {
+            TypeKind::Enum(variants) if variants.len() == 1 => Some(variants[0].wire.clone()),
+            _ => None,
+        }
+    };
+    structs[0].fields.iter().find_map(|candidate| {
+        let values: Vec<String> = structs
+            .iter()
+            .map(|s| fixed(s, &candidate.wire))
+            .collect::<Option<_>>()?;
+        let distinct: BTreeSet<&String> = values.iter().collect();
+        (distinct.len() == values.len()).then(|| (candidate.wire.clone(), values))
+    })
+}

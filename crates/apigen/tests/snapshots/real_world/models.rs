@@ -108,11 +108,42 @@ impl runtime::Validate for Customer {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum CustomerImageUrl {
     String(String),
     Null(serde_json::Value),
+}
+
+impl runtime::Decide for CustomerImageUrl {
+    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        let mut accepted = Vec::new();
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            accepted.push(("Null", Self::Null(v)));
+        }
+        if source == runtime::Source::Json || accepted.is_empty() {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("String", Self::String(v)));
+            }
+        }
+        runtime::decide("CustomerImageUrl", &["String", "Null"], accepted)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        runtime::Decide::decide(value, runtime::Source::Json)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl runtime::Validate for CustomerImageUrl {

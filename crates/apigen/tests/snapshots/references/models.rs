@@ -122,32 +122,31 @@ pub enum Found {
     Base(Base),
 }
 
+impl runtime::Decide for Found {
+    /// The variant the `kind` property names.
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        match runtime::tag_of(&value, "kind")? {
+            "item" => runtime::read_variant(&value, source).map(Self::ItemsGet200),
+            "base" => runtime::read_variant(&value, source).map(Self::Base),
+            other => {
+                Err(format!("unknown `kind` value `{other}`: expected `item`, `base`"))
+            }
+        }
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Found {
-    /// Reads the `#tag` property, then the variant it names; the
-    /// variant keeps the property.
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
         let value = <serde_json::Value as serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let tag = value
-            .get("kind")
-            .and_then(serde_json::Value::as_str)
-            .ok_or_else(|| D::Error::missing_field("kind"))?
-            .to_string();
-        match tag.as_str() {
-            "item" => {
-                serde_json::from_value(value)
-                    .map(Self::ItemsGet200)
-                    .map_err(D::Error::custom)
-            }
-            "base" => {
-                serde_json::from_value(value).map(Self::Base).map_err(D::Error::custom)
-            }
-            other => Err(D::Error::unknown_variant(other, &["item", "base"])),
-        }
+        runtime::Decide::decide(value, runtime::Source::Json)
+            .map_err(serde::de::Error::custom)
     }
 }
 

@@ -39,11 +39,44 @@ impl runtime::Validate for Drawing {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Expr {
     Literal(Literal),
     Sum(Box<Sum>),
+}
+
+impl runtime::Decide for Expr {
+    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        let mut accepted = Vec::new();
+        if runtime::fits_object(&value, &[], None) {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("Literal", Self::Literal(v)));
+            }
+        }
+        if runtime::fits_object(&value, &["left", "right"], None) {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("Sum", Self::Sum(Box::new(v))));
+            }
+        }
+        runtime::decide("Expr", &["Literal", "Sum"], accepted)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Expr {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        runtime::Decide::decide(value, runtime::Source::Json)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl runtime::Validate for Expr {
@@ -55,11 +88,42 @@ impl runtime::Validate for Expr {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum IdOrName {
     Integer(i64),
     String(String),
+}
+
+impl runtime::Decide for IdOrName {
+    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        let mut accepted = Vec::new();
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            accepted.push(("Integer", Self::Integer(v)));
+        }
+        if source == runtime::Source::Json || accepted.is_empty() {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("String", Self::String(v)));
+            }
+        }
+        runtime::decide("IdOrName", &["Integer", "String"], accepted)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for IdOrName {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        runtime::Decide::decide(value, runtime::Source::Json)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl runtime::Validate for IdOrName {
@@ -102,11 +166,44 @@ impl runtime::Validate for Payment {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum PaymentVariant {
     Object(PaymentVariantObject),
     Object2(PaymentVariantObject2),
+}
+
+impl runtime::Decide for PaymentVariant {
+    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        let mut accepted = Vec::new();
+        if runtime::fits_object(&value, &["card"], None) {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("Object", Self::Object(v)));
+            }
+        }
+        if runtime::fits_object(&value, &["iban"], None) {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("Object2", Self::Object2(v)));
+            }
+        }
+        runtime::decide("PaymentVariant", &["Object", "Object2"], accepted)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PaymentVariant {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        runtime::Decide::decide(value, runtime::Source::Json)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl runtime::Validate for PaymentVariant {
@@ -149,30 +246,35 @@ pub enum Shape {
     Square(Square),
 }
 
+impl runtime::Decide for Shape {
+    /// The variant the `kind` property names.
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        match runtime::tag_of(&value, "kind")? {
+            "circle" => runtime::read_variant(&value, source).map(Self::Circle),
+            "square" => runtime::read_variant(&value, source).map(Self::Square),
+            other => {
+                Err(
+                    format!(
+                        "unknown `kind` value `{other}`: expected `circle`, `square`"
+                    ),
+                )
+            }
+        }
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Shape {
-    /// Reads the `#tag` property, then the variant it names; the
-    /// variant keeps the property.
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
         let value = <serde_json::Value as serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        let tag = value
-            .get("kind")
-            .and_then(serde_json::Value::as_str)
-            .ok_or_else(|| D::Error::missing_field("kind"))?
-            .to_string();
-        match tag.as_str() {
-            "circle" => {
-                serde_json::from_value(value).map(Self::Circle).map_err(D::Error::custom)
-            }
-            "square" => {
-                serde_json::from_value(value).map(Self::Square).map_err(D::Error::custom)
-            }
-            other => Err(D::Error::unknown_variant(other, &["circle", "square"])),
-        }
+        runtime::Decide::decide(value, runtime::Source::Json)
+            .map_err(serde::de::Error::custom)
     }
 }
 
