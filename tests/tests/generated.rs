@@ -562,3 +562,130 @@ mod param_shapes_glue {
         assert_eq!(status, 400, "{body}");
     }
 }
+
+/// Formats users expect typed, format checks on request, and optional
+/// nullable properties in three states, through the generated glue.
+mod formats_glue {
+    use actix_web::{test, web, App};
+    use petstore_tests::formats::{models, operations::*, runtime, server};
+    use serde_json::json;
+    use std::sync::Mutex;
+
+    /// Keeps the last sample it was sent.
+    #[derive(Default)]
+    struct Store(Mutex<Option<models::Sample>>);
+
+    impl Api for Store {
+        async fn put_sample(
+            &self,
+            request: PutSampleRequest,
+            _: runtime::RequestContext,
+        ) -> Result<PutSampleResponse, ErrorResponse> {
+            *self.0.lock().unwrap() = request.body;
+            Ok(PutSampleResponse::NoContent)
+        }
+    }
+
+    impl server::Rejections for Store {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            ErrorResponse::new(rejection.status(), json!({ "message": rejection.message }))
+        }
+    }
+
+    /// The status, and the sample the handler got.
+    async fn put(body: serde_json::Value) -> (u16, Option<models::Sample>, serde_json::Value) {
+        let store = web::Data::new(Store::default());
+        let app =
+            test::init_service(App::new().configure(|cfg| server::configure(cfg, store.clone())))
+                .await;
+        let request = test::TestRequest::put()
+            .uri("/samples")
+            .set_json(body)
+            .to_request();
+        let response = test::call_service(&app, request).await;
+        let status = response.status().as_u16();
+        let body = test::read_body(response).await;
+        let got = store.0.lock().unwrap().take();
+        (
+            status,
+            got,
+            serde_json::from_slice(&body).unwrap_or_default(),
+        )
+    }
+
+    fn minimal() -> serde_json::Value {
+        json!({ "small": 1, "big": 2, "mandatoryNote": null })
+    }
+
+    fn with(key: &str, value: serde_json::Value) -> serde_json::Value {
+        let mut body = minimal();
+        body[key] = value;
+        body
+    }
+
+    #[actix_web::test]
+    async fn absent_null_and_a_value_are_three_states() {
+        let (status, absent, _) = put(minimal()).await;
+        assert_eq!(status, 204);
+        let absent = absent.unwrap();
+        assert_eq!(absent.nickname, runtime::Nullable::Absent);
+        let null = put(with("nickname", json!(null))).await.1.unwrap();
+        assert_eq!(null.nickname, runtime::Nullable::Null);
+        let set = put(with("nickname", json!("Rex"))).await.1.unwrap();
+        assert_eq!(set.nickname, runtime::Nullable::Value("Rex".into()));
+        // Written back, each stays what it was.
+        assert!(serde_json::to_value(&absent)
+            .unwrap()
+            .get("nickname")
+            .is_none());
+        assert_eq!(
+            serde_json::to_value(&null).unwrap()["nickname"],
+            json!(null)
+        );
+        assert_eq!(serde_json::to_value(&set).unwrap()["nickname"], "Rex");
+        // The value's own checks still apply.
+        let (status, _, _) = put(with("nickname", json!("x".repeat(21)))).await;
+        assert_eq!(status, 422);
+    }
+
+    #[actix_web::test]
+    async fn uuids_and_bytes_are_typed() {
+        let id = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+        let mut body = with("token", json!(id));
+        body["blob"] = json!("AAEC+v8=");
+        body["file"] = json!("aGk=");
+        let sample = put(body).await.1.unwrap();
+        assert_eq!(sample.token, Some(id.parse().unwrap()));
+        assert_eq!(
+            sample.blob.as_deref().map(|b| b.as_slice()),
+            Some(&[0, 1, 2, 250, 255][..])
+        );
+        assert_eq!(
+            sample.file.as_deref().map(|b| b.as_slice()),
+            Some(&b"hi"[..])
+        );
+        let written = serde_json::to_value(&sample).unwrap();
+        assert_eq!(written["blob"], "AAEC+v8=", "bytes go out as base64 text");
+        assert_eq!(written["token"], id);
+        let (status, _, body) = put(with("token", json!("not-a-uuid"))).await;
+        assert_eq!(status, 422, "{body}");
+        let (status, _, _) = put(with("blob", json!([1, 2, 3]))).await;
+        assert_eq!(status, 204, "raw bytes read too (a multipart file part)");
+    }
+
+    #[actix_web::test]
+    async fn email_and_uri_are_checked_when_asked() {
+        assert_eq!(put(with("contact", json!("a@example.com"))).await.0, 204);
+        let (status, _, body) = put(with("contact", json!("not an address"))).await;
+        assert_eq!(status, 422);
+        assert!(
+            body["message"].as_str().unwrap().contains("email"),
+            "{body}"
+        );
+        assert_eq!(
+            put(with("homepage", json!("https://example.com"))).await.0,
+            204
+        );
+        assert_eq!(put(with("homepage", json!("example.com"))).await.0, 422);
+    }
+}

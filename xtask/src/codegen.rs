@@ -24,6 +24,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
         command: COMMAND.to_string(),
         source: SPEC.to_string(),
         lenient: false,
+        check_formats: false,
         runtime: apigen::Runtime::Crate,
     };
     let files = apigen::generate(SPEC, &text, &config)

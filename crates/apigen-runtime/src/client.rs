@@ -551,9 +551,10 @@ impl Call {
         let mut parts = Vec::new();
         for (k, v) in map {
             if files.contains(&k.as_str()) {
-                let bytes: Vec<u8> =
+                // A file property travels as base64 text in JSON.
+                let bytes: super::values::Base64 =
                     serde_json::from_value(v).map_err(|e| invalid(e.to_string()))?;
-                parts.push(Part::File(k, bytes));
+                parts.push(Part::File(k, bytes.0));
             } else {
                 for (name, text) in query_pairs(&v, &k, Style::DeepObject, true) {
                     parts.push(Part::Text(name, text));

@@ -21,6 +21,7 @@ mod operation;
 mod rejection;
 mod style;
 mod validate;
+mod values;
 
 #[cfg(feature = "client")]
 mod client;
@@ -46,9 +47,10 @@ pub use operation::{
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Style, ValueKind};
 pub use validate::{
-    check_each, check_items, check_length, check_pattern, check_range, check_some, check_values,
-    Validate, Violation,
+    check_each, check_email, check_items, check_length, check_nullable, check_pattern, check_range,
+    check_some, check_uri, check_values, Validate, Violation,
 };
+pub use values::{Base64, Nullable};
 
 #[cfg(feature = "client")]
 pub use client::{

@@ -178,6 +178,53 @@ pub fn check_some<T>(
     value.as_ref().map_or(Ok(()), check)
 }
 
+/// As [`check_some`], for a property that may also be `null`.
+pub fn check_nullable<T>(
+    value: &super::values::Nullable<T>,
+    check: impl FnOnce(&T) -> Result<(), Violation>,
+) -> Result<(), Violation> {
+    value.value().map_or(Ok(()), check)
+}
+
+/// `format: email`, when the generator is asked to check formats: a local
+/// part and a domain of dot-separated labels, without spaces (RFC 5321's
+/// shape, not every corner of its grammar).
+pub fn check_email(value: &str) -> Result<(), Violation> {
+    let valid = value.rsplit_once('@').is_some_and(|(local, domain)| {
+        !local.is_empty()
+            && local.len() <= 64
+            && !local.contains(char::is_whitespace)
+            && domain.split('.').count() >= 2
+            && domain.split('.').all(|label| {
+                !label.is_empty() && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+            })
+    });
+    if valid {
+        Ok(())
+    } else {
+        Err(Violation::new("must be an email address"))
+    }
+}
+
+/// `format: uri`, when the generator is asked to check formats: an absolute
+/// URI, a scheme (a letter, then letters, digits, `+`, `-` or `.`) and `:`,
+/// with no spaces (RFC 3986).
+pub fn check_uri(value: &str) -> Result<(), Violation> {
+    let valid = value.split_once(':').is_some_and(|(scheme, rest)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && !rest.is_empty()
+            && !value.contains(char::is_whitespace)
+    });
+    if valid {
+        Ok(())
+    } else {
+        Err(Violation::new("must be an absolute URI"))
+    }
+}
+
 /// `pattern`.
 pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violation> {
     if pattern.is_match(value) {
@@ -193,6 +240,39 @@ pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violatio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_checked_on_request() {
+        for good in ["a@example.com", "first.last+tag@mail.example.org"] {
+            assert_eq!(check_email(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "",
+            "a",
+            "a@b",
+            "@example.com",
+            "a b@example.com",
+            "a@exa mple.com",
+        ] {
+            assert!(check_email(bad).is_err(), "{bad}");
+        }
+        for good in [
+            "https://example.com/x?y=1",
+            "urn:isbn:0451450523",
+            "mailto:a@b.c",
+        ] {
+            assert_eq!(check_uri(good), Ok(()), "{good}");
+        }
+        for bad in [
+            "",
+            "example.com",
+            "/relative/path",
+            "1http://x",
+            "http://a b",
+        ] {
+            assert!(check_uri(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn lengths_count_characters_not_bytes() {

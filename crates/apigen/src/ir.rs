@@ -228,6 +228,11 @@ pub enum Ty {
     String,
     DateTime,
     Date,
+    /// `format: uuid`.
+    Uuid,
+    /// `format: byte`, and `format: binary` inside a schema: bytes that
+    /// travel as base64 text in JSON (and as a file in a multipart part).
+    Base64,
     /// Any JSON value.
     Json,
     /// Raw bytes: a body of a media type other than JSON or a form.
@@ -251,6 +256,16 @@ pub struct Checks {
     pub exclusive_maximum: bool,
     pub min_items: Option<usize>,
     pub max_items: Option<usize>,
+    /// A string format that generated code can check (`email`, `uri`),
+    /// when the run asks for format checks.
+    pub format: Option<TextFormat>,
+}
+
+/// String formats checked on request (`Config::check_formats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    Email,
+    Uri,
 }
 
 impl Checks {

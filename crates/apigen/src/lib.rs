@@ -41,6 +41,9 @@ pub struct Config {
     /// Skip an operation (or schema) the generator cannot express, reporting it
     /// in [`Generated::skipped`], instead of failing the whole document.
     pub lenient: bool,
+    /// Check `format: email` and `format: uri` strings in generated
+    /// validation (they are `String` either way).
+    pub check_formats: bool,
 }
 
 /// Where generated code finds `apigen-runtime`, which it names `runtime::`.
@@ -107,7 +110,11 @@ fn run(
     };
     let doc = load::from_value(value).map_err(fail)?;
     lap("load", &mut timings);
-    let (api, skipped) = lower::lower(&doc, config.lenient).map_err(fail)?;
+    let options = lower::Options {
+        lenient: config.lenient,
+        check_formats: config.check_formats,
+    };
+    let (api, skipped) = lower::lower(&doc, options).map_err(fail)?;
     lap("lower", &mut timings);
     let files = emit::emit(&api, config);
     lap("emit", &mut timings);

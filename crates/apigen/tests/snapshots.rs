@@ -24,6 +24,8 @@ fn check(name: &str) {
         lenient: false,
         // The `petstore-tests` crate compiles them against `apigen-runtime`.
         runtime: apigen::Runtime::Crate,
+        // The formats snapshot is generated as `--check-formats` would.
+        check_formats: name == "formats",
     };
     let files = apigen::generate(&format!("{name}.yaml"), &text, &config)
         .unwrap_or_else(|d| panic!("{d}"))

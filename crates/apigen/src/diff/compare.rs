@@ -1199,6 +1199,8 @@ fn describe_ty(t: &Ty) -> String {
         Ty::String => "string".into(),
         Ty::DateTime => "date-time".into(),
         Ty::Date => "date".into(),
+        Ty::Uuid => "uuid".into(),
+        Ty::Base64 => "base64 bytes".into(),
         Ty::Json => "any JSON".into(),
         Ty::Bytes => "bytes".into(),
         Ty::Array(_) => "array".into(),

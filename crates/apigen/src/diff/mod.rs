@@ -96,7 +96,14 @@ impl Document {
             errors,
         };
         let doc = crate::load::parse(text).map_err(fail)?;
-        let (api, skipped) = crate::lower::lower(&doc, true).map_err(fail)?;
+        let (api, skipped) = crate::lower::lower(
+            &doc,
+            crate::lower::Options {
+                lenient: true,
+                check_formats: false,
+            },
+        )
+        .map_err(fail)?;
         Ok(Document {
             file: file.to_string(),
             api,
@@ -115,7 +122,14 @@ impl Document {
         };
         let value = crate::bundle::bundle(path).map_err(fail)?;
         let doc = crate::load::from_value(value).map_err(fail)?;
-        let (api, skipped) = crate::lower::lower(&doc, true).map_err(fail)?;
+        let (api, skipped) = crate::lower::lower(
+            &doc,
+            crate::lower::Options {
+                lenient: true,
+                check_formats: false,
+            },
+        )
+        .map_err(fail)?;
         let text = std::fs::read_to_string(path).unwrap_or_default();
         Ok(Document {
             file,

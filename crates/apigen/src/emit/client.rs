@@ -280,7 +280,7 @@ fn file_fields(api: &Api, shape: &Shape) -> Vec<String> {
         Some(TypeKind::Struct(s)) => s
             .fields
             .iter()
-            .filter(|f| f.shape.ty == Ty::Bytes)
+            .filter(|f| f.shape.ty == Ty::Base64)
             .map(|f| f.wire.clone())
             .collect(),
         _ => Vec::new(),

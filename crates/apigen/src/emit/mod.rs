@@ -271,6 +271,8 @@ pub(crate) fn rust_type(shape: &Shape, models: &TokenStream) -> TokenStream {
         Ty::String => quote!(String),
         Ty::DateTime => quote!(chrono::DateTime<chrono::Utc>),
         Ty::Date => quote!(chrono::NaiveDate),
+        Ty::Uuid => quote!(uuid::Uuid),
+        Ty::Base64 => quote!(runtime::Base64),
         Ty::Json => quote!(serde_json::Value),
         Ty::Bytes => quote!(Vec<u8>),
         Ty::Array(items) => {
@@ -323,6 +325,7 @@ pub(crate) fn status_pattern(status: Status) -> Option<TokenStream> {
 /// Whether the Rust type of a shape names a type of the runtime.
 pub(crate) fn uses_runtime(shape: &Shape) -> bool {
     match &shape.ty {
+        Ty::Base64 => true,
         Ty::Array(inner) | Ty::Map(inner) => uses_runtime(inner),
         _ => false,
     }
@@ -352,6 +355,13 @@ pub(crate) fn check_expr(
                     });
                     #runtime check_pattern(#value, &PATTERN)
                 }});
+            }
+            match c.format {
+                Some(crate::ir::TextFormat::Email) => {
+                    checks.push(quote!(#runtime check_email(#value)));
+                }
+                Some(crate::ir::TextFormat::Uri) => checks.push(quote!(#runtime check_uri(#value))),
+                None => {}
             }
         }
         Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
@@ -385,7 +395,7 @@ pub(crate) fn check_expr(
             }
             _ => checks.push(quote!(#runtime Validate::validate(#value))),
         },
-        Ty::Bool | Ty::DateTime | Ty::Date | Ty::Json | Ty::Bytes => {}
+        Ty::Bool | Ty::DateTime | Ty::Date | Ty::Uuid | Ty::Base64 | Ty::Json | Ty::Bytes => {}
     }
     let mut checks = checks.into_iter();
     let first = checks.next()?;

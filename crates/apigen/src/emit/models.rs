@@ -49,7 +49,9 @@ fn type_def(api: &Api, def: &TypeDef) -> TokenStream {
 fn field_type(f: &Field) -> TokenStream {
     let ty = rust_type(&f.shape, &quote!());
     let ty = if f.boxed { quote!(Box<#ty>) } else { ty };
-    if is_optional(f) {
+    if three_state(f) {
+        quote!(runtime::Nullable<#ty>)
+    } else if is_optional(f) {
         quote!(Option<#ty>)
     } else {
         ty
@@ -60,6 +62,12 @@ fn field_type(f: &Field) -> TokenStream {
 /// read-only (clients never send it, whatever `required` says).
 fn is_optional(f: &Field) -> bool {
     !f.required || f.shape.nullable || f.read_only
+}
+
+/// A field that may be absent and may be `null`, and where the two mean
+/// different things (PATCH-style bodies): `runtime::Nullable`, not `Option`.
+fn three_state(f: &Field) -> bool {
+    !f.required && f.shape.nullable && !f.read_only && !f.flatten
 }
 
 fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenStream {
@@ -111,7 +119,13 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
             if let Some(value) = &f.default {
                 paragraphs.push(Some(format!("Defaults to `{value}` when absent.")));
             }
-            if is_optional(f) && f.shape.nullable {
+            if three_state(f) {
+                // Absent stays absent when written back; `null` is `null`.
+                serde.push(quote!(
+                    default,
+                    skip_serializing_if = "runtime::Nullable::is_absent"
+                ));
+            } else if is_optional(f) && f.shape.nullable {
                 serde.push(quote!(default));
             } else if is_optional(f) {
                 // Absent is `None`; `null` for a property that is not
@@ -196,7 +210,10 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
             }
         });
     }
-    let check = if is_optional(f) && spelled_default(api, f).is_none() {
+    let check = if three_state(f) {
+        let inner = check_fn("value", &f.shape, api, &quote!(runtime::))?;
+        quote!(runtime::check_nullable(&self.#name, #inner))
+    } else if is_optional(f) && spelled_default(api, f).is_none() {
         let inner = check_fn("value", &f.shape, api, &quote!(runtime::))?;
         quote!(runtime::check_some(&self.#name, #inner))
     } else {

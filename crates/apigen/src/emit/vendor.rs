@@ -24,6 +24,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "response.rs",
     "style.rs",
     "validate.rs",
+    "values.rs",
 ];
 
 /// The features and dependencies a crate with a vendored runtime needs: its
@@ -35,12 +36,12 @@ default = ["server"]
 # The actix-web glue and the route traits.
 server = ["dep:actix-web", "dep:actix-service", "dep:futures-util", "dep:tracing"]
 # A typed client (reqwest, with rustls).
-client = ["dep:reqwest", "dep:tokio", "dep:uuid", "dep:fastrand", "dep:base64", "dep:tracing"]
+client = ["dep:reqwest", "dep:tokio", "uuid/v4", "dep:fastrand", "dep:tracing"]
 
 [dependencies]
 actix-service = { version = "2", optional = true }
 actix-web = { version = "4", default-features = false, features = ["macros"], optional = true }
-base64 = { version = "0.22", optional = true }
+base64 = "0.22"
 chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
 fastrand = { version = "2", optional = true }
 form_urlencoded = "1"
@@ -52,7 +53,8 @@ serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 tokio = { version = "1", default-features = false, features = ["time"], optional = true }
 tracing = { version = "0.1", optional = true }
-uuid = { version = "1", default-features = false, features = ["v4"], optional = true }
+# `format: uuid` in models, and the client's idempotency keys (v4).
+uuid = { version = "1", default-features = false, features = ["serde"] }
 "#;
 
 /// The file a runtime source becomes in the generated module: the crate

@@ -25,12 +25,22 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use operations::STABILITY_EXTENSIONS;
 
+/// How a document is lowered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Leave out (and report) what cannot be expressed, instead of failing.
+    pub lenient: bool,
+    /// Check the string formats `email` and `uri` (they stay `String`).
+    pub check_formats: bool,
+}
+
 /// Lowers a document. In a lenient run, an operation or schema that cannot be
 /// expressed is left out (a schema becomes `serde_json::Value`) and reported in
 /// the second part of the result instead of failing the run.
-pub fn lower(doc: &OpenAPI, lenient: bool) -> Result<(Api, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn lower(doc: &OpenAPI, options: Options) -> Result<(Api, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut l = Lowerer::new(doc);
-    l.lenient = lenient;
+    l.lenient = options.lenient;
+    l.check_formats = options.check_formats;
     if let Some(default) = &doc.security {
         l.default_security = l.requirements(default, &Pointer::root().join("security"));
     }
@@ -81,6 +91,8 @@ struct Lowerer<'a> {
     /// first, to report cycles.
     merging: Vec<Pointer>,
     lenient: bool,
+    /// Whether `email` and `uri` strings get checks.
+    check_formats: bool,
     /// Inline types by their structure, so that repeats become aliases.
     shared: HashMap<String, String>,
     /// What a lenient run left out.
@@ -101,6 +113,7 @@ impl<'a> Lowerer<'a> {
             resolving: BTreeSet::new(),
             merging: Vec::new(),
             lenient: false,
+            check_formats: false,
             shared: HashMap::new(),
             skipped: Vec::new(),
             default_security: Vec::new(),

@@ -362,6 +362,7 @@ impl<'a> Lowerer<'a> {
             exclusive_maximum: flat.exclusive_maximum,
             min_items: flat.min_items,
             max_items: flat.max_items,
+            format: None,
         };
         let format = flat.format.as_deref().unwrap_or("");
         let ty = match flat.typ {
@@ -377,8 +378,9 @@ impl<'a> Lowerer<'a> {
             Some("string") => match format {
                 "date-time" => Ty::DateTime,
                 "date" => Ty::Date,
-                // Raw bytes: the content of a file part or of a binary body.
-                "binary" => Ty::Bytes,
+                "uuid" => Ty::Uuid,
+                // Bytes: base64 text in JSON, the content of a file part.
+                "byte" | "binary" => Ty::Base64,
                 _ => Ty::String,
             },
             Some("array") => {
@@ -408,10 +410,19 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
         };
-        if matches!(ty, Ty::DateTime | Ty::Date) {
-            // Parsing enforces the format; lengths do not apply.
+        if matches!(ty, Ty::DateTime | Ty::Date | Ty::Uuid | Ty::Base64) {
+            // Parsing enforces the format; lengths and patterns of the
+            // text do not apply to the value.
             checks.min_length = None;
             checks.max_length = None;
+            checks.pattern = None;
+        }
+        if ty == Ty::String && self.check_formats {
+            checks.format = match format {
+                "email" => Some(TextFormat::Email),
+                "uri" => Some(TextFormat::Uri),
+                _ => None,
+            };
         }
         Some(Shape {
             ty,

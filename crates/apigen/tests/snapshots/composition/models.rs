@@ -16,8 +16,12 @@ pub struct Account {
         skip_serializing_if = "Option::is_none"
     )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(rename = "updatedAt", default)]
-    pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(
+        rename = "updatedAt",
+        default,
+        skip_serializing_if = "runtime::Nullable::is_absent"
+    )]
+    pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
     #[serde(
@@ -33,15 +37,15 @@ pub struct Account {
     #[serde(default = "default_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
-    #[serde(default)]
-    pub nickname: Option<String>,
+    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
+    pub nickname: runtime::Nullable<String>,
     #[serde(
         default,
         deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
     pub address: Option<NewAccountAddress>,
-    pub id: String,
+    pub id: uuid::Uuid,
 }
 
 fn default_account_plan() -> NewAccountPlan {
@@ -80,8 +84,12 @@ pub struct Audited {
         skip_serializing_if = "Option::is_none"
     )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(rename = "updatedAt", default)]
-    pub updated_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(
+        rename = "updatedAt",
+        default,
+        skip_serializing_if = "runtime::Nullable::is_absent"
+    )]
+    pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
 }
 
 impl runtime::Validate for Audited {
@@ -128,8 +136,8 @@ pub struct NewAccount {
     #[serde(default = "default_new_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
-    #[serde(default)]
-    pub nickname: Option<String>,
+    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
+    pub nickname: runtime::Nullable<String>,
     #[serde(
         default,
         deserialize_with = "super::runtime::present",

@@ -60,19 +60,35 @@ pub struct Sample {
         deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub token: Option<String>,
+    pub token: Option<uuid::Uuid>,
     #[serde(
         default,
         deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub blob: Option<String>,
+    pub blob: Option<runtime::Base64>,
     #[serde(
         default,
         deserialize_with = "super::runtime::present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub file: Option<Vec<u8>>,
+    pub file: Option<runtime::Base64>,
+    #[serde(
+        default,
+        deserialize_with = "super::runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub contact: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "super::runtime::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub homepage: Option<String>,
+    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
+    pub nickname: runtime::Nullable<String>,
+    #[serde(rename = "mandatoryNote", default)]
+    pub mandatory_note: Option<String>,
     #[serde(
         default,
         deserialize_with = "super::runtime::present",
@@ -126,6 +142,21 @@ impl runtime::Validate for Sample {
                 ),
             )
             .map_err(|v| v.within("ratio"))?;
+        runtime::check_some(&self.contact, |value| runtime::check_email(value))
+            .map_err(|v| v.within("contact"))?;
+        runtime::check_some(
+                &self.homepage,
+                |value| {
+                    runtime::check_length(value, None, Some(200))
+                        .and_then(|()| runtime::check_uri(value))
+                },
+            )
+            .map_err(|v| v.within("homepage"))?;
+        runtime::check_nullable(
+                &self.nickname,
+                |value| runtime::check_length(value, None, Some(20)),
+            )
+            .map_err(|v| v.within("nickname"))?;
         runtime::check_some(
                 &self.code,
                 |value| {

@@ -245,7 +245,7 @@ impl runtime::Validate for ListCustomersCreated {
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UploadDocumentBody {
-    pub file: Vec<u8>,
+    pub file: runtime::Base64,
     pub purpose: UploadDocumentBodyPurpose,
     #[serde(
         default,
