@@ -56,3 +56,11 @@ pub mod oneof;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/param_shapes/mod.rs"]
 pub mod param_shapes;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/empty/mod.rs"]
+pub mod empty;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/bare/mod.rs"]
+pub mod bare;

@@ -119,6 +119,16 @@ fn param_shapes() {
     check("param_shapes");
 }
 
+#[test]
+fn empty() {
+    check("empty");
+}
+
+#[test]
+fn bare() {
+    check("bare");
+}
+
 /// Every snapshot spec has a test above.
 #[test]
 fn every_snapshot_is_checked() {
