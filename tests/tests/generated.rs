@@ -646,6 +646,15 @@ mod formats_glue {
         // The value's own checks still apply.
         let (status, _, _) = put(with("nickname", json!("x".repeat(21)))).await;
         assert_eq!(status, 422);
+        // Required and nullable: null is accepted, absent is not.
+        let mut body = minimal();
+        body.as_object_mut().unwrap().remove("mandatoryNote");
+        let (status, _, body) = put(body).await;
+        assert_eq!(status, 422, "{body}");
+        assert!(
+            body["message"].as_str().unwrap().contains("mandatoryNote"),
+            "{body}"
+        );
     }
 
     #[actix_web::test]

@@ -39,7 +39,7 @@ mod response;
 pub use http::StatusCode;
 
 pub use decide::{decide, fits_object, read_variant, tag_of, Decide, Source};
-pub use fields::present;
+pub use fields::{present, required_nullable};
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability,

@@ -87,7 +87,10 @@ pub struct Sample {
     pub homepage: Option<String>,
     #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
     pub nickname: runtime::Nullable<String>,
-    #[serde(rename = "mandatoryNote", default)]
+    #[serde(
+        rename = "mandatoryNote",
+        deserialize_with = "super::runtime::required_nullable"
+    )]
     pub mandatory_note: Option<String>,
     #[serde(
         default,
