@@ -62,6 +62,9 @@ pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), Str
     for s in &generated.skipped {
         eprintln!("skipped: {} ({:?})", s.message, s.location);
     }
+    for n in &generated.notes {
+        eprintln!("note: {} ({:?})", n.message, n.location);
+    }
     let timings: Vec<String> = generated
         .timings
         .iter()
@@ -122,6 +125,9 @@ struct Row {
     /// `corpus-NAME` while the crate waits to be checked, then the result.
     result: String,
     skipped: Vec<String>,
+    /// What the generator read and does not enforce (3.1 keywords with no
+    /// 3.0 equivalent) or says it did (webhooks).
+    notes: usize,
     /// Compiler warnings in the generated crate.
     warnings: usize,
     /// The evolution gate with the document against itself: it must find
@@ -205,6 +211,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                         .iter()
                         .map(|d| format!("{} ({:?})", d.message, d.location))
                         .collect(),
+                    notes: g.notes.len(),
                     warnings: 0,
                     self_diff: self_diff(doc),
                 });
@@ -219,6 +226,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                     e.lines().next().unwrap_or_default()
                 ),
                 skipped: Vec::new(),
+                notes: 0,
                 warnings: 0,
                 self_diff: String::new(),
             }),
@@ -274,9 +282,9 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "\n| document | operations | types | generation | result | warnings | operations skipped | schemas skipped | spec-diff against itself |"
+        "\n| document | operations | types | generation | result | warnings | operations skipped | schemas skipped | notes | spec-diff against itself |"
     );
-    let _ = writeln!(table, "|---|---:|---:|---:|---|---:|---:|---:|---:|");
+    let _ = writeln!(table, "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|");
     let blank = |n: usize| if n == 0 { String::new() } else { n.to_string() };
     for r in &rows {
         let (ops, schemas, other) = r.skipped_counts();
@@ -287,7 +295,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
         };
         let _ = writeln!(
             table,
-            "| {} | {} | {} | {:.0} ms | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {:.0} ms | {} | {} | {} | {} | {} | {} |",
             r.document,
             r.operations,
             r.types,
@@ -296,6 +304,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
             r.warnings,
             blank(ops),
             schemas,
+            blank(r.notes),
             r.self_diff
         );
     }

@@ -43,6 +43,7 @@ fn baseline() -> Result<(PathBuf, String), String> {
         .to_string()
     })?;
     let major = doc
+        .doc
         .info
         .version
         .split('.')

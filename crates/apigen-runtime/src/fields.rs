@@ -55,6 +55,9 @@ mod required_nullable_tests {
         let given: Note = serde_json::from_str(r#"{"text": "x"}"#).unwrap();
         assert_eq!(given.text.as_deref(), Some("x"));
         let absent = serde_json::from_str::<Note>("{}").unwrap_err();
-        assert!(absent.to_string().contains("missing field `text`"), "{absent}");
+        assert!(
+            absent.to_string().contains("missing field `text`"),
+            "{absent}"
+        );
     }
 }

@@ -42,7 +42,7 @@ pub use decide::{decide, fits_object, read_variant, tag_of, Decide, Source};
 pub use fields::{present, required_nullable};
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{
-    ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability,
+    ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Style, ValueKind};

@@ -120,6 +120,24 @@ pub struct Operation {
     pub security: &'static [SecurityRequirement],
 }
 
+/// A webhook (OpenAPI 3.1 `webhooks`): a request the API sends to its
+/// subscribers, not one it serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Webhook {
+    /// Its name under `webhooks`.
+    pub name: &'static str,
+    /// The HTTP method, upper-case.
+    pub method: &'static str,
+    /// Its `operationId`, or its name.
+    pub id: &'static str,
+    /// Its `summary`.
+    pub summary: Option<&'static str>,
+    /// `deprecated: true`.
+    pub deprecated: bool,
+    /// The Rust type of its payload, as `models` names it (`Booking`).
+    pub payload: Option<&'static str>,
+}
+
 impl Operation {
     /// Whether a caller without credentials may call it: it declares no
     /// security, or one of its requirements names no scheme.

@@ -156,6 +156,11 @@ impl Bundler {
                         .as_str()
                         .map(str::to_string)
                         .unwrap_or_else(|| format!("{k:?}"));
+                    // An extension's `$ref` is its own business, not an
+                    // OpenAPI reference (a link to a Markdown file, say).
+                    if key.starts_with("x-") {
+                        continue;
+                    }
                     keys.push(key);
                     self.walk(v, dir, file, at, keys);
                     keys.pop();

@@ -31,9 +31,61 @@ pub struct Api {
     /// The document's own `security`, which operations without their own
     /// inherit.
     pub default_security: Vec<SecurityRequirement>,
+    /// OpenAPI 3.1 `webhooks`: requests the API sends, not routes it serves.
+    pub webhooks: Vec<Webhook>,
+}
+
+/// A webhook (OpenAPI 3.1): a request the API sends to its subscribers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Webhook {
+    /// Its key under `webhooks`.
+    pub name: String,
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// Its `operationId`, or its name.
+    pub id: String,
+    pub pointer: String,
+    pub summary: Option<String>,
+    pub deprecated: bool,
+    /// The shape of the request body it sends.
+    pub payload: Option<Shape>,
 }
 
 impl Api {
+    /// Every JSON pointer the API records, rewritten by `f` (to map a
+    /// rewritten document's pointers back to the one the user wrote).
+    pub fn map_pointers(&mut self, f: impl Fn(&str) -> String) {
+        for def in self.types.values_mut() {
+            def.origin = f(&def.origin);
+            if let TypeKind::Struct(s) = &mut def.kind {
+                for field in &mut s.fields {
+                    field.pointer = f(&field.pointer);
+                }
+            }
+        }
+        for op in &mut self.operations {
+            op.pointer = f(&op.pointer);
+            for p in &mut op.params {
+                p.pointer = f(&p.pointer);
+            }
+            if let Some(b) = &mut op.body {
+                b.pointer = f(&b.pointer);
+            }
+            for r in &mut op.responses {
+                r.pointer = f(&r.pointer);
+                for h in &mut r.headers {
+                    h.pointer = f(&h.pointer);
+                }
+            }
+        }
+        for h in &mut self.common_headers {
+            h.pointer = f(&h.pointer);
+        }
+        for w in &mut self.webhooks {
+            w.pointer = f(&w.pointer);
+        }
+    }
+
     /// The route trait an operation belongs to (the one named after its tag).
     pub fn route_trait(&self, op: &Operation) -> Option<&RouteTrait> {
         self.traits.iter().find(|t| t.tag == op.tag)

@@ -19,6 +19,7 @@ pub mod ir;
 pub mod load;
 pub mod lower;
 pub mod names;
+pub mod normalize;
 mod schema_view;
 pub mod source;
 
@@ -63,6 +64,9 @@ pub struct Generated {
     pub files: Files,
     /// What a lenient run left out, each with its location and reason.
     pub skipped: Vec<Diagnostic>,
+    /// What was read but is not enforced, or what became of it (a 3.1
+    /// keyword with no 3.0 equivalent, a webhook), each at its location.
+    pub notes: Vec<Diagnostic>,
     pub operations: usize,
     pub types: usize,
     /// Time spent in each stage, for benchmarks.
@@ -114,13 +118,18 @@ fn run(
         lenient: config.lenient,
         check_formats: config.check_formats,
     };
-    let (api, skipped) = lower::lower(&doc, options).map_err(fail)?;
+    let lower::Lowered {
+        api,
+        skipped,
+        notes,
+    } = lower::lower(&doc, options).map_err(fail)?;
     lap("lower", &mut timings);
     let files = emit::emit(&api, config);
     lap("emit", &mut timings);
     Ok(Generated {
         files,
         skipped,
+        notes,
         operations: api.operations.len(),
         types: api.types.len(),
         timings,

@@ -1,12 +1,31 @@
 //! Reading a document: YAML (or JSON) text -> `openapiv3::OpenAPI`, with errors
 //! located by line and column or by JSON pointer.
+//!
+//! OpenAPI 3.0.x is read as it is; 3.1.x is first rewritten into the 3.0
+//! shape by [`crate::normalize`] (one loader decides the version; the rest
+//! of the pipeline is the same), its webhooks taken out, and every pointer
+//! it reports mapped back into the document as written.
 
 use crate::diag::{Diagnostic, Location, Pointer};
-use openapiv3::OpenAPI;
+use crate::normalize::Normalized;
+use openapiv3::{OpenAPI, PathItem};
+
+/// A document read into the 3.0 model, with what reading a 3.1 document
+/// took out of it.
+#[derive(Debug)]
+pub struct Loaded {
+    pub doc: OpenAPI,
+    /// The version the document declares (`3.0.3`, `3.1.0`).
+    pub version: String,
+    /// 3.1 `webhooks`: each name and path item.
+    pub webhooks: Vec<(String, PathItem)>,
+    /// What the 3.1 pass noted and moved (empty for 3.0).
+    pub normalized: Normalized,
+}
 
 /// Parses a document. Syntax errors carry a line and column; errors in the
 /// document's structure carry the JSON pointer of the offending value.
-pub fn parse(text: &str) -> Result<OpenAPI, Vec<Diagnostic>> {
+pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
     from_value(syntax(text)?)
 }
 
@@ -30,37 +49,67 @@ pub fn syntax(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
 }
 
 /// A whole document, as a value, -> `OpenAPI`.
-pub fn from_value(value: serde_yaml::Value) -> Result<OpenAPI, Vec<Diagnostic>> {
+pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic>> {
     let version = value
         .get("openapi")
         .and_then(serde_yaml::Value::as_str)
-        .unwrap_or_default();
-    if !version.starts_with("3.0.") {
+        .unwrap_or_default()
+        .to_string();
+    let normalized = if version.starts_with("3.0.") {
+        Normalized::default()
+    } else if version.starts_with("3.1.") {
+        crate::normalize::normalize(&mut value)
+    } else {
         return Err(vec![Diagnostic {
             location: Location::Pointer(Pointer::root().join("openapi").to_string()),
             message: if version.is_empty() {
-                "not an OpenAPI 3.0 document: `openapi` field is missing".to_string()
+                "not an OpenAPI document: `openapi` field is missing".to_string()
             } else {
-                format!("unsupported OpenAPI version `{version}`: only 3.0.x is supported")
+                format!("unsupported OpenAPI version `{version}`: 3.0.x and 3.1.x are supported")
             },
         }]);
-    }
+    };
+    let label = if version.starts_with("3.1.") {
+        "3.1"
+    } else {
+        "3.0"
+    };
 
     // The plain parse is faster; the path-tracking one runs only to locate
     // an error.
-    if let Ok(doc) = <OpenAPI as serde::Deserialize>::deserialize(&value) {
-        return Ok(doc);
-    }
-    match serde_path_to_error::deserialize::<_, OpenAPI>(&value) {
-        Ok(doc) => Ok(doc),
-        Err(e) => {
-            let (pointer, message) = locate(&value, &Pointer::root(), &e);
-            Err(vec![Diagnostic::at(
-                &pointer,
-                format!("not a valid OpenAPI 3.0 document: {message}"),
-            )])
+    let doc = match <OpenAPI as serde::Deserialize>::deserialize(&value) {
+        Ok(doc) => doc,
+        Err(_) => match serde_path_to_error::deserialize::<_, OpenAPI>(&value) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let (pointer, message) = locate(&value, &Pointer::root(), &e);
+                return Err(vec![normalized.locate(Diagnostic::at(
+                    &pointer,
+                    format!("not a valid OpenAPI {label} document: {message}"),
+                ))]);
+            }
+        },
+    };
+    let mut webhooks = Vec::new();
+    let mut errors = Vec::new();
+    for (name, item) in &normalized.webhooks {
+        match serde_yaml::from_value::<PathItem>(item.clone()) {
+            Ok(item) => webhooks.push((name.clone(), item)),
+            Err(e) => errors.push(Diagnostic::at(
+                &Pointer::root().join("webhooks").join(name),
+                format!("not a valid webhook: {}", strip_location(&e.to_string())),
+            )),
         }
     }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Loaded {
+        doc,
+        version,
+        webhooks,
+        normalized,
+    })
 }
 
 /// serde loses the path inside `#[serde(flatten)]` structs, which openapiv3 uses
@@ -310,9 +359,24 @@ mod tests {
 
     #[test]
     fn other_versions_are_refused() {
-        let errors = parse("openapi: 3.1.0\n").unwrap_err();
-        assert_eq!(errors[0].location, Location::Pointer("#/openapi".into()));
-        assert!(errors[0].message.contains("3.1.0"));
+        for version in ["2.0", "3.2.0", "4"] {
+            let errors = parse(&format!("openapi: '{version}'\n")).unwrap_err();
+            assert_eq!(errors[0].location, Location::Pointer("#/openapi".into()));
+            assert!(errors[0].message.contains(version), "{:?}", errors[0]);
+        }
+        let swagger = parse("swagger: '2.0'\n").unwrap_err();
+        assert!(swagger[0].message.contains("`openapi` field is missing"));
+    }
+
+    #[test]
+    fn versions_3_0_and_3_1_are_read() {
+        for version in ["3.0.0", "3.0.3", "3.1.0", "3.1.1"] {
+            let loaded = parse(&format!(
+                "openapi: {version}\ninfo: {{title: t, version: '1'}}\npaths: {{}}\n"
+            ))
+            .unwrap();
+            assert_eq!(loaded.version, version);
+        }
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl Document {
             errors,
         };
         let doc = crate::load::parse(text).map_err(fail)?;
-        let (api, skipped) = crate::lower::lower(
+        let crate::lower::Lowered { api, skipped, .. } = crate::lower::lower(
             &doc,
             crate::lower::Options {
                 lenient: true,
@@ -122,7 +122,7 @@ impl Document {
         };
         let value = crate::bundle::bundle(path).map_err(fail)?;
         let doc = crate::load::from_value(value).map_err(fail)?;
-        let (api, skipped) = crate::lower::lower(
+        let crate::lower::Lowered { api, skipped, .. } = crate::lower::lower(
             &doc,
             crate::lower::Options {
                 lenient: true,

@@ -73,7 +73,37 @@ pub fn items(api: &Api) -> TokenStream {
         quote!(runtime::SecurityScheme { name: #name, kind: #kind })
     });
     let default_security = requirements(&api.default_security);
+    let webhooks = (!api.webhooks.is_empty()).then(|| {
+        let entries = api.webhooks.iter().map(|w| {
+            let (name, method, id, deprecated) = (&w.name, &w.method, &w.id, w.deprecated);
+            let summary = match &w.summary {
+                Some(s) => quote!(Some(#s)),
+                None => quote!(None),
+            };
+            let payload = match w.payload.as_ref().map(|p| &p.ty) {
+                Some(crate::ir::Ty::Named(model)) => quote!(Some(#model)),
+                _ => quote!(None),
+            };
+            quote! {
+                runtime::Webhook {
+                    name: #name,
+                    method: #method,
+                    id: #id,
+                    summary: #summary,
+                    deprecated: #deprecated,
+                    payload: #payload,
+                }
+            }
+        });
+        quote! {
+            /// The webhooks the API sends to its subscribers (OpenAPI 3.1
+            /// `webhooks`): no route serves them; each payload is a model.
+            pub const WEBHOOKS: &[runtime::Webhook] = &[#(#entries),*];
+        }
+    });
     quote! {
+        #webhooks
+
         /// The spec's `info.title`.
         pub const TITLE: &str = #title;
         /// The spec's `info.version`.

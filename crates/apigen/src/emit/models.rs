@@ -127,7 +127,9 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
                 ));
             } else if f.required && f.shape.nullable && !f.read_only {
                 // `null` is `None`; absent is refused, as `required` says.
-                serde.push(quote!(deserialize_with = "super::runtime::required_nullable"));
+                serde.push(quote!(
+                    deserialize_with = "super::runtime::required_nullable"
+                ));
             } else if is_optional(f) && f.shape.nullable {
                 serde.push(quote!(default));
             } else if is_optional(f) {

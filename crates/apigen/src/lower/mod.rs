@@ -17,6 +17,7 @@ mod schemas;
 
 use crate::diag::{Diagnostic, Pointer};
 use crate::ir::*;
+use crate::load::Loaded;
 use crate::names::{Namer, PRELUDE_TYPES};
 use openapiv3::{OpenAPI, Parameter, ReferenceOr};
 use operations::is_date;
@@ -34,10 +35,23 @@ pub struct Options {
     pub check_formats: bool,
 }
 
+/// A lowered document.
+#[derive(Debug)]
+pub struct Lowered {
+    pub api: Api,
+    /// What a lenient run left out, each with its location and reason.
+    pub skipped: Vec<Diagnostic>,
+    /// What was read but is not enforced, or what became of it (a 3.1
+    /// keyword with no 3.0 equivalent, a webhook).
+    pub notes: Vec<Diagnostic>,
+}
+
 /// Lowers a document. In a lenient run, an operation or schema that cannot be
 /// expressed is left out (a schema becomes `serde_json::Value`) and reported in
-/// the second part of the result instead of failing the run.
-pub fn lower(doc: &OpenAPI, options: Options) -> Result<(Api, Vec<Diagnostic>), Vec<Diagnostic>> {
+/// [`Lowered::skipped`] instead of failing the run. Every location is in the
+/// document as written (a 3.1 document's moved values mapped back).
+pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnostic>> {
+    let doc = &loaded.doc;
     let mut l = Lowerer::new(doc);
     l.lenient = options.lenient;
     l.check_formats = options.check_formats;
@@ -46,6 +60,7 @@ pub fn lower(doc: &OpenAPI, options: Options) -> Result<(Api, Vec<Diagnostic>), 
     }
     l.component_types();
     let operations = l.operations();
+    let webhooks = l.webhooks(&loaded.webhooks);
     let traits = passes::route_traits(doc, &operations);
     let (operations, common_headers) = passes::common_headers(operations);
     let error_type = passes::shared_error_type(&operations);
@@ -66,12 +81,55 @@ pub fn lower(doc: &OpenAPI, options: Options) -> Result<(Api, Vec<Diagnostic>), 
         error_type,
         security_schemes,
         default_security: l.default_security,
+        webhooks,
     };
-    if l.errors.is_empty() {
-        Ok((api, l.skipped))
-    } else {
-        Err(l.errors)
+    let moved = &loaded.normalized;
+    if !l.errors.is_empty() {
+        return Err(l.errors.into_iter().map(|d| moved.locate(d)).collect());
     }
+    let mut api = api;
+    if !moved.moved.is_empty() {
+        api.map_pointers(|p| moved.original(p));
+    }
+    let mut notes: Vec<Diagnostic> = moved
+        .notes
+        .iter()
+        .cloned()
+        .map(|d| moved.locate(d))
+        .collect();
+    notes.extend(webhook_notes(&api));
+    Ok(Lowered {
+        api,
+        skipped: l.skipped.into_iter().map(|d| moved.locate(d)).collect(),
+        notes,
+    })
+}
+
+/// What the generator does with each webhook, said once per webhook.
+fn webhook_notes(api: &Api) -> Vec<Diagnostic> {
+    api.webhooks
+        .iter()
+        .map(|w| {
+            let payload = match &w.payload {
+                Some(shape) => format!(
+                    "its payload is {}",
+                    match &shape.ty {
+                        Ty::Named(name) => format!("the model `{name}`"),
+                        _ => "a value of the operation's request type".to_string(),
+                    }
+                ),
+                None => "it has no payload".to_string(),
+            };
+            Diagnostic {
+                location: crate::diag::Location::Pointer(w.pointer.clone()),
+                message: format!(
+                    "webhook `{}` ({}): {payload}, and it is listed in `metadata::WEBHOOKS`; \
+                     no route serves it (the API calls it, on the receiver's side)",
+                    w.name, w.method
+                ),
+            }
+        })
+        .collect()
 }
 
 struct Lowerer<'a> {

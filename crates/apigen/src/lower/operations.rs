@@ -32,6 +32,40 @@ pub const STABILITY_EXTENSIONS: &[(&str, &[(&str, Stability)])] = &[
 ];
 
 impl<'a> Lowerer<'a> {
+    /// OpenAPI 3.1 webhooks: for each operation of each, its payload's shape
+    /// (a model, as a request body's would be) and what metadata lists.
+    pub(super) fn webhooks(&mut self, hooks: &'a [(String, openapiv3::PathItem)]) -> Vec<Webhook> {
+        let mut out = Vec::new();
+        for (name, item) in hooks {
+            let at = Pointer::root().join("webhooks").join(name);
+            for (method, op) in item.iter() {
+                let oat = at.join(method);
+                let id = op.operation_id.clone().unwrap_or_else(|| name.clone());
+                let type_name = format!("{}Webhook", sanitize(&id, Case::Pascal));
+                let mark = self.errors.len();
+                let payload = match &op.request_body {
+                    Some(body) => self
+                        .request_body(body, &oat.join("requestBody"), &type_name)
+                        .map(|b| b.shape),
+                    None => None,
+                };
+                if self.skip_since(mark, &format!("webhook `{name}`")) {
+                    continue;
+                }
+                out.push(Webhook {
+                    name: name.clone(),
+                    method: method.to_ascii_uppercase(),
+                    id,
+                    pointer: oat.to_string(),
+                    summary: op.summary.clone(),
+                    deprecated: op.deprecated,
+                    payload,
+                });
+            }
+        }
+        out
+    }
+
     pub(super) fn operations(&mut self) -> Vec<Operation> {
         let mut ops = Vec::new();
         let mut seen: BTreeMap<String, String> = BTreeMap::new();

@@ -351,7 +351,7 @@ mod tests {
     use super::*;
 
     fn doc(yaml: &str) -> OpenAPI {
-        crate::load::parse(yaml).unwrap()
+        crate::load::parse(yaml).unwrap().doc
     }
 
     const DOC: &str = r##"

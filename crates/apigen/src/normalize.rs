@@ -1,0 +1,701 @@
+//! OpenAPI 3.1 documents, read through the 3.0 model: a pass that rewrites a
+//! 3.1 document, in place, into the 3.0 shape `openapiv3` reads, so that the
+//! rest of the pipeline (lowering, emission, the evolution gate) is the one
+//! that serves 3.0.
+//!
+//! Each 3.1 construct becomes its 3.0 equivalent where there is one:
+//!
+//! | 3.1 | 3.0 |
+//! |---|---|
+//! | `type: [T, "null"]` | `type: T`, `nullable: true` |
+//! | `type: [A, B]` | `anyOf: [{type: A}, {type: B}]` |
+//! | `anyOf`/`oneOf` with a `{type: "null"}` branch | the other branches, `nullable: true` |
+//! | `const: v` | `enum: [v]` |
+//! | `examples: [a, ...]` in a schema | `example: a` |
+//! | `$ref` beside other keywords | `allOf: [{$ref}]` beside them |
+//! | `exclusiveMinimum: n` | `minimum: n`, `exclusiveMinimum: true` (maximum alike) |
+//! | `$defs` | schemas of `components`, references rewritten |
+//! | `prefixItems` | `items` of their `anyOf` |
+//! | `patternProperties` | `additionalProperties` (the key patterns not checked) |
+//! | `contentEncoding: base64` | `format: byte` |
+//! | `contentMediaType` of bytes | `format: binary` |
+//! | `unevaluatedProperties: false` | `additionalProperties: false` |
+//! | `components.pathItems` | the path items, where paths refer to them |
+//! | `webhooks` | taken out: each payload becomes a model, each operation a metadata entry |
+//! | `info.summary`, `license.identifier`, `jsonSchemaDialect` | dropped: nothing in the code depends on them |
+//!
+//! What has no 3.0 equivalent (`if`/`then`/`else`, `dependentRequired`,
+//! `propertyNames`, ...) is removed from the schema, which stands without
+//! it, and reported as a note at its pointer. Moves (`$defs`, path items,
+//! wrapped references) are recorded, so that every pointer the rest of the
+//! pipeline reports is mapped back into the document the user wrote.
+
+use crate::diag::{Diagnostic, Location, Pointer};
+use serde_yaml::{Mapping, Value};
+use std::collections::BTreeMap;
+
+/// What the pass did beside rewriting the document.
+#[derive(Debug, Default)]
+pub struct Normalized {
+    /// Each webhook's name and path item (rewritten like the rest).
+    pub webhooks: Vec<(String, Value)>,
+    /// Keywords read but not enforced, each at its pointer.
+    pub notes: Vec<Diagnostic>,
+    /// Where moved values stood: pointer prefix in the rewritten document ->
+    /// pointer prefix in the document as written.
+    pub moved: BTreeMap<String, String>,
+}
+
+impl Normalized {
+    /// `pointer` (`#/...`) as it was in the document the user wrote.
+    pub fn original(&self, pointer: &str) -> String {
+        if self.moved.is_empty() {
+            return pointer.to_string();
+        }
+        // The longest moved prefix that `pointer` starts with, segment-wise.
+        let mut end = pointer.len();
+        loop {
+            let prefix = &pointer[..end];
+            if let Some(original) = self.moved.get(prefix) {
+                return format!("{original}{}", &pointer[end..]);
+            }
+            match prefix.rfind('/') {
+                Some(i) if i > 1 => end = i,
+                _ => return pointer.to_string(),
+            }
+        }
+    }
+
+    /// A diagnostic located in the document as written.
+    pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
+        if let Location::Pointer(p) = &d.location {
+            d.location = Location::Pointer(self.original(p));
+        }
+        d
+    }
+
+    fn note(&mut self, at: &Pointer, message: impl Into<String>) {
+        self.notes.push(Diagnostic::at(at, message));
+    }
+}
+
+/// Keywords of JSON Schema 2020-12 with no 3.0 equivalent: removed, noted.
+const UNMAPPED: &[(&str, &str)] = &[
+    (
+        "if",
+        "conditional schemas (`if`/`then`/`else`) are not checked",
+    ),
+    (
+        "then",
+        "conditional schemas (`if`/`then`/`else`) are not checked",
+    ),
+    (
+        "else",
+        "conditional schemas (`if`/`then`/`else`) are not checked",
+    ),
+    ("dependentRequired", "`dependentRequired` is not checked"),
+    ("dependentSchemas", "`dependentSchemas` is not checked"),
+    (
+        "propertyNames",
+        "`propertyNames`: the keys of the map are not checked",
+    ),
+    ("contains", "`contains` is not checked"),
+    ("minContains", "`minContains` is not checked"),
+    ("maxContains", "`maxContains` is not checked"),
+    ("unevaluatedItems", "`unevaluatedItems` is not checked"),
+    ("$dynamicRef", "`$dynamicRef` is not followed"),
+    ("$dynamicAnchor", "`$dynamicAnchor` is not followed"),
+];
+
+/// Keys whose values are data (or not schemas), never walked for schemas.
+fn is_data(key: &str) -> bool {
+    matches!(
+        key,
+        "example" | "examples" | "default" | "enum" | "const" | "discriminator" | "xml"
+    ) || key.starts_with("x-")
+}
+
+/// Rewrites a 3.1 document into the 3.0 shape, in place.
+pub fn normalize(doc: &mut Value) -> Normalized {
+    let mut out = Normalized::default();
+    let Some(root) = doc.as_mapping_mut() else {
+        return out;
+    };
+    root.insert("openapi".into(), "3.0.3".into());
+    root.remove("jsonSchemaDialect");
+    if let Some(Value::Mapping(info)) = root.get_mut("info") {
+        if let Some(summary) = info.remove("summary") {
+            // Kept as the description's first line when there is none.
+            if !info.contains_key("description") {
+                info.insert("description".into(), summary);
+            }
+        }
+        if let Some(Value::Mapping(license)) = info.get_mut("license") {
+            license.remove("identifier");
+        }
+    }
+    if !root.contains_key("paths") {
+        root.insert("paths".into(), Value::Mapping(Mapping::new()));
+    }
+    let path_items = match root.get_mut("components") {
+        Some(Value::Mapping(c)) => c.remove("pathItems"),
+        _ => None,
+    };
+    if let (Some(Value::Mapping(items)), Some(Value::Mapping(paths))) =
+        (&path_items, root.get_mut("paths"))
+    {
+        for (path, item) in paths.iter_mut() {
+            inline_path_item(
+                item,
+                items,
+                path.as_str().unwrap_or_default(),
+                "paths",
+                &mut out,
+            );
+        }
+    }
+    let webhooks = root.remove("webhooks");
+
+    let mut defs = Vec::new();
+    walk(doc, &Path::Root, false, &mut out, &mut defs);
+
+    if let Some(Value::Mapping(mut hooks)) = webhooks {
+        for (name, item) in hooks.iter_mut() {
+            let name = name.as_str().unwrap_or_default().to_string();
+            if let Some(Value::Mapping(items)) = &path_items {
+                inline_path_item(item, items, &name, "webhooks", &mut out);
+            }
+            let at = Path::Key(&Path::Key(&Path::Root, "webhooks"), &name);
+            walk(item, &at, false, &mut out, &mut defs);
+            out.webhooks.push((name, item.clone()));
+        }
+    }
+    if !defs.is_empty() {
+        relocate_defs(doc, defs, &mut out);
+    }
+    out
+}
+
+/// A path (or webhook) item that is a reference to `components.pathItems`:
+/// the item itself, its pointer remembered.
+fn inline_path_item(
+    item: &mut Value,
+    items: &Mapping,
+    name: &str,
+    section: &str,
+    out: &mut Normalized,
+) {
+    let Some(reference) = item.get("$ref").and_then(Value::as_str) else {
+        return;
+    };
+    let Some(component) = reference.strip_prefix("#/components/pathItems/") else {
+        return;
+    };
+    if let Some(target) = items.get(unescape(component).as_str()) {
+        let here = Pointer::root().join(section).join(name).to_string();
+        let there = Pointer::root()
+            .join("components")
+            .join("pathItems")
+            .join(unescape(component))
+            .to_string();
+        *item = target.clone();
+        out.moved.insert(here, there);
+    }
+}
+
+fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
+/// Where the walk stands, without allocating: a chain of keys.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn pointer(&self) -> Pointer {
+        match self {
+            Path::Root => Pointer::root(),
+            Path::Key(parent, key) => parent.pointer().join(key),
+            Path::Index(parent, i) => parent.pointer().join(i),
+        }
+    }
+
+    /// The last key, when the last step was a key.
+    fn key(&self) -> Option<&str> {
+        match self {
+            Path::Key(_, key) => Some(key),
+            _ => None,
+        }
+    }
+
+    fn parent(&self) -> Option<&Path<'_>> {
+        match self {
+            Path::Root => None,
+            Path::Key(parent, _) | Path::Index(parent, _) => Some(parent),
+        }
+    }
+}
+
+/// Keys under which a value is a schema.
+fn holds_schema(key: &str) -> bool {
+    matches!(
+        key,
+        "schema" | "items" | "additionalProperties" | "not" | "unevaluatedProperties"
+    )
+}
+
+/// Keys under which each value of a map is a schema.
+fn holds_schemas(key: &str) -> bool {
+    matches!(key, "properties" | "patternProperties" | "$defs")
+}
+
+/// Keys under which each item of a list is a schema.
+fn lists_schemas(key: &str) -> bool {
+    matches!(key, "allOf" | "anyOf" | "oneOf" | "prefixItems")
+}
+
+/// A `$defs` entry to move: the schema's path (as written) and name.
+type Def = (Pointer, Value);
+
+/// Walks `value`, rewriting every schema met. `schema` says whether
+/// `value` is one.
+fn walk(value: &mut Value, at: &Path<'_>, schema: bool, out: &mut Normalized, defs: &mut Vec<Def>) {
+    if schema {
+        if let Value::Bool(allowed) = value {
+            // A boolean schema: `true` allows anything; `false` nothing,
+            // which 3.0 cannot say.
+            if !*allowed {
+                out.note(&at.pointer(), "the schema `false` is read as any value");
+            }
+            *value = Value::Mapping(Mapping::new());
+        }
+    }
+    match value {
+        Value::Mapping(map) => {
+            if schema {
+                rewrite_schema(map, at, out, defs);
+            }
+            // Components' schemas, and the schemas inside `components`.
+            let under_schemas = at.key() == Some("schemas")
+                && at
+                    .parent()
+                    .and_then(Path::key)
+                    .is_some_and(|k| k == "components");
+            for (k, v) in map.iter_mut() {
+                let Some(key) = k.as_str() else { continue };
+                if is_data(key) && !under_schemas {
+                    continue;
+                }
+                let here = Path::Key(at, key);
+                let child_is_schema = if under_schemas {
+                    true
+                } else if schema {
+                    // `additionalProperties: false` is 3.0 as it stands.
+                    holds_schema(key) && !v.is_bool()
+                } else {
+                    key == "schema"
+                };
+                if schema && holds_schemas(key) {
+                    if let Value::Mapping(entries) = v {
+                        for (name, s) in entries.iter_mut() {
+                            let Some(name) = name.as_str() else { continue };
+                            walk(s, &Path::Key(&here, name), true, out, defs);
+                        }
+                    }
+                } else if schema && lists_schemas(key) {
+                    if let Value::Sequence(items) = v {
+                        for (i, s) in items.iter_mut().enumerate() {
+                            walk(s, &Path::Index(&here, i), true, out, defs);
+                        }
+                    }
+                } else {
+                    walk(v, &here, child_is_schema, out, defs);
+                }
+            }
+        }
+        Value::Sequence(items) if !schema => {
+            for (i, v) in items.iter_mut().enumerate() {
+                walk(v, &Path::Index(at, i), false, out, defs);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn take(map: &mut Mapping, key: &str) -> Option<Value> {
+    map.remove(key)
+}
+
+/// Rewrites one schema's own keywords (its children are walked after).
+fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: &mut Vec<Def>) {
+    // A reference beside other keywords: 3.1 applies them, 3.0 ignores them.
+    if map.contains_key("$ref") && map.len() > 1 {
+        let reference = take(map, "$ref").unwrap_or_default();
+        let mut only = Mapping::new();
+        only.insert("$ref".into(), reference);
+        let mut parts = vec![Value::Mapping(only)];
+        if let Some(Value::Sequence(existing)) = take(map, "allOf") {
+            parts.extend(existing);
+        }
+        map.insert("allOf".into(), Value::Sequence(parts));
+        let here = at.pointer();
+        out.moved
+            .insert(here.join("allOf").join(0).to_string(), here.to_string());
+    }
+    if let Some(Value::Sequence(types)) = map.get("type").cloned() {
+        let names: Vec<String> = types
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+        let nullable = names.iter().any(|t| t == "null");
+        let others: Vec<&String> = names.iter().filter(|t| *t != "null").collect();
+        map.remove("type");
+        match others.as_slice() {
+            [] => {
+                map.insert("type".into(), "null".into());
+            }
+            [one] => {
+                map.insert("type".into(), one.as_str().into());
+            }
+            several => {
+                let branches = several
+                    .iter()
+                    .map(|t| {
+                        let mut branch = Mapping::new();
+                        branch.insert("type".into(), t.as_str().into());
+                        Value::Mapping(branch)
+                    })
+                    .collect();
+                map.insert("anyOf".into(), Value::Sequence(branches));
+            }
+        }
+        if nullable && !others.is_empty() {
+            map.insert("nullable".into(), true.into());
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        collapse_null_branch(map, key, at, out);
+    }
+    if let Some(value) = take(map, "const") {
+        if !map.contains_key("enum") {
+            map.insert("enum".into(), Value::Sequence(vec![value]));
+        }
+    }
+    if let Some(Value::Sequence(mut examples)) = map.get("examples").cloned() {
+        map.remove("examples");
+        if !map.contains_key("example") && !examples.is_empty() {
+            map.insert("example".into(), examples.swap_remove(0));
+        }
+    }
+    for (exclusive, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        if let Some(n @ Value::Number(_)) = map.get(exclusive).cloned() {
+            map.insert(bound.into(), n);
+            map.insert(exclusive.into(), true.into());
+        }
+    }
+    if let Some(Value::Sequence(prefix)) = take(map, "prefixItems") {
+        let here = at.pointer();
+        if !matches!(map.get("items"), Some(Value::Mapping(_))) {
+            // A tuple: an array of any of its items' shapes.
+            let items = match prefix.len() {
+                1 => prefix.into_iter().next().unwrap_or_default(),
+                _ => {
+                    for i in 0..prefix.len() {
+                        out.moved.insert(
+                            here.join("items").join("anyOf").join(i).to_string(),
+                            here.join("prefixItems").join(i).to_string(),
+                        );
+                    }
+                    let mut any = Mapping::new();
+                    any.insert("anyOf".into(), Value::Sequence(prefix));
+                    Value::Mapping(any)
+                }
+            };
+            map.insert("items".into(), items);
+            out.note(&here.join("prefixItems"), "`prefixItems`: the array is read as a list of any of the items' shapes, not as a tuple");
+        }
+    }
+    if let Some(Value::Mapping(patterns)) = take(map, "patternProperties") {
+        let here = at.pointer();
+        if !map.contains_key("additionalProperties") {
+            if let Some((pattern, schema)) = patterns.into_iter().next() {
+                let pattern = pattern.as_str().unwrap_or_default().to_string();
+                out.moved.insert(
+                    here.join("additionalProperties").to_string(),
+                    here.join("patternProperties").join(&pattern).to_string(),
+                );
+                map.insert("additionalProperties".into(), schema);
+            }
+        }
+        out.note(
+            &here.join("patternProperties"),
+            "`patternProperties`: values are read as `additionalProperties`; the key patterns are not checked",
+        );
+    }
+    let encoding = take(map, "contentEncoding");
+    let media = take(map, "contentMediaType");
+    if !map.contains_key("format") {
+        let is_base64 = encoding.as_ref().and_then(Value::as_str).is_some_and(|e| {
+            e.eq_ignore_ascii_case("base64") || e.eq_ignore_ascii_case("base64url")
+        });
+        let is_bytes = media
+            .as_ref()
+            .and_then(Value::as_str)
+            .is_some_and(|m| !m.starts_with("text/") && !m.contains("json"));
+        if is_base64 {
+            map.insert("format".into(), "byte".into());
+        } else if is_bytes {
+            map.insert("format".into(), "binary".into());
+        }
+    }
+    if let Some(unevaluated) = take(map, "unevaluatedProperties") {
+        let here = at.pointer().join("unevaluatedProperties");
+        if unevaluated == Value::Bool(false) && !map.contains_key("additionalProperties") {
+            map.insert("additionalProperties".into(), false.into());
+        } else {
+            out.note(&here, "`unevaluatedProperties` is not checked");
+        }
+    }
+    if let Some(Value::Mapping(entries)) = take(map, "$defs") {
+        let here = at.pointer().join("$defs");
+        for (name, schema) in entries {
+            if let Some(name) = name.as_str() {
+                defs.push((here.join(name), schema));
+            }
+        }
+    }
+    for (keyword, why) in UNMAPPED {
+        if map.remove(*keyword).is_some() {
+            out.note(&at.pointer().join(keyword), *why);
+        }
+    }
+}
+
+/// `anyOf: [X, {type: "null"}]` (or `oneOf`): `X`, nullable.
+fn collapse_null_branch(map: &mut Mapping, key: &str, at: &Path<'_>, out: &mut Normalized) {
+    let Some(Value::Sequence(branches)) = map.get(key) else {
+        return;
+    };
+    let is_null = |b: &Value| {
+        b.get("type").and_then(Value::as_str) == Some("null")
+            && b.as_mapping().is_some_and(|m| m.len() == 1)
+    };
+    let Some(null_at) = branches.iter().position(is_null) else {
+        return;
+    };
+    let mut branches = branches.clone();
+    branches.remove(null_at);
+    map.insert("nullable".into(), true.into());
+    let here = at.pointer();
+    if branches.len() == 1 {
+        // The one other branch, as a single `allOf` part.
+        map.remove(key);
+        let kept = usize::from(null_at == 0);
+        out.moved.insert(
+            here.join("allOf").join(0).to_string(),
+            here.join(key).join(kept).to_string(),
+        );
+        let mut parts = match map.remove("allOf") {
+            Some(Value::Sequence(parts)) => parts,
+            _ => Vec::new(),
+        };
+        parts.insert(0, branches.pop().unwrap_or_default());
+        map.insert("allOf".into(), Value::Sequence(parts));
+    } else {
+        for i in null_at..branches.len() {
+            out.moved.insert(
+                here.join(key).join(i).to_string(),
+                here.join(key).join(i + 1).to_string(),
+            );
+        }
+        map.insert(key.into(), Value::Sequence(branches));
+    }
+}
+
+/// Moves every `$defs` schema into `components.schemas` under a name of its
+/// own, and points the references to it there.
+fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) {
+    let Some(root) = doc.as_mapping_mut() else {
+        return;
+    };
+    let components = root
+        .entry("components".into())
+        .or_insert_with(|| Value::Mapping(Mapping::new()));
+    let Some(components) = components.as_mapping_mut() else {
+        return;
+    };
+    let schemas = components
+        .entry("schemas".into())
+        .or_insert_with(|| Value::Mapping(Mapping::new()));
+    let Some(schemas) = schemas.as_mapping_mut() else {
+        return;
+    };
+    let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+    for (written, schema) in defs {
+        // `Owner` + `Name` for `#/components/schemas/Owner/$defs/Name`, the
+        // name alone for a document's own `$defs`.
+        let segments: Vec<String> = written.segments().collect();
+        let owner = match segments.as_slice() {
+            [c, s, owner, ..] if c == "components" && s == "schemas" => owner.clone(),
+            _ => String::new(),
+        };
+        let base = format!("{owner}{}", segments.last().cloned().unwrap_or_default());
+        let mut name = base.clone();
+        let mut n = 2;
+        while schemas.contains_key(name.as_str()) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        let new = Pointer::root()
+            .join("components")
+            .join("schemas")
+            .join(&name);
+        schemas.insert(name.as_str().into(), schema);
+        out.moved.insert(new.to_string(), written.to_string());
+        renamed.insert(written.to_string(), new.to_string());
+    }
+    rewrite_refs(doc, &renamed);
+}
+
+/// Points every `$ref` that names a moved value (or something inside it)
+/// at its new place.
+fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
+    match value {
+        Value::Mapping(map) => {
+            if let Some(Value::String(reference)) = map.get_mut("$ref") {
+                for (old, new) in renamed {
+                    if let Some(rest) = reference.strip_prefix(old.as_str()) {
+                        if rest.is_empty() || rest.starts_with('/') {
+                            *reference = format!("{new}{rest}");
+                            break;
+                        }
+                    }
+                }
+            }
+            for (k, v) in map.iter_mut() {
+                if !k.as_str().is_some_and(|k| k.starts_with("x-")) {
+                    rewrite_refs(v, renamed);
+                }
+            }
+        }
+        Value::Sequence(items) => items.iter_mut().for_each(|v| rewrite_refs(v, renamed)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalized(yaml: &str) -> (Value, Normalized) {
+        let mut doc: Value = serde_yaml::from_str(yaml).unwrap();
+        let out = normalize(&mut doc);
+        (doc, out)
+    }
+
+    fn schema<'a>(doc: &'a Value, name: &str) -> &'a Value {
+        &doc["components"]["schemas"][name]
+    }
+
+    const HEAD: &str = "openapi: 3.1.0\ninfo: {title: t, version: '1', summary: s, license: {name: MIT, identifier: MIT}}\njsonSchemaDialect: https://spec.openapis.org/oas/3.1/dialect/base\n";
+
+    #[test]
+    fn schemas_take_their_3_0_spelling() {
+        let (doc, out) = normalized(&format!(
+            "{HEAD}components:\n  schemas:\n    A:\n      type: object\n      properties:\n        maybe: {{type: [string, 'null']}}\n        either: {{type: [string, integer]}}\n        fixed: {{const: dog}}\n        sample: {{type: integer, examples: [3, 4], exclusiveMinimum: 0}}\n        ref: {{$ref: '#/components/schemas/B', description: Beside.}}\n        tuple: {{type: array, prefixItems: [{{type: string}}]}}\n        map: {{type: object, patternProperties: {{'^x': {{type: integer}}}}}}\n        blob: {{type: string, contentEncoding: base64}}\n        orNull: {{anyOf: [{{$ref: '#/components/schemas/B'}}, {{type: 'null'}}]}}\n      unevaluatedProperties: false\n      if: {{required: [maybe]}}\n    B: {{type: string}}\n"
+        ));
+        let a = &schema(&doc, "A")["properties"];
+        assert_eq!(doc["openapi"], "3.0.3");
+        assert_eq!(doc["info"]["description"], "s");
+        assert!(doc.get("jsonSchemaDialect").is_none());
+        assert_eq!(a["maybe"]["type"], "string");
+        assert_eq!(a["maybe"]["nullable"], true);
+        assert_eq!(a["either"]["anyOf"][1]["type"], "integer");
+        assert_eq!(a["fixed"]["enum"][0], "dog");
+        assert_eq!(a["sample"]["example"], 3);
+        assert_eq!(a["sample"]["minimum"], 0);
+        assert_eq!(a["sample"]["exclusiveMinimum"], true);
+        assert_eq!(a["ref"]["allOf"][0]["$ref"], "#/components/schemas/B");
+        assert_eq!(a["ref"]["description"], "Beside.");
+        assert_eq!(a["tuple"]["items"]["type"], "string");
+        assert_eq!(a["map"]["additionalProperties"]["type"], "integer");
+        assert_eq!(a["blob"]["format"], "byte");
+        assert_eq!(a["orNull"]["allOf"][0]["$ref"], "#/components/schemas/B");
+        assert_eq!(a["orNull"]["nullable"], true);
+        assert_eq!(schema(&doc, "A")["additionalProperties"], false);
+        let notes: Vec<String> = out
+            .notes
+            .iter()
+            .map(|n| format!("{:?} {}", n.location, n.message))
+            .collect();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("#/components/schemas/A/if")),
+            "{notes:?}"
+        );
+        // A pointer into the wrapped reference goes back to where it was written.
+        assert_eq!(
+            out.original("#/components/schemas/A/properties/ref/allOf/0"),
+            "#/components/schemas/A/properties/ref"
+        );
+        assert_eq!(
+            out.original("#/components/schemas/A/properties/orNull/allOf/0"),
+            "#/components/schemas/A/properties/orNull/anyOf/0"
+        );
+    }
+
+    #[test]
+    fn defs_move_into_components_and_references_follow() {
+        let (doc, out) = normalized(&format!(
+            "{HEAD}paths: {{}}\ncomponents:\n  schemas:\n    Outer:\n      type: object\n      properties:\n        inner: {{$ref: '#/components/schemas/Outer/$defs/Inner'}}\n      $defs:\n        Inner: {{type: object, properties: {{n: {{type: integer}}}}}}\n"
+        ));
+        assert_eq!(
+            schema(&doc, "Outer")["properties"]["inner"]["$ref"],
+            "#/components/schemas/OuterInner"
+        );
+        assert_eq!(schema(&doc, "OuterInner")["type"], "object");
+        assert_eq!(
+            out.original("#/components/schemas/OuterInner/properties/n"),
+            "#/components/schemas/Outer/$defs/Inner/properties/n"
+        );
+    }
+
+    #[test]
+    fn webhooks_come_out_and_path_items_are_inlined() {
+        let (doc, out) = normalized(&format!(
+            "{HEAD}paths:\n  /a: {{$ref: '#/components/pathItems/A'}}\nwebhooks:\n  ping:\n    post:\n      requestBody: {{content: {{application/json: {{schema: {{type: [object, 'null']}}}}}}}}\n      responses: {{'200': {{description: ok}}}}\ncomponents:\n  pathItems:\n    A:\n      get:\n        responses: {{'204': {{description: ok}}}}\n"
+        ));
+        assert!(doc["paths"]["/a"]["get"].is_mapping());
+        assert!(doc["components"].get("pathItems").is_none());
+        assert!(doc.get("webhooks").is_none());
+        let (name, hook) = &out.webhooks[0];
+        assert_eq!(name, "ping");
+        assert_eq!(
+            hook["post"]["requestBody"]["content"]["application/json"]["schema"]["nullable"],
+            true
+        );
+        assert_eq!(
+            out.original("#/paths/~1a/get"),
+            "#/components/pathItems/A/get"
+        );
+    }
+
+    #[test]
+    fn data_and_extensions_are_left_alone() {
+        let (doc, _) = normalized(&format!(
+            "{HEAD}paths: {{}}\ncomponents:\n  schemas:\n    A:\n      type: object\n      example: {{type: [a, b], const: 1}}\n      x-doc: {{$ref: ./README.md, type: [x, 'null']}}\n"
+        ));
+        let a = schema(&doc, "A");
+        assert_eq!(a["example"]["type"][0], "a");
+        assert_eq!(a["x-doc"]["type"][1], "null");
+        assert_eq!(a["x-doc"]["$ref"], "./README.md");
+    }
+}
