@@ -64,3 +64,19 @@ pub mod empty;
 #[rustfmt::skip]
 #[path = "../../crates/apigen/tests/snapshots/bare/mod.rs"]
 pub mod bare;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/v31_nullability/mod.rs"]
+pub mod v31_nullability;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/v31_keywords/mod.rs"]
+pub mod v31_keywords;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/v31_structure/mod.rs"]
+pub mod v31_structure;
+
+#[rustfmt::skip]
+#[path = "../../crates/apigen/tests/snapshots/v31_document/mod.rs"]
+pub mod v31_document;

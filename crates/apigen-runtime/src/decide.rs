@@ -75,6 +75,16 @@ pub fn decide<T>(
     }
 }
 
+/// The first variant that accepted the value (`anyOf`, where several may),
+/// from the `(name, value)` pairs of those that did, in the union's order;
+/// `names` lists every variant, for the error when none did.
+pub fn first_of<T>(type_name: &str, names: &[&str], accepted: Vec<(&str, T)>) -> Result<T, String> {
+    match accepted.into_iter().next() {
+        Some((_, value)) => Ok(value),
+        None => decide(type_name, names, Vec::new()),
+    }
+}
+
 /// The discriminator's value in `value`, for a union told apart by the
 /// property `tag`.
 pub fn tag_of<'v>(value: &'v Value, tag: &str) -> Result<&'v str, String> {

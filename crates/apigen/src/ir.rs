@@ -232,6 +232,9 @@ pub struct Union {
     pub variants: Vec<UnionVariant>,
     /// The property that names the variant, when the document gives one.
     pub tag: Option<String>,
+    /// `oneOf`: exactly one variant may accept a value. `anyOf` lets
+    /// several accept it; the first that does is taken.
+    pub exclusive: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

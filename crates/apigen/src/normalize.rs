@@ -157,7 +157,9 @@ pub fn normalize(doc: &mut Value) -> Normalized {
     let webhooks = root.remove("webhooks");
 
     let mut defs = Vec::new();
-    walk(doc, &Path::Root, false, &mut out, &mut defs);
+    walk(doc, &Path::Root, false, &mut |schema, at| {
+        rewrite(schema, at, &mut out, &mut defs)
+    });
 
     if let Some(Value::Mapping(mut hooks)) = webhooks {
         for (name, item) in hooks.iter_mut() {
@@ -166,12 +168,32 @@ pub fn normalize(doc: &mut Value) -> Normalized {
                 inline_path_item(item, items, &name, "webhooks", &mut out);
             }
             let at = Path::Key(&Path::Key(&Path::Root, "webhooks"), &name);
-            walk(item, &at, false, &mut out, &mut defs);
+            walk(item, &at, false, &mut |schema, at| {
+                rewrite(schema, at, &mut out, &mut defs)
+            });
             out.webhooks.push((name, item.clone()));
         }
     }
-    if !defs.is_empty() {
-        relocate_defs(doc, defs, &mut out);
+    // Moved schemas are rewritten where they land, and may hold `$defs` of
+    // their own.
+    while !defs.is_empty() {
+        let moved = relocate_defs(doc, std::mem::take(&mut defs), &mut out);
+        let Some(Value::Mapping(schemas)) =
+            doc.get_mut("components").and_then(|c| c.get_mut("schemas"))
+        else {
+            break;
+        };
+        for name in moved {
+            if let Some(schema) = schemas.get_mut(name.as_str()) {
+                let at = Path::Key(
+                    &Path::Key(&Path::Key(&Path::Root, "components"), "schemas"),
+                    &name,
+                );
+                walk(schema, &at, true, &mut |schema, at| {
+                    rewrite(schema, at, &mut out, &mut defs)
+                });
+            }
+        }
     }
     out
 }
@@ -261,24 +283,34 @@ fn lists_schemas(key: &str) -> bool {
 /// A `$defs` entry to move: the schema's path (as written) and name.
 type Def = (Pointer, Value);
 
-/// Walks `value`, rewriting every schema met. `schema` says whether
-/// `value` is one.
-fn walk(value: &mut Value, at: &Path<'_>, schema: bool, out: &mut Normalized, defs: &mut Vec<Def>) {
-    if schema {
-        if let Value::Bool(allowed) = value {
-            // A boolean schema: `true` allows anything; `false` nothing,
-            // which 3.0 cannot say.
-            if !*allowed {
-                out.note(&at.pointer(), "the schema `false` is read as any value");
-            }
-            *value = Value::Mapping(Mapping::new());
+/// A schema's 3.1 spelling rewritten into 3.0's, its children after.
+fn rewrite(schema: &mut Value, at: &Path<'_>, out: &mut Normalized, defs: &mut Vec<Def>) {
+    if let Value::Bool(allowed) = schema {
+        // A boolean schema: `true` allows anything; `false` nothing, which
+        // 3.0 cannot say.
+        if !*allowed {
+            out.note(&at.pointer(), "the schema `false` is read as any value");
         }
+        *schema = Value::Mapping(Mapping::new());
+    }
+    if let Value::Mapping(map) = schema {
+        rewrite_schema(map, at, out, defs);
+    }
+}
+
+/// Walks `value`, calling `visit` on every schema met before walking into
+/// it. `schema` says whether `value` is one.
+fn walk(
+    value: &mut Value,
+    at: &Path<'_>,
+    schema: bool,
+    visit: &mut dyn FnMut(&mut Value, &Path<'_>),
+) {
+    if schema {
+        visit(value, at);
     }
     match value {
         Value::Mapping(map) => {
-            if schema {
-                rewrite_schema(map, at, out, defs);
-            }
             // Components' schemas, and the schemas inside `components`.
             let under_schemas = at.key() == Some("schemas")
                 && at
@@ -303,23 +335,23 @@ fn walk(value: &mut Value, at: &Path<'_>, schema: bool, out: &mut Normalized, de
                     if let Value::Mapping(entries) = v {
                         for (name, s) in entries.iter_mut() {
                             let Some(name) = name.as_str() else { continue };
-                            walk(s, &Path::Key(&here, name), true, out, defs);
+                            walk(s, &Path::Key(&here, name), true, visit);
                         }
                     }
                 } else if schema && lists_schemas(key) {
                     if let Value::Sequence(items) = v {
                         for (i, s) in items.iter_mut().enumerate() {
-                            walk(s, &Path::Index(&here, i), true, out, defs);
+                            walk(s, &Path::Index(&here, i), true, visit);
                         }
                     }
                 } else {
-                    walk(v, &here, child_is_schema, out, defs);
+                    walk(v, &here, child_is_schema, visit);
                 }
             }
         }
         Value::Sequence(items) if !schema => {
             for (i, v) in items.iter_mut().enumerate() {
-                walk(v, &Path::Index(at, i), false, out, defs);
+                walk(v, &Path::Index(at, i), false, visit);
             }
         }
         _ => {}
@@ -403,9 +435,22 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: 
     if let Some(Value::Sequence(prefix)) = take(map, "prefixItems") {
         let here = at.pointer();
         if !matches!(map.get("items"), Some(Value::Mapping(_))) {
-            // A tuple: an array of any of its items' shapes.
+            // A tuple: an array of any of its items' shapes, each shape once.
+            let mut shapes: Vec<Value> = Vec::new();
+            for item in prefix {
+                if !shapes.contains(&item) {
+                    shapes.push(item);
+                }
+            }
+            let prefix = shapes;
             let items = match prefix.len() {
-                1 => prefix.into_iter().next().unwrap_or_default(),
+                1 => {
+                    out.moved.insert(
+                        here.join("items").to_string(),
+                        here.join("prefixItems").join(0).to_string(),
+                    );
+                    prefix.into_iter().next().unwrap_or_default()
+                }
                 _ => {
                     for i in 0..prefix.len() {
                         out.moved.insert(
@@ -520,22 +565,23 @@ fn collapse_null_branch(map: &mut Mapping, key: &str, at: &Path<'_>, out: &mut N
 }
 
 /// Moves every `$defs` schema into `components.schemas` under a name of its
-/// own, and points the references to it there.
-fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) {
+/// own, and points the references to it there; the names given.
+fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) -> Vec<String> {
+    let mut given = Vec::new();
     let Some(root) = doc.as_mapping_mut() else {
-        return;
+        return given;
     };
     let components = root
         .entry("components".into())
         .or_insert_with(|| Value::Mapping(Mapping::new()));
     let Some(components) = components.as_mapping_mut() else {
-        return;
+        return given;
     };
     let schemas = components
         .entry("schemas".into())
         .or_insert_with(|| Value::Mapping(Mapping::new()));
     let Some(schemas) = schemas.as_mapping_mut() else {
-        return;
+        return given;
     };
     let mut renamed: BTreeMap<String, String> = BTreeMap::new();
     for (written, schema) in defs {
@@ -560,8 +606,10 @@ fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) {
         schemas.insert(name.as_str().into(), schema);
         out.moved.insert(new.to_string(), written.to_string());
         renamed.insert(written.to_string(), new.to_string());
+        given.push(name);
     }
     rewrite_refs(doc, &renamed);
+    given
 }
 
 /// Points every `$ref` that names a moved value (or something inside it)
@@ -588,6 +636,66 @@ fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
         Value::Sequence(items) => items.iter_mut().for_each(|v| rewrite_refs(v, renamed)),
         _ => {}
     }
+}
+
+/// Rewrites a 3.0 document into its 3.1 spelling, in place: the inverse of
+/// [`normalize`] for what 3.0 can say (`nullable` as a `type` array or a
+/// `null` branch, boolean exclusive bounds as numbers, a lone `allOf`
+/// reference beside other keywords as a `$ref` beside them, schema
+/// `example` as `examples`). For tests and benchmarks that compare a
+/// document with its translation.
+pub fn upgrade(doc: &mut Value) {
+    if let Some(root) = doc.as_mapping_mut() {
+        root.insert("openapi".into(), "3.1.0".into());
+    }
+    walk(doc, &Path::Root, false, &mut |schema, _| {
+        let Value::Mapping(map) = schema else { return };
+        if map.contains_key("$ref") {
+            // 3.0 ignores what stands beside a reference; 3.1 would apply it.
+            map.retain(|k, _| k.as_str() == Some("$ref"));
+            return;
+        }
+        if map.get("nullable") == Some(&Value::Bool(true)) {
+            if let Some(Value::String(t)) = map.get("type").cloned() {
+                map.remove("nullable");
+                map.insert(
+                    "type".into(),
+                    Value::Sequence(vec![Value::String(t), "null".into()]),
+                );
+            } else if let Some(Value::Sequence(branches)) = map.get_mut("anyOf") {
+                let mut null = Mapping::new();
+                null.insert("type".into(), "null".into());
+                branches.push(Value::Mapping(null));
+                map.remove("nullable");
+            }
+        }
+        for (exclusive, bound) in [
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ] {
+            if map.get(exclusive) == Some(&Value::Bool(true)) {
+                if let Some(n) = map.remove(bound) {
+                    map.insert(exclusive.into(), n);
+                }
+            } else if map.get(exclusive) == Some(&Value::Bool(false)) {
+                map.remove(exclusive);
+            }
+        }
+        if let Some(example) = map.remove("example") {
+            map.insert("examples".into(), Value::Sequence(vec![example]));
+        }
+        let lone_reference = match map.get("allOf") {
+            Some(Value::Sequence(parts)) if parts.len() == 1 && map.len() > 1 => parts[0]
+                .get("$ref")
+                .filter(|_| parts[0].as_mapping().is_some_and(|m| m.len() == 1))
+                .cloned(),
+            _ => None,
+        };
+        if let Some(reference) = lone_reference {
+            map.remove("allOf");
+            map.insert("$ref".into(), reference);
+        }
+    });
 }
 
 #[cfg(test)]

@@ -128,6 +128,25 @@ fn empty() {
 fn bare() {
     check("bare");
 }
+#[test]
+fn v31_nullability() {
+    check("v31_nullability");
+}
+
+#[test]
+fn v31_keywords() {
+    check("v31_keywords");
+}
+
+#[test]
+fn v31_structure() {
+    check("v31_structure");
+}
+
+#[test]
+fn v31_document() {
+    check("v31_document");
+}
 
 /// Every snapshot spec has a test above.
 #[test]

@@ -389,19 +389,30 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
                     }
                 })
             });
+            // `anyOf` lets several variants accept a value: the first that
+            // does is taken.
+            let decide = if u.exclusive {
+                quote!(runtime::decide)
+            } else {
+                quote!(runtime::first_of)
+            };
             quote! {
                 let mut accepted = Vec::new();
                 #(#tries)*
                 #(#fallbacks)*
-                runtime::decide(#type_name, &[#(#names),*], accepted)
+                #decide(#type_name, &[#(#names),*], accepted)
             }
         }
     };
     let how = match &u.tag {
         Some(tag) => format!(" The variant the `{tag}` property names."),
-        None => " The one variant that accepts the value: none, or more than one, is an \
-             error naming them. In text, an array variant takes only what no other \
-             reads, and a string variant only what no other and no array reads."
+        None if u.exclusive => " The one variant that accepts the value (`oneOf`): none, or \
+             more than one, is an error naming them. In text, an array variant takes only \
+             what no other reads, and a string variant only what no other and no array reads."
+            .to_string(),
+        None => " The first variant that accepts the value (`anyOf`): none is an error \
+             naming them. In text, an array variant takes only what no other reads, and a \
+             string variant only what no other and no array reads."
             .to_string(),
     };
     quote! {

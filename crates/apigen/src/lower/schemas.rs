@@ -457,7 +457,7 @@ impl<'a> Lowerer<'a> {
                 (flat.one_of, "oneOf")
             };
             return self
-                .union(schema, variants, &at.join(key), name)
+                .union(schema, variants, &at.join(key), name, key == "oneOf")
                 .map(TypeKind::Union);
         }
         let mut fields = Vec::new();
@@ -511,6 +511,7 @@ impl<'a> Lowerer<'a> {
         variants: &[ReferenceOr<Schema>],
         at: &Pointer,
         name: &str,
+        exclusive: bool,
     ) -> Option<Union> {
         let discriminator = schema.schema_data.discriminator.as_ref();
         let mut namer = Namer::new();
@@ -573,11 +574,13 @@ impl<'a> Lowerer<'a> {
             return Some(Union {
                 variants: out,
                 tag: Some(d.property_name.clone()),
+                exclusive,
             });
         }
         Some(Union {
             variants: out,
             tag: None,
+            exclusive,
         })
     }
 
@@ -622,7 +625,7 @@ impl<'a> Lowerer<'a> {
                         None => {
                             let uname = self.namer.unique(format!("{name}Variant"));
                             self.inline.insert(uat.clone(), uname.clone());
-                            let u = self.union(schema, variants, &uat, &uname)?;
+                            let u = self.union(schema, variants, &uat, &uname, key == "oneOf")?;
                             self.insert_type(TypeDef {
                                 name: uname.clone(),
                                 origin: uat.to_string(),

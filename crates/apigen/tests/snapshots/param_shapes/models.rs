@@ -25,7 +25,7 @@ pub enum SearchChoice {
 }
 
 impl runtime::Decide for SearchChoice {
-    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,

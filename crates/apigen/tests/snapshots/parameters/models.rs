@@ -76,7 +76,7 @@ pub enum GetItemTraits {
 }
 
 impl runtime::Decide for GetItemTraits {
-    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    /// The first variant that accepts the value (`anyOf`): none is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -90,7 +90,7 @@ impl runtime::Decide for GetItemTraits {
                 accepted.push(("Array", Self::Array(v)));
             }
         }
-        runtime::decide("GetItemTraits", &["String", "Array"], accepted)
+        runtime::first_of("GetItemTraits", &["String", "Array"], accepted)
     }
 }
 

@@ -116,7 +116,7 @@ pub enum CustomerImageUrl {
 }
 
 impl runtime::Decide for CustomerImageUrl {
-    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    /// The first variant that accepts the value (`anyOf`): none is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -130,7 +130,7 @@ impl runtime::Decide for CustomerImageUrl {
                 accepted.push(("String", Self::String(v)));
             }
         }
-        runtime::decide("CustomerImageUrl", &["String", "Null"], accepted)
+        runtime::first_of("CustomerImageUrl", &["String", "Null"], accepted)
     }
 }
 

@@ -47,7 +47,7 @@ pub enum Expr {
 }
 
 impl runtime::Decide for Expr {
-    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -96,7 +96,7 @@ pub enum IdOrName {
 }
 
 impl runtime::Decide for IdOrName {
-    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    /// The first variant that accepts the value (`anyOf`): none is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -110,7 +110,7 @@ impl runtime::Decide for IdOrName {
                 accepted.push(("String", Self::String(v)));
             }
         }
-        runtime::decide("IdOrName", &["Integer", "String"], accepted)
+        runtime::first_of("IdOrName", &["Integer", "String"], accepted)
     }
 }
 
@@ -174,7 +174,7 @@ pub enum PaymentVariant {
 }
 
 impl runtime::Decide for PaymentVariant {
-    /// The one variant that accepts the value: none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
+    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
