@@ -362,8 +362,48 @@ fn take(map: &mut Mapping, key: &str) -> Option<Value> {
     map.remove(key)
 }
 
+/// Whether a schema has anything this pass rewrites: one scan of its keys,
+/// so that most schemas cost no more than that.
+fn needs_rewrite(map: &Mapping) -> bool {
+    map.iter().any(|(k, v)| match k.as_str() {
+        Some("$ref") => map.len() > 1,
+        Some("type") => v.is_sequence(),
+        Some("exclusiveMinimum" | "exclusiveMaximum") => v.is_number(),
+        Some("examples") => v.is_sequence(),
+        // One match, so that a key this pass does not know costs one
+        // comparison per length class: every keyword of UNMAPPED is here.
+        Some(
+            "anyOf"
+            | "oneOf"
+            | "const"
+            | "prefixItems"
+            | "patternProperties"
+            | "contentEncoding"
+            | "contentMediaType"
+            | "unevaluatedProperties"
+            | "$defs"
+            | "if"
+            | "then"
+            | "else"
+            | "dependentRequired"
+            | "dependentSchemas"
+            | "propertyNames"
+            | "contains"
+            | "minContains"
+            | "maxContains"
+            | "unevaluatedItems"
+            | "$dynamicRef"
+            | "$dynamicAnchor",
+        ) => true,
+        _ => false,
+    })
+}
+
 /// Rewrites one schema's own keywords (its children are walked after).
 fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: &mut Vec<Def>) {
+    if !needs_rewrite(map) {
+        return;
+    }
     // A reference beside other keywords: 3.1 applies them, 3.0 ignores them.
     if map.contains_key("$ref") && map.len() > 1 {
         let reference = take(map, "$ref").unwrap_or_default();
@@ -378,32 +418,27 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: 
         out.moved
             .insert(here.join("allOf").join(0).to_string(), here.to_string());
     }
-    if let Some(Value::Sequence(types)) = map.get("type").cloned() {
+    if let Some(Value::Sequence(types)) = map.get("type").filter(|t| t.is_sequence()).cloned() {
         let names: Vec<String> = types
             .iter()
             .filter_map(|t| t.as_str().map(str::to_string))
             .collect();
         let nullable = names.iter().any(|t| t == "null");
         let others: Vec<&String> = names.iter().filter(|t| *t != "null").collect();
-        map.remove("type");
-        match others.as_slice() {
-            [] => {
-                map.insert("type".into(), "null".into());
-            }
-            [one] => {
-                map.insert("type".into(), one.as_str().into());
-            }
-            several => {
-                let branches = several
-                    .iter()
-                    .map(|t| {
-                        let mut branch = Mapping::new();
-                        branch.insert("type".into(), t.as_str().into());
-                        Value::Mapping(branch)
-                    })
-                    .collect();
-                map.insert("anyOf".into(), Value::Sequence(branches));
-            }
+        if others.len() > 1 {
+            map.remove("type");
+            let branches = others
+                .iter()
+                .map(|t| {
+                    let mut branch = Mapping::new();
+                    branch.insert("type".into(), t.as_str().into());
+                    Value::Mapping(branch)
+                })
+                .collect();
+            map.insert("anyOf".into(), Value::Sequence(branches));
+        } else if let Some(slot) = map.get_mut("type") {
+            // Rewritten in place, so that the keys keep their order.
+            *slot = others.first().map_or("null", |t| t.as_str()).into();
         }
         if nullable && !others.is_empty() {
             map.insert("nullable".into(), true.into());
@@ -805,5 +840,20 @@ mod tests {
         assert_eq!(a["example"]["type"][0], "a");
         assert_eq!(a["x-doc"]["type"][1], "null");
         assert_eq!(a["x-doc"]["$ref"], "./README.md");
+    }
+}
+
+#[cfg(test)]
+mod keyword_tests {
+    use super::*;
+
+    /// `needs_rewrite` names every keyword the pass removes.
+    #[test]
+    fn every_unmapped_keyword_is_noticed() {
+        for (keyword, _) in UNMAPPED {
+            let mut map = Mapping::new();
+            map.insert((*keyword).into(), Value::Mapping(Mapping::new()));
+            assert!(needs_rewrite(&map), "{keyword}");
+        }
     }
 }
