@@ -25,9 +25,36 @@ pub enum Source {
 }
 
 /// A union type: its variant for a value.
+///
+/// Generated unions decide by their discriminator property when they have
+/// one. Without one, a `oneOf` tries every variant, and exactly one must
+/// accept the value (none, or several, is an error naming them); an `anyOf`
+/// takes the first variant that accepts it. A variant that is an object
+/// accepts only a value with its required properties and, where it refuses
+/// other properties, nothing else. Variants are tried with arrays after the
+/// others and free text last: in text (a query, a header), one value is
+/// also an array of one, and any value is a string.
 pub trait Decide: Sized {
     /// The variant `value` has, or why it has none.
     fn decide(value: Value, source: Source) -> Result<Self, String>;
+}
+
+/// `Deserialize` for a union: the value, buffered as JSON, decided.
+pub fn decide_json<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Decide,
+{
+    let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
+    T::decide(value, Source::Json).map_err(serde::de::Error::custom)
+}
+
+/// The error when no variant of a union accepts a value.
+pub fn none_of(type_name: &str, names: &[&str]) -> String {
+    format!(
+        "the value is none of the shapes a `{type_name}` may take ({})",
+        names.join(", ")
+    )
 }
 
 /// `value` read as a `T`, as its source writes scalars.
@@ -61,10 +88,7 @@ pub fn decide<T>(
 ) -> Result<T, String> {
     match accepted.len() {
         1 => Ok(accepted.pop().map(|(_, v)| v).expect("one")),
-        0 => Err(format!(
-            "the value is none of the shapes a `{type_name}` may take ({})",
-            names.join(", ")
-        )),
+        0 => Err(none_of(type_name, names)),
         _ => {
             let both: Vec<&str> = accepted.iter().map(|(name, _)| *name).collect();
             Err(format!(
@@ -72,16 +96,6 @@ pub fn decide<T>(
                 both.join(", ")
             ))
         }
-    }
-}
-
-/// The first variant that accepted the value (`anyOf`, where several may),
-/// from the `(name, value)` pairs of those that did, in the union's order;
-/// `names` lists every variant, for the error when none did.
-pub fn first_of<T>(type_name: &str, names: &[&str], accepted: Vec<(&str, T)>) -> Result<T, String> {
-    match accepted.into_iter().next() {
-        Some((_, value)) => Ok(value),
-        None => decide(type_name, names, Vec::new()),
     }
 }
 

@@ -38,7 +38,7 @@ mod response;
 /// The status of a response (the type actix-web uses too).
 pub use http::StatusCode;
 
-pub use decide::{decide, first_of, fits_object, read_variant, tag_of, Decide, Source};
+pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
 pub use fields::{present, required_nullable};
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{

@@ -342,29 +342,10 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
         }
         None => {
             let names: Vec<&str> = u.variants.iter().map(|v| v.rust.as_str()).collect();
-            let attempt_of = |v: &crate::ir::UnionVariant| {
-                let variant = ident(&v.rust);
-                let name = &v.rust;
-                let wrap = if v.boxed {
-                    quote!(Self::#variant(Box::new(v)))
-                } else {
-                    quote!(Self::#variant(v))
-                };
-                let attempt = quote! {
-                    if let Ok(v) = runtime::read_variant(&value, source) {
-                        accepted.push((#name, #wrap));
-                    }
-                };
-                match object_fit(api, &v.shape) {
-                    Some(fits) => quote!(if #fits { #attempt }),
-                    None => attempt,
-                }
-            };
             // In text (a query, a header) every value is a string, and one
-            // value is also an array of one: an array variant is tried only
-            // when no other reads the text, a string variant only when no
-            // array does either.
-            let tier = |v: &&crate::ir::UnionVariant| {
+            // value is also an array of one: array variants come after the
+            // others, free-text ones last.
+            let tier = |v: &crate::ir::UnionVariant| {
                 if free_text(api, &v.shape) {
                     2
                 } else if matches!(v.shape.ty, Ty::Array(_)) {
@@ -373,47 +354,67 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
                     0
                 }
             };
-            let tries = u.variants.iter().filter(|v| tier(v) == 0).map(attempt_of);
-            let fallbacks = [1, 2].map(|level| {
-                let tries: Vec<TokenStream> = u
-                    .variants
-                    .iter()
-                    .filter(|v| tier(v) == level)
-                    .map(attempt_of)
-                    .collect();
-                (!tries.is_empty()).then(|| {
-                    quote! {
-                        if source == runtime::Source::Json || accepted.is_empty() {
-                            #(#tries)*
-                        }
-                    }
-                })
-            });
-            // `anyOf` lets several variants accept a value: the first that
-            // does is taken.
-            let decide = if u.exclusive {
-                quote!(runtime::decide)
-            } else {
-                quote!(runtime::first_of)
+            let mut ordered: Vec<&crate::ir::UnionVariant> = u.variants.iter().collect();
+            ordered.sort_by_key(|v| tier(v));
+            let attempt = |v: &crate::ir::UnionVariant, then: TokenStream| {
+                let read = quote!(if let Ok(v) = runtime::read_variant(&value, source) { #then });
+                match object_fit(api, &v.shape) {
+                    Some(fits) => quote!(if #fits { #read }),
+                    None => read,
+                }
             };
-            quote! {
-                let mut accepted = Vec::new();
-                #(#tries)*
-                #(#fallbacks)*
-                #decide(#type_name, &[#(#names),*], accepted)
+            let wrap = |v: &crate::ir::UnionVariant| {
+                let variant = ident(&v.rust);
+                if v.boxed {
+                    quote!(Self::#variant(Box::new(v)))
+                } else {
+                    quote!(Self::#variant(v))
+                }
+            };
+            if u.exclusive {
+                // `oneOf`: every variant is tried, and exactly one must
+                // accept. In text, later tiers only when earlier ones took
+                // nothing.
+                let mut blocks = Vec::new();
+                for level in 0..3 {
+                    let tries: Vec<TokenStream> = ordered
+                        .iter()
+                        .filter(|v| tier(v) == level)
+                        .map(|v| {
+                            let (name, value) = (&v.rust, wrap(v));
+                            attempt(v, quote!(accepted.push((#name, #value));))
+                        })
+                        .collect();
+                    if tries.is_empty() {
+                        continue;
+                    }
+                    blocks.push(if level == 0 {
+                        quote!(#(#tries)*)
+                    } else {
+                        quote! {
+                            if source == runtime::Source::Json || accepted.is_empty() {
+                                #(#tries)*
+                            }
+                        }
+                    });
+                }
+                quote! {
+                    let mut accepted = Vec::new();
+                    #(#blocks)*
+                    runtime::decide(#type_name, &[#(#names),*], accepted)
+                }
+            } else {
+                // `anyOf`: the first variant, in tier order, that accepts.
+                let tries = ordered.iter().map(|v| {
+                    let value = wrap(v);
+                    attempt(v, quote!(return Ok(#value);))
+                });
+                quote! {
+                    #(#tries)*
+                    Err(runtime::none_of(#type_name, &[#(#names),*]))
+                }
             }
         }
-    };
-    let how = match &u.tag {
-        Some(tag) => format!(" The variant the `{tag}` property names."),
-        None if u.exclusive => " The one variant that accepts the value (`oneOf`): none, or \
-             more than one, is an error naming them. In text, an array variant takes only \
-             what no other reads, and a string variant only what no other and no array reads."
-            .to_string(),
-        None => " The first variant that accepts the value (`anyOf`): none is an error \
-             naming them. In text, an array variant takes only what no other reads, and a \
-             string variant only what no other and no array reads."
-            .to_string(),
     };
     quote! {
         #docs
@@ -424,7 +425,6 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
         }
 
         impl runtime::Decide for #name {
-            #[doc = #how]
             fn decide(value: serde_json::Value, source: runtime::Source) -> Result<Self, String> {
                 #decide_body
             }
@@ -432,8 +432,7 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
 
         impl<'de> serde::Deserialize<'de> for #name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
-                runtime::Decide::decide(value, runtime::Source::Json).map_err(serde::de::Error::custom)
+                runtime::decide_json(deserializer)
             }
         }
 
@@ -470,11 +469,15 @@ fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
         return None;
     };
     // Read-only properties are the server's to send: a request may lack them.
-    let required = s
+    let required: Vec<&str> = s
         .fields
         .iter()
         .filter(|f| f.required && !f.read_only && !f.flatten)
-        .map(|f| f.wire.as_str());
+        .map(|f| f.wire.as_str())
+        .collect();
+    if required.is_empty() && !s.deny_unknown {
+        return Some(quote!(value.is_object()));
+    }
     let known = if s.deny_unknown {
         let names = s.fields.iter().map(|f| f.wire.as_str());
         quote!(Some(&[#(#names),*]))

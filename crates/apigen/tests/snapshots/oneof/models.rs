@@ -15,7 +15,6 @@ pub enum Animal {
 }
 
 impl runtime::Decide for Animal {
-    /// The variant the `kind` property names.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -34,11 +33,7 @@ impl<'de> serde::Deserialize<'de> for Animal {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 
@@ -232,7 +227,6 @@ pub enum Shape {
 }
 
 impl runtime::Decide for Shape {
-    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -261,11 +255,7 @@ impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 

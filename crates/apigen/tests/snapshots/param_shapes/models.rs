@@ -25,7 +25,6 @@ pub enum SearchChoice {
 }
 
 impl runtime::Decide for SearchChoice {
-    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -49,11 +48,7 @@ impl<'de> serde::Deserialize<'de> for SearchChoice {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 

@@ -76,21 +76,17 @@ pub enum GetItemTraits {
 }
 
 impl runtime::Decide for GetItemTraits {
-    /// The first variant that accepts the value (`anyOf`): none is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
         if let Ok(v) = runtime::read_variant(&value, source) {
-            accepted.push(("String", Self::String(v)));
+            return Ok(Self::String(v));
         }
-        if source == runtime::Source::Json || accepted.is_empty() {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Array", Self::Array(v)));
-            }
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            return Ok(Self::Array(v));
         }
-        runtime::first_of("GetItemTraits", &["String", "Array"], accepted)
+        Err(runtime::none_of("GetItemTraits", &["String", "Array"]))
     }
 }
 
@@ -98,11 +94,7 @@ impl<'de> serde::Deserialize<'de> for GetItemTraits {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 

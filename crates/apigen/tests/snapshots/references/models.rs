@@ -123,7 +123,6 @@ pub enum Found {
 }
 
 impl runtime::Decide for Found {
-    /// The variant the `kind` property names.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -142,11 +141,7 @@ impl<'de> serde::Deserialize<'de> for Found {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 

@@ -47,13 +47,12 @@ pub enum Expr {
 }
 
 impl runtime::Decide for Expr {
-    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
         let mut accepted = Vec::new();
-        if runtime::fits_object(&value, &[], None) {
+        if value.is_object() {
             if let Ok(v) = runtime::read_variant(&value, source) {
                 accepted.push(("Literal", Self::Literal(v)));
             }
@@ -71,11 +70,7 @@ impl<'de> serde::Deserialize<'de> for Expr {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 
@@ -96,21 +91,17 @@ pub enum IdOrName {
 }
 
 impl runtime::Decide for IdOrName {
-    /// The first variant that accepts the value (`anyOf`): none is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
         if let Ok(v) = runtime::read_variant(&value, source) {
-            accepted.push(("Integer", Self::Integer(v)));
+            return Ok(Self::Integer(v));
         }
-        if source == runtime::Source::Json || accepted.is_empty() {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("String", Self::String(v)));
-            }
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            return Ok(Self::String(v));
         }
-        runtime::first_of("IdOrName", &["Integer", "String"], accepted)
+        Err(runtime::none_of("IdOrName", &["Integer", "String"]))
     }
 }
 
@@ -118,11 +109,7 @@ impl<'de> serde::Deserialize<'de> for IdOrName {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 
@@ -174,7 +161,6 @@ pub enum PaymentVariant {
 }
 
 impl runtime::Decide for PaymentVariant {
-    /// The one variant that accepts the value (`oneOf`): none, or more than one, is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -198,11 +184,7 @@ impl<'de> serde::Deserialize<'de> for PaymentVariant {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 
@@ -247,7 +229,6 @@ pub enum Shape {
 }
 
 impl runtime::Decide for Shape {
-    /// The variant the `kind` property names.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
@@ -270,11 +251,7 @@ impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 

@@ -39,21 +39,17 @@ pub enum AccountExternalId {
 }
 
 impl runtime::Decide for AccountExternalId {
-    /// The first variant that accepts the value (`anyOf`): none is an error naming them. In text, an array variant takes only what no other reads, and a string variant only what no other and no array reads.
     fn decide(
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
         if let Ok(v) = runtime::read_variant(&value, source) {
-            accepted.push(("Integer", Self::Integer(v)));
+            return Ok(Self::Integer(v));
         }
-        if source == runtime::Source::Json || accepted.is_empty() {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("String", Self::String(v)));
-            }
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            return Ok(Self::String(v));
         }
-        runtime::first_of("AccountExternalId", &["String", "Integer"], accepted)
+        Err(runtime::none_of("AccountExternalId", &["String", "Integer"]))
     }
 }
 
@@ -61,11 +57,7 @@ impl<'de> serde::Deserialize<'de> for AccountExternalId {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Self, D::Error> {
-        let value = <serde_json::Value as serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        runtime::Decide::decide(value, runtime::Source::Json)
-            .map_err(serde::de::Error::custom)
+        runtime::decide_json(deserializer)
     }
 }
 
