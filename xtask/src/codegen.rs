@@ -79,29 +79,9 @@ fn ensure_file_contents(path: &Path, contents: &str, mode: Mode) -> Result<Optio
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             Ok(None)
         }
-        Mode::Check => {
-            let diff = similar::TextDiff::from_lines(old.as_str(), contents);
-            let diff = diff
-                .unified_diff()
-                .context_radius(3)
-                .header("checked in", "generated now")
-                .to_string();
-            Ok(Some(shorten(&diff, MAX_DIFF_LINES)))
-        }
+        // The same readable diff as `apigen generate --check`.
+        Mode::Check => Ok(Some(apigen::standalone::diff(&old, contents))),
     }
-}
-
-/// Diff lines shown per stale file; the rest are counted, not printed.
-const MAX_DIFF_LINES: usize = 80;
-
-fn shorten(diff: &str, max: usize) -> String {
-    let total = diff.lines().count();
-    if total <= max {
-        return diff.to_string();
-    }
-    let mut out: String = diff.lines().take(max).flat_map(|l| [l, "\n"]).collect();
-    out.push_str(&format!("... {} more diff lines\n", total - max));
-    out
 }
 
 #[cfg(test)]

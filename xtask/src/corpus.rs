@@ -8,57 +8,33 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Writes a standalone crate generated from `spec` into `out`.
+/// Writes a standalone crate generated from `spec` into `out`, through the
+/// same code path as `apigen generate` (`apigen::standalone`).
 pub fn write_crate(
     spec: &Path,
     out: &Path,
-    name: &str,
-    lenient: bool,
-    check_formats: bool,
-) -> Result<apigen::Generated, String> {
-    let config = apigen::Config {
-        command: format!(
-            "cargo xtask codegen --spec {} --out {}",
-            spec.display(),
-            out.display()
-        ),
-        source: spec.display().to_string(),
-        lenient,
-        runtime: apigen::Runtime::Vendored,
-        check_formats,
-    };
-    let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
-    let src = out.join("src");
-    let dir = src.join("generated");
-    if dir.exists() {
-        fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;
-    }
-    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{}",
-        apigen::emit::vendor::MANIFEST_DEPENDENCIES
+    options: &apigen::standalone::Options,
+) -> Result<apigen::standalone::Crate, String> {
+    let command = format!(
+        "cargo xtask codegen --spec {} --out {}",
+        spec.display(),
+        out.display()
     );
-    fs::write(out.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
-    let lib = format!(
-        "//! Generated from `{}` by `cargo xtask codegen`.\n\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n",
-        spec.display()
-    );
-    fs::write(src.join("lib.rs"), lib).map_err(|e| e.to_string())?;
-    for (file, contents) in &generated.files {
-        let path = dir.join(file);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-        }
-        fs::write(path, contents).map_err(|e| e.to_string())?;
-    }
-    Ok(generated)
+    let krate = apigen::standalone::generate(spec, options, &command).map_err(|d| d.to_string())?;
+    apigen::standalone::write(out, &krate.files)?;
+    Ok(krate)
 }
 
-/// `codegen --spec FILE --out DIR [--strict]`.
+/// `codegen --spec FILE --out DIR [--strict]`: the crate's name from the
+/// document's title, as `apigen generate` gives it.
 pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), String> {
     let out = PathBuf::from(out);
-    let name = crate_name(Path::new(spec));
-    let generated = write_crate(Path::new(spec), &out, &name, !strict, false)?;
+    let options = apigen::standalone::Options {
+        strict,
+        ..Default::default()
+    };
+    let krate = write_crate(Path::new(spec), &out, &options)?;
+    let generated = &krate.generated;
     for s in &generated.skipped {
         eprintln!("skipped: {} ({:?})", s.message, s.location);
     }
@@ -72,7 +48,8 @@ pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), Str
         .collect();
     eprintln!("stages: {}", timings.join(", "));
     eprintln!(
-        "wrote crate `{name}` to {}: {} operations, {} types, {} skipped",
+        "wrote crate `{}` to {}: {} operations, {} types, {} skipped",
+        krate.name,
         out.display(),
         generated.operations,
         generated.types,
@@ -81,6 +58,8 @@ pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), Str
     Ok(())
 }
 
+/// A corpus crate's name: unique in the corpus workspace, whatever the
+/// documents' titles.
 fn crate_name(spec: &Path) -> String {
     let stem = spec
         .file_stem()
@@ -193,8 +172,16 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
         let name = crate_name(doc);
         let out = work.join(&name);
         let started = Instant::now();
-        // Format checks on: the corpus compiles what they generate too.
-        let generated = write_crate(doc, &out, &name, true, true);
+        // Format checks on, server and client both default features: the
+        // corpus compiles what they generate, and their crate docs' examples.
+        let options = apigen::standalone::Options {
+            name: Some(name.clone()),
+            server: true,
+            client: true,
+            strict: false,
+            check_formats: true,
+        };
+        let generated = write_crate(doc, &out, &options).map(|k| k.generated);
         let time = started.elapsed();
         let document = doc.strip_prefix(&dir).unwrap_or(doc).display().to_string();
         match generated {
@@ -269,6 +256,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
             None => "FAILED: not built".to_string(),
         };
     }
+    failed += doc_tests(&work, &mut rows)?;
     failed += rows
         .iter()
         .filter(|r| r.result.starts_with("generation failed"))
@@ -331,6 +319,39 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Crates whose crate docs' examples are compiled (`cargo test --doc`): a
+/// few of the smallest that have operations, to keep the run short.
+const DOC_TESTED: usize = 3;
+
+/// Runs the doc tests of the smallest crates that compiled; the number that
+/// failed. Marks each row tested.
+fn doc_tests(work: &Path, rows: &mut [Row]) -> Result<usize, String> {
+    let mut candidates: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].result == "ok" && rows[i].operations > 0)
+        .collect();
+    candidates.sort_by_key(|&i| rows[i].operations + rows[i].types);
+    let mut failed = 0;
+    for i in candidates.into_iter().take(DOC_TESTED) {
+        let package = crate_name(Path::new(&rows[i].document));
+        eprintln!("doc tests of {package} ...");
+        let out = Command::new("cargo")
+            .args(["test", "--quiet", "--doc", "--package", &package])
+            .current_dir(work)
+            .env("CARGO_TARGET_DIR", work.join("target"))
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if out.status.success() {
+            rows[i].result = "ok, doc tests pass".into();
+        } else {
+            failed += 1;
+            fs::write(work.join(format!("{package}.doctest.log")), &out.stderr)
+                .map_err(|e| e.to_string())?;
+            rows[i].result = format!("FAILED: doc tests (target/corpus/{package}.doctest.log)");
+        }
+    }
+    Ok(failed)
 }
 
 /// What checking one generated crate found.

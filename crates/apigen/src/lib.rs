@@ -22,6 +22,7 @@ pub mod names;
 pub mod normalize;
 mod schema_view;
 pub mod source;
+pub mod standalone;
 
 pub use diag::{Diagnostic, Diagnostics, Location};
 
@@ -69,6 +70,8 @@ pub struct Generated {
     pub notes: Vec<Diagnostic>,
     pub operations: usize,
     pub types: usize,
+    /// The lowered API the files were emitted from.
+    pub api: ir::Api,
     /// Time spent in each stage, for benchmarks.
     pub timings: Vec<(&'static str, std::time::Duration)>,
 }
@@ -132,6 +135,7 @@ fn run(
         notes,
         operations: api.operations.len(),
         types: api.types.len(),
+        api,
         timings,
     })
 }

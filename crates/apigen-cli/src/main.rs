@@ -1,0 +1,242 @@
+//! `apigen`: Rust from an OpenAPI document, for any team's API.
+//!
+//! - `apigen generate SPEC --out DIR`: a crate of its own (models, a route
+//!   trait per tag, actix-web glue, a typed client, operation metadata);
+//!   `--check` compares DIR with what would be generated and fails with a
+//!   diff, for CI;
+//! - `apigen diff BASE REVISION`: the evolution gate, what a revision breaks
+//!   for callers of the base;
+//! - `apigen check SPEC`: what the generator says about a document, alone.
+//!
+//! Thin over the `apigen` library: the same code paths as this
+//! repository's `cargo xtask codegen` and `spec-diff`.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Rust from an OpenAPI document (3.0 or 3.1).
+#[derive(Debug, Parser)]
+#[command(name = "apigen", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate a crate from a document, or check that one is current.
+    Generate {
+        /// The OpenAPI document (YAML or JSON; references to other files
+        /// are followed).
+        spec: PathBuf,
+        /// The crate's directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// The crate's name (default: from `info.title`).
+        #[arg(long)]
+        name: Option<String>,
+        /// Make the server glue a default feature.
+        #[arg(long)]
+        server: bool,
+        /// Make the typed client a default feature.
+        #[arg(long)]
+        client: bool,
+        /// Compare the directory with what would be generated; fail with a
+        /// diff and the command to run when they differ.
+        #[arg(long)]
+        check: bool,
+        /// Fail on what the generator cannot express, instead of leaving it
+        /// out and listing it.
+        #[arg(long)]
+        strict: bool,
+        /// Check `format: email` and `format: uri` strings.
+        #[arg(long)]
+        check_formats: bool,
+    },
+    /// The evolution gate: what REVISION breaks for callers of BASE, judged
+    /// by each operation's stability, deprecation and sunset. Exits 0 when
+    /// nothing is at error level, 1 when something is, 2 when a document
+    /// cannot be read.
+    Diff {
+        base: PathBuf,
+        revision: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The day to judge sunsets on (YYYY-MM-DD; default: today, UTC).
+        #[arg(long)]
+        date: Option<String>,
+    },
+    /// What the generator says about a document: errors, what it would
+    /// leave out, and notes. Exits 1 when the document cannot be generated.
+    Check {
+        spec: PathBuf,
+        /// Count what would be left out as errors.
+        #[arg(long)]
+        strict: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Generate {
+            spec,
+            out,
+            name,
+            server,
+            client,
+            check,
+            strict,
+            check_formats,
+        } => {
+            let options = apigen::standalone::Options {
+                name,
+                server,
+                client,
+                strict,
+                check_formats,
+            };
+            exit(generate(&spec, &out, &options, check))
+        }
+        Command::Diff {
+            base,
+            revision,
+            format,
+            date,
+        } => {
+            let format = match format {
+                Format::Text => apigen::diff::Format::Text,
+                Format::Json => apigen::diff::Format::Json,
+            };
+            let outcome = apigen::diff::gate(&base, &revision, format, date.as_deref());
+            if outcome.code == 2 {
+                eprintln!("{}", outcome.output);
+            } else {
+                print!("{}", outcome.output);
+            }
+            ExitCode::from(outcome.code)
+        }
+        Command::Check { spec, strict } => exit(check_spec(&spec, strict)),
+    }
+}
+
+fn exit(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The command that regenerates the crate, as the files' preambles name it.
+fn command(
+    spec: &std::path::Path,
+    out: &std::path::Path,
+    options: &apigen::standalone::Options,
+) -> String {
+    let mut command = format!("apigen generate {} --out {}", spec.display(), out.display());
+    if let Some(name) = &options.name {
+        command.push_str(&format!(" --name {name}"));
+    }
+    for (on, flag) in [
+        (options.server, "--server"),
+        (options.client, "--client"),
+        (options.strict, "--strict"),
+        (options.check_formats, "--check-formats"),
+    ] {
+        if on {
+            command.push(' ');
+            command.push_str(flag);
+        }
+    }
+    command
+}
+
+fn generate(
+    spec: &std::path::Path,
+    out: &std::path::Path,
+    options: &apigen::standalone::Options,
+    check: bool,
+) -> Result<(), String> {
+    let command = command(spec, out, options);
+    let krate = apigen::standalone::generate(spec, options, &command).map_err(|d| d.to_string())?;
+    report(&krate.generated);
+    if check {
+        let stale = apigen::standalone::check(out, &krate.files);
+        if stale.is_empty() {
+            eprintln!("{} is current", out.display());
+            return Ok(());
+        }
+        let mut message = String::new();
+        for s in &stale {
+            message.push_str(&format!("{}/{}:\n{}\n", out.display(), s.path, s.diff));
+        }
+        message.push_str(&format!(
+            "The generated code in {} is stale: run `{command}` and commit the result.",
+            out.display()
+        ));
+        return Err(message);
+    }
+    apigen::standalone::write(out, &krate.files)?;
+    let g = &krate.generated;
+    eprintln!(
+        "wrote crate `{}` to {}: {} operations, {} types, {} skipped",
+        krate.name,
+        out.display(),
+        g.operations,
+        g.types,
+        g.skipped.len()
+    );
+    Ok(())
+}
+
+/// What the generator left out and noted, on stderr.
+fn report(g: &apigen::Generated) {
+    for s in &g.skipped {
+        eprintln!("skipped: {} ({})", s.message, location(&s.location));
+    }
+    for n in &g.notes {
+        eprintln!("note: {} ({})", n.message, location(&n.location));
+    }
+}
+
+fn location(l: &apigen::Location) -> String {
+    match l {
+        apigen::Location::Pointer(p) => p.clone(),
+        apigen::Location::LineColumn { line, column } => format!("{line}:{column}"),
+        apigen::Location::Document => "the document".into(),
+    }
+}
+
+fn check_spec(spec: &std::path::Path, strict: bool) -> Result<(), String> {
+    let config = apigen::Config {
+        command: "apigen check".into(),
+        source: spec.display().to_string(),
+        lenient: !strict,
+        check_formats: false,
+        runtime: apigen::Runtime::Vendored,
+    };
+    let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
+    report(&generated);
+    eprintln!(
+        "{}: {} operations, {} types, {} skipped, {} notes",
+        spec.display(),
+        generated.operations,
+        generated.types,
+        generated.skipped.len(),
+        generated.notes.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! The `apigen` binary as a team would run it: generate a crate, check it
+//! is current in CI (after a hand edit, after a spec edit), run the
+//! evolution gate, and check a document alone.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const SPEC: &str = r#"openapi: 3.0.3
+info: {title: Notes Service, version: '1.0.0'}
+paths:
+  /notes/{id}:
+    get:
+      operationId: getNote
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses:
+        '200':
+          description: The note.
+          content: {application/json: {schema: {$ref: '#/components/schemas/Note'}}}
+components:
+  schemas:
+    Note:
+      type: object
+      required: [id, text]
+      properties:
+        id: {type: integer}
+        text: {type: string}
+"#;
+
+fn apigen(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_apigen"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("apigen runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn generate_then_check_catches_hand_edits_and_spec_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), SPEC).unwrap();
+    let generate = ["generate", "notes.yaml", "--out", "notes"];
+    let out = apigen(&generate, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wrote crate `notes-service`"),
+        "{}",
+        stderr(&out)
+    );
+    let manifest = std::fs::read_to_string(dir.path().join("notes/Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"notes-service\""), "{manifest}");
+
+    let check = ["generate", "notes.yaml", "--out", "notes", "--check"];
+    let out = apigen(&check, dir.path());
+    assert!(
+        out.status.success(),
+        "a fresh crate is current: {}",
+        stderr(&out)
+    );
+
+    // A hand edit of generated code.
+    let models = dir.path().join("notes/src/generated/models.rs");
+    let edited = std::fs::read_to_string(&models)
+        .unwrap()
+        .replace("pub text: String", "pub text: Option<String>");
+    std::fs::write(&models, edited).unwrap();
+    let out = apigen(&check, dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    assert!(
+        message.contains("notes/src/generated/models.rs:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("-    pub text: Option<String>"),
+        "{message}"
+    );
+    assert!(message.contains("+    pub text: String"), "{message}");
+    assert!(
+        message.contains(
+            "is stale: run `apigen generate notes.yaml --out notes` and commit the result"
+        ),
+        "{message}"
+    );
+    assert!(apigen(&generate, dir.path()).status.success());
+    assert!(apigen(&check, dir.path()).status.success());
+
+    // A spec edit not followed by generation.
+    let spec = SPEC.replace(
+        "        text: {type: string}\n",
+        "        text: {type: string}\n        pinned: {type: boolean}\n",
+    );
+    std::fs::write(dir.path().join("notes.yaml"), spec).unwrap();
+    let out = apigen(&check, dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("+    pub pinned: Option<bool>"),
+        "{}",
+        stderr(&out)
+    );
+    // A file the generator no longer writes is stale too.
+    std::fs::write(dir.path().join("notes/src/generated/extra.rs"), "").unwrap();
+    assert!(apigen(&generate, dir.path()).status.success());
+    assert!(!dir.path().join("notes/src/generated/extra.rs").exists());
+    assert!(apigen(&check, dir.path()).status.success());
+}
+
+#[test]
+fn names_and_features_are_chosen_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), SPEC).unwrap();
+    let out = apigen(
+        &[
+            "generate",
+            "notes.yaml",
+            "--out",
+            "n",
+            "--name",
+            "notes-api",
+            "--client",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest = std::fs::read_to_string(dir.path().join("n/Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"notes-api\""), "{manifest}");
+    assert!(manifest.contains("default = [\"client\"]"), "{manifest}");
+    let lib = std::fs::read_to_string(dir.path().join("n/src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("use notes_api::{client, operations};"),
+        "{lib}"
+    );
+    assert!(lib.contains("client.get_note("), "{lib}");
+}
+
+#[test]
+fn diff_is_the_evolution_gate_with_its_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("base.yaml"), SPEC).unwrap();
+    std::fs::write(dir.path().join("same.yaml"), SPEC).unwrap();
+    let broken = SPEC.replace("required: [id, text]", "required: [id]");
+    std::fs::write(dir.path().join("broken.yaml"), broken).unwrap();
+    assert_eq!(
+        apigen(&["diff", "base.yaml", "same.yaml"], dir.path())
+            .status
+            .code(),
+        Some(0)
+    );
+    let out = apigen(&["diff", "base.yaml", "broken.yaml"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = apigen(&["diff", "base.yaml", "missing.yaml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let out = apigen(
+        &["diff", "base.yaml", "same.yaml", "--format", "json"],
+        dir.path(),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json.is_object(), "{json}");
+}
+
+#[test]
+fn check_reports_diagnostics_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.yaml"), SPEC).unwrap();
+    let out = apigen(&["check", "ok.yaml"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 operations, 1 types, 0 skipped, 0 notes"),
+        "{}",
+        stderr(&out)
+    );
+    let bad = SPEC.replace("#/components/schemas/Note", "#/components/schemas/Nope");
+    std::fs::write(dir.path().join("bad.yaml"), bad).unwrap();
+    let out = apigen(&["check", "bad.yaml", "--strict"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error: unresolved reference `#/components/schemas/Nope`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("bad").exists(), "check writes nothing");
+}

@@ -1,0 +1,346 @@
+//! A crate of its own for any document: what `apigen generate` writes, and
+//! what `apigen generate --check` compares a directory with.
+//!
+//! The crate builds without this repository: the runtime's sources are
+//! written beside the generated code (`src/generated/runtime/`), its
+//! manifest names every dependency, and its crate docs show, as doc tests
+//! that compile, how to implement the route traits and mount them in an
+//! actix-web `App`, and how to call an operation with the client.
+
+use crate::ir::{Api, Operation};
+use crate::{Config, Diagnostics, Files, Generated};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// What goes into a standalone crate.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The crate's name; `None` for one made from `info.title`.
+    pub name: Option<String>,
+    /// Features on by default: the server glue, the client. Neither given:
+    /// the server, as for any generated crate.
+    pub server: bool,
+    pub client: bool,
+    /// Report constructs the generator cannot express instead of leaving
+    /// them out.
+    pub strict: bool,
+    /// Check `format: email` and `format: uri`.
+    pub check_formats: bool,
+}
+
+/// A crate: its files by path relative to its directory, and what the
+/// generator said.
+#[derive(Debug, Clone)]
+pub struct Crate {
+    pub name: String,
+    pub files: Files,
+    pub generated: Generated,
+}
+
+/// A crate name made from a title: lower case, words joined by `-`,
+/// starting with a letter (`Swagger Petstore - OpenAPI 3.0` gives
+/// `swagger-petstore-openapi-3-0`).
+pub fn crate_name(title: &str) -> String {
+    let mut name = String::new();
+    for c in title.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.is_empty() && !name.ends_with('-') {
+            name.push('-');
+        }
+    }
+    let name = name.trim_end_matches('-').to_string();
+    match name.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => name,
+        Some(_) => format!("api-{name}"),
+        None => "api".to_string(),
+    }
+}
+
+/// Generates the crate for the document at `spec`. `command` is the
+/// command that regenerates it, named in every file's preamble.
+pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, Diagnostics> {
+    let config = Config {
+        command: command.to_string(),
+        source: spec.display().to_string(),
+        lenient: !options.strict,
+        check_formats: options.check_formats,
+        runtime: crate::Runtime::Vendored,
+    };
+    let generated = crate::generate_file(spec, &config)?;
+    let name = options
+        .name
+        .clone()
+        .unwrap_or_else(|| crate_name(&generated.api.title));
+    let mut files = Files::new();
+    files.insert("Cargo.toml".into(), manifest(&name, options));
+    files.insert(
+        "src/lib.rs".into(),
+        lib_rs(&generated.api, &name, options, command, &config.source),
+    );
+    for (path, contents) in &generated.files {
+        files.insert(format!("src/generated/{path}"), contents.clone());
+    }
+    Ok(Crate {
+        name,
+        files,
+        generated,
+    })
+}
+
+fn manifest(name: &str, options: &Options) -> String {
+    let defaults: Vec<&str> = match (options.server, options.client) {
+        (false, false) | (true, false) => vec!["server"],
+        (false, true) => vec!["client"],
+        (true, true) => vec!["server", "client"],
+    };
+    let defaults = defaults
+        .iter()
+        .map(|f| format!("\"{f}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let dependencies = crate::emit::vendor::MANIFEST_DEPENDENCIES.replacen(
+        "default = [\"server\"]",
+        &format!("default = [{defaults}]"),
+        1,
+    );
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{dependencies}"
+    )
+}
+
+/// The crate root: docs that say what the crate is and how to use it, with
+/// examples that compile, and the generated modules.
+fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str) -> String {
+    let path = name.replace('-', "_");
+    let mut docs = format!("{} {}\n\n", api.title, api.version);
+    if let Some(description) = api.description.as_deref().map(str::trim) {
+        if let Some(first) = description.split("\n\n").next() {
+            docs.push_str(first);
+            docs.push_str("\n\n");
+        }
+    }
+    let _ = writeln!(
+        docs,
+        "Generated from `{source}` by `{command}`; regenerate it the same way, \
+         and check it is current with `--check` (in CI, say). Features: `server` \
+         (the actix-web glue), `client` (a typed client)."
+    );
+    let server = options.server || !options.client;
+    if server && !api.operations.is_empty() {
+        docs.push_str(&server_example(api, &path));
+    }
+    if options.client && !api.operations.is_empty() {
+        docs.push_str(&client_example(api, &path));
+    }
+    if !api.webhooks.is_empty() {
+        docs.push_str(
+            "\nThe API also sends webhooks: `metadata::WEBHOOKS` lists them, and their \
+             payloads are models.\n",
+        );
+    }
+    let mut out = String::new();
+    for line in docs.lines() {
+        if line.is_empty() {
+            out.push_str("//!\n");
+        } else {
+            let _ = writeln!(out, "//! {line}");
+        }
+    }
+    out.push_str("\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n");
+    out
+}
+
+/// The signature of a route trait method, as an implementation spells it.
+fn method(op: &Operation) -> String {
+    format!(
+        "    async fn {}(&self, _request: operations::{}Request, _context: runtime::RequestContext) -> Result<operations::{}Response, operations::ErrorResponse> {{ todo!() }}",
+        op.fn_name, op.type_name, op.type_name
+    )
+}
+
+fn server_example(api: &Api, path: &str) -> String {
+    let mut out = String::from(
+        "\n# Serving it\n\nImplement each route trait (one per tag) for your service, say how \
+         refusals look (`server::Rejections`), and mount the routes in an actix-web `App`:\n\n\
+         ```no_run\n",
+    );
+    let _ = writeln!(out, "use {path}::{{operations, runtime, server}};");
+    out.push_str("use actix_web::{web, App, HttpServer};\n\nstruct Service;\n");
+    for t in &api.traits {
+        if api.operations.iter().any(|op| op.tag == t.tag) {
+            if t.name != api.traits[0].name {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "\nimpl operations::{} for Service {{", t.name);
+            for op in api.operations.iter().filter(|op| op.tag == t.tag) {
+                if op.deprecated {
+                    out.push_str("    #[allow(deprecated)]\n");
+                }
+                let _ = writeln!(out, "{}", method(op));
+            }
+            out.push_str("}\n");
+        }
+    }
+    out.push_str(
+        "\nimpl server::Rejections for Service {\n    fn reject(&self, _rejection: runtime::Rejection) -> operations::ErrorResponse { todo!() }\n}\n\n\
+         #[actix_web::main]\nasync fn main() -> std::io::Result<()> {\n    let service = web::Data::new(Service);\n    \
+         HttpServer::new(move || {\n        let service = service.clone();\n        \
+         App::new().configure(move |cfg| server::configure(cfg, service))\n    })\n    \
+         .bind(\"127.0.0.1:8080\")?\n    .run()\n    .await\n}\n```\n",
+    );
+    out
+}
+
+fn client_example(api: &Api, path: &str) -> String {
+    // An operation whose request needs nothing, when there is one.
+    let defaultable = |op: &&Operation| {
+        op.params.iter().all(|p| !p.required) && op.body.as_ref().is_none_or(|b| !b.required)
+    };
+    let (op, request) = match api.operations.iter().find(defaultable) {
+        Some(op) => (
+            op,
+            format!("operations::{}Request::default()", op.type_name),
+        ),
+        None => {
+            let op = &api.operations[0];
+            (op, format!("todo!(\"a {}Request\")", op.type_name))
+        }
+    };
+    let mut out = String::from(
+        "\n# Calling it\n\nThe client has a method per operation, taking its request and \
+         answering its response enum:\n\n```no_run\n",
+    );
+    let _ = writeln!(out, "use {path}::{{client, operations}};\n");
+    out.push_str("# async fn example() -> Result<(), Box<dyn std::error::Error>> {\n");
+    out.push_str("let client = client::Client::new(\"https://api.example.com\")?;\n");
+    if op.deprecated {
+        out.push_str("#[allow(deprecated)]\n");
+    }
+    let _ = writeln!(
+        out,
+        "let reply = client.{}({request}).await?;\nprintln!(\"{{:?}}\", reply.into_inner());\n# Ok(())\n# }}\n```",
+        op.fn_name
+    );
+    out
+}
+
+/// How a file of the crate differs from what is generated now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale {
+    /// Its path relative to the crate.
+    pub path: String,
+    /// A unified diff (checked in -> generated now), shortened; or why.
+    pub diff: String,
+}
+
+/// Writes the crate into `dir`: every file, and the removal of generated
+/// files no longer generated.
+pub fn write(dir: &Path, files: &Files) -> Result<(), String> {
+    for path in leftovers(dir, files) {
+        std::fs::remove_file(dir.join(&path)).map_err(|e| format!("cannot remove {path}: {e}"))?;
+    }
+    for (path, contents) in files {
+        let target = dir.join(path);
+        if std::fs::read_to_string(&target).ok().as_deref() == Some(contents.as_str()) {
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&target, contents)
+            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    }
+    Ok(())
+}
+
+/// Compares `dir` with the crate: every file that differs, is missing, or
+/// is a generated file no longer generated.
+pub fn check(dir: &Path, files: &Files) -> Vec<Stale> {
+    let mut stale = Vec::new();
+    for (path, contents) in files {
+        match std::fs::read_to_string(dir.join(path)) {
+            Ok(old) if old == *contents => {}
+            Ok(old) => stale.push(Stale {
+                path: path.clone(),
+                diff: diff(&old, contents),
+            }),
+            Err(_) => stale.push(Stale {
+                path: path.clone(),
+                diff: "missing\n".into(),
+            }),
+        }
+    }
+    for path in leftovers(dir, files) {
+        stale.push(Stale {
+            path,
+            diff: "no longer generated\n".into(),
+        });
+    }
+    stale
+}
+
+/// Diff lines shown per stale file; the rest are counted, not printed.
+const MAX_DIFF_LINES: usize = 80;
+
+/// A unified diff of two versions of a file, shortened.
+pub fn diff(old: &str, new: &str) -> String {
+    let diff = similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header("checked in", "generated now")
+        .to_string();
+    let total = diff.lines().count();
+    if total <= MAX_DIFF_LINES {
+        return diff;
+    }
+    let mut out: String = diff
+        .lines()
+        .take(MAX_DIFF_LINES)
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let _ = writeln!(out, "... {} more diff lines", total - MAX_DIFF_LINES);
+    out
+}
+
+/// Generated files (under `src/generated/`) in `dir` that are not in
+/// `files`.
+fn leftovers(dir: &Path, files: &Files) -> Vec<String> {
+    fn walk(dir: &Path, prefix: &str, found: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let path = format!("{prefix}/{name}");
+            if entry.path().is_dir() {
+                walk(&entry.path(), &path, found);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&dir.join("src/generated"), "src/generated", &mut found);
+    found.retain(|path| !files.contains_key(path));
+    found.sort();
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crate_names_come_from_titles() {
+        assert_eq!(
+            crate_name("Swagger Petstore - OpenAPI 3.0"),
+            "swagger-petstore-openapi-3-0"
+        );
+        assert_eq!(crate_name("Pet store"), "pet-store");
+        assert_eq!(crate_name("3D Printing"), "api-3d-printing");
+        assert_eq!(crate_name("  ¡Olé!  "), "ol");
+        assert_eq!(crate_name("***"), "api");
+    }
+}
