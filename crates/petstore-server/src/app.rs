@@ -23,6 +23,9 @@ use std::time::Instant;
 pub struct Settings {
     /// Address to listen on; port 0 picks a free port.
     pub listen: String,
+    /// A listener already bound to `listen` (the command line binds before
+    /// it opens the database); `None` binds `listen` here.
+    pub listener: Option<std::sync::Arc<TcpListener>>,
     pub db: Db,
     pub clock: Clock,
     /// Worker threads; `None` for one per core.
@@ -97,6 +100,22 @@ impl Shared {
     }
 }
 
+/// Binds `address` (`HOST:PORT`), or says what is wrong with it, naming it.
+pub fn bind(address: &str) -> std::io::Result<TcpListener> {
+    use std::net::ToSocketAddrs;
+    let resolved: Vec<std::net::SocketAddr> = address
+        .to_socket_addrs()
+        .map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("`{address}` is not an address to listen on (HOST:PORT, e.g. 127.0.0.1:8080): {e}"),
+            )
+        })?
+        .collect();
+    TcpListener::bind(&resolved[..])
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}")))
+}
+
 /// A bound, not yet running server.
 pub struct Application {
     address: std::net::SocketAddr,
@@ -120,13 +139,12 @@ impl Application {
         if !unsupported.is_empty() {
             return Err(std::io::Error::other(unsupported.join("; ")));
         }
-        let listener = TcpListener::bind(&settings.listen)?;
+        let listener = match &settings.listener {
+            Some(bound) => bound.try_clone()?,
+            None => bind(&settings.listen)?,
+        };
         let address = listener.local_addr()?;
-        let metrics_listener = settings
-            .metrics_listen
-            .as_ref()
-            .map(TcpListener::bind)
-            .transpose()?;
+        let metrics_listener = settings.metrics_listen.as_deref().map(bind).transpose()?;
         // Created once, outside the per-worker factory: every worker shares the
         // same limits (and on PostgreSQL every instance does).
         let shared = Shared::new(&settings);
@@ -414,6 +432,7 @@ mod tests {
             .unwrap();
         let shared = Shared::new(&Settings {
             listen: "127.0.0.1:0".into(),
+            listener: None,
             db,
             clock,
             workers: None,

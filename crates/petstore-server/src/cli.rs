@@ -124,6 +124,40 @@ pub async fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
+/// A stored RFC 3339 time to the second, in UTC (`2026-11-23T07:00:00Z`), so
+/// that the column lines up; as stored when it does not parse.
+fn seconds_utc(stored: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(stored)
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .format("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        })
+        .unwrap_or_else(|_| stored.to_string())
+}
+
+/// Why `keys revoke ID` did nothing, and what the ids are.
+async fn unknown_key(db: &Db, id: i64) -> String {
+    let active: Vec<String> = match keys::list(db).await {
+        Ok(keys) => keys
+            .iter()
+            .filter(|k| k.revoked_at.is_none())
+            .map(|k| k.id.to_string())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    match active.as_slice() {
+        [] => format!(
+            "no active key with id {id}: there are no active keys \
+             (`petstore-server keys create --plan free` makes one)"
+        ),
+        ids => format!(
+            "no active key with id {id}; active keys: {} (`petstore-server keys list` shows them)",
+            ids.join(", ")
+        ),
+    }
+}
+
 /// A timeout: `2s`, `500ms`, `1.5s`, or a number of seconds; more than
 /// zero, at most an hour.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
@@ -151,6 +185,14 @@ async fn open(database_url: &str, options: DbOptions) -> Result<Db, String> {
 }
 
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
+    // Every option is checked, and the addresses bound, before anything
+    // touches the database: a wrong address must not leave a new database
+    // and a printed bootstrap key behind.
+    let listener = crate::app::bind(&args.listen).map_err(|e| e.to_string())?;
+    if let Some(metrics) = &args.metrics_listen {
+        // Bound again by the server; checked here.
+        drop(crate::app::bind(metrics).map_err(|e| e.to_string())?);
+    }
     let options = DbOptions {
         pg_connections: args.database_connections,
         timeout: args.database_timeout,
@@ -165,6 +207,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
     }
     let app = Application::build(Settings {
         listen: args.listen,
+        listener: Some(std::sync::Arc::new(listener)),
         db,
         clock,
         workers: args.workers,
@@ -176,7 +219,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         trusted_proxies: args.trusted_proxies,
         metrics_listen: args.metrics_listen,
     })
-    .map_err(|e| format!("cannot listen: {e}"))?;
+    .map_err(|e| e.to_string())?;
     println!(
         "Pet store listening on http://{}{} (spec at /openapi.yaml, health at /healthz)",
         app.address(),
@@ -205,18 +248,18 @@ async fn keys_command(command: KeysCommand, database_url: &str) -> Result<(), St
         }
         KeysCommand::List => {
             println!(
-                "{:>4}  {:<14} {:<10} {:>9} {:>9}  {:<25} {:<8} NAME",
-                "ID", "PREFIX", "PLAN", "PER_MIN", "PER_DAY", "CREATED", "STATE"
+                "{:>4}  {:<14} {:<10} {:>9} {:>9}  {:<20} {:<8} NAME",
+                "ID", "PREFIX", "PLAN", "PER_MIN", "PER_DAY", "CREATED (UTC)", "STATE"
             );
             for k in keys::list(&db).await.map_err(|e| e.to_string())? {
                 println!(
-                    "{:>4}  {:<14} {:<10} {:>9} {:>9}  {:<25} {:<8} {}",
+                    "{:>4}  {:<14} {:<10} {:>9} {:>9}  {:<20} {:<8} {}",
                     k.id,
                     k.prefix,
                     k.plan,
                     k.limits.per_minute,
                     k.limits.per_day,
-                    k.created_at,
+                    seconds_utc(&k.created_at),
                     if k.revoked_at.is_some() {
                         "revoked"
                     } else {
@@ -233,7 +276,7 @@ async fn keys_command(command: KeysCommand, database_url: &str) -> Result<(), St
             {
                 println!("revoked key {id}");
             } else {
-                return Err(format!("no active key with id {id}"));
+                return Err(unknown_key(&db, id).await);
             }
         }
     }

@@ -144,6 +144,7 @@ async fn each_operation_is_held_to_its_own_security() {
     let db = petstore_server::store::Db::connect(&url).await.unwrap();
     let shared = Shared::new(&Settings {
         listen: "127.0.0.1:0".into(),
+        listener: None,
         db,
         clock: petstore_server::service::system_clock(),
         workers: None,

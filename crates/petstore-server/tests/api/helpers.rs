@@ -106,6 +106,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         .expect("key created");
     let app = Application::build(Settings {
         listen: "127.0.0.1:0".into(),
+        listener: None,
         db: db.clone(),
         clock,
         workers: Some(2),

@@ -8,6 +8,7 @@ mod postgres;
 
 mod auth;
 mod catalog;
+mod cli;
 mod client;
 mod crash;
 mod disk;
