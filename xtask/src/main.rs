@@ -8,6 +8,7 @@ mod bench_codegen;
 mod codegen;
 mod conformance;
 mod corpus;
+mod docs_screenshot;
 mod examples;
 mod launch;
 mod spec_diff;
@@ -49,6 +50,9 @@ commands:
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
+  docs-screenshot [PAGE]
+                    PNGs of the reference page (the pet store's by default) at desktop
+                    and phone width: target/docs-desktop.png, target/docs-phone.png
   conformance       schemathesis (pinned, in target/venv) against the real server
   examples          the example clients (walkthrough, backoff) against the real server
   ci                everything CI checks: fmt, codegen --check, spec validation, the
@@ -80,6 +84,8 @@ fn main() -> ExitCode {
         ["bench-client", options @ ..] => bench_client::bench_client(options),
         ["bench-codegen"] => bench_codegen::bench_codegen(None),
         ["bench-codegen", doc] => bench_codegen::bench_codegen(Some(doc)),
+        ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
+        ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
         ["ci"] => ci(),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");

@@ -4,6 +4,8 @@
 //! baseline measured in the same run: parsing the same YAML into a
 //! `serde_yaml::Value`, the least any generator reading the document must do.
 //! The ratio of the two tells how much the generator adds to reading the file.
+//! "reference page only" is the part of `generate` that builds `docs.html`
+//! (it runs beside the Rust emitters, on the same pool of threads).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -43,6 +45,10 @@ fn bench_document(c: &mut Criterion, name: &str, path: &Path, samples: usize, ti
             let generated = apigen::generate(name, black_box(&text), &config).unwrap();
             black_box(generated.files.len())
         })
+    });
+    let api = apigen::generate(name, &text, &config).unwrap().api;
+    group.bench_function("reference page only", |b| {
+        b.iter(|| black_box(apigen::emit::docs::page(black_box(&api), "cargo bench").len()))
     });
     group.finish();
 }

@@ -33,6 +33,18 @@ pub struct Api {
     pub default_security: Vec<SecurityRequirement>,
     /// OpenAPI 3.1 `webhooks`: requests the API sends, not routes it serves.
     pub webhooks: Vec<Webhook>,
+    /// `info.x-plans`: the plans callers subscribe to, and their limits.
+    pub plans: Vec<Plan>,
+}
+
+/// A plan (`info.x-plans`): its name, its request limits (none for a plan
+/// whose limits are agreed per customer), and what it is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub name: String,
+    pub per_minute: Option<u32>,
+    pub per_day: Option<u32>,
+    pub description: Option<String>,
 }
 
 /// A webhook (OpenAPI 3.1): a request the API sends to its subscribers.
@@ -363,6 +375,8 @@ pub struct Operation {
     pub params: Vec<Param>,
     pub body: Option<Body>,
     pub responses: Vec<Response>,
+    /// `x-hideTryItPanel: true`: the reference page offers no "try it".
+    pub hide_try_it: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

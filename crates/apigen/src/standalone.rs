@@ -124,7 +124,8 @@ fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str)
         docs,
         "Generated from `{source}` by `{command}`; regenerate it the same way, \
          and check it is current with `--check` (in CI, say). Features: `server` \
-         (the actix-web glue), `client` (a typed client)."
+         (the actix-web glue), `client` (a typed client). `DOCS_HTML` is the API's \
+         reference page (`src/generated/docs.html`), one self-contained HTML file."
     );
     let server = options.server || !options.client;
     if server && !api.operations.is_empty() {
@@ -165,7 +166,10 @@ fn server_example(api: &Api, path: &str) -> String {
          refusals look (`server::Rejections`), and mount the routes in an actix-web `App`:\n\n\
          ```no_run\n",
     );
-    let _ = writeln!(out, "use {path}::{{operations, runtime, server}};");
+    let _ = writeln!(
+        out,
+        "use {path}::{{operations, runtime, server, DOCS_HTML}};"
+    );
     out.push_str("use actix_web::{web, App, HttpServer};\n\nstruct Service;\n");
     for t in &api.traits {
         if api.operations.iter().any(|op| op.tag == t.tag) {
@@ -186,7 +190,9 @@ fn server_example(api: &Api, path: &str) -> String {
         "\nimpl server::Rejections for Service {\n    fn reject(&self, _rejection: runtime::Rejection) -> operations::ErrorResponse { todo!() }\n}\n\n\
          #[actix_web::main]\nasync fn main() -> std::io::Result<()> {\n    let service = web::Data::new(Service);\n    \
          HttpServer::new(move || {\n        let service = service.clone();\n        \
-         App::new().configure(move |cfg| server::configure(cfg, service))\n    })\n    \
+         App::new()\n            .route(\"/docs\", web::get().to(|| async {\n                \
+         actix_web::HttpResponse::Ok().content_type(\"text/html; charset=utf-8\").body(DOCS_HTML)\n            }))\n            \
+         .configure(move |cfg| server::configure(cfg, service))\n    })\n    \
          .bind(\"127.0.0.1:8080\")?\n    .run()\n    .await\n}\n```\n",
     );
     out

@@ -24,7 +24,7 @@ mod generated;
 pub use generated::client;
 #[cfg(feature = "server")]
 pub use generated::server;
-pub use generated::{metadata, models, operations, runtime};
+pub use generated::{metadata, models, operations, runtime, DOCS_HTML};
 
 /// The spec this crate was generated from, as served at `/openapi.yaml`.
 pub const SPEC_YAML: &str = include_str!("../../../spec/openapi.yaml");

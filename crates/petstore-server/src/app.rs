@@ -228,6 +228,7 @@ pub fn app(
         .configure(|cfg| shared.register(cfg))
         .route("/healthz", web::get().to(healthz))
         .route("/openapi.yaml", web::get().to(openapi))
+        .route("/docs", web::get().to(docs))
         .service(
             web::scope(BASE_PATH)
                 .configure(|cfg| server::configure_with(cfg, state, || from_fn(guard))),
@@ -290,6 +291,80 @@ async fn openapi() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/yaml")
         .body(petstore_api::SPEC_YAML)
+}
+
+/// What the reference page is served with, worked out once from its
+/// content.
+struct DocsHeaders {
+    /// A hash of the page.
+    etag: String,
+    /// The page's content security policy: its own inline style and script
+    /// run, by their hashes, and nothing else does; it may talk only to
+    /// this server.
+    policy: String,
+}
+
+fn docs_headers() -> &'static DocsHeaders {
+    static HEADERS: std::sync::OnceLock<DocsHeaders> = std::sync::OnceLock::new();
+    HEADERS.get_or_init(|| {
+        use base64::Engine;
+        use sha2::{Digest, Sha256};
+        let page = petstore_api::DOCS_HTML;
+        let digest = Sha256::digest(page.as_bytes());
+        let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        let hash_of = |open: &str, close: &str| {
+            let start = page.find(open).map(|i| i + open.len());
+            let inner = start.and_then(|s| Some(&page[s..s + page[s..].find(close)?]));
+            let inner = inner.expect("the generated page has its inline style and script");
+            let digest = Sha256::digest(inner.as_bytes());
+            format!(
+                "'sha256-{}'",
+                base64::engine::general_purpose::STANDARD.encode(digest)
+            )
+        };
+        DocsHeaders {
+            etag: format!("\"{hex}\""),
+            policy: format!(
+                "default-src 'none'; style-src {}; script-src {}; connect-src 'self'; \
+                 img-src 'self' data:; base-uri 'none'; form-action 'none'",
+                hash_of("<style>", "</style>"),
+                hash_of("<script>", "</script>"),
+            ),
+        }
+    })
+}
+
+/// The API reference page, generated from the spec: no key needed. Its
+/// `ETag` comes from its content, so a browser revalidates (`no-cache`)
+/// and gets 304 until the page changes. It loads nothing from elsewhere,
+/// and its policy lets it talk only to this server.
+async fn docs(request: actix_web::HttpRequest) -> HttpResponse {
+    use actix_web::http::header;
+    let DocsHeaders { etag, policy } = docs_headers();
+    let fresh = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| {
+            tags.split(',')
+                .any(|t| t.trim() == *etag || t.trim() == "*")
+        });
+    let mut response = if fresh {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    response
+        .insert_header((header::ETAG, etag.as_str()))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::CONTENT_SECURITY_POLICY, policy.as_str()));
+    if fresh {
+        response.finish()
+    } else {
+        response
+            .content_type("text/html; charset=utf-8")
+            .body(petstore_api::DOCS_HTML)
+    }
 }
 
 /// The middleware around every operation: the gate (who calls, may they,

@@ -221,7 +221,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
     })
     .map_err(|e| e.to_string())?;
     println!(
-        "Pet store listening on http://{}{} (spec at /openapi.yaml, health at /healthz)",
+        "Pet store listening on http://{}{} (reference at /docs, spec at /openapi.yaml, health at /healthz)",
         app.address(),
         petstore_api::metadata::BASE_PATH
     );

@@ -361,6 +361,26 @@ pub async fn bootstrap(db: &Db, now: DateTime<Utc>) -> Result<Option<(i64, Secre
 mod tests {
     use super::*;
 
+    /// The plans the reference page shows (the spec's `info.x-plans`) are
+    /// the plans the server enforces, with the same limits.
+    #[test]
+    fn the_specs_plans_are_the_enforced_plans() {
+        let spec: serde_yaml::Value = serde_yaml::from_str(petstore_api::SPEC_YAML).unwrap();
+        let listed = spec["info"]["x-plans"].as_sequence().expect("info.x-plans");
+        let mut names = Vec::new();
+        for entry in listed {
+            let name = entry["name"].as_str().unwrap();
+            let plan: Plan = name.parse().unwrap();
+            let stated = entry["perMinute"].as_u64().map(|per_minute| Limits {
+                per_minute: per_minute as u32,
+                per_day: entry["perDay"].as_u64().unwrap() as u32,
+            });
+            assert_eq!(stated, plan.default_limits(), "plan {name}");
+            names.push(name);
+        }
+        assert_eq!(names, ["free", "pro", "business", "enterprise"]);
+    }
+
     #[test]
     fn keys_are_long_random_and_never_printed_by_debug() {
         let a = generate().unwrap();

@@ -5,6 +5,7 @@
 //! same bytes.
 
 mod client;
+pub mod docs;
 mod metadata;
 mod models;
 mod operations;
@@ -26,20 +27,26 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let chunks: Vec<&[&crate::ir::TypeDef]> = defs.chunks(TYPES_PER_JOB).collect();
     let op_chunks: Vec<&[crate::ir::Operation]> =
         api.operations.chunks(OPERATIONS_PER_JOB).collect();
-    let mut jobs: Vec<Box<dyn Fn() -> TokenStream + Sync + '_>> = vec![
-        Box::new(|| server::items(api)),
-        Box::new(|| client::items(api)),
-        Box::new(|| metadata::items(api)),
-        Box::new(|| operations::shared_items(api)),
+    let generated_by = format!("`{}` from {}", config.command, config.source);
+    // The reference page first: it is one job, as long as several others.
+    let mut jobs: Vec<Box<dyn Fn() -> String + Sync + '_>> = vec![
+        Box::new(|| docs::page(api, &generated_by)),
+        Box::new(|| render(server::items(api))),
+        Box::new(|| render(client::items(api))),
+        Box::new(|| render(metadata::items(api))),
+        Box::new(|| render(operations::shared_items(api))),
     ];
     for chunk in &op_chunks {
-        jobs.push(Box::new(move || operations::operation_items(api, chunk)));
+        jobs.push(Box::new(move || {
+            render(operations::operation_items(api, chunk))
+        }));
     }
     for chunk in &chunks {
-        jobs.push(Box::new(move || models::items(api, chunk)));
+        jobs.push(Box::new(move || render(models::items(api, chunk))));
     }
-    let mut rendered = render_all(&jobs).into_iter();
+    let mut rendered = run_all(&jobs).into_iter();
     let mut next = || rendered.next().unwrap_or_default();
+    let docs_html = next();
     let server_rs = next();
     let client_rs = next();
     let metadata_rs = next();
@@ -74,6 +81,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         "metadata.rs",
         module(metadata::DOC, &["use super::runtime;"], &metadata_rs),
     );
+    files.insert("docs.html".to_string(), docs_html);
     if config.runtime == crate::Runtime::Vendored {
         for (name, source) in vendor::SOURCES {
             files.insert(
@@ -85,8 +93,9 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     files
 }
 
-/// Builds and renders every job, in order, on all available cores.
-fn render_all(jobs: &[Box<dyn Fn() -> TokenStream + Sync + '_>]) -> Vec<String> {
+/// Runs every job (building and rendering a file or a part of one), in
+/// order, on all available cores.
+fn run_all(jobs: &[Box<dyn Fn() -> String + Sync + '_>]) -> Vec<String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len().max(1));
@@ -97,7 +106,7 @@ fn render_all(jobs: &[Box<dyn Fn() -> TokenStream + Sync + '_>]) -> Vec<String> 
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                let text = render(job());
+                let text = job();
                 *results[i]
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = text;
@@ -204,6 +213,10 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
         #runtime
         #[cfg(feature = "server")]
         pub mod server;
+
+        /// The API's reference page: one self-contained HTML file, `docs.html`
+        /// beside this module, generated from the same spec.
+        pub const DOCS_HTML: &str = include_str!("docs.html");
     }
 }
 

@@ -61,6 +61,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
     l.component_types();
     let operations = l.operations();
     let webhooks = l.webhooks(&loaded.webhooks);
+    let plans = l.plans();
     let traits = passes::route_traits(doc, &operations);
     let (operations, common_headers) = passes::common_headers(operations);
     let error_type = passes::shared_error_type(&operations);
@@ -82,6 +83,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         security_schemes,
         default_security: l.default_security,
         webhooks,
+        plans,
     };
     let moved = &loaded.normalized;
     if !l.errors.is_empty() {
@@ -236,6 +238,39 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
     ) -> Option<&'a Parameter> {
         self.resolve(p, Node::parameter, at).map(|(p, _)| p)
+    }
+
+    /// `info.x-plans`: a list of `{name, perMinute, perDay, description}`.
+    fn plans(&mut self) -> Vec<Plan> {
+        let Some(value) = self.doc.info.extensions.get("x-plans") else {
+            return Vec::new();
+        };
+        let at = Pointer::root().join("info").join("x-plans");
+        let Some(items) = value.as_array() else {
+            self.error(&at, "`x-plans` must be a list of plans");
+            return Vec::new();
+        };
+        let mut plans = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let limit = |key: &str| {
+                item.get(key)
+                    .and_then(serde_json::Value::as_u64)
+                    .and_then(|n| u32::try_from(n).ok())
+            };
+            match item.get("name").and_then(serde_json::Value::as_str) {
+                Some(name) => plans.push(Plan {
+                    name: name.to_string(),
+                    per_minute: limit("perMinute"),
+                    per_day: limit("perDay"),
+                    description: item
+                        .get("description")
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_string),
+                }),
+                None => self.error(&at.join(i), "a plan needs a `name`"),
+            }
+        }
+        plans
     }
 
     pub(super) fn date_extension(

@@ -301,6 +301,11 @@ impl<'a> Lowerer<'a> {
             params,
             body,
             responses,
+            hide_try_it: op
+                .extensions
+                .get("x-hideTryItPanel")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
         })
     }
 

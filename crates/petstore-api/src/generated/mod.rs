@@ -28,6 +28,9 @@
 //! `internal`: it may or may not have happened, and a retry with the same
 //! `Idempotency-Key` gets the first answer if it did.
 //!
+//! Plans and their limits are listed under `x-plans` (the reference page shows
+//! them).
+//!
 //! Rules of the store: creating a pet creates its inventory entry with quantity 1;
 //! an entry's status is always its pet's status. Placing an order takes the stock
 //! atomically. Stock reaching 0 makes the pet `sold`; stock rising above 0 makes a
@@ -43,3 +46,7 @@ pub use apigen_runtime as runtime;
 
 #[cfg(feature = "server")]
 pub mod server;
+
+/// The API's reference page: one self-contained HTML file, `docs.html`
+/// beside this module, generated from the same spec.
+pub const DOCS_HTML: &str = include_str!("docs.html");

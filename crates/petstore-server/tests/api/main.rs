@@ -7,6 +7,7 @@ mod helpers;
 mod postgres;
 
 mod auth;
+mod browser;
 mod catalog;
 mod cli;
 mod client;

@@ -15,3 +15,7 @@ pub use apigen_runtime as runtime;
 
 #[cfg(feature = "server")]
 pub mod server;
+
+/// The API's reference page: one self-contained HTML file, `docs.html`
+/// beside this module, generated from the same spec.
+pub const DOCS_HTML: &str = include_str!("docs.html");

@@ -1,0 +1,97 @@
+(function () {
+  "use strict";
+  var all = function (selector, root) { return Array.prototype.slice.call((root || document).querySelectorAll(selector)); };
+
+  // Search: operations and their sidebar entries whose id, path or summary
+  // hold the text.
+  var search = document.getElementById("search");
+  search.addEventListener("input", function () {
+    var q = search.value.trim().toLowerCase();
+    all("[data-search]").forEach(function (el) {
+      el.hidden = q !== "" && el.dataset.search.indexOf(q) < 0;
+    });
+  });
+
+  // Sunsets that have passed, by today's date.
+  var today = new Date().toISOString().slice(0, 10);
+  all("[data-sunset]").forEach(function (el) {
+    if (today >= el.dataset.sunset) {
+      el.classList.add("passed");
+      var when = el.querySelector(".when");
+      if (when) { when.textContent = "Sunset passed on " + el.dataset.sunset; }
+    }
+  });
+
+  // Deep links: #operation/placeOrder, #schema/Pet.
+  function reveal() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target) { return; }
+    target.hidden = false;
+    target.scrollIntoView();
+    var heading = target.querySelector("h2, h3");
+    if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus({ preventScroll: true }); }
+  }
+  window.addEventListener("hashchange", reveal);
+  reveal();
+
+  // A reference expands in place, one level at a time, on demand: the
+  // schema's own section, copied when first opened.
+  document.addEventListener("toggle", function (event) {
+    var d = event.target;
+    if (!d.open || !d.dataset || !d.dataset.schema || d.dataset.filled) { return; }
+    d.dataset.filled = "1";
+    var source = document.getElementById("schema/" + d.dataset.schema);
+    var body = source && source.querySelector(".schema-body");
+    if (body) { d.appendChild(body.cloneNode(true)); }
+  }, true);
+
+  // Try it: the request from the form, the key from the header field (never
+  // stored), the answer as text.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.classList || !form.classList.contains("tryit")) { return; }
+    event.preventDefault();
+    var path = form.dataset.path, query = [], headers = {};
+    all("input[data-in]", form).forEach(function (input) {
+      if (input.value === "") { return; }
+      var where = input.dataset.in;
+      if (where === "path") { path = path.replace("{" + input.name + "}", encodeURIComponent(input.value)); }
+      else if (where === "query") { query.push(encodeURIComponent(input.name) + "=" + encodeURIComponent(input.value)); }
+      else if (where === "header") { headers[input.name] = input.value; }
+    });
+    var key = document.getElementById("api-key").value;
+    if (key) { headers.Authorization = "Bearer " + key; }
+    var init = { method: form.dataset.method, headers: headers };
+    var body = form.querySelector("textarea[name=body]");
+    if (body && body.value.trim() !== "") { init.body = body.value; headers["Content-Type"] = "application/json"; }
+    var url = document.body.dataset.base + path + (query.length ? "?" + query.join("&") : "");
+    var result = form.querySelector(".result");
+    result.textContent = "Sending " + init.method + " " + url + " ...";
+    fetch(url, init).then(function (response) {
+      return response.text().then(function (text) { show(result, response, text); });
+    }, function (error) {
+      result.textContent = "The request failed: " + error;
+    });
+  });
+
+  function show(result, response, text) {
+    result.textContent = "";
+    var status = document.createElement("p");
+    status.className = "status " + (response.ok ? "ok" : "error");
+    status.textContent = response.status + " " + response.statusText;
+    result.appendChild(status);
+    var list = document.createElement("ul");
+    list.className = "headers";
+    response.headers.forEach(function (value, name) {
+      var item = document.createElement("li");
+      if (name.indexOf("x-ratelimit-") === 0) { item.className = "ratelimit"; }
+      item.textContent = name + ": " + value;
+      list.appendChild(item);
+    });
+    result.appendChild(list);
+    var pre = document.createElement("pre");
+    try { pre.textContent = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { pre.textContent = text; }
+    result.appendChild(pre);
+  }
+})();

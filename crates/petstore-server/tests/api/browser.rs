@@ -1,0 +1,383 @@
+//! The reference page at `/docs`, in a real browser: headless Chromium (from
+//! Debian's `chromium` package), driven over the DevTools protocol. The page
+//! is checked by running JavaScript in it, as a person's clicks would.
+//!
+//! Skipped, saying so, when no Chromium is installed, unless
+//! `PETSTORE_REQUIRE_BROWSER` is set (`.ci/run` installs Chromium and sets
+//! it, so CI cannot pass by skipping).
+
+use crate::helpers::{read, Server};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A headless Chromium and one page of it, killed when dropped.
+struct Browser {
+    child: Child,
+    socket: tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    _profile: tempfile::TempDir,
+}
+
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|name| {
+            Command::new(name)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("PETSTORE_REQUIRE_BROWSER").is_none(),
+            "PETSTORE_REQUIRE_BROWSER is set and no Chromium is installed"
+        );
+        eprintln!("skipped: no Chromium on this machine (apt-get install chromium)");
+    }
+    found
+}
+
+impl Browser {
+    fn launch(program: &str) -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        let mut child = Command::new(program)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--remote-debugging-port=0",
+                "--window-size=1280,900",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("chromium starts");
+        // It says where its DevTools listen on stderr.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        let port = loop {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "chromium exited");
+            if let Some(rest) = line
+                .trim()
+                .strip_prefix("DevTools listening on ws://127.0.0.1:")
+            {
+                break rest.split('/').next().unwrap().to_string();
+            }
+        };
+        std::thread::spawn(move || {
+            // Keep draining its stderr so that it never blocks on it.
+            let mut sink = String::new();
+            let _ = stderr.read_to_string(&mut sink);
+        });
+        let target = http_put(&port, "/json/new?about:blank");
+        let url = target["webSocketDebuggerUrl"].as_str().unwrap().to_string();
+        let (socket, _) = tungstenite::connect(url).expect("the page's DevTools socket");
+        let stream = match socket.get_ref() {
+            tungstenite::stream::MaybeTlsStream::Plain(s) => s,
+            _ => unreachable!("a local socket is plain"),
+        };
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut browser = Browser {
+            child,
+            socket,
+            next_id: 0,
+            _profile: profile,
+        };
+        browser.call("Page.enable", json!({}));
+        browser
+    }
+
+    /// Sends a DevTools command and waits for its result.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let message = json!({ "id": id, "method": method, "params": params });
+        self.socket
+            .send(tungstenite::Message::text(message.to_string()))
+            .unwrap();
+        loop {
+            let reply = self.socket.read().expect("a DevTools message");
+            let Ok(text) = reply.to_text() else { continue };
+            let value: Value = serde_json::from_str(text).unwrap();
+            if value["id"] == id {
+                assert!(value.get("error").is_none(), "{method}: {value}");
+                return value["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates JavaScript in the page (awaiting a promise) and returns
+    /// its value.
+    fn eval(&mut self, expression: &str) -> Value {
+        let result = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": expression, "returnByValue": true, "awaitPromise": true }),
+        );
+        assert!(
+            result.get("exceptionDetails").is_none(),
+            "{expression}: {result}"
+        );
+        result["result"]["value"].clone()
+    }
+
+    /// Loads `url` and waits until the page is complete.
+    fn open(&mut self, url: &str) {
+        self.call("Page.navigate", json!({ "url": url }));
+        self.wait("document.readyState === 'complete' && location.href !== 'about:blank'");
+    }
+
+    /// Waits until `condition` holds in the page.
+    fn wait(&mut self, condition: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.eval(&format!("!!({condition})")) != json!(true) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {condition}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `PUT path` on the DevTools HTTP endpoint; the JSON it answers.
+fn http_put(port: &str, path: &str) -> Value {
+    let mut stream = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    write!(
+        stream,
+        "PUT {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // Chromium keeps the connection open whatever the request says, so the
+    // body is read by its length, not to the end of the stream.
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() > 2 {
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        line.clear();
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    serde_json::from_slice(&body).unwrap()
+}
+
+fn start() -> Option<(Server, String, Browser)> {
+    let program = chromium()?;
+    let dir = tempfile::tempdir().unwrap().keep();
+    let url = format!("sqlite://{}", dir.join("docs.db").display());
+    let (server, key) = Server::start(&url);
+    Some((server, key.unwrap(), Browser::launch(program)))
+}
+
+#[actix_web::test]
+async fn docs_are_served_without_a_key_and_revalidated_by_etag() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("docs.db").display());
+    let (server, _) = Server::start(&url);
+    let client = reqwest::Client::new();
+    let page = client
+        .get(format!("{}/docs", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let etag = page.headers()["etag"].to_str().unwrap().to_string();
+    assert_eq!(page.headers()["cache-control"], "no-cache");
+    // Only the page's own style and script may run, named by their hashes.
+    let policy = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(!policy.contains("unsafe-inline"), "{policy}");
+    assert_eq!(policy.matches("'sha256-").count(), 2, "{policy}");
+    assert!(page.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let body = read(page).await.body;
+    let html = body.as_str().unwrap();
+    assert!(html.len() < 200_000, "the page is {} bytes", html.len());
+    // Nothing loaded from elsewhere.
+    for remote in ["http://", "https://"] {
+        let outside = html
+            .match_indices(remote)
+            .filter(|(i, _)| !html[*i..].starts_with("http://localhost"))
+            .count();
+        assert_eq!(outside, 0, "{remote} in the page");
+    }
+    let again = client
+        .get(format!("{}/docs", server.base))
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+}
+
+#[actix_web::test]
+async fn the_reference_page_works_in_a_browser() {
+    let Some((server, key, mut browser)) = start() else {
+        return;
+    };
+    browser.open(&format!("{}/docs", server.base));
+
+    // Every operation of the spec is there, once.
+    let ids = browser.eval(
+        "Array.from(document.querySelectorAll('section.operation')).map(s => s.id.replace('operation/', ''))",
+    );
+    let mut ids: Vec<String> = serde_json::from_value(ids).unwrap();
+    ids.sort();
+    let mut expected: Vec<String> = petstore_api::metadata::OPERATIONS
+        .iter()
+        .map(|op| op.id.to_string())
+        .collect();
+    expected.sort();
+    assert_eq!(ids, expected);
+    assert_eq!(ids.len(), 17);
+    // The markup parsed as it was written: a block inside a paragraph
+    // would close it early and leave an empty one behind.
+    assert_eq!(
+        browser.eval("document.querySelectorAll('p:empty').length"),
+        0
+    );
+
+    // The lifecycle: getPet is deprecated with a sunset and a successor;
+    // beta operations wear their badge.
+    let notice = browser
+        .eval("document.getElementById('operation/getPet').querySelector('.notice').textContent");
+    let notice = notice.as_str().unwrap();
+    assert!(notice.contains("Deprecated since 2026-11-01"), "{notice}");
+    assert!(notice.contains("Sunset on 2030-12-05"), "{notice}");
+    assert_eq!(
+        browser.eval("getComputedStyle(document.querySelector('#operation\\\\/getPet h2')).textDecorationLine"),
+        "line-through"
+    );
+    let beta = browser.eval(
+        "Array.from(document.querySelectorAll('.badge.beta')).map(b => b.closest('section').id)",
+    );
+    assert!(!beta.as_array().unwrap().is_empty(), "{beta}");
+    let plans = browser.eval("document.querySelector('#overview table').textContent");
+    assert!(plans.as_str().unwrap().contains("enterprise"), "{plans}");
+
+    // Search filters operations and the sidebar by id, path or summary.
+    browser.eval(
+        "(() => { const s = document.getElementById('search'); s.value = 'orders'; s.dispatchEvent(new Event('input')); })()",
+    );
+    let shown = browser.eval(
+        "Array.from(document.querySelectorAll('section.operation')).filter(s => !s.hidden).map(s => s.dataset.search)",
+    );
+    let shown: Vec<String> = serde_json::from_value(shown).unwrap();
+    assert!(!shown.is_empty() && shown.len() < 17, "{shown:?}");
+    assert!(shown.iter().all(|s| s.contains("orders")), "{shown:?}");
+    browser.eval(
+        "(() => { const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); })()",
+    );
+
+    // No try-it panel where the spec says so.
+    assert_eq!(
+        browser.eval(
+            "document.getElementById('operation/deletePet').querySelectorAll('details.try').length"
+        ),
+        0
+    );
+
+    // Try it: a call to the running server, with the key from the page.
+    browser.eval(&format!(
+        "(() => {{ document.getElementById('api-key').value = {key:?};
+            const op = document.getElementById('operation/listPets');
+            op.querySelector('details.try').open = true;
+            op.querySelector('form.tryit').requestSubmit(); }})()"
+    ));
+    browser.wait("document.getElementById('operation/listPets').querySelector('.result .status')");
+    let status = browser.eval(
+        "document.getElementById('operation/listPets').querySelector('.result .status').textContent",
+    );
+    assert!(status.as_str().unwrap().starts_with("200"), "{status}");
+    let limited = browser.eval(
+        "Array.from(document.getElementById('operation/listPets').querySelectorAll('.result li.ratelimit')).map(l => l.textContent)",
+    );
+    assert!(
+        limited
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().starts_with("x-ratelimit-remaining: ")),
+        "{limited}"
+    );
+
+    // A reference expands in place, on demand.
+    browser.eval(
+        "document.getElementById('operation/createPet').querySelector('details.ref').open = true",
+    );
+    browser.wait(
+        "document.getElementById('operation/createPet').querySelector('details.ref .schema-body')",
+    );
+
+    // A deep link lands on its operation.
+    browser.open(&format!("{}/docs#operation/placeOrder", server.base));
+    // It lands below the sticky header, not behind it, and its heading has
+    // the keyboard focus.
+    browser.wait(
+        "(() => { const r = document.getElementById('operation/placeOrder').getBoundingClientRect();
+                  const h = document.querySelector('header').getBoundingClientRect();
+                  return r.top >= h.bottom - 1 && r.top < innerHeight / 2; })()",
+    );
+    assert_eq!(
+        browser.eval("document.activeElement.closest('section').id"),
+        "operation/placeOrder"
+    );
+}
+
+#[actix_web::test]
+async fn script_in_a_description_stays_text() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let spec = "openapi: 3.0.3\ninfo:\n  title: Hostile\n  version: '1'\n  description: 'Hello <script>window.pwned = 1</script> <img src=x onerror=\"window.pwned = 2\">'\npaths:\n  /a:\n    get:\n      operationId: getA\n      description: '<script>window.pwned = 3</script>'\n      responses: {'204': {description: '<b onmouseover=\"x()\">no</b>'}}\n";
+    let config = apigen::Config {
+        command: "test".into(),
+        source: "hostile.yaml".into(),
+        ..Default::default()
+    };
+    let page = apigen::generate("hostile.yaml", spec, &config)
+        .unwrap()
+        .files["docs.html"]
+        .clone();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("docs.html");
+    std::fs::write(&file, page).unwrap();
+    let mut browser = Browser::launch(program);
+    browser.open(&format!("file://{}", file.display()));
+    assert_eq!(browser.eval("window.pwned === undefined"), true);
+    let text = browser.eval("document.getElementById('overview').textContent");
+    assert!(
+        text.as_str()
+            .unwrap()
+            .contains("<script>window.pwned = 1</script>"),
+        "{text}"
+    );
+    assert_eq!(
+        browser.eval("document.querySelectorAll('script').length"),
+        1,
+        "only the page's own script"
+    );
+}
