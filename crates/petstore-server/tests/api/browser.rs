@@ -347,19 +347,16 @@ async fn the_reference_page_works_in_a_browser() {
     );
 }
 
-#[actix_web::test]
-async fn script_in_a_description_stays_text() {
-    let Some(program) = chromium() else {
-        return;
-    };
-    let spec = "openapi: 3.0.3\ninfo:\n  title: Hostile\n  version: '1'\n  description: 'Hello <script>window.pwned = 1</script> <img src=x onerror=\"window.pwned = 2\">'\npaths:\n  /a:\n    get:\n      operationId: getA\n      description: '<script>window.pwned = 3</script>'\n      responses: {'204': {description: '<b onmouseover=\"x()\">no</b>'}}\n";
+/// The reference page the generator makes of `spec`, opened from a file
+/// (kept while the directory lives).
+fn open_page_of(program: &str, spec: &str) -> (Browser, tempfile::TempDir) {
     let config = apigen::Config {
         command: "test".into(),
-        source: "hostile.yaml".into(),
+        source: "test.yaml".into(),
         ..Default::default()
     };
-    let page = apigen::generate("hostile.yaml", spec, &config)
-        .unwrap()
+    let page = apigen::generate("test.yaml", spec, &config)
+        .unwrap_or_else(|d| panic!("{d}"))
         .files["docs.html"]
         .clone();
     let dir = tempfile::tempdir().unwrap();
@@ -367,6 +364,53 @@ async fn script_in_a_description_stays_text() {
     std::fs::write(&file, page).unwrap();
     let mut browser = Browser::launch(program);
     browser.open(&format!("file://{}", file.display()));
+    (browser, dir)
+}
+
+#[actix_web::test]
+async fn a_passed_sunset_says_so_and_links_the_successor() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let spec = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../apigen/tests/snapshots/lifecycle.yaml"),
+    )
+    .unwrap();
+    let (mut browser, _dir) = open_page_of(program, &spec);
+    // Its sunsets (2026-01-01, 2025-06-30) are behind the viewer's date;
+    // the page compares with the browser's clock, as a reader's would.
+    let passed = browser.eval("new Date().toISOString().slice(0, 10) >= '2026-01-01'");
+    let notice = browser.eval(
+        "document.getElementById('operation/oldWidgets').querySelector('.notice').textContent",
+    );
+    let notice = notice.as_str().unwrap();
+    if passed == true {
+        assert!(notice.contains("Sunset passed on 2026-01-01"), "{notice}");
+        assert_eq!(
+            browser.eval("document.getElementById('operation/oldWidgets').querySelector('.notice').classList.contains('passed')"),
+            true
+        );
+    }
+    assert!(notice.contains("Deprecated since 2025-01-01"), "{notice}");
+    // The successor link leads to its operation.
+    browser
+        .eval("document.getElementById('operation/oldWidgets').querySelector('.notice a').click()");
+    browser.wait("location.hash === '#operation/listWidgets'");
+    // Experimental and alpha operations wear their badges.
+    let badges = browser.eval(
+        "Array.from(document.querySelectorAll('.badge.experimental, .badge.alpha')).map(b => b.textContent)",
+    );
+    assert_eq!(badges, json!(["experimental", "alpha"]));
+}
+
+#[actix_web::test]
+async fn script_in_a_description_stays_text() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let spec = "openapi: 3.0.3\ninfo:\n  title: Hostile\n  version: '1'\n  description: 'Hello <script>window.pwned = 1</script> <img src=x onerror=\"window.pwned = 2\">'\npaths:\n  /a:\n    get:\n      operationId: getA\n      description: '<script>window.pwned = 3</script>'\n      responses: {'204': {description: '<b onmouseover=\"x()\">no</b>'}}\n";
+    let (mut browser, _dir) = open_page_of(program, spec);
     assert_eq!(browser.eval("window.pwned === undefined"), true);
     let text = browser.eval("document.getElementById('overview').textContent");
     assert!(
