@@ -136,6 +136,27 @@ impl Browser {
         self.wait("document.readyState === 'complete' && location.href !== 'about:blank'");
     }
 
+    /// Presses and releases a key (`Tab`, `Enter`) as a keyboard would.
+    fn press(&mut self, key: &str) {
+        let (code, text) = match key {
+            "Tab" => (9, ""),
+            "Enter" => (13, "\r"),
+            other => panic!("no key code for {other}"),
+        };
+        for kind in ["keyDown", "keyUp"] {
+            let text = if kind == "keyDown" { text } else { "" };
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code, "text": text }),
+            );
+        }
+    }
+
+    /// Types text into whatever has the focus.
+    fn type_text(&mut self, text: &str) {
+        self.call("Input.insertText", json!({ "text": text }));
+    }
+
     /// Waits until `condition` holds in the page.
     fn wait(&mut self, condition: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -344,6 +365,50 @@ async fn the_reference_page_works_in_a_browser() {
     assert_eq!(
         browser.eval("document.activeElement.closest('section').id"),
         "operation/placeOrder"
+    );
+}
+
+#[actix_web::test]
+async fn the_page_works_from_the_keyboard() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("docs.html");
+    std::fs::write(&file, petstore_api::DOCS_HTML).unwrap();
+    let mut browser = Browser::launch(program);
+    browser.open(&format!("file://{}", file.display()));
+    let focused = "document.activeElement.id || document.activeElement.className";
+
+    // The first Tab reaches the skip link; Enter on it moves to the content.
+    browser.press("Tab");
+    assert_eq!(browser.eval(focused), "skip");
+    browser.press("Enter");
+    browser.wait("document.activeElement.id === 'main'");
+
+    // Back at the top, the search box is next: typing in it filters.
+    browser.eval("document.querySelector('a.skip').focus()");
+    browser.press("Tab");
+    assert_eq!(browser.eval(focused), "search");
+    browser.type_text("placeorder");
+    let shown = browser.eval(
+        "Array.from(document.querySelectorAll('section.operation')).filter(s => !s.hidden).map(s => s.id)",
+    );
+    assert_eq!(shown, json!(["operation/placeOrder"]));
+
+    // On a try-it panel's summary, Enter opens it and Tab goes into its form.
+    browser.eval("document.getElementById('operation/placeOrder').querySelector('details.try summary').focus()");
+    browser.press("Enter");
+    assert_eq!(
+        browser.eval(
+            "document.getElementById('operation/placeOrder').querySelector('details.try').open"
+        ),
+        true
+    );
+    browser.press("Tab");
+    assert_eq!(
+        browser.eval("document.activeElement.closest('form.tryit') !== null"),
+        true
     );
 }
 

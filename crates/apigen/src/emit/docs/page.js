@@ -29,8 +29,10 @@
     if (!target) { return; }
     target.hidden = false;
     target.scrollIntoView();
-    var heading = target.querySelector("h2, h3");
-    if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus({ preventScroll: true }); }
+    // The keyboard goes on from there: a section's heading, or the target.
+    var focus = (target.tagName === "SECTION" && target.querySelector("h2, h3")) || target;
+    if (!focus.hasAttribute("tabindex")) { focus.setAttribute("tabindex", "-1"); }
+    focus.focus({ preventScroll: true });
   }
   window.addEventListener("hashchange", reveal);
   reveal();
