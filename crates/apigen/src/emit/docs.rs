@@ -250,10 +250,12 @@ fn lifecycle(op: &Operation) -> Markup {
 fn security(op: &Operation) -> Markup {
     html! {
         "Security: "
-        @if op.security.is_empty() || op.security.iter().any(|r| r.is_empty()) {
+        @if op.security.iter().all(|r| r.is_empty()) {
             "none needed (public)"
         } @else {
-            @for (i, requirement) in op.security.iter().enumerate() {
+            // `{}` beside schemes: anyone may call, and a credential counts.
+            @if op.security.iter().any(|r| r.is_empty()) { "optional: " }
+            @for (i, requirement) in op.security.iter().filter(|r| !r.is_empty()).enumerate() {
                 @if i > 0 { " or " }
                 @for (j, (scheme, scopes)) in requirement.iter().enumerate() {
                     @if j > 0 { " and " }
