@@ -188,6 +188,8 @@ pub struct TypeDef {
     pub origin: String,
     pub doc: Option<String>,
     pub deprecated: bool,
+    /// The schema's `example`, as the document gives it.
+    pub example: Option<serde_json::Value>,
     pub kind: TypeKind,
 }
 
@@ -223,6 +225,8 @@ pub struct Field {
     pub required: bool,
     pub doc: Option<String>,
     pub default: Option<serde_json::Value>,
+    /// The property's `example`, as the document gives it.
+    pub example: Option<serde_json::Value>,
     pub read_only: bool,
     pub write_only: bool,
     pub deprecated: bool,
@@ -432,6 +436,9 @@ pub struct Body {
     pub required: bool,
     pub doc: Option<String>,
     pub media: Media,
+    /// The media type's `example`, or the value of its first `examples`
+    /// entry written in place.
+    pub example: Option<serde_json::Value>,
 }
 
 /// How a body travels.

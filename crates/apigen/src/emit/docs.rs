@@ -533,7 +533,7 @@ fn try_it(api: &Api, op: &Operation) -> Markup {
                     label {
                         "Body (JSON)"
                         textarea name="body" rows="8" spellcheck="false" {
-                            (serde_json::to_string_pretty(&example(api, &b.shape, 0)).unwrap_or_default())
+                            (serde_json::to_string_pretty(&body_example(api, b)).unwrap_or_default())
                         }
                     }
                 }
@@ -544,8 +544,17 @@ fn try_it(api: &Api, op: &Operation) -> Markup {
     }
 }
 
-/// A value of the shape to start a request body from: required
-/// properties, the first enum value, bounds respected where simple.
+/// What the try-it panel's body starts as: the document's example of the
+/// body, else one built from its schema.
+fn body_example(api: &Api, body: &Body) -> serde_json::Value {
+    body.example
+        .clone()
+        .unwrap_or_else(|| example(api, &body.shape, 0))
+}
+
+/// A value of the shape to start a request body from: the document's
+/// examples where it gives them, else required properties, defaults, the
+/// first enum value, bounds respected where simple.
 fn example(api: &Api, s: &Shape, depth: usize) -> serde_json::Value {
     use serde_json::{json, Value};
     if depth > 4 {
@@ -569,32 +578,42 @@ fn example(api: &Api, s: &Shape, depth: usize) -> serde_json::Value {
         Ty::Json | Ty::Bytes => json!({}),
         Ty::Array(items) => json!([example(api, items, depth + 1)]),
         Ty::Map(_) => json!({}),
-        Ty::Named(name) => match crate::lower::resolve(&api.types, name).map(|d| &d.kind) {
-            Some(TypeKind::Struct(st)) => {
-                let mut object = serde_json::Map::new();
-                for f in st
-                    .fields
-                    .iter()
-                    .filter(|f| f.required && !f.read_only && !f.flatten)
-                {
-                    let value = f
-                        .default
-                        .clone()
-                        .unwrap_or_else(|| example(api, &f.shape, depth + 1));
-                    object.insert(f.wire.clone(), value);
+        Ty::Named(name) => {
+            let def = crate::lower::resolve(&api.types, name);
+            // The document's own example: of the name used, or of what it
+            // stands for.
+            let given = api.types.get(name).and_then(|d| d.example.as_ref());
+            if let Some(given) = given.or_else(|| def.and_then(|d| d.example.as_ref())) {
+                return given.clone();
+            }
+            match def.map(|d| &d.kind) {
+                Some(TypeKind::Struct(st)) => {
+                    let mut object = serde_json::Map::new();
+                    for f in st
+                        .fields
+                        .iter()
+                        .filter(|f| f.required && !f.read_only && !f.flatten)
+                    {
+                        let value = f
+                            .example
+                            .clone()
+                            .or_else(|| f.default.clone())
+                            .unwrap_or_else(|| example(api, &f.shape, depth + 1));
+                        object.insert(f.wire.clone(), value);
+                    }
+                    Value::Object(object)
                 }
-                Value::Object(object)
+                Some(TypeKind::Enum(variants)) => {
+                    variants.first().map_or(Value::Null, |v| json!(v.wire))
+                }
+                Some(TypeKind::Union(u)) => u
+                    .variants
+                    .first()
+                    .map_or(Value::Null, |v| example(api, &v.shape, depth + 1)),
+                Some(TypeKind::Alias(inner)) => example(api, inner, depth + 1),
+                None => Value::Null,
             }
-            Some(TypeKind::Enum(variants)) => {
-                variants.first().map_or(Value::Null, |v| json!(v.wire))
-            }
-            Some(TypeKind::Union(u)) => u
-                .variants
-                .first()
-                .map_or(Value::Null, |v| example(api, &v.shape, depth + 1)),
-            Some(TypeKind::Alias(inner)) => example(api, inner, depth + 1),
-            None => Value::Null,
-        },
+        }
     }
 }
 
@@ -656,6 +675,71 @@ mod tests {
         assert!(!html.contains("<b>"), "{html}");
         let block = markdown("<div onclick=\"x()\">block</div>").into_string();
         assert!(!block.contains("<div"), "{block}");
+    }
+
+    /// The try-it body of `op` in the page for `spec`, as JSON.
+    fn prefilled(spec: &str, op: &str) -> serde_json::Value {
+        let api = crate::generate("t.yaml", spec, &crate::Config::default())
+            .unwrap_or_else(|d| panic!("{d}"))
+            .api;
+        let op = api.operations.iter().find(|o| o.id == op).unwrap();
+        body_example(&api, op.body.as_ref().unwrap())
+    }
+
+    #[test]
+    fn try_it_bodies_prefer_the_documents_examples() {
+        let spec = r#"
+openapi: 3.0.3
+info: {title: T, version: '1'}
+paths:
+  /given:
+    post:
+      operationId: given
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Pet'}
+            examples:
+              rex: {value: {name: Rex, age: 3}}
+      responses: {'204': {description: ok}}
+  /schema:
+    post:
+      operationId: fromSchema
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Tagged'}}}
+      responses: {'204': {description: ok}}
+  /fields:
+    post:
+      operationId: fromFields
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Pet'}}}
+      responses: {'204': {description: ok}}
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [name, age, kind]
+      properties:
+        name: {type: string, example: Fido}
+        age: {type: integer, minimum: 1}
+        kind: {type: string, default: dog}
+        nickname: {type: string, example: never shown, it is optional}
+    Tagged:
+      type: object
+      required: [tag]
+      properties: {tag: {type: string}}
+      example: {tag: from the schema}
+"#;
+        use serde_json::json;
+        assert_eq!(prefilled(spec, "given"), json!({"name": "Rex", "age": 3}));
+        assert_eq!(
+            prefilled(spec, "fromSchema"),
+            json!({"tag": "from the schema"})
+        );
+        assert_eq!(
+            prefilled(spec, "fromFields"),
+            json!({"name": "Fido", "age": 1, "kind": "dog"})
+        );
     }
 
     #[test]

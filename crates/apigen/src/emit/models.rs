@@ -506,6 +506,7 @@ mod tests {
             required: true,
             doc: None,
             default: None,
+            example: None,
             read_only: true,
             write_only: false,
             deprecated: false,

@@ -457,6 +457,12 @@ impl<'a> Lowerer<'a> {
             required: body.required,
             doc: body.description.clone(),
             media,
+            example: content.example.clone().or_else(|| {
+                content.examples.values().find_map(|e| match e {
+                    ReferenceOr::Item(e) => e.value.clone(),
+                    ReferenceOr::Reference { .. } => None,
+                })
+            }),
         })
     }
 

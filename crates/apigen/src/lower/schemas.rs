@@ -73,6 +73,7 @@ impl<'a> Lowerer<'a> {
                         origin: at.to_string(),
                         doc: None,
                         deprecated: false,
+                        example: None,
                         kind: TypeKind::Alias(shape),
                     });
                 }
@@ -92,6 +93,7 @@ impl<'a> Lowerer<'a> {
                         origin: at.to_string(),
                         doc: schema.schema_data.description.clone(),
                         deprecated: schema.schema_data.deprecated,
+                        example: schema.schema_data.example.clone(),
                         kind,
                     });
                 }
@@ -332,6 +334,7 @@ impl<'a> Lowerer<'a> {
                         origin: at.to_string(),
                         doc: schema.schema_data.description.clone(),
                         deprecated: schema.schema_data.deprecated,
+                        example: schema.schema_data.example.clone(),
                         kind,
                     });
                     name
@@ -631,6 +634,7 @@ impl<'a> Lowerer<'a> {
                                 origin: uat.to_string(),
                                 doc: None,
                                 deprecated: false,
+                                example: None,
                                 kind: TypeKind::Union(u),
                             });
                             uname
@@ -652,6 +656,7 @@ impl<'a> Lowerer<'a> {
                         "Which of the shapes in `{key}` the object also has."
                     )),
                     default: None,
+                    example: None,
                     read_only: false,
                     write_only: false,
                     deprecated: false,
@@ -723,6 +728,7 @@ impl<'a> Lowerer<'a> {
                 required: flat.required.contains(prop),
                 doc: data.and_then(|d| d.description.clone()),
                 default: data.and_then(|d| d.default.clone()),
+                example: data.and_then(|d| d.example.clone()),
                 read_only: data.is_some_and(|d| d.read_only),
                 write_only: data.is_some_and(|d| d.write_only),
                 deprecated: data.is_some_and(|d| d.deprecated),
