@@ -515,8 +515,18 @@ fn webhooks(api: &Api) -> Markup {
     }
 }
 
+/// A list parameter sent as its name repeated (`id=1&id=2`); the panel
+/// takes its values comma-separated.
+fn exploded_list(p: &Param) -> bool {
+    matches!(p.shape.ty, Ty::Array(_)) && p.explode
+}
+
 fn try_it(api: &Api, op: &Operation) -> Markup {
-    let body = op.body.as_ref().filter(|b| b.media == Media::Json);
+    // JSON and form bodies are typed as JSON; a form's is sent encoded.
+    let body = op
+        .body
+        .as_ref()
+        .filter(|b| matches!(b.media, Media::Json | Media::Form));
     html! {
         details.try {
             summary { "Try it" }
@@ -526,13 +536,15 @@ fn try_it(api: &Api, op: &Operation) -> Markup {
                         code { (p.wire) } " (" (location_name(p.location)) ")"
                         @if p.required { " " span.required { "required" } }
                         input name=(p.wire) data-in=(location_name(p.location)) required[p.required]
+                            data-explode=[exploded_list(p).then_some("1")]
+                            placeholder=[exploded_list(p).then_some("comma-separated values")]
                             value=[p.default.as_ref().map(|d| d.as_str().map_or_else(|| d.to_string(), str::to_string))];
                     }
                 }
                 @if let Some(b) = body {
                     label {
-                        "Body (JSON)"
-                        textarea name="body" rows="8" spellcheck="false" {
+                        @if b.media == Media::Form { "Body (JSON, sent as a form)" } @else { "Body (JSON)" }
+                        textarea name="body" rows="8" spellcheck="false" data-form=[(b.media == Media::Form).then_some("1")] {
                             (serde_json::to_string_pretty(&body_example(api, b)).unwrap_or_default())
                         }
                     }

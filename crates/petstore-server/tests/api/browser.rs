@@ -469,6 +469,78 @@ async fn a_passed_sunset_says_so_and_links_the_successor() {
     assert_eq!(badges, json!(["experimental", "alpha"]));
 }
 
+/// What the try-it panel sends, seen by a stand-in for `fetch`: parameters
+/// where and how the operation declares them, the key as a bearer token,
+/// a form body encoded as a form.
+#[actix_web::test]
+async fn try_it_sends_what_the_operation_declares() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let spec = r#"
+openapi: 3.0.3
+info: {title: Things, version: '1'}
+servers: [{url: /api}]
+paths:
+  /things/{id}:
+    post:
+      operationId: updateThing
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+        - {name: tag, in: query, schema: {type: array, items: {type: string}}}
+        - {name: X-Trace, in: header, schema: {type: string}}
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              required: [name, sizes, meta]
+              properties:
+                name: {type: string, example: Rex & co}
+                sizes: {type: array, items: {type: integer}, example: [1, 2]}
+                meta: {type: object, properties: {color: {type: string}}, example: {color: red}}
+      responses: {'204': {description: done}}
+"#;
+    let (mut browser, _dir) = open_page_of(program, spec);
+    browser.eval(
+        "window.sent = [];
+         window.fetch = (url, init) => {
+           window.sent.push({ url, method: init.method, headers: init.headers, body: init.body });
+           return Promise.resolve(new Response(null, { status: 204, headers: { 'X-RateLimit-Remaining': '9' } }));
+         }",
+    );
+    browser.eval(
+        "(() => { document.getElementById('api-key').value = 'psk_test';
+            const form = document.getElementById('operation/updateThing').querySelector('form.tryit');
+            form.querySelector('input[name=id]').value = '7';
+            form.querySelector('input[name=tag]').value = 'a b,c';
+            form.querySelector('input[name=X-Trace]').value = 't-1';
+            form.requestSubmit(); })()",
+    );
+    browser.wait("window.sent.length === 1 && document.getElementById('operation/updateThing').querySelector('.result .status')");
+    let sent = browser.eval("window.sent[0]");
+    assert_eq!(sent["url"], "/api/things/7?tag=a%20b&tag=c", "{sent}");
+    assert_eq!(sent["method"], "POST");
+    assert_eq!(sent["headers"]["Authorization"], "Bearer psk_test");
+    assert_eq!(sent["headers"]["X-Trace"], "t-1");
+    assert_eq!(
+        sent["headers"]["Content-Type"],
+        "application/x-www-form-urlencoded"
+    );
+    assert_eq!(
+        sent["body"], "meta%5Bcolor%5D=red&name=Rex+%26+co&sizes=1&sizes=2",
+        "{sent}"
+    );
+    let shown = browser.eval(
+        "document.getElementById('operation/updateThing').querySelector('.result').textContent",
+    );
+    assert!(shown.as_str().unwrap().starts_with("204"), "{shown}");
+    assert_eq!(
+        browser.eval("document.querySelector('.result li.ratelimit').textContent"),
+        "x-ratelimit-remaining: 9"
+    );
+}
+
 #[actix_web::test]
 async fn script_in_a_description_stays_text() {
     let Some(program) = chromium() else {

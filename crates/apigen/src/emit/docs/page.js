@@ -59,16 +59,31 @@
       if (input.value === "") { return; }
       var where = input.dataset.in;
       if (where === "path") { path = path.replace("{" + input.name + "}", encodeURIComponent(input.value)); }
-      else if (where === "query") { query.push(encodeURIComponent(input.name) + "=" + encodeURIComponent(input.value)); }
+      else if (where === "query") {
+        // An exploded list repeats its name: "1,2" is sent as id=1&id=2.
+        var values = input.dataset.explode ? input.value.split(",") : [input.value];
+        values.forEach(function (v) { query.push(encodeURIComponent(input.name) + "=" + encodeURIComponent(v.trim())); });
+      }
       else if (where === "header") { headers[input.name] = input.value; }
     });
     var key = document.getElementById("api-key").value;
     if (key) { headers.Authorization = "Bearer " + key; }
     var init = { method: form.dataset.method, headers: headers };
     var body = form.querySelector("textarea[name=body]");
-    if (body && body.value.trim() !== "") { init.body = body.value; headers["Content-Type"] = "application/json"; }
-    var url = document.body.dataset.base + path + (query.length ? "?" + query.join("&") : "");
     var result = form.querySelector(".result");
+    if (body && body.value.trim() !== "") {
+      if (body.dataset.form) {
+        try { init.body = formEncode(JSON.parse(body.value)); } catch (e) {
+          result.textContent = "The body is not JSON: " + e.message;
+          return;
+        }
+        headers["Content-Type"] = "application/x-www-form-urlencoded";
+      } else {
+        init.body = body.value;
+        headers["Content-Type"] = "application/json";
+      }
+    }
+    var url = document.body.dataset.base + path + (query.length ? "?" + query.join("&") : "");
     result.textContent = "Sending " + init.method + " " + url + " ...";
     fetch(url, init).then(function (response) {
       return response.text().then(function (text) { show(result, response, text); });
@@ -76,6 +91,19 @@
       result.textContent = "The request failed: " + error;
     });
   });
+
+  // A JSON object as a form: lists repeat their name, nested objects are
+  // written name[key] (the deepObject convention).
+  function formEncode(value) {
+    var params = new URLSearchParams();
+    (function add(name, v) {
+      if (v === null || v === undefined) { return; }
+      if (Array.isArray(v)) { v.forEach(function (item) { add(name, item); }); }
+      else if (typeof v === "object") { Object.keys(v).forEach(function (k) { add(name ? name + "[" + k + "]" : k, v[k]); }); }
+      else { params.append(name, String(v)); }
+    })("", value);
+    return params.toString();
+  }
 
   function show(result, response, text) {
     result.textContent = "";
