@@ -13,6 +13,9 @@ pub struct Api {
     /// The path of the first server URL (`/v1` for `http://localhost:8080/v1`),
     /// under which the operations' paths are served; empty for none.
     pub base_path: String,
+    /// The document's absolute server URLs (`https://api.example.com/v1`),
+    /// variables replaced by their defaults, without a trailing slash.
+    pub servers: Vec<String>,
     /// Named types, keyed (and so emitted) by their Rust name.
     pub types: BTreeMap<String, TypeDef>,
     /// Operations in document order (path, then method).

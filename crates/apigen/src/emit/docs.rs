@@ -45,6 +45,12 @@ pub fn page(api: &Api, generated_by: &str) -> String {
                     h1 { (api.title) " " span.version { (api.version) } }
                     input #search type="search" placeholder="Search operations"
                         aria-label="Search operations by id, path or summary";
+                    @if !api.servers.is_empty() {
+                        select #server aria-label="Server that try it calls" {
+                            option value=(api.base_path) { "This page's server" }
+                            @for url in &api.servers { option value=(url) { (url) } }
+                        }
+                    }
                     input #api-key type="password" autocomplete="off"
                         placeholder="API key (not stored)"
                         aria-label="API key for try it";

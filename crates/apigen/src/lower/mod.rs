@@ -75,6 +75,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
             .first()
             .map(|s| base_path(&s.url))
             .unwrap_or_default(),
+        servers: doc.servers.iter().filter_map(absolute_url).collect(),
         types: passes::mark_boxed(passes::infer_discriminators(std::mem::take(&mut l.types))),
         traits,
         operations,
@@ -302,6 +303,17 @@ fn base_path(url: &str) -> String {
     path.trim_end_matches('/').to_string()
 }
 
+/// A server's URL with its variables at their defaults, when it is
+/// absolute (http or https).
+fn absolute_url(server: &openapiv3::Server) -> Option<String> {
+    let mut url = server.url.clone();
+    for (name, variable) in server.variables.iter().flatten() {
+        url = url.replace(&format!("{{{name}}}"), &variable.default);
+    }
+    let absolute = url.starts_with("https://") || url.starts_with("http://");
+    (absolute && !url.contains('{')).then(|| url.trim_end_matches('/').to_string())
+}
+
 /// The type a name finally stands for, through aliases of named types.
 pub(crate) fn resolve<'a>(types: &'a BTreeMap<String, TypeDef>, name: &str) -> Option<&'a TypeDef> {
     let mut def = types.get(name)?;
@@ -320,6 +332,29 @@ pub(crate) fn resolve<'a>(types: &'a BTreeMap<String, TypeDef>, name: &str) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absolute_server_urls() {
+        let server = |yaml: &str| serde_yaml::from_str::<openapiv3::Server>(yaml).unwrap();
+        assert_eq!(
+            absolute_url(&server("url: https://api.example.com/v1/")).as_deref(),
+            Some("https://api.example.com/v1")
+        );
+        assert_eq!(
+            absolute_url(&server(
+                "{url: 'https://{region}.example.com/{v}', variables: {region: {default: eu}, v: {default: v2}}}"
+            ))
+            .as_deref(),
+            Some("https://eu.example.com/v2")
+        );
+        // Relative URLs are the page's own server; a variable without a
+        // value cannot be called.
+        assert_eq!(absolute_url(&server("url: /v1")), None);
+        assert_eq!(
+            absolute_url(&server("url: 'https://{tenant}.example.com'")),
+            None
+        );
+    }
 
     #[test]
     fn base_paths() {

@@ -480,7 +480,10 @@ async fn try_it_sends_what_the_operation_declares() {
     let spec = r#"
 openapi: 3.0.3
 info: {title: Things, version: '1'}
-servers: [{url: /api}]
+servers:
+  - url: 'https://{region}.example.com/api/'
+    variables: {region: {default: eu, enum: [eu, us]}}
+  - url: /api
 paths:
   /things/{id}:
     post:
@@ -519,7 +522,12 @@ paths:
     );
     browser.wait("window.sent.length === 1 && document.getElementById('operation/updateThing').querySelector('.result .status')");
     let sent = browser.eval("window.sent[0]");
-    assert_eq!(sent["url"], "/api/things/7?tag=a%20b&tag=c", "{sent}");
+    // Opened from a file, the page has no server of its own: it calls the
+    // spec's first absolute one.
+    assert_eq!(
+        sent["url"], "https://eu.example.com/api/things/7?tag=a%20b&tag=c",
+        "{sent}"
+    );
     assert_eq!(sent["method"], "POST");
     assert_eq!(sent["headers"]["Authorization"], "Bearer psk_test");
     assert_eq!(sent["headers"]["X-Trace"], "t-1");
@@ -538,6 +546,17 @@ paths:
     assert_eq!(
         browser.eval("document.querySelector('.result li.ratelimit').textContent"),
         "x-ratelimit-remaining: 9"
+    );
+
+    // "This page's server" sends to the base path on the page's origin.
+    browser.eval(
+        "(() => { document.getElementById('server').selectedIndex = 0;
+            document.getElementById('operation/updateThing').querySelector('form.tryit').requestSubmit(); })()",
+    );
+    browser.wait("window.sent.length === 2");
+    assert_eq!(
+        browser.eval("window.sent[1].url"),
+        "/api/things/7?tag=a%20b&tag=c"
     );
 }
 

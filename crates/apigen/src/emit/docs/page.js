@@ -83,7 +83,7 @@
         headers["Content-Type"] = "application/json";
       }
     }
-    var url = document.body.dataset.base + path + (query.length ? "?" + query.join("&") : "");
+    var url = base() + path + (query.length ? "?" + query.join("&") : "");
     result.textContent = "Sending " + init.method + " " + url + " ...";
     fetch(url, init).then(function (response) {
       return response.text().then(function (text) { show(result, response, text); });
@@ -91,6 +91,13 @@
       result.textContent = "The request failed: " + error;
     });
   });
+
+  // Where try it sends requests: the server chosen at the top, else the
+  // spec's base path on this page's own server. A page opened from a file
+  // has no server of its own, so it starts on the spec's first one.
+  var servers = document.getElementById("server");
+  if (servers && location.protocol === "file:" && servers.options.length > 1) { servers.selectedIndex = 1; }
+  function base() { return servers ? servers.value : document.body.dataset.base; }
 
   // A JSON object as a form: lists repeat their name, nested objects are
   // written name[key] (the deepObject convention).
