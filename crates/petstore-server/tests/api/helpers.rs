@@ -239,6 +239,21 @@ pub async fn read(response: reqwest::Response) -> Reply {
     }
 }
 
+/// For tests against a server on the real clock, whose rate-limit windows
+/// are aligned to the UTC minute: waits for the next minute when fewer
+/// than `needed` seconds are left in this one, so that the requests that
+/// fill a window are all counted in the same one.
+pub async fn within_one_minute_window(needed: u32) {
+    use chrono::Timelike;
+    let left = 60 - Utc::now().second();
+    if left < needed {
+        tokio::time::sleep(std::time::Duration::from_millis(
+            u64::from(left) * 1000 + 100,
+        ))
+        .await;
+    }
+}
+
 /// The real server binary, running in its own process.
 pub struct Server {
     child: Child,
