@@ -40,6 +40,9 @@ pub struct Settings {
     /// Where to serve Prometheus metrics (`GET /metrics`); `None` keeps
     /// them off.
     pub metrics_listen: Option<String>,
+    /// A listener already bound to `metrics_listen`, as `listener` is to
+    /// `listen`; `None` binds it here.
+    pub metrics_listener: Option<std::sync::Arc<TcpListener>>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -80,10 +83,8 @@ impl Shared {
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
             proxies: web::Data::new(settings.trusted_proxies.clone()),
-            metrics: settings
-                .metrics_listen
-                .as_ref()
-                .map(|_| web::Data::new(Metrics::default())),
+            metrics: (settings.metrics_listen.is_some() || settings.metrics_listener.is_some())
+                .then(|| web::Data::new(Metrics::default())),
         }
     }
 
@@ -144,7 +145,11 @@ impl Application {
             None => bind(&settings.listen)?,
         };
         let address = listener.local_addr()?;
-        let metrics_listener = settings.metrics_listen.as_deref().map(bind).transpose()?;
+        let metrics_listener = match (&settings.metrics_listener, &settings.metrics_listen) {
+            (Some(bound), _) => Some(bound.try_clone()?),
+            (None, Some(address)) => Some(bind(address)?),
+            (None, None) => None,
+        };
         // Created once, outside the per-worker factory: every worker shares the
         // same limits (and on PostgreSQL every instance does).
         let shared = Shared::new(&settings);
@@ -515,6 +520,7 @@ mod tests {
             key_cache_ttl: std::time::Duration::ZERO,
             trusted_proxies: TrustedProxies::default(),
             metrics_listen: None,
+            metrics_listener: None,
         });
         let service = actix_web::test::init_service(app(&shared)).await;
         let request = actix_web::test::TestRequest::get()

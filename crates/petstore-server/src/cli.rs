@@ -189,10 +189,10 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
     // touches the database: a wrong address must not leave a new database
     // and a printed bootstrap key behind.
     let listener = crate::app::bind(&args.listen).map_err(|e| e.to_string())?;
-    if let Some(metrics) = &args.metrics_listen {
-        // Bound again by the server; checked here.
-        drop(crate::app::bind(metrics).map_err(|e| e.to_string())?);
-    }
+    let metrics_listener = match &args.metrics_listen {
+        Some(address) => Some(crate::app::bind(address).map_err(|e| e.to_string())?),
+        None => None,
+    };
     let options = DbOptions {
         pg_connections: args.database_connections,
         timeout: args.database_timeout,
@@ -218,10 +218,15 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         key_cache_ttl: std::time::Duration::from_secs(2),
         trusted_proxies: args.trusted_proxies,
         metrics_listen: args.metrics_listen,
+        metrics_listener: metrics_listener.map(std::sync::Arc::new),
     })
     .map_err(|e| e.to_string())?;
+    let metrics = app
+        .metrics_address()
+        .map(|address| format!("; metrics at http://{address}/metrics"))
+        .unwrap_or_default();
     println!(
-        "Pet store listening on http://{}{} (reference at /docs, spec at /openapi.yaml, health at /healthz)",
+        "Pet store listening on http://{}{} (reference at /docs, spec at /openapi.yaml, health at /healthz{metrics})",
         app.address(),
         petstore_api::metadata::BASE_PATH
     );

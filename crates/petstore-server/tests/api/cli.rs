@@ -128,3 +128,32 @@ fn revoking_an_unknown_key_says_which_exist() {
         text(&out.stderr)
     );
 }
+
+/// The address `--metrics-listen` got (port 0 here) is printed with the
+/// server's, and serves the metrics of the requests made.
+#[actix_web::test]
+async fn the_metrics_address_is_printed_and_serves_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("store.db").display());
+    let (server, key) =
+        crate::helpers::Server::start_with(&url, &["--metrics-listen", "127.0.0.1:0"]);
+    let metrics = server
+        .metrics
+        .clone()
+        .expect("the metrics address is printed");
+    let client = reqwest::Client::new();
+    let listed = client
+        .get(format!("{}/v1/pets", server.base))
+        .bearer_auth(key.unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+    let scraped = client.get(&metrics).send().await.unwrap();
+    assert_eq!(scraped.status(), 200, "{metrics}");
+    let text = scraped.text().await.unwrap();
+    assert!(
+        text.contains("petstore_requests_total{operation=\"listPets\""),
+        "{text}"
+    );
+}

@@ -115,6 +115,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
         metrics_listen: metrics.then(|| "127.0.0.1:0".to_string()),
+        metrics_listener: None,
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
@@ -258,6 +259,8 @@ pub async fn within_one_minute_window(needed: u32) {
 pub struct Server {
     child: Child,
     pub base: String,
+    /// The metrics URL it printed (with `--metrics-listen`).
+    pub metrics: Option<String>,
 }
 
 impl Server {
@@ -280,6 +283,7 @@ impl Server {
         let mut server = Server {
             child,
             base: String::new(),
+            metrics: None,
         };
         let mut lines = BufReader::new(server.child.stdout.take().unwrap()).lines();
         let mut key = None;
@@ -290,6 +294,9 @@ impl Server {
             }
             if let Some(rest) = line.strip_prefix("Pet store listening on ") {
                 server.base = rest.split("/v1").next().unwrap().to_string();
+                server.metrics = rest
+                    .split_once("metrics at ")
+                    .map(|(_, url)| url.trim_end_matches(')').to_string());
                 return (server, key);
             }
         }
