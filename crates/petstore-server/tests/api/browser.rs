@@ -581,3 +581,51 @@ async fn script_in_a_description_stays_text() {
         "only the page's own script"
     );
 }
+
+/// Figures, not a check: how long Chromium takes over the reference pages
+/// in `PAGES` (comma-separated paths; generate one with `cargo xtask
+/// codegen --spec DOC --out DIR`), beside the pet store's page measured in
+/// the same run. Prints first paint, DOM ready, load, the element count, a
+/// search and its clearing, and opening the first reference.
+#[actix_web::test]
+#[ignore = "a measurement: PAGES=a.html,b.html cargo test -p petstore-server --test api page_load_figures -- --ignored --nocapture"]
+async fn page_load_figures() {
+    let program = chromium().expect("Chromium is installed");
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("petstore.html");
+    std::fs::write(&ours, petstore_api::DOCS_HTML).unwrap();
+    let others = std::env::var("PAGES").unwrap_or_default();
+    let pages = std::iter::once(ours.display().to_string()).chain(
+        others
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string),
+    );
+    println!("page: first paint, DOM ready, load (ms); elements; search, clear (ms); open a reference (ms)");
+    for page in pages {
+        let mut browser = Browser::launch(program);
+        browser.open(&format!("file://{page}"));
+        browser.wait("performance.getEntriesByType('paint').length > 0");
+        let load = browser.eval(
+            "(() => { const n = performance.getEntriesByType('navigation')[0];
+                      const paint = performance.getEntriesByType('paint')[0];
+                      return [Math.round(paint ? paint.startTime : -1), Math.round(n.domInteractive),
+                              Math.round(n.loadEventEnd), document.querySelectorAll('*').length]; })()",
+        );
+        let search = browser.eval(
+            "(() => { const s = document.getElementById('search');
+                      const t0 = performance.now();
+                      s.value = 'customer'; s.dispatchEvent(new Event('input')); document.body.offsetHeight;
+                      const t1 = performance.now();
+                      s.value = ''; s.dispatchEvent(new Event('input')); document.body.offsetHeight;
+                      return [Math.round(t1 - t0), Math.round(performance.now() - t1)]; })()",
+        );
+        let open = browser.eval(
+            "new Promise(done => { const t0 = performance.now();
+                 const d = document.querySelector('details.ref'); if (!d) { done(-1); return; }
+                 d.open = true;
+                 setTimeout(() => { document.body.offsetHeight; done(Math.round(performance.now() - t0)); }, 0); })",
+        );
+        println!("{page}: {load} {search} {open}");
+    }
+}
