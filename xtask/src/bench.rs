@@ -469,19 +469,7 @@ pub fn bench(
         .clone()
         .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
 
-    let out = Command::new(&server_bin)
-        .args([
-            "--database-url",
-            &url,
-            "keys",
-            "create",
-            "--plan",
-            "enterprise",
-        ])
-        .args(["--per-minute", "1000000000", "--per-day", "1000000000"])
-        .output()
-        .map_err(|e| e.to_string())?;
-    let key = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let key = unlimited_key(&server_bin, &url)?;
     let server_counts = dir.join("server.callgrind");
     let counting = instructions.is_some();
     let server = launch(
@@ -620,4 +608,28 @@ pub fn bench(
     std::thread::sleep(Duration::from_millis(100));
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// A key no load can exhaust (enterprise, a billion requests a minute and
+/// a day), created on `url` by the server binary as an operator would.
+pub fn unlimited_key(server_bin: &Path, url: &str) -> Result<String, String> {
+    let out = Command::new(server_bin)
+        .args([
+            "--database-url",
+            url,
+            "keys",
+            "create",
+            "--plan",
+            "enterprise",
+        ])
+        .args(["--per-minute", "1000000000", "--per-day", "1000000000"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "could not create a key: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }

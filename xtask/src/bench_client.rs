@@ -3,7 +3,7 @@
 //! against one release server, in alternating rounds of the same run (the
 //! `client_overhead` example does the calling).
 
-use crate::bench::{http, seed_pets};
+use crate::bench::{http, seed_pets, unlimited_key};
 use crate::launch::launch;
 use crate::{project_root, run};
 use std::process::{Command, Stdio};
@@ -44,19 +44,7 @@ pub fn bench_client(args: &[&str]) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let url = format!("sqlite://{}", dir.join("bench.db").display());
     let server_bin = root.join("target/release/petstore-server");
-    let out = Command::new(&server_bin)
-        .args([
-            "--database-url",
-            &url,
-            "keys",
-            "create",
-            "--plan",
-            "enterprise",
-        ])
-        .args(["--per-minute", "1000000000", "--per-day", "1000000000"])
-        .output()
-        .map_err(|e| e.to_string())?;
-    let key = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let key = unlimited_key(&server_bin, &url)?;
     let server = launch(
         Command::new(&server_bin)
             .args(["--listen", "127.0.0.1:0", "--database-url", &url])

@@ -35,11 +35,8 @@ pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), Str
     };
     let krate = write_crate(Path::new(spec), &out, &options)?;
     let generated = &krate.generated;
-    for s in &generated.skipped {
-        eprintln!("skipped: {} ({:?})", s.message, s.location);
-    }
-    for n in &generated.notes {
-        eprintln!("note: {} ({:?})", n.message, n.location);
+    for remark in generated.remarks() {
+        eprintln!("{remark}");
     }
     let timings: Vec<String> = generated
         .timings
@@ -47,14 +44,7 @@ pub fn codegen_standalone(spec: &str, out: &str, strict: bool) -> Result<(), Str
         .map(|(stage, t)| format!("{stage} {:.0} ms", t.as_secs_f64() * 1000.0))
         .collect();
     eprintln!("stages: {}", timings.join(", "));
-    eprintln!(
-        "wrote crate `{}` to {}: {} operations, {} types, {} skipped",
-        krate.name,
-        out.display(),
-        generated.operations,
-        generated.types,
-        generated.skipped.len()
-    );
+    eprintln!("{}", krate.summary(&out));
     Ok(())
 }
 
@@ -189,14 +179,14 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                 members.push(name.clone());
                 rows.push(Row {
                     document,
-                    operations: g.operations,
-                    types: g.types,
+                    operations: g.operations(),
+                    types: g.types(),
                     time,
                     result: name,
                     skipped: g
                         .skipped
                         .iter()
-                        .map(|d| format!("{} ({:?})", d.message, d.location))
+                        .map(|d| format!("{} ({})", d.message, d.location))
                         .collect(),
                     notes: g.notes.len(),
                     warnings: 0,

@@ -14,11 +14,7 @@ pub fn spec_diff(args: &[&str]) -> u8 {
     match parse(args) {
         Ok((base, revision, format, date)) => {
             let outcome = apigen::diff::gate(Path::new(base), Path::new(revision), format, date);
-            if outcome.code == 2 {
-                eprintln!("{}", outcome.output);
-            } else {
-                print!("{}", outcome.output);
-            }
+            outcome.print();
             outcome.code
         }
         Err(message) => {

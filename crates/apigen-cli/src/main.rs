@@ -119,11 +119,7 @@ fn main() -> ExitCode {
                 Format::Json => apigen::diff::Format::Json,
             };
             let outcome = apigen::diff::gate(&base, &revision, format, date.as_deref());
-            if outcome.code == 2 {
-                eprintln!("{}", outcome.output);
-            } else {
-                print!("{}", outcome.output);
-            }
+            outcome.print();
             ExitCode::from(outcome.code)
         }
         Command::Check { spec, strict } => exit(check_spec(&spec, strict)),
@@ -190,33 +186,14 @@ fn generate(
         return Err(message);
     }
     apigen::standalone::write(out, &krate.files)?;
-    let g = &krate.generated;
-    eprintln!(
-        "wrote crate `{}` to {}: {} operations, {} types, {} skipped",
-        krate.name,
-        out.display(),
-        g.operations,
-        g.types,
-        g.skipped.len()
-    );
+    eprintln!("{}", krate.summary(out));
     Ok(())
 }
 
 /// What the generator left out and noted, on stderr.
 fn report(g: &apigen::Generated) {
-    for s in &g.skipped {
-        eprintln!("skipped: {} ({})", s.message, location(&s.location));
-    }
-    for n in &g.notes {
-        eprintln!("note: {} ({})", n.message, location(&n.location));
-    }
-}
-
-fn location(l: &apigen::Location) -> String {
-    match l {
-        apigen::Location::Pointer(p) => p.clone(),
-        apigen::Location::LineColumn { line, column } => format!("{line}:{column}"),
-        apigen::Location::Document => "the document".into(),
+    for remark in g.remarks() {
+        eprintln!("{remark}");
     }
 }
 
@@ -233,8 +210,8 @@ fn check_spec(spec: &std::path::Path, strict: bool) -> Result<(), String> {
     eprintln!(
         "{}: {} operations, {} types, {} skipped, {} notes",
         spec.display(),
-        generated.operations,
-        generated.types,
+        generated.operations(),
+        generated.types(),
         generated.skipped.len(),
         generated.notes.len()
     );

@@ -239,18 +239,7 @@ pub fn header_json<T: DeserializeOwned>(
     request: &HttpRequest,
     name: &str,
 ) -> Result<Option<T>, Rejection> {
-    match header::<String>(request, name)? {
-        Some(raw) => styled(
-            &raw,
-            name,
-            ValueKind::Object,
-            Style::Json,
-            false,
-            &format!("header `{name}`"),
-        )
-        .map(Some),
-        None => Ok(None),
-    }
+    json_text(header::<String>(request, name)?, name, "header")
 }
 
 /// A cookie whose value is JSON text.
@@ -258,18 +247,20 @@ pub fn cookie_json<T: DeserializeOwned>(
     request: &HttpRequest,
     name: &str,
 ) -> Result<Option<T>, Rejection> {
-    match cookie::<String>(request, name)? {
-        Some(raw) => styled(
-            &raw,
-            name,
-            ValueKind::Object,
-            Style::Json,
-            false,
-            &format!("cookie `{name}`"),
-        )
-        .map(Some),
-        None => Ok(None),
-    }
+    json_text(cookie::<String>(request, name)?, name, "cookie")
+}
+
+/// The value of the `place` parameter `name`, if sent, read as JSON text.
+fn json_text<T: DeserializeOwned>(
+    raw: Option<String>,
+    name: &str,
+    place: &str,
+) -> Result<Option<T>, Rejection> {
+    raw.map(|raw| {
+        let what = format!("{place} `{name}`");
+        styled(&raw, name, ValueKind::Object, Style::Json, false, &what)
+    })
+    .transpose()
 }
 
 /// A header holding an array or object (`simple` style).

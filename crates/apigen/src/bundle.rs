@@ -11,14 +11,23 @@ use std::path::{Path, PathBuf};
 
 /// Reads `path` and inlines the files its references name.
 pub fn bundle(path: &Path) -> Result<Value, Vec<Diagnostic>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    bundle_text(path, &read(path)?)
+}
+
+/// The text of `path`, or a diagnostic saying why it cannot be read.
+pub fn read(path: &Path) -> Result<String, Vec<Diagnostic>> {
+    std::fs::read_to_string(path).map_err(|e| {
         vec![Diagnostic {
             location: Location::Document,
             message: format!("cannot read {}: {e}", path.display()),
         }]
-    })?;
-    let mut root = crate::load::syntax(&text)?;
-    if !has_external_refs(&text) {
+    })
+}
+
+/// As [`bundle`], for `text` already read from `path`.
+pub fn bundle_text(path: &Path, text: &str) -> Result<Value, Vec<Diagnostic>> {
+    let mut root = crate::load::syntax(text)?;
+    if !has_external_refs(text) {
         return Ok(root);
     }
     let existing = root

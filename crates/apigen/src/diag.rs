@@ -14,6 +14,17 @@ pub enum Location {
     Document,
 }
 
+/// As a message names it: the pointer, `line:column`, or "the document".
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Pointer(p) => f.write_str(p),
+            Location::LineColumn { line, column } => write!(f, "{line}:{column}"),
+            Location::Document => f.write_str("the document"),
+        }
+    }
+}
+
 /// One problem in a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {

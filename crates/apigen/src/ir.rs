@@ -394,6 +394,18 @@ pub enum ParamLocation {
     Cookie,
 }
 
+impl ParamLocation {
+    /// As the document spells it (`in: query`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamLocation::Path => "path",
+            ParamLocation::Query => "query",
+            ParamLocation::Header => "header",
+            ParamLocation::Cookie => "cookie",
+        }
+    }
+}
+
 /// OpenAPI's parameter `style`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamStyle {

@@ -68,12 +68,32 @@ pub struct Generated {
     /// What was read but is not enforced, or what became of it (a 3.1
     /// keyword with no 3.0 equivalent, a webhook), each at its location.
     pub notes: Vec<Diagnostic>,
-    pub operations: usize,
-    pub types: usize,
     /// The lowered API the files were emitted from.
     pub api: ir::Api,
     /// Time spent in each stage, for benchmarks.
     pub timings: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Generated {
+    /// Operations generated.
+    pub fn operations(&self) -> usize {
+        self.api.operations.len()
+    }
+
+    /// Named types generated.
+    pub fn types(&self) -> usize {
+        self.api.types.len()
+    }
+
+    /// What was left out and what was noted, a line each
+    /// (`skipped: MESSAGE (LOCATION)`, `note: ...`), for a tool to print.
+    pub fn remarks(&self) -> impl Iterator<Item = String> + '_ {
+        let skipped = self.skipped.iter().map(|s| ("skipped", s));
+        let notes = self.notes.iter().map(|n| ("note", n));
+        skipped
+            .chain(notes)
+            .map(|(kind, d)| format!("{kind}: {} ({})", d.message, d.location))
+    }
 }
 
 /// Runs the whole pipeline over the text of a self-contained document. `file`
@@ -133,8 +153,6 @@ fn run(
         files,
         skipped,
         notes,
-        operations: api.operations.len(),
-        types: api.types.len(),
         api,
         timings,
     })

@@ -37,6 +37,21 @@ pub struct Crate {
     pub generated: Generated,
 }
 
+impl Crate {
+    /// The line a tool prints once the crate is written to `out`.
+    pub fn summary(&self, out: &Path) -> String {
+        let g = &self.generated;
+        format!(
+            "wrote crate `{}` to {}: {} operations, {} types, {} skipped",
+            self.name,
+            out.display(),
+            g.operations(),
+            g.types(),
+            g.skipped.len()
+        )
+    }
+}
+
 /// A crate name made from a title: lower case, words joined by `-`,
 /// starting with a letter (`Swagger Petstore - OpenAPI 3.0` gives
 /// `swagger-petstore-openapi-3-0`).

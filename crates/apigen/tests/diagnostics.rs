@@ -183,7 +183,7 @@ fn odd_documents_give_errors_or_output_never_a_panic() {
 
     // Nothing at all: an empty crate.
     let empty = generate("paths: {}\n", &strict).unwrap();
-    assert_eq!((empty.operations, empty.types), (0, 0));
+    assert_eq!((empty.operations(), empty.types()), (0, 0));
 
     // A component that is only a reference to itself.
     let looped = "paths: {}\ncomponents: {schemas: {Empty: {}, Loop: {$ref: '#/components/schemas/Loop'}}}\n";

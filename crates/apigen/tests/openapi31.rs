@@ -151,7 +151,7 @@ fn webhooks_become_models_and_metadata_never_routes() {
         "{metadata}"
     );
     assert!(!generated.files["server.rs"].contains("newBooking"));
-    assert_eq!(generated.operations, 0, "a webhook is not an operation");
+    assert_eq!(generated.operations(), 0, "a webhook is not an operation");
     let note = &generated.notes[0];
     assert!(note.message.contains("no route serves it"), "{note:?}");
     assert_eq!(

@@ -21,11 +21,8 @@ use std::time::Instant;
 /// What the server needs to start.
 #[derive(Clone)]
 pub struct Settings {
-    /// Address to listen on; port 0 picks a free port.
-    pub listen: String,
-    /// A listener already bound to `listen` (the command line binds before
-    /// it opens the database); `None` binds `listen` here.
-    pub listener: Option<std::sync::Arc<TcpListener>>,
+    /// Where the API listens.
+    pub listen: Listen,
     pub db: Db,
     pub clock: Clock,
     /// Worker threads; `None` for one per core.
@@ -39,10 +36,30 @@ pub struct Settings {
     pub trusted_proxies: TrustedProxies,
     /// Where to serve Prometheus metrics (`GET /metrics`); `None` keeps
     /// them off.
-    pub metrics_listen: Option<String>,
-    /// A listener already bound to `metrics_listen`, as `listener` is to
-    /// `listen`; `None` binds it here.
-    pub metrics_listener: Option<std::sync::Arc<TcpListener>>,
+    pub metrics_listen: Option<Listen>,
+}
+
+/// Where a server listens: an address to bind (`HOST:PORT`; port 0 picks a
+/// free port), or a listener already bound (the command line binds before
+/// it opens the database, so that a wrong address fails first).
+#[derive(Debug, Clone)]
+pub enum Listen {
+    Address(String),
+    Bound(std::sync::Arc<TcpListener>),
+}
+
+impl Listen {
+    /// A free port on the loopback interface.
+    pub fn any_local_port() -> Listen {
+        Listen::Address("127.0.0.1:0".into())
+    }
+
+    fn listener(&self) -> std::io::Result<TcpListener> {
+        match self {
+            Listen::Address(address) => bind(address),
+            Listen::Bound(listener) => listener.try_clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Settings {
@@ -83,8 +100,10 @@ impl Shared {
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
             proxies: web::Data::new(settings.trusted_proxies.clone()),
-            metrics: (settings.metrics_listen.is_some() || settings.metrics_listener.is_some())
-                .then(|| web::Data::new(Metrics::default())),
+            metrics: settings
+                .metrics_listen
+                .as_ref()
+                .map(|_| web::Data::new(Metrics::default())),
         }
     }
 
@@ -140,16 +159,13 @@ impl Application {
         if !unsupported.is_empty() {
             return Err(std::io::Error::other(unsupported.join("; ")));
         }
-        let listener = match &settings.listener {
-            Some(bound) => bound.try_clone()?,
-            None => bind(&settings.listen)?,
-        };
+        let listener = settings.listen.listener()?;
         let address = listener.local_addr()?;
-        let metrics_listener = match (&settings.metrics_listener, &settings.metrics_listen) {
-            (Some(bound), _) => Some(bound.try_clone()?),
-            (None, Some(address)) => Some(bind(address)?),
-            (None, None) => None,
-        };
+        let metrics_listener = settings
+            .metrics_listen
+            .as_ref()
+            .map(Listen::listener)
+            .transpose()?;
         // Created once, outside the per-worker factory: every worker shares the
         // same limits (and on PostgreSQL every instance does).
         let shared = Shared::new(&settings);
@@ -511,8 +527,7 @@ mod tests {
             .await
             .unwrap();
         let shared = Shared::new(&Settings {
-            listen: "127.0.0.1:0".into(),
-            listener: None,
+            listen: Listen::any_local_port(),
             db,
             clock,
             workers: None,
@@ -520,7 +535,6 @@ mod tests {
             key_cache_ttl: std::time::Duration::ZERO,
             trusted_proxies: TrustedProxies::default(),
             metrics_listen: None,
-            metrics_listener: None,
         });
         let service = actix_web::test::init_service(app(&shared)).await;
         let request = actix_web::test::TestRequest::get()

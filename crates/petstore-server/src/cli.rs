@@ -1,12 +1,13 @@
 //! The command line: `serve` (the default) and `keys create|list|revoke`.
 
-use crate::app::{Application, Settings};
+use crate::app::{Application, Listen, Settings};
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
 use crate::proxies::TrustedProxies;
 use crate::service::system_clock;
 use crate::store::{redact, Db, DbOptions, DEFAULT_PG_CONNECTIONS};
 use clap::{Args, Parser, Subcommand};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The pet store server.
@@ -206,8 +207,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         println!();
     }
     let app = Application::build(Settings {
-        listen: args.listen,
-        listener: Some(std::sync::Arc::new(listener)),
+        listen: Listen::Bound(Arc::new(listener)),
         db,
         clock,
         workers: args.workers,
@@ -217,8 +217,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         },
         key_cache_ttl: std::time::Duration::from_secs(2),
         trusted_proxies: args.trusted_proxies,
-        metrics_listen: args.metrics_listen,
-        metrics_listener: metrics_listener.map(std::sync::Arc::new),
+        metrics_listen: metrics_listener.map(|l| Listen::Bound(Arc::new(l))),
     })
     .map_err(|e| e.to_string())?;
     let metrics = app

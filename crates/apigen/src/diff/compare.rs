@@ -1171,13 +1171,7 @@ fn describe_number(n: Number) -> String {
 }
 
 fn describe_param(p: &Param) -> String {
-    let location = match p.location {
-        ParamLocation::Path => "path",
-        ParamLocation::Query => "query",
-        ParamLocation::Header => "header",
-        ParamLocation::Cookie => "cookie",
-    };
-    format!("{location} parameter `{}`", p.wire)
+    format!("{} parameter `{}`", p.location.as_str(), p.wire)
 }
 
 fn describe_media(m: &Media) -> String {

@@ -91,52 +91,46 @@ pub struct Document {
 impl Document {
     /// A self-contained document from its text; `file` names it in messages.
     pub fn parse(file: &str, text: &str) -> Result<Document, crate::Diagnostics> {
-        let fail = |errors| crate::Diagnostics {
-            file: file.to_string(),
-            errors,
-        };
-        let doc = crate::load::parse(text).map_err(fail)?;
-        let crate::lower::Lowered { api, skipped, .. } = crate::lower::lower(
-            &doc,
-            crate::lower::Options {
-                lenient: true,
-                check_formats: false,
-            },
-        )
-        .map_err(fail)?;
-        Ok(Document {
-            file: file.to_string(),
-            api,
-            skipped,
-            text: text.to_string(),
-        })
+        let doc = crate::load::parse(text);
+        Document::lowered(file.to_string(), doc, text.to_string())
     }
 
     /// Reads a document from disk (YAML or JSON; references to other files
     /// followed) and lowers it leniently.
     pub fn read(path: &std::path::Path) -> Result<Document, crate::Diagnostics> {
         let file = path.display().to_string();
-        let fail = |errors| crate::Diagnostics {
-            file: file.clone(),
-            errors,
+        let text = match crate::bundle::read(path) {
+            Ok(text) => text,
+            Err(errors) => return Err(crate::Diagnostics { file, errors }),
         };
-        let value = crate::bundle::bundle(path).map_err(fail)?;
-        let doc = crate::load::from_value(value).map_err(fail)?;
-        let crate::lower::Lowered { api, skipped, .. } = crate::lower::lower(
-            &doc,
-            crate::lower::Options {
-                lenient: true,
-                check_formats: false,
-            },
-        )
-        .map_err(fail)?;
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        Ok(Document {
-            file,
-            api,
-            skipped,
-            text,
-        })
+        let doc = crate::bundle::bundle_text(path, &text).and_then(crate::load::from_value);
+        Document::lowered(file, doc, text)
+    }
+
+    /// The document `doc` (or why it could not be read), lowered leniently.
+    fn lowered(
+        file: String,
+        doc: Result<crate::load::Loaded, Vec<Diagnostic>>,
+        text: String,
+    ) -> Result<Document, crate::Diagnostics> {
+        let lowered = doc.and_then(|doc| {
+            crate::lower::lower(
+                &doc,
+                crate::lower::Options {
+                    lenient: true,
+                    check_formats: false,
+                },
+            )
+        });
+        match lowered {
+            Ok(crate::lower::Lowered { api, skipped, .. }) => Ok(Document {
+                file,
+                api,
+                skipped,
+                text,
+            }),
+            Err(errors) => Err(crate::Diagnostics { file, errors }),
+        }
     }
 }
 
@@ -157,6 +151,18 @@ pub enum Format {
 pub struct Outcome {
     pub output: String,
     pub code: u8,
+}
+
+impl Outcome {
+    /// Prints the output where a command line would: the report on
+    /// stdout, the diagnostics of an unreadable document on stderr.
+    pub fn print(&self) {
+        if self.code == 2 {
+            eprintln!("{}", self.output);
+        } else {
+            print!("{}", self.output);
+        }
+    }
 }
 
 /// Compares the documents at `base` and `revision` and renders the report.

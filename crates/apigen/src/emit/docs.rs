@@ -15,8 +15,8 @@
 //! links to `javascript:` and the like dropped.
 
 use crate::ir::{
-    Api, Body, Checks, Media, Number, Operation, Param, ParamLocation, ParamStyle, Response,
-    SchemeKind, Shape, Stability, Ty, TypeDef, TypeKind,
+    Api, Body, Checks, Media, Number, Operation, Param, ParamStyle, Response, SchemeKind, Shape,
+    Stability, Ty, TypeDef, TypeKind,
 };
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -196,19 +196,10 @@ fn scheme_kind(kind: &SchemeKind) -> String {
         SchemeKind::Http(scheme) if scheme == "bearer" => "Authorization: Bearer <key>".into(),
         SchemeKind::Http(scheme) => format!("HTTP {scheme}"),
         SchemeKind::ApiKey { location, name } => {
-            format!("an API key in the {} {name}", location_name(*location))
+            format!("an API key in the {} {name}", location.as_str())
         }
         SchemeKind::OAuth2 => "OAuth 2".into(),
         SchemeKind::OpenIdConnect => "OpenID Connect".into(),
-    }
-}
-
-fn location_name(location: ParamLocation) -> &'static str {
-    match location {
-        ParamLocation::Path => "path",
-        ParamLocation::Query => "query",
-        ParamLocation::Header => "header",
-        ParamLocation::Cookie => "cookie",
     }
 }
 
@@ -282,7 +273,7 @@ fn params(params: &[Param]) -> Markup {
                 @for p in params {
                     tr class=[p.deprecated.then_some("deprecated")] {
                         td { code { (p.wire) } @if p.required { " " span.required { "required" } } }
-                        td { (location_name(p.location)) }
+                        td { (p.location.as_str()) }
                         td { (shape(&p.shape)) }
                         td {
                             @if let Some(d) = &p.doc { (markdown(d)) }
@@ -539,9 +530,9 @@ fn try_it(api: &Api, op: &Operation) -> Markup {
             form.tryit data-method=(op.method) data-path=(op.path) {
                 @for p in &op.params {
                     label {
-                        code { (p.wire) } " (" (location_name(p.location)) ")"
+                        code { (p.wire) } " (" (p.location.as_str()) ")"
                         @if p.required { " " span.required { "required" } }
-                        input name=(p.wire) data-in=(location_name(p.location)) required[p.required]
+                        input name=(p.wire) data-in=(p.location.as_str()) required[p.required]
                             data-explode=[exploded_list(p).then_some("1")]
                             placeholder=[exploded_list(p).then_some("comma-separated values")]
                             value=[p.default.as_ref().map(|d| d.as_str().map_or_else(|| d.to_string(), str::to_string))];

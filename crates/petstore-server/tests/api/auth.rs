@@ -117,7 +117,7 @@ async fn each_operation_is_held_to_its_own_security() {
     use actix_web::{test, web, App, HttpResponse};
     use petstore_api::metadata::DEFAULT_SECURITY;
     use petstore_api::runtime::{self, Operation, Stability};
-    use petstore_server::app::{guard, Settings, Shared};
+    use petstore_server::app::{guard, Listen, Settings, Shared};
 
     const fn operation(
         id: &'static str,
@@ -143,8 +143,7 @@ async fn each_operation_is_held_to_its_own_security() {
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     let db = petstore_server::store::Db::connect(&url).await.unwrap();
     let shared = Shared::new(&Settings {
-        listen: "127.0.0.1:0".into(),
-        listener: None,
+        listen: Listen::any_local_port(),
         db,
         clock: petstore_server::service::system_clock(),
         workers: None,
@@ -152,7 +151,6 @@ async fn each_operation_is_held_to_its_own_security() {
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
         metrics_listen: None,
-        metrics_listener: None,
     });
     let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });
     let app = test::init_service(

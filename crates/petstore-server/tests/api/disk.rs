@@ -3,7 +3,7 @@
 //! database timeout; reads go on; writes resume, with no restart, once the
 //! trouble is gone; every acknowledged write is there.
 
-use crate::helpers::{read, Reply, Server};
+use crate::helpers::{call, Reply, Server};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -18,14 +18,7 @@ struct Client {
 
 impl Client {
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
-        let mut request = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .bearer_auth(&self.key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        read(request.send().await.expect("the server answers")).await
+        call(&self.http, &self.base, &self.key, method, path, body).await
     }
 
     async fn new_pet(&self, category: &Value, n: usize) -> Reply {

@@ -1,6 +1,6 @@
 use crate::postgres;
 use chrono::{DateTime, Utc};
-use petstore_server::app::{Application, Settings};
+use petstore_server::app::{Application, Listen, Settings};
 use petstore_server::keys::{self, Limits, Plan};
 use petstore_server::limiter::BanPolicy;
 use petstore_server::service::Clock;
@@ -105,8 +105,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         .await
         .expect("key created");
     let app = Application::build(Settings {
-        listen: "127.0.0.1:0".into(),
-        listener: None,
+        listen: Listen::any_local_port(),
         db: db.clone(),
         clock,
         workers: Some(2),
@@ -114,8 +113,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         // Revocation must show at once in tests.
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
-        metrics_listen: metrics.then(|| "127.0.0.1:0".to_string()),
-        metrics_listener: None,
+        metrics_listen: metrics.then(Listen::any_local_port),
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
@@ -177,14 +175,7 @@ impl TestApp {
 
     /// Sends a request with the test key; `body` is sent as JSON when given.
     pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
-        let mut request = self
-            .client
-            .request(method, format!("{}{path}", self.base))
-            .bearer_auth(&self.key);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        read(request.send().await.expect("request sent")).await
+        call(&self.client, &self.base, &self.key, method, path, body).await
     }
 
     pub async fn get(&self, path: &str) -> Reply {
@@ -238,6 +229,25 @@ pub async fn read(response: reqwest::Response) -> Reply {
         headers,
         body,
     }
+}
+
+/// Sends `method path` to the server at `base` with `key` as its bearer
+/// token, and `body` as JSON when given.
+pub async fn call(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> Reply {
+    let mut request = client
+        .request(method, format!("{base}{path}"))
+        .bearer_auth(key);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    read(request.send().await.expect("the server answers")).await
 }
 
 /// For tests against a server on the real clock, whose rate-limit windows

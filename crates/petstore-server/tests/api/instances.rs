@@ -1,7 +1,7 @@
 //! Several server processes sharing one PostgreSQL database behave as one
 //! service: stock is never oversold, rate limits and bans are counted once.
 
-use crate::helpers::{create_key, read, Reply, Server};
+use crate::helpers::{call, create_key, Reply, Server};
 use crate::postgres;
 use chrono::{Timelike, Utc};
 use petstore_server::keys;
@@ -30,13 +30,7 @@ async fn send(
     path: &str,
     body: Option<Value>,
 ) -> Reply {
-    let mut request = client
-        .request(method, format!("{}{path}", server.base))
-        .bearer_auth(key);
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    read(request.send().await.expect("request sent")).await
+    call(client, &server.base, key, method, path, body).await
 }
 
 /// The limits below are per day; a test started seconds before midnight UTC
