@@ -102,8 +102,13 @@ async fn concurrent_writes_survive_sigkill_mid_stream_and_balance() {
         seeded.push(id);
     }
 
-    // Eight writers: each records what the server acknowledged.
+    // Eight writers: each records what the server acknowledged. The kill
+    // comes once they have had 40 orders acknowledged, however long that
+    // takes on a busy machine, so writes are always in flight when it does.
+    const BEFORE_KILL: usize = 40;
+    let placed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writers = (0..8).map(|w| {
+        let placed = placed.clone();
         let client = client.clone();
         let base = base.clone();
         let key = key.clone();
@@ -139,6 +144,7 @@ async fn concurrent_writes_survive_sigkill_mid_stream_and_balance() {
                     pets.push(body);
                 } else if status == 201 {
                     orders.push(body);
+                    placed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
             }
             (pets, orders)
@@ -146,17 +152,21 @@ async fn concurrent_writes_survive_sigkill_mid_stream_and_balance() {
     });
     let run = futures_util::future::join_all(writers);
     let kill = async {
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while placed.load(std::sync::atomic::Ordering::Relaxed) < BEFORE_KILL {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the writers got {} orders acknowledged in a minute",
+                placed.load(std::sync::atomic::Ordering::Relaxed)
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
         server.kill_9();
     };
     let (results, ()) = tokio::join!(run, kill);
     let acknowledged_pets: Vec<_> = results.iter().flat_map(|(p, _)| p.clone()).collect();
     let acknowledged_orders: Vec<_> = results.iter().flat_map(|(_, o)| o.clone()).collect();
-    assert!(
-        acknowledged_orders.len() > 10,
-        "the writers got going: {}",
-        acknowledged_orders.len()
-    );
+    assert!(acknowledged_orders.len() >= BEFORE_KILL);
 
     let (mut server, _) = Server::start(&url);
     let base = server.base.clone();

@@ -221,29 +221,60 @@ impl Cluster {
         self.pg_ctl(&["-w", "-t", "60", "start"]);
     }
 
-    /// The server's processes: the postmaster first, then the processes it
-    /// started (each in a session of its own, so no process group holds
-    /// them all).
-    fn processes(&self) -> Vec<String> {
+    /// The postmaster's process id.
+    fn postmaster(&self) -> u32 {
         let pid = std::fs::read_to_string(self.dir.join("data/postmaster.pid"))
             .expect("the server is running");
-        let pid = pid.lines().next().expect("a pid").trim().to_string();
+        pid.lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .expect("postmaster.pid starts with a pid")
+    }
+
+    /// The server's processes: the postmaster first, then the processes it
+    /// started (each in a session of its own, so no process group holds
+    /// them all). A child that has exited is not listed.
+    fn processes(&self) -> Vec<u32> {
+        let postmaster = self.postmaster();
         let children = std::fs::read_dir("/proc")
             .expect("/proc is readable")
             .filter_map(|entry| {
                 let entry = entry.ok()?;
+                let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
                 let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
                 let parent = status.lines().find_map(|l| l.strip_prefix("PPid:"))?;
-                (parent.trim() == pid).then(|| entry.file_name().to_string_lossy().into_owned())
+                (parent.trim().parse() == Ok(postmaster)).then_some(pid)
             })
             .collect::<Vec<_>>();
-        std::iter::once(pid).chain(children).collect()
+        std::iter::once(postmaster).chain(children).collect()
+    }
+
+    /// A process's scheduling state, from `/proc/PID/stat` (`R`, `S`, `T`
+    /// for stopped, `Z`, ...); `None` once it is gone.
+    fn state(pid: u32) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name, in parentheses, may hold spaces: the state is
+        // the first field after its closing parenthesis.
+        stat[stat.rfind(')')? + 1..]
+            .split_whitespace()
+            .next()?
+            .chars()
+            .next()
+    }
+
+    /// Whether a process can run no more: stopped by a signal, or gone.
+    fn halted(pid: u32) -> bool {
+        matches!(Self::state(pid), None | Some('T' | 't' | 'Z' | 'X'))
     }
 
     /// Sends `signal` to `pids`, with the shell's own `kill` (no package
-    /// needed).
-    fn signal(signal: &str, pids: &[String]) {
-        let command = format!("kill {signal} {}", pids.join(" "));
+    /// needed). A process that exited in the meantime is not an error.
+    fn signal(signal: &str, pids: &[u32]) {
+        if pids.is_empty() {
+            return;
+        }
+        let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+        let command = format!("kill {signal} {} 2>/dev/null; true", pids.join(" "));
         let sent = Command::new("sh")
             .args(["-c", &command])
             .status()
@@ -251,11 +282,53 @@ impl Cluster {
         assert!(sent.success(), "{command}");
     }
 
+    /// Waits until every one of `pids` is stopped or gone. A stop signal
+    /// takes effect when the process is next scheduled, so `kill` returning
+    /// is not enough; a process still running after 10 s is a failure of
+    /// the test machine, said as such.
+    fn await_halted(pids: &[u32]) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while let Some(pid) = pids.iter().find(|&&pid| !Self::halted(pid)) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "process {pid} still runs 10 s after SIGSTOP (state {:?})",
+                Self::state(*pid)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// Freezes the server (SIGSTOP), as a network partition looks to its
-    /// clients: connections open, nothing answered. The postmaster first,
-    /// so that it starts no process that would escape.
+    /// clients: connections open, nothing answered. The postmaster is
+    /// stopped first and seen stopped, so it forks nothing more; then its
+    /// children are stopped, and listed again, until a listing finds none
+    /// still running (a child forked just before the postmaster stopped
+    /// is caught by the next round). Returns once every server process is
+    /// stopped: [`Cluster::running`] is then empty.
     pub fn freeze(&self) {
-        Self::signal("-STOP", &self.processes());
+        let postmaster = self.postmaster();
+        Self::signal("-STOP", &[postmaster]);
+        Self::await_halted(&[postmaster]);
+        loop {
+            let running: Vec<u32> = self
+                .processes()
+                .into_iter()
+                .filter(|&pid| !Self::halted(pid))
+                .collect();
+            if running.is_empty() {
+                return;
+            }
+            Self::signal("-STOP", &running);
+            Self::await_halted(&running);
+        }
+    }
+
+    /// The server's processes that are still able to run (not stopped).
+    pub fn running(&self) -> Vec<u32> {
+        self.processes()
+            .into_iter()
+            .filter(|&pid| !Self::halted(pid))
+            .collect()
     }
 
     /// Continues a frozen server: its children first, then the postmaster.
