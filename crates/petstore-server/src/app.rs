@@ -298,7 +298,7 @@ async fn healthz(state: web::Data<PetStore>) -> HttpResponse {
     match checked {
         Ok(()) => HttpResponse::Ok().content_type("text/plain").body("ok\n"),
         Err(e) => {
-            if !matches!(e, crate::error::ApiError::Unavailable(None)) {
+            if !matches!(e, crate::error::ApiError::Unavailable { cause: None, .. }) {
                 tracing::warn!(error = %e, "health check: database unavailable");
             }
             HttpResponse::ServiceUnavailable()

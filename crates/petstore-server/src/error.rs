@@ -25,18 +25,25 @@ pub enum ApiError {
     Internal(Box<dyn std::error::Error + Send + Sync>),
     /// 503 `unavailable` with `Retry-After`: the database cannot be reached
     /// or cannot take the request now, and nothing was done. Logged with its
-    /// cause; `None` when the request was refused without trying (the
-    /// database is known to be away).
-    Unavailable(Option<Box<dyn std::error::Error + Send + Sync>>),
+    /// cause; `cause` is `None` when the request was refused without trying
+    /// (the database is known to be away). `retry_after` is in seconds: 1
+    /// at first, growing with the outage (see the store's breaker).
+    Unavailable {
+        cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+        retry_after: u32,
+    },
     /// 500 `internal`: a write's commit was sent and never confirmed, so it
     /// may or may not have happened. The client is told to retry with the
     /// same `Idempotency-Key`, which returns the first answer if it did.
     Indeterminate(Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// Seconds a 503 `unavailable` asks the client to wait: the instance tests
-/// whether the database is back every fraction of that.
+/// Seconds a 503 `unavailable` asks the client to wait at first: the
+/// instance tests whether the database is back every fraction of that. A
+/// longer outage asks for longer waits, up to [`MAX_RETRY_AFTER_SECONDS`].
 pub const RETRY_AFTER_SECONDS: u32 = 1;
+/// The longest wait a 503 `unavailable` asks for.
+pub const MAX_RETRY_AFTER_SECONDS: u32 = 30;
 
 type Cause = Box<dyn std::error::Error + Send + Sync>;
 
@@ -61,7 +68,30 @@ impl ApiError {
 
     /// The database cannot take the request now, for this reason.
     pub fn unavailable(cause: impl Into<Cause>) -> Self {
-        ApiError::Unavailable(Some(cause.into()))
+        ApiError::Unavailable {
+            cause: Some(cause.into()),
+            retry_after: RETRY_AFTER_SECONDS,
+        }
+    }
+
+    /// Refused without trying: the database is known to be away. The
+    /// client is asked to wait `retry_after` seconds.
+    pub fn away(retry_after: u32) -> Self {
+        ApiError::Unavailable {
+            cause: None,
+            retry_after,
+        }
+    }
+
+    /// The same error; a 503 asks the client to wait `seconds` instead.
+    pub fn retry_after(self, seconds: u32) -> Self {
+        match self {
+            ApiError::Unavailable { cause, .. } => ApiError::Unavailable {
+                cause,
+                retry_after: seconds,
+            },
+            other => other,
+        }
     }
 
     pub fn status(&self) -> StatusCode {
@@ -70,21 +100,30 @@ impl ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Internal(_) | ApiError::Indeterminate(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
     /// Whether this error says the database is away (rather than that it
     /// answered, with a refusal or an error of its own).
     pub fn database_away(&self) -> bool {
-        matches!(self, ApiError::Unavailable(_) | ApiError::Indeterminate(_))
+        matches!(
+            self,
+            ApiError::Unavailable { .. } | ApiError::Indeterminate(_)
+        )
     }
 
     /// The same error, its cause prefixed with what failed (for the log).
     pub fn context(self, what: &str) -> ApiError {
         match self {
             ApiError::Internal(e) => ApiError::Internal(format!("{what}: {e}").into()),
-            ApiError::Unavailable(Some(e)) => ApiError::unavailable(format!("{what}: {e}")),
+            ApiError::Unavailable {
+                cause: Some(e),
+                retry_after,
+            } => ApiError::Unavailable {
+                cause: Some(format!("{what}: {e}").into()),
+                retry_after,
+            },
             ApiError::Indeterminate(e) => ApiError::Indeterminate(format!("{what}: {e}").into()),
             other => other,
         }
@@ -100,9 +139,10 @@ impl ApiError {
                 ApiError::unprocessable(code, message.clone())
             }
             ApiError::Internal(e) => ApiError::Internal(e.to_string().into()),
-            ApiError::Unavailable(e) => {
-                ApiError::Unavailable(e.as_ref().map(|e| e.to_string().into()))
-            }
+            ApiError::Unavailable { cause, retry_after } => ApiError::Unavailable {
+                cause: cause.as_ref().map(|e| e.to_string().into()),
+                retry_after: *retry_after,
+            },
             ApiError::Indeterminate(e) => ApiError::Indeterminate(e.to_string().into()),
         }
     }
@@ -117,8 +157,10 @@ impl fmt::Display for ApiError {
             }
             // The cause itself: it reads on its own in logs and messages.
             ApiError::Internal(e) => e.fmt(f),
-            ApiError::Unavailable(Some(e)) => write!(f, "database unavailable: {e}"),
-            ApiError::Unavailable(None) => f.write_str("database unavailable"),
+            ApiError::Unavailable { cause: Some(e), .. } => {
+                write!(f, "database unavailable: {e}")
+            }
+            ApiError::Unavailable { cause: None, .. } => f.write_str("database unavailable"),
             ApiError::Indeterminate(e) => write!(f, "commit unconfirmed: {e}"),
         }
     }
@@ -219,7 +261,7 @@ impl From<ApiError> for ErrorResponse {
                      been made; retry with the same Idempotency-Key to learn which",
                 )
             }
-            ApiError::Unavailable(cause) => {
+            ApiError::Unavailable { cause, retry_after } => {
                 if let Some(cause) = cause {
                     tracing::warn!(error = %cause, "database unavailable");
                 }
@@ -228,11 +270,10 @@ impl From<ApiError> for ErrorResponse {
                     "unavailable",
                     format!(
                         "the database is unavailable and nothing was done; \
-                         retry in {RETRY_AFTER_SECONDS} s"
+                         retry in {retry_after} s"
                     ),
                 );
-                return ErrorResponse::new(status, body)
-                    .with_header("Retry-After", RETRY_AFTER_SECONDS);
+                return ErrorResponse::new(status, body).with_header("Retry-After", retry_after);
             }
         };
         ErrorResponse::new(status, body)

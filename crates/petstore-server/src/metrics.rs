@@ -9,7 +9,10 @@
 //! - `petstore_requests_in_flight`;
 //! - `petstore_sqlite_write_queue`: writes waiting for the SQLite writer, or
 //!   `petstore_postgres_connections{state}`: the pool's `idle` and `in_use`
-//!   connections, whichever database the server runs on.
+//!   connections, whichever database the server runs on;
+//! - `petstore_database_breaker_open`: 1 while this instance believes the
+//!   database away and answers 503 without trying (PostgreSQL's circuit
+//!   breaker), else 0.
 //!
 //! The listener answers `GET /metrics` only, without a key: bind it where
 //! only the scraper reaches it.
@@ -57,6 +60,7 @@ pub struct Metrics {
     in_flight: Gauge,
     write_queue: Gauge,
     connections: Family<ConnectionLabels, Gauge>,
+    breaker_open: Gauge,
 }
 
 /// 0.5 ms to about 16 s, doubling.
@@ -103,6 +107,13 @@ impl Default for Metrics {
             "PostgreSQL connections of this instance's pool, by state (idle, in_use)",
             connections.clone(),
         );
+        let breaker_open = Gauge::default();
+        registry.register(
+            "database_breaker_open",
+            "1 while the database is believed away and requests are answered 503 \
+             without trying (the circuit breaker is open), else 0",
+            breaker_open.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -111,6 +122,7 @@ impl Default for Metrics {
             in_flight,
             write_queue,
             connections,
+            breaker_open,
         }
     }
 }
@@ -163,6 +175,7 @@ impl Metrics {
                 gauge("in_use").set(i64::from(open.saturating_sub(idle)));
             }
         };
+        self.breaker_open.set(i64::from(db.breaker_open()));
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);

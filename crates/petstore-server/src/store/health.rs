@@ -13,8 +13,15 @@
 //!
 //! A request the database answered, even with an error of its own (a
 //! constraint, a conflict), counts as a success: the database is there.
+//!
+//! The `Retry-After` of a 503 grows with the outage: as many seconds as
+//! the breaker has been open (an outage that has lasted a minute is
+//! unlikely to end in the next second), at least 1 and at most
+//! [`MAX_RETRY_AFTER_SECONDS`]. Probes keep running every
+//! [`PROBE_EVERY`], so the instance itself notices the return at once;
+//! only well-behaved clients space their retries out.
 
-use crate::error::ApiError;
+use crate::error::{ApiError, MAX_RETRY_AFTER_SECONDS, RETRY_AFTER_SECONDS};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -23,14 +30,38 @@ pub const OPEN_AFTER: u32 = 2;
 /// How often, at most, an open breaker lets a probe through.
 pub const PROBE_EVERY: Duration = Duration::from_millis(250);
 
+/// Where the breaker reads the time: the monotonic clock, or (in tests) a
+/// hand that moves only when told.
+#[derive(Debug, Clone)]
+pub enum Clock {
+    Monotonic(Instant),
+    #[cfg(test)]
+    Manual(std::sync::Arc<AtomicU64>),
+}
+
+impl Clock {
+    /// Milliseconds since the clock's start.
+    fn millis(&self) -> u64 {
+        match self {
+            Clock::Monotonic(epoch) => {
+                u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+            }
+            #[cfg(test)]
+            Clock::Manual(now) => now.load(Ordering::Relaxed),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Breaker {
-    epoch: Instant,
+    clock: Clock,
     /// Consecutive failures that said the database is away.
     failures: AtomicU32,
-    /// While open: the earliest time for the next probe, in milliseconds
-    /// since `epoch`.
+    /// While open: the earliest time for the next probe, in the clock's
+    /// milliseconds.
     next_probe: AtomicU64,
+    /// While open: when it opened, in the clock's milliseconds.
+    opened_at: AtomicU64,
     /// Whether a probe is in flight.
     probing: AtomicBool,
 }
@@ -47,23 +78,42 @@ pub struct Ticket<'a> {
 
 impl Default for Breaker {
     fn default() -> Self {
-        Breaker {
-            epoch: Instant::now(),
-            failures: AtomicU32::new(0),
-            next_probe: AtomicU64::new(0),
-            probing: AtomicBool::new(false),
-        }
+        Breaker::with_clock(Clock::Monotonic(Instant::now()))
     }
 }
 
 impl Breaker {
+    pub fn with_clock(clock: Clock) -> Self {
+        Breaker {
+            clock,
+            failures: AtomicU32::new(0),
+            next_probe: AtomicU64::new(0),
+            opened_at: AtomicU64::new(0),
+            probing: AtomicBool::new(false),
+        }
+    }
+
     fn now(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+        self.clock.millis()
     }
 
     /// Whether the breaker is open: the database was away at last look.
     pub fn is_open(&self) -> bool {
         self.failures.load(Ordering::Relaxed) >= OPEN_AFTER
+    }
+
+    /// Seconds a 503 asks the client to wait: 1 while the breaker is
+    /// closed, else as long as it has been open, up to
+    /// [`MAX_RETRY_AFTER_SECONDS`].
+    pub fn retry_after(&self) -> u32 {
+        if !self.is_open() {
+            return RETRY_AFTER_SECONDS;
+        }
+        let open_for = self
+            .now()
+            .saturating_sub(self.opened_at.load(Ordering::Relaxed));
+        let seconds = u32::try_from(open_for.div_ceil(1000)).unwrap_or(u32::MAX);
+        seconds.clamp(RETRY_AFTER_SECONDS, MAX_RETRY_AFTER_SECONDS)
     }
 
     /// Leave to use the database, or a 503 `unavailable` at once while the
@@ -89,7 +139,7 @@ impl Breaker {
                 probe: true,
             });
         }
-        Err(ApiError::Unavailable(None))
+        Err(ApiError::away(self.retry_after()))
     }
 
     fn failed(&self, error: &ApiError) {
@@ -100,10 +150,10 @@ impl Breaker {
             })
             .unwrap_or(u32::MAX);
         if before + 1 == OPEN_AFTER {
-            self.next_probe.store(
-                self.now() + PROBE_EVERY.as_millis() as u64,
-                Ordering::Relaxed,
-            );
+            let now = self.now();
+            self.opened_at.store(now, Ordering::Relaxed);
+            self.next_probe
+                .store(now + PROBE_EVERY.as_millis() as u64, Ordering::Relaxed);
             tracing::error!(
                 error = %error,
                 "the database is away: answering 503 until a probe succeeds"
@@ -122,11 +172,18 @@ impl Breaker {
 }
 
 impl Ticket<'_> {
-    /// Tells the breaker how the database did.
-    pub fn record<T>(self, result: &Result<T, ApiError>) {
+    /// Tells the breaker how the database did. A 503 among the results
+    /// asks for the wait that the outage has grown to.
+    pub fn record<T>(self, result: Result<T, ApiError>) -> Result<T, ApiError> {
         match result {
-            Err(e) if e.database_away() => self.breaker.failed(e),
-            _ => self.breaker.succeeded(),
+            Err(e) if e.database_away() => {
+                self.breaker.failed(&e);
+                Err(e.retry_after(self.breaker.retry_after()))
+            }
+            result => {
+                self.breaker.succeeded();
+                result
+            }
         }
     }
 }
@@ -142,62 +199,115 @@ impl Drop for Ticket<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn away() -> Result<(), ApiError> {
         Err(ApiError::unavailable("connection refused"))
     }
 
+    /// A breaker on a clock that moves only when the test moves it.
+    fn breaker() -> (Breaker, impl Fn(Duration)) {
+        let now = Arc::new(AtomicU64::new(0));
+        let breaker = Breaker::with_clock(Clock::Manual(now.clone()));
+        let advance = move |by: Duration| {
+            now.fetch_add(by.as_millis() as u64, Ordering::Relaxed);
+        };
+        (breaker, advance)
+    }
+
+    fn open(breaker: &Breaker) {
+        for _ in 0..OPEN_AFTER {
+            let _ = breaker.admit().unwrap().record(away());
+        }
+        assert!(breaker.is_open());
+    }
+
     #[test]
     fn opens_after_consecutive_failures_and_refuses_at_once() {
-        let breaker = Breaker::default();
-        breaker.admit().unwrap().record(&away());
+        let (breaker, _) = breaker();
+        let _ = breaker.admit().unwrap().record(away());
         assert!(!breaker.is_open(), "one failure is not an outage");
-        breaker.admit().unwrap().record(&Ok(()));
-        breaker.admit().unwrap().record(&away());
+        let _ = breaker.admit().unwrap().record(Ok(()));
+        let _ = breaker.admit().unwrap().record(away());
         assert!(!breaker.is_open(), "a success in between resets the count");
-        breaker.admit().unwrap().record(&away());
+        let _ = breaker.admit().unwrap().record(away());
         assert!(breaker.is_open());
-        assert!(matches!(breaker.admit(), Err(ApiError::Unavailable(None))));
+        assert!(matches!(
+            breaker.admit(),
+            Err(ApiError::Unavailable { cause: None, .. })
+        ));
     }
 
     #[test]
     fn errors_of_the_database_itself_count_as_it_being_there() {
-        let breaker = Breaker::default();
+        let (breaker, _) = breaker();
         for _ in 0..OPEN_AFTER {
-            breaker
+            let _ = breaker
                 .admit()
                 .unwrap()
-                .record::<()>(&Err(ApiError::conflict("out_of_stock", "none left")));
+                .record::<()>(Err(ApiError::conflict("out_of_stock", "none left")));
         }
         assert!(!breaker.is_open());
     }
 
     #[test]
     fn one_probe_at_a_time_and_a_success_closes() {
-        let breaker = Breaker::default();
-        for _ in 0..OPEN_AFTER {
-            breaker.admit().unwrap().record(&away());
-        }
-        std::thread::sleep(PROBE_EVERY);
+        let (breaker, advance) = breaker();
+        open(&breaker);
+        assert!(breaker.admit().is_err(), "no probe before its time");
+        advance(PROBE_EVERY);
         let probe = breaker.admit().expect("time for a probe");
         assert!(breaker.admit().is_err(), "one probe at a time");
-        probe.record(&Ok(()));
+        let _ = probe.record(Ok(()));
         assert!(!breaker.is_open());
         assert!(breaker.admit().is_ok());
     }
 
     #[test]
     fn a_failed_or_abandoned_probe_waits_for_the_next_slot() {
-        let breaker = Breaker::default();
-        for _ in 0..OPEN_AFTER {
-            breaker.admit().unwrap().record(&away());
-        }
-        std::thread::sleep(PROBE_EVERY);
-        breaker.admit().unwrap().record(&away());
+        let (breaker, advance) = breaker();
+        open(&breaker);
+        advance(PROBE_EVERY);
+        let _ = breaker.admit().unwrap().record(away());
         assert!(breaker.admit().is_err(), "the next probe is not due yet");
-        std::thread::sleep(PROBE_EVERY);
+        advance(PROBE_EVERY);
         drop(breaker.admit().expect("due again"));
-        std::thread::sleep(PROBE_EVERY);
+        advance(PROBE_EVERY);
         assert!(breaker.admit().is_ok(), "an abandoned probe frees its slot");
+    }
+
+    fn asked_to_wait(result: Result<(), ApiError>) -> u32 {
+        match result {
+            Err(ApiError::Unavailable { retry_after, .. }) => retry_after,
+            other => panic!("not a 503: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_wait_asked_for_grows_with_the_outage_up_to_its_bound() {
+        let (breaker, advance) = breaker();
+        assert_eq!(breaker.retry_after(), 1, "closed");
+        open(&breaker);
+        let refused = || asked_to_wait(breaker.admit().map(drop));
+        assert_eq!(refused(), 1, "just opened");
+        // A probe in flight: every other request is refused meanwhile.
+        advance(PROBE_EVERY);
+        let probe = breaker.admit().expect("time for a probe");
+        advance(Duration::from_millis(650));
+        assert_eq!(refused(), 1, "0.9 s into the outage");
+        advance(Duration::from_millis(200));
+        assert_eq!(refused(), 2, "1.1 s into the outage");
+        advance(Duration::from_secs(8));
+        assert_eq!(refused(), 10);
+        // The probe's own 503 asks for the same wait.
+        assert_eq!(asked_to_wait(probe.record(away())), 10);
+        advance(Duration::from_secs(600));
+        let probe = breaker.admit().expect("time for a probe");
+        assert_eq!(refused(), MAX_RETRY_AFTER_SECONDS, "the bound");
+        // Back: the next outage starts again from 1 s.
+        let _ = probe.record(Ok(()));
+        assert_eq!(breaker.retry_after(), 1);
+        open(&breaker);
+        assert_eq!(refused(), 1);
     }
 }

@@ -151,6 +151,15 @@ impl Db {
         }
     }
 
+    /// Whether this instance believes the database away (PostgreSQL's
+    /// circuit breaker is open; never on SQLite, which has none).
+    pub fn breaker_open(&self) -> bool {
+        match &*self.inner {
+            Inner::Sqlite(_) => false,
+            Inner::Postgres(pg) => pg.breaker.is_open(),
+        }
+    }
+
     /// The PostgreSQL pool, when the database is PostgreSQL.
     pub fn postgres(&self) -> Option<&PgPool> {
         match &*self.inner {
@@ -174,8 +183,7 @@ impl Db {
                     op(&mut Conn::Postgres(&mut conn)).await
                 })
                 .await;
-                ticket.record(&result);
-                result
+                ticket.record(result)
             }
         }
     }
@@ -201,8 +209,7 @@ impl Db {
             Inner::Postgres(pg) => {
                 let ticket = pg.breaker.admit()?;
                 let result = pg.transaction(op).await;
-                ticket.record(&result);
-                result
+                ticket.record(result)
             }
         }
     }

@@ -532,7 +532,7 @@ mod timeouts {
         let waited = started.elapsed();
         for outcome in &outcomes {
             assert!(
-                matches!(outcome, Err(ApiError::Unavailable(Some(_)))),
+                matches!(outcome, Err(ApiError::Unavailable { cause: Some(_), .. })),
                 "{outcome:?}"
             );
         }
@@ -566,7 +566,7 @@ mod timeouts {
         });
         assert_eq!(first.unwrap(), 1);
         assert!(
-            matches!(second, Err(ApiError::Unavailable(Some(_)))),
+            matches!(second, Err(ApiError::Unavailable { cause: Some(_), .. })),
             "{second:?}"
         );
         assert_eq!(count(&store), 1, "the late write never ran");

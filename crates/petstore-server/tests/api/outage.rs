@@ -196,7 +196,9 @@ async fn outage(outage: Outage) {
     let cluster = Arc::new(Cluster::start().expect("a private PostgreSQL cluster"));
     let url = cluster.fresh_database().await;
     let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
-    let servers: Vec<Server> = (0..2).map(|_| Server::start(&url).0).collect();
+    let servers: Vec<Server> = (0..2)
+        .map(|_| Server::start_with(&url, &["--metrics-listen", "127.0.0.1:0"]).0)
+        .collect();
     let mut load = Load {
         client: reqwest::Client::new(),
         bases: servers.iter().map(|s| s.base.clone()).collect(),
@@ -244,27 +246,45 @@ async fn outage(outage: Outage) {
         tasks.push(actix_web::rt::spawn(load.clone().health(i)));
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let down = Instant::now();
-    match outage {
-        Outage::Stopped(length) => {
+    // The outage lasts from `down`, once the database is wholly away
+    // (stopped: `pg_ctl -w` returns when it is; frozen: every one of its
+    // processes seen stopped), to `ending`, just before it is brought back;
+    // `up` is when it is back. What must hold during the outage is judged
+    // on answers completed by `ending`, recovery from `up`.
+    let going = Instant::now();
+    let down = match outage {
+        Outage::Stopped(_) => {
             on_cluster(&cluster, Cluster::stop).await;
-            tokio::time::sleep(length.saturating_sub(down.elapsed())).await;
-            on_cluster(&cluster, Cluster::restart).await;
+            Instant::now()
         }
-        Outage::Frozen(length) => {
+        Outage::Frozen(_) => {
             on_cluster(&cluster, Cluster::freeze).await;
-            tokio::time::sleep(length).await;
-            on_cluster(&cluster, Cluster::thaw).await;
+            let running = cluster.running();
+            assert!(
+                running.is_empty(),
+                "server processes still running after the freeze: {running:?}"
+            );
+            Instant::now()
         }
+    };
+    let (Outage::Stopped(length) | Outage::Frozen(length)) = outage;
+    tokio::time::sleep(length).await;
+    // Both instances have known the database away for seconds.
+    let breakers_during = breakers_open(&load.client, &servers).await;
+    let ending = Instant::now();
+    match outage {
+        Outage::Stopped(_) => on_cluster(&cluster, Cluster::restart).await,
+        Outage::Frozen(_) => on_cluster(&cluster, Cluster::thaw).await,
     }
     let up = Instant::now();
     tokio::time::sleep(Duration::from_secs(3)).await;
+    let breakers_after = breakers_open(&load.client, &servers).await;
     load.stop.store(true, Ordering::Relaxed);
     for task in tasks {
         task.await.unwrap();
     }
     let answers = load.answers.lock().unwrap().clone();
-    report(outage, &answers, down, up);
+    report(outage, &answers, down, ending, up);
 
     // Every answer is one the spec declares for the outage, and none waited
     // longer than the timeout allows.
@@ -294,7 +314,58 @@ async fn outage(outage: Outage) {
             a.took
         );
     }
-    let during = |a: &&Answer| a.sent >= down && a.done() <= up;
+    assert_eq!(
+        breakers_during,
+        [1.0, 1.0],
+        "petstore_database_breaker_open during the outage"
+    );
+    assert_eq!(
+        breakers_after,
+        [0.0, 0.0],
+        "petstore_database_breaker_open after it"
+    );
+
+    // `Retry-After` grows with the outage (the breaker's unit tests pin
+    // the rule on a clock of their own): on each instance it never falls
+    // while the database is away (by more than the second that answers
+    // crossing each other may span), it never exceeds the seconds since
+    // the outage began (rounded up) nor 30, and it has grown by the end.
+    for instance in 0..2 {
+        let mut refusals: Vec<(Instant, u64)> = answers
+            .iter()
+            .filter(|a| a.instance == instance && a.kind != Kind::Health && a.status == 503)
+            .map(|a| {
+                let retry: u64 = a.retry_after.as_deref().unwrap().parse().unwrap();
+                let ceiling = (a.done().saturating_duration_since(going).as_secs() + 1).min(30);
+                assert!(
+                    (1..=ceiling).contains(&retry),
+                    "Retry-After {retry} s, expected 1..={ceiling} s: {a:?}"
+                );
+                (a.done(), retry)
+            })
+            .filter(|(done, _)| *done <= ending)
+            .collect();
+        refusals.sort();
+        let mut highest = 0;
+        for (_, retry) in &refusals {
+            assert!(
+                retry + 1 >= highest,
+                "instance {instance}: Retry-After fell from {highest} s to {retry} s"
+            );
+            highest = highest.max(*retry);
+        }
+        let last = refusals.last().map_or(0, |(_, retry)| *retry);
+        println!(
+            "  instance {instance}: Retry-After at the end of an outage of {:?}: {last} s",
+            ending - down
+        );
+        assert!(
+            last >= 2,
+            "instance {instance}: Retry-After grew to {last} s only"
+        );
+    }
+
+    let during = |a: &&Answer| a.sent >= down && a.done() <= ending;
     assert!(
         answers
             .iter()
@@ -309,7 +380,7 @@ async fn outage(outage: Outage) {
     let known = down + TIMEOUT + SLACK;
     let late: Vec<&Answer> = answers
         .iter()
-        .filter(|a| a.kind != Kind::Health && a.sent >= known && a.done() <= up)
+        .filter(|a| a.kind != Kind::Health && a.sent >= known && a.done() <= ending)
         .collect();
     let fast = late
         .iter()
@@ -361,11 +432,33 @@ async fn outage(outage: Outage) {
     }
     for a in answers
         .iter()
-        .filter(|a| a.kind == Kind::Health && a.sent >= down + RECOVERY && a.done() <= up)
+        .filter(|a| a.kind == Kind::Health && a.sent >= down + RECOVERY && a.done() <= ending)
     {
         assert_eq!(a.status, 503, "/healthz during the outage: {a:?}");
     }
     check_orders(&load, &answers, STOCK).await;
+}
+
+/// Each instance's `petstore_database_breaker_open`, scraped now.
+async fn breakers_open(client: &reqwest::Client, servers: &[Server]) -> Vec<f64> {
+    let mut open = Vec::new();
+    for server in servers {
+        let url = server.metrics.as_ref().expect("metrics are on");
+        let text = client
+            .get(url)
+            .send()
+            .await
+            .expect("the metrics listener answers")
+            .text()
+            .await
+            .unwrap();
+        let value = text
+            .lines()
+            .find_map(|l| l.strip_prefix("petstore_database_breaker_open "))
+            .unwrap_or_else(|| panic!("no breaker gauge in:\n{text}"));
+        open.push(value.trim().parse().unwrap());
+    }
+    open
 }
 
 /// Every acknowledged order is there and no order answered 503 was placed;
@@ -474,10 +567,11 @@ async fn orders_in_store(load: &Load) -> HashSet<i64> {
 }
 
 /// Prints what the load saw, phase by phase, for the test log.
-fn report(outage: Outage, answers: &[Answer], down: Instant, up: Instant) {
+fn report(outage: Outage, answers: &[Answer], down: Instant, ending: Instant, up: Instant) {
     let phases = [
         ("before", None, Some(down)),
-        ("during", Some(down), Some(up)),
+        ("during", Some(down), Some(ending)),
+        ("ending", Some(ending), Some(up)),
         ("after", Some(up), None),
     ];
     println!("{outage:?}");
