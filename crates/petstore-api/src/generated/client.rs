@@ -613,7 +613,11 @@ impl Client {
 
     /// Cancel an order
     ///
-    /// Cancels an incomplete order and returns its quantity to the pet's stock.
+    /// Cancels an incomplete order and returns its quantity to the pet's stock. A
+    /// complete order cannot be cancelled (409 `order_completed`); nor can one whose
+    /// quantity would raise the stock above its maximum of 1,000,000 (409
+    /// `stock_limit_exceeded`: lower the stock first). A refused cancellation changes
+    /// nothing.
     ///
     /// `DELETE /store/orders/{orderId}` (operationId `cancelOrder`)
     pub async fn cancel_order(

@@ -18,7 +18,7 @@
 //! Every error is an `Error` object whose `code` is one of: `bad_request`,
 //! `unauthorized`, `not_found`, `method_not_allowed`, `pet_has_open_orders`,
 //! `category_in_use`, `pet_not_available`, `out_of_stock`, `order_completed`,
-//! `sunset`, `payload_too_large`, `unsupported_media_type`, `validation_failed`,
+//! `stock_limit_exceeded`, `sunset`, `payload_too_large`, `unsupported_media_type`, `validation_failed`,
 //! `unknown_pet`, `unknown_category`, `idempotency_key_reused`, `rate_limited`,
 //! `api_key_banned`, `internal`, `unavailable`.
 //!
@@ -34,7 +34,9 @@
 //! Rules of the store: creating a pet creates its inventory entry with quantity 1;
 //! an entry's status is always its pet's status. Placing an order takes the stock
 //! atomically. Stock reaching 0 makes the pet `sold`; stock rising above 0 makes a
-//! `sold` pet `available` again. `pending` is only ever set by clients.
+//! `sold` pet `available` again. `pending` is only ever set by clients. Stock never
+//! exceeds 1,000,000: cancelling an order whose quantity would take it above that is
+//! refused with 409 `stock_limit_exceeded`, and the order stays.
 
 #[cfg(feature = "client")]
 pub mod client;

@@ -10,6 +10,10 @@ use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use petstore_api::models::{NewOrder, Order, PetStatus};
 
+/// The most a pet's stock may hold (`InventoryItem.quantity`'s `maximum`
+/// in the spec).
+pub const MAX_STOCK: i64 = 1_000_000;
+
 /// One order, in the column order its [`FromRow`] implementation reads.
 const ORDER_BY_ID: &str =
     "SELECT id, pet_id, quantity, ship_date, complete FROM orders WHERE id = $1";
@@ -156,14 +160,36 @@ impl Db {
                 });
             };
             let (pet_id, quantity) = (cancelled.int(0)?, cancelled.int(1)?);
+            // Stock never rises above its bound: a cancellation that would
+            // take it there is refused, and the order stays (the error
+            // rolls the deletion back).
             let stock = c
                 .query_opt(
-                    "UPDATE inventory SET quantity = quantity + $1 WHERE pet_id = $2 RETURNING quantity",
-                    args![quantity, pet_id],
+                    "UPDATE inventory SET quantity = quantity + $1 \
+                     WHERE pet_id = $2 AND quantity + $1 <= $3 RETURNING quantity",
+                    args![quantity, pet_id, MAX_STOCK],
                 )
                 .await?
                 .map(|r| r.int(0))
                 .transpose()?;
+            if stock.is_none() {
+                let entry = c
+                    .query_opt(
+                        "SELECT quantity FROM inventory WHERE pet_id = $1",
+                        args![pet_id],
+                    )
+                    .await?;
+                if let Some(entry) = entry {
+                    return Err(ApiError::conflict(
+                        "stock_limit_exceeded",
+                        format!(
+                            "cancelling order {id} would return {quantity} to pet {pet_id}'s \
+                             stock of {}, above the limit of {MAX_STOCK}; lower the stock first",
+                            entry.int(0)?
+                        ),
+                    ));
+                }
+            }
             if stock.is_some_and(|s| s > 0) {
                 c.execute(
                     "UPDATE pets SET status = 'available' WHERE id = $1 AND status = 'sold'",

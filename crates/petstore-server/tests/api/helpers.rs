@@ -159,7 +159,9 @@ impl TestApp {
         if let Some(key) = key {
             request = request.bearer_auth(key);
         }
-        read(request.send().await.expect("request sent")).await
+        let reply = read(request.send().await.expect("request sent")).await;
+        crate::conformance::contract().check(&Method::GET, path, &reply);
+        reply
     }
 
     /// Moves the injected clock.
@@ -232,7 +234,8 @@ pub async fn read(response: reqwest::Response) -> Reply {
 }
 
 /// Sends `method path` to the server at `base` with `key` as its bearer
-/// token, and `body` as JSON when given.
+/// token, and `body` as JSON when given. The answer is held to the spec
+/// (see [`crate::conformance`]).
 pub async fn call(
     client: &reqwest::Client,
     base: &str,
@@ -242,12 +245,14 @@ pub async fn call(
     body: Option<Value>,
 ) -> Reply {
     let mut request = client
-        .request(method, format!("{base}{path}"))
+        .request(method.clone(), format!("{base}{path}"))
         .bearer_auth(key);
     if let Some(body) = body {
         request = request.json(&body);
     }
-    read(request.send().await.expect("the server answers")).await
+    let reply = read(request.send().await.expect("the server answers")).await;
+    crate::conformance::contract().check(&method, path, &reply);
+    reply
 }
 
 /// For tests against a server on the real clock, whose rate-limit windows

@@ -11,6 +11,7 @@ mod browser;
 mod catalog;
 mod cli;
 mod client;
+mod conformance;
 mod crash;
 mod disk;
 mod errors;

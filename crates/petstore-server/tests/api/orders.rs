@@ -149,6 +149,54 @@ async fn cancelling_returns_stock_and_makes_a_sold_pet_available() {
 }
 
 #[actix_web::test]
+async fn a_cancellation_that_would_overfill_the_stock_is_refused_and_changes_nothing() {
+    let app = spawn_app().await;
+    let pet = app.pet_with_stock(10).await;
+    let order = app
+        .post("/v1/store/orders", json!({ "petId": pet, "quantity": 3 }))
+        .await;
+    assert_eq!(order.status, 201, "{order:?}");
+    let id = order.body["id"].as_i64().unwrap();
+    // While the order is open, the stock is set to its maximum.
+    let full = app
+        .call(
+            Method::PATCH,
+            &format!("/v1/inventory/{pet}"),
+            Some(json!({ "quantity": 1_000_000 })),
+        )
+        .await;
+    assert_eq!(full.status, 200, "{full:?}");
+    app.call(Method::DELETE, &format!("/v1/store/orders/{id}"), None)
+        .await
+        .assert_error(409, "stock_limit_exceeded");
+    // Nothing changed: the order is open, the stock at its maximum, and
+    // every listing still keeps its schema's bounds.
+    let kept = app.get(&format!("/v1/store/orders/{id}")).await;
+    assert_eq!(kept.status, 200, "{kept:?}");
+    assert_eq!(kept.body["complete"], json!(false));
+    assert_eq!(stock(&app, pet).await, (1_000_000, "available".into()));
+    let listed = app.get("/v1/inventory?limit=100").await;
+    assert!(listed
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|item| { (0..=1_000_000).contains(&item["quantity"].as_i64().unwrap()) }));
+    // Just below the bound the same cancellation goes through, up to it.
+    app.call(
+        Method::PATCH,
+        &format!("/v1/inventory/{pet}"),
+        Some(json!({ "quantity": 999_997 })),
+    )
+    .await;
+    let cancelled = app
+        .call(Method::DELETE, &format!("/v1/store/orders/{id}"), None)
+        .await;
+    assert_eq!(cancelled.status, 204, "{cancelled:?}");
+    assert_eq!(stock(&app, pet).await, (1_000_000, "available".into()));
+}
+
+#[actix_web::test]
 async fn orders_are_listed_with_filters() {
     let app = spawn_app().await;
     let a = app.pet_with_stock(10).await;
