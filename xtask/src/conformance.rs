@@ -5,6 +5,7 @@
 //! coverage, fuzzing and stateful phases through the spec's `links`) with an
 //! enterprise key whose limits never get in the way. A second run uses a key
 //! limited to a few requests a minute, so that 429 responses are checked too.
+//! All of it on SQLite, then on PostgreSQL (a private cluster).
 
 use crate::bench::seed_pets;
 use crate::launch::{pet_store, Launched};
@@ -60,10 +61,7 @@ fn schemathesis(bin: &Path, server: &Launched, key: &str, extra: &[&str]) -> Res
         &auth,
         "--checks",
         "all",
-        // One worker: with several threads, Python 3.11's `ast` module (used
-        // by hypothesis to describe strategies) now and then fails with
-        // "AST constructor recursion depth mismatch", a tool error that says
-        // nothing about the server.
+        // One worker: runs repeat exactly for a given seed.
         "--workers",
         "1",
     ];
@@ -94,40 +92,73 @@ pub(crate) fn with_scratch_database<T>(
     result
 }
 
-pub fn conformance() -> Result<(), String> {
+/// Which databases `conformance` runs the server on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Databases {
+    Sqlite,
+    Postgres,
+    Both,
+}
+
+impl Databases {
+    pub fn parse(args: &[&str]) -> Result<Databases, String> {
+        match args {
+            [] => Ok(Databases::Both),
+            ["--database", "sqlite"] => Ok(Databases::Sqlite),
+            ["--database", "postgres"] => Ok(Databases::Postgres),
+            other => Err(format!(
+                "conformance takes `--database sqlite|postgres` (both when absent), not {other:?}"
+            )),
+        }
+    }
+}
+
+/// Every phase, every check, on SQLite and on PostgreSQL (a private
+/// cluster), each on a fresh database.
+pub fn conformance(databases: Databases) -> Result<(), String> {
     run("cargo", &["build", "-p", "petstore-server"])?;
     let bin = venv_tool(SCHEMATHESIS, "schemathesis")?;
+    if databases != Databases::Postgres {
+        eprintln!("conformance on SQLite");
+        with_scratch_database("conformance", |url| conform(&bin, url))?;
+    }
+    if databases != Databases::Sqlite {
+        eprintln!("conformance on PostgreSQL");
+        let cluster = crate::postgres::Cluster::start()?;
+        conform(&bin, &cluster.database("conformance")?)?;
+    }
+    Ok(())
+}
+
+fn conform(bin: &Path, database_url: &str) -> Result<(), String> {
     let examples = std::env::var("CONFORMANCE_EXAMPLES").unwrap_or_else(|_| "60".into());
     let seed = std::env::var("CONFORMANCE_SEED").unwrap_or_else(|_| "20261122".into());
+    let key = create_key(database_url, 100_000_000)?;
+    let server = pet_store(database_url)?;
+    // Pets to order from: generated requests name small ids often, and an
+    // order for a pet that exists (in stock) gets past the 422s to the
+    // 201 and the order's own operations.
+    seed_pets(&server.address, &key, 20)?;
+    schemathesis(
+        bin,
+        &server,
+        &key,
+        &["--max-examples", &examples, "--seed", &seed],
+    )?;
 
-    with_scratch_database("conformance", |database_url| {
-        let key = create_key(database_url, 100_000_000)?;
-        let server = pet_store(database_url)?;
-        // Pets to order from: generated requests name small ids often, and an
-        // order for a pet that exists (in stock) gets past the 422s to the
-        // 201 and the order's own operations.
-        seed_pets(&server.address, &key, 20)?;
-        schemathesis(
-            &bin,
-            &server,
-            &key,
-            &["--max-examples", &examples, "--seed", &seed],
-        )?;
-
-        // Rate limits: 429s (and the bans they lead to) must conform too.
-        let limited = create_key(database_url, 5)?;
-        schemathesis(
-            &bin,
-            &server,
-            &limited,
-            &[
-                "--phases",
-                "fuzzing",
-                "--max-examples",
-                "10",
-                "--seed",
-                &seed,
-            ],
-        )
-    })
+    // Rate limits: 429s (and the bans they lead to) must conform too.
+    let limited = create_key(database_url, 5)?;
+    schemathesis(
+        bin,
+        &server,
+        &limited,
+        &[
+            "--phases",
+            "fuzzing",
+            "--max-examples",
+            "10",
+            "--seed",
+            &seed,
+        ],
+    )
 }

@@ -11,6 +11,7 @@ mod corpus;
 mod docs_screenshot;
 mod examples;
 mod launch;
+mod postgres;
 mod spec_diff;
 
 use std::path::{Path, PathBuf};
@@ -53,7 +54,10 @@ commands:
   docs-screenshot [PAGE]
                     PNGs of the reference page (the pet store's by default) at desktop
                     and phone width: target/docs-desktop.png, target/docs-phone.png
-  conformance       schemathesis (pinned, in target/venv) against the real server
+  conformance [--database sqlite|postgres]
+                    schemathesis (pinned, in target/venv, on Python 3.12 or newer)
+                    against the real server, every phase and check, on SQLite and on
+                    PostgreSQL (a private cluster) unless one is named
   examples          the example clients (walkthrough, backoff) against the real server
   ci                everything CI checks: fmt, codegen --check, spec validation, the
                     evolution gate, clippy, tests, conformance, examples
@@ -77,7 +81,9 @@ fn main() -> ExitCode {
         }
         ["corpus", dir] => corpus::corpus(dir, false),
         ["corpus", dir, "--allow-skips"] => corpus::corpus(dir, true),
-        ["conformance"] => conformance::conformance(),
+        ["conformance", options @ ..] => {
+            conformance::Databases::parse(options).and_then(conformance::conformance)
+        }
         ["examples"] => examples::examples(),
         ["release"] => spec_diff::release(),
         ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
@@ -173,7 +179,7 @@ fn ci() -> Result<(), String> {
         &["doc", "--no-deps", "--package", "apigen-runtime"],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
-    conformance::conformance()?;
+    conformance::conformance(conformance::Databases::Both)?;
     examples::examples()?;
     Ok(())
 }
@@ -185,12 +191,21 @@ fn validate_spec() -> Result<(), String> {
 }
 
 /// A Python tool installed, at the pinned version, into the project's own
-/// virtualenv (`target/venv`), created on first use.
+/// virtualenv (`target/venv`), created on first use with [`python`].
 pub fn venv_tool(requirement: &str, executable: &str) -> Result<PathBuf, String> {
     let venv = project_root().join("target").join("venv");
     let bin = venv.join("bin");
+    let interpreter = python()?;
+    // A virtualenv made by another interpreter (an older checkout's, say)
+    // is made again.
+    let made_by = venv.join(".made-by");
+    let stamp = interpreter.to_string_lossy().into_owned();
+    if std::fs::read_to_string(&made_by).ok().as_deref() != Some(stamp.as_str()) {
+        let _ = std::fs::remove_dir_all(&venv);
+    }
     if !bin.join("pip").exists() {
-        run("python3", &["-m", "venv", &venv.to_string_lossy()])?;
+        run(&stamp, &["-m", "venv", &venv.to_string_lossy()])?;
+        std::fs::write(&made_by, &stamp).map_err(|e| e.to_string())?;
     }
     let marker = venv.join(format!(".installed-{requirement}"));
     if !marker.exists() {
@@ -199,4 +214,63 @@ pub fn venv_tool(requirement: &str, executable: &str) -> Result<PathBuf, String>
         std::fs::write(&marker, "").map_err(|e| e.to_string())?;
     }
     Ok(bin.join(executable))
+}
+
+/// The oldest Python the tools run on: schemathesis' coverage phase
+/// crashes inside older interpreters' `ast` module.
+const PYTHON_AT_LEAST: (u32, u32) = (3, 12);
+
+/// A Python interpreter, 3.12 or newer: `PETSTORE_PYTHON` when set, else
+/// the first of `python3.13`, `python3.12`, `python3` on the PATH, else
+/// one that pyenv installed.
+pub fn python() -> Result<PathBuf, String> {
+    let version = |candidate: &Path| -> Option<(u32, u32)> {
+        let out = Command::new(candidate)
+            .args([
+                "-c",
+                "import sys; print(sys.version_info[0], sys.version_info[1])",
+            ])
+            .output()
+            .ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        let mut parts = text.split_whitespace().map(|p| p.parse().ok());
+        Some((parts.next()??, parts.next()??))
+    };
+    if let Some(chosen) = std::env::var_os("PETSTORE_PYTHON") {
+        let chosen = PathBuf::from(chosen);
+        return match version(&chosen) {
+            Some(v) if v >= PYTHON_AT_LEAST => Ok(chosen),
+            found => Err(format!(
+                "PETSTORE_PYTHON={} is {found:?}; the tools need Python {}.{} or newer",
+                chosen.display(),
+                PYTHON_AT_LEAST.0,
+                PYTHON_AT_LEAST.1
+            )),
+        };
+    }
+    let mut candidates: Vec<PathBuf> = ["python3.13", "python3.12", "python3"]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let pyenv_root = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pyenv")));
+    if let Some(Ok(versions)) = pyenv_root.map(|r| std::fs::read_dir(r.join("versions"))) {
+        let mut installed: Vec<PathBuf> = versions
+            .filter_map(|e| Some(e.ok()?.path().join("bin/python3")))
+            .filter(|p| p.exists())
+            .collect();
+        installed.sort();
+        candidates.extend(installed.into_iter().rev());
+    }
+    candidates
+        .into_iter()
+        .find(|c| version(c).is_some_and(|v| v >= PYTHON_AT_LEAST))
+        .ok_or_else(|| {
+            format!(
+                "no Python {}.{} or newer found (tried python3.13, python3.12, python3 and \
+                 pyenv's versions); install one, or point PETSTORE_PYTHON at it",
+                PYTHON_AT_LEAST.0, PYTHON_AT_LEAST.1
+            )
+        })
 }

@@ -8,16 +8,25 @@ use actix_web::web::{Bytes, BytesMut, Payload};
 use actix_web::HttpRequest;
 use serde::de::DeserializeOwned;
 
-/// The largest request body accepted, in bytes.
-pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// The largest request body an operation accepts unless its spec says
+/// otherwise (`x-max-body-size` on the request body), in bytes: 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 
-/// Reads the body, refusing more than [`MAX_BODY_BYTES`].
-pub async fn read_body(request: &HttpRequest, mut payload: Payload) -> Result<Bytes, Rejection> {
+/// Reads the body, refusing more than `limit` bytes: at once when the
+/// declared `Content-Length` says so, before anything is read; else as soon
+/// as the bytes read pass it, reading no further. A body stream that fails
+/// with a timeout (a layer gave the body a deadline) is 408, any other
+/// failure to read it 400.
+pub async fn read_body(
+    request: &HttpRequest,
+    mut payload: Payload,
+    limit: usize,
+) -> Result<Bytes, Rejection> {
     use futures_util::StreamExt as _;
     let too_large = || {
         Rejection::new(
             RejectionKind::PayloadTooLarge,
-            format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+            format!("the body is larger than {limit} bytes"),
         )
     };
     let declared = request
@@ -25,18 +34,24 @@ pub async fn read_body(request: &HttpRequest, mut payload: Payload) -> Result<By
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
+    if declared.is_some_and(|len| len > limit) {
         return Err(too_large());
     }
     let mut body = BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| {
-            Rejection::new(
+        let chunk = chunk.map_err(|e| match &e {
+            actix_web::error::PayloadError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                Rejection::new(
+                    RejectionKind::RequestTimeout,
+                    format!("the body did not arrive in time: {io}"),
+                )
+            }
+            _ => Rejection::new(
                 RejectionKind::BadRequest,
                 format!("the body could not be read: {e}"),
-            )
+            ),
         })?;
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
+        if body.len() + chunk.len() > limit {
             return Err(too_large());
         }
         body.extend_from_slice(&chunk);
@@ -44,17 +59,17 @@ pub async fn read_body(request: &HttpRequest, mut payload: Payload) -> Result<By
     Ok(body.freeze())
 }
 
-/// Decodes a JSON body. An absent body is `None`; a body that is not declared
-/// as JSON is refused before it is read.
+/// Decodes a JSON body of at most `limit` bytes. An absent body is `None`.
 pub async fn json_body<T: DeserializeOwned>(
     request: &HttpRequest,
     payload: Payload,
+    limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
         .map(|v| v.to_str().unwrap_or("invalid"));
-    let bytes = read_body(request, payload).await?;
+    let bytes = read_body(request, payload, limit).await?;
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
@@ -104,17 +119,18 @@ pub fn missing_body() -> Rejection {
     Rejection::new(RejectionKind::BadRequest, "a request body is required")
 }
 
-/// Decodes a `multipart/form-data` body into its typed struct. An absent body
-/// is `None`.
+/// Decodes a `multipart/form-data` body of at most `limit` bytes into its
+/// typed struct. An absent body is `None`.
 pub async fn multipart_body<T: DeserializeOwned>(
     request: &HttpRequest,
     payload: Payload,
+    limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
         .map(|v| v.to_str().unwrap_or("invalid"));
-    let bytes = read_body(request, payload).await?;
+    let bytes = read_body(request, payload, limit).await?;
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
@@ -137,17 +153,18 @@ pub async fn multipart_body<T: DeserializeOwned>(
     })
 }
 
-/// content types. An absent body is `None`.
-/// Decodes a form body (`application/x-www-form-urlencoded`), refusing other
+/// Decodes a form body (`application/x-www-form-urlencoded`) of at most
+/// `limit` bytes, refusing other content types. An absent body is `None`.
 pub async fn form_body<T: DeserializeOwned>(
     request: &HttpRequest,
     payload: Payload,
+    limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
         .map(|v| v.to_str().unwrap_or("invalid"));
-    let bytes = read_body(request, payload).await?;
+    let bytes = read_body(request, payload, limit).await?;
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
@@ -177,18 +194,19 @@ pub async fn form_body<T: DeserializeOwned>(
     })
 }
 
-/// Reads a body of any of the declared (non-JSON, non-form) media types as
-/// bytes. An absent body is `None`.
+/// Reads a body of at most `limit` bytes, of any of the declared (non-JSON,
+/// non-form) media types, as bytes. An absent body is `None`.
 pub async fn raw_body(
     request: &HttpRequest,
     payload: Payload,
+    limit: usize,
     media_types: &[&str],
 ) -> Result<Option<Bytes>, Rejection> {
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
         .map(|v| v.to_str().unwrap_or("invalid"));
-    let bytes = read_body(request, payload).await?;
+    let bytes = read_body(request, payload, limit).await?;
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
@@ -245,7 +263,7 @@ mod tests {
         body: &'static [u8],
     ) -> Result<Option<Pet>, Rejection> {
         let (request, payload) = parts(content_type, body).await;
-        json_body(&request, payload).await
+        json_body(&request, payload, DEFAULT_BODY_LIMIT).await
     }
 
     #[actix_web::test]
@@ -272,23 +290,50 @@ mod tests {
 
     #[actix_web::test]
     async fn bodies_over_the_limit_are_refused() {
-        static BIG: [u8; MAX_BODY_BYTES + 1] = [b' '; MAX_BODY_BYTES + 1];
+        static BIG: [u8; 1001] = [b' '; 1001];
         let (request, payload) = parts(Some("application/json"), &BIG).await;
-        let e = read_body(&request, payload).await.unwrap_err();
+        let e = read_body(&request, payload, 1000).await.unwrap_err();
         assert_eq!(e.kind, RejectionKind::PayloadTooLarge);
+        let (request, payload) = parts(Some("application/json"), &BIG[1..]).await;
+        assert_eq!(
+            read_body(&request, payload, 1000).await.unwrap().len(),
+            1000
+        );
+    }
+
+    #[actix_web::test]
+    async fn a_body_stream_that_times_out_is_408() {
+        let stream = futures_util::stream::iter([
+            Ok(Bytes::from_static(b"{")),
+            Err(actix_web::error::PayloadError::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no more within 10 s",
+            ))),
+        ]);
+        type Stream = std::pin::Pin<
+            Box<dyn futures_util::Stream<Item = Result<Bytes, actix_web::error::PayloadError>>>,
+        >;
+        let (request, _) = TestRequest::post().to_http_parts();
+        let mut stream = actix_web::dev::Payload::from(Box::pin(stream) as Stream);
+        let payload = Payload::from_request(&request, &mut stream).await.unwrap();
+        let e = read_body(&request, payload, 1000).await.unwrap_err();
+        assert_eq!(e.kind, RejectionKind::RequestTimeout);
+        assert_eq!(e.status().as_u16(), 408);
     }
 
     #[actix_web::test]
     async fn forms_and_raw_bodies() {
         let (request, payload) =
             parts(Some("application/x-www-form-urlencoded"), b"name=Rex%20II").await;
-        let pet: Option<Pet> = form_body(&request, payload).await.unwrap();
+        let pet: Option<Pet> = form_body(&request, payload, DEFAULT_BODY_LIMIT)
+            .await
+            .unwrap();
         assert_eq!(pet.unwrap().name, "Rex II");
         let (request, payload) = parts(Some("image/png"), b"\x89PNG").await;
-        let raw = raw_body(&request, payload, &["image/*"]).await.unwrap();
+        let raw = raw_body(&request, payload, 10, &["image/*"]).await.unwrap();
         assert_eq!(raw.as_deref(), Some(&b"\x89PNG"[..]));
         let (request, payload) = parts(Some("text/plain"), b"x").await;
-        let e = raw_body(&request, payload, &["image/png"])
+        let e = raw_body(&request, payload, 10, &["image/png"])
             .await
             .unwrap_err();
         assert_eq!(e.kind, RejectionKind::UnsupportedMediaType);

@@ -59,7 +59,7 @@ pub use client::{
 
 #[cfg(feature = "server")]
 pub use body::{
-    form_body, json_body, missing_body, multipart_body, raw_body, read_body, MAX_BODY_BYTES,
+    form_body, json_body, missing_body, multipart_body, raw_body, read_body, DEFAULT_BODY_LIMIT,
 };
 #[cfg(feature = "server")]
 pub use context::RequestContext;
@@ -71,7 +71,9 @@ pub use params::{
     required, Query,
 };
 #[cfg(feature = "server")]
-pub use response::{bytes, error_json, json, respond, set_header, status, status_in_class};
+pub use response::{
+    bytes, close_connection, error_json, json, respond, set_header, status, status_in_class,
+};
 
 #[cfg(test)]
 mod tests {

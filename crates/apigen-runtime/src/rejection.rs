@@ -14,8 +14,11 @@ pub enum RejectionKind {
     NotFound,
     /// The path exists, but not with this method.
     MethodNotAllowed,
-    /// The body is larger than the limit (`MAX_BODY_BYTES`).
+    /// The body is larger than the operation's limit
+    /// (`DEFAULT_BODY_LIMIT` unless the spec sets one).
     PayloadTooLarge,
+    /// The body did not arrive within the deadline a layer gave it.
+    RequestTimeout,
     /// The body is not JSON.
     UnsupportedMediaType,
     /// Well-formed, but a field is missing or unknown, has the wrong type or
@@ -35,10 +38,21 @@ impl RejectionKind {
             RejectionKind::NotFound => StatusCode::NOT_FOUND,
             RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RejectionKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            RejectionKind::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             RejectionKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             RejectionKind::ValidationFailed => StatusCode::UNPROCESSABLE_ENTITY,
             RejectionKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    /// Whether the refusal leaves the request's body unread (too large, or
+    /// not arriving in time): the connection is then closed after the
+    /// answer, rather than read to the end of a body that may never end.
+    pub fn leaves_body_unread(self) -> bool {
+        matches!(
+            self,
+            RejectionKind::PayloadTooLarge | RejectionKind::RequestTimeout
+        )
     }
 
     /// A machine-readable code: `bad_request`, `validation_failed`, ...
@@ -48,6 +62,7 @@ impl RejectionKind {
             RejectionKind::NotFound => "not_found",
             RejectionKind::MethodNotAllowed => "method_not_allowed",
             RejectionKind::PayloadTooLarge => "payload_too_large",
+            RejectionKind::RequestTimeout => "request_timeout",
             RejectionKind::UnsupportedMediaType => "unsupported_media_type",
             RejectionKind::ValidationFailed => "validation_failed",
             RejectionKind::Internal => "internal",

@@ -118,6 +118,15 @@ pub fn bytes(
     builder.content_type(media_type).body(body)
 }
 
+/// Makes `response` the connection's last: it is closed once the response
+/// is sent, and whatever the client still sends (an unread body) is not
+/// read.
+pub fn close_connection(response: &mut actix_web::HttpResponse) {
+    response
+        .head_mut()
+        .set_connection_type(actix_web::http::ConnectionType::Close);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -449,6 +449,9 @@ pub struct Body {
     pub pointer: String,
     pub shape: Shape,
     pub required: bool,
+    /// The most bytes the server reads (`x-max-body-size`), when the spec
+    /// sets it; else the runtime's default.
+    pub limit: Option<u64>,
     pub doc: Option<String>,
     pub media: Media,
     /// The media type's `example`, or the value of its first `examples`

@@ -4,6 +4,7 @@ use crate::gate::gate;
 use crate::keys::{KeyCache, KeyInfo};
 use crate::lifecycle::lifecycle;
 use crate::limiter::{BanPolicy, Limiter};
+use crate::limits::ClientLimits;
 use crate::metrics::Metrics;
 use crate::proxies::TrustedProxies;
 use crate::service::{Clock, PetStore};
@@ -37,6 +38,8 @@ pub struct Settings {
     /// Where to serve Prometheus metrics (`GET /metrics`); `None` keeps
     /// them off.
     pub metrics_listen: Option<Listen>,
+    /// What a client may take: deadlines and header size.
+    pub client_limits: ClientLimits,
 }
 
 /// Where a server listens: an address to bind (`HOST:PORT`; port 0 picks a
@@ -80,6 +83,7 @@ pub struct Shared {
     pub limiter: web::Data<Limiter>,
     pub key_cache: web::Data<KeyCache>,
     pub proxies: web::Data<TrustedProxies>,
+    pub client_limits: web::Data<ClientLimits>,
     /// Present when metrics are on.
     pub metrics: Option<web::Data<Metrics>>,
 }
@@ -100,6 +104,7 @@ impl Shared {
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
             proxies: web::Data::new(settings.trusted_proxies.clone()),
+            client_limits: web::Data::new(settings.client_limits),
             metrics: settings
                 .metrics_listen
                 .as_ref()
@@ -113,7 +118,8 @@ impl Shared {
         cfg.app_data(self.state.clone())
             .app_data(self.limiter.clone())
             .app_data(self.key_cache.clone())
-            .app_data(self.proxies.clone());
+            .app_data(self.proxies.clone())
+            .app_data(self.client_limits.clone());
         if let Some(metrics) = &self.metrics {
             cfg.app_data(metrics.clone());
         }
@@ -185,6 +191,8 @@ impl Application {
             app(&shared)
         })
         .shutdown_timeout(30)
+        .client_request_timeout(settings.client_limits.header_timeout)
+        .keep_alive(settings.client_limits.keep_alive)
         .listen(listener)?;
         if let Some(workers) = settings.workers {
             http = http.workers(workers);
@@ -245,6 +253,7 @@ pub fn app(
 > {
     let state = shared.state.clone();
     App::new()
+        .wrap(from_fn(crate::limits::body_deadline))
         .wrap(from_fn(log_request))
         .configure(|cfg| shared.register(cfg))
         .route("/healthz", web::get().to(healthz))
@@ -535,6 +544,7 @@ mod tests {
             key_cache_ttl: std::time::Duration::ZERO,
             trusted_proxies: TrustedProxies::default(),
             metrics_listen: None,
+            client_limits: ClientLimits::default(),
         });
         let service = actix_web::test::init_service(app(&shared)).await;
         let request = actix_web::test::TestRequest::get()

@@ -3,6 +3,7 @@
 use crate::app::{Application, Listen, Settings};
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
+use crate::limits::ClientLimits;
 use crate::proxies::TrustedProxies;
 use crate::service::system_clock;
 use crate::store::{redact, Db, DbOptions, DEFAULT_PG_CONNECTIONS};
@@ -91,6 +92,25 @@ pub struct ServeArgs {
     /// off unless given. Bind it where only the scraper reaches it.
     #[arg(long, env = "PETSTORE_METRICS_LISTEN")]
     pub metrics_listen: Option<String>,
+    /// How long a client may take to send a request's head; past it the
+    /// connection is answered 408 and closed.
+    #[arg(long, env = "PETSTORE_HEADER_TIMEOUT", default_value = "5s", value_parser = parse_timeout)]
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive after its head; past
+    /// it the request is answered 408 `request_timeout`.
+    #[arg(long, env = "PETSTORE_BODY_TIMEOUT", default_value = "10s", value_parser = parse_timeout)]
+    pub body_timeout: Duration,
+    /// How long an idle keep-alive connection stays open.
+    #[arg(long, env = "PETSTORE_KEEP_ALIVE", default_value = "5s", value_parser = parse_timeout)]
+    pub keep_alive: Duration,
+    /// The most bytes a request's headers may take; more is answered 431.
+    #[arg(
+        long,
+        env = "PETSTORE_MAX_HEADER_BYTES",
+        default_value_t = 16 * 1024,
+        value_parser = clap::value_parser!(u32).range(1024..=65536)
+    )]
+    pub max_header_bytes: u32,
 }
 
 #[derive(Debug, Subcommand)]
@@ -218,6 +238,12 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         key_cache_ttl: std::time::Duration::from_secs(2),
         trusted_proxies: args.trusted_proxies,
         metrics_listen: metrics_listener.map(|l| Listen::Bound(Arc::new(l))),
+        client_limits: ClientLimits {
+            header_timeout: args.header_timeout,
+            keep_alive: args.keep_alive,
+            body_timeout: args.body_timeout,
+            max_header_bytes: args.max_header_bytes as usize,
+        },
     })
     .map_err(|e| e.to_string())?;
     let metrics = app

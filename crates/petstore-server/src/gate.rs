@@ -1,7 +1,8 @@
 //! The gate every API request passes first: who is calling (a bearer key, or
 //! the client address when there is no valid key), whether the operation
-//! lets them in, whether their rate limits allow the request, and the
-//! `X-RateLimit-*` headers on whatever the answer is.
+//! lets them in, whether their rate limits allow the request, whether its
+//! headers are within the size the server accepts, and the `X-RateLimit-*`
+//! headers on whatever the answer is.
 //!
 //! What an operation requires comes from the spec: the `security` of the
 //! operation the generated glue attached to the request
@@ -13,6 +14,7 @@
 use crate::error::ApiError;
 use crate::keys::{self, KeyInfo, Plan};
 use crate::limiter::{Decision, Limiter, Subject, Verdict};
+use crate::limits::ClientLimits;
 use crate::metrics::Metrics;
 use crate::proxies::TrustedProxies;
 use crate::service::PetStore;
@@ -93,6 +95,21 @@ pub async fn gate(
     };
     let requirements = Operation::of(request.request()).map_or(DEFAULT_SECURITY, |op| op.security);
     let open = SecurityRequirement::admits_anonymous(requirements);
+    let now = (state.clock)().timestamp();
+    let anonymous = || {
+        let peer = request
+            .peer_addr()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+        let forwarded: Vec<&str> = request
+            .headers()
+            .get_all(X_FORWARDED_FOR)
+            .filter_map(|value| value.to_str().ok())
+            .collect();
+        let free = Plan::Free
+            .default_limits()
+            .expect("the free plan has limits");
+        (Subject::Address(proxies.client(peer, &forwarded)), free)
+    };
     let key = match bearer(&request) {
         Some(presented) => match cache.authenticate(&state.db, &presented).await {
             Ok(key) => key,
@@ -100,33 +117,24 @@ pub async fn gate(
         },
         None => None,
     };
+    // A request without a valid key (none, or a guess) is counted against
+    // the client's address at the free plan's rates, so that guessing keys
+    // costs what anonymous requests cost.
     let (subject, limits) = match &key {
         Some(k) => (Subject::Key(k.id), k.limits),
-        None => {
-            let peer = request
-                .peer_addr()
-                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
-            let forwarded: Vec<&str> = request
-                .headers()
-                .get_all(X_FORWARDED_FOR)
-                .filter_map(|value| value.to_str().ok())
-                .collect();
-            let address = proxies.client(peer, &forwarded);
-            let free = Plan::Free
-                .default_limits()
-                .expect("the free plan has limits");
-            (Subject::Address(address), free)
-        }
+        None => anonymous(),
     };
-    let decision = match limiter
-        .check(subject, limits, (state.clock)().timestamp())
-        .await
-    {
+    let decision = match limiter.check(subject, limits, now).await {
         Ok(decision) => decision,
         // Without a decision the request is refused, never let through
         // unlimited: 503 while the database is away, 500 otherwise.
         Err(e) => return Ok(failed(request, "rate limit check failed", e)),
     };
+    let max_header_bytes = request.app_data::<web::Data<ClientLimits>>().map_or_else(
+        || ClientLimits::default().max_header_bytes,
+        |l| l.max_header_bytes,
+    );
+    let header_bytes = crate::limits::header_bytes(&request);
     let refused = match decision.verdict {
         Verdict::Banned { .. } => Some("api_key_banned"),
         Verdict::Limited { .. } => Some("rate_limited"),
@@ -157,6 +165,17 @@ pub async fn gate(
                 ),
             );
             set(&mut r, header::RETRY_AFTER, retry_after);
+            request.into_response(r)
+        }
+        (Verdict::Allowed, _) if header_bytes > max_header_bytes => {
+            let r = error(
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "request_header_fields_too_large",
+                &format!(
+                    "the request's headers take {header_bytes} bytes, more than the \
+                     {max_header_bytes} this server accepts"
+                ),
+            );
             request.into_response(r)
         }
         (Verdict::Allowed, None) if !open => {

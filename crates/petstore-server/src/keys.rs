@@ -207,15 +207,22 @@ impl NewKey {
     }
 }
 
-/// Recently checked keys, so that most requests cost no database read. An
-/// entry lives `ttl`: a key revoked (by `keys revoke`, in another process)
-/// stops working within that time. Unknown keys are remembered too, so that a
-/// flood of bad keys does not reach the database either; the cache is emptied
-/// when it reaches `capacity` entries.
+/// Keys this instance has seen valid, so that most requests cost no
+/// database read. An entry is trusted for `ttl`, then checked again: a key
+/// revoked (by `keys revoke`, in another process) stops working within that
+/// time. Unknown keys are never remembered, so a flood of made-up keys
+/// cannot push real ones out (the gate limits such requests per client
+/// address, as anonymous ones). The cache is emptied when it reaches
+/// `capacity` keys.
+///
+/// Keys are found by the SHA-256 digest of what was presented, in memory and
+/// in the database: every comparison is of digests, which a caller cannot
+/// steer (a guess one character away from a key has a digest unrelated to
+/// the key's), so how long a comparison takes says nothing about how close a
+/// guess came.
 #[derive(Debug)]
 pub struct KeyCache {
-    entries:
-        std::sync::Mutex<std::collections::HashMap<String, (Option<KeyInfo>, std::time::Instant)>>,
+    entries: std::sync::Mutex<std::collections::HashMap<String, (KeyInfo, std::time::Instant)>>,
     ttl: std::time::Duration,
     capacity: usize,
 }
@@ -229,29 +236,44 @@ impl KeyCache {
         }
     }
 
-    /// The key with this secret, unless it is unknown or revoked.
+    /// The key with this secret, unless it is unknown or revoked: from
+    /// memory while its entry is fresh, else from the database.
     pub async fn authenticate(
         &self,
         db: &Db,
         presented: &str,
     ) -> Result<Option<KeyInfo>, ApiError> {
         let hash = hash(presented);
-        let cached = {
-            lock(&self.entries)
-                .get(&hash)
-                .filter(|(_, at)| at.elapsed() < self.ttl)
-                .map(|(info, _)| info.clone())
-        };
-        if let Some(info) = cached {
-            return Ok(info);
+        let fresh = lock(&self.entries)
+            .get(&hash)
+            .filter(|(_, at)| at.elapsed() < self.ttl)
+            .map(|(info, _)| info.clone());
+        if fresh.is_some() {
+            return Ok(fresh);
         }
         let info = lookup(db, &hash).await?;
         let mut entries = lock(&self.entries);
-        if entries.len() >= self.capacity {
-            entries.clear();
+        match &info {
+            None => {
+                entries.remove(&hash);
+            }
+            Some(info) => {
+                if entries.len() >= self.capacity {
+                    entries.clear();
+                }
+                entries.insert(hash, (info.clone(), std::time::Instant::now()));
+            }
         }
-        entries.insert(hash, (info.clone(), std::time::Instant::now()));
         Ok(info)
+    }
+
+    /// How many keys are remembered.
+    pub fn len(&self) -> usize {
+        lock(&self.entries).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -410,5 +432,34 @@ mod tests {
         assert_eq!(Plan::Enterprise.default_limits(), None);
         assert_eq!("pro".parse::<Plan>(), Ok(Plan::Pro));
         assert!("gold".parse::<Plan>().is_err());
+    }
+
+    #[actix_web::test]
+    async fn made_up_keys_are_not_remembered_and_cannot_push_real_ones_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("k.db").display());
+        let db = Db::connect(&url).await.unwrap();
+        let (id, key) = create(&db, Plan::Free, None, None, chrono::Utc::now())
+            .await
+            .unwrap();
+        let cache = KeyCache::new(std::time::Duration::from_secs(60), 4);
+        let found = cache.authenticate(&db, key.expose()).await.unwrap();
+        assert_eq!(found.map(|k| k.id), Some(id));
+        for n in 0..100 {
+            let guess = format!("psk_{n:048}");
+            assert_eq!(cache.authenticate(&db, &guess).await.unwrap(), None);
+        }
+        assert_eq!(cache.len(), 1, "only the real key is remembered");
+        // Still answered from memory: gone from the database, it works on
+        // until its entry is older than the ttl.
+        db.write(async move |c| {
+            c.execute("DELETE FROM api_keys WHERE id = $1", args![id])
+                .await?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let cached = cache.authenticate(&db, key.expose()).await.unwrap();
+        assert_eq!(cached.map(|k| k.id), Some(id));
     }
 }

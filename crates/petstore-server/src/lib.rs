@@ -11,6 +11,7 @@ pub mod gate;
 pub mod keys;
 pub mod lifecycle;
 pub mod limiter;
+pub mod limits;
 pub mod logging;
 pub mod metrics;
 pub mod proxies;

@@ -117,17 +117,23 @@ pub fn items(api: &Api) -> TokenStream {
             /// Sends a refusal: as the variant the operation declares for its
             /// status, or as it is when the operation declares none (a malformed
             /// parameter is the client's mistake, not the server's failure).
+            /// A refusal that leaves the body unread closes the connection.
             fn refuse<S: Rejections, R>(
                 service: &S,
                 rejection: runtime::Rejection,
                 declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
                 render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
             ) -> HttpResponse {
+                let unread = rejection.kind.leaves_body_unread();
                 let error = service.reject(rejection);
-                match declared(error.clone()).map(render) {
+                let mut http = match declared(error.clone()).map(render) {
                     Ok(Ok(http)) => http,
                     _ => error.into_http(),
+                };
+                if unread {
+                    runtime::close_connection(&mut http);
                 }
+                http
             }
         }
     });
@@ -287,12 +293,21 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
         }
     });
     let body_field = op.body.as_ref().map(|b| {
+        let limit = match b.limit.and_then(|n| usize::try_from(n).ok()) {
+            Some(n) => {
+                let n = proc_macro2::Literal::usize_unsuffixed(n);
+                quote!(#n)
+            }
+            None => quote!(runtime::DEFAULT_BODY_LIMIT),
+        };
         let read = match &b.media {
-            crate::ir::Media::Json => quote!(runtime::json_body(request, payload).await?),
-            crate::ir::Media::Form => quote!(runtime::form_body(request, payload).await?),
-            crate::ir::Media::Multipart => quote!(runtime::multipart_body(request, payload).await?),
+            crate::ir::Media::Json => quote!(runtime::json_body(request, payload, #limit).await?),
+            crate::ir::Media::Form => quote!(runtime::form_body(request, payload, #limit).await?),
+            crate::ir::Media::Multipart => {
+                quote!(runtime::multipart_body(request, payload, #limit).await?)
+            }
             crate::ir::Media::Raw(media) => {
-                quote!(runtime::raw_body(request, payload, &[#(#media),*]).await?.map(|b| b.to_vec()))
+                quote!(runtime::raw_body(request, payload, #limit, &[#(#media),*]).await?.map(|b| b.to_vec()))
             }
         };
         if b.required {

@@ -451,10 +451,26 @@ impl<'a> Lowerer<'a> {
             (_, Some(schema)) => self.shape_of(schema, &schema_at, &hint)?,
             (_, None) => Shape::new(Ty::Json),
         };
+        let limit = match body.extensions.get("x-max-body-size") {
+            None => None,
+            Some(value) => match value.as_u64().filter(|n| *n > 0) {
+                Some(n) => Some(n),
+                None => {
+                    self.error(
+                        &body_at.join("x-max-body-size"),
+                        format!(
+                            "`x-max-body-size` must be a positive number of bytes, not {value}"
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
         Some(Body {
             pointer: at.to_string(),
             shape,
             required: body.required,
+            limit,
             doc: body.description.clone(),
             media,
             example: content.example.clone().or_else(|| {

@@ -90,6 +90,9 @@ impl Client {
                     retry_after: answer.required_header("Retry-After")?,
                 }
             }
+            431 => {
+                operations::ListPetsResponse::RequestHeaderFieldsTooLarge(answer.json()?)
+            }
             500 => operations::ListPetsResponse::InternalServerError(answer.json()?),
             503 => {
                 operations::ListPetsResponse::ServiceUnavailable {
@@ -132,6 +135,7 @@ impl Client {
             }
             400 => operations::CreatePetResponse::BadRequest(answer.json()?),
             401 => operations::CreatePetResponse::Unauthorized(answer.json()?),
+            408 => operations::CreatePetResponse::RequestTimeout(answer.json()?),
             413 => operations::CreatePetResponse::PayloadTooLarge(answer.json()?),
             415 => operations::CreatePetResponse::UnsupportedMediaType(answer.json()?),
             422 => operations::CreatePetResponse::UnprocessableEntity(answer.json()?),
@@ -140,6 +144,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::CreatePetResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::CreatePetResponse::InternalServerError(answer.json()?),
             503 => {
@@ -191,6 +200,9 @@ impl Client {
                     retry_after: answer.required_header("Retry-After")?,
                 }
             }
+            431 => {
+                operations::GetPetResponse::RequestHeaderFieldsTooLarge(answer.json()?)
+            }
             500 => operations::GetPetResponse::InternalServerError(answer.json()?),
             503 => {
                 operations::GetPetResponse::ServiceUnavailable {
@@ -222,6 +234,7 @@ impl Client {
             400 => operations::ReplacePetResponse::BadRequest(answer.json()?),
             401 => operations::ReplacePetResponse::Unauthorized(answer.json()?),
             404 => operations::ReplacePetResponse::NotFound(answer.json()?),
+            408 => operations::ReplacePetResponse::RequestTimeout(answer.json()?),
             413 => operations::ReplacePetResponse::PayloadTooLarge(answer.json()?),
             415 => operations::ReplacePetResponse::UnsupportedMediaType(answer.json()?),
             422 => operations::ReplacePetResponse::UnprocessableEntity(answer.json()?),
@@ -230,6 +243,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::ReplacePetResponse::InternalServerError(answer.json()?),
             503 => {
@@ -268,6 +286,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::DeletePetResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::DeletePetResponse::InternalServerError(answer.json()?),
             503 => {
@@ -314,6 +337,11 @@ impl Client {
                     retry_after: answer.required_header("Retry-After")?,
                 }
             }
+            431 => {
+                operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
+            }
             500 => {
                 operations::ListCategoriesResponse::InternalServerError(answer.json()?)
             }
@@ -359,6 +387,7 @@ impl Client {
             }
             400 => operations::CreateCategoryResponse::BadRequest(answer.json()?),
             401 => operations::CreateCategoryResponse::Unauthorized(answer.json()?),
+            408 => operations::CreateCategoryResponse::RequestTimeout(answer.json()?),
             413 => operations::CreateCategoryResponse::PayloadTooLarge(answer.json()?),
             415 => {
                 operations::CreateCategoryResponse::UnsupportedMediaType(answer.json()?)
@@ -371,6 +400,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => {
                 operations::CreateCategoryResponse::InternalServerError(answer.json()?)
@@ -415,6 +449,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::GetCategoryResponse::InternalServerError(answer.json()?),
             503 => {
@@ -465,6 +504,11 @@ impl Client {
                     retry_after: answer.required_header("Retry-After")?,
                 }
             }
+            431 => {
+                operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
+            }
             500 => {
                 operations::DeleteCategoryResponse::InternalServerError(answer.json()?)
             }
@@ -508,6 +552,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::ListOrdersResponse::InternalServerError(answer.json()?),
             503 => {
@@ -554,6 +603,7 @@ impl Client {
             }
             400 => operations::PlaceOrderResponse::BadRequest(answer.json()?),
             401 => operations::PlaceOrderResponse::Unauthorized(answer.json()?),
+            408 => operations::PlaceOrderResponse::RequestTimeout(answer.json()?),
             409 => operations::PlaceOrderResponse::Conflict(answer.json()?),
             413 => operations::PlaceOrderResponse::PayloadTooLarge(answer.json()?),
             415 => operations::PlaceOrderResponse::UnsupportedMediaType(answer.json()?),
@@ -563,6 +613,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::PlaceOrderResponse::InternalServerError(answer.json()?),
             503 => {
@@ -598,6 +653,9 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::GetOrderResponse::RequestHeaderFieldsTooLarge(answer.json()?)
             }
             500 => operations::GetOrderResponse::InternalServerError(answer.json()?),
             503 => {
@@ -640,6 +698,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::CancelOrderResponse::InternalServerError(answer.json()?),
             503 => {
@@ -690,6 +753,11 @@ impl Client {
                     retry_after: answer.required_header("Retry-After")?,
                 }
             }
+            431 => {
+                operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
+            }
             500 => operations::CompleteOrderResponse::InternalServerError(answer.json()?),
             503 => {
                 operations::CompleteOrderResponse::ServiceUnavailable {
@@ -736,6 +804,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => operations::ListInventoryResponse::InternalServerError(answer.json()?),
             503 => {
@@ -784,6 +857,11 @@ impl Client {
                     retry_after: answer.required_header("Retry-After")?,
                 }
             }
+            431 => {
+                operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
+            }
             500 => {
                 operations::GetInventoryItemResponse::InternalServerError(answer.json()?)
             }
@@ -828,6 +906,7 @@ impl Client {
             400 => operations::UpdateInventoryResponse::BadRequest(answer.json()?),
             401 => operations::UpdateInventoryResponse::Unauthorized(answer.json()?),
             404 => operations::UpdateInventoryResponse::NotFound(answer.json()?),
+            408 => operations::UpdateInventoryResponse::RequestTimeout(answer.json()?),
             413 => operations::UpdateInventoryResponse::PayloadTooLarge(answer.json()?),
             415 => {
                 operations::UpdateInventoryResponse::UnsupportedMediaType(answer.json()?)
@@ -840,6 +919,11 @@ impl Client {
                     body: answer.json()?,
                     retry_after: answer.required_header("Retry-After")?,
                 }
+            }
+            431 => {
+                operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
             }
             500 => {
                 operations::UpdateInventoryResponse::InternalServerError(answer.json()?)

@@ -18,7 +18,8 @@
 //! Every error is an `Error` object whose `code` is one of: `bad_request`,
 //! `unauthorized`, `not_found`, `method_not_allowed`, `pet_has_open_orders`,
 //! `category_in_use`, `pet_not_available`, `out_of_stock`, `order_completed`,
-//! `stock_limit_exceeded`, `sunset`, `payload_too_large`, `unsupported_media_type`, `validation_failed`,
+//! `stock_limit_exceeded`, `sunset`, `request_timeout`, `payload_too_large`,
+//! `request_header_fields_too_large`, `unsupported_media_type`, `validation_failed`,
 //! `unknown_pet`, `unknown_category`, `idempotency_key_reused`, `rate_limited`,
 //! `api_key_banned`, `internal`, `unavailable`.
 //!

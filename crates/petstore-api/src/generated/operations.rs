@@ -350,6 +350,10 @@ pub enum ListPetsResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -382,6 +386,7 @@ impl ListPetsResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -423,6 +428,10 @@ impl ListPetsResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -478,7 +487,11 @@ pub enum CreatePetResponse {
     BadRequest(models::Error),
     /// `401`: No valid API key was given (`unauthorized`).
     Unauthorized(models::Error),
-    /// `413`: The body is larger than 64 KiB (`payload_too_large`).
+    /// `408`: The request body did not arrive within the server's deadline
+    /// (`request_timeout`); nothing was done.
+    RequestTimeout(models::Error),
+    /// `413`: The body is larger than the operation accepts (`payload_too_large`): its
+    /// request body's `x-max-body-size`, 64 KiB for every operation here.
     PayloadTooLarge(models::Error),
     /// `415`: The body is not `application/json` (`unsupported_media_type`).
     UnsupportedMediaType(models::Error),
@@ -494,6 +507,10 @@ pub enum CreatePetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -516,6 +533,7 @@ impl CreatePetResponse {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
+            408 => Ok(Self::RequestTimeout(error.body)),
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
@@ -528,6 +546,7 @@ impl CreatePetResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -560,6 +579,10 @@ impl CreatePetResponse {
                 let builder = runtime::respond(runtime::status(401));
                 runtime::json(builder, &body)
             }
+            Self::RequestTimeout(body) => {
+                let builder = runtime::respond(runtime::status(408));
+                runtime::json(builder, &body)
+            }
             Self::PayloadTooLarge(body) => {
                 let builder = runtime::respond(runtime::status(413));
                 runtime::json(builder, &body)
@@ -575,6 +598,10 @@ impl CreatePetResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -646,6 +673,10 @@ pub enum GetPetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -680,6 +711,7 @@ impl GetPetResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -737,6 +769,10 @@ impl GetPetResponse {
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
+                runtime::json(builder, &body)
+            }
             Self::InternalServerError(body) => {
                 let builder = runtime::respond(runtime::status(500));
                 runtime::json(builder, &body)
@@ -781,7 +817,11 @@ pub enum ReplacePetResponse {
     Unauthorized(models::Error),
     /// `404`: There is no such resource (`not_found`).
     NotFound(models::Error),
-    /// `413`: The body is larger than 64 KiB (`payload_too_large`).
+    /// `408`: The request body did not arrive within the server's deadline
+    /// (`request_timeout`); nothing was done.
+    RequestTimeout(models::Error),
+    /// `413`: The body is larger than the operation accepts (`payload_too_large`): its
+    /// request body's `x-max-body-size`, 64 KiB for every operation here.
     PayloadTooLarge(models::Error),
     /// `415`: The body is not `application/json` (`unsupported_media_type`).
     UnsupportedMediaType(models::Error),
@@ -797,6 +837,10 @@ pub enum ReplacePetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -820,6 +864,7 @@ impl ReplacePetResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
+            408 => Ok(Self::RequestTimeout(error.body)),
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
@@ -832,6 +877,7 @@ impl ReplacePetResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -867,6 +913,10 @@ impl ReplacePetResponse {
                 let builder = runtime::respond(runtime::status(404));
                 runtime::json(builder, &body)
             }
+            Self::RequestTimeout(body) => {
+                let builder = runtime::respond(runtime::status(408));
+                runtime::json(builder, &body)
+            }
             Self::PayloadTooLarge(body) => {
                 let builder = runtime::respond(runtime::status(413));
                 runtime::json(builder, &body)
@@ -882,6 +932,10 @@ impl ReplacePetResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -939,6 +993,10 @@ pub enum DeletePetResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -973,6 +1031,7 @@ impl DeletePetResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1019,6 +1078,10 @@ impl DeletePetResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1099,6 +1162,10 @@ pub enum ListCategoriesResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -1131,6 +1198,7 @@ impl ListCategoriesResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1172,6 +1240,10 @@ impl ListCategoriesResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1227,7 +1299,11 @@ pub enum CreateCategoryResponse {
     BadRequest(models::Error),
     /// `401`: No valid API key was given (`unauthorized`).
     Unauthorized(models::Error),
-    /// `413`: The body is larger than 64 KiB (`payload_too_large`).
+    /// `408`: The request body did not arrive within the server's deadline
+    /// (`request_timeout`); nothing was done.
+    RequestTimeout(models::Error),
+    /// `413`: The body is larger than the operation accepts (`payload_too_large`): its
+    /// request body's `x-max-body-size`, 64 KiB for every operation here.
     PayloadTooLarge(models::Error),
     /// `415`: The body is not `application/json` (`unsupported_media_type`).
     UnsupportedMediaType(models::Error),
@@ -1243,6 +1319,10 @@ pub enum CreateCategoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -1265,6 +1345,7 @@ impl CreateCategoryResponse {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
+            408 => Ok(Self::RequestTimeout(error.body)),
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
@@ -1277,6 +1358,7 @@ impl CreateCategoryResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1309,6 +1391,10 @@ impl CreateCategoryResponse {
                 let builder = runtime::respond(runtime::status(401));
                 runtime::json(builder, &body)
             }
+            Self::RequestTimeout(body) => {
+                let builder = runtime::respond(runtime::status(408));
+                runtime::json(builder, &body)
+            }
             Self::PayloadTooLarge(body) => {
                 let builder = runtime::respond(runtime::status(413));
                 runtime::json(builder, &body)
@@ -1324,6 +1410,10 @@ impl CreateCategoryResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1385,6 +1475,10 @@ pub enum GetCategoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -1418,6 +1512,7 @@ impl GetCategoryResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1463,6 +1558,10 @@ impl GetCategoryResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1525,6 +1624,10 @@ pub enum DeleteCategoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -1559,6 +1662,7 @@ impl DeleteCategoryResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1608,6 +1712,10 @@ impl DeleteCategoryResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1703,6 +1811,10 @@ pub enum ListOrdersResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -1735,6 +1847,7 @@ impl ListOrdersResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1776,6 +1889,10 @@ impl ListOrdersResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1831,9 +1948,13 @@ pub enum PlaceOrderResponse {
     BadRequest(models::Error),
     /// `401`: No valid API key was given (`unauthorized`).
     Unauthorized(models::Error),
+    /// `408`: The request body did not arrive within the server's deadline
+    /// (`request_timeout`); nothing was done.
+    RequestTimeout(models::Error),
     /// `409`: The store's rules forbid the change in the resource's current state.
     Conflict(models::Error),
-    /// `413`: The body is larger than 64 KiB (`payload_too_large`).
+    /// `413`: The body is larger than the operation accepts (`payload_too_large`): its
+    /// request body's `x-max-body-size`, 64 KiB for every operation here.
     PayloadTooLarge(models::Error),
     /// `415`: The body is not `application/json` (`unsupported_media_type`).
     UnsupportedMediaType(models::Error),
@@ -1849,6 +1970,10 @@ pub enum PlaceOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -1871,6 +1996,7 @@ impl PlaceOrderResponse {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
+            408 => Ok(Self::RequestTimeout(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
@@ -1884,6 +2010,7 @@ impl PlaceOrderResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -1916,6 +2043,10 @@ impl PlaceOrderResponse {
                 let builder = runtime::respond(runtime::status(401));
                 runtime::json(builder, &body)
             }
+            Self::RequestTimeout(body) => {
+                let builder = runtime::respond(runtime::status(408));
+                runtime::json(builder, &body)
+            }
             Self::Conflict(body) => {
                 let builder = runtime::respond(runtime::status(409));
                 runtime::json(builder, &body)
@@ -1935,6 +2066,10 @@ impl PlaceOrderResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -1990,6 +2125,10 @@ pub enum GetOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -2023,6 +2162,7 @@ impl GetOrderResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -2065,6 +2205,10 @@ impl GetOrderResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -2122,6 +2266,10 @@ pub enum CancelOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -2156,6 +2304,7 @@ impl CancelOrderResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -2202,6 +2351,10 @@ impl CancelOrderResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -2268,6 +2421,10 @@ pub enum CompleteOrderResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -2301,6 +2458,7 @@ impl CompleteOrderResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -2343,6 +2501,10 @@ impl CompleteOrderResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -2432,6 +2594,10 @@ pub enum ListInventoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -2464,6 +2630,7 @@ impl ListInventoryResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -2508,6 +2675,10 @@ impl ListInventoryResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -2569,6 +2740,10 @@ pub enum GetInventoryItemResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -2602,6 +2777,7 @@ impl GetInventoryItemResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -2647,6 +2823,10 @@ impl GetInventoryItemResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
@@ -2699,7 +2879,11 @@ pub enum UpdateInventoryResponse {
     Unauthorized(models::Error),
     /// `404`: There is no such resource (`not_found`).
     NotFound(models::Error),
-    /// `413`: The body is larger than 64 KiB (`payload_too_large`).
+    /// `408`: The request body did not arrive within the server's deadline
+    /// (`request_timeout`); nothing was done.
+    RequestTimeout(models::Error),
+    /// `413`: The body is larger than the operation accepts (`payload_too_large`): its
+    /// request body's `x-max-body-size`, 64 KiB for every operation here.
     PayloadTooLarge(models::Error),
     /// `415`: The body is not `application/json` (`unsupported_media_type`).
     UnsupportedMediaType(models::Error),
@@ -2715,6 +2899,10 @@ pub enum UpdateInventoryResponse {
         /// Header `Retry-After`.
         retry_after: i64,
     },
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
     /// `500`: Something failed inside the server (`internal`); no details are given. A
     /// write answered so may or may not have happened: retry it with the same
     /// `Idempotency-Key`.
@@ -2738,6 +2926,7 @@ impl UpdateInventoryResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
+            408 => Ok(Self::RequestTimeout(error.body)),
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
@@ -2750,6 +2939,7 @@ impl UpdateInventoryResponse {
                     retry_after,
                 })
             }
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
             503 => {
                 let Some(retry_after) = error.header("Retry-After") else {
@@ -2788,6 +2978,10 @@ impl UpdateInventoryResponse {
                 let builder = runtime::respond(runtime::status(404));
                 runtime::json(builder, &body)
             }
+            Self::RequestTimeout(body) => {
+                let builder = runtime::respond(runtime::status(408));
+                runtime::json(builder, &body)
+            }
             Self::PayloadTooLarge(body) => {
                 let builder = runtime::respond(runtime::status(413));
                 runtime::json(builder, &body)
@@ -2803,6 +2997,10 @@ impl UpdateInventoryResponse {
             Self::TooManyRequests { body, retry_after } => {
                 let mut builder = runtime::respond(runtime::status(429));
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
+                runtime::json(builder, &body)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(runtime::status(431));
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {

@@ -309,17 +309,23 @@ fn respond<S: Rejections, R>(
 /// Sends a refusal: as the variant the operation declares for its
 /// status, or as it is when the operation declares none (a malformed
 /// parameter is the client's mistake, not the server's failure).
+/// A refusal that leaves the body unread closes the connection.
 fn refuse<S: Rejections, R>(
     service: &S,
     rejection: runtime::Rejection,
     declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
     render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
 ) -> HttpResponse {
+    let unread = rejection.kind.leaves_body_unread();
     let error = service.reject(rejection);
-    match declared(error.clone()).map(render) {
+    let mut http = match declared(error.clone()).map(render) {
         Ok(Ok(http)) => http,
         _ => error.into_http(),
+    };
+    if unread {
+        runtime::close_connection(&mut http);
     }
+    http
 }
 
 /// `GET /pets`
@@ -366,7 +372,7 @@ async fn create_pet<S: operations::Pets + Rejections + 'static>(
     ) -> Result<operations::CreatePetRequest, runtime::Rejection> {
         let parsed = operations::CreatePetRequest {
             idempotency_key: runtime::header(request, "Idempotency-Key")?,
-            body: runtime::json_body(request, payload)
+            body: runtime::json_body(request, payload, 65536)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
@@ -429,7 +435,7 @@ async fn replace_pet<S: operations::Pets + Rejections + 'static>(
     ) -> Result<operations::ReplacePetRequest, runtime::Rejection> {
         let parsed = operations::ReplacePetRequest {
             pet_id: runtime::path(request, "petId")?,
-            body: runtime::json_body(request, payload)
+            body: runtime::json_body(request, payload, 65536)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
@@ -517,7 +523,7 @@ async fn create_category<S: operations::Pets + Rejections + 'static>(
     ) -> Result<operations::CreateCategoryRequest, runtime::Rejection> {
         let parsed = operations::CreateCategoryRequest {
             idempotency_key: runtime::header(request, "Idempotency-Key")?,
-            body: runtime::json_body(request, payload)
+            body: runtime::json_body(request, payload, 65536)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
@@ -634,7 +640,7 @@ async fn place_order<S: operations::Store + Rejections + 'static>(
     ) -> Result<operations::PlaceOrderRequest, runtime::Rejection> {
         let parsed = operations::PlaceOrderRequest {
             idempotency_key: runtime::header(request, "Idempotency-Key")?,
-            body: runtime::json_body(request, payload)
+            body: runtime::json_body(request, payload, 65536)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
@@ -807,7 +813,7 @@ async fn update_inventory<S: operations::Store + Rejections + 'static>(
     ) -> Result<operations::UpdateInventoryRequest, runtime::Rejection> {
         let parsed = operations::UpdateInventoryRequest {
             pet_id: runtime::path(request, "petId")?,
-            body: runtime::json_body(request, payload)
+            body: runtime::json_body(request, payload, 65536)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };

@@ -151,6 +151,7 @@ async fn each_operation_is_held_to_its_own_security() {
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
         metrics_listen: None,
+        client_limits: Default::default(),
     });
     let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });
     let app = test::init_service(

@@ -114,6 +114,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
         metrics_listen: metrics.then(Listen::any_local_port),
+        client_limits: Default::default(),
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
@@ -287,12 +288,26 @@ impl Server {
 
     /// As [`Server::start`], with more command-line arguments.
     pub fn start_with(database_url: &str, args: &[&str]) -> (Server, Option<String>) {
+        Server::start_logging(database_url, args, None)
+    }
+
+    /// As [`Server::start_with`], its log (at `info`, one line per
+    /// request) written to `log` when given.
+    pub fn start_logging(
+        database_url: &str,
+        args: &[&str],
+        log: Option<&std::path::Path>,
+    ) -> (Server, Option<String>) {
+        let stderr = match log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+            None => Stdio::null(),
+        };
         let child = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
             .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
             .args(args)
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", if log.is_some() { "info" } else { "warn" })
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("server starts");
         let mut server = Server {
@@ -315,6 +330,30 @@ impl Server {
                 return (server, key);
             }
         }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A line of the process's `/proc/PID/status`, in kB (`VmHWM`: the
+    /// peak resident memory; `VmRSS`: now).
+    pub fn memory_kb(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc status"))
+    }
+
+    /// How many file descriptors the server holds open (its sockets among
+    /// them).
+    pub fn open_files(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .unwrap()
+            .count()
     }
 
     /// SIGKILL: no chance to flush or shut down.

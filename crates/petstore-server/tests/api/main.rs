@@ -6,6 +6,7 @@
 mod helpers;
 mod postgres;
 
+mod abuse;
 mod auth;
 mod browser;
 mod catalog;

@@ -129,17 +129,23 @@ fn respond<S: Rejections, R>(
 /// Sends a refusal: as the variant the operation declares for its
 /// status, or as it is when the operation declares none (a malformed
 /// parameter is the client's mistake, not the server's failure).
+/// A refusal that leaves the body unread closes the connection.
 fn refuse<S: Rejections, R>(
     service: &S,
     rejection: runtime::Rejection,
     declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
     render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
 ) -> HttpResponse {
+    let unread = rejection.kind.leaves_body_unread();
     let error = service.reject(rejection);
-    match declared(error.clone()).map(render) {
+    let mut http = match declared(error.clone()).map(render) {
         Ok(Ok(http)) => http,
         _ => error.into_http(),
+    };
+    if unread {
+        runtime::close_connection(&mut http);
     }
+    http
 }
 
 /// `GET /ping`

@@ -180,17 +180,23 @@ fn respond<S: Rejections, R>(
 /// Sends a refusal: as the variant the operation declares for its
 /// status, or as it is when the operation declares none (a malformed
 /// parameter is the client's mistake, not the server's failure).
+/// A refusal that leaves the body unread closes the connection.
 fn refuse<S: Rejections, R>(
     service: &S,
     rejection: runtime::Rejection,
     declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
     render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
 ) -> HttpResponse {
+    let unread = rejection.kind.leaves_body_unread();
     let error = service.reject(rejection);
-    match declared(error.clone()).map(render) {
+    let mut http = match declared(error.clone()).map(render) {
         Ok(Ok(http)) => http,
         _ => error.into_http(),
+    };
+    if unread {
+        runtime::close_connection(&mut http);
     }
+    http
 }
 
 /// `GET /customers`
@@ -232,7 +238,7 @@ async fn create_customer<S: operations::Api + Rejections + 'static>(
         payload: web::Payload,
     ) -> Result<operations::CreateCustomerRequest, runtime::Rejection> {
         let parsed = operations::CreateCustomerRequest {
-            body: runtime::form_body(request, payload)
+            body: runtime::form_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
@@ -267,6 +273,7 @@ async fn upload_attachment<S: operations::Api + Rejections + 'static>(
             body: runtime::raw_body(
                     request,
                     payload,
+                    runtime::DEFAULT_BODY_LIMIT,
                     &["application/octet-stream", "image/*"],
                 )
                 .await?
@@ -302,7 +309,7 @@ async fn upload_document<S: operations::Api + Rejections + 'static>(
     ) -> Result<operations::UploadDocumentRequest, runtime::Rejection> {
         let parsed = operations::UploadDocumentRequest {
             id: runtime::path(request, "id")?,
-            body: runtime::multipart_body(request, payload)
+            body: runtime::multipart_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
