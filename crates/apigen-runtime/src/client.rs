@@ -306,7 +306,9 @@ impl Core {
     }
 
     /// Applies the first of the operation's security requirements whose
-    /// schemes all have credentials; none, if none has.
+    /// schemes all have credentials; none, if none has. A `mutualTLS`
+    /// scheme needs none here: the client certificate belongs to the
+    /// HTTP client the caller built.
     fn authorize(
         &self,
         operation: &Operation,
@@ -314,10 +316,15 @@ impl Core {
         query: &mut Vec<(String, String)>,
         cookies: &mut Vec<(String, String)>,
     ) {
+        let by_transport = |name: &str| {
+            self.schemes
+                .iter()
+                .any(|s| s.name == name && matches!(s.kind, SchemeKind::MutualTls))
+        };
         let usable = operation.security.iter().find(|r| {
             r.schemes
                 .iter()
-                .all(|(scheme, _)| self.credentials.contains_key(scheme))
+                .all(|(scheme, _)| self.credentials.contains_key(scheme) || by_transport(scheme))
         });
         for (name, _) in usable.map_or(&[][..], |r| r.schemes) {
             let (Some(scheme), Some(credential)) = (
@@ -656,11 +663,13 @@ impl Answer {
             .ok_or_else(|| self.decode(format!("header `{name}` is missing")))
     }
 
-    /// A header holding an array or object (`simple` style), if sent.
+    /// A header holding an array or object in `style` (`simple`, or JSON
+    /// text for a header described by `content`), if sent.
     pub fn header_styled<T: DeserializeOwned>(
         &self,
         name: &str,
         kind: super::style::ValueKind,
+        style: Style,
     ) -> Result<Option<T>, ClientError> {
         let Some(value) = self.headers.get(name) else {
             return Ok(None);
@@ -669,7 +678,7 @@ impl Answer {
             .to_str()
             .map_err(|_| self.decode(format!("header `{name}` is not visible ASCII")))?;
         let what = format!("header `{name}`");
-        super::style::styled(text, name, kind, Style::Simple, false, &what)
+        super::style::styled(text, name, kind, style, false, &what)
             .map(Some)
             .map_err(|e| self.decode(e.message))
     }
@@ -679,8 +688,9 @@ impl Answer {
         &self,
         name: &str,
         kind: super::style::ValueKind,
+        style: Style,
     ) -> Result<T, ClientError> {
-        self.header_styled(name, kind)?
+        self.header_styled(name, kind, style)?
             .ok_or_else(|| self.decode(format!("header `{name}` is missing")))
     }
 

@@ -47,8 +47,8 @@ pub use operation::{
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Style, ValueKind};
 pub use validate::{
-    check_each, check_email, check_items, check_length, check_nullable, check_pattern, check_range,
-    check_some, check_uri, check_values, Validate, Violation,
+    check_each, check_email, check_items, check_length, check_not_one_of, check_nullable,
+    check_pattern, check_range, check_some, check_uri, check_values, Validate, Violation,
 };
 pub use values::{Base64, Nullable};
 
@@ -72,7 +72,8 @@ pub use params::{
 };
 #[cfg(feature = "server")]
 pub use response::{
-    bytes, close_connection, error_json, json, respond, set_header, status, status_in_class,
+    bytes, close_connection, error_json, json, respond, set_header, set_header_styled, status,
+    status_in_class,
 };
 
 #[cfg(test)]

@@ -25,6 +25,24 @@ pub fn set_header(builder: &mut HttpResponseBuilder, name: &'static str, value: 
     }
 }
 
+/// Sets a header whose value is an array, an object or JSON text: spelled
+/// in `style` (`simple`: `a,b,c`; or JSON for a header described by
+/// `content`), as the client reads it back. A value that cannot be
+/// spelled (null, or not valid header text) is left out.
+pub fn set_header_styled(
+    builder: &mut HttpResponseBuilder,
+    name: &'static str,
+    value: &impl Serialize,
+    style: super::style::Style,
+) {
+    let text = serde_json::to_value(value)
+        .ok()
+        .and_then(|v| super::style::write(&v, name, style, false));
+    if let Some(text) = text {
+        set_header(builder, name, text);
+    }
+}
+
 /// Finishes a response with a JSON body. A body that cannot be serialized
 /// (a map with non-string keys, say) is an [`RejectionKind::Internal`]
 /// rejection: the glue answers it with the service's own internal error.
@@ -157,6 +175,58 @@ mod tests {
             .try_into_bytes()
             .unwrap();
         assert_eq!(&second[..], b"[1,2]");
+    }
+
+    #[test]
+    fn styled_headers_read_back_as_they_were_written() {
+        use super::super::style::{styled, Style, ValueKind};
+        let mut builder = respond(status(200));
+        set_header_styled(&mut builder, "X-List", &["a", "b"], Style::Simple);
+        set_header_styled(&mut builder, "X-Ints", &[1, 2, 3], Style::Simple);
+        set_header_styled(
+            &mut builder,
+            "X-Json",
+            &serde_json::json!({"a": [1, {"b": "c"}]}),
+            Style::Json,
+        );
+        set_header_styled(&mut builder, "X-None", &None::<Vec<u8>>, Style::Simple);
+        let response = builder.finish();
+        let header = |name: &str| response.headers().get(name).unwrap().to_str().unwrap();
+        assert_eq!(header("x-list"), "a,b");
+        let list: Vec<String> = styled(
+            header("x-list"),
+            "X-List",
+            ValueKind::Array,
+            Style::Simple,
+            false,
+            "",
+        )
+        .unwrap();
+        assert_eq!(list, ["a", "b"]);
+        let ints: Vec<i64> = styled(
+            header("x-ints"),
+            "X-Ints",
+            ValueKind::Array,
+            Style::Simple,
+            false,
+            "",
+        )
+        .unwrap();
+        assert_eq!(ints, [1, 2, 3]);
+        let json: serde_json::Value = styled(
+            header("x-json"),
+            "X-Json",
+            ValueKind::Object,
+            Style::Json,
+            false,
+            "",
+        )
+        .unwrap();
+        assert_eq!(json, serde_json::json!({"a": [1, {"b": "c"}]}));
+        assert!(
+            !response.headers().contains_key("x-none"),
+            "null is left out"
+        );
     }
 
     #[test]

@@ -225,6 +225,18 @@ pub fn check_uri(value: &str) -> Result<(), Violation> {
     }
 }
 
+/// `not: {enum: [...]}`: the value is none of `excluded`.
+pub fn check_not_one_of<T: PartialEq + fmt::Display + ?Sized>(
+    value: &T,
+    excluded: &[&T],
+) -> Result<(), Violation> {
+    if excluded.contains(&value) {
+        Err(Violation::new(format!("must not be `{value}`")))
+    } else {
+        Ok(())
+    }
+}
+
 /// `pattern`.
 pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violation> {
     if pattern.is_match(value) {

@@ -145,6 +145,9 @@ pub enum SchemeKind {
     },
     OAuth2,
     OpenIdConnect,
+    /// `type: mutualTLS` (3.1): a client certificate, which the transport
+    /// checks; generated code only names it.
+    MutualTls,
 }
 
 /// One way to satisfy an operation's security: each named scheme, with the
@@ -205,6 +208,14 @@ pub enum TypeKind {
     Union(Union),
     /// A name for another shape (`type Id = i64`).
     Alias(Shape),
+    /// A name for a shape that leads back to itself (`Tree` is a list of
+    /// `Tree`s): a struct wrapping the shape, `struct Tree(Vec<Tree>)`,
+    /// since an alias cannot name itself. `boxed` when the shape holds the
+    /// cycle directly (a nullable reference), which needs a `Box`.
+    Newtype {
+        shape: Shape,
+        boxed: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -333,6 +344,8 @@ pub struct Checks {
     /// A string format that generated code can check (`email`, `uri`),
     /// when the run asks for format checks.
     pub format: Option<TextFormat>,
+    /// Values the value may not be (`not: {enum: [...]}`).
+    pub not_in: Vec<serde_json::Value>,
 }
 
 /// String formats checked on request (`Config::check_formats`).
@@ -557,6 +570,9 @@ pub struct ResponseHeader {
     pub pointer: String,
     pub rust: String,
     pub required: bool,
+    /// The value travels as JSON text (`content: {application/json: ...}`)
+    /// rather than in the simple style.
+    pub json: bool,
     pub shape: Shape,
     pub doc: Option<String>,
 }

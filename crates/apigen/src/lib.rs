@@ -20,6 +20,7 @@ pub mod load;
 pub mod lower;
 pub mod names;
 pub mod normalize;
+mod repair;
 mod schema_view;
 pub mod source;
 pub mod standalone;

@@ -19,8 +19,13 @@ pub struct Loaded {
     pub version: String,
     /// 3.1 `webhooks`: each name and path item.
     pub webhooks: Vec<(String, PathItem)>,
-    /// What the 3.1 pass noted and moved (empty for 3.0).
+    /// What reading the document moved (inlined path items, 3.1's
+    /// `$defs`) and noted (3.1 keywords, repairs of what is strictly
+    /// invalid).
     pub normalized: Normalized,
+    /// Security schemes of 3.1's `type: mutualTLS`, which the transport
+    /// enforces: their names.
+    pub mutual_tls: Vec<String>,
 }
 
 /// Parses a document. Syntax errors carry a line and column; errors in the
@@ -29,8 +34,93 @@ pub fn parse(text: &str) -> Result<Loaded, Vec<Diagnostic>> {
     from_value(syntax(text)?)
 }
 
-/// YAML (or JSON) text -> a YAML value.
+/// YAML or JSON text -> a YAML value. Text that starts with `{` is JSON and
+/// is read by a JSON parser: JSON allows inside strings characters that
+/// YAML forbids (C1 controls, U+2028), which real documents carry. Mapping
+/// keys that are not strings (`200:`, `examples: {0: ...}`) are read as
+/// their string form, as every JSON-minded tool reads them.
 pub fn syntax(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut value = if body.trim_start().starts_with('{') {
+        json(body)?
+    } else {
+        yaml(text)?
+    };
+    if has_encoded_refs(text) {
+        decode_refs(&mut value);
+    }
+    Ok(value)
+}
+
+/// Whether some `$ref` in the text holds a `%` (cheaper than walking the
+/// parsed document to find out).
+fn has_encoded_refs(text: &str) -> bool {
+    text.match_indices("$ref").any(|(i, _)| {
+        let value = &text[i + 4..];
+        let end = value.find(['\n', ',', '}']).unwrap_or(value.len());
+        value[..end].contains('%')
+    })
+}
+
+/// A `$ref` is a URI: its fragment, the JSON pointer, is percent-decoded
+/// before it is resolved (RFC 6901, section 6), so that
+/// `#/paths/~1pets~1%7BpetId%7D` names `/pets/{petId}`. Every reference in
+/// the document is decoded once here, so everything after reads plain
+/// pointers; references inside `x-` extensions and examples are data and
+/// are left alone. A `%` that does not start an escape stays as it is.
+fn decode_refs(value: &mut serde_yaml::Value) {
+    use serde_yaml::Value;
+    match value {
+        Value::Sequence(items) => items.iter_mut().for_each(decode_refs),
+        Value::Mapping(map) => {
+            for (key, child) in map.iter_mut() {
+                let key = key.as_str().unwrap_or_default();
+                if key == "$ref" {
+                    if let Value::String(reference) = child {
+                        if let Some(decoded) = decode_fragment(reference) {
+                            *reference = decoded;
+                        }
+                    }
+                } else if !(key.starts_with("x-") || key == "example" || key == "examples") {
+                    decode_refs(child);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `reference` with its fragment percent-decoded, when it holds an escape
+/// and decodes to UTF-8.
+fn decode_fragment(reference: &str) -> Option<String> {
+    let (before, fragment) = reference.split_once('#')?;
+    if !fragment.contains('%') {
+        return None;
+    }
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied(),
+            bytes.get(i + 2).copied(),
+        ) {
+            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h)? * 16 + hex(l)?) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(format!("{before}#{}", String::from_utf8(out).ok()?))
+}
+
+fn yaml(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
     serde_yaml::from_str::<Tolerant>(text)
         .map(|t| t.0)
         .map_err(|e| {
@@ -48,6 +138,24 @@ pub fn syntax(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
         })
 }
 
+fn json(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
+    use serde::Deserialize as _;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = Tolerant::deserialize(&mut deserializer).and_then(|Tolerant(value)| {
+        deserializer.end()?;
+        Ok(value)
+    });
+    value.map_err(|e| {
+        vec![Diagnostic {
+            location: Location::LineColumn {
+                line: e.line(),
+                column: e.column(),
+            },
+            message: format!("invalid JSON: {}", strip_location(&e.to_string())),
+        }]
+    })
+}
+
 /// A whole document, as a value, -> `OpenAPI`.
 pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic>> {
     let version = value
@@ -55,11 +163,7 @@ pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic
         .and_then(serde_yaml::Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let normalized = if version.starts_with("3.0.") {
-        Normalized::default()
-    } else if version.starts_with("3.1.") {
-        crate::normalize::normalize(&mut value)
-    } else {
+    if !(version.starts_with("3.0.") || version.starts_with("3.1.")) {
         return Err(vec![Diagnostic {
             location: Location::Pointer(Pointer::root().join("openapi").to_string()),
             message: if version.is_empty() {
@@ -68,28 +172,32 @@ pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic
                 format!("unsupported OpenAPI version `{version}`: 3.0.x and 3.1.x are supported")
             },
         }]);
-    };
+    }
+    let mut normalized = Normalized::default();
+    crate::repair::inline_path_items(&mut value, &mut normalized);
+    if version.starts_with("3.1.") {
+        crate::normalize::normalize(&mut value, &mut normalized);
+    }
+    crate::repair::relocate_unmodelled(&mut value, &mut normalized);
+    crate::repair::retarget_kinds(&mut value, &mut normalized);
+    let mutual_tls = crate::repair::take_mutual_tls(&mut value);
     let label = if version.starts_with("3.1.") {
         "3.1"
     } else {
         "3.0"
     };
-
-    // The plain parse is faster; the path-tracking one runs only to locate
-    // an error.
-    let doc = match <OpenAPI as serde::Deserialize>::deserialize(&value) {
-        Ok(doc) => doc,
-        Err(_) => match serde_path_to_error::deserialize::<_, OpenAPI>(&value) {
-            Ok(doc) => doc,
-            Err(e) => {
-                let (pointer, message) = locate(&value, &Pointer::root(), &e);
-                return Err(vec![normalized.locate(Diagnostic::at(
-                    &pointer,
-                    format!("not a valid OpenAPI {label} document: {message}"),
-                ))]);
-            }
-        },
-    };
+    let doc = crate::repair::deserialize::<OpenAPI>(&mut value, &mut normalized, |value| {
+        match serde_path_to_error::deserialize::<_, OpenAPI>(value) {
+            Ok(_) => (Pointer::root(), "the document reads".into()),
+            Err(e) => locate(value, &Pointer::root(), &e),
+        }
+    })
+    .map_err(|(pointer, message)| {
+        vec![normalized.locate(Diagnostic::at(
+            &pointer,
+            format!("not a valid OpenAPI {label} document: {message}"),
+        ))]
+    })?;
     let mut webhooks = Vec::new();
     let mut errors = Vec::new();
     for (name, item) in &normalized.webhooks {
@@ -109,6 +217,7 @@ pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic
         version,
         webhooks,
         normalized,
+        mutual_tls,
     })
 }
 
@@ -143,6 +252,8 @@ enum Part {
     Operation,
     Responses,
     Leaf(fn(serde_yaml::Value) -> Result<(), String>),
+    /// A list, each item read on its own.
+    List(fn(serde_yaml::Value) -> Result<(), String>),
     Components,
     ComponentMap(fn(serde_yaml::Value) -> Result<(), String>),
 }
@@ -190,7 +301,7 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
         Part::PathItem => entries()
             .map(|(k, v)| {
                 let part = match k.as_str() {
-                    "parameters" => Part::Leaf(check::<Vec<o::ReferenceOr<o::Parameter>>>),
+                    "parameters" => Part::List(check::<o::ReferenceOr<o::Parameter>>),
                     "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace" => {
                         Part::Operation
                     }
@@ -204,7 +315,7 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
                 let part = match k.as_str() {
                     "responses" => Part::Responses,
                     "requestBody" => Part::Leaf(check::<o::ReferenceOr<o::RequestBody>>),
-                    "parameters" => Part::Leaf(check::<Vec<o::ReferenceOr<o::Parameter>>>),
+                    "parameters" => Part::List(check::<o::ReferenceOr<o::Parameter>>),
                     _ => Part::Leaf(|_| Ok(())),
                 };
                 (at.join(&k), v, part)
@@ -238,13 +349,38 @@ fn refine(value: &serde_yaml::Value, at: Pointer, part: Part) -> Option<(Pointer
         Part::ComponentMap(f) => entries()
             .map(|(k, v)| (at.join(&k), v, Part::Leaf(f)))
             .collect(),
+        Part::List(f) => match value.as_sequence() {
+            Some(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (at.join(i), v, Part::Leaf(f)))
+                .collect(),
+            None => {
+                return check::<Vec<serde_yaml::Value>>(value.clone())
+                    .err()
+                    .map(|m| (at, m))
+            }
+        },
         Part::Leaf(f) => {
             return f(value.clone()).err().map(|m| (at, m));
         }
     };
-    children
+    if let Some(found) = children
         .into_iter()
         .find_map(|(at, v, part)| refine(v, at, part))
+    {
+        return Some(found);
+    }
+    // No part inside fails on its own: the part as a whole may (a field of
+    // its own missing).
+    let whole: Option<fn(serde_yaml::Value) -> Result<(), String>> = match part {
+        Part::PathItem => Some(check::<o::PathItem>),
+        Part::Operation => Some(check::<o::Operation>),
+        Part::Responses => Some(check::<o::Responses>),
+        Part::Components => Some(check::<o::Components>),
+        _ => None,
+    };
+    whole.and_then(|f| f(value.clone()).err()).map(|m| (at, m))
 }
 
 /// A YAML value read a little more tolerantly than `serde_yaml::Value` reads
@@ -320,8 +456,18 @@ impl<'de> serde::de::Visitor<'de> for TolerantVisitor {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde_yaml::Value;
         let mut out = serde_yaml::Mapping::new();
         while let Some((Tolerant(k), Tolerant(v))) = map.next_entry()? {
+            // A key is a name: `200:` is the status "200", `true:` is
+            // "true". Keys that are collections stay as they are (and fail
+            // where a name is needed).
+            let k = match k {
+                Value::Number(n) => Value::String(n.to_string()),
+                Value::Bool(b) => Value::String(b.to_string()),
+                Value::Null => Value::String("null".into()),
+                other => other,
+            };
             out.insert(k, v);
         }
         Ok(serde_yaml::Value::Mapping(out))
@@ -355,6 +501,61 @@ mod tests {
         assert_eq!(v["minimum"].as_f64(), Some(-9223372036854776000.0));
         assert_eq!(v["maximum"].as_f64(), Some(18446744073709551616.0));
         assert_eq!(v["x"].as_i64(), Some(3));
+    }
+
+    #[test]
+    fn keys_that_are_not_strings_are_read_as_names() {
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        200:\n          description: ok\n          content:\n            application/json:\n              examples:\n                0: {value: x}\n                true: {value: y}\n";
+        let loaded = parse(text).unwrap();
+        let op = loaded.doc.paths.paths["/a"]
+            .as_item()
+            .unwrap()
+            .get
+            .as_ref()
+            .unwrap();
+        let response = op.responses.responses[&openapiv3::StatusCode::Code(200)]
+            .as_item()
+            .unwrap();
+        let examples = &response.content["application/json"].examples;
+        assert_eq!(examples.keys().collect::<Vec<_>>(), ["0", "true"]);
+    }
+
+    #[test]
+    fn json_is_read_as_json_with_what_yaml_forbids_and_positions_of_its_own() {
+        // C1 control, NEL and LINE SEPARATOR inside strings: JSON allows
+        // them, YAML does not.
+        let text = "{\"openapi\": \"3.0.3\",\n \"info\": {\"title\": \"t\u{85}\u{2028}\u{9c}\", \"version\": \"1\"},\n \"paths\": {}}";
+        let loaded = parse(text).unwrap();
+        assert_eq!(loaded.doc.info.title, "t\u{85}\u{2028}\u{9c}");
+        let broken = "{\"openapi\": \"3.0.3\",\n  \"info\": {\"title\": \"t\"\n  \"paths\": {}}";
+        let errors = syntax(broken).unwrap_err();
+        assert_eq!(
+            errors[0].location,
+            Location::LineColumn { line: 3, column: 3 }
+        );
+        assert!(errors[0].message.starts_with("invalid JSON"), "{errors:?}");
+    }
+
+    #[test]
+    fn references_are_percent_decoded_before_they_are_resolved() {
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /pets/{petId}:\n    parameters: [{name: petId, in: path, required: true, schema: {type: string}}]\n    get:\n      parameters:\n        - $ref: '#/paths/~1pets~1%7BpetId%7D/parameters/0'\n      responses: {'200': {description: ok}}\n      x-note: {$ref: '#/a%20b'}\n      x-other: '%7B'\n";
+        let value = syntax(text).unwrap();
+        let op = &value["paths"]["/pets/{petId}"]["get"];
+        assert_eq!(
+            op["parameters"][0]["$ref"].as_str(),
+            Some("#/paths/~1pets~1{petId}/parameters/0")
+        );
+        assert_eq!(
+            op["x-note"]["$ref"].as_str(),
+            Some("#/a%20b"),
+            "extensions are data"
+        );
+        assert_eq!(
+            decode_fragment("other.yaml#/components/schemas/A%20B").as_deref(),
+            Some("other.yaml#/components/schemas/A B")
+        );
+        assert_eq!(decode_fragment("#/a/100%").as_deref(), Some("#/a/100%"));
+        assert_eq!(decode_fragment("#/a/b"), None);
     }
 
     #[test]
@@ -392,9 +593,42 @@ mod tests {
             "{}",
             errors[0].message
         );
+    }
 
-        let text = "openapi: 3.0.3\ninfo: {title: t, version: 1}\npaths: {}\n";
-        let errors = parse(text).unwrap_err();
-        assert_eq!(errors[0].location, Location::Pointer("#/info".into()));
+    /// Strictly invalid documents that every mainstream tool reads are read
+    /// too, each assumption a note at its place.
+    #[test]
+    fn what_tools_read_past_is_read_with_a_note() {
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: 1.0}\npaths:\n  /a:\n    get:\n      parameters: [{name: q, in: query}]\n    post:\n      responses: {'200': {content: {}}}\n  /b:\n    get:\n      responses: ~\n";
+        let loaded = parse(text).unwrap();
+        assert_eq!(loaded.doc.info.version, "1.0");
+        let notes: Vec<(String, String)> = loaded
+            .normalized
+            .assumed
+            .iter()
+            .map(|d| (d.location.to_string(), d.message.clone()))
+            .collect();
+        let said = |pointer: &str, words: &str| {
+            assert!(
+                notes
+                    .iter()
+                    .any(|(at, m)| at == pointer && m.contains(words)),
+                "no note at {pointer} saying `{words}`: {notes:?}"
+            );
+        };
+        said(
+            "#/info/version",
+            "`version` is not a string: read as \"1.0\"",
+        );
+        said("#/paths/~1a/get", "`responses` is missing");
+        said("#/paths/~1a/get/parameters/0", "read as a string");
+        said("#/paths/~1a/post/responses/200", "`description` is missing");
+        said("#/paths/~1b/get/responses", "`responses` is null");
+        let a = loaded.doc.paths.paths["/a"].as_item().unwrap();
+        let q = a.get.as_ref().unwrap().parameters[0].as_item().unwrap();
+        assert!(matches!(
+            q.parameter_data_ref().format,
+            openapiv3::ParameterSchemaOrContent::Schema(_)
+        ));
     }
 }

@@ -41,6 +41,10 @@ pub struct Normalized {
     pub webhooks: Vec<(String, Value)>,
     /// Keywords read but not enforced, each at its pointer.
     pub notes: Vec<Diagnostic>,
+    /// What was assumed of a strictly invalid document that other tools
+    /// read (a missing `description`, `version: 1.0`): notes in a lenient
+    /// run, errors in a strict one.
+    pub assumed: Vec<Diagnostic>,
     /// Where moved values stood: pointer prefix in the rewritten document ->
     /// pointer prefix in the document as written.
     pub moved: BTreeMap<String, String>,
@@ -115,11 +119,12 @@ fn is_data(key: &str) -> bool {
     ) || key.starts_with("x-")
 }
 
-/// Rewrites a 3.1 document into the 3.0 shape, in place.
-pub fn normalize(doc: &mut Value) -> Normalized {
-    let mut out = Normalized::default();
+/// Rewrites a 3.1 document into the 3.0 shape, in place, recording in
+/// `out` what it moved and noted. Path items given by `$ref` are already
+/// inlined ([`crate::repair::inline_path_items`]).
+pub fn normalize(doc: &mut Value, out: &mut Normalized) {
     let Some(root) = doc.as_mapping_mut() else {
-        return out;
+        return;
     };
     root.insert("openapi".into(), "3.0.3".into());
     root.remove("jsonSchemaDialect");
@@ -137,39 +142,22 @@ pub fn normalize(doc: &mut Value) -> Normalized {
     if !root.contains_key("paths") {
         root.insert("paths".into(), Value::Mapping(Mapping::new()));
     }
-    let path_items = match root.get_mut("components") {
-        Some(Value::Mapping(c)) => c.remove("pathItems"),
-        _ => None,
-    };
-    if let (Some(Value::Mapping(items)), Some(Value::Mapping(paths))) =
-        (&path_items, root.get_mut("paths"))
-    {
-        for (path, item) in paths.iter_mut() {
-            inline_path_item(
-                item,
-                items,
-                path.as_str().unwrap_or_default(),
-                "paths",
-                &mut out,
-            );
-        }
+    if let Some(Value::Mapping(c)) = root.get_mut("components") {
+        c.remove("pathItems");
     }
     let webhooks = root.remove("webhooks");
 
     let mut defs = Vec::new();
     walk(doc, &Path::Root, false, &mut |schema, at| {
-        rewrite(schema, at, &mut out, &mut defs)
+        rewrite(schema, at, out, &mut defs)
     });
 
     if let Some(Value::Mapping(mut hooks)) = webhooks {
         for (name, item) in hooks.iter_mut() {
             let name = name.as_str().unwrap_or_default().to_string();
-            if let Some(Value::Mapping(items)) = &path_items {
-                inline_path_item(item, items, &name, "webhooks", &mut out);
-            }
             let at = Path::Key(&Path::Key(&Path::Root, "webhooks"), &name);
             walk(item, &at, false, &mut |schema, at| {
-                rewrite(schema, at, &mut out, &mut defs)
+                rewrite(schema, at, out, &mut defs)
             });
             out.webhooks.push((name, item.clone()));
         }
@@ -177,7 +165,7 @@ pub fn normalize(doc: &mut Value) -> Normalized {
     // Moved schemas are rewritten where they land, and may hold `$defs` of
     // their own.
     while !defs.is_empty() {
-        let moved = relocate_defs(doc, std::mem::take(&mut defs), &mut out);
+        let moved = relocate_defs(doc, std::mem::take(&mut defs), out);
         let Some(Value::Mapping(schemas)) =
             doc.get_mut("components").and_then(|c| c.get_mut("schemas"))
         else {
@@ -190,43 +178,11 @@ pub fn normalize(doc: &mut Value) -> Normalized {
                     &name,
                 );
                 walk(schema, &at, true, &mut |schema, at| {
-                    rewrite(schema, at, &mut out, &mut defs)
+                    rewrite(schema, at, out, &mut defs)
                 });
             }
         }
     }
-    out
-}
-
-/// A path (or webhook) item that is a reference to `components.pathItems`:
-/// the item itself, its pointer remembered.
-fn inline_path_item(
-    item: &mut Value,
-    items: &Mapping,
-    name: &str,
-    section: &str,
-    out: &mut Normalized,
-) {
-    let Some(reference) = item.get("$ref").and_then(Value::as_str) else {
-        return;
-    };
-    let Some(component) = reference.strip_prefix("#/components/pathItems/") else {
-        return;
-    };
-    if let Some(target) = items.get(unescape(component).as_str()) {
-        let here = Pointer::root().join(section).join(name).to_string();
-        let there = Pointer::root()
-            .join("components")
-            .join("pathItems")
-            .join(unescape(component))
-            .to_string();
-        *item = target.clone();
-        out.moved.insert(here, there);
-    }
-}
-
-fn unescape(segment: &str) -> String {
-    segment.replace("~1", "/").replace("~0", "~")
 }
 
 /// Where the walk stands, without allocating: a chain of keys.
@@ -649,7 +605,7 @@ fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) -> Vec<S
 
 /// Points every `$ref` that names a moved value (or something inside it)
 /// at its new place.
-fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
+pub(crate) fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
     match value {
         Value::Mapping(map) => {
             if let Some(Value::String(reference)) = map.get_mut("$ref") {
@@ -739,7 +695,9 @@ mod tests {
 
     fn normalized(yaml: &str) -> (Value, Normalized) {
         let mut doc: Value = serde_yaml::from_str(yaml).unwrap();
-        let out = normalize(&mut doc);
+        let mut out = Normalized::default();
+        crate::repair::inline_path_items(&mut doc, &mut out);
+        normalize(&mut doc, &mut out);
         (doc, out)
     }
 

@@ -28,7 +28,10 @@ pub struct Flat<'a> {
     pub one_of: &'a [ReferenceOr<Schema>],
     pub any_of: &'a [ReferenceOr<Schema>],
     pub all_of: &'a [ReferenceOr<Schema>],
-    pub not: bool,
+    /// The `not` schema, if any.
+    pub not: Option<&'a ReferenceOr<Schema>>,
+    /// Whether `not` is all the schema says.
+    pub not_alone: bool,
 }
 
 fn format_of<T: std::fmt::Debug>(f: &VariantOrUnknownOrEmpty<T>) -> Option<String> {
@@ -113,7 +116,10 @@ pub fn flatten(schema: &Schema) -> Flat<'_> {
         SchemaKind::OneOf { one_of } => flat.one_of = one_of,
         SchemaKind::AnyOf { any_of } => flat.any_of = any_of,
         SchemaKind::AllOf { all_of } => flat.all_of = all_of,
-        SchemaKind::Not { .. } => flat.not = true,
+        SchemaKind::Not { not } => {
+            flat.not = Some(not);
+            flat.not_alone = true;
+        }
         SchemaKind::Any(a) => {
             flat.typ = a.typ.as_deref();
             flat.format = a.format.clone();
@@ -134,7 +140,7 @@ pub fn flatten(schema: &Schema) -> Flat<'_> {
             flat.one_of = &a.one_of;
             flat.any_of = &a.any_of;
             flat.all_of = &a.all_of;
-            flat.not = a.not.is_some();
+            flat.not = a.not.as_deref();
             if flat.typ.is_none() && !flat.properties.is_empty() {
                 flat.typ = Some("object");
             }

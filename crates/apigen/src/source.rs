@@ -40,7 +40,7 @@ impl Positions {
             }
         }
         let mut found = HashMap::new();
-        let _ = walk(text, &wanted, &mut found);
+        let _ = walk(&printable(text), &wanted, &mut found);
         Positions { found }
     }
 
@@ -53,6 +53,23 @@ impl Positions {
             }
             p = &p[..p.rfind('/')?];
         }
+    }
+}
+
+/// The text with each character YAML forbids (C0 and C1 controls but tab
+/// and line ends, which JSON strings may carry) replaced by `?`: one
+/// character for one, so every position stays where it was.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let forbidden = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}')) || c == '\u{feff}'
+    };
+    if text.chars().any(forbidden) {
+        text.chars()
+            .map(|c| if forbidden(c) { '?' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
     }
 }
 
@@ -201,5 +218,18 @@ mod tests {
             Some(Position { line: 2, column: 5 })
         );
         assert_eq!(Positions::find("[", ["#/x"]).get("#/x"), None);
+    }
+
+    #[test]
+    fn json_with_characters_yaml_forbids_keeps_its_positions() {
+        let json = "{\"info\": {\"title\": \"a\u{9c}\u{2028}b\"},\n \"paths\": {\"/a\": {}}}";
+        let positions = Positions::find(json, ["#/paths/~1a"]);
+        assert_eq!(
+            positions.get("#/paths/~1a"),
+            Some(Position {
+                line: 2,
+                column: 12
+            })
+        );
     }
 }

@@ -747,7 +747,10 @@ impl<'a> Compare<'a, '_> {
             (TypeKind::Struct(bs), TypeKind::Struct(rs)) => self.structs(bs, rs, ctx, bp, rp),
             (TypeKind::Enum(bv), TypeKind::Enum(rv)) => self.enums(bv, rv, ctx, bp, rp),
             (TypeKind::Union(bu), TypeKind::Union(ru)) => self.unions(bu, ru, ctx, bp, rp),
-            (TypeKind::Alias(bs), TypeKind::Alias(rs)) => self.shape(bs, rs, ctx, bp, rp),
+            (
+                TypeKind::Alias(bs) | TypeKind::Newtype { shape: bs, .. },
+                TypeKind::Alias(rs) | TypeKind::Newtype { shape: rs, .. },
+            ) => self.shape(bs, rs, ctx, bp, rp),
             (bk, rk) => self.breaking(
                 format!("{}-type-changed", ctx.prefix),
                 bp,
@@ -1097,7 +1100,10 @@ impl<'a> Same<'a> {
                         v.tag_value == w.tag_value && self.shapes(&v.shape, &w.shape, low)
                     })
             }
-            (TypeKind::Alias(b), TypeKind::Alias(r)) => self.shapes(b, r, low),
+            (
+                TypeKind::Alias(b) | TypeKind::Newtype { shape: b, .. },
+                TypeKind::Alias(r) | TypeKind::Newtype { shape: r, .. },
+            ) => self.shapes(b, r, low),
             _ => false,
         }
     }
@@ -1208,7 +1214,7 @@ fn describe_kind(k: &TypeKind) -> &'static str {
         TypeKind::Struct(_) => "object",
         TypeKind::Enum(_) => "string enum",
         TypeKind::Union(_) => "oneOf/anyOf",
-        TypeKind::Alias(_) => "another type",
+        TypeKind::Alias(_) | TypeKind::Newtype { .. } => "another type",
     }
 }
 

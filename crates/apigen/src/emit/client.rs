@@ -37,60 +37,68 @@ pub fn items(api: &Api) -> TokenStream {
     for op in &api.operations {
         names.reserve(&op.fn_name);
     }
-    let setters = api.security_schemes.iter().map(|scheme| {
-        let method = ident(&names.unique(format!("with_{}", sanitize(&scheme.name, Case::Snake))));
-        let name = &scheme.name;
-        let (kind, params, credential) = match &scheme.kind {
-            crate::ir::SchemeKind::Http(s) if s == "basic" => (
-                "HTTP basic authentication".to_string(),
-                quote!(user: impl Into<String>, password: impl Into<String>),
-                quote!(runtime::Credential::Basic {
-                    user: user.into(),
-                    password: password.into()
-                }),
-            ),
-            crate::ir::SchemeKind::Http(s) => (
-                format!("HTTP `{s}` authentication"),
-                quote!(token: impl Into<String>),
-                quote!(runtime::Credential::Token(token.into())),
-            ),
-            crate::ir::SchemeKind::ApiKey { location, name } => {
-                let location = match location {
-                    ParamLocation::Header => "header",
-                    ParamLocation::Query => "query parameter",
-                    _ => "cookie",
-                };
-                (
-                    format!("an API key in the {location} `{name}`"),
-                    quote!(key: impl Into<String>),
-                    quote!(runtime::Credential::Key(key.into())),
-                )
+    // A mutual TLS certificate is the HTTP client's (`with_http_client`):
+    // there is no credential to set here.
+    let setters = api
+        .security_schemes
+        .iter()
+        .filter(|s| s.kind != crate::ir::SchemeKind::MutualTls)
+        .map(|scheme| {
+            let method =
+                ident(&names.unique(format!("with_{}", sanitize(&scheme.name, Case::Snake))));
+            let name = &scheme.name;
+            let (kind, params, credential) = match &scheme.kind {
+                crate::ir::SchemeKind::Http(s) if s == "basic" => (
+                    "HTTP basic authentication".to_string(),
+                    quote!(user: impl Into<String>, password: impl Into<String>),
+                    quote!(runtime::Credential::Basic {
+                        user: user.into(),
+                        password: password.into()
+                    }),
+                ),
+                crate::ir::SchemeKind::Http(s) => (
+                    format!("HTTP `{s}` authentication"),
+                    quote!(token: impl Into<String>),
+                    quote!(runtime::Credential::Token(token.into())),
+                ),
+                crate::ir::SchemeKind::ApiKey { location, name } => {
+                    let location = match location {
+                        ParamLocation::Header => "header",
+                        ParamLocation::Query => "query parameter",
+                        _ => "cookie",
+                    };
+                    (
+                        format!("an API key in the {location} `{name}`"),
+                        quote!(key: impl Into<String>),
+                        quote!(runtime::Credential::Key(key.into())),
+                    )
+                }
+                crate::ir::SchemeKind::OAuth2 => (
+                    "an OAuth 2 access token".to_string(),
+                    quote!(token: impl Into<String>),
+                    quote!(runtime::Credential::Token(token.into())),
+                ),
+                crate::ir::SchemeKind::OpenIdConnect => (
+                    "an OpenID Connect token".to_string(),
+                    quote!(token: impl Into<String>),
+                    quote!(runtime::Credential::Token(token.into())),
+                ),
+                crate::ir::SchemeKind::MutualTls => unreachable!("filtered out above"),
+            };
+            let doc = super::doc_paragraphs(&[
+                Some(format!(
+                    "Credentials for the security scheme `{name}`: {kind}."
+                )),
+                scheme.doc.clone(),
+            ]);
+            quote! {
+                #doc
+                pub fn #method(mut self, #params) -> Self {
+                    self.core.set_credential(#name, #credential);
+                    self
+                }
             }
-            crate::ir::SchemeKind::OAuth2 => (
-                "an OAuth 2 access token".to_string(),
-                quote!(token: impl Into<String>),
-                quote!(runtime::Credential::Token(token.into())),
-            ),
-            crate::ir::SchemeKind::OpenIdConnect => (
-                "an OpenID Connect token".to_string(),
-                quote!(token: impl Into<String>),
-                quote!(runtime::Credential::Token(token.into())),
-            ),
-        };
-        let doc = super::doc_paragraphs(&[
-            Some(format!(
-                "Credentials for the security scheme `{name}`: {kind}."
-            )),
-            scheme.doc.clone(),
-        ]);
-        quote! {
-            #doc
-            pub fn #method(mut self, #params) -> Self {
-                self.core.set_credential(#name, #credential);
-                self
-            }
-        }
-    });
+        });
     let methods = api.operations.iter().map(|op| method(api, op));
     let title = format!(" A client of {}.", api.title);
     quote! {
@@ -304,7 +312,7 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
         let headers = r.headers.iter().map(|h| {
             let field = ident(&h.rust);
             let wire = &h.wire;
-            let read = if super::scalar_header(api, &h.shape) {
+            let read = if super::scalar_header(api, &h.shape) && !h.json {
                 if h.required {
                     quote!(answer.required_header(#wire)?)
                 } else {
@@ -317,10 +325,15 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
                     Ty::Map(_) | Ty::Named(_) => quote!(runtime::ValueKind::Object),
                     _ => quote!(runtime::ValueKind::Scalar),
                 };
-                if h.required {
-                    quote!(answer.required_header_styled::<#ty>(#wire, #kind)?)
+                let style = if h.json {
+                    quote!(runtime::Style::Json)
                 } else {
-                    quote!(answer.header_styled::<#ty>(#wire, #kind)?)
+                    quote!(runtime::Style::Simple)
+                };
+                if h.required {
+                    quote!(answer.required_header_styled::<#ty>(#wire, #kind, #style)?)
+                } else {
+                    quote!(answer.header_styled::<#ty>(#wire, #kind, #style)?)
                 }
             };
             quote!(#field: #read,)

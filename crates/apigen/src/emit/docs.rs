@@ -200,6 +200,7 @@ fn scheme_kind(kind: &SchemeKind) -> String {
         }
         SchemeKind::OAuth2 => "OAuth 2".into(),
         SchemeKind::OpenIdConnect => "OpenID Connect".into(),
+        SchemeKind::MutualTls => "mutual TLS: a client certificate".into(),
     }
 }
 
@@ -489,7 +490,7 @@ fn schema(def: &TypeDef) -> Markup {
                             }
                         }
                     }
-                    TypeKind::Alias(s) => { div { "The same as " (shape(s)) (constraints(&s.checks)) } }
+                    TypeKind::Alias(s) | TypeKind::Newtype { shape: s, .. } => { div { "The same as " (shape(s)) (constraints(&s.checks)) } }
                 }
             }
         }
@@ -619,7 +620,9 @@ fn example(api: &Api, s: &Shape, depth: usize) -> serde_json::Value {
                     .variants
                     .first()
                     .map_or(Value::Null, |v| example(api, &v.shape, depth + 1)),
-                Some(TypeKind::Alias(inner)) => example(api, inner, depth + 1),
+                Some(TypeKind::Alias(inner) | TypeKind::Newtype { shape: inner, .. }) => {
+                    example(api, inner, depth + 1)
+                }
                 None => Value::Null,
             }
         }

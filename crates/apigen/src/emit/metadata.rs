@@ -69,6 +69,7 @@ pub fn items(api: &Api) -> TokenStream {
             }
             SchemeKind::OAuth2 => quote!(runtime::SchemeKind::OAuth2),
             SchemeKind::OpenIdConnect => quote!(runtime::SchemeKind::OpenIdConnect),
+            SchemeKind::MutualTls => quote!(runtime::SchemeKind::MutualTls),
         };
         quote!(runtime::SecurityScheme { name: #name, kind: #kind })
     });

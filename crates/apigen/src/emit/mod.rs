@@ -369,6 +369,9 @@ pub(crate) fn check_expr(
                     #runtime check_pattern(#value, &PATTERN)
                 }});
             }
+            if let Some(excluded) = excluded(&c.not_in, |v| v.as_str().map(|s| quote!(#s))) {
+                checks.push(quote!(#runtime check_not_one_of::<str>(#value, &[#(#excluded),*])));
+            }
             match c.format {
                 Some(crate::ir::TextFormat::Email) => {
                     checks.push(quote!(#runtime check_email(#value)));
@@ -383,6 +386,18 @@ pub(crate) fn check_expr(
             if min.is_some() || max.is_some() {
                 let (min, max) = (or_none(min), or_none(max));
                 checks.push(quote!(#runtime check_range(#value, #min, #max)));
+            }
+            let integer = matches!(shape.ty, Ty::I32 | Ty::I64);
+            let number = |v: &serde_json::Value| {
+                let n = v.as_i64().filter(|_| integer)?;
+                let n = match shape.ty {
+                    Ty::I32 => Literal::i32_unsuffixed(i32::try_from(n).ok()?),
+                    _ => Literal::i64_unsuffixed(n),
+                };
+                Some(quote!(&#n))
+            };
+            if let Some(excluded) = excluded(&c.not_in, number) {
+                checks.push(quote!(#runtime check_not_one_of(#value, &[#(#excluded),*])));
             }
         }
         Ty::Array(items) => {
@@ -413,6 +428,16 @@ pub(crate) fn check_expr(
     let mut checks = checks.into_iter();
     let first = checks.next()?;
     Some(checks.fold(first, |acc, next| quote!(#acc.and_then(|()| #next))))
+}
+
+/// The excluded values as literals, when every one of them has the
+/// value's type (`None` when there are none, or one does not).
+fn excluded(
+    values: &[serde_json::Value],
+    literal: impl Fn(&serde_json::Value) -> Option<TokenStream>,
+) -> Option<Vec<TokenStream>> {
+    let literals: Option<Vec<TokenStream>> = values.iter().map(literal).collect();
+    literals.filter(|l| !l.is_empty())
 }
 
 /// What a chain of aliases finally names; `None` for a cycle of aliases.

@@ -43,6 +43,26 @@ fn type_def(api: &Api, def: &TypeDef) -> TokenStream {
                 pub type #name = #ty;
             }
         }
+        TypeKind::Newtype { shape, boxed } => {
+            let name = ident(&def.name);
+            let ty = rust_type(shape, &quote!());
+            let ty = if *boxed { quote!(Box<#ty>) } else { ty };
+            let check =
+                check_expr(quote!(&self.0), shape, api, &quote!(runtime::)).map(|c| quote!(#c?;));
+            quote! {
+                #docs
+                #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+                #[serde(transparent)]
+                pub struct #name(pub #ty);
+
+                impl runtime::Validate for #name {
+                    fn validate(&self) -> Result<(), runtime::Violation> {
+                        #check
+                        Ok(())
+                    }
+                }
+            }
+        }
     }
 }
 

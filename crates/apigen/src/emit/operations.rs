@@ -346,12 +346,24 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
         let sets = r.headers.iter().map(|h| {
             let hname = ident(&h.rust);
             let wire = &h.wire;
+            // Scalars as text; arrays, objects and JSON headers spelled as
+            // the client reads them.
+            let set = |value: TokenStream| {
+                if h.json {
+                    quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Json);)
+                } else if super::scalar_header(api, &h.shape) {
+                    quote!(runtime::set_header(&mut builder, #wire, #value);)
+                } else {
+                    quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Simple);)
+                }
+            };
             if h.required {
-                quote!(runtime::set_header(&mut builder, #wire, #hname);)
+                set(quote!(#hname))
             } else {
+                let set = set(quote!(value));
                 quote! {
                     if let Some(value) = #hname {
-                        runtime::set_header(&mut builder, #wire, value);
+                        #set
                     }
                 }
             }
@@ -452,7 +464,7 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
         let mut reads = Vec::new();
         for h in &r.headers {
             let (field, wire) = (ident(&h.rust), &h.wire);
-            let readable = super::scalar_header(api, &h.shape);
+            let readable = super::scalar_header(api, &h.shape) && !h.json;
             reads.push(match (h.required, readable) {
                 (true, true) => {
                     quote!(let Some(#field) = error.header(#wire) else { return Err(error); };)

@@ -53,6 +53,7 @@ pub struct Lowered {
 pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnostic>> {
     let doc = &loaded.doc;
     let mut l = Lowerer::new(doc);
+    l.mutual_tls = loaded.mutual_tls.clone();
     l.lenient = options.lenient;
     l.check_formats = options.check_formats;
     if let Some(default) = &doc.security {
@@ -76,7 +77,9 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
             .map(|s| base_path(&s.url))
             .unwrap_or_default(),
         servers: doc.servers.iter().filter_map(absolute_url).collect(),
-        types: passes::mark_boxed(passes::infer_discriminators(std::mem::take(&mut l.types))),
+        types: passes::mark_boxed(passes::newtype_alias_cycles(passes::infer_discriminators(
+            std::mem::take(&mut l.types),
+        ))),
         traits,
         operations,
         common_headers,
@@ -87,6 +90,11 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         plans,
     };
     let moved = &loaded.normalized;
+    if options.lenient {
+        l.notes.extend(moved.assumed.iter().cloned());
+    } else {
+        l.errors.extend(moved.assumed.iter().cloned());
+    }
     if !l.errors.is_empty() {
         return Err(l.errors.into_iter().map(|d| moved.locate(d)).collect());
     }
@@ -100,6 +108,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         .cloned()
         .map(|d| moved.locate(d))
         .collect();
+    notes.extend(l.notes.into_iter().map(|d| moved.locate(d)));
     notes.extend(webhook_notes(&api));
     Ok(Lowered {
         api,
@@ -158,8 +167,14 @@ struct Lowerer<'a> {
     shared: HashMap<String, String>,
     /// What a lenient run left out.
     skipped: Vec<Diagnostic>,
+    /// What was assumed of a document that strictly says otherwise (an
+    /// enum value of another type, a scheme nobody declared), at its
+    /// pointer.
+    notes: Vec<Diagnostic>,
     /// The document's `security`, for operations without their own.
     default_security: Vec<SecurityRequirement>,
+    /// Security schemes the transport enforces (3.1's `mutualTLS`).
+    mutual_tls: Vec<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -177,7 +192,9 @@ impl<'a> Lowerer<'a> {
             check_formats: false,
             shared: HashMap::new(),
             skipped: Vec::new(),
+            notes: Vec::new(),
             default_security: Vec::new(),
+            mutual_tls: Vec::new(),
         }
     }
 
@@ -198,6 +215,25 @@ impl<'a> Lowerer<'a> {
 
     pub(super) fn error(&mut self, at: &Pointer, message: impl Into<String>) {
         self.errors.push(Diagnostic::at(at, message));
+    }
+
+    /// Says what the generator made of something it reads but does not
+    /// express fully, at `at`.
+    pub(super) fn note(&mut self, at: &Pointer, message: impl Into<String>) {
+        self.notes.push(Diagnostic::at(at, message));
+    }
+
+    /// Says what was assumed at `at`, where the document is strictly
+    /// invalid but every mainstream tool reads it: a note in a lenient run
+    /// (the problem, and what was assumed), an error in a strict one (a
+    /// project's own spec must be valid).
+    pub(super) fn assume(&mut self, at: &Pointer, problem: impl Into<String>, assumption: &str) {
+        let problem = problem.into();
+        if self.lenient {
+            self.note(at, format!("{problem}: {assumption}"));
+        } else {
+            self.error(at, problem);
+        }
     }
 
     /// An item standing at `at`, or what a local reference names (a

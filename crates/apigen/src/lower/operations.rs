@@ -75,23 +75,33 @@ impl<'a> Lowerer<'a> {
             let pat = Pointer::root().join("paths").join(path);
             let item = match item {
                 ReferenceOr::Item(item) => item,
-                ReferenceOr::Reference { .. } => {
-                    self.error(&pat, "path items given by `$ref` are not supported");
+                // References that name a path item were inlined when the
+                // document was read: this one names nothing.
+                ReferenceOr::Reference { reference } => {
+                    self.error(&pat, format!("unresolved reference `{reference}`"));
                     continue;
                 }
             };
             for (method, op) in item.iter() {
                 let oat = pat.join(method);
-                let id = op
+                let mut id = op
                     .operation_id
                     .clone()
                     .unwrap_or_else(|| derived_operation_id(method, path));
                 if let Some(first) = seen.get(&id) {
-                    let mark = self.errors.len();
-                    let message = format!("duplicate operationId `{id}`: first used at {first}");
-                    self.error(&oat.join("operationId"), message);
-                    self.skip_since(mark, &format!("operation at {oat}"));
-                    continue;
+                    // Strictly invalid, and common: the second is served
+                    // under a name of its own.
+                    let mut n = 2;
+                    while seen.contains_key(&format!("{id}{n}")) {
+                        n += 1;
+                    }
+                    let renamed = format!("{id}{n}");
+                    self.assume(
+                        &oat.join("operationId"),
+                        format!("duplicate operationId `{id}`: first used at {first}"),
+                        &format!("this operation is generated as `{renamed}`"),
+                    );
+                    id = renamed;
                 }
                 seen.insert(id.clone(), oat.to_string());
                 if let Some(successor) = op.extensions.get("x-successor").and_then(|v| v.as_str()) {
@@ -275,7 +285,20 @@ impl<'a> Lowerer<'a> {
             }
         }
         if responses.is_empty() && self.errors.len() == errors_before {
-            self.error(&rat, format!("operation `{id}` declares no responses"));
+            // Nothing is promised: any status, no body read.
+            self.note(
+                &rat,
+                format!("operation `{id}` declares no responses: read as answering any status, with no body"),
+            );
+            responses.push(Response {
+                pointer: rat.join("default").to_string(),
+                status: Status::Default,
+                variant: variants.unique(status_variant(Status::Default)),
+                doc: "Any answer: the spec declares none.".into(),
+                body: None,
+                media: Media::Json,
+                headers: Vec::new(),
+            });
         }
 
         if self.skip_since(errors_before, &format!("operation `{id}`")) {
@@ -571,14 +594,20 @@ impl<'a> Lowerer<'a> {
             let Some((header, header_at)) = self.resolve(header, Node::header, &hat) else {
                 continue;
             };
-            let schema = match &header.format {
-                ParameterSchemaOrContent::Schema(s) => s,
-                ParameterSchemaOrContent::Content(_) => {
-                    self.error(&hat, "headers described by `content` are not supported");
-                    continue;
+            // A header described by `content` carries its value in that
+            // media type: JSON text for a JSON type, the text itself for
+            // any other.
+            let (schema, sat, json) = match &header.format {
+                ParameterSchemaOrContent::Schema(s) => (Some(s), header_at.join("schema"), false),
+                ParameterSchemaOrContent::Content(content) => {
+                    let Some((media, m)) = content.iter().next() else {
+                        self.error(&hat, "a header's `content` names no media type");
+                        continue;
+                    };
+                    let sat = header_at.join("content").join(media).join("schema");
+                    (m.schema.as_ref(), sat, is_json(media))
                 }
             };
-            let sat = header_at.join("schema");
             let hint = match header_at.segments().collect::<Vec<_>>().as_slice() {
                 _ if header_at == hat => {
                     format!("{op_type}{variant}{}", sanitize(name, Case::Pascal))
@@ -586,7 +615,14 @@ impl<'a> Lowerer<'a> {
                 [components, _, component] if components == "components" => component.clone(),
                 _ => pointer::name_from(&header_at),
             };
-            let Some(shape) = self.shape_of(schema, &sat, &hint) else {
+            let by_schema = matches!(header.format, ParameterSchemaOrContent::Schema(_));
+            let shape = match schema {
+                Some(schema) if by_schema || json => self.shape_of(schema, &sat, &hint),
+                None if json => Some(Shape::new(Ty::Json)),
+                // Text of another media type: the text itself.
+                _ => Some(Shape::new(Ty::String)),
+            };
+            let Some(shape) = shape else {
                 continue;
             };
             headers.push(ResponseHeader {
@@ -594,6 +630,7 @@ impl<'a> Lowerer<'a> {
                 pointer: hat.to_string(),
                 rust: names.unique(sanitize(name, Case::Snake)),
                 required: header.required,
+                json,
                 shape,
                 doc: header.description.clone(),
             });
@@ -655,11 +692,17 @@ impl<'a> Lowerer<'a> {
     /// `components.securitySchemes`, in document order.
     pub(super) fn security_schemes(&mut self) -> Vec<SecurityScheme> {
         use openapiv3::{APIKeyLocation, SecurityScheme as S};
-        let Some(components) = self.doc.components.as_ref() else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for (name, scheme) in &components.security_schemes {
+        let mut out: Vec<SecurityScheme> = self
+            .mutual_tls
+            .iter()
+            .map(|name| SecurityScheme {
+                name: name.clone(),
+                kind: SchemeKind::MutualTls,
+                doc: Some("Enforced by the transport: the client presents a certificate.".into()),
+            })
+            .collect();
+        let declared = self.doc.components.iter().flat_map(|c| &c.security_schemes);
+        for (name, scheme) in declared {
             let at = Pointer::root()
                 .join("components")
                 .join("securitySchemes")
@@ -708,15 +751,23 @@ impl<'a> Lowerer<'a> {
     ) -> Vec<SecurityRequirement> {
         let declared = self.doc.components.as_ref().map(|c| &c.security_schemes);
         let mut out = Vec::new();
-        for (i, requirement) in requirements.iter().enumerate() {
+        'requirements: for (i, requirement) in requirements.iter().enumerate() {
             let mut schemes = Vec::new();
             for (scheme, scopes) in requirement {
-                if !declared.is_some_and(|d| d.contains_key(scheme)) {
-                    self.error(
+                let known = declared.is_some_and(|d| d.contains_key(scheme))
+                    || self.mutual_tls.contains(scheme);
+                if !known {
+                    // Nothing says how to satisfy it: this way in is left
+                    // out, the others stay.
+                    self.assume(
                         &at.join(i).join(scheme),
-                        format!("security scheme `{scheme}` is not declared in `components.securitySchemes`"),
+                        format!(
+                            "security scheme `{scheme}` is not declared in \
+                             `components.securitySchemes`"
+                        ),
+                        "this requirement is left out",
                     );
-                    continue;
+                    continue 'requirements;
                 }
                 schemes.push((scheme.clone(), scopes.clone()));
             }

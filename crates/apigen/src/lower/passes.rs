@@ -61,7 +61,9 @@ pub(super) fn mark_boxed(mut types: BTreeMap<String, TypeDef>) -> BTreeMap<Strin
                     .filter_map(|v| direct(&v.shape))
                     .map(str::to_string)
                     .collect(),
-                TypeKind::Alias(shape) => direct(shape).into_iter().map(str::to_string).collect(),
+                TypeKind::Alias(shape) | TypeKind::Newtype { shape, .. } => {
+                    direct(shape).into_iter().map(str::to_string).collect()
+                }
                 TypeKind::Enum(_) => Vec::new(),
             };
             (name.clone(), targets)
@@ -85,7 +87,61 @@ pub(super) fn mark_boxed(mut types: BTreeMap<String, TypeDef>) -> BTreeMap<Strin
                     v.boxed = direct(&v.shape).is_some_and(|t| reaches(t, name));
                 }
             }
+            TypeKind::Newtype { shape, boxed } => {
+                *boxed = direct(shape).is_some_and(|t| reaches(t, name));
+            }
             _ => {}
+        }
+    }
+    types
+}
+
+/// The types, with each alias that leads back to itself (through lists,
+/// maps and other aliases: `A = Vec<B>`, `B = A`) made a newtype: an alias
+/// cannot name itself, a struct can.
+pub(super) fn newtype_alias_cycles(
+    mut types: BTreeMap<String, TypeDef>,
+) -> BTreeMap<String, TypeDef> {
+    fn named(shape: &Shape, out: &mut Vec<String>) {
+        match &shape.ty {
+            Ty::Named(n) => out.push(n.clone()),
+            Ty::Array(inner) | Ty::Map(inner) => named(inner, out),
+            _ => {}
+        }
+    }
+    let edges: BTreeMap<String, Vec<String>> = types
+        .iter()
+        .filter_map(|(name, def)| match &def.kind {
+            TypeKind::Alias(shape) => {
+                let mut targets = Vec::new();
+                named(shape, &mut targets);
+                targets
+                    .retain(|t| matches!(types.get(t).map(|d| &d.kind), Some(TypeKind::Alias(_))));
+                Some((name.clone(), targets))
+            }
+            _ => None,
+        })
+        .collect();
+    let component = strongly_connected(&edges);
+    let mut sizes: HashMap<usize, usize> = HashMap::new();
+    for c in component.values() {
+        *sizes.entry(*c).or_default() += 1;
+    }
+    let cyclic: Vec<String> = edges
+        .iter()
+        .filter(|(name, targets)| {
+            targets.contains(name) || component.get(*name).is_some_and(|c| sizes[c] > 1)
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in cyclic {
+        if let Some(def) = types.get_mut(&name) {
+            if let TypeKind::Alias(shape) = &def.kind {
+                def.kind = TypeKind::Newtype {
+                    shape: shape.clone(),
+                    boxed: false,
+                };
+            }
         }
     }
     types
@@ -151,8 +207,13 @@ fn strongly_connected(edges: &BTreeMap<String, Vec<String>>) -> HashMap<String, 
 }
 
 /// The response headers every response of every operation declares (rate
-/// limits, say), taken out of each response: middleware sets them.
+/// limits, say), taken out of each response: middleware sets them. A
+/// document with a single operation shares nothing: its headers are that
+/// operation's own.
 pub(super) fn common_headers(mut ops: Vec<Operation>) -> (Vec<Operation>, Vec<ResponseHeader>) {
+    if ops.len() < 2 {
+        return (ops, Vec::new());
+    }
     let mut responses = ops.iter().flat_map(|o| &o.responses);
     let Some(first) = responses.next() else {
         return (ops, Vec::new());

@@ -104,6 +104,13 @@ pub(super) fn find<'a>(doc: &'a OpenAPI, reference: &str) -> Option<(Pointer, No
     Some((pointer, node(at)))
 }
 
+/// Whether anything stands where a local reference points (a reference
+/// there counts, even one that leads round in a loop).
+pub(super) fn names_something(doc: &OpenAPI, reference: &str) -> bool {
+    let mut hops = 0;
+    Pointer::from_ref(reference).is_some_and(|p| walk(doc, &p, &mut hops).is_some())
+}
+
 /// Walks to `pointer` and follows the references standing there, counting
 /// every reference followed in `hops`.
 fn resolve<'a>(doc: &'a OpenAPI, pointer: Pointer, hops: &mut usize) -> Option<(Pointer, At<'a>)> {

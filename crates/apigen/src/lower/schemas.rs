@@ -131,7 +131,9 @@ impl<'a> Lowerer<'a> {
                 .for_each(|v| canon(&mut v.shape, &self.types)),
             TypeKind::Enum(_) => {}
             // A unique key: aliases stay as they are.
-            TypeKind::Alias(_) => return format!("alias {}", self.types.len()),
+            TypeKind::Alias(_) | TypeKind::Newtype { .. } => {
+                return format!("alias {}", self.types.len())
+            }
         }
         format!("{kind:?}")
     }
@@ -183,7 +185,7 @@ impl<'a> Lowerer<'a> {
     /// Whether a schema becomes a type of its own or is inlined where it is used.
     pub(super) fn class(&self, schema: &Schema) -> Class {
         let flat = flatten(schema);
-        let is_string_enum = flat.typ == Some("string") && !flat.enumeration.is_empty();
+        let is_string_enum = is_string_enum(&flat);
         let is_object = flat.typ == Some("object") && !flat.properties.is_empty();
         let single_all_of = flat.all_of.len() == 1 && flat.properties.is_empty();
         if is_string_enum
@@ -209,6 +211,16 @@ impl<'a> Lowerer<'a> {
     /// shape of the schema standing there, as that place would: one type,
     /// named from where it stands, shared by every reference to it.
     pub(super) fn shape_of_ref(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
+        if !pointer::names_something(self.doc, reference) {
+            // Nothing says what the value is: any value, as other tools
+            // read it.
+            self.assume(
+                at,
+                format!("unresolved reference `{reference}`"),
+                "read as any value",
+            );
+            return Some(Shape::new(Ty::Json));
+        }
         if !pointer::is_component_root(reference, "schemas") {
             return self.shape_of_pointer(reference, at);
         }
@@ -345,10 +357,30 @@ impl<'a> Lowerer<'a> {
             return Some(shape);
         }
         let flat = flatten(schema);
-        if flat.not {
-            self.error(at, "`not` schemas are not supported");
-            return None;
+        if flat.not.is_some() && flat.not_alone {
+            self.note(
+                &at.join("not"),
+                "a schema that says only what a value is not is read as any value",
+            );
+            let mut shape = Shape::new(Ty::Json);
+            shape.nullable = nullable;
+            return Some(shape);
         }
+        // Beside other keywords, `not: {enum: [...]}` is a check; any other
+        // `not` is read past, with a note.
+        let not_in = match flat.not {
+            None => Vec::new(),
+            Some(not) => match excluded_values(not) {
+                Some(values) => values,
+                None => {
+                    self.note(
+                        &at.join("not"),
+                        "`not` is not checked (only `not: {enum: [...]}` is)",
+                    );
+                    Vec::new()
+                }
+            },
+        };
         if flat.all_of.len() == 1 && flat.properties.is_empty() {
             // `allOf: [X]` beside a description or `readOnly`: X itself.
             let mut shape = self.shape_of(&flat.all_of[0], &at.join("allOf").join(0), hint)?;
@@ -366,6 +398,7 @@ impl<'a> Lowerer<'a> {
             min_items: flat.min_items,
             max_items: flat.max_items,
             format: None,
+            not_in,
         };
         let format = flat.format.as_deref().unwrap_or("");
         let ty = match flat.typ {
@@ -445,7 +478,10 @@ impl<'a> Lowerer<'a> {
             return self.shape_of_schema(schema, at, name).map(TypeKind::Alias);
         }
         let flat = flatten(schema);
-        if flat.typ == Some("string") && !flat.enumeration.is_empty() {
+        if flat.not.is_some() {
+            self.note(&at.join("not"), "`not` is not checked on a named type");
+        }
+        if is_string_enum(&flat) {
             return Some(TypeKind::Enum(self.enum_variants(&flat, at)));
         }
         // A union beside properties or `allOf` is a struct with a flattened
@@ -488,22 +524,37 @@ impl<'a> Lowerer<'a> {
         }))
     }
 
+    /// The variants of a string enum. A value of another type is taken as
+    /// the text the wire carries for it (`16` as `"16"`, `true` as
+    /// `"true"`), with a note: the document is strictly invalid, and
+    /// every mainstream tool reads it so.
     pub(super) fn enum_variants(&mut self, flat: &Flat<'_>, at: &Pointer) -> Vec<EnumVariant> {
         let mut namer = Namer::new();
         let mut variants = Vec::new();
         for (i, value) in flat.enumeration.iter().enumerate() {
-            match value {
-                serde_json::Value::String(wire) => variants.push(EnumVariant {
-                    wire: wire.clone(),
-                    rust: namer.unique(sanitize(wire, Case::Pascal)),
-                }),
+            let wire = match value {
+                serde_json::Value::String(wire) => wire.clone(),
                 // `nullable` enums list `null`; it is the `Option`, not a variant.
-                serde_json::Value::Null => {}
-                other => self.error(
-                    &at.join("enum").join(i),
-                    format!("enum value {other} is not a string"),
-                ),
-            }
+                serde_json::Value::Null => continue,
+                serde_json::Value::Number(_) | serde_json::Value::Bool(_) => {
+                    let wire = value.to_string();
+                    self.assume(
+                        &at.join("enum").join(i),
+                        format!("enum value {value} of a string enum is not a string"),
+                        &format!("read as the string \"{wire}\""),
+                    );
+                    wire
+                }
+                other => {
+                    self.error(
+                        &at.join("enum").join(i),
+                        format!("enum value {other} of a string enum is not a string"),
+                    );
+                    continue;
+                }
+            };
+            let rust = namer.unique(variant_name(&wire));
+            variants.push(EnumVariant { wire, rust });
         }
         variants
     }
@@ -540,15 +591,28 @@ impl<'a> Lowerer<'a> {
                     (component, tag)
                 }
                 ReferenceOr::Item(s) => {
+                    // An inline variant's tag: the mapping entry that points
+                    // at it, else the one value its own schema allows for
+                    // the discriminator's property. It is named from it.
+                    let tag = discriminator.and_then(|d| {
+                        let here = vat.to_string();
+                        d.mapping
+                            .iter()
+                            .find(|(_, target)| **target == here)
+                            .map(|(value, _)| value.clone())
+                            .or_else(|| fixed_value(s, &d.property_name))
+                    });
                     let base =
-                        s.schema_data
-                            .title
-                            .clone()
-                            .unwrap_or_else(|| match flatten(s).typ {
-                                Some(t) => t.to_string(),
-                                None => format!("Variant{i}"),
-                            });
-                    (base, None)
+                        match &tag {
+                            Some(tag) => tag.clone(),
+                            None => s.schema_data.title.clone().unwrap_or_else(|| {
+                                match flatten(s).typ {
+                                    Some(t) => t.to_string(),
+                                    None => format!("Variant{i}"),
+                                }
+                            }),
+                        };
+                    (base, tag)
                 }
             };
             let shape = self.shape_of(
@@ -568,8 +632,9 @@ impl<'a> Lowerer<'a> {
                 self.error(
                     at,
                     format!(
-                        "variant `{}` of a union with a discriminator must be a `$ref`",
-                        v.rust
+                        "variant `{}` of a union with a discriminator names no value of `{}`: \
+                         neither a `$ref`, nor a `mapping` entry, nor a single `enum` value",
+                        v.rust, d.property_name
                     ),
                 );
                 return None;
@@ -756,4 +821,70 @@ impl<'a> Lowerer<'a> {
         }
         Some(())
     }
+}
+
+/// A variant's name for an enum value: the value in Pascal case, and a
+/// value that is a number named as one (`16` is `V16`, `-1` is `Minus1`,
+/// `2.5` is `V2_5`).
+fn variant_name(wire: &str) -> String {
+    let (sign, digits) = match wire.strip_prefix('-') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => ("Minus", rest),
+        _ => ("V", wire),
+    };
+    let numeric = digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.');
+    if numeric {
+        format!("{sign}{}", digits.replace('.', "_"))
+    } else {
+        sanitize(wire, Case::Pascal)
+    }
+}
+
+/// Whether a schema is an enum of strings: `type: string` with an `enum`,
+/// or an `enum` of strings alone with no `type` (the values say it).
+fn is_string_enum(flat: &Flat<'_>) -> bool {
+    match flat.typ {
+        Some("string") => !flat.enumeration.is_empty(),
+        None => {
+            flat.enumeration.iter().any(serde_json::Value::is_string)
+                && flat
+                    .enumeration
+                    .iter()
+                    .all(|v| v.is_string() || v.is_null())
+        }
+        Some(_) => false,
+    }
+}
+
+/// The one value an inline schema allows for `property` (`enum: [v]`, or
+/// 3.1's `const`, which reads as one), as text: a discriminator's tag.
+fn fixed_value(schema: &Schema, property: &str) -> Option<String> {
+    let flat = flatten(schema);
+    let (_, field) = flat.properties.iter().find(|(name, _)| *name == property)?;
+    let ReferenceOr::Item(field) = field else {
+        return None;
+    };
+    match flatten(field).enumeration.as_slice() {
+        [serde_json::Value::String(value)] => Some(value.clone()),
+        _ => None,
+    }
+}
+
+/// The values a `not` schema excludes, when that is all it says:
+/// `not: {enum: [...]}` of strings or integers.
+fn excluded_values(not: &ReferenceOr<Schema>) -> Option<Vec<serde_json::Value>> {
+    let ReferenceOr::Item(not) = not else {
+        return None;
+    };
+    let flat = flatten(not);
+    let only_enum = flat.properties.is_empty()
+        && flat.one_of.is_empty()
+        && flat.any_of.is_empty()
+        && flat.all_of.is_empty()
+        && flat.not.is_none();
+    let values = flat.enumeration;
+    let scalar = |v: &serde_json::Value| v.is_string() || v.is_i64() || v.is_u64();
+    (only_enum && !values.is_empty() && values.iter().all(scalar)).then_some(values)
 }
