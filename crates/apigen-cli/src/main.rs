@@ -170,7 +170,7 @@ fn generate(
     let krate = apigen::standalone::generate(spec, options, &command).map_err(|d| d.to_string())?;
     report(&krate.generated);
     if check {
-        let stale = apigen::standalone::check(out, &krate.files);
+        let stale = apigen::standalone::check(out, &krate.files)?;
         if stale.is_empty() {
             eprintln!("{} is current", out.display());
             return Ok(());

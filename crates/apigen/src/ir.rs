@@ -446,6 +446,10 @@ pub struct Param {
     pub shape: Shape,
     pub doc: Option<String>,
     pub deprecated: bool,
+    /// When a deprecated parameter stops being read (`x-sunset` or
+    /// `x-deprecated-sunset`, YYYY-MM-DD): the evolution gate refuses its
+    /// removal before.
+    pub sunset: Option<String>,
     /// Arrays only: repeated (`id=1&id=2`, true) or comma-separated (false).
     pub explode: bool,
     pub style: ParamStyle,

@@ -24,6 +24,7 @@ mod repair;
 mod schema_view;
 pub mod source;
 pub mod standalone;
+pub mod sync;
 
 pub use diag::{Diagnostic, Diagnostics, Location};
 

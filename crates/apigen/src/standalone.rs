@@ -246,107 +246,16 @@ fn client_example(api: &Api, path: &str) -> String {
     out
 }
 
-/// How a file of the crate differs from what is generated now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stale {
-    /// Its path relative to the crate.
-    pub path: String,
-    /// A unified diff (checked in -> generated now), shortened; or why.
-    pub diff: String,
-}
-
 /// Writes the crate into `dir`: every file, and the removal of generated
-/// files no longer generated.
+/// files no longer generated (see [`crate::sync`]).
 pub fn write(dir: &Path, files: &Files) -> Result<(), String> {
-    for path in leftovers(dir, files) {
-        std::fs::remove_file(dir.join(&path)).map_err(|e| format!("cannot remove {path}: {e}"))?;
-    }
-    for (path, contents) in files {
-        let target = dir.join(path);
-        if std::fs::read_to_string(&target).ok().as_deref() == Some(contents.as_str()) {
-            continue;
-        }
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        std::fs::write(&target, contents)
-            .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
-    }
-    Ok(())
+    crate::sync::sync(dir, files, "src/generated", crate::sync::Mode::Write).map(drop)
 }
 
 /// Compares `dir` with the crate: every file that differs, is missing, or
 /// is a generated file no longer generated.
-pub fn check(dir: &Path, files: &Files) -> Vec<Stale> {
-    let mut stale = Vec::new();
-    for (path, contents) in files {
-        match std::fs::read_to_string(dir.join(path)) {
-            Ok(old) if old == *contents => {}
-            Ok(old) => stale.push(Stale {
-                path: path.clone(),
-                diff: diff(&old, contents),
-            }),
-            Err(_) => stale.push(Stale {
-                path: path.clone(),
-                diff: "missing\n".into(),
-            }),
-        }
-    }
-    for path in leftovers(dir, files) {
-        stale.push(Stale {
-            path,
-            diff: "no longer generated\n".into(),
-        });
-    }
-    stale
-}
-
-/// Diff lines shown per stale file; the rest are counted, not printed.
-const MAX_DIFF_LINES: usize = 80;
-
-/// A unified diff of two versions of a file, shortened.
-pub fn diff(old: &str, new: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header("checked in", "generated now")
-        .to_string();
-    let total = diff.lines().count();
-    if total <= MAX_DIFF_LINES {
-        return diff;
-    }
-    let mut out: String = diff
-        .lines()
-        .take(MAX_DIFF_LINES)
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    let _ = writeln!(out, "... {} more diff lines", total - MAX_DIFF_LINES);
-    out
-}
-
-/// Generated files (under `src/generated/`) in `dir` that are not in
-/// `files`.
-fn leftovers(dir: &Path, files: &Files) -> Vec<String> {
-    fn walk(dir: &Path, prefix: &str, found: &mut Vec<String>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let path = format!("{prefix}/{name}");
-            if entry.path().is_dir() {
-                walk(&entry.path(), &path, found);
-            } else {
-                found.push(path);
-            }
-        }
-    }
-    let mut found = Vec::new();
-    walk(&dir.join("src/generated"), "src/generated", &mut found);
-    found.retain(|path| !files.contains_key(path));
-    found.sort();
-    found
+pub fn check(dir: &Path, files: &Files) -> Result<Vec<crate::sync::Stale>, String> {
+    crate::sync::sync(dir, files, "src/generated", crate::sync::Mode::Check)
 }
 
 #[cfg(test)]

@@ -573,3 +573,38 @@ fn findings_name_both_places_with_lines() {
         "#/components/schemas/NewItem/properties/name"
     );
 }
+
+#[test]
+fn a_parameter_with_a_sunset_is_removed_only_after_it() {
+    let q = "        - {name: q, in: query, schema: {type: string, maxLength: 10}}\n";
+    let without_q = edit(BASE, &[(q, "")]);
+    check(BASE, &without_q, &[("request-parameter-removed", Info)]);
+    let sunset = |date: &str, key: &str| {
+        edit(
+            BASE,
+            &[(
+                q,
+                &format!(
+                    "        - {{name: q, in: query, deprecated: true, {key}: '{date}', schema: {{type: string, maxLength: 10}}}}\n"
+                ),
+            )],
+        )
+    };
+    // Before its sunset: an error, whatever the operation's stability.
+    check(
+        &sunset("2030-12-05", "x-sunset"),
+        &without_q,
+        &[("request-parameter-removed-before-sunset", Error)],
+    );
+    check(
+        &sunset("2030-12-05", "x-deprecated-sunset"),
+        &without_q,
+        &[("request-parameter-removed-before-sunset", Error)],
+    );
+    // On or after it: what any removed parameter is.
+    check(
+        &sunset("2026-11-23", "x-sunset"),
+        &without_q,
+        &[("request-parameter-removed", Info)],
+    );
+}

@@ -87,6 +87,7 @@ pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
                 let mut c = Compare {
                     base,
                     rev,
+                    today,
                     operation: format!("{} {}", r.method, r.path),
                     level: Level::of_breaking(b.stability),
                     out: &mut out,
@@ -221,6 +222,8 @@ fn removed(b: &Operation, today: &str) -> Finding {
 struct Compare<'a, 'o> {
     base: &'a Api,
     rev: &'a Api,
+    /// The day sunsets are judged on (YYYY-MM-DD).
+    today: &'o str,
     operation: String,
     /// The level of a breaking change to this operation.
     level: Level,
@@ -417,13 +420,28 @@ impl<'a> Compare<'a, '_> {
             }
         }
         for bp in &b.params {
-            if find_param(r, b, bp).is_none() {
-                self.info(
+            if find_param(r, b, bp).is_some() {
+                continue;
+            }
+            let what = describe_param(bp);
+            // A parameter promised until its sunset is kept until then.
+            match (bp.deprecated, &bp.sunset) {
+                (true, Some(sunset)) if self.today < sunset.as_str() => self.push(
+                    "request-parameter-removed-before-sunset".into(),
+                    Level::Error,
+                    &bp.pointer,
+                    "",
+                    format!(
+                        "{what} is removed before its sunset date, {sunset} (today is {})",
+                        self.today
+                    ),
+                ),
+                _ => self.info(
                     "request-parameter-removed".into(),
                     &bp.pointer,
                     "",
-                    format!("{} is no longer read", describe_param(bp)),
-                );
+                    format!("{what} is no longer read"),
+                ),
             }
         }
     }

@@ -256,6 +256,17 @@ fn method(api: &Api, op: &Operation) -> TokenStream {
         Some(default) => variant(api, op, default),
         None => quote!(return Err(answer.undeclared())),
     };
+    // Only a `default` answer: every status is it, no match needed.
+    let value = if explicit.is_empty() {
+        quote!(let value = #otherwise;)
+    } else {
+        quote! {
+            let value = match answer.status {
+                #(#explicit)*
+                _ => #otherwise,
+            };
+        }
+    };
     quote! {
         #docs
         #deprecated
@@ -269,10 +280,7 @@ fn method(api: &Api, op: &Operation) -> TokenStream {
             #(#params)*
             #body
             let answer = self.core.send(call).await?;
-            let value = match answer.status {
-                #(#explicit)*
-                _ => #otherwise,
-            };
+            #value
             Ok(answer.reply(value))
         }
     }

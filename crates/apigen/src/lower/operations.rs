@@ -218,8 +218,13 @@ impl<'a> Lowerer<'a> {
             {
                 continue;
             }
+            // The template names it, so it exists: take it as a string.
+            self.assume(
+                at,
+                format!("path parameter `{segment}` is not declared"),
+                "taken from the path as a string",
+            );
             if self.lenient {
-                // The template names it, so it exists: take it as a string.
                 params.push(Param {
                     wire: segment.clone(),
                     pointer: at.to_string(),
@@ -231,14 +236,13 @@ impl<'a> Lowerer<'a> {
                         "Not declared by the document; taken from the path as a string.".into(),
                     ),
                     deprecated: false,
+                    sunset: None,
                     explode: false,
                     style: ParamStyle::Simple,
                     scalar_named: false,
                     union: false,
                     default: None,
                 });
-            } else {
-                self.error(at, format!("path parameter `{segment}` is not declared"));
             }
         }
 
@@ -436,6 +440,9 @@ impl<'a> Lowerer<'a> {
             (Some(d), Some(note)) => Some(format!("{d}\n\n{note}")),
             (d, note) => d.or(note.map(str::to_string)),
         };
+        let ext = |key: &'static str| data.extensions.get(key).map(|v| (key, v));
+        let sunset =
+            self.date_extension(ext("x-deprecated-sunset").or_else(|| ext("x-sunset")), at);
         Some(Param {
             wire: data.name.clone(),
             pointer: at.to_string(),
@@ -445,6 +452,7 @@ impl<'a> Lowerer<'a> {
             shape,
             doc,
             deprecated: data.deprecated.unwrap_or(false),
+            sunset,
             explode,
             style,
             scalar_named,
