@@ -110,18 +110,53 @@ struct Bundler {
     errors: Vec<Diagnostic>,
 }
 
-/// The `components` section a reference belongs in, judged by where it stands.
+/// Whether a reference standing under `keys` stands for something no
+/// component section holds, so that what it names is written in place: a
+/// whole `properties` map, an operation (`paths/P/get`), a path item
+/// (`paths/P`), a callback's path item.
+fn in_place(keys: &[String]) -> bool {
+    const METHODS: [&str; 8] = [
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    match keys {
+        [.., last] if last == "properties" => true,
+        [paths, _] if paths == "paths" || paths == "webhooks" => true,
+        [paths, _, method]
+            if (paths == "paths" || paths == "webhooks") && METHODS.contains(&method.as_str()) =>
+        {
+            true
+        }
+        [.., callbacks, _, _] if callbacks == "callbacks" => true,
+        [.., callbacks, _, _, method]
+            if callbacks == "callbacks" && METHODS.contains(&method.as_str()) =>
+        {
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The `components` section a reference belongs in, judged by where it
+/// stands: the key of the map or list holding it (`responses/200`,
+/// `responses/default`, `headers/X-Rate`, `parameters/0`,
+/// `components/responses/NotFound`), unless that key is a property's name.
 fn kind_of(keys: &[String]) -> &'static str {
-    let parent = keys
-        .iter()
-        .rev()
-        .find(|k| k.parse::<usize>().is_err())
-        .map(String::as_str);
-    match parent {
-        Some("parameters") => "parameters",
-        Some("responses") => "responses",
-        Some("requestBody") => "requestBodies",
-        Some("headers") => "headers",
+    match keys {
+        [.., last] if last == "requestBody" => "requestBodies",
+        [.., before, container, _] if before == "properties" => {
+            let _ = container;
+            "schemas"
+        }
+        [.., container, _] => match container.as_str() {
+            "parameters" => "parameters",
+            "responses" => "responses",
+            "headers" => "headers",
+            "requestBodies" => "requestBodies",
+            "securitySchemes" => "securitySchemes",
+            "examples" => "examples",
+            "links" => "links",
+            _ => "schemas",
+        },
         _ => "schemas",
     }
 }
@@ -152,10 +187,24 @@ impl Bundler {
                         } else {
                             dir.join(target_file)
                         };
-                        if let Some(local) =
-                            self.graft(&target, &fragment, kind_of(keys), &at.join("$ref"))
-                        {
-                            map.insert(Value::from("$ref"), Value::from(local));
+                        // A reference standing for what no component can
+                        // be (a whole `properties` map, an operation, a
+                        // path item) is what it names, in place.
+                        let whole_map = in_place(keys);
+                        let kind = kind_of(keys);
+                        match self.graft(&target, &fragment, kind, &at.join("$ref"), whole_map) {
+                            Some(Graft::Local(local)) => {
+                                map.insert(Value::from("$ref"), Value::from(local));
+                            }
+                            // Text (a description kept in a file of its own,
+                            // say) stands where it is referenced.
+                            Some(Graft::Inline(scalar)) => *value = scalar,
+                            Some(Graft::InPlace(tree, from)) => {
+                                *value = tree;
+                                let dir = from.parent().unwrap_or(Path::new(".")).to_path_buf();
+                                self.walk(value, &dir, Some(&from), at, keys);
+                            }
+                            None => {}
                         }
                         return;
                     }
@@ -166,8 +215,9 @@ impl Bundler {
                         .map(str::to_string)
                         .unwrap_or_else(|| format!("{k:?}"));
                     // An extension's `$ref` is its own business, not an
-                    // OpenAPI reference (a link to a Markdown file, say).
-                    if key.starts_with("x-") {
+                    // OpenAPI reference (a link to a Markdown file, say);
+                    // a header or property named `x-...` is not one.
+                    if crate::load::is_extension(keys.last().map(String::as_str), &key) {
                         continue;
                     }
                     keys.push(key);
@@ -194,7 +244,8 @@ impl Bundler {
         fragment: &str,
         kind: &'static str,
         at: &Pointer,
-    ) -> Option<String> {
+        in_place: bool,
+    ) -> Option<Graft> {
         let canonical = match file.canonicalize() {
             Ok(p) => p,
             Err(e) => {
@@ -206,7 +257,7 @@ impl Bundler {
             }
         };
         if let Some(local) = self.grafted.get(&(canonical.clone(), fragment.to_string())) {
-            return Some(local.clone());
+            return Some(Graft::Local(local.clone()));
         }
         if !self.files.contains_key(&canonical) {
             let text = match std::fs::read_to_string(&canonical) {
@@ -253,6 +304,12 @@ impl Bundler {
                 }
             }
         }
+        if !matches!(target, Value::Mapping(_) | Value::Sequence(_)) {
+            return Some(Graft::Inline(target.clone()));
+        }
+        if in_place {
+            return Some(Graft::InPlace(target.clone(), canonical));
+        }
         let base = pointer
             .segments()
             .last()
@@ -279,8 +336,19 @@ impl Bundler {
         let graft_at = Pointer::root().join("components").join(kind).join(&name);
         self.additions
             .push((kind, name, value, canonical, graft_at));
-        Some(local)
+        Some(Graft::Local(local))
     }
+}
+
+/// What stands where an external reference stood.
+enum Graft {
+    /// A local reference to what was grafted into the components.
+    Local(String),
+    /// A scalar, written in place.
+    Inline(Value),
+    /// A value written in place, with the file it came from (its own
+    /// references are relative to that file).
+    InPlace(Value, PathBuf),
 }
 
 #[cfg(test)]

@@ -270,8 +270,10 @@ pub struct Union {
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnionVariant {
     pub rust: String,
-    /// The discriminator value naming this variant, for tagged unions.
-    pub tag_value: Option<String>,
+    /// The values of the discriminator's property that name this variant:
+    /// one as a rule; each of several when the variant's schema allows
+    /// several (an `enum` of them); none without a discriminator.
+    pub tag_values: Vec<String>,
     pub shape: Shape,
     pub boxed: bool,
 }

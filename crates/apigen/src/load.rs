@@ -47,9 +47,42 @@ pub fn syntax(text: &str) -> Result<serde_yaml::Value, Vec<Diagnostic>> {
         yaml(text)?
     };
     if has_encoded_refs(text) {
-        decode_refs(&mut value);
+        decode_refs(&mut value, None);
     }
     Ok(value)
+}
+
+/// Keys whose value is a map from names to things: a name there that
+/// starts with `x-` (a header `x-request-id`, a property `x-total`) is a
+/// name, not an extension.
+const NAME_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "headers",
+    "schemas",
+    "parameters",
+    "responses",
+    "requestBodies",
+    "securitySchemes",
+    "examples",
+    "links",
+    "callbacks",
+    "pathItems",
+    "content",
+    "encoding",
+    "variables",
+    "mapping",
+    "scopes",
+    "$defs",
+    "definitions",
+    "webhooks",
+];
+
+/// Whether `key`, in a map that stands under `container`, is a
+/// specification extension (`x-...` where the map is an object of the
+/// specification, not a map of names).
+pub(crate) fn is_extension(container: Option<&str>, key: &str) -> bool {
+    key.starts_with("x-") && !container.is_some_and(|c| NAME_MAPS.contains(&c))
 }
 
 /// Whether some `$ref` in the text holds a `%` (cheaper than walking the
@@ -68,10 +101,10 @@ fn has_encoded_refs(text: &str) -> bool {
 /// the document is decoded once here, so everything after reads plain
 /// pointers; references inside `x-` extensions and examples are data and
 /// are left alone. A `%` that does not start an escape stays as it is.
-fn decode_refs(value: &mut serde_yaml::Value) {
+fn decode_refs(value: &mut serde_yaml::Value, container: Option<&str>) {
     use serde_yaml::Value;
     match value {
-        Value::Sequence(items) => items.iter_mut().for_each(decode_refs),
+        Value::Sequence(items) => items.iter_mut().for_each(|v| decode_refs(v, container)),
         Value::Mapping(map) => {
             for (key, child) in map.iter_mut() {
                 let key = key.as_str().unwrap_or_default();
@@ -81,8 +114,8 @@ fn decode_refs(value: &mut serde_yaml::Value) {
                             *reference = decoded;
                         }
                     }
-                } else if !(key.starts_with("x-") || key == "example" || key == "examples") {
-                    decode_refs(child);
+                } else if !(is_extension(container, key) || key == "example" || key == "examples") {
+                    decode_refs(child, Some(key));
                 }
             }
         }

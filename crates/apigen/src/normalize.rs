@@ -236,6 +236,30 @@ fn lists_schemas(key: &str) -> bool {
     matches!(key, "allOf" | "anyOf" | "oneOf" | "prefixItems")
 }
 
+/// The reference to the component schema a path stands in
+/// (`#/components/schemas/Name`), if it stands in one.
+fn component_root(at: &Path<'_>) -> Option<String> {
+    let mut keys = Vec::new();
+    let mut here = Some(at);
+    while let Some(path) = here {
+        if let Path::Key(_, key) = path {
+            keys.push(*key);
+        }
+        here = path.parent();
+    }
+    keys.reverse();
+    match keys.as_slice() {
+        ["components", "schemas", name, ..] => Some(
+            Pointer::root()
+                .join("components")
+                .join("schemas")
+                .join(name)
+                .to_string(),
+        ),
+        _ => None,
+    }
+}
+
 /// A `$defs` entry to move: the schema's path (as written) and name.
 type Def = (Pointer, Value);
 
@@ -349,7 +373,9 @@ fn needs_rewrite(map: &Mapping) -> bool {
             | "maxContains"
             | "unevaluatedItems"
             | "$dynamicRef"
-            | "$dynamicAnchor",
+            | "$dynamicAnchor"
+            | "$recursiveRef"
+            | "$recursiveAnchor",
         ) => true,
         _ => false,
     })
@@ -359,6 +385,30 @@ fn needs_rewrite(map: &Mapping) -> bool {
 fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: &mut Vec<Def>) {
     if !needs_rewrite(map) {
         return;
+    }
+    // 2019-09's recursive reference, as OpenAI's documents use it: `#`
+    // with a `$recursiveAnchor` at the component is that component.
+    map.remove("$recursiveAnchor");
+    if let Some(target) = take(map, "$recursiveRef") {
+        match (target.as_str(), component_root(at)) {
+            (Some("#"), Some(component)) => {
+                map.insert("$ref".into(), component.into());
+            }
+            _ => out.note(
+                &at.pointer().join("$recursiveRef"),
+                "`$recursiveRef` outside a component schema is read as any value",
+            ),
+        }
+    }
+    // Extensions and comments beside a reference say nothing of the value
+    // or of its documentation: the reference alone.
+    if map.contains_key("$ref")
+        && map.keys().all(|k| {
+            k.as_str()
+                .is_some_and(|k| k == "$ref" || k == "$comment" || k.starts_with("x-"))
+        })
+    {
+        map.retain(|k, _| k.as_str() == Some("$ref"));
     }
     // A reference beside other keywords: 3.1 applies them, 3.0 ignores them.
     if map.contains_key("$ref") && map.len() > 1 {
@@ -606,6 +656,10 @@ fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) -> Vec<S
 /// Points every `$ref` that names a moved value (or something inside it)
 /// at its new place.
 pub(crate) fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
+    rewrite_refs_in(value, None, renamed);
+}
+
+fn rewrite_refs_in(value: &mut Value, container: Option<&str>, renamed: &BTreeMap<String, String>) {
     match value {
         Value::Mapping(map) => {
             if let Some(Value::String(reference)) = map.get_mut("$ref") {
@@ -619,12 +673,15 @@ pub(crate) fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>
                 }
             }
             for (k, v) in map.iter_mut() {
-                if !k.as_str().is_some_and(|k| k.starts_with("x-")) {
-                    rewrite_refs(v, renamed);
+                let key = k.as_str();
+                if !key.is_some_and(|k| crate::load::is_extension(container, k)) {
+                    rewrite_refs_in(v, key, renamed);
                 }
             }
         }
-        Value::Sequence(items) => items.iter_mut().for_each(|v| rewrite_refs(v, renamed)),
+        Value::Sequence(items) => items
+            .iter_mut()
+            .for_each(|v| rewrite_refs_in(v, container, renamed)),
         _ => {}
     }
 }

@@ -133,6 +133,11 @@ pub fn inline_path_items(doc: &mut Value, out: &mut Normalized) {
                 };
                 inline(&root, &here, out, value);
                 for method in METHODS {
+                    // An operation given by `$ref`: not OpenAPI, and common.
+                    let operation = here.join(method);
+                    if let Some(value) = at_mut(doc, &operation) {
+                        inline(&root, &operation, out, value);
+                    }
                     let callbacks = here.join(method).join("callbacks");
                     if let Some(Value::Mapping(found)) = at(doc, &callbacks) {
                         work.extend(
@@ -171,8 +176,17 @@ fn mentions_path_item_refs(doc: &Value) -> bool {
         _ => false,
     };
     let components = doc.get("components");
+    let operation_refs = |items: Option<&Value>| match items {
+        Some(Value::Mapping(items)) => items.values().any(|item| {
+            METHODS
+                .iter()
+                .any(|m| item.get(m).is_some_and(|o| o.get("$ref").is_some()))
+        }),
+        _ => false,
+    };
     section(doc.get("paths"))
         || section(doc.get("webhooks"))
+        || operation_refs(doc.get("paths"))
         || section(components.and_then(|c| c.get("pathItems")))
         || components.and_then(|c| c.get("callbacks")).is_some()
         || doc
@@ -195,7 +209,7 @@ fn mentions_path_item_refs(doc: &Value) -> bool {
 /// what the model reads is left as it is.
 pub fn relocate_unmodelled(doc: &mut Value, out: &mut Normalized) {
     let mut targets = std::collections::BTreeSet::new();
-    collect_unmodelled(doc, &mut targets);
+    collect_unmodelled(doc, None, &mut targets);
     if targets.is_empty() {
         return;
     }
@@ -272,7 +286,11 @@ pub fn relocate_unmodelled(doc: &mut Value, out: &mut Normalized) {
 
 /// Every local `$ref` in `value` whose pointer passes through what the
 /// model does not read.
-fn collect_unmodelled(value: &Value, found: &mut std::collections::BTreeSet<String>) {
+fn collect_unmodelled(
+    value: &Value,
+    container: Option<&str>,
+    found: &mut std::collections::BTreeSet<String>,
+) {
     match value {
         Value::Mapping(map) => {
             for (key, child) in map {
@@ -282,12 +300,17 @@ fn collect_unmodelled(value: &Value, found: &mut std::collections::BTreeSet<Stri
                             found.insert(reference.clone());
                         }
                     }
-                    (Some(k), _) if k.starts_with("x-") || k == "example" || k == "examples" => {}
-                    _ => collect_unmodelled(child, found),
+                    (Some(k), _)
+                        if crate::load::is_extension(container, k)
+                            || k == "example"
+                            || k == "examples" => {}
+                    (k, _) => collect_unmodelled(child, k, found),
                 }
             }
         }
-        Value::Sequence(items) => items.iter().for_each(|v| collect_unmodelled(v, found)),
+        Value::Sequence(items) => items
+            .iter()
+            .for_each(|v| collect_unmodelled(v, container, found)),
         _ => {}
     }
 }

@@ -915,7 +915,12 @@ impl<'a> Compare<'a, '_> {
     }
 
     fn unions(&mut self, b: &'a Union, r: &'a Union, ctx: &Ctx, bp: &str, rp: &str) {
-        let name = |v: &UnionVariant| v.tag_value.clone().unwrap_or_else(|| v.rust.clone());
+        let name = |v: &UnionVariant| {
+            v.tag_values
+                .first()
+                .cloned()
+                .unwrap_or_else(|| v.rust.clone())
+        };
         let find = |u: &'a Union, wanted: &str| u.variants.iter().find(|v| name(v) == wanted);
         for bv in &b.variants {
             match find(r, &name(bv)) {
@@ -1115,7 +1120,7 @@ impl<'a> Same<'a> {
                 b.tag == r.tag
                     && b.variants.len() == r.variants.len()
                     && b.variants.iter().zip(&r.variants).all(|(v, w)| {
-                        v.tag_value == w.tag_value && self.shapes(&v.shape, &w.shape, low)
+                        v.tag_values == w.tag_values && self.shapes(&v.shape, &w.shape, low)
                     })
             }
             (

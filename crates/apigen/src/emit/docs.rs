@@ -484,7 +484,7 @@ fn schema(def: &TypeDef) -> Markup {
                         ul {
                             @for v in &u.variants {
                                 li {
-                                    @if let Some(t) = &v.tag_value { code { (t) } ": " }
+                                    @if !v.tag_values.is_empty() { code { (v.tag_values.join(", ")) } ": " }
                                     (shape(&v.shape))
                                 }
                             }

@@ -320,8 +320,8 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
         let variant = ident(&v.rust);
         let ty = rust_type(&v.shape, &quote!());
         let ty = if v.boxed { quote!(Box<#ty>) } else { ty };
-        let doc = v.tag_value.as_ref().map(|t| {
-            let t = format!(" `{t}`");
+        let doc = (!v.tag_values.is_empty()).then(|| {
+            let t = format!(" `{}`", v.tag_values.join("`, `"));
             quote!(#[doc = #t])
         });
         quote!(#doc #variant(#ty),)
@@ -336,22 +336,48 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
     let type_name = &def.name;
     let decide_body = match &u.tag {
         Some(tag) => {
-            let arms = u.variants.iter().map(|v| {
-                let variant = ident(&v.rust);
-                let value = v.tag_value.as_deref().unwrap_or_default();
-                let wrap = if v.boxed {
-                    quote!(|v| Self::#variant(Box::new(v)))
-                } else {
-                    quote!(Self::#variant)
+            // Each tag value, with the variants it names in order (a value
+            // two variants allow tries them in turn); values naming the
+            // same variants share an arm.
+            let mut named: Vec<(&str, Vec<&crate::ir::UnionVariant>)> = Vec::new();
+            for v in &u.variants {
+                for value in &v.tag_values {
+                    match named.iter_mut().find(|(t, _)| t == value) {
+                        Some((_, variants)) => variants.push(v),
+                        None => named.push((value, vec![v])),
+                    }
+                }
+            }
+            let mut arms: Vec<(Vec<&str>, Vec<&crate::ir::UnionVariant>)> = Vec::new();
+            for (value, variants) in named {
+                let same = |(_, vs): &&mut (Vec<&str>, Vec<&crate::ir::UnionVariant>)| {
+                    vs.len() == variants.len()
+                        && vs.iter().zip(&variants).all(|(a, b)| a.rust == b.rust)
                 };
-                quote!(#value => runtime::read_variant(&value, source).map(#wrap),)
-            });
-            let values = u
-                .variants
+                match arms.iter_mut().find(same) {
+                    Some((values, _)) => values.push(value),
+                    None => arms.push((vec![value], variants)),
+                }
+            }
+            let read = |v: &crate::ir::UnionVariant| {
+                let variant = ident(&v.rust);
+                if v.boxed {
+                    quote!(runtime::read_variant(&value, source).map(|v| Self::#variant(Box::new(v))))
+                } else {
+                    quote!(runtime::read_variant(&value, source).map(Self::#variant))
+                }
+            };
+            let values = arms
                 .iter()
-                .filter_map(|v| v.tag_value.as_deref())
+                .flat_map(|(values, _)| values.iter().copied())
                 .collect::<Vec<_>>()
                 .join("`, `");
+            let arms = arms.iter().map(|(values, variants)| {
+                let mut tries = variants.iter().map(|v| read(v));
+                let first = tries.next().expect("a value names a variant");
+                let rest = tries.map(|t| quote!(.or_else(|_| #t)));
+                quote!(#(#values)|* => #first #(#rest)*,)
+            });
             let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
             quote! {
                 match runtime::tag_of(&value, #tag)? {

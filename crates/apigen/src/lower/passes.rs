@@ -272,7 +272,7 @@ pub(super) fn infer_discriminators(
         {
             u.tag = Some(tag);
             for (variant, value) in u.variants.iter_mut().zip(values) {
-                variant.tag_value = Some(value);
+                variant.tag_values = vec![value];
             }
         }
     }

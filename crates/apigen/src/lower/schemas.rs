@@ -559,6 +559,63 @@ impl<'a> Lowerer<'a> {
         variants
     }
 
+    /// The text values a variant's schema allows for `property` (its
+    /// `enum`), through references and the parts of an `allOf`.
+    fn allowed_values(
+        &self,
+        variant: &ReferenceOr<Schema>,
+        property: &str,
+        depth: usize,
+    ) -> Vec<String> {
+        if depth > 8 {
+            return Vec::new();
+        }
+        let schema = match variant {
+            ReferenceOr::Item(s) => s,
+            ReferenceOr::Reference { reference } => match pointer::find(self.doc, reference) {
+                Some((_, Node::Schema(s))) => s,
+                _ => return Vec::new(),
+            },
+        };
+        let flat = flatten(schema);
+        if let Some((_, field)) = flat.properties.iter().find(|(name, _)| *name == property) {
+            let field = match field {
+                ReferenceOr::Item(f) => Some(&**f),
+                ReferenceOr::Reference { reference } => match pointer::find(self.doc, reference) {
+                    Some((_, Node::Schema(f))) => Some(f),
+                    _ => None,
+                },
+            };
+            let values: Vec<String> = field
+                .map(|f| flatten(f).enumeration)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect();
+            if !values.is_empty() {
+                return values;
+            }
+        }
+        if let Some(values) = flat
+            .all_of
+            .iter()
+            .map(|part| self.allowed_values(part, property, depth + 1))
+            .find(|values| !values.is_empty())
+        {
+            return values;
+        }
+        // A union of its own: whatever any of its variants allows.
+        let mut values: Vec<String> = Vec::new();
+        for branch in flat.one_of.iter().chain(flat.any_of) {
+            for value in self.allowed_values(branch, property, depth + 1) {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+        }
+        values
+    }
+
     pub(super) fn union(
         &mut self,
         schema: &Schema,
@@ -572,48 +629,49 @@ impl<'a> Lowerer<'a> {
         let mut out = Vec::new();
         for (i, variant) in variants.iter().enumerate() {
             let vat = at.join(i);
-            let (base, tag_value) = match variant {
-                ReferenceOr::Reference { reference } => {
-                    let pointer = Pointer::from_ref(reference);
-                    let component = match &pointer {
-                        Some(p) if pointer::is_component_root(reference, "schemas") => {
-                            p.segments().last().unwrap_or_default()
+            // The values that name this variant: the mapping's entries for
+            // it, else the values its schema allows for the property, else
+            // (for a reference) the component's name, as the spec says.
+            let tag_values: Vec<String> = match discriminator {
+                None => Vec::new(),
+                Some(d) => {
+                    let here = vat.to_string();
+                    let mapped: Vec<String> = d
+                        .mapping
+                        .iter()
+                        .filter(|(_, target)| match variant {
+                            ReferenceOr::Reference { reference } => maps_to(target, reference),
+                            ReferenceOr::Item(_) => **target == here,
+                        })
+                        .map(|(value, _)| value.clone())
+                        .collect();
+                    if !mapped.is_empty() {
+                        mapped
+                    } else {
+                        let allowed = self.allowed_values(variant, &d.property_name, 0);
+                        match variant {
+                            _ if !allowed.is_empty() => allowed,
+                            ReferenceOr::Reference { reference } => {
+                                vec![component_name(reference)]
+                            }
+                            ReferenceOr::Item(_) => Vec::new(),
                         }
-                        Some(p) => pointer::name_from(p),
-                        None => reference.clone(),
-                    };
-                    let tag = discriminator.map(|d| {
-                        d.mapping
-                            .iter()
-                            .find(|(_, target)| maps_to(target, reference))
-                            .map_or_else(|| component.clone(), |(value, _)| value.clone())
-                    });
-                    (component, tag)
+                    }
                 }
-                ReferenceOr::Item(s) => {
-                    // An inline variant's tag: the mapping entry that points
-                    // at it, else the one value its own schema allows for
-                    // the discriminator's property. It is named from it.
-                    let tag = discriminator.and_then(|d| {
-                        let here = vat.to_string();
-                        d.mapping
-                            .iter()
-                            .find(|(_, target)| **target == here)
-                            .map(|(value, _)| value.clone())
-                            .or_else(|| fixed_value(s, &d.property_name))
-                    });
-                    let base =
-                        match &tag {
-                            Some(tag) => tag.clone(),
-                            None => s.schema_data.title.clone().unwrap_or_else(|| {
-                                match flatten(s).typ {
-                                    Some(t) => t.to_string(),
-                                    None => format!("Variant{i}"),
-                                }
-                            }),
-                        };
-                    (base, tag)
-                }
+            };
+            let base = match variant {
+                ReferenceOr::Reference { reference } => component_name(reference),
+                ReferenceOr::Item(s) => match tag_values.first() {
+                    Some(tag) => tag.clone(),
+                    None => s
+                        .schema_data
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| match flatten(s).typ {
+                            Some(t) => t.to_string(),
+                            None => format!("Variant{i}"),
+                        }),
+                },
             };
             let shape = self.shape_of(
                 variant,
@@ -622,18 +680,19 @@ impl<'a> Lowerer<'a> {
             )?;
             out.push(UnionVariant {
                 rust: namer.unique(sanitize(&base, Case::Pascal)),
-                tag_value,
+                tag_values,
                 shape,
                 boxed: false,
             });
         }
         if let Some(d) = discriminator {
-            if let Some(v) = out.iter().find(|v| v.tag_value.is_none()) {
+            if let Some(v) = out.iter().find(|v| v.tag_values.is_empty()) {
                 self.error(
                     at,
                     format!(
-                        "variant `{}` of a union with a discriminator names no value of `{}`: \
-                         neither a `$ref`, nor a `mapping` entry, nor a single `enum` value",
+                        "variant `{}` of a union with a discriminator names no value of `{}` \
+                         of its own: neither a `$ref`, nor a `mapping` entry, nor an `enum` of \
+                         the property",
                         v.rust, d.property_name
                     ),
                 );
@@ -858,20 +917,6 @@ fn is_string_enum(flat: &Flat<'_>) -> bool {
     }
 }
 
-/// The one value an inline schema allows for `property` (`enum: [v]`, or
-/// 3.1's `const`, which reads as one), as text: a discriminator's tag.
-fn fixed_value(schema: &Schema, property: &str) -> Option<String> {
-    let flat = flatten(schema);
-    let (_, field) = flat.properties.iter().find(|(name, _)| *name == property)?;
-    let ReferenceOr::Item(field) = field else {
-        return None;
-    };
-    match flatten(field).enumeration.as_slice() {
-        [serde_json::Value::String(value)] => Some(value.clone()),
-        _ => None,
-    }
-}
-
 /// The values a `not` schema excludes, when that is all it says:
 /// `not: {enum: [...]}` of strings or integers.
 fn excluded_values(not: &ReferenceOr<Schema>) -> Option<Vec<serde_json::Value>> {
@@ -887,4 +932,16 @@ fn excluded_values(not: &ReferenceOr<Schema>) -> Option<Vec<serde_json::Value>> 
     let values = flat.enumeration;
     let scalar = |v: &serde_json::Value| v.is_string() || v.is_i64() || v.is_u64();
     (only_enum && !values.is_empty() && values.iter().all(scalar)).then_some(values)
+}
+
+/// A variant's name from the reference that gives it: the component's
+/// name, or a name made from where it points.
+fn component_name(reference: &str) -> String {
+    match Pointer::from_ref(reference) {
+        Some(p) if pointer::is_component_root(reference, "schemas") => {
+            p.segments().last().unwrap_or_default()
+        }
+        Some(p) => pointer::name_from(&p),
+        None => reference.to_string(),
+    }
 }
