@@ -10,21 +10,24 @@
 //!   recursive fields, headers every response shares, the shared error
 //!   type); each takes values and returns values.
 
+mod lifecycle;
 mod operations;
+mod parameters;
 mod passes;
 mod pointer;
+mod responses;
 mod schemas;
+mod security;
 
 use crate::diag::{Diagnostic, Pointer};
 use crate::ir::*;
 use crate::load::Loaded;
 use crate::names::{Namer, PRELUDE_TYPES};
-use openapiv3::{OpenAPI, Parameter, ReferenceOr};
-use operations::is_date;
+use openapiv3::{OpenAPI, ReferenceOr};
 use pointer::Node;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-pub use operations::STABILITY_EXTENSIONS;
+pub use lifecycle::STABILITY_EXTENSIONS;
 
 /// How a document is lowered.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -269,14 +272,6 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(super) fn resolve_parameter(
-        &mut self,
-        p: &'a ReferenceOr<Parameter>,
-        at: &Pointer,
-    ) -> Option<&'a Parameter> {
-        self.resolve(p, Node::parameter, at).map(|(p, _)| p)
-    }
-
     /// `info.x-plans`: a list of `{name, perMinute, perDay, description}`.
     fn plans(&mut self) -> Vec<Plan> {
         let Some(value) = self.doc.info.extensions.get("x-plans") else {
@@ -308,24 +303,6 @@ impl<'a> Lowerer<'a> {
             }
         }
         plans
-    }
-
-    pub(super) fn date_extension(
-        &mut self,
-        ext: Option<(&str, &serde_json::Value)>,
-        at: &Pointer,
-    ) -> Option<String> {
-        let (key, value) = ext?;
-        match value.as_str() {
-            Some(s) if is_date(s) => Some(s.to_string()),
-            _ => {
-                self.error(
-                    &at.join(key),
-                    format!("`{key}` must be a date written YYYY-MM-DD, found {value}"),
-                );
-                None
-            }
-        }
     }
 }
 

@@ -292,28 +292,17 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The shape of a schema or reference standing at `at`. `hint` names the
-    /// type created if the schema is an inline object, enum or union.
-    pub(super) fn shape_of(
+    /// type created if the schema is an inline object, enum or union. The
+    /// schema may stand boxed (a property's, an item's) or not.
+    pub(super) fn shape_of<S: std::borrow::Borrow<Schema>>(
         &mut self,
-        schema: &ReferenceOr<Schema>,
+        schema: &ReferenceOr<S>,
         at: &Pointer,
         hint: &str,
     ) -> Option<Shape> {
         match schema {
             ReferenceOr::Reference { reference } => self.shape_of_ref(reference, at),
-            ReferenceOr::Item(schema) => self.shape_of_schema(schema, at, hint),
-        }
-    }
-
-    pub(super) fn shape_of_boxed(
-        &mut self,
-        schema: &ReferenceOr<Box<Schema>>,
-        at: &Pointer,
-        hint: &str,
-    ) -> Option<Shape> {
-        match schema {
-            ReferenceOr::Reference { reference } => self.shape_of_ref(reference, at),
-            ReferenceOr::Item(schema) => self.shape_of_schema(schema, at, hint),
+            ReferenceOr::Item(schema) => self.shape_of_schema(schema.borrow(), at, hint),
         }
     }
 
@@ -422,7 +411,7 @@ impl<'a> Lowerer<'a> {
             Some("array") => {
                 let items = match flat.items {
                     Some(items) => {
-                        self.shape_of_boxed(items, &at.join("items"), &format!("{hint}Item"))?
+                        self.shape_of(items, &at.join("items"), &format!("{hint}Item"))?
                     }
                     None => Shape::new(Ty::Json),
                 };
@@ -499,24 +488,16 @@ impl<'a> Lowerer<'a> {
                 .union(schema, variants, &at.join(key), name, key == "oneOf")
                 .map(TypeKind::Union);
         }
-        let mut fields = Vec::new();
-        let mut deny_unknown = false;
-        let mut additional = None;
         // Outermost in the merge, so that a part leading back here is a cycle.
         let outer = std::mem::replace(&mut self.merging, vec![at.clone()]);
-        let collected = self.collect_object(
-            schema,
-            at,
-            name,
-            &mut fields,
-            &mut deny_unknown,
-            &mut additional,
-            true,
-        );
+        let object = self.object(schema, at, name);
         self.merging = outer;
-        collected?;
-        // serde cannot refuse unknown fields beside a flattened one.
-        let deny_unknown = deny_unknown && !fields.iter().any(|f| f.flatten);
+        let Object { fields, additional } = object?;
+        // Only the schema's own `additionalProperties: false` refuses
+        // unknown fields (an `allOf` part's says nothing of the whole), and
+        // serde cannot refuse them beside a flattened field.
+        let deny_unknown = matches!(flat.additional, Some(AdditionalProperties::Any(false)))
+            && !fields.iter().any(|f| f.flatten);
         Some(TypeKind::Struct(Struct {
             fields,
             deny_unknown,
@@ -711,83 +692,28 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// Gathers the properties of an object schema, following `allOf` parts and
-    /// references. Later parts override earlier ones; `required` accumulates.
-    #[allow(clippy::too_many_arguments)] // reason: an accumulator walk; a struct would only rename the arguments
-    pub(super) fn collect_object(
-        &mut self,
-        schema: &Schema,
-        at: &Pointer,
-        name: &str,
-        fields: &mut Vec<Field>,
-        deny_unknown: &mut bool,
-        additional: &mut Option<Shape>,
-        top: bool,
-    ) -> Option<()> {
+    /// The fields of an object schema, its `allOf` parts merged in (by
+    /// reference too: from where the part's schema stands), each given its
+    /// Rust name.
+    fn object(&mut self, schema: &Schema, at: &Pointer, name: &str) -> Option<Object> {
+        let mut object = self.object_part(schema, at, name)?;
+        let mut namer = Namer::new();
+        for f in &mut object.fields {
+            f.rust = namer.unique(sanitize(&f.wire, Case::Snake));
+        }
+        Some(object)
+    }
+
+    /// What one schema adds to an object: the union it is also one of (as
+    /// a flattened field), its `allOf` parts, its additional properties and
+    /// its own properties, in that order. Later parts override earlier
+    /// ones; `required` accumulates.
+    fn object_part(&mut self, schema: &Schema, at: &Pointer, name: &str) -> Option<Object> {
         let flat = flatten(schema);
+        let mut object = Object::default();
         if !flat.one_of.is_empty() || !flat.any_of.is_empty() {
-            // The object is also one of several shapes: a flattened field
-            // holds which. A component keeps its own type; an inline union
-            // gets one named after the object.
-            let (variants, key) = if flat.one_of.is_empty() {
-                (flat.any_of, "anyOf")
-            } else {
-                (flat.one_of, "oneOf")
-            };
-            let segments: Vec<String> = at.segments().collect();
-            // A component that is only a union, reached through `allOf`.
-            let pure_union = !top && flat.properties.is_empty() && flat.all_of.is_empty();
-            let union_type = match segments.as_slice() {
-                [c, s, component] if pure_union && c == "components" && s == "schemas" => {
-                    self.components.get(component).cloned()
-                }
-                _ => None,
-            };
-            let union_type = match union_type {
-                Some(t) => t,
-                None => {
-                    let uat = at.join(key);
-                    match self.inline.get(&uat) {
-                        Some(t) => t.clone(),
-                        None => {
-                            let uname = self.namer.unique(format!("{name}Variant"));
-                            self.inline.insert(uat.clone(), uname.clone());
-                            let u = self.union(schema, variants, &uat, &uname, key == "oneOf")?;
-                            self.insert_type(TypeDef {
-                                name: uname.clone(),
-                                origin: uat.to_string(),
-                                doc: None,
-                                deprecated: false,
-                                example: None,
-                                kind: TypeKind::Union(u),
-                            });
-                            uname
-                        }
-                    }
-                }
-            };
-            if !fields
-                .iter()
-                .any(|f| f.flatten && f.shape.ty == Ty::Named(union_type.clone()))
-            {
-                fields.push(Field {
-                    wire: "variant".into(),
-                    pointer: at.join(key).to_string(),
-                    rust: String::new(),
-                    shape: Shape::new(Ty::Named(union_type)),
-                    required: true,
-                    doc: Some(format!(
-                        "Which of the shapes in `{key}` the object also has."
-                    )),
-                    default: None,
-                    example: None,
-                    read_only: false,
-                    write_only: false,
-                    deprecated: false,
-                    boxed: false,
-                    flatten: true,
-                });
-            }
+            let field = self.union_field(schema, at, name)?;
+            object.add(field);
         }
         for (i, part) in flat.all_of.iter().enumerate() {
             let pat = at.join("allOf").join(i);
@@ -813,38 +739,26 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
             self.merging.push(part_at.clone());
-            let merged = self.collect_object(
-                part,
-                &part_at,
-                name,
-                fields,
-                deny_unknown,
-                additional,
-                false,
-            );
+            let merged = self.object_part(part, &part_at, name);
             self.merging.pop();
-            merged?;
+            object.merge(merged?);
         }
-        match flat.additional {
-            Some(AdditionalProperties::Any(false)) if top => *deny_unknown = true,
-            Some(AdditionalProperties::Schema(values)) => {
-                *additional = Some(self.shape_of(
-                    values,
-                    &at.join("additionalProperties"),
-                    &format!("{name}Value"),
-                )?);
-            }
-            _ => {}
+        if let Some(AdditionalProperties::Schema(values)) = flat.additional {
+            object.additional = Some(self.shape_of(
+                values,
+                &at.join("additionalProperties"),
+                &format!("{name}Value"),
+            )?);
         }
         for (prop, schema) in &flat.properties {
             let pat = at.join("properties").join(prop);
             let hint = format!("{name}{}", sanitize(prop, Case::Pascal));
-            let shape = self.shape_of_boxed(schema, &pat, &hint)?;
+            let shape = self.shape_of(schema, &pat, &hint)?;
             let data = match schema {
                 ReferenceOr::Item(s) => Some(&s.schema_data),
                 ReferenceOr::Reference { .. } => None,
             };
-            let field = Field {
+            object.add(Field {
                 wire: prop.to_string(),
                 pointer: pat.to_string(),
                 rust: String::new(),
@@ -858,27 +772,122 @@ impl<'a> Lowerer<'a> {
                 deprecated: data.is_some_and(|d| d.deprecated),
                 boxed: false,
                 flatten: false,
-            };
-            match fields.iter_mut().find(|f| f.wire == field.wire) {
-                Some(existing) => {
-                    let required = existing.required || field.required;
-                    *existing = Field { required, ..field };
-                }
-                None => fields.push(field),
-            }
+            });
         }
         for req in &flat.required {
-            if let Some(f) = fields.iter_mut().find(|f| &f.wire == *req) {
+            if let Some(f) = object.fields.iter_mut().find(|f| &f.wire == *req) {
                 f.required = true;
             }
         }
-        if top {
-            let mut namer = Namer::new();
-            for f in fields.iter_mut() {
-                f.rust = namer.unique(sanitize(&f.wire, Case::Snake));
+        Some(object)
+    }
+
+    /// The flattened field of an object that is also one of several shapes:
+    /// a component that is only a union keeps its own type; an inline union
+    /// gets one named after the object.
+    fn union_field(&mut self, schema: &Schema, at: &Pointer, name: &str) -> Option<Field> {
+        let flat = flatten(schema);
+        let (variants, key) = if flat.one_of.is_empty() {
+            (flat.any_of, "anyOf")
+        } else {
+            (flat.one_of, "oneOf")
+        };
+        let segments: Vec<String> = at.segments().collect();
+        // A component that is only a union, reached through `allOf` (a
+        // type's own schema never is: it would be a union, not an object).
+        let pure_union = flat.properties.is_empty() && flat.all_of.is_empty();
+        let union_type = match segments.as_slice() {
+            [c, s, component] if pure_union && c == "components" && s == "schemas" => {
+                self.components.get(component).cloned()
             }
+            _ => None,
+        };
+        let union_type = match union_type {
+            Some(t) => t,
+            None => {
+                let uat = at.join(key);
+                match self.inline.get(&uat) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let uname = self.namer.unique(format!("{name}Variant"));
+                        self.inline.insert(uat.clone(), uname.clone());
+                        let u = self.union(schema, variants, &uat, &uname, key == "oneOf")?;
+                        self.insert_type(TypeDef {
+                            name: uname.clone(),
+                            origin: uat.to_string(),
+                            doc: None,
+                            deprecated: false,
+                            example: None,
+                            kind: TypeKind::Union(u),
+                        });
+                        uname
+                    }
+                }
+            }
+        };
+        Some(Field {
+            wire: "variant".into(),
+            pointer: at.join(key).to_string(),
+            rust: String::new(),
+            shape: Shape::new(Ty::Named(union_type)),
+            required: true,
+            doc: Some(format!(
+                "Which of the shapes in `{key}` the object also has."
+            )),
+            default: None,
+            example: None,
+            read_only: false,
+            write_only: false,
+            deprecated: false,
+            boxed: false,
+            flatten: true,
+        })
+    }
+}
+
+/// The fields an object schema gathers from itself and its `allOf` parts,
+/// and the shape of its additional properties.
+#[derive(Debug, Default)]
+struct Object {
+    fields: Vec<Field>,
+    additional: Option<Shape>,
+}
+
+impl Object {
+    /// A field of a later part: it replaces one of the same name (required
+    /// if either was); a flattened union already held is held once.
+    fn add(&mut self, field: Field) {
+        if field.flatten {
+            if !self
+                .fields
+                .iter()
+                .any(|f| f.flatten && f.shape.ty == field.shape.ty)
+            {
+                self.fields.push(field);
+            }
+            return;
         }
-        Some(())
+        match self
+            .fields
+            .iter_mut()
+            .find(|f| !f.flatten && f.wire == field.wire)
+        {
+            Some(existing) => {
+                let required = existing.required || field.required;
+                *existing = Field { required, ..field };
+            }
+            None => self.fields.push(field),
+        }
+    }
+
+    /// A later part merged into this one.
+    fn merge(&mut self, part: Object) {
+        for field in part.fields {
+            self.add(field);
+        }
+        if part.additional.is_some() {
+            self.additional = part.additional;
+        }
     }
 }
 

@@ -1,0 +1,355 @@
+//! Request bodies and responses: media types, shapes, headers.
+
+use super::pointer::{self, Node};
+use super::Lowerer;
+use crate::diag::Pointer;
+use crate::ir::*;
+use crate::names::{sanitize, Case, Namer};
+use openapiv3::{ParameterSchemaOrContent, ReferenceOr, StatusCode};
+
+impl<'a> Lowerer<'a> {
+    /// An operation's responses, one per status, range and `default`, each
+    /// with a variant name of its own. An operation that declares none
+    /// answers anything (a note says so).
+    pub(super) fn responses(
+        &mut self,
+        route: &super::operations::Route<'a>,
+        type_name: &str,
+    ) -> Vec<Response> {
+        let op = route.op;
+        let errors_before = self.errors.len();
+        let mut responses = Vec::new();
+        let mut variants = Namer::new();
+        let rat = route.at.join("responses");
+        for (code, response) in &op.responses.responses {
+            let status = match code {
+                StatusCode::Code(c) if (100..=599).contains(c) => Status::Code(*c),
+                StatusCode::Range(class) if (1..=5).contains(class) => Status::Range(*class),
+                StatusCode::Code(c) => {
+                    self.error(&rat.join(c), format!("`{c}` is not an HTTP status code"));
+                    continue;
+                }
+                StatusCode::Range(class) => {
+                    self.error(
+                        &rat.join(format!("{class}XX")),
+                        format!("`{class}XX` is not a class of HTTP statuses (1XX to 5XX)"),
+                    );
+                    continue;
+                }
+            };
+            let variant = variants.unique(status_variant(status));
+            if let Some(r) = self.response(status, variant, response, &rat.join(status), type_name)
+            {
+                responses.push(r);
+            }
+        }
+        if let Some(default) = &op.responses.default {
+            let variant = variants.unique(status_variant(Status::Default));
+            if let Some(r) = self.response(
+                Status::Default,
+                variant,
+                default,
+                &rat.join("default"),
+                type_name,
+            ) {
+                responses.push(r);
+            }
+        }
+        if responses.is_empty() && self.errors.len() == errors_before {
+            // Nothing is promised: any status, no body read.
+            self.note(
+                &rat,
+                format!(
+                    "operation `{}` declares no responses: read as answering any status, with no body",
+                    route.id
+                ),
+            );
+            responses.push(Response {
+                pointer: rat.join("default").to_string(),
+                status: Status::Default,
+                variant: variants.unique(status_variant(Status::Default)),
+                doc: "Any answer: the spec declares none.".into(),
+                body: None,
+                media: Media::Json,
+                headers: Vec::new(),
+            });
+        }
+        responses
+    }
+
+    pub(super) fn request_body(
+        &mut self,
+        body: &'a ReferenceOr<openapiv3::RequestBody>,
+        at: &Pointer,
+        op_type: &str,
+    ) -> Option<Body> {
+        let (body, body_at) = self.resolve(body, Node::request_body, at)?;
+        let (media_type, content, media) =
+            self.body_content(&body.content, &body_at.join("content"))?;
+        let schema_at = body_at.join("content").join(media_type).join("schema");
+        // A body shared by reference is named from where it stands.
+        let hint = if body_at == *at {
+            format!("{op_type}Body")
+        } else {
+            pointer::name_from(&schema_at)
+        };
+        let shape = match (&media, &content.schema) {
+            (Media::Raw(_), _) => Shape::new(Ty::Bytes),
+            (_, Some(schema)) => self.shape_of(schema, &schema_at, &hint)?,
+            (_, None) => Shape::new(Ty::Json),
+        };
+        let limit = match body.extensions.get("x-max-body-size") {
+            None => None,
+            Some(value) => match value.as_u64().filter(|n| *n > 0) {
+                Some(n) => Some(n),
+                None => {
+                    self.error(
+                        &body_at.join("x-max-body-size"),
+                        format!(
+                            "`x-max-body-size` must be a positive number of bytes, not {value}"
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(Body {
+            pointer: at.to_string(),
+            shape,
+            required: body.required,
+            limit,
+            doc: body.description.clone(),
+            media,
+            example: content.example.clone().or_else(|| {
+                content.examples.values().find_map(|e| match e {
+                    ReferenceOr::Item(e) => e.value.clone(),
+                    ReferenceOr::Reference { .. } => None,
+                })
+            }),
+        })
+    }
+
+    /// The media type a body travels in: JSON if offered, else a form, else
+    /// raw bytes of the other media types. `multipart/form-data` alone is
+    /// reported.
+    pub(super) fn body_content<'c>(
+        &mut self,
+        content: &'c indexmap::IndexMap<String, openapiv3::MediaType>,
+        at: &Pointer,
+    ) -> Option<(&'c String, &'c openapiv3::MediaType, Media)> {
+        let essence = |m: &str| {
+            m.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        };
+        if let Some((m, c)) = content.iter().find(|(m, _)| is_json(m)) {
+            return Some((m, c, Media::Json));
+        }
+        if let Some((m, c)) = content
+            .iter()
+            .find(|(m, _)| essence(m) == "application/x-www-form-urlencoded")
+        {
+            return Some((m, c, Media::Form));
+        }
+        if let Some((m, c)) = content
+            .iter()
+            .find(|(m, _)| essence(m) == "multipart/form-data")
+        {
+            return Some((m, c, Media::Multipart));
+        }
+        let raw: Vec<String> = content.keys().map(|m| essence(m)).collect();
+        match content.iter().next() {
+            Some((m, c)) => Some((m, c, Media::Raw(raw))),
+            None => {
+                self.error(at, "a body with no media type");
+                None
+            }
+        }
+    }
+
+    pub(super) fn response(
+        &mut self,
+        status: Status,
+        variant: String,
+        response: &'a ReferenceOr<openapiv3::Response>,
+        at: &Pointer,
+        op_type: &str,
+    ) -> Option<Response> {
+        let (response, response_at) = self.resolve(response, Node::response, at)?;
+        let (body, media) = if response.content.is_empty() {
+            (None, Media::Json)
+        } else {
+            let (media_type, content, media) =
+                self.body_content(&response.content, &response_at.join("content"))?;
+            // A multipart response is passed on as its bytes.
+            let media = match media {
+                Media::Multipart => Media::Raw(vec!["multipart/form-data".into()]),
+                other => other,
+            };
+            let schema_at = response_at.join("content").join(media_type).join("schema");
+            // A response shared by reference is named from where it stands.
+            let hint = if response_at == *at {
+                format!("{op_type}{variant}Body")
+            } else {
+                pointer::name_from(&schema_at)
+            };
+            let shape = match (&media, &content.schema) {
+                (Media::Raw(_), _) => Shape::new(Ty::Bytes),
+                (_, Some(s)) => self.shape_of(s, &schema_at, &hint)?,
+                (_, None) => Shape::new(Ty::Json),
+            };
+            // A response sends one media type: the first listed.
+            let media = match media {
+                Media::Raw(all) => Media::Raw(all.into_iter().take(1).collect()),
+                other => other,
+            };
+            (Some(shape), media)
+        };
+        let mut headers = Vec::new();
+        let mut names = Namer::new();
+        names.reserve("body");
+        for (name, header) in &response.headers {
+            if name.eq_ignore_ascii_case("content-type") {
+                continue; // OpenAPI says to ignore it.
+            }
+            let hat = at.join("headers").join(name);
+            let Some((header, header_at)) = self.resolve(header, Node::header, &hat) else {
+                continue;
+            };
+            // A header described by `content` carries its value in that
+            // media type: JSON text for a JSON type, the text itself for
+            // any other.
+            let (schema, sat, json) = match &header.format {
+                ParameterSchemaOrContent::Schema(s) => (Some(s), header_at.join("schema"), false),
+                ParameterSchemaOrContent::Content(content) => {
+                    let Some((media, m)) = content.iter().next() else {
+                        self.error(&hat, "a header's `content` names no media type");
+                        continue;
+                    };
+                    let sat = header_at.join("content").join(media).join("schema");
+                    (m.schema.as_ref(), sat, is_json(media))
+                }
+            };
+            let hint = match header_at.segments().collect::<Vec<_>>().as_slice() {
+                _ if header_at == hat => {
+                    format!("{op_type}{variant}{}", sanitize(name, Case::Pascal))
+                }
+                [components, _, component] if components == "components" => component.clone(),
+                _ => pointer::name_from(&header_at),
+            };
+            let by_schema = matches!(header.format, ParameterSchemaOrContent::Schema(_));
+            let shape = match schema {
+                Some(schema) if by_schema || json => self.shape_of(schema, &sat, &hint),
+                None if json => Some(Shape::new(Ty::Json)),
+                // Text of another media type: the text itself.
+                _ => Some(Shape::new(Ty::String)),
+            };
+            let Some(shape) = shape else {
+                continue;
+            };
+            headers.push(ResponseHeader {
+                wire: name.clone(),
+                pointer: hat.to_string(),
+                rust: names.unique(sanitize(name, Case::Snake)),
+                required: header.required,
+                json,
+                shape,
+                doc: header.description.clone(),
+            });
+        }
+        Some(Response {
+            pointer: at.to_string(),
+            status,
+            variant,
+            doc: response.description.clone(),
+            body,
+            media,
+            headers,
+        })
+    }
+}
+
+pub(super) fn is_json(media: &str) -> bool {
+    let essence = media.split(';').next().unwrap_or("").trim();
+    essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
+}
+
+/// The variant name for a status: a code's reason phrase, a range's class.
+fn status_variant(status: Status) -> String {
+    let status = match status {
+        Status::Code(code) => code,
+        Status::Range(class) => {
+            return match class {
+                1 => "Informational",
+                2 => "Success",
+                3 => "Redirection",
+                4 => "ClientError",
+                _ => "ServerError",
+            }
+            .to_string()
+        }
+        Status::Default => return "Default".to_string(),
+    };
+    let name = match status {
+        200 => "Ok",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "NonAuthoritativeInformation",
+        204 => "NoContent",
+        206 => "PartialContent",
+        301 => "MovedPermanently",
+        302 => "Found",
+        303 => "SeeOther",
+        304 => "NotModified",
+        307 => "TemporaryRedirect",
+        308 => "PermanentRedirect",
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        402 => "PaymentRequired",
+        403 => "Forbidden",
+        404 => "NotFound",
+        405 => "MethodNotAllowed",
+        406 => "NotAcceptable",
+        408 => "RequestTimeout",
+        409 => "Conflict",
+        410 => "Gone",
+        411 => "LengthRequired",
+        412 => "PreconditionFailed",
+        413 => "PayloadTooLarge",
+        414 => "UriTooLong",
+        415 => "UnsupportedMediaType",
+        416 => "RangeNotSatisfiable",
+        417 => "ExpectationFailed",
+        418 => "ImATeapot",
+        422 => "UnprocessableEntity",
+        423 => "Locked",
+        424 => "FailedDependency",
+        425 => "TooEarly",
+        426 => "UpgradeRequired",
+        428 => "PreconditionRequired",
+        429 => "TooManyRequests",
+        431 => "RequestHeaderFieldsTooLarge",
+        451 => "UnavailableForLegalReasons",
+        500 => "InternalServerError",
+        501 => "NotImplemented",
+        502 => "BadGateway",
+        503 => "ServiceUnavailable",
+        504 => "GatewayTimeout",
+        _ => return format!("Status{status}"),
+    };
+    name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_media_types() {
+        assert!(is_json("application/json; charset=utf-8"));
+        assert!(is_json("application/problem+json"));
+        assert!(!is_json("text/plain"));
+    }
+}

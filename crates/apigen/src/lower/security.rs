@@ -1,0 +1,95 @@
+//! Security: the document's schemes, and what each operation requires.
+
+use super::pointer::Node;
+use super::Lowerer;
+use crate::diag::Pointer;
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// `components.securitySchemes`, in document order.
+    pub(super) fn security_schemes(&mut self) -> Vec<SecurityScheme> {
+        use openapiv3::{APIKeyLocation, SecurityScheme as S};
+        let mut out: Vec<SecurityScheme> = self
+            .mutual_tls
+            .iter()
+            .map(|name| SecurityScheme {
+                name: name.clone(),
+                kind: SchemeKind::MutualTls,
+                doc: Some("Enforced by the transport: the client presents a certificate.".into()),
+            })
+            .collect();
+        let declared = self.doc.components.iter().flat_map(|c| &c.security_schemes);
+        for (name, scheme) in declared {
+            let at = Pointer::root()
+                .join("components")
+                .join("securitySchemes")
+                .join(name);
+            let Some((scheme, _)) = self.resolve(scheme, Node::security_scheme, &at) else {
+                continue;
+            };
+            let (kind, doc) = match scheme {
+                S::HTTP {
+                    scheme,
+                    description,
+                    ..
+                } => (SchemeKind::Http(scheme.to_ascii_lowercase()), description),
+                S::APIKey {
+                    location,
+                    name,
+                    description,
+                    ..
+                } => {
+                    let location = match location {
+                        APIKeyLocation::Header => ParamLocation::Header,
+                        APIKeyLocation::Query => ParamLocation::Query,
+                        APIKeyLocation::Cookie => ParamLocation::Cookie,
+                    };
+                    let name = name.clone();
+                    (SchemeKind::ApiKey { location, name }, description)
+                }
+                S::OAuth2 { description, .. } => (SchemeKind::OAuth2, description),
+                S::OpenIDConnect { description, .. } => (SchemeKind::OpenIdConnect, description),
+            };
+            out.push(SecurityScheme {
+                name: name.clone(),
+                kind,
+                doc: doc.clone(),
+            });
+        }
+        out
+    }
+
+    /// Security requirements as the document writes them at `at`; each
+    /// scheme named must be declared.
+    pub(super) fn requirements(
+        &mut self,
+        requirements: &[openapiv3::SecurityRequirement],
+        at: &Pointer,
+    ) -> Vec<SecurityRequirement> {
+        let declared = self.doc.components.as_ref().map(|c| &c.security_schemes);
+        let mut out = Vec::new();
+        'requirements: for (i, requirement) in requirements.iter().enumerate() {
+            let mut schemes = Vec::new();
+            for (scheme, scopes) in requirement {
+                let known = declared.is_some_and(|d| d.contains_key(scheme))
+                    || self.mutual_tls.contains(scheme);
+                if !known {
+                    // Nothing says how to satisfy it: this way in is left
+                    // out, the others stay.
+                    self.assume(
+                        &at.join(i).join(scheme),
+                        format!(
+                            "security scheme `{scheme}` is not declared in \
+                             `components.securitySchemes`"
+                        ),
+                        "this requirement is left out",
+                    );
+                    continue 'requirements;
+                }
+                schemes.push((scheme.clone(), scopes.clone()));
+            }
+            out.push(schemes);
+        }
+        out
+    }
+}
