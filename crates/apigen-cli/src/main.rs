@@ -5,7 +5,7 @@
 //!   `--check` compares DIR with what would be generated and fails with a
 //!   diff, for CI;
 //! - `apigen diff BASE REVISION`: the evolution gate, what a revision breaks
-//!   for callers of the base;
+//!   for callers of the base (`apigen diff --rules` lists its rules);
 //! - `apigen check SPEC`: what the generator says about a document, alone.
 //!
 //! Thin over the `apigen` library: the same code paths as this
@@ -62,8 +62,13 @@ enum Command {
     /// nothing is at error level, 1 when something is, 2 when a document
     /// cannot be read.
     Diff {
-        base: PathBuf,
-        revision: PathBuf,
+        #[arg(required_unless_present = "rules")]
+        base: Option<PathBuf>,
+        #[arg(required_unless_present = "rules")]
+        revision: Option<PathBuf>,
+        /// List every rule (id, severity, what it reports) and exit.
+        #[arg(long, conflicts_with_all = ["base", "revision"])]
+        rules: bool,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// The day to judge sunsets on (YYYY-MM-DD; default: today, UTC).
@@ -108,11 +113,16 @@ fn main() -> ExitCode {
             };
             exit(generate(&spec, &out, &options, check))
         }
+        Command::Diff { rules: true, .. } => {
+            print!("{}", apigen::diff::rules::listing());
+            ExitCode::SUCCESS
+        }
         Command::Diff {
-            base,
-            revision,
+            base: Some(base),
+            revision: Some(revision),
             format,
             date,
+            ..
         } => {
             let format = match format {
                 Format::Text => apigen::diff::Format::Text,
@@ -122,6 +132,7 @@ fn main() -> ExitCode {
             outcome.print();
             ExitCode::from(outcome.code)
         }
+        Command::Diff { .. } => unreachable!("clap requires both documents without --rules"),
         Command::Check { spec, strict } => exit(check_spec(&spec, strict)),
     }
 }

@@ -189,3 +189,21 @@ fn check_reports_diagnostics_alone() {
     );
     assert!(!dir.path().join("bad").exists(), "check writes nothing");
 }
+
+#[test]
+fn the_gate_lists_its_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = apigen(&["diff", "--rules"], dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rules: Vec<&str> = text.lines().collect();
+    assert!(rules.len() > 80, "{} rules", rules.len());
+    assert!(
+        text.contains("request-parameter-removed-before-sunset"),
+        "{text}"
+    );
+    assert!(
+        rules.iter().all(|l| l.split_whitespace().count() >= 3),
+        "{text}"
+    );
+}

@@ -608,3 +608,263 @@ fn a_parameter_with_a_sunset_is_removed_only_after_it() {
         &[("request-parameter-removed", Info)],
     );
 }
+
+#[test]
+fn bodies_and_headers_come_and_go_under_rules_of_their_own() {
+    let post_body = "      requestBody:\n        required: true\n        content:\n          application/json:\n            schema: {$ref: '#/components/schemas/NewItem'}\n";
+    let without_body = edit(BASE, &[(post_body, "")]);
+    check(BASE, &without_body, &[("request-body-removed", Info)]);
+    check(
+        &without_body,
+        BASE,
+        &[("request-body-added-required", Error)],
+    );
+    let optional = edit(
+        BASE,
+        &[(
+            post_body,
+            &post_body.replace("required: true", "required: false"),
+        )],
+    );
+    check(
+        &without_body,
+        &optional,
+        &[("request-body-added-optional", Info)],
+    );
+    // A response body goes, and comes.
+    let item_body = "          content:\n            application/json:\n              schema: {$ref: '#/components/schemas/Item'}\n        '404'";
+    let no_item_body = edit(BASE, &[(item_body, "        '404'")]);
+    check(BASE, &no_item_body, &[("response-body-removed", Error)]);
+    check(&no_item_body, BASE, &[("response-body-added", Info)]);
+    // Headers: one that was always sent may not become optional; an
+    // optional one may go.
+    let etag = "ETag: {required: true, schema: {type: string}}";
+    let optional_etag = edit(BASE, &[(etag, "ETag: {schema: {type: string}}")]);
+    check(
+        BASE,
+        &optional_etag,
+        &[("response-header-became-optional", Error)],
+    );
+    let no_etag = edit(
+        BASE,
+        &[(
+            "          headers:\n            ETag: {required: true, schema: {type: string}}\n",
+            "",
+        )],
+    );
+    check(
+        &optional_etag,
+        &no_etag,
+        &[("response-optional-header-removed", Info)],
+    );
+}
+
+#[test]
+fn properties_come_and_go_under_rules_of_their_own() {
+    // A request property added as optional is information; removed, it is
+    // information too unless the body refuses unknown properties.
+    let with_note = edit(
+        BASE,
+        &[("        size: {type: integer, minimum: 1, maximum: 10}\n", "        size: {type: integer, minimum: 1, maximum: 10}\n        note: {type: string}\n")],
+    );
+    check(BASE, &with_note, &[("new-optional-request-property", Info)]);
+    check(&with_note, BASE, &[("request-property-removed", Info)]);
+    let strict = |doc: &str| {
+        edit(
+            doc,
+            &[(
+                "    NewItem:\n      type: object\n",
+                "    NewItem:\n      type: object\n      additionalProperties: false\n",
+            )],
+        )
+    };
+    check(
+        &strict(&with_note),
+        &strict(BASE),
+        &[("request-property-removed", Error)],
+    );
+    // An optional response property removed.
+    let without_response_note = edit(BASE, &[("        note: {type: string}\n", "")]);
+    // Both operations answer an `Item`.
+    check(
+        BASE,
+        &without_response_note,
+        &[
+            ("response-optional-property-removed", Info),
+            ("response-optional-property-removed", Info),
+        ],
+    );
+}
+
+#[test]
+fn parameter_styles_deprecation_withdrawn_and_constructs_not_compared() {
+    // An array parameter sent another way.
+    let tags = |style: &str| {
+        with_get(&format!(
+            "      parameters:\n        - {{name: id, in: path, required: true, schema: {{type: integer, format: int32}}}}\n        - {{name: tags, in: query, {style}schema: {{type: array, items: {{type: string}}}}}}\n"
+        ))
+        .replacen("      parameters:\n        - {name: id, in: path, required: true, schema: {type: integer, format: int32}}\n        - {name: expand, in: query, schema: {type: string, enum: [owner, tags]}}\n        - {name: q, in: query, schema: {type: string, maxLength: 10}}\n", "", 1)
+    };
+    check(
+        &tags(""),
+        &tags("style: pipeDelimited, "),
+        &[("request-parameter-style-changed", Error)],
+    );
+    // Deprecation withdrawn.
+    let deprecated = with_get("      deprecated: true\n      x-deprecated-sunset: '2031-01-01'\n");
+    check(&deprecated, BASE, &[("api-deprecation-withdrawn", Info)]);
+    // A construct the generator leaves out is not compared, and says so: a
+    // union whose discriminator no variant names a value of.
+    let untold = edit(
+        BASE,
+        &[("        note: {type: string}\n", "        note: {type: string}\n        shape:\n          oneOf: [{type: object, properties: {k: {type: string}}}]\n          discriminator: {propertyName: k}\n")],
+    );
+    check(
+        &untold,
+        &untold,
+        &[
+            ("construct-not-compared", Warning),
+            ("construct-not-compared", Warning),
+        ],
+    );
+}
+
+/// Every value rule, at every place it applies: a schema before and after
+/// for each kind of change, written where the place puts a value.
+#[test]
+fn every_value_rule_reports_at_every_place() {
+    use apigen::diff::rules::{Change, Place, Rule};
+    let schemas = |change: Change| -> (&str, &str) {
+        match change {
+            Change::TypeChanged => ("{type: string}", "{type: boolean}"),
+            Change::BecameNotNullable => ("{type: string, nullable: true}", "{type: string}"),
+            Change::BecameNullable => ("{type: string}", "{type: string, nullable: true}"),
+            Change::MaxLengthDecreased => (
+                "{type: string, maxLength: 10}",
+                "{type: string, maxLength: 5}",
+            ),
+            Change::MinLengthIncreased => ("{type: string}", "{type: string, minLength: 2}"),
+            Change::MaxItemsDecreased => (
+                "{type: array, items: {type: string}, maxItems: 5}",
+                "{type: array, items: {type: string}, maxItems: 2}",
+            ),
+            Change::MinItemsIncreased => (
+                "{type: array, items: {type: string}}",
+                "{type: array, items: {type: string}, minItems: 1}",
+            ),
+            Change::MaxDecreased => (
+                "{type: integer, maximum: 10}",
+                "{type: integer, maximum: 5}",
+            ),
+            Change::MinIncreased => ("{type: integer}", "{type: integer, minimum: 1}"),
+            Change::PatternAdded => ("{type: string}", "{type: string, pattern: '^a'}"),
+            Change::PatternChanged => (
+                "{type: string, pattern: '^a'}",
+                "{type: string, pattern: '^b'}",
+            ),
+            Change::EnumValueRemoved => {
+                ("{type: string, enum: [a, b]}", "{type: string, enum: [a]}")
+            }
+            Change::EnumValueAdded => ("{type: string, enum: [a]}", "{type: string, enum: [a, b]}"),
+            Change::OneOfRemoved => (
+                "{oneOf: [{type: string}, {type: integer}]}",
+                "{oneOf: [{type: string}]}",
+            ),
+            Change::OneOfAdded => (
+                "{oneOf: [{type: string}]}",
+                "{oneOf: [{type: string}, {type: integer}]}",
+            ),
+        }
+    };
+    let document = |place: Place, schema: &str| -> String {
+        let (parameters, request, response, headers) = match place {
+            Place::RequestParameter => (
+                format!("      parameters: [{{name: v, in: query, schema: {schema}}}]\n"),
+                String::new(),
+                String::new(),
+                String::new(),
+            ),
+            Place::RequestBody => (
+                String::new(),
+                schema.to_string(),
+                String::new(),
+                String::new(),
+            ),
+            Place::RequestProperty => (
+                String::new(),
+                format!("{{type: object, properties: {{v: {schema}}}}}"),
+                String::new(),
+                String::new(),
+            ),
+            Place::ResponseBody => (
+                String::new(),
+                String::new(),
+                schema.to_string(),
+                String::new(),
+            ),
+            Place::ResponseProperty => (
+                String::new(),
+                String::new(),
+                format!("{{type: object, properties: {{v: {schema}}}}}"),
+                String::new(),
+            ),
+            Place::ResponseHeader => (
+                String::new(),
+                String::new(),
+                String::new(),
+                format!("          headers: {{X-V: {{required: true, schema: {schema}}}}}\n"),
+            ),
+        };
+        let body = if request.is_empty() {
+            String::new()
+        } else {
+            format!("      requestBody:\n        required: true\n        content: {{application/json: {{schema: {request}}}}}\n")
+        };
+        let content = if response.is_empty() {
+            String::new()
+        } else {
+            format!("          content: {{application/json: {{schema: {response}}}}}\n")
+        };
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  /v:\n    post:\n      operationId: v\n{parameters}{body}      responses:\n        '200':\n          description: ok\n{headers}{content}"
+        )
+    };
+    let mut failures = Vec::new();
+    for rule in Rule::all() {
+        let Rule::Value(place, change) = rule else {
+            continue;
+        };
+        let (before, after) = schemas(change);
+        let got = findings(&document(place, before), &document(place, after));
+        let expected = if matches!(
+            change,
+            Change::PatternChanged | Change::EnumValueAdded | Change::OneOfAdded
+        ) {
+            Warning
+        } else {
+            Error
+        };
+        if !got.contains(&(rule.id(), expected)) {
+            failures.push(format!(
+                "{}: expected at {expected:?}, found {got:?}",
+                rule.id()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every rule of the gate has a base/revision case in this file: a rule
+/// nobody exercised could report anything, or nothing.
+#[test]
+fn every_rule_has_a_case() {
+    let source = include_str!("spec_diff.rs");
+    // Value rules are each exercised by `every_value_rule_reports_at_every_place`.
+    let missing: Vec<String> = apigen::diff::rules::Rule::all()
+        .into_iter()
+        .filter(|rule| !matches!(rule, apigen::diff::rules::Rule::Value(..)))
+        .map(|rule| rule.id())
+        .filter(|id| !source.contains(&format!("(\"{id}\", ")))
+        .collect();
+    assert!(missing.is_empty(), "rules without a case: {missing:?}");
+}

@@ -23,6 +23,10 @@
 //! compared at all.
 
 mod compare;
+mod lifecycle;
+mod matching;
+pub mod rules;
+mod schema;
 
 use crate::ir::{Api, Stability};
 use crate::source::Positions;
@@ -215,7 +219,7 @@ pub struct Report {
 /// Compares two documents. `today` (`YYYY-MM-DD`) decides whether a sunset
 /// has passed.
 pub fn diff(base: &Document, revision: &Document, today: &str) -> Report {
-    let mut findings = compare::operations(&base.api, &revision.api, today);
+    let mut findings = matching::operations(&base.api, &revision.api, today);
     findings.extend(unreadable(base, revision));
     Report { findings }
 }
@@ -233,9 +237,9 @@ fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
             };
             let annotation = skipped.message.starts_with("a lifecycle annotation");
             let (rule, level) = match (annotation, in_revision) {
-                (true, true) => ("lifecycle-annotation-unreadable", Level::Error),
-                (true, false) => ("lifecycle-annotation-unreadable", Level::Warning),
-                (false, _) => ("construct-not-compared", Level::Warning),
+                (true, true) => (rules::Rule::LifecycleAnnotationUnreadable, Level::Error),
+                (true, false) => (rules::Rule::LifecycleAnnotationUnreadable, Level::Warning),
+                (false, _) => (rules::Rule::ConstructNotCompared, Level::Warning),
             };
             let (base_at, revision_at) = if in_revision {
                 (None, Some(pointer.clone()))
@@ -243,7 +247,7 @@ fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
                 (Some(pointer.clone()), None)
             };
             findings.push(Finding {
-                rule: rule.into(),
+                rule: rule.id(),
                 level,
                 operation: String::new(),
                 base: base_at,

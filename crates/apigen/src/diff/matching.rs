@@ -1,0 +1,193 @@
+//! Which operation of the revision stands for which of the base: the same
+//! method and path, path parameters matched by their place in the template
+//! (renaming `{id}` to `{petId}` changes nothing on the wire); and the
+//! findings for operations added and removed.
+
+use super::compare::Compare;
+use super::rules::Rule;
+use super::schema::Same;
+use super::{Finding, Level};
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// Every finding about operations: removed, added, and changed ones.
+pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
+    let matched = match_operations(base, rev);
+    let mut out = Vec::new();
+    let mut same = Same::new(base, rev);
+    for (base_op, matched_index) in base.operations.iter().zip(&matched) {
+        match matched_index.map(|i| &rev.operations[i]) {
+            None => out.push(removed(base_op, today)),
+            Some(rev_op) => {
+                let mut compare = Compare {
+                    base,
+                    rev,
+                    today,
+                    operation: format!("{} {}", rev_op.method, rev_op.path),
+                    level: Level::of_breaking(base_op.stability),
+                    out: &mut out,
+                    seen: HashSet::new(),
+                    same: &mut same,
+                };
+                compare.lifecycle(base_op, rev_op);
+                compare.security(base_op, rev_op);
+                compare.params(base_op, rev_op);
+                compare.body(base_op, rev_op);
+                compare.responses(base_op, rev_op);
+            }
+        }
+    }
+    for (i, added) in rev.operations.iter().enumerate() {
+        if !matched.contains(&Some(i)) {
+            out.push(Finding {
+                rule: Rule::ApiAdded.id(),
+                level: Level::Info,
+                operation: format!("{} {}", added.method, added.path),
+                base: None,
+                revision: Some(added.pointer.clone()),
+                message: format!("new operation `{}`", added.id),
+            });
+        }
+    }
+    let mut seen = HashSet::new();
+    out.retain(|f| {
+        seen.insert((
+            f.operation.clone(),
+            f.rule.clone(),
+            f.base.clone(),
+            f.revision.clone(),
+        ))
+    });
+    out
+}
+
+/// For each operation of the base, the index of the revision's operation
+/// that stands for it: the same method and path, else the same method and
+/// path template with other parameter names. Each is matched once, so two
+/// operations whose templates differ only in names (a document can have
+/// both) keep their own partners.
+fn match_operations(base: &Api, rev: &Api) -> Vec<Option<usize>> {
+    let mut taken = vec![false; rev.operations.len()];
+    let mut matched = vec![None; base.operations.len()];
+    let exact =
+        |base: &Operation, rev: &Operation| base.method == rev.method && base.path == rev.path;
+    let renamed = |base: &Operation, rev: &Operation| {
+        base.method == rev.method && template(&base.path) == template(&rev.path)
+    };
+    for same in [exact as fn(&Operation, &Operation) -> bool, renamed] {
+        for (slot, base) in matched.iter_mut().zip(&base.operations) {
+            if slot.is_some() {
+                continue;
+            }
+            let found = rev
+                .operations
+                .iter()
+                .enumerate()
+                .position(|(i, rev)| !taken[i] && same(base, rev));
+            if let Some(i) = found {
+                taken[i] = true;
+                *slot = Some(i);
+            }
+        }
+    }
+    matched
+}
+
+/// A path with its parameters' names left out: `/pets/{}`.
+fn template(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_param = false;
+    for c in path.chars() {
+        match c {
+            '{' => {
+                in_param = true;
+                out.push('{');
+            }
+            '}' => {
+                in_param = false;
+                out.push('}');
+            }
+            _ if in_param => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An operation of the base that the revision does not have.
+fn removed(base: &Operation, today: &str) -> Finding {
+    let (rule, message) = match (base.deprecated, &base.sunset) {
+        (true, Some(sunset)) if today < sunset.as_str() => (
+            Rule::ApiRemovedBeforeSunset,
+            format!(
+                "`{}` is removed before its sunset date, {sunset} (today is {today})",
+                base.id
+            ),
+        ),
+        (true, Some(sunset)) => (
+            Rule::ApiRemovedAfterSunset,
+            format!("`{}` is removed after its sunset date, {sunset}", base.id),
+        ),
+        (true, None) => (
+            Rule::ApiRemovedDeprecated,
+            format!(
+                "`{}`, deprecated without a sunset date, is removed",
+                base.id
+            ),
+        ),
+        (false, _) => (
+            Rule::ApiRemovedWithoutDeprecation,
+            format!(
+                "`{}` ({}) is removed without having been deprecated first",
+                base.id,
+                base.stability.as_str()
+            ),
+        ),
+    };
+    Finding {
+        rule: rule.id(),
+        level: rule.severity().level(Level::of_breaking(base.stability)),
+        operation: format!("{} {}", base.method, base.path),
+        base: Some(base.pointer.clone()),
+        revision: None,
+        message,
+    }
+}
+
+/// The parameter of `of` that stands for `p` of `other`: the same place in
+/// the path template for path parameters, else the same location and name
+/// (header names in any case).
+pub(super) fn find_param<'o>(of: &'o Operation, other: &Operation, p: &Param) -> Option<&'o Param> {
+    let place = path_params(&other.path).iter().position(|n| *n == p.wire);
+    if let (ParamLocation::Path, Some(place)) = (p.location, place) {
+        let name = path_params(&of.path).get(place)?.to_string();
+        return of
+            .params
+            .iter()
+            .find(|q| q.location == ParamLocation::Path && q.wire == name);
+    }
+    of.params.iter().find(|q| {
+        q.location == p.location
+            && match p.location {
+                ParamLocation::Header => q.wire.eq_ignore_ascii_case(&p.wire),
+                _ => q.wire == p.wire,
+            }
+    })
+}
+
+fn path_params(path: &str) -> Vec<&str> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|s| s.split_once('}').map(|(name, _)| name))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_drop_parameter_names() {
+        assert_eq!(template("/pets/{petId}/photos/{n}"), "/pets/{}/photos/{}");
+    }
+}

@@ -1,0 +1,729 @@
+//! Values compared by the direction they travel: shapes, bounds, named
+//! types (structs, enums, unions), and which named types mean the same in
+//! both documents (`Same`), which need no walk at all.
+
+use super::compare::Compare;
+use super::rules::{Change, Place, Rule};
+use super::Level;
+use crate::ir::*;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Dir {
+    Request,
+    Response,
+}
+
+/// Where a comparison stands: the direction, the place of what is compared
+/// (a request parameter, a response's property, ...: the family of the
+/// rules that report it), and for messages what holds it (`the request
+/// body`) and the path within.
+#[derive(Debug, Clone)]
+pub(super) struct Ctx {
+    dir: Dir,
+    place: Place,
+    root: String,
+    /// `address.city`, `tags[]`; empty for the root itself.
+    path: String,
+    what: String,
+}
+
+impl Ctx {
+    pub(super) fn new(dir: Dir, place: Place, root: String) -> Ctx {
+        Ctx {
+            dir,
+            place,
+            what: root.clone(),
+            root,
+            path: String::new(),
+        }
+    }
+
+    fn at(&self, place: Place, path: String) -> Ctx {
+        Ctx {
+            dir: self.dir,
+            place,
+            what: format!("property `{path}` of {}", self.root),
+            root: self.root.clone(),
+            path,
+        }
+    }
+
+    fn property(&self, name: &str) -> Ctx {
+        let place = match self.dir {
+            Dir::Request => Place::RequestProperty,
+            Dir::Response => Place::ResponseProperty,
+        };
+        let path = if self.path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}.{name}", self.path)
+        };
+        self.at(place, path)
+    }
+
+    fn items(&self) -> Ctx {
+        if self.path.is_empty() {
+            Ctx {
+                what: format!("the items of {}", self.root),
+                ..self.clone()
+            }
+        } else {
+            self.at(self.place, format!("{}[]", self.path))
+        }
+    }
+}
+
+impl<'a> Compare<'a, '_> {
+    pub(super) fn shape(
+        &mut self,
+        base: &'a Shape,
+        rev: &'a Shape,
+        ctx: &Ctx,
+        base_at: &str,
+        rev_at: &str,
+    ) {
+        let (base, rev) = (unalias(base, self.base), unalias(rev, self.rev));
+        match ctx.dir {
+            Dir::Request if base.nullable && !rev.nullable => self.report(
+                Rule::Value(ctx.place, Change::BecameNotNullable),
+                base_at,
+                rev_at,
+                format!("{} no longer accepts null", ctx.what),
+            ),
+            Dir::Response if !base.nullable && rev.nullable => self.report(
+                Rule::Value(ctx.place, Change::BecameNullable),
+                base_at,
+                rev_at,
+                format!("{} may be null now", ctx.what),
+            ),
+            _ => {}
+        }
+        match (base.ty, rev.ty) {
+            (Ty::Named(base_name), Ty::Named(rev_name)) => {
+                self.named(base_name, rev_name, ctx, base_at, rev_at)
+            }
+            (Ty::Array(bi), Ty::Array(ri)) => {
+                self.checks(base.checks, rev.checks, ctx, base_at, rev_at);
+                self.shape(bi, ri, &ctx.items(), base_at, rev_at);
+            }
+            (Ty::Map(base_variant), Ty::Map(rev_variant)) => {
+                self.shape(base_variant, rev_variant, &ctx.items(), base_at, rev_at)
+            }
+            (bt, rt) => {
+                let fits = match ctx.dir {
+                    Dir::Request => wider(rt, self.base, bt),
+                    Dir::Response => wider(bt, self.rev, rt),
+                };
+                if fits {
+                    self.checks(base.checks, rev.checks, ctx, base_at, rev_at);
+                } else {
+                    self.report(
+                        Rule::Value(ctx.place, Change::TypeChanged),
+                        base_at,
+                        rev_at,
+                        format!(
+                            "{}: the type changed from {} to {}",
+                            ctx.what,
+                            describe_ty(bt),
+                            describe_ty(rt)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Bounds that a request must keep: none may tighten.
+    fn checks(&mut self, base: &Checks, rev: &Checks, ctx: &Ctx, base_at: &str, rev_at: &str) {
+        if ctx.dir == Dir::Response {
+            return;
+        }
+        let what = &ctx.what;
+        let mut tightened = Vec::new();
+        if let Some(max) = rev
+            .max_length
+            .filter(|m| base.max_length.is_none_or(|base| m < &base))
+        {
+            tightened.push((
+                Rule::Value(ctx.place, Change::MaxLengthDecreased),
+                format!("{what}: maxLength is now {max}"),
+            ));
+        }
+        if let Some(min) = rev.min_length.filter(|m| *m > base.min_length.unwrap_or(0)) {
+            tightened.push((
+                Rule::Value(ctx.place, Change::MinLengthIncreased),
+                format!("{what}: minLength is now {min}"),
+            ));
+        }
+        if let Some(max) = rev
+            .max_items
+            .filter(|m| base.max_items.is_none_or(|base| m < &base))
+        {
+            tightened.push((
+                Rule::Value(ctx.place, Change::MaxItemsDecreased),
+                format!("{what}: maxItems is now {max}"),
+            ));
+        }
+        if let Some(min) = rev.min_items.filter(|m| *m > base.min_items.unwrap_or(0)) {
+            tightened.push((
+                Rule::Value(ctx.place, Change::MinItemsIncreased),
+                format!("{what}: minItems is now {min}"),
+            ));
+        }
+        if let Some(min) = rev.minimum {
+            let raised = match base.minimum {
+                None => true,
+                Some(before) => {
+                    number(min) > number(before)
+                        || (number(min) == number(before)
+                            && rev.exclusive_minimum
+                            && !base.exclusive_minimum)
+                }
+            };
+            if raised {
+                tightened.push((
+                    Rule::Value(ctx.place, Change::MinIncreased),
+                    format!("{what}: the minimum is now {}", describe_number(min)),
+                ));
+            }
+        }
+        if let Some(max) = rev.maximum {
+            let lowered = match base.maximum {
+                None => true,
+                Some(before) => {
+                    number(max) < number(before)
+                        || (number(max) == number(before)
+                            && rev.exclusive_maximum
+                            && !base.exclusive_maximum)
+                }
+            };
+            if lowered {
+                tightened.push((
+                    Rule::Value(ctx.place, Change::MaxDecreased),
+                    format!("{what}: the maximum is now {}", describe_number(max)),
+                ));
+            }
+        }
+        for (rule, message) in tightened {
+            self.report(rule, base_at, rev_at, message);
+        }
+        match (&base.pattern, &rev.pattern) {
+            (None, Some(p)) => self.report(
+                Rule::Value(ctx.place, Change::PatternAdded),
+                base_at,
+                rev_at,
+                format!("{what}: must now match `{p}`"),
+            ),
+            (Some(before), Some(after)) if before != after => self.report(
+                Rule::Value(ctx.place, Change::PatternChanged),
+                base_at,
+                rev_at,
+                format!("{what}: the pattern changed from `{before}` to `{after}`"),
+            ),
+            _ => {}
+        }
+    }
+
+    fn named(
+        &mut self,
+        base_name: &'a str,
+        rev_name: &'a str,
+        ctx: &Ctx,
+        base_at: &str,
+        rev_at: &str,
+    ) {
+        if self.same.named(base_name, rev_name)
+            || !self.seen.insert((base_name, rev_name, ctx.dir, ctx.place))
+        {
+            return;
+        }
+        let (Some(bdef), Some(rdef)) = (
+            crate::lower::resolve(&self.base.types, base_name),
+            crate::lower::resolve(&self.rev.types, rev_name),
+        ) else {
+            return;
+        };
+        match (&bdef.kind, &rdef.kind) {
+            (TypeKind::Struct(base_shape), TypeKind::Struct(rev_shape)) => {
+                self.structs(base_shape, rev_shape, ctx, base_at, rev_at)
+            }
+            (TypeKind::Enum(base_variant), TypeKind::Enum(rev_variant)) => {
+                self.enums(base_variant, rev_variant, ctx, base_at, rev_at)
+            }
+            (TypeKind::Union(bu), TypeKind::Union(ru)) => self.unions(bu, ru, ctx, base_at, rev_at),
+            (
+                TypeKind::Alias(base_shape)
+                | TypeKind::Newtype {
+                    shape: base_shape, ..
+                },
+                TypeKind::Alias(rev_shape)
+                | TypeKind::Newtype {
+                    shape: rev_shape, ..
+                },
+            ) => self.shape(base_shape, rev_shape, ctx, base_at, rev_at),
+            (bk, rk) => self.report(
+                Rule::Value(ctx.place, Change::TypeChanged),
+                base_at,
+                rev_at,
+                format!(
+                    "{}: the type changed from {} to {}",
+                    ctx.what,
+                    describe_kind(bk),
+                    describe_kind(rk)
+                ),
+            ),
+        }
+    }
+
+    fn structs(
+        &mut self,
+        base: &'a Struct,
+        rev: &'a Struct,
+        ctx: &Ctx,
+        base_at: &str,
+        rev_at: &str,
+    ) {
+        let field = |s: &'a Struct, wire: &str| -> Option<&'a Field> {
+            s.fields.iter().find(|f| f.wire == wire && !f.flatten)
+        };
+        match ctx.dir {
+            Dir::Request => {
+                for rev_field in rev.fields.iter().filter(|f| !f.read_only && !f.flatten) {
+                    let inner = ctx.property(&rev_field.wire);
+                    match field(base, &rev_field.wire) {
+                        None if rev_field.required => self.report(
+                            Rule::NewRequiredRequestProperty,
+                            base_at,
+                            &rev_field.pointer,
+                            format!("{} is new and required", inner.what),
+                        ),
+                        None => self.report(
+                            Rule::NewOptionalRequestProperty,
+                            base_at,
+                            &rev_field.pointer,
+                            format!("{} is new", inner.what),
+                        ),
+                        Some(base_field) => {
+                            if rev_field.required && !base_field.required {
+                                self.report(
+                                    Rule::RequestPropertyBecameRequired,
+                                    &base_field.pointer,
+                                    &rev_field.pointer,
+                                    format!("{} became required", inner.what),
+                                );
+                            }
+                            self.shape(
+                                &base_field.shape,
+                                &rev_field.shape,
+                                &inner,
+                                &base_field.pointer,
+                                &rev_field.pointer,
+                            );
+                        }
+                    }
+                }
+                for base_field in base.fields.iter().filter(|f| !f.read_only && !f.flatten) {
+                    if field(rev, &base_field.wire).is_some() {
+                        continue;
+                    }
+                    let message = format!("{} is removed", ctx.property(&base_field.wire).what);
+                    if rev.deny_unknown {
+                        let message = format!("{message}, and unknown properties are refused");
+                        self.report_at(
+                            Rule::RequestPropertyRemoved,
+                            self.level,
+                            &base_field.pointer,
+                            rev_at,
+                            message,
+                        );
+                    } else {
+                        self.report_at(
+                            Rule::RequestPropertyRemoved,
+                            Level::Info,
+                            &base_field.pointer,
+                            rev_at,
+                            message,
+                        );
+                    }
+                }
+                if rev.deny_unknown && !base.deny_unknown {
+                    self.report(
+                        Rule::RequestAdditionalPropertiesRefused,
+                        base_at,
+                        rev_at,
+                        format!("{} now refuses properties it does not name", ctx.what),
+                    );
+                }
+            }
+            Dir::Response => {
+                for base_field in base.fields.iter().filter(|f| !f.write_only && !f.flatten) {
+                    let inner = ctx.property(&base_field.wire);
+                    match field(rev, &base_field.wire) {
+                        None if base_field.required => self.report(
+                            Rule::ResponseRequiredPropertyRemoved,
+                            &base_field.pointer,
+                            rev_at,
+                            format!("{} is removed", inner.what),
+                        ),
+                        None => self.report(
+                            Rule::ResponseOptionalPropertyRemoved,
+                            &base_field.pointer,
+                            rev_at,
+                            format!("{} is removed", inner.what),
+                        ),
+                        Some(rev_field) => {
+                            if base_field.required && !rev_field.required {
+                                self.report(
+                                    Rule::ResponsePropertyBecameOptional,
+                                    &base_field.pointer,
+                                    &rev_field.pointer,
+                                    format!("{} became optional", inner.what),
+                                );
+                            }
+                            self.shape(
+                                &base_field.shape,
+                                &rev_field.shape,
+                                &inner,
+                                &base_field.pointer,
+                                &rev_field.pointer,
+                            );
+                        }
+                    }
+                }
+                for rev_field in rev.fields.iter().filter(|f| !f.write_only && !f.flatten) {
+                    if field(base, &rev_field.wire).is_none() {
+                        self.report(
+                            Rule::ResponsePropertyAdded,
+                            base_at,
+                            &rev_field.pointer,
+                            format!("{} is new", ctx.property(&rev_field.wire).what),
+                        );
+                    }
+                }
+            }
+        }
+        if let (Some(base_variant), Some(rev_variant)) = (&base.additional, &rev.additional) {
+            self.shape(base_variant, rev_variant, &ctx.items(), base_at, rev_at);
+        }
+    }
+
+    fn enums(
+        &mut self,
+        base: &[EnumVariant],
+        rev: &[EnumVariant],
+        ctx: &Ctx,
+        base_at: &str,
+        rev_at: &str,
+    ) {
+        let missing = |from: &[EnumVariant], to: &[EnumVariant]| -> Vec<String> {
+            from.iter()
+                .filter(|v| !to.iter().any(|w| w.wire == v.wire))
+                .map(|v| format!("`{}`", v.wire))
+                .collect()
+        };
+        let (removed, added) = (missing(base, rev), missing(rev, base));
+        match ctx.dir {
+            Dir::Request if !removed.is_empty() => self.report(
+                Rule::Value(ctx.place, Change::EnumValueRemoved),
+                base_at,
+                rev_at,
+                format!("{} no longer accepts {}", ctx.what, removed.join(", ")),
+            ),
+            Dir::Response if !added.is_empty() => self.report(
+                Rule::Value(ctx.place, Change::EnumValueAdded),
+                base_at,
+                rev_at,
+                format!(
+                    "{} may now be {}, which callers may not expect",
+                    ctx.what,
+                    added.join(", ")
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    fn unions(&mut self, base: &'a Union, rev: &'a Union, ctx: &Ctx, base_at: &str, rev_at: &str) {
+        let name = |v: &UnionVariant| {
+            v.tag_values
+                .first()
+                .cloned()
+                .unwrap_or_else(|| v.rust.clone())
+        };
+        let find = |u: &'a Union, wanted: &str| u.variants.iter().find(|v| name(v) == wanted);
+        for base_variant in &base.variants {
+            match find(rev, &name(base_variant)) {
+                Some(rev_variant) => self.shape(
+                    &base_variant.shape,
+                    &rev_variant.shape,
+                    ctx,
+                    base_at,
+                    rev_at,
+                ),
+                None if ctx.dir == Dir::Request => self.report(
+                    Rule::Value(ctx.place, Change::OneOfRemoved),
+                    base_at,
+                    rev_at,
+                    format!(
+                        "{} no longer accepts the shape `{}`",
+                        ctx.what,
+                        name(base_variant)
+                    ),
+                ),
+                None => {}
+            }
+        }
+        if ctx.dir == Dir::Response {
+            let added: Vec<String> = rev
+                .variants
+                .iter()
+                .filter(|rev_variant| find(base, &name(rev_variant)).is_none())
+                .map(|rev_variant| format!("`{}`", name(rev_variant)))
+                .collect();
+            if !added.is_empty() {
+                self.report(
+                    Rule::Value(ctx.place, Change::OneOfAdded),
+                    base_at,
+                    rev_at,
+                    format!("{} may now have the shape {}", ctx.what, added.join(", ")),
+                );
+            }
+        }
+    }
+}
+
+/// A shape with the API's aliases followed to what they name: the type at
+/// the end, the first bounds found, nullable if any step is.
+#[derive(Debug, Clone, Copy)]
+struct View<'a> {
+    ty: &'a Ty,
+    checks: &'a Checks,
+    nullable: bool,
+}
+
+fn unalias<'a>(shape: &'a Shape, api: &'a Api) -> View<'a> {
+    let mut view = View {
+        ty: &shape.ty,
+        checks: &shape.checks,
+        nullable: shape.nullable,
+    };
+    for _ in 0..64 {
+        let Ty::Named(name) = view.ty else { break };
+        match api.types.get(name).map(|t| &t.kind) {
+            Some(TypeKind::Alias(inner)) => {
+                view.nullable |= inner.nullable;
+                if view.checks.is_empty() {
+                    view.checks = &inner.checks;
+                }
+                view.ty = &inner.ty;
+            }
+            _ => break,
+        }
+    }
+    view
+}
+
+/// Which named types of the base mean exactly the same as which of the
+/// revision, so that the comparison walks only what changed. Recursive
+/// types are equal unless a difference is found (a pair being compared is
+/// assumed equal when met again); a "same" that rests on an assumption
+/// still open further up is kept only once that assumption is settled.
+pub(super) struct Same<'a> {
+    base: &'a Api,
+    rev: &'a Api,
+    memo: HashMap<(&'a str, &'a str), bool>,
+    /// Pairs being compared, by their depth on the stack.
+    open: HashMap<(&'a str, &'a str), usize>,
+    /// Pairs found the same on assumptions still open, in the order found,
+    /// with the lowest depth they rest on: final once that pair is found
+    /// the same, void if a pair they may rest on is not.
+    tentative: Vec<(&'a str, &'a str)>,
+    tentative_low: HashMap<(&'a str, &'a str), usize>,
+}
+
+impl<'a> Same<'a> {
+    pub(super) fn new(base: &'a Api, rev: &'a Api) -> Self {
+        Same {
+            base,
+            rev,
+            memo: HashMap::new(),
+            open: HashMap::new(),
+            tentative: Vec::new(),
+            tentative_low: HashMap::new(),
+        }
+    }
+
+    fn named(&mut self, base_name: &'a str, rev_name: &'a str) -> bool {
+        self.pair(base_name, rev_name).0
+    }
+
+    /// Whether the pair means the same, and the lowest stack depth of an
+    /// open assumption the answer rests on (`usize::MAX` for none).
+    fn pair(&mut self, base_name: &'a str, rev_name: &'a str) -> (bool, usize) {
+        if let Some(&same) = self.memo.get(&(base_name, rev_name)) {
+            return (same, usize::MAX);
+        }
+        if let Some(&depth) = self.open.get(&(base_name, rev_name)) {
+            return (true, depth);
+        }
+        if let Some(&low) = self.tentative_low.get(&(base_name, rev_name)) {
+            return (true, low);
+        }
+        let depth = self.open.len();
+        let mark = self.tentative.len();
+        self.open.insert((base_name, rev_name), depth);
+        let mut low = usize::MAX;
+        let same = match (
+            crate::lower::resolve(&self.base.types, base_name),
+            crate::lower::resolve(&self.rev.types, rev_name),
+        ) {
+            (Some(base), Some(rev)) => self.kinds(&base.kind, &rev.kind, &mut low),
+            _ => false,
+        };
+        self.open.remove(&(base_name, rev_name));
+        if !same {
+            // A difference is a difference whatever was assumed; what was
+            // found the same on the assumption that this pair is goes void.
+            for pair in self.tentative.drain(mark..) {
+                self.tentative_low.remove(&pair);
+            }
+            self.memo.insert((base_name, rev_name), false);
+            (false, usize::MAX)
+        } else if low >= depth {
+            // Every assumption this rests on is settled: this pair, and what
+            // was found the same beneath it, is final.
+            for pair in self.tentative.drain(mark..) {
+                self.tentative_low.remove(&pair);
+                self.memo.insert(pair, true);
+            }
+            self.memo.insert((base_name, rev_name), true);
+            (true, usize::MAX)
+        } else {
+            self.tentative.push((base_name, rev_name));
+            self.tentative_low.insert((base_name, rev_name), low);
+            (true, low)
+        }
+    }
+
+    fn kinds(&mut self, base: &'a TypeKind, rev: &'a TypeKind, low: &mut usize) -> bool {
+        match (base, rev) {
+            (TypeKind::Struct(base), TypeKind::Struct(rev)) => {
+                let additional = match (&base.additional, &rev.additional) {
+                    (None, None) => true,
+                    (Some(x), Some(y)) => self.shapes(x, y, low),
+                    _ => false,
+                };
+                additional
+                    && base.deny_unknown == rev.deny_unknown
+                    && base.fields.len() == rev.fields.len()
+                    && base.fields.iter().all(|f| {
+                        rev.fields
+                            .iter()
+                            .find(|g| g.wire == f.wire)
+                            .is_some_and(|g| {
+                                (f.required, f.read_only, f.write_only, f.flatten)
+                                    == (g.required, g.read_only, g.write_only, g.flatten)
+                                    && self.shapes(&f.shape, &g.shape, low)
+                            })
+                    })
+            }
+            (TypeKind::Enum(base), TypeKind::Enum(rev)) => {
+                base.len() == rev.len() && base.iter().all(|v| rev.iter().any(|w| w.wire == v.wire))
+            }
+            (TypeKind::Union(base), TypeKind::Union(rev)) => {
+                base.tag == rev.tag
+                    && base.variants.len() == rev.variants.len()
+                    && base.variants.iter().zip(&rev.variants).all(|(v, w)| {
+                        v.tag_values == w.tag_values && self.shapes(&v.shape, &w.shape, low)
+                    })
+            }
+            (
+                TypeKind::Alias(base) | TypeKind::Newtype { shape: base, .. },
+                TypeKind::Alias(rev) | TypeKind::Newtype { shape: rev, .. },
+            ) => self.shapes(base, rev, low),
+            _ => false,
+        }
+    }
+
+    fn shapes(&mut self, base: &'a Shape, rev: &'a Shape, low: &mut usize) -> bool {
+        let (base, rev) = (unalias(base, self.base), unalias(rev, self.rev));
+        if base.nullable != rev.nullable || base.checks != rev.checks {
+            return false;
+        }
+        match (base.ty, rev.ty) {
+            (Ty::Named(x), Ty::Named(y)) => {
+                let (same, at) = self.pair(x, y);
+                *low = (*low).min(at);
+                same
+            }
+            (Ty::Array(x), Ty::Array(y)) | (Ty::Map(x), Ty::Map(y)) => self.shapes(x, y, low),
+            (x, y) => x == y,
+        }
+    }
+}
+
+/// Whether every value of `inner` (a type of `inner_api`) is a value of
+/// `outer`.
+fn wider(outer: &Ty, inner_api: &Api, inner: &Ty) -> bool {
+    use Ty::*;
+    let free_object = |api: &Api, ty: &Ty| match ty {
+        Map(values) => values.ty == Json,
+        Named(n) => matches!(
+            crate::lower::resolve(&api.types, n).map(|t| &t.kind),
+            Some(TypeKind::Struct(_))
+        ),
+        _ => false,
+    };
+    match (outer, inner) {
+        (Json, _) => true,
+        (a, base) if std::mem::discriminant(a) == std::mem::discriminant(base) => true,
+        (F64, F32 | I32 | I64) | (F32 | I64, I32) => true,
+        (String, DateTime | Date) => true,
+        (Map(values), _) if values.ty == Json => free_object(inner_api, inner),
+        _ => false,
+    }
+}
+
+fn number(n: Number) -> f64 {
+    match n {
+        Number::Int(i) => i as f64,
+        Number::Float(f) => f,
+    }
+}
+
+fn describe_number(n: Number) -> String {
+    match n {
+        Number::Int(i) => i.to_string(),
+        Number::Float(f) => f.to_string(),
+    }
+}
+
+fn describe_ty(t: &Ty) -> String {
+    match t {
+        Ty::Bool => "boolean".into(),
+        Ty::I32 => "int32".into(),
+        Ty::I64 => "int64".into(),
+        Ty::F32 => "float".into(),
+        Ty::F64 => "number".into(),
+        Ty::String => "string".into(),
+        Ty::DateTime => "date-time".into(),
+        Ty::Date => "date".into(),
+        Ty::Uuid => "uuid".into(),
+        Ty::Base64 => "base64 bytes".into(),
+        Ty::Json => "any JSON".into(),
+        Ty::Bytes => "bytes".into(),
+        Ty::Array(_) => "array".into(),
+        Ty::Map(_) => "object".into(),
+        Ty::Named(_) => "object".into(),
+    }
+}
+
+fn describe_kind(k: &TypeKind) -> &'static str {
+    match k {
+        TypeKind::Struct(_) => "object",
+        TypeKind::Enum(_) => "string enum",
+        TypeKind::Union(_) => "oneOf/anyOf",
+        TypeKind::Alias(_) | TypeKind::Newtype { .. } => "another type",
+    }
+}
