@@ -8,6 +8,10 @@
 //! runs. Our generator runs five times (the median is reported), the
 //! reference once (it takes tens of seconds).
 
+/// The 3.0-to-3.1 translation the generator's tests use.
+#[path = "../../crates/apigen/tests/support/upgrade.rs"]
+mod upgrade;
+
 use crate::{project_root, run, venv_tool};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -87,7 +91,7 @@ pub fn bench_codegen(doc: Option<&str>) -> Result<(), String> {
     let text = std::fs::read_to_string(&doc).map_err(|e| e.to_string())?;
     let original: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| e.to_string())?;
     let mut translated = original.clone();
-    apigen::normalize::upgrade(&mut translated);
+    upgrade::upgrade(&mut translated);
     std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
     let (v30, v31) = (out.join("v30.yaml"), out.join("v31.yaml"));
     for (path, value) in [(&v30, &original), (&v31, &translated)] {

@@ -22,6 +22,7 @@ mod rejection;
 mod style;
 mod validate;
 mod values;
+mod vocabulary;
 
 #[cfg(feature = "client")]
 mod client;

@@ -2,35 +2,7 @@
 //! the layer that attaches each request's operation before any middleware
 //! around the route runs, so that nothing has to match paths again.
 
-/// An operation's stability: `x-stability` (`experimental`, `alpha`,
-/// `beta`, `stable`) or `x-stability-level` (`draft`, `alpha`, `beta`,
-/// `stable`). Without either, an operation is stable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Stability {
-    /// `draft`: a sketch; anything may change.
-    Draft,
-    /// `experimental`: may change or go away without notice.
-    Experimental,
-    /// `alpha`: may change without notice.
-    Alpha,
-    /// `beta`: changes are announced, but may break callers.
-    Beta,
-    /// Changes never break callers within a major version.
-    Stable,
-}
-
-impl Stability {
-    /// The value as the spec writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stability::Draft => "draft",
-            Stability::Experimental => "experimental",
-            Stability::Alpha => "alpha",
-            Stability::Beta => "beta",
-            Stability::Stable => "stable",
-        }
-    }
-}
+pub use super::vocabulary::Stability;
 
 /// One way to satisfy an operation's security: every scheme it names, each
 /// with the scopes it needs. A requirement naming no scheme lets anonymous

@@ -5,31 +5,9 @@
 
 use super::form::FormValue;
 use super::rejection::{Rejection, RejectionKind};
+pub use super::vocabulary::Style;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-
-/// How a parameter value is spelled (OpenAPI's `style`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    /// `a,b,c`: comma-separated (path and header default).
-    Simple,
-    /// `.a.b`: dot-prefixed (path only).
-    Label,
-    /// `;id=1;id=2`: semicolon-prefixed (path only).
-    Matrix,
-    /// `id=1&id=2` or `id=1,2` (query and cookie default).
-    Form,
-    /// `a b c` (query arrays).
-    SpaceDelimited,
-    /// `a|b|c` (query arrays).
-    PipeDelimited,
-    /// `name[key]=value` (query objects).
-    DeepObject,
-    /// The value as JSON text: a parameter described by `content`
-    /// (`application/json`), or one whose shape no style can carry (an
-    /// object holding arrays of objects, say).
-    Json,
-}
 
 /// What a styled parameter holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

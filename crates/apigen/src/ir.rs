@@ -2,6 +2,8 @@
 //! `$ref` resolved, every name already a unique Rust identifier, and nothing
 //! OpenAPI-shaped left over.
 
+pub use crate::vocabulary::{Stability, Style};
+
 use std::collections::BTreeMap;
 
 /// One whole API.
@@ -153,31 +155,6 @@ pub enum SchemeKind {
 /// One way to satisfy an operation's security: each named scheme, with the
 /// scopes it needs. An empty requirement lets anonymous callers in.
 pub type SecurityRequirement = Vec<(String, Vec<String>)>;
-
-/// How much callers may rely on an operation (`x-stability`,
-/// `x-stability-level`); stable when the document says nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub enum Stability {
-    Draft,
-    Experimental,
-    Alpha,
-    Beta,
-    #[default]
-    Stable,
-}
-
-impl Stability {
-    /// The value as documents write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stability::Draft => "draft",
-            Stability::Experimental => "experimental",
-            Stability::Alpha => "alpha",
-            Stability::Beta => "beta",
-            Stability::Stable => "stable",
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteTrait {
@@ -421,21 +398,6 @@ impl ParamLocation {
     }
 }
 
-/// OpenAPI's parameter `style`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamStyle {
-    Simple,
-    Label,
-    Matrix,
-    Form,
-    SpaceDelimited,
-    PipeDelimited,
-    DeepObject,
-    /// JSON text: the parameter is described by `content`
-    /// (`application/json`), or no style can carry its shape.
-    Json,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
     pub wire: String,
@@ -454,7 +416,7 @@ pub struct Param {
     pub sunset: Option<String>,
     /// Arrays only: repeated (`id=1&id=2`, true) or comma-separated (false).
     pub explode: bool,
-    pub style: ParamStyle,
+    pub style: Style,
     /// The parameter's named type is an enum (read like a scalar), not an object.
     pub scalar_named: bool,
     /// The parameter's type is a union (`oneOf`/`anyOf`) of scalars or arrays.

@@ -25,6 +25,11 @@ mod schema_view;
 pub mod source;
 pub mod standalone;
 pub mod sync;
+/// The words generated code and the runtime share (stability, parameter
+/// styles): the runtime's own definition, compiled here too, so that the
+/// names the generator emits are the ones the runtime defines.
+#[path = "../../apigen-runtime/src/vocabulary.rs"]
+pub mod vocabulary;
 
 pub use diag::{Diagnostic, Diagnostics, Location};
 

@@ -6,7 +6,7 @@
 
 use super::{ident, operations::method_docs, rust_type};
 use crate::ir::{
-    Api, Media, Operation, Param, ParamLocation, ParamStyle, Response, Shape, Status, Ty, TypeKind,
+    Api, Media, Operation, Param, ParamLocation, Style, Response, Shape, Status, Ty, TypeKind,
 };
 use crate::names::{sanitize, Case, Namer};
 use proc_macro2::TokenStream;
@@ -153,18 +153,10 @@ pub fn items(api: &Api) -> TokenStream {
     }
 }
 
-/// The runtime's name for a parameter's style.
+/// The runtime's name for a parameter's style: the variant the runtime
+/// defines (the generator reads the same definition).
 fn style(p: &Param) -> TokenStream {
-    let name = ident(match p.style {
-        ParamStyle::Simple => "Simple",
-        ParamStyle::Label => "Label",
-        ParamStyle::Matrix => "Matrix",
-        ParamStyle::Form => "Form",
-        ParamStyle::SpaceDelimited => "SpaceDelimited",
-        ParamStyle::PipeDelimited => "PipeDelimited",
-        ParamStyle::DeepObject => "DeepObject",
-        ParamStyle::Json => "Json",
-    });
+    let name = ident(&format!("{:?}", p.style));
     quote!(runtime::Style::#name)
 }
 
@@ -211,10 +203,10 @@ fn method(api: &Api, op: &Operation) -> TokenStream {
                 let style = style(p);
                 quote!(call.query(#wire, #value, #style, #explode);)
             }
-            ParamLocation::Header if p.style == ParamStyle::Json => {
+            ParamLocation::Header if p.style == Style::Json => {
                 quote!(call.header_json(#wire, #value);)
             }
-            ParamLocation::Cookie if p.style == ParamStyle::Json => {
+            ParamLocation::Cookie if p.style == Style::Json => {
                 quote!(call.cookie_json(#wire, #value);)
             }
             ParamLocation::Header => quote!(call.header(#wire, #value, #explode);),

@@ -15,7 +15,7 @@
 //! links to `javascript:` and the like dropped.
 
 use crate::ir::{
-    Api, Body, Checks, Media, Number, Operation, Param, ParamStyle, Response, SchemeKind, Shape,
+    Api, Body, Checks, Media, Number, Operation, Param, Style, Response, SchemeKind, Shape,
     Stability, Ty, TypeDef, TypeKind,
 };
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -292,14 +292,14 @@ fn params(params: &[Param]) -> Markup {
 /// How a parameter is written, when it is not the location's plain default.
 fn style(p: &Param) -> Option<String> {
     let name = match p.style {
-        ParamStyle::Simple => "simple",
-        ParamStyle::Label => "label",
-        ParamStyle::Matrix => "matrix",
-        ParamStyle::Form => "form",
-        ParamStyle::SpaceDelimited => "spaceDelimited",
-        ParamStyle::PipeDelimited => "pipeDelimited",
-        ParamStyle::DeepObject => "deepObject",
-        ParamStyle::Json => return Some("Sent as JSON text.".into()),
+        Style::Simple => "simple",
+        Style::Label => "label",
+        Style::Matrix => "matrix",
+        Style::Form => "form",
+        Style::SpaceDelimited => "spaceDelimited",
+        Style::PipeDelimited => "pipeDelimited",
+        Style::DeepObject => "deepObject",
+        Style::Json => return Some("Sent as JSON text.".into()),
     };
     let plain = matches!(p.shape.ty, Ty::Array(_) | Ty::Map(_) | Ty::Named(_));
     plain.then(|| {

@@ -137,14 +137,9 @@ pub fn items(api: &Api) -> TokenStream {
     }
 }
 
+/// The runtime's name for a stability: the variant the runtime defines.
 fn stability(s: Stability) -> TokenStream {
-    let variant = ident(match s {
-        Stability::Draft => "Draft",
-        Stability::Experimental => "Experimental",
-        Stability::Alpha => "Alpha",
-        Stability::Beta => "Beta",
-        Stability::Stable => "Stable",
-    });
+    let variant = ident(&format!("{s:?}"));
     quote!(runtime::Stability::#variant)
 }
 

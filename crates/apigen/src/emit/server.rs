@@ -215,21 +215,21 @@ fn is_scalar(p: &crate::ir::Param) -> bool {
 
 /// The expression reading a parameter, by location and style.
 fn param_value(p: &crate::ir::Param) -> TokenStream {
-    use crate::ir::ParamStyle;
+    use crate::ir::Style;
     let wire = &p.wire;
     let explode = p.explode;
     let kind = kind(p);
+    // A `deepObject` query is read as the form it is written in; every
+    // other style is the runtime's variant of the same name.
     let style = match p.style {
-        ParamStyle::Simple => quote!(runtime::Style::Simple),
-        ParamStyle::Label => quote!(runtime::Style::Label),
-        ParamStyle::Matrix => quote!(runtime::Style::Matrix),
-        ParamStyle::Form | ParamStyle::DeepObject => quote!(runtime::Style::Form),
-        ParamStyle::SpaceDelimited => quote!(runtime::Style::SpaceDelimited),
-        ParamStyle::PipeDelimited => quote!(runtime::Style::PipeDelimited),
-        ParamStyle::Json => quote!(runtime::Style::Json),
+        Style::DeepObject => quote!(runtime::Style::Form),
+        other => {
+            let name = super::ident(&format!("{other:?}"));
+            quote!(runtime::Style::#name)
+        }
     };
     let array = matches!(p.shape.ty, Ty::Array(_));
-    if p.style == ParamStyle::Json {
+    if p.style == Style::Json {
         return match p.location {
             ParamLocation::Path => {
                 quote!(runtime::path_styled(request, #wire, #kind, #style, false)?)
@@ -240,19 +240,19 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
         };
     }
     match p.location {
-        ParamLocation::Path if is_scalar(p) && p.style == ParamStyle::Simple => {
+        ParamLocation::Path if is_scalar(p) && p.style == Style::Simple => {
             quote!(runtime::path(request, #wire)?)
         }
         ParamLocation::Path => {
             quote!(runtime::path_styled(request, #wire, #kind, #style, #explode)?)
         }
         ParamLocation::Query => match p.style {
-            ParamStyle::DeepObject if p.union => quote!(query.deep_union(#wire)?),
-            ParamStyle::DeepObject => quote!(query.deep(#wire)?),
-            ParamStyle::Form if p.union => quote!(query.any(#wire)?),
-            ParamStyle::Form if array => quote!(query.many(#wire, #explode)?),
-            ParamStyle::Form if is_scalar(p) => quote!(query.one(#wire)?),
-            ParamStyle::Form if explode => quote!(query.exploded_object()?),
+            Style::DeepObject if p.union => quote!(query.deep_union(#wire)?),
+            Style::DeepObject => quote!(query.deep(#wire)?),
+            Style::Form if p.union => quote!(query.any(#wire)?),
+            Style::Form if array => quote!(query.many(#wire, #explode)?),
+            Style::Form if is_scalar(p) => quote!(query.one(#wire)?),
+            Style::Form if explode => quote!(query.exploded_object()?),
             _ => quote!(query.styled(#wire, #kind, #style)?),
         },
         ParamLocation::Header if is_scalar(p) => quote!(runtime::header(request, #wire)?),

@@ -25,37 +25,15 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "style.rs",
     "validate.rs",
     "values.rs",
+    "vocabulary.rs",
 ];
 
-/// The features and dependencies a crate with a vendored runtime needs: its
-/// generated code's and the runtime's own, at the versions this workspace
-/// builds with. A test keeps the list in step with `apigen-runtime`'s
+/// The features and dependencies a crate with a vendored runtime needs:
+/// the runtime's own and what its generated code needs, at the versions
+/// this workspace builds with, written by `build.rs` from the runtime's
 /// manifest.
-pub const MANIFEST_DEPENDENCIES: &str = r#"[features]
-default = ["server"]
-# The actix-web glue and the route traits.
-server = ["dep:actix-web", "dep:actix-service", "dep:futures-util", "dep:tracing"]
-# A typed client (reqwest, with rustls).
-client = ["dep:reqwest", "dep:tokio", "uuid/v4", "dep:fastrand", "dep:tracing"]
-
-[dependencies]
-actix-service = { version = "2", optional = true }
-actix-web = { version = "4", default-features = false, features = ["macros"], optional = true }
-base64 = "0.22"
-chrono = { version = "0.4", default-features = false, features = ["std", "clock", "serde"] }
-fastrand = { version = "2", optional = true }
-form_urlencoded = "1"
-futures-util = { version = "0.3", default-features = false, optional = true }
-http = "0.2"
-regex = { version = "1", default-features = false, features = ["std", "unicode-perl"] }
-reqwest = { version = "0.12", default-features = false, features = ["rustls-tls", "multipart"], optional = true }
-serde = { version = "1", features = ["derive"] }
-serde_json = "1"
-tokio = { version = "1", default-features = false, features = ["time"], optional = true }
-tracing = { version = "0.1", optional = true }
-# `format: uuid` in models, and the client's idempotency keys (v4).
-uuid = { version = "1", default-features = false, features = ["serde"] }
-"#;
+pub const MANIFEST_DEPENDENCIES: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/manifest_dependencies.toml"));
 
 /// The file a runtime source becomes in the generated module: the crate
 /// root is the module's `mod.rs`.
@@ -71,33 +49,66 @@ pub fn file_name(source: &str) -> &str {
 mod tests {
     use super::SOURCES;
 
-    /// A dependency added to the runtime crate is one of a vendoring
-    /// crate's too.
+    /// Every dependency of the runtime, as Cargo itself resolves it
+    /// (`cargo metadata`, workspace inheritance applied), is one of a
+    /// vendoring crate's: the same version requirement, default features
+    /// as the runtime takes them, and at least its features.
     #[test]
-    fn vendoring_crates_get_every_runtime_dependency() {
-        let manifest = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../apigen-runtime/Cargo.toml"),
-        )
-        .unwrap();
-        let dependencies = manifest
-            .split("[dependencies]")
-            .nth(1)
+    fn vendoring_crates_get_every_runtime_dependency_at_its_version_and_features() {
+        let out = std::process::Command::new(env!("CARGO"))
+            .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo metadata runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let runtime = metadata["packages"]
+            .as_array()
             .unwrap()
-            .split("\n[")
-            .next()
-            .unwrap();
-        for line in dependencies.lines().filter(|l| !l.starts_with('#')) {
-            let name: String = line
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-                .collect();
-            if name.is_empty() {
-                continue;
+            .iter()
+            .find(|p| p["name"] == "apigen-runtime")
+            .expect("the runtime is a workspace member");
+        let vendored: toml::Table = super::MANIFEST_DEPENDENCIES.parse().unwrap();
+        let declared = vendored["dependencies"].as_table().unwrap();
+        for dep in runtime["dependencies"].as_array().unwrap() {
+            if dep["kind"] != serde_json::Value::Null {
+                continue; // dev- and build-dependencies are the runtime's own
             }
-            assert!(
-                super::MANIFEST_DEPENDENCIES.contains(&format!("\n{name} = ")),
-                "{name} is missing from MANIFEST_DEPENDENCIES"
+            let name = dep["name"].as_str().unwrap();
+            let ours = declared
+                .get(name)
+                .unwrap_or_else(|| panic!("{name} is missing"));
+            let version = ours["version"].as_str().unwrap();
+            assert_eq!(
+                format!("^{version}"),
+                dep["req"].as_str().unwrap(),
+                "{name}: version"
             );
+            let default_features = ours
+                .get("default-features")
+                .and_then(toml::Value::as_bool)
+                .unwrap_or(true);
+            assert_eq!(
+                default_features,
+                dep["uses_default_features"].as_bool().unwrap(),
+                "{name}: default features"
+            );
+            let features: Vec<&str> = ours
+                .get("features")
+                .and_then(toml::Value::as_array)
+                .map(|a| a.iter().filter_map(toml::Value::as_str).collect())
+                .unwrap_or_default();
+            for feature in dep["features"].as_array().unwrap() {
+                let feature = feature.as_str().unwrap();
+                let enabled = features.contains(&feature)
+                    || vendored["features"]
+                        .as_table()
+                        .unwrap()
+                        .values()
+                        .flat_map(|v| v.as_array().unwrap())
+                        .any(|e| e.as_str() == Some(&format!("{name}/{feature}")));
+                assert!(enabled, "{name}: feature {feature}");
+            }
         }
     }
 

@@ -80,7 +80,7 @@ impl<'a> Lowerer<'a> {
                     deprecated: false,
                     sunset: None,
                     explode: false,
-                    style: ParamStyle::Simple,
+                    style: Style::Simple,
                     scalar_named: false,
                     union: false,
                     default: None,
@@ -112,25 +112,25 @@ impl<'a> Lowerer<'a> {
             Parameter::Path { style, .. } => (
                 ParamLocation::Path,
                 match style {
-                    PathStyle::Simple => ParamStyle::Simple,
-                    PathStyle::Label => ParamStyle::Label,
-                    PathStyle::Matrix => ParamStyle::Matrix,
+                    PathStyle::Simple => Style::Simple,
+                    PathStyle::Label => Style::Label,
+                    PathStyle::Matrix => Style::Matrix,
                 },
             ),
             Parameter::Query { style, .. } => (
                 ParamLocation::Query,
                 match style {
-                    QueryStyle::Form => ParamStyle::Form,
-                    QueryStyle::SpaceDelimited => ParamStyle::SpaceDelimited,
-                    QueryStyle::PipeDelimited => ParamStyle::PipeDelimited,
-                    QueryStyle::DeepObject => ParamStyle::DeepObject,
+                    QueryStyle::Form => Style::Form,
+                    QueryStyle::SpaceDelimited => Style::SpaceDelimited,
+                    QueryStyle::PipeDelimited => Style::PipeDelimited,
+                    QueryStyle::DeepObject => Style::DeepObject,
                 },
             ),
-            Parameter::Header { .. } => (ParamLocation::Header, ParamStyle::Simple),
-            Parameter::Cookie { .. } => (ParamLocation::Cookie, ParamStyle::Form),
+            Parameter::Header { .. } => (ParamLocation::Header, Style::Simple),
+            Parameter::Cookie { .. } => (ParamLocation::Cookie, Style::Form),
         };
         // OpenAPI's default: `form` explodes, every other style does not.
-        let explode = data.explode.unwrap_or(style == ParamStyle::Form);
+        let explode = data.explode.unwrap_or(style == Style::Form);
         // A parameter described by `content` is its media type's text: JSON,
         // or (any other media type) the text itself.
         let (schema, schema_at, content) = match &data.format {
@@ -174,8 +174,8 @@ impl<'a> Lowerer<'a> {
         let union = matches!(&shape.ty, Ty::Named(n) if matches!(resolve(&self.types, n).map(|t| &t.kind), Some(TypeKind::Union(_))));
         // A deepObject parameter is read as a nested value: any type will do;
         // a union in a form query parameter is read from its value or values.
-        let ok = style == ParamStyle::DeepObject
-            || (union && location == ParamLocation::Query && style == ParamStyle::Form)
+        let ok = style == Style::DeepObject
+            || (union && location == ParamLocation::Query && style == Style::Form)
             || match &shape.ty {
                 Ty::Array(items) => scalar_ok(items, &self.types),
                 _ => scalar_ok(&shape, &self.types) || object_ok(&shape, &self.types),
@@ -184,17 +184,17 @@ impl<'a> Lowerer<'a> {
         // carry the shape: never a skipped operation.
         let (style, note) = match content {
             Some(true) => (
-                ParamStyle::Json,
+                Style::Json,
                 Some("Sent as JSON text, as its `content` says."),
             ),
             Some(false) => (style, None),
             None if ok => (style, None),
             None => (
-                ParamStyle::Json,
+                Style::Json,
                 Some("Sent as JSON text: its style cannot carry a value of this shape."),
             ),
         };
-        let scalar_named = style != ParamStyle::Json && scalar_ok(&shape, &self.types);
+        let scalar_named = style != Style::Json && scalar_ok(&shape, &self.types);
         let default = match schema {
             Some(ReferenceOr::Item(s)) => s.schema_data.default.clone(),
             _ => None,

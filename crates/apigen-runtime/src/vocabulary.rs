@@ -1,0 +1,60 @@
+//! The words a document and generated code share: how stable an operation
+//! is, and how a parameter is spelled. One definition, read by the runtime
+//! and by the generator itself (which compiles this file as a module of
+//! its own), so that the names generated code uses are the ones defined
+//! here. It depends on nothing.
+
+/// An operation's stability: `x-stability` (`experimental`, `alpha`,
+/// `beta`, `stable`) or `x-stability-level` (`draft`, `alpha`, `beta`,
+/// `stable`). Without either, an operation is stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Stability {
+    /// `draft`: a sketch; anything may change.
+    Draft,
+    /// `experimental`: may change or go away without notice.
+    Experimental,
+    /// `alpha`: may change without notice.
+    Alpha,
+    /// `beta`: changes are announced, but may break callers.
+    Beta,
+    /// Changes never break callers within a major version. An operation
+    /// that says nothing is stable.
+    #[default]
+    Stable,
+}
+
+impl Stability {
+    /// The value as the spec writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stability::Draft => "draft",
+            Stability::Experimental => "experimental",
+            Stability::Alpha => "alpha",
+            Stability::Beta => "beta",
+            Stability::Stable => "stable",
+        }
+    }
+}
+
+/// How a parameter value is spelled (OpenAPI's `style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `a,b,c`: comma-separated (path and header default).
+    Simple,
+    /// `.a.b`: dot-prefixed (path only).
+    Label,
+    /// `;id=1;id=2`: semicolon-prefixed (path only).
+    Matrix,
+    /// `id=1&id=2` or `id=1,2` (query and cookie default).
+    Form,
+    /// `a b c` (query arrays).
+    SpaceDelimited,
+    /// `a|b|c` (query arrays).
+    PipeDelimited,
+    /// `name[key]=value` (query objects).
+    DeepObject,
+    /// The value as JSON text: a parameter described by `content`
+    /// (`application/json`), or one whose shape no style can carry (an
+    /// object holding arrays of objects, say).
+    Json,
+}
