@@ -14,7 +14,9 @@ pub mod limiter;
 pub mod limits;
 pub mod logging;
 pub mod metrics;
+pub mod outside;
 pub mod proxies;
+pub mod request_log;
 pub mod service;
 pub mod store;
 

@@ -42,7 +42,6 @@ mod sqlite;
 pub use catalog::PetFilter;
 pub use idempotency::Idempotency;
 pub use setup::{redact, DbOptions, DEFAULT_DATABASE_TIMEOUT, DEFAULT_PG_CONNECTIONS};
-pub use sqlite::{release_snapshots, SNAPSHOT_AGE};
 
 use crate::error::ApiError;
 use conn::{Conn, FromRow, Value};
@@ -131,6 +130,22 @@ impl Backend {
 }
 
 impl Db {
+    /// Starts what each server worker thread needs beside its requests:
+    /// on SQLite, a timer that ends the thread's read snapshots once they
+    /// are older than [`sqlite::SNAPSHOT_AGE`], so an idle worker does not
+    /// hold the write-ahead log back. Call it once in each worker, inside
+    /// its runtime.
+    pub fn start_worker(&self) {
+        if self.backend() == Backend::Sqlite {
+            actix_web::rt::spawn(async {
+                loop {
+                    actix_web::rt::time::sleep(sqlite::SNAPSHOT_AGE).await;
+                    sqlite::release_snapshots();
+                }
+            });
+        }
+    }
+
     pub fn backend(&self) -> Backend {
         match &*self.inner {
             Inner::Sqlite(_) => Backend::Sqlite,

@@ -152,7 +152,8 @@ async fn each_operation_is_held_to_its_own_security() {
         trusted_proxies: Default::default(),
         metrics_listen: None,
         client_limits: Default::default(),
-    });
+    })
+    .unwrap();
     let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });
     let app = test::init_service(
         App::new()
