@@ -33,7 +33,11 @@ struct Dependency {
 fn dependency(spec: &Value, workspace: &Table, name: &str) -> Dependency {
     let strings = |v: Option<&Value>| -> Vec<String> {
         v.and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|f| f.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     match spec {
@@ -68,7 +72,10 @@ fn dependency(spec: &Value, workspace: &Table, name: &str) -> Dependency {
                     dep.features.push(feature);
                 }
             }
-            dep.optional = table.get("optional").and_then(Value::as_bool).unwrap_or(false);
+            dep.optional = table
+                .get("optional")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             dep
         }
         other => panic!("`{name}` = {other:?} is not a dependency"),
@@ -138,9 +145,16 @@ fn main() {
             .expect("a feature is a list")
             .iter()
             .filter_map(Value::as_str)
-            .flat_map(|e| match e.strip_prefix("dep:").and_then(|d| promoted.get(d).map(|f| (d, f))) {
-                Some((dep, features)) => features.iter().map(|f| format!("{dep}/{f}")).collect(),
-                None => vec![e.to_string()],
+            .flat_map(|e| {
+                match e
+                    .strip_prefix("dep:")
+                    .and_then(|d| promoted.get(d).map(|f| (d, f)))
+                {
+                    Some((dep, features)) => {
+                        features.iter().map(|f| format!("{dep}/{f}")).collect()
+                    }
+                    None => vec![e.to_string()],
+                }
             })
             .map(|e| format!("{e:?}"))
             .collect();
@@ -161,6 +175,7 @@ fn main() {
         }
         let _ = writeln!(out, "{name} = {{ {} }}", parts.join(", "));
     }
-    let target = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("manifest_dependencies.toml");
+    let target =
+        Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("manifest_dependencies.toml");
     std::fs::write(target, out).expect("write the vendored manifest");
 }

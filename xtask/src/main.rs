@@ -1,4 +1,12 @@
-//! Project chores: `cargo xtask codegen [--check]` and `cargo xtask ci`.
+//! Project chores, one module per group (`cargo xtask help` lists them all):
+//!
+//! - generated code: `codegen [--check]` ([`codegen`]); `codegen --spec`
+//!   (a standalone crate from any document) and `corpus` ([`corpus`]);
+//! - the interface's evolution: `spec-diff` and `release` ([`spec_diff`]);
+//! - the server's behaviour: `conformance` (schemathesis), `examples`, and
+//!   `ci`, which runs everything CI checks (here);
+//! - measurements, run by hand: `bench`, `bench-client`, `bench-codegen`,
+//!   `docs-screenshot`.
 //!
 //! Thin over the `apigen` library; nothing depends on this crate.
 
@@ -24,7 +32,7 @@ commands:
   codegen           regenerate crates/petstore-api/src/generated from spec/openapi.yaml
   codegen --check   fail (with a diff) when the checked-in generated code is stale
   codegen --spec FILE --out DIR [--strict]
-                    a standalone crate from any OpenAPI 3.0 document; unsupported
+                    a standalone crate from any OpenAPI 3.0 or 3.1 document; unsupported
                     operations are skipped and listed (--strict: fail instead)
   spec-diff BASE REVISION [--format text|json] [--date YYYY-MM-DD]
                     the evolution gate: changes that break callers, judged by each

@@ -1,12 +1,19 @@
-//! A spec-agnostic OpenAPI 3.0 code generator for Rust servers.
+//! A spec-agnostic OpenAPI code generator for Rust: from an OpenAPI 3.0 or
+//! 3.1 document, serde models, one route trait per tag with actix-web glue
+//! for servers, a typed client, operation metadata and a reference page;
+//! and the evolution gate ([`diff`]) that judges a change to a document.
 //!
-//! The pipeline has three stages, each in its own module:
+//! The pipeline has four stages, each in its own module:
 //!
 //! 1. [`load`]: text -> `openapiv3::OpenAPI` (YAML or JSON; syntax errors carry a
-//!    line and column, structural ones a JSON pointer);
+//!    line and column, structural ones a JSON pointer). Before the typed
+//!    parse, [`normalize`] brings a 3.1 document to the 3.0 shape, the
+//!    bundler inlines references into other files or odd places, and the
+//!    repairs make the common deviations readable, each one reported;
 //! 2. [`lower`]: `OpenAPI` -> [`ir::Api`], where references are resolved, `allOf`
-//!    merged, and every name is a unique Rust identifier;
-//! 3. [`emit`]: `ir::Api` -> formatted Rust source files.
+//!    merged, unions decided, and every name is a unique Rust identifier;
+//! 3. [`emit`]: `ir::Api` -> formatted Rust source files;
+//! 4. [`sync`]: the files written to a directory, or checked against it.
 //!
 //! Every stage reports problems as [`Diagnostic`]s and keeps going, so one run lists
 //! all of a document's errors. Nothing here panics on a document.

@@ -6,7 +6,7 @@
 
 use super::{ident, operations::method_docs, rust_type};
 use crate::ir::{
-    Api, Media, Operation, Param, ParamLocation, Style, Response, Shape, Status, Ty, TypeKind,
+    Api, Media, Operation, Param, ParamLocation, Response, Shape, Status, Style, Ty, TypeKind,
 };
 use crate::names::{sanitize, Case, Namer};
 use proc_macro2::TokenStream;

@@ -15,8 +15,8 @@
 //! links to `javascript:` and the like dropped.
 
 use crate::ir::{
-    Api, Body, Checks, Media, Number, Operation, Param, Style, Response, SchemeKind, Shape,
-    Stability, Ty, TypeDef, TypeKind,
+    Api, Body, Checks, Media, Number, Operation, Param, Response, SchemeKind, Shape, Stability,
+    Style, Ty, TypeDef, TypeKind,
 };
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 

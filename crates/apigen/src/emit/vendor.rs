@@ -56,11 +56,21 @@ mod tests {
     #[test]
     fn vendoring_crates_get_every_runtime_dependency_at_its_version_and_features() {
         let out = std::process::Command::new(env!("CARGO"))
-            .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--no-deps",
+                "--offline",
+            ])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .expect("cargo metadata runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let runtime = metadata["packages"]
             .as_array()
