@@ -84,7 +84,7 @@ mod errors_glue {
 
     /// Answers by id: 1 a thing, 2 not found, anything else a status no
     /// operation declares (418).
-    struct Things;
+    struct Service;
 
     fn error(status: u16, code: &str) -> ErrorResponse {
         ErrorResponse::new(
@@ -104,7 +104,7 @@ mod errors_glue {
         }
     }
 
-    impl Api for Things {
+    impl Things for Service {
         async fn get_thing(
             &self,
             request: GetThingRequest,
@@ -130,7 +130,7 @@ mod errors_glue {
         }
     }
 
-    impl server::Rejections for Things {
+    impl server::Rejections for Service {
         fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
             error(rejection.status().as_u16(), rejection.kind.code())
         }
@@ -138,7 +138,7 @@ mod errors_glue {
 
     async fn call(method: &str, path: &str) -> (u16, serde_json::Value) {
         let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Things))),
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
         )
         .await;
         let request = test::TestRequest::default()
@@ -192,7 +192,7 @@ mod statuses_glue {
     use actix_web::{test, web, App};
     use petstore_tests::statuses::{models, operations::*, runtime, server};
 
-    struct Teapots;
+    struct Service;
 
     fn error(status: u16, code: &str) -> ErrorResponse {
         ErrorResponse::new(
@@ -208,7 +208,7 @@ mod statuses_glue {
         runtime::StatusCode::from_u16(code).unwrap()
     }
 
-    impl Api for Teapots {
+    impl Teapots for Service {
         async fn get_teapot(
             &self,
             request: GetTeapotRequest,
@@ -260,7 +260,9 @@ mod statuses_glue {
                 status: status(203),
             })
         }
+    }
 
+    impl Kettles for Service {
         async fn kettles_head(
             &self,
             _: KettlesHeadRequest,
@@ -270,7 +272,7 @@ mod statuses_glue {
         }
     }
 
-    impl server::Rejections for Teapots {
+    impl server::Rejections for Service {
         fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
             error(rejection.status().as_u16(), rejection.kind.code())
         }
@@ -279,7 +281,7 @@ mod statuses_glue {
     /// Status, `Allow` header and body of one call.
     async fn call(method: &str, path: &str) -> (u16, Option<String>, serde_json::Value) {
         let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Teapots))),
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
         )
         .await;
         let request = test::TestRequest::default()
@@ -355,9 +357,9 @@ mod oneof_glue {
     use actix_web::{test, web, App};
     use petstore_tests::oneof::{models, operations::*, runtime, server};
 
-    struct Shapes;
+    struct Service;
 
-    impl Api for Shapes {
+    impl Shapes for Service {
         async fn measure(
             &self,
             request: MeasureRequest,
@@ -370,7 +372,9 @@ mod oneof_glue {
             };
             Ok(MeasureResponse::Ok(name.into()))
         }
+    }
 
+    impl Animals for Service {
         async fn greet(
             &self,
             request: GreetRequest,
@@ -383,7 +387,7 @@ mod oneof_glue {
         }
     }
 
-    impl server::Rejections for Shapes {
+    impl server::Rejections for Service {
         fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
             ErrorResponse::new(
                 rejection.status(),
@@ -397,7 +401,7 @@ mod oneof_glue {
 
     async fn post(path: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
         let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Shapes))),
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
         )
         .await;
         let request = test::TestRequest::post()
@@ -474,9 +478,9 @@ mod param_shapes_glue {
     use actix_web::{test, web, App};
     use petstore_tests::param_shapes::{models, operations::*, runtime, server};
 
-    struct Search;
+    struct Service;
 
-    impl Api for Search {
+    impl Search for Service {
         async fn search(
             &self,
             request: SearchRequest,
@@ -495,7 +499,7 @@ mod param_shapes_glue {
         }
     }
 
-    impl server::Rejections for Search {
+    impl server::Rejections for Service {
         fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
             ErrorResponse::new(
                 rejection.status(),
@@ -513,7 +517,7 @@ mod param_shapes_glue {
 
     async fn get(query: &str, context: Option<&str>) -> (u16, serde_json::Value) {
         let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Search))),
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
         )
         .await;
         let mut request = test::TestRequest::get().uri(&format!("/search?{query}"));
@@ -575,7 +579,7 @@ mod formats_glue {
     #[derive(Default)]
     struct Store(Mutex<Option<models::Sample>>);
 
-    impl Api for Store {
+    impl Samples for Store {
         async fn put_sample(
             &self,
             request: PutSampleRequest,

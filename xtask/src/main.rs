@@ -6,13 +6,14 @@
 //! - the server's behaviour: `conformance` (schemathesis), `examples`, and
 //!   `ci`, which runs everything CI checks (here);
 //! - measurements, run by hand: `bench`, `bench-client`, `bench-codegen`,
-//!   `docs-screenshot`.
+//!   `bench-compile`, `docs-screenshot`.
 //!
 //! Thin over the `apigen` library; nothing depends on this crate.
 
 mod bench;
 mod bench_client;
 mod bench_codegen;
+mod bench_compile;
 mod codegen;
 mod conformance;
 mod corpus;
@@ -59,6 +60,12 @@ commands:
   bench-codegen [DOC]
                     time the release generator on DOC (Stripe's by default) beside
                     openapi-generator's rust-axum, where Java is present
+  bench-compile [DOC] [--group FEATURE] [--against APIGEN]
+                    `cargo check` time and rustc's peak memory for the crate generated
+                    from DOC (Stripe's by default), dependencies built first: every
+                    feature, client only, server only, one group's feature with the
+                    client (a mid-sized one unless named). --against: also the crate
+                    another apigen binary generates, in the same run, with ratios
   docs-screenshot [PAGE]
                     PNGs of the reference page (the pet store's by default) at desktop
                     and phone width: target/docs-desktop.png, target/docs-phone.png
@@ -96,6 +103,7 @@ fn main() -> ExitCode {
         ["release"] => spec_diff::release(),
         ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
         ["bench-client", options @ ..] => bench_client::bench_client(options),
+        ["bench-compile", options @ ..] => bench_compile::bench_compile(options),
         ["bench-codegen"] => bench_codegen::bench_codegen(None),
         ["bench-codegen", doc] => bench_codegen::bench_codegen(Some(doc)),
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),

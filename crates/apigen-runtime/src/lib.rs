@@ -18,6 +18,7 @@ mod decide;
 mod fields;
 mod form;
 mod operation;
+mod record;
 mod rejection;
 mod style;
 mod validate;
@@ -44,6 +45,10 @@ pub use fields::{present, required_nullable};
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
+};
+pub use record::{
+    fill, flattened, keep, keep_json, nullable, parse_enum, read_enum, read_record, required_field,
+    Others, Record, StringEnum, Writer,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Style, ValueKind};

@@ -22,7 +22,8 @@ pub struct Api {
     pub types: BTreeMap<String, TypeDef>,
     /// Operations in document order (path, then method).
     pub operations: Vec<Operation>,
-    /// One route trait per tag, in the order the document lists its tags.
+    /// One route trait per group of operations (see [`RouteTrait`]), tags
+    /// in the order the document lists them, then path groups.
     pub traits: Vec<RouteTrait>,
     /// Response headers that every response of every operation declares (rate
     /// limits, say). They belong to middleware, so they are listed once in the
@@ -103,9 +104,75 @@ impl Api {
         }
     }
 
-    /// The route trait an operation belongs to (the one named after its tag).
+    /// The route trait an operation belongs to (the one of its group).
     pub fn route_trait(&self, op: &Operation) -> Option<&RouteTrait> {
-        self.traits.iter().find(|t| t.tag == op.tag)
+        self.traits.iter().find(|t| t.group == op.group)
+    }
+
+    /// For each named type, the groups (indices into [`Api::traits`])
+    /// whose operations reach it, through every field, variant and alias.
+    /// A type no operation reaches is missing. Types every operation
+    /// shares (the error type, the common headers') are reached by every
+    /// group.
+    pub fn reach(&self) -> BTreeMap<&str, std::collections::BTreeSet<usize>> {
+        let mut reached: BTreeMap<&str, std::collections::BTreeSet<usize>> = BTreeMap::new();
+        let shared: Vec<&Shape> = self
+            .error_type
+            .iter()
+            .chain(self.common_headers.iter().map(|h| &h.shape))
+            .collect();
+        for (index, group) in self.traits.iter().enumerate() {
+            let mut stack: Vec<&str> = Vec::new();
+            fn push<'a>(shape: &'a Shape, stack: &mut Vec<&'a str>) {
+                if let Some(name) = shape.named() {
+                    stack.push(name);
+                }
+            }
+            for shape in &shared {
+                push(shape, &mut stack);
+            }
+            for op in self.operations.iter().filter(|o| o.group == group.group) {
+                for p in &op.params {
+                    push(&p.shape, &mut stack);
+                }
+                if let Some(b) = &op.body {
+                    push(&b.shape, &mut stack);
+                }
+                for r in &op.responses {
+                    for shape in r.body.iter().chain(r.headers.iter().map(|h| &h.shape)) {
+                        push(shape, &mut stack);
+                    }
+                }
+            }
+            while let Some(name) = stack.pop() {
+                let Some((name, def)) = self.types.get_key_value(name) else {
+                    continue;
+                };
+                if !reached.entry(name).or_default().insert(index) {
+                    continue;
+                }
+                for shape in def.shapes() {
+                    push(shape, &mut stack);
+                }
+            }
+        }
+        reached
+    }
+
+    /// Each group's Cargo feature and its number of operations, in the
+    /// order of the traits.
+    pub fn groups(&self) -> Vec<(String, usize)> {
+        self.traits
+            .iter()
+            .map(|t| {
+                let count = self
+                    .operations
+                    .iter()
+                    .filter(|o| o.group == t.group)
+                    .count();
+                (t.feature.clone(), count)
+            })
+            .collect()
     }
 
     /// Every shape the operations use: parameters, bodies, responses and
@@ -156,10 +223,21 @@ pub enum SchemeKind {
 /// scopes it needs. An empty requirement lets anonymous callers in.
 pub type SecurityRequirement = Vec<(String, Vec<String>)>;
 
+/// A group of operations, served by one route trait and, in a standalone
+/// crate, compiled under one Cargo feature: a tag (an operation's first),
+/// or for an untagged operation the first segment of its path after the
+/// prefix every path shares (`/v1/customers/{id}` is `customers` when
+/// every path starts with `/v1`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteTrait {
+    /// The trait's name (`Pets`; `Api` for the group of operations with
+    /// neither a tag nor a path segment to go by).
     pub name: String,
-    pub tag: String,
+    /// The tag or path segment, as written; empty for neither.
+    pub group: String,
+    /// The Cargo feature that compiles the group in (`pets`,
+    /// `default-tag`).
+    pub feature: String,
     pub doc: Option<String>,
 }
 
@@ -174,6 +252,24 @@ pub struct TypeDef {
     /// The schema's `example`, as the document gives it.
     pub example: Option<serde_json::Value>,
     pub kind: TypeKind,
+}
+
+impl TypeDef {
+    /// Every shape the type holds: its fields' and the rest of its
+    /// properties', its variants', the shape it names.
+    pub fn shapes(&self) -> Vec<&Shape> {
+        match &self.kind {
+            TypeKind::Struct(s) => s
+                .fields
+                .iter()
+                .map(|f| &f.shape)
+                .chain(s.additional.iter())
+                .collect(),
+            TypeKind::Enum(_) => Vec::new(),
+            TypeKind::Union(u) => u.variants.iter().map(|v| &v.shape).collect(),
+            TypeKind::Alias(shape) | TypeKind::Newtype { shape, .. } => vec![shape],
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -274,10 +370,16 @@ impl Shape {
 
     /// Whether the shape names a type of [`Api::types`], at any depth.
     pub fn names_a_type(&self) -> bool {
+        self.named().is_some()
+    }
+
+    /// The type of [`Api::types`] the shape names, at any depth (a list of
+    /// `Pet`s names `Pet`).
+    pub fn named(&self) -> Option<&str> {
         match &self.ty {
-            Ty::Named(_) => true,
-            Ty::Array(inner) | Ty::Map(inner) => inner.names_a_type(),
-            _ => false,
+            Ty::Named(name) => Some(name),
+            Ty::Array(inner) | Ty::Map(inner) => inner.named(),
+            _ => None,
         }
     }
 }
@@ -360,7 +462,10 @@ pub struct Operation {
     pub pointer: String,
     /// SCREAMING_SNAKE: its metadata constant, unique among operations.
     pub const_name: String,
+    /// Its first tag; empty for none.
     pub tag: String,
+    /// The group it belongs to ([`RouteTrait::group`]).
+    pub group: String,
     pub summary: Option<String>,
     pub description: Option<String>,
     pub deprecated: bool,

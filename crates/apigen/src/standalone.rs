@@ -187,12 +187,12 @@ fn server_example(api: &Api, path: &str) -> String {
     );
     out.push_str("use actix_web::{web, App, HttpServer};\n\nstruct Service;\n");
     for t in &api.traits {
-        if api.operations.iter().any(|op| op.tag == t.tag) {
+        if api.operations.iter().any(|op| op.group == t.group) {
             if t.name != api.traits[0].name {
                 out.push('\n');
             }
             let _ = writeln!(out, "\nimpl operations::{} for Service {{", t.name);
-            for op in api.operations.iter().filter(|op| op.tag == t.tag) {
+            for op in api.operations.iter().filter(|op| op.group == t.group) {
                 if op.deprecated {
                     out.push_str("    #[allow(deprecated)]\n");
                 }

@@ -110,9 +110,9 @@ fn lines(page: &str) -> String {
 fn sidebar(api: &Api) -> Markup {
     html! {
         @for t in &api.traits {
-            @let ops: Vec<&Operation> = api.operations.iter().filter(|o| o.tag == t.tag).collect();
+            @let ops: Vec<&Operation> = api.operations.iter().filter(|o| o.group == t.group).collect();
             @if !ops.is_empty() {
-                h2 { @if t.tag.is_empty() { "Operations" } @else { (t.tag) } }
+                h2 { @if t.group.is_empty() { "Operations" } @else { (t.group) } }
                 ul {
                     @for op in ops {
                         li data-search=(search_text(op)) {

@@ -3,7 +3,7 @@
 
 use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 /// The module's doc comment.
@@ -90,99 +90,113 @@ fn three_state(f: &Field) -> bool {
     !f.required && f.shape.nullable && !f.read_only && !f.flatten
 }
 
+/// How a field is read from its slot and written back, as its schema says.
+enum Reading {
+    /// Required: absent is an error.
+    Required,
+    /// Optional, not nullable: absent is `None`, `null` is refused; `None`
+    /// is not written.
+    Optional,
+    /// Optional and nullable: absent and `null` are `None`, which is
+    /// written as `null`.
+    OptionalNullable,
+    /// Required and nullable: `null` is `None`, absent is an error.
+    RequiredNullable,
+    /// Absent and `null` mean different things (`runtime::Nullable`).
+    ThreeState,
+    /// Absent is the spec's default, made by this function.
+    Defaulted(proc_macro2::Ident),
+}
+
+impl Reading {
+    /// The slot's type for a field whose plain type is `plain`.
+    fn slot(&self, plain: &TokenStream) -> TokenStream {
+        match self {
+            Reading::OptionalNullable | Reading::RequiredNullable | Reading::ThreeState => {
+                quote!(Option<Option<#plain>>)
+            }
+            _ => quote!(Option<#plain>),
+        }
+    }
+}
+
 fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenStream {
     let name = ident(&def.name);
     let mut defaults = Vec::new();
-    let fields = s.fields.iter().map(|f| {
-        let fname = ident(&f.rust);
-        let notes = [
-            f.read_only
-                .then(|| "Read-only: sent by the server, refused in requests.".to_string()),
-            f.write_only
-                .then(|| "Write-only: accepted in requests, never sent back.".to_string()),
-            f.deprecated.then(|| "**Deprecated.**".to_string()),
-        ];
-        let mut paragraphs = vec![f.doc.clone()];
-        paragraphs.extend(notes);
-        let mut serde = Vec::new();
-        if f.flatten {
-            let ty = field_type(f);
-            let docs = doc_paragraphs(std::slice::from_ref(&f.doc));
-            return quote! {
-                #docs
-                #[serde(flatten)]
-                pub #fname: #ty,
-            };
-        }
-        if f.wire != f.rust {
-            let wire = &f.wire;
-            serde.push(quote!(rename = #wire));
-        }
-        let ty = if let Some(expr) = spelled_default(api, f) {
-            let value = f.default.as_ref().expect("a spelled default has a value");
-            let fn_name = format_ident!(
-                "default_{}_{}",
-                to_snake(&def.name),
-                f.rust.trim_end_matches('_')
-            );
-            let fn_path = fn_name.to_string();
+    // Per named property: its field, wire name, reading and plain type.
+    let mut named: Vec<(proc_macro2::Ident, &str, Reading, TokenStream)> = Vec::new();
+    let mut flattened: Vec<proc_macro2::Ident> = Vec::new();
+    let fields: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .map(|f| {
+            let fname = ident(&f.rust);
+            let notes = [
+                f.read_only
+                    .then(|| "Read-only: sent by the server, refused in requests.".to_string()),
+                f.write_only
+                    .then(|| "Write-only: accepted in requests, never sent back.".to_string()),
+                f.deprecated.then(|| "**Deprecated.**".to_string()),
+            ];
+            let mut paragraphs = vec![f.doc.clone()];
+            paragraphs.extend(notes);
             let plain = rust_type(&f.shape, &quote!());
-            defaults.push(quote! {
-                fn #fn_name() -> #plain {
-                    #expr
+            let plain = if f.boxed { quote!(Box<#plain>) } else { plain };
+            if f.flatten {
+                let ty = field_type(f);
+                let docs = doc_paragraphs(std::slice::from_ref(&f.doc));
+                flattened.push(fname.clone());
+                return quote! {
+                    #docs
+                    pub #fname: #ty,
+                };
+            }
+            let (reading, ty) = if let Some(expr) = spelled_default(api, f) {
+                let value = f.default.as_ref().expect("a spelled default has a value");
+                let fn_name = format_ident!(
+                    "default_{}_{}",
+                    to_snake(&def.name),
+                    f.rust.trim_end_matches('_')
+                );
+                defaults.push(quote! {
+                    fn #fn_name() -> #plain {
+                        #expr
+                    }
+                });
+                paragraphs.push(Some(format!("Defaults to `{value}`.")));
+                (Reading::Defaulted(fn_name), plain.clone())
+            } else {
+                if let Some(value) = &f.default {
+                    paragraphs.push(Some(format!("Defaults to `{value}` when absent.")));
                 }
-            });
-            serde.push(quote!(default = #fn_path));
-            paragraphs.push(Some(format!("Defaults to `{value}`.")));
-            plain
-        } else {
-            if let Some(value) = &f.default {
-                paragraphs.push(Some(format!("Defaults to `{value}` when absent.")));
+                let reading = if three_state(f) {
+                    Reading::ThreeState
+                } else if f.required && f.shape.nullable && !f.read_only {
+                    Reading::RequiredNullable
+                } else if is_optional(f) && f.shape.nullable {
+                    Reading::OptionalNullable
+                } else if is_optional(f) {
+                    Reading::Optional
+                } else {
+                    Reading::Required
+                };
+                (reading, field_type(f))
+            };
+            named.push((fname.clone(), f.wire.as_str(), reading, plain));
+            let docs = doc_paragraphs(&paragraphs);
+            quote! {
+                #docs
+                pub #fname: #ty,
             }
-            if three_state(f) {
-                // Absent stays absent when written back; `null` is `null`.
-                serde.push(quote!(
-                    default,
-                    skip_serializing_if = "runtime::Nullable::is_absent"
-                ));
-            } else if f.required && f.shape.nullable && !f.read_only {
-                // `null` is `None`; absent is refused, as `required` says.
-                serde.push(quote!(
-                    deserialize_with = "super::runtime::required_nullable"
-                ));
-            } else if is_optional(f) && f.shape.nullable {
-                serde.push(quote!(default));
-            } else if is_optional(f) {
-                // Absent is `None`; `null` for a property that is not
-                // `nullable` is refused.
-                serde.push(quote!(
-                    default,
-                    deserialize_with = "super::runtime::present",
-                    skip_serializing_if = "Option::is_none"
-                ));
-            }
-            field_type(f)
-        };
-        let docs = doc_paragraphs(&paragraphs);
-        let serde = (!serde.is_empty()).then(|| quote!(#[serde(#(#serde),*)]));
-        quote! {
-            #docs
-            #serde
-            pub #fname: #ty,
-        }
-    });
-    let fields: Vec<TokenStream> = fields.collect();
+        })
+        .collect();
     let additional = s.additional.as_ref().map(|shape| {
         let ty = rust_type(shape, &quote!());
         quote! {
             /// Properties beyond the named ones.
-            #[serde(flatten)]
             pub additional_properties: std::collections::BTreeMap<String, #ty>,
         }
     });
-    let deny = s
-        .deny_unknown
-        .then(|| quote!(#[serde(deny_unknown_fields)]));
     let checks = s.fields.iter().filter_map(|f| field_check(api, f));
     let additional_check = s.additional.as_ref().and_then(|shape| {
         let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
@@ -195,10 +209,10 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
         .map(|c| quote!(#c?;))
     });
     let body = quote!(#(#checks)* #additional_check);
+    let record = record(def, s, &named, &flattened);
     quote! {
         #docs
-        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-        #deny
+        #[derive(Debug, Clone, PartialEq)]
         pub struct #name {
             #(#fields)*
             #additional
@@ -206,10 +220,185 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
 
         #(#defaults)*
 
+        #record
+
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
                 #body
                 Ok(())
+            }
+        }
+    }
+}
+
+/// A struct's `runtime::Record` impl and its serde impls through it: one
+/// slot per named property, and what it does with the others (refuses
+/// them, keeps them in its additional properties or for its flattened
+/// parts, or ignores them).
+fn record(
+    def: &TypeDef,
+    s: &Struct,
+    named: &[(proc_macro2::Ident, &str, Reading, TokenStream)],
+    flattened: &[proc_macro2::Ident],
+) -> TokenStream {
+    let name = ident(&def.name);
+    let type_name = &def.name;
+    let wires = named.iter().map(|(_, wire, _, _)| *wire);
+    let mut slot_types: Vec<TokenStream> = named
+        .iter()
+        .map(|(_, _, reading, plain)| reading.slot(plain))
+        .collect();
+    let mut empty: Vec<TokenStream> = named.iter().map(|_| quote!(None)).collect();
+    let rest = syn::Index::from(named.len());
+    // The other properties: as JSON when a flattened part reads them, else
+    // straight into the additional properties' type.
+    let others = if !flattened.is_empty() {
+        slot_types.push(quote!(serde_json::Map<String, serde_json::Value>));
+        empty.push(quote!(Default::default()));
+        Some(quote! {
+            const OTHERS: runtime::Others = runtime::Others::Keep;
+
+            fn other<'de, A: serde::de::MapAccess<'de>>(
+                slots: &mut Self::Slots,
+                key: String,
+                map: &mut A,
+            ) -> Result<(), A::Error> {
+                runtime::keep_json(&mut slots.#rest, key, map)
+            }
+        })
+    } else if let Some(shape) = &s.additional {
+        let ty = rust_type(shape, &quote!());
+        slot_types.push(quote!(std::collections::BTreeMap<String, #ty>));
+        empty.push(quote!(Default::default()));
+        Some(quote! {
+            const OTHERS: runtime::Others = runtime::Others::Keep;
+
+            fn other<'de, A: serde::de::MapAccess<'de>>(
+                slots: &mut Self::Slots,
+                key: String,
+                map: &mut A,
+            ) -> Result<(), A::Error> {
+                runtime::keep(&mut slots.#rest, key, map)
+            }
+        })
+    } else if s.deny_unknown {
+        Some(quote!(
+            const OTHERS: runtime::Others = runtime::Others::Deny;
+        ))
+    } else {
+        None
+    };
+    let count = named.len();
+    let arms = named.iter().enumerate().map(|(i, _)| {
+        let index = syn::Index::from(i);
+        let fill = quote!(runtime::fill(&mut slots.#index, name, map));
+        if i + 1 == count {
+            quote!(_ => #fill,)
+        } else {
+            let i = Literal::usize_unsuffixed(i);
+            quote!(#i => #fill,)
+        }
+    });
+    let fill_body = if count == 0 {
+        quote! {
+            let _ = (slots, index, name);
+            map.next_value::<serde::de::IgnoredAny>().map(drop)
+        }
+    } else {
+        quote!(match index { #(#arms)* })
+    };
+    let mut finished: Vec<TokenStream> = named
+        .iter()
+        .enumerate()
+        .map(|(i, (field, wire, reading, _))| {
+            let slot = syn::Index::from(i);
+            let slot = quote!(slots.#slot);
+            let value = match reading {
+                Reading::Required | Reading::RequiredNullable => {
+                    quote!(runtime::required_field(#slot, #wire)?)
+                }
+                Reading::Optional => slot,
+                Reading::OptionalNullable => quote!(#slot.flatten()),
+                Reading::ThreeState => quote!(runtime::nullable(#slot)),
+                Reading::Defaulted(default) => quote!(#slot.unwrap_or_else(#default)),
+            };
+            quote!(#field: #value,)
+        })
+        .collect();
+    // Every flattened part, and the additional properties beside them,
+    // read from the same other properties.
+    let mut consumers: Vec<proc_macro2::Ident> = flattened.to_vec();
+    if !flattened.is_empty() && s.additional.is_some() {
+        consumers.push(format_ident!("additional_properties"));
+    }
+    for (i, field) in consumers.iter().enumerate() {
+        let rest = if i + 1 == consumers.len() {
+            quote!(slots.#rest)
+        } else {
+            quote!(slots.#rest.clone())
+        };
+        finished.push(quote!(#field: runtime::flattened(#rest)?,));
+    }
+    if flattened.is_empty() && s.additional.is_some() {
+        finished.push(quote!(additional_properties: slots.#rest,));
+    }
+    let writes = named.iter().map(|(field, wire, reading, _)| match reading {
+        Reading::Optional => quote!(out.optional(#wire, &self.#field)?;),
+        Reading::ThreeState => quote!(out.nullable(#wire, &self.#field)?;),
+        _ => quote!(out.field(#wire, &self.#field)?;),
+    });
+    let write_flattened = flattened.iter().map(|f| quote!(out.flatten(&self.#f)?;));
+    let write_rest = s
+        .additional
+        .as_ref()
+        .map(|_| quote!(out.rest(&self.additional_properties)?;));
+    let writer = if named.is_empty() && flattened.is_empty() && s.additional.is_none() {
+        quote!(out)
+    } else {
+        quote!(mut out)
+    };
+    let slots_ty = quote!((#(#slot_types,)*));
+    let slots_value = quote!((#(#empty,)*));
+    quote! {
+        impl runtime::Record for #name {
+            const NAME: &'static str = #type_name;
+            const FIELDS: &'static [&'static str] = &[#(#wires),*];
+            #others
+            type Slots = #slots_ty;
+
+            fn slots() -> Self::Slots {
+                #slots_value
+            }
+
+            fn fill<'de, A: serde::de::MapAccess<'de>>(
+                slots: &mut Self::Slots,
+                index: usize,
+                name: &'static str,
+                map: &mut A,
+            ) -> Result<(), A::Error> {
+                #fill_body
+            }
+
+            fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+                Ok(#name {
+                    #(#finished)*
+                })
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                runtime::read_record(deserializer)
+            }
+        }
+
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let #writer = runtime::Writer::start(serializer)?;
+                #(#writes)*
+                #(#write_flattened)*
+                #write_rest
+                out.end()
             }
         }
     }
@@ -257,21 +446,12 @@ fn enumeration(
     let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust)).collect();
     let wires: Vec<_> = variants.iter().map(|v| v.wire.as_str()).collect();
     let count = variants.len();
-    let renames = variants.iter().map(|v| {
-        let wire = &v.wire;
-        let variant = ident(&v.rust);
-        let doc = format!(" `{wire}`");
-        quote! {
-            #[doc = #doc]
-            #[serde(rename = #wire)]
-            #variant,
-        }
-    });
+    let docs_of = variants.iter().map(|v| format!(" `{}`", v.wire));
     quote! {
         #docs
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name {
-            #(#renames)*
+            #(#[doc = #docs_of] #idents,)*
         }
 
         impl #name {
@@ -280,9 +460,17 @@ fn enumeration(
 
             /// The value as it is written on the wire.
             pub fn as_str(self) -> &'static str {
-                match self {
-                    #(Self::#idents => #wires,)*
-                }
+                runtime::StringEnum::wire(self)
+            }
+        }
+
+        impl runtime::StringEnum for #name {
+            const NAME: &'static str = #type_name;
+            const ALL: &'static [Self] = &Self::ALL;
+            const WIRE: &'static [&'static str] = &[#(#wires),*];
+
+            fn index(self) -> usize {
+                self as usize
             }
         }
 
@@ -296,13 +484,19 @@ fn enumeration(
             type Err = runtime::UnknownVariant;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                match s {
-                    #(#wires => Ok(Self::#idents),)*
-                    _ => Err(runtime::UnknownVariant {
-                        type_name: #type_name,
-                        value: s.to_string(),
-                    }),
-                }
+                runtime::parse_enum(s)
+            }
+        }
+
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                runtime::read_enum(deserializer)
             }
         }
 

@@ -20,6 +20,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "form.rs",
     "operation.rs",
     "params.rs",
+    "record.rs",
     "rejection.rs",
     "response.rs",
     "style.rs",

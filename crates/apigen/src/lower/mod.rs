@@ -66,7 +66,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
     let operations = l.operations();
     let webhooks = l.webhooks(&loaded.webhooks);
     let plans = l.plans();
-    let traits = passes::route_traits(doc, &operations);
+    let (operations, traits) = passes::groups(doc, operations);
     let (operations, common_headers) = passes::common_headers(operations);
     let error_type = passes::shared_error_type(&operations);
     let security_schemes = l.security_schemes();

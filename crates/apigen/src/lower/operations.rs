@@ -145,6 +145,8 @@ impl<'a> Lowerer<'a> {
             pointer: at.to_string(),
             const_name,
             tag: op.tags.first().cloned().unwrap_or_default(),
+            // Decided once every operation is known (`passes::groups`).
+            group: String::new(),
             summary: op.summary.clone(),
             description: op.description.clone(),
             deprecated: op.deprecated,

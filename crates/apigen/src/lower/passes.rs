@@ -5,34 +5,93 @@ use crate::names::{sanitize, Case, Namer, PRELUDE_TYPES};
 use openapiv3::OpenAPI;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// One route trait per tag that an operation uses, named after the tag, in
-/// the order the document lists its tags (then in the order operations use
-/// them).
-pub(super) fn route_traits(doc: &OpenAPI, ops: &[Operation]) -> Vec<RouteTrait> {
+/// The operations, each in its group, and one route trait per group: the
+/// tags in the order the document lists them (then in the order
+/// operations use them), then the path groups of untagged operations in
+/// the order they appear. See [`RouteTrait`].
+pub(super) fn groups(doc: &OpenAPI, mut ops: Vec<Operation>) -> (Vec<Operation>, Vec<RouteTrait>) {
+    let prefix = shared_prefix(ops.iter().map(|o| o.path.as_str()));
+    for op in &mut ops {
+        op.group = if op.tag.is_empty() {
+            path_group(&op.path, prefix).unwrap_or_default().to_string()
+        } else {
+            op.tag.clone()
+        };
+    }
     let mut traits = Vec::new();
     let mut names = Namer::reserving(PRELUDE_TYPES);
     names.reserve("ErrorResponse");
+    let mut features = Namer::new();
+    for reserved in RESERVED_FEATURES {
+        features.reserve(reserved);
+    }
     let declared = doc
         .tags
         .iter()
         .map(|t| (t.name.clone(), t.description.clone()));
-    let used = ops.iter().map(|o| (o.tag.clone(), None));
-    for (tag, doc) in declared.chain(used) {
-        if traits.iter().any(|t: &RouteTrait| t.tag == tag) || !ops.iter().any(|o| o.tag == tag) {
+    let used = ops.iter().map(|o| (o.group.clone(), None));
+    for (group, doc) in declared.chain(used) {
+        if traits.iter().any(|t: &RouteTrait| t.group == group)
+            || !ops.iter().any(|o| o.group == group)
+        {
             continue;
         }
-        let base = if tag.is_empty() {
-            "Api".to_string()
+        let (name, feature) = if group.is_empty() {
+            ("Api".to_string(), "default-tag".to_string())
         } else {
-            sanitize(&tag, Case::Pascal)
+            let feature = sanitize(&group, Case::Snake).replace('_', "-");
+            let feature = if RESERVED_FEATURES.contains(&feature.as_str()) {
+                format!("{feature}-tag")
+            } else {
+                feature
+            };
+            (sanitize(&group, Case::Pascal), feature)
         };
         traits.push(RouteTrait {
-            name: names.unique(base),
-            tag,
+            name: names.unique(name),
+            feature: features.unique(feature),
+            group,
             doc,
         });
     }
-    traits
+    (ops, traits)
+}
+
+/// Feature names a generated crate uses for itself: a group of one of
+/// these names is `NAME-tag`.
+const RESERVED_FEATURES: [&str; 4] = ["default", "server", "client", "mock"];
+
+/// How many leading segments every path shares, never all of any path's
+/// segments and never a parameter: `/v1/customers` and `/v1/charges/{id}`
+/// share one (`v1`).
+fn shared_prefix<'a>(paths: impl Iterator<Item = &'a str>) -> usize {
+    let mut shared: Option<Vec<&str>> = None;
+    for path in paths {
+        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let keep = segments.len().saturating_sub(1);
+        shared = Some(match shared {
+            None => segments[..keep].to_vec(),
+            Some(prefix) => prefix
+                .iter()
+                .zip(&segments[..keep])
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect(),
+        });
+    }
+    shared
+        .unwrap_or_default()
+        .iter()
+        .take_while(|s| !s.starts_with('{'))
+        .count()
+}
+
+/// The segment after the shared prefix, unless it is a parameter.
+fn path_group(path: &str, prefix: usize) -> Option<&str> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .nth(prefix)
+        .filter(|s| !s.contains('{'))
 }
 
 /// The types, with struct fields and union variants marked for boxing where

@@ -6,19 +6,62 @@
 use super::runtime;
 
 /// A category of animals.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Category {
     /// Unique identifier assigned on creation.
     pub id: i64,
     /// Category name (for example a kind of animal).
     pub name: String,
     /// Short description of the category.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub description: Option<String>,
+}
+
+impl runtime::Record for Category {
+    const NAME: &'static str = "Category";
+    const FIELDS: &'static [&'static str] = &["id", "name", "description"];
+    type Slots = (Option<i64>, Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Category {
+            id: runtime::required_field(slots.0, "id")?,
+            name: runtime::required_field(slots.1, "name")?,
+            description: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Category {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Category {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.field("name", &self.name)?;
+        out.optional("description", &self.description)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Category {
@@ -37,7 +80,7 @@ impl runtime::Validate for Category {
 }
 
 /// The body of every error response.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// Machine-readable error code, such as `not_found`.
     pub code: String,
@@ -45,6 +88,54 @@ pub struct Error {
     pub message: String,
     /// The HTTP status code.
     pub status: i32,
+}
+
+impl runtime::Record for Error {
+    const NAME: &'static str = "Error";
+    const FIELDS: &'static [&'static str] = &["code", "message", "status"];
+    type Slots = (Option<String>, Option<String>, Option<i32>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Error {
+            code: runtime::required_field(slots.0, "code")?,
+            message: runtime::required_field(slots.1, "message")?,
+            status: runtime::required_field(slots.2, "status")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Error {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("code", &self.code)?;
+        out.field("message", &self.message)?;
+        out.field("status", &self.status)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Error {
@@ -57,14 +148,61 @@ impl runtime::Validate for Error {
 pub type Id = i64;
 
 /// The stock of one pet.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItem {
     /// ID of the animal this entry tracks.
-    #[serde(rename = "petId")]
     pub pet_id: i64,
     /// Current stock count.
     pub quantity: i32,
     pub status: PetStatus,
+}
+
+impl runtime::Record for InventoryItem {
+    const NAME: &'static str = "InventoryItem";
+    const FIELDS: &'static [&'static str] = &["petId", "quantity", "status"];
+    type Slots = (Option<i64>, Option<i32>, Option<PetStatus>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(InventoryItem {
+            pet_id: runtime::required_field(slots.0, "petId")?,
+            quantity: runtime::required_field(slots.1, "quantity")?,
+            status: runtime::required_field(slots.2, "status")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for InventoryItem {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for InventoryItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("petId", &self.pet_id)?;
+        out.field("quantity", &self.quantity)?;
+        out.field("status", &self.status)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for InventoryItem {
@@ -78,11 +216,53 @@ impl runtime::Validate for InventoryItem {
 }
 
 /// The payload for setting a pet's stock.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InventoryUpdate {
     /// The new stock count.
     pub quantity: i32,
+}
+
+impl runtime::Record for InventoryUpdate {
+    const NAME: &'static str = "InventoryUpdate";
+    const FIELDS: &'static [&'static str] = &["quantity"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<i32>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(InventoryUpdate {
+            quantity: runtime::required_field(slots.0, "quantity")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for InventoryUpdate {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for InventoryUpdate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("quantity", &self.quantity)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for InventoryUpdate {
@@ -94,27 +274,65 @@ impl runtime::Validate for InventoryUpdate {
 }
 
 /// The payload for creating a category.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewCategory {
     /// Unique identifier assigned on creation; never sent by clients.
     ///
     /// Read-only: sent by the server, refused in requests.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub id: Option<i64>,
     /// Category name (for example a kind of animal).
     pub name: String,
     /// Short description of the category.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub description: Option<String>,
+}
+
+impl runtime::Record for NewCategory {
+    const NAME: &'static str = "NewCategory";
+    const FIELDS: &'static [&'static str] = &["id", "name", "description"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<i64>, Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(NewCategory {
+            id: slots.0,
+            name: runtime::required_field(slots.1, "name")?,
+            description: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewCategory {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for NewCategory {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("id", &self.id)?;
+        out.field("name", &self.name)?;
+        out.optional("description", &self.description)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for NewCategory {
@@ -134,22 +352,63 @@ impl runtime::Validate for NewCategory {
 }
 
 /// The payload for placing an order.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewOrder {
     /// ID of the animal to order.
-    #[serde(rename = "petId")]
     pub pet_id: i64,
     /// Number of units to order.
     pub quantity: i32,
     /// Requested ship date (ISO 8601).
-    #[serde(
-        rename = "shipDate",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl runtime::Record for NewOrder {
+    const NAME: &'static str = "NewOrder";
+    const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<i64>, Option<i32>, Option<chrono::DateTime<chrono::Utc>>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(NewOrder {
+            pet_id: runtime::required_field(slots.0, "petId")?,
+            quantity: runtime::required_field(slots.1, "quantity")?,
+            ship_date: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for NewOrder {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("petId", &self.pet_id)?;
+        out.field("quantity", &self.quantity)?;
+        out.optional("shipDate", &self.ship_date)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for NewOrder {
@@ -163,29 +422,69 @@ impl runtime::Validate for NewOrder {
 }
 
 /// The payload for creating or replacing a pet.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewPet {
     /// Unique identifier assigned on creation; never sent by clients.
     ///
     /// Read-only: sent by the server, refused in requests.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub id: Option<i64>,
     /// The animal's name.
     pub name: String,
     /// ID of the category the animal belongs to.
-    #[serde(rename = "categoryId")]
     pub category_id: i64,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub status: Option<PetStatus>,
+}
+
+impl runtime::Record for NewPet {
+    const NAME: &'static str = "NewPet";
+    const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
+    fn slots() -> Self::Slots {
+        (None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            _ => runtime::fill(&mut slots.3, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(NewPet {
+            id: slots.0,
+            name: runtime::required_field(slots.1, "name")?,
+            category_id: runtime::required_field(slots.2, "categoryId")?,
+            status: slots.3,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewPet {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for NewPet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("id", &self.id)?;
+        out.field("name", &self.name)?;
+        out.field("categoryId", &self.category_id)?;
+        out.optional("status", &self.status)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for NewPet {
@@ -202,45 +501,84 @@ impl runtime::Validate for NewPet {
 }
 
 /// An order for a pet.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Order {
     /// Unique order identifier.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub id: Option<i64>,
     /// ID of the animal in the order.
-    #[serde(
-        rename = "petId",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub pet_id: Option<i64>,
     /// Number of units ordered.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub quantity: Option<i32>,
     /// Expected or actual ship date (ISO 8601).
-    #[serde(
-        rename = "shipDate",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
     /// Whether the order has been fulfilled.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub complete: Option<bool>,
+}
+
+impl runtime::Record for Order {
+    const NAME: &'static str = "Order";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "petId",
+        "quantity",
+        "shipDate",
+        "complete",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<i64>,
+        Option<i32>,
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<bool>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            _ => runtime::fill(&mut slots.4, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Order {
+            id: slots.0,
+            pet_id: slots.1,
+            quantity: slots.2,
+            ship_date: slots.3,
+            complete: slots.4,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Order {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Order {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("id", &self.id)?;
+        out.optional("petId", &self.pet_id)?;
+        out.optional("quantity", &self.quantity)?;
+        out.optional("shipDate", &self.ship_date)?;
+        out.optional("complete", &self.complete)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Order {
@@ -269,21 +607,66 @@ impl runtime::Validate for Order {
 }
 
 /// A pet in the store.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pet {
     /// Unique identifier assigned on creation.
     pub id: i64,
     /// The animal's name.
     pub name: String,
     /// ID of the category the animal belongs to.
-    #[serde(rename = "categoryId")]
     pub category_id: i64,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub status: Option<PetStatus>,
+}
+
+impl runtime::Record for Pet {
+    const NAME: &'static str = "Pet";
+    const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
+    type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
+    fn slots() -> Self::Slots {
+        (None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            _ => runtime::fill(&mut slots.3, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Pet {
+            id: runtime::required_field(slots.0, "id")?,
+            name: runtime::required_field(slots.1, "name")?,
+            category_id: runtime::required_field(slots.2, "categoryId")?,
+            status: slots.3,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Pet {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Pet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.field("name", &self.name)?;
+        out.field("categoryId", &self.category_id)?;
+        out.optional("status", &self.status)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Pet {
@@ -299,27 +682,13 @@ impl runtime::Validate for Pet {
 }
 
 /// Status of a pet, and of its inventory entry.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PetStatus {
     /// `available`
-    #[serde(rename = "available")]
     Available,
     /// `pending`
-    #[serde(rename = "pending")]
     Pending,
     /// `sold`
-    #[serde(rename = "sold")]
     Sold,
 }
 
@@ -328,11 +697,16 @@ impl PetStatus {
     pub const ALL: [Self; 3usize] = [Self::Available, Self::Pending, Self::Sold];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Available => "available",
-            Self::Pending => "pending",
-            Self::Sold => "sold",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for PetStatus {
+    const NAME: &'static str = "PetStatus";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["available", "pending", "sold"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -345,17 +719,21 @@ impl std::fmt::Display for PetStatus {
 impl std::str::FromStr for PetStatus {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "available" => Ok(Self::Available),
-            "pending" => Ok(Self::Pending),
-            "sold" => Ok(Self::Sold),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "PetStatus",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for PetStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PetStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -368,24 +746,11 @@ impl runtime::Validate for PetStatus {
 /// A list of pets.
 pub type Pets = Vec<Pet>;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum XApiStability {
     /// `experimental`
-    #[serde(rename = "experimental")]
     Experimental,
     /// `beta`
-    #[serde(rename = "beta")]
     Beta,
 }
 
@@ -394,10 +759,16 @@ impl XApiStability {
     pub const ALL: [Self; 2usize] = [Self::Experimental, Self::Beta];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Experimental => "experimental",
-            Self::Beta => "beta",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for XApiStability {
+    const NAME: &'static str = "XApiStability";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["experimental", "beta"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -410,16 +781,21 @@ impl std::fmt::Display for XApiStability {
 impl std::str::FromStr for XApiStability {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "experimental" => Ok(Self::Experimental),
-            "beta" => Ok(Self::Beta),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "XApiStability",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for XApiStability {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for XApiStability {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

@@ -49,15 +49,20 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/ping`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Ping {
     /// `GET /ping` (operationId `ping`)
     fn ping(
         &self,
         request: PingRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/pong`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Pong {
     /// `POST /pong` (operationId `pong`)
     fn pong(
         &self,

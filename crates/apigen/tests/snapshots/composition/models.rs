@@ -6,44 +6,20 @@
 use super::runtime;
 
 /// An account as stored.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Account {
     /// Read-only: sent by the server, refused in requests.
-    #[serde(
-        rename = "createdAt",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(
-        rename = "updatedAt",
-        default,
-        skip_serializing_if = "runtime::Nullable::is_absent"
-    )]
     pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub password: Option<String>,
     /// Defaults to `"free"`.
-    #[serde(default = "default_account_plan")]
     pub plan: NewAccountPlan,
     /// Defaults to `3`.
-    #[serde(default = "default_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
-    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
     pub nickname: runtime::Nullable<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub address: Option<NewAccountAddress>,
     pub id: uuid::Uuid,
 }
@@ -54,6 +30,92 @@ fn default_account_plan() -> NewAccountPlan {
 
 fn default_account_retries() -> i32 {
     3
+}
+
+impl runtime::Record for Account {
+    const NAME: &'static str = "Account";
+    const FIELDS: &'static [&'static str] = &[
+        "createdAt",
+        "updatedAt",
+        "email",
+        "password",
+        "plan",
+        "retries",
+        "nickname",
+        "address",
+        "id",
+    ];
+    type Slots = (
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<Option<chrono::DateTime<chrono::Utc>>>,
+        Option<String>,
+        Option<String>,
+        Option<NewAccountPlan>,
+        Option<i32>,
+        Option<Option<String>>,
+        Option<NewAccountAddress>,
+        Option<uuid::Uuid>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            6 => runtime::fill(&mut slots.6, name, map),
+            7 => runtime::fill(&mut slots.7, name, map),
+            _ => runtime::fill(&mut slots.8, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Account {
+            created_at: slots.0,
+            updated_at: runtime::nullable(slots.1),
+            email: runtime::required_field(slots.2, "email")?,
+            password: slots.3,
+            plan: slots.4.unwrap_or_else(default_account_plan),
+            retries: slots.5.unwrap_or_else(default_account_retries),
+            nickname: runtime::nullable(slots.6),
+            address: slots.7,
+            id: runtime::required_field(slots.8, "id")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Account {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Account {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("createdAt", &self.created_at)?;
+        out.nullable("updatedAt", &self.updated_at)?;
+        out.field("email", &self.email)?;
+        out.optional("password", &self.password)?;
+        out.field("plan", &self.plan)?;
+        out.field("retries", &self.retries)?;
+        out.nullable("nickname", &self.nickname)?;
+        out.optional("address", &self.address)?;
+        out.field("id", &self.id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Account {
@@ -74,22 +136,59 @@ impl runtime::Validate for Account {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Audited {
     /// Read-only: sent by the server, refused in requests.
-    #[serde(
-        rename = "createdAt",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(
-        rename = "updatedAt",
-        default,
-        skip_serializing_if = "runtime::Nullable::is_absent"
-    )]
     pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
+}
+
+impl runtime::Record for Audited {
+    const NAME: &'static str = "Audited";
+    const FIELDS: &'static [&'static str] = &["createdAt", "updatedAt"];
+    type Slots = (
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<Option<chrono::DateTime<chrono::Utc>>>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Audited {
+            created_at: slots.0,
+            updated_at: runtime::nullable(slots.1),
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Audited {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Audited {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("createdAt", &self.created_at)?;
+        out.nullable("updatedAt", &self.updated_at)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Audited {
@@ -102,14 +201,49 @@ impl runtime::Validate for Audited {
 }
 
 /// **Deprecated.**
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Legacy {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub value: Option<f64>,
+}
+
+impl runtime::Record for Legacy {
+    const NAME: &'static str = "Legacy";
+    const FIELDS: &'static [&'static str] = &["value"];
+    type Slots = (Option<f64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Legacy { value: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Legacy {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Legacy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("value", &self.value)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Legacy {
@@ -119,30 +253,17 @@ impl runtime::Validate for Legacy {
 }
 
 /// What a client sends.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewAccount {
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub password: Option<String>,
     /// Defaults to `"free"`.
-    #[serde(default = "default_new_account_plan")]
     pub plan: NewAccountPlan,
     /// Defaults to `3`.
-    #[serde(default = "default_new_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
-    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
     pub nickname: runtime::Nullable<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub address: Option<NewAccountAddress>,
 }
 
@@ -152,6 +273,77 @@ fn default_new_account_plan() -> NewAccountPlan {
 
 fn default_new_account_retries() -> i32 {
     3
+}
+
+impl runtime::Record for NewAccount {
+    const NAME: &'static str = "NewAccount";
+    const FIELDS: &'static [&'static str] = &[
+        "email",
+        "password",
+        "plan",
+        "retries",
+        "nickname",
+        "address",
+    ];
+    type Slots = (
+        Option<String>,
+        Option<String>,
+        Option<NewAccountPlan>,
+        Option<i32>,
+        Option<Option<String>>,
+        Option<NewAccountAddress>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            _ => runtime::fill(&mut slots.5, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(NewAccount {
+            email: runtime::required_field(slots.0, "email")?,
+            password: slots.1,
+            plan: slots.2.unwrap_or_else(default_new_account_plan),
+            retries: slots.3.unwrap_or_else(default_new_account_retries),
+            nickname: runtime::nullable(slots.4),
+            address: slots.5,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewAccount {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for NewAccount {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("email", &self.email)?;
+        out.optional("password", &self.password)?;
+        out.field("plan", &self.plan)?;
+        out.field("retries", &self.retries)?;
+        out.nullable("nickname", &self.nickname)?;
+        out.optional("address", &self.address)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for NewAccount {
@@ -169,20 +361,55 @@ impl runtime::Validate for NewAccount {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewAccountAddress {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub street: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub zip: Option<String>,
+}
+
+impl runtime::Record for NewAccountAddress {
+    const NAME: &'static str = "NewAccountAddress";
+    const FIELDS: &'static [&'static str] = &["street", "zip"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(NewAccountAddress {
+            street: slots.0,
+            zip: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewAccountAddress {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for NewAccountAddress {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("street", &self.street)?;
+        out.optional("zip", &self.zip)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for NewAccountAddress {
@@ -203,24 +430,11 @@ impl runtime::Validate for NewAccountAddress {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NewAccountPlan {
     /// `free`
-    #[serde(rename = "free")]
     Free,
     /// `paid`
-    #[serde(rename = "paid")]
     Paid,
 }
 
@@ -229,10 +443,16 @@ impl NewAccountPlan {
     pub const ALL: [Self; 2usize] = [Self::Free, Self::Paid];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Free => "free",
-            Self::Paid => "paid",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for NewAccountPlan {
+    const NAME: &'static str = "NewAccountPlan";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["free", "paid"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -245,16 +465,21 @@ impl std::fmt::Display for NewAccountPlan {
 impl std::str::FromStr for NewAccountPlan {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "free" => Ok(Self::Free),
-            "paid" => Ok(Self::Paid),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "NewAccountPlan",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for NewAccountPlan {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewAccountPlan {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

@@ -5,10 +5,55 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     pub code: String,
     pub status: i32,
+}
+
+impl runtime::Record for Error {
+    const NAME: &'static str = "Error";
+    const FIELDS: &'static [&'static str] = &["code", "status"];
+    type Slots = (Option<String>, Option<i32>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Error {
+            code: runtime::required_field(slots.0, "code")?,
+            status: runtime::required_field(slots.1, "status")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Error {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("code", &self.code)?;
+        out.field("status", &self.status)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Error {
@@ -17,9 +62,51 @@ impl runtime::Validate for Error {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Thing {
     pub id: i64,
+}
+
+impl runtime::Record for Thing {
+    const NAME: &'static str = "Thing";
+    const FIELDS: &'static [&'static str] = &["id"];
+    type Slots = (Option<i64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Thing {
+            id: runtime::required_field(slots.0, "id")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Thing {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Thing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Thing {

@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Things + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Things + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -168,7 +168,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /things/{id}`
-async fn get_thing<S: operations::Api + Rejections + 'static>(
+async fn get_thing<S: operations::Things + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -195,7 +195,7 @@ async fn get_thing<S: operations::Api + Rejections + 'static>(
 }
 
 /// `DELETE /things/{id}`
-async fn delete_thing<S: operations::Api + Rejections + 'static>(
+async fn delete_thing<S: operations::Things + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -222,7 +222,7 @@ async fn delete_thing<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /things`
-async fn list_things<S: operations::Api + Rejections + 'static>(
+async fn list_things<S: operations::Things + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

@@ -7,17 +7,64 @@ use super::runtime;
 
 pub type Labels = std::collections::BTreeMap<String, String>;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Open {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub name: Option<String>,
     /// Properties beyond the named ones.
-    #[serde(flatten)]
     pub additional_properties: std::collections::BTreeMap<String, i64>,
+}
+
+impl runtime::Record for Open {
+    const NAME: &'static str = "Open";
+    const FIELDS: &'static [&'static str] = &["name"];
+    const OTHERS: runtime::Others = runtime::Others::Keep;
+    fn other<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: String,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::keep(&mut slots.1, key, map)
+    }
+
+    type Slots = (Option<String>, std::collections::BTreeMap<String, i64>);
+    fn slots() -> Self::Slots {
+        (None, Default::default())
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Open {
+            name: slots.0,
+            additional_properties: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Open {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Open {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("name", &self.name)?;
+        out.rest(&self.additional_properties)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Open {
@@ -26,108 +73,184 @@ impl runtime::Validate for Open {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     pub small: i32,
     pub big: i64,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub ratio: Option<f32>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub precise: Option<f64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub at: Option<chrono::DateTime<chrono::Utc>>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub day: Option<chrono::NaiveDate>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub token: Option<uuid::Uuid>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub blob: Option<runtime::Base64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub file: Option<runtime::Base64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub contact: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub homepage: Option<String>,
-    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
     pub nickname: runtime::Nullable<String>,
-    #[serde(
-        rename = "mandatoryNote",
-        deserialize_with = "super::runtime::required_nullable"
-    )]
     pub mandatory_note: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub code: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub tags: Option<Vec<String>>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub scores: Option<std::collections::BTreeMap<String, i64>>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub extra: Option<serde_json::Value>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub anything: Option<serde_json::Value>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub matrix: Option<Vec<Vec<f64>>>,
+}
+
+impl runtime::Record for Sample {
+    const NAME: &'static str = "Sample";
+    const FIELDS: &'static [&'static str] = &[
+        "small",
+        "big",
+        "ratio",
+        "precise",
+        "at",
+        "day",
+        "token",
+        "blob",
+        "file",
+        "contact",
+        "homepage",
+        "nickname",
+        "mandatoryNote",
+        "code",
+        "tags",
+        "scores",
+        "extra",
+        "anything",
+        "matrix",
+    ];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (
+        Option<i32>,
+        Option<i64>,
+        Option<f32>,
+        Option<f64>,
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<chrono::NaiveDate>,
+        Option<uuid::Uuid>,
+        Option<runtime::Base64>,
+        Option<runtime::Base64>,
+        Option<String>,
+        Option<String>,
+        Option<Option<String>>,
+        Option<Option<String>>,
+        Option<String>,
+        Option<Vec<String>>,
+        Option<std::collections::BTreeMap<String, i64>>,
+        Option<serde_json::Value>,
+        Option<serde_json::Value>,
+        Option<Vec<Vec<f64>>>,
+    );
+    fn slots() -> Self::Slots {
+        (
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+        )
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            6 => runtime::fill(&mut slots.6, name, map),
+            7 => runtime::fill(&mut slots.7, name, map),
+            8 => runtime::fill(&mut slots.8, name, map),
+            9 => runtime::fill(&mut slots.9, name, map),
+            10 => runtime::fill(&mut slots.10, name, map),
+            11 => runtime::fill(&mut slots.11, name, map),
+            12 => runtime::fill(&mut slots.12, name, map),
+            13 => runtime::fill(&mut slots.13, name, map),
+            14 => runtime::fill(&mut slots.14, name, map),
+            15 => runtime::fill(&mut slots.15, name, map),
+            16 => runtime::fill(&mut slots.16, name, map),
+            17 => runtime::fill(&mut slots.17, name, map),
+            _ => runtime::fill(&mut slots.18, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Sample {
+            small: runtime::required_field(slots.0, "small")?,
+            big: runtime::required_field(slots.1, "big")?,
+            ratio: slots.2,
+            precise: slots.3,
+            at: slots.4,
+            day: slots.5,
+            token: slots.6,
+            blob: slots.7,
+            file: slots.8,
+            contact: slots.9,
+            homepage: slots.10,
+            nickname: runtime::nullable(slots.11),
+            mandatory_note: runtime::required_field(slots.12, "mandatoryNote")?,
+            code: slots.13,
+            tags: slots.14,
+            scores: slots.15,
+            extra: slots.16,
+            anything: slots.17,
+            matrix: slots.18,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Sample {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Sample {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("small", &self.small)?;
+        out.field("big", &self.big)?;
+        out.optional("ratio", &self.ratio)?;
+        out.optional("precise", &self.precise)?;
+        out.optional("at", &self.at)?;
+        out.optional("day", &self.day)?;
+        out.optional("token", &self.token)?;
+        out.optional("blob", &self.blob)?;
+        out.optional("file", &self.file)?;
+        out.optional("contact", &self.contact)?;
+        out.optional("homepage", &self.homepage)?;
+        out.nullable("nickname", &self.nickname)?;
+        out.field("mandatoryNote", &self.mandatory_note)?;
+        out.optional("code", &self.code)?;
+        out.optional("tags", &self.tags)?;
+        out.optional("scores", &self.scores)?;
+        out.optional("extra", &self.extra)?;
+        out.optional("anything", &self.anything)?;
+        out.optional("matrix", &self.matrix)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Sample {

@@ -5,14 +5,49 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Box2 {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub b: Option<String>,
+}
+
+impl runtime::Record for Box2 {
+    const NAME: &'static str = "Box2";
+    const FIELDS: &'static [&'static str] = &["b"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Box2 { b: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Box2 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Box2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("b", &self.b)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Box2 {
@@ -23,14 +58,49 @@ impl runtime::Validate for Box2 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Deserialize {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub d: Option<i64>,
+}
+
+impl runtime::Record for Deserialize {
+    const NAME: &'static str = "Deserialize";
+    const FIELDS: &'static [&'static str] = &["d"];
+    type Slots = (Option<i64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Deserialize { d: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Deserialize {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Deserialize {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("d", &self.d)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Deserialize {
@@ -44,14 +114,49 @@ impl runtime::Validate for Deserialize {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Option2 {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub next: Option<Box<Option2>>,
+}
+
+impl runtime::Record for Option2 {
+    const NAME: &'static str = "Option2";
+    const FIELDS: &'static [&'static str] = &["next"];
+    type Slots = (Option<Box<Option2>>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Option2 { next: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Option2 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Option2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("next", &self.next)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Option2 {
@@ -62,15 +167,55 @@ impl runtime::Validate for Option2 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Result2 {
     pub ok: bool,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub error: Option<String2>,
+}
+
+impl runtime::Record for Result2 {
+    const NAME: &'static str = "Result2";
+    const FIELDS: &'static [&'static str] = &["ok", "error"];
+    type Slots = (Option<bool>, Option<String2>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Result2 {
+            ok: runtime::required_field(slots.0, "ok")?,
+            error: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Result2 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Result2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("ok", &self.ok)?;
+        out.optional("error", &self.error)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Result2 {
@@ -81,14 +226,49 @@ impl runtime::Validate for Result2 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Serialize {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub s: Option<Deserialize>,
+}
+
+impl runtime::Record for Serialize {
+    const NAME: &'static str = "Serialize";
+    const FIELDS: &'static [&'static str] = &["s"];
+    type Slots = (Option<Deserialize>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Serialize { s: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Serialize {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Serialize {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("s", &self.s)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Serialize {
@@ -99,14 +279,49 @@ impl runtime::Validate for Serialize {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct String2 {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub s: Option<String>,
+}
+
+impl runtime::Record for String2 {
+    const NAME: &'static str = "String2";
+    const FIELDS: &'static [&'static str] = &["s"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(String2 { s: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for String2 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for String2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("s", &self.s)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for String2 {
@@ -115,14 +330,49 @@ impl runtime::Validate for String2 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Validate {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub value: Option<String>,
+}
+
+impl runtime::Record for Validate {
+    const NAME: &'static str = "Validate";
+    const FIELDS: &'static [&'static str] = &["value"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Validate { value: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Validate {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Validate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("value", &self.value)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Validate {
@@ -138,24 +388,11 @@ impl runtime::Validate for Validate {
 
 pub type Vec2 = Vec<Box2>;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Violation {
     /// `a`
-    #[serde(rename = "a")]
     A,
     /// `b`
-    #[serde(rename = "b")]
     B,
 }
 
@@ -164,10 +401,16 @@ impl Violation {
     pub const ALL: [Self; 2usize] = [Self::A, Self::B];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::A => "a",
-            Self::B => "b",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for Violation {
+    const NAME: &'static str = "Violation";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["a", "b"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -180,16 +423,21 @@ impl std::fmt::Display for Violation {
 impl std::str::FromStr for Violation {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "a" => Ok(Self::A),
-            "b" => Ok(Self::B),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "Violation",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for Violation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Violation {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

@@ -67,15 +67,20 @@ pub trait Result2 {
     ) -> impl std::future::Future<Output = Result<GetPet2Response, ErrorResponse>>;
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/c`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait C {
     /// `POST /c` (operationId `configure`)
     fn configure2(
         &self,
         request: ConfigureRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ConfigureResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/d`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait D {
     /// `PUT /d` (operationId `respond`)
     fn respond2(
         &self,

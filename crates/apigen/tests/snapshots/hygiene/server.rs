@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Result2 + operations::Api + Rejections + 'static,
+    S: operations::Result2 + operations::C + operations::D + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Result2 + operations::Api + Rejections + 'static,
+    S: operations::Result2 + operations::C + operations::D + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -232,7 +232,7 @@ async fn get_pet2<S: operations::Result2 + Rejections + 'static>(
 }
 
 /// `POST /c`
-async fn configure2<S: operations::Api + Rejections + 'static>(
+async fn configure2<S: operations::C + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,
@@ -263,7 +263,7 @@ async fn configure2<S: operations::Api + Rejections + 'static>(
 }
 
 /// `PUT /d`
-async fn respond2<S: operations::Api + Rejections + 'static>(
+async fn respond2<S: operations::D + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,

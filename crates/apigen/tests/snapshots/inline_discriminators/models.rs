@@ -54,11 +54,55 @@ impl runtime::Validate for Event {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EventMessageCreated {
-    #[serde(rename = "type")]
     pub type_: EventMessageCreatedType,
     pub text: String,
+}
+
+impl runtime::Record for EventMessageCreated {
+    const NAME: &'static str = "EventMessageCreated";
+    const FIELDS: &'static [&'static str] = &["type", "text"];
+    type Slots = (Option<EventMessageCreatedType>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(EventMessageCreated {
+            type_: runtime::required_field(slots.0, "type")?,
+            text: runtime::required_field(slots.1, "text")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EventMessageCreated {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for EventMessageCreated {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("type", &self.type_)?;
+        out.field("text", &self.text)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for EventMessageCreated {
@@ -67,21 +111,9 @@ impl runtime::Validate for EventMessageCreated {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventMessageCreatedType {
     /// `message.created`
-    #[serde(rename = "message.created")]
     MessageCreated,
 }
 
@@ -90,9 +122,16 @@ impl EventMessageCreatedType {
     pub const ALL: [Self; 1usize] = [Self::MessageCreated];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::MessageCreated => "message.created",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for EventMessageCreatedType {
+    const NAME: &'static str = "EventMessageCreatedType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["message.created"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -105,15 +144,21 @@ impl std::fmt::Display for EventMessageCreatedType {
 impl std::str::FromStr for EventMessageCreatedType {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "message.created" => Ok(Self::MessageCreated),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "EventMessageCreatedType",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for EventMessageCreatedType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EventMessageCreatedType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -123,11 +168,55 @@ impl runtime::Validate for EventMessageCreatedType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EventMessageDeleted {
-    #[serde(rename = "type")]
     pub type_: EventMessageDeletedType,
     pub id: i64,
+}
+
+impl runtime::Record for EventMessageDeleted {
+    const NAME: &'static str = "EventMessageDeleted";
+    const FIELDS: &'static [&'static str] = &["type", "id"];
+    type Slots = (Option<EventMessageDeletedType>, Option<i64>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(EventMessageDeleted {
+            type_: runtime::required_field(slots.0, "type")?,
+            id: runtime::required_field(slots.1, "id")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for EventMessageDeleted {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("type", &self.type_)?;
+        out.field("id", &self.id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for EventMessageDeleted {
@@ -136,21 +225,9 @@ impl runtime::Validate for EventMessageDeleted {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventMessageDeletedType {
     /// `message.deleted`
-    #[serde(rename = "message.deleted")]
     MessageDeleted,
 }
 
@@ -159,9 +236,16 @@ impl EventMessageDeletedType {
     pub const ALL: [Self; 1usize] = [Self::MessageDeleted];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::MessageDeleted => "message.deleted",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for EventMessageDeletedType {
+    const NAME: &'static str = "EventMessageDeletedType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["message.deleted"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -174,15 +258,21 @@ impl std::fmt::Display for EventMessageDeletedType {
 impl std::str::FromStr for EventMessageDeletedType {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "message.deleted" => Ok(Self::MessageDeleted),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "EventMessageDeletedType",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for EventMessageDeletedType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EventMessageDeletedType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -231,20 +321,55 @@ impl runtime::Validate for Mapped {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MappedX {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub kind: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub a: Option<String>,
+}
+
+impl runtime::Record for MappedX {
+    const NAME: &'static str = "MappedX";
+    const FIELDS: &'static [&'static str] = &["kind", "a"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(MappedX {
+            kind: slots.0,
+            a: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MappedX {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for MappedX {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("kind", &self.kind)?;
+        out.optional("a", &self.a)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for MappedX {
@@ -253,20 +378,55 @@ impl runtime::Validate for MappedX {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MappedY {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub kind: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub b: Option<String>,
+}
+
+impl runtime::Record for MappedY {
+    const NAME: &'static str = "MappedY";
+    const FIELDS: &'static [&'static str] = &["kind", "b"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(MappedY {
+            kind: slots.0,
+            b: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MappedY {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for MappedY {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("kind", &self.kind)?;
+        out.optional("b", &self.b)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for MappedY {

@@ -50,9 +50,9 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/e`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait E {
     /// `GET /e` (operationId `getE`)
     fn get_e(
         &self,

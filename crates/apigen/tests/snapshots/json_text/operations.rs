@@ -49,9 +49,9 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/x`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait X {
     /// `GET /x` (operationId `getX`)
     fn get_x(
         &self,

@@ -50,15 +50,20 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/a`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait A {
     /// `GET /a` (operationId `getThing`)
     fn get_thing(
         &self,
         request: GetThingRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/b`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait B {
     /// `GET /b` (operationId `getThing2`)
     fn get_thing2(
         &self,

@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::A + operations::B + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::A + operations::B + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -161,7 +161,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /a`
-async fn get_thing<S: operations::Api + Rejections + 'static>(
+async fn get_thing<S: operations::A + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -184,7 +184,7 @@ async fn get_thing<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /b`
-async fn get_thing2<S: operations::Api + Rejections + 'static>(
+async fn get_thing2<S: operations::B + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

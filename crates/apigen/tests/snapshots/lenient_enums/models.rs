@@ -5,27 +5,13 @@
 
 use super::runtime;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetASize {
     /// `16`
-    #[serde(rename = "16")]
     V16,
     /// `32`
-    #[serde(rename = "32")]
     V32,
     /// `big`
-    #[serde(rename = "big")]
     Big,
 }
 
@@ -34,11 +20,16 @@ impl GetASize {
     pub const ALL: [Self; 3usize] = [Self::V16, Self::V32, Self::Big];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::V16 => "16",
-            Self::V32 => "32",
-            Self::Big => "big",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for GetASize {
+    const NAME: &'static str = "GetASize";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["16", "32", "big"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -51,17 +42,21 @@ impl std::fmt::Display for GetASize {
 impl std::str::FromStr for GetASize {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "16" => Ok(Self::V16),
-            "32" => Ok(Self::V32),
-            "big" => Ok(Self::Big),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "GetASize",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for GetASize {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for GetASize {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -71,38 +66,79 @@ impl runtime::Validate for GetASize {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Thing {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub code: Option<i64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub mixed: Option<serde_json::Value>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub untyped: Option<ThingUntyped>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub flag: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub version: Option<ThingVersion>,
+}
+
+impl runtime::Record for Thing {
+    const NAME: &'static str = "Thing";
+    const FIELDS: &'static [&'static str] = &[
+        "code",
+        "mixed",
+        "untyped",
+        "flag",
+        "version",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<serde_json::Value>,
+        Option<ThingUntyped>,
+        Option<bool>,
+        Option<ThingVersion>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            _ => runtime::fill(&mut slots.4, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Thing {
+            code: slots.0,
+            mixed: slots.1,
+            untyped: slots.2,
+            flag: slots.3,
+            version: slots.4,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Thing {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Thing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("code", &self.code)?;
+        out.optional("mixed", &self.mixed)?;
+        out.optional("untyped", &self.untyped)?;
+        out.optional("flag", &self.flag)?;
+        out.optional("version", &self.version)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Thing {
@@ -111,24 +147,11 @@ impl runtime::Validate for Thing {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThingUntyped {
     /// `a`
-    #[serde(rename = "a")]
     A,
     /// `b`
-    #[serde(rename = "b")]
     B,
 }
 
@@ -137,10 +160,16 @@ impl ThingUntyped {
     pub const ALL: [Self; 2usize] = [Self::A, Self::B];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::A => "a",
-            Self::B => "b",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for ThingUntyped {
+    const NAME: &'static str = "ThingUntyped";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["a", "b"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -153,16 +182,21 @@ impl std::fmt::Display for ThingUntyped {
 impl std::str::FromStr for ThingUntyped {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "a" => Ok(Self::A),
-            "b" => Ok(Self::B),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "ThingUntyped",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for ThingUntyped {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ThingUntyped {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -172,30 +206,15 @@ impl runtime::Validate for ThingUntyped {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThingVersion {
     /// `1.0`
-    #[serde(rename = "1.0")]
     V1_0,
     /// `2.5`
-    #[serde(rename = "2.5")]
     V2_5,
     /// `true`
-    #[serde(rename = "true")]
     True,
     /// `false`
-    #[serde(rename = "false")]
     False,
 }
 
@@ -204,12 +223,16 @@ impl ThingVersion {
     pub const ALL: [Self; 4usize] = [Self::V1_0, Self::V2_5, Self::True, Self::False];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::V1_0 => "1.0",
-            Self::V2_5 => "2.5",
-            Self::True => "true",
-            Self::False => "false",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for ThingVersion {
+    const NAME: &'static str = "ThingVersion";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["1.0", "2.5", "true", "false"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -222,18 +245,21 @@ impl std::fmt::Display for ThingVersion {
 impl std::str::FromStr for ThingVersion {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "1.0" => Ok(Self::V1_0),
-            "2.5" => Ok(Self::V2_5),
-            "true" => Ok(Self::True),
-            "false" => Ok(Self::False),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "ThingVersion",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for ThingVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ThingVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

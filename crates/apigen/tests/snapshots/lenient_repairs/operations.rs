@@ -49,9 +49,9 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/a`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait A {
     /// `GET /a` (operationId `getA`)
     fn get_a(
         &self,
@@ -64,6 +64,11 @@ pub trait Api {
         request: PostARequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<PostAResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/b`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait B {
     /// `GET /b` (operationId `getB`)
     fn get_b(
         &self,

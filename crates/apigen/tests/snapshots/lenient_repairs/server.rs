@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::A + operations::B + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::A + operations::B + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -152,7 +152,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /a`
-async fn get_a<S: operations::Api + Rejections + 'static>(
+async fn get_a<S: operations::A + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -178,7 +178,7 @@ async fn get_a<S: operations::Api + Rejections + 'static>(
 }
 
 /// `POST /a`
-async fn post_a<S: operations::Api + Rejections + 'static>(
+async fn post_a<S: operations::A + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -199,7 +199,7 @@ async fn post_a<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /b`
-async fn get_b<S: operations::Api + Rejections + 'static>(
+async fn get_b<S: operations::B + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::S + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::S + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -139,7 +139,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /s`
-async fn get_s<S: operations::Api + Rejections + 'static>(
+async fn get_s<S: operations::S + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

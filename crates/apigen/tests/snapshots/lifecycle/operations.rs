@@ -90,9 +90,9 @@ pub trait WidgetAdmin {
     ) -> impl std::future::Future<Output = Result<OlderWidgetsResponse, ErrorResponse>>;
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/ping`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Ping {
     /// `GET /ping` (operationId `ping`)
     ///
     /// **Stability: beta.** The operation may change without a new API version.

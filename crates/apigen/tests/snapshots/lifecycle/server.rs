@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::WidgetAdmin + operations::Api + Rejections + 'static,
+    S: operations::WidgetAdmin + operations::Ping + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::WidgetAdmin + operations::Api + Rejections + 'static,
+    S: operations::WidgetAdmin + operations::Ping + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -294,7 +294,7 @@ async fn older_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
 }
 
 /// `GET /ping`
-async fn ping<S: operations::Api + Rejections + 'static>(
+async fn ping<S: operations::Ping + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

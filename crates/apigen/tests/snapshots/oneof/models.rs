@@ -46,10 +46,55 @@ impl runtime::Validate for Animal {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cat {
     pub kind: CatKind,
     pub name: String,
+}
+
+impl runtime::Record for Cat {
+    const NAME: &'static str = "Cat";
+    const FIELDS: &'static [&'static str] = &["kind", "name"];
+    type Slots = (Option<CatKind>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Cat {
+            kind: runtime::required_field(slots.0, "kind")?,
+            name: runtime::required_field(slots.1, "name")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Cat {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Cat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.field("name", &self.name)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Cat {
@@ -58,21 +103,9 @@ impl runtime::Validate for Cat {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CatKind {
     /// `cat`
-    #[serde(rename = "cat")]
     Cat,
 }
 
@@ -81,9 +114,16 @@ impl CatKind {
     pub const ALL: [Self; 1usize] = [Self::Cat];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Cat => "cat",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for CatKind {
+    const NAME: &'static str = "CatKind";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["cat"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -96,15 +136,21 @@ impl std::fmt::Display for CatKind {
 impl std::str::FromStr for CatKind {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "cat" => Ok(Self::Cat),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "CatKind",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for CatKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CatKind {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -114,10 +160,52 @@ impl runtime::Validate for CatKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Circle {
     pub radius: f64,
+}
+
+impl runtime::Record for Circle {
+    const NAME: &'static str = "Circle";
+    const FIELDS: &'static [&'static str] = &["radius"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<f64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Circle {
+            radius: runtime::required_field(slots.0, "radius")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Circle {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Circle {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("radius", &self.radius)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Circle {
@@ -126,10 +214,55 @@ impl runtime::Validate for Circle {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Dog {
     pub kind: DogKind,
     pub name: String,
+}
+
+impl runtime::Record for Dog {
+    const NAME: &'static str = "Dog";
+    const FIELDS: &'static [&'static str] = &["kind", "name"];
+    type Slots = (Option<DogKind>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Dog {
+            kind: runtime::required_field(slots.0, "kind")?,
+            name: runtime::required_field(slots.1, "name")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Dog {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Dog {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.field("name", &self.name)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Dog {
@@ -138,21 +271,9 @@ impl runtime::Validate for Dog {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DogKind {
     /// `dog`
-    #[serde(rename = "dog")]
     Dog,
 }
 
@@ -161,9 +282,16 @@ impl DogKind {
     pub const ALL: [Self; 1usize] = [Self::Dog];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Dog => "dog",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for DogKind {
+    const NAME: &'static str = "DogKind";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["dog"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -176,15 +304,21 @@ impl std::fmt::Display for DogKind {
 impl std::str::FromStr for DogKind {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "dog" => Ok(Self::Dog),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "DogKind",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for DogKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DogKind {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -194,10 +328,55 @@ impl runtime::Validate for DogKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     pub code: String,
     pub message: String,
+}
+
+impl runtime::Record for Error {
+    const NAME: &'static str = "Error";
+    const FIELDS: &'static [&'static str] = &["code", "message"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Error {
+            code: runtime::required_field(slots.0, "code")?,
+            message: runtime::required_field(slots.1, "message")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Error {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("code", &self.code)?;
+        out.field("message", &self.message)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Error {
@@ -206,10 +385,55 @@ impl runtime::Validate for Error {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Rectangle {
     pub side: f64,
     pub height: f64,
+}
+
+impl runtime::Record for Rectangle {
+    const NAME: &'static str = "Rectangle";
+    const FIELDS: &'static [&'static str] = &["side", "height"];
+    type Slots = (Option<f64>, Option<f64>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Rectangle {
+            side: runtime::required_field(slots.0, "side")?,
+            height: runtime::required_field(slots.1, "height")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Rectangle {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Rectangle {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("side", &self.side)?;
+        out.field("height", &self.height)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Rectangle {
@@ -269,9 +493,51 @@ impl runtime::Validate for Shape {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Square {
     pub side: f64,
+}
+
+impl runtime::Record for Square {
+    const NAME: &'static str = "Square";
+    const FIELDS: &'static [&'static str] = &["side"];
+    type Slots = (Option<f64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Square {
+            side: runtime::required_field(slots.0, "side")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Square {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Square {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("side", &self.side)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Square {

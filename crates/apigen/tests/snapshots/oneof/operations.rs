@@ -50,15 +50,20 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/shapes`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Shapes {
     /// `POST /shapes` (operationId `measure`)
     fn measure(
         &self,
         request: MeasureRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<MeasureResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/animals`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Animals {
     /// `POST /animals` (operationId `greet`)
     fn greet(
         &self,

@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Shapes + operations::Animals + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Shapes + operations::Animals + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -151,7 +151,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `POST /shapes`
-async fn measure<S: operations::Api + Rejections + 'static>(
+async fn measure<S: operations::Shapes + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,
@@ -182,7 +182,7 @@ async fn measure<S: operations::Api + Rejections + 'static>(
 }
 
 /// `POST /animals`
-async fn greet<S: operations::Api + Rejections + 'static>(
+async fn greet<S: operations::Animals + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,

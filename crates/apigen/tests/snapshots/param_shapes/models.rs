@@ -5,10 +5,55 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     pub code: String,
     pub message: String,
+}
+
+impl runtime::Record for Error {
+    const NAME: &'static str = "Error";
+    const FIELDS: &'static [&'static str] = &["code", "message"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Error {
+            code: runtime::required_field(slots.0, "code")?,
+            message: runtime::required_field(slots.1, "message")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Error {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Error {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("code", &self.code)?;
+        out.field("message", &self.message)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Error {
@@ -61,9 +106,51 @@ impl runtime::Validate for SearchChoice {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchChoiceById {
     pub id: i64,
+}
+
+impl runtime::Record for SearchChoiceById {
+    const NAME: &'static str = "SearchChoiceById";
+    const FIELDS: &'static [&'static str] = &["id"];
+    type Slots = (Option<i64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(SearchChoiceById {
+            id: runtime::required_field(slots.0, "id")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SearchChoiceById {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for SearchChoiceById {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for SearchChoiceById {
@@ -72,9 +159,51 @@ impl runtime::Validate for SearchChoiceById {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchChoiceByName {
     pub name: String,
+}
+
+impl runtime::Record for SearchChoiceByName {
+    const NAME: &'static str = "SearchChoiceByName";
+    const FIELDS: &'static [&'static str] = &["name"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(SearchChoiceByName {
+            name: runtime::required_field(slots.0, "name")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SearchChoiceByName {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for SearchChoiceByName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("name", &self.name)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for SearchChoiceByName {
@@ -83,14 +212,49 @@ impl runtime::Validate for SearchChoiceByName {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchFilter {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub tags: Option<Vec<SearchFilterTagsItem>>,
+}
+
+impl runtime::Record for SearchFilter {
+    const NAME: &'static str = "SearchFilter";
+    const FIELDS: &'static [&'static str] = &["tags"];
+    type Slots = (Option<Vec<SearchFilterTagsItem>>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(SearchFilter { tags: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SearchFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for SearchFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("tags", &self.tags)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for SearchFilter {
@@ -104,10 +268,55 @@ impl runtime::Validate for SearchFilter {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchFilterTagsItem {
     pub k: String,
     pub v: String,
+}
+
+impl runtime::Record for SearchFilterTagsItem {
+    const NAME: &'static str = "SearchFilterTagsItem";
+    const FIELDS: &'static [&'static str] = &["k", "v"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(SearchFilterTagsItem {
+            k: runtime::required_field(slots.0, "k")?,
+            v: runtime::required_field(slots.1, "v")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SearchFilterTagsItem {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for SearchFilterTagsItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("k", &self.k)?;
+        out.field("v", &self.v)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for SearchFilterTagsItem {
@@ -116,14 +325,49 @@ impl runtime::Validate for SearchFilterTagsItem {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchWhere {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub near: Option<Vec<f64>>,
+}
+
+impl runtime::Record for SearchWhere {
+    const NAME: &'static str = "SearchWhere";
+    const FIELDS: &'static [&'static str] = &["near"];
+    type Slots = (Option<Vec<f64>>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(SearchWhere { near: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SearchWhere {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for SearchWhere {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("near", &self.near)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for SearchWhere {
@@ -132,14 +376,49 @@ impl runtime::Validate for SearchWhere {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchXContext {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub trace: Option<String>,
+}
+
+impl runtime::Record for SearchXContext {
+    const NAME: &'static str = "SearchXContext";
+    const FIELDS: &'static [&'static str] = &["trace"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(SearchXContext { trace: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SearchXContext {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for SearchXContext {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("trace", &self.trace)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for SearchXContext {

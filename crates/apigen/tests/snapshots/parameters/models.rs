@@ -5,24 +5,11 @@
 
 use super::runtime;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetItemFieldsItem {
     /// `name`
-    #[serde(rename = "name")]
     Name,
     /// `price`
-    #[serde(rename = "price")]
     Price,
 }
 
@@ -31,10 +18,16 @@ impl GetItemFieldsItem {
     pub const ALL: [Self; 2usize] = [Self::Name, Self::Price];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Name => "name",
-            Self::Price => "price",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for GetItemFieldsItem {
+    const NAME: &'static str = "GetItemFieldsItem";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["name", "price"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -47,16 +40,21 @@ impl std::fmt::Display for GetItemFieldsItem {
 impl std::str::FromStr for GetItemFieldsItem {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "name" => Ok(Self::Name),
-            "price" => Ok(Self::Price),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "GetItemFieldsItem",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for GetItemFieldsItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for GetItemFieldsItem {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -109,24 +107,11 @@ impl runtime::Validate for GetItemTraits {
 
 pub type GetItemTraitsArrayItem = GetItemTraitsString;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetItemTraitsString {
     /// `cheap`
-    #[serde(rename = "cheap")]
     Cheap,
     /// `rare`
-    #[serde(rename = "rare")]
     Rare,
 }
 
@@ -135,10 +120,16 @@ impl GetItemTraitsString {
     pub const ALL: [Self; 2usize] = [Self::Cheap, Self::Rare];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Cheap => "cheap",
-            Self::Rare => "rare",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for GetItemTraitsString {
+    const NAME: &'static str = "GetItemTraitsString";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["cheap", "rare"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -151,16 +142,21 @@ impl std::fmt::Display for GetItemTraitsString {
 impl std::str::FromStr for GetItemTraitsString {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "cheap" => Ok(Self::Cheap),
-            "rare" => Ok(Self::Rare),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "GetItemTraitsString",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for GetItemTraitsString {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for GetItemTraitsString {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -170,50 +166,85 @@ impl runtime::Validate for GetItemTraitsString {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Item {
-    #[serde(
-        rename = "type",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub type_: Option<String>,
-    #[serde(
-        rename = "self",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub self_: Option<String>,
-    #[serde(
-        rename = "crate",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub crate_: Option<bool>,
-    #[serde(
-        rename = "item-name",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub item_name: Option<String>,
-    #[serde(
-        rename = "item_name",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub item_name2: Option<String>,
-    #[serde(
-        rename = "2fa",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub n2fa: Option<bool>,
+}
+
+impl runtime::Record for Item {
+    const NAME: &'static str = "Item";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "self",
+        "crate",
+        "item-name",
+        "item_name",
+        "2fa",
+    ];
+    type Slots = (
+        Option<String>,
+        Option<String>,
+        Option<bool>,
+        Option<String>,
+        Option<String>,
+        Option<bool>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            _ => runtime::fill(&mut slots.5, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Item {
+            type_: slots.0,
+            self_: slots.1,
+            crate_: slots.2,
+            item_name: slots.3,
+            item_name2: slots.4,
+            n2fa: slots.5,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Item {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("type", &self.type_)?;
+        out.optional("self", &self.self_)?;
+        out.optional("crate", &self.crate_)?;
+        out.optional("item-name", &self.item_name)?;
+        out.optional("item_name", &self.item_name2)?;
+        out.optional("2fa", &self.n2fa)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Item {
@@ -222,14 +253,49 @@ impl runtime::Validate for Item {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Item2 {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub x: Option<i64>,
+}
+
+impl runtime::Record for Item2 {
+    const NAME: &'static str = "Item2";
+    const FIELDS: &'static [&'static str] = &["x"];
+    type Slots = (Option<i64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Item2 { x: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Item2 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Item2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("x", &self.x)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Item2 {
@@ -238,15 +304,55 @@ impl runtime::Validate for Item2 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
     pub title: String,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub detail: Option<String>,
+}
+
+impl runtime::Record for Problem {
+    const NAME: &'static str = "Problem";
+    const FIELDS: &'static [&'static str] = &["title", "detail"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Problem {
+            title: runtime::required_field(slots.0, "title")?,
+            detail: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Problem {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("title", &self.title)?;
+        out.optional("detail", &self.detail)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Problem {

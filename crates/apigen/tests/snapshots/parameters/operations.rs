@@ -50,7 +50,7 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The operations with neither a tag nor a path segment to group them by. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Api {
     /// `GET /items/{itemId}` (operationId `getItem`)

@@ -5,33 +5,79 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateCustomerBody {
     pub email: String,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub balance: Option<i64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub tax_exempt: Option<CreateCustomerBodyTaxExempt>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub address: Option<CreateCustomerBodyAddress>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub expand: Option<Vec<String>>,
+}
+
+impl runtime::Record for CreateCustomerBody {
+    const NAME: &'static str = "CreateCustomerBody";
+    const FIELDS: &'static [&'static str] = &[
+        "email",
+        "balance",
+        "tax_exempt",
+        "address",
+        "expand",
+    ];
+    type Slots = (
+        Option<String>,
+        Option<i64>,
+        Option<CreateCustomerBodyTaxExempt>,
+        Option<CreateCustomerBodyAddress>,
+        Option<Vec<String>>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            _ => runtime::fill(&mut slots.4, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(CreateCustomerBody {
+            email: runtime::required_field(slots.0, "email")?,
+            balance: slots.1,
+            tax_exempt: slots.2,
+            address: slots.3,
+            expand: slots.4,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for CreateCustomerBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("email", &self.email)?;
+        out.optional("balance", &self.balance)?;
+        out.optional("tax_exempt", &self.tax_exempt)?;
+        out.optional("address", &self.address)?;
+        out.optional("expand", &self.expand)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for CreateCustomerBody {
@@ -44,20 +90,55 @@ impl runtime::Validate for CreateCustomerBody {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateCustomerBodyAddress {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub city: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub line1: Option<String>,
+}
+
+impl runtime::Record for CreateCustomerBodyAddress {
+    const NAME: &'static str = "CreateCustomerBodyAddress";
+    const FIELDS: &'static [&'static str] = &["city", "line1"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(CreateCustomerBodyAddress {
+            city: slots.0,
+            line1: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for CreateCustomerBodyAddress {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("city", &self.city)?;
+        out.optional("line1", &self.line1)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for CreateCustomerBodyAddress {
@@ -68,27 +149,68 @@ impl runtime::Validate for CreateCustomerBodyAddress {
 
 pub type CreateCustomerBodyTaxExempt = CustomerTaxExempt;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Customer {
     pub id: String,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub tax_exempt: Option<CustomerTaxExempt>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub seed: Option<i64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub image_url: Option<CustomerImageUrl>,
+}
+
+impl runtime::Record for Customer {
+    const NAME: &'static str = "Customer";
+    const FIELDS: &'static [&'static str] = &["id", "tax_exempt", "seed", "image_url"];
+    type Slots = (
+        Option<String>,
+        Option<CustomerTaxExempt>,
+        Option<i64>,
+        Option<CustomerImageUrl>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            _ => runtime::fill(&mut slots.3, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Customer {
+            id: runtime::required_field(slots.0, "id")?,
+            tax_exempt: slots.1,
+            seed: slots.2,
+            image_url: slots.3,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Customer {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Customer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.optional("tax_exempt", &self.tax_exempt)?;
+        out.optional("seed", &self.seed)?;
+        out.optional("image_url", &self.image_url)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Customer {
@@ -147,27 +269,13 @@ impl runtime::Validate for CustomerImageUrl {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CustomerTaxExempt {
     /// `none`
-    #[serde(rename = "none")]
     None,
     /// `exempt`
-    #[serde(rename = "exempt")]
     Exempt,
     /// `reverse`
-    #[serde(rename = "reverse")]
     Reverse,
 }
 
@@ -176,11 +284,16 @@ impl CustomerTaxExempt {
     pub const ALL: [Self; 3usize] = [Self::None, Self::Exempt, Self::Reverse];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Exempt => "exempt",
-            Self::Reverse => "reverse",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for CustomerTaxExempt {
+    const NAME: &'static str = "CustomerTaxExempt";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["none", "exempt", "reverse"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -193,17 +306,21 @@ impl std::fmt::Display for CustomerTaxExempt {
 impl std::str::FromStr for CustomerTaxExempt {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "none" => Ok(Self::None),
-            "exempt" => Ok(Self::Exempt),
-            "reverse" => Ok(Self::Reverse),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "CustomerTaxExempt",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for CustomerTaxExempt {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CustomerTaxExempt {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -213,20 +330,55 @@ impl runtime::Validate for CustomerTaxExempt {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListCustomersCreated {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub gte: Option<i64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub lte: Option<i64>,
+}
+
+impl runtime::Record for ListCustomersCreated {
+    const NAME: &'static str = "ListCustomersCreated";
+    const FIELDS: &'static [&'static str] = &["gte", "lte"];
+    type Slots = (Option<i64>, Option<i64>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ListCustomersCreated {
+            gte: slots.0,
+            lte: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ListCustomersCreated {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("gte", &self.gte)?;
+        out.optional("lte", &self.lte)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for ListCustomersCreated {
@@ -235,16 +387,63 @@ impl runtime::Validate for ListCustomersCreated {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UploadDocumentBody {
     pub file: runtime::Base64,
     pub purpose: UploadDocumentBodyPurpose,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub note: Option<String>,
+}
+
+impl runtime::Record for UploadDocumentBody {
+    const NAME: &'static str = "UploadDocumentBody";
+    const FIELDS: &'static [&'static str] = &["file", "purpose", "note"];
+    type Slots = (
+        Option<runtime::Base64>,
+        Option<UploadDocumentBodyPurpose>,
+        Option<String>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(UploadDocumentBody {
+            file: runtime::required_field(slots.0, "file")?,
+            purpose: runtime::required_field(slots.1, "purpose")?,
+            note: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for UploadDocumentBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("file", &self.file)?;
+        out.field("purpose", &self.purpose)?;
+        out.optional("note", &self.note)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for UploadDocumentBody {
@@ -258,24 +457,11 @@ impl runtime::Validate for UploadDocumentBody {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UploadDocumentBodyPurpose {
     /// `identity`
-    #[serde(rename = "identity")]
     Identity,
     /// `invoice`
-    #[serde(rename = "invoice")]
     Invoice,
 }
 
@@ -284,10 +470,16 @@ impl UploadDocumentBodyPurpose {
     pub const ALL: [Self; 2usize] = [Self::Identity, Self::Invoice];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Identity => "identity",
-            Self::Invoice => "invoice",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for UploadDocumentBodyPurpose {
+    const NAME: &'static str = "UploadDocumentBodyPurpose";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["identity", "invoice"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -300,16 +492,21 @@ impl std::fmt::Display for UploadDocumentBodyPurpose {
 impl std::str::FromStr for UploadDocumentBodyPurpose {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "identity" => Ok(Self::Identity),
-            "invoice" => Ok(Self::Invoice),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "UploadDocumentBodyPurpose",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for UploadDocumentBodyPurpose {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UploadDocumentBodyPurpose {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

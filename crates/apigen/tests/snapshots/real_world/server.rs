@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Customers + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Customers + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -200,7 +200,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /customers`
-async fn list_customers<S: operations::Api + Rejections + 'static>(
+async fn list_customers<S: operations::Customers + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -228,7 +228,7 @@ async fn list_customers<S: operations::Api + Rejections + 'static>(
 }
 
 /// `POST /customers`
-async fn create_customer<S: operations::Api + Rejections + 'static>(
+async fn create_customer<S: operations::Customers + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,
@@ -259,7 +259,7 @@ async fn create_customer<S: operations::Api + Rejections + 'static>(
 }
 
 /// `PUT /customers/{id}/attachments`
-async fn upload_attachment<S: operations::Api + Rejections + 'static>(
+async fn upload_attachment<S: operations::Customers + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,
@@ -298,7 +298,7 @@ async fn upload_attachment<S: operations::Api + Rejections + 'static>(
 }
 
 /// `POST /customers/{id}/documents`
-async fn upload_document<S: operations::Api + Rejections + 'static>(
+async fn upload_document<S: operations::Customers + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
     payload: web::Payload,
@@ -330,7 +330,7 @@ async fn upload_document<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /customers/{id}/invoice`
-async fn get_invoice_pdf<S: operations::Api + Rejections + 'static>(
+async fn get_invoice_pdf<S: operations::Customers + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

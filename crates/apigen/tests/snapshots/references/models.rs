@@ -5,14 +5,49 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Base {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub id: Option<String>,
+}
+
+impl runtime::Record for Base {
+    const NAME: &'static str = "Base";
+    const FIELDS: &'static [&'static str] = &["id"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Base { id: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Base {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Base {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("id", &self.id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Base {
@@ -21,9 +56,51 @@ impl runtime::Validate for Base {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConflictResponse {
     pub message: String,
+}
+
+impl runtime::Record for ConflictResponse {
+    const NAME: &'static str = "ConflictResponse";
+    const FIELDS: &'static [&'static str] = &["message"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ConflictResponse {
+            message: runtime::required_field(slots.0, "message")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ConflictResponse {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ConflictResponse {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("message", &self.message)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for ConflictResponse {
@@ -36,14 +113,49 @@ pub type DataType = FieldDataType;
 
 pub type DataTypeAgain = DataType;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Field {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub data_type: Option<FieldDataType>,
+}
+
+impl runtime::Record for Field {
+    const NAME: &'static str = "Field";
+    const FIELDS: &'static [&'static str] = &["data_type"];
+    type Slots = (Option<FieldDataType>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Field { data_type: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Field {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("data_type", &self.data_type)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Field {
@@ -52,24 +164,11 @@ impl runtime::Validate for Field {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldDataType {
     /// `text`
-    #[serde(rename = "text")]
     Text,
     /// `number`
-    #[serde(rename = "number")]
     Number,
 }
 
@@ -78,10 +177,16 @@ impl FieldDataType {
     pub const ALL: [Self; 2usize] = [Self::Text, Self::Number];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Text => "text",
-            Self::Number => "number",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for FieldDataType {
+    const NAME: &'static str = "FieldDataType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["text", "number"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -94,16 +199,21 @@ impl std::fmt::Display for FieldDataType {
 impl std::str::FromStr for FieldDataType {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "text" => Ok(Self::Text),
-            "number" => Ok(Self::Number),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "FieldDataType",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for FieldDataType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FieldDataType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -154,14 +264,49 @@ impl runtime::Validate for Found {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Inner {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub inner: Option<bool>,
+}
+
+impl runtime::Record for Inner {
+    const NAME: &'static str = "Inner";
+    const FIELDS: &'static [&'static str] = &["inner"];
+    type Slots = (Option<bool>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Inner { inner: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Inner {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Inner {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("inner", &self.inner)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Inner {
@@ -170,15 +315,55 @@ impl runtime::Validate for Inner {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ItemsGet200 {
     pub kind: String,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub name: Option<String>,
+}
+
+impl runtime::Record for ItemsGet200 {
+    const NAME: &'static str = "ItemsGet200";
+    const FIELDS: &'static [&'static str] = &["kind", "name"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ItemsGet200 {
+            kind: runtime::required_field(slots.0, "kind")?,
+            name: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ItemsGet200 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ItemsGet200 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.optional("name", &self.name)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for ItemsGet200 {
@@ -187,15 +372,55 @@ impl runtime::Validate for ItemsGet200 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Middle {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub inner: Option<bool>,
     pub middle: i64,
+}
+
+impl runtime::Record for Middle {
+    const NAME: &'static str = "Middle";
+    const FIELDS: &'static [&'static str] = &["inner", "middle"];
+    type Slots = (Option<bool>, Option<i64>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Middle {
+            inner: slots.0,
+            middle: runtime::required_field(slots.1, "middle")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Middle {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Middle {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("inner", &self.inner)?;
+        out.field("middle", &self.middle)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Middle {
@@ -204,21 +429,59 @@ impl runtime::Validate for Middle {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outer {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub inner: Option<bool>,
     pub middle: i64,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub outer: Option<String>,
+}
+
+impl runtime::Record for Outer {
+    const NAME: &'static str = "Outer";
+    const FIELDS: &'static [&'static str] = &["inner", "middle", "outer"];
+    type Slots = (Option<bool>, Option<i64>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Outer {
+            inner: slots.0,
+            middle: runtime::required_field(slots.1, "middle")?,
+            outer: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Outer {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Outer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("inner", &self.inner)?;
+        out.field("middle", &self.middle)?;
+        out.optional("outer", &self.outer)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Outer {
@@ -229,20 +492,52 @@ impl runtime::Validate for Outer {
 
 pub type OuterAlias = Middle;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tag {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub label: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub id: Option<String>,
+}
+
+impl runtime::Record for Tag {
+    const NAME: &'static str = "Tag";
+    const FIELDS: &'static [&'static str] = &["label", "id"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Tag { label: slots.0, id: slots.1 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Tag {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Tag {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("label", &self.label)?;
+        out.optional("id", &self.id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Tag {
@@ -251,14 +546,49 @@ impl runtime::Validate for Tag {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TagAllOf0 {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub label: Option<String>,
+}
+
+impl runtime::Record for TagAllOf0 {
+    const NAME: &'static str = "TagAllOf0";
+    const FIELDS: &'static [&'static str] = &["label"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(TagAllOf0 { label: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TagAllOf0 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for TagAllOf0 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("label", &self.label)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for TagAllOf0 {

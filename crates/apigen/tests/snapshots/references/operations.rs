@@ -50,15 +50,20 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/items`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Items {
     /// `GET /items` (operationId `listItems`)
     fn list_items(
         &self,
         request: ListItemsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListItemsResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/things`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Things {
     /// `GET /things` (operationId `getThing`)
     fn get_thing(
         &self,

@@ -5,20 +5,55 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub size: Option<i64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub unit: Option<EnvelopePropertiesSizeDefsUnit>,
+}
+
+impl runtime::Record for Envelope {
+    const NAME: &'static str = "Envelope";
+    const FIELDS: &'static [&'static str] = &["size", "unit"];
+    type Slots = (Option<i64>, Option<EnvelopePropertiesSizeDefsUnit>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Envelope {
+            size: slots.0,
+            unit: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Envelope {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Envelope {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("size", &self.size)?;
+        out.optional("unit", &self.unit)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Envelope {
@@ -29,15 +64,55 @@ impl runtime::Validate for Envelope {
 
 pub type EnvelopeDefinitionsOwner = String;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EnvelopeDefinitionsPet {
     pub name: String,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub owner: Option<String>,
+}
+
+impl runtime::Record for EnvelopeDefinitionsPet {
+    const NAME: &'static str = "EnvelopeDefinitionsPet";
+    const FIELDS: &'static [&'static str] = &["name", "owner"];
+    type Slots = (Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(EnvelopeDefinitionsPet {
+            name: runtime::required_field(slots.0, "name")?,
+            owner: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for EnvelopeDefinitionsPet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("name", &self.name)?;
+        out.optional("owner", &self.owner)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for EnvelopeDefinitionsPet {
@@ -46,24 +121,11 @@ impl runtime::Validate for EnvelopeDefinitionsPet {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnvelopePropertiesSizeDefsUnit {
     /// `bytes`
-    #[serde(rename = "bytes")]
     Bytes,
     /// `kilobytes`
-    #[serde(rename = "kilobytes")]
     Kilobytes,
 }
 
@@ -72,10 +134,16 @@ impl EnvelopePropertiesSizeDefsUnit {
     pub const ALL: [Self; 2usize] = [Self::Bytes, Self::Kilobytes];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Bytes => "bytes",
-            Self::Kilobytes => "kilobytes",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for EnvelopePropertiesSizeDefsUnit {
+    const NAME: &'static str = "EnvelopePropertiesSizeDefsUnit";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["bytes", "kilobytes"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -88,16 +156,21 @@ impl std::fmt::Display for EnvelopePropertiesSizeDefsUnit {
 impl std::str::FromStr for EnvelopePropertiesSizeDefsUnit {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "bytes" => Ok(Self::Bytes),
-            "kilobytes" => Ok(Self::Kilobytes),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "EnvelopePropertiesSizeDefsUnit",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for EnvelopePropertiesSizeDefsUnit {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EnvelopePropertiesSizeDefsUnit {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

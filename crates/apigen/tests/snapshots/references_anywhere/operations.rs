@@ -50,15 +50,20 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/pets`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Pets {
     /// `GET /pets/{petId}` (operationId `getPetsPetId`)
     fn get_pets_pet_id(
         &self,
         request: GetPetsPetIdRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetPetsPetIdResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/animals`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Animals {
     /// `GET /animals/{petId}` (operationId `getAnimalsPetId`)
     fn get_animals_pet_id(
         &self,

@@ -49,9 +49,9 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/public`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Public {
     /// Anyone may call it.
     ///
     /// `GET /public` (operationId `getPublic`)
@@ -60,6 +60,11 @@ pub trait Api {
         request: GetPublicRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetPublicResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/optional`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Optional {
     /// A key if the caller has one; anonymous otherwise.
     ///
     /// `GET /optional` (operationId `getOptional`)
@@ -68,12 +73,22 @@ pub trait Api {
         request: GetOptionalRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetOptionalResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/keys`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Keys {
     /// `GET /keys` (operationId `getWithKey`)
     fn get_with_key(
         &self,
         request: GetWithKeyRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetWithKeyResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/admin`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Admin {
     /// Both schemes at once, with scopes.
     ///
     /// `POST /admin` (operationId `doAdmin`)
@@ -82,6 +97,11 @@ pub trait Api {
         request: DoAdminRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<DoAdminResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/default`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Default {
     /// The document's security.
     ///
     /// `GET /default` (operationId `getDefault`)
@@ -90,6 +110,11 @@ pub trait Api {
         request: GetDefaultRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetDefaultResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/oidc`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Oidc {
     /// `GET /oidc` (operationId `getOidc`)
     fn get_oidc(
         &self,

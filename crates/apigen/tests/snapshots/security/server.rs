@@ -21,7 +21,8 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Public + operations::Optional + operations::Keys + operations::Admin
+        + operations::Default + operations::Oidc + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +38,8 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Public + operations::Optional + operations::Keys + operations::Admin
+        + operations::Default + operations::Oidc + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -221,7 +223,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /public`
-async fn get_public<S: operations::Api + Rejections + 'static>(
+async fn get_public<S: operations::Public + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -244,7 +246,7 @@ async fn get_public<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /optional`
-async fn get_optional<S: operations::Api + Rejections + 'static>(
+async fn get_optional<S: operations::Optional + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -267,7 +269,7 @@ async fn get_optional<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /keys`
-async fn get_with_key<S: operations::Api + Rejections + 'static>(
+async fn get_with_key<S: operations::Keys + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -290,7 +292,7 @@ async fn get_with_key<S: operations::Api + Rejections + 'static>(
 }
 
 /// `POST /admin`
-async fn do_admin<S: operations::Api + Rejections + 'static>(
+async fn do_admin<S: operations::Admin + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -313,7 +315,7 @@ async fn do_admin<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /default`
-async fn get_default<S: operations::Api + Rejections + 'static>(
+async fn get_default<S: operations::Default + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -336,7 +338,7 @@ async fn get_default<S: operations::Api + Rejections + 'static>(
 }
 
 /// `GET /oidc`
-async fn get_oidc<S: operations::Api + Rejections + 'static>(
+async fn get_oidc<S: operations::Oidc + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

@@ -50,9 +50,9 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/teapots`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Teapots {
     /// `GET /teapots/{id}` (operationId `getTeapot`)
     fn get_teapot(
         &self,
@@ -77,6 +77,11 @@ pub trait Api {
         request: TraceTeapotsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<TraceTeapotsResponse, ErrorResponse>>;
+}
+
+/// The untagged operations under `/kettles`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Kettles {
     /// `HEAD /kettles` (operationId `kettlesHead`)
     fn kettles_head(
         &self,

@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Teapots + operations::Kettles + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Teapots + operations::Kettles + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -196,7 +196,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /teapots/{id}`
-async fn get_teapot<S: operations::Api + Rejections + 'static>(
+async fn get_teapot<S: operations::Teapots + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -223,7 +223,7 @@ async fn get_teapot<S: operations::Api + Rejections + 'static>(
 }
 
 /// `OPTIONS /teapots`
-async fn teapot_options<S: operations::Api + Rejections + 'static>(
+async fn teapot_options<S: operations::Teapots + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -247,7 +247,7 @@ async fn teapot_options<S: operations::Api + Rejections + 'static>(
 }
 
 /// `HEAD /teapots`
-async fn teapots_head<S: operations::Api + Rejections + 'static>(
+async fn teapots_head<S: operations::Teapots + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -270,7 +270,7 @@ async fn teapots_head<S: operations::Api + Rejections + 'static>(
 }
 
 /// `TRACE /teapots`
-async fn trace_teapots<S: operations::Api + Rejections + 'static>(
+async fn trace_teapots<S: operations::Teapots + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
@@ -293,7 +293,7 @@ async fn trace_teapots<S: operations::Api + Rejections + 'static>(
 }
 
 /// `HEAD /kettles`
-async fn kettles_head<S: operations::Api + Rejections + 'static>(
+async fn kettles_head<S: operations::Kettles + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

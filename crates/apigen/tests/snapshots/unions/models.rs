@@ -5,10 +5,55 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Circle {
     pub kind: String,
     pub radius: f32,
+}
+
+impl runtime::Record for Circle {
+    const NAME: &'static str = "Circle";
+    const FIELDS: &'static [&'static str] = &["kind", "radius"];
+    type Slots = (Option<String>, Option<f32>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Circle {
+            kind: runtime::required_field(slots.0, "kind")?,
+            radius: runtime::required_field(slots.1, "radius")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Circle {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Circle {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.field("radius", &self.radius)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Circle {
@@ -19,17 +64,64 @@ impl runtime::Validate for Circle {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Drawing {
     /// Which of the shapes in `oneOf` the object also has.
-    #[serde(flatten)]
     pub variant: Shape,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub label: Option<String>,
+}
+
+impl runtime::Record for Drawing {
+    const NAME: &'static str = "Drawing";
+    const FIELDS: &'static [&'static str] = &["label"];
+    const OTHERS: runtime::Others = runtime::Others::Keep;
+    fn other<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: String,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::keep_json(&mut slots.1, key, map)
+    }
+
+    type Slots = (Option<String>, serde_json::Map<String, serde_json::Value>);
+    fn slots() -> Self::Slots {
+        (None, Default::default())
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Drawing {
+            label: slots.0,
+            variant: runtime::flattened(slots.1)?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Drawing {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Drawing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("label", &self.label)?;
+        out.flatten(&self.variant)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Drawing {
@@ -122,14 +214,49 @@ impl runtime::Validate for IdOrName {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Literal {
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub value: Option<i64>,
+}
+
+impl runtime::Record for Literal {
+    const NAME: &'static str = "Literal";
+    const FIELDS: &'static [&'static str] = &["value"];
+    type Slots = (Option<i64>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Literal { value: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Literal {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Literal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("value", &self.value)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Literal {
@@ -138,12 +265,64 @@ impl runtime::Validate for Literal {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Payment {
     /// Which of the shapes in `oneOf` the object also has.
-    #[serde(flatten)]
     pub variant: PaymentVariant,
     pub amount: i64,
+}
+
+impl runtime::Record for Payment {
+    const NAME: &'static str = "Payment";
+    const FIELDS: &'static [&'static str] = &["amount"];
+    const OTHERS: runtime::Others = runtime::Others::Keep;
+    fn other<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: String,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::keep_json(&mut slots.1, key, map)
+    }
+
+    type Slots = (Option<i64>, serde_json::Map<String, serde_json::Value>);
+    fn slots() -> Self::Slots {
+        (None, Default::default())
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Payment {
+            amount: runtime::required_field(slots.0, "amount")?,
+            variant: runtime::flattened(slots.1)?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Payment {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Payment {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("amount", &self.amount)?;
+        out.flatten(&self.variant)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Payment {
@@ -197,9 +376,51 @@ impl runtime::Validate for PaymentVariant {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaymentVariantObject {
     pub card: String,
+}
+
+impl runtime::Record for PaymentVariantObject {
+    const NAME: &'static str = "PaymentVariantObject";
+    const FIELDS: &'static [&'static str] = &["card"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(PaymentVariantObject {
+            card: runtime::required_field(slots.0, "card")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for PaymentVariantObject {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("card", &self.card)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for PaymentVariantObject {
@@ -208,9 +429,51 @@ impl runtime::Validate for PaymentVariantObject {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaymentVariantObject2 {
     pub iban: String,
+}
+
+impl runtime::Record for PaymentVariantObject2 {
+    const NAME: &'static str = "PaymentVariantObject2";
+    const FIELDS: &'static [&'static str] = &["iban"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(PaymentVariantObject2 {
+            iban: runtime::required_field(slots.0, "iban")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for PaymentVariantObject2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("iban", &self.iban)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for PaymentVariantObject2 {
@@ -264,10 +527,55 @@ impl runtime::Validate for Shape {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Square {
     pub kind: String,
     pub side: f64,
+}
+
+impl runtime::Record for Square {
+    const NAME: &'static str = "Square";
+    const FIELDS: &'static [&'static str] = &["kind", "side"];
+    type Slots = (Option<String>, Option<f64>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Square {
+            kind: runtime::required_field(slots.0, "kind")?,
+            side: runtime::required_field(slots.1, "side")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Square {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Square {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.field("side", &self.side)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Square {
@@ -276,10 +584,55 @@ impl runtime::Validate for Square {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Sum {
     pub left: Box<Expr>,
     pub right: Box<Expr>,
+}
+
+impl runtime::Record for Sum {
+    const NAME: &'static str = "Sum";
+    const FIELDS: &'static [&'static str] = &["left", "right"];
+    type Slots = (Option<Box<Expr>>, Option<Box<Expr>>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Sum {
+            left: runtime::required_field(slots.0, "left")?,
+            right: runtime::required_field(slots.1, "right")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Sum {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Sum {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("left", &self.left)?;
+        out.field("right", &self.right)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Sum {
@@ -290,21 +643,59 @@ impl runtime::Validate for Sum {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tree {
     pub label: String,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub parent: Option<Box<Tree>>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub children: Option<Vec<Tree>>,
+}
+
+impl runtime::Record for Tree {
+    const NAME: &'static str = "Tree";
+    const FIELDS: &'static [&'static str] = &["label", "parent", "children"];
+    type Slots = (Option<String>, Option<Box<Tree>>, Option<Vec<Tree>>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Tree {
+            label: runtime::required_field(slots.0, "label")?,
+            parent: slots.1,
+            children: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Tree {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Tree {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("label", &self.label)?;
+        out.optional("parent", &self.parent)?;
+        out.optional("children", &self.children)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Tree {

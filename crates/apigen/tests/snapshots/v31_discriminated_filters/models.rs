@@ -5,12 +5,59 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
-    #[serde(rename = "type")]
     pub type_: ComparisonType,
     pub key: String,
     pub value: String,
+}
+
+impl runtime::Record for Comparison {
+    const NAME: &'static str = "Comparison";
+    const FIELDS: &'static [&'static str] = &["type", "key", "value"];
+    type Slots = (Option<ComparisonType>, Option<String>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Comparison {
+            type_: runtime::required_field(slots.0, "type")?,
+            key: runtime::required_field(slots.1, "key")?,
+            value: runtime::required_field(slots.2, "value")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Comparison {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Comparison {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("type", &self.type_)?;
+        out.field("key", &self.key)?;
+        out.field("value", &self.value)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Comparison {
@@ -19,24 +66,11 @@ impl runtime::Validate for Comparison {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ComparisonType {
     /// `eq`
-    #[serde(rename = "eq")]
     Eq,
     /// `ne`
-    #[serde(rename = "ne")]
     Ne,
 }
 
@@ -45,10 +79,16 @@ impl ComparisonType {
     pub const ALL: [Self; 2usize] = [Self::Eq, Self::Ne];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Eq => "eq",
-            Self::Ne => "ne",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for ComparisonType {
+    const NAME: &'static str = "ComparisonType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["eq", "ne"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -61,16 +101,21 @@ impl std::fmt::Display for ComparisonType {
 impl std::str::FromStr for ComparisonType {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "eq" => Ok(Self::Eq),
-            "ne" => Ok(Self::Ne),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "ComparisonType",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for ComparisonType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ComparisonType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -80,11 +125,55 @@ impl runtime::Validate for ComparisonType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Compound {
-    #[serde(rename = "type")]
     pub type_: CompoundType,
     pub filters: Vec<CompoundFiltersItem>,
+}
+
+impl runtime::Record for Compound {
+    const NAME: &'static str = "Compound";
+    const FIELDS: &'static [&'static str] = &["type", "filters"];
+    type Slots = (Option<CompoundType>, Option<Vec<CompoundFiltersItem>>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Compound {
+            type_: runtime::required_field(slots.0, "type")?,
+            filters: runtime::required_field(slots.1, "filters")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Compound {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Compound {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("type", &self.type_)?;
+        out.field("filters", &self.filters)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Compound {
@@ -140,24 +229,11 @@ impl runtime::Validate for CompoundFiltersItem {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CompoundType {
     /// `and`
-    #[serde(rename = "and")]
     And,
     /// `or`
-    #[serde(rename = "or")]
     Or,
 }
 
@@ -166,10 +242,16 @@ impl CompoundType {
     pub const ALL: [Self; 2usize] = [Self::And, Self::Or];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::And => "and",
-            Self::Or => "or",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for CompoundType {
+    const NAME: &'static str = "CompoundType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["and", "or"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -182,16 +264,21 @@ impl std::fmt::Display for CompoundType {
 impl std::str::FromStr for CompoundType {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "and" => Ok(Self::And),
-            "or" => Ok(Self::Or),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "CompoundType",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for CompoundType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CompoundType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -246,11 +333,55 @@ impl runtime::Validate for Filter {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Incoming {
-    #[serde(rename = "type")]
     pub type_: IncomingType,
     pub from: String,
+}
+
+impl runtime::Record for Incoming {
+    const NAME: &'static str = "Incoming";
+    const FIELDS: &'static [&'static str] = &["type", "from"];
+    type Slots = (Option<IncomingType>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Incoming {
+            type_: runtime::required_field(slots.0, "type")?,
+            from: runtime::required_field(slots.1, "from")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Incoming {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Incoming {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("type", &self.type_)?;
+        out.field("from", &self.from)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Incoming {
@@ -259,21 +390,9 @@ impl runtime::Validate for Incoming {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IncomingType {
     /// `message`
-    #[serde(rename = "message")]
     Message,
 }
 
@@ -282,9 +401,16 @@ impl IncomingType {
     pub const ALL: [Self; 1usize] = [Self::Message];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Message => "message",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for IncomingType {
+    const NAME: &'static str = "IncomingType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["message"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -297,15 +423,21 @@ impl std::fmt::Display for IncomingType {
 impl std::str::FromStr for IncomingType {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "message" => Ok(Self::Message),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "IncomingType",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for IncomingType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for IncomingType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 
@@ -359,11 +491,55 @@ impl runtime::Validate for Message {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outgoing {
-    #[serde(rename = "type")]
     pub type_: OutgoingType,
     pub to: String,
+}
+
+impl runtime::Record for Outgoing {
+    const NAME: &'static str = "Outgoing";
+    const FIELDS: &'static [&'static str] = &["type", "to"];
+    type Slots = (Option<OutgoingType>, Option<String>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Outgoing {
+            type_: runtime::required_field(slots.0, "type")?,
+            to: runtime::required_field(slots.1, "to")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Outgoing {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Outgoing {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("type", &self.type_)?;
+        out.field("to", &self.to)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Outgoing {

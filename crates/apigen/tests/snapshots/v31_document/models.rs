@@ -5,15 +5,55 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Booking {
     pub id: uuid::Uuid,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub seats: Option<i64>,
+}
+
+impl runtime::Record for Booking {
+    const NAME: &'static str = "Booking";
+    const FIELDS: &'static [&'static str] = &["id", "seats"];
+    type Slots = (Option<uuid::Uuid>, Option<i64>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Booking {
+            id: runtime::required_field(slots.0, "id")?,
+            seats: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Booking {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Booking {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.optional("seats", &self.seats)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Booking {

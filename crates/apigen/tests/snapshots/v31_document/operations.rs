@@ -50,9 +50,9 @@ impl ErrorResponse {
     }
 }
 
-/// The operations tagged ``. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The untagged operations under `/bookings`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
-pub trait Api {
+pub trait Bookings {
     /// `GET /bookings` (operationId `listBookings`)
     fn list_bookings(
         &self,

@@ -21,7 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Bookings + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,7 +37,7 @@ pub fn configure_with<S, L, B>(
     layer: impl Fn() -> L,
 )
 where
-    S: operations::Api + Rejections + 'static,
+    S: operations::Bookings + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -145,7 +145,7 @@ fn refuse<S: Rejections, R>(
 }
 
 /// `GET /bookings`
-async fn list_bookings<S: operations::Api + Rejections + 'static>(
+async fn list_bookings<S: operations::Bookings + Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {

@@ -7,29 +7,80 @@ use super::runtime;
 
 pub type Label = String;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Upload {
     pub kind: UploadKind,
     pub size: i64,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub data: Option<runtime::Base64>,
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub preview: Option<runtime::Base64>,
     /// A label for the upload, beside the reference.
-    #[serde(
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub label: Option<String>,
+}
+
+impl runtime::Record for Upload {
+    const NAME: &'static str = "Upload";
+    const FIELDS: &'static [&'static str] = &[
+        "kind",
+        "size",
+        "data",
+        "preview",
+        "label",
+    ];
+    type Slots = (
+        Option<UploadKind>,
+        Option<i64>,
+        Option<runtime::Base64>,
+        Option<runtime::Base64>,
+        Option<String>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            _ => runtime::fill(&mut slots.4, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Upload {
+            kind: runtime::required_field(slots.0, "kind")?,
+            size: runtime::required_field(slots.1, "size")?,
+            data: slots.2,
+            preview: slots.3,
+            label: slots.4,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Upload {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Upload {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.field("size", &self.size)?;
+        out.optional("data", &self.data)?;
+        out.optional("preview", &self.preview)?;
+        out.optional("label", &self.label)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Upload {
@@ -45,21 +96,9 @@ impl runtime::Validate for Upload {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UploadKind {
     /// `upload`
-    #[serde(rename = "upload")]
     Upload,
 }
 
@@ -68,9 +107,16 @@ impl UploadKind {
     pub const ALL: [Self; 1usize] = [Self::Upload];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Upload => "upload",
-        }
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for UploadKind {
+    const NAME: &'static str = "UploadKind";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["upload"];
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -83,15 +129,21 @@ impl std::fmt::Display for UploadKind {
 impl std::str::FromStr for UploadKind {
     type Err = runtime::UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "upload" => Ok(Self::Upload),
-            _ => {
-                Err(runtime::UnknownVariant {
-                    type_name: "UploadKind",
-                    value: s.to_string(),
-                })
-            }
-        }
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for UploadKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UploadKind {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
     }
 }
 

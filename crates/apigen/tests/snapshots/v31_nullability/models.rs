@@ -5,20 +5,68 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Account {
     pub id: i64,
-    #[serde(deserialize_with = "super::runtime::required_nullable")]
     pub nickname: Option<String>,
-    #[serde(deserialize_with = "super::runtime::required_nullable")]
     pub owner: Option<Owner>,
-    #[serde(
-        rename = "externalId",
-        default,
-        deserialize_with = "super::runtime::present",
-        skip_serializing_if = "Option::is_none"
-    )]
     pub external_id: Option<AccountExternalId>,
+}
+
+impl runtime::Record for Account {
+    const NAME: &'static str = "Account";
+    const FIELDS: &'static [&'static str] = &["id", "nickname", "owner", "externalId"];
+    type Slots = (
+        Option<i64>,
+        Option<Option<String>>,
+        Option<Option<Owner>>,
+        Option<AccountExternalId>,
+    );
+    fn slots() -> Self::Slots {
+        (None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            _ => runtime::fill(&mut slots.3, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Account {
+            id: runtime::required_field(slots.0, "id")?,
+            nickname: runtime::required_field(slots.1, "nickname")?,
+            owner: runtime::required_field(slots.2, "owner")?,
+            external_id: slots.3,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Account {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Account {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.field("nickname", &self.nickname)?;
+        out.field("owner", &self.owner)?;
+        out.optional("externalId", &self.external_id)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Account {
@@ -70,12 +118,55 @@ impl runtime::Validate for AccountExternalId {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AccountPatch {
-    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
     pub nickname: runtime::Nullable<String>,
-    #[serde(default, skip_serializing_if = "runtime::Nullable::is_absent")]
     pub owner: runtime::Nullable<Owner>,
+}
+
+impl runtime::Record for AccountPatch {
+    const NAME: &'static str = "AccountPatch";
+    const FIELDS: &'static [&'static str] = &["nickname", "owner"];
+    type Slots = (Option<Option<String>>, Option<Option<Owner>>);
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(AccountPatch {
+            nickname: runtime::nullable(slots.0),
+            owner: runtime::nullable(slots.1),
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AccountPatch {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for AccountPatch {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.nullable("nickname", &self.nickname)?;
+        out.nullable("owner", &self.owner)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for AccountPatch {
@@ -91,9 +182,51 @@ impl runtime::Validate for AccountPatch {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Owner {
     pub name: String,
+}
+
+impl runtime::Record for Owner {
+    const NAME: &'static str = "Owner";
+    const FIELDS: &'static [&'static str] = &["name"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            _ => runtime::fill(&mut slots.0, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Owner {
+            name: runtime::required_field(slots.0, "name")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Owner {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Owner {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("name", &self.name)?;
+        out.end()
+    }
 }
 
 impl runtime::Validate for Owner {
