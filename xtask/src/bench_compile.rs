@@ -20,10 +20,12 @@ use std::time::{Duration, Instant};
 
 const DEFAULT_DOC: &str = "../shared/corpus/stripe-spec3.yaml";
 
-/// One way of building the crate: a label and cargo's feature arguments.
+/// One way of building the crate: a label and cargo's feature arguments,
+/// for our crate and for the older one (none when it has no counterpart).
 struct Build {
     label: String,
-    features: Vec<String>,
+    ours: Vec<String>,
+    theirs: Option<Vec<String>>,
 }
 
 /// What one check cost.
@@ -103,27 +105,33 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
         fs::copy(root.join("Cargo.lock"), work.join("Cargo.lock")).map_err(|e| e.to_string())?;
     }
 
+    // Our crate has a feature per group, and `all-groups` turns them all
+    // on; an older crate may have none, so its builds name only `client`
+    // and `server`, and it has no counterpart of a one-group build.
+    let both = |label: &str, features: &str| Build {
+        label: label.into(),
+        ours: vec![
+            "--no-default-features".into(),
+            format!("--features={features},all-groups"),
+        ],
+        theirs: Some(vec![
+            "--no-default-features".into(),
+            format!("--features={features}"),
+        ]),
+    };
     let mut builds = vec![
-        Build {
-            label: "every feature".into(),
-            features: vec!["--all-features".into()],
-        },
-        Build {
-            label: "client only".into(),
-            features: vec!["--no-default-features".into(), "--features=client".into()],
-        },
-        Build {
-            label: "server only".into(),
-            features: vec!["--no-default-features".into(), "--features=server".into()],
-        },
+        both("every feature", "client,server"),
+        both("client only", "client"),
+        both("server only", "server"),
     ];
     match &group {
         Some(g) if groups.iter().any(|(name, _)| name == g) => builds.push(Build {
             label: format!("`{g}` with client"),
-            features: vec![
+            ours: vec![
                 "--no-default-features".into(),
                 format!("--features=client,{g}"),
             ],
+            theirs: None,
         }),
         Some(g) => return Err(format!("the crate has no group `{g}`")),
         None => {}
@@ -171,26 +179,26 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
         }
     );
     for build in &builds {
-        let ours = check(&work, "bench-ours", &work.join("ours"), &build.features)?;
+        let ours = check(&work, "bench-ours", &work.join("ours"), &build.ours)?;
         let mut line = format!(
             "| {} | {:.1} s | {:.0} MB |",
             build.label,
             ours.time.as_secs_f64(),
             ours.peak as f64 / 1024.0
         );
-        // The older crate has no group features: its counterpart of a
-        // group build is none.
-        if against.is_some() && !build.label.starts_with('`') {
-            let theirs = check(&work, "bench-theirs", &work.join("theirs"), &build.features)?;
-            line.push_str(&format!(
-                " {:.1} s, {:.0} MB | {:.2} | {:.2} |",
-                theirs.time.as_secs_f64(),
-                theirs.peak as f64 / 1024.0,
-                ours.time.as_secs_f64() / theirs.time.as_secs_f64(),
-                ours.peak as f64 / theirs.peak.max(1) as f64
-            ));
-        } else if against.is_some() {
-            line.push_str(" | | |");
+        match (&against, &build.theirs) {
+            (Some(_), Some(features)) => {
+                let theirs = check(&work, "bench-theirs", &work.join("theirs"), features)?;
+                line.push_str(&format!(
+                    " {:.1} s, {:.0} MB | {:.2} | {:.2} |",
+                    theirs.time.as_secs_f64(),
+                    theirs.peak as f64 / 1024.0,
+                    ours.time.as_secs_f64() / theirs.time.as_secs_f64(),
+                    ours.peak as f64 / theirs.peak.max(1) as f64
+                ));
+            }
+            (Some(_), None) => line.push_str(" | | |"),
+            (None, _) => {}
         }
         println!("{line}");
     }

@@ -25,6 +25,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
         lenient: false,
         check_formats: false,
         runtime: apigen::Runtime::Crate,
+        group_features: false,
     };
     let files = apigen::generate(SPEC, &text, &config)
         .map_err(|d| d.to_string())?

@@ -215,6 +215,7 @@ fn check_spec(spec: &std::path::Path, strict: bool) -> Result<(), String> {
         lenient: !strict,
         check_formats: false,
         runtime: apigen::Runtime::Vendored,
+        group_features: true,
     };
     let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
     report(&generated);

@@ -128,7 +128,11 @@ fn names_and_features_are_chosen_on_the_command_line() {
     assert!(out.status.success(), "{}", stderr(&out));
     let manifest = std::fs::read_to_string(dir.path().join("n/Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"notes-api\""), "{manifest}");
-    assert!(manifest.contains("default = [\"client\"]"), "{manifest}");
+    assert!(
+        manifest.contains("default = [\"client\", \"all-groups\"]"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("default-tag = []"), "{manifest}");
     let lib = std::fs::read_to_string(dir.path().join("n/src/lib.rs")).unwrap();
     assert!(
         lib.contains("use notes_api::{client, operations};"),

@@ -70,7 +70,7 @@ pub use body::{
 #[cfg(feature = "server")]
 pub use context::RequestContext;
 #[cfg(feature = "server")]
-pub use operation::{serve, Layer, RouteService};
+pub use operation::{serve, FeatureOff, Layer, RouteService};
 #[cfg(feature = "server")]
 pub use params::{
     cookie, cookie_json, cookie_styled, header, header_json, header_styled, path, path_styled,
@@ -78,8 +78,8 @@ pub use params::{
 };
 #[cfg(feature = "server")]
 pub use response::{
-    bytes, close_connection, error_json, json, respond, set_header, set_header_styled, status,
-    status_in_class,
+    allowed, bytes, close_connection, error_json, json, respond, set_header, set_header_styled,
+    status, status_in_class,
 };
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ impl Operation {
 }
 
 #[cfg(feature = "server")]
-pub use layer::{serve, Layer, RouteService};
+pub use layer::{serve, FeatureOff, Layer, RouteService};
 
 #[cfg(feature = "server")]
 mod layer {
@@ -139,6 +139,13 @@ mod layer {
     use actix_web::{Error, HttpMessage as _, Route};
     use futures_util::future::LocalBoxFuture;
     use std::task::{Context, Poll};
+
+    /// What the name of a route trait stands for in a generated crate
+    /// built without that trait's feature: a trait every type has, so that
+    /// `server::configure` asks only for the traits the build serves.
+    pub trait FeatureOff {}
+
+    impl<T: ?Sized> FeatureOff for T {}
 
     /// The service a route's middleware wraps.
     pub type RouteService =

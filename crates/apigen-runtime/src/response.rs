@@ -108,6 +108,17 @@ fn to_json(body: &impl Serialize) -> serde_json::Result<Bytes> {
     })
 }
 
+/// The `Allow` header of a path's 405: the methods this build serves,
+/// each given with whether its route is compiled in.
+pub fn allowed(methods: &[(bool, &str)]) -> String {
+    let served: Vec<&str> = methods
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, method)| *method)
+        .collect();
+    served.join(", ")
+}
+
 /// The status code for a number the generator checked to be in 100..=599.
 pub fn status(code: u16) -> StatusCode {
     StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)

@@ -21,6 +21,7 @@ fn config() -> apigen::Config {
         command: "cargo bench".into(),
         source: "bench".into(),
         runtime: apigen::Runtime::Crate,
+        group_features: false,
         lenient: true,
         check_formats: false,
     }

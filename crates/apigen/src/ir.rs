@@ -223,6 +223,24 @@ pub enum SchemeKind {
 /// scopes it needs. An empty requirement lets anonymous callers in.
 pub type SecurityRequirement = Vec<(String, Vec<String>)>;
 
+/// The feature that compiles in the types no operation reaches (a
+/// standalone crate with group features).
+pub const OTHER_MODELS: &str = "other-models";
+
+/// The feature that turns every group on.
+pub const ALL_GROUPS: &str = "all-groups";
+
+/// Feature names a generated crate uses for itself: a group whose name
+/// is one of these is `NAME-tag`.
+pub const RESERVED_FEATURES: [&str; 6] = [
+    "default",
+    "server",
+    "client",
+    "mock",
+    OTHER_MODELS,
+    ALL_GROUPS,
+];
+
 /// A group of operations, served by one route trait and, in a standalone
 /// crate, compiled under one Cargo feature: a tag (an operation's first),
 /// or for an untagged operation the first segment of its path after the

@@ -60,6 +60,11 @@ pub struct Config {
     /// Check `format: email` and `format: uri` strings in generated
     /// validation (they are `String` either way).
     pub check_formats: bool,
+    /// Compile each group of operations (a route trait) under a Cargo
+    /// feature of its own, with the types it reaches: for a crate that
+    /// declares the features ([`standalone`] writes them into its
+    /// manifest).
+    pub group_features: bool,
 }
 
 /// Where generated code finds `apigen-runtime`, which it names `runtime::`.

@@ -8,6 +8,7 @@
 //! actix-web `App`, and how to call an operation with the client.
 
 use crate::ir::{Api, Operation};
+use crate::ir::{ALL_GROUPS, OTHER_MODELS};
 use crate::{Config, Diagnostics, Files, Generated};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -81,6 +82,7 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         lenient: !options.strict,
         check_formats: options.check_formats,
         runtime: crate::Runtime::Vendored,
+        group_features: true,
     };
     let generated = crate::generate_file(spec, &config)?;
     let name = options
@@ -88,7 +90,10 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         .clone()
         .unwrap_or_else(|| crate_name(&generated.api.title));
     let mut files = Files::new();
-    files.insert("Cargo.toml".into(), manifest(&name, options));
+    files.insert(
+        "Cargo.toml".into(),
+        manifest(&name, options, &generated.api),
+    );
     files.insert(
         "src/lib.rs".into(),
         lib_rs(&generated.api, &name, options, command, &config.source),
@@ -103,22 +108,48 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
     })
 }
 
-fn manifest(name: &str, options: &Options) -> String {
-    let defaults: Vec<&str> = match (options.server, options.client) {
+/// The features of a group of operations: each group's, the one for the
+/// types no operation reaches when there are any, and the one that turns
+/// them all on.
+fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
+    let mut features: Vec<(String, Vec<String>)> = api
+        .traits
+        .iter()
+        .map(|t| (t.feature.clone(), Vec::new()))
+        .collect();
+    if api.types.len() > api.reach().len() {
+        features.push((OTHER_MODELS.to_string(), Vec::new()));
+    }
+    let all = features.iter().map(|(name, _)| name.clone()).collect();
+    features.push((ALL_GROUPS.to_string(), all));
+    features
+}
+
+fn manifest(name: &str, options: &Options, api: &Api) -> String {
+    let mut defaults: Vec<&str> = match (options.server, options.client) {
         (false, false) | (true, false) => vec!["server"],
         (false, true) => vec!["client"],
         (true, true) => vec!["server", "client"],
     };
-    let defaults = defaults
-        .iter()
-        .map(|f| format!("\"{f}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let dependencies = crate::emit::vendor::MANIFEST_DEPENDENCIES.replacen(
-        "default = [\"server\"]",
-        &format!("default = [{defaults}]"),
-        1,
-    );
+    defaults.push(ALL_GROUPS);
+    let quoted = |names: &mut dyn Iterator<Item = &str>| {
+        names
+            .map(|f| format!("\"{f}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let default = format!("default = [{}]\n", quoted(&mut defaults.iter().copied()));
+    let mut groups = String::from("# One feature per group of operations; see the crate docs.\n");
+    for (feature, enables) in group_features(api) {
+        let _ = writeln!(
+            groups,
+            "{feature} = [{}]",
+            quoted(&mut enables.iter().map(String::as_str))
+        );
+    }
+    let dependencies = crate::emit::vendor::MANIFEST_DEPENDENCIES
+        .replacen("default = [\"server\"]\n", &default, 1)
+        .replacen("\n[dependencies]", &format!("{groups}\n[dependencies]"), 1);
     format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{dependencies}"
     )
@@ -138,10 +169,10 @@ fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str)
     let _ = writeln!(
         docs,
         "Generated from `{source}` by `{command}`; regenerate it the same way, \
-         and check it is current with `--check` (in CI, say). Features: `server` \
-         (the actix-web glue), `client` (a typed client). `DOCS_HTML` is the API's \
+         and check it is current with `--check` (in CI, say). `DOCS_HTML` is the API's \
          reference page (`src/generated/docs.html`), one self-contained HTML file."
     );
+    docs.push_str(&features_section(api));
     let server = options.server || !options.client;
     if server && !api.operations.is_empty() {
         docs.push_str(&server_example(api, &path));
@@ -164,6 +195,41 @@ fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str)
         }
     }
     out.push_str("\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n");
+    out
+}
+
+/// The crate docs' account of its features: `server`, `client`, and one
+/// per group of operations with the operations it compiles in.
+fn features_section(api: &Api) -> String {
+    let mut out = String::from(
+        "\n# Features\n\n`server` compiles the actix-web glue, `client` a typed client. Each \
+         group of operations (a route trait) is a feature of its own, compiling in its \
+         operations and the types they use; `all-groups` (on by default) turns every one \
+         on. A build that needs a few groups turns the default features off and names \
+         them, `features = [\"client\", \"GROUP\"]`, and compiles nothing else.\n\n",
+    );
+    for t in &api.traits {
+        let ops: Vec<String> = api
+            .operations
+            .iter()
+            .filter(|op| op.group == t.group)
+            .map(|op| format!("`{}`", op.fn_name))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- `{}` ({}, trait `{}`): {}",
+            t.feature,
+            crate::emit::group_summary(api, t),
+            t.name,
+            ops.join(", ")
+        );
+    }
+    if api.types.len() > api.reach().len() {
+        let _ = writeln!(
+            out,
+            "- `{OTHER_MODELS}`: the models no operation uses (the document's other schemas)"
+        );
+    }
     out
 }
 

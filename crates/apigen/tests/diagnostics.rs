@@ -9,6 +9,7 @@ fn errors(text: &str) -> String {
         lenient: false,
         check_formats: false,
         runtime: apigen::Runtime::Crate,
+        group_features: false,
     };
     match apigen::generate("spec.yaml", text, &config) {
         Ok(_) => panic!("expected the document to be refused"),
@@ -107,6 +108,7 @@ fn constructs_read_in_part_are_noted_not_dropped() {
         lenient: true,
         check_formats: false,
         runtime: apigen::Runtime::Crate,
+        group_features: false,
     };
     let generated = apigen::generate(
         "spec.yaml",
@@ -179,6 +181,7 @@ fn odd_documents_give_errors_or_output_never_a_panic() {
         lenient: false,
         check_formats: false,
         runtime: apigen::Runtime::Crate,
+        group_features: false,
     };
     let lenient = apigen::Config {
         lenient: true,

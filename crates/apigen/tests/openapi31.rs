@@ -14,6 +14,7 @@ fn config() -> apigen::Config {
         source: "spec.yaml".into(),
         lenient: true,
         runtime: apigen::Runtime::Crate,
+        group_features: false,
         check_formats: false,
     }
 }

@@ -37,6 +37,7 @@ fn check(name: &str) -> Vec<String> {
         lenient: name.starts_with("lenient_"),
         // The `petstore-tests` crate compiles them against `apigen-runtime`.
         runtime: apigen::Runtime::Crate,
+        group_features: false,
         // The formats snapshot is generated as `--check-formats` would.
         check_formats: name == "formats",
     };

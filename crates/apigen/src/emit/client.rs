@@ -4,7 +4,7 @@
 //! the spec declares, bodies in their media types, credentials applied from
 //! the spec's security schemes.
 
-use super::{ident, operations::method_docs, rust_type};
+use super::{ident, operations::method_docs, rust_type, Gates};
 use crate::ir::{
     Api, Media, Operation, Param, ParamLocation, Response, Shape, Status, Style, Ty, TypeKind,
 };
@@ -32,7 +32,7 @@ const BUILDERS: &[&str] = &[
     "with_retries",
 ];
 
-pub fn items(api: &Api) -> TokenStream {
+pub fn items(api: &Api, gates: &Gates) -> TokenStream {
     let mut names = Namer::reserving(BUILDERS);
     for op in &api.operations {
         names.reserve(&op.fn_name);
@@ -99,7 +99,10 @@ pub fn items(api: &Api) -> TokenStream {
                 }
             }
         });
-    let methods = api.operations.iter().map(|op| method(api, op));
+    let methods = api
+        .operations
+        .iter()
+        .map(|op| method(api, op, &Gates::attr(gates.group(&op.group))));
     let title = format!(" A client of {}.", api.title);
     quote! {
         #[doc = #title]
@@ -160,7 +163,7 @@ fn style(p: &Param) -> TokenStream {
     quote!(runtime::Style::#name)
 }
 
-fn method(api: &Api, op: &Operation) -> TokenStream {
+fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let name = ident(&op.fn_name);
     let req = format_ident!("{}Request", op.type_name);
     let resp = format_ident!("{}Response", op.type_name);
@@ -261,6 +264,7 @@ fn method(api: &Api, op: &Operation) -> TokenStream {
     };
     quote! {
         #docs
+        #cfg
         #deprecated
         pub async fn #name(
             &self,

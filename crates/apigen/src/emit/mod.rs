@@ -12,7 +12,7 @@ mod operations;
 mod server;
 pub mod vendor;
 
-use crate::ir::{Api, Number, Response, Shape, Status, Ty, TypeKind};
+use crate::ir::{Api, Number, Response, Shape, Status, Ty, TypeKind, OTHER_MODELS};
 use crate::{Config, Files};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -23,6 +23,8 @@ const TYPES_PER_JOB: usize = 400;
 const OPERATIONS_PER_JOB: usize = 100;
 
 pub fn emit(api: &Api, config: &Config) -> Files {
+    let gates = Gates::new(api, config.group_features);
+    let gates = &gates;
     let defs: Vec<&crate::ir::TypeDef> = api.types.values().collect();
     let chunks: Vec<&[&crate::ir::TypeDef]> = defs.chunks(TYPES_PER_JOB).collect();
     let op_chunks: Vec<&[crate::ir::Operation]> =
@@ -31,18 +33,18 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     // The reference page first: it is one job, as long as several others.
     let mut jobs: Vec<Box<dyn Fn() -> String + Sync + '_>> = vec![
         Box::new(|| docs::page(api, &generated_by)),
-        Box::new(|| render(server::items(api))),
-        Box::new(|| render(client::items(api))),
+        Box::new(|| render(server::items(api, gates))),
+        Box::new(|| render(client::items(api, gates))),
         Box::new(|| render(metadata::items(api))),
-        Box::new(|| render(operations::shared_items(api))),
+        Box::new(|| render(operations::shared_items(api, gates))),
     ];
     for chunk in &op_chunks {
         jobs.push(Box::new(move || {
-            render(operations::operation_items(api, chunk))
+            render(operations::operation_items(api, gates, chunk))
         }));
     }
     for chunk in &chunks {
-        jobs.push(Box::new(move || render(models::items(api, chunk))));
+        jobs.push(Box::new(move || render(models::items(api, gates, chunk))));
     }
     let mut rendered = run_all(&jobs).into_iter();
     let mut next = || rendered.next().unwrap_or_default();
@@ -217,6 +219,87 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
         /// The API's reference page: one self-contained HTML file, `docs.html`
         /// beside this module, generated from the same spec.
         pub const DOCS_HTML: &str = include_str!("docs.html");
+    }
+}
+
+/// Which operations a group holds, in words: `operations tagged `Pets``,
+/// `untagged operations under `/v1/customers``.
+pub fn group_summary(api: &Api, t: &crate::ir::RouteTrait) -> String {
+    if t.group.is_empty() {
+        return "operations with neither a tag nor a path segment to group them by".into();
+    }
+    if api
+        .operations
+        .iter()
+        .any(|o| o.group == t.group && o.tag == t.group)
+    {
+        return format!("operations tagged `{}`", t.group);
+    }
+    let under = api
+        .operations
+        .iter()
+        .find(|o| o.group == t.group)
+        .and_then(|op| {
+            let end = op.path.find(&format!("/{}", t.group))? + t.group.len() + 1;
+            Some(op.path[..end].to_string())
+        })
+        .unwrap_or_else(|| t.group.clone());
+    format!("untagged operations under `{under}`")
+}
+
+/// Which Cargo features compile an item in ([`Config::group_features`]): a
+/// group's operations (their types, handlers and client methods) under its
+/// feature; a named type under the features of the groups that reach it,
+/// or none when every group does; a type no group reaches under
+/// [`OTHER_MODELS`](crate::ir::OTHER_MODELS). Without group features every item is always in.
+#[derive(Debug)]
+pub struct Gates<'a> {
+    api: &'a Api,
+    /// The groups that reach each type, when groups are features.
+    reach: Option<std::collections::BTreeMap<&'a str, std::collections::BTreeSet<usize>>>,
+}
+
+impl<'a> Gates<'a> {
+    pub fn new(api: &'a Api, group_features: bool) -> Self {
+        Gates {
+            api,
+            reach: group_features.then(|| api.reach()),
+        }
+    }
+
+    /// Whether groups are features.
+    pub fn on(&self) -> bool {
+        self.reach.is_some()
+    }
+
+    /// The `cfg` predicate of a group's items.
+    pub fn group(&self, group: &str) -> Option<TokenStream> {
+        self.reach.as_ref()?;
+        let feature = &self.api.traits.iter().find(|t| t.group == group)?.feature;
+        Some(quote!(feature = #feature))
+    }
+
+    /// The `cfg` predicate of a named type's items: `None` when it is
+    /// always in.
+    pub fn of_type(&self, name: &str) -> Option<TokenStream> {
+        let reach = self.reach.as_ref()?;
+        let Some(groups) = reach.get(name) else {
+            return Some(quote!(feature = #OTHER_MODELS));
+        };
+        if groups.len() == self.api.traits.len() {
+            return None;
+        }
+        let features = groups.iter().map(|&i| &self.api.traits[i].feature);
+        Some(if groups.len() == 1 {
+            quote!(#(feature = #features)*)
+        } else {
+            quote!(any(#(feature = #features),*))
+        })
+    }
+
+    /// `#[cfg(predicate)]`, or nothing for no predicate.
+    pub fn attr(predicate: Option<TokenStream>) -> TokenStream {
+        predicate.map(|p| quote!(#[cfg(#p)])).unwrap_or_default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! `models.rs`: one Rust type per named schema, with serde derives, doc comments
 //! from the spec and a `Validate` impl enforcing the schema's bounds.
 
-use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type};
+use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -24,17 +24,21 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
 }
 
 /// The items for some of the named types (the file is rendered in chunks).
-pub fn items(api: &Api, defs: &[&TypeDef]) -> TokenStream {
-    defs.iter().map(|def| type_def(api, def)).collect()
+pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> TokenStream {
+    defs.iter()
+        .map(|def| type_def(api, def, &Gates::attr(gates.of_type(&def.name))))
+        .collect()
 }
 
-fn type_def(api: &Api, def: &TypeDef) -> TokenStream {
+/// A type's items, each under `cfg` (the features that compile it in).
+fn type_def(api: &Api, def: &TypeDef, cfg: &TokenStream) -> TokenStream {
     let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
     let docs = doc_paragraphs(&[def.doc.clone(), deprecated]);
+    let docs = quote!(#docs #cfg);
     match &def.kind {
-        TypeKind::Struct(s) => structure(api, def, s, docs),
-        TypeKind::Enum(variants) => enumeration(def, variants, docs),
-        TypeKind::Union(u) => union(api, def, u, docs),
+        TypeKind::Struct(s) => structure(api, def, s, docs, cfg),
+        TypeKind::Enum(variants) => enumeration(def, variants, docs, cfg),
+        TypeKind::Union(u) => union(api, def, u, docs, cfg),
         TypeKind::Alias(shape) => {
             let name = ident(&def.name);
             let ty = rust_type(shape, &quote!());
@@ -55,6 +59,7 @@ fn type_def(api: &Api, def: &TypeDef) -> TokenStream {
                 #[serde(transparent)]
                 pub struct #name(pub #ty);
 
+                #cfg
                 impl runtime::Validate for #name {
                     fn validate(&self) -> Result<(), runtime::Violation> {
                         #check
@@ -120,7 +125,13 @@ impl Reading {
     }
 }
 
-fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenStream {
+fn structure(
+    api: &Api,
+    def: &TypeDef,
+    s: &Struct,
+    docs: TokenStream,
+    cfg: &TokenStream,
+) -> TokenStream {
     let name = ident(&def.name);
     let mut defaults = Vec::new();
     // Per named property: its field, wire name, reading and plain type.
@@ -159,6 +170,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
                     f.rust.trim_end_matches('_')
                 );
                 defaults.push(quote! {
+                    #cfg
                     fn #fn_name() -> #plain {
                         #expr
                     }
@@ -209,7 +221,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
         .map(|c| quote!(#c?;))
     });
     let body = quote!(#(#checks)* #additional_check);
-    let record = record(def, s, &named, &flattened);
+    let record = record(def, s, &named, &flattened, cfg);
     quote! {
         #docs
         #[derive(Debug, Clone, PartialEq)]
@@ -222,6 +234,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, docs: TokenStream) -> TokenSt
 
         #record
 
+        #cfg
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
                 #body
@@ -240,6 +253,7 @@ fn record(
     s: &Struct,
     named: &[(proc_macro2::Ident, &str, Reading, TokenStream)],
     flattened: &[proc_macro2::Ident],
+    cfg: &TokenStream,
 ) -> TokenStream {
     let name = ident(&def.name);
     let type_name = &def.name;
@@ -299,13 +313,18 @@ fn record(
             quote!(#i => #fill,)
         }
     });
-    let fill_body = if count == 0 {
-        quote! {
-            let _ = (slots, index, name);
-            map.next_value::<serde::de::IgnoredAny>().map(drop)
-        }
-    } else {
-        quote!(match index { #(#arms)* })
+    // Parameters a body does not read are named with a leading underscore,
+    // so the impl needs no lint allowance.
+    let unread = |name: &str, read: bool| format_ident!("{}{}", if read { "" } else { "_" }, name);
+    let (slots_param, index_param, name_param) = (
+        unread("slots", count > 0),
+        unread("index", count > 1),
+        unread("name", count > 0),
+    );
+    let fill_body = match count {
+        0 => quote!(map.next_value::<serde::de::IgnoredAny>().map(drop)),
+        1 => quote!(runtime::fill(&mut slots.0, name, map)),
+        _ => quote!(match index { #(#arms)* }),
     };
     let mut finished: Vec<TokenStream> = named
         .iter()
@@ -360,6 +379,7 @@ fn record(
     let slots_ty = quote!((#(#slot_types,)*));
     let slots_value = quote!((#(#empty,)*));
     quote! {
+        #cfg
         impl runtime::Record for #name {
             const NAME: &'static str = #type_name;
             const FIELDS: &'static [&'static str] = &[#(#wires),*];
@@ -371,9 +391,9 @@ fn record(
             }
 
             fn fill<'de, A: serde::de::MapAccess<'de>>(
-                slots: &mut Self::Slots,
-                index: usize,
-                name: &'static str,
+                #slots_param: &mut Self::Slots,
+                #index_param: usize,
+                #name_param: &'static str,
                 map: &mut A,
             ) -> Result<(), A::Error> {
                 #fill_body
@@ -386,12 +406,14 @@ fn record(
             }
         }
 
+        #cfg
         impl<'de> serde::Deserialize<'de> for #name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 runtime::read_record(deserializer)
             }
         }
 
+        #cfg
         impl serde::Serialize for #name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let #writer = runtime::Writer::start(serializer)?;
@@ -440,6 +462,7 @@ fn enumeration(
     def: &TypeDef,
     variants: &[crate::ir::EnumVariant],
     docs: TokenStream,
+    cfg: &TokenStream,
 ) -> TokenStream {
     let name = ident(&def.name);
     let type_name = &def.name;
@@ -454,6 +477,7 @@ fn enumeration(
             #(#[doc = #docs_of] #idents,)*
         }
 
+        #cfg
         impl #name {
             /// Every value, in the order the spec lists them.
             pub const ALL: [Self; #count] = [#(Self::#idents),*];
@@ -464,6 +488,7 @@ fn enumeration(
             }
         }
 
+        #cfg
         impl runtime::StringEnum for #name {
             const NAME: &'static str = #type_name;
             const ALL: &'static [Self] = &Self::ALL;
@@ -474,12 +499,14 @@ fn enumeration(
             }
         }
 
+        #cfg
         impl std::fmt::Display for #name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
+        #cfg
         impl std::str::FromStr for #name {
             type Err = runtime::UnknownVariant;
 
@@ -488,18 +515,21 @@ fn enumeration(
             }
         }
 
+        #cfg
         impl serde::Serialize for #name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
 
+        #cfg
         impl<'de> serde::Deserialize<'de> for #name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 runtime::read_enum(deserializer)
             }
         }
 
+        #cfg
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
                 Ok(())
@@ -508,7 +538,7 @@ fn enumeration(
     }
 }
 
-fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream {
+fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStream) -> TokenStream {
     let name = ident(&def.name);
     let variants = u.variants.iter().map(|v| {
         let variant = ident(&v.rust);
@@ -664,18 +694,21 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream) -> TokenStream 
             #(#variants)*
         }
 
+        #cfg
         impl runtime::Decide for #name {
             fn decide(value: serde_json::Value, source: runtime::Source) -> Result<Self, String> {
                 #decide_body
             }
         }
 
+        #cfg
         impl<'de> serde::Deserialize<'de> for #name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 runtime::decide_json(deserializer)
             }
         }
 
+        #cfg
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
                 match self {

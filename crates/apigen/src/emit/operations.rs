@@ -1,7 +1,7 @@
 //! `operations.rs`: per operation, a request struct and a response enum; per
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
-use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type};
+use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Operation, Param, Response, RouteTrait, Shape, Stability, Status, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -47,7 +47,7 @@ pub fn group_description(api: &Api, t: &RouteTrait) -> String {
 }
 
 /// The shared items: `ErrorResponse` and the route traits.
-pub fn shared_items(api: &Api) -> TokenStream {
+pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
     let error = error_response(api);
     let traits = api.traits.iter().map(|t| {
         let name = ident(&t.name);
@@ -64,9 +64,13 @@ pub fn shared_items(api: &Api) -> TokenStream {
             .iter()
             .filter(|o| o.group == t.group)
             .map(method);
+        let cfg = match gates.group(&t.group) {
+            Some(group) => quote!(#[cfg(all(feature = "server", #group))]),
+            None => quote!(#[cfg(feature = "server")]),
+        };
         quote! {
             #docs
-            #[cfg(feature = "server")]
+            #cfg
             pub trait #name {
                 #(#methods)*
             }
@@ -80,11 +84,12 @@ pub fn shared_items(api: &Api) -> TokenStream {
 
 /// The request and response types of some operations (the file is rendered
 /// in chunks).
-pub fn operation_items(api: &Api, ops: &[crate::ir::Operation]) -> TokenStream {
+pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -> TokenStream {
     ops.iter()
         .map(|op| {
-            let request = request(api, op);
-            let response = response(api, op);
+            let cfg = Gates::attr(gates.group(&op.group));
+            let request = request(api, op, &cfg);
+            let response = response(api, op, &cfg);
             quote!(#request #response)
         })
         .collect()
@@ -204,7 +209,7 @@ pub(crate) fn param_default(api: &Api, p: &Param) -> Option<TokenStream> {
     super::default_expr(p.default.as_ref()?, &p.shape, api, &MODELS())
 }
 
-fn request(api: &Api, op: &Operation) -> TokenStream {
+fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let name = format_ident!("{}Request", op.type_name);
     let fields = op.params.iter().map(|p| {
         let fname = ident(&p.rust);
@@ -283,6 +288,7 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
     let default = defaults.filter(|_| !derive_default).map(|fields| {
         let doc = " No parameter set but the spec's defaults.";
         quote! {
+            #cfg
             impl Default for #name {
                 #[doc = #doc]
                 fn default() -> Self {
@@ -293,6 +299,7 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
     });
     quote! {
         #[doc = #doc]
+        #cfg
         #derives
         pub struct #name {
             #(#fields)*
@@ -301,6 +308,7 @@ fn request(api: &Api, op: &Operation) -> TokenStream {
 
         #default
 
+        #cfg
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
                 #(#checks)*
@@ -323,7 +331,7 @@ fn takes_error(api: &Api, r: &Response) -> bool {
     error_status && body_fits
 }
 
-fn response(api: &Api, op: &Operation) -> TokenStream {
+fn response(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let name = format_ident!("{}Response", op.type_name);
     let variants = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
@@ -458,11 +466,13 @@ fn response(api: &Api, op: &Operation) -> TokenStream {
     };
     quote! {
         #[doc = #docs]
+        #cfg
         #[derive(Debug, Clone, PartialEq)]
         pub enum #name {
             #(#variants)*
         }
 
+        #cfg
         impl #name {
             /// The variant the operation declares for an error's status, or
             /// the error back when it declares none.

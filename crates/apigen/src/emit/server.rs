@@ -2,7 +2,7 @@
 //! request into its typed request struct (refusing what does not fit the spec
 //! with a `Rejection`), calls the route trait and renders the typed response.
 
-use super::{ident, operations::param_default};
+use super::{ident, operations::param_default, Gates};
 use crate::ir::{Api, Operation, ParamLocation, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -26,9 +26,12 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
     vec![modules, "use actix_web::{web, HttpRequest, HttpResponse};"]
 }
 
-pub fn items(api: &Api) -> TokenStream {
+pub fn items(api: &Api, gates: &Gates) -> TokenStream {
     let trait_names: Vec<_> = api.traits.iter().map(|t| ident(&t.name)).collect();
-    let handlers = api.operations.iter().map(|op| handler(api, op));
+    let handlers = api
+        .operations
+        .iter()
+        .map(|op| handler(api, op, &Gates::attr(gates.group(&op.group))));
 
     // Resources: one per path, static paths before templated ones so that a
     // literal segment wins over a parameter.
@@ -46,7 +49,7 @@ pub fn items(api: &Api) -> TokenStream {
             .map(|o| o.method.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        let routes = ops.iter().map(|o| {
+        let route = |o: &Operation| {
             // actix-web has a route constructor for each method but OPTIONS.
             let method = match o.method.as_str() {
                 "OPTIONS" => quote!(web::method(actix_web::http::Method::OPTIONS)),
@@ -57,7 +60,14 @@ pub fn items(api: &Api) -> TokenStream {
             };
             let handler = ident(&o.fn_name);
             let operation = ident(&o.const_name);
-            quote!(.route(runtime::serve(#method.to(#handler::<S>), metadata::#operation, layer())))
+            quote!(route(runtime::serve(#method.to(#handler::<S>), metadata::#operation, layer())))
+        };
+        if gates.on() {
+            return gated_resource(gates, path, &ops, route);
+        }
+        let routes = ops.iter().map(|o| {
+            let route = route(o);
+            quote!(.#route)
         });
         quote! {
             cfg.service(
@@ -72,18 +82,40 @@ pub fn items(api: &Api) -> TokenStream {
             );
         }
     });
-    let bounds = quote!(#(operations::#trait_names +)* Rejections + 'static);
+    // With group features, a route trait whose feature is off stands for
+    // `runtime::FeatureOff`, which every type has: `configure` asks for the
+    // traits this build serves.
+    let (bounds, trait_uses) = if gates.on() {
+        let uses = api.traits.iter().map(|t| {
+            let name = ident(&t.name);
+            let on = gates.group(&t.group);
+            quote! {
+                #[cfg(#on)]
+                use super::operations::#name;
+                #[cfg(not(#on))]
+                use super::runtime::FeatureOff as #name;
+            }
+        });
+        (
+            quote!(#(#trait_names +)* Rejections + 'static),
+            quote!(#(#uses)*),
+        )
+    } else {
+        (
+            quote!(#(operations::#trait_names +)* Rejections + 'static),
+            quote!(),
+        )
+    };
     let method_not_allowed = (!paths.is_empty()).then(|| {
         quote! {
-            fn method_not_allowed<S: Rejections>(service: &S, request: &HttpRequest, allow: &'static str) -> HttpResponse {
+            fn method_not_allowed<S: Rejections>(service: &S, request: &HttpRequest, allow: &str) -> HttpResponse {
                 let message = format!("{} is not allowed on {}; allowed: {allow}", request.method(), request.path());
                 let mut response = service
                     .reject(runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message))
                     .into_http();
-                response.headers_mut().insert(
-                    actix_web::http::header::ALLOW,
-                    actix_web::http::header::HeaderValue::from_static(allow),
-                );
+                if let Ok(allow) = actix_web::http::header::HeaderValue::from_str(allow) {
+                    response.headers_mut().insert(actix_web::http::header::ALLOW, allow);
+                }
                 response
             }
         }
@@ -138,6 +170,8 @@ pub fn items(api: &Api) -> TokenStream {
         }
     });
     quote! {
+        #trait_uses
+
         /// How a request refused before it reaches a handler (a malformed
         /// parameter, invalid JSON, an unknown route), or an answer the glue
         /// cannot send as it is, is answered.
@@ -190,6 +224,67 @@ pub fn items(api: &Api) -> TokenStream {
         #respond
 
         #(#handlers)*
+    }
+}
+
+/// A resource whose routes are compiled in by their groups' features: each
+/// route under its own, the resource under any of them, and the 405's
+/// `Allow` naming the methods this build serves.
+fn gated_resource(
+    gates: &Gates,
+    path: &str,
+    ops: &[&Operation],
+    route: impl Fn(&Operation) -> TokenStream,
+) -> TokenStream {
+    let mut features: Vec<TokenStream> = Vec::new();
+    let mut groups: Vec<&str> = Vec::new();
+    for o in ops {
+        if !groups.contains(&o.group.as_str()) {
+            groups.push(&o.group);
+            features.extend(gates.group(&o.group));
+        }
+    }
+    let any = if features.len() == 1 {
+        features[0].clone()
+    } else {
+        quote!(any(#(#features),*))
+    };
+    let routes = ops.iter().map(|o| {
+        let on = gates.group(&o.group);
+        let route = route(o);
+        quote! {
+            #[cfg(#on)]
+            let resource = resource.#route;
+        }
+    });
+    let allow = if groups.len() == 1 {
+        let methods = ops
+            .iter()
+            .map(|o| o.method.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        quote!(#methods)
+    } else {
+        let methods = ops.iter().map(|o| {
+            let on = gates.group(&o.group);
+            let method = &o.method;
+            quote!((cfg!(#on), #method))
+        });
+        quote!(&runtime::allowed(&[#(#methods),*]))
+    };
+    quote! {
+        #[cfg(#any)]
+        let resource = web::resource(#path);
+        #(#routes)*
+        #[cfg(#any)]
+        cfg.service(
+            resource.default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    method_not_allowed(service.get_ref(), &request, #allow)
+                })
+                .wrap(layer()),
+            ),
+        );
     }
 }
 
@@ -262,7 +357,7 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
     }
 }
 
-fn handler(api: &Api, op: &Operation) -> TokenStream {
+fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let name = ident(&op.fn_name);
     let trait_name = ident(api.route_trait(op).map_or("", |t| t.name.as_str()));
     let req = format_ident!("{}Request", op.type_name);
@@ -334,6 +429,7 @@ fn handler(api: &Api, op: &Operation) -> TokenStream {
     let doc = format!(" `{} {}`", op.method, op.path);
     quote! {
         #[doc = #doc]
+        #cfg
         #allow_deprecated
         async fn #name<S: operations::#trait_name + Rejections + 'static>(
             service: web::Data<S>,

@@ -20,7 +20,10 @@ pub(super) fn groups(doc: &OpenAPI, mut ops: Vec<Operation>) -> (Vec<Operation>,
     }
     let mut traits = Vec::new();
     let mut names = Namer::reserving(PRELUDE_TYPES);
-    names.reserve("ErrorResponse");
+    // Names the server module imports beside the route traits.
+    for reserved in ["ErrorResponse", "Rejections", "FeatureOff"] {
+        names.reserve(reserved);
+    }
     let mut features = Namer::new();
     for reserved in RESERVED_FEATURES {
         features.reserve(reserved);
@@ -56,10 +59,6 @@ pub(super) fn groups(doc: &OpenAPI, mut ops: Vec<Operation>) -> (Vec<Operation>,
     }
     (ops, traits)
 }
-
-/// Feature names a generated crate uses for itself: a group of one of
-/// these names is `NAME-tag`.
-const RESERVED_FEATURES: [&str; 4] = ["default", "server", "client", "mock"];
 
 /// How many leading segments every path shares, never all of any path's
 /// segments and never a parameter: `/v1/customers` and `/v1/charges/{id}`

@@ -176,13 +176,11 @@ impl runtime::Record for Circle {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -508,13 +506,11 @@ impl runtime::Record for Square {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {

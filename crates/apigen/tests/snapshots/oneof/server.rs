@@ -81,7 +81,7 @@ pub async fn not_found<S: Rejections + 'static>(
 fn method_not_allowed<S: Rejections>(
     service: &S,
     request: &HttpRequest,
-    allow: &'static str,
+    allow: &str,
 ) -> HttpResponse {
     let message = format!(
         "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
@@ -91,12 +91,9 @@ fn method_not_allowed<S: Rejections>(
             runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
         )
         .into_http();
-    response
-        .headers_mut()
-        .insert(
-            actix_web::http::header::ALLOW,
-            actix_web::http::header::HeaderValue::from_static(allow),
-        );
+    if let Ok(allow) = actix_web::http::header::HeaderValue::from_str(allow) {
+        response.headers_mut().insert(actix_web::http::header::ALLOW, allow);
+    }
     response
 }
 

@@ -121,13 +121,11 @@ impl runtime::Record for SearchChoiceById {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -174,13 +172,11 @@ impl runtime::Record for SearchChoiceByName {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -227,13 +223,11 @@ impl runtime::Record for SearchFilter {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -340,13 +334,11 @@ impl runtime::Record for SearchWhere {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -391,13 +383,11 @@ impl runtime::Record for SearchXContext {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {

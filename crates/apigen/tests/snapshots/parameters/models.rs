@@ -268,13 +268,11 @@ impl runtime::Record for Item2 {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {

@@ -20,13 +20,11 @@ impl runtime::Record for Base {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -71,13 +69,11 @@ impl runtime::Record for ConflictResponse {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -128,13 +124,11 @@ impl runtime::Record for Field {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -279,13 +273,11 @@ impl runtime::Record for Inner {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -561,13 +553,11 @@ impl runtime::Record for TagAllOf0 {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {

@@ -90,13 +90,11 @@ impl runtime::Record for Drawing {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -229,13 +227,11 @@ impl runtime::Record for Literal {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -291,13 +287,11 @@ impl runtime::Record for Payment {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -391,13 +385,11 @@ impl runtime::Record for PaymentVariantObject {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
@@ -444,13 +436,11 @@ impl runtime::Record for PaymentVariantObject2 {
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
-        index: usize,
+        _index: usize,
         name: &'static str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        match index {
-            _ => runtime::fill(&mut slots.0, name, map),
-        }
+        runtime::fill(&mut slots.0, name, map)
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
