@@ -138,14 +138,21 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
     }
     let api = &krate.generated.api;
     let reach = api.reach();
-    let everywhere = reach.values().filter(|g| g.len() == groups.len()).count();
+    let everywhere = reach
+        .values()
+        .filter(|g| (0..groups.len()).all(|i| g.contains(&i)))
+        .count();
+    let nowhere = reach
+        .values()
+        .filter(|g| g.iter().all(|&i| i == groups.len()))
+        .count();
     println!(
         "{}: {} operations, {} types ({} reached by every group, {} by none), {} groups",
         doc.display(),
         krate.generated.operations(),
         krate.generated.types(),
         everywhere,
-        api.types.len() - reach.len(),
+        nowhere,
         groups.len()
     );
     if let Some(g) = &group {

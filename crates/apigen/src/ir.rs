@@ -4,7 +4,7 @@
 
 pub use crate::vocabulary::{Stability, Style};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One whole API.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,52 +111,63 @@ impl Api {
 
     /// For each named type, the groups (indices into [`Api::traits`])
     /// whose operations reach it, through every field, variant and alias.
-    /// A type no operation reaches is missing. Types every operation
-    /// shares (the error type, the common headers') are reached by every
-    /// group.
-    pub fn reach(&self) -> BTreeMap<&str, std::collections::BTreeSet<usize>> {
-        let mut reached: BTreeMap<&str, std::collections::BTreeSet<usize>> = BTreeMap::new();
-        let shared: Vec<&Shape> = self
+    /// Types every operation shares (the error type, the common headers')
+    /// are reached by every group. The types no operation reaches, and
+    /// every type they use, are also reached by one more group, index
+    /// `traits.len()`: the document's other models.
+    pub fn reach(&self) -> BTreeMap<&str, BTreeSet<usize>> {
+        let mut reached: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        let shared = self
             .error_type
             .iter()
-            .chain(self.common_headers.iter().map(|h| &h.shape))
-            .collect();
+            .chain(self.common_headers.iter().map(|h| &h.shape));
         for (index, group) in self.traits.iter().enumerate() {
-            let mut stack: Vec<&str> = Vec::new();
-            fn push<'a>(shape: &'a Shape, stack: &mut Vec<&'a str>) {
-                if let Some(name) = shape.named() {
-                    stack.push(name);
-                }
-            }
-            for shape in &shared {
-                push(shape, &mut stack);
-            }
-            for op in self.operations.iter().filter(|o| o.group == group.group) {
-                for p in &op.params {
-                    push(&p.shape, &mut stack);
-                }
-                if let Some(b) = &op.body {
-                    push(&b.shape, &mut stack);
-                }
-                for r in &op.responses {
-                    for shape in r.body.iter().chain(r.headers.iter().map(|h| &h.shape)) {
-                        push(shape, &mut stack);
-                    }
-                }
-            }
-            while let Some(name) = stack.pop() {
-                let Some((name, def)) = self.types.get_key_value(name) else {
-                    continue;
-                };
-                if !reached.entry(name).or_default().insert(index) {
-                    continue;
-                }
-                for shape in def.shapes() {
-                    push(shape, &mut stack);
-                }
+            let ops = self.operations.iter().filter(|o| o.group == group.group);
+            let shapes = ops.flat_map(|op| {
+                let params = op.params.iter().map(|p| &p.shape);
+                let body = op.body.iter().map(|b| &b.shape);
+                let responses = op
+                    .responses
+                    .iter()
+                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
+                params.chain(body).chain(responses)
+            });
+            let roots = shared.clone().chain(shapes).filter_map(Shape::named);
+            self.walk(index, roots.collect(), &mut reached);
+        }
+        let others: Vec<&str> = self
+            .types
+            .keys()
+            .map(String::as_str)
+            .filter(|name| !reached.contains_key(name))
+            .collect();
+        self.walk(self.traits.len(), others, &mut reached);
+        reached
+    }
+
+    /// Marks every type `stack` names, and every type those use, as
+    /// reached by group `index`.
+    fn walk<'a>(
+        &'a self,
+        index: usize,
+        mut stack: Vec<&'a str>,
+        reached: &mut BTreeMap<&'a str, BTreeSet<usize>>,
+    ) {
+        while let Some(name) = stack.pop() {
+            let Some((name, def)) = self.types.get_key_value(name) else {
+                continue;
+            };
+            if reached.entry(name).or_default().insert(index) {
+                stack.extend(def.shapes().into_iter().filter_map(Shape::named));
             }
         }
-        reached
+    }
+
+    /// Whether some types are reached by no operation: the ones the
+    /// `other-models` feature compiles in ([`Api::reach`]).
+    pub fn has_other_models(&self) -> bool {
+        let reach = self.reach();
+        reach.values().any(|g| g.contains(&self.traits.len()))
     }
 
     /// Each group's Cargo feature and its number of operations, in the

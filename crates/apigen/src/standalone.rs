@@ -117,7 +117,7 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
         .iter()
         .map(|t| (t.feature.clone(), Vec::new()))
         .collect();
-    if api.types.len() > api.reach().len() {
+    if api.has_other_models() {
         features.push((OTHER_MODELS.to_string(), Vec::new()));
     }
     let all = features.iter().map(|(name, _)| name.clone()).collect();
@@ -224,7 +224,7 @@ fn features_section(api: &Api) -> String {
             ops.join(", ")
         );
     }
-    if api.types.len() > api.reach().len() {
+    if api.has_other_models() {
         let _ = writeln!(
             out,
             "- `{OTHER_MODELS}`: the models no operation uses (the document's other schemas)"

@@ -14,12 +14,18 @@ use quote::{format_ident, quote};
 
 pub const DOC: &str = "A typed client: one async method per operation.";
 
-/// What the module imports.
-pub fn imports(api: &Api) -> Vec<&'static str> {
+/// What the module imports: `operations` only for the methods, which
+/// group features may leave out.
+pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     if api.operations.is_empty() {
-        vec!["use super::{metadata, runtime};"]
+        vec!["use super::{metadata, runtime};".to_string()]
+    } else if gates.on() {
+        vec![
+            "use super::{metadata, runtime};".to_string(),
+            gates.group_import("use super::operations;"),
+        ]
     } else {
-        vec!["use super::{metadata, operations, runtime};"]
+        vec!["use super::{metadata, operations, runtime};".to_string()]
     }
 }
 

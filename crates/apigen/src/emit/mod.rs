@@ -16,6 +16,7 @@ use crate::ir::{Api, Number, Response, Shape, Status, Ty, TypeKind, OTHER_MODELS
 use crate::{Config, Files};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Types per rendering job: models are rendered in chunks, on as many threads
 /// as the machine has, because parsing and printing dominate generation time.
@@ -73,11 +74,11 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     );
     put(
         "server.rs",
-        module(server::DOC, &server::imports(api), &server_rs),
+        module(server::DOC, &server::imports(api, gates), &server_rs),
     );
     put(
         "client.rs",
-        module(client::DOC, &client::imports(api), &client_rs),
+        module(client::DOC, &client::imports(api, gates), &client_rs),
     );
     put(
         "metadata.rs",
@@ -126,10 +127,10 @@ fn run_all(jobs: &[Box<dyn Fn() -> String + Sync + '_>]) -> Vec<String> {
 
 /// A module file: its doc comment, its imports (decided from the IR by
 /// each emitter, never by reading the rendered text), and the body.
-fn module(doc: &str, imports: &[&str], body: &str) -> String {
+fn module(doc: &str, imports: &[impl AsRef<str>], body: &str) -> String {
     let mut out = format!("//! {doc}\n\n");
     for import in imports {
-        out.push_str(import);
+        out.push_str(import.as_ref());
         out.push('\n');
     }
     if !imports.is_empty() {
@@ -250,13 +251,14 @@ pub fn group_summary(api: &Api, t: &crate::ir::RouteTrait) -> String {
 /// Which Cargo features compile an item in ([`Config::group_features`]): a
 /// group's operations (their types, handlers and client methods) under its
 /// feature; a named type under the features of the groups that reach it,
-/// or none when every group does; a type no group reaches under
-/// [`OTHER_MODELS`](crate::ir::OTHER_MODELS). Without group features every item is always in.
+/// or none when every group does; a type no group reaches, and what it
+/// uses, also under [`OTHER_MODELS`](crate::ir::OTHER_MODELS). Without
+/// group features every item is always in.
 #[derive(Debug)]
 pub struct Gates<'a> {
     api: &'a Api,
     /// The groups that reach each type, when groups are features.
-    reach: Option<std::collections::BTreeMap<&'a str, std::collections::BTreeSet<usize>>>,
+    reach: Option<BTreeMap<&'a str, BTreeSet<usize>>>,
 }
 
 impl<'a> Gates<'a> {
@@ -283,18 +285,46 @@ impl<'a> Gates<'a> {
     /// always in.
     pub fn of_type(&self, name: &str) -> Option<TokenStream> {
         let reach = self.reach.as_ref()?;
-        let Some(groups) = reach.get(name) else {
-            return Some(quote!(feature = #OTHER_MODELS));
-        };
-        if groups.len() == self.api.traits.len() {
+        let groups = reach.get(name)?;
+        let all = self.api.traits.len();
+        if (0..all).all(|i| groups.contains(&i)) {
             return None;
         }
-        let features = groups.iter().map(|&i| &self.api.traits[i].feature);
+        let mut features = groups.iter().map(|&i| match self.api.traits.get(i) {
+            Some(t) => t.feature.as_str(),
+            None => OTHER_MODELS,
+        });
         Some(if groups.len() == 1 {
-            quote!(#(feature = #features)*)
+            let feature = features.next();
+            quote!(feature = #feature)
         } else {
             quote!(any(#(feature = #features),*))
         })
+    }
+
+    /// The `cfg` predicate of items some group's operations use (a helper
+    /// of every handler, an import), when groups are features.
+    pub fn any_group(&self) -> Option<TokenStream> {
+        self.reach.as_ref()?;
+        let features = self.api.traits.iter().map(|t| &t.feature);
+        Some(quote!(any(#(feature = #features),*)))
+    }
+
+    /// An import that only some group's operations use: under
+    /// [`Gates::any_group`] when groups are features.
+    pub fn group_import(&self, import: &str) -> String {
+        match self.reach {
+            Some(_) => {
+                let features: Vec<String> = self
+                    .api
+                    .traits
+                    .iter()
+                    .map(|t| format!("feature = {:?}", t.feature))
+                    .collect();
+                format!("#[cfg(any({}))]\n{import}", features.join(", "))
+            }
+            None => import.to_string(),
+        }
     }
 
     /// `#[cfg(predicate)]`, or nothing for no predicate.

@@ -11,19 +11,29 @@ use quote::{format_ident, quote};
 pub const DOC: &str = "actix-web glue: routes, request extraction and validation, responses.";
 
 /// What the module imports: `metadata` when there are routes, `models`
-/// when a parameter's default is a model's value (an enum variant).
-pub fn imports(api: &Api) -> Vec<&'static str> {
+/// when a parameter's default is a model's value (an enum variant); both
+/// only for routes, which group features may leave out.
+pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     let defaults_name_models = api
         .operations
         .iter()
         .flat_map(|op| &op.params)
         .any(|p| p.shape.names_a_type() && super::operations::param_default(api, p).is_some());
-    let modules = match (api.operations.is_empty(), defaults_name_models) {
-        (true, _) => "use super::{operations, runtime};",
-        (false, false) => "use super::{metadata, operations, runtime};",
-        (false, true) => "use super::{metadata, models, operations, runtime};",
+    let routes = match (api.operations.is_empty(), defaults_name_models) {
+        (true, _) => None,
+        (false, false) => Some("metadata"),
+        (false, true) => Some("metadata, models"),
     };
-    vec![modules, "use actix_web::{web, HttpRequest, HttpResponse};"]
+    let mut imports = match routes {
+        Some(modules) if gates.on() => vec![
+            "use super::{operations, runtime};".to_string(),
+            gates.group_import(&format!("use super::{{{modules}}};")),
+        ],
+        Some(modules) => vec![format!("use super::{{{modules}, operations, runtime}};")],
+        None => vec!["use super::{operations, runtime};".to_string()],
+    };
+    imports.push("use actix_web::{web, HttpRequest, HttpResponse};".into());
+    imports
 }
 
 pub fn items(api: &Api, gates: &Gates) -> TokenStream {
@@ -106,8 +116,11 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             quote!(),
         )
     };
+    // Helpers of the routes: with group features, in when some group is.
+    let helper_cfg = Gates::attr(gates.any_group());
     let method_not_allowed = (!paths.is_empty()).then(|| {
         quote! {
+            #helper_cfg
             fn method_not_allowed<S: Rejections>(service: &S, request: &HttpRequest, allow: &str) -> HttpResponse {
                 let message = format!("{} is not allowed on {}; allowed: {allow}", request.method(), request.path());
                 let mut response = service
@@ -126,6 +139,7 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             /// operation declares for its status; a status it does not declare
             /// becomes the service's internal error, and so does a body that
             /// cannot be serialized.
+            #helper_cfg
             fn respond<S: Rejections, R>(
                 service: &S,
                 answer: Result<R, operations::ErrorResponse>,
@@ -150,6 +164,7 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             /// status, or as it is when the operation declares none (a malformed
             /// parameter is the client's mistake, not the server's failure).
             /// A refusal that leaves the body unread closes the connection.
+            #helper_cfg
             fn refuse<S: Rejections, R>(
                 service: &S,
                 rejection: runtime::Rejection,
