@@ -102,6 +102,8 @@ struct Row {
     /// The evolution gate with the document against itself: it must find
     /// nothing.
     self_diff: String,
+    /// The feature of the group with the fewest operations, checked alone.
+    smallest_group: Option<String>,
 }
 
 impl Row {
@@ -172,6 +174,10 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
             check_formats: true,
         };
         let generated = write_crate(doc, &out, &options).map(|k| k.generated);
+        let smallest_group = generated.as_ref().ok().and_then(|g| {
+            let groups = g.api.groups();
+            groups.into_iter().min_by_key(|(_, n)| *n).map(|(f, _)| f)
+        });
         let time = started.elapsed();
         let document = doc.strip_prefix(&dir).unwrap_or(doc).display().to_string();
         match generated {
@@ -191,6 +197,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                     notes: g.notes.len(),
                     warnings: 0,
                     self_diff: self_diff(doc),
+                    smallest_group,
                 });
             }
             Err(e) => rows.push(Row {
@@ -206,6 +213,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                 notes: 0,
                 warnings: 0,
                 self_diff: String::new(),
+                smallest_group: None,
             }),
         }
     }
@@ -224,11 +232,46 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
         fs::copy(&lock, work.join("Cargo.lock")).map_err(|e| e.to_string())?;
     }
     eprintln!("checking {} crates ...", members.len());
-    let checked = check_all(&work)?;
+    let checked = check_all(&work, &["--all-features".to_string()])?;
+    // Then each crate with its smallest group alone (and server and
+    // client): every other group's items are out, so a type a group uses
+    // but does not pull in, or an item left dead, shows here.
+    let one_group: Vec<String> = rows
+        .iter()
+        .filter(|r| r.result.starts_with("corpus-"))
+        .flat_map(|r| {
+            let package = &r.result;
+            let group = r.smallest_group.iter().map(move |g| format!("{package}/{g}"));
+            ["server", "client"]
+                .iter()
+                .map(move |f| format!("{package}/{f}"))
+                .chain(group)
+        })
+        .collect();
+    eprintln!("checking them with one group each ...");
+    let alone = check_all(
+        &work,
+        &[
+            "--no-default-features".to_string(),
+            format!("--features={}", one_group.join(",")),
+        ],
+    )?;
     let mut failed = 0;
     for row in rows.iter_mut().filter(|r| r.result.starts_with("corpus-")) {
         let package = row.result.clone();
-        let found = checked.get(&package).cloned().unwrap_or_default();
+        let mut found = checked.get(&package).cloned().unwrap_or_default();
+        if let Some(group) = &row.smallest_group {
+            let alone = alone.get(&package).cloned().unwrap_or_default();
+            found.errors += alone.errors;
+            found.warnings += alone.warnings;
+            found.built &= alone.built;
+            if found.first_error.is_none() {
+                found.first_error = alone.first_error.map(|e| format!("with `{group}` alone: {e}"));
+            }
+            if !alone.rendered.is_empty() {
+                found.rendered.push_str(&format!("\n-- with `{group}` alone --\n{}", alone.rendered));
+            }
+        }
         row.warnings = found.warnings;
         if found.errors == 0 && found.warnings == 0 && found.built {
             row.result = "ok".into();
@@ -290,7 +333,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
     let ok = rows.len() - failed;
     let _ = writeln!(
         table,
-        "\n{ok} of {} documents generate crates that compile without warnings (every feature on); {total_skipped} constructs skipped",
+        "\n{ok} of {} documents generate crates that compile without warnings (every feature on, and with one group alone); {total_skipped} constructs skipped",
         rows.len()
     );
     for r in rows.iter().filter(|r| !r.skipped.is_empty()) {
@@ -356,19 +399,17 @@ struct Checked {
     built: bool,
 }
 
-/// `cargo check` of every crate of the corpus workspace in one run, so that
-/// cargo builds them in parallel on every core, going on past failures; what
-/// each crate's compilation said, by package name.
-fn check_all(work: &Path) -> Result<std::collections::BTreeMap<String, Checked>, String> {
+/// `cargo check` of every crate of the corpus workspace in one run, with
+/// `features`, so that cargo builds them in parallel on every core, going
+/// on past failures; what each crate's compilation said, by package name.
+fn check_all(
+    work: &Path,
+    features: &[String],
+) -> Result<std::collections::BTreeMap<String, Checked>, String> {
     let out = Command::new("cargo")
-        .args([
-            "check",
-            "--quiet",
-            "--workspace",
-            "--all-features",
-            "--keep-going",
-            "--message-format=json",
-        ])
+        .args(["check", "--quiet", "--workspace"])
+        .args(features)
+        .args(["--keep-going", "--message-format=json"])
         .current_dir(work)
         .env("CARGO_TARGET_DIR", work.join("target"))
         .output()

@@ -117,10 +117,16 @@ impl<'a> Lowerer<'a> {
         }
         let mut kind = kind.clone();
         match &mut kind {
+            // Two structs with the same fields are one type, whatever their
+            // properties' descriptions and examples say and wherever they
+            // stand: the first one's docs are the shared type's.
             TypeKind::Struct(s) => {
-                s.fields
-                    .iter_mut()
-                    .for_each(|f| canon(&mut f.shape, &self.types));
+                for f in &mut s.fields {
+                    canon(&mut f.shape, &self.types);
+                    f.pointer.clear();
+                    f.doc = None;
+                    f.example = None;
+                }
                 if let Some(a) = &mut s.additional {
                     canon(a, &self.types);
                 }
