@@ -241,7 +241,10 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
         .filter(|r| r.result.starts_with("corpus-"))
         .flat_map(|r| {
             let package = &r.result;
-            let group = r.smallest_group.iter().map(move |g| format!("{package}/{g}"));
+            let group = r
+                .smallest_group
+                .iter()
+                .map(move |g| format!("{package}/{g}"));
             ["server", "client"]
                 .iter()
                 .map(move |f| format!("{package}/{f}"))
@@ -266,10 +269,14 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
             found.warnings += alone.warnings;
             found.built &= alone.built;
             if found.first_error.is_none() {
-                found.first_error = alone.first_error.map(|e| format!("with `{group}` alone: {e}"));
+                found.first_error = alone
+                    .first_error
+                    .map(|e| format!("with `{group}` alone: {e}"));
             }
             if !alone.rendered.is_empty() {
-                found.rendered.push_str(&format!("\n-- with `{group}` alone --\n{}", alone.rendered));
+                found
+                    .rendered
+                    .push_str(&format!("\n-- with `{group}` alone --\n{}", alone.rendered));
             }
         }
         row.warnings = found.warnings;

@@ -159,6 +159,7 @@ fn run(
     let options = lower::Options {
         lenient: config.lenient,
         check_formats: config.check_formats,
+        share_structs: true,
     };
     let lower::Lowered {
         api,

@@ -868,3 +868,32 @@ fn every_rule_has_a_case() {
         .collect();
     assert!(missing.is_empty(), "rules without a case: {missing:?}");
 }
+
+/// Generation shares an inline struct identical to an earlier one; the
+/// gate does not, so a finding in the second names the second's place.
+#[test]
+fn findings_in_repeated_inline_bodies_name_their_own_place() {
+    let body = |name: &str, max: u32| {
+        format!(
+            "  /{name}:\n    post:\n      operationId: create_{name}\n      requestBody:\n        required: true\n        content:\n          application/json:\n            schema:\n              type: object\n              properties:\n                title: {{type: string, maxLength: {max}, description: The {name} title.}}\n      responses:\n        '204': {{description: Done.}}\n"
+        )
+    };
+    let doc = |second: u32| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: Twins, version: '1'}}\npaths:\n{}{}",
+            body("first", 10),
+            body("second", second)
+        )
+    };
+    let base = Document::parse("base.yaml", &doc(10)).unwrap();
+    let revision = Document::parse("revision.yaml", &doc(5)).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&diff(&base, &revision, "2026-11-25").json(&base, &revision)).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{json}");
+    assert_eq!(findings[0]["operation"], "POST /second", "{json}");
+    let pointer =
+        "#/paths/~1second/post/requestBody/content/application~1json/schema/properties/title";
+    assert_eq!(findings[0]["base"]["pointer"], pointer, "{json}");
+    assert_eq!(findings[0]["revision"]["pointer"], pointer, "{json}");
+}

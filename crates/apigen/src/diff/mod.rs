@@ -123,6 +123,7 @@ impl Document {
                 crate::lower::Options {
                     lenient: true,
                     check_formats: false,
+                    share_structs: false,
                 },
             )
         });

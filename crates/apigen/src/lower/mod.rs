@@ -36,6 +36,11 @@ pub struct Options {
     pub lenient: bool,
     /// Check the string formats `email` and `uri` (they stay `String`).
     pub check_formats: bool,
+    /// Make an inline struct identical to an earlier one, but for its
+    /// properties' descriptions, examples and places, an alias of it: one
+    /// type to compile instead of many. The evolution gate keeps each
+    /// struct where it stands, so that findings name the right place.
+    pub share_structs: bool,
 }
 
 /// A lowered document.
@@ -59,6 +64,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
     l.mutual_tls = loaded.mutual_tls.clone();
     l.lenient = options.lenient;
     l.check_formats = options.check_formats;
+    l.share_structs = options.share_structs;
     if let Some(default) = &doc.security {
         l.default_security = l.requirements(default, &Pointer::root().join("security"));
     }
@@ -166,6 +172,8 @@ struct Lowerer<'a> {
     lenient: bool,
     /// Whether `email` and `uri` strings get checks.
     check_formats: bool,
+    /// See [`Options::share_structs`].
+    share_structs: bool,
     /// Inline types by their structure, so that repeats become aliases.
     shared: HashMap<String, String>,
     /// What a lenient run left out.
@@ -193,6 +201,7 @@ impl<'a> Lowerer<'a> {
             merging: Vec::new(),
             lenient: false,
             check_formats: false,
+            share_structs: false,
             shared: HashMap::new(),
             skipped: Vec::new(),
             notes: Vec::new(),

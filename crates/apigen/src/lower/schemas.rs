@@ -117,15 +117,18 @@ impl<'a> Lowerer<'a> {
         }
         let mut kind = kind.clone();
         match &mut kind {
-            // Two structs with the same fields are one type, whatever their
-            // properties' descriptions and examples say and wherever they
-            // stand: the first one's docs are the shared type's.
+            // With `share_structs`, two structs with the same fields are one
+            // type, whatever their properties' descriptions and examples say
+            // and wherever they stand: the first one's docs are the shared
+            // type's. Without, each field's pointer keeps them apart.
             TypeKind::Struct(s) => {
                 for f in &mut s.fields {
                     canon(&mut f.shape, &self.types);
-                    f.pointer.clear();
-                    f.doc = None;
-                    f.example = None;
+                    if self.share_structs {
+                        f.pointer.clear();
+                        f.doc = None;
+                        f.example = None;
+                    }
                 }
                 if let Some(a) = &mut s.additional {
                     canon(a, &self.types);
