@@ -22,7 +22,10 @@ pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     } else if gates.on() {
         vec![
             "use super::{metadata, runtime};".to_string(),
-            gates.group_import("use super::operations;"),
+            gates.group_import(
+                "use super::operations;",
+                api.operations.iter().map(|op| op.group.as_str()),
+            ),
         ]
     } else {
         vec!["use super::{metadata, operations, runtime};".to_string()]

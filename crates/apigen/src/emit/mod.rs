@@ -310,21 +310,25 @@ impl<'a> Gates<'a> {
         Some(quote!(any(#(feature = #features),*)))
     }
 
-    /// An import that only some group's operations use: under
-    /// [`Gates::any_group`] when groups are features.
-    pub fn group_import(&self, import: &str) -> String {
-        match self.reach {
-            Some(_) => {
-                let features: Vec<String> = self
-                    .api
-                    .traits
-                    .iter()
-                    .map(|t| format!("feature = {:?}", t.feature))
-                    .collect();
-                format!("#[cfg(any({}))]\n{import}", features.join(", "))
-            }
-            None => import.to_string(),
+    /// An import that only the operations of `groups` use: under the
+    /// `any(...)` of their features when groups are features.
+    pub fn group_import<'g>(
+        &self,
+        import: &str,
+        groups: impl IntoIterator<Item = &'g str>,
+    ) -> String {
+        if self.reach.is_none() {
+            return import.to_string();
         }
+        let groups: BTreeSet<&str> = groups.into_iter().collect();
+        let features: Vec<String> = self
+            .api
+            .traits
+            .iter()
+            .filter(|t| groups.contains(t.group.as_str()))
+            .map(|t| format!("feature = {:?}", t.feature))
+            .collect();
+        format!("#[cfg(any({}))]\n{import}", features.join(", "))
     }
 
     /// `#[cfg(predicate)]`, or nothing for no predicate.

@@ -14,23 +14,34 @@ pub const DOC: &str = "actix-web glue: routes, request extraction and validation
 /// when a parameter's default is a model's value (an enum variant); both
 /// only for routes, which group features may leave out.
 pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
-    let defaults_name_models = api
+    let every_group = api.operations.iter().map(|op| op.group.as_str());
+    let naming_models: Vec<&str> = api
         .operations
         .iter()
-        .flat_map(|op| &op.params)
-        .any(|p| p.shape.names_a_type() && super::operations::param_default(api, p).is_some());
-    let routes = match (api.operations.is_empty(), defaults_name_models) {
-        (true, _) => None,
-        (false, false) => Some("metadata"),
-        (false, true) => Some("metadata, models"),
-    };
-    let mut imports = match routes {
-        Some(modules) if gates.on() => vec![
-            "use super::{operations, runtime};".to_string(),
-            gates.group_import(&format!("use super::{{{modules}}};")),
-        ],
-        Some(modules) => vec![format!("use super::{{{modules}, operations, runtime}};")],
-        None => vec!["use super::{operations, runtime};".to_string()],
+        .filter(|op| {
+            op.params.iter().any(|p| {
+                p.shape.names_a_type() && super::operations::param_default(api, p).is_some()
+            })
+        })
+        .map(|op| op.group.as_str())
+        .collect();
+    let mut imports = if gates.on() {
+        let mut imports = vec!["use super::{operations, runtime};".to_string()];
+        if !api.operations.is_empty() {
+            imports.push(gates.group_import("use super::metadata;", every_group));
+        }
+        if !naming_models.is_empty() {
+            imports.push(gates.group_import("use super::models;", naming_models));
+        }
+        imports
+    } else {
+        match (api.operations.is_empty(), naming_models.is_empty()) {
+            (true, _) => vec!["use super::{operations, runtime};".to_string()],
+            (false, true) => vec!["use super::{metadata, operations, runtime};".to_string()],
+            (false, false) => {
+                vec!["use super::{metadata, models, operations, runtime};".to_string()]
+            }
+        }
     };
     imports.push("use actix_web::{web, HttpRequest, HttpResponse};".into());
     imports
