@@ -468,7 +468,7 @@ fn enumeration(
     let type_name = &def.name;
     let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust)).collect();
     let wires: Vec<_> = variants.iter().map(|v| v.wire.as_str()).collect();
-    let count = variants.len();
+    let count = Literal::usize_unsuffixed(variants.len());
     let docs_of = variants.iter().map(|v| format!(" `{}`", v.wire));
     quote! {
         #docs

@@ -692,7 +692,7 @@ pub enum PetStatus {
 
 impl PetStatus {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 3usize] = [Self::Available, Self::Pending, Self::Sold];
+    pub const ALL: [Self; 3] = [Self::Available, Self::Pending, Self::Sold];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -754,7 +754,7 @@ pub enum XApiStability {
 
 impl XApiStability {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Experimental, Self::Beta];
+    pub const ALL: [Self; 2] = [Self::Experimental, Self::Beta];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -438,7 +438,7 @@ pub enum NewAccountPlan {
 
 impl NewAccountPlan {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Free, Self::Paid];
+    pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

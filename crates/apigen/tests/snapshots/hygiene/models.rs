@@ -386,7 +386,7 @@ pub enum Violation {
 
 impl Violation {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::A, Self::B];
+    pub const ALL: [Self; 2] = [Self::A, Self::B];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -119,7 +119,7 @@ pub enum EventMessageCreatedType {
 
 impl EventMessageCreatedType {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 1usize] = [Self::MessageCreated];
+    pub const ALL: [Self; 1] = [Self::MessageCreated];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -233,7 +233,7 @@ pub enum EventMessageDeletedType {
 
 impl EventMessageDeletedType {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 1usize] = [Self::MessageDeleted];
+    pub const ALL: [Self; 1] = [Self::MessageDeleted];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -17,7 +17,7 @@ pub enum GetASize {
 
 impl GetASize {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 3usize] = [Self::V16, Self::V32, Self::Big];
+    pub const ALL: [Self; 3] = [Self::V16, Self::V32, Self::Big];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -157,7 +157,7 @@ pub enum ThingUntyped {
 
 impl ThingUntyped {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::A, Self::B];
+    pub const ALL: [Self; 2] = [Self::A, Self::B];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -220,7 +220,7 @@ pub enum ThingVersion {
 
 impl ThingVersion {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 4usize] = [Self::V1_0, Self::V2_5, Self::True, Self::False];
+    pub const ALL: [Self; 4] = [Self::V1_0, Self::V2_5, Self::True, Self::False];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

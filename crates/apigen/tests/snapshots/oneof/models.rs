@@ -111,7 +111,7 @@ pub enum CatKind {
 
 impl CatKind {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 1usize] = [Self::Cat];
+    pub const ALL: [Self; 1] = [Self::Cat];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -277,7 +277,7 @@ pub enum DogKind {
 
 impl DogKind {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 1usize] = [Self::Dog];
+    pub const ALL: [Self; 1] = [Self::Dog];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

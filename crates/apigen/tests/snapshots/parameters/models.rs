@@ -15,7 +15,7 @@ pub enum GetItemFieldsItem {
 
 impl GetItemFieldsItem {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Name, Self::Price];
+    pub const ALL: [Self; 2] = [Self::Name, Self::Price];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -117,7 +117,7 @@ pub enum GetItemTraitsString {
 
 impl GetItemTraitsString {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Cheap, Self::Rare];
+    pub const ALL: [Self; 2] = [Self::Cheap, Self::Rare];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -281,7 +281,7 @@ pub enum CustomerTaxExempt {
 
 impl CustomerTaxExempt {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 3usize] = [Self::None, Self::Exempt, Self::Reverse];
+    pub const ALL: [Self; 3] = [Self::None, Self::Exempt, Self::Reverse];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -467,7 +467,7 @@ pub enum UploadDocumentBodyPurpose {
 
 impl UploadDocumentBodyPurpose {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Identity, Self::Invoice];
+    pub const ALL: [Self; 2] = [Self::Identity, Self::Invoice];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -168,7 +168,7 @@ pub enum FieldDataType {
 
 impl FieldDataType {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Text, Self::Number];
+    pub const ALL: [Self; 2] = [Self::Text, Self::Number];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -131,7 +131,7 @@ pub enum EnvelopePropertiesSizeDefsUnit {
 
 impl EnvelopePropertiesSizeDefsUnit {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Bytes, Self::Kilobytes];
+    pub const ALL: [Self; 2] = [Self::Bytes, Self::Kilobytes];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -76,7 +76,7 @@ pub enum ComparisonType {
 
 impl ComparisonType {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::Eq, Self::Ne];
+    pub const ALL: [Self; 2] = [Self::Eq, Self::Ne];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -239,7 +239,7 @@ pub enum CompoundType {
 
 impl CompoundType {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 2usize] = [Self::And, Self::Or];
+    pub const ALL: [Self; 2] = [Self::And, Self::Or];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -398,7 +398,7 @@ pub enum IncomingType {
 
 impl IncomingType {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 1usize] = [Self::Message];
+    pub const ALL: [Self; 1] = [Self::Message];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)

@@ -104,7 +104,7 @@ pub enum UploadKind {
 
 impl UploadKind {
     /// Every value, in the order the spec lists them.
-    pub const ALL: [Self; 1usize] = [Self::Upload];
+    pub const ALL: [Self; 1] = [Self::Upload];
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
