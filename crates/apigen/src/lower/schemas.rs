@@ -204,12 +204,10 @@ impl<'a> Lowerer<'a> {
             || (!flat.all_of.is_empty() && !single_all_of)
         {
             Class::Named
-        } else if single_all_of {
-            match &flat.all_of[0] {
-                ReferenceOr::Item(inner) => self.class(inner),
-                ReferenceOr::Reference { .. } => Class::Inline,
-            }
         } else {
+            // `allOf: [X]` is X itself (see `shape_of_schema`): an inline X
+            // that is a type of its own is one where it stands, whatever
+            // it is (an object, a string enum).
             Class::Inline
         }
     }

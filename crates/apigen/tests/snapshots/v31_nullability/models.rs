@@ -11,19 +11,31 @@ pub struct Account {
     pub nickname: Option<String>,
     pub owner: Option<Owner>,
     pub external_id: Option<AccountExternalId>,
+    /// The plan, when there is one.
+    pub tier: runtime::Nullable<AccountTier>,
+    pub address: runtime::Nullable<AccountAddress>,
 }
 
 impl runtime::Record for Account {
     const NAME: &'static str = "Account";
-    const FIELDS: &'static [&'static str] = &["id", "nickname", "owner", "externalId"];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "nickname",
+        "owner",
+        "externalId",
+        "tier",
+        "address",
+    ];
     type Slots = (
         Option<i64>,
         Option<Option<String>>,
         Option<Option<Owner>>,
         Option<AccountExternalId>,
+        Option<Option<AccountTier>>,
+        Option<Option<AccountAddress>>,
     );
     fn slots() -> Self::Slots {
-        (None, None, None, None)
+        (None, None, None, None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -36,7 +48,9 @@ impl runtime::Record for Account {
             0 => runtime::fill(&mut slots.0, name, map),
             1 => runtime::fill(&mut slots.1, name, map),
             2 => runtime::fill(&mut slots.2, name, map),
-            _ => runtime::fill(&mut slots.3, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            _ => runtime::fill(&mut slots.5, name, map),
         }
     }
 
@@ -46,6 +60,8 @@ impl runtime::Record for Account {
             nickname: runtime::required_field(slots.1, "nickname")?,
             owner: runtime::required_field(slots.2, "owner")?,
             external_id: slots.3,
+            tier: runtime::nullable(slots.4),
+            address: runtime::nullable(slots.5),
         })
     }
 }
@@ -65,6 +81,8 @@ impl serde::Serialize for Account {
         out.field("nickname", &self.nickname)?;
         out.field("owner", &self.owner)?;
         out.optional("externalId", &self.external_id)?;
+        out.nullable("tier", &self.tier)?;
+        out.nullable("address", &self.address)?;
         out.end()
     }
 }
@@ -75,6 +93,57 @@ impl runtime::Validate for Account {
             .map_err(|v| v.within("owner"))?;
         runtime::check_some(&self.external_id, runtime::Validate::validate)
             .map_err(|v| v.within("externalId"))?;
+        runtime::check_nullable(&self.address, runtime::Validate::validate)
+            .map_err(|v| v.within("address"))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountAddress {
+    pub city: Option<String>,
+}
+
+impl runtime::Record for AccountAddress {
+    const NAME: &'static str = "AccountAddress";
+    const FIELDS: &'static [&'static str] = &["city"];
+    type Slots = (Option<String>,);
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(AccountAddress { city: slots.0 })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AccountAddress {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for AccountAddress {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("city", &self.city)?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for AccountAddress {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
@@ -178,6 +247,65 @@ impl runtime::Validate for AccountPatch {
             .map_err(|v| v.within("nickname"))?;
         runtime::check_nullable(&self.owner, runtime::Validate::validate)
             .map_err(|v| v.within("owner"))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccountTier {
+    /// `free`
+    Free,
+    /// `paid`
+    Paid,
+}
+
+impl AccountTier {
+    /// Every value, in the order the spec lists them.
+    pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
+    /// The value as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for AccountTier {
+    const NAME: &'static str = "AccountTier";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["free", "paid"];
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for AccountTier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for AccountTier {
+    type Err = runtime::UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for AccountTier {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AccountTier {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
+    }
+}
+
+impl runtime::Validate for AccountTier {
+    fn validate(&self) -> Result<(), runtime::Violation> {
         Ok(())
     }
 }
