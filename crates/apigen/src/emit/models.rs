@@ -376,8 +376,10 @@ fn record(
     } else {
         quote!(mut out)
     };
+    let finish_param = unread("slots", !finished.is_empty());
     let slots_ty = quote!((#(#slot_types,)*));
-    let slots_value = quote!((#(#empty,)*));
+    // No slots: the unit type, which a body written `{}` returns.
+    let slots_value = (!empty.is_empty()).then(|| quote!((#(#empty,)*)));
     quote! {
         #cfg
         impl runtime::Record for #name {
@@ -399,7 +401,7 @@ fn record(
                 #fill_body
             }
 
-            fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+            fn finish<E: serde::de::Error>(#finish_param: Self::Slots) -> Result<Self, E> {
                 Ok(#name {
                     #(#finished)*
                 })
