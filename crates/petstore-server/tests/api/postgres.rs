@@ -129,15 +129,43 @@ fn is_root() -> bool {
         .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
 }
 
+/// A free loopback port below the kernel's ephemeral range (32768 and up
+/// on Linux), which it hands to every `bind(0)` and outgoing connection:
+/// a port from that range can be taken between this check and
+/// PostgreSQL's bind, or while a test has the server stopped. Below it,
+/// only a process that chooses its port can take it. Candidates are
+/// spread by process id, so that test processes running side by side try
+/// different ones first.
 fn free_port() -> Result<u16, String> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let start = std::process::id().wrapping_mul(7919);
+    for _ in 0..SPAN {
+        let offset = start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed) * 101) % SPAN;
+        let port = (FIRST + offset) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(format!("no free port in {FIRST}..{}", FIRST + SPAN))
 }
 
 impl Cluster {
     /// Starts a cluster of the caller's own, stopped and removed when the
-    /// `Cluster` is dropped.
+    /// `Cluster` is dropped. A port another process took after it was
+    /// found free is tried again with another.
     pub fn start() -> Result<Cluster, String> {
+        let mut tries = 3;
+        loop {
+            match Cluster::start_once() {
+                Err(e) if e.contains("Address already in use") && tries > 1 => tries -= 1,
+                started => return started,
+            }
+        }
+    }
+
+    fn start_once() -> Result<Cluster, String> {
         let bin = bin_dir()?;
         let dir = tempfile::Builder::new()
             .prefix("petstore-pg-")
