@@ -178,6 +178,14 @@ pub fn check_some<T>(
     value.as_ref().map_or(Ok(()), check)
 }
 
+/// A check's violation placed within `parent` (a property, a parameter):
+/// what generated `Validate` impls write for each part of a value. A
+/// function rather than `map_err` with a closure, so that a type with many
+/// checked properties costs the compiler one call each, not one closure.
+pub fn within(parent: &'static str, check: Result<(), Violation>) -> Result<(), Violation> {
+    check.map_err(|v| v.within(parent))
+}
+
 /// As [`check_some`], for a property that may also be `null`.
 pub fn check_nullable<T>(
     value: &super::values::Nullable<T>,

@@ -457,7 +457,7 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
     } else {
         check_expr(quote!(&self.#name), &f.shape, api, &quote!(runtime::))?
     };
-    Some(quote!(#check.map_err(|v| v.within(#wire))?;))
+    Some(quote!(runtime::within(#wire, #check)?;))
 }
 
 fn enumeration(
@@ -688,12 +688,26 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
             }
         }
     };
+    // A value is written as its variant's value (serde's `untagged`,
+    // written out: the derive's expansion is several times the size).
+    let writes = u.variants.iter().map(|v| {
+        let variant = ident(&v.rust);
+        quote!(Self::#variant(value) => serde::Serialize::serialize(value, serializer),)
+    });
     quote! {
         #docs
-        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-        #[serde(untagged)]
+        #[derive(Debug, Clone, PartialEq)]
         pub enum #name {
             #(#variants)*
+        }
+
+        #cfg
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    #(#writes)*
+                }
+            }
         }
 
         #cfg

@@ -248,7 +248,7 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             let inner = check_fn("value", &p.shape, api, &quote!(runtime::))?;
             quote!(runtime::check_some(&self.#fname, #inner))
         };
-        Some(quote!(#check.map_err(|v| v.within(#wire))?;))
+        Some(quote!(runtime::within(#wire, #check)?;))
     });
     let body_check = op.body.as_ref().and_then(|b| {
         let check = if b.required {
@@ -257,7 +257,7 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             let inner = check_fn("value", &b.shape, api, &quote!(runtime::))?;
             quote!(runtime::check_some(&self.body, #inner))
         };
-        Some(quote!(#check.map_err(|v| v.within("body"))?;))
+        Some(quote!(runtime::within("body", #check)?;))
     });
     let doc = format!(" The parameters and body of `{}`.", op.fn_name);
     // Nothing required: a default request, with the spec's defaults.

@@ -66,15 +66,15 @@ impl serde::Serialize for Category {
 
 impl runtime::Validate for Category {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.id, Some((1, false)), None)
-            .map_err(|v| v.within("id"))?;
-        runtime::check_length(&self.name, Some(1), Some(100))
-            .map_err(|v| v.within("name"))?;
-        runtime::check_some(
+        runtime::within("id", runtime::check_range(&self.id, Some((1, false)), None))?;
+        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
+        runtime::within(
+            "description",
+            runtime::check_some(
                 &self.description,
                 |value| runtime::check_length(value, None, Some(500)),
-            )
-            .map_err(|v| v.within("description"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -207,10 +207,18 @@ impl serde::Serialize for InventoryItem {
 
 impl runtime::Validate for InventoryItem {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
-        runtime::check_range(&self.quantity, Some((0, false)), Some((1000000, false)))
-            .map_err(|v| v.within("quantity"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
+        runtime::within(
+            "quantity",
+            runtime::check_range(
+                &self.quantity,
+                Some((0, false)),
+                Some((1000000, false)),
+            ),
+        )?;
         Ok(())
     }
 }
@@ -265,8 +273,14 @@ impl serde::Serialize for InventoryUpdate {
 
 impl runtime::Validate for InventoryUpdate {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.quantity, Some((0, false)), Some((1000000, false)))
-            .map_err(|v| v.within("quantity"))?;
+        runtime::within(
+            "quantity",
+            runtime::check_range(
+                &self.quantity,
+                Some((0, false)),
+                Some((1000000, false)),
+            ),
+        )?;
         Ok(())
     }
 }
@@ -338,13 +352,14 @@ impl runtime::Validate for NewCategory {
         if self.id.is_some() {
             return Err(runtime::Violation::new("is read-only").within("id"));
         }
-        runtime::check_length(&self.name, Some(1), Some(100))
-            .map_err(|v| v.within("name"))?;
-        runtime::check_some(
+        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
+        runtime::within(
+            "description",
+            runtime::check_some(
                 &self.description,
                 |value| runtime::check_length(value, None, Some(500)),
-            )
-            .map_err(|v| v.within("description"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -411,10 +426,14 @@ impl serde::Serialize for NewOrder {
 
 impl runtime::Validate for NewOrder {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
-        runtime::check_range(&self.quantity, Some((1, false)), Some((1000, false)))
-            .map_err(|v| v.within("quantity"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
+        runtime::within(
+            "quantity",
+            runtime::check_range(&self.quantity, Some((1, false)), Some((1000, false))),
+        )?;
         Ok(())
     }
 }
@@ -490,10 +509,11 @@ impl runtime::Validate for NewPet {
         if self.id.is_some() {
             return Err(runtime::Violation::new("is read-only").within("id"));
         }
-        runtime::check_length(&self.name, Some(1), Some(100))
-            .map_err(|v| v.within("name"))?;
-        runtime::check_range(&self.category_id, Some((1, false)), None)
-            .map_err(|v| v.within("categoryId"))?;
+        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
+        runtime::within(
+            "categoryId",
+            runtime::check_range(&self.category_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -581,25 +601,31 @@ impl serde::Serialize for Order {
 
 impl runtime::Validate for Order {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "id",
+            runtime::check_some(
                 &self.id,
                 |value| runtime::check_range(value, Some((1, false)), None),
-            )
-            .map_err(|v| v.within("id"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "petId",
+            runtime::check_some(
                 &self.pet_id,
                 |value| runtime::check_range(value, Some((1, false)), None),
-            )
-            .map_err(|v| v.within("petId"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "quantity",
+            runtime::check_some(
                 &self.quantity,
                 |value| runtime::check_range(
                     value,
                     Some((1, false)),
                     Some((1000, false)),
                 ),
-            )
-            .map_err(|v| v.within("quantity"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -669,12 +695,12 @@ impl serde::Serialize for Pet {
 
 impl runtime::Validate for Pet {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.id, Some((1, false)), None)
-            .map_err(|v| v.within("id"))?;
-        runtime::check_length(&self.name, Some(1), Some(100))
-            .map_err(|v| v.within("name"))?;
-        runtime::check_range(&self.category_id, Some((1, false)), None)
-            .map_err(|v| v.within("categoryId"))?;
+        runtime::within("id", runtime::check_range(&self.id, Some((1, false)), None))?;
+        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
+        runtime::within(
+            "categoryId",
+            runtime::check_range(&self.category_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }

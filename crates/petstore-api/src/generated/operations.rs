@@ -296,19 +296,27 @@ impl Default for ListPetsRequest {
 
 impl runtime::Validate for ListPetsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
-            .map_err(|v| v.within("limit"))?;
-        runtime::check_some(
+        runtime::within(
+            "limit",
+            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+        )?;
+        runtime::within(
+            "after",
+            runtime::check_some(
                 &self.after,
                 |value| runtime::check_range(value, Some((0, false)), None),
-            )
-            .map_err(|v| v.within("after"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "categoryId",
+            runtime::check_some(
                 &self.category_id,
                 |value| runtime::check_range(value, Some((1, false)), None),
-            )
-            .map_err(|v| v.within("categoryId"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "id",
+            runtime::check_some(
                 &self.id,
                 |value| {
                     runtime::check_items(Vec::len(value), None, Some(100))
@@ -317,8 +325,8 @@ impl runtime::Validate for ListPetsRequest {
                             |item| runtime::check_range(item, Some((1, false)), None),
                         ))
                 },
-            )
-            .map_err(|v| v.within("id"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -462,12 +470,14 @@ pub struct CreatePetRequest {
 
 impl runtime::Validate for CreatePetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "Idempotency-Key",
+            runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
-            )
-            .map_err(|v| v.within("Idempotency-Key"))?;
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+            ),
+        )?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -628,8 +638,10 @@ pub struct GetPetRequest {
 
 impl runtime::Validate for GetPetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -799,9 +811,11 @@ pub struct ReplacePetRequest {
 
 impl runtime::Validate for ReplacePetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -962,8 +976,10 @@ pub struct DeletePetRequest {
 
 impl runtime::Validate for DeletePetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -1124,13 +1140,17 @@ impl Default for ListCategoriesRequest {
 
 impl runtime::Validate for ListCategoriesRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
-            .map_err(|v| v.within("limit"))?;
-        runtime::check_some(
+        runtime::within(
+            "limit",
+            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+        )?;
+        runtime::within(
+            "after",
+            runtime::check_some(
                 &self.after,
                 |value| runtime::check_range(value, Some((0, false)), None),
-            )
-            .map_err(|v| v.within("after"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -1274,12 +1294,14 @@ pub struct CreateCategoryRequest {
 
 impl runtime::Validate for CreateCategoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "Idempotency-Key",
+            runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
-            )
-            .map_err(|v| v.within("Idempotency-Key"))?;
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+            ),
+        )?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -1440,8 +1462,10 @@ pub struct GetCategoryRequest {
 
 impl runtime::Validate for GetCategoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.category_id, Some((1, false)), None)
-            .map_err(|v| v.within("categoryId"))?;
+        runtime::within(
+            "categoryId",
+            runtime::check_range(&self.category_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -1588,8 +1612,10 @@ pub struct DeleteCategoryRequest {
 
 impl runtime::Validate for DeleteCategoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.category_id, Some((1, false)), None)
-            .map_err(|v| v.within("categoryId"))?;
+        runtime::within(
+            "categoryId",
+            runtime::check_range(&self.category_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -1768,18 +1794,24 @@ impl Default for ListOrdersRequest {
 
 impl runtime::Validate for ListOrdersRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
-            .map_err(|v| v.within("limit"))?;
-        runtime::check_some(
+        runtime::within(
+            "limit",
+            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+        )?;
+        runtime::within(
+            "after",
+            runtime::check_some(
                 &self.after,
                 |value| runtime::check_range(value, Some((0, false)), None),
-            )
-            .map_err(|v| v.within("after"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "petId",
+            runtime::check_some(
                 &self.pet_id,
                 |value| runtime::check_range(value, Some((1, false)), None),
-            )
-            .map_err(|v| v.within("petId"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -1923,12 +1955,14 @@ pub struct PlaceOrderRequest {
 
 impl runtime::Validate for PlaceOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "Idempotency-Key",
+            runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
-            )
-            .map_err(|v| v.within("Idempotency-Key"))?;
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+            ),
+        )?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -2096,8 +2130,10 @@ pub struct GetOrderRequest {
 
 impl runtime::Validate for GetOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.order_id, Some((1, false)), None)
-            .map_err(|v| v.within("orderId"))?;
+        runtime::within(
+            "orderId",
+            runtime::check_range(&self.order_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -2235,8 +2271,10 @@ pub struct CancelOrderRequest {
 
 impl runtime::Validate for CancelOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.order_id, Some((1, false)), None)
-            .map_err(|v| v.within("orderId"))?;
+        runtime::within(
+            "orderId",
+            runtime::check_range(&self.order_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -2387,13 +2425,17 @@ pub struct CompleteOrderRequest {
 
 impl runtime::Validate for CompleteOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.order_id, Some((1, false)), None)
-            .map_err(|v| v.within("orderId"))?;
-        runtime::check_some(
+        runtime::within(
+            "orderId",
+            runtime::check_range(&self.order_id, Some((1, false)), None),
+        )?;
+        runtime::within(
+            "Idempotency-Key",
+            runtime::check_some(
                 &self.idempotency_key,
                 |value| runtime::check_length(value, Some(1), Some(255)),
-            )
-            .map_err(|v| v.within("Idempotency-Key"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -2552,13 +2594,17 @@ impl Default for ListInventoryRequest {
 
 impl runtime::Validate for ListInventoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.limit, Some((1, false)), Some((100, false)))
-            .map_err(|v| v.within("limit"))?;
-        runtime::check_some(
+        runtime::within(
+            "limit",
+            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+        )?;
+        runtime::within(
+            "after",
+            runtime::check_some(
                 &self.after,
                 |value| runtime::check_range(value, Some((0, false)), None),
-            )
-            .map_err(|v| v.within("after"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -2705,8 +2751,10 @@ pub struct GetInventoryItemRequest {
 
 impl runtime::Validate for GetInventoryItemRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }
@@ -2855,9 +2903,11 @@ pub struct UpdateInventoryRequest {
 
 impl runtime::Validate for UpdateInventoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.pet_id, Some((1, false)), None)
-            .map_err(|v| v.within("petId"))?;
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within(
+            "petId",
+            runtime::check_range(&self.pet_id, Some((1, false)), None),
+        )?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }

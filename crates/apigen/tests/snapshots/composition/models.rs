@@ -123,15 +123,18 @@ impl runtime::Validate for Account {
         if self.created_at.is_some() {
             return Err(runtime::Violation::new("is read-only").within("createdAt"));
         }
-        runtime::check_length(&self.email, None, Some(254))
-            .map_err(|v| v.within("email"))?;
-        runtime::check_some(
+        runtime::within("email", runtime::check_length(&self.email, None, Some(254)))?;
+        runtime::within(
+            "password",
+            runtime::check_some(
                 &self.password,
                 |value| runtime::check_length(value, Some(8), None),
-            )
-            .map_err(|v| v.within("password"))?;
-        runtime::check_some(&self.address, runtime::Validate::validate)
-            .map_err(|v| v.within("address"))?;
+            ),
+        )?;
+        runtime::within(
+            "address",
+            runtime::check_some(&self.address, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -346,15 +349,18 @@ impl serde::Serialize for NewAccount {
 
 impl runtime::Validate for NewAccount {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_length(&self.email, None, Some(254))
-            .map_err(|v| v.within("email"))?;
-        runtime::check_some(
+        runtime::within("email", runtime::check_length(&self.email, None, Some(254)))?;
+        runtime::within(
+            "password",
+            runtime::check_some(
                 &self.password,
                 |value| runtime::check_length(value, Some(8), None),
-            )
-            .map_err(|v| v.within("password"))?;
-        runtime::check_some(&self.address, runtime::Validate::validate)
-            .map_err(|v| v.within("address"))?;
+            ),
+        )?;
+        runtime::within(
+            "address",
+            runtime::check_some(&self.address, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -412,7 +418,9 @@ impl serde::Serialize for NewAccountAddress {
 
 impl runtime::Validate for NewAccountAddress {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "zip",
+            runtime::check_some(
                 &self.zip,
                 |value| {
                     static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
@@ -422,8 +430,8 @@ impl runtime::Validate for NewAccountAddress {
                     });
                     runtime::check_pattern(value, &PATTERN)
                 },
-            )
-            .map_err(|v| v.within("zip"))?;
+            ),
+        )?;
         Ok(())
     }
 }

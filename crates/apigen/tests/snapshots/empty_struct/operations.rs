@@ -70,7 +70,7 @@ pub struct PingRequest {
 
 impl runtime::Validate for PingRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }

@@ -253,35 +253,49 @@ impl serde::Serialize for Sample {
 
 impl runtime::Validate for Sample {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.small, Some((-5, false)), Some((5, false)))
-            .map_err(|v| v.within("small"))?;
-        runtime::check_range(&self.big, Some((0, false)), Some((100, true)))
-            .map_err(|v| v.within("big"))?;
-        runtime::check_some(
+        runtime::within(
+            "small",
+            runtime::check_range(&self.small, Some((-5, false)), Some((5, false))),
+        )?;
+        runtime::within(
+            "big",
+            runtime::check_range(&self.big, Some((0, false)), Some((100, true))),
+        )?;
+        runtime::within(
+            "ratio",
+            runtime::check_some(
                 &self.ratio,
                 |value| runtime::check_range(
                     value,
                     Some((0.5, false)),
                     Some((1.5, false)),
                 ),
-            )
-            .map_err(|v| v.within("ratio"))?;
-        runtime::check_some(&self.contact, |value| runtime::check_email(value))
-            .map_err(|v| v.within("contact"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "contact",
+            runtime::check_some(&self.contact, |value| runtime::check_email(value)),
+        )?;
+        runtime::within(
+            "homepage",
+            runtime::check_some(
                 &self.homepage,
                 |value| {
                     runtime::check_length(value, None, Some(200))
                         .and_then(|()| runtime::check_uri(value))
                 },
-            )
-            .map_err(|v| v.within("homepage"))?;
-        runtime::check_nullable(
+            ),
+        )?;
+        runtime::within(
+            "nickname",
+            runtime::check_nullable(
                 &self.nickname,
                 |value| runtime::check_length(value, None, Some(20)),
-            )
-            .map_err(|v| v.within("nickname"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "code",
+            runtime::check_some(
                 &self.code,
                 |value| {
                     runtime::check_length(value, Some(3), Some(3))
@@ -294,9 +308,11 @@ impl runtime::Validate for Sample {
                             runtime::check_pattern(value, &PATTERN)
                         })
                 },
-            )
-            .map_err(|v| v.within("code"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "tags",
+            runtime::check_some(
                 &self.tags,
                 |value| {
                     runtime::check_items(Vec::len(value), Some(1), Some(3))
@@ -305,16 +321,18 @@ impl runtime::Validate for Sample {
                             |item| runtime::check_length(item, None, Some(10)),
                         ))
                 },
-            )
-            .map_err(|v| v.within("tags"))?;
-        runtime::check_some(
+            ),
+        )?;
+        runtime::within(
+            "scores",
+            runtime::check_some(
                 &self.scores,
                 |value| runtime::check_values(
                     value,
                     |value| runtime::check_range(value, Some((0, false)), None),
                 ),
-            )
-            .map_err(|v| v.within("scores"))?;
+            ),
+        )?;
         Ok(())
     }
 }

@@ -50,8 +50,13 @@ impl serde::Serialize for Box2 {
 
 impl runtime::Validate for Box2 {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.b, |value| runtime::check_length(value, Some(1), None))
-            .map_err(|v| v.within("b"))?;
+        runtime::within(
+            "b",
+            runtime::check_some(
+                &self.b,
+                |value| runtime::check_length(value, Some(1), None),
+            ),
+        )?;
         Ok(())
     }
 }
@@ -101,11 +106,13 @@ impl serde::Serialize for Deserialize {
 
 impl runtime::Validate for Deserialize {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "d",
+            runtime::check_some(
                 &self.d,
                 |value| runtime::check_range(value, Some((0, false)), None),
-            )
-            .map_err(|v| v.within("d"))?;
+            ),
+        )?;
         Ok(())
     }
 }
@@ -155,8 +162,10 @@ impl serde::Serialize for Option2 {
 
 impl runtime::Validate for Option2 {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.next, runtime::Validate::validate)
-            .map_err(|v| v.within("next"))?;
+        runtime::within(
+            "next",
+            runtime::check_some(&self.next, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -214,8 +223,10 @@ impl serde::Serialize for Result2 {
 
 impl runtime::Validate for Result2 {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.error, runtime::Validate::validate)
-            .map_err(|v| v.within("error"))?;
+        runtime::within(
+            "error",
+            runtime::check_some(&self.error, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -265,8 +276,7 @@ impl serde::Serialize for Serialize {
 
 impl runtime::Validate for Serialize {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.s, runtime::Validate::validate)
-            .map_err(|v| v.within("s"))?;
+        runtime::within("s", runtime::check_some(&self.s, runtime::Validate::validate))?;
         Ok(())
     }
 }
@@ -365,11 +375,13 @@ impl serde::Serialize for Validate {
 
 impl runtime::Validate for Validate {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "value",
+            runtime::check_some(
                 &self.value,
                 |value| runtime::check_length(value, None, Some(3)),
-            )
-            .map_err(|v| v.within("value"))?;
+            ),
+        )?;
         Ok(())
     }
 }

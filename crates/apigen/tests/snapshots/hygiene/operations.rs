@@ -174,9 +174,14 @@ pub struct ConfigureRequest {
 
 impl runtime::Validate for ConfigureRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_items(Vec::len(&self.body), None, Some(2))
-            .and_then(|()| runtime::check_each(&self.body, runtime::Validate::validate))
-            .map_err(|v| v.within("body"))?;
+        runtime::within(
+            "body",
+            runtime::check_items(Vec::len(&self.body), None, Some(2))
+                .and_then(|()| runtime::check_each(
+                    &self.body,
+                    runtime::Validate::validate,
+                )),
+        )?;
         Ok(())
     }
 }
@@ -217,8 +222,10 @@ pub struct RespondRequest {
 
 impl runtime::Validate for RespondRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.body, runtime::Validate::validate)
-            .map_err(|v| v.within("body"))?;
+        runtime::within(
+            "body",
+            runtime::check_some(&self.body, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }

@@ -5,13 +5,21 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// `message.created`
     MessageCreated(EventMessageCreated),
     /// `message.deleted`
     MessageDeleted(EventMessageDeleted),
+}
+
+impl serde::Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::MessageCreated(value) => serde::Serialize::serialize(value, serializer),
+            Self::MessageDeleted(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Event {
@@ -282,13 +290,21 @@ impl runtime::Validate for EventMessageDeletedType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Mapped {
     /// `x`
     X(MappedX),
     /// `y`
     Y(MappedY),
+}
+
+impl serde::Serialize for Mapped {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::X(value) => serde::Serialize::serialize(value, serializer),
+            Self::Y(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Mapped {

@@ -62,11 +62,13 @@ impl serde::Serialize for N {
 
 impl runtime::Validate for N {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "name",
+            runtime::check_some(
                 &self.name,
                 |value| runtime::check_not_one_of::<str>(value, &["admin"]),
-            )
-            .map_err(|v| v.within("name"))?;
+            ),
+        )?;
         Ok(())
     }
 }

@@ -70,8 +70,10 @@ pub struct PostNRequest {
 
 impl runtime::Validate for PostNRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.body, runtime::Validate::validate)
-            .map_err(|v| v.within("body"))?;
+        runtime::within(
+            "body",
+            runtime::check_some(&self.body, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }

@@ -5,13 +5,21 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Animal {
     /// `dog`
     Dog(Dog),
     /// `cat`
     Cat(Cat),
+}
+
+impl serde::Serialize for Animal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Dog(value) => serde::Serialize::serialize(value, serializer),
+            Self::Cat(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Animal {
@@ -440,12 +448,21 @@ impl runtime::Validate for Rectangle {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     Circle(Circle),
     Square(Square),
     Rectangle(Rectangle),
+}
+
+impl serde::Serialize for Shape {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
+            Self::Square(value) => serde::Serialize::serialize(value, serializer),
+            Self::Rectangle(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Shape {

@@ -81,7 +81,7 @@ pub struct MeasureRequest {
 
 impl runtime::Validate for MeasureRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -131,7 +131,7 @@ pub struct GreetRequest {
 
 impl runtime::Validate for GreetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }

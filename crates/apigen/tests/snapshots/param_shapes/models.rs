@@ -62,11 +62,19 @@ impl runtime::Validate for Error {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SearchChoice {
     ByName(SearchChoiceByName),
     ById(SearchChoiceById),
+}
+
+impl serde::Serialize for SearchChoice {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::ByName(value) => serde::Serialize::serialize(value, serializer),
+            Self::ById(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for SearchChoice {
@@ -253,11 +261,13 @@ impl serde::Serialize for SearchFilter {
 
 impl runtime::Validate for SearchFilter {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "tags",
+            runtime::check_some(
                 &self.tags,
                 |value| runtime::check_each(value, runtime::Validate::validate),
-            )
-            .map_err(|v| v.within("tags"))?;
+            ),
+        )?;
         Ok(())
     }
 }

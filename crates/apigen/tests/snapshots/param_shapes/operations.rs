@@ -84,14 +84,22 @@ pub struct SearchRequest {
 
 impl runtime::Validate for SearchRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.filter, runtime::Validate::validate)
-            .map_err(|v| v.within("filter"))?;
-        runtime::check_some(&self.choice, runtime::Validate::validate)
-            .map_err(|v| v.within("choice"))?;
-        runtime::check_some(&self.where_, runtime::Validate::validate)
-            .map_err(|v| v.within("where"))?;
-        runtime::check_some(&self.x_context, runtime::Validate::validate)
-            .map_err(|v| v.within("X-Context"))?;
+        runtime::within(
+            "filter",
+            runtime::check_some(&self.filter, runtime::Validate::validate),
+        )?;
+        runtime::within(
+            "choice",
+            runtime::check_some(&self.choice, runtime::Validate::validate),
+        )?;
+        runtime::within(
+            "where",
+            runtime::check_some(&self.where_, runtime::Validate::validate),
+        )?;
+        runtime::within(
+            "X-Context",
+            runtime::check_some(&self.x_context, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }

@@ -66,11 +66,19 @@ impl runtime::Validate for GetItemFieldsItem {
 
 pub type GetItemSort = GetItemFieldsItem;
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum GetItemTraits {
     String(GetItemTraitsString),
     Array(Vec<GetItemTraitsArrayItem>),
+}
+
+impl serde::Serialize for GetItemTraits {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::String(value) => serde::Serialize::serialize(value, serializer),
+            Self::Array(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for GetItemTraits {

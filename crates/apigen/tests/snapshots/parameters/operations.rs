@@ -100,10 +100,14 @@ pub struct GetItemRequest {
 
 impl runtime::Validate for GetItemRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.item_id, Some((1, false)), None)
-            .map_err(|v| v.within("itemId"))?;
-        runtime::check_some(&self.traits, runtime::Validate::validate)
-            .map_err(|v| v.within("traits"))?;
+        runtime::within(
+            "itemId",
+            runtime::check_range(&self.item_id, Some((1, false)), None),
+        )?;
+        runtime::within(
+            "traits",
+            runtime::check_some(&self.traits, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -173,8 +177,10 @@ pub struct DeleteItemsItemIdRequest {
 
 impl runtime::Validate for DeleteItemsItemIdRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.item_id, Some((1, false)), None)
-            .map_err(|v| v.within("itemId"))?;
+        runtime::within(
+            "itemId",
+            runtime::check_range(&self.item_id, Some((1, false)), None),
+        )?;
         Ok(())
     }
 }

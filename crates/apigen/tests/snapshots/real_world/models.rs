@@ -82,10 +82,11 @@ impl serde::Serialize for CreateCustomerBody {
 
 impl runtime::Validate for CreateCustomerBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_length(&self.email, None, Some(512))
-            .map_err(|v| v.within("email"))?;
-        runtime::check_some(&self.address, runtime::Validate::validate)
-            .map_err(|v| v.within("address"))?;
+        runtime::within("email", runtime::check_length(&self.email, None, Some(512)))?;
+        runtime::within(
+            "address",
+            runtime::check_some(&self.address, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -215,26 +216,38 @@ impl serde::Serialize for Customer {
 
 impl runtime::Validate for Customer {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "seed",
+            runtime::check_some(
                 &self.seed,
                 |value| runtime::check_range(
                     value,
                     Some((-9223372036854775808, false)),
                     Some((9223372036854775807, false)),
                 ),
-            )
-            .map_err(|v| v.within("seed"))?;
-        runtime::check_some(&self.image_url, runtime::Validate::validate)
-            .map_err(|v| v.within("image_url"))?;
+            ),
+        )?;
+        runtime::within(
+            "image_url",
+            runtime::check_some(&self.image_url, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum CustomerImageUrl {
     String(String),
     Null(serde_json::Value),
+}
+
+impl serde::Serialize for CustomerImageUrl {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::String(value) => serde::Serialize::serialize(value, serializer),
+            Self::Null(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for CustomerImageUrl {
@@ -448,11 +461,13 @@ impl serde::Serialize for UploadDocumentBody {
 
 impl runtime::Validate for UploadDocumentBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "note",
+            runtime::check_some(
                 &self.note,
                 |value| runtime::check_length(value, None, Some(200)),
-            )
-            .map_err(|v| v.within("note"))?;
+            ),
+        )?;
         Ok(())
     }
 }

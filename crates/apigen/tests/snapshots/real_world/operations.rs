@@ -100,8 +100,10 @@ pub struct ListCustomersRequest {
 
 impl runtime::Validate for ListCustomersRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.created, runtime::Validate::validate)
-            .map_err(|v| v.within("created"))?;
+        runtime::within(
+            "created",
+            runtime::check_some(&self.created, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -142,7 +144,7 @@ pub struct CreateCustomerRequest {
 
 impl runtime::Validate for CreateCustomerRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -227,7 +229,7 @@ pub struct UploadDocumentRequest {
 
 impl runtime::Validate for UploadDocumentRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }

@@ -217,13 +217,21 @@ impl runtime::Validate for FieldDataType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Found {
     /// `item`
     ItemsGet200(ItemsGet200),
     /// `base`
     Base(Base),
+}
+
+impl serde::Serialize for Found {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::ItemsGet200(value) => serde::Serialize::serialize(value, serializer),
+            Self::Base(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Found {

@@ -81,11 +81,13 @@ pub struct ListItemsRequest {
 
 impl runtime::Validate for ListItemsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "limit",
+            runtime::check_some(
                 &self.limit,
                 |value| runtime::check_range(value, Some((1, false)), Some((100, false))),
-            )
-            .map_err(|v| v.within("limit"))?;
+            ),
+        )?;
         Ok(())
     }
 }

@@ -116,10 +116,11 @@ impl serde::Serialize for CreateCustomerBody {
 
 impl runtime::Validate for CreateCustomerBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_length(&self.name, None, Some(100))
-            .map_err(|v| v.within("name"))?;
-        runtime::check_some(&self.address, runtime::Validate::validate)
-            .map_err(|v| v.within("address"))?;
+        runtime::within("name", runtime::check_length(&self.name, None, Some(100)))?;
+        runtime::within(
+            "address",
+            runtime::check_some(&self.address, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -235,10 +236,11 @@ impl serde::Serialize for CreatePartnerBody {
 
 impl runtime::Validate for CreatePartnerBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_length(&self.name, None, Some(200))
-            .map_err(|v| v.within("name"))?;
-        runtime::check_some(&self.address, runtime::Validate::validate)
-            .map_err(|v| v.within("address"))?;
+        runtime::within("name", runtime::check_length(&self.name, None, Some(200)))?;
+        runtime::within(
+            "address",
+            runtime::check_some(&self.address, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }

@@ -105,7 +105,7 @@ pub struct CreateCustomerRequest {
 
 impl runtime::Validate for CreateCustomerRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -146,7 +146,7 @@ pub struct CreateVendorRequest {
 
 impl runtime::Validate for CreateVendorRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -187,7 +187,7 @@ pub struct CreatePartnerRequest {
 
 impl runtime::Validate for CreatePartnerRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
@@ -228,7 +228,7 @@ pub struct CreatePlaceRequest {
 
 impl runtime::Validate for CreatePlaceRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }

@@ -58,8 +58,10 @@ impl serde::Serialize for Circle {
 
 impl runtime::Validate for Circle {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.radius, Some((0.0, true)), None)
-            .map_err(|v| v.within("radius"))?;
+        runtime::within(
+            "radius",
+            runtime::check_range(&self.radius, Some((0.0, true)), None),
+        )?;
         Ok(())
     }
 }
@@ -124,16 +126,24 @@ impl serde::Serialize for Drawing {
 
 impl runtime::Validate for Drawing {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.variant).map_err(|v| v.within("variant"))?;
+        runtime::within("variant", runtime::Validate::validate(&self.variant))?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     Literal(Literal),
     Sum(Box<Sum>),
+}
+
+impl serde::Serialize for Expr {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Literal(value) => serde::Serialize::serialize(value, serializer),
+            Self::Sum(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Expr {
@@ -173,11 +183,19 @@ impl runtime::Validate for Expr {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum IdOrName {
     Integer(i64),
     String(String),
+}
+
+impl serde::Serialize for IdOrName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Integer(value) => serde::Serialize::serialize(value, serializer),
+            Self::String(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for IdOrName {
@@ -321,16 +339,24 @@ impl serde::Serialize for Payment {
 
 impl runtime::Validate for Payment {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.variant).map_err(|v| v.within("variant"))?;
+        runtime::within("variant", runtime::Validate::validate(&self.variant))?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PaymentVariant {
     Object(PaymentVariantObject),
     Object2(PaymentVariantObject2),
+}
+
+impl serde::Serialize for PaymentVariant {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Object(value) => serde::Serialize::serialize(value, serializer),
+            Self::Object2(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for PaymentVariant {
@@ -472,13 +498,21 @@ impl runtime::Validate for PaymentVariantObject2 {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     /// `circle`
     Circle(Circle),
     /// `square`
     Square(Square),
+}
+
+impl serde::Serialize for Shape {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
+            Self::Square(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Shape {
@@ -627,8 +661,8 @@ impl serde::Serialize for Sum {
 
 impl runtime::Validate for Sum {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.left).map_err(|v| v.within("left"))?;
-        runtime::Validate::validate(&self.right).map_err(|v| v.within("right"))?;
+        runtime::within("left", runtime::Validate::validate(&self.left))?;
+        runtime::within("right", runtime::Validate::validate(&self.right))?;
         Ok(())
     }
 }
@@ -690,13 +724,17 @@ impl serde::Serialize for Tree {
 
 impl runtime::Validate for Tree {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.parent, runtime::Validate::validate)
-            .map_err(|v| v.within("parent"))?;
-        runtime::check_some(
+        runtime::within(
+            "parent",
+            runtime::check_some(&self.parent, runtime::Validate::validate),
+        )?;
+        runtime::within(
+            "children",
+            runtime::check_some(
                 &self.children,
                 |value| runtime::check_each(value, runtime::Validate::validate),
-            )
-            .map_err(|v| v.within("children"))?;
+            ),
+        )?;
         Ok(())
     }
 }

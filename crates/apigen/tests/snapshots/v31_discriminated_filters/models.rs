@@ -178,19 +178,29 @@ impl serde::Serialize for Compound {
 
 impl runtime::Validate for Compound {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_each(&self.filters, runtime::Validate::validate)
-            .map_err(|v| v.within("filters"))?;
+        runtime::within(
+            "filters",
+            runtime::check_each(&self.filters, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum CompoundFiltersItem {
     /// `eq`, `ne`
     Comparison(Comparison),
     /// `and`, `or`
     Compound(Compound),
+}
+
+impl serde::Serialize for CompoundFiltersItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Comparison(value) => serde::Serialize::serialize(value, serializer),
+            Self::Compound(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for CompoundFiltersItem {
@@ -288,13 +298,21 @@ impl runtime::Validate for CompoundType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
     /// `eq`, `ne`
     Eq(Comparison),
     /// `and`, `or`
     Compound(Compound),
+}
+
+impl serde::Serialize for Filter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Eq(value) => serde::Serialize::serialize(value, serializer),
+            Self::Compound(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Filter {
@@ -447,13 +465,21 @@ impl runtime::Validate for IncomingType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Message {
     /// `message`
     Incoming(Incoming),
     /// `message`
     Outgoing(Outgoing),
+}
+
+impl serde::Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Incoming(value) => serde::Serialize::serialize(value, serializer),
+            Self::Outgoing(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for Message {

@@ -58,11 +58,13 @@ impl serde::Serialize for Booking {
 
 impl runtime::Validate for Booking {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(
+        runtime::within(
+            "seats",
+            runtime::check_some(
                 &self.seats,
                 |value| runtime::check_range(value, Some((1, false)), None),
-            )
-            .map_err(|v| v.within("seats"))?;
+            ),
+        )?;
         Ok(())
     }
 }

@@ -85,13 +85,17 @@ impl serde::Serialize for Upload {
 
 impl runtime::Validate for Upload {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_range(&self.size, Some((0, true)), Some((1048576, true)))
-            .map_err(|v| v.within("size"))?;
-        runtime::check_some(
+        runtime::within(
+            "size",
+            runtime::check_range(&self.size, Some((0, true)), Some((1048576, true))),
+        )?;
+        runtime::within(
+            "label",
+            runtime::check_some(
                 &self.label,
                 |value| runtime::check_length(value, None, Some(32)),
-            )
-            .map_err(|v| v.within("label"))?;
+            ),
+        )?;
         Ok(())
     }
 }

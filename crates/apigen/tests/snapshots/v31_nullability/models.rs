@@ -89,12 +89,18 @@ impl serde::Serialize for Account {
 
 impl runtime::Validate for Account {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_some(&self.owner, runtime::Validate::validate)
-            .map_err(|v| v.within("owner"))?;
-        runtime::check_some(&self.external_id, runtime::Validate::validate)
-            .map_err(|v| v.within("externalId"))?;
-        runtime::check_nullable(&self.address, runtime::Validate::validate)
-            .map_err(|v| v.within("address"))?;
+        runtime::within(
+            "owner",
+            runtime::check_some(&self.owner, runtime::Validate::validate),
+        )?;
+        runtime::within(
+            "externalId",
+            runtime::check_some(&self.external_id, runtime::Validate::validate),
+        )?;
+        runtime::within(
+            "address",
+            runtime::check_nullable(&self.address, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }
@@ -148,11 +154,19 @@ impl runtime::Validate for AccountAddress {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum AccountExternalId {
     String(String),
     Integer(i64),
+}
+
+impl serde::Serialize for AccountExternalId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::String(value) => serde::Serialize::serialize(value, serializer),
+            Self::Integer(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
 }
 
 impl runtime::Decide for AccountExternalId {
@@ -240,13 +254,17 @@ impl serde::Serialize for AccountPatch {
 
 impl runtime::Validate for AccountPatch {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_nullable(
+        runtime::within(
+            "nickname",
+            runtime::check_nullable(
                 &self.nickname,
                 |value| runtime::check_length(value, None, Some(40)),
-            )
-            .map_err(|v| v.within("nickname"))?;
-        runtime::check_nullable(&self.owner, runtime::Validate::validate)
-            .map_err(|v| v.within("owner"))?;
+            ),
+        )?;
+        runtime::within(
+            "owner",
+            runtime::check_nullable(&self.owner, runtime::Validate::validate),
+        )?;
         Ok(())
     }
 }

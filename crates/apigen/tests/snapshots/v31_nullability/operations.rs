@@ -72,7 +72,7 @@ pub struct PatchAccountRequest {
 
 impl runtime::Validate for PatchAccountRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::Validate::validate(&self.body).map_err(|v| v.within("body"))?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
 }
