@@ -99,6 +99,19 @@ async fn slowloris_connections_are_cut_at_the_header_deadline_while_others_are_s
     let dir = tempfile::tempdir().unwrap();
     let (server, key) = start(dir.path(), &[]);
     let address = address(&server);
+    // The steady client's latency without the attack first: the bound
+    // below is relative to it, so that a machine busy with other tests
+    // does not fail this one, while a server the attack starved (requests
+    // queued behind slow heads for seconds) still would.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let calm = tokio::spawn(steady_client(
+        server.base.clone(),
+        key.clone(),
+        stop.clone(),
+    ));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, Ordering::Relaxed);
+    let calm = p99(calm.await.unwrap());
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let steady = tokio::spawn(steady_client(server.base.clone(), key, stop.clone()));
 
@@ -144,7 +157,8 @@ async fn slowloris_connections_are_cut_at_the_header_deadline_while_others_are_s
     let latency = p99(took.clone());
     println!(
         "{SLOW} slow connections closed after {shortest:?}..{longest:?}; \
-         the steady client: {} requests, p99 {latency:?}; server peak memory {} kB",
+         the steady client: {} requests, p99 {latency:?} (without the attack {calm:?}); \
+         server peak memory {} kB",
         took.len(),
         server.memory_kb("VmHWM")
     );
@@ -160,7 +174,13 @@ async fn slowloris_connections_are_cut_at_the_header_deadline_while_others_are_s
         "a slow connection lasted {longest:?}"
     );
     assert!(took.len() >= 50, "the steady client was served throughout");
-    assert!(latency < Duration::from_millis(50), "p99 {latency:?}");
+    // Under 50 ms on a quiet machine; on a loaded one, within five times
+    // what the same client saw without the attack; never a second.
+    let bound = Duration::from_millis(50).max(calm * 5);
+    assert!(
+        latency < bound.min(Duration::from_secs(1)),
+        "p99 {latency:?} under attack, {calm:?} without"
+    );
     assert!(server.memory_kb("VmHWM") < MEMORY_BOUND_KB);
 }
 
