@@ -415,39 +415,49 @@ impl ListPetsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = link {
                     runtime::set_header(&mut builder, "Link", value);
                 }
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -577,49 +587,61 @@ impl CreatePetResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
-                let mut builder = runtime::respond(runtime::status(201));
+                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
                 runtime::set_header(&mut builder, "Location", location);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::RequestTimeout(body) => {
-                let builder = runtime::respond(runtime::status(408));
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
                 runtime::json(builder, &body)
             }
             Self::PayloadTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(413));
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(runtime::status(415));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                );
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -744,7 +766,7 @@ impl GetPetResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, deprecation, sunset, link } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = deprecation {
                     runtime::set_header(&mut builder, "Deprecation", value);
                 }
@@ -757,40 +779,50 @@ impl GetPetResponse {
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::Gone(body) => {
-                let builder = runtime::respond(runtime::status(410));
+                let builder = runtime::respond(runtime::StatusCode::GONE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -912,52 +944,64 @@ impl ReplacePetResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::RequestTimeout(body) => {
-                let builder = runtime::respond(runtime::status(408));
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
                 runtime::json(builder, &body)
             }
             Self::PayloadTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(413));
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(runtime::status(415));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                );
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -1068,44 +1112,54 @@ impl DeletePetResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::Conflict(body) => {
-                let builder = runtime::respond(runtime::status(409));
+                let builder = runtime::respond(runtime::StatusCode::CONFLICT);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -1239,39 +1293,49 @@ impl ListCategoriesResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = link {
                     runtime::set_header(&mut builder, "Link", value);
                 }
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -1401,49 +1465,61 @@ impl CreateCategoryResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
-                let mut builder = runtime::respond(runtime::status(201));
+                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
                 runtime::set_header(&mut builder, "Location", location);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::RequestTimeout(body) => {
-                let builder = runtime::respond(runtime::status(408));
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
                 runtime::json(builder, &body)
             }
             Self::PayloadTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(413));
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(runtime::status(415));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                );
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -1557,43 +1633,53 @@ impl GetCategoryResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -1709,47 +1795,57 @@ impl DeleteCategoryResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent { x_api_stability } => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
                 Ok(builder.finish())
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::Conflict(body) => {
-                let builder = runtime::respond(runtime::status(409));
+                let builder = runtime::respond(runtime::StatusCode::CONFLICT);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -1900,39 +1996,49 @@ impl ListOrdersResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = link {
                     runtime::set_header(&mut builder, "Link", value);
                 }
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -2065,53 +2171,65 @@ impl PlaceOrderResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
-                let mut builder = runtime::respond(runtime::status(201));
+                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
                 runtime::set_header(&mut builder, "Location", location);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::RequestTimeout(body) => {
-                let builder = runtime::respond(runtime::status(408));
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
                 runtime::json(builder, &body)
             }
             Self::Conflict(body) => {
-                let builder = runtime::respond(runtime::status(409));
+                let builder = runtime::respond(runtime::StatusCode::CONFLICT);
                 runtime::json(builder, &body)
             }
             Self::PayloadTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(413));
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(runtime::status(415));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                );
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -2219,40 +2337,50 @@ impl GetOrderResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -2363,44 +2491,54 @@ impl CancelOrderResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::Conflict(body) => {
-                let builder = runtime::respond(runtime::status(409));
+                let builder = runtime::respond(runtime::StatusCode::CONFLICT);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -2521,40 +2659,50 @@ impl CompleteOrderResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -2697,7 +2845,7 @@ impl ListInventoryResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability, link } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
@@ -2707,32 +2855,42 @@ impl ListInventoryResponse {
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -2846,43 +3004,53 @@ impl GetInventoryItemResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
@@ -3010,55 +3178,67 @@ impl UpdateInventoryResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized(body) => {
-                let builder = runtime::respond(runtime::status(401));
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::RequestTimeout(body) => {
-                let builder = runtime::respond(runtime::status(408));
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
                 runtime::json(builder, &body)
             }
             Self::PayloadTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(413));
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(runtime::status(415));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                );
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(429));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::TOO_MANY_REQUESTS,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
-                let builder = runtime::respond(runtime::status(431));
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(runtime::status(503));
+                let mut builder = runtime::respond(
+                    runtime::StatusCode::SERVICE_UNAVAILABLE,
+                );
                 runtime::set_header(&mut builder, "Retry-After", retry_after);
                 runtime::json(builder, &body)
             }

@@ -95,7 +95,7 @@ impl CreateAccountResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created(body) => {
-                let builder = runtime::respond(runtime::status(201));
+                let builder = runtime::respond(runtime::StatusCode::CREATED);
                 runtime::json(builder, &body)
             }
         }

@@ -114,15 +114,17 @@ impl GetThingResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(runtime::status(500));
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
                 runtime::json(builder, &body)
             }
         }
@@ -167,11 +169,11 @@ impl DeleteThingResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
         }
@@ -216,7 +218,7 @@ impl ListThingsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::Default { status, body } => {

@@ -99,7 +99,7 @@ impl GetHResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { x_list, x_ints, x_content, x_json } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 if let Some(value) = x_list {
                     runtime::set_header_styled(
                         &mut builder,

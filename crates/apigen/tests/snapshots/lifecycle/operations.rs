@@ -132,7 +132,7 @@ impl ListWidgetsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
         }
@@ -168,7 +168,7 @@ impl CreateWidgetResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created => {
-                let mut builder = runtime::respond(runtime::status(201));
+                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
                 Ok(builder.finish())
             }
         }
@@ -204,7 +204,7 @@ impl OldWidgetsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(builder.finish())
             }
         }
@@ -240,7 +240,7 @@ impl OlderWidgetsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(builder.finish())
             }
         }
@@ -276,7 +276,7 @@ impl PingResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(builder.finish())
             }
         }

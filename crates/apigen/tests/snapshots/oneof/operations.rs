@@ -111,11 +111,13 @@ impl MeasureResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
         }
@@ -161,11 +163,13 @@ impl GreetResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(runtime::status(422));
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
                 runtime::json(builder, &body)
             }
         }

@@ -129,11 +129,11 @@ impl SearchResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::BadRequest(body) => {
-                let builder = runtime::respond(runtime::status(400));
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
         }

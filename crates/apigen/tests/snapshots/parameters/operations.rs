@@ -149,7 +149,7 @@ impl GetItemResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, e_tag, x_count } => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::set_header(&mut builder, "ETag", e_tag);
                 if let Some(value) = x_count {
                     runtime::set_header(&mut builder, "X-Count", value);
@@ -157,7 +157,7 @@ impl GetItemResponse {
                 runtime::json(builder, &body)
             }
             Self::NotModified => {
-                let mut builder = runtime::respond(runtime::status(304));
+                let mut builder = runtime::respond(runtime::StatusCode::NOT_MODIFIED);
                 Ok(builder.finish())
             }
             Self::Default { status, body } => {
@@ -210,11 +210,11 @@ impl DeleteItemsItemIdResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
         }

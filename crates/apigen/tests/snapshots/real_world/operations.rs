@@ -128,7 +128,7 @@ impl ListCustomersResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
         }
@@ -169,7 +169,7 @@ impl CreateCustomerResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
         }
@@ -211,7 +211,7 @@ impl UploadAttachmentResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -254,7 +254,7 @@ impl UploadDocumentResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -294,7 +294,7 @@ impl GetInvoicePdfResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(runtime::bytes(builder, "application/pdf", body))
             }
         }

@@ -117,11 +117,11 @@ impl ListItemsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::Conflict(body) => {
-                let builder = runtime::respond(runtime::status(409));
+                let builder = runtime::respond(runtime::StatusCode::CONFLICT);
                 runtime::json(builder, &body)
             }
         }
@@ -157,7 +157,7 @@ impl GetThingResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
         }

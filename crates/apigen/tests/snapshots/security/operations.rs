@@ -152,7 +152,7 @@ impl GetPublicResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -188,7 +188,7 @@ impl GetOptionalResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -224,7 +224,7 @@ impl GetWithKeyResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -260,7 +260,7 @@ impl DoAdminResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -296,7 +296,7 @@ impl GetDefaultResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -332,7 +332,7 @@ impl GetOidcResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }

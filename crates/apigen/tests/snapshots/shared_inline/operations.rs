@@ -130,7 +130,7 @@ impl CreateCustomerResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -171,7 +171,7 @@ impl CreateVendorResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -212,7 +212,7 @@ impl CreatePartnerResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }
@@ -253,7 +253,7 @@ impl CreatePlaceResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
             }
         }

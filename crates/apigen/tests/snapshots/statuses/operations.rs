@@ -152,11 +152,11 @@ impl GetTeapotResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
-                let builder = runtime::respond(runtime::status(200));
+                let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::NotFound(body) => {
-                let builder = runtime::respond(runtime::status(404));
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::ClientError { status, body } => {
@@ -203,7 +203,7 @@ impl TeapotOptionsResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent { allow } => {
-                let mut builder = runtime::respond(runtime::status(204));
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 if let Some(value) = allow {
                     runtime::set_header(&mut builder, "Allow", value);
                 }
@@ -242,7 +242,7 @@ impl TeapotsHeadResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(builder.finish())
             }
         }
@@ -330,7 +330,7 @@ impl KettlesHeadResponse {
     pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::status(200));
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(builder.finish())
             }
         }
