@@ -89,15 +89,14 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         .name
         .clone()
         .unwrap_or_else(|| crate_name(&generated.api.title));
+    // Decided once (it walks every type from every group): the manifest
+    // declares these features and the crate docs list them.
+    let features = group_features(&generated.api);
     let mut files = Files::new();
-    files.insert(
-        "Cargo.toml".into(),
-        manifest(&name, options, &generated.api),
-    );
-    files.insert(
-        "src/lib.rs".into(),
-        lib_rs(&generated.api, &name, options, command, &config.source),
-    );
+    files.insert("Cargo.toml".into(), manifest(&name, options, &features));
+    let source = &config.source;
+    let lib = lib_rs(&generated.api, &features, &name, options, command, source);
+    files.insert("src/lib.rs".into(), lib);
     for (path, contents) in &generated.files {
         files.insert(format!("src/generated/{path}"), contents.clone());
     }
@@ -125,7 +124,7 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
     features
 }
 
-fn manifest(name: &str, options: &Options, api: &Api) -> String {
+fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -> String {
     let mut defaults: Vec<&str> = match (options.server, options.client) {
         (false, false) | (true, false) => vec!["server"],
         (false, true) => vec!["client"],
@@ -140,7 +139,7 @@ fn manifest(name: &str, options: &Options, api: &Api) -> String {
     };
     let default = format!("default = [{}]\n", quoted(&mut defaults.iter().copied()));
     let mut groups = String::from("# One feature per group of operations; see the crate docs.\n");
-    for (feature, enables) in group_features(api) {
+    for (feature, enables) in features {
         let _ = writeln!(
             groups,
             "{feature} = [{}]",
@@ -157,7 +156,14 @@ fn manifest(name: &str, options: &Options, api: &Api) -> String {
 
 /// The crate root: docs that say what the crate is and how to use it, with
 /// examples that compile, and the generated modules.
-fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str) -> String {
+fn lib_rs(
+    api: &Api,
+    features: &[(String, Vec<String>)],
+    name: &str,
+    options: &Options,
+    command: &str,
+    source: &str,
+) -> String {
     let path = name.replace('-', "_");
     let mut docs = format!("{} {}\n\n", api.title, api.version);
     if let Some(description) = api.description.as_deref().map(str::trim) {
@@ -172,7 +178,7 @@ fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str)
          and check it is current with `--check` (in CI, say). `DOCS_HTML` is the API's \
          reference page (`src/generated/docs.html`), one self-contained HTML file."
     );
-    docs.push_str(&features_section(api));
+    docs.push_str(&features_section(api, features));
     let server = options.server || !options.client;
     if server && !api.operations.is_empty() {
         docs.push_str(&server_example(api, &path));
@@ -200,7 +206,7 @@ fn lib_rs(api: &Api, name: &str, options: &Options, command: &str, source: &str)
 
 /// The crate docs' account of its features: `server`, `client`, and one
 /// per group of operations with the operations it compiles in.
-fn features_section(api: &Api) -> String {
+fn features_section(api: &Api, features: &[(String, Vec<String>)]) -> String {
     let mut out = String::from(
         "\n# Features\n\n`server` compiles the actix-web glue, `client` a typed client. Each \
          group of operations (a route trait) is a feature of its own, compiling in its \
@@ -224,7 +230,7 @@ fn features_section(api: &Api) -> String {
             ops.join(", ")
         );
     }
-    if api.has_other_models() {
+    if features.iter().any(|(f, _)| f == OTHER_MODELS) {
         let _ = writeln!(
             out,
             "- `{OTHER_MODELS}`: the models no operation uses (the document's other schemas)"
