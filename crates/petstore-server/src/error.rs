@@ -172,10 +172,23 @@ impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
         if unreachable_sqlx(&e) {
             ApiError::unavailable(e)
+        } else if unstorable_text(&e) {
+            ApiError::Unprocessable {
+                code: "validation_failed",
+                message: "text may not contain the NUL character (U+0000)".into(),
+            }
         } else {
             ApiError::Internal(Box::new(e))
         }
     }
+}
+
+/// Whether PostgreSQL refused a value its text type cannot hold: NUL
+/// (U+0000), which JSON strings may carry (SQLSTATE 22021; 22P05 for a
+/// character the encoding lacks). The client sent it: a 422, not a 500.
+fn unstorable_text(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db)
+        if db.code().is_some_and(|code| matches!(&*code, "22021" | "22P05")))
 }
 
 /// Whether a PostgreSQL (or sqlx) error says the database is away or cannot

@@ -390,3 +390,19 @@ async fn protocol_level_garbage_is_refused_and_the_server_stays_up() {
         .unwrap();
     assert_eq!(health.status(), 200);
 }
+
+/// JSON strings may carry NUL (U+0000); PostgreSQL's text cannot. There
+/// the store's refusal is the client's 422, not a 500 (schemathesis found
+/// the 500). SQLite stores it as sent.
+#[actix_web::test]
+async fn text_with_nul_is_refused_where_the_database_cannot_store_it() {
+    let app = spawn_app().await;
+    let reply = app
+        .post("/v1/categories", json!({ "name": "Do\u{0}gs" }))
+        .await;
+    if crate::helpers::on_postgres() {
+        reply.assert_error(422, "validation_failed");
+    } else {
+        assert_eq!(reply.status, 201, "{reply:?}");
+    }
+}
