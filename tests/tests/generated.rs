@@ -191,6 +191,7 @@ mod errors_glue {
 mod statuses_glue {
     use actix_web::{test, web, App};
     use petstore_tests::statuses::{models, operations::*, runtime, server};
+    use runtime::Response as _;
 
     struct Service;
 

@@ -33,6 +33,8 @@ mod body;
 #[cfg(feature = "server")]
 mod context;
 #[cfg(feature = "server")]
+mod glue;
+#[cfg(feature = "server")]
 mod params;
 #[cfg(feature = "server")]
 mod response;
@@ -69,6 +71,8 @@ pub use body::{
 };
 #[cfg(feature = "server")]
 pub use context::RequestContext;
+#[cfg(feature = "server")]
+pub use glue::{answer, method_not_allowed, not_found, refuse, ErrorAnswer, Response};
 #[cfg(feature = "server")]
 pub use operation::{serve, FeatureOff, Layer, RouteService};
 #[cfg(feature = "server")]

@@ -335,6 +335,15 @@ impl<'a> Gates<'a> {
     pub fn attr(predicate: Option<TokenStream>) -> TokenStream {
         predicate.map(|p| quote!(#[cfg(#p)])).unwrap_or_default()
     }
+
+    /// The `cfg` attribute of a group's server-side items: the `server`
+    /// feature, and the group's own when it has one.
+    pub fn server_attr(&self, group: &str) -> TokenStream {
+        match self.group(group) {
+            Some(group) => quote!(#[cfg(all(feature = "server", #group))]),
+            None => quote!(#[cfg(feature = "server")]),
+        }
+    }
 }
 
 pub(crate) fn ident(name: &str) -> Ident {

@@ -64,10 +64,7 @@ pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
             .iter()
             .filter(|o| o.group == t.group)
             .map(method);
-        let cfg = match gates.group(&t.group) {
-            Some(group) => quote!(#[cfg(all(feature = "server", #group))]),
-            None => quote!(#[cfg(feature = "server")]),
-        };
+        let cfg = gates.server_attr(&t.group);
         quote! {
             #docs
             #cfg
@@ -87,9 +84,10 @@ pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
 pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -> TokenStream {
     ops.iter()
         .map(|op| {
+            let server_cfg = gates.server_attr(&op.group);
             let cfg = Gates::attr(gates.group(&op.group));
             let request = request(api, op, &cfg);
-            let response = response(api, op, &cfg);
+            let response = response(api, op, &cfg, &server_cfg);
             quote!(#request #response)
         })
         .collect()
@@ -142,6 +140,17 @@ fn error_response(api: &Api) -> TokenStream {
             #[cfg(feature = "server")]
             pub fn into_http(self) -> actix_web::HttpResponse {
                 runtime::error_json(self.status, &self.body, &self.headers)
+            }
+        }
+
+        #[cfg(feature = "server")]
+        impl runtime::ErrorAnswer for ErrorResponse {
+            fn status(&self) -> runtime::StatusCode {
+                self.status
+            }
+
+            fn into_http(self) -> actix_web::HttpResponse {
+                ErrorResponse::into_http(self)
             }
         }
     }
@@ -331,7 +340,7 @@ fn takes_error(api: &Api, r: &Response) -> bool {
     error_status && body_fits
 }
 
-fn response(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
+fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStream) -> TokenStream {
     let name = format_ident!("{}Response", op.type_name);
     let variants = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
@@ -478,18 +487,15 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             #(#variants)*
         }
 
-        #cfg
-        impl #name {
-            /// The variant the operation declares for an error's status, or
-            /// the error back when it declares none.
-            pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        #server_cfg
+        impl runtime::Response for #name {
+            type Error = ErrorResponse;
+
+            fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
                 #declared
             }
 
-            /// Renders the response: status, headers and body. A body that
-            /// cannot be serialized is an internal rejection.
-            #[cfg(feature = "server")]
-            pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+            fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
                 match self {
                     #(#arms)*
                 }

@@ -96,7 +96,7 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
                     #(#routes)*
                     .default_service(
                         web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                            method_not_allowed(service.get_ref(), &request, #allow)
+                            runtime::method_not_allowed(&request, #allow, |rejection| service.reject(rejection))
                         })
                         .wrap(layer()),
                     ),
@@ -127,74 +127,6 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             quote!(),
         )
     };
-    // Helpers of the routes: with group features, in when some group is.
-    let helper_cfg = Gates::attr(gates.any_group());
-    let method_not_allowed = (!paths.is_empty()).then(|| {
-        quote! {
-            #helper_cfg
-            fn method_not_allowed<S: Rejections>(service: &S, request: &HttpRequest, allow: &str) -> HttpResponse {
-                let message = format!("{} is not allowed on {}; allowed: {allow}", request.method(), request.path());
-                let mut response = service
-                    .reject(runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message))
-                    .into_http();
-                if let Ok(allow) = actix_web::http::header::HeaderValue::from_str(allow) {
-                    response.headers_mut().insert(actix_web::http::header::ALLOW, allow);
-                }
-                response
-            }
-        }
-    });
-    let respond = (!api.operations.is_empty()).then(|| {
-        quote! {
-            /// Sends a handler's answer. An error goes out as the variant the
-            /// operation declares for its status; a status it does not declare
-            /// becomes the service's internal error, and so does a body that
-            /// cannot be serialized.
-            #helper_cfg
-            fn respond<S: Rejections, R>(
-                service: &S,
-                answer: Result<R, operations::ErrorResponse>,
-                declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-                render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-            ) -> HttpResponse {
-                let response = match answer.or_else(declared) {
-                    Ok(response) => response,
-                    Err(undeclared) => {
-                        let message = format!(
-                            "the handler answered {}, which its operation does not declare",
-                            undeclared.status
-                        );
-                        let internal = runtime::Rejection::new(runtime::RejectionKind::Internal, message);
-                        return refuse(service, internal, declared, render);
-                    }
-                };
-                render(response).unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
-            }
-
-            /// Sends a refusal: as the variant the operation declares for its
-            /// status, or as it is when the operation declares none (a malformed
-            /// parameter is the client's mistake, not the server's failure).
-            /// A refusal that leaves the body unread closes the connection.
-            #helper_cfg
-            fn refuse<S: Rejections, R>(
-                service: &S,
-                rejection: runtime::Rejection,
-                declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-                render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-            ) -> HttpResponse {
-                let unread = rejection.kind.leaves_body_unread();
-                let error = service.reject(rejection);
-                let mut http = match declared(error.clone()).map(render) {
-                    Ok(Ok(http)) => http,
-                    _ => error.into_http(),
-                };
-                if unread {
-                    runtime::close_connection(&mut http);
-                }
-                http
-            }
-        }
-    });
     quote! {
         #trait_uses
 
@@ -239,15 +171,8 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
 
         /// The answer for a request that no route matches.
         pub async fn not_found<S: Rejections + 'static>(service: web::Data<S>, request: HttpRequest) -> HttpResponse {
-            let message = format!("no route for {} {}", request.method(), request.path());
-            service
-                .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
-                .into_http()
+            runtime::not_found(&request, |rejection| service.reject(rejection))
         }
-
-        #method_not_allowed
-
-        #respond
 
         #(#handlers)*
     }
@@ -306,7 +231,7 @@ fn gated_resource(
         cfg.service(
             resource.default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    method_not_allowed(service.get_ref(), &request, #allow)
+                    runtime::method_not_allowed(&request, #allow, |rejection| service.reject(rejection))
                 })
                 .wrap(layer()),
             ),
@@ -471,12 +396,14 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
                 runtime::Validate::validate(&parsed)?;
                 Ok(parsed)
             }
-            let (declared, render) = (operations::#resp::declared, operations::#resp::into_http);
-            let answer = match extract(#request_arg #payload_arg)#extract_await {
-                Ok(parsed) => service.#name(parsed, runtime::RequestContext::new(request)).await,
-                Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-            };
-            respond(service.get_ref(), answer, declared, render)
+            let reject = |rejection| service.reject(rejection);
+            match extract(#request_arg #payload_arg)#extract_await {
+                Ok(parsed) => {
+                    let context = runtime::RequestContext::new(request);
+                    runtime::answer(service.#name(parsed, context).await, reject)
+                }
+                Err(rejection) => runtime::refuse::<operations::#resp>(rejection, reject),
+            }
         }
     }
 }

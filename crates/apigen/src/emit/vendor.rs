@@ -18,6 +18,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "decide.rs",
     "fields.rs",
     "form.rs",
+    "glue.rs",
     "operation.rs",
     "params.rs",
     "record.rs",

@@ -50,6 +50,17 @@ impl ErrorResponse {
     }
 }
 
+#[cfg(feature = "server")]
+impl runtime::ErrorAnswer for ErrorResponse {
+    fn status(&self) -> runtime::StatusCode {
+        self.status
+    }
+
+    fn into_http(self) -> actix_web::HttpResponse {
+        ErrorResponse::into_http(self)
+    }
+}
+
 /// Pets and the categories they belong to.
 ///
 /// The operations tagged `Pets`. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -377,10 +388,10 @@ pub enum ListPetsResponse {
     },
 }
 
-impl ListPetsResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for ListPetsResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -409,10 +420,7 @@ impl ListPetsResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -546,10 +554,10 @@ pub enum CreatePetResponse {
     },
 }
 
-impl CreatePetResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for CreatePetResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -581,10 +589,7 @@ impl CreatePetResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -726,10 +731,10 @@ pub enum GetPetResponse {
     },
 }
 
-impl GetPetResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetPetResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -760,10 +765,7 @@ impl GetPetResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, deprecation, sunset, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -902,10 +904,10 @@ pub enum ReplacePetResponse {
     },
 }
 
-impl ReplacePetResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for ReplacePetResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -938,10 +940,7 @@ impl ReplacePetResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -1072,10 +1071,10 @@ pub enum DeletePetResponse {
     },
 }
 
-impl DeletePetResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for DeletePetResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -1106,10 +1105,7 @@ impl DeletePetResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
@@ -1255,10 +1251,10 @@ pub enum ListCategoriesResponse {
     },
 }
 
-impl ListCategoriesResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for ListCategoriesResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -1287,10 +1283,7 @@ impl ListCategoriesResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -1424,10 +1417,10 @@ pub enum CreateCategoryResponse {
     },
 }
 
-impl CreateCategoryResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for CreateCategoryResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -1459,10 +1452,7 @@ impl CreateCategoryResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -1594,10 +1584,10 @@ pub enum GetCategoryResponse {
     },
 }
 
-impl GetCategoryResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetCategoryResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -1627,10 +1617,7 @@ impl GetCategoryResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -1755,10 +1742,10 @@ pub enum DeleteCategoryResponse {
     },
 }
 
-impl DeleteCategoryResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for DeleteCategoryResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -1789,10 +1776,7 @@ impl DeleteCategoryResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent { x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
@@ -1958,10 +1942,10 @@ pub enum ListOrdersResponse {
     },
 }
 
-impl ListOrdersResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for ListOrdersResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -1990,10 +1974,7 @@ impl ListOrdersResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -2129,10 +2110,10 @@ pub enum PlaceOrderResponse {
     },
 }
 
-impl PlaceOrderResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for PlaceOrderResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -2165,10 +2146,7 @@ impl PlaceOrderResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -2298,10 +2276,10 @@ pub enum GetOrderResponse {
     },
 }
 
-impl GetOrderResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetOrderResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -2331,10 +2309,7 @@ impl GetOrderResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -2451,10 +2426,10 @@ pub enum CancelOrderResponse {
     },
 }
 
-impl CancelOrderResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for CancelOrderResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -2485,10 +2460,7 @@ impl CancelOrderResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
@@ -2620,10 +2592,10 @@ pub enum CompleteOrderResponse {
     },
 }
 
-impl CompleteOrderResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for CompleteOrderResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -2653,10 +2625,7 @@ impl CompleteOrderResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -2807,10 +2776,10 @@ pub enum ListInventoryResponse {
     },
 }
 
-impl ListInventoryResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for ListInventoryResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -2839,10 +2808,7 @@ impl ListInventoryResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -2965,10 +2931,10 @@ pub enum GetInventoryItemResponse {
     },
 }
 
-impl GetInventoryItemResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetInventoryItemResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -2998,10 +2964,7 @@ impl GetInventoryItemResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -3136,10 +3099,10 @@ pub enum UpdateInventoryResponse {
     },
 }
 
-impl UpdateInventoryResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for UpdateInventoryResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
@@ -3172,10 +3135,7 @@ impl UpdateInventoryResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);

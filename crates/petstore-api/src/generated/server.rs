@@ -60,7 +60,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, POST",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -83,7 +87,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, POST",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -106,7 +114,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, POST",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -122,7 +134,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -148,10 +164,10 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(
-                            service.get_ref(),
+                        runtime::method_not_allowed(
                             &request,
                             "GET, PUT, DELETE",
+                            |rejection| service.reject(rejection),
                         )
                     })
                     .wrap(layer()),
@@ -175,7 +191,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, DELETE")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, DELETE",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -198,7 +218,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, DELETE")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, DELETE",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -214,7 +238,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "POST")
+                        runtime::method_not_allowed(
+                            &request,
+                            "POST",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -237,7 +265,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, PATCH")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, PATCH",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -250,79 +282,7 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let message = format!("no route for {} {}", request.method(), request.path());
-    service
-        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
-        .into_http()
-}
-
-fn method_not_allowed<S: Rejections>(
-    service: &S,
-    request: &HttpRequest,
-    allow: &str,
-) -> HttpResponse {
-    let message = format!(
-        "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
-    );
-    let mut response = service
-        .reject(
-            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
-        )
-        .into_http();
-    if let Ok(allow) = actix_web::http::header::HeaderValue::from_str(allow) {
-        response.headers_mut().insert(actix_web::http::header::ALLOW, allow);
-    }
-    response
-}
-
-/// Sends a handler's answer. An error goes out as the variant the
-/// operation declares for its status; a status it does not declare
-/// becomes the service's internal error, and so does a body that
-/// cannot be serialized.
-fn respond<S: Rejections, R>(
-    service: &S,
-    answer: Result<R, operations::ErrorResponse>,
-    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-) -> HttpResponse {
-    let response = match answer.or_else(declared) {
-        Ok(response) => response,
-        Err(undeclared) => {
-            let message = format!(
-                "the handler answered {}, which its operation does not declare",
-                undeclared.status
-            );
-            let internal = runtime::Rejection::new(
-                runtime::RejectionKind::Internal,
-                message,
-            );
-            return refuse(service, internal, declared, render);
-        }
-    };
-    render(response)
-        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
-}
-
-/// Sends a refusal: as the variant the operation declares for its
-/// status, or as it is when the operation declares none (a malformed
-/// parameter is the client's mistake, not the server's failure).
-/// A refusal that leaves the body unread closes the connection.
-fn refuse<S: Rejections, R>(
-    service: &S,
-    rejection: runtime::Rejection,
-    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-) -> HttpResponse {
-    let unread = rejection.kind.leaves_body_unread();
-    let error = service.reject(rejection);
-    let mut http = match declared(error.clone()).map(render) {
-        Ok(Ok(http)) => http,
-        _ => error.into_http(),
-    };
-    if unread {
-        runtime::close_connection(&mut http);
-    }
-    http
+    runtime::not_found(&request, |rejection| service.reject(rejection))
 }
 
 /// `GET /pets`
@@ -344,17 +304,16 @@ async fn list_pets<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::ListPetsResponse::declared,
-        operations::ListPetsResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.list_pets(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.list_pets(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::ListPetsResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `POST /pets`
@@ -376,17 +335,16 @@ async fn create_pet<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::CreatePetResponse::declared,
-        operations::CreatePetResponse::into_http,
-    );
-    let answer = match extract(&request, payload).await {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
         Ok(parsed) => {
-            service.create_pet(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.create_pet(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::CreatePetResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /pets/{petId}`
@@ -407,17 +365,16 @@ async fn get_pet<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::GetPetResponse::declared,
-        operations::GetPetResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.get_pet(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.get_pet(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::GetPetResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `PUT /pets/{petId}`
@@ -439,17 +396,16 @@ async fn replace_pet<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::ReplacePetResponse::declared,
-        operations::ReplacePetResponse::into_http,
-    );
-    let answer = match extract(&request, payload).await {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
         Ok(parsed) => {
-            service.replace_pet(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.replace_pet(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::ReplacePetResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `DELETE /pets/{petId}`
@@ -466,17 +422,16 @@ async fn delete_pet<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::DeletePetResponse::declared,
-        operations::DeletePetResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.delete_pet(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.delete_pet(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::DeletePetResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /categories`
@@ -495,17 +450,16 @@ async fn list_categories<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::ListCategoriesResponse::declared,
-        operations::ListCategoriesResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.list_categories(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.list_categories(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::ListCategoriesResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `POST /categories`
@@ -527,17 +481,16 @@ async fn create_category<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::CreateCategoryResponse::declared,
-        operations::CreateCategoryResponse::into_http,
-    );
-    let answer = match extract(&request, payload).await {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
         Ok(parsed) => {
-            service.create_category(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.create_category(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::CreateCategoryResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /categories/{categoryId}`
@@ -554,17 +507,16 @@ async fn get_category<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::GetCategoryResponse::declared,
-        operations::GetCategoryResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.get_category(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.get_category(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::GetCategoryResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `DELETE /categories/{categoryId}`
@@ -581,17 +533,16 @@ async fn delete_category<S: operations::Pets + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::DeleteCategoryResponse::declared,
-        operations::DeleteCategoryResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.delete_category(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.delete_category(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::DeleteCategoryResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /store/orders`
@@ -612,17 +563,16 @@ async fn list_orders<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::ListOrdersResponse::declared,
-        operations::ListOrdersResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.list_orders(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.list_orders(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::ListOrdersResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `POST /store/orders`
@@ -644,17 +594,16 @@ async fn place_order<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::PlaceOrderResponse::declared,
-        operations::PlaceOrderResponse::into_http,
-    );
-    let answer = match extract(&request, payload).await {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
         Ok(parsed) => {
-            service.place_order(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.place_order(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::PlaceOrderResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /store/orders/{orderId}`
@@ -671,17 +620,16 @@ async fn get_order<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::GetOrderResponse::declared,
-        operations::GetOrderResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.get_order(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.get_order(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::GetOrderResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `DELETE /store/orders/{orderId}`
@@ -698,17 +646,16 @@ async fn cancel_order<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::CancelOrderResponse::declared,
-        operations::CancelOrderResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.cancel_order(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.cancel_order(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::CancelOrderResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `POST /store/orders/{orderId}/complete`
@@ -726,17 +673,16 @@ async fn complete_order<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::CompleteOrderResponse::declared,
-        operations::CompleteOrderResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.complete_order(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.complete_order(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::CompleteOrderResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /inventory`
@@ -756,17 +702,16 @@ async fn list_inventory<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::ListInventoryResponse::declared,
-        operations::ListInventoryResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service.list_inventory(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.list_inventory(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::ListInventoryResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /inventory/{petId}`
@@ -783,19 +728,16 @@ async fn get_inventory_item<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::GetInventoryItemResponse::declared,
-        operations::GetInventoryItemResponse::into_http,
-    );
-    let answer = match extract(&request) {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
         Ok(parsed) => {
-            service
-                .get_inventory_item(parsed, runtime::RequestContext::new(request))
-                .await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.get_inventory_item(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::GetInventoryItemResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `PATCH /inventory/{petId}`
@@ -817,15 +759,14 @@ async fn update_inventory<S: operations::Store + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::UpdateInventoryResponse::declared,
-        operations::UpdateInventoryResponse::into_http,
-    );
-    let answer = match extract(&request, payload).await {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
         Ok(parsed) => {
-            service.update_inventory(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.update_inventory(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::UpdateInventoryResponse>(rejection, reject)
+        }
+    }
 }

@@ -48,3 +48,14 @@ impl ErrorResponse {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
+
+#[cfg(feature = "server")]
+impl runtime::ErrorAnswer for ErrorResponse {
+    fn status(&self) -> runtime::StatusCode {
+        self.status
+    }
+
+    fn into_http(self) -> actix_web::HttpResponse {
+        ErrorResponse::into_http(self)
+    }
+}

@@ -50,8 +50,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let message = format!("no route for {} {}", request.method(), request.path());
-    service
-        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
-        .into_http()
+    runtime::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -53,7 +53,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "PUT")
+                        runtime::method_not_allowed(
+                            &request,
+                            "PUT",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -66,79 +70,7 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let message = format!("no route for {} {}", request.method(), request.path());
-    service
-        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
-        .into_http()
-}
-
-fn method_not_allowed<S: Rejections>(
-    service: &S,
-    request: &HttpRequest,
-    allow: &str,
-) -> HttpResponse {
-    let message = format!(
-        "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
-    );
-    let mut response = service
-        .reject(
-            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
-        )
-        .into_http();
-    if let Ok(allow) = actix_web::http::header::HeaderValue::from_str(allow) {
-        response.headers_mut().insert(actix_web::http::header::ALLOW, allow);
-    }
-    response
-}
-
-/// Sends a handler's answer. An error goes out as the variant the
-/// operation declares for its status; a status it does not declare
-/// becomes the service's internal error, and so does a body that
-/// cannot be serialized.
-fn respond<S: Rejections, R>(
-    service: &S,
-    answer: Result<R, operations::ErrorResponse>,
-    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-) -> HttpResponse {
-    let response = match answer.or_else(declared) {
-        Ok(response) => response,
-        Err(undeclared) => {
-            let message = format!(
-                "the handler answered {}, which its operation does not declare",
-                undeclared.status
-            );
-            let internal = runtime::Rejection::new(
-                runtime::RejectionKind::Internal,
-                message,
-            );
-            return refuse(service, internal, declared, render);
-        }
-    };
-    render(response)
-        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
-}
-
-/// Sends a refusal: as the variant the operation declares for its
-/// status, or as it is when the operation declares none (a malformed
-/// parameter is the client's mistake, not the server's failure).
-/// A refusal that leaves the body unread closes the connection.
-fn refuse<S: Rejections, R>(
-    service: &S,
-    rejection: runtime::Rejection,
-    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-) -> HttpResponse {
-    let unread = rejection.kind.leaves_body_unread();
-    let error = service.reject(rejection);
-    let mut http = match declared(error.clone()).map(render) {
-        Ok(Ok(http)) => http,
-        _ => error.into_http(),
-    };
-    if unread {
-        runtime::close_connection(&mut http);
-    }
-    http
+    runtime::not_found(&request, |rejection| service.reject(rejection))
 }
 
 /// `PUT /samples`
@@ -158,15 +90,14 @@ async fn put_sample<S: operations::Samples + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::PutSampleResponse::declared,
-        operations::PutSampleResponse::into_http,
-    );
-    let answer = match extract(&request, payload).await {
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
         Ok(parsed) => {
-            service.put_sample(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.put_sample(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::PutSampleResponse>(rejection, reject)
+        }
+    }
 }

@@ -60,7 +60,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET, POST")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET, POST",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -76,7 +80,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -92,7 +100,11 @@ where
             )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -102,7 +114,11 @@ where
             .route(runtime::serve(web::get().to(ping::<S>), metadata::PING, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        method_not_allowed(service.get_ref(), &request, "GET")
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
                     })
                     .wrap(layer()),
             ),
@@ -115,79 +131,7 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    let message = format!("no route for {} {}", request.method(), request.path());
-    service
-        .reject(runtime::Rejection::new(runtime::RejectionKind::NotFound, message))
-        .into_http()
-}
-
-fn method_not_allowed<S: Rejections>(
-    service: &S,
-    request: &HttpRequest,
-    allow: &str,
-) -> HttpResponse {
-    let message = format!(
-        "{} is not allowed on {}; allowed: {allow}", request.method(), request.path()
-    );
-    let mut response = service
-        .reject(
-            runtime::Rejection::new(runtime::RejectionKind::MethodNotAllowed, message),
-        )
-        .into_http();
-    if let Ok(allow) = actix_web::http::header::HeaderValue::from_str(allow) {
-        response.headers_mut().insert(actix_web::http::header::ALLOW, allow);
-    }
-    response
-}
-
-/// Sends a handler's answer. An error goes out as the variant the
-/// operation declares for its status; a status it does not declare
-/// becomes the service's internal error, and so does a body that
-/// cannot be serialized.
-fn respond<S: Rejections, R>(
-    service: &S,
-    answer: Result<R, operations::ErrorResponse>,
-    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-) -> HttpResponse {
-    let response = match answer.or_else(declared) {
-        Ok(response) => response,
-        Err(undeclared) => {
-            let message = format!(
-                "the handler answered {}, which its operation does not declare",
-                undeclared.status
-            );
-            let internal = runtime::Rejection::new(
-                runtime::RejectionKind::Internal,
-                message,
-            );
-            return refuse(service, internal, declared, render);
-        }
-    };
-    render(response)
-        .unwrap_or_else(|rejection| refuse(service, rejection, declared, render))
-}
-
-/// Sends a refusal: as the variant the operation declares for its
-/// status, or as it is when the operation declares none (a malformed
-/// parameter is the client's mistake, not the server's failure).
-/// A refusal that leaves the body unread closes the connection.
-fn refuse<S: Rejections, R>(
-    service: &S,
-    rejection: runtime::Rejection,
-    declared: fn(operations::ErrorResponse) -> Result<R, operations::ErrorResponse>,
-    render: fn(R) -> Result<HttpResponse, runtime::Rejection>,
-) -> HttpResponse {
-    let unread = rejection.kind.leaves_body_unread();
-    let error = service.reject(rejection);
-    let mut http = match declared(error.clone()).map(render) {
-        Ok(Ok(http)) => http,
-        _ => error.into_http(),
-    };
-    if unread {
-        runtime::close_connection(&mut http);
-    }
-    http
+    runtime::not_found(&request, |rejection| service.reject(rejection))
 }
 
 /// `GET /widgets`
@@ -200,17 +144,16 @@ async fn list_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::ListWidgetsResponse::declared,
-        operations::ListWidgetsResponse::into_http,
-    );
-    let answer = match extract() {
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
         Ok(parsed) => {
-            service.list_widgets(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.list_widgets(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::ListWidgetsResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `POST /widgets`
@@ -223,17 +166,16 @@ async fn create_widget<S: operations::WidgetAdmin + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::CreateWidgetResponse::declared,
-        operations::CreateWidgetResponse::into_http,
-    );
-    let answer = match extract() {
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
         Ok(parsed) => {
-            service.create_widget(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.create_widget(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::CreateWidgetResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /widgets/old`
@@ -250,17 +192,16 @@ async fn old_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::OldWidgetsResponse::declared,
-        operations::OldWidgetsResponse::into_http,
-    );
-    let answer = match extract() {
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
         Ok(parsed) => {
-            service.old_widgets(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.old_widgets(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::OldWidgetsResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /widgets/older`
@@ -277,17 +218,16 @@ async fn older_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::OlderWidgetsResponse::declared,
-        operations::OlderWidgetsResponse::into_http,
-    );
-    let answer = match extract() {
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
         Ok(parsed) => {
-            service.older_widgets(parsed, runtime::RequestContext::new(request)).await
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.older_widgets(parsed, context).await, reject)
         }
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+        Err(rejection) => {
+            runtime::refuse::<operations::OlderWidgetsResponse>(rejection, reject)
+        }
+    }
 }
 
 /// `GET /ping`
@@ -300,13 +240,12 @@ async fn ping<S: operations::Ping + Rejections + 'static>(
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
-    let (declared, render) = (
-        operations::PingResponse::declared,
-        operations::PingResponse::into_http,
-    );
-    let answer = match extract() {
-        Ok(parsed) => service.ping(parsed, runtime::RequestContext::new(request)).await,
-        Err(rejection) => return refuse(service.get_ref(), rejection, declared, render),
-    };
-    respond(service.get_ref(), answer, declared, render)
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.ping(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::PingResponse>(rejection, reject),
+    }
 }

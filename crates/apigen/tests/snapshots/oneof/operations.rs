@@ -50,6 +50,17 @@ impl ErrorResponse {
     }
 }
 
+#[cfg(feature = "server")]
+impl runtime::ErrorAnswer for ErrorResponse {
+    fn status(&self) -> runtime::StatusCode {
+        self.status
+    }
+
+    fn into_http(self) -> actix_web::HttpResponse {
+        ErrorResponse::into_http(self)
+    }
+}
+
 /// The untagged operations under `/shapes`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Shapes {
@@ -95,20 +106,17 @@ pub enum MeasureResponse {
     UnprocessableEntity(models::Error),
 }
 
-impl MeasureResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for MeasureResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             422 => Ok(Self::UnprocessableEntity(error.body)),
             _ => Err(error),
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -147,20 +155,17 @@ pub enum GreetResponse {
     UnprocessableEntity(models::Error),
 }
 
-impl GreetResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GreetResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             422 => Ok(Self::UnprocessableEntity(error.body)),
             _ => Err(error),
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -50,6 +50,17 @@ impl ErrorResponse {
     }
 }
 
+#[cfg(feature = "server")]
+impl runtime::ErrorAnswer for ErrorResponse {
+    fn status(&self) -> runtime::StatusCode {
+        self.status
+    }
+
+    fn into_http(self) -> actix_web::HttpResponse {
+        ErrorResponse::into_http(self)
+    }
+}
+
 /// The operations with neither a tag nor a path segment to group them by. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Api {
@@ -133,20 +144,17 @@ pub enum GetItemResponse {
     },
 }
 
-impl GetItemResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetItemResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,
             body: error.body,
         })
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok { body, e_tag, x_count } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -194,20 +202,17 @@ pub enum DeleteItemsItemIdResponse {
     NotFound(models::Problem),
 }
 
-impl DeleteItemsItemIdResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for DeleteItemsItemIdResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
             _ => Err(error),
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);

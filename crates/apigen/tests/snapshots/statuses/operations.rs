@@ -50,6 +50,17 @@ impl ErrorResponse {
     }
 }
 
+#[cfg(feature = "server")]
+impl runtime::ErrorAnswer for ErrorResponse {
+    fn status(&self) -> runtime::StatusCode {
+        self.status
+    }
+
+    fn into_http(self) -> actix_web::HttpResponse {
+        ErrorResponse::into_http(self)
+    }
+}
+
 /// The untagged operations under `/teapots`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Teapots {
@@ -124,10 +135,10 @@ pub enum GetTeapotResponse {
     },
 }
 
-impl GetTeapotResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetTeapotResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
             400..=499 => {
@@ -146,10 +157,7 @@ impl GetTeapotResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -190,17 +198,14 @@ pub enum TeapotOptionsResponse {
     },
 }
 
-impl TeapotOptionsResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for TeapotOptionsResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::NoContent { allow } => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
@@ -229,17 +234,14 @@ pub enum TeapotsHeadResponse {
     Ok,
 }
 
-impl TeapotsHeadResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for TeapotsHeadResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -274,20 +276,17 @@ pub enum TraceTeapotsResponse {
     },
 }
 
-impl TraceTeapotsResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for TraceTeapotsResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,
             body: error.body,
         })
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Success { status } => {
                 let mut builder = runtime::respond(runtime::status_in_class(status, 2)?);
@@ -317,17 +316,14 @@ pub enum KettlesHeadResponse {
     Ok,
 }
 
-impl KettlesHeadResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for KettlesHeadResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Ok => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);

@@ -49,6 +49,17 @@ impl ErrorResponse {
     }
 }
 
+#[cfg(feature = "server")]
+impl runtime::ErrorAnswer for ErrorResponse {
+    fn status(&self) -> runtime::StatusCode {
+        self.status
+    }
+
+    fn into_http(self) -> actix_web::HttpResponse {
+        ErrorResponse::into_http(self)
+    }
+}
+
 /// The untagged operations under `/answers`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Answers {
@@ -196,10 +207,10 @@ pub enum GetAnswerResponse {
     Status299,
 }
 
-impl GetAnswerResponse {
-    /// The variant the operation declares for an error's status, or
-    /// the error back when it declares none.
-    pub fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+#[cfg(feature = "server")]
+impl runtime::Response for GetAnswerResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest),
             401 => Ok(Self::Unauthorized),
@@ -244,10 +255,7 @@ impl GetAnswerResponse {
         }
     }
 
-    /// Renders the response: status, headers and body. A body that
-    /// cannot be serialized is an internal rejection.
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
             Self::Status100 => {
                 let mut builder = runtime::respond(runtime::StatusCode::CONTINUE);

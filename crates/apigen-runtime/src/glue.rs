@@ -1,0 +1,102 @@
+//! What every generated handler does once its request is read: send the
+//! handler's typed answer, or the refusal of a request that never reached
+//! it, as a variant its operation declares. Written once here, generic over
+//! the operation's response type, rather than once per generated crate.
+
+use super::rejection::{Rejection, RejectionKind};
+use actix_web::http::header::{HeaderValue, ALLOW};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse};
+
+/// The error any operation of a generated crate may answer with (its
+/// `ErrorResponse`): a status, and the response it is outside any operation.
+pub trait ErrorAnswer: Clone {
+    /// The error's status.
+    fn status(&self) -> StatusCode;
+    /// The response as it is sent when no operation declares its status.
+    fn into_http(self) -> HttpResponse;
+}
+
+/// An operation's typed response: one variant per status its spec declares.
+pub trait Response: Sized {
+    /// The crate's error type, which a handler returns as its error.
+    type Error: ErrorAnswer;
+
+    /// The variant the operation declares for an error's status, or the
+    /// error back when it declares none.
+    fn declared(error: Self::Error) -> Result<Self, Self::Error>;
+
+    /// Renders the response: status, headers and body. A body that cannot
+    /// be serialized is an internal rejection.
+    fn into_http(self) -> Result<HttpResponse, Rejection>;
+}
+
+/// Sends a handler's answer. An error goes out as the variant the operation
+/// declares for its status; a status it does not declare becomes the
+/// service's internal error (`reject` makes it), and so does a body that
+/// cannot be serialized.
+pub fn answer<R: Response>(
+    answer: Result<R, R::Error>,
+    reject: impl Fn(Rejection) -> R::Error,
+) -> HttpResponse {
+    match answer.or_else(R::declared) {
+        Ok(response) => response
+            .into_http()
+            .unwrap_or_else(|rejection| refuse::<R>(rejection, reject)),
+        Err(undeclared) => {
+            let message = format!(
+                "the handler answered {}, which its operation does not declare",
+                undeclared.status()
+            );
+            refuse::<R>(Rejection::new(RejectionKind::Internal, message), reject)
+        }
+    }
+}
+
+/// Sends a refusal: as the variant the operation declares for its status,
+/// or as `reject` makes it when the operation declares none (a malformed
+/// parameter is the client's mistake, not the server's failure). A refusal
+/// that leaves the body unread closes the connection.
+pub fn refuse<R: Response>(
+    rejection: Rejection,
+    reject: impl Fn(Rejection) -> R::Error,
+) -> HttpResponse {
+    let unread = rejection.kind.leaves_body_unread();
+    let error = reject(rejection);
+    let mut http = match R::declared(error.clone()).map(R::into_http) {
+        Ok(Ok(http)) => http,
+        _ => error.into_http(),
+    };
+    if unread {
+        super::response::close_connection(&mut http);
+    }
+    http
+}
+
+/// The answer for a request that no route matches.
+pub fn not_found<E: ErrorAnswer>(
+    request: &HttpRequest,
+    reject: impl Fn(Rejection) -> E,
+) -> HttpResponse {
+    let message = format!("no route for {} {}", request.method(), request.path());
+    reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
+}
+
+/// The answer for a method that the path's resource does not serve, with
+/// `Allow` naming the methods it does (`GET, POST`).
+pub fn method_not_allowed<E: ErrorAnswer>(
+    request: &HttpRequest,
+    allow: &str,
+    reject: impl Fn(Rejection) -> E,
+) -> HttpResponse {
+    let message = format!(
+        "{} is not allowed on {}; allowed: {allow}",
+        request.method(),
+        request.path()
+    );
+    let mut response = reject(Rejection::new(RejectionKind::MethodNotAllowed, message)).into_http();
+    if let Ok(allow) = HeaderValue::from_str(allow) {
+        response.headers_mut().insert(ALLOW, allow);
+    }
+    response
+}
