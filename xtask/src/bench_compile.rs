@@ -231,7 +231,10 @@ fn check(work: &Path, package: &str, dir: &Path, features: &[String]) -> Result<
             .args(["check", "--package", package])
             .args(features)
             .current_dir(work)
-            .env("CARGO_TARGET_DIR", work.join("target"));
+            .env("CARGO_TARGET_DIR", work.join("target"))
+            // A cache of an earlier run of the same sources would make a
+            // check look nearly free.
+            .env("CARGO_INCREMENTAL", "0");
         if quiet {
             command.stdout(Stdio::null()).stderr(Stdio::null());
         }
