@@ -63,11 +63,20 @@ fn schemas_named_like_the_prelude_keep_working_types() {
             s: Some("x".into()),
         }),
     };
-    assert!(result.validate().is_ok());
+    let json = serde_json::to_value(&result).unwrap();
+    assert_eq!(json, serde_json::json!({"ok": true, "error": {"s": "x"}}));
+    assert_eq!(
+        serde_json::from_value::<models::Result2>(json).unwrap(),
+        result
+    );
     let chain = models::Option2 {
         next: Some(Box::new(models::Option2 { next: None })),
     };
-    assert!(chain.validate().is_ok());
+    let json = serde_json::to_value(&chain).unwrap();
+    assert_eq!(
+        serde_json::from_value::<models::Option2>(json).unwrap(),
+        chain
+    );
     // An alias's bounds are checked where it is used: `Vec` allows two items.
     let too_many = hygiene::operations::ConfigureRequest {
         body: vec![models::Box2 { b: None }; 3],
@@ -702,4 +711,33 @@ mod formats_glue {
         );
         assert_eq!(put(with("homepage", json!("example.com"))).await.0, 422);
     }
+}
+
+/// Checks run where a type can break a bound, and fractional bounds on
+/// integers keep exactly the integers inside them.
+#[test]
+fn bounds_are_checked_where_a_type_can_break_one() {
+    use petstore_tests::checked::{models, operations::StockShelfRequest, runtime::Validate};
+    let request = |level: i64, label: &str| StockShelfRequest {
+        level: Some(level),
+        note: None,
+        body: models::Shelf {
+            labels: Some(vec![models::Label { text: label.into() }]),
+            note: None,
+        },
+    };
+    // `minimum: 1.5`, `maximum: 9.5` (exclusive): 2 to 9.
+    let level = |n| request(n, "ok").validate().map_err(|v| v.to_string());
+    assert_eq!(level(1), Err("`level` must be at least 2".into()));
+    assert_eq!(level(2), Ok(()));
+    assert_eq!(level(9), Ok(()));
+    assert_eq!(level(10), Err("`level` must be at most 9".into()));
+    // A label held in a list, in the body.
+    assert_eq!(
+        request(2, "too long by far")
+            .validate()
+            .unwrap_err()
+            .to_string(),
+        "`body.labels.0.text` must be at most 8 characters long"
+    );
 }

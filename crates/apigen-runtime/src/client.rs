@@ -9,6 +9,7 @@ use super::operation::{ApiKeyLocation, Operation, SchemeKind, SecurityScheme};
 use super::operation::{SecurityRequirement, Stability};
 use super::style::{query_pairs, write, Style};
 use super::validate::Violation;
+use super::vocabulary::Explode;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -460,9 +461,9 @@ impl Call {
     }
 
     /// Fills in the path parameter `{name}`.
-    pub fn path(&mut self, name: &str, value: &impl Serialize, style: Style, explode: bool) {
+    pub fn path(&mut self, name: &str, value: &impl Serialize, style: Style, explode: Explode) {
         let text = json(value)
-            .and_then(|v| write(&v, name, style, explode))
+            .and_then(|v| write(&v, name, style, explode.on()))
             .unwrap_or_default();
         let placeholder = format!("{{{name}}}");
         for segment in &mut self.segments {
@@ -473,15 +474,16 @@ impl Call {
     }
 
     /// A query parameter (left out when `None` or null).
-    pub fn query(&mut self, name: &str, value: &impl Serialize, style: Style, explode: bool) {
+    pub fn query(&mut self, name: &str, value: &impl Serialize, style: Style, explode: Explode) {
         if let Some(v) = json(value) {
-            self.query.extend(query_pairs(&v, name, style, explode));
+            self.query
+                .extend(query_pairs(&v, name, style, explode.on()));
         }
     }
 
     /// A header parameter (left out when `None` or null).
-    pub fn header(&mut self, name: &str, value: &impl Serialize, explode: bool) {
-        let text = json(value).and_then(|v| write(&v, name, Style::Simple, explode));
+    pub fn header(&mut self, name: &str, value: &impl Serialize, explode: Explode) {
+        let text = json(value).and_then(|v| write(&v, name, Style::Simple, explode.on()));
         if let (Some(text), Ok(name)) = (text, HeaderName::from_bytes(name.as_bytes())) {
             if let Ok(value) = HeaderValue::from_str(&text) {
                 self.headers.push((name, value));
@@ -507,8 +509,8 @@ impl Call {
     }
 
     /// A cookie parameter (left out when `None` or null).
-    pub fn cookie(&mut self, name: &str, value: &impl Serialize, explode: bool) {
-        if let Some(text) = json(value).and_then(|v| write(&v, name, Style::Form, explode)) {
+    pub fn cookie(&mut self, name: &str, value: &impl Serialize, explode: Explode) {
+        if let Some(text) = json(value).and_then(|v| write(&v, name, Style::Form, explode.on())) {
             self.cookies.push((name.to_string(), text));
         }
     }
@@ -800,12 +802,12 @@ mod tests {
         let mut core = Core::new("http://example.com/api/v1/", SCHEMES).unwrap();
         core.set_credential("bearer", Credential::Token("secret".into()));
         let mut call = Call::new(&GET_ITEM);
-        call.path("id", &7, Style::Simple, false);
-        call.path("name", &"a b/c", Style::Simple, false);
-        call.query("tag", &vec!["x", "y"], Style::Form, true);
-        call.query("limit", &None::<i32>, Style::Form, true);
-        call.header("X-Count", &3, false);
-        call.cookie("session", &"s1", false);
+        call.path("id", &7, Style::Simple, Explode::No);
+        call.path("name", &"a b/c", Style::Simple, Explode::No);
+        call.query("tag", &vec!["x", "y"], Style::Form, Explode::Yes);
+        call.query("limit", &None::<i32>, Style::Form, Explode::Yes);
+        call.header("X-Count", &3, Explode::No);
+        call.cookie("session", &"s1", Explode::No);
         let request = core.request(&call).unwrap();
         assert_eq!(
             request.url().as_str(),

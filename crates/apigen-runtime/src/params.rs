@@ -5,6 +5,7 @@ use super::decide::{Decide, Source};
 use super::form::{form_tree, FormValue};
 use super::rejection::{Rejection, RejectionKind};
 use super::style::{styled, Style, ValueKind};
+use super::vocabulary::Explode;
 use actix_web::http::header;
 use actix_web::HttpRequest;
 use serde::de::DeserializeOwned;
@@ -48,8 +49,12 @@ impl Query {
 
     /// An array parameter: repeated (`id=1&id=2`) when `explode`, else
     /// comma-separated (`id=1,2`).
-    pub fn many<T: FromStr>(&self, name: &str, explode: bool) -> Result<Option<Vec<T>>, Rejection> {
-        let raw: Vec<&str> = if explode {
+    pub fn many<T: FromStr>(
+        &self,
+        name: &str,
+        explode: Explode,
+    ) -> Result<Option<Vec<T>>, Rejection> {
+        let raw: Vec<&str> = if explode.on() {
             self.values(name).collect()
         } else {
             self.values(name).flat_map(|v| v.split(',')).collect()
@@ -220,7 +225,7 @@ pub fn path_styled<T: DeserializeOwned>(
     name: &str,
     kind: ValueKind,
     style: Style,
-    explode: bool,
+    explode: Explode,
 ) -> Result<T, Rejection> {
     let raw = request.match_info().get(name).unwrap_or_default();
     styled(
@@ -228,7 +233,7 @@ pub fn path_styled<T: DeserializeOwned>(
         name,
         kind,
         style,
-        explode,
+        explode.on(),
         &format!("path parameter `{name}`"),
     )
 }
@@ -268,7 +273,7 @@ pub fn header_styled<T: DeserializeOwned>(
     request: &HttpRequest,
     name: &str,
     kind: ValueKind,
-    explode: bool,
+    explode: Explode,
 ) -> Result<Option<T>, Rejection> {
     let Some(value) = request.headers().get(name) else {
         return Ok(None);
@@ -284,7 +289,7 @@ pub fn header_styled<T: DeserializeOwned>(
         name,
         kind,
         Style::Simple,
-        explode,
+        explode.on(),
         &format!("header `{name}`"),
     )
     .map(Some)
@@ -329,9 +334,9 @@ mod tests {
             "{}",
             twice.message
         );
-        assert_eq!(q.many::<i64>("id", true).unwrap(), Some(vec![1, 2]));
+        assert_eq!(q.many::<i64>("id", Explode::Yes).unwrap(), Some(vec![1, 2]));
         assert_eq!(
-            q.many::<String>("tags", false).unwrap(),
+            q.many::<String>("tags", Explode::No).unwrap(),
             Some(vec!["a".to_string(), "b".to_string()])
         );
     }

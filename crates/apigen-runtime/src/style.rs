@@ -5,7 +5,7 @@
 
 use super::form::FormValue;
 use super::rejection::{Rejection, RejectionKind};
-pub use super::vocabulary::Style;
+pub use super::vocabulary::{Explode, Style};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -271,13 +271,13 @@ mod tests {
         let array = json!([1, 2]);
         assert_eq!(
             query(query_pairs(&array, "id", Style::Form, true))
-                .many::<i64>("id", true)
+                .many::<i64>("id", Explode::Yes)
                 .unwrap(),
             Some(vec![1, 2])
         );
         assert_eq!(
             query(query_pairs(&array, "id", Style::Form, false))
-                .many::<i64>("id", false)
+                .many::<i64>("id", Explode::No)
                 .unwrap(),
             Some(vec![1, 2])
         );

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+pub use std::ops::Bound;
 
 /// A value that breaks a bound of the spec, and where it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,29 +99,31 @@ pub fn check_length(value: &str, min: Option<usize>, max: Option<usize>) -> Resu
     Ok(())
 }
 
-/// `minimum`/`maximum`, inclusive unless `exclusive`.
+/// `minimum`/`maximum` (`exclusiveMinimum`/`exclusiveMaximum` make a bound
+/// [`Bound::Excluded`]).
 pub fn check_range<T: PartialOrd + fmt::Display>(
     value: &T,
-    min: Option<(T, bool)>,
-    max: Option<(T, bool)>,
+    min: Bound<T>,
+    max: Bound<T>,
 ) -> Result<(), Violation> {
-    if let Some((min, exclusive)) = min {
-        if *value < min || (exclusive && *value == min) {
-            let bound = if exclusive {
-                "greater than"
-            } else {
-                "at least"
-            };
-            return Err(Violation::new(format!("must be {bound} {min}")));
+    match min {
+        Bound::Included(min) if *value < min => {
+            return Err(Violation::new(format!("must be at least {min}")))
         }
-    }
-    if let Some((max, exclusive)) = max {
-        if *value > max || (exclusive && *value == max) {
-            let bound = if exclusive { "less than" } else { "at most" };
-            return Err(Violation::new(format!("must be {bound} {max}")));
+        Bound::Excluded(min) if *value <= min => {
+            return Err(Violation::new(format!("must be greater than {min}")))
         }
+        _ => {}
     }
-    Ok(())
+    match max {
+        Bound::Included(max) if *value > max => {
+            Err(Violation::new(format!("must be at most {max}")))
+        }
+        Bound::Excluded(max) if *value >= max => {
+            Err(Violation::new(format!("must be less than {max}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `minItems`/`maxItems`.
@@ -309,19 +312,23 @@ mod tests {
 
     #[test]
     fn ranges_are_inclusive_unless_exclusive() {
-        assert!(check_range(&5, Some((5, false)), Some((5, false))).is_ok());
+        assert!(check_range(&5, Bound::Included(5), Bound::Included(5)).is_ok());
         assert_eq!(
-            check_range(&5, Some((5, true)), None).unwrap_err().message,
+            check_range(&5, Bound::Excluded(5), Bound::Unbounded)
+                .unwrap_err()
+                .message,
             "must be greater than 5"
         );
         assert_eq!(
-            check_range(&5.5, None, Some((5.5, true)))
+            check_range(&5.5, Bound::Unbounded, Bound::Excluded(5.5))
                 .unwrap_err()
                 .message,
             "must be less than 5.5"
         );
         assert_eq!(
-            check_range(&0, Some((1, false)), None).unwrap_err().message,
+            check_range(&0, Bound::Included(1), Bound::Unbounded)
+                .unwrap_err()
+                .message,
             "must be at least 1"
         );
     }
@@ -364,10 +371,14 @@ mod tests {
         assert!(Some(Short("ok")).validate().is_ok());
         assert!(None::<Short>.validate().is_ok());
         assert!(Box::new(Short("abc")).validate().is_err());
-        let each = check_each(&[1, 5, 9], |n| check_range(n, None, Some((6, false))));
+        let each = check_each(&[1, 5, 9], |n| {
+            check_range(n, Bound::Unbounded, Bound::Included(6))
+        });
         assert_eq!(each.unwrap_err().to_string(), "`2` must be at most 6");
         let values: BTreeMap<String, i32> = [("a".to_string(), 0)].into();
-        let checked = check_values(&values, |n| check_range(n, Some((1, false)), None));
+        let checked = check_values(&values, |n| {
+            check_range(n, Bound::Included(1), Bound::Unbounded)
+        });
         assert_eq!(checked.unwrap_err().path, "a");
         assert!(check_some(&None::<i32>, |_| Err(Violation::new("never"))).is_ok());
     }

@@ -58,3 +58,21 @@ pub enum Style {
     /// object holding arrays of objects, say).
     Json,
 }
+
+/// Whether a parameter's array or object is spelled exploded (OpenAPI's
+/// `explode`): `id=1&id=2` rather than `id=1,2`, `a=1,b=2` rather than
+/// `a,1,b,2`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explode {
+    /// `explode: true` (the `form` style's default).
+    Yes,
+    /// `explode: false` (every other style's default).
+    No,
+}
+
+impl Explode {
+    /// Whether it is exploded.
+    pub fn on(self) -> bool {
+        self == Explode::Yes
+    }
+}

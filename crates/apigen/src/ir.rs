@@ -4,7 +4,7 @@
 
 pub use crate::vocabulary::{Stability, Style};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// One whole API.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +41,10 @@ pub struct Api {
     pub webhooks: Vec<Webhook>,
     /// `info.x-plans`: the plans callers subscribe to, and their limits.
     pub plans: Vec<Plan>,
+    /// The named types a value of which can break a bound of the spec
+    /// (see [`Api::checked_types`]): those get a `Validate` impl, and only
+    /// those are validated where they are held.
+    pub checked: HashSet<String>,
 }
 
 /// A plan (`info.x-plans`): its name, its request limits (none for a plan
@@ -70,6 +74,50 @@ pub struct Webhook {
 }
 
 impl Api {
+    /// The named types a value of which can break a bound: those with a
+    /// constrained shape of their own (a length, a range, a pattern, an
+    /// item count, a read-only property), and those holding one of them,
+    /// through every field, item, variant and alias.
+    pub fn checked_types(types: &BTreeMap<String, TypeDef>) -> HashSet<String> {
+        fn walk<'a>(shape: &'a Shape, refs: &mut Vec<&'a str>) -> bool {
+            let own = !shape.checks.is_empty();
+            match &shape.ty {
+                Ty::Array(inner) | Ty::Map(inner) => walk(inner, refs) || own,
+                Ty::Named(name) => {
+                    refs.push(name);
+                    own
+                }
+                _ => own,
+            }
+        }
+        // Who holds whom, and the types constrained by themselves.
+        let mut holders: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut pending: Vec<&str> = Vec::new();
+        for (name, def) in types {
+            let mut refs = Vec::new();
+            let mut own = false;
+            for shape in def.shapes() {
+                own |= walk(shape, &mut refs);
+            }
+            if let TypeKind::Struct(s) = &def.kind {
+                own |= s.fields.iter().any(|f| f.read_only);
+            }
+            for held in refs {
+                holders.entry(held).or_default().push(name);
+            }
+            if own {
+                pending.push(name);
+            }
+        }
+        let mut checked: HashSet<String> = HashSet::new();
+        while let Some(name) = pending.pop() {
+            if checked.insert(name.to_string()) {
+                pending.extend(holders.get(name).into_iter().flatten());
+            }
+        }
+        checked
+    }
+
     /// Every JSON pointer the API records, rewritten by `f` (to map a
     /// rewritten document's pointers back to the one the user wrote).
     pub fn map_pointers(&mut self, f: impl Fn(&str) -> String) {

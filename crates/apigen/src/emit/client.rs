@@ -199,7 +199,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     });
     let params = op.params.iter().map(|p| {
         let wire = &p.wire;
-        let explode = p.explode;
+        let explode = super::explode(p.explode);
         let value = if idempotency.is_some_and(|k| std::ptr::eq(k, p)) {
             quote!(&idempotency_key)
         } else {
@@ -271,15 +271,24 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             };
         }
     };
+    let validate = (!super::operations::request_checks(api, op).is_empty()).then(
+        || quote!(runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;),
+    );
+    // A request with nothing in it (no parameter, no body) is not read.
+    let request = if validate.is_none() && op.params.is_empty() && op.body.is_none() {
+        quote!(_request)
+    } else {
+        quote!(request)
+    };
     quote! {
         #docs
         #cfg
         #deprecated
         pub async fn #name(
             &self,
-            request: operations::#req,
+            #request: operations::#req,
         ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+            #validate
             let #mutable call = runtime::Call::new(metadata::#constant);
             #key_setup
             #(#params)*

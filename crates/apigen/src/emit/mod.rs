@@ -346,6 +346,16 @@ impl<'a> Gates<'a> {
     }
 }
 
+/// `runtime::Explode::Yes` or `No`: how a parameter's `explode` is spelled
+/// in a call to the runtime.
+pub(crate) fn explode(explode: bool) -> TokenStream {
+    if explode {
+        quote!(runtime::Explode::Yes)
+    } else {
+        quote!(runtime::Explode::No)
+    }
+}
+
 pub(crate) fn ident(name: &str) -> Ident {
     format_ident!("{}", name)
 }
@@ -507,10 +517,23 @@ pub(crate) fn check_expr(
             }
         }
         Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
-            let min = bound(c.minimum, c.exclusive_minimum, &shape.ty);
-            let max = bound(c.maximum, c.exclusive_maximum, &shape.ty);
+            let min = bound(
+                c.minimum,
+                c.exclusive_minimum,
+                &shape.ty,
+                Side::Min,
+                runtime,
+            );
+            let max = bound(
+                c.maximum,
+                c.exclusive_maximum,
+                &shape.ty,
+                Side::Max,
+                runtime,
+            );
             if min.is_some() || max.is_some() {
-                let (min, max) = (or_none(min), or_none(max));
+                let unbounded = || quote!(#runtime Bound::Unbounded);
+                let (min, max) = (min.unwrap_or_else(unbounded), max.unwrap_or_else(unbounded));
                 checks.push(quote!(#runtime check_range(#value, #min, #max)));
             }
             let integer = matches!(shape.ty, Ty::I32 | Ty::I64);
@@ -547,7 +570,10 @@ pub(crate) fn check_expr(
                 return resolve_alias(name, api)
                     .and_then(|inner| check_expr(value, inner, api, runtime));
             }
-            _ => checks.push(quote!(#runtime Validate::validate(#value))),
+            _ if api.checked.contains(name) => {
+                checks.push(quote!(#runtime Validate::validate(#value)));
+            }
+            _ => {}
         },
         Ty::Bool | Ty::DateTime | Ty::Date | Ty::Uuid | Ty::Base64 | Ty::Json | Ty::Bytes => {}
     }
@@ -617,33 +643,57 @@ fn opt_usize(v: Option<usize>) -> TokenStream {
     }
 }
 
-fn or_none(v: Option<TokenStream>) -> TokenStream {
-    match v {
-        Some(v) => quote!(Some(#v)),
-        None => quote!(None),
-    }
+/// Which end of a range a bound closes.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Min,
+    Max,
 }
 
-/// A `(bound, exclusive)` pair for `check_range`, or `None` when the bound
-/// cannot be broken by any value of the type (an int32 field with a maximum
-/// beyond `i32::MAX`, say).
-fn bound(n: Option<Number>, exclusive: bool, ty: &Ty) -> Option<TokenStream> {
-    let text = match (n?, ty) {
+/// A `runtime::Bound` for `check_range`, or `None` when the bound cannot be
+/// broken by any value of the type (an int32 field with a maximum beyond
+/// `i32::MAX`, say).
+fn bound(
+    n: Option<Number>,
+    exclusive: bool,
+    ty: &Ty,
+    side: Side,
+    runtime: &TokenStream,
+) -> Option<TokenStream> {
+    let integer = matches!(ty, Ty::I32 | Ty::I64);
+    let (text, exclusive) = match (n?, ty) {
         // A bound at the type's own limit cannot be broken: no check.
         (Number::Int(i), Ty::I32) if i >= i64::from(i32::MAX) || i <= i64::from(i32::MIN) => {
             return None
         }
         (Number::Int(i), Ty::I64) if i == i64::MAX || i == i64::MIN => return None,
-        (Number::Int(i), Ty::I32) => i32::try_from(i).ok()?.to_string(),
-        (Number::Int(i), Ty::I64) => i.to_string(),
-        // A fractional bound on an integer: the nearest integer that keeps it.
-        (Number::Float(f), Ty::I32) => i32::try_from(f.round() as i64).ok()?.to_string(),
-        (Number::Float(f), Ty::I64) => (f.round() as i64).to_string(),
-        (Number::Int(i), _) => format!("{:?}", i as f64),
-        (Number::Float(f), _) => format!("{f:?}"),
+        (Number::Int(i), Ty::I32) => (i32::try_from(i).ok()?.to_string(), exclusive),
+        (Number::Int(i), Ty::I64) => (i.to_string(), exclusive),
+        // A fractional bound on an integer: the nearest integer inside it,
+        // included whether the bound was or not (`> 1.5` is `>= 2`).
+        (Number::Float(f), _) if integer && f.fract() != 0.0 => {
+            let inside = if side == Side::Min {
+                f.ceil()
+            } else {
+                f.floor()
+            } as i64;
+            let inside = match ty {
+                Ty::I32 => i32::try_from(inside).ok()?.to_string(),
+                _ => inside.to_string(),
+            };
+            (inside, false)
+        }
+        (Number::Float(f), Ty::I32) => (i32::try_from(f as i64).ok()?.to_string(), exclusive),
+        (Number::Float(f), Ty::I64) => ((f as i64).to_string(), exclusive),
+        (Number::Int(i), _) => (format!("{:?}", i as f64), exclusive),
+        (Number::Float(f), _) => (format!("{f:?}"), exclusive),
     };
     let lit = number(&text);
-    Some(quote!((#lit, #exclusive)))
+    Some(if exclusive {
+        quote!(#runtime Bound::Excluded(#lit))
+    } else {
+        quote!(#runtime Bound::Included(#lit))
+    })
 }
 
 /// A numeric literal, negative ones included.

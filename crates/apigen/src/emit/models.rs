@@ -9,11 +9,15 @@ use quote::{format_ident, quote};
 /// The module's doc comment.
 pub const DOC: &str = "Models: one type per schema of the spec.";
 
-/// What the module imports: the runtime, when a type has a `Validate` impl
-/// (every type but an alias) or an alias names a runtime type.
+/// What the module imports: the runtime, when a type has an impl calling
+/// it (every struct, enum and union, and a checked newtype) or an alias
+/// names a runtime type.
 pub fn imports(api: &Api) -> Vec<&'static str> {
     let uses_runtime = api.types.values().any(|t| match &t.kind {
         TypeKind::Alias(shape) => super::uses_runtime(shape),
+        TypeKind::Newtype { shape, .. } => {
+            api.checked.contains(&t.name) || super::uses_runtime(shape)
+        }
         _ => true,
     });
     if uses_runtime {
@@ -53,19 +57,14 @@ fn type_def(api: &Api, def: &TypeDef, cfg: &TokenStream) -> TokenStream {
             let ty = if *boxed { quote!(Box<#ty>) } else { ty };
             let check =
                 check_expr(quote!(&self.0), shape, api, &quote!(runtime::)).map(|c| quote!(#c?;));
+            let validate = validate_impl(api, def, cfg, check.into_iter().collect());
             quote! {
                 #docs
                 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
                 #[serde(transparent)]
                 pub struct #name(pub #ty);
 
-                #cfg
-                impl runtime::Validate for #name {
-                    fn validate(&self) -> Result<(), runtime::Violation> {
-                        #check
-                        Ok(())
-                    }
-                }
+                #validate
             }
         }
     }
@@ -220,7 +219,8 @@ fn structure(
         )
         .map(|c| quote!(#c?;))
     });
-    let body = quote!(#(#checks)* #additional_check);
+    let checks: Vec<TokenStream> = checks.chain(additional_check).collect();
+    let validate = validate_impl(api, def, cfg, checks);
     let record = record(def, s, &named, &flattened, cfg);
     quote! {
         #docs
@@ -234,14 +234,32 @@ fn structure(
 
         #record
 
+        #validate
+    }
+}
+
+/// A checked type's `Validate` impl, running `checks` (statements that
+/// return a violation); nothing for a type no value of which can break a
+/// bound ([`Api::checked`]).
+fn validate_impl(
+    api: &Api,
+    def: &TypeDef,
+    cfg: &TokenStream,
+    checks: Vec<TokenStream>,
+) -> Option<TokenStream> {
+    if !api.checked.contains(&def.name) {
+        return None;
+    }
+    let name = ident(&def.name);
+    Some(quote! {
         #cfg
         impl runtime::Validate for #name {
             fn validate(&self) -> Result<(), runtime::Violation> {
-                #body
+                #(#checks)*
                 Ok(())
             }
         }
-    }
+    })
 }
 
 /// A struct's `runtime::Record` impl and its serde impls through it: one
@@ -530,13 +548,6 @@ fn enumeration(
                 runtime::read_enum(deserializer)
             }
         }
-
-        #cfg
-        impl runtime::Validate for #name {
-            fn validate(&self) -> Result<(), runtime::Violation> {
-                Ok(())
-            }
-        }
     }
 }
 
@@ -557,6 +568,18 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
         match check_expr(quote!(value), &v.shape, api, &quote!(runtime::)) {
             Some(check) => quote!(Self::#variant(value) => #check,),
             None => quote!(Self::#variant(_) => Ok(()),),
+        }
+    });
+    let validate = api.checked.contains(&def.name).then(|| {
+        quote! {
+            #cfg
+            impl runtime::Validate for #name {
+                fn validate(&self) -> Result<(), runtime::Violation> {
+                    match self {
+                        #(#checks)*
+                    }
+                }
+            }
         }
     });
     let type_name = &def.name;
@@ -724,14 +747,7 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
             }
         }
 
-        #cfg
-        impl runtime::Validate for #name {
-            fn validate(&self) -> Result<(), runtime::Violation> {
-                match self {
-                    #(#checks)*
-                }
-            }
-        }
+        #validate
     }
 }
 

@@ -248,25 +248,17 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         let docs = doc_paragraphs(&[b.doc.clone(), Some("The JSON request body.".into())]);
         quote!(#docs pub body: #ty,)
     });
-    let checks = op.params.iter().filter_map(|p| {
-        let fname = ident(&p.rust);
-        let wire = &p.wire;
-        let check = if p.required || param_default(api, p).is_some() {
-            check_expr(quote!(&self.#fname), &p.shape, api, &quote!(runtime::))?
-        } else {
-            let inner = check_fn("value", &p.shape, api, &quote!(runtime::))?;
-            quote!(runtime::check_some(&self.#fname, #inner))
-        };
-        Some(quote!(runtime::within(#wire, #check)?;))
-    });
-    let body_check = op.body.as_ref().and_then(|b| {
-        let check = if b.required {
-            check_expr(quote!(&self.body), &b.shape, api, &quote!(runtime::))?
-        } else {
-            let inner = check_fn("value", &b.shape, api, &quote!(runtime::))?;
-            quote!(runtime::check_some(&self.body, #inner))
-        };
-        Some(quote!(runtime::within("body", #check)?;))
+    let checks = request_checks(api, op);
+    let validate = (!checks.is_empty()).then(|| {
+        quote! {
+            #cfg
+            impl runtime::Validate for #name {
+                fn validate(&self) -> Result<(), runtime::Violation> {
+                    #(#checks)*
+                    Ok(())
+                }
+            }
+        }
     });
     let doc = format!(" The parameters and body of `{}`.", op.fn_name);
     // Nothing required: a default request, with the spec's defaults.
@@ -317,15 +309,36 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
 
         #default
 
-        #cfg
-        impl runtime::Validate for #name {
-            fn validate(&self) -> Result<(), runtime::Violation> {
-                #(#checks)*
-                #body_check
-                Ok(())
-            }
-        }
+        #validate
     }
+}
+
+/// The checks of a request's parameters and body, each a statement
+/// returning its violation; empty when nothing in the request can break
+/// a bound (the request then has no `Validate` impl, and the glue and
+/// the client check nothing).
+pub(crate) fn request_checks(api: &Api, op: &Operation) -> Vec<TokenStream> {
+    let params = op.params.iter().filter_map(|p| {
+        let fname = ident(&p.rust);
+        let wire = &p.wire;
+        let check = if p.required || param_default(api, p).is_some() {
+            check_expr(quote!(&self.#fname), &p.shape, api, &quote!(runtime::))?
+        } else {
+            let inner = check_fn("value", &p.shape, api, &quote!(runtime::))?;
+            quote!(runtime::check_some(&self.#fname, #inner))
+        };
+        Some(quote!(runtime::within(#wire, #check)?;))
+    });
+    let body = op.body.as_ref().and_then(|b| {
+        let check = if b.required {
+            check_expr(quote!(&self.body), &b.shape, api, &quote!(runtime::))?
+        } else {
+            let inner = check_fn("value", &b.shape, api, &quote!(runtime::))?;
+            quote!(runtime::check_some(&self.body, #inner))
+        };
+        Some(quote!(runtime::within("body", #check)?;))
+    });
+    params.chain(body).collect()
 }
 
 /// Whether a response can carry an `ErrorResponse`: an error status, a body of

@@ -263,7 +263,7 @@ fn is_scalar(p: &crate::ir::Param) -> bool {
 fn param_value(p: &crate::ir::Param) -> TokenStream {
     use crate::ir::Style;
     let wire = &p.wire;
-    let explode = p.explode;
+    let explode = super::explode(p.explode);
     let kind = kind(p);
     // A `deepObject` query is read as the form it is written in; every
     // other style is the runtime's variant of the same name.
@@ -278,7 +278,7 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
     if p.style == Style::Json {
         return match p.location {
             ParamLocation::Path => {
-                quote!(runtime::path_styled(request, #wire, #kind, #style, false)?)
+                quote!(runtime::path_styled(request, #wire, #kind, #style, runtime::Explode::No)?)
             }
             ParamLocation::Query => quote!(query.styled(#wire, #kind, #style)?),
             ParamLocation::Header => quote!(runtime::header_json(request, #wire)?),
@@ -298,7 +298,7 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
             Style::Form if p.union => quote!(query.any(#wire)?),
             Style::Form if array => quote!(query.many(#wire, #explode)?),
             Style::Form if is_scalar(p) => quote!(query.one(#wire)?),
-            Style::Form if explode => quote!(query.exploded_object()?),
+            Style::Form if p.explode => quote!(query.exploded_object()?),
             _ => quote!(query.styled(#wire, #kind, #style)?),
         },
         ParamLocation::Header if is_scalar(p) => quote!(runtime::header(request, #wire)?),
@@ -377,6 +377,8 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         (quote!(request: &HttpRequest,), quote!(&request,))
     };
     let extract_await = if has_body { quote!(.await) } else { quote!() };
+    let validate = (!super::operations::request_checks(api, op).is_empty())
+        .then(|| quote!(runtime::Validate::validate(&parsed)?;));
     let doc = format!(" `{} {}`", op.method, op.path);
     quote! {
         #[doc = #doc]
@@ -393,7 +395,7 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
                     #(#fields)*
                     #body_field
                 };
-                runtime::Validate::validate(&parsed)?;
+                #validate
                 Ok(parsed)
             }
             let reject = |rejection| service.reject(rejection);

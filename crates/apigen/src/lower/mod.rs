@@ -97,6 +97,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         default_security: l.default_security,
         webhooks,
         plans,
+        checked: Default::default(),
     };
     let moved = &loaded.normalized;
     if options.lenient {
@@ -108,6 +109,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         return Err(l.errors.into_iter().map(|d| moved.locate(d)).collect());
     }
     let mut api = api;
+    api.checked = Api::checked_types(&api.types);
     if !moved.moved.is_empty() {
         api.map_pointers(|p| moved.original(p));
     }

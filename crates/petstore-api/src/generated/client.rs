@@ -68,11 +68,21 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListPetsResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_PETS);
-        call.query("limit", &request.limit, runtime::Style::Form, true);
-        call.query("after", &request.after, runtime::Style::Form, true);
-        call.query("status", &request.status, runtime::Style::Form, true);
-        call.query("categoryId", &request.category_id, runtime::Style::Form, true);
-        call.query("id", &request.id, runtime::Style::Form, true);
+        call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
+        call.query(
+            "status",
+            &request.status,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
+        call.query(
+            "categoryId",
+            &request.category_id,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
+        call.query("id", &request.id, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -123,7 +133,7 @@ impl Client {
         if idempotency_key.is_some() {
             call.resendable();
         }
-        call.header("Idempotency-Key", &idempotency_key, false);
+        call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -178,7 +188,12 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetPetResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_PET);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -226,7 +241,12 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ReplacePetResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::REPLACE_PET);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -272,7 +292,12 @@ impl Client {
     ) -> Result<runtime::Reply<operations::DeletePetResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_PET);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             204 => operations::DeletePetResponse::NoContent,
@@ -316,8 +341,8 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_CATEGORIES);
-        call.query("limit", &request.limit, runtime::Style::Form, true);
-        call.query("after", &request.after, runtime::Style::Form, true);
+        call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -375,7 +400,7 @@ impl Client {
         if idempotency_key.is_some() {
             call.resendable();
         }
-        call.header("Idempotency-Key", &idempotency_key, false);
+        call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -431,7 +456,12 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetCategoryResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_CATEGORY);
-        call.path("categoryId", &request.category_id, runtime::Style::Simple, false);
+        call.path(
+            "categoryId",
+            &request.category_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -483,7 +513,12 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_CATEGORY);
-        call.path("categoryId", &request.category_id, runtime::Style::Simple, false);
+        call.path(
+            "categoryId",
+            &request.category_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             204 => {
@@ -532,10 +567,20 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListOrdersResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_ORDERS);
-        call.query("limit", &request.limit, runtime::Style::Form, true);
-        call.query("after", &request.after, runtime::Style::Form, true);
-        call.query("petId", &request.pet_id, runtime::Style::Form, true);
-        call.query("complete", &request.complete, runtime::Style::Form, true);
+        call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
+        call.query(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
+        call.query(
+            "complete",
+            &request.complete,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -591,7 +636,7 @@ impl Client {
         if idempotency_key.is_some() {
             call.resendable();
         }
-        call.header("Idempotency-Key", &idempotency_key, false);
+        call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -640,7 +685,12 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetOrderResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_ORDER);
-        call.path("orderId", &request.order_id, runtime::Style::Simple, false);
+        call.path(
+            "orderId",
+            &request.order_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetOrderResponse::Ok(answer.json()?),
@@ -684,7 +734,12 @@ impl Client {
     ) -> Result<runtime::Reply<operations::CancelOrderResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CANCEL_ORDER);
-        call.path("orderId", &request.order_id, runtime::Style::Simple, false);
+        call.path(
+            "orderId",
+            &request.order_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             204 => operations::CancelOrderResponse::NoContent,
@@ -738,8 +793,13 @@ impl Client {
         if idempotency_key.is_some() {
             call.resendable();
         }
-        call.path("orderId", &request.order_id, runtime::Style::Simple, false);
-        call.header("Idempotency-Key", &idempotency_key, false);
+        call.path(
+            "orderId",
+            &request.order_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
+        call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::CompleteOrderResponse::Ok(answer.json()?),
@@ -784,9 +844,14 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_INVENTORY);
-        call.query("limit", &request.limit, runtime::Style::Form, true);
-        call.query("after", &request.after, runtime::Style::Form, true);
-        call.query("status", &request.status, runtime::Style::Form, true);
+        call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
+        call.query(
+            "status",
+            &request.status,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -836,7 +901,12 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_INVENTORY_ITEM);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -893,7 +963,12 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::UPDATE_INVENTORY);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -66,7 +66,14 @@ impl serde::Serialize for Category {
 
 impl runtime::Validate for Category {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("id", runtime::check_range(&self.id, Some((1, false)), None))?;
+        runtime::within(
+            "id",
+            runtime::check_range(
+                &self.id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
         runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
         runtime::within(
             "description",
@@ -138,12 +145,6 @@ impl serde::Serialize for Error {
     }
 }
 
-impl runtime::Validate for Error {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// A 64-bit identifier assigned by the store.
 pub type Id = i64;
 
@@ -209,14 +210,18 @@ impl runtime::Validate for InventoryItem {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         runtime::within(
             "quantity",
             runtime::check_range(
                 &self.quantity,
-                Some((0, false)),
-                Some((1000000, false)),
+                runtime::Bound::Included(0),
+                runtime::Bound::Included(1000000),
             ),
         )?;
         Ok(())
@@ -277,8 +282,8 @@ impl runtime::Validate for InventoryUpdate {
             "quantity",
             runtime::check_range(
                 &self.quantity,
-                Some((0, false)),
-                Some((1000000, false)),
+                runtime::Bound::Included(0),
+                runtime::Bound::Included(1000000),
             ),
         )?;
         Ok(())
@@ -428,11 +433,19 @@ impl runtime::Validate for NewOrder {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         runtime::within(
             "quantity",
-            runtime::check_range(&self.quantity, Some((1, false)), Some((1000, false))),
+            runtime::check_range(
+                &self.quantity,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(1000),
+            ),
         )?;
         Ok(())
     }
@@ -512,7 +525,11 @@ impl runtime::Validate for NewPet {
         runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
         runtime::within(
             "categoryId",
-            runtime::check_range(&self.category_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.category_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -605,14 +622,22 @@ impl runtime::Validate for Order {
             "id",
             runtime::check_some(
                 &self.id,
-                |value| runtime::check_range(value, Some((1, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         runtime::within(
             "petId",
             runtime::check_some(
                 &self.pet_id,
-                |value| runtime::check_range(value, Some((1, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         runtime::within(
@@ -621,8 +646,8 @@ impl runtime::Validate for Order {
                 &self.quantity,
                 |value| runtime::check_range(
                     value,
-                    Some((1, false)),
-                    Some((1000, false)),
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Included(1000),
                 ),
             ),
         )?;
@@ -695,11 +720,22 @@ impl serde::Serialize for Pet {
 
 impl runtime::Validate for Pet {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("id", runtime::check_range(&self.id, Some((1, false)), None))?;
+        runtime::within(
+            "id",
+            runtime::check_range(
+                &self.id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
         runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
         runtime::within(
             "categoryId",
-            runtime::check_range(&self.category_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.category_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -761,12 +797,6 @@ impl<'de> serde::Deserialize<'de> for PetStatus {
     }
 }
 
-impl runtime::Validate for PetStatus {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// A list of pets.
 pub type Pets = Vec<Pet>;
 
@@ -820,11 +850,5 @@ impl<'de> serde::Deserialize<'de> for XApiStability {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for XApiStability {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -309,20 +309,32 @@ impl runtime::Validate for ListPetsRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "limit",
-            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+            runtime::check_range(
+                &self.limit,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(100),
+            ),
         )?;
         runtime::within(
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(value, Some((0, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         runtime::within(
             "categoryId",
             runtime::check_some(
                 &self.category_id,
-                |value| runtime::check_range(value, Some((1, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         runtime::within(
@@ -333,7 +345,11 @@ impl runtime::Validate for ListPetsRequest {
                     runtime::check_items(Vec::len(value), None, Some(100))
                         .and_then(|()| runtime::check_each(
                             value,
-                            |item| runtime::check_range(item, Some((1, false)), None),
+                            |item| runtime::check_range(
+                                item,
+                                runtime::Bound::Included(1),
+                                runtime::Bound::Unbounded,
+                            ),
                         ))
                 },
             ),
@@ -667,7 +683,11 @@ impl runtime::Validate for GetPetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -847,7 +867,11 @@ impl runtime::Validate for ReplacePetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
@@ -1021,7 +1045,11 @@ impl runtime::Validate for DeletePetRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -1192,13 +1220,21 @@ impl runtime::Validate for ListCategoriesRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "limit",
-            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+            runtime::check_range(
+                &self.limit,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(100),
+            ),
         )?;
         runtime::within(
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(value, Some((0, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         Ok(())
@@ -1530,7 +1566,11 @@ impl runtime::Validate for GetCategoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "categoryId",
-            runtime::check_range(&self.category_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.category_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -1687,7 +1727,11 @@ impl runtime::Validate for DeleteCategoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "categoryId",
-            runtime::check_range(&self.category_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.category_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -1876,20 +1920,32 @@ impl runtime::Validate for ListOrdersRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "limit",
-            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+            runtime::check_range(
+                &self.limit,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(100),
+            ),
         )?;
         runtime::within(
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(value, Some((0, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         runtime::within(
             "petId",
             runtime::check_some(
                 &self.pet_id,
-                |value| runtime::check_range(value, Some((1, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         Ok(())
@@ -2228,7 +2284,11 @@ impl runtime::Validate for GetOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "orderId",
-            runtime::check_range(&self.order_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.order_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -2376,7 +2436,11 @@ impl runtime::Validate for CancelOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "orderId",
-            runtime::check_range(&self.order_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.order_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -2537,7 +2601,11 @@ impl runtime::Validate for CompleteOrderRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "orderId",
-            runtime::check_range(&self.order_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.order_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         runtime::within(
             "Idempotency-Key",
@@ -2713,13 +2781,21 @@ impl runtime::Validate for ListInventoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "limit",
-            runtime::check_range(&self.limit, Some((1, false)), Some((100, false))),
+            runtime::check_range(
+                &self.limit,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(100),
+            ),
         )?;
         runtime::within(
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(value, Some((0, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         Ok(())
@@ -2877,7 +2953,11 @@ impl runtime::Validate for GetInventoryItemRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -3036,7 +3116,11 @@ impl runtime::Validate for UpdateInventoryRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "petId",
-            runtime::check_range(&self.pet_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())

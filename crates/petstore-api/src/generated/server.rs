@@ -299,7 +299,7 @@ async fn list_pets<S: operations::Pets + Rejections + 'static>(
             after: query.one("after")?,
             status: query.one("status")?,
             category_id: query.one("categoryId")?,
-            id: query.many("id", true)?,
+            id: query.many("id", runtime::Explode::Yes)?,
         };
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)

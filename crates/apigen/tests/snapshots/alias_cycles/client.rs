@@ -52,9 +52,8 @@ impl Client {
     /// `GET /c` (operationId `getC`)
     pub async fn get_c(
         &self,
-        request: operations::GetCRequest,
+        _request: operations::GetCRequest,
     ) -> Result<runtime::Reply<operations::GetCResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_C);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -3,30 +3,14 @@
 
 //! Models: one type per schema of the spec.
 
-use super::runtime;
-
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct A(pub Vec<A>);
-
-impl runtime::Validate for A {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_each(&self.0, runtime::Validate::validate)?;
-        Ok(())
-    }
-}
 
 pub type B = Vec<A>;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct C(pub std::collections::BTreeMap<String, C>);
-
-impl runtime::Validate for C {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::check_values(&self.0, runtime::Validate::validate)?;
-        Ok(())
-    }
-}
 
 pub type D = std::collections::BTreeMap<String, C>;

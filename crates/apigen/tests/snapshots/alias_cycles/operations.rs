@@ -75,12 +75,6 @@ pub trait C {
 /// The parameters and body of `get_c`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetCRequest {}
-impl runtime::Validate for GetCRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_c` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCResponse {

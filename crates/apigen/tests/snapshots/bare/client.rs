@@ -52,9 +52,8 @@ impl Client {
     /// `GET /ping` (operationId `ping`)
     pub async fn ping(
         &self,
-        request: operations::PingRequest,
+        _request: operations::PingRequest,
     ) -> Result<runtime::Reply<operations::PingResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::PING);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -67,9 +66,8 @@ impl Client {
     /// `POST /pong` (operationId `pong`)
     pub async fn pong(
         &self,
-        request: operations::PongRequest,
+        _request: operations::PongRequest,
     ) -> Result<runtime::Reply<operations::PongResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::PONG);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

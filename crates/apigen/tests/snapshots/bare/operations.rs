@@ -85,12 +85,6 @@ pub trait Pong {
 /// The parameters and body of `ping`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PingRequest {}
-impl runtime::Validate for PingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `ping` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PingResponse {
@@ -118,12 +112,6 @@ impl runtime::Response for PingResponse {
 /// The parameters and body of `pong`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PongRequest {}
-impl runtime::Validate for PongRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `pong` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PongResponse {

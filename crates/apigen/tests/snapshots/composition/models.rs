@@ -247,12 +247,6 @@ impl serde::Serialize for Legacy {
     }
 }
 
-impl runtime::Validate for Legacy {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// What a client sends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewAccount {
@@ -486,11 +480,5 @@ impl<'de> serde::Deserialize<'de> for NewAccountPlan {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for NewAccountPlan {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -47,9 +47,3 @@ impl serde::Serialize for Note {
         out.end()
     }
 }
-
-impl runtime::Validate for Note {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}

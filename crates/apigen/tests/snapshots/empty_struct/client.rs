@@ -54,7 +54,6 @@ impl Client {
         &self,
         request: operations::PingRequest,
     ) -> Result<runtime::Reply<operations::PingResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::PING);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;

@@ -40,9 +40,3 @@ impl serde::Serialize for Ping {
         out.end()
     }
 }
-
-impl runtime::Validate for Ping {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}

@@ -79,13 +79,6 @@ pub struct PingRequest {
     pub body: models::Ping,
 }
 
-impl runtime::Validate for PingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
-}
-
 /// The responses `ping` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PingResponse {

@@ -82,7 +82,6 @@ async fn ping<S: operations::Pings + Rejections + 'static>(
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

@@ -54,9 +54,8 @@ impl Client {
         &self,
         request: operations::GetThingRequest,
     ) -> Result<runtime::Reply<operations::GetThingResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_THING);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetThingResponse::Ok(answer.json()?),
@@ -72,9 +71,8 @@ impl Client {
         &self,
         request: operations::DeleteThingRequest,
     ) -> Result<runtime::Reply<operations::DeleteThingResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_THING);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             204 => operations::DeleteThingResponse::NoContent,
@@ -87,9 +85,8 @@ impl Client {
     /// `GET /things` (operationId `listThings`)
     pub async fn list_things(
         &self,
-        request: operations::ListThingsRequest,
+        _request: operations::ListThingsRequest,
     ) -> Result<runtime::Reply<operations::ListThingsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::LIST_THINGS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

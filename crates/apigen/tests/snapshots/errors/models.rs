@@ -56,12 +56,6 @@ impl serde::Serialize for Error {
     }
 }
 
-impl runtime::Validate for Error {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thing {
     pub id: i64,
@@ -104,11 +98,5 @@ impl serde::Serialize for Thing {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("id", &self.id)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Thing {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -91,12 +91,6 @@ pub struct GetThingRequest {
     pub id: i64,
 }
 
-impl runtime::Validate for GetThingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_thing` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetThingResponse {
@@ -146,12 +140,6 @@ pub struct DeleteThingRequest {
     pub id: i64,
 }
 
-impl runtime::Validate for DeleteThingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `delete_thing` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteThingResponse {
@@ -188,12 +176,6 @@ impl runtime::Response for DeleteThingResponse {
 /// The parameters and body of `list_things`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListThingsRequest {}
-impl runtime::Validate for ListThingsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `list_things` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListThingsResponse {

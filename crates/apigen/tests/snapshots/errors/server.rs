@@ -111,7 +111,6 @@ async fn get_thing<S: operations::Things + Rejections + 'static>(
         let parsed = operations::GetThingRequest {
             id: runtime::path(request, "id")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -137,7 +136,6 @@ async fn delete_thing<S: operations::Things + Rejections + 'static>(
         let parsed = operations::DeleteThingRequest {
             id: runtime::path(request, "id")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -159,7 +157,6 @@ async fn list_things<S: operations::Things + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::ListThingsRequest, runtime::Rejection> {
         let parsed = operations::ListThingsRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

@@ -65,12 +65,6 @@ impl serde::Serialize for Open {
     }
 }
 
-impl runtime::Validate for Open {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     pub small: i32,
@@ -255,11 +249,19 @@ impl runtime::Validate for Sample {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "small",
-            runtime::check_range(&self.small, Some((-5, false)), Some((5, false))),
+            runtime::check_range(
+                &self.small,
+                runtime::Bound::Included(-5),
+                runtime::Bound::Included(5),
+            ),
         )?;
         runtime::within(
             "big",
-            runtime::check_range(&self.big, Some((0, false)), Some((100, true))),
+            runtime::check_range(
+                &self.big,
+                runtime::Bound::Included(0),
+                runtime::Bound::Excluded(100),
+            ),
         )?;
         runtime::within(
             "ratio",
@@ -267,8 +269,8 @@ impl runtime::Validate for Sample {
                 &self.ratio,
                 |value| runtime::check_range(
                     value,
-                    Some((0.5, false)),
-                    Some((1.5, false)),
+                    runtime::Bound::Included(0.5),
+                    runtime::Bound::Included(1.5),
                 ),
             ),
         )?;
@@ -329,7 +331,11 @@ impl runtime::Validate for Sample {
                 &self.scores,
                 |value| runtime::check_values(
                     value,
-                    |value| runtime::check_range(value, Some((0, false)), None),
+                    |value| runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    ),
                 ),
             ),
         )?;

@@ -52,9 +52,8 @@ impl Client {
     /// `GET /h` (operationId `getH`)
     pub async fn get_h(
         &self,
-        request: operations::GetHRequest,
+        _request: operations::GetHRequest,
     ) -> Result<runtime::Reply<operations::GetHResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_H);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

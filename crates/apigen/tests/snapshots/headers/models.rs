@@ -47,9 +47,3 @@ impl serde::Serialize for GetHOkXJson {
         out.end()
     }
 }
-
-impl runtime::Validate for GetHOkXJson {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}

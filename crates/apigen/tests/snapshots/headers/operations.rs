@@ -75,12 +75,6 @@ pub trait H {
 /// The parameters and body of `get_h`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetHRequest {}
-impl runtime::Validate for GetHRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_h` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetHResponse {

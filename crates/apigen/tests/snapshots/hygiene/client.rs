@@ -52,9 +52,8 @@ impl Client {
     /// `GET /a` (operationId `getPet`)
     pub async fn get_pet(
         &self,
-        request: operations::GetPetRequest,
+        _request: operations::GetPetRequest,
     ) -> Result<runtime::Reply<operations::GetPetResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_PET);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -69,9 +68,8 @@ impl Client {
         &self,
         request: operations::GetPet2Request,
     ) -> Result<runtime::Reply<operations::GetPet2Response>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_PET2);
-        call.query("v", &request.v, runtime::Style::Form, true);
+        call.query("v", &request.v, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetPet2Response::Ok(answer.json()?),

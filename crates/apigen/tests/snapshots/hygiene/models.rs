@@ -110,7 +110,11 @@ impl runtime::Validate for Deserialize {
             "d",
             runtime::check_some(
                 &self.d,
-                |value| runtime::check_range(value, Some((0, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         Ok(())
@@ -157,16 +161,6 @@ impl serde::Serialize for Option2 {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("next", &self.next)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Option2 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "next",
-            runtime::check_some(&self.next, runtime::Validate::validate),
-        )?;
-        Ok(())
     }
 }
 
@@ -218,16 +212,6 @@ impl serde::Serialize for Result2 {
         out.field("ok", &self.ok)?;
         out.optional("error", &self.error)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Result2 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "error",
-            runtime::check_some(&self.error, runtime::Validate::validate),
-        )?;
-        Ok(())
     }
 }
 
@@ -321,12 +305,6 @@ impl serde::Serialize for String2 {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("s", &self.s)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for String2 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -438,11 +416,5 @@ impl<'de> serde::Deserialize<'de> for Violation {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for Violation {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -103,12 +103,6 @@ pub trait D {
 /// The parameters and body of `get_pet`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPetRequest {}
-impl runtime::Validate for GetPetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_pet` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPetResponse {
@@ -138,12 +132,6 @@ impl runtime::Response for GetPetResponse {
 pub struct GetPet2Request {
     /// Query parameter `v`.
     pub v: Option<models::Violation>,
-}
-
-impl runtime::Validate for GetPet2Request {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
 }
 
 /// The responses `get_pet2` can give: one variant per status the spec declares.

@@ -128,7 +128,6 @@ async fn get_pet<S: operations::Result2 + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::GetPetRequest, runtime::Rejection> {
         let parsed = operations::GetPetRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -155,7 +154,6 @@ async fn get_pet2<S: operations::Result2 + Rejections + 'static>(
         let parsed = operations::GetPet2Request {
             v: query.one("v")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

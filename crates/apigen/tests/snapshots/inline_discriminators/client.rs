@@ -52,9 +52,8 @@ impl Client {
     /// `GET /e` (operationId `getE`)
     pub async fn get_e(
         &self,
-        request: operations::GetERequest,
+        _request: operations::GetERequest,
     ) -> Result<runtime::Reply<operations::GetEResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_E);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

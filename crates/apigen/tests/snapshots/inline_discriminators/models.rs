@@ -53,15 +53,6 @@ impl<'de> serde::Deserialize<'de> for Event {
     }
 }
 
-impl runtime::Validate for Event {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::MessageCreated(value) => runtime::Validate::validate(value),
-            Self::MessageDeleted(value) => runtime::Validate::validate(value),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventMessageCreated {
     pub type_: EventMessageCreatedType,
@@ -110,12 +101,6 @@ impl serde::Serialize for EventMessageCreated {
         out.field("type", &self.type_)?;
         out.field("text", &self.text)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for EventMessageCreated {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -170,12 +155,6 @@ impl<'de> serde::Deserialize<'de> for EventMessageCreatedType {
     }
 }
 
-impl runtime::Validate for EventMessageCreatedType {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventMessageDeleted {
     pub type_: EventMessageDeletedType,
@@ -224,12 +203,6 @@ impl serde::Serialize for EventMessageDeleted {
         out.field("type", &self.type_)?;
         out.field("id", &self.id)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for EventMessageDeleted {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -284,12 +257,6 @@ impl<'de> serde::Deserialize<'de> for EventMessageDeletedType {
     }
 }
 
-impl runtime::Validate for EventMessageDeletedType {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mapped {
     /// `x`
@@ -325,15 +292,6 @@ impl<'de> serde::Deserialize<'de> for Mapped {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for Mapped {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::X(value) => runtime::Validate::validate(value),
-            Self::Y(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -388,12 +346,6 @@ impl serde::Serialize for MappedX {
     }
 }
 
-impl runtime::Validate for MappedX {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct MappedY {
     pub kind: Option<String>,
@@ -442,11 +394,5 @@ impl serde::Serialize for MappedY {
         out.optional("kind", &self.kind)?;
         out.optional("b", &self.b)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for MappedY {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

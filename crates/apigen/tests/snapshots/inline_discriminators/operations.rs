@@ -75,12 +75,6 @@ pub trait E {
 /// The parameters and body of `get_e`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetERequest {}
-impl runtime::Validate for GetERequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_e` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetEResponse {

@@ -52,9 +52,8 @@ impl Client {
     /// `GET /x` (operationId `getX`)
     pub async fn get_x(
         &self,
-        request: operations::GetXRequest,
+        _request: operations::GetXRequest,
     ) -> Result<runtime::Reply<operations::GetXResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_X);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -74,12 +74,6 @@ pub trait X {
 /// The parameters and body of `get_x`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetXRequest {}
-impl runtime::Validate for GetXRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_x` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetXResponse {

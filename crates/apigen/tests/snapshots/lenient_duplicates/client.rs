@@ -52,9 +52,8 @@ impl Client {
     /// `GET /a` (operationId `getThing`)
     pub async fn get_thing(
         &self,
-        request: operations::GetThingRequest,
+        _request: operations::GetThingRequest,
     ) -> Result<runtime::Reply<operations::GetThingResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_THING);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -67,9 +66,8 @@ impl Client {
     /// `GET /b` (operationId `getThing2`)
     pub async fn get_thing2(
         &self,
-        request: operations::GetThing2Request,
+        _request: operations::GetThing2Request,
     ) -> Result<runtime::Reply<operations::GetThing2Response>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_THING2);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -47,9 +47,3 @@ impl serde::Serialize for Thing {
         out.end()
     }
 }
-
-impl runtime::Validate for Thing {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}

@@ -86,12 +86,6 @@ pub trait B {
 /// The parameters and body of `get_thing`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetThingRequest {}
-impl runtime::Validate for GetThingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_thing` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetThingResponse {
@@ -119,12 +113,6 @@ impl runtime::Response for GetThingResponse {
 /// The parameters and body of `get_thing2`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetThing2Request {}
-impl runtime::Validate for GetThing2Request {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_thing2` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetThing2Response {

@@ -54,9 +54,8 @@ impl Client {
         &self,
         request: operations::GetARequest,
     ) -> Result<runtime::Reply<operations::GetAResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_A);
-        call.query("size", &request.size, runtime::Style::Form, true);
+        call.query("size", &request.size, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetAResponse::Ok(answer.json()?),

@@ -60,12 +60,6 @@ impl<'de> serde::Deserialize<'de> for GetASize {
     }
 }
 
-impl runtime::Validate for GetASize {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thing {
     pub code: Option<i64>,
@@ -141,12 +135,6 @@ impl serde::Serialize for Thing {
     }
 }
 
-impl runtime::Validate for Thing {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThingUntyped {
     /// `a`
@@ -197,12 +185,6 @@ impl<'de> serde::Deserialize<'de> for ThingUntyped {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for ThingUntyped {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -260,11 +242,5 @@ impl<'de> serde::Deserialize<'de> for ThingVersion {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for ThingVersion {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -79,12 +79,6 @@ pub struct GetARequest {
     pub size: Option<models::GetASize>,
 }
 
-impl runtime::Validate for GetARequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_a` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAResponse {

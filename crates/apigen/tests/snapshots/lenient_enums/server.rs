@@ -79,7 +79,6 @@ async fn get_a<S: operations::A + Rejections + 'static>(
         let parsed = operations::GetARequest {
             size: query.one("size")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

@@ -54,9 +54,8 @@ impl Client {
         &self,
         request: operations::GetARequest,
     ) -> Result<runtime::Reply<operations::GetAResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_A);
-        call.query("q", &request.q, runtime::Style::Form, true);
+        call.query("q", &request.q, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         let value = operations::GetAResponse::Default {
             status: answer.status_code(),
@@ -67,9 +66,8 @@ impl Client {
     /// `POST /a` (operationId `postA`)
     pub async fn post_a(
         &self,
-        request: operations::PostARequest,
+        _request: operations::PostARequest,
     ) -> Result<runtime::Reply<operations::PostAResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::POST_A);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -82,9 +80,8 @@ impl Client {
     /// `GET /b` (operationId `getB`)
     pub async fn get_b(
         &self,
-        request: operations::GetBRequest,
+        _request: operations::GetBRequest,
     ) -> Result<runtime::Reply<operations::GetBResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_B);
         let answer = self.core.send(call).await?;
         let value = operations::GetBResponse::Default {

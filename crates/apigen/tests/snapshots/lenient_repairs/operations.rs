@@ -95,12 +95,6 @@ pub struct GetARequest {
     pub q: Option<String>,
 }
 
-impl runtime::Validate for GetARequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_a` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAResponse {
@@ -133,12 +127,6 @@ impl runtime::Response for GetAResponse {
 /// The parameters and body of `post_a`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PostARequest {}
-impl runtime::Validate for PostARequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `post_a` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostAResponse {
@@ -166,12 +154,6 @@ impl runtime::Response for PostAResponse {
 /// The parameters and body of `get_b`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetBRequest {}
-impl runtime::Validate for GetBRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_b` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetBResponse {

@@ -52,9 +52,8 @@ impl Client {
     /// `GET /s` (operationId `getS`)
     pub async fn get_s(
         &self,
-        request: operations::GetSRequest,
+        _request: operations::GetSRequest,
     ) -> Result<runtime::Reply<operations::GetSResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_S);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -74,12 +74,6 @@ pub trait S {
 /// The parameters and body of `get_s`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetSRequest {}
-impl runtime::Validate for GetSRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_s` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetSResponse {

@@ -54,9 +54,8 @@ impl Client {
     /// **Stability: experimental.** The operation may change without a new API version.
     pub async fn list_widgets(
         &self,
-        request: operations::ListWidgetsRequest,
+        _request: operations::ListWidgetsRequest,
     ) -> Result<runtime::Reply<operations::ListWidgetsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::LIST_WIDGETS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -71,9 +70,8 @@ impl Client {
     /// **Stability: alpha.** The operation may change without a new API version.
     pub async fn create_widget(
         &self,
-        request: operations::CreateWidgetRequest,
+        _request: operations::CreateWidgetRequest,
     ) -> Result<runtime::Reply<operations::CreateWidgetResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::CREATE_WIDGET);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -89,9 +87,8 @@ impl Client {
     )]
     pub async fn old_widgets(
         &self,
-        request: operations::OldWidgetsRequest,
+        _request: operations::OldWidgetsRequest,
     ) -> Result<runtime::Reply<operations::OldWidgetsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::OLD_WIDGETS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -107,9 +104,8 @@ impl Client {
     )]
     pub async fn older_widgets(
         &self,
-        request: operations::OlderWidgetsRequest,
+        _request: operations::OlderWidgetsRequest,
     ) -> Result<runtime::Reply<operations::OlderWidgetsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::OLDER_WIDGETS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -124,9 +120,8 @@ impl Client {
     /// **Stability: beta.** The operation may change without a new API version.
     pub async fn ping(
         &self,
-        request: operations::PingRequest,
+        _request: operations::PingRequest,
     ) -> Result<runtime::Reply<operations::PingResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::PING);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

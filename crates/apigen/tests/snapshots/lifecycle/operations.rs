@@ -117,12 +117,6 @@ pub trait Ping {
 /// The parameters and body of `list_widgets`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListWidgetsRequest {}
-impl runtime::Validate for ListWidgetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `list_widgets` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListWidgetsResponse {
@@ -150,12 +144,6 @@ impl runtime::Response for ListWidgetsResponse {
 /// The parameters and body of `create_widget`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CreateWidgetRequest {}
-impl runtime::Validate for CreateWidgetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `create_widget` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateWidgetResponse {
@@ -183,12 +171,6 @@ impl runtime::Response for CreateWidgetResponse {
 /// The parameters and body of `old_widgets`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OldWidgetsRequest {}
-impl runtime::Validate for OldWidgetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `old_widgets` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OldWidgetsResponse {
@@ -216,12 +198,6 @@ impl runtime::Response for OldWidgetsResponse {
 /// The parameters and body of `older_widgets`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OlderWidgetsRequest {}
-impl runtime::Validate for OlderWidgetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `older_widgets` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OlderWidgetsResponse {
@@ -249,12 +225,6 @@ impl runtime::Response for OlderWidgetsResponse {
 /// The parameters and body of `ping`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PingRequest {}
-impl runtime::Validate for PingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `ping` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PingResponse {

@@ -141,7 +141,6 @@ async fn list_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::ListWidgetsRequest, runtime::Rejection> {
         let parsed = operations::ListWidgetsRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -163,7 +162,6 @@ async fn create_widget<S: operations::WidgetAdmin + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::CreateWidgetRequest, runtime::Rejection> {
         let parsed = operations::CreateWidgetRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -189,7 +187,6 @@ async fn old_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::OldWidgetsRequest, runtime::Rejection> {
         let parsed = operations::OldWidgetsRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -215,7 +212,6 @@ async fn older_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::OlderWidgetsRequest, runtime::Rejection> {
         let parsed = operations::OlderWidgetsRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -237,7 +233,6 @@ async fn ping<S: operations::Ping + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::PingRequest, runtime::Rejection> {
         let parsed = operations::PingRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

@@ -54,7 +54,6 @@ impl Client {
         &self,
         request: operations::MeasureRequest,
     ) -> Result<runtime::Reply<operations::MeasureResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::MEASURE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
@@ -71,7 +70,6 @@ impl Client {
         &self,
         request: operations::GreetRequest,
     ) -> Result<runtime::Reply<operations::GreetResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GREET);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;

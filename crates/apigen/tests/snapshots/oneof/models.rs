@@ -45,15 +45,6 @@ impl<'de> serde::Deserialize<'de> for Animal {
     }
 }
 
-impl runtime::Validate for Animal {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Dog(value) => runtime::Validate::validate(value),
-            Self::Cat(value) => runtime::Validate::validate(value),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cat {
     pub kind: CatKind,
@@ -102,12 +93,6 @@ impl serde::Serialize for Cat {
         out.field("kind", &self.kind)?;
         out.field("name", &self.name)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Cat {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -162,12 +147,6 @@ impl<'de> serde::Deserialize<'de> for CatKind {
     }
 }
 
-impl runtime::Validate for CatKind {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Circle {
     pub radius: f64,
@@ -211,12 +190,6 @@ impl serde::Serialize for Circle {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("radius", &self.radius)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Circle {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -271,12 +244,6 @@ impl serde::Serialize for Dog {
     }
 }
 
-impl runtime::Validate for Dog {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DogKind {
     /// `dog`
@@ -325,12 +292,6 @@ impl<'de> serde::Deserialize<'de> for DogKind {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for DogKind {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -385,12 +346,6 @@ impl serde::Serialize for Error {
     }
 }
 
-impl runtime::Validate for Error {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rectangle {
     pub side: f64,
@@ -439,12 +394,6 @@ impl serde::Serialize for Rectangle {
         out.field("side", &self.side)?;
         out.field("height", &self.height)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Rectangle {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -498,16 +447,6 @@ impl<'de> serde::Deserialize<'de> for Shape {
     }
 }
 
-impl runtime::Validate for Shape {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Circle(value) => runtime::Validate::validate(value),
-            Self::Square(value) => runtime::Validate::validate(value),
-            Self::Rectangle(value) => runtime::Validate::validate(value),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Square {
     pub side: f64,
@@ -550,11 +489,5 @@ impl serde::Serialize for Square {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("side", &self.side)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Square {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

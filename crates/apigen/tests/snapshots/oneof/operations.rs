@@ -90,13 +90,6 @@ pub struct MeasureRequest {
     pub body: models::Shape,
 }
 
-impl runtime::Validate for MeasureRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
-}
-
 /// The responses `measure` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MeasureResponse {
@@ -137,13 +130,6 @@ impl runtime::Response for MeasureResponse {
 pub struct GreetRequest {
     /// The JSON request body.
     pub body: models::Animal,
-}
-
-impl runtime::Validate for GreetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `greet` can give: one variant per status the spec declares.

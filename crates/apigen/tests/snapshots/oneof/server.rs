@@ -98,7 +98,6 @@ async fn measure<S: operations::Shapes + Rejections + 'static>(
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -128,7 +127,6 @@ async fn greet<S: operations::Animals + Rejections + 'static>(
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

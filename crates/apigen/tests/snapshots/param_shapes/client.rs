@@ -54,11 +54,25 @@ impl Client {
         &self,
         request: operations::SearchRequest,
     ) -> Result<runtime::Reply<operations::SearchResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::SEARCH);
-        call.query("filter", &request.filter, runtime::Style::Json, true);
-        call.query("choice", &request.choice, runtime::Style::DeepObject, true);
-        call.query("where", &request.where_, runtime::Style::Json, true);
+        call.query(
+            "filter",
+            &request.filter,
+            runtime::Style::Json,
+            runtime::Explode::Yes,
+        );
+        call.query(
+            "choice",
+            &request.choice,
+            runtime::Style::DeepObject,
+            runtime::Explode::Yes,
+        );
+        call.query(
+            "where",
+            &request.where_,
+            runtime::Style::Json,
+            runtime::Explode::Yes,
+        );
         call.header_json("X-Context", &request.x_context);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -56,12 +56,6 @@ impl serde::Serialize for Error {
     }
 }
 
-impl runtime::Validate for Error {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchChoice {
     ByName(SearchChoiceByName),
@@ -102,15 +96,6 @@ impl<'de> serde::Deserialize<'de> for SearchChoice {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for SearchChoice {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::ByName(value) => runtime::Validate::validate(value),
-            Self::ById(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -159,12 +144,6 @@ impl serde::Serialize for SearchChoiceById {
     }
 }
 
-impl runtime::Validate for SearchChoiceById {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchChoiceByName {
     pub name: String,
@@ -210,12 +189,6 @@ impl serde::Serialize for SearchChoiceByName {
     }
 }
 
-impl runtime::Validate for SearchChoiceByName {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchFilter {
     pub tags: Option<Vec<SearchFilterTagsItem>>,
@@ -256,19 +229,6 @@ impl serde::Serialize for SearchFilter {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("tags", &self.tags)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for SearchFilter {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "tags",
-            runtime::check_some(
-                &self.tags,
-                |value| runtime::check_each(value, runtime::Validate::validate),
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -323,12 +283,6 @@ impl serde::Serialize for SearchFilterTagsItem {
     }
 }
 
-impl runtime::Validate for SearchFilterTagsItem {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchWhere {
     pub near: Option<Vec<f64>>,
@@ -372,12 +326,6 @@ impl serde::Serialize for SearchWhere {
     }
 }
 
-impl runtime::Validate for SearchWhere {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchXContext {
     pub trace: Option<String>,
@@ -418,11 +366,5 @@ impl serde::Serialize for SearchXContext {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("trace", &self.trace)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for SearchXContext {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

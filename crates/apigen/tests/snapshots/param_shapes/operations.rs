@@ -93,28 +93,6 @@ pub struct SearchRequest {
     pub x_context: Option<models::SearchXContext>,
 }
 
-impl runtime::Validate for SearchRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "filter",
-            runtime::check_some(&self.filter, runtime::Validate::validate),
-        )?;
-        runtime::within(
-            "choice",
-            runtime::check_some(&self.choice, runtime::Validate::validate),
-        )?;
-        runtime::within(
-            "where",
-            runtime::check_some(&self.where_, runtime::Validate::validate),
-        )?;
-        runtime::within(
-            "X-Context",
-            runtime::check_some(&self.x_context, runtime::Validate::validate),
-        )?;
-        Ok(())
-    }
-}
-
 /// The responses `search` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchResponse {

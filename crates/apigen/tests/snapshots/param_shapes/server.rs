@@ -84,7 +84,6 @@ async fn search<S: operations::Search + Rejections + 'static>(
                 .styled("where", runtime::ValueKind::Object, runtime::Style::Json)?,
             x_context: runtime::header_json(request, "X-Context")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

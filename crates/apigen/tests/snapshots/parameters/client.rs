@@ -56,14 +56,29 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetItemResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_ITEM);
-        call.path("itemId", &request.item_id, runtime::Style::Simple, false);
-        call.query("fields", &request.fields, runtime::Style::Form, false);
-        call.query("tag", &request.tag, runtime::Style::Form, true);
-        call.query("sort", &request.sort, runtime::Style::Form, true);
-        call.header("X-Request-Id", &request.x_request_id, false);
-        call.cookie("session", &request.session, true);
-        call.query("type", &request.type_, runtime::Style::Form, true);
-        call.query("traits", &request.traits, runtime::Style::Form, true);
+        call.path(
+            "itemId",
+            &request.item_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
+        call.query(
+            "fields",
+            &request.fields,
+            runtime::Style::Form,
+            runtime::Explode::No,
+        );
+        call.query("tag", &request.tag, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("sort", &request.sort, runtime::Style::Form, runtime::Explode::Yes);
+        call.header("X-Request-Id", &request.x_request_id, runtime::Explode::No);
+        call.cookie("session", &request.session, runtime::Explode::Yes);
+        call.query("type", &request.type_, runtime::Style::Form, runtime::Explode::Yes);
+        call.query(
+            "traits",
+            &request.traits,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => {
@@ -94,7 +109,12 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_ITEMS_ITEM_ID);
-        call.path("itemId", &request.item_id, runtime::Style::Simple, false);
+        call.path(
+            "itemId",
+            &request.item_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             204 => operations::DeleteItemsItemIdResponse::NoContent,

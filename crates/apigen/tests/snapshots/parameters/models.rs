@@ -58,12 +58,6 @@ impl<'de> serde::Deserialize<'de> for GetItemFieldsItem {
     }
 }
 
-impl runtime::Validate for GetItemFieldsItem {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 pub type GetItemSort = GetItemFieldsItem;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,15 +95,6 @@ impl<'de> serde::Deserialize<'de> for GetItemTraits {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for GetItemTraits {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::String(_) => Ok(()),
-            Self::Array(_) => Ok(()),
-        }
     }
 }
 
@@ -165,12 +150,6 @@ impl<'de> serde::Deserialize<'de> for GetItemTraitsString {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for GetItemTraitsString {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -255,12 +234,6 @@ impl serde::Serialize for Item {
     }
 }
 
-impl runtime::Validate for Item {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item2 {
     pub x: Option<i64>,
@@ -301,12 +274,6 @@ impl serde::Serialize for Item2 {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("x", &self.x)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Item2 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -358,11 +325,5 @@ impl serde::Serialize for Problem {
         out.field("title", &self.title)?;
         out.optional("detail", &self.detail)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Problem {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

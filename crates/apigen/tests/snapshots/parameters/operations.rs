@@ -113,11 +113,11 @@ impl runtime::Validate for GetItemRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "itemId",
-            runtime::check_range(&self.item_id, Some((1, false)), None),
-        )?;
-        runtime::within(
-            "traits",
-            runtime::check_some(&self.traits, runtime::Validate::validate),
+            runtime::check_range(
+                &self.item_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -187,7 +187,11 @@ impl runtime::Validate for DeleteItemsItemIdRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "itemId",
-            runtime::check_range(&self.item_id, Some((1, false)), None),
+            runtime::check_range(
+                &self.item_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }

@@ -87,8 +87,8 @@ async fn get_item<S: operations::Api + Rejections + 'static>(
         let query = runtime::Query::parse(request.query_string());
         let parsed = operations::GetItemRequest {
             item_id: runtime::path(request, "itemId")?,
-            fields: query.many("fields", false)?,
-            tag: query.many("tag", true)?,
+            fields: query.many("fields", runtime::Explode::No)?,
+            tag: query.many("tag", runtime::Explode::Yes)?,
             sort: query.one("sort")?.unwrap_or(models::GetItemFieldsItem::Price),
             x_request_id: runtime::required(
                 runtime::header(request, "X-Request-Id")?,

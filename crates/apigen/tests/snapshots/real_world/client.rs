@@ -57,9 +57,13 @@ impl Client {
         runtime::Reply<operations::ListCustomersResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_CUSTOMERS);
-        call.query("created", &request.created, runtime::Style::DeepObject, true);
+        call.query(
+            "created",
+            &request.created,
+            runtime::Style::DeepObject,
+            runtime::Explode::Yes,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::ListCustomersResponse::Ok(answer.json()?),
@@ -95,9 +99,8 @@ impl Client {
         runtime::Reply<operations::UploadAttachmentResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::UPLOAD_ATTACHMENT);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         if let Some(body) = &request.body {
             call.bytes_body("application/octet-stream", body.clone());
         }
@@ -119,7 +122,7 @@ impl Client {
     > {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::UPLOAD_DOCUMENT);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         call.multipart_body(&request.body, &["file"])?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -137,9 +140,8 @@ impl Client {
         runtime::Reply<operations::GetInvoicePdfResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_INVOICE_PDF);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetInvoicePdfResponse::Ok(answer.bytes()),

@@ -83,10 +83,6 @@ impl serde::Serialize for CreateCustomerBody {
 impl runtime::Validate for CreateCustomerBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within("email", runtime::check_length(&self.email, None, Some(512)))?;
-        runtime::within(
-            "address",
-            runtime::check_some(&self.address, runtime::Validate::validate),
-        )?;
         Ok(())
     }
 }
@@ -139,12 +135,6 @@ impl serde::Serialize for CreateCustomerBodyAddress {
         out.optional("city", &self.city)?;
         out.optional("line1", &self.line1)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for CreateCustomerBodyAddress {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -222,14 +212,10 @@ impl runtime::Validate for Customer {
                 &self.seed,
                 |value| runtime::check_range(
                     value,
-                    Some((-9223372036854775808, false)),
-                    Some((9223372036854775807, false)),
+                    runtime::Bound::Included(-9223372036854775808),
+                    runtime::Bound::Included(9223372036854775807),
                 ),
             ),
-        )?;
-        runtime::within(
-            "image_url",
-            runtime::check_some(&self.image_url, runtime::Validate::validate),
         )?;
         Ok(())
     }
@@ -270,15 +256,6 @@ impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for CustomerImageUrl {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::String(_) => Ok(()),
-            Self::Null(_) => Ok(()),
-        }
     }
 }
 
@@ -337,12 +314,6 @@ impl<'de> serde::Deserialize<'de> for CustomerTaxExempt {
     }
 }
 
-impl runtime::Validate for CustomerTaxExempt {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListCustomersCreated {
     pub gte: Option<i64>,
@@ -391,12 +362,6 @@ impl serde::Serialize for ListCustomersCreated {
         out.optional("gte", &self.gte)?;
         out.optional("lte", &self.lte)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for ListCustomersCreated {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -522,11 +487,5 @@ impl<'de> serde::Deserialize<'de> for UploadDocumentBodyPurpose {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for UploadDocumentBodyPurpose {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -109,16 +109,6 @@ pub struct ListCustomersRequest {
     pub created: Option<models::ListCustomersCreated>,
 }
 
-impl runtime::Validate for ListCustomersRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "created",
-            runtime::check_some(&self.created, runtime::Validate::validate),
-        )?;
-        Ok(())
-    }
-}
-
 /// The responses `list_customers` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListCustomersResponse {
@@ -190,12 +180,6 @@ pub struct UploadAttachmentRequest {
     pub body: Option<Vec<u8>>,
 }
 
-impl runtime::Validate for UploadAttachmentRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `upload_attachment` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UploadAttachmentResponse {
@@ -265,12 +249,6 @@ impl runtime::Response for UploadDocumentResponse {
 pub struct GetInvoicePdfRequest {
     /// Path parameter `id`.
     pub id: String,
-}
-
-impl runtime::Validate for GetInvoicePdfRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
 }
 
 /// The responses `get_invoice_pdf` can give: one variant per status the spec declares.

@@ -48,12 +48,6 @@ impl serde::Serialize for Base {
     }
 }
 
-impl runtime::Validate for Base {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConflictResponse {
     pub message: String,
@@ -96,12 +90,6 @@ impl serde::Serialize for ConflictResponse {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("message", &self.message)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for ConflictResponse {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -149,12 +137,6 @@ impl serde::Serialize for Field {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("data_type", &self.data_type)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Field {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -211,12 +193,6 @@ impl<'de> serde::Deserialize<'de> for FieldDataType {
     }
 }
 
-impl runtime::Validate for FieldDataType {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {
     /// `item`
@@ -254,15 +230,6 @@ impl<'de> serde::Deserialize<'de> for Found {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for Found {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::ItemsGet200(value) => runtime::Validate::validate(value),
-            Self::Base(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -306,12 +273,6 @@ impl serde::Serialize for Inner {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("inner", &self.inner)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Inner {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -366,12 +327,6 @@ impl serde::Serialize for ItemsGet200 {
     }
 }
 
-impl runtime::Validate for ItemsGet200 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Middle {
     pub inner: Option<bool>,
@@ -420,12 +375,6 @@ impl serde::Serialize for Middle {
         out.optional("inner", &self.inner)?;
         out.field("middle", &self.middle)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Middle {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -484,12 +433,6 @@ impl serde::Serialize for Outer {
     }
 }
 
-impl runtime::Validate for Outer {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 pub type OuterAlias = Middle;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -540,12 +483,6 @@ impl serde::Serialize for Tag {
     }
 }
 
-impl runtime::Validate for Tag {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct TagAllOf0 {
     pub label: Option<String>,
@@ -586,12 +523,6 @@ impl serde::Serialize for TagAllOf0 {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("label", &self.label)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for TagAllOf0 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 

@@ -96,7 +96,11 @@ impl runtime::Validate for ListItemsRequest {
             "limit",
             runtime::check_some(
                 &self.limit,
-                |value| runtime::check_range(value, Some((1, false)), Some((100, false))),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Included(100),
+                ),
             ),
         )?;
         Ok(())
@@ -139,12 +143,6 @@ impl runtime::Response for ListItemsResponse {
 /// The parameters and body of `get_thing`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetThingRequest {}
-impl runtime::Validate for GetThingRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_thing` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetThingResponse {

@@ -54,9 +54,13 @@ impl Client {
         &self,
         request: operations::GetPetsPetIdRequest,
     ) -> Result<runtime::Reply<operations::GetPetsPetIdResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_PETS_PET_ID);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetPetsPetIdResponse::Ok(answer.json()?),
@@ -73,9 +77,13 @@ impl Client {
         runtime::Reply<operations::GetAnimalsPetIdResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_ANIMALS_PET_ID);
-        call.path("petId", &request.pet_id, runtime::Style::Simple, false);
+        call.path(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetAnimalsPetIdResponse::Ok(answer.json()?),

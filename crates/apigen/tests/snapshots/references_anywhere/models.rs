@@ -56,12 +56,6 @@ impl serde::Serialize for Envelope {
     }
 }
 
-impl runtime::Validate for Envelope {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 pub type EnvelopeDefinitionsOwner = String;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -115,12 +109,6 @@ impl serde::Serialize for EnvelopeDefinitionsPet {
     }
 }
 
-impl runtime::Validate for EnvelopeDefinitionsPet {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnvelopePropertiesSizeDefsUnit {
     /// `bytes`
@@ -171,11 +159,5 @@ impl<'de> serde::Deserialize<'de> for EnvelopePropertiesSizeDefsUnit {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for EnvelopePropertiesSizeDefsUnit {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

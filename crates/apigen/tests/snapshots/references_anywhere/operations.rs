@@ -92,12 +92,6 @@ pub struct GetPetsPetIdRequest {
     pub pet_id: i64,
 }
 
-impl runtime::Validate for GetPetsPetIdRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_pets_pet_id` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPetsPetIdResponse {
@@ -127,12 +121,6 @@ impl runtime::Response for GetPetsPetIdResponse {
 pub struct GetAnimalsPetIdRequest {
     /// Path parameter `petId`.
     pub pet_id: i64,
-}
-
-impl runtime::Validate for GetAnimalsPetIdRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
 }
 
 /// The responses `get_animals_pet_id` can give: one variant per status the spec declares.

@@ -104,7 +104,6 @@ async fn get_pets_pet_id<S: operations::Pets + Rejections + 'static>(
         let parsed = operations::GetPetsPetIdRequest {
             pet_id: runtime::path(request, "petId")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -130,7 +129,6 @@ async fn get_animals_pet_id<S: operations::Animals + Rejections + 'static>(
         let parsed = operations::GetAnimalsPetIdRequest {
             pet_id: runtime::path(request, "petId")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

@@ -107,9 +107,8 @@ impl Client {
     /// `GET /public` (operationId `getPublic`)
     pub async fn get_public(
         &self,
-        request: operations::GetPublicRequest,
+        _request: operations::GetPublicRequest,
     ) -> Result<runtime::Reply<operations::GetPublicResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_PUBLIC);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -124,9 +123,8 @@ impl Client {
     /// `GET /optional` (operationId `getOptional`)
     pub async fn get_optional(
         &self,
-        request: operations::GetOptionalRequest,
+        _request: operations::GetOptionalRequest,
     ) -> Result<runtime::Reply<operations::GetOptionalResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_OPTIONAL);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -139,9 +137,8 @@ impl Client {
     /// `GET /keys` (operationId `getWithKey`)
     pub async fn get_with_key(
         &self,
-        request: operations::GetWithKeyRequest,
+        _request: operations::GetWithKeyRequest,
     ) -> Result<runtime::Reply<operations::GetWithKeyResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_WITH_KEY);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -156,9 +153,8 @@ impl Client {
     /// `POST /admin` (operationId `doAdmin`)
     pub async fn do_admin(
         &self,
-        request: operations::DoAdminRequest,
+        _request: operations::DoAdminRequest,
     ) -> Result<runtime::Reply<operations::DoAdminResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::DO_ADMIN);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -173,9 +169,8 @@ impl Client {
     /// `GET /default` (operationId `getDefault`)
     pub async fn get_default(
         &self,
-        request: operations::GetDefaultRequest,
+        _request: operations::GetDefaultRequest,
     ) -> Result<runtime::Reply<operations::GetDefaultResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_DEFAULT);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -188,9 +183,8 @@ impl Client {
     /// `GET /oidc` (operationId `getOidc`)
     pub async fn get_oidc(
         &self,
-        request: operations::GetOidcRequest,
+        _request: operations::GetOidcRequest,
     ) -> Result<runtime::Reply<operations::GetOidcResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_OIDC);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -137,12 +137,6 @@ pub trait Oidc {
 /// The parameters and body of `get_public`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPublicRequest {}
-impl runtime::Validate for GetPublicRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_public` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPublicResponse {
@@ -170,12 +164,6 @@ impl runtime::Response for GetPublicResponse {
 /// The parameters and body of `get_optional`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetOptionalRequest {}
-impl runtime::Validate for GetOptionalRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_optional` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOptionalResponse {
@@ -203,12 +191,6 @@ impl runtime::Response for GetOptionalResponse {
 /// The parameters and body of `get_with_key`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetWithKeyRequest {}
-impl runtime::Validate for GetWithKeyRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_with_key` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetWithKeyResponse {
@@ -236,12 +218,6 @@ impl runtime::Response for GetWithKeyResponse {
 /// The parameters and body of `do_admin`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DoAdminRequest {}
-impl runtime::Validate for DoAdminRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `do_admin` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DoAdminResponse {
@@ -269,12 +245,6 @@ impl runtime::Response for DoAdminResponse {
 /// The parameters and body of `get_default`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetDefaultRequest {}
-impl runtime::Validate for GetDefaultRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_default` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetDefaultResponse {
@@ -302,12 +272,6 @@ impl runtime::Response for GetDefaultResponse {
 /// The parameters and body of `get_oidc`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetOidcRequest {}
-impl runtime::Validate for GetOidcRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_oidc` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOidcResponse {

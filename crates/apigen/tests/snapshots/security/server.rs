@@ -178,7 +178,6 @@ async fn get_public<S: operations::Public + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::GetPublicRequest, runtime::Rejection> {
         let parsed = operations::GetPublicRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -200,7 +199,6 @@ async fn get_optional<S: operations::Optional + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::GetOptionalRequest, runtime::Rejection> {
         let parsed = operations::GetOptionalRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -222,7 +220,6 @@ async fn get_with_key<S: operations::Keys + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::GetWithKeyRequest, runtime::Rejection> {
         let parsed = operations::GetWithKeyRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -244,7 +241,6 @@ async fn do_admin<S: operations::Admin + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::DoAdminRequest, runtime::Rejection> {
         let parsed = operations::DoAdminRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -266,7 +262,6 @@ async fn get_default<S: operations::Default + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::GetDefaultRequest, runtime::Rejection> {
         let parsed = operations::GetDefaultRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -288,7 +283,6 @@ async fn get_oidc<S: operations::Oidc + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::GetOidcRequest, runtime::Rejection> {
         let parsed = operations::GetOidcRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

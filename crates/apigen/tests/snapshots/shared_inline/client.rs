@@ -108,7 +108,6 @@ impl Client {
         &self,
         request: operations::CreatePlaceRequest,
     ) -> Result<runtime::Reply<operations::CreatePlaceResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CREATE_PLACE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;

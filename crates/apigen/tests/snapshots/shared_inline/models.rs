@@ -56,12 +56,6 @@ impl serde::Serialize for Address {
     }
 }
 
-impl runtime::Validate for Address {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateCustomerBody {
     /// The customer's name.
@@ -117,10 +111,6 @@ impl serde::Serialize for CreateCustomerBody {
 impl runtime::Validate for CreateCustomerBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within("name", runtime::check_length(&self.name, None, Some(100)))?;
-        runtime::within(
-            "address",
-            runtime::check_some(&self.address, runtime::Validate::validate),
-        )?;
         Ok(())
     }
 }
@@ -174,12 +164,6 @@ impl serde::Serialize for CreateCustomerBodyAddress {
         out.optional("city", &self.city)?;
         out.optional("line1", &self.line1)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for CreateCustomerBodyAddress {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -237,10 +221,6 @@ impl serde::Serialize for CreatePartnerBody {
 impl runtime::Validate for CreatePartnerBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within("name", runtime::check_length(&self.name, None, Some(200)))?;
-        runtime::within(
-            "address",
-            runtime::check_some(&self.address, runtime::Validate::validate),
-        )?;
         Ok(())
     }
 }

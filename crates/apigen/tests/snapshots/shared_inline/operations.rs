@@ -228,13 +228,6 @@ pub struct CreatePlaceRequest {
     pub body: models::Address,
 }
 
-impl runtime::Validate for CreatePlaceRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
-}
-
 /// The responses `create_place` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreatePlaceResponse {

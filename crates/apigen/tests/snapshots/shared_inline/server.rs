@@ -240,7 +240,6 @@ async fn create_place<S: operations::Places + Rejections + 'static>(
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

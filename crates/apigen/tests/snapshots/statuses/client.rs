@@ -54,9 +54,8 @@ impl Client {
         &self,
         request: operations::GetTeapotRequest,
     ) -> Result<runtime::Reply<operations::GetTeapotResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_TEAPOT);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
             200 => operations::GetTeapotResponse::Ok(answer.json()?),
@@ -81,12 +80,11 @@ impl Client {
     /// `OPTIONS /teapots` (operationId `teapotOptions`)
     pub async fn teapot_options(
         &self,
-        request: operations::TeapotOptionsRequest,
+        _request: operations::TeapotOptionsRequest,
     ) -> Result<
         runtime::Reply<operations::TeapotOptionsResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::TEAPOT_OPTIONS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -103,9 +101,8 @@ impl Client {
     /// `HEAD /teapots` (operationId `teapotsHead`)
     pub async fn teapots_head(
         &self,
-        request: operations::TeapotsHeadRequest,
+        _request: operations::TeapotsHeadRequest,
     ) -> Result<runtime::Reply<operations::TeapotsHeadResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::TEAPOTS_HEAD);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -118,9 +115,8 @@ impl Client {
     /// `TRACE /teapots` (operationId `traceTeapots`)
     pub async fn trace_teapots(
         &self,
-        request: operations::TraceTeapotsRequest,
+        _request: operations::TraceTeapotsRequest,
     ) -> Result<runtime::Reply<operations::TraceTeapotsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::TRACE_TEAPOTS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {
@@ -142,9 +138,8 @@ impl Client {
     /// `HEAD /kettles` (operationId `kettlesHead`)
     pub async fn kettles_head(
         &self,
-        request: operations::KettlesHeadRequest,
+        _request: operations::KettlesHeadRequest,
     ) -> Result<runtime::Reply<operations::KettlesHeadResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::KETTLES_HEAD);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -56,12 +56,6 @@ impl serde::Serialize for Error {
     }
 }
 
-impl runtime::Validate for Error {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Teapot {
     pub id: i64,
@@ -104,11 +98,5 @@ impl serde::Serialize for Teapot {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("id", &self.id)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Teapot {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

@@ -108,12 +108,6 @@ pub struct GetTeapotRequest {
     pub id: i64,
 }
 
-impl runtime::Validate for GetTeapotRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_teapot` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetTeapotResponse {
@@ -182,12 +176,6 @@ impl runtime::Response for GetTeapotResponse {
 /// The parameters and body of `teapot_options`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TeapotOptionsRequest {}
-impl runtime::Validate for TeapotOptionsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `teapot_options` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TeapotOptionsResponse {
@@ -221,12 +209,6 @@ impl runtime::Response for TeapotOptionsResponse {
 /// The parameters and body of `teapots_head`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TeapotsHeadRequest {}
-impl runtime::Validate for TeapotsHeadRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `teapots_head` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TeapotsHeadResponse {
@@ -254,12 +236,6 @@ impl runtime::Response for TeapotsHeadResponse {
 /// The parameters and body of `trace_teapots`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceTeapotsRequest {}
-impl runtime::Validate for TraceTeapotsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `trace_teapots` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TraceTeapotsResponse {
@@ -303,12 +279,6 @@ impl runtime::Response for TraceTeapotsResponse {
 /// The parameters and body of `kettles_head`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KettlesHeadRequest {}
-impl runtime::Validate for KettlesHeadRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `kettles_head` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum KettlesHeadResponse {

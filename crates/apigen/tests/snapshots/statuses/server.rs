@@ -139,7 +139,6 @@ async fn get_teapot<S: operations::Teapots + Rejections + 'static>(
         let parsed = operations::GetTeapotRequest {
             id: runtime::path(request, "id")?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -162,7 +161,6 @@ async fn teapot_options<S: operations::Teapots + Rejections + 'static>(
     fn extract() -> Result<operations::TeapotOptionsRequest, runtime::Rejection> {
         let parsed = operations::TeapotOptionsRequest {
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -184,7 +182,6 @@ async fn teapots_head<S: operations::Teapots + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::TeapotsHeadRequest, runtime::Rejection> {
         let parsed = operations::TeapotsHeadRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -206,7 +203,6 @@ async fn trace_teapots<S: operations::Teapots + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::TraceTeapotsRequest, runtime::Rejection> {
         let parsed = operations::TraceTeapotsRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -228,7 +224,6 @@ async fn kettles_head<S: operations::Kettles + Rejections + 'static>(
 ) -> HttpResponse {
     fn extract() -> Result<operations::KettlesHeadRequest, runtime::Rejection> {
         let parsed = operations::KettlesHeadRequest {};
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

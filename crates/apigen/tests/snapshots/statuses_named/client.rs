@@ -52,9 +52,8 @@ impl Client {
     /// `GET /answers` (operationId `getAnswer`)
     pub async fn get_answer(
         &self,
-        request: operations::GetAnswerRequest,
+        _request: operations::GetAnswerRequest,
     ) -> Result<runtime::Reply<operations::GetAnswerResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::GET_ANSWER);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

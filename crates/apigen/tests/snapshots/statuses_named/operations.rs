@@ -74,12 +74,6 @@ pub trait Answers {
 /// The parameters and body of `get_answer`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetAnswerRequest {}
-impl runtime::Validate for GetAnswerRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `get_answer` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAnswerResponse {

@@ -52,9 +52,8 @@ impl Client {
     /// `GET /shapes` (operationId `listShapes`)
     pub async fn list_shapes(
         &self,
-        request: operations::ListShapesRequest,
+        _request: operations::ListShapesRequest,
     ) -> Result<runtime::Reply<operations::ListShapesResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::LIST_SHAPES);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

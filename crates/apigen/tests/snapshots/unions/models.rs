@@ -60,7 +60,11 @@ impl runtime::Validate for Circle {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "radius",
-            runtime::check_range(&self.radius, Some((0.0, true)), None),
+            runtime::check_range(
+                &self.radius,
+                runtime::Bound::Excluded(0.0),
+                runtime::Bound::Unbounded,
+            ),
         )?;
         Ok(())
     }
@@ -174,15 +178,6 @@ impl<'de> serde::Deserialize<'de> for Expr {
     }
 }
 
-impl runtime::Validate for Expr {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Literal(value) => runtime::Validate::validate(value),
-            Self::Sum(value) => runtime::Validate::validate(value),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum IdOrName {
     Integer(i64),
@@ -218,15 +213,6 @@ impl<'de> serde::Deserialize<'de> for IdOrName {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for IdOrName {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Integer(_) => Ok(()),
-            Self::String(_) => Ok(()),
-        }
     }
 }
 
@@ -270,12 +256,6 @@ impl serde::Serialize for Literal {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("value", &self.value)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Literal {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -337,13 +317,6 @@ impl serde::Serialize for Payment {
     }
 }
 
-impl runtime::Validate for Payment {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("variant", runtime::Validate::validate(&self.variant))?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum PaymentVariant {
     Object(PaymentVariantObject),
@@ -384,15 +357,6 @@ impl<'de> serde::Deserialize<'de> for PaymentVariant {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for PaymentVariant {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Object(value) => runtime::Validate::validate(value),
-            Self::Object2(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -441,12 +405,6 @@ impl serde::Serialize for PaymentVariantObject {
     }
 }
 
-impl runtime::Validate for PaymentVariantObject {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaymentVariantObject2 {
     pub iban: String,
@@ -489,12 +447,6 @@ impl serde::Serialize for PaymentVariantObject2 {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("iban", &self.iban)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for PaymentVariantObject2 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -546,7 +498,7 @@ impl runtime::Validate for Shape {
     fn validate(&self) -> Result<(), runtime::Violation> {
         match self {
             Self::Circle(value) => runtime::Validate::validate(value),
-            Self::Square(value) => runtime::Validate::validate(value),
+            Self::Square(_) => Ok(()),
         }
     }
 }
@@ -602,12 +554,6 @@ impl serde::Serialize for Square {
     }
 }
 
-impl runtime::Validate for Square {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sum {
     pub left: Box<Expr>,
@@ -656,14 +602,6 @@ impl serde::Serialize for Sum {
         out.field("left", &self.left)?;
         out.field("right", &self.right)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Sum {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("left", runtime::Validate::validate(&self.left))?;
-        runtime::within("right", runtime::Validate::validate(&self.right))?;
-        Ok(())
     }
 }
 
@@ -719,22 +657,5 @@ impl serde::Serialize for Tree {
         out.optional("parent", &self.parent)?;
         out.optional("children", &self.children)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Tree {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "parent",
-            runtime::check_some(&self.parent, runtime::Validate::validate),
-        )?;
-        runtime::within(
-            "children",
-            runtime::check_some(
-                &self.children,
-                |value| runtime::check_each(value, runtime::Validate::validate),
-            ),
-        )?;
-        Ok(())
     }
 }

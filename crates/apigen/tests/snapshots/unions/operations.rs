@@ -75,12 +75,6 @@ pub trait Shapes {
 /// The parameters and body of `list_shapes`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListShapesRequest {}
-impl runtime::Validate for ListShapesRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `list_shapes` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListShapesResponse {

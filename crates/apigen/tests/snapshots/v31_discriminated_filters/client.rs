@@ -54,7 +54,6 @@ impl Client {
         &self,
         request: operations::SearchRequest,
     ) -> Result<runtime::Reply<operations::SearchResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::SEARCH);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;

@@ -60,12 +60,6 @@ impl serde::Serialize for Comparison {
     }
 }
 
-impl runtime::Validate for Comparison {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ComparisonType {
     /// `eq`
@@ -116,12 +110,6 @@ impl<'de> serde::Deserialize<'de> for ComparisonType {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for ComparisonType {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 
@@ -176,16 +164,6 @@ impl serde::Serialize for Compound {
     }
 }
 
-impl runtime::Validate for Compound {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "filters",
-            runtime::check_each(&self.filters, runtime::Validate::validate),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompoundFiltersItem {
     /// `eq`, `ne`
@@ -227,15 +205,6 @@ impl<'de> serde::Deserialize<'de> for CompoundFiltersItem {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for CompoundFiltersItem {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Comparison(value) => runtime::Validate::validate(value),
-            Self::Compound(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -292,12 +261,6 @@ impl<'de> serde::Deserialize<'de> for CompoundType {
     }
 }
 
-impl runtime::Validate for CompoundType {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filter {
     /// `eq`, `ne`
@@ -339,15 +302,6 @@ impl<'de> serde::Deserialize<'de> for Filter {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for Filter {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Eq(value) => runtime::Validate::validate(value),
-            Self::Compound(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -402,12 +356,6 @@ impl serde::Serialize for Incoming {
     }
 }
 
-impl runtime::Validate for Incoming {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IncomingType {
     /// `message`
@@ -459,12 +407,6 @@ impl<'de> serde::Deserialize<'de> for IncomingType {
     }
 }
 
-impl runtime::Validate for IncomingType {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
     /// `message`
@@ -505,15 +447,6 @@ impl<'de> serde::Deserialize<'de> for Message {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for Message {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Incoming(value) => runtime::Validate::validate(value),
-            Self::Outgoing(value) => runtime::Validate::validate(value),
-        }
     }
 }
 
@@ -565,12 +498,6 @@ impl serde::Serialize for Outgoing {
         out.field("type", &self.type_)?;
         out.field("to", &self.to)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Outgoing {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }
 

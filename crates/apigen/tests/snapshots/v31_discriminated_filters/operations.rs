@@ -79,13 +79,6 @@ pub struct SearchRequest {
     pub body: models::Filter,
 }
 
-impl runtime::Validate for SearchRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
-}
-
 /// The responses `search` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchResponse {

@@ -84,7 +84,6 @@ async fn search<S: operations::Search + Rejections + 'static>(
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);

@@ -52,9 +52,8 @@ impl Client {
     /// `GET /bookings` (operationId `listBookings`)
     pub async fn list_bookings(
         &self,
-        request: operations::ListBookingsRequest,
+        _request: operations::ListBookingsRequest,
     ) -> Result<runtime::Reply<operations::ListBookingsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let call = runtime::Call::new(metadata::LIST_BOOKINGS);
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -62,7 +62,11 @@ impl runtime::Validate for Booking {
             "seats",
             runtime::check_some(
                 &self.seats,
-                |value| runtime::check_range(value, Some((1, false)), None),
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         Ok(())

@@ -75,12 +75,6 @@ pub trait Bookings {
 /// The parameters and body of `list_bookings`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListBookingsRequest {}
-impl runtime::Validate for ListBookingsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 /// The responses `list_bookings` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListBookingsResponse {

@@ -87,7 +87,11 @@ impl runtime::Validate for Upload {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "size",
-            runtime::check_range(&self.size, Some((0, true)), Some((1048576, true))),
+            runtime::check_range(
+                &self.size,
+                runtime::Bound::Excluded(0),
+                runtime::Bound::Excluded(1048576),
+            ),
         )?;
         runtime::within(
             "label",
@@ -148,11 +152,5 @@ impl<'de> serde::Deserialize<'de> for UploadKind {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
-    }
-}
-
-impl runtime::Validate for UploadKind {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

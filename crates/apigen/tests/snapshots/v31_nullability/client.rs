@@ -56,7 +56,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::PatchAccountResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::PATCH_ACCOUNT);
-        call.path("id", &request.id, runtime::Style::Simple, false);
+        call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {

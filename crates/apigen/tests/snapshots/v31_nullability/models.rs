@@ -87,24 +87,6 @@ impl serde::Serialize for Account {
     }
 }
 
-impl runtime::Validate for Account {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "owner",
-            runtime::check_some(&self.owner, runtime::Validate::validate),
-        )?;
-        runtime::within(
-            "externalId",
-            runtime::check_some(&self.external_id, runtime::Validate::validate),
-        )?;
-        runtime::within(
-            "address",
-            runtime::check_nullable(&self.address, runtime::Validate::validate),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct AccountAddress {
     pub city: Option<String>,
@@ -148,12 +130,6 @@ impl serde::Serialize for AccountAddress {
     }
 }
 
-impl runtime::Validate for AccountAddress {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum AccountExternalId {
     String(String),
@@ -189,15 +165,6 @@ impl<'de> serde::Deserialize<'de> for AccountExternalId {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for AccountExternalId {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::String(_) => Ok(()),
-            Self::Integer(_) => Ok(()),
-        }
     }
 }
 
@@ -261,10 +228,6 @@ impl runtime::Validate for AccountPatch {
                 |value| runtime::check_length(value, None, Some(40)),
             ),
         )?;
-        runtime::within(
-            "owner",
-            runtime::check_nullable(&self.owner, runtime::Validate::validate),
-        )?;
         Ok(())
     }
 }
@@ -322,12 +285,6 @@ impl<'de> serde::Deserialize<'de> for AccountTier {
     }
 }
 
-impl runtime::Validate for AccountTier {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Owner {
     pub name: String,
@@ -370,11 +327,5 @@ impl serde::Serialize for Owner {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("name", &self.name)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Owner {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
     }
 }

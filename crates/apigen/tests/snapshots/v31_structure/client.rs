@@ -54,7 +54,6 @@ impl Client {
         &self,
         request: operations::PutPointRequest,
     ) -> Result<runtime::Reply<operations::PutPointResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::PUT_POINT);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;

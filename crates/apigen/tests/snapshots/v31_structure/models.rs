@@ -57,10 +57,4 @@ impl serde::Serialize for Point {
     }
 }
 
-impl runtime::Validate for Point {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        Ok(())
-    }
-}
-
 pub type PointCoordinates = Vec<f64>;

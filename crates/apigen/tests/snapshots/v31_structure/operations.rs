@@ -79,13 +79,6 @@ pub struct PutPointRequest {
     pub body: models::Point,
 }
 
-impl runtime::Validate for PutPointRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
-}
-
 /// The responses `put_point` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PutPointResponse {

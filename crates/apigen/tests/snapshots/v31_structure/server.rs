@@ -88,7 +88,6 @@ async fn put_point<S: operations::Points + Rejections + 'static>(
                 .await?
                 .ok_or_else(runtime::missing_body)?,
         };
-        runtime::Validate::validate(&parsed)?;
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
