@@ -4,7 +4,7 @@
 
 pub use crate::vocabulary::{Stability, Style};
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One whole API.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,59 +163,65 @@ impl Api {
     /// are reached by every group. The types no operation reaches, and
     /// every type they use, are also reached by one more group, index
     /// `traits.len()`: the document's other models.
-    pub fn reach(&self) -> BTreeMap<&str, BTreeSet<usize>> {
-        let mut reached: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
-        let shared = self
-            .error_type
-            .iter()
-            .chain(self.common_headers.iter().map(|h| &h.shape));
-        for (index, group) in self.traits.iter().enumerate() {
-            let ops = self.operations.iter().filter(|o| o.group == group.group);
-            let shapes = ops.flat_map(|op| {
-                let params = op.params.iter().map(|p| &p.shape);
-                let body = op.body.iter().map(|b| &b.shape);
-                let responses = op
-                    .responses
-                    .iter()
-                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
-                params.chain(body).chain(responses)
-            });
-            let roots = shared.clone().chain(shapes).filter_map(Shape::named);
-            self.walk(index, roots.collect(), &mut reached);
-        }
-        let others: Vec<&str> = self
+    pub fn reach(&self) -> HashMap<&str, Vec<usize>> {
+        // Types by index, and the types each one uses directly.
+        let index: HashMap<&str, usize> = self
             .types
             .keys()
-            .map(String::as_str)
-            .filter(|name| !reached.contains_key(name))
+            .enumerate()
+            .map(|(i, name)| (name.as_str(), i))
             .collect();
-        self.walk(self.traits.len(), others, &mut reached);
-        reached
-    }
-
-    /// Marks every type `stack` names, and every type those use, as
-    /// reached by group `index`.
-    fn walk<'a>(
-        &'a self,
-        index: usize,
-        mut stack: Vec<&'a str>,
-        reached: &mut BTreeMap<&'a str, BTreeSet<usize>>,
-    ) {
-        while let Some(name) = stack.pop() {
-            let Some((name, def)) = self.types.get_key_value(name) else {
-                continue;
-            };
-            if reached.entry(name).or_default().insert(index) {
-                stack.extend(def.shapes().into_iter().filter_map(Shape::named));
+        let named = |shapes: Vec<&Shape>| -> Vec<usize> {
+            shapes
+                .into_iter()
+                .filter_map(Shape::named)
+                .filter_map(|name| index.get(name).copied())
+                .collect()
+        };
+        let uses: Vec<Vec<usize>> = self.types.values().map(|def| named(def.shapes())).collect();
+        // Each type's groups, in increasing order: groups are walked in
+        // turn, so a type holds the current group last once reached.
+        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); uses.len()];
+        let walk = |group: usize, mut stack: Vec<usize>, groups: &mut Vec<Vec<usize>>| {
+            while let Some(t) = stack.pop() {
+                if groups[t].last() != Some(&group) {
+                    groups[t].push(group);
+                    stack.extend(&uses[t]);
+                }
             }
+        };
+        let shared: Vec<&Shape> = self
+            .error_type
+            .iter()
+            .chain(self.common_headers.iter().map(|h| &h.shape))
+            .collect();
+        for (group, t) in self.traits.iter().enumerate() {
+            let mut roots = shared.clone();
+            for op in self.operations.iter().filter(|o| o.group == t.group) {
+                roots.extend(op.params.iter().map(|p| &p.shape));
+                roots.extend(op.body.iter().map(|b| &b.shape));
+                for r in &op.responses {
+                    roots.extend(r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
+                }
+            }
+            walk(group, named(roots), &mut groups);
         }
+        let unreached = (0..groups.len())
+            .filter(|&t| groups[t].is_empty())
+            .collect();
+        walk(self.traits.len(), unreached, &mut groups);
+        self.types
+            .keys()
+            .zip(groups)
+            .map(|(name, groups)| (name.as_str(), groups))
+            .collect()
     }
 
     /// Whether some types are reached by no operation: the ones the
     /// `other-models` feature compiles in ([`Api::reach`]).
     pub fn has_other_models(&self) -> bool {
-        let reach = self.reach();
-        reach.values().any(|g| g.contains(&self.traits.len()))
+        let others = self.traits.len();
+        self.reach().values().any(|g| g.last() == Some(&others))
     }
 
     /// Each group's Cargo feature and its number of operations, in the

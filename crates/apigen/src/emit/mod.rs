@@ -10,13 +10,14 @@ mod metadata;
 mod models;
 mod operations;
 mod server;
+mod text;
 pub mod vendor;
 
 use crate::ir::{Api, Number, Response, Shape, Status, Ty, TypeKind, OTHER_MODELS};
 use crate::{Config, Files};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// Types per rendering job: models are rendered in chunks, on as many threads
 /// as the machine has, because parsing and printing dominate generation time.
@@ -45,7 +46,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         }));
     }
     for chunk in &chunks {
-        jobs.push(Box::new(move || render(models::items(api, gates, chunk))));
+        jobs.push(Box::new(move || models::items(api, gates, chunk)));
     }
     let mut rendered = run_all(&jobs).into_iter();
     let mut next = || rendered.next().unwrap_or_default();
@@ -258,7 +259,7 @@ pub fn group_summary(api: &Api, t: &crate::ir::RouteTrait) -> String {
 pub struct Gates<'a> {
     api: &'a Api,
     /// The groups that reach each type, when groups are features.
-    reach: Option<BTreeMap<&'a str, BTreeSet<usize>>>,
+    reach: Option<HashMap<&'a str, Vec<usize>>>,
 }
 
 impl<'a> Gates<'a> {
@@ -287,7 +288,8 @@ impl<'a> Gates<'a> {
         let reach = self.reach.as_ref()?;
         let groups = reach.get(name)?;
         let all = self.api.traits.len();
-        if (0..all).all(|i| groups.contains(&i)) {
+        // Groups are distinct: every group's index below `all` is there.
+        if groups.iter().filter(|&&g| g < all).count() == all {
             return None;
         }
         let mut features = groups.iter().map(|&i| match self.api.traits.get(i) {

@@ -1,6 +1,7 @@
 //! `models.rs`: one Rust type per named schema, with serde derives, doc comments
 //! from the spec and a `Validate` impl enforcing the schema's bounds.
 
+use super::text::{self, compact, Pieces};
 use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::{Literal, TokenStream};
@@ -28,19 +29,31 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
 }
 
 /// The items for some of the named types (the file is rendered in chunks).
-pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> TokenStream {
-    defs.iter()
-        .map(|def| type_def(api, def, &Gates::attr(gates.of_type(&def.name))))
-        .collect()
+pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
+    let mut pieces = Pieces::default();
+    for def in defs {
+        let cfg = Gates::attr(gates.of_type(&def.name));
+        match &def.kind {
+            TypeKind::Struct(s) => structure(api, def, s, &cfg, &mut pieces),
+            _ => pieces.tokens(type_def(api, def, &cfg)),
+        }
+    }
+    pieces.finish()
 }
 
-/// A type's items, each under `cfg` (the features that compile it in).
-fn type_def(api: &Api, def: &TypeDef, cfg: &TokenStream) -> TokenStream {
+/// A type's doc comment and `cfg` attribute.
+fn type_docs(def: &TypeDef, cfg: &TokenStream) -> TokenStream {
     let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
     let docs = doc_paragraphs(&[def.doc.clone(), deprecated]);
-    let docs = quote!(#docs #cfg);
+    quote!(#docs #cfg)
+}
+
+/// The items of a type other than a struct, each under `cfg` (the
+/// features that compile it in).
+fn type_def(api: &Api, def: &TypeDef, cfg: &TokenStream) -> TokenStream {
+    let docs = type_docs(def, cfg);
     match &def.kind {
-        TypeKind::Struct(s) => structure(api, def, s, docs, cfg),
+        TypeKind::Struct(_) => unreachable!("structs are written by `structure`"),
         TypeKind::Enum(variants) => enumeration(def, variants, docs, cfg),
         TypeKind::Union(u) => union(api, def, u, docs, cfg),
         TypeKind::Alias(shape) => {
@@ -124,13 +137,10 @@ impl Reading {
     }
 }
 
-fn structure(
-    api: &Api,
-    def: &TypeDef,
-    s: &Struct,
-    docs: TokenStream,
-    cfg: &TokenStream,
-) -> TokenStream {
+/// A struct, its defaults, its record and serde impls (written as text)
+/// and its `Validate` impl.
+fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &mut Pieces) {
+    let docs = type_docs(def, cfg);
     let name = ident(&def.name);
     let mut defaults = Vec::new();
     // Per named property: its field, wire name, reading and plain type.
@@ -221,8 +231,7 @@ fn structure(
     });
     let checks: Vec<TokenStream> = checks.chain(additional_check).collect();
     let validate = validate_impl(api, def, cfg, checks);
-    let record = record(def, s, &named, &flattened, cfg);
-    quote! {
+    pieces.tokens(quote! {
         #docs
         #[derive(Debug, Clone, PartialEq)]
         pub struct #name {
@@ -231,11 +240,9 @@ fn structure(
         }
 
         #(#defaults)*
-
-        #record
-
-        #validate
-    }
+    });
+    pieces.text(&record(def, s, &named, &flattened, cfg));
+    pieces.tokens(validate.unwrap_or_default());
 }
 
 /// A checked type's `Validate` impl, running `checks` (statements that
@@ -272,178 +279,194 @@ fn record(
     named: &[(proc_macro2::Ident, &str, Reading, TokenStream)],
     flattened: &[proc_macro2::Ident],
     cfg: &TokenStream,
-) -> TokenStream {
-    let name = ident(&def.name);
-    let type_name = &def.name;
-    let wires = named.iter().map(|(_, wire, _, _)| *wire);
-    let mut slot_types: Vec<TokenStream> = named
+) -> String {
+    use std::fmt::Write as _;
+    let name = &def.name;
+    let cfg = match compact(cfg) {
+        cfg if cfg.is_empty() => cfg,
+        cfg => cfg + "\n",
+    };
+    let wires: Vec<String> = named
         .iter()
-        .map(|(_, _, reading, plain)| reading.slot(plain))
+        .map(|(_, wire, _, _)| format!("{wire:?}"))
         .collect();
-    let mut empty: Vec<TokenStream> = named.iter().map(|_| quote!(None)).collect();
-    let rest = syn::Index::from(named.len());
+    let mut slot_types: Vec<String> = named
+        .iter()
+        .map(|(_, _, reading, plain)| compact(&reading.slot(plain)))
+        .collect();
+    let mut empty: Vec<String> = named.iter().map(|_| "None".to_string()).collect();
+    let rest = named.len();
     // The other properties: as JSON when a flattened part reads them, else
     // straight into the additional properties' type.
+    let mut keep = |slot: String, keep: &str| {
+        slot_types.push(slot);
+        empty.push("Default::default()".into());
+        format!(
+            "    const OTHERS: runtime::Others = runtime::Others::Keep;\n\
+             \n    fn other<'de, A: serde::de::MapAccess<'de>>(\n\
+             \x20       slots: &mut Self::Slots,\n\
+             \x20       key: String,\n\
+             \x20       map: &mut A,\n\
+             \x20   ) -> Result<(), A::Error> {{\n\
+             \x20       runtime::{keep}(&mut slots.{rest}, key, map)\n\
+             \x20   }}\n"
+        )
+    };
     let others = if !flattened.is_empty() {
-        slot_types.push(quote!(serde_json::Map<String, serde_json::Value>));
-        empty.push(quote!(Default::default()));
-        Some(quote! {
-            const OTHERS: runtime::Others = runtime::Others::Keep;
-
-            fn other<'de, A: serde::de::MapAccess<'de>>(
-                slots: &mut Self::Slots,
-                key: String,
-                map: &mut A,
-            ) -> Result<(), A::Error> {
-                runtime::keep_json(&mut slots.#rest, key, map)
-            }
-        })
+        keep(
+            "serde_json::Map<String, serde_json::Value>".into(),
+            "keep_json",
+        )
     } else if let Some(shape) = &s.additional {
-        let ty = rust_type(shape, &quote!());
-        slot_types.push(quote!(std::collections::BTreeMap<String, #ty>));
-        empty.push(quote!(Default::default()));
-        Some(quote! {
-            const OTHERS: runtime::Others = runtime::Others::Keep;
-
-            fn other<'de, A: serde::de::MapAccess<'de>>(
-                slots: &mut Self::Slots,
-                key: String,
-                map: &mut A,
-            ) -> Result<(), A::Error> {
-                runtime::keep(&mut slots.#rest, key, map)
-            }
-        })
+        let ty = compact(&rust_type(shape, &quote!()));
+        keep(format!("std::collections::BTreeMap<String, {ty}>"), "keep")
     } else if s.deny_unknown {
-        Some(quote!(
-            const OTHERS: runtime::Others = runtime::Others::Deny;
-        ))
+        "    const OTHERS: runtime::Others = runtime::Others::Deny;\n".into()
     } else {
-        None
+        String::new()
     };
     let count = named.len();
-    let arms = named.iter().enumerate().map(|(i, _)| {
-        let index = syn::Index::from(i);
-        let fill = quote!(runtime::fill(&mut slots.#index, name, map));
-        if i + 1 == count {
-            quote!(_ => #fill,)
-        } else {
-            let i = Literal::usize_unsuffixed(i);
-            quote!(#i => #fill,)
-        }
-    });
     // Parameters a body does not read are named with a leading underscore,
     // so the impl needs no lint allowance.
-    let unread = |name: &str, read: bool| format_ident!("{}{}", if read { "" } else { "_" }, name);
+    let unread = |name: &str, read: bool| format!("{}{name}", if read { "" } else { "_" });
+    let fill_body = match count {
+        0 => "        map.next_value::<serde::de::IgnoredAny>().map(drop)\n".to_string(),
+        1 => "        runtime::fill(&mut slots.0, name, map)\n".to_string(),
+        _ => {
+            let mut arms = String::from("        match index {\n");
+            for i in 0..count {
+                let pattern = if i + 1 == count {
+                    "_".to_string()
+                } else {
+                    i.to_string()
+                };
+                let _ = writeln!(
+                    arms,
+                    "            {pattern} => runtime::fill(&mut slots.{i}, name, map),"
+                );
+            }
+            arms + "        }\n"
+        }
+    };
+    let mut finished: Vec<String> = named
+        .iter()
+        .enumerate()
+        .map(|(i, (field, wire, reading, _))| {
+            let slot = format!("slots.{i}");
+            let value = match reading {
+                Reading::Required | Reading::RequiredNullable => {
+                    format!("runtime::required_field({slot}, {wire:?})?")
+                }
+                Reading::Optional => slot,
+                Reading::OptionalNullable => format!("{slot}.flatten()"),
+                Reading::ThreeState => format!("runtime::nullable({slot})"),
+                Reading::Defaulted(default) => format!("{slot}.unwrap_or_else({default})"),
+            };
+            format!("{field}: {value},")
+        })
+        .collect();
+    // Every flattened part, and the additional properties beside them,
+    // read from the same other properties.
+    let mut consumers: Vec<String> = flattened.iter().map(ToString::to_string).collect();
+    if !flattened.is_empty() && s.additional.is_some() {
+        consumers.push("additional_properties".into());
+    }
+    for (i, field) in consumers.iter().enumerate() {
+        let clone = if i + 1 == consumers.len() {
+            ""
+        } else {
+            ".clone()"
+        };
+        finished.push(format!(
+            "{field}: runtime::flattened(slots.{rest}{clone})?,"
+        ));
+    }
+    if flattened.is_empty() && s.additional.is_some() {
+        finished.push(format!("additional_properties: slots.{rest},"));
+    }
+    let mut writes = String::new();
+    for (field, wire, reading, _) in named {
+        let method = match reading {
+            Reading::Optional => "optional",
+            Reading::ThreeState => "nullable",
+            _ => "field",
+        };
+        let _ = writeln!(writes, "        out.{method}({wire:?}, &self.{field})?;");
+    }
+    for f in flattened {
+        let _ = writeln!(writes, "        out.flatten(&self.{f})?;");
+    }
+    if s.additional.is_some() {
+        writes.push_str("        out.rest(&self.additional_properties)?;\n");
+    }
+    let writer = if writes.is_empty() { "out" } else { "mut out" };
     let (slots_param, index_param, name_param) = (
         unread("slots", count > 0),
         unread("index", count > 1),
         unread("name", count > 0),
     );
-    let fill_body = match count {
-        0 => quote!(map.next_value::<serde::de::IgnoredAny>().map(drop)),
-        1 => quote!(runtime::fill(&mut slots.0, name, map)),
-        _ => quote!(match index { #(#arms)* }),
-    };
-    let mut finished: Vec<TokenStream> = named
-        .iter()
-        .enumerate()
-        .map(|(i, (field, wire, reading, _))| {
-            let slot = syn::Index::from(i);
-            let slot = quote!(slots.#slot);
-            let value = match reading {
-                Reading::Required | Reading::RequiredNullable => {
-                    quote!(runtime::required_field(#slot, #wire)?)
-                }
-                Reading::Optional => slot,
-                Reading::OptionalNullable => quote!(#slot.flatten()),
-                Reading::ThreeState => quote!(runtime::nullable(#slot)),
-                Reading::Defaulted(default) => quote!(#slot.unwrap_or_else(#default)),
-            };
-            quote!(#field: #value,)
-        })
-        .collect();
-    // Every flattened part, and the additional properties beside them,
-    // read from the same other properties.
-    let mut consumers: Vec<proc_macro2::Ident> = flattened.to_vec();
-    if !flattened.is_empty() && s.additional.is_some() {
-        consumers.push(format_ident!("additional_properties"));
-    }
-    for (i, field) in consumers.iter().enumerate() {
-        let rest = if i + 1 == consumers.len() {
-            quote!(slots.#rest)
-        } else {
-            quote!(slots.#rest.clone())
-        };
-        finished.push(quote!(#field: runtime::flattened(#rest)?,));
-    }
-    if flattened.is_empty() && s.additional.is_some() {
-        finished.push(quote!(additional_properties: slots.#rest,));
-    }
-    let writes = named.iter().map(|(field, wire, reading, _)| match reading {
-        Reading::Optional => quote!(out.optional(#wire, &self.#field)?;),
-        Reading::ThreeState => quote!(out.nullable(#wire, &self.#field)?;),
-        _ => quote!(out.field(#wire, &self.#field)?;),
-    });
-    let write_flattened = flattened.iter().map(|f| quote!(out.flatten(&self.#f)?;));
-    let write_rest = s
-        .additional
-        .as_ref()
-        .map(|_| quote!(out.rest(&self.additional_properties)?;));
-    let writer = if named.is_empty() && flattened.is_empty() && s.additional.is_none() {
-        quote!(out)
-    } else {
-        quote!(mut out)
-    };
     let finish_param = unread("slots", !finished.is_empty());
-    let slots_ty = quote!((#(#slot_types,)*));
+    let fields = text::list(
+        4,
+        "const FIELDS: &'static [&'static str] = ",
+        ("&[", "]"),
+        &wires,
+        ";",
+        false,
+    );
+    let slots_ty = text::list(4, "type Slots = ", ("(", ")"), &slot_types, ";", true);
     // No slots: the unit type, which a body written `{}` returns.
-    let slots_value = (!empty.is_empty()).then(|| quote!((#(#empty,)*)));
-    quote! {
-        #cfg
-        impl runtime::Record for #name {
-            const NAME: &'static str = #type_name;
-            const FIELDS: &'static [&'static str] = &[#(#wires),*];
-            #others
-            type Slots = #slots_ty;
-
-            fn slots() -> Self::Slots {
-                #slots_value
-            }
-
-            fn fill<'de, A: serde::de::MapAccess<'de>>(
-                #slots_param: &mut Self::Slots,
-                #index_param: usize,
-                #name_param: &'static str,
-                map: &mut A,
-            ) -> Result<(), A::Error> {
-                #fill_body
-            }
-
-            fn finish<E: serde::de::Error>(#finish_param: Self::Slots) -> Result<Self, E> {
-                Ok(#name {
-                    #(#finished)*
-                })
-            }
+    let slots_value = if empty.is_empty() {
+        "{}".to_string()
+    } else {
+        format!(
+            "{{\n{}    }}",
+            text::list(8, "", ("(", ")"), &empty, "", true)
+        )
+    };
+    let finish_body = if finished.is_empty() {
+        format!("        Ok({name} {{}})\n")
+    } else {
+        let mut body = format!("        Ok({name} {{\n");
+        for line in &finished {
+            let _ = writeln!(body, "            {line}");
         }
-
-        #cfg
-        impl<'de> serde::Deserialize<'de> for #name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                runtime::read_record(deserializer)
-            }
-        }
-
-        #cfg
-        impl serde::Serialize for #name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let #writer = runtime::Writer::start(serializer)?;
-                #(#writes)*
-                #(#write_flattened)*
-                #write_rest
-                out.end()
-            }
-        }
-    }
+        body + "        })\n"
+    };
+    format!(
+        "{cfg}impl runtime::Record for {name} {{\n\
+         \x20   const NAME: &'static str = {name:?};\n\
+         {fields}\
+         {others}\
+         {slots_ty}\
+         \n    fn slots() -> Self::Slots {slots_value}\n\
+         \n    fn fill<'de, A: serde::de::MapAccess<'de>>(\n\
+         \x20       {slots_param}: &mut Self::Slots,\n\
+         \x20       {index_param}: usize,\n\
+         \x20       {name_param}: &'static str,\n\
+         \x20       map: &mut A,\n\
+         \x20   ) -> Result<(), A::Error> {{\n\
+         {fill_body}\
+         \x20   }}\n\
+         \n    fn finish<E: serde::de::Error>({finish_param}: Self::Slots) -> Result<Self, E> {{\n\
+         {finish_body}\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl<'de> serde::Deserialize<'de> for {name} {{\n\
+         \x20   fn deserialize<D: serde::Deserializer<'de>>(\n\
+         \x20       deserializer: D,\n\
+         \x20   ) -> Result<Self, D::Error> {{\n\
+         \x20       runtime::read_record(deserializer)\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl serde::Serialize for {name} {{\n\
+         \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
+         \x20       let {writer} = runtime::Writer::start(serializer)?;\n\
+         {writes}\
+         \x20       out.end()\n\
+         \x20   }}\n\
+         }}\n"
+    )
 }
 
 /// The default of an optional field, when Rust can spell it: the field is then

@@ -20,6 +20,7 @@ impl runtime::Record for Category {
     const NAME: &'static str = "Category";
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
     type Slots = (Option<i64>, Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -101,6 +102,7 @@ impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message", "status"];
     type Slots = (Option<String>, Option<String>, Option<i32>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -162,6 +164,7 @@ impl runtime::Record for InventoryItem {
     const NAME: &'static str = "InventoryItem";
     const FIELDS: &'static [&'static str] = &["petId", "quantity", "status"];
     type Slots = (Option<i64>, Option<i32>, Option<PetStatus>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -240,6 +243,7 @@ impl runtime::Record for InventoryUpdate {
     const FIELDS: &'static [&'static str] = &["quantity"];
     const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<i32>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -308,6 +312,7 @@ impl runtime::Record for NewCategory {
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
     const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<i64>, Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -385,6 +390,7 @@ impl runtime::Record for NewOrder {
     const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
     const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<i64>, Option<i32>, Option<chrono::DateTime<chrono::Utc>>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -470,6 +476,7 @@ impl runtime::Record for NewPet {
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
     const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
+
     fn slots() -> Self::Slots {
         (None, None, None, None)
     }
@@ -552,13 +559,7 @@ pub struct Order {
 
 impl runtime::Record for Order {
     const NAME: &'static str = "Order";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "petId",
-        "quantity",
-        "shipDate",
-        "complete",
-    ];
+    const FIELDS: &'static [&'static str] = &["id", "petId", "quantity", "shipDate", "complete"];
     type Slots = (
         Option<i64>,
         Option<i64>,
@@ -566,6 +567,7 @@ impl runtime::Record for Order {
         Option<chrono::DateTime<chrono::Utc>>,
         Option<bool>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None)
     }
@@ -671,6 +673,7 @@ impl runtime::Record for Pet {
     const NAME: &'static str = "Pet";
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
     type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
+
     fn slots() -> Self::Slots {
         (None, None, None, None)
     }

@@ -15,6 +15,7 @@ impl runtime::Record for Crate {
     const NAME: &'static str = "Crate";
     const FIELDS: &'static [&'static str] = &["shelf", "notes"];
     type Slots = (Option<String>, Option<Vec<Note>>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -65,6 +66,7 @@ impl runtime::Record for Label {
     const NAME: &'static str = "Label";
     const FIELDS: &'static [&'static str] = &["text"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -118,6 +120,7 @@ impl runtime::Record for Note {
     const NAME: &'static str = "Note";
     const FIELDS: &'static [&'static str] = &["text", "tag"];
     type Slots = (Option<String>, Option<Tag>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -169,6 +172,7 @@ impl runtime::Record for Shelf {
     const NAME: &'static str = "Shelf";
     const FIELDS: &'static [&'static str] = &["labels", "note"];
     type Slots = (Option<Vec<Label>>, Option<Note>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

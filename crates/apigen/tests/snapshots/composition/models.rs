@@ -56,6 +56,7 @@ impl runtime::Record for Account {
         Option<NewAccountAddress>,
         Option<uuid::Uuid>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None, None, None, None, None)
     }
@@ -153,6 +154,7 @@ impl runtime::Record for Audited {
         Option<chrono::DateTime<chrono::Utc>>,
         Option<Option<chrono::DateTime<chrono::Utc>>>,
     );
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -213,6 +215,7 @@ impl runtime::Record for Legacy {
     const NAME: &'static str = "Legacy";
     const FIELDS: &'static [&'static str] = &["value"];
     type Slots = (Option<f64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -227,7 +230,9 @@ impl runtime::Record for Legacy {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Legacy { value: slots.0 })
+        Ok(Legacy {
+            value: slots.0,
+        })
     }
 }
 
@@ -288,6 +293,7 @@ impl runtime::Record for NewAccount {
         Option<Option<String>>,
         Option<NewAccountAddress>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None, None)
     }
@@ -369,6 +375,7 @@ impl runtime::Record for NewAccountAddress {
     const NAME: &'static str = "NewAccountAddress";
     const FIELDS: &'static [&'static str] = &["street", "zip"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

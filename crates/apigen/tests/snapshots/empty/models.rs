@@ -14,6 +14,7 @@ impl runtime::Record for Note {
     const NAME: &'static str = "Note";
     const FIELDS: &'static [&'static str] = &["text"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -28,7 +29,9 @@ impl runtime::Record for Note {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Note { text: slots.0 })
+        Ok(Note {
+            text: slots.0,
+        })
     }
 }
 

@@ -7,11 +7,14 @@ use super::runtime;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ping {}
+
 impl runtime::Record for Ping {
     const NAME: &'static str = "Ping";
     const FIELDS: &'static [&'static str] = &[];
     type Slots = ();
+
     fn slots() -> Self::Slots {}
+
     fn fill<'de, A: serde::de::MapAccess<'de>>(
         _slots: &mut Self::Slots,
         _index: usize,

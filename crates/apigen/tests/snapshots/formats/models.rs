@@ -18,6 +18,7 @@ impl runtime::Record for Open {
     const NAME: &'static str = "Open";
     const FIELDS: &'static [&'static str] = &["name"];
     const OTHERS: runtime::Others = runtime::Others::Keep;
+
     fn other<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
         key: String,
@@ -25,8 +26,8 @@ impl runtime::Record for Open {
     ) -> Result<(), A::Error> {
         runtime::keep(&mut slots.1, key, map)
     }
-
     type Slots = (Option<String>, std::collections::BTreeMap<String, i64>);
+
     fn slots() -> Self::Slots {
         (None, Default::default())
     }
@@ -133,6 +134,7 @@ impl runtime::Record for Sample {
         Option<serde_json::Value>,
         Option<Vec<Vec<f64>>>,
     );
+
     fn slots() -> Self::Slots {
         (
             None,

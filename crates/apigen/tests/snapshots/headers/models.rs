@@ -14,6 +14,7 @@ impl runtime::Record for GetHOkXJson {
     const NAME: &'static str = "GetHOkXJson";
     const FIELDS: &'static [&'static str] = &["a"];
     type Slots = (Option<i64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -28,7 +29,9 @@ impl runtime::Record for GetHOkXJson {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(GetHOkXJson { a: slots.0 })
+        Ok(GetHOkXJson {
+            a: slots.0,
+        })
     }
 }
 

@@ -14,6 +14,7 @@ impl runtime::Record for Box2 {
     const NAME: &'static str = "Box2";
     const FIELDS: &'static [&'static str] = &["b"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -28,7 +29,9 @@ impl runtime::Record for Box2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Box2 { b: slots.0 })
+        Ok(Box2 {
+            b: slots.0,
+        })
     }
 }
 
@@ -70,6 +73,7 @@ impl runtime::Record for Deserialize {
     const NAME: &'static str = "Deserialize";
     const FIELDS: &'static [&'static str] = &["d"];
     type Slots = (Option<i64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -84,7 +88,9 @@ impl runtime::Record for Deserialize {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Deserialize { d: slots.0 })
+        Ok(Deserialize {
+            d: slots.0,
+        })
     }
 }
 
@@ -130,6 +136,7 @@ impl runtime::Record for Option2 {
     const NAME: &'static str = "Option2";
     const FIELDS: &'static [&'static str] = &["next"];
     type Slots = (Option<Box<Option2>>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -144,7 +151,9 @@ impl runtime::Record for Option2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Option2 { next: slots.0 })
+        Ok(Option2 {
+            next: slots.0,
+        })
     }
 }
 
@@ -174,6 +183,7 @@ impl runtime::Record for Result2 {
     const NAME: &'static str = "Result2";
     const FIELDS: &'static [&'static str] = &["ok", "error"];
     type Slots = (Option<bool>, Option<String2>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -224,6 +234,7 @@ impl runtime::Record for Serialize {
     const NAME: &'static str = "Serialize";
     const FIELDS: &'static [&'static str] = &["s"];
     type Slots = (Option<Deserialize>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -238,7 +249,9 @@ impl runtime::Record for Serialize {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Serialize { s: slots.0 })
+        Ok(Serialize {
+            s: slots.0,
+        })
     }
 }
 
@@ -274,6 +287,7 @@ impl runtime::Record for String2 {
     const NAME: &'static str = "String2";
     const FIELDS: &'static [&'static str] = &["s"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -288,7 +302,9 @@ impl runtime::Record for String2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(String2 { s: slots.0 })
+        Ok(String2 {
+            s: slots.0,
+        })
     }
 }
 
@@ -317,6 +333,7 @@ impl runtime::Record for Validate {
     const NAME: &'static str = "Validate";
     const FIELDS: &'static [&'static str] = &["value"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -331,7 +348,9 @@ impl runtime::Record for Validate {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Validate { value: slots.0 })
+        Ok(Validate {
+            value: slots.0,
+        })
     }
 }
 

@@ -63,6 +63,7 @@ impl runtime::Record for EventMessageCreated {
     const NAME: &'static str = "EventMessageCreated";
     const FIELDS: &'static [&'static str] = &["type", "text"];
     type Slots = (Option<EventMessageCreatedType>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -165,6 +166,7 @@ impl runtime::Record for EventMessageDeleted {
     const NAME: &'static str = "EventMessageDeleted";
     const FIELDS: &'static [&'static str] = &["type", "id"];
     type Slots = (Option<EventMessageDeletedType>, Option<i64>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -305,6 +307,7 @@ impl runtime::Record for MappedX {
     const NAME: &'static str = "MappedX";
     const FIELDS: &'static [&'static str] = &["kind", "a"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -356,6 +359,7 @@ impl runtime::Record for MappedY {
     const NAME: &'static str = "MappedY";
     const FIELDS: &'static [&'static str] = &["kind", "b"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

@@ -14,6 +14,7 @@ impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
     const FIELDS: &'static [&'static str] = &["a"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -28,7 +29,9 @@ impl runtime::Record for Thing {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Thing { a: slots.0 })
+        Ok(Thing {
+            a: slots.0,
+        })
     }
 }
 

@@ -71,13 +71,7 @@ pub struct Thing {
 
 impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
-    const FIELDS: &'static [&'static str] = &[
-        "code",
-        "mixed",
-        "untyped",
-        "flag",
-        "version",
-    ];
+    const FIELDS: &'static [&'static str] = &["code", "mixed", "untyped", "flag", "version"];
     type Slots = (
         Option<i64>,
         Option<serde_json::Value>,
@@ -85,6 +79,7 @@ impl runtime::Record for Thing {
         Option<bool>,
         Option<ThingVersion>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None)
     }

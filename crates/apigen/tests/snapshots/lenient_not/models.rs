@@ -16,6 +16,7 @@ impl runtime::Record for N {
     const NAME: &'static str = "N";
     const FIELDS: &'static [&'static str] = &["name", "anything", "other"];
     type Slots = (Option<String>, Option<serde_json::Value>, Option<serde_json::Value>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }

@@ -55,6 +55,7 @@ impl runtime::Record for Cat {
     const NAME: &'static str = "Cat";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
     type Slots = (Option<CatKind>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -157,6 +158,7 @@ impl runtime::Record for Circle {
     const FIELDS: &'static [&'static str] = &["radius"];
     const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<f64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -203,6 +205,7 @@ impl runtime::Record for Dog {
     const NAME: &'static str = "Dog";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
     type Slots = (Option<DogKind>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -305,6 +308,7 @@ impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -356,6 +360,7 @@ impl runtime::Record for Rectangle {
     const NAME: &'static str = "Rectangle";
     const FIELDS: &'static [&'static str] = &["side", "height"];
     type Slots = (Option<f64>, Option<f64>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -456,6 +461,7 @@ impl runtime::Record for Square {
     const NAME: &'static str = "Square";
     const FIELDS: &'static [&'static str] = &["side"];
     type Slots = (Option<f64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }

@@ -15,6 +15,7 @@ impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -108,6 +109,7 @@ impl runtime::Record for SearchChoiceById {
     const NAME: &'static str = "SearchChoiceById";
     const FIELDS: &'static [&'static str] = &["id"];
     type Slots = (Option<i64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -153,6 +155,7 @@ impl runtime::Record for SearchChoiceByName {
     const NAME: &'static str = "SearchChoiceByName";
     const FIELDS: &'static [&'static str] = &["name"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -198,6 +201,7 @@ impl runtime::Record for SearchFilter {
     const NAME: &'static str = "SearchFilter";
     const FIELDS: &'static [&'static str] = &["tags"];
     type Slots = (Option<Vec<SearchFilterTagsItem>>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -212,7 +216,9 @@ impl runtime::Record for SearchFilter {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(SearchFilter { tags: slots.0 })
+        Ok(SearchFilter {
+            tags: slots.0,
+        })
     }
 }
 
@@ -242,6 +248,7 @@ impl runtime::Record for SearchFilterTagsItem {
     const NAME: &'static str = "SearchFilterTagsItem";
     const FIELDS: &'static [&'static str] = &["k", "v"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -292,6 +299,7 @@ impl runtime::Record for SearchWhere {
     const NAME: &'static str = "SearchWhere";
     const FIELDS: &'static [&'static str] = &["near"];
     type Slots = (Option<Vec<f64>>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -306,7 +314,9 @@ impl runtime::Record for SearchWhere {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(SearchWhere { near: slots.0 })
+        Ok(SearchWhere {
+            near: slots.0,
+        })
     }
 }
 
@@ -335,6 +345,7 @@ impl runtime::Record for SearchXContext {
     const NAME: &'static str = "SearchXContext";
     const FIELDS: &'static [&'static str] = &["trace"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -349,7 +360,9 @@ impl runtime::Record for SearchXContext {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(SearchXContext { trace: slots.0 })
+        Ok(SearchXContext {
+            trace: slots.0,
+        })
     }
 }
 

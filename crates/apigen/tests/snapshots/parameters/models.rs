@@ -181,6 +181,7 @@ impl runtime::Record for Item {
         Option<String>,
         Option<bool>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None, None)
     }
@@ -243,6 +244,7 @@ impl runtime::Record for Item2 {
     const NAME: &'static str = "Item2";
     const FIELDS: &'static [&'static str] = &["x"];
     type Slots = (Option<i64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -257,7 +259,9 @@ impl runtime::Record for Item2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Item2 { x: slots.0 })
+        Ok(Item2 {
+            x: slots.0,
+        })
     }
 }
 
@@ -287,6 +291,7 @@ impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["title", "detail"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

@@ -30,6 +30,7 @@ impl runtime::Record for CreateCustomerBody {
         Option<CreateCustomerBodyAddress>,
         Option<Vec<String>>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None)
     }
@@ -97,6 +98,7 @@ impl runtime::Record for CreateCustomerBodyAddress {
     const NAME: &'static str = "CreateCustomerBodyAddress";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -151,12 +153,8 @@ pub struct Customer {
 impl runtime::Record for Customer {
     const NAME: &'static str = "Customer";
     const FIELDS: &'static [&'static str] = &["id", "tax_exempt", "seed", "image_url"];
-    type Slots = (
-        Option<String>,
-        Option<CustomerTaxExempt>,
-        Option<i64>,
-        Option<CustomerImageUrl>,
-    );
+    type Slots = (Option<String>, Option<CustomerTaxExempt>, Option<i64>, Option<CustomerImageUrl>);
+
     fn slots() -> Self::Slots {
         (None, None, None, None)
     }
@@ -324,6 +322,7 @@ impl runtime::Record for ListCustomersCreated {
     const NAME: &'static str = "ListCustomersCreated";
     const FIELDS: &'static [&'static str] = &["gte", "lte"];
     type Slots = (Option<i64>, Option<i64>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -375,11 +374,8 @@ pub struct UploadDocumentBody {
 impl runtime::Record for UploadDocumentBody {
     const NAME: &'static str = "UploadDocumentBody";
     const FIELDS: &'static [&'static str] = &["file", "purpose", "note"];
-    type Slots = (
-        Option<runtime::Base64>,
-        Option<UploadDocumentBodyPurpose>,
-        Option<String>,
-    );
+    type Slots = (Option<runtime::Base64>, Option<UploadDocumentBodyPurpose>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }

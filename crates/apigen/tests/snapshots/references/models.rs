@@ -14,6 +14,7 @@ impl runtime::Record for Base {
     const NAME: &'static str = "Base";
     const FIELDS: &'static [&'static str] = &["id"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -28,7 +29,9 @@ impl runtime::Record for Base {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Base { id: slots.0 })
+        Ok(Base {
+            id: slots.0,
+        })
     }
 }
 
@@ -57,6 +60,7 @@ impl runtime::Record for ConflictResponse {
     const NAME: &'static str = "ConflictResponse";
     const FIELDS: &'static [&'static str] = &["message"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -106,6 +110,7 @@ impl runtime::Record for Field {
     const NAME: &'static str = "Field";
     const FIELDS: &'static [&'static str] = &["data_type"];
     type Slots = (Option<FieldDataType>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -120,7 +125,9 @@ impl runtime::Record for Field {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Field { data_type: slots.0 })
+        Ok(Field {
+            data_type: slots.0,
+        })
     }
 }
 
@@ -242,6 +249,7 @@ impl runtime::Record for Inner {
     const NAME: &'static str = "Inner";
     const FIELDS: &'static [&'static str] = &["inner"];
     type Slots = (Option<bool>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -256,7 +264,9 @@ impl runtime::Record for Inner {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Inner { inner: slots.0 })
+        Ok(Inner {
+            inner: slots.0,
+        })
     }
 }
 
@@ -286,6 +296,7 @@ impl runtime::Record for ItemsGet200 {
     const NAME: &'static str = "ItemsGet200";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -337,6 +348,7 @@ impl runtime::Record for Middle {
     const NAME: &'static str = "Middle";
     const FIELDS: &'static [&'static str] = &["inner", "middle"];
     type Slots = (Option<bool>, Option<i64>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -389,6 +401,7 @@ impl runtime::Record for Outer {
     const NAME: &'static str = "Outer";
     const FIELDS: &'static [&'static str] = &["inner", "middle", "outer"];
     type Slots = (Option<bool>, Option<i64>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -445,6 +458,7 @@ impl runtime::Record for Tag {
     const NAME: &'static str = "Tag";
     const FIELDS: &'static [&'static str] = &["label", "id"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -462,7 +476,10 @@ impl runtime::Record for Tag {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Tag { label: slots.0, id: slots.1 })
+        Ok(Tag {
+            label: slots.0,
+            id: slots.1,
+        })
     }
 }
 
@@ -492,6 +509,7 @@ impl runtime::Record for TagAllOf0 {
     const NAME: &'static str = "TagAllOf0";
     const FIELDS: &'static [&'static str] = &["label"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -506,7 +524,9 @@ impl runtime::Record for TagAllOf0 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(TagAllOf0 { label: slots.0 })
+        Ok(TagAllOf0 {
+            label: slots.0,
+        })
     }
 }
 

@@ -15,6 +15,7 @@ impl runtime::Record for Envelope {
     const NAME: &'static str = "Envelope";
     const FIELDS: &'static [&'static str] = &["size", "unit"];
     type Slots = (Option<i64>, Option<EnvelopePropertiesSizeDefsUnit>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -68,6 +69,7 @@ impl runtime::Record for EnvelopeDefinitionsPet {
     const NAME: &'static str = "EnvelopeDefinitionsPet";
     const FIELDS: &'static [&'static str] = &["name", "owner"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

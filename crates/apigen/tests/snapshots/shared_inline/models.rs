@@ -15,6 +15,7 @@ impl runtime::Record for Address {
     const NAME: &'static str = "Address";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -67,6 +68,7 @@ impl runtime::Record for CreateCustomerBody {
     const NAME: &'static str = "CreateCustomerBody";
     const FIELDS: &'static [&'static str] = &["name", "address"];
     type Slots = (Option<String>, Option<CreateCustomerBodyAddress>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -126,6 +128,7 @@ impl runtime::Record for CreateCustomerBodyAddress {
     const NAME: &'static str = "CreateCustomerBodyAddress";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
     type Slots = (Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -177,6 +180,7 @@ impl runtime::Record for CreatePartnerBody {
     const NAME: &'static str = "CreatePartnerBody";
     const FIELDS: &'static [&'static str] = &["name", "address"];
     type Slots = (Option<String>, Option<CreatePartnerBodyAddress>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

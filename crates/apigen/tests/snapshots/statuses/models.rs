@@ -15,6 +15,7 @@ impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "status"];
     type Slots = (Option<String>, Option<i32>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -65,6 +66,7 @@ impl runtime::Record for Teapot {
     const NAME: &'static str = "Teapot";
     const FIELDS: &'static [&'static str] = &["id"];
     type Slots = (Option<i64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }

@@ -15,6 +15,7 @@ impl runtime::Record for Circle {
     const NAME: &'static str = "Circle";
     const FIELDS: &'static [&'static str] = &["kind", "radius"];
     type Slots = (Option<String>, Option<f32>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -81,6 +82,7 @@ impl runtime::Record for Drawing {
     const NAME: &'static str = "Drawing";
     const FIELDS: &'static [&'static str] = &["label"];
     const OTHERS: runtime::Others = runtime::Others::Keep;
+
     fn other<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
         key: String,
@@ -88,8 +90,8 @@ impl runtime::Record for Drawing {
     ) -> Result<(), A::Error> {
         runtime::keep_json(&mut slots.1, key, map)
     }
-
     type Slots = (Option<String>, serde_json::Map<String, serde_json::Value>);
+
     fn slots() -> Self::Slots {
         (None, Default::default())
     }
@@ -225,6 +227,7 @@ impl runtime::Record for Literal {
     const NAME: &'static str = "Literal";
     const FIELDS: &'static [&'static str] = &["value"];
     type Slots = (Option<i64>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -239,7 +242,9 @@ impl runtime::Record for Literal {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Literal { value: slots.0 })
+        Ok(Literal {
+            value: slots.0,
+        })
     }
 }
 
@@ -270,6 +275,7 @@ impl runtime::Record for Payment {
     const NAME: &'static str = "Payment";
     const FIELDS: &'static [&'static str] = &["amount"];
     const OTHERS: runtime::Others = runtime::Others::Keep;
+
     fn other<'de, A: serde::de::MapAccess<'de>>(
         slots: &mut Self::Slots,
         key: String,
@@ -277,8 +283,8 @@ impl runtime::Record for Payment {
     ) -> Result<(), A::Error> {
         runtime::keep_json(&mut slots.1, key, map)
     }
-
     type Slots = (Option<i64>, serde_json::Map<String, serde_json::Value>);
+
     fn slots() -> Self::Slots {
         (None, Default::default())
     }
@@ -369,6 +375,7 @@ impl runtime::Record for PaymentVariantObject {
     const NAME: &'static str = "PaymentVariantObject";
     const FIELDS: &'static [&'static str] = &["card"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -414,6 +421,7 @@ impl runtime::Record for PaymentVariantObject2 {
     const NAME: &'static str = "PaymentVariantObject2";
     const FIELDS: &'static [&'static str] = &["iban"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -513,6 +521,7 @@ impl runtime::Record for Square {
     const NAME: &'static str = "Square";
     const FIELDS: &'static [&'static str] = &["kind", "side"];
     type Slots = (Option<String>, Option<f64>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -564,6 +573,7 @@ impl runtime::Record for Sum {
     const NAME: &'static str = "Sum";
     const FIELDS: &'static [&'static str] = &["left", "right"];
     type Slots = (Option<Box<Expr>>, Option<Box<Expr>>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -616,6 +626,7 @@ impl runtime::Record for Tree {
     const NAME: &'static str = "Tree";
     const FIELDS: &'static [&'static str] = &["label", "parent", "children"];
     type Slots = (Option<String>, Option<Box<Tree>>, Option<Vec<Tree>>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }

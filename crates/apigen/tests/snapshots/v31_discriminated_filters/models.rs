@@ -16,6 +16,7 @@ impl runtime::Record for Comparison {
     const NAME: &'static str = "Comparison";
     const FIELDS: &'static [&'static str] = &["type", "key", "value"];
     type Slots = (Option<ComparisonType>, Option<String>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None, None)
     }
@@ -123,6 +124,7 @@ impl runtime::Record for Compound {
     const NAME: &'static str = "Compound";
     const FIELDS: &'static [&'static str] = &["type", "filters"];
     type Slots = (Option<CompoundType>, Option<Vec<CompoundFiltersItem>>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -315,6 +317,7 @@ impl runtime::Record for Incoming {
     const NAME: &'static str = "Incoming";
     const FIELDS: &'static [&'static str] = &["type", "from"];
     type Slots = (Option<IncomingType>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -460,6 +463,7 @@ impl runtime::Record for Outgoing {
     const NAME: &'static str = "Outgoing";
     const FIELDS: &'static [&'static str] = &["type", "to"];
     type Slots = (Option<OutgoingType>, Option<String>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

@@ -15,6 +15,7 @@ impl runtime::Record for Booking {
     const NAME: &'static str = "Booking";
     const FIELDS: &'static [&'static str] = &["id", "seats"];
     type Slots = (Option<uuid::Uuid>, Option<i64>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }

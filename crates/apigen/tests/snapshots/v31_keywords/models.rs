@@ -19,13 +19,7 @@ pub struct Upload {
 
 impl runtime::Record for Upload {
     const NAME: &'static str = "Upload";
-    const FIELDS: &'static [&'static str] = &[
-        "kind",
-        "size",
-        "data",
-        "preview",
-        "label",
-    ];
+    const FIELDS: &'static [&'static str] = &["kind", "size", "data", "preview", "label"];
     type Slots = (
         Option<UploadKind>,
         Option<i64>,
@@ -33,6 +27,7 @@ impl runtime::Record for Upload {
         Option<runtime::Base64>,
         Option<String>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None)
     }

@@ -34,6 +34,7 @@ impl runtime::Record for Account {
         Option<Option<AccountTier>>,
         Option<Option<AccountAddress>>,
     );
+
     fn slots() -> Self::Slots {
         (None, None, None, None, None, None)
     }
@@ -96,6 +97,7 @@ impl runtime::Record for AccountAddress {
     const NAME: &'static str = "AccountAddress";
     const FIELDS: &'static [&'static str] = &["city"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }
@@ -110,7 +112,9 @@ impl runtime::Record for AccountAddress {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(AccountAddress { city: slots.0 })
+        Ok(AccountAddress {
+            city: slots.0,
+        })
     }
 }
 
@@ -178,6 +182,7 @@ impl runtime::Record for AccountPatch {
     const NAME: &'static str = "AccountPatch";
     const FIELDS: &'static [&'static str] = &["nickname", "owner"];
     type Slots = (Option<Option<String>>, Option<Option<Owner>>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
@@ -294,6 +299,7 @@ impl runtime::Record for Owner {
     const NAME: &'static str = "Owner";
     const FIELDS: &'static [&'static str] = &["name"];
     type Slots = (Option<String>,);
+
     fn slots() -> Self::Slots {
         (None,)
     }

@@ -16,6 +16,7 @@ impl runtime::Record for Point {
     const FIELDS: &'static [&'static str] = &["at", "labels"];
     const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<Vec<f64>>, Option<std::collections::BTreeMap<String, String>>);
+
     fn slots() -> Self::Slots {
         (None, None)
     }
