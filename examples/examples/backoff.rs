@@ -11,7 +11,7 @@
 //! client sleeps until the window resets and carries on.
 
 use petstore_api::client::Client;
-use petstore_api::operations::{ListPetsRequest, ListPetsResponse};
+use petstore_api::operations::{ListPetsRequest, ListPetsResponse, TooManyRequests};
 use petstore_api::runtime::Retry;
 use std::time::{Duration, Instant};
 
@@ -54,7 +54,7 @@ async fn main() -> Result<()> {
             ListPetsResponse::Ok { .. } => {
                 println!("request {i:>3}: 200 (remaining {remaining}){note}")
             }
-            ListPetsResponse::TooManyRequests { body, retry_after } => {
+            ListPetsResponse::TooManyRequests(TooManyRequests { body, retry_after }) => {
                 return Err(
                     format!("still limited ({}); retry in {retry_after}s", body.code).into(),
                 )

@@ -45,6 +45,8 @@ pub struct Api {
     /// (see [`Api::checked_types`]): those get a `Validate` impl, and only
     /// those are validated where they are held.
     pub checked: HashSet<String>,
+    /// The response types operations share, by name.
+    pub shared_responses: Vec<SharedResponse>,
 }
 
 /// A plan (`info.x-plans`): its name, its request limits (none for a plan
@@ -142,6 +144,13 @@ impl Api {
                 for h in &mut r.headers {
                     h.pointer = f(&h.pointer);
                 }
+            }
+        }
+        for shared in &mut self.shared_responses {
+            let r = &mut shared.response;
+            r.pointer = f(&r.pointer);
+            for h in &mut r.headers {
+                h.pointer = f(&h.pointer);
             }
         }
         for h in &mut self.common_headers {
@@ -717,6 +726,22 @@ pub struct Response {
     /// How the body travels (JSON or raw bytes of a media type).
     pub media: Media,
     pub headers: Vec<ResponseHeader>,
+    /// The name of the type this response shares with the other
+    /// operations that reference the same response (a rate limit's 429,
+    /// say): set for a referenced response of one status with headers of
+    /// its own, which would otherwise be spelled out in every operation.
+    /// Lowering records the referenced pointer here; the pass that names
+    /// shared responses replaces it with the name, or clears it.
+    pub shared: Option<String>,
+}
+
+/// A response type several operations share ([`Response::shared`]): its
+/// name, and the response as its first use declares it (every use
+/// references the same one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedResponse {
+    pub name: String,
+    pub response: Response,
 }
 
 #[derive(Debug, Clone, PartialEq)]

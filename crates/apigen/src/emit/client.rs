@@ -321,6 +321,18 @@ fn file_fields(api: &Api, shape: &Shape) -> Vec<String> {
 fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
     let resp = format_ident!("{}Response", op.type_name);
     let variant = ident(&r.variant);
+    match &r.shared {
+        Some(shared) => {
+            let shared = ident(shared);
+            quote!(operations::#resp::#variant(operations::#shared::read(&answer)?))
+        }
+        None => read_answer(api, r, &quote!(operations::#resp::#variant)),
+    }
+}
+
+/// The expression building `r` with the constructor `ctor` (a variant, or
+/// a shared response's `Self`) from the `answer`'s body and headers.
+pub(crate) fn read_answer(api: &Api, r: &Response, ctor: &TokenStream) -> TokenStream {
     let body = r.body.as_ref().map(|_| match r.media {
         Media::Raw(_) => quote!(answer.bytes()),
         _ => quote!(answer.json()?),
@@ -360,10 +372,10 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
             };
             quote!(#field: #read,)
         });
-        quote!(operations::#resp::#variant { #status #body #(#headers)* })
+        quote!(#ctor { #status #body #(#headers)* })
     } else if let Some(body) = body {
-        quote!(operations::#resp::#variant(#body))
+        quote!(#ctor(#body))
     } else {
-        quote!(operations::#resp::#variant)
+        quote!(#ctor)
     }
 }

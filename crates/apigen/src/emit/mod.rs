@@ -304,6 +304,25 @@ impl<'a> Gates<'a> {
         })
     }
 
+    /// The `cfg` predicate of items the operations of `groups` use:
+    /// `None` when every group does, or groups are not features.
+    pub fn groups<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Option<TokenStream> {
+        self.reach.as_ref()?;
+        let groups: BTreeSet<&str> = groups.into_iter().collect();
+        let features: Vec<&str> = self
+            .api
+            .traits
+            .iter()
+            .filter(|t| groups.contains(t.group.as_str()))
+            .map(|t| t.feature.as_str())
+            .collect();
+        match features.as_slice() {
+            _ if features.len() == self.api.traits.len() => None,
+            [one] => Some(quote!(feature = #one)),
+            _ => Some(quote!(any(#(feature = #features),*))),
+        }
+    }
+
     /// The `cfg` predicate of items some group's operations use (a helper
     /// of every handler, an import), when groups are features.
     pub fn any_group(&self) -> Option<TokenStream> {

@@ -49,6 +49,10 @@ pub fn group_description(api: &Api, t: &RouteTrait) -> String {
 /// The shared items: `ErrorResponse` and the route traits.
 pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
     let error = error_response(api);
+    let shared = api
+        .shared_responses
+        .iter()
+        .map(|shared| shared_response(api, gates, shared));
     let traits = api.traits.iter().map(|t| {
         let name = ident(&t.name);
         let docs = doc_paragraphs(&[
@@ -75,6 +79,7 @@ pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
     });
     quote! {
         #error
+        #(#shared)*
         #(#traits)*
     }
 }
@@ -360,7 +365,10 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
         let status = r.status;
         let docs = doc(Some(&format!("`{status}`: {}", r.doc.trim())));
         let body = r.body.as_ref().map(|b| rust_type(b, &MODELS()));
-        if r.status.carries_status() || !r.headers.is_empty() {
+        if let Some(shared) = &r.shared {
+            let shared = ident(shared);
+            quote!(#docs #variant(#shared),)
+        } else if r.status.carries_status() || !r.headers.is_empty() {
             let status_field = r.status.carries_status().then(|| {
                 let doc = match r.status.range() {
                     Some(range) => format!(
@@ -372,14 +380,8 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
                 };
                 quote!(#[doc = #doc] status: runtime::StatusCode,)
             });
-            let body_field = body.map(|b| quote!(body: #b,));
-            let headers = r.headers.iter().map(|h| {
-                let hname = ident(&h.rust);
-                let ty = header_type(h.required, &h.shape);
-                let hdoc = doc_paragraphs(&[h.doc.clone(), Some(format!("Header `{}`.", h.wire))]);
-                quote!(#hdoc #hname: #ty,)
-            });
-            quote!(#docs #variant { #status_field #body_field #(#headers)* },)
+            let fields = body_and_headers(r, quote!());
+            quote!(#docs #variant { #status_field #fields },)
         } else if let Some(b) = body {
             quote!(#docs #variant(#b),)
         } else {
@@ -389,69 +391,12 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
 
     let arms = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
-        let status = match r.status {
-            Status::Code(s) => match status_name(s) {
-                Some(name) => {
-                    let name = ident(name);
-                    quote!(runtime::StatusCode::#name)
-                }
-                None => {
-                    let s = proc_macro2::Literal::u16_unsuffixed(s);
-                    quote!(runtime::status(#s))
-                }
-            },
-            Status::Range(class) => {
-                let class = proc_macro2::Literal::u16_unsuffixed(class);
-                quote!(runtime::status_in_class(status, #class)?)
-            }
-            Status::Default => quote!(status),
-        };
-        let header_names: Vec<_> = r.headers.iter().map(|h| ident(&h.rust)).collect();
-        let sets = r.headers.iter().map(|h| {
-            let hname = ident(&h.rust);
-            let wire = &h.wire;
-            // Scalars as text; arrays, objects and JSON headers spelled as
-            // the client reads them.
-            let set = |value: TokenStream| {
-                if h.json {
-                    quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Json);)
-                } else if super::scalar_header(api, &h.shape) {
-                    quote!(runtime::set_header(&mut builder, #wire, #value);)
-                } else {
-                    quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Simple);)
-                }
-            };
-            if h.required {
-                set(quote!(#hname))
-            } else {
-                let set = set(quote!(value));
-                quote! {
-                    if let Some(value) = #hname {
-                        #set
-                    }
-                }
-            }
-        });
-        let finish = match (&r.body, &r.media) {
-            (Some(_), crate::ir::Media::Raw(media)) => {
-                let media = media
-                    .first()
-                    .map_or("application/octet-stream", String::as_str);
-                quote!(Ok(runtime::bytes(builder, #media, body)))
-            }
-            (Some(_), _) => quote!(runtime::json(builder, &body)),
-            (None, _) => quote!(Ok(builder.finish())),
-        };
-        let builder_mut = if r.headers.is_empty() && r.body.is_some() {
-            quote!()
-        } else {
-            quote!(mut)
-        };
-        let build = quote! {{
-            let #builder_mut builder = runtime::respond(#status);
-            #(#sets)*
-            #finish
-        }};
+        let status = status_expr(r.status);
+        if r.shared.is_some() {
+            return quote!(Self::#variant(response) => response.into_http(#status),);
+        }
+        let build = render_response(api, r, &status);
+        let header_names = r.headers.iter().map(|h| ident(&h.rust));
         if r.status.carries_status() || !r.headers.is_empty() {
             let status_field = r.status.carries_status().then(|| quote!(status,));
             let body_field = r.body.as_ref().map(|_| quote!(body,));
@@ -517,12 +462,204 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
     }
 }
 
+/// The fields of a response's body and headers, each preceded by `vis`.
+fn body_and_headers(r: &Response, vis: TokenStream) -> TokenStream {
+    let body = r.body.as_ref().map(|b| {
+        let ty = rust_type(b, &MODELS());
+        quote!(#vis body: #ty,)
+    });
+    let headers = r.headers.iter().map(|h| {
+        let hname = ident(&h.rust);
+        let ty = header_type(h.required, &h.shape);
+        let hdoc = doc_paragraphs(&[h.doc.clone(), Some(format!("Header `{}`.", h.wire))]);
+        quote!(#hdoc #vis #hname: #ty,)
+    });
+    quote!(#body #(#headers)*)
+}
+
+/// A response several operations share ([`crate::ir::Response::shared`]):
+/// its body and headers, how an error becomes it (the glue's), how it is
+/// rendered with the status of the variant holding it, and how a client
+/// reads it.
+fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse) -> TokenStream {
+    let r = &shared.response;
+    let name = ident(&shared.name);
+    let users = api
+        .operations
+        .iter()
+        .filter(|op| {
+            op.responses
+                .iter()
+                .any(|u| u.shared.as_ref() == Some(&shared.name))
+        })
+        .map(|op| op.group.as_str());
+    let cfg = Gates::attr(gates.groups(users));
+    let docs = doc_paragraphs(&[
+        Some(r.doc.clone()),
+        Some(
+            "The same response for every operation that declares it: each one's response \
+             enum holds it in the variant of its status."
+                .into(),
+        ),
+    ]);
+    let fields = body_and_headers(r, quote!(pub));
+    let names = r
+        .body
+        .iter()
+        .map(|_| format_ident!("body"))
+        .chain(r.headers.iter().map(|h| ident(&h.rust)));
+    let render = unbraced(render_response(api, r, &quote!(status)));
+    let from_error = read_error(api, r, &quote!(Self)).map(unbraced).map(|read| {
+        quote! {
+            /// The response an error makes: its body, and the headers it
+            /// carries; the error back when it lacks a required one.
+            #[cfg(feature = "server")]
+            pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+                #read
+            }
+        }
+    });
+    let read = super::client::read_answer(api, r, &quote!(Self));
+    quote! {
+        #docs
+        #cfg
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct #name {
+            #fields
+        }
+
+        #cfg
+        impl #name {
+            #from_error
+
+            /// Renders the response, sent with `status`.
+            #[cfg(feature = "server")]
+            pub fn into_http(
+                self,
+                status: runtime::StatusCode,
+            ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+                let Self { #(#names),* } = self;
+                #render
+            }
+
+            /// Reads the response from an answer.
+            #[cfg(feature = "client")]
+            pub fn read(answer: &runtime::Answer) -> Result<Self, runtime::ClientError> {
+                Ok(#read)
+            }
+        }
+    }
+}
+
+/// A block's statements, for the body of a function; any other
+/// expression as it is.
+fn unbraced(block: TokenStream) -> TokenStream {
+    let mut trees = block.clone().into_iter();
+    match (trees.next(), trees.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Brace =>
+        {
+            g.stream()
+        }
+        _ => block,
+    }
+}
+
+/// The status a response is sent with: a code's constant; for a range or
+/// `default`, the `status` its variant carries.
+fn status_expr(status: Status) -> TokenStream {
+    match status {
+        Status::Code(s) => match status_name(s) {
+            Some(name) => {
+                let name = ident(name);
+                quote!(runtime::StatusCode::#name)
+            }
+            None => {
+                let s = proc_macro2::Literal::u16_unsuffixed(s);
+                quote!(runtime::status(#s))
+            }
+        },
+        Status::Range(class) => {
+            let class = proc_macro2::Literal::u16_unsuffixed(class);
+            quote!(runtime::status_in_class(status, #class)?)
+        }
+        Status::Default => quote!(status),
+    }
+}
+
+/// The block rendering a response from its parts, bound to locals of
+/// their names (`body`, each header's field, `status` for a range).
+fn render_response(api: &Api, r: &Response, status: &TokenStream) -> TokenStream {
+    let sets = r.headers.iter().map(|h| {
+        let hname = ident(&h.rust);
+        let wire = &h.wire;
+        // Scalars as text; arrays, objects and JSON headers spelled as
+        // the client reads them.
+        let set = |value: TokenStream| {
+        if h.json {
+            quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Json);)
+        } else if super::scalar_header(api, &h.shape) {
+            quote!(runtime::set_header(&mut builder, #wire, #value);)
+        } else {
+            quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Simple);)
+        }
+        };
+        if h.required {
+        set(quote!(#hname))
+        } else {
+        let set = set(quote!(value));
+        quote! {
+            if let Some(value) = #hname {
+            #set
+            }
+        }
+        }
+    });
+    let finish = match (&r.body, &r.media) {
+        (Some(_), crate::ir::Media::Raw(media)) => {
+            let media = media
+                .first()
+                .map_or("application/octet-stream", String::as_str);
+            quote!(Ok(runtime::bytes(builder, #media, body)))
+        }
+        (Some(_), _) => quote!(runtime::json(builder, &body)),
+        (None, _) => quote!(Ok(builder.finish())),
+    };
+    let builder_mut = if r.headers.is_empty() && r.body.is_some() {
+        quote!()
+    } else {
+        quote!(mut)
+    };
+    quote! {{
+        let #builder_mut builder = runtime::respond(#status);
+        #(#sets)*
+        #finish
+    }}
+}
+
 /// An expression of type `Result<Self, ErrorResponse>` building the variant
 /// `r` from an `ErrorResponse` named `error`: its headers come from the
 /// error's, and an error without a header the variant requires is given
 /// back. `None` when a required header's type cannot be read from text.
 fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
     let variant = ident(&r.variant);
+    match &r.shared {
+        Some(shared) => {
+            // Its type reads the error; `None` when it cannot.
+            read_error(api, r, &quote!(Self))?;
+            let shared = ident(shared);
+            Some(quote!(#shared::from_error(error).map(Self::#variant)))
+        }
+        None => read_error(api, r, &quote!(Self::#variant)),
+    }
+}
+
+/// An expression of type `Result<T, ErrorResponse>` building `r` with the
+/// constructor `ctor` (a variant, or a shared response's `Self`) from an
+/// `ErrorResponse` named `error`; `None` when a required header's type
+/// cannot be read from text.
+fn read_error(api: &Api, r: &Response, ctor: &TokenStream) -> Option<TokenStream> {
+    let variant = ctor;
     if r.status.carries_status() || !r.headers.is_empty() {
         let mut reads = Vec::new();
         for h in &r.headers {
@@ -543,7 +680,7 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
             .then(|| quote!(status: error.status,));
         let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
         let fields = r.headers.iter().map(|h| ident(&h.rust));
-        let build = quote!(Ok(Self::#variant { #status_field #body_field #(#fields,)* }));
+        let build = quote!(Ok(#variant { #status_field #body_field #(#fields,)* }));
         Some(if reads.is_empty() {
             build
         } else {
@@ -553,9 +690,9 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
             })
         })
     } else if r.body.is_some() {
-        Some(quote!(Ok(Self::#variant(error.body))))
+        Some(quote!(Ok(#variant(error.body))))
     } else {
-        Some(quote!(Ok(Self::#variant)))
+        Some(quote!(Ok(#variant)))
     }
 }
 

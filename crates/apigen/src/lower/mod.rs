@@ -74,6 +74,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
     let plans = l.plans();
     let (operations, traits) = passes::groups(doc, operations);
     let (operations, common_headers) = passes::common_headers(operations);
+    let (operations, shared_responses) = passes::shared_responses(operations, &traits);
     let error_type = passes::shared_error_type(&operations);
     let security_schemes = l.security_schemes();
     let api = Api {
@@ -98,6 +99,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         webhooks,
         plans,
         checked: Default::default(),
+        shared_responses,
     };
     let moved = &loaded.normalized;
     if options.lenient {

@@ -369,3 +369,57 @@ fn told_apart(types: &BTreeMap<String, TypeDef>, u: &Union) -> Option<(String, V
         (distinct.len() == values.len()).then(|| (candidate.wire.clone(), values))
     })
 }
+
+/// Names the responses operations share ([`Response::shared`]): a response
+/// that several operations reference, of one status, with headers of its
+/// own once the common ones are gone (a 429 with `Retry-After`, say).
+/// Each becomes one type, named after what it references, that every
+/// operation's response enum holds; the others are spelled out in place.
+pub(super) fn shared_responses(
+    mut ops: Vec<Operation>,
+    traits: &[RouteTrait],
+) -> (Vec<Operation>, Vec<SharedResponse>) {
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    for r in ops.iter().flat_map(|o| &o.responses) {
+        if let Some(target) = r.shared.as_ref().filter(|_| !r.headers.is_empty()) {
+            *uses.entry(target.clone()).or_default() += 1;
+        }
+    }
+    // The names of the operations module, which the shared types join.
+    let mut names = Namer::new();
+    for name in PRELUDE_TYPES.iter().copied().chain(["ErrorResponse"]) {
+        names.reserve(name);
+    }
+    for t in traits {
+        names.reserve(&t.name);
+    }
+    for op in &ops {
+        names.reserve(&format!("{}Request", op.type_name));
+        names.reserve(&format!("{}Response", op.type_name));
+    }
+    let mut named: HashMap<String, String> = HashMap::new();
+    let mut shared = Vec::new();
+    for r in ops.iter_mut().flat_map(|o| &mut o.responses) {
+        let Some(target) = r.shared.take() else {
+            continue;
+        };
+        if r.headers.is_empty() || uses.get(&target).is_none_or(|&n| n < 2) {
+            continue;
+        }
+        let name = named.entry(target.clone()).or_insert_with(|| {
+            let last = target.rsplit('/').next().unwrap_or_default();
+            let last = last.replace("~1", "/").replace("~0", "~");
+            let name = names.unique(sanitize(&last, Case::Pascal));
+            shared.push(SharedResponse {
+                name: name.clone(),
+                response: Response {
+                    shared: Some(name.clone()),
+                    ..r.clone()
+                },
+            });
+            name
+        });
+        r.shared = Some(name.clone());
+    }
+    (ops, shared)
+}

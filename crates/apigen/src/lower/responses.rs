@@ -72,6 +72,7 @@ impl<'a> Lowerer<'a> {
                 body: None,
                 media: Media::Json,
                 headers: Vec::new(),
+                shared: None,
             });
         }
         responses
@@ -259,6 +260,10 @@ impl<'a> Lowerer<'a> {
                 doc: header.description.clone(),
             });
         }
+        // A referenced response of one status may be shared: see
+        // `passes::shared_responses`.
+        let shared = (response_at != *at && matches!(status, Status::Code(_)))
+            .then(|| response_at.to_string());
         Some(Response {
             pointer: at.to_string(),
             status,
@@ -267,6 +272,7 @@ impl<'a> Lowerer<'a> {
             body,
             media,
             headers,
+            shared,
         })
     }
 }

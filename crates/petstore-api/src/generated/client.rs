@@ -95,20 +95,18 @@ impl Client {
             401 => operations::ListPetsResponse::Unauthorized(answer.json()?),
             422 => operations::ListPetsResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::ListPetsResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListPetsResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::ListPetsResponse::RequestHeaderFieldsTooLarge(answer.json()?)
             }
             500 => operations::ListPetsResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::ListPetsResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListPetsResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -150,10 +148,9 @@ impl Client {
             415 => operations::CreatePetResponse::UnsupportedMediaType(answer.json()?),
             422 => operations::CreatePetResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::CreatePetResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CreatePetResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::CreatePetResponse::RequestHeaderFieldsTooLarge(
@@ -162,10 +159,9 @@ impl Client {
             }
             500 => operations::CreatePetResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::CreatePetResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CreatePetResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -210,20 +206,18 @@ impl Client {
             410 => operations::GetPetResponse::Gone(answer.json()?),
             422 => operations::GetPetResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::GetPetResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetPetResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::GetPetResponse::RequestHeaderFieldsTooLarge(answer.json()?)
             }
             500 => operations::GetPetResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::GetPetResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetPetResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -259,10 +253,9 @@ impl Client {
             415 => operations::ReplacePetResponse::UnsupportedMediaType(answer.json()?),
             422 => operations::ReplacePetResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::ReplacePetResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ReplacePetResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(
@@ -271,10 +264,9 @@ impl Client {
             }
             500 => operations::ReplacePetResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::ReplacePetResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ReplacePetResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -307,10 +299,9 @@ impl Client {
             409 => operations::DeletePetResponse::Conflict(answer.json()?),
             422 => operations::DeletePetResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::DeletePetResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::DeletePetResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::DeletePetResponse::RequestHeaderFieldsTooLarge(
@@ -319,10 +310,9 @@ impl Client {
             }
             500 => operations::DeletePetResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::DeletePetResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::DeletePetResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -357,10 +347,9 @@ impl Client {
                 operations::ListCategoriesResponse::UnprocessableEntity(answer.json()?)
             }
             429 => {
-                operations::ListCategoriesResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListCategoriesResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(
@@ -371,10 +360,9 @@ impl Client {
                 operations::ListCategoriesResponse::InternalServerError(answer.json()?)
             }
             503 => {
-                operations::ListCategoriesResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListCategoriesResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -421,10 +409,9 @@ impl Client {
                 operations::CreateCategoryResponse::UnprocessableEntity(answer.json()?)
             }
             429 => {
-                operations::CreateCategoryResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CreateCategoryResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(
@@ -435,10 +422,9 @@ impl Client {
                 operations::CreateCategoryResponse::InternalServerError(answer.json()?)
             }
             503 => {
-                operations::CreateCategoryResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CreateCategoryResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -475,10 +461,9 @@ impl Client {
             404 => operations::GetCategoryResponse::NotFound(answer.json()?),
             422 => operations::GetCategoryResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::GetCategoryResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetCategoryResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(
@@ -487,10 +472,9 @@ impl Client {
             }
             500 => operations::GetCategoryResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::GetCategoryResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetCategoryResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -534,10 +518,9 @@ impl Client {
                 operations::DeleteCategoryResponse::UnprocessableEntity(answer.json()?)
             }
             429 => {
-                operations::DeleteCategoryResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::DeleteCategoryResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(
@@ -548,10 +531,9 @@ impl Client {
                 operations::DeleteCategoryResponse::InternalServerError(answer.json()?)
             }
             503 => {
-                operations::DeleteCategoryResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::DeleteCategoryResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -593,10 +575,9 @@ impl Client {
             401 => operations::ListOrdersResponse::Unauthorized(answer.json()?),
             422 => operations::ListOrdersResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::ListOrdersResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListOrdersResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(
@@ -605,10 +586,9 @@ impl Client {
             }
             500 => operations::ListOrdersResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::ListOrdersResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListOrdersResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -654,10 +634,9 @@ impl Client {
             415 => operations::PlaceOrderResponse::UnsupportedMediaType(answer.json()?),
             422 => operations::PlaceOrderResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::PlaceOrderResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::PlaceOrderResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(
@@ -666,10 +645,9 @@ impl Client {
             }
             500 => operations::PlaceOrderResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::PlaceOrderResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::PlaceOrderResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -699,20 +677,18 @@ impl Client {
             404 => operations::GetOrderResponse::NotFound(answer.json()?),
             422 => operations::GetOrderResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::GetOrderResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetOrderResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::GetOrderResponse::RequestHeaderFieldsTooLarge(answer.json()?)
             }
             500 => operations::GetOrderResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::GetOrderResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetOrderResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -749,10 +725,9 @@ impl Client {
             409 => operations::CancelOrderResponse::Conflict(answer.json()?),
             422 => operations::CancelOrderResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::CancelOrderResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CancelOrderResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(
@@ -761,10 +736,9 @@ impl Client {
             }
             500 => operations::CancelOrderResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::CancelOrderResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CancelOrderResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -808,10 +782,9 @@ impl Client {
             404 => operations::CompleteOrderResponse::NotFound(answer.json()?),
             422 => operations::CompleteOrderResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::CompleteOrderResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CompleteOrderResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(
@@ -820,10 +793,9 @@ impl Client {
             }
             500 => operations::CompleteOrderResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::CompleteOrderResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::CompleteOrderResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -865,10 +837,9 @@ impl Client {
             401 => operations::ListInventoryResponse::Unauthorized(answer.json()?),
             422 => operations::ListInventoryResponse::UnprocessableEntity(answer.json()?),
             429 => {
-                operations::ListInventoryResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListInventoryResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(
@@ -877,10 +848,9 @@ impl Client {
             }
             500 => operations::ListInventoryResponse::InternalServerError(answer.json()?),
             503 => {
-                operations::ListInventoryResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::ListInventoryResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -922,10 +892,9 @@ impl Client {
                 operations::GetInventoryItemResponse::UnprocessableEntity(answer.json()?)
             }
             429 => {
-                operations::GetInventoryItemResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetInventoryItemResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(
@@ -936,10 +905,9 @@ impl Client {
                 operations::GetInventoryItemResponse::InternalServerError(answer.json()?)
             }
             503 => {
-                operations::GetInventoryItemResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::GetInventoryItemResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };
@@ -990,10 +958,9 @@ impl Client {
                 operations::UpdateInventoryResponse::UnprocessableEntity(answer.json()?)
             }
             429 => {
-                operations::UpdateInventoryResponse::TooManyRequests {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::UpdateInventoryResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
             }
             431 => {
                 operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(
@@ -1004,10 +971,9 @@ impl Client {
                 operations::UpdateInventoryResponse::InternalServerError(answer.json()?)
             }
             503 => {
-                operations::UpdateInventoryResponse::ServiceUnavailable {
-                    body: answer.json()?,
-                    retry_after: answer.required_header("Retry-After")?,
-                }
+                operations::UpdateInventoryResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
             }
             _ => return Err(answer.undeclared()),
         };

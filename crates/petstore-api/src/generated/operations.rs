@@ -61,6 +61,103 @@ impl runtime::ErrorAnswer for ErrorResponse {
     }
 }
 
+/// Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+///
+/// The same response for every operation that declares it: each one's response enum holds it in the variant of its status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooManyRequests {
+    pub body: models::Error,
+    /// Seconds to wait before retrying.
+    ///
+    /// Header `Retry-After`.
+    pub retry_after: i64,
+}
+
+impl TooManyRequests {
+    /// The response an error makes: its body, and the headers it
+    /// carries; the error back when it lacks a required one.
+    #[cfg(feature = "server")]
+    pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        let Some(retry_after) = error.header("Retry-After") else {
+            return Err(error);
+        };
+        Ok(Self {
+            body: error.body,
+            retry_after,
+        })
+    }
+
+    /// Renders the response, sent with `status`.
+    #[cfg(feature = "server")]
+    pub fn into_http(
+        self,
+        status: runtime::StatusCode,
+    ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        let Self { body, retry_after } = self;
+        let mut builder = runtime::respond(status);
+        runtime::set_header(&mut builder, "Retry-After", retry_after);
+        runtime::json(builder, &body)
+    }
+
+    /// Reads the response from an answer.
+    #[cfg(feature = "client")]
+    pub fn read(answer: &runtime::Answer) -> Result<Self, runtime::ClientError> {
+        Ok(Self {
+            body: answer.json()?,
+            retry_after: answer.required_header("Retry-After")?,
+        })
+    }
+}
+
+/// The database cannot be reached or cannot take the request now
+/// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+///
+/// The same response for every operation that declares it: each one's response enum holds it in the variant of its status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceUnavailable {
+    pub body: models::Error,
+    /// Seconds to wait before retrying.
+    ///
+    /// Header `Retry-After`.
+    pub retry_after: i64,
+}
+
+impl ServiceUnavailable {
+    /// The response an error makes: its body, and the headers it
+    /// carries; the error back when it lacks a required one.
+    #[cfg(feature = "server")]
+    pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        let Some(retry_after) = error.header("Retry-After") else {
+            return Err(error);
+        };
+        Ok(Self {
+            body: error.body,
+            retry_after,
+        })
+    }
+
+    /// Renders the response, sent with `status`.
+    #[cfg(feature = "server")]
+    pub fn into_http(
+        self,
+        status: runtime::StatusCode,
+    ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        let Self { body, retry_after } = self;
+        let mut builder = runtime::respond(status);
+        runtime::set_header(&mut builder, "Retry-After", retry_after);
+        runtime::json(builder, &body)
+    }
+
+    /// Reads the response from an answer.
+    #[cfg(feature = "client")]
+    pub fn read(answer: &runtime::Answer) -> Result<Self, runtime::ClientError> {
+        Ok(Self {
+            body: answer.json()?,
+            retry_after: answer.required_header("Retry-After")?,
+        })
+    }
+}
+
 /// Pets and the categories they belong to.
 ///
 /// The operations tagged `Pets`. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -378,13 +475,7 @@ pub enum ListPetsResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -395,13 +486,7 @@ pub enum ListPetsResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -412,26 +497,10 @@ impl runtime::Response for ListPetsResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -459,12 +528,8 @@ impl runtime::Response for ListPetsResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -478,12 +543,8 @@ impl runtime::Response for ListPetsResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -544,13 +605,7 @@ pub enum CreatePetResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -561,13 +616,7 @@ pub enum CreatePetResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -581,26 +630,10 @@ impl runtime::Response for CreatePetResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -640,12 +673,8 @@ impl runtime::Response for CreatePetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -659,12 +688,8 @@ impl runtime::Response for CreatePetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -725,13 +750,7 @@ pub enum GetPetResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -742,13 +761,7 @@ pub enum GetPetResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -761,26 +774,10 @@ impl runtime::Response for GetPetResponse {
             404 => Ok(Self::NotFound(error.body)),
             410 => Ok(Self::Gone(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -822,12 +819,8 @@ impl runtime::Response for GetPetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -841,12 +834,8 @@ impl runtime::Response for GetPetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -902,13 +891,7 @@ pub enum ReplacePetResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -919,13 +902,7 @@ pub enum ReplacePetResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -940,26 +917,10 @@ impl runtime::Response for ReplacePetResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -1002,12 +963,8 @@ impl runtime::Response for ReplacePetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -1021,12 +978,8 @@ impl runtime::Response for ReplacePetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -1073,13 +1026,7 @@ pub enum DeletePetResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -1090,13 +1037,7 @@ pub enum DeletePetResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -1109,26 +1050,10 @@ impl runtime::Response for DeletePetResponse {
             404 => Ok(Self::NotFound(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -1161,12 +1086,8 @@ impl runtime::Response for DeletePetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -1180,12 +1101,8 @@ impl runtime::Response for DeletePetResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -1261,13 +1178,7 @@ pub enum ListCategoriesResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -1278,13 +1189,7 @@ pub enum ListCategoriesResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -1295,26 +1200,10 @@ impl runtime::Response for ListCategoriesResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -1342,12 +1231,8 @@ impl runtime::Response for ListCategoriesResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -1361,12 +1246,8 @@ impl runtime::Response for ListCategoriesResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -1427,13 +1308,7 @@ pub enum CreateCategoryResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -1444,13 +1319,7 @@ pub enum CreateCategoryResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -1464,26 +1333,10 @@ impl runtime::Response for CreateCategoryResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -1523,12 +1376,8 @@ impl runtime::Response for CreateCategoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -1542,12 +1391,8 @@ impl runtime::Response for CreateCategoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -1598,13 +1443,7 @@ pub enum GetCategoryResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -1615,13 +1454,7 @@ pub enum GetCategoryResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -1633,26 +1466,10 @@ impl runtime::Response for GetCategoryResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -1684,12 +1501,8 @@ impl runtime::Response for GetCategoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -1703,12 +1516,8 @@ impl runtime::Response for GetCategoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -1760,13 +1569,7 @@ pub enum DeleteCategoryResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -1777,13 +1580,7 @@ pub enum DeleteCategoryResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -1796,26 +1593,10 @@ impl runtime::Response for DeleteCategoryResponse {
             404 => Ok(Self::NotFound(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -1851,12 +1632,8 @@ impl runtime::Response for DeleteCategoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -1870,12 +1647,8 @@ impl runtime::Response for DeleteCategoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -1972,13 +1745,7 @@ pub enum ListOrdersResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -1989,13 +1756,7 @@ pub enum ListOrdersResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -2006,26 +1767,10 @@ impl runtime::Response for ListOrdersResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -2053,12 +1798,8 @@ impl runtime::Response for ListOrdersResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -2072,12 +1813,8 @@ impl runtime::Response for ListOrdersResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -2140,13 +1877,7 @@ pub enum PlaceOrderResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -2157,13 +1888,7 @@ pub enum PlaceOrderResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -2178,26 +1903,10 @@ impl runtime::Response for PlaceOrderResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -2241,12 +1950,8 @@ impl runtime::Response for PlaceOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -2260,12 +1965,8 @@ impl runtime::Response for PlaceOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -2310,13 +2011,7 @@ pub enum GetOrderResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -2327,13 +2022,7 @@ pub enum GetOrderResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -2345,26 +2034,10 @@ impl runtime::Response for GetOrderResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -2393,12 +2066,8 @@ impl runtime::Response for GetOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -2412,12 +2081,8 @@ impl runtime::Response for GetOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -2464,13 +2129,7 @@ pub enum CancelOrderResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -2481,13 +2140,7 @@ pub enum CancelOrderResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -2500,26 +2153,10 @@ impl runtime::Response for CancelOrderResponse {
             404 => Ok(Self::NotFound(error.body)),
             409 => Ok(Self::Conflict(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -2552,12 +2189,8 @@ impl runtime::Response for CancelOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -2571,12 +2204,8 @@ impl runtime::Response for CancelOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -2634,13 +2263,7 @@ pub enum CompleteOrderResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -2651,13 +2274,7 @@ pub enum CompleteOrderResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -2669,26 +2286,10 @@ impl runtime::Response for CompleteOrderResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -2717,12 +2318,8 @@ impl runtime::Response for CompleteOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -2736,12 +2333,8 @@ impl runtime::Response for CompleteOrderResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -2826,13 +2419,7 @@ pub enum ListInventoryResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -2843,13 +2430,7 @@ pub enum ListInventoryResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -2860,26 +2441,10 @@ impl runtime::Response for ListInventoryResponse {
             400 => Ok(Self::BadRequest(error.body)),
             401 => Ok(Self::Unauthorized(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -2910,12 +2475,8 @@ impl runtime::Response for ListInventoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -2929,12 +2490,8 @@ impl runtime::Response for ListInventoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -2985,13 +2542,7 @@ pub enum GetInventoryItemResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -3002,13 +2553,7 @@ pub enum GetInventoryItemResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -3020,26 +2565,10 @@ impl runtime::Response for GetInventoryItemResponse {
             401 => Ok(Self::Unauthorized(error.body)),
             404 => Ok(Self::NotFound(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -3071,12 +2600,8 @@ impl runtime::Response for GetInventoryItemResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -3090,12 +2615,8 @@ impl runtime::Response for GetInventoryItemResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }
@@ -3157,13 +2678,7 @@ pub enum UpdateInventoryResponse {
     /// `idempotency_key_reused`).
     UnprocessableEntity(models::Error),
     /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
-    TooManyRequests {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    TooManyRequests(TooManyRequests),
     /// `431`: The request's headers are larger than the server accepts
     /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
     /// The request counts against the caller's rate limits like any other.
@@ -3174,13 +2689,7 @@ pub enum UpdateInventoryResponse {
     InternalServerError(models::Error),
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
-    ServiceUnavailable {
-        body: models::Error,
-        /// Seconds to wait before retrying.
-        ///
-        /// Header `Retry-After`.
-        retry_after: i64,
-    },
+    ServiceUnavailable(ServiceUnavailable),
 }
 
 #[cfg(feature = "server")]
@@ -3195,26 +2704,10 @@ impl runtime::Response for UpdateInventoryResponse {
             413 => Ok(Self::PayloadTooLarge(error.body)),
             415 => Ok(Self::UnsupportedMediaType(error.body)),
             422 => Ok(Self::UnprocessableEntity(error.body)),
-            429 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::TooManyRequests {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
             431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
             500 => Ok(Self::InternalServerError(error.body)),
-            503 => {
-                let Some(retry_after) = error.header("Retry-After") else {
-                    return Err(error);
-                };
-                Ok(Self::ServiceUnavailable {
-                    body: error.body,
-                    retry_after,
-                })
-            }
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
             _ => Err(error),
         }
     }
@@ -3260,12 +2753,8 @@ impl runtime::Response for UpdateInventoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::TooManyRequests { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
             }
             Self::RequestHeaderFieldsTooLarge(body) => {
                 let builder = runtime::respond(
@@ -3279,12 +2768,8 @@ impl runtime::Response for UpdateInventoryResponse {
                 );
                 runtime::json(builder, &body)
             }
-            Self::ServiceUnavailable { body, retry_after } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
-                runtime::set_header(&mut builder, "Retry-After", retry_after);
-                runtime::json(builder, &body)
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
             }
         }
     }

@@ -272,7 +272,7 @@ async fn rate_limits_are_typed_answers_with_their_retry_after() {
         .unwrap()
         .into_inner();
     match limited {
-        ListPetsResponse::TooManyRequests { body, retry_after } => {
+        ListPetsResponse::TooManyRequests(TooManyRequests { body, retry_after }) => {
             assert_eq!(body.code, "rate_limited");
             assert!(retry_after > 0 && retry_after <= 60, "{retry_after}");
         }
