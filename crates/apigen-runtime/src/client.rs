@@ -31,6 +31,12 @@ pub enum ClientError {
     /// The server answered a status the operation does not declare: the
     /// answer, whole.
     Undeclared(Box<Answer>),
+    /// A page walk met an answer that is not a page (a declared error
+    /// status, once the client's retries are spent): the answer, whole.
+    NotAPage(Box<Answer>),
+    /// A page walk cannot go on: the server handed back a cursor or URL
+    /// it had already given, which would walk the same pages forever.
+    Paging(String),
     /// A declared status whose body or headers do not fit the spec.
     Decode {
         /// The status it answered.
@@ -52,6 +58,13 @@ impl fmt::Display for ClientError {
                 answer.status,
                 String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)])
             ),
+            ClientError::NotAPage(answer) => write!(
+                f,
+                "the server answered {} where a page was expected: {}",
+                answer.status,
+                String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)])
+            ),
+            ClientError::Paging(message) => write!(f, "paging stopped: {message}"),
             ClientError::Decode { status, message } => {
                 write!(f, "the {status} answer does not fit the spec: {message}")
             }
@@ -251,8 +264,25 @@ impl Core {
 
     /// The request for one try.
     fn request(&self, call: &Call) -> Result<reqwest::Request, ClientError> {
-        let mut url = self.base.clone();
-        {
+        let mut url = match &call.follow {
+            // A URL the server gave (the next page's): resolved against the
+            // base, and only ever on its origin, where the credentials go.
+            Some(next) => {
+                let url = self
+                    .base
+                    .join(next)
+                    .map_err(|e| ClientError::Url(format!("{next}: {e}")))?;
+                if url.origin() != self.base.origin() {
+                    return Err(ClientError::Url(format!(
+                        "{url} is not on the API's origin ({}): not followed",
+                        self.base.origin().ascii_serialization()
+                    )));
+                }
+                url
+            }
+            None => self.base.clone(),
+        };
+        if call.follow.is_none() {
             let mut segments = url
                 .path_segments_mut()
                 .map_err(|()| ClientError::Url(self.base.to_string()))?;
@@ -429,6 +459,9 @@ pub struct Call {
     body: Option<Body>,
     /// Resending after an unknown outcome cannot do the work twice.
     resendable: bool,
+    /// A URL to send to instead of the operation's path and query (the
+    /// next page's, as the server gave it).
+    follow: Option<String>,
 }
 
 impl Call {
@@ -451,7 +484,30 @@ impl Call {
             cookies: Vec::new(),
             body: None,
             resendable: idempotent,
+            follow: None,
         }
+    }
+
+    /// The value of the query parameter `name`, as it will be sent.
+    pub fn query_value(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets the query parameter `name` to `value` alone.
+    pub fn set_query(&mut self, name: &str, value: String) {
+        self.query.retain(|(k, _)| k != name);
+        self.query.push((name.to_string(), value));
+    }
+
+    /// Sends the call to `url` (relative to the base URL, or absolute on
+    /// its origin) with its query, in place of the operation's path and
+    /// query parameters; headers and credentials stay.
+    pub fn follow(&mut self, url: String) {
+        self.query.clear();
+        self.follow = Some(url);
     }
 
     /// The call carries an `Idempotency-Key`: resending it cannot do the work

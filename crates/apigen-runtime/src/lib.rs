@@ -27,6 +27,8 @@ mod vocabulary;
 
 #[cfg(feature = "client")]
 mod client;
+#[cfg(feature = "client")]
+mod paging;
 
 #[cfg(feature = "server")]
 mod body;
@@ -65,6 +67,12 @@ pub use values::{Base64, Nullable};
 pub use client::{
     new_idempotency_key, Answer, Call, ClientError, Core, Credential, RateLimit, Reply, Retry,
 };
+/// The streams a paging operation's client methods return, and what
+/// consumes them (`.next().await`).
+#[cfg(feature = "client")]
+pub use futures_util::{Stream, StreamExt};
+#[cfg(feature = "client")]
+pub use paging::{items, pages, Next, Paging};
 
 #[cfg(feature = "server")]
 pub use body::{

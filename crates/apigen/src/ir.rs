@@ -571,6 +571,8 @@ pub struct Operation {
     pub params: Vec<Param>,
     pub body: Option<Body>,
     pub responses: Vec<Response>,
+    /// How the operation pages (`x-pagination`, or inferred), when it does.
+    pub paging: Option<Paging>,
     /// `x-hideTryItPanel: true`: the reference page offers no "try it".
     pub hide_try_it: bool,
 }
@@ -619,6 +621,57 @@ pub struct Param {
     /// The parameter's type is a union (`oneOf`/`anyOf`) of scalars or arrays.
     pub union: bool,
     pub default: Option<serde_json::Value>,
+}
+
+/// How a list operation pages: where its items are, and how the next page
+/// is asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paging {
+    pub next: PageNext,
+    /// A JSON pointer to the items in the success response's body; empty
+    /// when the body is the list.
+    pub items: String,
+    /// One item's shape.
+    pub item: Shape,
+    /// A JSON pointer to a boolean in the body saying more pages follow.
+    pub has_more: Option<String>,
+    /// The query parameter (its wire name) that sets the page size.
+    pub limit: Option<String>,
+    /// Inferred from the operation's shape, not declared.
+    pub inferred: bool,
+}
+
+/// How the next page is asked for (query parameters by wire name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageNext {
+    /// The `Link` header's `rel="next"` URL.
+    Link,
+    /// A query parameter fed from a JSON pointer of the body.
+    Cursor { param: String, from: String },
+    /// A query parameter fed from a JSON pointer of the last item.
+    LastItem { param: String, field: String },
+    /// A page number, one more each page.
+    Page { param: String, start: u64 },
+    /// An offset, grown by each page's number of items.
+    Offset { param: String },
+}
+
+impl PageNext {
+    /// How the scheme is described to a reader: `the Link header's
+    /// rel="next"`, `after = the last item's /id`.
+    pub fn describe(&self) -> String {
+        match self {
+            PageNext::Link => "the `Link` header's `rel=\"next\"` URL".into(),
+            PageNext::Cursor { param, from } => format!("`{param}` = the body's `{from}`"),
+            PageNext::LastItem { param, field } => {
+                format!("`{param}` = the last item's `{field}`")
+            }
+            PageNext::Page { param, start } => {
+                format!("`{param}` = the page number, from {start}")
+            }
+            PageNext::Offset { param } => format!("`{param}` = the number of items before"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

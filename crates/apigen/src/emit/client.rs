@@ -280,22 +280,160 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     } else {
         quote!(request)
     };
+    let Some(paging) = &op.paging else {
+        return quote! {
+            #docs
+            #cfg
+            #deprecated
+            pub async fn #name(
+                &self,
+                #request: operations::#req,
+            ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
+                #validate
+                let #mutable call = runtime::Call::new(metadata::#constant);
+                #key_setup
+                #(#params)*
+                #body
+                let answer = self.core.send(call).await?;
+                #value
+                Ok(answer.reply(value))
+            }
+        };
+    };
+    // A paging operation: the call and the reading of its answer are
+    // functions of their own, which the page walks reuse.
+    let validate = validate.map(
+        |_| quote!(runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;),
+    );
+    let call_fn = format_ident!("{}_call", op.fn_name);
+    let read_fn = format_ident!("{}_read", op.fn_name);
+    let pages_fn = format_ident!("{}_pages", op.fn_name);
+    let items_fn = format_ident!("{}_items", op.fn_name);
+    let paging_const = format_ident!("{}_PAGING", op.const_name);
+    let item = rust_type(&paging.item, &quote!(super::models::));
+    let paging_value = paging_literal(paging);
+    let call_doc = format!(" The call [`Self::{}`] sends.", op.fn_name);
+    let read_doc = format!(
+        " [`Self::{}`]'s typed response, read from its answer.",
+        op.fn_name
+    );
+    let how = format!(
+        " Pages by {}{}.",
+        paging.next.describe(),
+        if paging.items.is_empty() {
+            String::new()
+        } else {
+            format!("; the items are the body's `{}`", paging.items)
+        }
+    );
+    let items_doc = format!(
+        " Every item of [`Self::{}`], page after page: the next page is fetched when \
+         the stream is asked for an item past the last one fetched, through the \
+         client's retries (which honour `Retry-After`). The stream ends after the \
+         last page; an answer that is not a page ends it with \
+         `ClientError::NotAPage`, a cursor the server already gave with \
+         `ClientError::Paging`.",
+        op.fn_name
+    );
+    let pages_doc = format!(
+        " Every page of [`Self::{}`] as its typed response (with the headers it came \
+         with, the rate limits among them), fetched as the stream is asked for \
+         them. A response that is not a page (a 429 the retries did not outlast, \
+         say) is the last item.",
+        op.fn_name
+    );
     quote! {
+        #cfg
+        const #paging_const: runtime::Paging = #paging_value;
+
         #docs
         #cfg
         #deprecated
         pub async fn #name(
             &self,
-            #request: operations::#req,
+            request: operations::#req,
         ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
+            let call = self.#call_fn(&request)?;
+            Self::#read_fn(self.core.send(call).await?)
+        }
+
+        #[doc = #items_doc]
+        #[doc = ""]
+        #[doc = #how]
+        #cfg
+        #deprecated
+        pub fn #items_fn(
+            &self,
+            request: operations::#req,
+        ) -> impl runtime::Stream<Item = Result<#item, runtime::ClientError>> + '_ {
+            runtime::items(&self.core, self.#call_fn(&request), &Self::#paging_const)
+        }
+
+        #[doc = #pages_doc]
+        #[doc = ""]
+        #[doc = #how]
+        #cfg
+        #deprecated
+        pub fn #pages_fn(
+            &self,
+            request: operations::#req,
+        ) -> impl runtime::Stream<
+            Item = Result<runtime::Reply<operations::#resp>, runtime::ClientError>,
+        > + '_ {
+            runtime::pages(&self.core, self.#call_fn(&request), &Self::#paging_const, Self::#read_fn)
+        }
+
+        #[doc = #call_doc]
+        #cfg
+        fn #call_fn(&self, #request: &operations::#req) -> Result<runtime::Call, runtime::ClientError> {
             #validate
             let #mutable call = runtime::Call::new(metadata::#constant);
             #key_setup
             #(#params)*
             #body
-            let answer = self.core.send(call).await?;
+            Ok(call)
+        }
+
+        #[doc = #read_doc]
+        #cfg
+        fn #read_fn(
+            answer: runtime::Answer,
+        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
             #value
             Ok(answer.reply(value))
+        }
+    }
+}
+
+/// An operation's `runtime::Paging`, as a constant expression.
+fn paging_literal(paging: &crate::ir::Paging) -> TokenStream {
+    use crate::ir::PageNext;
+    let next = match &paging.next {
+        PageNext::Link => quote!(runtime::Next::Link),
+        PageNext::Cursor { param, from } => {
+            quote!(runtime::Next::Cursor { param: #param, from: #from })
+        }
+        PageNext::LastItem { param, field } => {
+            quote!(runtime::Next::LastItem { param: #param, field: #field })
+        }
+        PageNext::Page { param, start } => {
+            let start = proc_macro2::Literal::u64_unsuffixed(*start);
+            quote!(runtime::Next::Page { param: #param, start: #start })
+        }
+        PageNext::Offset { param } => quote!(runtime::Next::Offset { param: #param }),
+    };
+    let items = &paging.items;
+    let optional = |value: &Option<String>| match value {
+        Some(v) => quote!(Some(#v)),
+        None => quote!(None),
+    };
+    let (has_more, limit) = (optional(&paging.has_more), optional(&paging.limit));
+    quote! {
+        runtime::Paging {
+            next: #next,
+            items: #items,
+            has_more: #has_more,
+            limit: #limit,
         }
     }
 }

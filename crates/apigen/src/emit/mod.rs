@@ -172,7 +172,7 @@ fn space_items(source: &str) -> String {
                 .iter()
                 .any(|start| l.starts_with(start))
         };
-        let ends_nested_item = previous.trim_start() == "}"
+        let ends_nested_item = matches!(previous.trim_start(), "}" | "};")
             && indent(previous) > 0
             && indent(line) == indent(previous)
             && starts_item(line);

@@ -20,6 +20,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "form.rs",
     "glue.rs",
     "operation.rs",
+    "paging.rs",
     "params.rs",
     "record.rs",
     "rejection.rs",

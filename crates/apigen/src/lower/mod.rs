@@ -12,6 +12,7 @@
 
 mod lifecycle;
 mod operations;
+mod paging;
 mod parameters;
 mod passes;
 mod pointer;

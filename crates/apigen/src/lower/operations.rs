@@ -133,6 +133,7 @@ impl<'a> Lowerer<'a> {
             Some(body) => self.request_body(body, &at.join("requestBody"), &type_name),
         };
         let responses = self.responses(route, &type_name);
+        let paging = self.paging(route, &params, &responses);
         if self.skip_since(errors_before, &format!("operation `{id}`")) {
             return None;
         }
@@ -158,6 +159,7 @@ impl<'a> Lowerer<'a> {
             params,
             body,
             responses,
+            paging,
             hide_try_it: op
                 .extensions
                 .get("x-hideTryItPanel")
