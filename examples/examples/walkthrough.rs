@@ -13,6 +13,7 @@
 use petstore_api::client::Client;
 use petstore_api::models::{NewCategory, NewOrder, NewPet, PetStatus};
 use petstore_api::operations::*;
+use petstore_api::runtime::StreamExt as _;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -104,6 +105,18 @@ async fn main() -> Result<()> {
         }
         other => return Err(unexpected(other)),
     }
+
+    // Every pet of the category, page after page: the stream asks for the
+    // next page when it needs one and stops after the last.
+    let mut pets = std::pin::pin!(client.list_pets_items(ListPetsRequest {
+        category_id: Some(category.id),
+        ..Default::default()
+    }));
+    let mut names = Vec::new();
+    while let Some(pet) = pets.next().await {
+        names.push(pet?.name);
+    }
+    println!("category {} holds {}", category.name, names.join(", "));
 
     match client
         .complete_order(CompleteOrderRequest {

@@ -16,6 +16,7 @@ pub fn examples() -> Result<(), String> {
         let server = pet_store(database_url)?;
         let base = format!("http://{}/v1", server.address);
         example("walkthrough", &[], &base, &key)?;
+        example("inventory_report", &["2"], &base, &key)?;
         example("backoff", &["30"], &base, &key)
     })
 }

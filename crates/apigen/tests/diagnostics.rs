@@ -222,3 +222,38 @@ fn odd_documents_give_errors_or_output_never_a_panic() {
     assert_eq!(skipped.skipped.len(), 2);
     assert!(skipped.files["models.rs"].contains("pub a: Option<A>"));
 }
+
+/// Every name and pointer of `x-pagination` must stand for something in the
+/// operation; each mistake is reported at its place, all in one run.
+#[test]
+fn paging_that_does_not_fit_its_operation_is_located() {
+    let list = |op: &str, paging: &str| {
+        format!(
+            "  /{op}:\n    get:\n      operationId: {op}\n      x-pagination: {paging}\n      parameters:\n        - {{name: after, in: query, schema: {{type: integer}}}}\n      responses:\n        '200':\n          description: A page.\n          content: {{application/json: {{schema: {{type: object, properties: {{data: {{type: array, items: {{type: object, properties: {{id: {{type: integer}}}}}}}}}}}}}}}}\n"
+        )
+    };
+    let out = errors(&doc(&format!(
+        "paths:\n{}{}{}",
+        list(
+            "a",
+            "{next: {cursor: before, fromLastItem: /id}, items: /data}"
+        ),
+        list(
+            "b",
+            "{next: {cursor: after, fromLastItem: /id}, items: /rows}"
+        ),
+        list("c", "{next: sideways, items: /data}")
+    )));
+    assert!(
+        out.contains("error: the operation has no query parameter `before`\n  --> spec.yaml#/paths/~1a/get/x-pagination/next"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: `/rows` is not a list in the success response's body\n  --> spec.yaml#/paths/~1b/get/x-pagination/items"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: `next` is `link`, or an object naming a `cursor`, `page` or `offset` parameter\n  --> spec.yaml#/paths/~1c/get/x-pagination/next"),
+        "{out}"
+    );
+}

@@ -897,3 +897,21 @@ fn findings_in_repeated_inline_bodies_name_their_own_place() {
     assert_eq!(findings[0]["base"]["pointer"], pointer, "{json}");
     assert_eq!(findings[0]["revision"]["pointer"], pointer, "{json}");
 }
+
+/// A change of how an operation pages breaks the client's page walks; a
+/// new way to page is information.
+#[test]
+fn a_change_of_paging_is_breaking() {
+    let list = |paging: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  /items:\n    get:\n      operationId: listItems\n{paging}      parameters:\n        - {{name: after, in: query, schema: {{type: integer}}}}\n        - {{name: page, in: query, schema: {{type: integer}}}}\n      responses:\n        '200':\n          description: A page.\n          content: {{application/json: {{schema: {{type: array, items: {{type: object, properties: {{id: {{type: integer}}}}}}}}}}}}\n"
+        )
+    };
+    let by_cursor = list("      x-pagination: {next: {cursor: after, fromLastItem: /id}}\n");
+    let by_page = list("      x-pagination: {next: {page: page}}\n");
+    let none = list("");
+    check(&by_cursor, &by_cursor, &[]);
+    check(&by_cursor, &by_page, &[("paging-changed", Error)]);
+    check(&by_cursor, &none, &[("paging-changed", Error)]);
+    check(&none, &by_cursor, &[("paging-added", Info)]);
+}

@@ -141,6 +141,54 @@ impl<'a> Compare<'a, '_> {
         }
     }
 
+    // ---- paging ---------------------------------------------------------------
+
+    pub(super) fn paging(&mut self, base: &'a Operation, rev: &'a Operation) {
+        let at = |op: &Operation| format!("{}/x-pagination", op.pointer);
+        let describe = |p: &crate::ir::Paging| {
+            let mut text = p.next.describe();
+            if !p.items.is_empty() {
+                text.push_str(&format!(", items at `{}`", p.items));
+            }
+            if let Some(flag) = &p.has_more {
+                text.push_str(&format!(", `{flag}` says more follow"));
+            }
+            if let Some(limit) = &p.limit {
+                text.push_str(&format!(", page size `{limit}`"));
+            }
+            text
+        };
+        match (&base.paging, &rev.paging) {
+            (None, None) => {}
+            (None, Some(now)) => self.report(
+                Rule::PagingAdded,
+                "",
+                &at(rev),
+                format!("the operation pages by {}", describe(now)),
+            ),
+            (Some(before), None) => self.report(
+                Rule::PagingChanged,
+                &at(base),
+                "",
+                format!(
+                    "the operation no longer pages (it paged by {})",
+                    describe(before)
+                ),
+            ),
+            (Some(before), Some(now)) => {
+                let (was, is) = (describe(before), describe(now));
+                if was != is {
+                    self.report(
+                        Rule::PagingChanged,
+                        &at(base),
+                        &at(rev),
+                        format!("the operation paged by {was}, and now by {is}"),
+                    );
+                }
+            }
+        }
+    }
+
     // ---- request bodies -------------------------------------------------------
 
     pub(super) fn body(&mut self, base: &'a Operation, rev: &'a Operation) {

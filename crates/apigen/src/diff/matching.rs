@@ -34,6 +34,7 @@ pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
                 compare.params(base_op, rev_op);
                 compare.body(base_op, rev_op);
                 compare.responses(base_op, rev_op);
+                compare.paging(base_op, rev_op);
             }
         }
     }

@@ -251,6 +251,9 @@ pub enum Rule {
     ResponseOptionalPropertyRemoved,
     ResponsePropertyBecameOptional,
     ResponsePropertyAdded,
+    // Paging.
+    PagingChanged,
+    PagingAdded,
     /// A value changed at a place.
     Value(Place, Change),
 }
@@ -305,6 +308,8 @@ impl Rule {
             ResponseOptionalPropertyRemoved,
             ResponsePropertyBecameOptional,
             ResponsePropertyAdded,
+            PagingChanged,
+            PagingAdded,
         ];
         for place in Place::ALL {
             let changes: &[Change] = if place.is_request() {
@@ -357,6 +362,8 @@ impl Rule {
             ResponseSuccessStatusRemoved => "response-success-status-removed",
             ResponseNonSuccessStatusRemoved => "response-non-success-status-removed",
             ResponseStatusAdded => "response-status-added",
+            PagingChanged => "paging-changed",
+            PagingAdded => "paging-added",
             ResponseBodyRemoved => "response-body-removed",
             ResponseBodyAdded => "response-body-added",
             ResponseMediaTypeChanged => "response-media-type-changed",
@@ -398,7 +405,8 @@ impl Rule {
             | ResponseRequiredHeaderRemoved
             | ResponseHeaderBecameOptional
             | ResponseRequiredPropertyRemoved
-            | ResponsePropertyBecameOptional => S::Breaking,
+            | ResponsePropertyBecameOptional
+            | PagingChanged => S::Breaking,
             ApiAdded
             | ApiRemovedAfterSunset
             | ApiRemovedDeprecated
@@ -414,6 +422,7 @@ impl Rule {
             | NewOptionalRequestProperty
             | ResponseNonSuccessStatusRemoved
             | ResponseStatusAdded
+            | PagingAdded
             | ResponseBodyAdded
             | ResponseOptionalHeaderRemoved
             | ResponseOptionalPropertyRemoved
@@ -467,6 +476,10 @@ impl Rule {
             ResponseSuccessStatusRemoved => "a success response's status is removed",
             ResponseNonSuccessStatusRemoved => "an error response's status is removed",
             ResponseStatusAdded => "a response status is new",
+            PagingChanged => {
+                "how the operation pages changed, or it no longer pages: the client's page walks break"
+            }
+            PagingAdded => "the operation pages: the client gains page and item streams",
             ResponseBodyRemoved => "a response no longer has a body",
             ResponseBodyAdded => "a response has a body now",
             ResponseMediaTypeChanged => "a response's media type changed",

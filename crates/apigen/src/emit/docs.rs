@@ -221,10 +221,35 @@ fn operation(api: &Api, op: &Operation) -> Markup {
             @if let Some(s) = &op.summary { p.summary { (s) } }
             @if let Some(d) = &op.description { (markdown(d)) }
             p.security { (security(op)) }
+            @if let Some(paging) = &op.paging { (paging_note(op, paging)) }
             @if !op.params.is_empty() { (params(&op.params)) }
             @if let Some(body) = &op.body { (request_body(body)) }
             (responses(op))
             @if !op.hide_try_it { (try_it(api, op)) }
+        }
+    }
+}
+
+/// How an operation pages, and the client's streams over it.
+fn paging_note(op: &Operation, paging: &crate::ir::Paging) -> Markup {
+    html! {
+        p.paging {
+            "Pages by " (markdown_inline(&paging.next.describe()))
+            @if !paging.items.is_empty() { "; the items are the body's " code { (paging.items) } }
+            @if let Some(flag) = &paging.has_more { "; " code { (flag) } " says whether more follow" }
+            @if let Some(limit) = &paging.limit { "; " code { (limit) } " sets the page size" }
+            @if paging.inferred { " (inferred)" }
+            ". The client walks every page with " code { (op.fn_name) "_items" }
+            " and " code { (op.fn_name) "_pages" } "."
+        }
+    }
+}
+
+/// Text with `code` spans, as the generator writes its own descriptions.
+fn markdown_inline(text: &str) -> Markup {
+    html! {
+        @for (i, part) in text.split('`').enumerate() {
+            @if i % 2 == 1 { code { (part) } } @else { (part) }
         }
     }
 }

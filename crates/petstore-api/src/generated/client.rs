@@ -57,6 +57,16 @@ impl Client {
         self
     }
 
+    const LIST_PETS_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::LastItem {
+            param: "after",
+            field: "/id",
+        },
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
+
     /// List pets
     ///
     /// Lists pets ordered by id, optionally filtered by status, category or id.
@@ -66,7 +76,49 @@ impl Client {
         &self,
         request: operations::ListPetsRequest,
     ) -> Result<runtime::Reply<operations::ListPetsResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let call = self.list_pets_call(&request)?;
+        Self::list_pets_read(self.core.send(call).await?)
+    }
+
+    /// Every item of [`Self::list_pets`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
+    ///
+    /// Pages by `after` = the last item's `/id`.
+    pub fn list_pets_items(
+        &self,
+        request: operations::ListPetsRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<super::models::Pet, runtime::ClientError>,
+    > + '_ {
+        runtime::items(
+            &self.core,
+            self.list_pets_call(&request),
+            &Self::LIST_PETS_PAGING,
+        )
+    }
+
+    /// Every page of [`Self::list_pets`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
+    ///
+    /// Pages by `after` = the last item's `/id`.
+    pub fn list_pets_pages(
+        &self,
+        request: operations::ListPetsRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<runtime::Reply<operations::ListPetsResponse>, runtime::ClientError>,
+    > + '_ {
+        runtime::pages(
+            &self.core,
+            self.list_pets_call(&request),
+            &Self::LIST_PETS_PAGING,
+            Self::list_pets_read,
+        )
+    }
+
+    /// The call [`Self::list_pets`] sends.
+    fn list_pets_call(
+        &self,
+        request: &operations::ListPetsRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_PETS);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
@@ -83,7 +135,13 @@ impl Client {
             runtime::Explode::Yes,
         );
         call.query("id", &request.id, runtime::Style::Form, runtime::Explode::Yes);
-        let answer = self.core.send(call).await?;
+        Ok(call)
+    }
+
+    /// [`Self::list_pets`]'s typed response, read from its answer.
+    fn list_pets_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::ListPetsResponse>, runtime::ClientError> {
         let value = match answer.status {
             200 => {
                 operations::ListPetsResponse::Ok {
@@ -319,6 +377,16 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    const LIST_CATEGORIES_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::LastItem {
+            param: "after",
+            field: "/id",
+        },
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
+
     /// List categories
     ///
     /// `GET /categories` (operationId `listCategories`)
@@ -329,11 +397,65 @@ impl Client {
         runtime::Reply<operations::ListCategoriesResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let call = self.list_categories_call(&request)?;
+        Self::list_categories_read(self.core.send(call).await?)
+    }
+
+    /// Every item of [`Self::list_categories`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
+    ///
+    /// Pages by `after` = the last item's `/id`.
+    pub fn list_categories_items(
+        &self,
+        request: operations::ListCategoriesRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<super::models::Category, runtime::ClientError>,
+    > + '_ {
+        runtime::items(
+            &self.core,
+            self.list_categories_call(&request),
+            &Self::LIST_CATEGORIES_PAGING,
+        )
+    }
+
+    /// Every page of [`Self::list_categories`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
+    ///
+    /// Pages by `after` = the last item's `/id`.
+    pub fn list_categories_pages(
+        &self,
+        request: operations::ListCategoriesRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<
+            runtime::Reply<operations::ListCategoriesResponse>,
+            runtime::ClientError,
+        >,
+    > + '_ {
+        runtime::pages(
+            &self.core,
+            self.list_categories_call(&request),
+            &Self::LIST_CATEGORIES_PAGING,
+            Self::list_categories_read,
+        )
+    }
+
+    /// The call [`Self::list_categories`] sends.
+    fn list_categories_call(
+        &self,
+        request: &operations::ListCategoriesRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_CATEGORIES);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
-        let answer = self.core.send(call).await?;
+        Ok(call)
+    }
+
+    /// [`Self::list_categories`]'s typed response, read from its answer.
+    fn list_categories_read(
+        answer: runtime::Answer,
+    ) -> Result<
+        runtime::Reply<operations::ListCategoriesResponse>,
+        runtime::ClientError,
+    > {
         let value = match answer.status {
             200 => {
                 operations::ListCategoriesResponse::Ok {
@@ -540,6 +662,16 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    const LIST_ORDERS_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::LastItem {
+            param: "after",
+            field: "/id",
+        },
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
+
     /// List orders
     ///
     /// `GET /store/orders` (operationId `listOrders`)
@@ -547,7 +679,52 @@ impl Client {
         &self,
         request: operations::ListOrdersRequest,
     ) -> Result<runtime::Reply<operations::ListOrdersResponse>, runtime::ClientError> {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let call = self.list_orders_call(&request)?;
+        Self::list_orders_read(self.core.send(call).await?)
+    }
+
+    /// Every item of [`Self::list_orders`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
+    ///
+    /// Pages by `after` = the last item's `/id`.
+    pub fn list_orders_items(
+        &self,
+        request: operations::ListOrdersRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<super::models::Order, runtime::ClientError>,
+    > + '_ {
+        runtime::items(
+            &self.core,
+            self.list_orders_call(&request),
+            &Self::LIST_ORDERS_PAGING,
+        )
+    }
+
+    /// Every page of [`Self::list_orders`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
+    ///
+    /// Pages by `after` = the last item's `/id`.
+    pub fn list_orders_pages(
+        &self,
+        request: operations::ListOrdersRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<
+            runtime::Reply<operations::ListOrdersResponse>,
+            runtime::ClientError,
+        >,
+    > + '_ {
+        runtime::pages(
+            &self.core,
+            self.list_orders_call(&request),
+            &Self::LIST_ORDERS_PAGING,
+            Self::list_orders_read,
+        )
+    }
+
+    /// The call [`Self::list_orders`] sends.
+    fn list_orders_call(
+        &self,
+        request: &operations::ListOrdersRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_ORDERS);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
@@ -563,7 +740,13 @@ impl Client {
             runtime::Style::Form,
             runtime::Explode::Yes,
         );
-        let answer = self.core.send(call).await?;
+        Ok(call)
+    }
+
+    /// [`Self::list_orders`]'s typed response, read from its answer.
+    fn list_orders_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::ListOrdersResponse>, runtime::ClientError> {
         let value = match answer.status {
             200 => {
                 operations::ListOrdersResponse::Ok {
@@ -802,6 +985,16 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    const LIST_INVENTORY_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::LastItem {
+            param: "after",
+            field: "/petId",
+        },
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
+
     /// List inventory entries
     ///
     /// `GET /inventory` (operationId `listInventory`)
@@ -814,7 +1007,52 @@ impl Client {
         runtime::Reply<operations::ListInventoryResponse>,
         runtime::ClientError,
     > {
-        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let call = self.list_inventory_call(&request)?;
+        Self::list_inventory_read(self.core.send(call).await?)
+    }
+
+    /// Every item of [`Self::list_inventory`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
+    ///
+    /// Pages by `after` = the last item's `/petId`.
+    pub fn list_inventory_items(
+        &self,
+        request: operations::ListInventoryRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<super::models::InventoryItem, runtime::ClientError>,
+    > + '_ {
+        runtime::items(
+            &self.core,
+            self.list_inventory_call(&request),
+            &Self::LIST_INVENTORY_PAGING,
+        )
+    }
+
+    /// Every page of [`Self::list_inventory`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
+    ///
+    /// Pages by `after` = the last item's `/petId`.
+    pub fn list_inventory_pages(
+        &self,
+        request: operations::ListInventoryRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<
+            runtime::Reply<operations::ListInventoryResponse>,
+            runtime::ClientError,
+        >,
+    > + '_ {
+        runtime::pages(
+            &self.core,
+            self.list_inventory_call(&request),
+            &Self::LIST_INVENTORY_PAGING,
+            Self::list_inventory_read,
+        )
+    }
+
+    /// The call [`Self::list_inventory`] sends.
+    fn list_inventory_call(
+        &self,
+        request: &operations::ListInventoryRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_INVENTORY);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
@@ -824,7 +1062,16 @@ impl Client {
             runtime::Style::Form,
             runtime::Explode::Yes,
         );
-        let answer = self.core.send(call).await?;
+        Ok(call)
+    }
+
+    /// [`Self::list_inventory`]'s typed response, read from its answer.
+    fn list_inventory_read(
+        answer: runtime::Answer,
+    ) -> Result<
+        runtime::Reply<operations::ListInventoryResponse>,
+        runtime::ClientError,
+    > {
         let value = match answer.status {
             200 => {
                 operations::ListInventoryResponse::Ok {

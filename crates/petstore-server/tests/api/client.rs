@@ -476,3 +476,78 @@ async fn forward(
     }
     client.shutdown().await
 }
+
+/// The lists walked as streams: 250 pets in pages of 7, each pet once, in
+/// id order, and the inventory beside them.
+#[actix_web::test]
+async fn lists_walk_every_page_through_the_client_streams() {
+    use petstore_api::runtime::StreamExt as _;
+    let app = spawn_app().await;
+    let client = client(&app.base, &app.key);
+    let category = client
+        .create_category(CreateCategoryRequest {
+            idempotency_key: None,
+            body: NewCategory {
+                id: None,
+                name: "Many".into(),
+                description: None,
+            },
+        })
+        .await
+        .unwrap();
+    let CreateCategoryResponse::Created { body: category, .. } = category.into_inner() else {
+        panic!("expected 201")
+    };
+    let mut created = Vec::new();
+    for i in 0..250 {
+        let request = CreatePetRequest {
+            idempotency_key: None,
+            body: new_pet(&format!("pet {i}"), category.id),
+        };
+        match client.create_pet(request).await.unwrap().into_inner() {
+            CreatePetResponse::Created { body, .. } => created.push(body.id),
+            other => panic!("expected 201, got {other:?}"),
+        }
+    }
+    let pets = ListPetsRequest {
+        limit: 7,
+        ..ListPetsRequest::default()
+    };
+    let walked: Vec<i64> = client
+        .list_pets_items(pets.clone())
+        .map(|pet| pet.unwrap().id)
+        .collect()
+        .await;
+    assert_eq!(walked, created, "every pet once, in id order");
+    let pages: Vec<usize> = client
+        .list_pets_pages(pets)
+        .map(|page| match page.unwrap().into_inner() {
+            ListPetsResponse::Ok { body, .. } => body.len(),
+            other => panic!("expected a page, got {other:?}"),
+        })
+        .collect()
+        .await;
+    assert_eq!(
+        pages.len(),
+        36,
+        "250 pets in pages of 7: the short last page is the last"
+    );
+    assert!(pages[..35].iter().all(|&n| n == 7) && pages[35] == 5);
+    let stock: Vec<(i64, i32)> = client
+        .list_inventory_items(ListInventoryRequest {
+            limit: 7,
+            ..ListInventoryRequest::default()
+        })
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (entry.pet_id, entry.quantity)
+        })
+        .collect()
+        .await;
+    assert_eq!(stock.len(), 250);
+    assert!(stock.iter().map(|(id, _)| *id).eq(created.iter().copied()));
+    assert!(
+        stock.iter().all(|&(_, quantity)| quantity == 1),
+        "a new pet's stock is 1"
+    );
+}
