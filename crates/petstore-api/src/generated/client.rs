@@ -58,10 +58,7 @@ impl Client {
     }
 
     const LIST_PETS_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::LastItem {
-            param: "after",
-            field: "/id",
-        },
+        next: runtime::Next::Link,
         items: "",
         has_more: None,
         limit: Some("limit"),
@@ -82,7 +79,7 @@ impl Client {
 
     /// Every item of [`Self::list_pets`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_pets_items(
         &self,
         request: operations::ListPetsRequest,
@@ -98,7 +95,7 @@ impl Client {
 
     /// Every page of [`Self::list_pets`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_pets_pages(
         &self,
         request: operations::ListPetsRequest,
@@ -378,10 +375,7 @@ impl Client {
     }
 
     const LIST_CATEGORIES_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::LastItem {
-            param: "after",
-            field: "/id",
-        },
+        next: runtime::Next::Link,
         items: "",
         has_more: None,
         limit: Some("limit"),
@@ -403,7 +397,7 @@ impl Client {
 
     /// Every item of [`Self::list_categories`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_categories_items(
         &self,
         request: operations::ListCategoriesRequest,
@@ -419,7 +413,7 @@ impl Client {
 
     /// Every page of [`Self::list_categories`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_categories_pages(
         &self,
         request: operations::ListCategoriesRequest,
@@ -663,10 +657,7 @@ impl Client {
     }
 
     const LIST_ORDERS_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::LastItem {
-            param: "after",
-            field: "/id",
-        },
+        next: runtime::Next::Link,
         items: "",
         has_more: None,
         limit: Some("limit"),
@@ -685,7 +676,7 @@ impl Client {
 
     /// Every item of [`Self::list_orders`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_orders_items(
         &self,
         request: operations::ListOrdersRequest,
@@ -701,7 +692,7 @@ impl Client {
 
     /// Every page of [`Self::list_orders`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_orders_pages(
         &self,
         request: operations::ListOrdersRequest,
@@ -986,10 +977,7 @@ impl Client {
     }
 
     const LIST_INVENTORY_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::LastItem {
-            param: "after",
-            field: "/petId",
-        },
+        next: runtime::Next::Link,
         items: "",
         has_more: None,
         limit: Some("limit"),
@@ -1013,7 +1001,7 @@ impl Client {
 
     /// Every item of [`Self::list_inventory`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `after` = the last item's `/petId`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_inventory_items(
         &self,
         request: operations::ListInventoryRequest,
@@ -1029,7 +1017,7 @@ impl Client {
 
     /// Every page of [`Self::list_inventory`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `after` = the last item's `/petId`.
+    /// Pages by the `Link` header's `rel="next"` URL.
     pub fn list_inventory_pages(
         &self,
         request: operations::ListInventoryRequest,
