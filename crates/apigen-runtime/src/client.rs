@@ -502,6 +502,19 @@ impl Call {
         self.query.push((name.to_string(), value));
     }
 
+    /// A new `Idempotency-Key` for a call that carries one: the next page
+    /// of a walk is another request, which the server must not answer with
+    /// the first one's replay.
+    pub fn renew_idempotency_key(&mut self) {
+        for (name, value) in &mut self.headers {
+            if name.as_str().eq_ignore_ascii_case("idempotency-key") {
+                if let Ok(key) = HeaderValue::from_str(&new_idempotency_key()) {
+                    *value = key;
+                }
+            }
+        }
+    }
+
     /// Sends the call to `url` (relative to the base URL, or absolute on
     /// its origin) with its query, in place of the operation's path and
     /// query parameters; headers and credentials stay.
@@ -852,6 +865,24 @@ mod tests {
             },
         ],
     };
+
+    #[test]
+    fn a_walk_renews_the_idempotency_key_it_carries_and_adds_none() {
+        let key = |call: &Call| {
+            call.headers
+                .iter()
+                .find(|(n, _)| n == "idempotency-key")
+                .map(|(_, v)| v.to_str().unwrap().to_string())
+        };
+        let mut call = Call::new(&GET_ITEM);
+        call.renew_idempotency_key();
+        assert_eq!(key(&call), None);
+        call.header("Idempotency-Key", &"first", Explode::No);
+        call.renew_idempotency_key();
+        let renewed = key(&call).unwrap();
+        assert_ne!(renewed, "first");
+        assert!(uuid::Uuid::parse_str(&renewed).is_ok(), "{renewed}");
+    }
 
     #[test]
     fn requests_carry_parameters_in_their_styles_and_the_usable_credentials() {

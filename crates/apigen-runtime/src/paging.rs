@@ -99,6 +99,7 @@ impl Walk<'_> {
     /// `None` when it was the last.
     fn after(&mut self, mut call: Call, answer: &Answer) -> Result<Option<Call>, ClientError> {
         let paging = self.paging;
+        call.renew_idempotency_key();
         let body: Value = if answer.body.is_empty() {
             Value::Null
         } else {
