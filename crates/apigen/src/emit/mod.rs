@@ -389,7 +389,7 @@ pub(crate) fn doc(text: Option<&str>) -> TokenStream {
 }
 
 /// The lines of a doc comment, each with the space that follows `///`.
-fn doc_lines(text: Option<&str>) -> Vec<String> {
+pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
     let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
         return Vec::new();
     };

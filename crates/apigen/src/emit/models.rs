@@ -140,13 +140,17 @@ impl Reading {
 /// A struct, its defaults, its record and serde impls (written as text)
 /// and its `Validate` impl.
 fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &mut Pieces) {
-    let docs = type_docs(def, cfg);
-    let name = ident(&def.name);
+    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
+    let cfg_line = match compact(cfg) {
+        line if line.is_empty() => line,
+        line => line + "\n",
+    };
+    let docs = text::doc_text(&[def.doc.clone(), deprecated], "") + &cfg_line;
     let mut defaults = Vec::new();
     // Per named property: its field, wire name, reading and plain type.
     let mut named: Vec<(proc_macro2::Ident, &str, Reading, TokenStream)> = Vec::new();
     let mut flattened: Vec<proc_macro2::Ident> = Vec::new();
-    let fields: Vec<TokenStream> = s
+    let mut fields: Vec<String> = s
         .fields
         .iter()
         .map(|f| {
@@ -163,13 +167,10 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
             let plain = rust_type(&f.shape, &quote!());
             let plain = if f.boxed { quote!(Box<#plain>) } else { plain };
             if f.flatten {
-                let ty = field_type(f);
-                let docs = doc_paragraphs(std::slice::from_ref(&f.doc));
+                let ty = compact(&field_type(f));
+                let docs = text::doc_text(std::slice::from_ref(&f.doc), "    ");
                 flattened.push(fname.clone());
-                return quote! {
-                    #docs
-                    pub #fname: #ty,
-                };
+                return format!("{docs}    pub {fname}: {ty},\n");
             }
             let (reading, ty) = if let Some(expr) = spelled_default(api, f) {
                 let value = f.default.as_ref().expect("a spelled default has a value");
@@ -204,20 +205,17 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
                 (reading, field_type(f))
             };
             named.push((fname.clone(), f.wire.as_str(), reading, plain));
-            let docs = doc_paragraphs(&paragraphs);
-            quote! {
-                #docs
-                pub #fname: #ty,
-            }
+            let docs = text::doc_text(&paragraphs, "    ");
+            format!("{docs}    pub {fname}: {},\n", compact(&ty))
         })
         .collect();
-    let additional = s.additional.as_ref().map(|shape| {
-        let ty = rust_type(shape, &quote!());
-        quote! {
-            /// Properties beyond the named ones.
-            pub additional_properties: std::collections::BTreeMap<String, #ty>,
-        }
-    });
+    if let Some(shape) = &s.additional {
+        let ty = compact(&rust_type(shape, &quote!()));
+        fields.push(format!(
+            "    /// Properties beyond the named ones.\n    \
+             pub additional_properties: std::collections::BTreeMap<String, {ty}>,\n"
+        ));
+    }
     let checks = s.fields.iter().filter_map(|f| field_check(api, f));
     let additional_check = s.additional.as_ref().and_then(|shape| {
         let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
@@ -231,16 +229,16 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
     });
     let checks: Vec<TokenStream> = checks.chain(additional_check).collect();
     let validate = validate_impl(api, def, cfg, checks);
-    pieces.tokens(quote! {
-        #docs
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct #name {
-            #(#fields)*
-            #additional
-        }
-
-        #(#defaults)*
-    });
+    let body = if fields.is_empty() {
+        "{}\n".to_string()
+    } else {
+        format!("{{\n{}}}\n", fields.concat())
+    };
+    pieces.text(&format!(
+        "{docs}#[derive(Debug, Clone, PartialEq)]\npub struct {} {body}",
+        def.name
+    ));
+    pieces.tokens(quote!(#(#defaults)*));
     pieces.text(&record(def, s, &named, &flattened, cfg));
     pieces.tokens(validate.unwrap_or_default());
 }

@@ -54,6 +54,31 @@ impl Pieces {
     }
 }
 
+/// Doc comment lines for `paragraphs` (the empty ones skipped), each
+/// indented by `indent`: what `doc_paragraphs` makes as attributes and
+/// prettyplease prints. A line a `///` comment cannot hold as it is (a
+/// carriage return inside it) is written as the attribute.
+pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
+    let text: Vec<&str> = paragraphs
+        .iter()
+        .filter_map(|p| p.as_deref())
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if text.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for line in super::doc_lines(Some(&text.join("\n\n"))) {
+        if line.contains(|c: char| c.is_control()) {
+            out.push_str(&format!("{indent}#[doc = {line:?}]\n"));
+        } else {
+            out.push_str(&format!("{indent}///{line}\n"));
+        }
+    }
+    out
+}
+
 /// A short token stream (a type, a path, a `cfg` attribute) as a person
 /// writes it: `Option<Vec<models::Pet>>`, `#[cfg(feature = "pets")]`.
 pub(crate) fn compact(tokens: &TokenStream) -> String {
