@@ -4,7 +4,7 @@
 use super::text::{self, compact, Pieces};
 use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 /// The module's doc comment.
@@ -28,14 +28,29 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
     }
 }
 
-/// The items for some of the named types (the file is rendered in chunks).
+/// The items for some of the named types (the file is rendered in chunks),
+/// each under the `cfg` of the features that compile it in. Structs and
+/// enums, whose items have a fixed shape, are written as text.
 pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     let mut pieces = Pieces::default();
     for def in defs {
         let cfg = Gates::attr(gates.of_type(&def.name));
         match &def.kind {
             TypeKind::Struct(s) => structure(api, def, s, &cfg, &mut pieces),
-            _ => pieces.tokens(type_def(api, def, &cfg)),
+            TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg)),
+            TypeKind::Union(u) => pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg)),
+            TypeKind::Alias(shape) => {
+                let docs = type_docs(def, &cfg);
+                let name = ident(&def.name);
+                let ty = rust_type(shape, &quote!());
+                pieces.tokens(quote! {
+                    #docs
+                    pub type #name = #ty;
+                });
+            }
+            TypeKind::Newtype { shape, boxed } => {
+                pieces.tokens(newtype(api, def, shape, *boxed, &cfg));
+            }
         }
     }
     pieces.finish()
@@ -48,38 +63,27 @@ fn type_docs(def: &TypeDef, cfg: &TokenStream) -> TokenStream {
     quote!(#docs #cfg)
 }
 
-/// The items of a type other than a struct, each under `cfg` (the
-/// features that compile it in).
-fn type_def(api: &Api, def: &TypeDef, cfg: &TokenStream) -> TokenStream {
+/// A struct wrapping a shape that leads back to itself.
+fn newtype(
+    api: &Api,
+    def: &TypeDef,
+    shape: &crate::ir::Shape,
+    boxed: bool,
+    cfg: &TokenStream,
+) -> TokenStream {
     let docs = type_docs(def, cfg);
-    match &def.kind {
-        TypeKind::Struct(_) => unreachable!("structs are written by `structure`"),
-        TypeKind::Enum(variants) => enumeration(def, variants, docs, cfg),
-        TypeKind::Union(u) => union(api, def, u, docs, cfg),
-        TypeKind::Alias(shape) => {
-            let name = ident(&def.name);
-            let ty = rust_type(shape, &quote!());
-            quote! {
-                #docs
-                pub type #name = #ty;
-            }
-        }
-        TypeKind::Newtype { shape, boxed } => {
-            let name = ident(&def.name);
-            let ty = rust_type(shape, &quote!());
-            let ty = if *boxed { quote!(Box<#ty>) } else { ty };
-            let check =
-                check_expr(quote!(&self.0), shape, api, &quote!(runtime::)).map(|c| quote!(#c?;));
-            let validate = validate_impl(api, def, cfg, check.into_iter().collect());
-            quote! {
-                #docs
-                #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-                #[serde(transparent)]
-                pub struct #name(pub #ty);
+    let name = ident(&def.name);
+    let ty = rust_type(shape, &quote!());
+    let ty = if boxed { quote!(Box<#ty>) } else { ty };
+    let check = check_expr(quote!(&self.0), shape, api, &quote!(runtime::)).map(|c| quote!(#c?;));
+    let validate = validate_impl(api, def, cfg, check.into_iter().collect());
+    quote! {
+        #docs
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct #name(pub #ty);
 
-                #validate
-            }
-        }
+        #validate
     }
 }
 
@@ -499,77 +503,86 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
     Some(quote!(runtime::within(#wire, #check)?;))
 }
 
-fn enumeration(
-    def: &TypeDef,
-    variants: &[crate::ir::EnumVariant],
-    docs: TokenStream,
-    cfg: &TokenStream,
-) -> TokenStream {
-    let name = ident(&def.name);
-    let type_name = &def.name;
-    let idents: Vec<_> = variants.iter().map(|v| ident(&v.rust)).collect();
-    let wires: Vec<_> = variants.iter().map(|v| v.wire.as_str()).collect();
-    let count = Literal::usize_unsuffixed(variants.len());
-    let docs_of = variants.iter().map(|v| format!(" `{}`", v.wire));
-    quote! {
-        #docs
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum #name {
-            #(#[doc = #docs_of] #idents,)*
-        }
-
-        #cfg
-        impl #name {
-            /// Every value, in the order the spec lists them.
-            pub const ALL: [Self; #count] = [#(Self::#idents),*];
-
-            /// The value as it is written on the wire.
-            pub fn as_str(self) -> &'static str {
-                runtime::StringEnum::wire(self)
-            }
-        }
-
-        #cfg
-        impl runtime::StringEnum for #name {
-            const NAME: &'static str = #type_name;
-            const ALL: &'static [Self] = &Self::ALL;
-            const WIRE: &'static [&'static str] = &[#(#wires),*];
-
-            fn index(self) -> usize {
-                self as usize
-            }
-        }
-
-        #cfg
-        impl std::fmt::Display for #name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        #cfg
-        impl std::str::FromStr for #name {
-            type Err = runtime::UnknownVariant;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                runtime::parse_enum(s)
-            }
-        }
-
-        #cfg
-        impl serde::Serialize for #name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        #cfg
-        impl<'de> serde::Deserialize<'de> for #name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                runtime::read_enum(deserializer)
-            }
-        }
+fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenStream) -> String {
+    let name = &def.name;
+    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
+    let cfg = match compact(cfg) {
+        cfg if cfg.is_empty() => cfg,
+        cfg => cfg + "\n",
+    };
+    let docs = text::doc_text(&[def.doc.clone(), deprecated], "");
+    let mut out = format!(
+        "{docs}{cfg}#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
+    );
+    for v in variants {
+        let doc = text::doc_text(&[Some(format!("`{}`", v.wire))], "    ");
+        out.push_str(&format!("{doc}    {},\n", v.rust));
     }
+    out.push_str("}\n");
+    let all: Vec<String> = variants
+        .iter()
+        .map(|v| format!("Self::{}", v.rust))
+        .collect();
+    let wires: Vec<String> = variants.iter().map(|v| format!("{:?}", v.wire)).collect();
+    let count = variants.len();
+    let all = text::list(
+        4,
+        &format!("pub const ALL: [Self; {count}] = "),
+        ("[", "]"),
+        &all,
+        ";",
+        false,
+    );
+    let wires = text::list(
+        4,
+        "const WIRE: &'static [&'static str] = ",
+        ("&[", "]"),
+        &wires,
+        ";",
+        false,
+    );
+    out.push_str(&format!(
+        "\n{cfg}impl {name} {{\n\
+         \x20   /// Every value, in the order the spec lists them.\n\
+         {all}\
+         \n    /// The value as it is written on the wire.\n\
+         \x20   pub fn as_str(self) -> &'static str {{\n\
+         \x20       runtime::StringEnum::wire(self)\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl runtime::StringEnum for {name} {{\n\
+         \x20   const NAME: &'static str = {name:?};\n\
+         \x20   const ALL: &'static [Self] = &Self::ALL;\n\
+         {wires}\
+         \n    fn index(self) -> usize {{\n\
+         \x20       self as usize\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl std::fmt::Display for {name} {{\n\
+         \x20   fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{\n\
+         \x20       f.write_str(self.as_str())\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl std::str::FromStr for {name} {{\n\
+         \x20   type Err = runtime::UnknownVariant;\n\
+         \n    fn from_str(s: &str) -> Result<Self, Self::Err> {{\n\
+         \x20       runtime::parse_enum(s)\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl serde::Serialize for {name} {{\n\
+         \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
+         \x20       serializer.serialize_str(self.as_str())\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl<'de> serde::Deserialize<'de> for {name} {{\n\
+         \x20   fn deserialize<D: serde::Deserializer<'de>>(\n\
+         \x20       deserializer: D,\n\
+         \x20   ) -> Result<Self, D::Error> {{\n\
+         \x20       runtime::read_enum(deserializer)\n\
+         \x20   }}\n\
+         }}\n"
+    ));
+    out
 }
 
 fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStream) -> TokenStream {

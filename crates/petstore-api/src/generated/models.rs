@@ -758,6 +758,7 @@ pub enum PetStatus {
 impl PetStatus {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 3] = [Self::Available, Self::Pending, Self::Sold];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -768,6 +769,7 @@ impl runtime::StringEnum for PetStatus {
     const NAME: &'static str = "PetStatus";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["available", "pending", "sold"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -781,6 +783,7 @@ impl std::fmt::Display for PetStatus {
 
 impl std::str::FromStr for PetStatus {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -814,6 +817,7 @@ pub enum XApiStability {
 impl XApiStability {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Experimental, Self::Beta];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -824,6 +828,7 @@ impl runtime::StringEnum for XApiStability {
     const NAME: &'static str = "XApiStability";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["experimental", "beta"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -837,6 +842,7 @@ impl std::fmt::Display for XApiStability {
 
 impl std::str::FromStr for XApiStability {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -238,6 +238,7 @@ pub enum Tag {
 impl Tag {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Fragile, Self::Heavy];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -248,6 +249,7 @@ impl runtime::StringEnum for Tag {
     const NAME: &'static str = "Tag";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["fragile", "heavy"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -261,6 +263,7 @@ impl std::fmt::Display for Tag {
 
 impl std::str::FromStr for Tag {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

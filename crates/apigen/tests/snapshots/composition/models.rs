@@ -448,6 +448,7 @@ pub enum NewAccountPlan {
 impl NewAccountPlan {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -458,6 +459,7 @@ impl runtime::StringEnum for NewAccountPlan {
     const NAME: &'static str = "NewAccountPlan";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["free", "paid"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -471,6 +473,7 @@ impl std::fmt::Display for NewAccountPlan {
 
 impl std::str::FromStr for NewAccountPlan {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -396,6 +396,7 @@ pub enum Violation {
 impl Violation {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::A, Self::B];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -406,6 +407,7 @@ impl runtime::StringEnum for Violation {
     const NAME: &'static str = "Violation";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["a", "b"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -419,6 +421,7 @@ impl std::fmt::Display for Violation {
 
 impl std::str::FromStr for Violation {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -114,6 +114,7 @@ pub enum EventMessageCreatedType {
 impl EventMessageCreatedType {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 1] = [Self::MessageCreated];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -124,6 +125,7 @@ impl runtime::StringEnum for EventMessageCreatedType {
     const NAME: &'static str = "EventMessageCreatedType";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["message.created"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -137,6 +139,7 @@ impl std::fmt::Display for EventMessageCreatedType {
 
 impl std::str::FromStr for EventMessageCreatedType {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -217,6 +220,7 @@ pub enum EventMessageDeletedType {
 impl EventMessageDeletedType {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 1] = [Self::MessageDeleted];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -227,6 +231,7 @@ impl runtime::StringEnum for EventMessageDeletedType {
     const NAME: &'static str = "EventMessageDeletedType";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["message.deleted"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -240,6 +245,7 @@ impl std::fmt::Display for EventMessageDeletedType {
 
 impl std::str::FromStr for EventMessageDeletedType {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

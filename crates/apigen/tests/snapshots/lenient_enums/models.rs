@@ -18,6 +18,7 @@ pub enum GetASize {
 impl GetASize {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 3] = [Self::V16, Self::V32, Self::Big];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -28,6 +29,7 @@ impl runtime::StringEnum for GetASize {
     const NAME: &'static str = "GetASize";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["16", "32", "big"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -41,6 +43,7 @@ impl std::fmt::Display for GetASize {
 
 impl std::str::FromStr for GetASize {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -141,6 +144,7 @@ pub enum ThingUntyped {
 impl ThingUntyped {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::A, Self::B];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -151,6 +155,7 @@ impl runtime::StringEnum for ThingUntyped {
     const NAME: &'static str = "ThingUntyped";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["a", "b"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -164,6 +169,7 @@ impl std::fmt::Display for ThingUntyped {
 
 impl std::str::FromStr for ThingUntyped {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -198,6 +204,7 @@ pub enum ThingVersion {
 impl ThingVersion {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 4] = [Self::V1_0, Self::V2_5, Self::True, Self::False];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -208,6 +215,7 @@ impl runtime::StringEnum for ThingVersion {
     const NAME: &'static str = "ThingVersion";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["1.0", "2.5", "true", "false"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -221,6 +229,7 @@ impl std::fmt::Display for ThingVersion {
 
 impl std::str::FromStr for ThingVersion {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

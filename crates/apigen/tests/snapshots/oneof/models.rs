@@ -106,6 +106,7 @@ pub enum CatKind {
 impl CatKind {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 1] = [Self::Cat];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -116,6 +117,7 @@ impl runtime::StringEnum for CatKind {
     const NAME: &'static str = "CatKind";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["cat"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -129,6 +131,7 @@ impl std::fmt::Display for CatKind {
 
 impl std::str::FromStr for CatKind {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -256,6 +259,7 @@ pub enum DogKind {
 impl DogKind {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 1] = [Self::Dog];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -266,6 +270,7 @@ impl runtime::StringEnum for DogKind {
     const NAME: &'static str = "DogKind";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["dog"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -279,6 +284,7 @@ impl std::fmt::Display for DogKind {
 
 impl std::str::FromStr for DogKind {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -16,6 +16,7 @@ pub enum GetItemFieldsItem {
 impl GetItemFieldsItem {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Name, Self::Price];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -26,6 +27,7 @@ impl runtime::StringEnum for GetItemFieldsItem {
     const NAME: &'static str = "GetItemFieldsItem";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["name", "price"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -39,6 +41,7 @@ impl std::fmt::Display for GetItemFieldsItem {
 
 impl std::str::FromStr for GetItemFieldsItem {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -111,6 +114,7 @@ pub enum GetItemTraitsString {
 impl GetItemTraitsString {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Cheap, Self::Rare];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -121,6 +125,7 @@ impl runtime::StringEnum for GetItemTraitsString {
     const NAME: &'static str = "GetItemTraitsString";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["cheap", "rare"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -134,6 +139,7 @@ impl std::fmt::Display for GetItemTraitsString {
 
 impl std::str::FromStr for GetItemTraitsString {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

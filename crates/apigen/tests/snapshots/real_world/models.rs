@@ -270,6 +270,7 @@ pub enum CustomerTaxExempt {
 impl CustomerTaxExempt {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 3] = [Self::None, Self::Exempt, Self::Reverse];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -280,6 +281,7 @@ impl runtime::StringEnum for CustomerTaxExempt {
     const NAME: &'static str = "CustomerTaxExempt";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["none", "exempt", "reverse"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -293,6 +295,7 @@ impl std::fmt::Display for CustomerTaxExempt {
 
 impl std::str::FromStr for CustomerTaxExempt {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -444,6 +447,7 @@ pub enum UploadDocumentBodyPurpose {
 impl UploadDocumentBodyPurpose {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Identity, Self::Invoice];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -454,6 +458,7 @@ impl runtime::StringEnum for UploadDocumentBodyPurpose {
     const NAME: &'static str = "UploadDocumentBodyPurpose";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["identity", "invoice"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -467,6 +472,7 @@ impl std::fmt::Display for UploadDocumentBodyPurpose {
 
 impl std::str::FromStr for UploadDocumentBodyPurpose {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

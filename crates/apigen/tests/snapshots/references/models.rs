@@ -158,6 +158,7 @@ pub enum FieldDataType {
 impl FieldDataType {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Text, Self::Number];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -168,6 +169,7 @@ impl runtime::StringEnum for FieldDataType {
     const NAME: &'static str = "FieldDataType";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["text", "number"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -181,6 +183,7 @@ impl std::fmt::Display for FieldDataType {
 
 impl std::str::FromStr for FieldDataType {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -122,6 +122,7 @@ pub enum EnvelopePropertiesSizeDefsUnit {
 impl EnvelopePropertiesSizeDefsUnit {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Bytes, Self::Kilobytes];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -132,6 +133,7 @@ impl runtime::StringEnum for EnvelopePropertiesSizeDefsUnit {
     const NAME: &'static str = "EnvelopePropertiesSizeDefsUnit";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["bytes", "kilobytes"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -145,6 +147,7 @@ impl std::fmt::Display for EnvelopePropertiesSizeDefsUnit {
 
 impl std::str::FromStr for EnvelopePropertiesSizeDefsUnit {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

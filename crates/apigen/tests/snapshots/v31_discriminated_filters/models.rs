@@ -72,6 +72,7 @@ pub enum ComparisonType {
 impl ComparisonType {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Eq, Self::Ne];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -82,6 +83,7 @@ impl runtime::StringEnum for ComparisonType {
     const NAME: &'static str = "ComparisonType";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["eq", "ne"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -95,6 +97,7 @@ impl std::fmt::Display for ComparisonType {
 
 impl std::str::FromStr for ComparisonType {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -221,6 +224,7 @@ pub enum CompoundType {
 impl CompoundType {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::And, Self::Or];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -231,6 +235,7 @@ impl runtime::StringEnum for CompoundType {
     const NAME: &'static str = "CompoundType";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["and", "or"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -244,6 +249,7 @@ impl std::fmt::Display for CompoundType {
 
 impl std::str::FromStr for CompoundType {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
@@ -368,6 +374,7 @@ pub enum IncomingType {
 impl IncomingType {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 1] = [Self::Message];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -378,6 +385,7 @@ impl runtime::StringEnum for IncomingType {
     const NAME: &'static str = "IncomingType";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["message"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -391,6 +399,7 @@ impl std::fmt::Display for IncomingType {
 
 impl std::str::FromStr for IncomingType {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -108,6 +108,7 @@ pub enum UploadKind {
 impl UploadKind {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 1] = [Self::Upload];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -118,6 +119,7 @@ impl runtime::StringEnum for UploadKind {
     const NAME: &'static str = "UploadKind";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["upload"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -131,6 +133,7 @@ impl std::fmt::Display for UploadKind {
 
 impl std::str::FromStr for UploadKind {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }

@@ -248,6 +248,7 @@ pub enum AccountTier {
 impl AccountTier {
     /// Every value, in the order the spec lists them.
     pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
+
     /// The value as it is written on the wire.
     pub fn as_str(self) -> &'static str {
         runtime::StringEnum::wire(self)
@@ -258,6 +259,7 @@ impl runtime::StringEnum for AccountTier {
     const NAME: &'static str = "AccountTier";
     const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["free", "paid"];
+
     fn index(self) -> usize {
         self as usize
     }
@@ -271,6 +273,7 @@ impl std::fmt::Display for AccountTier {
 
 impl std::str::FromStr for AccountTier {
     type Err = runtime::UnknownVariant;
+
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         runtime::parse_enum(s)
     }
