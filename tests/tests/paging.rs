@@ -17,6 +17,8 @@ struct Shelf {
     items: i64,
     /// The cursor scheme hands back the same cursor every time.
     repeat_cursor: bool,
+    /// Pages served before every answer is a 503.
+    fail_after: Option<usize>,
     /// Pages served.
     served: AtomicUsize,
 }
@@ -81,7 +83,10 @@ async fn cursored(shelf: web::Data<Shelf>, request: HttpRequest) -> HttpResponse
 }
 
 async fn after_last(shelf: web::Data<Shelf>, request: HttpRequest) -> HttpResponse {
-    shelf.served.fetch_add(1, Ordering::SeqCst);
+    let served = shelf.served.fetch_add(1, Ordering::SeqCst);
+    if shelf.fail_after.is_some_and(|n| served >= n) {
+        return HttpResponse::ServiceUnavailable().json(json!({"code": "unavailable"}));
+    }
     let q = query(&request);
     let (limit, after) = (number(&q, "limit", 3), number(&q, "after", 0));
     HttpResponse::Ok().json(items(&shelf, after + 1, limit))
@@ -113,11 +118,17 @@ async fn striped(shelf: web::Data<Shelf>, request: HttpRequest) -> HttpResponse 
 
 /// Serves a shelf; its client, and the shelf to count pages on.
 async fn serve(items: i64, repeat_cursor: bool) -> (Client, Arc<Shelf>) {
-    let shelf = web::Data::new(Shelf {
+    serve_shelf(Shelf {
         items,
         repeat_cursor,
+        fail_after: None,
         served: AtomicUsize::new(0),
-    });
+    })
+    .await
+}
+
+async fn serve_shelf(shelf: Shelf) -> (Client, Arc<Shelf>) {
+    let shelf = web::Data::new(shelf);
     let counted = shelf.clone().into_inner();
     let server = HttpServer::new(move || {
         App::new()
@@ -341,4 +352,38 @@ async fn a_repeated_cursor_stops_the_walk_with_an_error() {
         2,
         "the repeat is not fetched"
     );
+}
+
+#[actix_web::test]
+async fn an_answer_that_is_not_a_page_ends_the_walk_after_the_items_before_it() {
+    let (client, shelf) = serve_shelf(Shelf {
+        items: 10,
+        repeat_cursor: false,
+        fail_after: Some(1),
+        served: AtomicUsize::new(0),
+    })
+    .await;
+    let request = ListAfterLastRequest {
+        limit: Some(3),
+        after: None,
+    };
+    let mut items = std::pin::pin!(client.list_after_last_items(request.clone()));
+    for id in 1..=3 {
+        assert_eq!(items.next().await.unwrap().unwrap().id, id);
+    }
+    match items.next().await {
+        Some(Err(runtime::ClientError::NotAPage(answer))) => assert_eq!(answer.status, 503),
+        other => panic!("expected the 503 as the walk's end, got {other:?}"),
+    }
+    assert!(items.next().await.is_none(), "nothing after the end");
+    // Page by page, the first page, then the answer that is not one (the
+    // operation does not declare 503: it comes as that error), then nothing.
+    shelf.served.store(0, Ordering::SeqCst);
+    let mut pages = std::pin::pin!(client.list_after_last_pages(request));
+    assert!(pages.next().await.unwrap().is_ok());
+    assert!(matches!(
+        pages.next().await,
+        Some(Err(runtime::ClientError::Undeclared(answer))) if answer.status == 503
+    ));
+    assert!(pages.next().await.is_none());
 }
