@@ -28,7 +28,18 @@
     var target = id && document.getElementById(id);
     if (!target) { return; }
     target.hidden = false;
-    target.scrollIntoView();
+    // Sections are laid out when they come into view (`content-visibility`),
+    // so those the jump passes may grow or shrink after it and move the
+    // target: place it again on the next frames, until it has stayed put
+    // for five of them (a second at most).
+    var frames = 0, still = 0, last = null;
+    (function place() {
+      target.scrollIntoView();
+      var top = target.getBoundingClientRect().top;
+      still = top === last ? still + 1 : 0;
+      last = top;
+      if (still < 5 && ++frames < 60) { requestAnimationFrame(place); }
+    })();
     // The keyboard goes on from there: a section's heading, or the target.
     var focus = (target.tagName === "SECTION" && target.querySelector("h2, h3")) || target;
     if (!focus.hasAttribute("tabindex")) { focus.setAttribute("tabindex", "-1"); }
