@@ -68,6 +68,13 @@ pub enum Next {
     },
 }
 
+/// One answer of a walk, and its body as JSON when it is a page (a
+/// success), read once for the next page's cursor and for the items.
+struct Page {
+    answer: Answer,
+    body: Option<Value>,
+}
+
 /// What the walk keeps between pages.
 struct Walk<'a> {
     core: &'a Core,
@@ -80,32 +87,41 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// Fetches the next page and decides the one after it.
-    async fn step(&mut self) -> Option<Result<Answer, ClientError>> {
+    async fn step(&mut self) -> Option<Result<Page, ClientError>> {
         let call = self.next.take()?;
         let answer = match self.core.send(call.clone()).await {
             Ok(answer) => answer,
             Err(e) => return Some(Err(e)),
         };
-        if (200..300).contains(&answer.status) {
-            match self.after(call, &answer) {
-                Ok(next) => self.next = next,
-                Err(e) => return Some(Err(e)),
-            }
+        if !(200..300).contains(&answer.status) {
+            return Some(Ok(Page { answer, body: None }));
         }
-        Some(Ok(answer))
+        let body = if answer.body.is_empty() {
+            Ok(Value::Null)
+        } else {
+            answer.json::<Value>()
+        };
+        let step = body.and_then(|body| {
+            self.next = self.after(call, &answer, &body)?;
+            Ok(Page {
+                answer,
+                body: Some(body),
+            })
+        });
+        Some(step)
     }
 
-    /// The call for the page after `answer` (asked for by `call`), or
-    /// `None` when it was the last.
-    fn after(&mut self, mut call: Call, answer: &Answer) -> Result<Option<Call>, ClientError> {
+    /// The call for the page after `answer` (asked for by `call`, its body
+    /// read as `body`), or `None` when it was the last.
+    fn after(
+        &mut self,
+        mut call: Call,
+        answer: &Answer,
+        body: &Value,
+    ) -> Result<Option<Call>, ClientError> {
         let paging = self.paging;
         call.renew_idempotency_key();
-        let body: Value = if answer.body.is_empty() {
-            Value::Null
-        } else {
-            answer.json()?
-        };
-        let items = page_items(&body, paging.items).map_or(0, Vec::len);
+        let items = page_items(body, paging.items).map_or(0, Vec::len);
         if let Some(flag) = paging.has_more {
             if body.pointer(flag) == Some(&Value::Bool(false)) {
                 return Ok(None);
@@ -115,7 +131,7 @@ impl Walk<'_> {
             .limit
             .and_then(|limit| call.query_value(limit)?.parse::<usize>().ok())
             .is_some_and(|limit| items < limit);
-        let cursor = match paging.next {
+        let (param, cursor) = match paging.next {
             Next::Link => match next_link(answer) {
                 Some(url) => {
                     self.check_new(&url)?;
@@ -124,14 +140,14 @@ impl Walk<'_> {
                 }
                 None => return Ok(None),
             },
-            Next::Cursor { from, .. } => match body.pointer(from).and_then(text) {
-                Some(cursor) if !cursor.is_empty() => cursor,
+            Next::Cursor { param, from } => match body.pointer(from).and_then(text) {
+                Some(cursor) if !cursor.is_empty() => (param, cursor),
                 _ => return Ok(None),
             },
-            Next::LastItem { field, .. } => {
-                let last = page_items(&body, paging.items).and_then(|items| items.last());
+            Next::LastItem { param, field } => {
+                let last = page_items(body, paging.items).and_then(|items| items.last());
                 match last.and_then(|item| item.pointer(field)).and_then(text) {
-                    Some(cursor) if !short => cursor,
+                    Some(cursor) if !short => (param, cursor),
                     _ => return Ok(None),
                 }
             }
@@ -140,7 +156,7 @@ impl Walk<'_> {
                     return Ok(None);
                 }
                 let current = call.query_value(param).and_then(|v| v.parse().ok());
-                (current.unwrap_or(start) + 1).to_string()
+                (param, (current.unwrap_or(start) + 1).to_string())
             }
             Next::Offset { param } => {
                 if items == 0 || short {
@@ -150,15 +166,8 @@ impl Walk<'_> {
                     .query_value(param)
                     .and_then(|v| v.parse().ok())
                     .unwrap_or(0);
-                (current + items as u64).to_string()
+                (param, (current + items as u64).to_string())
             }
-        };
-        let param = match paging.next {
-            Next::Cursor { param, .. }
-            | Next::LastItem { param, .. }
-            | Next::Page { param, .. }
-            | Next::Offset { param } => param,
-            Next::Link => unreachable!("a link returned above"),
         };
         self.check_new(&format!("{param}={cursor}"))?;
         call.set_query(param, cursor);
@@ -222,7 +231,7 @@ fn walk<'a>(
     core: &'a Core,
     first: Result<Call, ClientError>,
     paging: &'static Paging,
-) -> impl Stream<Item = Result<Answer, ClientError>> + 'a {
+) -> impl Stream<Item = Result<Page, ClientError>> + 'a {
     let start = first.map(|call| Walk {
         core,
         paging,
@@ -252,7 +261,7 @@ pub fn pages<'a, T: 'a>(
     read: fn(Answer) -> Result<Reply<T>, ClientError>,
 ) -> impl Stream<Item = Result<Reply<T>, ClientError>> + 'a {
     use futures_util::StreamExt as _;
-    walk(core, first, paging).map(move |answer| answer.and_then(read))
+    walk(core, first, paging).map(move |page| page.and_then(|page| read(page.answer)))
 }
 
 /// Every item of every page of an operation, the next page fetched only
@@ -265,29 +274,27 @@ pub fn items<'a, T: DeserializeOwned + 'a>(
     paging: &'static Paging,
 ) -> impl Stream<Item = Result<T, ClientError>> + 'a {
     use futures_util::StreamExt as _;
-    walk(core, first, paging).flat_map(move |answer| {
-        let items: Vec<Result<T, ClientError>> = match answer {
+    walk(core, first, paging).flat_map(move |page| {
+        let items: Vec<Result<T, ClientError>> = match page {
             Err(e) => vec![Err(e)],
-            Ok(answer) if !(200..300).contains(&answer.status) => {
-                vec![Err(ClientError::NotAPage(Box::new(answer)))]
-            }
-            Ok(answer) => match answer.json::<Value>() {
-                Err(e) => vec![Err(e)],
-                Ok(body) => match body.pointer(paging.items) {
-                    Some(Value::Array(items)) => items
-                        .iter()
-                        .map(|item| {
-                            T::deserialize(item).map_err(|e| ClientError::Decode {
-                                status: answer.status,
-                                message: format!("an item does not fit the spec: {e}"),
-                            })
+            Ok(Page { answer, body: None }) => vec![Err(ClientError::NotAPage(Box::new(answer)))],
+            Ok(Page {
+                answer,
+                body: Some(body),
+            }) => match page_items(&body, paging.items) {
+                Some(items) => items
+                    .iter()
+                    .map(|item| {
+                        T::deserialize(item).map_err(|e| ClientError::Decode {
+                            status: answer.status,
+                            message: format!("an item does not fit the spec: {e}"),
                         })
-                        .collect(),
-                    _ => vec![Err(ClientError::Decode {
-                        status: answer.status,
-                        message: format!("no list of items at `{}`", paging.items),
-                    })],
-                },
+                    })
+                    .collect(),
+                None => vec![Err(ClientError::Decode {
+                    status: answer.status,
+                    message: format!("no list of items at `{}`", paging.items),
+                })],
             },
         };
         stream::iter(items)

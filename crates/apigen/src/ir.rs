@@ -120,6 +120,28 @@ impl Api {
         checked
     }
 
+    /// Whether a value of `shape` can break a bound: one of its own, or
+    /// one of a checked type it holds (through items and map values).
+    pub fn is_checked(&self, shape: &Shape) -> bool {
+        !shape.checks.is_empty()
+            || match &shape.ty {
+                Ty::Array(inner) | Ty::Map(inner) => self.is_checked(inner),
+                Ty::Named(name) => self.checked.contains(name),
+                _ => false,
+            }
+    }
+
+    /// Whether an operation's request (its parameters and body) can break
+    /// a bound: then it has a `Validate` impl, which the glue and the
+    /// client call.
+    pub fn request_checked(&self, op: &Operation) -> bool {
+        op.params
+            .iter()
+            .map(|p| &p.shape)
+            .chain(op.body.iter().map(|b| &b.shape))
+            .any(|shape| self.is_checked(shape))
+    }
+
     /// Every JSON pointer the API records, rewritten by `f` (to map a
     /// rewritten document's pointers back to the one the user wrote).
     pub fn map_pointers(&mut self, f: impl Fn(&str) -> String) {
@@ -207,11 +229,7 @@ impl Api {
         for (group, t) in self.traits.iter().enumerate() {
             let mut roots = shared.clone();
             for op in self.operations.iter().filter(|o| o.group == t.group) {
-                roots.extend(op.params.iter().map(|p| &p.shape));
-                roots.extend(op.body.iter().map(|b| &b.shape));
-                for r in &op.responses {
-                    roots.extend(r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
-                }
+                roots.extend(op.shapes());
             }
             walk(group, named(roots), &mut groups);
         }
@@ -254,15 +272,7 @@ impl Api {
     pub fn operation_shapes(&self) -> impl Iterator<Item = &Shape> {
         self.operations
             .iter()
-            .flat_map(|op| {
-                let params = op.params.iter().map(|p| &p.shape);
-                let body = op.body.iter().map(|b| &b.shape);
-                let responses = op
-                    .responses
-                    .iter()
-                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
-                params.chain(body).chain(responses)
-            })
+            .flat_map(Operation::shapes)
             .chain(self.error_type.iter())
     }
 }
@@ -577,6 +587,20 @@ pub struct Operation {
     pub hide_try_it: bool,
 }
 
+impl Operation {
+    /// Every shape the operation uses: its parameters, its body, and its
+    /// responses' bodies and headers.
+    pub fn shapes(&self) -> impl Iterator<Item = &Shape> {
+        let params = self.params.iter().map(|p| &p.shape);
+        let body = self.body.iter().map(|b| &b.shape);
+        let responses = self
+            .responses
+            .iter()
+            .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
+        params.chain(body).chain(responses)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamLocation {
     Path,
@@ -654,6 +678,25 @@ pub enum PageNext {
     Page { param: String, start: u64 },
     /// An offset, grown by each page's number of items.
     Offset { param: String },
+}
+
+impl Paging {
+    /// How the operation pages, to a reader: the next page's scheme, then
+    /// where the items are, the flag and the page size when there are
+    /// any (`` `after` = the last item's `/id`, page size `limit` ``).
+    pub fn describe(&self) -> String {
+        let mut text = self.next.describe();
+        if !self.items.is_empty() {
+            text.push_str(&format!(", items at `{}`", self.items));
+        }
+        if let Some(flag) = &self.has_more {
+            text.push_str(&format!(", `{flag}` says whether more follow"));
+        }
+        if let Some(limit) = &self.limit {
+            text.push_str(&format!(", page size `{limit}`"));
+        }
+        text
+    }
 }
 
 impl PageNext {

@@ -145,19 +145,7 @@ impl<'a> Compare<'a, '_> {
 
     pub(super) fn paging(&mut self, base: &'a Operation, rev: &'a Operation) {
         let at = |op: &Operation| format!("{}/x-pagination", op.pointer);
-        let describe = |p: &crate::ir::Paging| {
-            let mut text = p.next.describe();
-            if !p.items.is_empty() {
-                text.push_str(&format!(", items at `{}`", p.items));
-            }
-            if let Some(flag) = &p.has_more {
-                text.push_str(&format!(", `{flag}` says more follow"));
-            }
-            if let Some(limit) = &p.limit {
-                text.push_str(&format!(", page size `{limit}`"));
-            }
-            text
-        };
+        let describe = crate::ir::Paging::describe;
         match (&base.paging, &rev.paging) {
             (None, None) => {}
             (None, Some(now)) => self.report(

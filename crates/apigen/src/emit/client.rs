@@ -271,7 +271,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             };
         }
     };
-    let validate = (!super::operations::request_checks(api, op).is_empty()).then(
+    let validate = api.request_checked(op).then(
         || quote!(runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;),
     );
     // A request with nothing in it (no parameter, no body) is not read.
@@ -279,6 +279,20 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         quote!(_request)
     } else {
         quote!(request)
+    };
+    // The call from the request, and the typed response from the answer:
+    // one method's body, or, for a paging operation, functions of their
+    // own that the page walks reuse.
+    let build_call = quote! {
+        #validate
+        let #mutable call = runtime::Call::new(metadata::#constant);
+        #key_setup
+        #(#params)*
+        #body
+    };
+    let read = quote! {
+        #value
+        Ok(answer.reply(value))
     };
     let Some(paging) = &op.paging else {
         return quote! {
@@ -289,22 +303,12 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
                 &self,
                 #request: operations::#req,
             ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-                #validate
-                let #mutable call = runtime::Call::new(metadata::#constant);
-                #key_setup
-                #(#params)*
-                #body
+                #build_call
                 let answer = self.core.send(call).await?;
-                #value
-                Ok(answer.reply(value))
+                #read
             }
         };
     };
-    // A paging operation: the call and the reading of its answer are
-    // functions of their own, which the page walks reuse.
-    let validate = validate.map(
-        |_| quote!(runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;),
-    );
     let call_fn = format_ident!("{}_call", op.fn_name);
     let read_fn = format_ident!("{}_read", op.fn_name);
     let pages_fn = format_ident!("{}_pages", op.fn_name);
@@ -317,15 +321,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         " [`Self::{}`]'s typed response, read from its answer.",
         op.fn_name
     );
-    let how = format!(
-        " Pages by {}{}.",
-        paging.next.describe(),
-        if paging.items.is_empty() {
-            String::new()
-        } else {
-            format!("; the items are the body's `{}`", paging.items)
-        }
-    );
+    let how = format!(" Pages by {}.", paging.describe());
     let items_doc = format!(
         " Every item of [`Self::{}`], page after page: the next page is fetched when \
          the stream is asked for an item past the last one fetched, through the \
@@ -353,7 +349,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             &self,
             request: operations::#req,
         ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            let call = self.#call_fn(&request)?;
+            let call = self.#call_fn(request)?;
             Self::#read_fn(self.core.send(call).await?)
         }
 
@@ -366,7 +362,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             &self,
             request: operations::#req,
         ) -> impl runtime::Stream<Item = Result<#item, runtime::ClientError>> + '_ {
-            runtime::items(&self.core, self.#call_fn(&request), &Self::#paging_const)
+            runtime::items(&self.core, self.#call_fn(request), &Self::#paging_const)
         }
 
         #[doc = #pages_doc]
@@ -380,17 +376,13 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         ) -> impl runtime::Stream<
             Item = Result<runtime::Reply<operations::#resp>, runtime::ClientError>,
         > + '_ {
-            runtime::pages(&self.core, self.#call_fn(&request), &Self::#paging_const, Self::#read_fn)
+            runtime::pages(&self.core, self.#call_fn(request), &Self::#paging_const, Self::#read_fn)
         }
 
         #[doc = #call_doc]
         #cfg
-        fn #call_fn(&self, #request: &operations::#req) -> Result<runtime::Call, runtime::ClientError> {
-            #validate
-            let #mutable call = runtime::Call::new(metadata::#constant);
-            #key_setup
-            #(#params)*
-            #body
+        fn #call_fn(&self, #request: operations::#req) -> Result<runtime::Call, runtime::ClientError> {
+            #build_call
             Ok(call)
         }
 
@@ -399,8 +391,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         fn #read_fn(
             answer: runtime::Answer,
         ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            #value
-            Ok(answer.reply(value))
+            #read
         }
     }
 }

@@ -232,26 +232,13 @@ fn operation(api: &Api, op: &Operation) -> Markup {
 
 /// How an operation pages, and the client's streams over it.
 fn paging_note(op: &Operation, paging: &crate::ir::Paging) -> Markup {
-    html! {
-        p.paging {
-            "Pages by " (markdown_inline(&paging.next.describe()))
-            @if !paging.items.is_empty() { "; the items are the body's " code { (paging.items) } }
-            @if let Some(flag) = &paging.has_more { "; " code { (flag) } " says whether more follow" }
-            @if let Some(limit) = &paging.limit { "; " code { (limit) } " sets the page size" }
-            @if paging.inferred { " (inferred)" }
-            ". The client walks every page with " code { (op.fn_name) "_items" }
-            " and " code { (op.fn_name) "_pages" } "."
-        }
-    }
-}
-
-/// Text with `code` spans, as the generator writes its own descriptions.
-fn markdown_inline(text: &str) -> Markup {
-    html! {
-        @for (i, part) in text.split('`').enumerate() {
-            @if i % 2 == 1 { code { (part) } } @else { (part) }
-        }
-    }
+    let inferred = if paging.inferred { " (inferred)" } else { "" };
+    let text = format!(
+        "Pages by {}{inferred}. The client walks every page with `{name}_items` and `{name}_pages`.",
+        paging.describe(),
+        name = op.fn_name
+    );
+    html! { div.paging { (markdown(&text)) } }
 }
 
 fn lifecycle(op: &Operation) -> Markup {

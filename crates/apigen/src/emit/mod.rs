@@ -308,14 +308,7 @@ impl<'a> Gates<'a> {
     /// `None` when every group does, or groups are not features.
     pub fn groups<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Option<TokenStream> {
         self.reach.as_ref()?;
-        let groups: BTreeSet<&str> = groups.into_iter().collect();
-        let features: Vec<&str> = self
-            .api
-            .traits
-            .iter()
-            .filter(|t| groups.contains(t.group.as_str()))
-            .map(|t| t.feature.as_str())
-            .collect();
+        let features = self.features_of(groups);
         match features.as_slice() {
             _ if features.len() == self.api.traits.len() => None,
             [one] => Some(quote!(feature = #one)),
@@ -341,15 +334,23 @@ impl<'a> Gates<'a> {
         if self.reach.is_none() {
             return import.to_string();
         }
-        let groups: BTreeSet<&str> = groups.into_iter().collect();
         let features: Vec<String> = self
-            .api
+            .features_of(groups)
+            .iter()
+            .map(|f| format!("feature = {f:?}"))
+            .collect();
+        format!("#[cfg(any({}))]\n{import}", features.join(", "))
+    }
+
+    /// The features of `groups`, in the order of the traits.
+    fn features_of<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Vec<&'a str> {
+        let groups: BTreeSet<&str> = groups.into_iter().collect();
+        self.api
             .traits
             .iter()
             .filter(|t| groups.contains(t.group.as_str()))
-            .map(|t| format!("feature = {:?}", t.feature))
-            .collect();
-        format!("#[cfg(any({}))]\n{import}", features.join(", "))
+            .map(|t| t.feature.as_str())
+            .collect()
     }
 
     /// `#[cfg(predicate)]`, or nothing for no predicate.
@@ -415,19 +416,20 @@ pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
     lines.collect()
 }
 
-/// Joins paragraphs into one doc block, skipping empty ones.
-pub(crate) fn doc_paragraphs(paragraphs: &[Option<String>]) -> TokenStream {
+/// Paragraphs as one text, a blank line between them, empty ones skipped.
+pub(crate) fn joined_paragraphs(paragraphs: &[Option<String>]) -> String {
     let text: Vec<&str> = paragraphs
         .iter()
         .filter_map(|p| p.as_deref())
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .collect();
-    if text.is_empty() {
-        TokenStream::new()
-    } else {
-        doc(Some(&text.join("\n\n")))
-    }
+    text.join("\n\n")
+}
+
+/// Joins paragraphs into one doc block, skipping empty ones.
+pub(crate) fn doc_paragraphs(paragraphs: &[Option<String>]) -> TokenStream {
+    doc(Some(&joined_paragraphs(paragraphs)))
 }
 
 /// The Rust type of a shape. `models` is the path prefix of named types.

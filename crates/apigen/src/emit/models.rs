@@ -1,5 +1,6 @@
-//! `models.rs`: one Rust type per named schema, with serde derives, doc comments
-//! from the spec and a `Validate` impl enforcing the schema's bounds.
+//! `models.rs`: one Rust type per named schema, with doc comments from the
+//! spec, serde impls through the runtime's record and enum readers, and a
+//! `Validate` impl where the schema bounds something.
 
 use super::text::{self, compact, Pieces};
 use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};
@@ -56,11 +57,21 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     pieces.finish()
 }
 
+/// A type's doc paragraphs: its description, and whether it is deprecated.
+fn type_paragraphs(def: &TypeDef) -> [Option<String>; 2] {
+    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
+    [def.doc.clone(), deprecated]
+}
+
 /// A type's doc comment and `cfg` attribute.
 fn type_docs(def: &TypeDef, cfg: &TokenStream) -> TokenStream {
-    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
-    let docs = doc_paragraphs(&[def.doc.clone(), deprecated]);
+    let docs = doc_paragraphs(&type_paragraphs(def));
     quote!(#docs #cfg)
+}
+
+/// A type's doc comment and `cfg` attribute, as text.
+fn type_docs_text(def: &TypeDef, cfg: &TokenStream) -> String {
+    text::doc_text(&type_paragraphs(def), "") + &text::cfg_line(cfg)
 }
 
 /// A struct wrapping a shape that leads back to itself.
@@ -144,12 +155,7 @@ impl Reading {
 /// A struct, its defaults, its record and serde impls (written as text)
 /// and its `Validate` impl.
 fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &mut Pieces) {
-    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
-    let cfg_line = match compact(cfg) {
-        line if line.is_empty() => line,
-        line => line + "\n",
-    };
-    let docs = text::doc_text(&[def.doc.clone(), deprecated], "") + &cfg_line;
+    let docs = type_docs_text(def, cfg);
     let mut defaults = Vec::new();
     // Per named property: its field, wire name, reading and plain type.
     let mut named: Vec<(proc_macro2::Ident, &str, Reading, TokenStream)> = Vec::new();
@@ -284,10 +290,7 @@ fn record(
 ) -> String {
     use std::fmt::Write as _;
     let name = &def.name;
-    let cfg = match compact(cfg) {
-        cfg if cfg.is_empty() => cfg,
-        cfg => cfg + "\n",
-    };
+    let cfg = text::cfg_line(cfg);
     let wires: Vec<String> = named
         .iter()
         .map(|(_, wire, _, _)| format!("{wire:?}"))
@@ -505,14 +508,10 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
 
 fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenStream) -> String {
     let name = &def.name;
-    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
-    let cfg = match compact(cfg) {
-        cfg if cfg.is_empty() => cfg,
-        cfg => cfg + "\n",
-    };
-    let docs = text::doc_text(&[def.doc.clone(), deprecated], "");
+    let docs = type_docs_text(def, cfg);
+    let cfg = text::cfg_line(cfg);
     let mut out = format!(
-        "{docs}{cfg}#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
+        "{docs}#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
     );
     for v in variants {
         let doc = text::doc_text(&[Some(format!("`{}`", v.wire))], "    ");

@@ -253,8 +253,8 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         let docs = doc_paragraphs(&[b.doc.clone(), Some("The JSON request body.".into())]);
         quote!(#docs pub body: #ty,)
     });
-    let checks = request_checks(api, op);
-    let validate = (!checks.is_empty()).then(|| {
+    let validate = api.request_checked(op).then(|| {
+        let checks = request_checks(api, op);
         quote! {
             #cfg
             impl runtime::Validate for #name {
@@ -319,10 +319,8 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
 }
 
 /// The checks of a request's parameters and body, each a statement
-/// returning its violation; empty when nothing in the request can break
-/// a bound (the request then has no `Validate` impl, and the glue and
-/// the client check nothing).
-pub(crate) fn request_checks(api: &Api, op: &Operation) -> Vec<TokenStream> {
+/// returning its violation (for a request that [`Api::request_checked`]).
+fn request_checks(api: &Api, op: &Operation) -> Vec<TokenStream> {
     let params = op.params.iter().filter_map(|p| {
         let fname = ident(&p.rust);
         let wire = &p.wire;
@@ -395,7 +393,7 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
         if r.shared.is_some() {
             return quote!(Self::#variant(response) => response.into_http(#status),);
         }
-        let build = render_response(api, r, &status);
+        let build = render_response(api, r, &status).expr();
         let header_names = r.headers.iter().map(|h| ident(&h.rust));
         if r.status.carries_status() || !r.headers.is_empty() {
             let status_field = r.status.carries_status().then(|| quote!(status,));
@@ -508,8 +506,9 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
         .iter()
         .map(|_| format_ident!("body"))
         .chain(r.headers.iter().map(|h| ident(&h.rust)));
-    let render = unbraced(render_response(api, r, &quote!(status)));
-    let from_error = read_error(api, r, &quote!(Self)).map(unbraced).map(|read| {
+    let render = render_response(api, r, &quote!(status)).body();
+    let from_error = read_error(api, r, &quote!(Self)).map(|read| {
+        let read = read.body();
         quote! {
             /// The response an error makes: its body, and the headers it
             /// carries; the error back when it lacks a required one.
@@ -551,17 +550,26 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
     }
 }
 
-/// A block's statements, for the body of a function; any other
-/// expression as it is.
-fn unbraced(block: TokenStream) -> TokenStream {
-    let mut trees = block.clone().into_iter();
-    match (trees.next(), trees.next()) {
-        (Some(proc_macro2::TokenTree::Group(g)), None)
-            if g.delimiter() == proc_macro2::Delimiter::Brace =>
-        {
-            g.stream()
+/// Statements ending in a value: the body of a function as it is, or one
+/// expression (a block, when there are statements) in a match arm.
+struct Block {
+    statements: Vec<TokenStream>,
+    value: TokenStream,
+}
+
+impl Block {
+    fn body(&self) -> TokenStream {
+        let (statements, value) = (&self.statements, &self.value);
+        quote!(#(#statements)* #value)
+    }
+
+    fn expr(&self) -> TokenStream {
+        if self.statements.is_empty() {
+            self.value.clone()
+        } else {
+            let body = self.body();
+            quote!({ #body })
         }
-        _ => block,
     }
 }
 
@@ -587,35 +595,41 @@ fn status_expr(status: Status) -> TokenStream {
     }
 }
 
-/// The block rendering a response from its parts, bound to locals of
-/// their names (`body`, each header's field, `status` for a range).
-fn render_response(api: &Api, r: &Response, status: &TokenStream) -> TokenStream {
-    let sets = r.headers.iter().map(|h| {
+/// The statements rendering a response from its parts, bound to locals
+/// of their names (`body`, each header's field, `status` for a range).
+fn render_response(api: &Api, r: &Response, status: &TokenStream) -> Block {
+    let builder_mut = if r.headers.is_empty() && r.body.is_some() {
+        quote!()
+    } else {
+        quote!(mut)
+    };
+    let mut statements = vec![quote!(let #builder_mut builder = runtime::respond(#status);)];
+    statements.extend(r.headers.iter().map(|h| {
         let hname = ident(&h.rust);
         let wire = &h.wire;
         // Scalars as text; arrays, objects and JSON headers spelled as
         // the client reads them.
         let set = |value: TokenStream| {
-        if h.json {
-            quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Json);)
-        } else if super::scalar_header(api, &h.shape) {
-            quote!(runtime::set_header(&mut builder, #wire, #value);)
-        } else {
-            quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Simple);)
-        }
+            if h.json {
+                quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Json);)
+            } else if super::scalar_header(api, &h.shape) {
+                quote!(runtime::set_header(&mut builder, #wire, #value);)
+            } else {
+                quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Simple);)
+            }
         };
         if h.required {
-        set(quote!(#hname))
+            set(quote!(#hname))
         } else {
-        let set = set(quote!(value));
-        quote! {
-            if let Some(value) = #hname {
-            #set
+            let set = set(quote!(value));
+            quote! {
+                if let Some(value) = #hname {
+                    #set
+                }
             }
         }
-        }
-    });
-    let finish = match (&r.body, &r.media) {
+    }));
+    let value = match (&r.body, &r.media) {
         (Some(_), crate::ir::Media::Raw(media)) => {
             let media = media
                 .first()
@@ -625,16 +639,7 @@ fn render_response(api: &Api, r: &Response, status: &TokenStream) -> TokenStream
         (Some(_), _) => quote!(runtime::json(builder, &body)),
         (None, _) => quote!(Ok(builder.finish())),
     };
-    let builder_mut = if r.headers.is_empty() && r.body.is_some() {
-        quote!()
-    } else {
-        quote!(mut)
-    };
-    quote! {{
-        let #builder_mut builder = runtime::respond(#status);
-        #(#sets)*
-        #finish
-    }}
+    Block { statements, value }
 }
 
 /// An expression of type `Result<Self, ErrorResponse>` building the variant
@@ -650,50 +655,47 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
             let shared = ident(shared);
             Some(quote!(#shared::from_error(error).map(Self::#variant)))
         }
-        None => read_error(api, r, &quote!(Self::#variant)),
+        None => read_error(api, r, &quote!(Self::#variant)).map(|read| read.expr()),
     }
 }
 
-/// An expression of type `Result<T, ErrorResponse>` building `r` with the
+/// The statements building `r`, as a `Result<T, ErrorResponse>`, with the
 /// constructor `ctor` (a variant, or a shared response's `Self`) from an
-/// `ErrorResponse` named `error`; `None` when a required header's type
-/// cannot be read from text.
-fn read_error(api: &Api, r: &Response, ctor: &TokenStream) -> Option<TokenStream> {
-    let variant = ctor;
-    if r.status.carries_status() || !r.headers.is_empty() {
-        let mut reads = Vec::new();
-        for h in &r.headers {
-            let (field, wire) = (ident(&h.rust), &h.wire);
-            let readable = super::scalar_header(api, &h.shape) && !h.json;
-            reads.push(match (h.required, readable) {
-                (true, true) => {
-                    quote!(let Some(#field) = error.header(#wire) else { return Err(error); };)
-                }
-                (true, false) => return None,
-                (false, true) => quote!(let #field = error.header(#wire);),
-                (false, false) => quote!(let #field = None;),
-            });
-        }
-        let status_field = r
-            .status
-            .carries_status()
-            .then(|| quote!(status: error.status,));
-        let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
-        let fields = r.headers.iter().map(|h| ident(&h.rust));
-        let build = quote!(Ok(#variant { #status_field #body_field #(#fields,)* }));
-        Some(if reads.is_empty() {
-            build
-        } else {
-            quote!({
-                #(#reads)*
-                #build
-            })
-        })
-    } else if r.body.is_some() {
-        Some(quote!(Ok(#variant(error.body))))
-    } else {
-        Some(quote!(Ok(#variant)))
+/// `ErrorResponse` named `error` (an error without a header `r` requires
+/// is given back); `None` when a required header's type cannot be read
+/// from text.
+fn read_error(api: &Api, r: &Response, ctor: &TokenStream) -> Option<Block> {
+    if !r.status.carries_status() && r.headers.is_empty() {
+        let value = match r.body {
+            Some(_) => quote!(Ok(#ctor(error.body))),
+            None => quote!(Ok(#ctor)),
+        };
+        return Some(Block {
+            statements: Vec::new(),
+            value,
+        });
     }
+    let mut statements = Vec::new();
+    for h in &r.headers {
+        let (field, wire) = (ident(&h.rust), &h.wire);
+        let readable = super::scalar_header(api, &h.shape) && !h.json;
+        statements.push(match (h.required, readable) {
+            (true, true) => {
+                quote!(let Some(#field) = error.header(#wire) else { return Err(error); };)
+            }
+            (true, false) => return None,
+            (false, true) => quote!(let #field = error.header(#wire);),
+            (false, false) => quote!(let #field = None;),
+        });
+    }
+    let status_field = r
+        .status
+        .carries_status()
+        .then(|| quote!(status: error.status,));
+    let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
+    let fields = r.headers.iter().map(|h| ident(&h.rust));
+    let value = quote!(Ok(#ctor { #status_field #body_field #(#fields,)* }));
+    Some(Block { statements, value })
 }
 
 fn header_type(required: bool, shape: &Shape) -> TokenStream {

@@ -377,7 +377,8 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         (quote!(request: &HttpRequest,), quote!(&request,))
     };
     let extract_await = if has_body { quote!(.await) } else { quote!() };
-    let validate = (!super::operations::request_checks(api, op).is_empty())
+    let validate = api
+        .request_checked(op)
         .then(|| quote!(runtime::Validate::validate(&parsed)?;));
     let doc = format!(" `{} {}`", op.method, op.path);
     quote! {

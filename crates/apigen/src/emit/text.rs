@@ -1,8 +1,9 @@
 //! Generated code written as text. Most items are built as token streams
 //! and printed by prettyplease, which parses them first: the costliest step
-//! of generation. Impls of a fixed shape (a struct's record and serde
-//! impls) are written here directly instead, already formatted, and
-//! [`Pieces`] keeps both kinds in order.
+//! of generation. Items of a fixed shape (a struct with its record and
+//! serde impls, a string enum with its impls) are written directly
+//! instead, already formatted, with the helpers here; [`Pieces`] keeps
+//! both kinds in order.
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
@@ -59,17 +60,8 @@ impl Pieces {
 /// prettyplease prints. A line a `///` comment cannot hold as it is (a
 /// carriage return inside it) is written as the attribute.
 pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
-    let text: Vec<&str> = paragraphs
-        .iter()
-        .filter_map(|p| p.as_deref())
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
-    if text.is_empty() {
-        return String::new();
-    }
     let mut out = String::new();
-    for line in super::doc_lines(Some(&text.join("\n\n"))) {
+    for line in super::doc_lines(Some(&super::joined_paragraphs(paragraphs))) {
         if line.contains(|c: char| c.is_control()) {
             out.push_str(&format!("{indent}#[doc = {line:?}]\n"));
         } else {
@@ -77,6 +69,14 @@ pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
         }
     }
     out
+}
+
+/// A `cfg` attribute on a line of its own; nothing for none.
+pub(crate) fn cfg_line(cfg: &TokenStream) -> String {
+    match compact(cfg) {
+        line if line.is_empty() => line,
+        line => line + "\n",
+    }
 }
 
 /// A short token stream (a type, a path, a `cfg` attribute) as a person

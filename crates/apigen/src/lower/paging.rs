@@ -53,7 +53,7 @@ impl Lowerer<'_> {
                     format!(
                         "operation `{}` pages by {} (inferred: it has no `x-pagination`)",
                         route.id,
-                        paging.next.describe()
+                        paging.describe()
                     ),
                 );
                 Some(paging)
@@ -70,11 +70,6 @@ impl Lowerer<'_> {
     ) -> Option<Paging> {
         let body = success.body.as_ref()?;
         let text = |key: &str| declared.get(key).and_then(Value::as_str);
-        let query = |name: &str| {
-            params
-                .iter()
-                .any(|p| p.wire == name && p.location == ParamLocation::Query)
-        };
         let Some(object) = declared.as_object() else {
             self.error(at, "`x-pagination` must be an object");
             return None;
@@ -137,7 +132,7 @@ impl Lowerer<'_> {
         match &next {
             PageNext::Link => {}
             PageNext::Cursor { param, from } => {
-                self.require_query(query(param), param, &next_at)?;
+                self.require_query(params, param, &next_at)?;
                 if self.shape_at(body, from).is_none() {
                     self.error(
                         &next_at.join("from"),
@@ -147,7 +142,7 @@ impl Lowerer<'_> {
                 }
             }
             PageNext::LastItem { param, field } => {
-                self.require_query(query(param), param, &next_at)?;
+                self.require_query(params, param, &next_at)?;
                 if self.shape_at(&item, field).is_none() {
                     self.error(
                         &next_at.join("fromLastItem"),
@@ -157,7 +152,7 @@ impl Lowerer<'_> {
                 }
             }
             PageNext::Page { param, .. } | PageNext::Offset { param } => {
-                self.require_query(query(param), param, &next_at)?;
+                self.require_query(params, param, &next_at)?;
             }
         }
         let has_more = text("hasMore").map(str::to_string);
@@ -172,7 +167,7 @@ impl Lowerer<'_> {
         }
         let limit = text("limit").map(str::to_string);
         if let Some(limit) = &limit {
-            self.require_query(query(limit), limit, &at.join("limit"))?;
+            self.require_query(params, limit, &at.join("limit"))?;
         }
         Some(Paging {
             next,
@@ -184,8 +179,10 @@ impl Lowerer<'_> {
         })
     }
 
-    fn require_query(&mut self, found: bool, name: &str, at: &Pointer) -> Option<()> {
-        if found {
+    /// `Some` when the operation has the query parameter `name`; else
+    /// `None`, after an error at `at`.
+    fn require_query(&mut self, params: &[Param], name: &str, at: &Pointer) -> Option<()> {
+        if has_query(params, name) {
             Some(())
         } else {
             self.error(at, format!("the operation has no query parameter `{name}`"));
@@ -206,12 +203,7 @@ impl Lowerer<'_> {
             return None;
         }
         let body = success.body.as_ref()?;
-        let query = |name: &str| {
-            params
-                .iter()
-                .any(|p| p.wire == name && p.location == ParamLocation::Query)
-        };
-        let limit = query("limit").then(|| "limit".to_string());
+        let limit = has_query(params, "limit").then(|| "limit".to_string());
         let link = success
             .headers
             .iter()
@@ -231,7 +223,7 @@ impl Lowerer<'_> {
         let has_more = self
             .shape_at(body, "/has_more")
             .is_some_and(|s| s.ty == Ty::Bool);
-        if has_more && query("starting_after") {
+        if has_more && has_query(params, "starting_after") {
             let item = self.items_at(body, "/data")?;
             self.shape_at(&item, "/id")?;
             return Some(Paging {
@@ -261,11 +253,7 @@ impl Lowerer<'_> {
     /// properties of structs (and the aliases that name them).
     fn shape_at(&self, shape: &Shape, pointer: &str) -> Option<Shape> {
         let mut current = self.concrete(shape)?;
-        if pointer.is_empty() {
-            return Some(current);
-        }
-        for segment in pointer.strip_prefix('/')?.split('/') {
-            let segment = segment.replace("~1", "/").replace("~0", "~");
+        for segment in Pointer::from_ref(&format!("#{pointer}"))?.segments() {
             let Ty::Named(name) = &current.ty else {
                 return None;
             };
@@ -278,18 +266,26 @@ impl Lowerer<'_> {
         Some(current)
     }
 
-    /// The shape an alias chain names.
+    /// The shape an alias chain names: the alias's shape, or the type at
+    /// the end of the chain.
     fn concrete(&self, shape: &Shape) -> Option<Shape> {
-        let mut current = shape.clone();
-        for _ in 0..64 {
-            let Ty::Named(name) = &current.ty else {
-                return Some(current);
-            };
-            match &self.types.get(name)?.kind {
-                TypeKind::Alias(next) => current = next.clone(),
-                _ => return Some(current),
-            }
-        }
-        None
+        let Ty::Named(name) = &shape.ty else {
+            return Some(shape.clone());
+        };
+        let def = super::resolve(&self.types, name)?;
+        Some(match &def.kind {
+            TypeKind::Alias(inner) => inner.clone(),
+            _ => Shape {
+                ty: Ty::Named(def.name.clone()),
+                ..shape.clone()
+            },
+        })
     }
+}
+
+/// Whether the operation has the query parameter `name`.
+fn has_query(params: &[Param], name: &str) -> bool {
+    params
+        .iter()
+        .any(|p| p.wire == name && p.location == ParamLocation::Query)
 }

@@ -407,8 +407,9 @@ pub(super) fn shared_responses(
             continue;
         }
         let name = named.entry(target.clone()).or_insert_with(|| {
-            let last = target.rsplit('/').next().unwrap_or_default();
-            let last = last.replace("~1", "/").replace("~0", "~");
+            let last = crate::diag::Pointer::from_ref(&target)
+                .and_then(|p| p.segments().last())
+                .unwrap_or_default();
             let name = names.unique(sanitize(&last, Case::Pascal));
             shared.push(SharedResponse {
                 name: name.clone(),

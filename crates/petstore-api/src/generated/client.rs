@@ -73,29 +73,25 @@ impl Client {
         &self,
         request: operations::ListPetsRequest,
     ) -> Result<runtime::Reply<operations::ListPetsResponse>, runtime::ClientError> {
-        let call = self.list_pets_call(&request)?;
+        let call = self.list_pets_call(request)?;
         Self::list_pets_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_pets`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_pets_items(
         &self,
         request: operations::ListPetsRequest,
     ) -> impl runtime::Stream<
         Item = Result<super::models::Pet, runtime::ClientError>,
     > + '_ {
-        runtime::items(
-            &self.core,
-            self.list_pets_call(&request),
-            &Self::LIST_PETS_PAGING,
-        )
+        runtime::items(&self.core, self.list_pets_call(request), &Self::LIST_PETS_PAGING)
     }
 
     /// Every page of [`Self::list_pets`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_pets_pages(
         &self,
         request: operations::ListPetsRequest,
@@ -104,7 +100,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_pets_call(&request),
+            self.list_pets_call(request),
             &Self::LIST_PETS_PAGING,
             Self::list_pets_read,
         )
@@ -113,9 +109,9 @@ impl Client {
     /// The call [`Self::list_pets`] sends.
     fn list_pets_call(
         &self,
-        request: &operations::ListPetsRequest,
+        request: operations::ListPetsRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
-        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_PETS);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
@@ -391,13 +387,13 @@ impl Client {
         runtime::Reply<operations::ListCategoriesResponse>,
         runtime::ClientError,
     > {
-        let call = self.list_categories_call(&request)?;
+        let call = self.list_categories_call(request)?;
         Self::list_categories_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_categories`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_categories_items(
         &self,
         request: operations::ListCategoriesRequest,
@@ -406,14 +402,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_categories_call(&request),
+            self.list_categories_call(request),
             &Self::LIST_CATEGORIES_PAGING,
         )
     }
 
     /// Every page of [`Self::list_categories`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_categories_pages(
         &self,
         request: operations::ListCategoriesRequest,
@@ -425,7 +421,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_categories_call(&request),
+            self.list_categories_call(request),
             &Self::LIST_CATEGORIES_PAGING,
             Self::list_categories_read,
         )
@@ -434,9 +430,9 @@ impl Client {
     /// The call [`Self::list_categories`] sends.
     fn list_categories_call(
         &self,
-        request: &operations::ListCategoriesRequest,
+        request: operations::ListCategoriesRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
-        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_CATEGORIES);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
@@ -670,13 +666,13 @@ impl Client {
         &self,
         request: operations::ListOrdersRequest,
     ) -> Result<runtime::Reply<operations::ListOrdersResponse>, runtime::ClientError> {
-        let call = self.list_orders_call(&request)?;
+        let call = self.list_orders_call(request)?;
         Self::list_orders_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_orders`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_orders_items(
         &self,
         request: operations::ListOrdersRequest,
@@ -685,14 +681,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_orders_call(&request),
+            self.list_orders_call(request),
             &Self::LIST_ORDERS_PAGING,
         )
     }
 
     /// Every page of [`Self::list_orders`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_orders_pages(
         &self,
         request: operations::ListOrdersRequest,
@@ -704,7 +700,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_orders_call(&request),
+            self.list_orders_call(request),
             &Self::LIST_ORDERS_PAGING,
             Self::list_orders_read,
         )
@@ -713,9 +709,9 @@ impl Client {
     /// The call [`Self::list_orders`] sends.
     fn list_orders_call(
         &self,
-        request: &operations::ListOrdersRequest,
+        request: operations::ListOrdersRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
-        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_ORDERS);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
@@ -995,13 +991,13 @@ impl Client {
         runtime::Reply<operations::ListInventoryResponse>,
         runtime::ClientError,
     > {
-        let call = self.list_inventory_call(&request)?;
+        let call = self.list_inventory_call(request)?;
         Self::list_inventory_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_inventory`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_inventory_items(
         &self,
         request: operations::ListInventoryRequest,
@@ -1010,14 +1006,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_inventory_call(&request),
+            self.list_inventory_call(request),
             &Self::LIST_INVENTORY_PAGING,
         )
     }
 
     /// Every page of [`Self::list_inventory`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_inventory_pages(
         &self,
         request: operations::ListInventoryRequest,
@@ -1029,7 +1025,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_inventory_call(&request),
+            self.list_inventory_call(request),
             &Self::LIST_INVENTORY_PAGING,
             Self::list_inventory_read,
         )
@@ -1038,9 +1034,9 @@ impl Client {
     /// The call [`Self::list_inventory`] sends.
     fn list_inventory_call(
         &self,
-        request: &operations::ListInventoryRequest,
+        request: operations::ListInventoryRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
-        runtime::Validate::validate(request).map_err(runtime::ClientError::Invalid)?;
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::LIST_INVENTORY);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);

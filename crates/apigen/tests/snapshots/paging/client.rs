@@ -61,13 +61,13 @@ impl Client {
         &self,
         request: operations::ListLinkedRequest,
     ) -> Result<runtime::Reply<operations::ListLinkedResponse>, runtime::ClientError> {
-        let call = self.list_linked_call(&request)?;
+        let call = self.list_linked_call(request)?;
         Self::list_linked_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_linked`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_linked_items(
         &self,
         request: operations::ListLinkedRequest,
@@ -76,14 +76,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_linked_call(&request),
+            self.list_linked_call(request),
             &Self::LIST_LINKED_PAGING,
         )
     }
 
     /// Every page of [`Self::list_linked`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by the `Link` header's `rel="next"` URL.
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
     pub fn list_linked_pages(
         &self,
         request: operations::ListLinkedRequest,
@@ -95,7 +95,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_linked_call(&request),
+            self.list_linked_call(request),
             &Self::LIST_LINKED_PAGING,
             Self::list_linked_read,
         )
@@ -104,7 +104,7 @@ impl Client {
     /// The call [`Self::list_linked`] sends.
     fn list_linked_call(
         &self,
-        request: &operations::ListLinkedRequest,
+        request: operations::ListLinkedRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_LINKED);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
@@ -143,13 +143,13 @@ impl Client {
         &self,
         request: operations::ListCursoredRequest,
     ) -> Result<runtime::Reply<operations::ListCursoredResponse>, runtime::ClientError> {
-        let call = self.list_cursored_call(&request)?;
+        let call = self.list_cursored_call(request)?;
         Self::list_cursored_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_cursored`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `cursor` = the body's `/meta/next`; the items are the body's `/items`.
+    /// Pages by `cursor` = the body's `/meta/next`, items at `/items`.
     pub fn list_cursored_items(
         &self,
         request: operations::ListCursoredRequest,
@@ -158,14 +158,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_cursored_call(&request),
+            self.list_cursored_call(request),
             &Self::LIST_CURSORED_PAGING,
         )
     }
 
     /// Every page of [`Self::list_cursored`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `cursor` = the body's `/meta/next`; the items are the body's `/items`.
+    /// Pages by `cursor` = the body's `/meta/next`, items at `/items`.
     pub fn list_cursored_pages(
         &self,
         request: operations::ListCursoredRequest,
@@ -177,7 +177,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_cursored_call(&request),
+            self.list_cursored_call(request),
             &Self::LIST_CURSORED_PAGING,
             Self::list_cursored_read,
         )
@@ -186,7 +186,7 @@ impl Client {
     /// The call [`Self::list_cursored`] sends.
     fn list_cursored_call(
         &self,
-        request: &operations::ListCursoredRequest,
+        request: operations::ListCursoredRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_CURSORED);
         call.query(
@@ -227,13 +227,13 @@ impl Client {
         runtime::Reply<operations::ListAfterLastResponse>,
         runtime::ClientError,
     > {
-        let call = self.list_after_last_call(&request)?;
+        let call = self.list_after_last_call(request)?;
         Self::list_after_last_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_after_last`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by `after` = the last item's `/id`, page size `limit`.
     pub fn list_after_last_items(
         &self,
         request: operations::ListAfterLastRequest,
@@ -242,14 +242,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_after_last_call(&request),
+            self.list_after_last_call(request),
             &Self::LIST_AFTER_LAST_PAGING,
         )
     }
 
     /// Every page of [`Self::list_after_last`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `after` = the last item's `/id`.
+    /// Pages by `after` = the last item's `/id`, page size `limit`.
     pub fn list_after_last_pages(
         &self,
         request: operations::ListAfterLastRequest,
@@ -261,7 +261,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_after_last_call(&request),
+            self.list_after_last_call(request),
             &Self::LIST_AFTER_LAST_PAGING,
             Self::list_after_last_read,
         )
@@ -270,7 +270,7 @@ impl Client {
     /// The call [`Self::list_after_last`] sends.
     fn list_after_last_call(
         &self,
-        request: &operations::ListAfterLastRequest,
+        request: operations::ListAfterLastRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_AFTER_LAST);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
@@ -307,13 +307,13 @@ impl Client {
         &self,
         request: operations::ListNumberedRequest,
     ) -> Result<runtime::Reply<operations::ListNumberedResponse>, runtime::ClientError> {
-        let call = self.list_numbered_call(&request)?;
+        let call = self.list_numbered_call(request)?;
         Self::list_numbered_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_numbered`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `page` = the page number, from 1; the items are the body's `/results`.
+    /// Pages by `page` = the page number, from 1, items at `/results`, page size `per_page`.
     pub fn list_numbered_items(
         &self,
         request: operations::ListNumberedRequest,
@@ -322,14 +322,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_numbered_call(&request),
+            self.list_numbered_call(request),
             &Self::LIST_NUMBERED_PAGING,
         )
     }
 
     /// Every page of [`Self::list_numbered`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `page` = the page number, from 1; the items are the body's `/results`.
+    /// Pages by `page` = the page number, from 1, items at `/results`, page size `per_page`.
     pub fn list_numbered_pages(
         &self,
         request: operations::ListNumberedRequest,
@@ -341,7 +341,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_numbered_call(&request),
+            self.list_numbered_call(request),
             &Self::LIST_NUMBERED_PAGING,
             Self::list_numbered_read,
         )
@@ -350,7 +350,7 @@ impl Client {
     /// The call [`Self::list_numbered`] sends.
     fn list_numbered_call(
         &self,
-        request: &operations::ListNumberedRequest,
+        request: operations::ListNumberedRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_NUMBERED);
         call.query("page", &request.page, runtime::Style::Form, runtime::Explode::Yes);
@@ -388,13 +388,13 @@ impl Client {
         &self,
         request: operations::ListOffsetsRequest,
     ) -> Result<runtime::Reply<operations::ListOffsetsResponse>, runtime::ClientError> {
-        let call = self.list_offsets_call(&request)?;
+        let call = self.list_offsets_call(request)?;
         Self::list_offsets_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_offsets`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `offset` = the number of items before.
+    /// Pages by `offset` = the number of items before, page size `count`.
     pub fn list_offsets_items(
         &self,
         request: operations::ListOffsetsRequest,
@@ -403,14 +403,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_offsets_call(&request),
+            self.list_offsets_call(request),
             &Self::LIST_OFFSETS_PAGING,
         )
     }
 
     /// Every page of [`Self::list_offsets`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `offset` = the number of items before.
+    /// Pages by `offset` = the number of items before, page size `count`.
     pub fn list_offsets_pages(
         &self,
         request: operations::ListOffsetsRequest,
@@ -422,7 +422,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_offsets_call(&request),
+            self.list_offsets_call(request),
             &Self::LIST_OFFSETS_PAGING,
             Self::list_offsets_read,
         )
@@ -431,7 +431,7 @@ impl Client {
     /// The call [`Self::list_offsets`] sends.
     fn list_offsets_call(
         &self,
-        request: &operations::ListOffsetsRequest,
+        request: operations::ListOffsetsRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_OFFSETS);
         call.query(
@@ -470,13 +470,13 @@ impl Client {
         &self,
         request: operations::ListStripedRequest,
     ) -> Result<runtime::Reply<operations::ListStripedResponse>, runtime::ClientError> {
-        let call = self.list_striped_call(&request)?;
+        let call = self.list_striped_call(request)?;
         Self::list_striped_read(self.core.send(call).await?)
     }
 
     /// Every item of [`Self::list_striped`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
-    /// Pages by `starting_after` = the last item's `/id`; the items are the body's `/data`.
+    /// Pages by `starting_after` = the last item's `/id`, items at `/data`, `/has_more` says whether more follow, page size `limit`.
     pub fn list_striped_items(
         &self,
         request: operations::ListStripedRequest,
@@ -485,14 +485,14 @@ impl Client {
     > + '_ {
         runtime::items(
             &self.core,
-            self.list_striped_call(&request),
+            self.list_striped_call(request),
             &Self::LIST_STRIPED_PAGING,
         )
     }
 
     /// Every page of [`Self::list_striped`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
     ///
-    /// Pages by `starting_after` = the last item's `/id`; the items are the body's `/data`.
+    /// Pages by `starting_after` = the last item's `/id`, items at `/data`, `/has_more` says whether more follow, page size `limit`.
     pub fn list_striped_pages(
         &self,
         request: operations::ListStripedRequest,
@@ -504,7 +504,7 @@ impl Client {
     > + '_ {
         runtime::pages(
             &self.core,
-            self.list_striped_call(&request),
+            self.list_striped_call(request),
             &Self::LIST_STRIPED_PAGING,
             Self::list_striped_read,
         )
@@ -513,7 +513,7 @@ impl Client {
     /// The call [`Self::list_striped`] sends.
     fn list_striped_call(
         &self,
-        request: &operations::ListStripedRequest,
+        request: operations::ListStripedRequest,
     ) -> Result<runtime::Call, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_STRIPED);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
