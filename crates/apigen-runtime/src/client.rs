@@ -143,7 +143,7 @@ impl Default for Retry {
 impl Retry {
     /// The wait before try `attempt + 1` (0-based): `Retry-After` when the
     /// server gave one, else a random time up to the backoff ceiling.
-    fn wait(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+    pub(crate) fn wait(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(wait) = retry_after {
             return wait;
         }
@@ -222,10 +222,44 @@ impl Core {
     /// Sends a call, retrying as the policy allows, and returns the answer,
     /// whatever its status.
     pub async fn send(&self, call: Call) -> Result<Answer, ClientError> {
+        Answer::read(self.open_response(&call).await?).await
+    }
+
+    /// Sends a call as [`Core::send`] does; a stream of events (a success
+    /// sent as `text/event-stream`) is left unread, for
+    /// [`Answer::events`] to read as it arrives.
+    pub async fn open(&self, call: Call) -> Result<Answer, ClientError> {
+        let response = self.open_response(&call).await?;
+        if !super::events::remote::is_stream(&response) {
+            return Answer::read(response).await;
+        }
+        let mut answer = Answer {
+            status: response.status().as_u16(),
+            headers: response.headers().clone(),
+            body: Vec::new(),
+            live: None,
+        };
+        let live = Live {
+            core: self.clone(),
+            call,
+            body: super::events::remote::body_of(response),
+        };
+        answer.live = Some(Arc::new(Mutex::new(Some(live))));
+        Ok(answer)
+    }
+
+    /// The retry policy, if retries are on.
+    pub(crate) fn retry_policy(&self) -> Option<Retry> {
+        self.retry
+    }
+
+    /// Sends a call, retrying as the policy allows; the response, its body
+    /// unread.
+    pub(crate) async fn open_response(&self, call: &Call) -> Result<reqwest::Response, ClientError> {
         let started = Instant::now();
         let mut attempt = 0;
         loop {
-            let request = self.request(&call)?;
+            let request = self.request(call)?;
             let outcome = self.http.execute(request).await;
             let retry = self.retry.filter(|r| attempt + 1 < r.attempts);
             let wait = match (&outcome, retry) {
@@ -254,9 +288,8 @@ impl Core {
                 }
                 _ => {
                     let response = outcome.map_err(ClientError::Transport)?;
-                    let answer = Answer::read(response).await?;
-                    self.warn_if_deprecated(call.operation, &answer.headers);
-                    return Ok(answer);
+                    self.warn_if_deprecated(call.operation, response.headers());
+                    return Ok(response);
                 }
             }
         }
@@ -488,6 +521,11 @@ impl Call {
         }
     }
 
+    /// The operation called.
+    pub(crate) fn operation(&self) -> &'static Operation {
+        self.operation
+    }
+
     /// The value of the query parameter `name`, as it will be sent.
     pub fn query_value(&self, name: &str) -> Option<&str> {
         self.query
@@ -660,19 +698,64 @@ fn invalid(message: String) -> ClientError {
     ClientError::Invalid(Violation::new(message))
 }
 
-/// An answer as received: status, headers and the whole body.
+/// An answer as received: status, headers and the whole body (or, for a
+/// stream of events received by [`Core::open`], the stream unread).
 #[derive(Debug, Clone)]
 pub struct Answer {
     /// The status.
     pub status: u16,
     /// The headers.
     pub headers: HeaderMap,
-    /// The body.
+    /// The body; empty for a stream of events left unread.
     pub body: Vec<u8>,
+    /// A stream of events being received, until [`Answer::events`] takes it.
+    live: Option<Arc<Mutex<Option<Live>>>>,
+}
+
+/// A stream of events as received, and the call that opened it (which a
+/// reconnect repeats).
+struct Live {
+    core: Core,
+    call: Call,
+    body: super::events::remote::Body,
+}
+
+impl fmt::Debug for Live {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Live")
+            .field("operation", &self.call.operation.id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Answer {
-    async fn read(response: reqwest::Response) -> Result<Answer, ClientError> {
+    /// Whether the answer is a stream of events (`text/event-stream`).
+    pub fn is_event_stream(&self) -> bool {
+        super::events::remote::is_event_stream(&self.headers)
+    }
+
+    /// The answer's events, read as they arrive (or from the body, for an
+    /// answer read whole); `read` types a reconnect's answer that is not a
+    /// stream.
+    pub fn events<T: DeserializeOwned, R>(
+        &self,
+        read: super::events::remote::Read<R>,
+    ) -> super::EventStream<T, R> {
+        let live = self.live.as_ref().and_then(|live| {
+            live.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+        });
+        match live {
+            Some(live) => super::EventStream::answered(Some((live.core, live.call)), read, live.body),
+            None => {
+                let body = Box::pin(futures_util::stream::iter([Ok(self.body.clone())]));
+                super::EventStream::answered(None, read, body)
+            }
+        }
+    }
+
+    pub(crate) async fn read(response: reqwest::Response) -> Result<Answer, ClientError> {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let body = response
@@ -684,6 +767,7 @@ impl Answer {
             status,
             headers,
             body,
+            live: None,
         })
     }
 
@@ -947,6 +1031,7 @@ mod tests {
             status: 201,
             headers,
             body: br#"{"id": 1}"#.to_vec(),
+            live: None,
         };
         assert_eq!(answer.json::<serde_json::Value>().unwrap()["id"], 1);
         assert_eq!(

@@ -16,6 +16,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "client.rs",
     "context.rs",
     "decide.rs",
+    "events.rs",
     "fields.rs",
     "form.rs",
     "glue.rs",
