@@ -745,6 +745,9 @@ pub enum Media {
     /// Any other media type, as bytes: the media types the operation accepts
     /// (requests) or the one it sends (responses).
     Raw(Vec<String>),
+    /// `text/event-stream` (responses only): a stream of events whose data
+    /// is the body's shape, sent and read as the events come.
+    Events,
 }
 
 /// The statuses a response stands for.

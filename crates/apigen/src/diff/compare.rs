@@ -403,6 +403,7 @@ fn describe_media(m: &Media) -> String {
         Media::Form => "a form".into(),
         Media::Multipart => "multipart".into(),
         Media::Raw(types) => types.join(" or "),
+        Media::Events => "an event stream".into(),
     }
 }
 

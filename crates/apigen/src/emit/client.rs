@@ -226,7 +226,8 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         }
     });
     let body = op.body.as_ref().map(|b| match &b.media {
-        Media::Json => quote!(call.json_body(&request.body)?;),
+        // A request never streams events (lowering makes none).
+        Media::Json | Media::Events => quote!(call.json_body(&request.body)?;),
         Media::Form => quote!(call.form_body(&request.body)?;),
         Media::Multipart => {
             let files = file_fields(api, &b.shape);
@@ -248,12 +249,17 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         }
     });
     let mutable = (!op.params.is_empty() || op.body.is_some()).then(|| quote!(mut));
-    let explicit = super::by_precedence(&op.responses)
+    // A stream of events is told from the other media of its status by
+    // its `Content-Type`: its arm comes first.
+    let mut ordered = super::by_precedence(&op.responses);
+    ordered.sort_by_key(|r| r.media != Media::Events);
+    let explicit = ordered
         .into_iter()
         .filter_map(|r| {
             let pattern = super::status_pattern(r.status)?;
             let value = variant(api, op, r);
-            Some(quote!(#pattern => #value,))
+            let guard = (r.media == Media::Events).then(|| quote!(if answer.is_event_stream()));
+            Some(quote!(#pattern #guard => #value,))
         })
         .collect::<Vec<_>>();
     let otherwise = match op.responses.iter().find(|r| r.status == Status::Default) {
@@ -294,7 +300,8 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         #value
         Ok(answer.reply(value))
     };
-    let Some(paging) = &op.paging else {
+    let streams = op.responses.iter().find(|r| r.media == Media::Events);
+    if op.paging.is_none() && streams.is_none() {
         return quote! {
             #docs
             #cfg
@@ -308,7 +315,112 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
                 #read
             }
         };
+    }
+    let call_fn = format_ident!("{}_call", op.fn_name);
+    let read_fn = format_ident!("{}_read", op.fn_name);
+    let call_doc = format!(" The call [`Self::{}`] sends.", op.fn_name);
+    let read_doc = format!(
+        " [`Self::{}`]'s typed response, read from its answer.",
+        op.fn_name
+    );
+    // A stream of events is left unread until its variant reads it.
+    let send = if streams.is_some() {
+        quote!(open)
+    } else {
+        quote!(send)
     };
+    let paging = op
+        .paging
+        .as_ref()
+        .map(|paging| paging_methods(op, paging, cfg, &deprecated));
+    let events = streams.map(|r| events_method(op, r, cfg, &deprecated));
+    quote! {
+        #docs
+        #cfg
+        #deprecated
+        pub async fn #name(
+            &self,
+            request: operations::#req,
+        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
+            let call = self.#call_fn(request)?;
+            Self::#read_fn(self.core.#send(call).await?)
+        }
+
+        #paging
+        #events
+
+        #[doc = #call_doc]
+        #cfg
+        fn #call_fn(&self, #request: operations::#req) -> Result<runtime::Call, runtime::ClientError> {
+            #build_call
+            Ok(call)
+        }
+
+        #[doc = #read_doc]
+        #cfg
+        fn #read_fn(
+            answer: runtime::Answer,
+        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
+            #read
+        }
+    }
+}
+
+/// A streaming operation's `<op>_events`: the stream itself, opened when
+/// first polled.
+fn events_method(
+    op: &Operation,
+    r: &Response,
+    cfg: &TokenStream,
+    deprecated: &Option<TokenStream>,
+) -> TokenStream {
+    let req = format_ident!("{}Request", op.type_name);
+    let resp = format_ident!("{}Response", op.type_name);
+    let call_fn = format_ident!("{}_call", op.fn_name);
+    let read_fn = format_ident!("{}_read", op.fn_name);
+    let events_fn = format_ident!("{}_events", op.fn_name);
+    let data = r
+        .body
+        .as_ref()
+        .map_or_else(|| quote!(serde_json::Value), |b| rust_type(b, &quote!(super::models::)));
+    let resumes = if op.method.eq_ignore_ascii_case("GET") {
+        " When the connection drops, the stream reconnects after the server's `retry` \
+         (and the client's backoff) with `Last-Event-ID`, so that no event is missed \
+         or repeated where the server resumes by id; `.resume(false)` turns this off."
+    } else {
+        " The stream ends when the connection does: a dropped call is not resent, \
+         which would do its work again."
+    };
+    let doc = format!(
+        " The events of [`Self::{}`] as they arrive (`{} {}`, `text/event-stream`), \
+         each with its `id`, `event` and `retry`; nothing is sent until the stream is \
+         first polled.{resumes} An answer that is not a stream (an error status) ends \
+         the stream with `runtime::StreamError::Answered`, the typed response.",
+        op.fn_name, op.method, op.path
+    );
+    quote! {
+        #[doc = #doc]
+        #cfg
+        #deprecated
+        pub fn #events_fn(
+            &self,
+            request: operations::#req,
+        ) -> runtime::EventStream<#data, operations::#resp> {
+            runtime::EventStream::connect(self.core.clone(), self.#call_fn(request), Self::#read_fn)
+        }
+    }
+}
+
+/// A paging operation's `<op>_items` and `<op>_pages`, with the constant
+/// describing its paging.
+fn paging_methods(
+    op: &Operation,
+    paging: &crate::ir::Paging,
+    cfg: &TokenStream,
+    deprecated: &Option<TokenStream>,
+) -> TokenStream {
+    let req = format_ident!("{}Request", op.type_name);
+    let resp = format_ident!("{}Response", op.type_name);
     let call_fn = format_ident!("{}_call", op.fn_name);
     let read_fn = format_ident!("{}_read", op.fn_name);
     let pages_fn = format_ident!("{}_pages", op.fn_name);
@@ -316,11 +428,6 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let paging_const = format_ident!("{}_PAGING", op.const_name);
     let item = rust_type(&paging.item, &quote!(super::models::));
     let paging_value = paging_literal(paging);
-    let call_doc = format!(" The call [`Self::{}`] sends.", op.fn_name);
-    let read_doc = format!(
-        " [`Self::{}`]'s typed response, read from its answer.",
-        op.fn_name
-    );
     let how = format!(" Pages by {}.", paging.describe());
     let items_doc = format!(
         " Every item of [`Self::{}`], page after page: the next page is fetched when \
@@ -341,17 +448,6 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     quote! {
         #cfg
         const #paging_const: runtime::Paging = #paging_value;
-
-        #docs
-        #cfg
-        #deprecated
-        pub async fn #name(
-            &self,
-            request: operations::#req,
-        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            let call = self.#call_fn(request)?;
-            Self::#read_fn(self.core.send(call).await?)
-        }
 
         #[doc = #items_doc]
         #[doc = ""]
@@ -377,21 +473,6 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             Item = Result<runtime::Reply<operations::#resp>, runtime::ClientError>,
         > + '_ {
             runtime::pages(&self.core, self.#call_fn(request), &Self::#paging_const, Self::#read_fn)
-        }
-
-        #[doc = #call_doc]
-        #cfg
-        fn #call_fn(&self, #request: operations::#req) -> Result<runtime::Call, runtime::ClientError> {
-            #build_call
-            Ok(call)
-        }
-
-        #[doc = #read_doc]
-        #cfg
-        fn #read_fn(
-            answer: runtime::Answer,
-        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            #read
         }
     }
 }
@@ -455,15 +536,26 @@ fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
             let shared = ident(shared);
             quote!(operations::#resp::#variant(operations::#shared::read(&answer)?))
         }
-        None => read_answer(api, r, &quote!(operations::#resp::#variant)),
+        None => {
+            let read_fn = format_ident!("{}_read", op.fn_name);
+            read_answer(api, r, &quote!(operations::#resp::#variant), Some(&read_fn))
+        }
     }
 }
 
 /// The expression building `r` with the constructor `ctor` (a variant, or
-/// a shared response's `Self`) from the `answer`'s body and headers.
-pub(crate) fn read_answer(api: &Api, r: &Response, ctor: &TokenStream) -> TokenStream {
-    let body = r.body.as_ref().map(|_| match r.media {
-        Media::Raw(_) => quote!(answer.bytes()),
+/// a shared response's `Self`) from the `answer`'s body and headers. A
+/// stream of events is read as it arrives, its reconnects' other answers
+/// typed by the operation's `read_fn` (which every streaming operation has).
+pub(crate) fn read_answer(
+    api: &Api,
+    r: &Response,
+    ctor: &TokenStream,
+    read_fn: Option<&proc_macro2::Ident>,
+) -> TokenStream {
+    let body = r.body.as_ref().map(|_| match (&r.media, read_fn) {
+        (Media::Raw(_), _) => quote!(answer.bytes()),
+        (Media::Events, Some(read_fn)) => quote!(answer.events(Self::#read_fn)),
         _ => quote!(answer.json()?),
     });
     if r.status.carries_status() || !r.headers.is_empty() {

@@ -328,6 +328,7 @@ fn media(m: &Media) -> String {
         Media::Form => "application/x-www-form-urlencoded".into(),
         Media::Multipart => "multipart/form-data".into(),
         Media::Raw(types) => types.join(", "),
+        Media::Events => "text/event-stream".into(),
     }
 }
 

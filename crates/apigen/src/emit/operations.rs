@@ -2,7 +2,9 @@
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
 use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, Gates};
-use crate::ir::{Api, Operation, Param, Response, RouteTrait, Shape, Stability, Status, Ty};
+use crate::ir::{
+    Api, Media, Operation, Param, Response, RouteTrait, Shape, Stability, Status, Ty,
+};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -361,8 +363,13 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
     let variants = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
         let status = r.status;
-        let docs = doc(Some(&format!("`{status}`: {}", r.doc.trim())));
-        let body = r.body.as_ref().map(|b| rust_type(b, &MODELS()));
+        let stream = if r.media == Media::Events {
+            "\n\nA stream of events (`text/event-stream`), read as they come."
+        } else {
+            ""
+        };
+        let docs = doc(Some(&format!("`{status}`: {}{stream}", r.doc.trim())));
+        let body = r.body.as_ref().map(|b| body_type(r, b, &name));
         if let Some(shared) = &r.shared {
             let shared = ident(shared);
             quote!(#docs #variant(#shared),)
@@ -378,7 +385,7 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
                 };
                 quote!(#[doc = #doc] status: runtime::StatusCode,)
             });
-            let fields = body_and_headers(r, quote!());
+            let fields = body_and_headers(r, &name, quote!());
             quote!(#docs #variant { #status_field #fields },)
         } else if let Some(b) = body {
             quote!(#docs #variant(#b),)
@@ -435,10 +442,16 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
             }
         }
     };
+    // A stream of events is read once: neither cloned nor compared.
+    let derives = if op.responses.iter().any(|r| r.media == Media::Events) {
+        quote!(#[derive(Debug)])
+    } else {
+        quote!(#[derive(Debug, Clone, PartialEq)])
+    };
     quote! {
         #[doc = #docs]
         #cfg
-        #[derive(Debug, Clone, PartialEq)]
+        #derives
         pub enum #name {
             #(#variants)*
         }
@@ -460,10 +473,22 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
     }
 }
 
-/// The fields of a response's body and headers, each preceded by `vis`.
-fn body_and_headers(r: &Response, vis: TokenStream) -> TokenStream {
+/// The type of a response's body: its shape's, or, for a stream of
+/// events, a `runtime::EventStream` of them that `owner` (the response
+/// enum) types a reconnect's other answers with.
+fn body_type(r: &Response, body: &Shape, owner: &proc_macro2::Ident) -> TokenStream {
+    let ty = rust_type(body, &MODELS());
+    match r.media {
+        Media::Events => quote!(runtime::EventStream<#ty, #owner>),
+        _ => ty,
+    }
+}
+
+/// The fields of a response's body and headers, each preceded by `vis`;
+/// `owner` is the type holding them.
+fn body_and_headers(r: &Response, owner: &proc_macro2::Ident, vis: TokenStream) -> TokenStream {
     let body = r.body.as_ref().map(|b| {
-        let ty = rust_type(b, &MODELS());
+        let ty = body_type(r, b, owner);
         quote!(#vis body: #ty,)
     });
     let headers = r.headers.iter().map(|h| {
@@ -500,7 +525,7 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
                 .into(),
         ),
     ]);
-    let fields = body_and_headers(r, quote!(pub));
+    let fields = body_and_headers(r, &name, quote!(pub));
     let names = r
         .body
         .iter()
@@ -518,7 +543,7 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
             }
         }
     });
-    let read = super::client::read_answer(api, r, &quote!(Self));
+    let read = super::client::read_answer(api, r, &quote!(Self), None);
     quote! {
         #docs
         #cfg
@@ -630,7 +655,8 @@ fn render_response(api: &Api, r: &Response, status: &TokenStream) -> Block {
         }
     }));
     let value = match (&r.body, &r.media) {
-        (Some(_), crate::ir::Media::Raw(media)) => {
+        (Some(_), Media::Events) => quote!(Ok(runtime::events(builder, body))),
+        (Some(_), Media::Raw(media)) => {
             let media = media
                 .first()
                 .map_or("application/octet-stream", String::as_str);

@@ -347,7 +347,10 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             None => quote!(runtime::DEFAULT_BODY_LIMIT),
         };
         let read = match &b.media {
-            crate::ir::Media::Json => quote!(runtime::json_body(request, payload, #limit).await?),
+            // A request never streams events (lowering makes none).
+            crate::ir::Media::Json | crate::ir::Media::Events => {
+                quote!(runtime::json_body(request, payload, #limit).await?)
+            }
             crate::ir::Media::Form => quote!(runtime::form_body(request, payload, #limit).await?),
             crate::ir::Media::Multipart => {
                 quote!(runtime::multipart_body(request, payload, #limit).await?)

@@ -37,23 +37,22 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
             };
-            let variant = variants.unique(status_variant(status));
-            if let Some(r) = self.response(status, variant, response, &rat.join(status), type_name)
-            {
-                responses.push(r);
-            }
+            responses.extend(self.response(
+                status,
+                &mut variants,
+                response,
+                &rat.join(status),
+                type_name,
+            ));
         }
         if let Some(default) = &op.responses.default {
-            let variant = variants.unique(status_variant(Status::Default));
-            if let Some(r) = self.response(
+            responses.extend(self.response(
                 Status::Default,
-                variant,
+                &mut variants,
                 default,
                 &rat.join("default"),
                 type_name,
-            ) {
-                responses.push(r);
-            }
+            ));
         }
         if responses.is_empty() && self.errors.len() == errors_before {
             // Nothing is promised: any status, no body read.
@@ -138,30 +137,30 @@ impl<'a> Lowerer<'a> {
         content: &'c indexmap::IndexMap<String, openapiv3::MediaType>,
         at: &Pointer,
     ) -> Option<(&'c String, &'c openapiv3::MediaType, Media)> {
-        let essence = |m: &str| {
-            m.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        };
-        if let Some((m, c)) = content.iter().find(|(m, _)| is_json(m)) {
+        self.body_content_but(content, at, None)
+    }
+
+    /// [`Self::body_content`], leaving out the media type `except`.
+    fn body_content_but<'c>(
+        &mut self,
+        content: &'c indexmap::IndexMap<String, openapiv3::MediaType>,
+        at: &Pointer,
+        except: Option<&str>,
+    ) -> Option<(&'c String, &'c openapiv3::MediaType, Media)> {
+        let entries = || content.iter().filter(|(m, _)| Some(m.as_str()) != except);
+        if let Some((m, c)) = entries().find(|(m, _)| is_json(m)) {
             return Some((m, c, Media::Json));
         }
-        if let Some((m, c)) = content
-            .iter()
-            .find(|(m, _)| essence(m) == "application/x-www-form-urlencoded")
+        if let Some((m, c)) =
+            entries().find(|(m, _)| essence(m) == "application/x-www-form-urlencoded")
         {
             return Some((m, c, Media::Form));
         }
-        if let Some((m, c)) = content
-            .iter()
-            .find(|(m, _)| essence(m) == "multipart/form-data")
-        {
+        if let Some((m, c)) = entries().find(|(m, _)| essence(m) == "multipart/form-data") {
             return Some((m, c, Media::Multipart));
         }
-        let raw: Vec<String> = content.keys().map(|m| essence(m)).collect();
-        match content.iter().next() {
+        let raw: Vec<String> = entries().map(|(m, _)| essence(m)).collect();
+        match entries().next() {
             Some((m, c)) => Some((m, c, Media::Raw(raw))),
             None => {
                 self.error(at, "a body with no media type");
@@ -170,20 +169,120 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The response declared for `status`: one, or, for a success that
+    /// offers `text/event-stream` beside other media types, two (the other
+    /// media's, then the stream's, named `<Variant>Events`); none when it
+    /// cannot be read (reported).
     pub(super) fn response(
         &mut self,
         status: Status,
-        variant: String,
+        variants: &mut Namer,
         response: &'a ReferenceOr<openapiv3::Response>,
         at: &Pointer,
         op_type: &str,
+    ) -> Vec<Response> {
+        let Some((resolved, response_at)) = self.resolve(response, Node::response, at) else {
+            return Vec::new();
+        };
+        let variant = variants.unique(status_variant(status));
+        // A stream of events, on a success: its own response.
+        let stream = status
+            .is_success()
+            .then(|| {
+                resolved
+                    .content
+                    .iter()
+                    .find(|(m, _)| essence(m) == "text/event-stream")
+            })
+            .flatten();
+        let Some((stream_type, stream_content)) = stream else {
+            return self
+                .response_of(status, variant, (resolved, &response_at), at, op_type, None)
+                .into_iter()
+                .collect();
+        };
+        let content_at = response_at.join("content").join(stream_type);
+        let mut responses = Vec::new();
+        let events_variant = if resolved.content.len() > 1 {
+            responses.extend(self.response_of(
+                status,
+                variant.clone(),
+                (resolved, &response_at),
+                at,
+                op_type,
+                Some(stream_type),
+            ));
+            variants.unique(format!("{variant}Events"))
+        } else {
+            variant
+        };
+        let hint = format!("{op_type}{events_variant}Event");
+        let Some(data) = self.event_data(stream_content, &content_at, &hint) else {
+            return responses;
+        };
+        // The headers are the response's, read as for any other.
+        let Some(mut events) =
+            self.response_of(status, events_variant, (resolved, &response_at), at, op_type, None)
+        else {
+            return responses;
+        };
+        events.body = Some(data);
+        events.media = Media::Events;
+        events.shared = None;
+        responses.push(events);
+        responses
+    }
+
+    /// The type of an event's data: the schema of `data` where the media
+    /// type's schema describes the whole event (an object of `data`, `event`,
+    /// `id` and `retry` properties, as 3.2's `itemSchema` does), else the
+    /// schema itself.
+    fn event_data(
+        &mut self,
+        content: &'a openapiv3::MediaType,
+        at: &Pointer,
+        hint: &str,
+    ) -> Option<Shape> {
+        let Some(schema) = &content.schema else {
+            return Some(Shape::new(Ty::Json));
+        };
+        let schema_at = at.join("schema");
+        let (target, resolved) = match schema {
+            ReferenceOr::Item(item) => (schema_at.clone(), item),
+            ReferenceOr::Reference { reference } => self.schema_at(reference, &schema_at)?,
+        };
+        if let openapiv3::SchemaKind::Type(openapiv3::Type::Object(object)) =
+            &resolved.schema_kind
+        {
+            let fields = ["data", "event", "id", "retry"];
+            let whole_event = object.properties.contains_key("data")
+                && object.properties.keys().all(|k| fields.contains(&k.as_str()));
+            if whole_event {
+                let data = &object.properties["data"];
+                return self.shape_of(data, &target.join("properties").join("data"), hint);
+            }
+        }
+        self.shape_of(schema, &schema_at, hint)
+    }
+
+    /// The response `response` (standing at `response_at`, declared at
+    /// `at`) in the media types other than `except`.
+    fn response_of(
+        &mut self,
+        status: Status,
+        variant: String,
+        (response, response_at): (&'a openapiv3::Response, &Pointer),
+        at: &Pointer,
+        op_type: &str,
+        except: Option<&str>,
     ) -> Option<Response> {
-        let (response, response_at) = self.resolve(response, Node::response, at)?;
-        let (body, media) = if response.content.is_empty() {
+        let response_at = response_at.clone();
+        let offered = response.content.len() - usize::from(except.is_some());
+        let (body, media) = if offered == 0 {
             (None, Media::Json)
         } else {
             let (media_type, content, media) =
-                self.body_content(&response.content, &response_at.join("content"))?;
+                self.body_content_but(&response.content, &response_at.join("content"), except)?;
             // A multipart response is passed on as its bytes.
             let media = match media {
                 Media::Multipart => Media::Raw(vec!["multipart/form-data".into()]),
@@ -275,6 +374,16 @@ impl<'a> Lowerer<'a> {
             shared,
         })
     }
+}
+
+/// A media type's essence: `text/plain` of `text/plain; charset=utf-8`.
+fn essence(media: &str) -> String {
+    media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 pub(super) fn is_json(media: &str) -> bool {

@@ -49,13 +49,6 @@ impl Client {
         self
     }
 
-    const LIST_LINKED_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::Link,
-        items: "",
-        has_more: None,
-        limit: Some("limit"),
-    };
-
     /// `GET /linked` (operationId `listLinked`)
     pub async fn list_linked(
         &self,
@@ -64,6 +57,13 @@ impl Client {
         let call = self.list_linked_call(request)?;
         Self::list_linked_read(self.core.send(call).await?)
     }
+
+    const LIST_LINKED_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
 
     /// Every item of [`Self::list_linked`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -128,6 +128,15 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// `GET /cursored` (operationId `listCursored`)
+    pub async fn list_cursored(
+        &self,
+        request: operations::ListCursoredRequest,
+    ) -> Result<runtime::Reply<operations::ListCursoredResponse>, runtime::ClientError> {
+        let call = self.list_cursored_call(request)?;
+        Self::list_cursored_read(self.core.send(call).await?)
+    }
+
     const LIST_CURSORED_PAGING: runtime::Paging = runtime::Paging {
         next: runtime::Next::Cursor {
             param: "cursor",
@@ -137,15 +146,6 @@ impl Client {
         has_more: None,
         limit: None,
     };
-
-    /// `GET /cursored` (operationId `listCursored`)
-    pub async fn list_cursored(
-        &self,
-        request: operations::ListCursoredRequest,
-    ) -> Result<runtime::Reply<operations::ListCursoredResponse>, runtime::ClientError> {
-        let call = self.list_cursored_call(request)?;
-        Self::list_cursored_read(self.core.send(call).await?)
-    }
 
     /// Every item of [`Self::list_cursored`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -209,16 +209,6 @@ impl Client {
         Ok(answer.reply(value))
     }
 
-    const LIST_AFTER_LAST_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::LastItem {
-            param: "after",
-            field: "/id",
-        },
-        items: "",
-        has_more: None,
-        limit: Some("limit"),
-    };
-
     /// `GET /after-last` (operationId `listAfterLast`)
     pub async fn list_after_last(
         &self,
@@ -230,6 +220,16 @@ impl Client {
         let call = self.list_after_last_call(request)?;
         Self::list_after_last_read(self.core.send(call).await?)
     }
+
+    const LIST_AFTER_LAST_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::LastItem {
+            param: "after",
+            field: "/id",
+        },
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
 
     /// Every item of [`Self::list_after_last`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -292,6 +292,15 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// `GET /numbered` (operationId `listNumbered`)
+    pub async fn list_numbered(
+        &self,
+        request: operations::ListNumberedRequest,
+    ) -> Result<runtime::Reply<operations::ListNumberedResponse>, runtime::ClientError> {
+        let call = self.list_numbered_call(request)?;
+        Self::list_numbered_read(self.core.send(call).await?)
+    }
+
     const LIST_NUMBERED_PAGING: runtime::Paging = runtime::Paging {
         next: runtime::Next::Page {
             param: "page",
@@ -301,15 +310,6 @@ impl Client {
         has_more: None,
         limit: Some("per_page"),
     };
-
-    /// `GET /numbered` (operationId `listNumbered`)
-    pub async fn list_numbered(
-        &self,
-        request: operations::ListNumberedRequest,
-    ) -> Result<runtime::Reply<operations::ListNumberedResponse>, runtime::ClientError> {
-        let call = self.list_numbered_call(request)?;
-        Self::list_numbered_read(self.core.send(call).await?)
-    }
 
     /// Every item of [`Self::list_numbered`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -374,15 +374,6 @@ impl Client {
         Ok(answer.reply(value))
     }
 
-    const LIST_OFFSETS_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::Offset {
-            param: "offset",
-        },
-        items: "",
-        has_more: None,
-        limit: Some("count"),
-    };
-
     /// `GET /offsets` (operationId `listOffsets`)
     pub async fn list_offsets(
         &self,
@@ -391,6 +382,15 @@ impl Client {
         let call = self.list_offsets_call(request)?;
         Self::list_offsets_read(self.core.send(call).await?)
     }
+
+    const LIST_OFFSETS_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Offset {
+            param: "offset",
+        },
+        items: "",
+        has_more: None,
+        limit: Some("count"),
+    };
 
     /// Every item of [`Self::list_offsets`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -455,6 +455,15 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// `GET /striped` (operationId `listStriped`)
+    pub async fn list_striped(
+        &self,
+        request: operations::ListStripedRequest,
+    ) -> Result<runtime::Reply<operations::ListStripedResponse>, runtime::ClientError> {
+        let call = self.list_striped_call(request)?;
+        Self::list_striped_read(self.core.send(call).await?)
+    }
+
     const LIST_STRIPED_PAGING: runtime::Paging = runtime::Paging {
         next: runtime::Next::LastItem {
             param: "starting_after",
@@ -464,15 +473,6 @@ impl Client {
         has_more: Some("/has_more"),
         limit: Some("limit"),
     };
-
-    /// `GET /striped` (operationId `listStriped`)
-    pub async fn list_striped(
-        &self,
-        request: operations::ListStripedRequest,
-    ) -> Result<runtime::Reply<operations::ListStripedResponse>, runtime::ClientError> {
-        let call = self.list_striped_call(request)?;
-        Self::list_striped_read(self.core.send(call).await?)
-    }
 
     /// Every item of [`Self::list_striped`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
