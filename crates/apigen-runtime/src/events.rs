@@ -322,7 +322,7 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
 #[cfg(feature = "client")]
 pub(crate) mod remote {
     use super::{Boxed, Event, StreamError};
-    use crate::client::{Answer, Call, ClientError, Core, Reply, Retry};
+    use super::super::{Answer, Call, ClientError, Core, Explode, Reply, Retry};
     use futures_util::stream::{Stream, StreamExt as _};
     use std::collections::VecDeque;
     use std::pin::Pin;
@@ -461,9 +461,9 @@ pub(crate) mod remote {
                         return None;
                     };
                     let mut call = call.clone();
-                    call.header("Accept", &"text/event-stream", crate::Explode::No);
+                    call.header("Accept", &"text/event-stream", Explode::No);
                     if let Some(id) = s.parser.last_id.as_deref().filter(|id| !id.is_empty()) {
-                        call.header("Last-Event-ID", &id, crate::Explode::No);
+                        call.header("Last-Event-ID", &id, Explode::No);
                     }
                     match core.open_response(&call).await {
                         Ok(response) if is_stream(&response) => {

@@ -915,3 +915,82 @@ fn a_change_of_paging_is_breaking() {
     check(&by_cursor, &none, &[("paging-changed", Error)]);
     check(&none, &by_cursor, &[("paging-added", Info)]);
 }
+
+/// A feed that streams events of two kinds, and a read that answers JSON.
+const STREAMS: &str = r#"
+openapi: 3.0.3
+info: {title: Feed, version: '1'}
+paths:
+  /feed:
+    get:
+      operationId: watch
+      responses:
+        '200':
+          description: Events.
+          content:
+            text/event-stream:
+              schema:
+                oneOf:
+                  - {$ref: '#/components/schemas/Placed'}
+                  - {$ref: '#/components/schemas/Restocked'}
+                discriminator: {propertyName: type}
+  /now:
+    get:
+      operationId: now
+      responses:
+        '200':
+          description: The state.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Placed'}
+components:
+  schemas:
+    Placed:
+      type: object
+      required: [type, orderId]
+      properties:
+        type: {type: string}
+        orderId: {type: integer}
+    Restocked:
+      type: object
+      required: [type, petId]
+      properties:
+        type: {type: string}
+        petId: {type: integer}
+"#;
+
+#[test]
+fn event_streams_follow_the_rules_of_response_bodies() {
+    check(STREAMS, STREAMS, &[]);
+    // An event kind removed, and one added: the data's union changed.
+    let fewer = edit(
+        STREAMS,
+        &[("                  - {$ref: '#/components/schemas/Restocked'}\n", "")],
+    );
+    check(STREAMS, &fewer, &[("response-event-kind-removed", Warning)]);
+    check(fewer.as_str(), STREAMS, &[("response-body-one-of-added", Warning)]);
+    // A property an event promised is gone.
+    let thinner = edit(STREAMS, &[("      required: [type, petId]", "      required: [type]")]);
+    check(
+        STREAMS,
+        &thinner,
+        &[("response-property-became-optional", Error)],
+    );
+    // The stream became a JSON body: a client reading events breaks.
+    let json = edit(
+        STREAMS,
+        &[("            text/event-stream:\n", "            application/json:\n")],
+    );
+    check(STREAMS, &json, &[("response-media-type-changed", Error)]);
+    // A JSON answer that may now also stream: the old answer stays.
+    let both = edit(
+        STREAMS,
+        &[(
+            "              schema: {$ref: '#/components/schemas/Placed'}\n",
+            "              schema: {$ref: '#/components/schemas/Placed'}\n            text/event-stream:\n              schema: {$ref: '#/components/schemas/Placed'}\n",
+        )],
+    );
+    check(STREAMS, &both, &[("response-status-added", Info)]);
+    // And no longer streams: a client reading events breaks.
+    check(&both, STREAMS, &[("response-media-type-changed", Error)]);
+}

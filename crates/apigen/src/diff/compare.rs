@@ -237,13 +237,19 @@ impl<'a> Compare<'a, '_> {
     // ---- responses ------------------------------------------------------------
 
     pub(super) fn responses(&mut self, base: &'a Operation, rev: &'a Operation) {
+        // A status may have two responses, a stream of events and another
+        // media type: each is compared with its counterpart, else with the
+        // status's other response.
+        let streams = |r: &Response| r.media == Media::Events;
+        let counterpart = |of: &Response, among: &'a [Response]| -> Option<&'a Response> {
+            among
+                .iter()
+                .find(|r| r.status == of.status && streams(r) == streams(of))
+                .or_else(|| among.iter().find(|r| r.status == of.status))
+        };
         for base_response in &base.responses {
             let status = base_response.status.to_string();
-            let Some(rev_response) = rev
-                .responses
-                .iter()
-                .find(|rev_response| rev_response.status == base_response.status)
-            else {
+            let Some(rev_response) = counterpart(base_response, &rev.responses) else {
                 if base_response.status.is_success() {
                     self.report(
                         Rule::ResponseSuccessStatusRemoved,
@@ -286,11 +292,20 @@ impl<'a> Compare<'a, '_> {
                         ),
                     ),
                 (Some(base_body), Some(rev_body)) => {
-                    let ctx = Ctx::new(
-                        Dir::Response,
-                        Place::ResponseBody,
-                        format!("the {status} response body"),
-                    );
+                    let ctx = if streams(base_response) {
+                        Ctx::new(
+                            Dir::Response,
+                            Place::ResponseBody,
+                            format!("the {status} response's event stream"),
+                        )
+                        .of_events()
+                    } else {
+                        Ctx::new(
+                            Dir::Response,
+                            Place::ResponseBody,
+                            format!("the {status} response body"),
+                        )
+                    };
                     self.shape(
                         base_body,
                         rev_body,
@@ -304,18 +319,34 @@ impl<'a> Compare<'a, '_> {
             self.headers(base_response, rev_response, &status);
         }
         for rev_response in &rev.responses {
-            if !base
-                .responses
-                .iter()
-                .any(|base_response| base_response.status == rev_response.status)
-            {
-                let status = rev_response.status.to_string();
-                self.report(
+            let status = rev_response.status.to_string();
+            match counterpart(rev_response, &base.responses) {
+                None => self.report(
                     Rule::ResponseStatusAdded,
                     "",
                     &rev_response.pointer,
                     format!("the response {status} is new"),
-                );
+                ),
+                // A stream offered beside the media the status had.
+                Some(_)
+                    if streams(rev_response)
+                        && !base
+                            .responses
+                            .iter()
+                            .any(|r| r.status == rev_response.status && streams(r))
+                        && rev
+                            .responses
+                            .iter()
+                            .any(|r| r.status == rev_response.status && !streams(r)) =>
+                {
+                    self.report(
+                        Rule::ResponseStatusAdded,
+                        "",
+                        &rev_response.pointer,
+                        format!("the {status} response can be an event stream now"),
+                    )
+                }
+                Some(_) => {}
             }
         }
     }

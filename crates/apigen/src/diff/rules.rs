@@ -251,6 +251,7 @@ pub enum Rule {
     ResponseOptionalPropertyRemoved,
     ResponsePropertyBecameOptional,
     ResponsePropertyAdded,
+    ResponseEventKindRemoved,
     // Paging.
     PagingChanged,
     PagingAdded,
@@ -308,6 +309,7 @@ impl Rule {
             ResponseOptionalPropertyRemoved,
             ResponsePropertyBecameOptional,
             ResponsePropertyAdded,
+            ResponseEventKindRemoved,
             PagingChanged,
             PagingAdded,
         ];
@@ -374,6 +376,7 @@ impl Rule {
             ResponseOptionalPropertyRemoved => "response-optional-property-removed",
             ResponsePropertyBecameOptional => "response-property-became-optional",
             ResponsePropertyAdded => "response-property-added",
+            ResponseEventKindRemoved => "response-event-kind-removed",
         };
         id.to_string()
     }
@@ -388,7 +391,7 @@ impl Rule {
             ApiRemovedBeforeSunset | ApiStabilityDecreased | ApiDeprecatedWithoutSunset => S::Error,
             ApiSunsetDateChangedTooSmall | RequestParameterRemovedBeforeSunset => S::Error,
             LifecycleAnnotationUnreadable | RequestPropertyRemoved => S::Depends,
-            ConstructNotCompared => S::Possibly,
+            ConstructNotCompared | ResponseEventKindRemoved => S::Possibly,
             ApiSecurityAdded => S::AtLeastWarning,
             NewRequiredRequestParameter
             | RequestParameterBecameRequired
@@ -490,6 +493,10 @@ impl Rule {
             ResponseOptionalPropertyRemoved => "an optional property of a response is removed",
             ResponsePropertyBecameOptional => "a property a response always had may be absent now",
             ResponsePropertyAdded => "a response has a new property",
+            ResponseEventKindRemoved => {
+                "an event stream no longer sends a kind of event (a `oneOf` shape of its data): \
+                 subscribers relying on it stop receiving it"
+            }
         };
         text.to_string()
     }

@@ -21,6 +21,9 @@ pub(super) enum Dir {
 #[derive(Debug, Clone)]
 pub(super) struct Ctx {
     dir: Dir,
+    /// The value is the data of a stream's events, whose kinds are the
+    /// shapes of its union.
+    events: bool,
     place: Place,
     root: String,
     /// `address.city`, `tags[]`; empty for the root itself.
@@ -32,6 +35,7 @@ impl Ctx {
     pub(super) fn new(dir: Dir, place: Place, root: String) -> Ctx {
         Ctx {
             dir,
+            events: false,
             place,
             what: root.clone(),
             root,
@@ -39,9 +43,16 @@ impl Ctx {
         }
     }
 
+    /// The context of an event stream's data.
+    pub(super) fn of_events(mut self) -> Ctx {
+        self.events = true;
+        self
+    }
+
     fn at(&self, place: Place, path: String) -> Ctx {
         Ctx {
             dir: self.dir,
+            events: false,
             place,
             what: format!("property `{path}` of {}", self.root),
             root: self.root.clone(),
@@ -467,6 +478,16 @@ impl<'a> Compare<'a, '_> {
                     rev_at,
                     format!(
                         "{} no longer accepts the shape `{}`",
+                        ctx.what,
+                        name(base_variant)
+                    ),
+                ),
+                None if ctx.events => self.report(
+                    Rule::ResponseEventKindRemoved,
+                    base_at,
+                    rev_at,
+                    format!(
+                        "{} no longer sends events of the kind `{}`",
                         ctx.what,
                         name(base_variant)
                     ),
