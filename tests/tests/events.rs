@@ -72,7 +72,8 @@ impl Feed for Service {
         }
         let after: u64 = last.and_then(|l| l.parse().ok()).unwrap_or(0);
         let ids: Vec<u64> = (after + 1..=self.total).take(self.per_connection).collect();
-        let events = runtime::EventStream::new(futures_util::stream::iter(ids.into_iter().map(feed_event)));
+        let events =
+            runtime::EventStream::new(futures_util::stream::iter(ids.into_iter().map(feed_event)));
         Ok(WatchFeedResponse::Ok(events))
     }
 }
@@ -83,12 +84,7 @@ impl Completions for Service {
         request: CompleteRequest,
         _context: runtime::RequestContext,
     ) -> Result<CompleteResponse, ErrorResponse> {
-        let words: Vec<String> = request
-            .body
-            .prompt
-            .split(' ')
-            .map(str::to_string)
-            .collect();
+        let words: Vec<String> = request.body.prompt.split(' ').map(str::to_string).collect();
         if request.body.stream == Some(true) {
             let events = words
                 .into_iter()

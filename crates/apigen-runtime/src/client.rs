@@ -255,7 +255,10 @@ impl Core {
 
     /// Sends a call, retrying as the policy allows; the response, its body
     /// unread.
-    pub(crate) async fn open_response(&self, call: &Call) -> Result<reqwest::Response, ClientError> {
+    pub(crate) async fn open_response(
+        &self,
+        call: &Call,
+    ) -> Result<reqwest::Response, ClientError> {
         let started = Instant::now();
         let mut attempt = 0;
         loop {
@@ -747,7 +750,9 @@ impl Answer {
                 .take()
         });
         match live {
-            Some(live) => super::EventStream::answered(Some((live.core, live.call)), read, live.body),
+            Some(live) => {
+                super::EventStream::answered(Some((live.core, live.call)), read, live.body)
+            }
             None => {
                 let body = Box::pin(futures_util::stream::iter([Ok(self.body.clone())]));
                 super::EventStream::answered(None, read, body)

@@ -105,7 +105,9 @@ impl<T, R> fmt::Debug for EventStream<T, R> {
             #[cfg(feature = "client")]
             Source::Remote(_) => "remote",
         };
-        f.debug_struct("EventStream").field("source", &kind).finish()
+        f.debug_struct("EventStream")
+            .field("source", &kind)
+            .finish()
     }
 }
 
@@ -243,7 +245,11 @@ impl<R> fmt::Display for StreamError<R> {
         match self {
             StreamError::Client(e) => e.fmt(f),
             StreamError::Answered(reply) => {
-                write!(f, "the server answered {} instead of a stream", reply.status)
+                write!(
+                    f,
+                    "the server answered {} instead of a stream",
+                    reply.status
+                )
             }
         }
     }
@@ -321,8 +327,8 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
 /// The reading side: the SSE parser and the reconnecting stream.
 #[cfg(feature = "client")]
 pub(crate) mod remote {
-    use super::{Boxed, Event, StreamError};
     use super::super::{Answer, Call, ClientError, Core, Explode, Reply, Retry};
+    use super::{Boxed, Event, StreamError};
     use futures_util::stream::{Stream, StreamExt as _};
     use std::collections::VecDeque;
     use std::pin::Pin;
@@ -661,10 +667,7 @@ pub(crate) mod remote {
             }
             self.line.extend_from_slice(rest);
             if self.held + self.line.len() > MAX_EVENT {
-                return Err(format!(
-                    "an event is longer than {} bytes",
-                    MAX_EVENT
-                ));
+                return Err(format!("an event is longer than {} bytes", MAX_EVENT));
             }
             Ok(events)
         }

@@ -45,12 +45,12 @@ mod response;
 /// The status of a response (the type actix-web uses too).
 pub use http::StatusCode;
 
-pub use events::{Event, EventStream};
-#[cfg(feature = "server")]
-pub use events::{events, frame, KEEP_ALIVE};
+pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
 #[cfg(feature = "client")]
 pub use events::StreamError;
-pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
+#[cfg(feature = "server")]
+pub use events::{events, frame, KEEP_ALIVE};
+pub use events::{Event, EventStream};
 pub use fields::{present, required_nullable};
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{

@@ -965,12 +965,22 @@ fn event_streams_follow_the_rules_of_response_bodies() {
     // An event kind removed, and one added: the data's union changed.
     let fewer = edit(
         STREAMS,
-        &[("                  - {$ref: '#/components/schemas/Restocked'}\n", "")],
+        &[(
+            "                  - {$ref: '#/components/schemas/Restocked'}\n",
+            "",
+        )],
     );
     check(STREAMS, &fewer, &[("response-event-kind-removed", Warning)]);
-    check(fewer.as_str(), STREAMS, &[("response-body-one-of-added", Warning)]);
+    check(
+        fewer.as_str(),
+        STREAMS,
+        &[("response-body-one-of-added", Warning)],
+    );
     // A property an event promised is gone.
-    let thinner = edit(STREAMS, &[("      required: [type, petId]", "      required: [type]")]);
+    let thinner = edit(
+        STREAMS,
+        &[("      required: [type, petId]", "      required: [type]")],
+    );
     check(
         STREAMS,
         &thinner,
@@ -979,7 +989,10 @@ fn event_streams_follow_the_rules_of_response_bodies() {
     // The stream became a JSON body: a client reading events breaks.
     let json = edit(
         STREAMS,
-        &[("            text/event-stream:\n", "            application/json:\n")],
+        &[(
+            "            text/event-stream:\n",
+            "            application/json:\n",
+        )],
     );
     check(STREAMS, &json, &[("response-media-type-changed", Error)]);
     // A JSON answer that may now also stream: the old answer stays.

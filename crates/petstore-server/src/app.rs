@@ -1,5 +1,6 @@
 //! Startup: the actix-web application, its middleware and its listener.
 
+use crate::feed::Feed;
 use crate::gate::gate;
 use crate::keys::KeyCache;
 use crate::lifecycle::lifecycle;
@@ -104,6 +105,7 @@ impl Shared {
             state: web::Data::new(PetStore {
                 db: settings.db.clone(),
                 clock: settings.clock.clone(),
+                feed: Feed::start(settings.db.clone()),
             }),
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
@@ -150,6 +152,7 @@ pub fn bind(address: &str) -> std::io::Result<TcpListener> {
 /// A bound, not yet running server.
 pub struct Application {
     address: std::net::SocketAddr,
+    feed: Feed,
     server: Server,
     metrics_address: Option<std::net::SocketAddr>,
 }
@@ -181,6 +184,10 @@ impl Application {
         // same limits (and on PostgreSQL every instance does).
         let shared = Shared::new(&settings)?;
         let metrics = shared.metrics.clone();
+        let feed = shared.state.feed.clone();
+        // On SIGINT or SIGTERM the event streams end at once, cleanly, so
+        // that the graceful stop need not wait them out.
+        actix_web::rt::spawn(close_on_signal(shared.state.feed.clone()));
         let mut http = HttpServer::new(move || {
             // Called once in each worker thread.
             shared.state.db.start_worker();
@@ -203,9 +210,15 @@ impl Application {
         };
         Ok(Application {
             address,
+            feed,
             server: http.run(),
             metrics_address,
         })
+    }
+
+    /// The instance's event feed.
+    pub fn feed(&self) -> Feed {
+        self.feed.clone()
     }
 
     /// Where metrics are served, when they are on.
@@ -258,6 +271,23 @@ pub fn app(
                 .configure(|cfg| server::configure_with(cfg, state, || from_fn(guard))),
         )
         .default_service(web::to(server::not_found::<PetStore>).wrap(from_fn(guard)))
+}
+
+/// Ends the feed's streams when the process is told to stop.
+async fn close_on_signal(feed: Feed) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut terminate), Ok(mut interrupt)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
+    tokio::select! {
+        _ = terminate.recv() => {}
+        _ = interrupt.recv() => {}
+    }
+    tracing::info!(streams = feed.subscribers(), "stopping: event streams end");
+    feed.close();
 }
 
 /// The metrics listener: `GET /metrics` alone, on one worker of its own,

@@ -21,6 +21,15 @@ pub enum ApiError {
     Conflict { code: &'static str, message: String },
     /// 422, with `validation_failed` or a code naming what is unknown.
     Unprocessable { code: &'static str, message: String },
+    /// 410, with a code naming what is gone (`event_id_expired`).
+    Gone { code: &'static str, message: String },
+    /// 429 with `Retry-After`: a limit other than the rate limits
+    /// (`too_many_streams`).
+    TooMany {
+        code: &'static str,
+        message: String,
+        retry_after: u32,
+    },
     /// 500 `internal`: the cause is logged, the client sees a generic message.
     Internal(Box<dyn std::error::Error + Send + Sync>),
     /// 503 `unavailable` with `Retry-After`: the database cannot be reached
@@ -99,6 +108,8 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Gone { .. } => StatusCode::GONE,
+            ApiError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) | ApiError::Indeterminate(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -138,6 +149,19 @@ impl ApiError {
             ApiError::Unprocessable { code, message } => {
                 ApiError::unprocessable(code, message.clone())
             }
+            ApiError::Gone { code, message } => ApiError::Gone {
+                code,
+                message: message.clone(),
+            },
+            ApiError::TooMany {
+                code,
+                message,
+                retry_after,
+            } => ApiError::TooMany {
+                code,
+                message: message.clone(),
+                retry_after: *retry_after,
+            },
             ApiError::Internal(e) => ApiError::Internal(e.to_string().into()),
             ApiError::Unavailable { cause, retry_after } => ApiError::Unavailable {
                 cause: cause.as_ref().map(|e| e.to_string().into()),
@@ -152,9 +176,10 @@ impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ApiError::NotFound(m) => write!(f, "not_found: {m}"),
-            ApiError::Conflict { code, message } | ApiError::Unprocessable { code, message } => {
-                write!(f, "{code}: {message}")
-            }
+            ApiError::Conflict { code, message }
+            | ApiError::Unprocessable { code, message }
+            | ApiError::Gone { code, message }
+            | ApiError::TooMany { code, message, .. } => write!(f, "{code}: {message}"),
             // The cause itself: it reads on its own in logs and messages.
             ApiError::Internal(e) => e.fmt(f),
             ApiError::Unavailable { cause: Some(e), .. } => {
@@ -254,8 +279,16 @@ impl From<ApiError> for ErrorResponse {
         let status = e.status();
         let body = match e {
             ApiError::NotFound(message) => models::Error::new(status, "not_found", message),
-            ApiError::Conflict { code, message } | ApiError::Unprocessable { code, message } => {
-                models::Error::new(status, code, message)
+            ApiError::Conflict { code, message }
+            | ApiError::Unprocessable { code, message }
+            | ApiError::Gone { code, message } => models::Error::new(status, code, message),
+            ApiError::TooMany {
+                code,
+                message,
+                retry_after,
+            } => {
+                let body = models::Error::new(status, code, message);
+                return ErrorResponse::new(status, body).with_header("Retry-After", retry_after);
             }
             ApiError::Internal(cause) => {
                 tracing::error!(error = %cause, "internal error");

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod cli;
 pub mod error;
+pub mod feed;
 pub mod gate;
 pub mod keys;
 pub mod lifecycle;

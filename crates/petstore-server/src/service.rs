@@ -3,7 +3,8 @@
 //! as [`ApiError`] and become the operation's declared error response.
 
 use crate::error::ApiError;
-use crate::keys::KeyInfo;
+use crate::feed::{Feed, Filter, Holder};
+use crate::keys::{KeyInfo, Plan};
 use crate::store::{Db, Idempotency, Listed, Page, PetFilter};
 use chrono::{DateTime, Utc};
 use petstore_api::metadata::{self, BASE_PATH};
@@ -27,6 +28,8 @@ pub fn system_clock() -> Clock {
 pub struct PetStore {
     pub db: Db,
     pub clock: Clock,
+    /// The live feed of store events (`watch_store`).
+    pub feed: Feed,
 }
 
 impl std::fmt::Debug for PetStore {
@@ -46,6 +49,15 @@ impl Rejections for PetStore {
             RejectionKind::Internal => ApiError::Internal(rejection.message.into()).into(),
             _ => rejection.into(),
         }
+    }
+}
+
+/// The event streams a key may hold open on one instance.
+pub fn max_streams(plan: Plan) -> usize {
+    match plan {
+        Plan::Free => 2,
+        Plan::Pro => 10,
+        Plan::Business | Plan::Enterprise => 50,
     }
 }
 
@@ -358,6 +370,29 @@ impl Store for PetStore {
             .complete_order(request.order_id, (self.clock)(), idem.as_ref())
             .await?;
         Ok(CompleteOrderResponse::Ok(order))
+    }
+
+    async fn watch_store(
+        &self,
+        request: WatchStoreRequest,
+        context: RequestContext,
+    ) -> Result<WatchStoreResponse> {
+        let holder = context.extension::<KeyInfo>().map(|key| Holder {
+            key_id: key.id,
+            max_streams: max_streams(key.plan),
+        });
+        let filter = Filter {
+            types: request.type_,
+            pet_id: request.pet_id,
+        };
+        let events = self
+            .feed
+            .subscribe(request.last_event_id, filter, holder)
+            .await?;
+        Ok(WatchStoreResponse::Ok {
+            body: petstore_api::runtime::EventStream::new(events),
+            x_api_stability: None,
+        })
     }
 
     async fn list_inventory(

@@ -379,10 +379,10 @@ fn events_method(
     let call_fn = format_ident!("{}_call", op.fn_name);
     let read_fn = format_ident!("{}_read", op.fn_name);
     let events_fn = format_ident!("{}_events", op.fn_name);
-    let data = r
-        .body
-        .as_ref()
-        .map_or_else(|| quote!(serde_json::Value), |b| rust_type(b, &quote!(super::models::)));
+    let data = r.body.as_ref().map_or_else(
+        || quote!(serde_json::Value),
+        |b| rust_type(b, &quote!(super::models::)),
+    );
     let resumes = if op.method.eq_ignore_ascii_case("GET") {
         " When the connection drops, the stream reconnects after the server's `retry` \
          (and the client's backoff) with `Last-Event-ID`, so that no event is missed \

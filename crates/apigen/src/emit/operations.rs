@@ -2,9 +2,7 @@
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
 use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, Gates};
-use crate::ir::{
-    Api, Media, Operation, Param, Response, RouteTrait, Shape, Stability, Status, Ty,
-};
+use crate::ir::{Api, Media, Operation, Param, Response, RouteTrait, Shape, Stability, Status, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 

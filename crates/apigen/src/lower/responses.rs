@@ -221,9 +221,14 @@ impl<'a> Lowerer<'a> {
             return responses;
         };
         // The headers are the response's, read as for any other.
-        let Some(mut events) =
-            self.response_of(status, events_variant, (resolved, &response_at), at, op_type, None)
-        else {
+        let Some(mut events) = self.response_of(
+            status,
+            events_variant,
+            (resolved, &response_at),
+            at,
+            op_type,
+            None,
+        ) else {
             return responses;
         };
         events.body = Some(data);
@@ -251,12 +256,14 @@ impl<'a> Lowerer<'a> {
             ReferenceOr::Item(item) => (schema_at.clone(), item),
             ReferenceOr::Reference { reference } => self.schema_at(reference, &schema_at)?,
         };
-        if let openapiv3::SchemaKind::Type(openapiv3::Type::Object(object)) =
-            &resolved.schema_kind
+        if let openapiv3::SchemaKind::Type(openapiv3::Type::Object(object)) = &resolved.schema_kind
         {
             let fields = ["data", "event", "id", "retry"];
             let whole_event = object.properties.contains_key("data")
-                && object.properties.keys().all(|k| fields.contains(&k.as_str()));
+                && object
+                    .properties
+                    .keys()
+                    .all(|k| fields.contains(&k.as_str()));
             if whole_event {
                 let data = &object.properties["data"];
                 return self.shape_of(data, &target.join("properties").join("data"), hint);

@@ -57,13 +57,6 @@ impl Client {
         self
     }
 
-    const LIST_PETS_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::Link,
-        items: "",
-        has_more: None,
-        limit: Some("limit"),
-    };
-
     /// List pets
     ///
     /// Lists pets ordered by id, optionally filtered by status, category or id.
@@ -76,6 +69,13 @@ impl Client {
         let call = self.list_pets_call(request)?;
         Self::list_pets_read(self.core.send(call).await?)
     }
+
+    const LIST_PETS_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
 
     /// Every item of [`Self::list_pets`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -370,13 +370,6 @@ impl Client {
         Ok(answer.reply(value))
     }
 
-    const LIST_CATEGORIES_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::Link,
-        items: "",
-        has_more: None,
-        limit: Some("limit"),
-    };
-
     /// List categories
     ///
     /// `GET /categories` (operationId `listCategories`)
@@ -390,6 +383,13 @@ impl Client {
         let call = self.list_categories_call(request)?;
         Self::list_categories_read(self.core.send(call).await?)
     }
+
+    const LIST_CATEGORIES_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
 
     /// Every item of [`Self::list_categories`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -652,13 +652,6 @@ impl Client {
         Ok(answer.reply(value))
     }
 
-    const LIST_ORDERS_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::Link,
-        items: "",
-        has_more: None,
-        limit: Some("limit"),
-    };
-
     /// List orders
     ///
     /// `GET /store/orders` (operationId `listOrders`)
@@ -669,6 +662,13 @@ impl Client {
         let call = self.list_orders_call(request)?;
         Self::list_orders_read(self.core.send(call).await?)
     }
+
+    const LIST_ORDERS_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
 
     /// Every item of [`Self::list_orders`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -972,13 +972,6 @@ impl Client {
         Ok(answer.reply(value))
     }
 
-    const LIST_INVENTORY_PAGING: runtime::Paging = runtime::Paging {
-        next: runtime::Next::Link,
-        items: "",
-        has_more: None,
-        limit: Some("limit"),
-    };
-
     /// List inventory entries
     ///
     /// `GET /inventory` (operationId `listInventory`)
@@ -994,6 +987,13 @@ impl Client {
         let call = self.list_inventory_call(request)?;
         Self::list_inventory_read(self.core.send(call).await?)
     }
+
+    const LIST_INVENTORY_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
 
     /// Every item of [`Self::list_inventory`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
     ///
@@ -1203,6 +1203,105 @@ impl Client {
             }
             503 => {
                 operations::UpdateInventoryResponse::ServiceUnavailable(
+                    operations::ServiceUnavailable::read(&answer)?,
+                )
+            }
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
+    /// Follow orders and stock as they change
+    ///
+    /// A stream of server-sent events (`text/event-stream`): one event per order
+    /// placed, completed or cancelled and per change of a pet's stock, in the order
+    /// the changes were committed, on whichever server instance they were made. Each
+    /// event's SSE `id` is its `id`, increasing; a client that reconnects with
+    /// `Last-Event-ID` receives every event after that one, once, from any
+    /// instance. Events are kept 24 hours: resuming from an older id is refused with
+    /// 410 `event_id_expired`. A comment is sent after 15 seconds without an event.
+    ///
+    /// Opening a stream counts as one request against the key's rate limits. A key
+    /// holds at most 2 open streams on the `free` plan, 10 on `pro` and 50 on any
+    /// other (per server instance); one more is refused with 429
+    /// `too_many_streams`. A closed stream frees its place once the server notices
+    /// the connection is gone, within 30 seconds (two keep-alive comments). A
+    /// stream whose client reads too slowly to keep up is
+    /// closed; reconnecting with `Last-Event-ID` resumes it. On shutdown the
+    /// server ends its streams cleanly.
+    ///
+    /// `GET /store/events` (operationId `watchStore`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    pub async fn watch_store(
+        &self,
+        request: operations::WatchStoreRequest,
+    ) -> Result<runtime::Reply<operations::WatchStoreResponse>, runtime::ClientError> {
+        let call = self.watch_store_call(request)?;
+        Self::watch_store_read(self.core.open(call).await?)
+    }
+
+    /// The events of [`Self::watch_store`] as they arrive (`GET /store/events`, `text/event-stream`), each with its `id`, `event` and `retry`; nothing is sent until the stream is first polled. When the connection drops, the stream reconnects after the server's `retry` (and the client's backoff) with `Last-Event-ID`, so that no event is missed or repeated where the server resumes by id; `.resume(false)` turns this off. An answer that is not a stream (an error status) ends the stream with `runtime::StreamError::Answered`, the typed response.
+    pub fn watch_store_events(
+        &self,
+        request: operations::WatchStoreRequest,
+    ) -> runtime::EventStream<
+        super::models::StoreEvent,
+        operations::WatchStoreResponse,
+    > {
+        runtime::EventStream::connect(
+            self.core.clone(),
+            self.watch_store_call(request),
+            Self::watch_store_read,
+        )
+    }
+
+    /// The call [`Self::watch_store`] sends.
+    fn watch_store_call(
+        &self,
+        request: operations::WatchStoreRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::WATCH_STORE);
+        call.query("type", &request.type_, runtime::Style::Form, runtime::Explode::Yes);
+        call.query(
+            "petId",
+            &request.pet_id,
+            runtime::Style::Form,
+            runtime::Explode::Yes,
+        );
+        call.header("Last-Event-ID", &request.last_event_id, runtime::Explode::No);
+        Ok(call)
+    }
+
+    /// [`Self::watch_store`]'s typed response, read from its answer.
+    fn watch_store_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::WatchStoreResponse>, runtime::ClientError> {
+        let value = match answer.status {
+            200 if answer.is_event_stream() => {
+                operations::WatchStoreResponse::Ok {
+                    body: answer.events(Self::watch_store_read),
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => operations::WatchStoreResponse::BadRequest(answer.json()?),
+            401 => operations::WatchStoreResponse::Unauthorized(answer.json()?),
+            410 => operations::WatchStoreResponse::Gone(answer.json()?),
+            422 => operations::WatchStoreResponse::UnprocessableEntity(answer.json()?),
+            429 => {
+                operations::WatchStoreResponse::TooManyRequests(
+                    operations::TooManyRequests::read(&answer)?,
+                )
+            }
+            431 => {
+                operations::WatchStoreResponse::RequestHeaderFieldsTooLarge(
+                    answer.json()?,
+                )
+            }
+            500 => operations::WatchStoreResponse::InternalServerError(answer.json()?),
+            503 => {
+                operations::WatchStoreResponse::ServiceUnavailable(
                     operations::ServiceUnavailable::read(&answer)?,
                 )
             }

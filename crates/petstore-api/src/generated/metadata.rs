@@ -43,7 +43,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 17] = [
+pub static OPERATIONS: [runtime::Operation; 18] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -316,6 +316,22 @@ pub static OPERATIONS: [runtime::Operation; 17] = [
             },
         ],
     },
+    runtime::Operation {
+        id: "watchStore",
+        method: "GET",
+        path: "/store/events",
+        tag: "Store",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("bearerAuth", &[])],
+            },
+        ],
+    },
 ];
 
 /// `GET /pets`
@@ -368,6 +384,9 @@ pub const GET_INVENTORY_ITEM: &runtime::Operation = &OPERATIONS[15];
 
 /// `PATCH /inventory/{petId}`
 pub const UPDATE_INVENTORY: &runtime::Operation = &OPERATIONS[16];
+
+/// `GET /store/events`
+pub const WATCH_STORE: &runtime::Operation = &OPERATIONS[17];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

@@ -150,6 +150,107 @@ impl serde::Serialize for Error {
 /// A 64-bit identifier assigned by the store.
 pub type Id = i64;
 
+/// A pet's stock changed (by an order, a cancellation, a new pet or a stock update).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InventoryEvent {
+    /// The event's id, increasing in commit order (the SSE `id`).
+    pub id: i64,
+    pub type_: StoreEventType,
+    /// The pet.
+    pub pet_id: i64,
+    /// The pet's new stock.
+    pub stock: i32,
+    pub status: PetStatus,
+    /// When the change was committed.
+    pub occurred_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl runtime::Record for InventoryEvent {
+    const NAME: &'static str = "InventoryEvent";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "type",
+        "petId",
+        "stock",
+        "status",
+        "occurredAt",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<StoreEventType>,
+        Option<i64>,
+        Option<i32>,
+        Option<PetStatus>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    );
+
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            _ => runtime::fill(&mut slots.5, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(InventoryEvent {
+            id: runtime::required_field(slots.0, "id")?,
+            type_: runtime::required_field(slots.1, "type")?,
+            pet_id: runtime::required_field(slots.2, "petId")?,
+            stock: runtime::required_field(slots.3, "stock")?,
+            status: runtime::required_field(slots.4, "status")?,
+            occurred_at: runtime::required_field(slots.5, "occurredAt")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for InventoryEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for InventoryEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.field("type", &self.type_)?;
+        out.field("petId", &self.pet_id)?;
+        out.field("stock", &self.stock)?;
+        out.field("status", &self.status)?;
+        out.field("occurredAt", &self.occurred_at)?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for InventoryEvent {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "petId",
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
+    }
+}
+
 /// The stock of one pet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItem {
@@ -657,6 +758,123 @@ impl runtime::Validate for Order {
     }
 }
 
+/// An order was placed, completed or cancelled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderEvent {
+    /// The event's id, increasing in commit order (the SSE `id`).
+    pub id: i64,
+    pub type_: StoreEventType,
+    /// The order.
+    pub order_id: i64,
+    /// The pet ordered.
+    pub pet_id: i64,
+    /// The order's quantity.
+    pub quantity: i32,
+    /// The pet's stock after the change.
+    pub stock: i32,
+    /// When the change was committed.
+    pub occurred_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl runtime::Record for OrderEvent {
+    const NAME: &'static str = "OrderEvent";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "type",
+        "orderId",
+        "petId",
+        "quantity",
+        "stock",
+        "occurredAt",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<StoreEventType>,
+        Option<i64>,
+        Option<i64>,
+        Option<i32>,
+        Option<i32>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    );
+
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            _ => runtime::fill(&mut slots.6, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(OrderEvent {
+            id: runtime::required_field(slots.0, "id")?,
+            type_: runtime::required_field(slots.1, "type")?,
+            order_id: runtime::required_field(slots.2, "orderId")?,
+            pet_id: runtime::required_field(slots.3, "petId")?,
+            quantity: runtime::required_field(slots.4, "quantity")?,
+            stock: runtime::required_field(slots.5, "stock")?,
+            occurred_at: runtime::required_field(slots.6, "occurredAt")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for OrderEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for OrderEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("id", &self.id)?;
+        out.field("type", &self.type_)?;
+        out.field("orderId", &self.order_id)?;
+        out.field("petId", &self.pet_id)?;
+        out.field("quantity", &self.quantity)?;
+        out.field("stock", &self.stock)?;
+        out.field("occurredAt", &self.occurred_at)?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for OrderEvent {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "orderId",
+            runtime::check_range(
+                &self.order_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        runtime::within(
+            "petId",
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
+    }
+}
+
 /// A pet in the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pet {
@@ -805,6 +1023,135 @@ impl<'de> serde::Deserialize<'de> for PetStatus {
 
 /// A list of pets.
 pub type Pets = Vec<Pet>;
+
+/// One change to the store, as the event stream sends it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreEvent {
+    /// `order.placed`, `order.completed`, `order.cancelled`
+    OrderEvent(OrderEvent),
+    /// `inventory.changed`
+    InventoryEvent(InventoryEvent),
+}
+
+impl serde::Serialize for StoreEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::OrderEvent(value) => serde::Serialize::serialize(value, serializer),
+            Self::InventoryEvent(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+
+impl runtime::Decide for StoreEvent {
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        match runtime::tag_of(&value, "type")? {
+            "order.placed" | "order.completed" | "order.cancelled" => {
+                runtime::read_variant(&value, source).map(Self::OrderEvent)
+            }
+            "inventory.changed" => {
+                runtime::read_variant(&value, source).map(Self::InventoryEvent)
+            }
+            other => {
+                Err(
+                    format!(
+                        "unknown `type` value `{other}`: expected `order.placed`, `order.completed`, `order.cancelled`, `inventory.changed`"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StoreEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::decide_json(deserializer)
+    }
+}
+
+impl runtime::Validate for StoreEvent {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        match self {
+            Self::OrderEvent(value) => runtime::Validate::validate(value),
+            Self::InventoryEvent(value) => runtime::Validate::validate(value),
+        }
+    }
+}
+
+/// What a store event reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StoreEventType {
+    /// `order.placed`
+    OrderPlaced,
+    /// `order.completed`
+    OrderCompleted,
+    /// `order.cancelled`
+    OrderCancelled,
+    /// `inventory.changed`
+    InventoryChanged,
+}
+
+impl StoreEventType {
+    /// Every value, in the order the spec lists them.
+    pub const ALL: [Self; 4] = [
+        Self::OrderPlaced,
+        Self::OrderCompleted,
+        Self::OrderCancelled,
+        Self::InventoryChanged,
+    ];
+
+    /// The value as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for StoreEventType {
+    const NAME: &'static str = "StoreEventType";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &[
+        "order.placed",
+        "order.completed",
+        "order.cancelled",
+        "inventory.changed",
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for StoreEventType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for StoreEventType {
+    type Err = runtime::UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for StoreEventType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StoreEventType {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum XApiStability {

@@ -360,6 +360,33 @@ pub trait Store {
     ) -> impl std::future::Future<
         Output = Result<UpdateInventoryResponse, ErrorResponse>,
     >;
+    /// Follow orders and stock as they change
+    ///
+    /// A stream of server-sent events (`text/event-stream`): one event per order
+    /// placed, completed or cancelled and per change of a pet's stock, in the order
+    /// the changes were committed, on whichever server instance they were made. Each
+    /// event's SSE `id` is its `id`, increasing; a client that reconnects with
+    /// `Last-Event-ID` receives every event after that one, once, from any
+    /// instance. Events are kept 24 hours: resuming from an older id is refused with
+    /// 410 `event_id_expired`. A comment is sent after 15 seconds without an event.
+    ///
+    /// Opening a stream counts as one request against the key's rate limits. A key
+    /// holds at most 2 open streams on the `free` plan, 10 on `pro` and 50 on any
+    /// other (per server instance); one more is refused with 429
+    /// `too_many_streams`. A closed stream frees its place once the server notices
+    /// the connection is gone, within 30 seconds (two keep-alive comments). A
+    /// stream whose client reads too slowly to keep up is
+    /// closed; reconnecting with `Last-Event-ID` resumes it. On shutdown the
+    /// server ends its streams cleanly.
+    ///
+    /// `GET /store/events` (operationId `watchStore`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    fn watch_store(
+        &self,
+        request: WatchStoreRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<WatchStoreResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `list_pets`.
@@ -2745,6 +2772,163 @@ impl runtime::Response for UpdateInventoryResponse {
                 let builder = runtime::respond(
                     runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 );
+                runtime::json(builder, &body)
+            }
+            Self::UnprocessableEntity(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::InternalServerError(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `watch_store`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WatchStoreRequest {
+    /// Only events of these types (repeat the parameter for several); all when absent.
+    ///
+    /// Query parameter `type`.
+    pub type_: Option<Vec<models::StoreEventType>>,
+    /// Only events about this pet.
+    ///
+    /// Query parameter `petId`.
+    pub pet_id: Option<i64>,
+    /// The `id` of the last event received; the stream resumes after it.
+    ///
+    /// Header parameter `Last-Event-ID`.
+    pub last_event_id: Option<i64>,
+}
+
+impl runtime::Validate for WatchStoreRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "type",
+            runtime::check_some(
+                &self.type_,
+                |value| runtime::check_items(Vec::len(value), None, Some(4)),
+            ),
+        )?;
+        runtime::within(
+            "petId",
+            runtime::check_some(
+                &self.pet_id,
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(1),
+                    runtime::Bound::Unbounded,
+                ),
+            ),
+        )?;
+        runtime::within(
+            "Last-Event-ID",
+            runtime::check_some(
+                &self.last_event_id,
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+/// The responses `watch_store` can give: one variant per status the spec declares.
+#[derive(Debug)]
+pub enum WatchStoreResponse {
+    /// `200`: The events, as the changes are committed.
+    ///
+    /// A stream of events (`text/event-stream`), read as they come.
+    Ok {
+        body: runtime::EventStream<models::StoreEvent, WatchStoreResponse>,
+        /// The operation's stability, `experimental` or `beta`.
+        ///
+        /// Header `X-API-Stability`.
+        x_api_stability: Option<models::XApiStability>,
+    },
+    /// `400`: The request could not be read (`bad_request`).
+    BadRequest(models::Error),
+    /// `401`: No valid API key was given (`unauthorized`).
+    Unauthorized(models::Error),
+    /// `410`: `Last-Event-ID` names an event older than the 24 hours events are kept
+    /// (`event_id_expired`); reconnect without it, or with a newer one.
+    Gone(models::Error),
+    /// `422`: The request is well-formed but breaks the interface's bounds or refers to
+    /// something unknown (`validation_failed`, `unknown_pet`, `unknown_category`,
+    /// `idempotency_key_reused`).
+    UnprocessableEntity(models::Error),
+    /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+    TooManyRequests(TooManyRequests),
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
+    InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for WatchStoreResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            410 => Ok(Self::Gone(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok { body, x_api_stability } => {
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
+                if let Some(value) = x_api_stability {
+                    runtime::set_header(&mut builder, "X-API-Stability", value);
+                }
+                Ok(runtime::events(builder, body))
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                runtime::json(builder, &body)
+            }
+            Self::Gone(body) => {
+                let builder = runtime::respond(runtime::StatusCode::GONE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {

@@ -144,6 +144,26 @@ where
             ),
     );
     cfg.service(
+        web::resource("/store/events")
+            .route(
+                runtime::serve(
+                    web::get().to(watch_store::<S>),
+                    metadata::WATCH_STORE,
+                    layer(),
+                ),
+            )
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
+                    })
+                    .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/pets/{petId}")
             .route(
                 runtime::serve(web::get().to(get_pet::<S>), metadata::GET_PET, layer()),
@@ -767,6 +787,35 @@ async fn update_inventory<S: operations::Store + Rejections + 'static>(
         }
         Err(rejection) => {
             runtime::refuse::<operations::UpdateInventoryResponse>(rejection, reject)
+        }
+    }
+}
+
+/// `GET /store/events`
+async fn watch_store<S: operations::Store + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::WatchStoreRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::WatchStoreRequest {
+            type_: query.many("type", runtime::Explode::Yes)?,
+            pet_id: query.one("petId")?,
+            last_event_id: runtime::header(request, "Last-Event-ID")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.watch_store(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::WatchStoreResponse>(rejection, reject)
         }
     }
 }

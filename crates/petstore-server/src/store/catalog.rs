@@ -2,6 +2,7 @@
 //! pets cannot be deleted, and a pet's inventory entry is created with it.
 
 use super::conn::{args, Columns, Conn, FromRow};
+use super::events::{record, Change};
 use super::idempotency::Idempotency;
 use super::{listed, parse_status, Db, Filtered, Listed, Page, Result};
 use crate::error::ApiError;
@@ -104,6 +105,7 @@ impl Db {
                 args![id],
             )
             .await?;
+            record(c, Change::Stock { pet_id: id }, chrono::Utc::now()).await?;
             let pet = Pet {
                 id,
                 name: new.name,

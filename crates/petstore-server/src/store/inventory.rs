@@ -4,6 +4,7 @@
 
 use super::catalog::{lock_pet, set_status};
 use super::conn::{args, Columns, FromRow};
+use super::events::{record, Change};
 use super::{corrupt, listed, parse_status, Db, Filtered, Listed, Page, Result};
 use crate::error::ApiError;
 use petstore_api::models::{InventoryItem, PetStatus};
@@ -61,6 +62,7 @@ impl Db {
             if next != status {
                 set_status(c, pet_id, next).await?;
             }
+            record(c, Change::Stock { pet_id }, chrono::Utc::now()).await?;
             Ok(InventoryItem {
                 pet_id,
                 quantity,

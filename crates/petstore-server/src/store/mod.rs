@@ -28,10 +28,12 @@
 //! database is away.
 //!
 //! The rules live by what they govern: [`catalog`] (categories and pets),
-//! [`orders`], [`inventory`], and [`idempotency`] (retried POSTs).
+//! [`orders`], [`inventory`], [`idempotency`] (retried POSTs) and [`events`]
+//! (each change, for the event stream).
 
 mod catalog;
 pub(crate) mod conn;
+pub mod events;
 mod health;
 mod idempotency;
 mod inventory;
@@ -64,6 +66,9 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Db {
     inner: Arc<Inner>,
+    /// Woken after each write this process commits (the event feed reads
+    /// new events then).
+    commits: Arc<tokio::sync::Notify>,
 }
 
 #[derive(Debug)]
@@ -215,7 +220,7 @@ impl Db {
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        match &*self.inner {
+        let result = match &*self.inner {
             Inner::Sqlite(store) => {
                 store
                     .write(move |conn| inline(op(&mut Conn::Sqlite(conn))))
@@ -226,7 +231,17 @@ impl Db {
                 let result = pg.transaction(op).await;
                 ticket.record(result)
             }
+        };
+        if result.is_ok() {
+            self.commits.notify_one();
         }
+        result
+    }
+
+    /// Woken after each write this process commits (a permit is kept when
+    /// nobody waits, so no commit goes unnoticed).
+    pub fn commits(&self) -> &tokio::sync::Notify {
+        &self.commits
     }
 
     /// Checks that the database answers (for `/healthz`). While the breaker

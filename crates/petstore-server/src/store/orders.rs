@@ -4,11 +4,12 @@
 
 use super::catalog::set_status;
 use super::conn::{args, Columns, FromRow};
+use super::events::{record, Change};
 use super::idempotency::Idempotency;
 use super::{corrupt, listed, parse_status, Db, Filtered, Listed, Page, Result};
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
-use petstore_api::models::{NewOrder, Order, PetStatus};
+use petstore_api::models::{NewOrder, Order, PetStatus, StoreEventType};
 
 /// The most a pet's stock may hold (`InventoryItem.quantity`'s `maximum`
 /// in the spec).
@@ -64,6 +65,15 @@ impl Db {
                     args![new.pet_id, wanted, ship_date],
                 )
                 .await?;
+            let now = Utc::now();
+            let placed = Change::Order {
+                kind: StoreEventType::OrderPlaced,
+                order_id: id,
+                pet_id: new.pet_id,
+                quantity: wanted,
+            };
+            record(c, placed, now).await?;
+            record(c, Change::Stock { pet_id: new.pet_id }, now).await?;
             let order = Order {
                 id: Some(id),
                 pet_id: Some(new.pet_id),
@@ -116,7 +126,7 @@ impl Db {
         idem: Option<&Idempotency>,
     ) -> Result<Order> {
         self.write_idempotent(idem, async move |c| {
-            c.execute(
+            let completed = c.execute(
                 "UPDATE orders SET complete = 1, ship_date = COALESCE(ship_date, $1) WHERE id = $2 AND complete = 0",
                 args![now.to_rfc3339(), id],
             )
@@ -130,7 +140,17 @@ impl Db {
             else {
                 return Err(ApiError::not_found(format_args!("order {id}")));
             };
-            Order::from_row(&row)
+            let order = Order::from_row(&row)?;
+            if completed > 0 {
+                let change = Change::Order {
+                    kind: StoreEventType::OrderCompleted,
+                    order_id: id,
+                    pet_id: order.pet_id.unwrap_or_default(),
+                    quantity: order.quantity.map_or(0, i64::from),
+                };
+                record(c, change, Utc::now()).await?;
+            }
+            Ok(order)
         })
         .await
     }
@@ -197,6 +217,15 @@ impl Db {
                 )
                 .await?;
             }
+            let now = Utc::now();
+            let cancelled = Change::Order {
+                kind: StoreEventType::OrderCancelled,
+                order_id: id,
+                pet_id,
+                quantity,
+            };
+            record(c, cancelled, now).await?;
+            record(c, Change::Stock { pet_id }, now).await?;
             Ok(())
         })
         .await

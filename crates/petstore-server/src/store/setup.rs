@@ -101,6 +101,7 @@ impl Db {
         };
         Ok(Db {
             inner: Arc::new(inner),
+            commits: Arc::default(),
         })
     }
 }

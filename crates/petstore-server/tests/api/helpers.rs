@@ -21,6 +21,8 @@ pub struct TestApp {
     pub dir: tempfile::TempDir,
     /// `http://127.0.0.1:PORT/metrics`, when metrics are on.
     pub metrics: Option<String>,
+    /// The server's event feed.
+    pub feed: petstore_server::feed::Feed,
 }
 
 /// A response, read whole.
@@ -121,6 +123,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
     let metrics = app
         .metrics_address()
         .map(|address| format!("http://{address}/metrics"));
+    let feed = app.feed();
     actix_web::rt::spawn(app.into_server());
     TestApp {
         base,
@@ -130,6 +133,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         now,
         dir,
         metrics,
+        feed,
     }
 }
 

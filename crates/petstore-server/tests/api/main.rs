@@ -16,6 +16,7 @@ mod conformance;
 mod crash;
 mod disk;
 mod errors;
+mod events;
 mod hostile;
 mod idempotency;
 mod instances;

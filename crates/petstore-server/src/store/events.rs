@@ -1,0 +1,205 @@
+//! The store's events: one row per change, written in the change's own
+//! transaction ([`record`]), read back in id order by the feed
+//! ([`Db::events_after`]), pruned after a day.
+//!
+//! Ids follow commit order on both databases: SQLite has one writer; on
+//! PostgreSQL a transaction takes an advisory lock in the statement that
+//! inserts its first event and holds it until it commits, so no event can
+//! commit with a lower id than one already visible. A reader that has seen
+//! id `n` has therefore seen, or will never see, every id below it; ids a
+//! rolled-back transaction took are gaps, skipped.
+
+use super::conn::{args, Columns, Conn, FromRow};
+use super::{corrupt, parse_status, Backend, Db, Result};
+use crate::error::ApiError;
+use chrono::{DateTime, Utc};
+use petstore_api::models::{InventoryEvent, OrderEvent, PetStatus, StoreEvent, StoreEventType};
+
+/// The advisory lock that orders event ids by commit (PostgreSQL).
+const EVENTS_LOCK: i64 = 0x7065_7473_746f_7265; // "petstore"
+
+/// How long events are kept.
+pub const EVENT_RETENTION: chrono::Duration = chrono::Duration::hours(24);
+
+/// What changed, for [`record`]: the stock and status come from the rows
+/// as the transaction left them.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Change {
+    Order {
+        kind: StoreEventType,
+        order_id: i64,
+        pet_id: i64,
+        quantity: i64,
+    },
+    Stock {
+        pet_id: i64,
+    },
+}
+
+/// Records `change` in the transaction `c` is in, with the pet's stock and
+/// status as the transaction has made them. One statement; on PostgreSQL
+/// it first takes the lock that orders ids by commit.
+pub(super) async fn record(c: &mut Conn<'_>, change: Change, now: DateTime<Utc>) -> Result<()> {
+    let (kind, order_id, pet_id, quantity) = match change {
+        Change::Order {
+            kind,
+            order_id,
+            pet_id,
+            quantity,
+        } => (kind, Some(order_id), pet_id, Some(quantity)),
+        Change::Stock { pet_id } => (StoreEventType::InventoryChanged, None, pet_id, None),
+    };
+    let lock = match c.backend() {
+        Backend::Sqlite => String::new(),
+        Backend::Postgres => format!(", (SELECT pg_advisory_xact_lock({EVENTS_LOCK})) AS ordered"),
+    };
+    let sql = format!(
+        "INSERT INTO events (kind, order_id, pet_id, quantity, stock, status, occurred_at) \
+         SELECT $1, $2, p.id, $3, i.quantity, p.status, $4 \
+         FROM pets p JOIN inventory i ON i.pet_id = p.id{lock} WHERE p.id = $5"
+    );
+    c.execute(
+        &sql,
+        args![
+            kind.as_str(),
+            order_id,
+            quantity,
+            now.timestamp_millis(),
+            pet_id
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Where the kept events begin and end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Horizon {
+    /// The highest id pruned: resuming from below it would miss events.
+    pub pruned_through: i64,
+    /// The highest id written (0 when none was).
+    pub last: i64,
+}
+
+const EVENT_COLUMNS: &str = "id, kind, order_id, pet_id, quantity, stock, status, occurred_at";
+
+impl Db {
+    /// Events with ids above `after`, in id order, at most `limit`.
+    pub async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<StoreEvent>> {
+        let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE id > $1 ORDER BY id LIMIT $2");
+        self.read(async |c| c.query_as(&sql, args![after, i64::from(limit)]).await)
+            .await
+    }
+
+    /// Where the kept events begin and end.
+    pub async fn event_horizon(&self) -> Result<Horizon> {
+        self.read(async |c| {
+            let row = c
+                .query_one(
+                    "SELECT h.pruned_through, COALESCE((SELECT max(id) FROM events), 0) \
+                     FROM event_horizon h",
+                    &[],
+                )
+                .await?;
+            let pruned_through = row.int(0)?;
+            // Pruning may have taken every row: the last id is then the
+            // highest pruned.
+            Ok(Horizon {
+                pruned_through,
+                last: row.int(1)?.max(pruned_through),
+            })
+        })
+        .await
+    }
+
+    /// Deletes events older than [`EVENT_RETENTION`] before `now`; the
+    /// number deleted.
+    pub async fn prune_events(&self, now: DateTime<Utc>) -> Result<u64> {
+        let cutoff = (now - EVENT_RETENTION).timestamp_millis();
+        self.write(async move |c| {
+            let Some(row) = c
+                .query_opt(
+                    "SELECT max(id), count(*) FROM events WHERE occurred_at < $1",
+                    args![cutoff],
+                )
+                .await?
+            else {
+                return Ok(0);
+            };
+            let Some(through) = row.opt_int(0)? else {
+                return Ok(0);
+            };
+            // Ids follow commit order, and commit order time: every id up
+            // to the newest old one is old.
+            let deleted = c
+                .execute("DELETE FROM events WHERE id <= $1", args![through])
+                .await?;
+            c.execute(
+                "UPDATE event_horizon SET pruned_through = $1 WHERE pruned_through < $1",
+                args![through],
+            )
+            .await?;
+            Ok(deleted)
+        })
+        .await
+    }
+}
+
+impl FromRow for StoreEvent {
+    fn from_row(r: &impl Columns) -> Result<Self> {
+        let id = r.int(0)?;
+        let kind: StoreEventType = r.text(1)?.parse().map_err(corrupt)?;
+        let occurred_at = DateTime::<Utc>::from_timestamp_millis(r.int(7)?)
+            .ok_or_else(|| corrupt(format_args!("event {id}'s time")))?;
+        let pet_id = r.int(3)?;
+        let stock = i32::try_from(r.int(5)?).map_err(corrupt)?;
+        let status: PetStatus = parse_status(r.text(6)?)?;
+        Ok(match kind {
+            StoreEventType::InventoryChanged => StoreEvent::InventoryEvent(InventoryEvent {
+                id,
+                type_: kind,
+                pet_id,
+                stock,
+                status,
+                occurred_at,
+            }),
+            _ => {
+                let order_id = r
+                    .opt_int(2)?
+                    .ok_or_else(|| corrupt(format_args!("event {id} has no order")))?;
+                let quantity = r
+                    .opt_int(4)?
+                    .ok_or_else(|| corrupt(format_args!("event {id} has no quantity")))?;
+                StoreEvent::OrderEvent(OrderEvent {
+                    id,
+                    type_: kind,
+                    order_id,
+                    pet_id,
+                    quantity: i32::try_from(quantity).map_err(corrupt)?,
+                    stock,
+                    occurred_at,
+                })
+            }
+        })
+    }
+}
+
+/// An event's id and type, whatever its kind.
+pub fn event_meta(event: &StoreEvent) -> (i64, StoreEventType, i64) {
+    match event {
+        StoreEvent::OrderEvent(e) => (e.id, e.type_, e.pet_id),
+        StoreEvent::InventoryEvent(e) => (e.id, e.type_, e.pet_id),
+    }
+}
+
+/// The error for resuming from an event no longer kept.
+pub fn expired(after: i64, horizon: Horizon) -> ApiError {
+    ApiError::Gone {
+        code: "event_id_expired",
+        message: format!(
+            "event {after} is older than the events kept (24 hours; ids up to {} were pruned): \
+             reconnect without Last-Event-ID, or with a newer id",
+            horizon.pruned_through
+        ),
+    }
+}
