@@ -19,7 +19,7 @@ CREATE TABLE events (
 CREATE INDEX events_occurred ON events (occurred_at);
 
 CREATE TABLE event_horizon (
-    only           INTEGER PRIMARY KEY CHECK (only = 1),
+    id             INTEGER PRIMARY KEY CHECK (id = 1),
     pruned_through INTEGER NOT NULL
 );
-INSERT INTO event_horizon (only, pruned_through) VALUES (1, 0);
+INSERT INTO event_horizon (id, pruned_through) VALUES (1, 0);

@@ -273,7 +273,7 @@ async fn the_reference_page_works_in_a_browser() {
         .collect();
     expected.sort();
     assert_eq!(ids, expected);
-    assert_eq!(ids.len(), 17);
+    assert_eq!(ids.len(), 18);
     // The markup parsed as it was written: a block inside a paragraph
     // would close it early and leave an empty one behind.
     assert_eq!(

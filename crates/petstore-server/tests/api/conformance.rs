@@ -275,6 +275,19 @@ impl Contract {
             return Ok(());
         }
         let schema = format!("{response}/content/{}/schema", escape(&media_type));
+        if media_type == "text/event-stream" {
+            // The body is the data of the events read, each held to the
+            // schema of one event.
+            let events = reply
+                .body
+                .as_array()
+                .ok_or("a stream's events were not read")?;
+            for (i, event) in events.iter().enumerate() {
+                self.validate(&schema, event)
+                    .map_err(|e| format!("event {i}: {e}"))?;
+            }
+            return Ok(());
+        }
         self.validate(&schema, &reply.body)
             .map_err(|e| format!("body: {e}"))
     }
@@ -335,6 +348,41 @@ fn the_contract_catches_what_the_spec_forbids() {
     let error = json!({ "message": "no", "status": 404 });
     assert!(broken(&reply(404, &limits, error)).contains("code"));
     assert!(broken(&reply(404, &limits, Value::Null)).contains("null"));
+}
+
+/// A stream's answer: its status and headers, and as its body the data of
+/// its first `count` events (from the first event kept, `Last-Event-ID: 0`).
+async fn stream_reply(app: &crate::helpers::TestApp, path: &str, count: usize) -> Reply {
+    let mut response = app
+        .client
+        .get(format!("{}{path}", app.base))
+        .bearer_auth(&app.key)
+        .header("Last-Event-ID", "0")
+        .send()
+        .await
+        .unwrap();
+    let (status, headers) = (response.status(), response.headers().clone());
+    let mut text = String::new();
+    let mut events = Vec::new();
+    while events.len() < count {
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), response.chunk())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("the stream goes on");
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+        events = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .map(|data| serde_json::from_str(data).unwrap())
+            .collect();
+    }
+    events.truncate(count);
+    Reply {
+        status,
+        headers,
+        body: Value::Array(events),
+    }
 }
 
 /// Every operation walked through its answers, success and refusal, each
@@ -415,6 +463,8 @@ async fn every_operation_keeps_its_schemas() {
     .await;
     send(Method::DELETE, &format!("/v1/store/orders/{order}"), None).await;
     send(Method::GET, "/v1/inventory?limit=100", None).await;
+    // A stream refused: a type that does not exist.
+    send(Method::GET, "/v1/store/events?type=order.shipped", None).await;
     send(Method::DELETE, &format!("/v1/pets/{pet}"), None).await;
     send(
         Method::POST,
@@ -436,6 +486,14 @@ async fn every_operation_keeps_its_schemas() {
         None,
     )
     .await;
+    // The event stream: its head and its first events (every change so far,
+    // replayed from the start), each held to the spec.
+    let stream = stream_reply(&app, "/v1/store/events", 3).await;
+    reached.insert(
+        contract
+            .check(&Method::GET, "/v1/store/events", &stream)
+            .expect("an operation"),
+    );
     let missing: Vec<&str> = OPERATIONS
         .iter()
         .map(|op| op.id)
