@@ -612,7 +612,7 @@ async fn event_feed_figures() {
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     recorder.abort();
-    let arrivals = arrivals.lock().unwrap();
+    let arrivals = std::mem::take(&mut *arrivals.lock().unwrap());
     let mut delays: Vec<f64> = answered
         .iter()
         .map(|(id, at)| {
