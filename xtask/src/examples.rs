@@ -17,6 +17,8 @@ pub fn examples() -> Result<(), String> {
         let base = format!("http://{}/v1", server.address);
         example("walkthrough", &[], &base, &key)?;
         example("inventory_report", &["2"], &base, &key)?;
+        // The walkthrough's changes, replayed from the first event kept.
+        example("watch", &["5", "--from", "0"], &base, &key)?;
         example("backoff", &["30"], &base, &key)
     })
 }

@@ -224,7 +224,7 @@ fn operation(api: &Api, op: &Operation) -> Markup {
             @if let Some(paging) = &op.paging { (paging_note(op, paging)) }
             @if !op.params.is_empty() { (params(&op.params)) }
             @if let Some(body) = &op.body { (request_body(body)) }
-            (responses(op))
+            (responses(api, op))
             @if !op.hide_try_it { (try_it(api, op)) }
         }
     }
@@ -340,16 +340,37 @@ fn request_body(body: &Body) -> Markup {
     }
 }
 
-fn responses(op: &Operation) -> Markup {
+fn responses(api: &Api, op: &Operation) -> Markup {
     html! {
         h3 { "Responses" }
         dl.responses {
-            @for r in &op.responses { (response(r)) }
+            @for r in &op.responses { (response(api, r)) }
         }
     }
 }
 
-fn response(r: &Response) -> Markup {
+/// The kinds of event a stream sends: the values that tell its data's
+/// union apart (a discriminator's), each with the type it carries; empty
+/// when the data is not such a union.
+fn event_kinds<'a>(api: &'a Api, data: &Shape) -> Vec<(&'a str, &'a Shape)> {
+    let Ty::Named(name) = &data.ty else {
+        return Vec::new();
+    };
+    match crate::lower::resolve(&api.types, name).map(|t| &t.kind) {
+        Some(crate::ir::TypeKind::Union(union)) => union
+            .variants
+            .iter()
+            .flat_map(|v| v.tag_values.iter().map(move |tag| (tag.as_str(), &v.shape)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn response(api: &Api, r: &Response) -> Markup {
+    let kinds = match (&r.media, &r.body) {
+        (Media::Events, Some(data)) => event_kinds(api, data),
+        _ => Vec::new(),
+    };
     let class = match r.status {
         s if s.is_success() => "status ok",
         s if s.is_error() => "status error",
@@ -359,7 +380,20 @@ fn response(r: &Response) -> Markup {
         dt { span class=(class) { (r.status) } }
         dd {
             (markdown(&r.doc))
-            @if let Some(body) = &r.body { div.meta { code { (media(&r.media)) } ": " (shape(body)) } }
+            @if let Some(body) = &r.body {
+                @if r.media == Media::Events {
+                    div.meta { code { (media(&r.media)) } ": a stream of events, each one's data " (shape(body)) }
+                    @if !kinds.is_empty() {
+                        ul.events {
+                            @for (kind, data) in &kinds {
+                                li { "event " code { (kind) } ": " (shape(data)) }
+                            }
+                        }
+                    }
+                } @else {
+                    div.meta { code { (media(&r.media)) } ": " (shape(body)) }
+                }
+            }
             @if !r.headers.is_empty() {
                 ul.headers {
                     @for h in &r.headers {

@@ -464,6 +464,57 @@ async fn a_passed_sunset_says_so_and_links_the_successor() {
     assert_eq!(badges, json!(["experimental", "alpha"]));
 }
 
+/// Try it on a stream of events: what arrives is shown as it arrives,
+/// with a Stop button until the stream ends.
+#[actix_web::test]
+async fn try_it_follows_a_stream_of_events_as_it_arrives() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let spec = r#"
+openapi: 3.0.3
+info: {title: Feed, version: '1'}
+paths:
+  /feed:
+    get:
+      operationId: watchFeed
+      responses:
+        '200':
+          description: Events.
+          content:
+            text/event-stream:
+              schema: {type: object, properties: {n: {type: integer}}}
+"#;
+    let (mut browser, _dir) = open_page_of(program, spec);
+    // A server whose stream the test writes to.
+    browser.eval(
+        "window.fetch = (url, init) => Promise.resolve(new Response(
+           new ReadableStream({ start(c) { window.feed = c; } }),
+           { status: 200, headers: { 'Content-Type': 'text/event-stream' } }))",
+    );
+    browser.eval(
+        "document.getElementById('operation/watchFeed').querySelector('form.tryit').requestSubmit()",
+    );
+    let result = "document.getElementById('operation/watchFeed').querySelector('.result')";
+    browser.wait(&format!("{result}.querySelector('button.stop')"));
+    browser.eval("window.feed.enqueue(new TextEncoder().encode('id: 1\\ndata: {\"n\":1}\\n\\n'))");
+    browser.wait(&format!(
+        "{result}.querySelector('pre').textContent.includes('\"n\":1')"
+    ));
+    browser.eval("window.feed.enqueue(new TextEncoder().encode('id: 2\\ndata: {\"n\":2}\\n\\n'))");
+    browser.wait(&format!(
+        "{result}.querySelector('pre').textContent.includes('\"n\":2')"
+    ));
+    let shown = browser.eval(&format!("{result}.querySelector('pre').textContent"));
+    assert!(
+        shown.as_str().unwrap().starts_with("id: 1\ndata:"),
+        "{shown}"
+    );
+    // The stream's end takes the Stop button away.
+    browser.eval("window.feed.close()");
+    browser.wait(&format!("!{result}.querySelector('button.stop')"));
+}
+
 /// What the try-it panel sends, seen by a stand-in for `fetch`: parameters
 /// where and how the operation declares them, the key as a bearer token,
 /// a form body encoded as a form.

@@ -95,13 +95,44 @@
       }
     }
     var url = base() + path + (query.length ? "?" + query.join("&") : "");
+    // A stream this form opened before ends when it sends again.
+    if (form.streaming) { form.streaming.abort(); }
+    var controller = new AbortController();
+    init.signal = controller.signal;
     result.textContent = "Sending " + init.method + " " + url + " ...";
     fetch(url, init).then(function (response) {
+      var type = response.headers.get("content-type") || "";
+      if (type.indexOf("text/event-stream") === 0 && response.body) {
+        form.streaming = controller;
+        follow(result, response, controller);
+        return;
+      }
       return response.text().then(function (text) { show(result, response, text); });
     }, function (error) {
       result.textContent = "The request failed: " + error;
     });
   });
+
+  // A stream of events, shown as it arrives until it ends or Stop is
+  // pressed.
+  function follow(result, response, controller) {
+    var pre = show(result, response, "");
+    var stop = document.createElement("button");
+    stop.type = "button";
+    stop.className = "stop";
+    stop.textContent = "Stop";
+    stop.addEventListener("click", function () { controller.abort(); });
+    result.insertBefore(stop, pre);
+    var reader = response.body.getReader();
+    var decoder = new TextDecoder();
+    (function next() {
+      reader.read().then(function (chunk) {
+        if (chunk.done) { stop.remove(); return; }
+        pre.textContent += decoder.decode(chunk.value, { stream: true });
+        next();
+      }, function () { stop.remove(); });
+    })();
+  }
 
   // Where try it sends requests: the server chosen at the top, else the
   // spec's base path on this page's own server. A page opened from a file
@@ -141,5 +172,6 @@
     var pre = document.createElement("pre");
     try { pre.textContent = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { pre.textContent = text; }
     result.appendChild(pre);
+    return pre;
   }
 })();
