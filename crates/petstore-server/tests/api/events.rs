@@ -3,7 +3,7 @@
 //! repeats; 410 for an id no longer kept; the per-key stream limit; a
 //! subscriber that never reads is cut off; the feed's close ends streams.
 
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{create_key, spawn_app, Server, TestApp};
 use petstore_api::client::Client;
 use petstore_api::models::{StoreEvent, StoreEventType};
 use petstore_api::operations::*;
@@ -356,5 +356,39 @@ async fn closing_the_feed_ends_streams_cleanly() {
     assert!(
         rest.iter().all(Result::is_ok),
         "it ends without an error: {rest:?}"
+    );
+}
+
+/// SIGTERM ends open streams cleanly (the chunked body's end, no reset)
+/// and the server exits promptly, not after its 30 s grace period.
+#[actix_web::test]
+async fn sigterm_ends_streams_cleanly_and_the_server_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("petstore.db").display());
+    let key = create_key(&url, "pro", None);
+    let (mut server, _) = Server::start(&url);
+    let mut stream = reqwest::Client::new()
+        .get(format!("{}/v1/store/events", server.base))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let exited = tokio::task::spawn_blocking(move || server.terminate(Duration::from_secs(10)));
+    let ended = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match stream.chunk().await {
+                Ok(Some(_)) => continue,
+                other => return other.map(|_| ()),
+            }
+        }
+    })
+    .await
+    .expect("the stream ends within 10 s");
+    assert!(ended.is_ok(), "the stream ends cleanly, not with {ended:?}");
+    assert_eq!(
+        exited.await.unwrap(),
+        Some(true),
+        "the server exits, successfully, within 10 s"
     );
 }

@@ -360,6 +360,24 @@ impl Server {
             .count()
     }
 
+    /// SIGTERM, as an orchestrator stops a server; waits for the process
+    /// to exit, at most `within`, and returns whether it exited cleanly.
+    pub fn terminate(&mut self, within: std::time::Duration) -> Option<bool> {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let started = std::time::Instant::now();
+        while started.elapsed() < within {
+            if let Some(exit) = self.child.try_wait().expect("the server's status") {
+                return Some(exit.success());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        None
+    }
+
     /// SIGKILL: no chance to flush or shut down.
     pub fn kill_9(&mut self) {
         self.child.kill().unwrap();

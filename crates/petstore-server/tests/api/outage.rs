@@ -641,3 +641,113 @@ async fn postgres_stopped_for_five_seconds() {
 async fn postgres_frozen_for_ten_seconds() {
     outage(Outage::Frozen(Duration::from_secs(10))).await;
 }
+
+/// An event stream stays open while PostgreSQL is stopped, and delivers
+/// the changes made once it is back, on the same connection.
+#[actix_web::test]
+async fn event_streams_outlast_the_database() {
+    let cluster = Arc::new(Cluster::start().expect("a private PostgreSQL cluster"));
+    let url = cluster.fresh_database().await;
+    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (server, _) = Server::start(&url);
+    let client = reqwest::Client::new();
+    let call = async |method: Method, path: &str, body: Option<Value>| {
+        crate::helpers::call(&client, &server.base, &key, method, path, body).await
+    };
+    let category = call(
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    let pet = call(
+        Method::POST,
+        "/v1/pets",
+        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
+    )
+    .await;
+    let pet = pet.body["id"].as_i64().unwrap();
+    call(
+        Method::PATCH,
+        &format!("/v1/inventory/{pet}"),
+        Some(json!({ "quantity": 100 })),
+    )
+    .await;
+
+    let mut stream = client
+        .get(format!("{}/v1/store/events?type=order.placed", server.base))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let received = Arc::new(Mutex::new(Vec::<i64>::new()));
+    let reader = {
+        let received = received.clone();
+        actix_web::rt::spawn(async move {
+            let mut text = String::new();
+            while let Ok(Some(chunk)) = stream.chunk().await {
+                text.push_str(std::str::from_utf8(&chunk).unwrap());
+                while let Some(end) = text.find("\n\n") {
+                    let frame: String = text.drain(..end + 2).collect();
+                    if let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) {
+                        let event: Value = serde_json::from_str(data).unwrap();
+                        received
+                            .lock()
+                            .unwrap()
+                            .push(event["orderId"].as_i64().unwrap());
+                    }
+                }
+            }
+            // The stream ended: the test's assertions say whether it should have.
+        })
+    };
+    let order = || async {
+        let r = call(
+            Method::POST,
+            "/v1/store/orders",
+            Some(json!({ "petId": pet, "quantity": 1 })),
+        )
+        .await;
+        (r.status == 201).then(|| r.body["id"].as_i64().unwrap())
+    };
+    let wait_for = |id: i64| {
+        let received = received.clone();
+        async move {
+            for _ in 0..100 {
+                if received.lock().unwrap().contains(&id) {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            panic!(
+                "the event of order {id} never came: {:?}",
+                received.lock().unwrap()
+            );
+        }
+    };
+    let before = order().await.expect("an order before the outage");
+    wait_for(before).await;
+
+    on_cluster(&cluster, Cluster::stop).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        !reader.is_finished(),
+        "the stream stays open while the database is away"
+    );
+    on_cluster(&cluster, Cluster::restart).await;
+    // Orders go through again once the instance sees the database back.
+    let mut after = None;
+    for _ in 0..50 {
+        after = order().await;
+        if after.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let after = after.expect("orders succeed once the database is back");
+    wait_for(after).await;
+    assert!(!reader.is_finished(), "on the same connection");
+    assert_eq!(*received.lock().unwrap(), [before, after]);
+    reader.abort();
+}
