@@ -27,7 +27,7 @@ use petstore_api::models::{StoreEvent, StoreEventType};
 use petstore_api::runtime;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -122,16 +122,38 @@ impl Feed {
                 dropped: AtomicU64::new(0),
             }),
         };
-        actix_web::rt::spawn(feed.clone().hub());
-        if feed.inner.db.backend() == Backend::Postgres {
-            actix_web::rt::spawn(feed.clone().listen());
+        // The hub and the listener run on a thread of their own: neither the
+        // runtime that started the server (a test's, blocked or ended) nor a
+        // worker's holds them up. They hold the feed weakly and end when the
+        // server drops it.
+        let weak = Arc::downgrade(&feed.inner);
+        let db = feed.inner.db.clone();
+        let started = std::thread::Builder::new()
+            .name("event-feed".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        tracing::error!(error = %e, "the event feed cannot start: streams get no events");
+                        return;
+                    }
+                };
+                tokio::task::LocalSet::new().block_on(&runtime, async move {
+                    db.start_worker();
+                    if db.backend() == Backend::Postgres {
+                        tokio::join!(hub(weak.clone(), db.clone()), listen(weak, db));
+                    } else {
+                        hub(weak, db).await;
+                    }
+                });
+            });
+        if let Err(e) = started {
+            tracing::error!(error = %e, "the event feed's thread cannot start: streams get no events");
         }
         feed
-    }
-
-    /// Reads the table now.
-    fn wake(&self) {
-        self.inner.db.commits().notify_one();
     }
 
     /// Ends every stream (their clients see the response end) and refuses
@@ -174,7 +196,7 @@ impl Feed {
         };
         let lease = self.lease(holder)?;
         let unavailable = || ApiError::away(crate::error::RETRY_AFTER_SECONDS);
-        let position = lock(&self.inner.state).position.ok_or_else(unavailable)?;
+        let position = self.position().await?;
         let cursor = start.unwrap_or(position);
         // Nothing to read from the table first: joined at once.
         let (queue, replay_to) = if cursor >= position {
@@ -201,6 +223,16 @@ impl Feed {
             taken,
             |mut taken| async move { taken.recv().await.map(|event| (event, taken)) },
         ))
+    }
+
+    /// Where the hub is: the last id handed out, read from the table when
+    /// the hub has not read it yet (just after start).
+    async fn position(&self) -> Result<i64, ApiError> {
+        if let Some(position) = lock(&self.inner.state).position {
+            return Ok(position);
+        }
+        let last = self.inner.db.event_horizon().await?.last;
+        Ok(*lock(&self.inner.state).position.get_or_insert(last))
     }
 
     /// Counts a stream against its holder's limit.
@@ -252,40 +284,9 @@ impl Feed {
         Some((receiver, position))
     }
 
-    /// The hub: reads what is new whenever woken, or every second.
-    async fn hub(self) {
-        let mut last_prune = std::time::Instant::now();
-        loop {
-            if lock(&self.inner.state).closed {
-                return;
-            }
-            if let Err(e) = self.catch_up().await {
-                tracing::debug!(error = %e, "the event feed cannot read the database now");
-            }
-            if last_prune.elapsed() >= PRUNE_EVERY {
-                last_prune = std::time::Instant::now();
-                match self.inner.db.prune_events(chrono::Utc::now()).await {
-                    Ok(0) => {}
-                    Ok(n) => tracing::info!(pruned = n, "old events pruned"),
-                    Err(e) => tracing::warn!(error = %e, "old events could not be pruned"),
-                }
-            }
-            // Woken by a commit of this process, or by the listener.
-            let _ = tokio::time::timeout(FALLBACK_POLL, self.inner.db.commits().notified()).await;
-        }
-    }
-
     /// Hands every event after the hub's position to the subscribers.
     async fn catch_up(&self) -> Result<(), ApiError> {
-        let position = lock(&self.inner.state).position;
-        let mut position = match position {
-            Some(p) => p,
-            None => {
-                let last = self.inner.db.event_horizon().await?.last;
-                lock(&self.inner.state).position = Some(last);
-                last
-            }
-        };
+        let mut position = self.position().await?;
         loop {
             let batch = self.inner.db.events_after(position, BATCH).await?;
             let Some(last) = batch.last().map(|e| event_meta(e).0) else {
@@ -326,38 +327,84 @@ impl Feed {
         }
         state.position = Some(last);
     }
+}
 
-    /// PostgreSQL: wakes the hub on every instance's commits.
-    async fn listen(self) {
-        let Some(pool) = self.inner.db.postgres().cloned() else {
+/// The hub: reads what is new whenever woken (a commit of this process,
+/// or the listener), or every second; prunes old events now and then.
+/// Ends once the feed is closed or dropped.
+async fn hub(feed: Weak<Inner>, db: Db) {
+    let mut last_prune = std::time::Instant::now();
+    loop {
+        let Some(inner) = feed.upgrade() else {
             return;
         };
-        loop {
-            if lock(&self.inner.state).closed {
-                return;
+        let feed = Feed { inner };
+        if lock(&feed.inner.state).closed {
+            return;
+        }
+        if let Err(e) = feed.catch_up().await {
+            tracing::debug!(error = %e, "the event feed cannot read the database now");
+        }
+        drop(feed);
+        if last_prune.elapsed() >= PRUNE_EVERY {
+            last_prune = std::time::Instant::now();
+            match db.prune_events(chrono::Utc::now()).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(pruned = n, "old events pruned"),
+                Err(e) => tracing::warn!(error = %e, "old events could not be pruned"),
             }
-            let Err(e) = self.listen_once(&pool).await;
-            {
-                tracing::debug!(error = %e, "not listening for events: the feed polls until it can again");
-            }
+        }
+        let _ = tokio::time::timeout(FALLBACK_POLL, db.commits().notified()).await;
+    }
+}
+
+/// PostgreSQL: wakes the hub on every instance's commits, for as long as
+/// the feed lives.
+async fn listen(feed: Weak<Inner>, db: Db) {
+    let Some(pool) = db.postgres().cloned() else {
+        return;
+    };
+    let alive = || feed.upgrade().is_some_and(|f| !lock(&f.state).closed);
+    while alive() {
+        if let Err(e) = listen_once(&pool, &db, &alive).await {
+            tracing::debug!(error = %e, "not listening for events: the feed polls until it can again");
             tokio::time::sleep(FALLBACK_POLL).await;
         }
     }
 }
 
-impl Feed {
-    /// Listens until the connection fails.
-    async fn listen_once(
-        &self,
-        pool: &sqlx::PgPool,
-    ) -> Result<std::convert::Infallible, sqlx::Error> {
-        let mut listener = sqlx::postgres::PgListener::connect_with(pool).await?;
-        listener.listen("petstore_events").await?;
-        // Anything committed while not listening is read now.
-        self.wake();
-        loop {
-            listener.recv().await?;
-            self.wake();
+/// Listens until the connection fails or the feed is gone.
+async fn listen_once(
+    pool: &sqlx::PgPool,
+    db: &Db,
+    alive: &impl Fn() -> bool,
+) -> Result<(), sqlx::Error> {
+    let mut listening = Listening(None);
+    let listener = listening
+        .0
+        .insert(sqlx::postgres::PgListener::connect_with(pool).await?);
+    listener.listen("petstore_events").await?;
+    // Anything committed while not listening is read now.
+    db.commits().notify_one();
+    while alive() {
+        if let Ok(notification) = tokio::time::timeout(FALLBACK_POLL, listener.recv()).await {
+            notification?;
+            db.commits().notify_one();
+        }
+    }
+    Ok(())
+}
+
+/// A listener whose drop never panics: sqlx hands a dropped listener's
+/// connection back on a spawned task, which needs a Tokio runtime; when
+/// the runtime itself is going away (the process ending, a test's runtime
+/// dropped), the connection is let go instead.
+struct Listening(Option<sqlx::postgres::PgListener>);
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            std::mem::forget(self.0.take());
         }
     }
 }

@@ -1,24 +1,28 @@
 //! The limiter of instances that share a PostgreSQL database: state in the
 //! `rate_limits` table, so counts and bans are exact across instances.
 //!
-//! Decisions are made in rounds, one transaction each: an `INSERT ... ON
-//! CONFLICT DO UPDATE ... RETURNING` creates or locks the subject's row and
-//! returns its state, the rule runs on it once per request of the round, in
-//! arrival order, and an `UPDATE` writes it back. The row lock serialises
-//! the rounds of all instances for that subject; different subjects never
-//! wait on each other. Within an instance, a subject's requests that arrive
-//! while its round is in flight wait for the next round, so a busy key costs
-//! a few round trips to the database per round rather than per request. A
-//! task spawned by the request that found no round in flight drives them (a
-//! client that goes away strands no one). Every 4096 decisions an instance
-//! deletes rows whose day has passed and that hold no ban.
+//! Decisions are made in rounds, one statement each: `rate_limit_round`
+//! (migration 0005) creates or locks the subject's row, runs the rule once
+//! per request of the round, in arrival order, writes the row back and
+//! returns the decisions, autocommitted: one round trip. The row lock
+//! serialises the rounds of all instances for that subject; different
+//! subjects never wait on each other. Within an instance, a subject's
+//! requests that arrive while its round is in flight wait for the next
+//! round, so a busy key costs one round trip per round rather than per
+//! request. A task spawned by the request that found no round in flight
+//! drives them (a client that goes away strands no one). Every 4096
+//! decisions an instance deletes rows whose day has passed and that hold no
+//! ban.
+//!
+//! The rule is written twice, in Rust (`rule.rs`, the in-memory limiter's)
+//! and in SQL (the function's); `tests/api/limits.rs` holds them to the same
+//! decisions on random sequences.
 
-use super::rule::{Entry, Window};
-use super::{BanPolicy, Decision, Subject, DAY, SWEEP_EVERY};
+use super::{BanPolicy, Decision, Subject, Verdict, DAY, SWEEP_EVERY};
 use crate::error::ApiError;
 use crate::keys::Limits;
 use crate::lock;
-use crate::store::conn::{args, Columns};
+use crate::store::conn::{args, Conn};
 use crate::store::Db;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -27,7 +31,7 @@ use tokio::sync::oneshot;
 
 /// Rate-limit state in the database, shared by every instance on it: each
 /// decision reads the subject's row under a row lock, decides by the same rule
-/// as [`RateLimiter`] and writes the row back, all in one transaction, so
+/// as [`RateLimiter`] and writes the row back, all in one statement, so
 /// counts and bans are exact across instances.
 ///
 /// Every request of a subject needs that one row, so its transactions run one
@@ -199,8 +203,10 @@ impl Leader {
 }
 
 impl Shared {
-    /// One transaction: locks the subject's row (creating it if needed),
-    /// decides each request in order, writes the row back.
+    /// One round: `rate_limit_round` (migration 0005) locks the subject's
+    /// row, creating it if needed, decides each request in order by the
+    /// rule and writes the row back, in one autocommitted statement: one
+    /// round trip.
     async fn round(
         &self,
         name: &str,
@@ -208,53 +214,56 @@ impl Shared {
     ) -> Result<Vec<Decision>, ApiError> {
         let name = name.to_string();
         let ban = self.ban;
+        let per_minute: Vec<i64> = requests
+            .iter()
+            .map(|(l, _)| i64::from(l.per_minute))
+            .collect();
+        let per_day: Vec<i64> = requests.iter().map(|(l, _)| i64::from(l.per_day)).collect();
+        let now: Vec<i64> = requests.iter().map(|(_, now)| *now).collect();
         self.db
-            .write(async move |c| {
-                // The upsert creates the row if needed and, either way, locks
-                // it until the transaction ends.
-                let row = c
-                    .query_one(
-                        "INSERT INTO rate_limits (subject) VALUES ($1) \
-                         ON CONFLICT (subject) DO UPDATE SET subject = excluded.subject \
-                         RETURNING minute_start, minute_count, day_start, day_count, while_limited, banned_until",
-                        args![name.as_str()],
-                    )
-                    .await?;
-                let count = |i: usize| -> Result<u32, ApiError> {
-                    u32::try_from(row.int(i)?).map_err(|e| ApiError::Internal(Box::new(e)))
+            .statement(async move |c| {
+                let Conn::Postgres(conn) = c else {
+                    return Err(ApiError::Internal(
+                        "the shared limiter runs on PostgreSQL only".into(),
+                    ));
                 };
-                let mut entry = Entry {
-                    minute: Window {
-                        start: row.int(0)?,
-                        count: count(1)?,
-                    },
-                    day: Window {
-                        start: row.int(2)?,
-                        count: count(3)?,
-                    },
-                    while_limited: count(4)?,
-                    banned_until: row.opt_int(5)?,
-                };
-                let decisions = requests
-                    .into_iter()
-                    .map(|(limits, now)| entry.decide(limits, now, ban))
-                    .collect();
-                c.execute(
-                    "UPDATE rate_limits SET minute_start = $2, minute_count = $3, day_start = $4, \
-                     day_count = $5, while_limited = $6, banned_until = $7 WHERE subject = $1",
-                    args![
-                        name.as_str(),
-                        entry.minute.start,
-                        entry.minute.count,
-                        entry.day.start,
-                        entry.day.count,
-                        entry.while_limited,
-                        entry.banned_until
-                    ],
+                let rows: Vec<(i32, i64, i64, i64, i64)> = sqlx::query_as(
+                    "SELECT verdict, retry_after, limit_, remaining, reset \
+                     FROM rate_limit_round($1, $2, $3, $4, $5, $6)",
                 )
+                .bind(&name)
+                .bind(&per_minute)
+                .bind(&per_day)
+                .bind(&now)
+                .bind(i64::from(ban.after))
+                .bind(ban.seconds)
+                .fetch_all(&mut **conn)
                 .await?;
-                Ok(decisions)
+                rows.into_iter().map(decision).collect()
             })
             .await
     }
+}
+
+/// A decision as `rate_limit_round` returns it.
+fn decision(
+    (verdict, retry_after, limit, remaining, reset): (i32, i64, i64, i64, i64),
+) -> Result<Decision, ApiError> {
+    let count = |n: i64| u32::try_from(n).map_err(|e| ApiError::Internal(Box::new(e)));
+    let verdict = match verdict {
+        0 => Verdict::Allowed,
+        1 => Verdict::Limited { retry_after },
+        2 => Verdict::Banned { retry_after },
+        other => {
+            return Err(ApiError::Internal(
+                format!("rate_limit_round answered verdict {other}").into(),
+            ))
+        }
+    };
+    Ok(Decision {
+        verdict,
+        limit: count(limit)?,
+        remaining: count(remaining)?,
+        reset,
+    })
 }

@@ -244,6 +244,19 @@ impl Db {
         &self.commits
     }
 
+    /// Runs `op`, one statement that writes, as its own transaction: on
+    /// PostgreSQL autocommitted, one round trip (no `BEGIN`/`COMMIT`),
+    /// bounded like a read; on SQLite in the writer's next group.
+    pub(crate) async fn statement<T: Send + 'static>(
+        &self,
+        op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        match &*self.inner {
+            Inner::Sqlite(_) => self.write(op).await,
+            Inner::Postgres(_) => self.read(op).await,
+        }
+    }
+
     /// Checks that the database answers (for `/healthz`). While the breaker
     /// is open this is answered at once, except when it is time for a
     /// probe: health checks are probes too.

@@ -247,10 +247,20 @@ async fn an_id_older_than_the_kept_events_is_gone() {
 }
 
 /// Opens a stream on a connection of its own and reads its head: the
-/// status line.
-fn open_raw(app: &TestApp, key: &str) -> (std::net::TcpStream, String) {
+/// status line. (Off the test's thread: the database's pool was made on
+/// it, and PostgreSQL connections it opens want it running.)
+async fn open_raw(app: &TestApp, key: &str) -> (std::net::TcpStream, String) {
+    let (address, key) = (
+        app.base.trim_start_matches("http://").to_string(),
+        key.to_string(),
+    );
+    tokio::task::spawn_blocking(move || open_raw_blocking(&address, &key))
+        .await
+        .unwrap()
+}
+
+fn open_raw_blocking(address: &str, key: &str) -> (std::net::TcpStream, String) {
     use std::io::{BufRead as _, Write as _};
-    let address = app.base.trim_start_matches("http://");
     let socket = std::net::TcpStream::connect(address).unwrap();
     let request = format!(
         "GET /v1/store/events HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {key}\r\n\r\n"
@@ -267,9 +277,9 @@ fn open_raw(app: &TestApp, key: &str) -> (std::net::TcpStream, String) {
 async fn a_free_key_holds_two_streams_and_a_closed_one_frees_its_place() {
     let app = spawn_app().await;
     let key = app.key(Plan::Free, None).await;
-    let (first, status) = open_raw(&app, &key);
+    let (first, status) = open_raw(&app, &key).await;
     assert_eq!(status, "HTTP/1.1 200 OK");
-    let (_second, status) = open_raw(&app, &key);
+    let (_second, status) = open_raw(&app, &key).await;
     assert_eq!(status, "HTTP/1.1 200 OK");
     let client = client(&app, &key);
     match client
@@ -285,7 +295,7 @@ async fn a_free_key_holds_two_streams_and_a_closed_one_frees_its_place() {
         other => panic!("expected 429 too_many_streams, got {other:?}"),
     }
     // Another key is not limited by this one's streams.
-    let (_other, status) = open_raw(&app, &app.key);
+    let (_other, status) = open_raw(&app, &app.key).await;
     assert_eq!(status, "HTTP/1.1 200 OK");
     drop(first);
     // The server learns of the closed connection when a write fails: the
