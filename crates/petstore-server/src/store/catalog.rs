@@ -105,7 +105,7 @@ impl Db {
                 args![id],
             )
             .await?;
-            record(c, Change::Stock { pet_id: id }, chrono::Utc::now()).await?;
+            record(c, &[Change::Stock { pet_id: id }], chrono::Utc::now()).await?;
             let pet = Pet {
                 id,
                 name: new.name,

@@ -9,7 +9,7 @@
 //! id `n` has therefore seen, or will never see, every id below it; ids a
 //! rolled-back transaction took are gaps, skipped.
 
-use super::conn::{args, Columns, Conn, FromRow};
+use super::conn::{args, Columns, Conn, FromRow, Value};
 use super::{corrupt, parse_status, Backend, Db, Result};
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
@@ -36,39 +36,59 @@ pub(super) enum Change {
     },
 }
 
-/// Records `change` in the transaction `c` is in, with the pet's stock and
-/// status as the transaction has made them. One statement; on PostgreSQL
-/// it first takes the lock that orders ids by commit.
-pub(super) async fn record(c: &mut Conn<'_>, change: Change, now: DateTime<Utc>) -> Result<()> {
-    let (kind, order_id, pet_id, quantity) = match change {
-        Change::Order {
-            kind,
-            order_id,
-            pet_id,
-            quantity,
-        } => (kind, Some(order_id), pet_id, Some(quantity)),
-        Change::Stock { pet_id } => (StoreEventType::InventoryChanged, None, pet_id, None),
-    };
+/// Records `changes`, in order, in the transaction `c` is in, each with
+/// the pet's stock and status as the transaction has made them. One
+/// statement; on PostgreSQL it first takes the lock that orders ids by
+/// commit.
+pub(super) async fn record(c: &mut Conn<'_>, changes: &[Change], now: DateTime<Utc>) -> Result<()> {
+    use std::fmt::Write as _;
+    let mut rows = String::new();
+    let mut args = Vec::new();
+    for (n, change) in changes.iter().enumerate() {
+        let (kind, order_id, pet_id, quantity) = match *change {
+            Change::Order {
+                kind,
+                order_id,
+                pet_id,
+                quantity,
+            } => (kind, Some(order_id), pet_id, Some(quantity)),
+            Change::Stock { pet_id } => (StoreEventType::InventoryChanged, None, pet_id, None),
+        };
+        let at = args.len();
+        if n > 0 {
+            rows.push_str(" UNION ALL ");
+        }
+        // Typed, so that PostgreSQL knows a NULL's type; SQL both speak.
+        let _ = write!(
+            rows,
+            "SELECT {n} AS n, CAST(${} AS TEXT) AS kind, CAST(${} AS BIGINT) AS order_id, \
+             CAST(${} AS BIGINT) AS pet_id, CAST(${} AS BIGINT) AS quantity",
+            at + 1,
+            at + 2,
+            at + 3,
+            at + 4
+        );
+        args.extend([
+            Value::from(kind.as_str()),
+            Value::from(order_id),
+            Value::from(pet_id),
+            Value::from(quantity),
+        ]);
+    }
     let lock = match c.backend() {
         Backend::Sqlite => String::new(),
         Backend::Postgres => format!(", (SELECT pg_advisory_xact_lock({EVENTS_LOCK})) AS ordered"),
     };
+    args.push(Value::from(now.timestamp_millis()));
     let sql = format!(
         "INSERT INTO events (kind, order_id, pet_id, quantity, stock, status, occurred_at) \
-         SELECT $1, $2, p.id, $3, i.quantity, p.status, $4 \
-         FROM pets p JOIN inventory i ON i.pet_id = p.id{lock} WHERE p.id = $5"
+         SELECT k.kind, k.order_id, p.id, k.quantity, i.quantity, p.status, ${} \
+         FROM ({rows}) AS k \
+         JOIN pets p ON p.id = k.pet_id JOIN inventory i ON i.pet_id = p.id{lock} \
+         ORDER BY k.n",
+        args.len()
     );
-    c.execute(
-        &sql,
-        args![
-            kind.as_str(),
-            order_id,
-            quantity,
-            now.timestamp_millis(),
-            pet_id
-        ],
-    )
-    .await?;
+    c.execute(&sql, &args).await?;
     Ok(())
 }
 

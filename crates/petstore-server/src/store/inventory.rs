@@ -62,7 +62,7 @@ impl Db {
             if next != status {
                 set_status(c, pet_id, next).await?;
             }
-            record(c, Change::Stock { pet_id }, chrono::Utc::now()).await?;
+            record(c, &[Change::Stock { pet_id }], chrono::Utc::now()).await?;
             Ok(InventoryItem {
                 pet_id,
                 quantity,

@@ -66,8 +66,7 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Db {
     inner: Arc<Inner>,
-    /// Woken after each write this process commits (the event feed reads
-    /// new events then).
+    /// Woken when new events may be committed (see [`Db::commits`]).
     commits: Arc<tokio::sync::Notify>,
 }
 
@@ -232,14 +231,17 @@ impl Db {
                 ticket.record(result)
             }
         };
-        if result.is_ok() {
+        // On SQLite the feed learns of commits from here; on PostgreSQL
+        // from `LISTEN`, which every instance's commits reach, this one's too.
+        if result.is_ok() && self.backend() == Backend::Sqlite {
             self.commits.notify_one();
         }
         result
     }
 
-    /// Woken after each write this process commits (a permit is kept when
-    /// nobody waits, so no commit goes unnoticed).
+    /// Woken after each write this process commits on SQLite, and (by the
+    /// event feed's listener) after every instance's commits on PostgreSQL;
+    /// a permit is kept when nobody waits, so no commit goes unnoticed.
     pub fn commits(&self) -> &tokio::sync::Notify {
         &self.commits
     }

@@ -72,8 +72,7 @@ impl Db {
                 pet_id: new.pet_id,
                 quantity: wanted,
             };
-            record(c, placed, now).await?;
-            record(c, Change::Stock { pet_id: new.pet_id }, now).await?;
+            record(c, &[placed, Change::Stock { pet_id: new.pet_id }], now).await?;
             let order = Order {
                 id: Some(id),
                 pet_id: Some(new.pet_id),
@@ -148,7 +147,7 @@ impl Db {
                     pet_id: order.pet_id.unwrap_or_default(),
                     quantity: order.quantity.map_or(0, i64::from),
                 };
-                record(c, change, Utc::now()).await?;
+                record(c, &[change], Utc::now()).await?;
             }
             Ok(order)
         })
@@ -224,8 +223,7 @@ impl Db {
                 pet_id,
                 quantity,
             };
-            record(c, cancelled, now).await?;
-            record(c, Change::Stock { pet_id }, now).await?;
+            record(c, &[cancelled, Change::Stock { pet_id }], now).await?;
             Ok(())
         })
         .await
