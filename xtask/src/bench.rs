@@ -372,13 +372,17 @@ pub struct Options {
     /// Count instructions over this many requests per endpoint instead of
     /// timing a load.
     instructions: Option<u32>,
+    /// Another build of the server to measure (an earlier commit's, built
+    /// elsewhere), instead of this tree's.
+    server_binary: Option<PathBuf>,
 }
 
 impl Options {
     /// `[--seconds N] [--rounds R] [--only TEXT] [--database-url URL]
-    /// [--instructions N]`: N seconds per server per round; only the endpoints
-    /// whose name contains TEXT; on the empty database at URL; instructions
-    /// counted over N requests instead of a timed load.
+    /// [--instructions N] [--server-binary PATH]`: N seconds per server per
+    /// round; only the endpoints whose name contains TEXT; on the empty
+    /// database at URL; instructions counted over N requests instead of a
+    /// timed load; the server built at PATH instead of this tree's.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
         let mut options = Options {
             seconds: 4,
@@ -386,6 +390,7 @@ impl Options {
             only: None,
             database_url: None,
             instructions: None,
+            server_binary: None,
         };
         let positive = |flag: &str, value: &str| {
             value
@@ -403,6 +408,7 @@ impl Options {
                 "--only" => options.only = Some(value()?.to_string()),
                 "--database-url" => options.database_url = Some(value()?.to_string()),
                 "--instructions" => options.instructions = Some(positive(flag, value()?)?),
+                "--server-binary" => options.server_binary = Some(PathBuf::from(value()?)),
                 _ => return Err(format!("unknown bench option: {flag}")),
             }
         }
@@ -423,6 +429,7 @@ pub fn bench(
         only,
         database_url,
         instructions,
+        server_binary,
     }: Options,
 ) -> Result<(), String> {
     let endpoints: Vec<Endpoint> = endpoints()
@@ -461,7 +468,7 @@ pub fn bench(
         ],
     )?;
     let root = project_root();
-    let server_bin = root.join("target/release/petstore-server");
+    let server_bin = server_binary.unwrap_or_else(|| root.join("target/release/petstore-server"));
     let bare_bin = root.join("target/release/examples/bare_route");
     let dir: PathBuf = std::env::temp_dir().join(format!("petstore-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

@@ -46,7 +46,7 @@ commands:
                     (in parallel, every feature on); prints a table of operations,
                     warnings and what was skipped. Fails on a warning, an error, or
                     anything skipped unless --allow-skips
-  bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL] [--instructions N]
+  bench [--seconds N] [--rounds R] [--only TEXT] [--database-url URL] [--instructions N] [--server-binary PATH]
                     load the release server with wrk on four endpoints (or those whose
                     name contains TEXT), beside a bare actix-web route answering the
                     same bytes, in R alternating rounds of N s each (5 of 4 s);
