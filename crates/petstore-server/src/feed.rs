@@ -383,6 +383,7 @@ async fn listen_once(
     let listener = listening
         .0
         .insert(sqlx::postgres::PgListener::connect_with(pool).await?);
+    let _held = db.listening();
     listener.listen("petstore_events").await?;
     // Anything committed while not listening is read now.
     db.commits().notify_one();

@@ -9,7 +9,8 @@
 //! - `petstore_requests_in_flight`;
 //! - `petstore_sqlite_write_queue`: writes waiting for the SQLite writer, or
 //!   `petstore_postgres_connections{state}`: the pool's `idle` and `in_use`
-//!   connections, whichever database the server runs on;
+//!   connections, and the one the event feed holds for `LISTEN`
+//!   (`listening`), whichever database the server runs on;
 //! - `petstore_database_breaker_open`: 1 while this instance believes the
 //!   database away and answers 503 without trying (PostgreSQL's circuit
 //!   breaker), else 0.
@@ -169,10 +170,17 @@ impl Metrics {
                 self.write_queue
                     .set(i64::try_from(queued_writes).unwrap_or(i64::MAX));
             }
-            PoolState::Postgres { open, idle } => {
+            PoolState::Postgres {
+                open,
+                idle,
+                listening,
+            } => {
                 let gauge = |state| self.connections.get_or_create(&ConnectionLabels { state });
                 gauge("idle").set(i64::from(idle));
-                gauge("in_use").set(i64::from(open.saturating_sub(idle)));
+                gauge("in_use").set(i64::from(
+                    open.saturating_sub(idle).saturating_sub(listening),
+                ));
+                gauge("listening").set(i64::from(listening));
             }
         };
         self.breaker_open.set(i64::from(db.breaker_open()));

@@ -68,6 +68,8 @@ pub struct Db {
     inner: Arc<Inner>,
     /// Woken when new events may be committed (see [`Db::commits`]).
     commits: Arc<tokio::sync::Notify>,
+    /// Pool connections the event feed holds for `LISTEN` (0 or 1).
+    listening: Arc<std::sync::atomic::AtomicU32>,
 }
 
 #[derive(Debug)]
@@ -85,14 +87,28 @@ struct Postgres {
     timeout: Duration,
 }
 
+/// A pool connection held for `LISTEN`, counted until dropped.
+#[derive(Debug)]
+pub(crate) struct ListenerHeld(Arc<std::sync::atomic::AtomicU32>);
+
+impl Drop for ListenerHeld {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// How busy the database's connections are, for the metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolState {
     /// Writes waiting for SQLite's writer thread.
     Sqlite { queued_writes: usize },
-    /// PostgreSQL connections open in this instance's pool, and how many of
-    /// them are idle.
-    Postgres { open: u32, idle: u32 },
+    /// PostgreSQL connections open in this instance's pool, how many of
+    /// them are idle, and how many the event feed holds for `LISTEN`.
+    Postgres {
+        open: u32,
+        idle: u32,
+        listening: u32,
+    },
 }
 
 /// A page request: items with ids above `after`, at most `limit` of them.
@@ -166,6 +182,7 @@ impl Db {
             Inner::Postgres(pg) => PoolState::Postgres {
                 open: pg.pool.size(),
                 idle: u32::try_from(pg.pool.num_idle()).unwrap_or(u32::MAX),
+                listening: self.listening.load(Ordering::Relaxed),
             },
         }
     }
@@ -237,6 +254,13 @@ impl Db {
             self.commits.notify_one();
         }
         result
+    }
+
+    /// Counts a pool connection the event feed holds for `LISTEN` while the
+    /// returned guard lives (the metrics report it apart from requests').
+    pub(crate) fn listening(&self) -> ListenerHeld {
+        self.listening.fetch_add(1, Ordering::Relaxed);
+        ListenerHeld(self.listening.clone())
     }
 
     /// Woken after each write this process commits on SQLite, and (by the

@@ -102,6 +102,7 @@ impl Db {
         Ok(Db {
             inner: Arc::new(inner),
             commits: Arc::default(),
+            listening: Arc::default(),
         })
     }
 }
