@@ -233,19 +233,18 @@ impl Core {
         if !super::events::remote::is_stream(&response) {
             return Answer::read(response).await;
         }
-        let mut answer = Answer {
-            status: response.status().as_u16(),
-            headers: response.headers().clone(),
-            body: Vec::new(),
-            live: None,
-        };
+        let (status, headers) = (response.status().as_u16(), response.headers().clone());
         let live = Live {
             core: self.clone(),
             call,
             body: super::events::remote::body_of(response),
         };
-        answer.live = Some(Arc::new(Mutex::new(Some(live))));
-        Ok(answer)
+        Ok(Answer {
+            status,
+            headers,
+            body: Vec::new(),
+            live: Some(Arc::new(Mutex::new(Some(live)))),
+        })
     }
 
     /// The retry policy, if retries are on.

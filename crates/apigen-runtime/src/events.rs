@@ -49,15 +49,16 @@ impl<T> Event<T> {
         }
     }
 
-    /// With the id `id`. Line breaks, which would end the field, are left out.
+    /// With the id `id`. Line breaks, which would end the field, are left
+    /// out when it is sent.
     pub fn with_id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(one_line(id.into()));
+        self.id = Some(id.into());
         self
     }
 
-    /// With the type `event`. Line breaks are left out.
+    /// With the type `event`. Line breaks are left out when it is sent.
     pub fn with_event(mut self, event: impl Into<String>) -> Self {
-        self.event = Some(one_line(event.into()));
+        self.event = Some(event.into());
         self
     }
 
@@ -68,11 +69,12 @@ impl<T> Event<T> {
     }
 }
 
-fn one_line(text: String) -> String {
+/// The text without line breaks and NULs, which would end an SSE field.
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     if text.contains(['\r', '\n', '\0']) {
-        text.replace(['\r', '\n', '\0'], "")
+        text.replace(['\r', '\n', '\0'], "").into()
     } else {
-        text
+        text.into()
     }
 }
 
@@ -135,10 +137,10 @@ pub fn frame<T: serde::Serialize>(event: &Event<T>) -> Result<String, serde_json
     let data = serde_json::to_string(&event.data)?;
     let mut text = String::with_capacity(data.len() + 32);
     if let Some(id) = &event.id {
-        let _ = writeln!(text, "id: {}", one_line(id.clone()));
+        let _ = writeln!(text, "id: {}", one_line(id));
     }
     if let Some(name) = &event.event {
-        let _ = writeln!(text, "event: {}", one_line(name.clone()));
+        let _ = writeln!(text, "event: {}", one_line(name));
     }
     if let Some(retry) = event.retry {
         let _ = writeln!(text, "retry: {}", retry.as_millis());
@@ -349,6 +351,7 @@ pub(crate) mod remote {
     const MAX_EVENT: usize = 16 << 20;
 
     pub(crate) struct Remote<T, R> {
+        /// Whether the caller lets the stream resume (`EventStream::resume`).
         pub(super) resume: bool,
         start: Option<State<T, R>>,
         running: Option<Boxed<Result<Event<T>, StreamError<R>>>>,
@@ -356,9 +359,6 @@ pub(crate) mod remote {
 
     impl<T: serde::de::DeserializeOwned, R> Remote<T, R> {
         pub(super) fn new(from: Option<(Core, Call)>, read: Read<R>, body: Option<Body>) -> Self {
-            let resume = from
-                .as_ref()
-                .is_some_and(|(_, call)| call.operation().method.eq_ignore_ascii_case("GET"));
             let phase = match body {
                 Some(body) => Phase::Read(body),
                 None => Phase::Connect {
@@ -366,38 +366,33 @@ pub(crate) mod remote {
                     attempt: 0,
                 },
             };
+            Remote::starting(from, Some(read), phase)
+        }
+
+        /// A stream whose call could not be built: `error` is its one item.
+        pub(super) fn failed(error: ClientError) -> Self {
+            Remote::starting(None, None, Phase::Failed(error))
+        }
+
+        /// A stream that starts in `phase`. Only a GET resumes (resending
+        /// another method would do its work again).
+        fn starting(from: Option<(Core, Call)>, read: Option<Read<R>>, phase: Phase) -> Self {
+            let resume = from
+                .as_ref()
+                .is_some_and(|(_, call)| call.operation().method.eq_ignore_ascii_case("GET"));
             let backoff = from
                 .as_ref()
                 .and_then(|(core, _)| core.retry_policy())
                 .unwrap_or_default();
             Remote {
-                resume,
+                resume: true,
                 start: Some(State {
                     from,
                     decode: Raw::decode::<T>,
-                    read: Some(read),
+                    read,
                     resume,
                     backoff,
                     phase,
-                    parser: Parser::default(),
-                    retry: DEFAULT_RETRY,
-                    pending: VecDeque::new(),
-                }),
-                running: None,
-            }
-        }
-
-        /// A stream whose call could not be built: `error` is its one item.
-        pub(super) fn failed(error: ClientError) -> Self {
-            Remote {
-                resume: false,
-                start: Some(State {
-                    from: None,
-                    decode: Raw::decode::<T>,
-                    read: None,
-                    resume: false,
-                    backoff: Retry::default(),
-                    phase: Phase::Failed(error),
                     parser: Parser::default(),
                     retry: DEFAULT_RETRY,
                     pending: VecDeque::new(),

@@ -115,6 +115,16 @@ impl ApiError {
         }
     }
 
+    /// The `Retry-After` the error's answer carries, in seconds.
+    fn retry_after_seconds(&self) -> Option<u32> {
+        match self {
+            ApiError::TooMany { retry_after, .. } | ApiError::Unavailable { retry_after, .. } => {
+                Some(*retry_after)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether this error says the database is away (rather than that it
     /// answered, with a refusal or an error of its own).
     pub fn database_away(&self) -> bool {
@@ -277,19 +287,13 @@ fn unavailable_sqlite(e: &rusqlite::Error) -> bool {
 impl From<ApiError> for ErrorResponse {
     fn from(e: ApiError) -> Self {
         let status = e.status();
+        let retry_after = e.retry_after_seconds();
         let body = match e {
             ApiError::NotFound(message) => models::Error::new(status, "not_found", message),
             ApiError::Conflict { code, message }
             | ApiError::Unprocessable { code, message }
-            | ApiError::Gone { code, message } => models::Error::new(status, code, message),
-            ApiError::TooMany {
-                code,
-                message,
-                retry_after,
-            } => {
-                let body = models::Error::new(status, code, message);
-                return ErrorResponse::new(status, body).with_header("Retry-After", retry_after);
-            }
+            | ApiError::Gone { code, message }
+            | ApiError::TooMany { code, message, .. } => models::Error::new(status, code, message),
             ApiError::Internal(cause) => {
                 tracing::error!(error = %cause, "internal error");
                 models::Error::new(
@@ -311,17 +315,20 @@ impl From<ApiError> for ErrorResponse {
                 if let Some(cause) = cause {
                     tracing::warn!(error = %cause, "database unavailable");
                 }
-                let body = models::Error::new(
+                models::Error::new(
                     status,
                     "unavailable",
                     format!(
                         "the database is unavailable and nothing was done; \
                          retry in {retry_after} s"
                     ),
-                );
-                return ErrorResponse::new(status, body).with_header("Retry-After", retry_after);
+                )
             }
         };
-        ErrorResponse::new(status, body)
+        let response = ErrorResponse::new(status, body);
+        match retry_after {
+            Some(seconds) => response.with_header("Retry-After", seconds),
+            None => response,
+        }
     }
 }

@@ -379,11 +379,13 @@ async fn listen_once(
     db: &Db,
     alive: &impl Fn() -> bool,
 ) -> Result<(), sqlx::Error> {
-    let mut listening = Listening(None);
-    let listener = listening
-        .0
-        .insert(sqlx::postgres::PgListener::connect_with(pool).await?);
-    let _held = db.listening();
+    let mut listening = Listening {
+        listener: Some(sqlx::postgres::PgListener::connect_with(pool).await?),
+        _held: db.listening(),
+    };
+    let Some(listener) = listening.listener.as_mut() else {
+        return Ok(());
+    };
     listener.listen("petstore_events").await?;
     // Anything committed while not listening is read now.
     db.commits().notify_one();
@@ -396,16 +398,20 @@ async fn listen_once(
     Ok(())
 }
 
-/// A listener whose drop never panics: sqlx hands a dropped listener's
-/// connection back on a spawned task, which needs a Tokio runtime; when
-/// the runtime itself is going away (the process ending, a test's runtime
-/// dropped), the connection is let go instead.
-struct Listening(Option<sqlx::postgres::PgListener>);
+/// The feed's listener, and its pool connection counted apart in the
+/// metrics while it lives. Its drop never panics: sqlx hands a dropped
+/// listener's connection back on a spawned task, which needs a Tokio
+/// runtime; when the runtime itself is going away (the process ending, a
+/// test's runtime dropped), the connection is let go instead.
+struct Listening {
+    listener: Option<sqlx::postgres::PgListener>,
+    _held: crate::store::ListenerHeld,
+}
 
 impl Drop for Listening {
     fn drop(&mut self) {
         if tokio::runtime::Handle::try_current().is_err() {
-            std::mem::forget(self.0.take());
+            std::mem::forget(self.listener.take());
         }
     }
 }

@@ -40,6 +40,16 @@ impl Plan {
         })
     }
 
+    /// The event streams (`GET /v1/store/events`) a key may hold open on
+    /// one instance.
+    pub fn max_streams(self) -> usize {
+        match self {
+            Plan::Free => 2,
+            Plan::Pro => 10,
+            Plan::Business | Plan::Enterprise => 50,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Plan::Free => "free",

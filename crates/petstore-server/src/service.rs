@@ -4,7 +4,7 @@
 
 use crate::error::ApiError;
 use crate::feed::{Feed, Filter, Holder};
-use crate::keys::{KeyInfo, Plan};
+use crate::keys::KeyInfo;
 use crate::store::{Db, Idempotency, Listed, Page, PetFilter};
 use chrono::{DateTime, Utc};
 use petstore_api::metadata::{self, BASE_PATH};
@@ -49,15 +49,6 @@ impl Rejections for PetStore {
             RejectionKind::Internal => ApiError::Internal(rejection.message.into()).into(),
             _ => rejection.into(),
         }
-    }
-}
-
-/// The event streams a key may hold open on one instance.
-pub fn max_streams(plan: Plan) -> usize {
-    match plan {
-        Plan::Free => 2,
-        Plan::Pro => 10,
-        Plan::Business | Plan::Enterprise => 50,
     }
 }
 
@@ -379,7 +370,7 @@ impl Store for PetStore {
     ) -> Result<WatchStoreResponse> {
         let holder = context.extension::<KeyInfo>().map(|key| Holder {
             key_id: key.id,
-            max_streams: max_streams(key.plan),
+            max_streams: key.plan.max_streams(),
         });
         let filter = Filter {
             types: request.type_,

@@ -316,8 +316,16 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             }
         };
     }
-    let call_fn = format_ident!("{}_call", op.fn_name);
-    let read_fn = format_ident!("{}_read", op.fn_name);
+    let split = Split {
+        op,
+        req: req.clone(),
+        resp: resp.clone(),
+        call_fn: format_ident!("{}_call", op.fn_name),
+        read_fn: format_ident!("{}_read", op.fn_name),
+        cfg,
+        deprecated: &deprecated,
+    };
+    let (call_fn, read_fn) = (&split.call_fn, &split.read_fn);
     let call_doc = format!(" The call [`Self::{}`] sends.", op.fn_name);
     let read_doc = format!(
         " [`Self::{}`]'s typed response, read from its answer.",
@@ -332,8 +340,8 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let paging = op
         .paging
         .as_ref()
-        .map(|paging| paging_methods(op, paging, cfg, &deprecated));
-    let events = streams.map(|r| events_method(op, r, cfg, &deprecated));
+        .map(|paging| paging_methods(&split, paging));
+    let events = streams.map(|r| events_method(&split, r));
     quote! {
         #docs
         #cfg
@@ -366,18 +374,31 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     }
 }
 
+/// What the methods beside an operation's own (`_events`, `_items`,
+/// `_pages`) build on: its request and response types, the functions that
+/// build its call and read its answer, and its attributes.
+struct Split<'a> {
+    op: &'a Operation,
+    req: proc_macro2::Ident,
+    resp: proc_macro2::Ident,
+    call_fn: proc_macro2::Ident,
+    read_fn: proc_macro2::Ident,
+    cfg: &'a TokenStream,
+    deprecated: &'a Option<TokenStream>,
+}
+
 /// A streaming operation's `<op>_events`: the stream itself, opened when
 /// first polled.
-fn events_method(
-    op: &Operation,
-    r: &Response,
-    cfg: &TokenStream,
-    deprecated: &Option<TokenStream>,
-) -> TokenStream {
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
-    let call_fn = format_ident!("{}_call", op.fn_name);
-    let read_fn = format_ident!("{}_read", op.fn_name);
+fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
+    let Split {
+        op,
+        req,
+        resp,
+        call_fn,
+        read_fn,
+        cfg,
+        deprecated,
+    } = split;
     let events_fn = format_ident!("{}_events", op.fn_name);
     let data = r.body.as_ref().map_or_else(
         || quote!(serde_json::Value),
@@ -413,16 +434,16 @@ fn events_method(
 
 /// A paging operation's `<op>_items` and `<op>_pages`, with the constant
 /// describing its paging.
-fn paging_methods(
-    op: &Operation,
-    paging: &crate::ir::Paging,
-    cfg: &TokenStream,
-    deprecated: &Option<TokenStream>,
-) -> TokenStream {
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
-    let call_fn = format_ident!("{}_call", op.fn_name);
-    let read_fn = format_ident!("{}_read", op.fn_name);
+fn paging_methods(split: &Split<'_>, paging: &crate::ir::Paging) -> TokenStream {
+    let Split {
+        op,
+        req,
+        resp,
+        call_fn,
+        read_fn,
+        cfg,
+        deprecated,
+    } = split;
     let pages_fn = format_ident!("{}_pages", op.fn_name);
     let items_fn = format_ident!("{}_items", op.fn_name);
     let paging_const = format_ident!("{}_PAGING", op.const_name);

@@ -201,41 +201,39 @@ impl<'a> Lowerer<'a> {
                 .into_iter()
                 .collect();
         };
-        let content_at = response_at.join("content").join(stream_type);
-        let mut responses = Vec::new();
-        let events_variant = if resolved.content.len() > 1 {
-            responses.extend(self.response_of(
-                status,
-                variant.clone(),
-                (resolved, &response_at),
-                at,
-                op_type,
-                Some(stream_type),
-            ));
-            variants.unique(format!("{variant}Events"))
-        } else {
-            variant
-        };
-        let hint = format!("{op_type}{events_variant}Event");
-        let Some(data) = self.event_data(stream_content, &content_at, &hint) else {
-            return responses;
-        };
-        // The headers are the response's, read as for any other.
-        let Some(mut events) = self.response_of(
+        // The response as its other media types give it (no body when the
+        // stream is all it offers), headers read once for both.
+        let Some(others) = self.response_of(
             status,
-            events_variant,
+            variant.clone(),
             (resolved, &response_at),
             at,
             op_type,
-            None,
+            Some(stream_type),
         ) else {
-            return responses;
+            return Vec::new();
         };
-        events.body = Some(data);
-        events.media = Media::Events;
-        events.shared = None;
-        responses.push(events);
-        responses
+        let alone = resolved.content.len() == 1;
+        let events_variant = if alone {
+            variant
+        } else {
+            variants.unique(format!("{variant}Events"))
+        };
+        let content_at = response_at.join("content").join(stream_type);
+        let hint = format!("{op_type}{events_variant}Event");
+        let data = self.event_data(stream_content, &content_at, &hint);
+        let events = data.map(|data| Response {
+            variant: events_variant,
+            body: Some(data),
+            media: Media::Events,
+            shared: None,
+            ..others.clone()
+        });
+        if alone {
+            events.into_iter().collect()
+        } else {
+            std::iter::once(others).chain(events).collect()
+        }
     }
 
     /// The type of an event's data: the schema of `data` where the media

@@ -137,16 +137,13 @@ impl Db {
     pub async fn prune_events(&self, now: DateTime<Utc>) -> Result<u64> {
         let cutoff = (now - EVENT_RETENTION).timestamp_millis();
         self.write(async move |c| {
-            let Some(row) = c
-                .query_opt(
-                    "SELECT max(id), count(*) FROM events WHERE occurred_at < $1",
+            let newest_old = c
+                .query_one(
+                    "SELECT max(id) FROM events WHERE occurred_at < $1",
                     args![cutoff],
                 )
-                .await?
-            else {
-                return Ok(0);
-            };
-            let Some(through) = row.opt_int(0)? else {
+                .await?;
+            let Some(through) = newest_old.opt_int(0)? else {
                 return Ok(0);
             };
             // Ids follow commit order, and commit order time: every id up

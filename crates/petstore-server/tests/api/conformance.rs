@@ -362,7 +362,7 @@ async fn stream_reply(app: &crate::helpers::TestApp, path: &str, count: usize) -
         .await
         .unwrap();
     let (status, headers) = (response.status(), response.headers().clone());
-    let mut text = String::new();
+    let mut pending = String::new();
     let mut events = Vec::new();
     while events.len() < count {
         let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), response.chunk())
@@ -370,12 +370,7 @@ async fn stream_reply(app: &crate::helpers::TestApp, path: &str, count: usize) -
             .expect("an event within 10 s")
             .unwrap()
             .expect("the stream goes on");
-        text.push_str(std::str::from_utf8(&chunk).unwrap());
-        events = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("data: "))
-            .map(|data| serde_json::from_str(data).unwrap())
-            .collect();
+        events.extend(crate::helpers::event_data(&mut pending, &chunk));
     }
     events.truncate(count);
     Reply {

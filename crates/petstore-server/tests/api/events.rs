@@ -247,8 +247,8 @@ async fn an_id_older_than_the_kept_events_is_gone() {
 }
 
 /// Opens a stream on a connection of its own and reads its head: the
-/// status line. (Off the test's thread: the database's pool was made on
-/// it, and PostgreSQL connections it opens want it running.)
+/// status line. (Off the test's runtime thread, which a blocking read
+/// would stall, with whatever the server left running on it.)
 async fn open_raw(app: &TestApp, key: &str) -> (std::net::TcpStream, String) {
     let (address, key) = (
         app.base.trim_start_matches("http://").to_string(),

@@ -392,6 +392,21 @@ impl Drop for Server {
     }
 }
 
+/// The data of every event `chunk` completes, as JSON; `pending` keeps
+/// what a later chunk will complete (a stream's body read by hand, as a
+/// client of no library would).
+pub fn event_data(pending: &mut String, chunk: &[u8]) -> Vec<Value> {
+    pending.push_str(std::str::from_utf8(chunk).expect("UTF-8 events"));
+    let mut events = Vec::new();
+    while let Some(end) = pending.find("\n\n") {
+        let frame: String = pending.drain(..end + 2).collect();
+        if let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) {
+            events.push(serde_json::from_str(data).expect("JSON data"));
+        }
+    }
+    events
+}
+
 /// Creates a key with `keys create`, as an operator would; returns it.
 pub fn create_key(database_url: &str, plan: &str, limits: Option<(u32, u32)>) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_petstore-server"));

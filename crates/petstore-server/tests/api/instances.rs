@@ -578,19 +578,14 @@ async fn event_feed_figures() {
     let recorder = {
         let arrivals = arrivals.clone();
         actix_web::rt::spawn(async move {
-            let mut text = String::new();
+            let mut pending = String::new();
             while let Ok(Some(chunk)) = stream.chunk().await {
                 let now = Instant::now();
-                text.push_str(std::str::from_utf8(&chunk).unwrap());
-                while let Some(end) = text.find("\n\n") {
-                    let frame: String = text.drain(..end + 2).collect();
-                    if let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) {
-                        let event: Value = serde_json::from_str(data).unwrap();
-                        arrivals
-                            .lock()
-                            .unwrap()
-                            .insert(event["orderId"].as_i64().unwrap(), now);
-                    }
+                for event in crate::helpers::event_data(&mut pending, &chunk) {
+                    arrivals
+                        .lock()
+                        .unwrap()
+                        .insert(event["orderId"].as_i64().unwrap(), now);
                 }
             }
         })

@@ -685,18 +685,13 @@ async fn event_streams_outlast_the_database() {
     let reader = {
         let received = received.clone();
         actix_web::rt::spawn(async move {
-            let mut text = String::new();
+            let mut pending = String::new();
             while let Ok(Some(chunk)) = stream.chunk().await {
-                text.push_str(std::str::from_utf8(&chunk).unwrap());
-                while let Some(end) = text.find("\n\n") {
-                    let frame: String = text.drain(..end + 2).collect();
-                    if let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) {
-                        let event: Value = serde_json::from_str(data).unwrap();
-                        received
-                            .lock()
-                            .unwrap()
-                            .push(event["orderId"].as_i64().unwrap());
-                    }
+                for event in crate::helpers::event_data(&mut pending, &chunk) {
+                    received
+                        .lock()
+                        .unwrap()
+                        .push(event["orderId"].as_i64().unwrap());
                 }
             }
             // The stream ended: the test's assertions say whether it should have.
