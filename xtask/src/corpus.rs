@@ -218,8 +218,12 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
         }
     }
     // One workspace, so that the dependencies build once for all crates.
+    // Every crate is checked once per feature set, so incremental state
+    // (gigabytes for the largest documents) and debug info would only fill
+    // the disk: a CI machine's may be small.
     let manifest = format!(
-        "[workspace]\nresolver = \"2\"\nmembers = [{}]\n",
+        "[workspace]\nresolver = \"2\"\nmembers = [{}]\n\n\
+         [profile.dev]\ndebug = false\nincremental = false\n",
         members
             .iter()
             .map(|m| format!("\"{m}\""))
