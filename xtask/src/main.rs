@@ -20,6 +20,7 @@ mod corpus;
 mod docs_screenshot;
 mod examples;
 mod launch;
+mod mock_conformance;
 mod postgres;
 mod spec_diff;
 
@@ -69,6 +70,9 @@ commands:
   docs-screenshot [PAGE]
                     PNGs of the reference page (the pet store's by default) at desktop
                     and phone width: target/docs-desktop.png, target/docs-phone.png
+  mock-conformance PATH...
+                    schemathesis against the mock server (`apigen mock`) of
+                    each document (a directory's under 1 MB), every check
   conformance [--database sqlite|postgres]
                     schemathesis (pinned, in target/venv, on Python 3.12 or newer)
                     against the real server, every phase and check, on SQLite and on
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
             conformance::Databases::parse(options).and_then(conformance::conformance)
         }
         ["examples"] => examples::examples(),
+        ["mock-conformance", paths @ ..] => mock_conformance::mock_conformance(paths),
         ["release"] => spec_diff::release(),
         ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
         ["bench-client", options @ ..] => bench_client::bench_client(options),

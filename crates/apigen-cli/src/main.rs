@@ -6,10 +6,14 @@
 //!   diff, for CI;
 //! - `apigen diff BASE REVISION`: the evolution gate, what a revision breaks
 //!   for callers of the base (`apigen diff --rules` lists its rules);
-//! - `apigen check SPEC`: what the generator says about a document, alone.
+//! - `apigen check SPEC`: what the generator says about a document, alone;
+//! - `apigen mock SPEC`: a mock server of the API, answering from the
+//!   spec's examples and schemas.
 //!
 //! Thin over the `apigen` library: the same code paths as this
 //! repository's `cargo xtask codegen` and `spec-diff`.
+
+mod mock;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -83,6 +87,28 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Serve a mock of the API: every operation answers its first declared
+    /// success with the spec's example or a value made from its schema;
+    /// `Prefer: code=N`, `example=NAME` and `dynamic=true` ask otherwise.
+    /// The first start builds it (a Rust toolchain is needed); later starts
+    /// of the same document reuse the build.
+    Mock {
+        spec: PathBuf,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:4010")]
+        listen: String,
+        /// Made values follow from it: the same seed, the same answers.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Where built mocks are kept (default: `$XDG_CACHE_HOME/apigen/mock`,
+        /// or `~/.cache/apigen/mock`).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Build the mock (or find it built), print its binary's path, and
+        /// stop; the binary takes ADDR and SEED.
+        #[arg(long)]
+        build_only: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -134,6 +160,19 @@ fn main() -> ExitCode {
         }
         Command::Diff { .. } => unreachable!("clap requires both documents without --rules"),
         Command::Check { spec, strict } => exit(check_spec(&spec, strict)),
+        Command::Mock {
+            spec,
+            listen,
+            seed,
+            cache,
+            build_only,
+        } => exit(mock::run(mock::Request {
+            spec: &spec,
+            listen: &listen,
+            seed,
+            cache,
+            build_only,
+        })),
     }
 }
 

@@ -10,7 +10,8 @@
 //! through `super::` only, so that the copy needs no editing.
 //!
 //! Features: `server` (the default) adds what the actix-web glue needs;
-//! `client` what a generated client needs (reqwest with rustls).
+//! `client` what a generated client needs (reqwest with rustls); `mock`
+//! what a generated mock server needs (values made from schemas).
 
 #![warn(missing_docs)]
 
@@ -37,6 +38,8 @@ mod body;
 mod context;
 #[cfg(feature = "server")]
 mod glue;
+#[cfg(feature = "mock")]
+pub mod mock;
 #[cfg(feature = "server")]
 mod params;
 #[cfg(feature = "server")]

@@ -825,6 +825,9 @@ pub struct Response {
     /// How the body travels (JSON or raw bytes of a media type).
     pub media: Media,
     pub headers: Vec<ResponseHeader>,
+    /// The examples of its body, by name: the media type's `example` (named
+    /// `example`), then its `examples` written in place, in order.
+    pub examples: Vec<(String, serde_json::Value)>,
     /// The name of the type this response shares with the other
     /// operations that reference the same response (a rate limit's 429,
     /// say): set for a referenced response of one status with headers of

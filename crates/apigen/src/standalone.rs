@@ -146,8 +146,10 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
             quoted(&mut enables.iter().map(String::as_str))
         );
     }
+    // The mock implements every route trait, so it needs every group.
     let dependencies = crate::emit::vendor::MANIFEST_DEPENDENCIES
         .replacen("default = [\"server\"]\n", &default, 1)
+        .replacen("mock = [", &format!("mock = [\"{ALL_GROUPS}\", "), 1)
         .replacen("\n[dependencies]", &format!("{groups}\n[dependencies]"), 1);
     format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{dependencies}"
@@ -185,6 +187,9 @@ fn lib_rs(
     }
     if options.client && !api.operations.is_empty() {
         docs.push_str(&client_example(api, &path));
+    }
+    if !api.operations.is_empty() {
+        docs.push_str(&mock_example(&path));
     }
     if !api.webhooks.is_empty() {
         docs.push_str(
@@ -316,6 +321,72 @@ fn client_example(api: &Api, path: &str) -> String {
         op.fn_name
     );
     out
+}
+
+fn mock_example(path: &str) -> String {
+    format!(
+        "\n# A mock server\n\nThe `mock` feature adds `mock::MockService`, which implements every \
+         route trait from the spec alone: each operation answers its first success with the \
+         response's example or a value made from its schema (`Prefer: code=404`, \
+         `example=NAME` and `dynamic=true` choose otherwise), and requests are refused by the \
+         same glue as a real server's. `apigen mock SPEC` builds and runs one; to mount it in \
+         an `App` of your own:\n\n```no_run\n\
+         # #[cfg(feature = \"mock\")]\n\
+         # async fn run() -> std::io::Result<()> {{\n\
+         use actix_web::{{web, App, HttpServer}};\n\
+         use {path}::{{metadata, mock::MockService}};\n\n\
+         let mock = MockService::new(0).expect(\"a value of the error schema\");\n\
+         HttpServer::new(move || {{\n    \
+         let mock = mock.clone();\n    \
+         App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))\n\
+         }})\n\
+         .bind(\"127.0.0.1:4010\")?\n\
+         .run()\n\
+         .await\n\
+         # }}\n\
+         ```\n"
+    )
+}
+
+/// The binary `apigen mock` builds: `krate` (a generated crate's package
+/// name, at `../api`) with its `mock` feature, served on the address and
+/// with the seed it is given.
+pub fn mock_server(krate: &str) -> Files {
+    let path = krate.replace('-', "_");
+    let mut files = Files::new();
+    files.insert(
+        "Cargo.toml".into(),
+        format!(
+            "[package]\nname = \"mock-server\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\n{krate} = {{ path = \"../api\", default-features = false, features = [\"mock\"] }}\n\
+             actix-web = {{ version = \"4\", default-features = false, features = [\"macros\"] }}\n"
+        ),
+    );
+    files.insert(
+        "src/main.rs".into(),
+        format!(
+            "//! The mock server of `{krate}`: `mock-server ADDR SEED`.\n\n\
+             use actix_web::{{web, App, HttpServer}};\n\
+             use {path}::{{metadata, mock::MockService}};\n\n\
+             #[actix_web::main]\n\
+             async fn main() -> std::io::Result<()> {{\n    \
+             let mut args = std::env::args().skip(1);\n    \
+             let listen = args.next().unwrap_or_else(|| \"127.0.0.1:4010\".into());\n    \
+             let seed = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);\n    \
+             let mock = MockService::new(seed).map_err(|e| std::io::Error::other(e.to_string()))?;\n    \
+             let server = HttpServer::new(move || {{\n        \
+             let mock = mock.clone();\n        \
+             App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))\n    \
+             }})\n    \
+             .bind(listen)?;\n    \
+             for address in server.addrs() {{\n        \
+             println!(\"mock of {{}} {{}} listening on http://{{address}}{{}}/ (seed {{seed}})\", metadata::TITLE, metadata::VERSION, metadata::BASE_PATH);\n    \
+             }}\n    \
+             server.run().await\n\
+             }}\n"
+        ),
+    );
+    files
 }
 
 /// Writes the crate into `dir`: every file, and the removal of generated

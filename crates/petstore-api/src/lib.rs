@@ -22,6 +22,8 @@ mod generated;
 
 #[cfg(feature = "client")]
 pub use generated::client;
+#[cfg(feature = "mock")]
+pub use generated::mock;
 #[cfg(feature = "server")]
 pub use generated::server;
 pub use generated::{metadata, models, operations, runtime, DOCS_HTML};

@@ -7,6 +7,7 @@
 mod client;
 pub mod docs;
 mod metadata;
+mod mock;
 mod models;
 mod operations;
 mod server;
@@ -38,6 +39,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         Box::new(|| render(server::items(api, gates))),
         Box::new(|| render(client::items(api, gates))),
         Box::new(|| render(metadata::items(api))),
+        Box::new(|| render(mock::items(api))),
         Box::new(|| render(operations::shared_items(api, gates))),
     ];
     for chunk in &op_chunks {
@@ -54,6 +56,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let server_rs = next();
     let client_rs = next();
     let metadata_rs = next();
+    let mock_rs = next();
     let mut operations_parts = vec![next()];
     operations_parts.extend(op_chunks.iter().map(|_| next()));
     let operations_rs = operations_parts.join("\n");
@@ -85,6 +88,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         "metadata.rs",
         module(metadata::DOC, &["use super::runtime;"], &metadata_rs),
     );
+    put("mock.rs", module(mock::DOC, &mock::imports(), &mock_rs));
     files.insert("docs.html".to_string(), docs_html);
     if config.runtime == crate::Runtime::Vendored {
         for (name, source) in vendor::SOURCES {
@@ -212,6 +216,8 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
         #[cfg(feature = "client")]
         pub mod client;
         pub mod metadata;
+        #[cfg(feature = "mock")]
+        pub mod mock;
         pub mod models;
         pub mod operations;
         #runtime

@@ -20,6 +20,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "fields.rs",
     "form.rs",
     "glue.rs",
+    "mock.rs",
     "operation.rs",
     "paging.rs",
     "params.rs",

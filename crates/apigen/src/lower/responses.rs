@@ -71,6 +71,7 @@ impl<'a> Lowerer<'a> {
                 body: None,
                 media: Media::Json,
                 headers: Vec::new(),
+                examples: Vec::new(),
                 shared: None,
             });
         }
@@ -227,6 +228,7 @@ impl<'a> Lowerer<'a> {
             body: Some(data),
             media: Media::Events,
             shared: None,
+            examples: Vec::new(),
             ..others.clone()
         });
         if alone {
@@ -283,6 +285,7 @@ impl<'a> Lowerer<'a> {
     ) -> Option<Response> {
         let response_at = response_at.clone();
         let offered = response.content.len() - usize::from(except.is_some());
+        let mut examples = Vec::new();
         let (body, media) = if offered == 0 {
             (None, Media::Json)
         } else {
@@ -305,6 +308,7 @@ impl<'a> Lowerer<'a> {
                 (_, Some(s)) => self.shape_of(s, &schema_at, &hint)?,
                 (_, None) => Shape::new(Ty::Json),
             };
+            examples = media_examples(content);
             // A response sends one media type: the first listed.
             let media = match media {
                 Media::Raw(all) => Media::Raw(all.into_iter().take(1).collect()),
@@ -376,9 +380,26 @@ impl<'a> Lowerer<'a> {
             body,
             media,
             headers,
+            examples,
             shared,
         })
     }
+}
+
+/// A media type's examples by name: its `example` (named `example`), then
+/// its `examples` written in place, in order.
+fn media_examples(content: &openapiv3::MediaType) -> Vec<(String, serde_json::Value)> {
+    let named = content.examples.iter().filter_map(|(name, e)| match e {
+        ReferenceOr::Item(e) => Some((name.clone(), e.value.clone()?)),
+        ReferenceOr::Reference { .. } => None,
+    });
+    content
+        .example
+        .clone()
+        .map(|v| ("example".to_string(), v))
+        .into_iter()
+        .chain(named)
+        .collect()
 }
 
 /// A media type's essence: `text/plain` of `text/plain; charset=utf-8`.

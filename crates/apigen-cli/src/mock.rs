@@ -1,0 +1,152 @@
+//! `apigen mock SPEC`: the document's crate with its `mock` feature, built
+//! once into a cache keyed by what was generated (so by the document and
+//! by this tool's version alike), then run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// What `apigen mock` was asked.
+pub struct Request<'a> {
+    pub spec: &'a Path,
+    pub listen: &'a str,
+    pub seed: u64,
+    pub cache: Option<PathBuf>,
+    /// Build (or find) the mock, print its binary's path, and stop.
+    pub build_only: bool,
+}
+
+/// Where built mocks are kept: `$XDG_CACHE_HOME/apigen/mock`, else
+/// `~/.cache/apigen/mock`, else a directory under the system's temporary
+/// one.
+fn default_cache() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("apigen").join("mock")
+}
+
+/// FNV-1a over every generated file, by path, and this tool's version:
+/// the same document and tool give the same key on any machine.
+fn key(files: &apigen::Files) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let version = env!("CARGO_PKG_VERSION");
+    let parts = files
+        .iter()
+        .flat_map(|(path, text)| [path.as_str(), text.as_str()])
+        .chain([version]);
+    for part in parts {
+        for byte in part.bytes().chain([0]) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
+}
+
+fn write_all(dir: &Path, files: &apigen::Files) -> Result<(), String> {
+    for (path, text) in files {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+pub fn run(request: Request) -> Result<(), String> {
+    let spec = request.spec;
+    let options = apigen::standalone::Options {
+        server: true,
+        ..Default::default()
+    };
+    let command = format!("apigen mock {}", spec.display());
+    let krate = apigen::standalone::generate(spec, &options, &command).map_err(|d| d.to_string())?;
+    let cache = request.cache.unwrap_or_else(default_cache);
+    std::fs::create_dir_all(&cache).map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
+    // Absolute: cargo runs in the mock's directory.
+    let cache = cache
+        .canonicalize()
+        .map_err(|e| format!("cannot read {}: {e}", cache.display()))?;
+    let dir = cache.join(format!("{}-{}", krate.name, key(&krate.files)));
+    let binary = dir.join("mock-server");
+    if !binary.exists() {
+        eprintln!(
+            "building the mock of {} ({} operations) in {}: the first start for this \
+             document takes a while, later ones reuse the build",
+            spec.display(),
+            krate.generated.operations(),
+            dir.display()
+        );
+        let started = Instant::now();
+        build(&cache, &dir, &krate)?;
+        eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
+    }
+    if request.build_only {
+        println!("{}", binary.display());
+        return Ok(());
+    }
+    let mut run = Command::new(&binary);
+    run.args([request.listen, &request.seed.to_string()]);
+    exec(run, &binary)
+}
+
+/// Writes the crate and the server beside it, builds the server in the
+/// cache's shared target directory, and keeps its binary in `dir`.
+fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<(), String> {
+    write_all(&dir.join("api"), &krate.files)?;
+    write_all(
+        &dir.join("server"),
+        &apigen::standalone::mock_server(&krate.name),
+    )?;
+    // Built once, run as it is: no debug info, no incremental state.
+    let manifest = "[workspace]\nresolver = \"2\"\nmembers = [\"api\", \"server\"]\n\n\
+                    [profile.dev]\ndebug = false\nincremental = false\n";
+    std::fs::write(dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    // A lock file at the cache's root (a project's own, say) pins what
+    // every mock builds with.
+    let shared_lock = cache.join("Cargo.lock");
+    if shared_lock.exists() && !dir.join("Cargo.lock").exists() {
+        std::fs::copy(&shared_lock, dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    }
+    let target = cache.join("target");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--package", "mock-server"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .map_err(|e| format!("cannot run cargo (a Rust toolchain is needed): {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "the mock did not build (the crate is in {}); please report it with the document",
+            dir.display()
+        ));
+    }
+    let built = target.join("debug").join("mock-server");
+    let partial = dir.join("mock-server.partial");
+    std::fs::copy(&built, &partial)
+        .map_err(|e| format!("cannot copy {}: {e}", built.display()))?;
+    std::fs::rename(&partial, dir.join("mock-server")).map_err(|e| e.to_string())
+}
+
+#[cfg(unix)]
+fn exec(mut command: Command, binary: &Path) -> Result<(), String> {
+    use std::os::unix::process::CommandExt as _;
+    let error = command.exec();
+    Err(format!("cannot run {}: {error}", binary.display()))
+}
+
+#[cfg(not(unix))]
+fn exec(mut command: Command, binary: &Path) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the mock stopped: {status}"))
+    }
+}

@@ -1,0 +1,1009 @@
+//! What a generated `mock` module calls: the spec's schemas as data, values
+//! made from them (the spec's examples where it gives fitting ones, else
+//! generated within every bound), and the request controls a mock server
+//! honours (`Prefer: code=404, example=name, dynamic=true`).
+//!
+//! A value is made as JSON and then read into the generated type, so that
+//! what is sent is always what the type renders: a union's decision, a
+//! date's format and a flattened object's fields are the model's own.
+
+use super::{Rejection, RejectionKind, SchemeKind, SecurityScheme, StatusCode};
+use actix_web::HttpRequest;
+use serde_json::{Map, Value};
+
+/// The bounds a value in a position must keep (the spec's validation
+/// keywords), numbers as `f64`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    /// `minLength`.
+    pub min_length: Option<usize>,
+    /// `maxLength`.
+    pub max_length: Option<usize>,
+    /// `pattern`.
+    pub pattern: Option<&'static str>,
+    /// `minimum` (`exclusiveMinimum` when `exclusive_minimum`).
+    pub minimum: Option<f64>,
+    /// `maximum` (`exclusiveMaximum` when `exclusive_maximum`).
+    pub maximum: Option<f64>,
+    /// The minimum excludes itself.
+    pub exclusive_minimum: bool,
+    /// The maximum excludes itself.
+    pub exclusive_maximum: bool,
+    /// `minItems`.
+    pub min_items: Option<usize>,
+    /// `maxItems`.
+    pub max_items: Option<usize>,
+    /// A checked string format: `email` or `uri`.
+    pub format: Option<&'static str>,
+}
+
+impl Bounds {
+    /// No bounds at all.
+    pub const NONE: Bounds = Bounds {
+        min_length: None,
+        max_length: None,
+        pattern: None,
+        minimum: None,
+        maximum: None,
+        exclusive_minimum: false,
+        exclusive_maximum: false,
+        min_items: None,
+        max_items: None,
+        format: None,
+    };
+}
+
+/// A schema, as the mock needs it.
+#[derive(Debug, Clone, Copy)]
+pub enum Schema {
+    /// `boolean`.
+    Bool,
+    /// `integer`.
+    Integer(Bounds),
+    /// `number`.
+    Number(Bounds),
+    /// `string`.
+    String(Bounds),
+    /// `format: date-time`.
+    DateTime,
+    /// `format: date`.
+    Date,
+    /// `format: uuid`.
+    Uuid,
+    /// Bytes as base64 text.
+    Base64,
+    /// Any JSON value.
+    Any,
+    /// An array of the inner schema.
+    Array(&'static Schema, Bounds),
+    /// An object with arbitrary keys, each value of the inner schema.
+    Map(&'static Schema),
+    /// A named type, by its index in the module's table.
+    Named(usize),
+    /// An object with named properties.
+    Object(&'static Object),
+    /// One of these strings.
+    Enum(&'static [&'static str]),
+    /// `oneOf`/`anyOf`.
+    Union(&'static Union),
+    /// The inner schema, or `null`.
+    Nullable(&'static Schema),
+}
+
+/// A named type: its schema and its `example` (JSON text).
+#[derive(Debug, Clone, Copy)]
+pub struct Type {
+    /// The schema.
+    pub schema: Schema,
+    /// The schema's `example`, as JSON text.
+    pub example: Option<&'static str>,
+}
+
+/// An object's properties.
+#[derive(Debug, Clone, Copy)]
+pub struct Object {
+    /// The named properties.
+    pub fields: &'static [Field],
+}
+
+/// One property of an object.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// Its name on the wire.
+    pub name: &'static str,
+    /// Whether the object must have it.
+    pub required: bool,
+    /// `writeOnly: true`: never in a response unless required.
+    pub write_only: bool,
+    /// The property holds which of several shapes the object also is: its
+    /// value's properties are the object's own.
+    pub flatten: bool,
+    /// Its schema.
+    pub schema: Schema,
+    /// Its `example`, else its `default`, as JSON text.
+    pub example: Option<&'static str>,
+}
+
+/// A union's variants.
+#[derive(Debug, Clone, Copy)]
+pub struct Union {
+    /// The discriminator's property, when there is one.
+    pub tag: Option<&'static str>,
+    /// The variants, in the document's order.
+    pub variants: &'static [Variant],
+}
+
+/// One variant of a union.
+#[derive(Debug, Clone, Copy)]
+pub struct Variant {
+    /// The discriminator's values that name it.
+    pub tags: &'static [&'static str],
+    /// Its schema.
+    pub schema: Schema,
+}
+
+/// The statuses a declared response stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// One code.
+    Code(u16),
+    /// A class, `2XX` as `2`.
+    Range(u16),
+    /// `default`.
+    Default,
+}
+
+/// A response an operation declares.
+#[derive(Debug, Clone, Copy)]
+pub struct Response {
+    /// Its status.
+    pub status: Status,
+    /// Its body's schema, when it has one.
+    pub body: Option<Schema>,
+    /// Its examples by name (`example` is named `example`), JSON text.
+    pub examples: &'static [(&'static str, &'static str)],
+    /// Its headers: name, whether required, schema.
+    pub headers: &'static [(&'static str, bool, Schema)],
+}
+
+/// How deep values nest before optional properties are left out and
+/// lists left empty (where their bounds allow): recursive schemas end.
+const DEPTH: usize = 4;
+
+/// Attempts at a value that the type reads, each with other choices,
+/// before the mock gives up.
+const ATTEMPTS: u64 = 8;
+
+/// A small deterministic generator (SplitMix64): the same seed and request
+/// give the same answer.
+#[derive(Debug, Clone)]
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        if n <= 1 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+fn hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+/// What `Prefer` asks of the mock.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prefer {
+    /// `code=404`: answer that status.
+    pub code: Option<u16>,
+    /// `example=name`: answer that named example.
+    pub example: Option<String>,
+    /// `dynamic=true`: generate from the schema even where examples exist.
+    pub dynamic: bool,
+}
+
+impl Prefer {
+    /// Reads every `Prefer` header of a request (`code=404, example=a`,
+    /// `;` or `,` between preferences, values quoted or not).
+    pub fn read(request: &HttpRequest) -> Result<Prefer, Rejection> {
+        let mut prefer = Prefer::default();
+        for value in request.headers().get_all("prefer") {
+            let text = value.to_str().map_err(|_| bad("`Prefer` is not text"))?;
+            for item in text.split([',', ';']) {
+                let Some((key, value)) = item.split_once('=') else {
+                    continue;
+                };
+                let value = value.trim().trim_matches('"');
+                match key.trim().to_ascii_lowercase().as_str() {
+                    "code" => {
+                        let code = value.parse().map_err(|_| {
+                            bad(format!("`Prefer: code={value}` is not a status code"))
+                        })?;
+                        prefer.code = Some(code);
+                    }
+                    "example" => prefer.example = Some(value.to_string()),
+                    "dynamic" => prefer.dynamic = value.eq_ignore_ascii_case("true"),
+                    _ => {}
+                }
+            }
+        }
+        Ok(prefer)
+    }
+}
+
+fn bad(message: impl Into<String>) -> Rejection {
+    Rejection::new(RejectionKind::BadRequest, message)
+}
+
+fn internal(message: impl Into<String>) -> Rejection {
+    Rejection::new(RejectionKind::Internal, message)
+}
+
+/// The answer to one request being made: which declared response, and its
+/// body and headers as they are asked for.
+#[derive(Debug)]
+pub struct Mock {
+    types: &'static [Type],
+    response: &'static Response,
+    chosen: usize,
+    status: StatusCode,
+    prefer: Prefer,
+    seed: u64,
+}
+
+impl Mock {
+    /// Chooses the response to `request` among `responses`: the one
+    /// `Prefer: code=` names, else the first success, else the first.
+    /// `id` (the operation's) and `seed` make the values.
+    pub fn start(
+        seed: u64,
+        id: &str,
+        types: &'static [Type],
+        responses: &'static [Response],
+        request: &HttpRequest,
+    ) -> Result<Mock, Rejection> {
+        let prefer = Prefer::read(request)?;
+        let (chosen, status) = match prefer.code {
+            Some(code) => choose(responses, code).ok_or_else(|| {
+                let declared: Vec<String> = responses.iter().map(|r| r.status.to_string()).collect();
+                bad(format!(
+                    "`Prefer: code={code}` names no response of this operation; it declares {}",
+                    declared.join(", ")
+                ))
+            })?,
+            None => first(responses),
+        };
+        let response = &responses[chosen];
+        if let Some(name) = &prefer.example {
+            if !prefer.dynamic && !response.examples.iter().any(|(n, _)| n == name) {
+                let names: Vec<&str> = response.examples.iter().map(|(n, _)| *n).collect();
+                return Err(bad(if names.is_empty() {
+                    format!("`Prefer: example={name}`: the {status} response has no examples")
+                } else {
+                    format!(
+                        "`Prefer: example={name}`: the {status} response's examples are {}",
+                        names.join(", ")
+                    )
+                }));
+            }
+        }
+        let status = StatusCode::from_u16(status).map_err(|_| bad("not a status"))?;
+        Ok(Mock {
+            types,
+            response,
+            chosen,
+            status,
+            seed: seed ^ hash(id),
+            prefer,
+        })
+    }
+
+    /// The index of the chosen response among the operation's.
+    pub fn chosen(&self) -> usize {
+        self.chosen
+    }
+
+    /// The status it is sent with.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// Its body: the named example `Prefer` asks for, else its first
+    /// example that the type reads, else a value made from its schema.
+    pub fn body<T: serde::de::DeserializeOwned>(&self) -> Result<T, Rejection> {
+        let schema = self
+            .response
+            .body
+            .ok_or_else(|| internal("the response has no body"))?;
+        if !self.prefer.dynamic {
+            let wanted = self.prefer.example.as_deref();
+            for (name, text) in self.response.examples {
+                if wanted.is_some_and(|w| w != *name) {
+                    continue;
+                }
+                if let Some(value) = self.example(text, &schema) {
+                    return Ok(value);
+                }
+            }
+        }
+        self.make(&schema, hash("body"))
+    }
+
+    /// A stream of three events whose data is made as a body is.
+    pub fn events<T, R>(&self) -> Result<super::EventStream<T, R>, Rejection>
+    where
+        T: serde::de::DeserializeOwned + Send + 'static,
+    {
+        let schema = self
+            .response
+            .body
+            .ok_or_else(|| internal("the response has no body"))?;
+        let mut events = Vec::new();
+        for i in 0..3u64 {
+            let mut event = super::Event::new(self.make(&schema, hash("event") ^ i)?);
+            event.id = Some((i + 1).to_string());
+            events.push(event);
+        }
+        Ok(super::EventStream::new(futures_util::stream::iter(events)))
+    }
+
+    /// A raw body (a media type other than JSON): its first example as
+    /// text when it is a string, else a made value as JSON text.
+    pub fn raw(&self) -> Result<Vec<u8>, Rejection> {
+        let schema = self.response.body.unwrap_or(Schema::Any);
+        if !self.prefer.dynamic {
+            if let Some((_, text)) = self.response.examples.first() {
+                if let Ok(Value::String(text)) = serde_json::from_str::<Value>(text) {
+                    return Ok(text.into_bytes());
+                }
+            }
+        }
+        let mut rng = Rng(self.seed ^ hash("raw"));
+        let value = Maker::new(self.types, self.prefer.dynamic).value(&schema, &mut rng, 0);
+        Ok(match value {
+            Value::String(text) => text.into_bytes(),
+            other => other.to_string().into_bytes(),
+        })
+    }
+
+    /// The value of the response's header at `index`: made when the
+    /// header is required (read into `T`, say `String`), `null` (read
+    /// into `Option<T>` as none) when it is optional.
+    pub fn header<T: serde::de::DeserializeOwned>(&self, index: usize) -> Result<T, Rejection> {
+        let (name, required, schema) = self
+            .response
+            .headers
+            .get(index)
+            .ok_or_else(|| internal("no such header"))?;
+        if !required {
+            return serde_json::from_value(Value::Null)
+                .map_err(|e| internal(format!("header {name}: {e}")));
+        }
+        self.make(schema, hash(name))
+    }
+
+    fn example<T: serde::de::DeserializeOwned>(&self, text: &str, schema: &Schema) -> Option<T> {
+        let value: Value = serde_json::from_str(text).ok()?;
+        if !fits(self.types, schema, &value) {
+            return None;
+        }
+        serde_json::from_value(value).ok()
+    }
+
+    /// A value of `schema` that `T` reads: with examples (unless asked
+    /// not to), then without, each attempt with other choices.
+    fn make<T: serde::de::DeserializeOwned>(&self, schema: &Schema, salt: u64) -> Result<T, Rejection> {
+        let mut last = String::new();
+        for attempt in 0..ATTEMPTS {
+            let dynamic = self.prefer.dynamic || attempt > 0;
+            let mut rng = Rng(self.seed ^ salt ^ attempt.wrapping_mul(0x5851_F42D_4C95_7F2D));
+            let value = Maker::new(self.types, dynamic).value(schema, &mut rng, 0);
+            match serde_json::from_value(value) {
+                Ok(value) => return Ok(value),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(internal(format!("no value the schema allows could be made: {last}")))
+    }
+}
+
+/// A value of `schema`, made with `seed`, that `T` reads: for bodies the
+/// mock makes outside an operation (its refusals').
+pub fn value<T: serde::de::DeserializeOwned>(
+    seed: u64,
+    types: &'static [Type],
+    schema: &Schema,
+) -> Result<T, Rejection> {
+    let mut last = String::new();
+    for attempt in 0..ATTEMPTS {
+        let mut rng = Rng(seed ^ attempt.wrapping_mul(0x5851_F42D_4C95_7F2D));
+        let value = Maker::new(types, attempt > 0).value(schema, &mut rng, 0);
+        match serde_json::from_value(value) {
+            Ok(value) => return Ok(value),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(internal(format!("no value the schema allows could be made: {last}")))
+}
+
+/// The body of a refusal: for a document without an error schema
+/// (`schema` is [`Schema::Any`]) `{code, message, status}`; else a value
+/// of the schema, with `code`, `message` (or `detail`) and `status` where
+/// it has such properties and they admit these values.
+pub fn error_body<T: serde::de::DeserializeOwned>(
+    types: &'static [Type],
+    schema: &Schema,
+    status: StatusCode,
+    code: &str,
+    message: &str,
+) -> Result<T, Rejection> {
+    let said = serde_json::json!({ "code": code, "message": message, "status": status.as_u16() });
+    if matches!(schema, Schema::Any) {
+        return serde_json::from_value(said).map_err(|e| internal(e.to_string()));
+    }
+    let mut made = Maker::new(types, false).value(schema, &mut Rng(hash(code)), 0);
+    if let Value::Object(map) = &mut made {
+        let detail = if map.contains_key("message") { "message" } else { "detail" };
+        for (key, value) in [
+            ("code", said["code"].clone()),
+            (detail, said["message"].clone()),
+            ("status", said["status"].clone()),
+        ] {
+            let Some(old) = map.get(key).cloned() else {
+                continue;
+            };
+            map.insert(key.to_string(), value);
+            if !fits(types, schema, &Value::Object(map.clone())) {
+                map.insert(key.to_string(), old);
+            }
+        }
+    }
+    match serde_json::from_value(made) {
+        Ok(body) => Ok(body),
+        Err(_) => value(hash(code), types, schema),
+    }
+}
+
+/// Sets each required header of `common` that the response lacks, with a
+/// value made from its schema.
+pub fn set_headers(
+    headers: &mut actix_web::http::header::HeaderMap,
+    seed: u64,
+    types: &'static [Type],
+    common: &[(&'static str, bool, Schema)],
+) {
+    use actix_web::http::header::{HeaderName, HeaderValue};
+    for (name, required, schema) in common {
+        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else {
+            continue;
+        };
+        if !required || headers.contains_key(&name) {
+            continue;
+        }
+        let made = Maker::new(types, false).value(schema, &mut Rng(seed ^ hash(name.as_str())), 0);
+        let text = match made {
+            Value::String(text) => text,
+            other => other.to_string(),
+        };
+        if let Ok(value) = HeaderValue::from_str(&text) {
+            headers.insert(name, value);
+        }
+    }
+}
+
+/// Why a request lacks the credentials its operation asks for: none of
+/// its security requirements has a non-empty credential for each of its
+/// schemes. `None` when it has them, or needs none.
+pub fn missing_credentials(request: &HttpRequest, schemes: &[SecurityScheme]) -> Option<String> {
+    let operation = super::Operation::of(request)?;
+    if operation.security.is_empty() || operation.security.iter().any(|r| r.schemes.is_empty()) {
+        return None;
+    }
+    let has = |name: &str| {
+        let Some(scheme) = schemes.iter().find(|s| s.name == name) else {
+            return true; // a scheme the document does not define cannot be asked for
+        };
+        credential(request, &scheme.kind)
+    };
+    if operation
+        .security
+        .iter()
+        .any(|r| r.schemes.iter().all(|(name, _)| has(name)))
+    {
+        return None;
+    }
+    let wanted: Vec<String> = operation
+        .security
+        .iter()
+        .map(|r| {
+            r.schemes
+                .iter()
+                .map(|(name, _)| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        })
+        .collect();
+    Some(format!("credentials are needed: {}", wanted.join(", or ")))
+}
+
+/// Whether the request carries a non-empty credential of the scheme.
+fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
+    let header = |name: &str| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
+    let authorization = |scheme: &str| {
+        header("authorization").is_some_and(|v| {
+            v.split_once(' ').is_some_and(|(s, rest)| {
+                s.eq_ignore_ascii_case(scheme) && !rest.trim().is_empty()
+            })
+        })
+    };
+    match kind {
+        SchemeKind::Http { scheme } => authorization(scheme),
+        SchemeKind::ApiKey { location, name } => match location {
+            super::ApiKeyLocation::Header => header(name).is_some(),
+            super::ApiKeyLocation::Query => {
+                form_urlencoded::parse(request.query_string().as_bytes())
+                    .any(|(k, v)| k == *name && !v.is_empty())
+            }
+            super::ApiKeyLocation::Cookie => {
+                matches!(super::cookie::<String>(request, name), Ok(Some(v)) if !v.is_empty())
+            }
+        },
+        SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => authorization("bearer"),
+        SchemeKind::MutualTls => true,
+    }
+}
+
+/// The response `Prefer: code=` names: the one of that code, else the
+/// range holding it, else `default` (when no other declares it).
+fn choose(responses: &[Response], code: u16) -> Option<(usize, u16)> {
+    let exact = responses.iter().position(|r| r.status == Status::Code(code));
+    let range = || {
+        responses
+            .iter()
+            .position(|r| r.status == Status::Range(code / 100))
+    };
+    let default = || responses.iter().position(|r| r.status == Status::Default);
+    let index = exact.or_else(range).or_else(default)?;
+    (100..600).contains(&code).then_some((index, code))
+}
+
+/// The response a request gets unasked: the first success, else the
+/// first response, with the status each stands for.
+fn first(responses: &[Response]) -> (usize, u16) {
+    let code = |r: &Response| match r.status {
+        Status::Code(code) => code,
+        Status::Range(class) => class * 100,
+        Status::Default => 200,
+    };
+    let index = responses
+        .iter()
+        .position(|r| (200..300).contains(&code(r)) && r.status != Status::Default)
+        .unwrap_or(0);
+    match responses.get(index) {
+        Some(r) => (index, code(r)),
+        None => (0, 204),
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Code(code) => write!(f, "{code}"),
+            Status::Range(class) => write!(f, "{class}XX"),
+            Status::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// Makes JSON values of schemas.
+struct Maker {
+    types: &'static [Type],
+    /// Ignore the spec's examples.
+    dynamic: bool,
+}
+
+impl Maker {
+    fn new(types: &'static [Type], dynamic: bool) -> Self {
+        Maker { types, dynamic }
+    }
+
+    /// An example's value when it fits its schema (and examples are
+    /// wanted).
+    fn example(&self, text: Option<&str>, schema: &Schema) -> Option<Value> {
+        if self.dynamic {
+            return None;
+        }
+        let value: Value = serde_json::from_str(text?).ok()?;
+        fits(self.types, schema, &value).then_some(value)
+    }
+
+    fn value(&self, schema: &Schema, rng: &mut Rng, depth: usize) -> Value {
+        match schema {
+            Schema::Bool => Value::Bool(rng.below(2) == 1),
+            Schema::Integer(b) => integer(b, rng).into(),
+            Schema::Number(b) => number(b, rng),
+            Schema::String(b) => Value::String(string(b, rng)),
+            Schema::DateTime => Value::String(format!(
+                "2026-{:02}-{:02}T{:02}:{:02}:00Z",
+                1 + rng.below(12),
+                1 + rng.below(28),
+                rng.below(24),
+                rng.below(60)
+            )),
+            Schema::Date => Value::String(format!(
+                "2026-{:02}-{:02}",
+                1 + rng.below(12),
+                1 + rng.below(28)
+            )),
+            Schema::Uuid => {
+                let (a, b) = (rng.next(), rng.next());
+                Value::String(format!(
+                    "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+                    a >> 32,
+                    (a >> 16) & 0xffff,
+                    a & 0xfff,
+                    b >> 52,
+                    b & 0xffff_ffff_ffff
+                ))
+            }
+            Schema::Base64 => Value::String("bW9jaw==".into()),
+            Schema::Any => Value::Object(Map::new()),
+            Schema::Array(items, b) => {
+                let min = b.min_items.unwrap_or(0);
+                let max = b.max_items.unwrap_or(usize::MAX).max(min);
+                let wanted = if depth >= DEPTH { 0 } else { 1 };
+                let n = wanted.clamp(min, max);
+                Value::Array((0..n).map(|_| self.value(items, rng, depth + 1)).collect())
+            }
+            Schema::Map(values) => {
+                let mut map = Map::new();
+                if depth < DEPTH {
+                    map.insert("key".into(), self.value(values, rng, depth + 1));
+                }
+                Value::Object(map)
+            }
+            Schema::Named(index) => match self.types.get(*index) {
+                Some(t) => self
+                    .example(t.example, &t.schema)
+                    .unwrap_or_else(|| self.value(&t.schema, rng, depth)),
+                None => Value::Null,
+            },
+            Schema::Object(object) => {
+                let mut map = Map::new();
+                for field in object.fields {
+                    let wanted = field.required || (depth < DEPTH - 1 && !field.write_only);
+                    if !wanted {
+                        continue;
+                    }
+                    let value = self
+                        .example(field.example, &field.schema)
+                        .unwrap_or_else(|| self.value(&field.schema, rng, depth + 1));
+                    match (field.flatten, value) {
+                        (true, Value::Object(inner)) => map.extend(inner),
+                        (true, _) => {}
+                        (false, value) => {
+                            map.insert(field.name.to_string(), value);
+                        }
+                    }
+                }
+                Value::Object(map)
+            }
+            Schema::Enum(values) => match values.get(rng.below(values.len())) {
+                Some(v) => Value::String((*v).to_string()),
+                None => Value::Null,
+            },
+            Schema::Union(union) => {
+                if union.variants.is_empty() {
+                    return Value::Null;
+                }
+                // Deep down, the first variant: documents put the plain
+                // case first more often than not.
+                let index = if depth >= DEPTH {
+                    0
+                } else {
+                    rng.below(union.variants.len())
+                };
+                let variant = &union.variants[index];
+                let mut value = self.value(&variant.schema, rng, depth);
+                if let (Some(tag), Some(name), Value::Object(map)) =
+                    (union.tag, variant.tags.first(), &mut value)
+                {
+                    map.insert(tag.to_string(), Value::String((*name).to_string()));
+                }
+                value
+            }
+            Schema::Nullable(inner) => self.value(inner, rng, depth),
+        }
+    }
+}
+
+fn low_high(b: &Bounds, step: f64) -> (Option<f64>, Option<f64>) {
+    let low = b
+        .minimum
+        .map(|m| if b.exclusive_minimum { m + step } else { m });
+    let high = b
+        .maximum
+        .map(|m| if b.exclusive_maximum { m - step } else { m });
+    (low, high)
+}
+
+fn integer(b: &Bounds, rng: &mut Rng) -> i64 {
+    let (low, high) = low_high(b, 1.0);
+    let low = low.map(f64::ceil);
+    let high = high.map(f64::floor);
+    let (low, high) = match (low, high) {
+        (Some(l), Some(h)) => (l, h.max(l)),
+        (Some(l), None) => (l, l + 100.0),
+        (None, Some(h)) => ((h - 100.0).max(h.min(1.0)), h),
+        (None, None) => (1.0, 100.0),
+    };
+    let span = (high - low).min(1000.0) as usize;
+    (low as i64).saturating_add(rng.below(span + 1) as i64)
+}
+
+fn number(b: &Bounds, rng: &mut Rng) -> Value {
+    let (low, high) = low_high(b, 0.0);
+    let pick = match (low, high) {
+        (Some(l), Some(h)) if h > l => l + (h - l) * (1 + rng.below(9)) as f64 / 10.0,
+        (Some(l), Some(_)) => l,
+        (Some(l), None) => l + 1.5 + rng.below(100) as f64,
+        (None, Some(h)) => h - 1.5 - rng.below(100) as f64,
+        (None, None) => 1.5 + rng.below(100) as f64,
+    };
+    serde_json::Number::from_f64(pick).map_or(Value::Null, Value::Number)
+}
+
+fn string(b: &Bounds, rng: &mut Rng) -> String {
+    let min = b.min_length.unwrap_or(0);
+    let max = b.max_length.unwrap_or(usize::MAX).max(min);
+    let fits = |s: &str| {
+        let n = s.chars().count();
+        n >= min && n <= max
+    };
+    if let Some(pattern) = b.pattern {
+        let regex = regex::Regex::new(pattern).ok();
+        for _ in 0..16 {
+            let Some(made) = from_pattern(pattern, rng) else {
+                break;
+            };
+            if fits(&made) && regex.as_ref().is_none_or(|r| r.is_match(&made)) {
+                return made;
+            }
+        }
+    }
+    let base = match b.format {
+        Some("email") => format!("user{}@example.com", rng.below(1000)),
+        Some("uri") => format!("https://example.com/{}", rng.below(1000)),
+        _ => format!("mock-{}", rng.below(1000)),
+    };
+    let mut text: String = base.chars().take(max).collect();
+    while text.chars().count() < min {
+        text.push('x');
+    }
+    text
+}
+
+/// A string that `pattern` matches, made from its syntax: the first
+/// branch's choices at random, each repetition at least its minimum.
+fn from_pattern(pattern: &str, rng: &mut Rng) -> Option<String> {
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let mut out = String::new();
+    emit(&hir, rng, &mut out);
+    Some(out)
+}
+
+fn emit(hir: &regex_syntax::hir::Hir, rng: &mut Rng, out: &mut String) {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(literal) => out.push_str(&String::from_utf8_lossy(&literal.0)),
+        HirKind::Class(Class::Unicode(class)) => {
+            let ranges: Vec<(char, char)> = class.iter().map(|r| (r.start(), r.end())).collect();
+            if let Some(c) = pick_char(&ranges, rng) {
+                out.push(c);
+            }
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let ranges: Vec<(char, char)> = class
+                .iter()
+                .filter(|r| r.start() < 0x80)
+                .map(|r| (char::from(r.start()), char::from(r.end().min(0x7f))))
+                .collect();
+            if let Some(c) = pick_char(&ranges, rng) {
+                out.push(c);
+            }
+        }
+        HirKind::Repetition(rep) => {
+            let min = rep.min as usize;
+            let max = rep.max.map_or(min + 3, |m| m as usize).min(min + 3);
+            let n = if min == 0 && max >= 1 {
+                1
+            } else {
+                min + rng.below(max - min + 1)
+            };
+            for _ in 0..n {
+                emit(&rep.sub, rng, out);
+            }
+        }
+        HirKind::Capture(capture) => emit(&capture.sub, rng, out),
+        HirKind::Concat(parts) => parts.iter().for_each(|p| emit(p, rng, out)),
+        HirKind::Alternation(branches) => {
+            if let Some(branch) = branches.get(rng.below(branches.len())) {
+                emit(branch, rng, out);
+            }
+        }
+    }
+}
+
+/// A character of the class: a printable ASCII one where the class has
+/// any, else the first of a range.
+fn pick_char(ranges: &[(char, char)], rng: &mut Rng) -> Option<char> {
+    let ascii: Vec<(u32, u32)> = ranges
+        .iter()
+        .filter_map(|&(s, e)| {
+            let (s, e) = (u32::from(s).max(0x21), u32::from(e).min(0x7e));
+            (s <= e).then_some((s, e))
+        })
+        .collect();
+    if !ascii.is_empty() {
+        let (s, e) = ascii[rng.below(ascii.len())];
+        return char::from_u32(s + rng.below((e - s + 1) as usize) as u32);
+    }
+    ranges.first().map(|&(s, _)| s)
+}
+
+/// Whether `value` fits `schema`: an example the spec gives is used only
+/// when it does (documents' examples drift from their schemas).
+pub fn fits(types: &[Type], schema: &Schema, value: &Value) -> bool {
+    fits_at(types, schema, value, 0)
+}
+
+fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool {
+    if depth > 32 {
+        return true;
+    }
+    let in_range = |b: &Bounds, x: f64| {
+        b.minimum.is_none_or(|m| if b.exclusive_minimum { x > m } else { x >= m })
+            && b.maximum.is_none_or(|m| if b.exclusive_maximum { x < m } else { x <= m })
+    };
+    match (schema, value) {
+        (Schema::Nullable(_), Value::Null) => true,
+        (Schema::Nullable(inner), _) => fits_at(types, inner, value, depth),
+        (Schema::Any, _) => true,
+        (Schema::Bool, Value::Bool(_)) => true,
+        (Schema::Integer(b), Value::Number(n)) => {
+            (n.is_i64() || n.is_u64()) && n.as_f64().is_some_and(|x| in_range(b, x))
+        }
+        (Schema::Number(b), Value::Number(n)) => n.as_f64().is_some_and(|x| in_range(b, x)),
+        (Schema::String(b), Value::String(s)) => {
+            let n = s.chars().count();
+            b.min_length.is_none_or(|m| n >= m)
+                && b.max_length.is_none_or(|m| n <= m)
+                && b.pattern.is_none_or(|p| {
+                    regex::Regex::new(p).map_or(true, |r| r.is_match(s))
+                })
+        }
+        (Schema::DateTime | Schema::Date | Schema::Uuid | Schema::Base64, Value::String(_)) => {
+            true
+        }
+        (Schema::Enum(values), Value::String(s)) => values.contains(&s.as_str()),
+        (Schema::Array(items, b), Value::Array(list)) => {
+            b.min_items.is_none_or(|m| list.len() >= m)
+                && b.max_items.is_none_or(|m| list.len() <= m)
+                && list.iter().all(|v| fits_at(types, items, v, depth + 1))
+        }
+        (Schema::Map(values), Value::Object(map)) => {
+            map.values().all(|v| fits_at(types, values, v, depth + 1))
+        }
+        (Schema::Named(index), _) => types
+            .get(*index)
+            .is_some_and(|t| fits_at(types, &t.schema, value, depth + 1)),
+        (Schema::Object(object), Value::Object(map)) => object.fields.iter().all(|f| {
+            if f.flatten {
+                return true;
+            }
+            match map.get(f.name) {
+                Some(v) => fits_at(types, &f.schema, v, depth + 1),
+                None => !f.required,
+            }
+        }),
+        (Schema::Union(union), _) => union
+            .variants
+            .iter()
+            .any(|v| fits_at(types, &v.schema, value, depth + 1)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAME: Bounds = Bounds {
+        min_length: Some(3),
+        max_length: Some(8),
+        pattern: Some("^[a-z]+-[0-9]{2}$"),
+        ..Bounds::NONE
+    };
+
+    #[test]
+    fn strings_keep_their_pattern_and_length() {
+        for seed in 0..200 {
+            let made = string(&NAME, &mut Rng(seed));
+            assert!(fits(&[], &Schema::String(NAME), &Value::String(made.clone())), "{made}");
+        }
+    }
+
+    #[test]
+    fn numbers_keep_their_bounds() {
+        let b = Bounds {
+            minimum: Some(1.0),
+            maximum: Some(5.0),
+            exclusive_maximum: true,
+            ..Bounds::NONE
+        };
+        for seed in 0..200 {
+            let mut rng = Rng(seed);
+            let i = integer(&b, &mut rng);
+            assert!((1..5).contains(&i), "{i}");
+            let x = number(&b, &mut rng).as_f64().unwrap();
+            assert!((1.0..5.0).contains(&x), "{x}");
+        }
+    }
+
+    static TREE_FIELDS: [Field; 2] = [
+        Field {
+            name: "name",
+            required: true,
+            write_only: false,
+            flatten: false,
+            schema: Schema::String(NAME),
+            example: Some("\"no\""),
+        },
+        Field {
+            name: "children",
+            required: false,
+            write_only: false,
+            flatten: false,
+            schema: Schema::Array(&Schema::Named(0), Bounds::NONE),
+            example: None,
+        },
+    ];
+    static TREE: Object = Object {
+        fields: &TREE_FIELDS,
+    };
+    static TYPES: [Type; 1] = [Type {
+        schema: Schema::Object(&TREE),
+        example: None,
+    }];
+
+    /// A recursive type ends, and an example that breaks its field's
+    /// bounds is not used.
+    #[test]
+    fn recursive_types_end_and_bad_examples_are_left_out() {
+        let value = Maker::new(&TYPES, false).value(&Schema::Named(0), &mut Rng(7), 0);
+        assert!(fits(&TYPES, &Schema::Named(0), &value), "{value}");
+        assert_ne!(value["name"], "no");
+        let text = value.to_string();
+        assert!(text.matches("children").count() >= 2, "{text}");
+    }
+}

@@ -1,0 +1,168 @@
+//! `cargo xtask mock-conformance [PATH...]`: schemathesis against the mock
+//! server of other documents. Each document's mock is built by `apigen
+//! mock --build-only` (into `target/mock`, with this workspace's lock
+//! file), started on a free port, and checked with every check, positive
+//! and negative data, sending a credential of each security scheme the
+//! document defines. Directories are read for `.yaml`, `.yml` and `.json`
+//! documents under 1 MB; files are taken as they are.
+
+use crate::launch::launch;
+use crate::{project_root, run, venv_tool};
+use apigen::ir::{ParamLocation, SchemeKind};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const SCHEMATHESIS: &str = "schemathesis==4.32.5";
+
+/// Documents larger than this are left out of a directory's run: their
+/// crates take minutes to build.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// The documents `paths` name: files, and each directory's documents under
+/// [`MAX_BYTES`], in name order.
+fn documents(paths: &[&str]) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    for path in paths {
+        let path = PathBuf::from(path);
+        if path.is_file() {
+            found.push(path);
+            continue;
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or_default();
+                matches!(ext, "yaml" | "yml" | "json")
+                    && p.metadata().is_ok_and(|m| m.len() < MAX_BYTES)
+            })
+            .collect();
+        entries.sort();
+        found.extend(entries);
+    }
+    Ok(found)
+}
+
+pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
+    let root = project_root();
+    let documents = documents(paths)?;
+    if documents.is_empty() {
+        return Err("mock-conformance needs documents or directories of them".into());
+    }
+    run("cargo", &["build", "--quiet", "-p", "apigen-cli"])?;
+    let schemathesis = venv_tool(SCHEMATHESIS, "schemathesis")?;
+    let cache = root.join("target").join("mock");
+    std::fs::create_dir_all(&cache).map_err(|e| e.to_string())?;
+    std::fs::copy(root.join("Cargo.lock"), cache.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let mut failed = Vec::new();
+    for doc in &documents {
+        eprintln!("== {}", doc.display());
+        if let Err(e) = check(&schemathesis, &cache, doc) {
+            eprintln!("FAILED: {}: {e}", doc.display());
+            failed.push(doc.display().to_string());
+        }
+    }
+    eprintln!(
+        "{} of {} mocks conform",
+        documents.len() - failed.len(),
+        documents.len()
+    );
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("mocks that do not conform: {}", failed.join(", ")))
+    }
+}
+
+fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
+    let root = project_root();
+    let out = Command::new(root.join("target/debug/apigen"))
+        .arg("mock")
+        .arg(doc)
+        .arg("--cache")
+        .arg(cache)
+        .arg("--build-only")
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err("apigen mock failed".into());
+    }
+    let binary = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let config = apigen::Config {
+        command: "cargo xtask mock-conformance".into(),
+        source: doc.display().to_string(),
+        lenient: true,
+        check_formats: false,
+        runtime: apigen::Runtime::Vendored,
+        group_features: true,
+    };
+    let api = apigen::generate_file(doc, &config)
+        .map_err(|d| d.to_string())?
+        .api;
+    let server = launch(
+        Command::new(&binary)
+            .args(["127.0.0.1:0", "1"])
+            .stderr(Stdio::inherit()),
+    )?;
+    let url = format!("http://{}{}", server.address, api.base_path);
+    let examples = std::env::var("MOCK_CONFORMANCE_EXAMPLES").unwrap_or_else(|_| "20".into());
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        doc.display().to_string(),
+        "--url".into(),
+        url,
+        "--checks".into(),
+        "all".into(),
+        "--workers".into(),
+        "1".into(),
+        "--max-examples".into(),
+        examples,
+        "--seed".into(),
+        "20261126".into(),
+        "--mode".into(),
+        "all".into(),
+        // A mock keeps no state: what one request creates or deletes, the
+        // next does not see, so the stateful phase's checks do not apply.
+        "--phases".into(),
+        "examples,coverage,fuzzing".into(),
+    ];
+    // A credential for every scheme: the mock takes any non-empty one.
+    for scheme in &api.security_schemes {
+        let header = match &scheme.kind {
+            SchemeKind::Http(kind) if kind == "basic" => "Authorization: Basic bW9jazptb2Nr".into(),
+            SchemeKind::Http(kind) => format!("Authorization: {kind} mock"),
+            SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => "Authorization: Bearer mock".into(),
+            SchemeKind::ApiKey {
+                location: ParamLocation::Header,
+                name,
+            } => format!("{name}: mock"),
+            SchemeKind::ApiKey {
+                location: ParamLocation::Cookie,
+                name,
+            } => format!("Cookie: {name}=mock"),
+            SchemeKind::ApiKey { .. } | SchemeKind::MutualTls => continue,
+        };
+        if !args.contains(&header) {
+            args.extend(["--header".into(), header]);
+        }
+    }
+    // An event stream does not end for schemathesis to read it whole.
+    for op in &api.operations {
+        if op.responses.iter().any(|r| r.media == apigen::ir::Media::Events) {
+            args.extend(["--exclude-operation-id".into(), op.id.clone()]);
+        }
+    }
+    eprintln!("$ schemathesis {}", args.join(" "));
+    let status = Command::new(schemathesis)
+        .args(&args)
+        .current_dir(&root)
+        .status()
+        .map_err(|e| e.to_string())?;
+    drop(server);
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("schemathesis: {status}"))
+    }
+}
