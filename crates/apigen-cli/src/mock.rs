@@ -63,9 +63,11 @@ pub fn run(request: Request) -> Result<(), String> {
         ..Default::default()
     };
     let command = format!("apigen mock {}", spec.display());
-    let krate = apigen::standalone::generate(spec, &options, &command).map_err(|d| d.to_string())?;
+    let krate =
+        apigen::standalone::generate(spec, &options, &command).map_err(|d| d.to_string())?;
     let cache = request.cache.unwrap_or_else(default_cache);
-    std::fs::create_dir_all(&cache).map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
+    std::fs::create_dir_all(&cache)
+        .map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
     // Absolute: cargo runs in the mock's directory.
     let cache = cache
         .canonicalize()
@@ -127,8 +129,7 @@ fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<
     }
     let built = target.join("debug").join("mock-server");
     let partial = dir.join("mock-server.partial");
-    std::fs::copy(&built, &partial)
-        .map_err(|e| format!("cannot copy {}: {e}", built.display()))?;
+    std::fs::copy(&built, &partial).map_err(|e| format!("cannot copy {}: {e}", built.display()))?;
     std::fs::rename(&partial, dir.join("mock-server")).map_err(|e| e.to_string())
 }
 

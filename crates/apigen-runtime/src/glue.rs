@@ -53,17 +53,30 @@ pub fn answer<R: Response>(
     }
 }
 
-/// Sends a refusal: as the variant the operation declares for its status,
-/// or as `reject` makes it when the operation declares none (a malformed
-/// parameter is the client's mistake, not the server's failure). A refusal
-/// that leaves the body unread closes the connection.
+/// Sends a refusal: as the variant the operation declares for its status;
+/// else, for a request that breaks the spec's bounds (422) or comes in a
+/// media type the operation does not read (415), as the operation's
+/// declared 400, which both also are; else
+/// as `reject` makes it (a malformed parameter is the client's mistake,
+/// not the server's failure, declared or not). A refusal that leaves the
+/// body unread closes the connection.
 pub fn refuse<R: Response>(
     rejection: Rejection,
     reject: impl Fn(Rejection) -> R::Error,
 ) -> HttpResponse {
     let unread = rejection.kind.leaves_body_unread();
+    let client_mistake = matches!(
+        rejection.kind,
+        RejectionKind::ValidationFailed | RejectionKind::UnsupportedMediaType
+    );
+    let as_bad_request = client_mistake
+        .then(|| Rejection::new(RejectionKind::BadRequest, rejection.message.clone()));
     let error = reject(rejection);
-    let mut http = match R::declared(error.clone()).map(R::into_http) {
+    let declared = R::declared(error.clone()).or_else(|error| match &as_bad_request {
+        Some(bad) => R::declared(reject(bad.clone())),
+        None => Err(error),
+    });
+    let mut http = match declared.map(R::into_http) {
         Ok(Ok(http)) => http,
         _ => error.into_http(),
     };

@@ -277,7 +277,8 @@ impl Mock {
         let prefer = Prefer::read(request)?;
         let (chosen, status) = match prefer.code {
             Some(code) => choose(responses, code).ok_or_else(|| {
-                let declared: Vec<String> = responses.iter().map(|r| r.status.to_string()).collect();
+                let declared: Vec<String> =
+                    responses.iter().map(|r| r.status.to_string()).collect();
                 bad(format!(
                     "`Prefer: code={code}` names no response of this operation; it declares {}",
                     declared.join(", ")
@@ -404,7 +405,11 @@ impl Mock {
 
     /// A value of `schema` that `T` reads: with examples (unless asked
     /// not to), then without, each attempt with other choices.
-    fn make<T: serde::de::DeserializeOwned>(&self, schema: &Schema, salt: u64) -> Result<T, Rejection> {
+    fn make<T: serde::de::DeserializeOwned>(
+        &self,
+        schema: &Schema,
+        salt: u64,
+    ) -> Result<T, Rejection> {
         let mut last = String::new();
         for attempt in 0..ATTEMPTS {
             let dynamic = self.prefer.dynamic || attempt > 0;
@@ -415,7 +420,9 @@ impl Mock {
                 Err(e) => last = e.to_string(),
             }
         }
-        Err(internal(format!("no value the schema allows could be made: {last}")))
+        Err(internal(format!(
+            "no value the schema allows could be made: {last}"
+        )))
     }
 }
 
@@ -435,7 +442,9 @@ pub fn value<T: serde::de::DeserializeOwned>(
             Err(e) => last = e.to_string(),
         }
     }
-    Err(internal(format!("no value the schema allows could be made: {last}")))
+    Err(internal(format!(
+        "no value the schema allows could be made: {last}"
+    )))
 }
 
 /// The body of a refusal: for a document without an error schema
@@ -455,7 +464,11 @@ pub fn error_body<T: serde::de::DeserializeOwned>(
     }
     let mut made = Maker::new(types, false).value(schema, &mut Rng(hash(code)), 0);
     if let Value::Object(map) = &mut made {
-        let detail = if map.contains_key("message") { "message" } else { "detail" };
+        let detail = if map.contains_key("message") {
+            "message"
+        } else {
+            "detail"
+        };
         for (key, value) in [
             ("code", said["code"].clone()),
             (detail, said["message"].clone()),
@@ -550,9 +563,8 @@ fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
     };
     let authorization = |scheme: &str| {
         header("authorization").is_some_and(|v| {
-            v.split_once(' ').is_some_and(|(s, rest)| {
-                s.eq_ignore_ascii_case(scheme) && !rest.trim().is_empty()
-            })
+            v.split_once(' ')
+                .is_some_and(|(s, rest)| s.eq_ignore_ascii_case(scheme) && !rest.trim().is_empty())
         })
     };
     match kind {
@@ -575,7 +587,9 @@ fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
 /// The response `Prefer: code=` names: the one of that code, else the
 /// range holding it, else `default` (when no other declares it).
 fn choose(responses: &[Response], code: u16) -> Option<(usize, u16)> {
-    let exact = responses.iter().position(|r| r.status == Status::Code(code));
+    let exact = responses
+        .iter()
+        .position(|r| r.status == Status::Code(code));
     let range = || {
         responses
             .iter()
@@ -882,8 +896,10 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
         return true;
     }
     let in_range = |b: &Bounds, x: f64| {
-        b.minimum.is_none_or(|m| if b.exclusive_minimum { x > m } else { x >= m })
-            && b.maximum.is_none_or(|m| if b.exclusive_maximum { x < m } else { x <= m })
+        b.minimum
+            .is_none_or(|m| if b.exclusive_minimum { x > m } else { x >= m })
+            && b.maximum
+                .is_none_or(|m| if b.exclusive_maximum { x < m } else { x <= m })
     };
     match (schema, value) {
         (Schema::Nullable(_), Value::Null) => true,
@@ -898,13 +914,10 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
             let n = s.chars().count();
             b.min_length.is_none_or(|m| n >= m)
                 && b.max_length.is_none_or(|m| n <= m)
-                && b.pattern.is_none_or(|p| {
-                    regex::Regex::new(p).map_or(true, |r| r.is_match(s))
-                })
+                && b.pattern
+                    .is_none_or(|p| regex::Regex::new(p).map_or(true, |r| r.is_match(s)))
         }
-        (Schema::DateTime | Schema::Date | Schema::Uuid | Schema::Base64, Value::String(_)) => {
-            true
-        }
+        (Schema::DateTime | Schema::Date | Schema::Uuid | Schema::Base64, Value::String(_)) => true,
         (Schema::Enum(values), Value::String(s)) => values.contains(&s.as_str()),
         (Schema::Array(items, b), Value::Array(list)) => {
             b.min_items.is_none_or(|m| list.len() >= m)
@@ -949,7 +962,10 @@ mod tests {
     fn strings_keep_their_pattern_and_length() {
         for seed in 0..200 {
             let made = string(&NAME, &mut Rng(seed));
-            assert!(fits(&[], &Schema::String(NAME), &Value::String(made.clone())), "{made}");
+            assert!(
+                fits(&[], &Schema::String(NAME), &Value::String(made.clone())),
+                "{made}"
+            );
         }
     }
 

@@ -3,7 +3,9 @@
 //! that implements every route trait by answering from them.
 
 use super::{doc_paragraphs, ident};
-use crate::ir::{Api, Checks, Media, Number, Operation, Response, Shape, Status, TextFormat, Ty, TypeKind};
+use crate::ir::{
+    Api, Checks, Media, Number, Operation, Response, Shape, Status, TextFormat, Ty, TypeKind,
+};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -11,11 +13,14 @@ use std::collections::HashMap;
 pub const DOC: &str = "A mock server: every operation answered from the spec's examples, or \
      with values made from its schemas (`MockService`).";
 
-pub fn imports() -> Vec<&'static str> {
-    vec![
-        "use super::{metadata, models, operations, runtime, server};",
-        "use actix_web::{web, HttpResponse};",
-    ]
+pub fn imports(api: &Api) -> Vec<&'static str> {
+    // Models are named only by the error body's type.
+    let modules = if api.error_type.as_ref().is_some_and(Shape::names_a_type) {
+        "use super::{metadata, models, operations, runtime, server};"
+    } else {
+        "use super::{metadata, operations, runtime, server};"
+    };
+    vec![modules, "use actix_web::{web, HttpResponse};"]
 }
 
 /// The module's items.
@@ -79,13 +84,34 @@ pub fn items(api: &Api) -> TokenStream {
                 .into(),
         ),
         Some(
-            "```no_run\n# use actix_web::{App, HttpServer};\n# async fn run() -> std::io::Result<()> {\n\
-             let mock = MockService::new(0).expect(\"a value of the error schema\");\n\
-             HttpServer::new(move || App::new().configure(|cfg| mock.clone().configure(cfg)))\n    \
-             .bind((\"127.0.0.1\", 4010))?\n    .run()\n    .await\n# }\n```"
+            "Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| \
+             mock.configure(cfg)))`, a clone of the mock in each worker's `App`."
                 .into(),
         ),
     ]);
+    // Operations build their answers with `answer`; a document without
+    // any has no use for it.
+    let answer = (!api.operations.is_empty()).then(|| {
+        quote! {
+            /// The answer `build` makes from the response the request
+            /// asks for; a refusal when it asks for one the operation
+            /// does not declare.
+            fn answer<R>(
+                &self,
+                context: &runtime::RequestContext,
+                id: &str,
+                responses: &'static [runtime::mock::Response],
+                build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
+            ) -> Result<R, operations::ErrorResponse> {
+                let refuse = |rejection: runtime::Rejection| {
+                    server::Rejections::reject(self, rejection)
+                };
+                let mock = runtime::mock::Mock::start(self.seed, id, &TYPES, responses, context.http())
+                    .map_err(refuse)?;
+                build(&mock).map_err(refuse)
+            }
+        }
+    });
     let error_field_type = match &api.error_type {
         Some(shape) => super::rust_type(shape, &quote!(models::)),
         None => quote!(serde_json::Value),
@@ -135,23 +161,7 @@ pub fn items(api: &Api) -> TokenStream {
                 operations::ErrorResponse::new(status, body)
             }
 
-            /// The answer `build` makes from the response the request
-            /// asks for; a refusal when it asks for one the operation
-            /// does not declare.
-            fn answer<R>(
-                &self,
-                context: &runtime::RequestContext,
-                id: &str,
-                responses: &'static [runtime::mock::Response],
-                build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
-            ) -> Result<R, operations::ErrorResponse> {
-                let refuse = |rejection: runtime::Rejection| {
-                    server::Rejections::reject(self, rejection)
-                };
-                let mock = runtime::mock::Mock::start(self.seed, id, &TYPES, responses, context.http())
-                    .map_err(refuse)?;
-                build(&mock).map_err(refuse)
-            }
+            #answer
         }
 
         impl server::Rejections for MockService {
@@ -191,27 +201,34 @@ fn method(op: &Operation) -> TokenStream {
     let resp = format_ident!("{}Response", op.type_name);
     let table = format_ident!("{}", op.const_name);
     let id = &op.id;
-    let count = op.responses.len();
-    let arms = op.responses.iter().enumerate().map(|(i, r)| {
-        let value = construct(&resp, r);
-        if i + 1 == count {
-            quote!(_ => #value,)
-        } else {
-            let i = Literal::usize_unsuffixed(i);
-            quote!(#i => #value,)
+    let value = match op.responses.as_slice() {
+        [only] => {
+            let value = construct(&resp, only);
+            let uses =
+                only.body.is_some() || !only.headers.is_empty() || only.status.carries_status();
+            let mock = if uses { quote!(mock) } else { quote!(_) };
+            quote!(|#mock| Ok(#value))
         }
-    });
+        responses => {
+            let arms = responses.iter().enumerate().map(|(i, r)| {
+                let value = construct(&resp, r);
+                if i + 1 == responses.len() {
+                    quote!(_ => #value,)
+                } else {
+                    let i = Literal::usize_unsuffixed(i);
+                    quote!(#i => #value,)
+                }
+            });
+            quote!(|mock| Ok(match mock.chosen() { #(#arms)* }))
+        }
+    };
     quote! {
         async fn #name(
             &self,
             _request: operations::#req,
             context: runtime::RequestContext,
         ) -> Result<operations::#resp, operations::ErrorResponse> {
-            self.answer(&context, #id, &#table, |mock| {
-                Ok(match mock.chosen() {
-                    #(#arms)*
-                })
-            })
+            self.answer(&context, #id, &#table, #value)
         }
     }
 }
@@ -240,7 +257,10 @@ fn construct(resp: &proc_macro2::Ident, r: &Response) -> TokenStream {
         return quote!(operations::#resp::#variant(operations::#shared { #body_field #(#headers)* }));
     }
     if r.status.carries_status() || !r.headers.is_empty() {
-        let status = r.status.carries_status().then(|| quote!(status: mock.status(),));
+        let status = r
+            .status
+            .carries_status()
+            .then(|| quote!(status: mock.status(),));
         quote!(operations::#resp::#variant { #status #body_field #(#headers)* })
     } else if let Some(body) = body {
         quote!(operations::#resp::#variant(#body))
@@ -396,8 +416,18 @@ fn bounds(checks: &Checks) -> TokenStream {
         fields.push(quote!(pattern: Some(#pattern),));
     }
     for (name, value, exclusive, flag) in [
-        ("minimum", checks.minimum, checks.exclusive_minimum, "exclusive_minimum"),
-        ("maximum", checks.maximum, checks.exclusive_maximum, "exclusive_maximum"),
+        (
+            "minimum",
+            checks.minimum,
+            checks.exclusive_minimum,
+            "exclusive_minimum",
+        ),
+        (
+            "maximum",
+            checks.maximum,
+            checks.exclusive_maximum,
+            "exclusive_maximum",
+        ),
     ] {
         if let Some(n) = value {
             let name = format_ident!("{name}");

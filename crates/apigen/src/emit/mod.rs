@@ -88,7 +88,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         "metadata.rs",
         module(metadata::DOC, &["use super::runtime;"], &metadata_rs),
     );
-    put("mock.rs", module(mock::DOC, &mock::imports(), &mock_rs));
+    put("mock.rs", module(mock::DOC, &mock::imports(api), &mock_rs));
     files.insert("docs.html".to_string(), docs_html);
     if config.runtime == crate::Runtime::Vendored {
         for (name, source) in vendor::SOURCES {

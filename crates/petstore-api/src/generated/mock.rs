@@ -2019,16 +2019,7 @@ static WATCH_STORE: [runtime::mock::Response; 9] = [
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
 ///
-/// ```text
-/// # use actix_web::{App, HttpServer};
-/// # async fn run() -> std::io::Result<()> {
-/// let mock = MockService::new(0).expect("a value of the error schema");
-/// HttpServer::new(move || App::new().configure(|cfg| mock.clone().configure(cfg)))
-///     .bind(("127.0.0.1", 4010))?
-///     .run()
-///     .await
-/// # }
-/// ```
+/// Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))`, a clone of the mock in each worker's `App`.
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
@@ -2136,47 +2127,37 @@ impl operations::Pets for MockService {
             &context,
             "listPets",
             &LIST_PETS,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::ListPetsResponse::Ok {
-                                body: mock.body()?,
-                                link: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::ListPetsResponse::Ok {
+                            body: mock.body()?,
+                            link: mock.header(0)?,
                         }
-                        1 => operations::ListPetsResponse::BadRequest(mock.body()?),
-                        2 => operations::ListPetsResponse::Unauthorized(mock.body()?),
-                        3 => {
-                            operations::ListPetsResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        4 => {
-                            operations::ListPetsResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        5 => {
-                            operations::ListPetsResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::ListPetsResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::ListPetsResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::ListPetsResponse::BadRequest(mock.body()?),
+                    2 => operations::ListPetsResponse::Unauthorized(mock.body()?),
+                    3 => operations::ListPetsResponse::UnprocessableEntity(mock.body()?),
+                    4 => {
+                        operations::ListPetsResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    5 => {
+                        operations::ListPetsResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    6 => operations::ListPetsResponse::InternalServerError(mock.body()?),
+                    _ => {
+                        operations::ListPetsResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2189,54 +2170,42 @@ impl operations::Pets for MockService {
             &context,
             "createPet",
             &CREATE_PET,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::CreatePetResponse::Created {
-                                body: mock.body()?,
-                                location: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::CreatePetResponse::Created {
+                            body: mock.body()?,
+                            location: mock.header(0)?,
                         }
-                        1 => operations::CreatePetResponse::BadRequest(mock.body()?),
-                        2 => operations::CreatePetResponse::Unauthorized(mock.body()?),
-                        3 => operations::CreatePetResponse::RequestTimeout(mock.body()?),
-                        4 => operations::CreatePetResponse::PayloadTooLarge(mock.body()?),
-                        5 => {
-                            operations::CreatePetResponse::UnsupportedMediaType(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::CreatePetResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::CreatePetResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        8 => {
-                            operations::CreatePetResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        9 => {
-                            operations::CreatePetResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::CreatePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::CreatePetResponse::BadRequest(mock.body()?),
+                    2 => operations::CreatePetResponse::Unauthorized(mock.body()?),
+                    3 => operations::CreatePetResponse::RequestTimeout(mock.body()?),
+                    4 => operations::CreatePetResponse::PayloadTooLarge(mock.body()?),
+                    5 => {
+                        operations::CreatePetResponse::UnsupportedMediaType(mock.body()?)
+                    }
+                    6 => operations::CreatePetResponse::UnprocessableEntity(mock.body()?),
+                    7 => {
+                        operations::CreatePetResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    8 => {
+                        operations::CreatePetResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    9 => operations::CreatePetResponse::InternalServerError(mock.body()?),
+                    _ => {
+                        operations::CreatePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2249,47 +2218,41 @@ impl operations::Pets for MockService {
             &context,
             "getPet",
             &GET_PET,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::GetPetResponse::Ok {
-                                body: mock.body()?,
-                                deprecation: mock.header(0)?,
-                                sunset: mock.header(1)?,
-                                link: mock.header(2)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::GetPetResponse::Ok {
+                            body: mock.body()?,
+                            deprecation: mock.header(0)?,
+                            sunset: mock.header(1)?,
+                            link: mock.header(2)?,
                         }
-                        1 => operations::GetPetResponse::BadRequest(mock.body()?),
-                        2 => operations::GetPetResponse::Unauthorized(mock.body()?),
-                        3 => operations::GetPetResponse::NotFound(mock.body()?),
-                        4 => operations::GetPetResponse::Gone(mock.body()?),
-                        5 => {
-                            operations::GetPetResponse::UnprocessableEntity(mock.body()?)
-                        }
-                        6 => {
-                            operations::GetPetResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        7 => {
-                            operations::GetPetResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::GetPetResponse::InternalServerError(mock.body()?)
-                        }
-                        _ => {
-                            operations::GetPetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::GetPetResponse::BadRequest(mock.body()?),
+                    2 => operations::GetPetResponse::Unauthorized(mock.body()?),
+                    3 => operations::GetPetResponse::NotFound(mock.body()?),
+                    4 => operations::GetPetResponse::Gone(mock.body()?),
+                    5 => operations::GetPetResponse::UnprocessableEntity(mock.body()?),
+                    6 => {
+                        operations::GetPetResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    7 => {
+                        operations::GetPetResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    8 => operations::GetPetResponse::InternalServerError(mock.body()?),
+                    _ => {
+                        operations::GetPetResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2302,52 +2265,44 @@ impl operations::Pets for MockService {
             &context,
             "replacePet",
             &REPLACE_PET,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => operations::ReplacePetResponse::Ok(mock.body()?),
-                        1 => operations::ReplacePetResponse::BadRequest(mock.body()?),
-                        2 => operations::ReplacePetResponse::Unauthorized(mock.body()?),
-                        3 => operations::ReplacePetResponse::NotFound(mock.body()?),
-                        4 => operations::ReplacePetResponse::RequestTimeout(mock.body()?),
-                        5 => {
-                            operations::ReplacePetResponse::PayloadTooLarge(mock.body()?)
-                        }
-                        6 => {
-                            operations::ReplacePetResponse::UnsupportedMediaType(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::ReplacePetResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::ReplacePetResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        9 => {
-                            operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        10 => {
-                            operations::ReplacePetResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::ReplacePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => operations::ReplacePetResponse::Ok(mock.body()?),
+                    1 => operations::ReplacePetResponse::BadRequest(mock.body()?),
+                    2 => operations::ReplacePetResponse::Unauthorized(mock.body()?),
+                    3 => operations::ReplacePetResponse::NotFound(mock.body()?),
+                    4 => operations::ReplacePetResponse::RequestTimeout(mock.body()?),
+                    5 => operations::ReplacePetResponse::PayloadTooLarge(mock.body()?),
+                    6 => {
+                        operations::ReplacePetResponse::UnsupportedMediaType(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::ReplacePetResponse::UnprocessableEntity(mock.body()?)
+                    }
+                    8 => {
+                        operations::ReplacePetResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    9 => {
+                        operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    10 => {
+                        operations::ReplacePetResponse::InternalServerError(mock.body()?)
+                    }
+                    _ => {
+                        operations::ReplacePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2360,44 +2315,34 @@ impl operations::Pets for MockService {
             &context,
             "deletePet",
             &DELETE_PET,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => operations::DeletePetResponse::NoContent,
-                        1 => operations::DeletePetResponse::BadRequest(mock.body()?),
-                        2 => operations::DeletePetResponse::Unauthorized(mock.body()?),
-                        3 => operations::DeletePetResponse::NotFound(mock.body()?),
-                        4 => operations::DeletePetResponse::Conflict(mock.body()?),
-                        5 => {
-                            operations::DeletePetResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::DeletePetResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        7 => {
-                            operations::DeletePetResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::DeletePetResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::DeletePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => operations::DeletePetResponse::NoContent,
+                    1 => operations::DeletePetResponse::BadRequest(mock.body()?),
+                    2 => operations::DeletePetResponse::Unauthorized(mock.body()?),
+                    3 => operations::DeletePetResponse::NotFound(mock.body()?),
+                    4 => operations::DeletePetResponse::Conflict(mock.body()?),
+                    5 => operations::DeletePetResponse::UnprocessableEntity(mock.body()?),
+                    6 => {
+                        operations::DeletePetResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    7 => {
+                        operations::DeletePetResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    8 => operations::DeletePetResponse::InternalServerError(mock.body()?),
+                    _ => {
+                        operations::DeletePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2410,51 +2355,45 @@ impl operations::Pets for MockService {
             &context,
             "listCategories",
             &LIST_CATEGORIES,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::ListCategoriesResponse::Ok {
-                                body: mock.body()?,
-                                link: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::ListCategoriesResponse::Ok {
+                            body: mock.body()?,
+                            link: mock.header(0)?,
                         }
-                        1 => operations::ListCategoriesResponse::BadRequest(mock.body()?),
-                        2 => {
-                            operations::ListCategoriesResponse::Unauthorized(
-                                mock.body()?,
-                            )
-                        }
-                        3 => {
-                            operations::ListCategoriesResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        4 => {
-                            operations::ListCategoriesResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        5 => {
-                            operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::ListCategoriesResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::ListCategoriesResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::ListCategoriesResponse::BadRequest(mock.body()?),
+                    2 => operations::ListCategoriesResponse::Unauthorized(mock.body()?),
+                    3 => {
+                        operations::ListCategoriesResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    4 => {
+                        operations::ListCategoriesResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    5 => {
+                        operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::ListCategoriesResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::ListCategoriesResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2467,66 +2406,54 @@ impl operations::Pets for MockService {
             &context,
             "createCategory",
             &CREATE_CATEGORY,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::CreateCategoryResponse::Created {
-                                body: mock.body()?,
-                                location: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::CreateCategoryResponse::Created {
+                            body: mock.body()?,
+                            location: mock.header(0)?,
                         }
-                        1 => operations::CreateCategoryResponse::BadRequest(mock.body()?),
-                        2 => {
-                            operations::CreateCategoryResponse::Unauthorized(
-                                mock.body()?,
-                            )
-                        }
-                        3 => {
-                            operations::CreateCategoryResponse::RequestTimeout(
-                                mock.body()?,
-                            )
-                        }
-                        4 => {
-                            operations::CreateCategoryResponse::PayloadTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::CreateCategoryResponse::UnsupportedMediaType(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::CreateCategoryResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::CreateCategoryResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        8 => {
-                            operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        9 => {
-                            operations::CreateCategoryResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::CreateCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::CreateCategoryResponse::BadRequest(mock.body()?),
+                    2 => operations::CreateCategoryResponse::Unauthorized(mock.body()?),
+                    3 => operations::CreateCategoryResponse::RequestTimeout(mock.body()?),
+                    4 => {
+                        operations::CreateCategoryResponse::PayloadTooLarge(mock.body()?)
+                    }
+                    5 => {
+                        operations::CreateCategoryResponse::UnsupportedMediaType(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::CreateCategoryResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::CreateCategoryResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    8 => {
+                        operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    9 => {
+                        operations::CreateCategoryResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::CreateCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2539,48 +2466,46 @@ impl operations::Pets for MockService {
             &context,
             "getCategory",
             &GET_CATEGORY,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::GetCategoryResponse::Ok {
-                                body: mock.body()?,
-                                x_api_stability: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::GetCategoryResponse::Ok {
+                            body: mock.body()?,
+                            x_api_stability: mock.header(0)?,
                         }
-                        1 => operations::GetCategoryResponse::BadRequest(mock.body()?),
-                        2 => operations::GetCategoryResponse::Unauthorized(mock.body()?),
-                        3 => operations::GetCategoryResponse::NotFound(mock.body()?),
-                        4 => {
-                            operations::GetCategoryResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::GetCategoryResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        6 => {
-                            operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::GetCategoryResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::GetCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::GetCategoryResponse::BadRequest(mock.body()?),
+                    2 => operations::GetCategoryResponse::Unauthorized(mock.body()?),
+                    3 => operations::GetCategoryResponse::NotFound(mock.body()?),
+                    4 => {
+                        operations::GetCategoryResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    5 => {
+                        operations::GetCategoryResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    6 => {
+                        operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::GetCategoryResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::GetCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2593,52 +2518,46 @@ impl operations::Pets for MockService {
             &context,
             "deleteCategory",
             &DELETE_CATEGORY,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::DeleteCategoryResponse::NoContent {
-                                x_api_stability: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::DeleteCategoryResponse::NoContent {
+                            x_api_stability: mock.header(0)?,
                         }
-                        1 => operations::DeleteCategoryResponse::BadRequest(mock.body()?),
-                        2 => {
-                            operations::DeleteCategoryResponse::Unauthorized(
-                                mock.body()?,
-                            )
-                        }
-                        3 => operations::DeleteCategoryResponse::NotFound(mock.body()?),
-                        4 => operations::DeleteCategoryResponse::Conflict(mock.body()?),
-                        5 => {
-                            operations::DeleteCategoryResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::DeleteCategoryResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        7 => {
-                            operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::DeleteCategoryResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::DeleteCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::DeleteCategoryResponse::BadRequest(mock.body()?),
+                    2 => operations::DeleteCategoryResponse::Unauthorized(mock.body()?),
+                    3 => operations::DeleteCategoryResponse::NotFound(mock.body()?),
+                    4 => operations::DeleteCategoryResponse::Conflict(mock.body()?),
+                    5 => {
+                        operations::DeleteCategoryResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::DeleteCategoryResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    7 => {
+                        operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    8 => {
+                        operations::DeleteCategoryResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::DeleteCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 }
@@ -2653,47 +2572,41 @@ impl operations::Store for MockService {
             &context,
             "listOrders",
             &LIST_ORDERS,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::ListOrdersResponse::Ok {
-                                body: mock.body()?,
-                                link: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::ListOrdersResponse::Ok {
+                            body: mock.body()?,
+                            link: mock.header(0)?,
                         }
-                        1 => operations::ListOrdersResponse::BadRequest(mock.body()?),
-                        2 => operations::ListOrdersResponse::Unauthorized(mock.body()?),
-                        3 => {
-                            operations::ListOrdersResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        4 => {
-                            operations::ListOrdersResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        5 => {
-                            operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::ListOrdersResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::ListOrdersResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::ListOrdersResponse::BadRequest(mock.body()?),
+                    2 => operations::ListOrdersResponse::Unauthorized(mock.body()?),
+                    3 => {
+                        operations::ListOrdersResponse::UnprocessableEntity(mock.body()?)
+                    }
+                    4 => {
+                        operations::ListOrdersResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    5 => {
+                        operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::ListOrdersResponse::InternalServerError(mock.body()?)
+                    }
+                    _ => {
+                        operations::ListOrdersResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2706,57 +2619,49 @@ impl operations::Store for MockService {
             &context,
             "placeOrder",
             &PLACE_ORDER,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::PlaceOrderResponse::Created {
-                                body: mock.body()?,
-                                location: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::PlaceOrderResponse::Created {
+                            body: mock.body()?,
+                            location: mock.header(0)?,
                         }
-                        1 => operations::PlaceOrderResponse::BadRequest(mock.body()?),
-                        2 => operations::PlaceOrderResponse::Unauthorized(mock.body()?),
-                        3 => operations::PlaceOrderResponse::RequestTimeout(mock.body()?),
-                        4 => operations::PlaceOrderResponse::Conflict(mock.body()?),
-                        5 => {
-                            operations::PlaceOrderResponse::PayloadTooLarge(mock.body()?)
-                        }
-                        6 => {
-                            operations::PlaceOrderResponse::UnsupportedMediaType(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::PlaceOrderResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::PlaceOrderResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        9 => {
-                            operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        10 => {
-                            operations::PlaceOrderResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::PlaceOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::PlaceOrderResponse::BadRequest(mock.body()?),
+                    2 => operations::PlaceOrderResponse::Unauthorized(mock.body()?),
+                    3 => operations::PlaceOrderResponse::RequestTimeout(mock.body()?),
+                    4 => operations::PlaceOrderResponse::Conflict(mock.body()?),
+                    5 => operations::PlaceOrderResponse::PayloadTooLarge(mock.body()?),
+                    6 => {
+                        operations::PlaceOrderResponse::UnsupportedMediaType(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::PlaceOrderResponse::UnprocessableEntity(mock.body()?)
+                    }
+                    8 => {
+                        operations::PlaceOrderResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    9 => {
+                        operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    10 => {
+                        operations::PlaceOrderResponse::InternalServerError(mock.body()?)
+                    }
+                    _ => {
+                        operations::PlaceOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2769,43 +2674,33 @@ impl operations::Store for MockService {
             &context,
             "getOrder",
             &GET_ORDER,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => operations::GetOrderResponse::Ok(mock.body()?),
-                        1 => operations::GetOrderResponse::BadRequest(mock.body()?),
-                        2 => operations::GetOrderResponse::Unauthorized(mock.body()?),
-                        3 => operations::GetOrderResponse::NotFound(mock.body()?),
-                        4 => {
-                            operations::GetOrderResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::GetOrderResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        6 => {
-                            operations::GetOrderResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::GetOrderResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::GetOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => operations::GetOrderResponse::Ok(mock.body()?),
+                    1 => operations::GetOrderResponse::BadRequest(mock.body()?),
+                    2 => operations::GetOrderResponse::Unauthorized(mock.body()?),
+                    3 => operations::GetOrderResponse::NotFound(mock.body()?),
+                    4 => operations::GetOrderResponse::UnprocessableEntity(mock.body()?),
+                    5 => {
+                        operations::GetOrderResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    6 => {
+                        operations::GetOrderResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    7 => operations::GetOrderResponse::InternalServerError(mock.body()?),
+                    _ => {
+                        operations::GetOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2818,44 +2713,42 @@ impl operations::Store for MockService {
             &context,
             "cancelOrder",
             &CANCEL_ORDER,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => operations::CancelOrderResponse::NoContent,
-                        1 => operations::CancelOrderResponse::BadRequest(mock.body()?),
-                        2 => operations::CancelOrderResponse::Unauthorized(mock.body()?),
-                        3 => operations::CancelOrderResponse::NotFound(mock.body()?),
-                        4 => operations::CancelOrderResponse::Conflict(mock.body()?),
-                        5 => {
-                            operations::CancelOrderResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::CancelOrderResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        7 => {
-                            operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::CancelOrderResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::CancelOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => operations::CancelOrderResponse::NoContent,
+                    1 => operations::CancelOrderResponse::BadRequest(mock.body()?),
+                    2 => operations::CancelOrderResponse::Unauthorized(mock.body()?),
+                    3 => operations::CancelOrderResponse::NotFound(mock.body()?),
+                    4 => operations::CancelOrderResponse::Conflict(mock.body()?),
+                    5 => {
+                        operations::CancelOrderResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::CancelOrderResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    7 => {
+                        operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    8 => {
+                        operations::CancelOrderResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::CancelOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2868,45 +2761,41 @@ impl operations::Store for MockService {
             &context,
             "completeOrder",
             &COMPLETE_ORDER,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => operations::CompleteOrderResponse::Ok(mock.body()?),
-                        1 => operations::CompleteOrderResponse::BadRequest(mock.body()?),
-                        2 => {
-                            operations::CompleteOrderResponse::Unauthorized(mock.body()?)
-                        }
-                        3 => operations::CompleteOrderResponse::NotFound(mock.body()?),
-                        4 => {
-                            operations::CompleteOrderResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::CompleteOrderResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        6 => {
-                            operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::CompleteOrderResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::CompleteOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => operations::CompleteOrderResponse::Ok(mock.body()?),
+                    1 => operations::CompleteOrderResponse::BadRequest(mock.body()?),
+                    2 => operations::CompleteOrderResponse::Unauthorized(mock.body()?),
+                    3 => operations::CompleteOrderResponse::NotFound(mock.body()?),
+                    4 => {
+                        operations::CompleteOrderResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    5 => {
+                        operations::CompleteOrderResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    6 => {
+                        operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::CompleteOrderResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::CompleteOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2919,50 +2808,46 @@ impl operations::Store for MockService {
             &context,
             "listInventory",
             &LIST_INVENTORY,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::ListInventoryResponse::Ok {
-                                body: mock.body()?,
-                                x_api_stability: mock.header(0)?,
-                                link: mock.header(1)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::ListInventoryResponse::Ok {
+                            body: mock.body()?,
+                            x_api_stability: mock.header(0)?,
+                            link: mock.header(1)?,
                         }
-                        1 => operations::ListInventoryResponse::BadRequest(mock.body()?),
-                        2 => {
-                            operations::ListInventoryResponse::Unauthorized(mock.body()?)
-                        }
-                        3 => {
-                            operations::ListInventoryResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        4 => {
-                            operations::ListInventoryResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        5 => {
-                            operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::ListInventoryResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::ListInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::ListInventoryResponse::BadRequest(mock.body()?),
+                    2 => operations::ListInventoryResponse::Unauthorized(mock.body()?),
+                    3 => {
+                        operations::ListInventoryResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    4 => {
+                        operations::ListInventoryResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    5 => {
+                        operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::ListInventoryResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::ListInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -2975,56 +2860,46 @@ impl operations::Store for MockService {
             &context,
             "getInventoryItem",
             &GET_INVENTORY_ITEM,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::GetInventoryItemResponse::Ok {
-                                body: mock.body()?,
-                                x_api_stability: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::GetInventoryItemResponse::Ok {
+                            body: mock.body()?,
+                            x_api_stability: mock.header(0)?,
                         }
-                        1 => {
-                            operations::GetInventoryItemResponse::BadRequest(
-                                mock.body()?,
-                            )
-                        }
-                        2 => {
-                            operations::GetInventoryItemResponse::Unauthorized(
-                                mock.body()?,
-                            )
-                        }
-                        3 => operations::GetInventoryItemResponse::NotFound(mock.body()?),
-                        4 => {
-                            operations::GetInventoryItemResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::GetInventoryItemResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        6 => {
-                            operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::GetInventoryItemResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::GetInventoryItemResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::GetInventoryItemResponse::BadRequest(mock.body()?),
+                    2 => operations::GetInventoryItemResponse::Unauthorized(mock.body()?),
+                    3 => operations::GetInventoryItemResponse::NotFound(mock.body()?),
+                    4 => {
+                        operations::GetInventoryItemResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    5 => {
+                        operations::GetInventoryItemResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    6 => {
+                        operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::GetInventoryItemResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::GetInventoryItemResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -3037,69 +2912,59 @@ impl operations::Store for MockService {
             &context,
             "updateInventory",
             &UPDATE_INVENTORY,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::UpdateInventoryResponse::Ok {
-                                body: mock.body()?,
-                                x_api_stability: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::UpdateInventoryResponse::Ok {
+                            body: mock.body()?,
+                            x_api_stability: mock.header(0)?,
                         }
-                        1 => {
-                            operations::UpdateInventoryResponse::BadRequest(mock.body()?)
-                        }
-                        2 => {
-                            operations::UpdateInventoryResponse::Unauthorized(
-                                mock.body()?,
-                            )
-                        }
-                        3 => operations::UpdateInventoryResponse::NotFound(mock.body()?),
-                        4 => {
-                            operations::UpdateInventoryResponse::RequestTimeout(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::UpdateInventoryResponse::PayloadTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        6 => {
-                            operations::UpdateInventoryResponse::UnsupportedMediaType(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::UpdateInventoryResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        8 => {
-                            operations::UpdateInventoryResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        9 => {
-                            operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        10 => {
-                            operations::UpdateInventoryResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::UpdateInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::UpdateInventoryResponse::BadRequest(mock.body()?),
+                    2 => operations::UpdateInventoryResponse::Unauthorized(mock.body()?),
+                    3 => operations::UpdateInventoryResponse::NotFound(mock.body()?),
+                    4 => {
+                        operations::UpdateInventoryResponse::RequestTimeout(mock.body()?)
+                    }
+                    5 => {
+                        operations::UpdateInventoryResponse::PayloadTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    6 => {
+                        operations::UpdateInventoryResponse::UnsupportedMediaType(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::UpdateInventoryResponse::UnprocessableEntity(
+                            mock.body()?,
+                        )
+                    }
+                    8 => {
+                        operations::UpdateInventoryResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    9 => {
+                        operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    10 => {
+                        operations::UpdateInventoryResponse::InternalServerError(
+                            mock.body()?,
+                        )
+                    }
+                    _ => {
+                        operations::UpdateInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 
@@ -3112,48 +2977,42 @@ impl operations::Store for MockService {
             &context,
             "watchStore",
             &WATCH_STORE,
-            |mock| {
-                Ok(
-                    match mock.chosen() {
-                        0 => {
-                            operations::WatchStoreResponse::Ok {
-                                body: mock.events()?,
-                                x_api_stability: mock.header(0)?,
-                            }
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => {
+                        operations::WatchStoreResponse::Ok {
+                            body: mock.events()?,
+                            x_api_stability: mock.header(0)?,
                         }
-                        1 => operations::WatchStoreResponse::BadRequest(mock.body()?),
-                        2 => operations::WatchStoreResponse::Unauthorized(mock.body()?),
-                        3 => operations::WatchStoreResponse::Gone(mock.body()?),
-                        4 => {
-                            operations::WatchStoreResponse::UnprocessableEntity(
-                                mock.body()?,
-                            )
-                        }
-                        5 => {
-                            operations::WatchStoreResponse::TooManyRequests(operations::TooManyRequests {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                        6 => {
-                            operations::WatchStoreResponse::RequestHeaderFieldsTooLarge(
-                                mock.body()?,
-                            )
-                        }
-                        7 => {
-                            operations::WatchStoreResponse::InternalServerError(
-                                mock.body()?,
-                            )
-                        }
-                        _ => {
-                            operations::WatchStoreResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                                body: mock.body()?,
-                                retry_after: mock.header(0)?,
-                            })
-                        }
-                    },
-                )
-            },
+                    }
+                    1 => operations::WatchStoreResponse::BadRequest(mock.body()?),
+                    2 => operations::WatchStoreResponse::Unauthorized(mock.body()?),
+                    3 => operations::WatchStoreResponse::Gone(mock.body()?),
+                    4 => {
+                        operations::WatchStoreResponse::UnprocessableEntity(mock.body()?)
+                    }
+                    5 => {
+                        operations::WatchStoreResponse::TooManyRequests(operations::TooManyRequests {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                    6 => {
+                        operations::WatchStoreResponse::RequestHeaderFieldsTooLarge(
+                            mock.body()?,
+                        )
+                    }
+                    7 => {
+                        operations::WatchStoreResponse::InternalServerError(mock.body()?)
+                    }
+                    _ => {
+                        operations::WatchStoreResponse::ServiceUnavailable(operations::ServiceUnavailable {
+                            body: mock.body()?,
+                            retry_after: mock.header(0)?,
+                        })
+                    }
+                },
+            ),
         )
     }
 }

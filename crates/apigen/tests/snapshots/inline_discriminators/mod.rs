@@ -7,6 +7,9 @@
 #[cfg(feature = "client")]
 pub mod client;
 pub mod metadata;
+
+#[cfg(feature = "mock")]
+pub mod mock;
 pub mod models;
 pub mod operations;
 

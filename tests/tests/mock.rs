@@ -1,0 +1,179 @@
+//! The mock server, through the `mock` snapshot's generated `MockService`
+//! and glue: the first success with the response's first example that
+//! fits its schema; values made within the schema's bounds, pattern and
+//! discriminator, the same for the same seed; `Prefer` choosing a status,
+//! a named example or made values; credentials required where the spec
+//! secures an operation; refusals by the same glue, as declared statuses.
+
+use actix_web::{test, web, App};
+use petstore_tests::mock::{metadata, mock::MockService, models::*};
+use serde_json::Value;
+
+type Answer = (u16, Vec<(String, String)>, Value);
+
+/// Sends one request to a fresh mock with `seed` and returns the status,
+/// the headers and the JSON body (`null` when there is none).
+async fn ask(seed: u64, request: test::TestRequest) -> Answer {
+    let mock = MockService::new(seed).expect("a problem body can be made");
+    let app = test::init_service(
+        App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
+    )
+    .await;
+    let response = test::call_service(&app, request.to_request()).await;
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_string()))
+        .collect();
+    let body = test::read_body(response).await;
+    let body = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&body).expect("a JSON body")
+    };
+    (status, headers, body)
+}
+
+fn get(path: &str) -> test::TestRequest {
+    test::TestRequest::get()
+        .uri(&format!("/api{path}"))
+        .insert_header(("X-Key", "anything"))
+}
+
+fn header<'a>(answer: &'a Answer, name: &str) -> Option<&'a str> {
+    answer
+        .1
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// A made book keeps every bound of its schema, whatever the seed.
+fn assert_book(book: &Value) {
+    let isbn = book["isbn"].as_str().expect("an isbn");
+    assert!(
+        regex::Regex::new("^978-[0-9]{10}$").unwrap().is_match(isbn),
+        "{book}"
+    );
+    let title = book["title"].as_str().expect("a title").chars().count();
+    assert!((1..=40).contains(&title), "{book}");
+    let pages = book["pages"].as_i64().expect("pages");
+    assert!((1..=2000).contains(&pages), "{book}");
+    match book["format"]["kind"].as_str() {
+        Some("paper") => assert!(book["format"]["weight"].as_i64() >= Some(1), "{book}"),
+        Some("ebook") => assert!(book["format"]["bytes"].as_i64() >= Some(1), "{book}"),
+        other => panic!("format kind {other:?} in {book}"),
+    }
+    // What the mock sends, the type reads.
+    serde_json::from_value::<Book>(book.clone()).expect("a Book");
+}
+
+#[actix_web::test]
+async fn the_first_success_answers_with_the_first_example_that_fits() {
+    let answer = ask(0, get("/books")).await;
+    assert_eq!(answer.0, 200);
+    assert_eq!(answer.2[0]["title"], "The Odyssey", "{}", answer.2);
+    // A required header is there, and within its bounds.
+    let total: i64 = header(&answer, "X-Total")
+        .expect("X-Total")
+        .parse()
+        .unwrap();
+    assert!(total >= 0);
+}
+
+#[actix_web::test]
+async fn an_example_that_breaks_its_schema_is_not_sent() {
+    // `bad` has an isbn the pattern refuses: made values answer instead.
+    let answer = ask(0, get("/books").insert_header(("Prefer", "example=bad"))).await;
+    assert_eq!(answer.0, 200);
+    for book in answer.2.as_array().expect("a list") {
+        assert_book(book);
+    }
+    let unknown = ask(0, get("/books").insert_header(("Prefer", "example=none"))).await;
+    assert_eq!(unknown.0, 400);
+    let message = unknown.2["message"].as_str().unwrap();
+    assert!(message.contains("classics, bad"), "{message}");
+}
+
+#[actix_web::test]
+async fn made_values_keep_every_bound_and_follow_the_seed() {
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut bodies = Vec::new();
+    for seed in 0..16 {
+        let dynamic = || get("/books").insert_header(("Prefer", "dynamic=true"));
+        let answer = ask(seed, dynamic()).await;
+        assert_eq!(answer.0, 200);
+        for book in answer.2.as_array().expect("a list") {
+            assert_book(book);
+            kinds.insert(book["format"]["kind"].as_str().unwrap().to_string());
+        }
+        assert_eq!(ask(seed, dynamic()).await.2, answer.2, "seed {seed}");
+        bodies.push(answer.2);
+    }
+    // Both variants of the union get made, and seeds make different values.
+    assert_eq!(kinds.len(), 2, "{kinds:?}");
+    bodies.dedup();
+    assert!(bodies.len() > 1);
+}
+
+#[actix_web::test]
+async fn prefer_code_answers_a_declared_status_and_names_them_otherwise() {
+    let answer = ask(0, get("/books").insert_header(("Prefer", "code=400"))).await;
+    assert_eq!(answer.0, 400);
+    assert!(answer.2["code"].is_string() && answer.2["message"].is_string());
+    // `default` stands for any status the operation does not declare.
+    let post = test::TestRequest::post()
+        .uri("/api/books")
+        .insert_header(("X-Key", "k"))
+        .insert_header(("Prefer", "code=409"))
+        .set_json(serde_json::json!({
+            "isbn": "978-0140449136", "title": "T", "pages": 1,
+            "format": {"kind": "ebook", "bytes": 3}
+        }));
+    assert_eq!(ask(0, post).await.0, 409);
+    let undeclared = ask(0, get("/books").insert_header(("Prefer", "code=404"))).await;
+    assert_eq!(undeclared.0, 400);
+    let message = undeclared.2["message"].as_str().unwrap();
+    assert!(message.contains("declares 200, 400"), "{message}");
+}
+
+#[actix_web::test]
+async fn a_secured_operation_needs_a_credential_of_its_scheme() {
+    let anonymous = test::TestRequest::get().uri("/api/books");
+    let answer = ask(0, anonymous).await;
+    assert_eq!(answer.0, 401);
+    assert!(
+        answer.2["message"].as_str().unwrap().contains("`key`"),
+        "{}",
+        answer.2
+    );
+    let empty = test::TestRequest::get()
+        .uri("/api/books")
+        .insert_header(("X-Key", ""));
+    assert_eq!(ask(0, empty).await.0, 401);
+    // An operation with `security: []` is open.
+    let health = test::TestRequest::get().uri("/api/health");
+    assert_eq!(ask(0, health).await.0, 204);
+}
+
+#[actix_web::test]
+async fn requests_are_refused_by_the_glue_as_declared_statuses() {
+    // Out of bounds: 422 is not declared, so it goes out as the declared 400.
+    let answer = ask(0, get("/books?limit=500")).await;
+    assert_eq!(answer.0, 400);
+    assert_eq!(answer.2["code"], "bad_request");
+    assert!(
+        answer.2["message"].as_str().unwrap().contains("limit"),
+        "{}",
+        answer.2
+    );
+    // A body the schema refuses, on an operation whose `default` takes it.
+    let post = test::TestRequest::post()
+        .uri("/api/books")
+        .insert_header(("X-Key", "k"))
+        .set_json(serde_json::json!({"isbn": "1", "title": "", "pages": 0}));
+    let refused = ask(0, post).await;
+    assert_eq!(refused.0, 422);
+    assert!(refused.2["message"].is_string(), "{}", refused.2);
+}
