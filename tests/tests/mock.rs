@@ -177,3 +177,34 @@ async fn requests_are_refused_by_the_glue_as_declared_statuses() {
     assert_eq!(refused.0, 422);
     assert!(refused.2["message"].is_string(), "{}", refused.2);
 }
+
+#[actix_web::test]
+async fn a_body_offered_as_json_and_as_a_form_is_read_either_way() {
+    let post = || {
+        test::TestRequest::post()
+            .uri("/api/notes")
+            .insert_header(("X-Key", "k"))
+    };
+    let json = post().set_json(serde_json::json!({"text": "hello", "pinned": true}));
+    assert_eq!(ask(0, json).await.0, 201);
+    let form = post()
+        .insert_header(("Content-Type", "application/x-www-form-urlencoded"))
+        .set_payload("text=hello&pinned=true");
+    assert_eq!(ask(0, form).await.0, 201);
+    // A form breaking the schema's bound is refused like JSON would be,
+    // as the declared 400.
+    let long = post()
+        .insert_header(("Content-Type", "application/x-www-form-urlencoded"))
+        .set_payload("text=far+too+long+for+a+note+of+twenty");
+    assert_eq!(ask(0, long).await.0, 400);
+    let other = post()
+        .insert_header(("Content-Type", "text/plain"))
+        .set_payload("hello");
+    let refused = ask(0, other).await;
+    assert_eq!(refused.0, 400);
+    assert!(
+        refused.2["message"].as_str().unwrap().contains("application/json"),
+        "{}",
+        refused.2
+    );
+}

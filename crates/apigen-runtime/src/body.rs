@@ -194,6 +194,31 @@ pub async fn form_body<T: DeserializeOwned>(
     })
 }
 
+/// Decodes a body the operation reads as JSON and as a form, by its
+/// `Content-Type`: a form when it says so, else JSON (whose reader refuses
+/// any other media type).
+pub async fn json_or_form_body<T: DeserializeOwned>(
+    request: &HttpRequest,
+    payload: Payload,
+    limit: usize,
+) -> Result<Option<T>, Rejection> {
+    let is_form = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|essence| {
+            essence
+                .trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    if is_form {
+        form_body(request, payload, limit).await
+    } else {
+        json_body(request, payload, limit).await
+    }
+}
+
 /// Reads a body of at most `limit` bytes, of any of the declared (non-JSON,
 /// non-form) media types, as bytes. An absent body is `None`.
 pub async fn raw_body(

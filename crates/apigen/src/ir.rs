@@ -728,6 +728,10 @@ pub struct Body {
     pub limit: Option<u64>,
     pub doc: Option<String>,
     pub media: Media,
+    /// A JSON body the operation also reads as a form
+    /// (`application/x-www-form-urlencoded` offered beside JSON): the
+    /// server reads either, by `Content-Type`; the client sends JSON.
+    pub form_too: bool,
     /// The media type's `example`, or the value of its first `examples`
     /// entry written in place.
     pub example: Option<serde_json::Value>,

@@ -120,13 +120,13 @@ impl<'a> Lowerer<'a> {
             required: body.required,
             limit,
             doc: body.description.clone(),
+            form_too: media == Media::Json
+                && body
+                    .content
+                    .keys()
+                    .any(|m| essence(m) == "application/x-www-form-urlencoded"),
             media,
-            example: content.example.clone().or_else(|| {
-                content.examples.values().find_map(|e| match e {
-                    ReferenceOr::Item(e) => e.value.clone(),
-                    ReferenceOr::Reference { .. } => None,
-                })
-            }),
+            example: media_examples(content).into_iter().next().map(|(_, v)| v),
         })
     }
 

@@ -99,6 +99,23 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// `POST /notes` (operationId `addNote`)
+    pub async fn add_note(
+        &self,
+        request: operations::AddNoteRequest,
+    ) -> Result<runtime::Reply<operations::AddNoteResponse>, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::ADD_NOTE);
+        call.json_body(&request.body)?;
+        let answer = self.core.send(call).await?;
+        let value = match answer.status {
+            201 => operations::AddNoteResponse::Created(answer.json()?),
+            400 => operations::AddNoteResponse::BadRequest(answer.json()?),
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
     /// `GET /health` (operationId `health`)
     pub async fn health(
         &self,

@@ -40,7 +40,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 3] = [
+pub static OPERATIONS: [runtime::Operation; 4] = [
     runtime::Operation {
         id: "listBooks",
         method: "GET",
@@ -74,6 +74,22 @@ pub static OPERATIONS: [runtime::Operation; 3] = [
         ],
     },
     runtime::Operation {
+        id: "addNote",
+        method: "POST",
+        path: "/notes",
+        tag: "Books",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("key", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
         id: "health",
         method: "GET",
         path: "/health",
@@ -93,8 +109,11 @@ pub const LIST_BOOKS: &runtime::Operation = &OPERATIONS[0];
 /// `POST /books`
 pub const ADD_BOOK: &runtime::Operation = &OPERATIONS[1];
 
+/// `POST /notes`
+pub const ADD_NOTE: &runtime::Operation = &OPERATIONS[2];
+
 /// `GET /health`
-pub const HEALTH: &runtime::Operation = &OPERATIONS[2];
+pub const HEALTH: &runtime::Operation = &OPERATIONS[3];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

@@ -7,7 +7,7 @@ use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 5] = [
+static TYPES: [runtime::mock::Type; 6] = [
     runtime::mock::Type {
         schema: runtime::mock::Schema::Object(
             &runtime::mock::Object {
@@ -108,11 +108,39 @@ static TYPES: [runtime::mock::Type; 5] = [
                 variants: &[
                     runtime::mock::Variant {
                         tags: &["paper"],
-                        schema: runtime::mock::Schema::Named(3),
+                        schema: runtime::mock::Schema::Named(4),
                     },
                     runtime::mock::Variant {
                         tags: &["ebook"],
                         schema: runtime::mock::Schema::Named(1),
+                    },
+                ],
+            },
+        ),
+        example: None,
+    },
+    runtime::mock::Type {
+        schema: runtime::mock::Schema::Object(
+            &runtime::mock::Object {
+                fields: &[
+                    runtime::mock::Field {
+                        name: "text",
+                        required: true,
+                        write_only: false,
+                        flatten: false,
+                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
+                            max_length: Some(20),
+                            ..runtime::mock::Bounds::NONE
+                        }),
+                        example: None,
+                    },
+                    runtime::mock::Field {
+                        name: "pinned",
+                        required: false,
+                        write_only: false,
+                        flatten: false,
+                        schema: runtime::mock::Schema::Bool,
+                        example: None,
                     },
                 ],
             },
@@ -181,7 +209,7 @@ static TYPES: [runtime::mock::Type; 5] = [
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(4);
+static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(5);
 
 /// The response headers middleware sets on every response.
 static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
@@ -216,7 +244,7 @@ static LIST_BOOKS: [runtime::mock::Response; 2] = [
     },
     runtime::mock::Response {
         status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(4)),
+        body: Some(runtime::mock::Schema::Named(5)),
         examples: &[],
         headers: &[],
     },
@@ -232,13 +260,29 @@ static ADD_BOOK: [runtime::mock::Response; 3] = [
     },
     runtime::mock::Response {
         status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(4)),
+        body: Some(runtime::mock::Schema::Named(5)),
         examples: &[],
         headers: &[],
     },
     runtime::mock::Response {
         status: runtime::mock::Status::Default,
-        body: Some(runtime::mock::Schema::Named(4)),
+        body: Some(runtime::mock::Schema::Named(5)),
+        examples: &[],
+        headers: &[],
+    },
+];
+
+/// The responses of `addNote`.
+static ADD_NOTE: [runtime::mock::Response; 2] = [
+    runtime::mock::Response {
+        status: runtime::mock::Status::Code(201),
+        body: Some(runtime::mock::Schema::Named(3)),
+        examples: &[],
+        headers: &[],
+    },
+    runtime::mock::Response {
+        status: runtime::mock::Status::Code(400),
+        body: Some(runtime::mock::Schema::Named(5)),
         examples: &[],
         headers: &[],
     },
@@ -397,6 +441,24 @@ impl operations::Books for MockService {
                             body: mock.body()?,
                         }
                     }
+                },
+            ),
+        )
+    }
+
+    async fn add_note(
+        &self,
+        _request: operations::AddNoteRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::AddNoteResponse, operations::ErrorResponse> {
+        self.answer(
+            &context,
+            "addNote",
+            &ADD_NOTE,
+            |mock| Ok(
+                match mock.chosen() {
+                    0 => operations::AddNoteResponse::Created(mock.body()?),
+                    _ => operations::AddNoteResponse::BadRequest(mock.body()?),
                 },
             ),
         )

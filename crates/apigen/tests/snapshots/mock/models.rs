@@ -219,6 +219,65 @@ impl runtime::Validate for Format {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub text: String,
+    pub pinned: Option<bool>,
+}
+
+impl runtime::Record for Note {
+    const NAME: &'static str = "Note";
+    const FIELDS: &'static [&'static str] = &["text", "pinned"];
+    type Slots = (Option<String>, Option<bool>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(Note {
+            text: runtime::required_field(slots.0, "text")?,
+            pinned: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Note {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Note {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("text", &self.text)?;
+        out.optional("pinned", &self.pinned)?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for Note {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("text", runtime::check_length(&self.text, None, Some(20)))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Paper {
     pub kind: String,
     pub weight: i64,

@@ -76,6 +76,12 @@ pub trait Books {
         request: AddBookRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<AddBookResponse, ErrorResponse>>;
+    /// `POST /notes` (operationId `addNote`)
+    fn add_note(
+        &self,
+        request: AddNoteRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<AddNoteResponse, ErrorResponse>>;
 }
 
 /// The operations tagged `Meta`. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -207,6 +213,53 @@ impl runtime::Response for AddBookResponse {
             }
             Self::Default { status, body } => {
                 let builder = runtime::respond(status);
+                runtime::json(builder, &body)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `add_note`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AddNoteRequest {
+    /// The JSON request body.
+    pub body: models::Note,
+}
+
+impl runtime::Validate for AddNoteRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
+        Ok(())
+    }
+}
+
+/// The responses `add_note` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AddNoteResponse {
+    /// `201`: Added.
+    Created(models::Note),
+    /// `400`: Something was wrong.
+    BadRequest(models::Problem),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for AddNoteResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Created(body) => {
+                let builder = runtime::respond(runtime::StatusCode::CREATED);
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
             }
         }

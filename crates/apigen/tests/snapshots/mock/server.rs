@@ -70,6 +70,26 @@ where
             ),
     );
     cfg.service(
+        web::resource("/notes")
+            .route(
+                runtime::serve(
+                    web::post().to(add_note::<S>),
+                    metadata::ADD_NOTE,
+                    layer(),
+                ),
+            )
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                        runtime::method_not_allowed(
+                            &request,
+                            "POST",
+                            |rejection| service.reject(rejection),
+                        )
+                    })
+                    .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/health")
             .route(runtime::serve(web::get().to(health::<S>), metadata::HEALTH, layer()))
             .default_service(
@@ -147,6 +167,40 @@ async fn add_book<S: operations::Books + Rejections + 'static>(
         }
         Err(rejection) => {
             runtime::refuse::<operations::AddBookResponse>(rejection, reject)
+        }
+    }
+}
+
+/// `POST /notes`
+async fn add_note<S: operations::Books + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::AddNoteRequest, runtime::Rejection> {
+        let parsed = operations::AddNoteRequest {
+            body: runtime::json_or_form_body(
+                    request,
+                    payload,
+                    runtime::DEFAULT_BODY_LIMIT,
+                )
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.add_note(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::AddNoteResponse>(rejection, reject)
         }
     }
 }
