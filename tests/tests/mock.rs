@@ -1,4 +1,4 @@
-//! The mock server, through the `mock` snapshot's generated `MockService`
+//! The mock server, through the `mocked` snapshot's generated `MockService`
 //! and glue: the first success with the response's first example that
 //! fits its schema; values made within the schema's bounds, pattern and
 //! discriminator, the same for the same seed; `Prefer` choosing a status,
@@ -6,7 +6,7 @@
 //! secures an operation; refusals by the same glue, as declared statuses.
 
 use actix_web::{test, web, App};
-use petstore_tests::mock::{metadata, mock::MockService, models::*};
+use petstore_tests::mocked::{metadata, mock::MockService, models::*};
 use serde_json::Value;
 
 type Answer = (u16, Vec<(String, String)>, Value);
@@ -203,7 +203,10 @@ async fn a_body_offered_as_json_and_as_a_form_is_read_either_way() {
     let refused = ask(0, other).await;
     assert_eq!(refused.0, 400);
     assert!(
-        refused.2["message"].as_str().unwrap().contains("application/json"),
+        refused.2["message"]
+            .as_str()
+            .unwrap()
+            .contains("application/json"),
         "{}",
         refused.2
     );

@@ -85,7 +85,8 @@ pub use paging::{items, pages, Next, Paging};
 
 #[cfg(feature = "server")]
 pub use body::{
-    form_body, json_body, json_or_form_body, missing_body, multipart_body, raw_body, read_body, DEFAULT_BODY_LIMIT,
+    form_body, json_body, json_or_form_body, missing_body, multipart_body, raw_body, read_body,
+    DEFAULT_BODY_LIMIT,
 };
 #[cfg(feature = "server")]
 pub use context::RequestContext;

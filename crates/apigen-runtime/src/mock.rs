@@ -51,6 +51,56 @@ impl Bounds {
         max_items: None,
         format: None,
     };
+
+    /// With `minLength`.
+    pub const fn min_length(mut self, n: usize) -> Self {
+        self.min_length = Some(n);
+        self
+    }
+
+    /// With `maxLength`.
+    pub const fn max_length(mut self, n: usize) -> Self {
+        self.max_length = Some(n);
+        self
+    }
+
+    /// With `pattern`.
+    pub const fn pattern(mut self, pattern: &'static str) -> Self {
+        self.pattern = Some(pattern);
+        self
+    }
+
+    /// With `minimum`, excluded when `exclusive`.
+    pub const fn minimum(mut self, n: f64, exclusive: bool) -> Self {
+        self.minimum = Some(n);
+        self.exclusive_minimum = exclusive;
+        self
+    }
+
+    /// With `maximum`, excluded when `exclusive`.
+    pub const fn maximum(mut self, n: f64, exclusive: bool) -> Self {
+        self.maximum = Some(n);
+        self.exclusive_maximum = exclusive;
+        self
+    }
+
+    /// With `minItems`.
+    pub const fn min_items(mut self, n: usize) -> Self {
+        self.min_items = Some(n);
+        self
+    }
+
+    /// With `maxItems`.
+    pub const fn max_items(mut self, n: usize) -> Self {
+        self.max_items = Some(n);
+        self
+    }
+
+    /// With a checked string format (`email`, `uri`).
+    pub const fn format(mut self, format: &'static str) -> Self {
+        self.format = Some(format);
+        self
+    }
 }
 
 /// A schema, as the mock needs it.
@@ -81,11 +131,12 @@ pub enum Schema {
     /// A named type, by its index in the module's table.
     Named(usize),
     /// An object with named properties.
-    Object(&'static Object),
+    Object(&'static [Field]),
     /// One of these strings.
     Enum(&'static [&'static str]),
-    /// `oneOf`/`anyOf`.
-    Union(&'static Union),
+    /// `oneOf`/`anyOf`: the discriminator's property, when there is one,
+    /// and the variants in the document's order.
+    Union(Option<&'static str>, &'static [Variant]),
     /// The inner schema, or `null`.
     Nullable(&'static Schema),
 }
@@ -99,11 +150,20 @@ pub struct Type {
     pub example: Option<&'static str>,
 }
 
-/// An object's properties.
-#[derive(Debug, Clone, Copy)]
-pub struct Object {
-    /// The named properties.
-    pub fields: &'static [Field],
+impl Type {
+    /// A type of `schema`, without an example.
+    pub const fn of(schema: Schema) -> Self {
+        Type {
+            schema,
+            example: None,
+        }
+    }
+
+    /// With the schema's `example`, as JSON text.
+    pub const fn example(mut self, json: &'static str) -> Self {
+        self.example = Some(json);
+        self
+    }
 }
 
 /// One property of an object.
@@ -124,13 +184,44 @@ pub struct Field {
     pub example: Option<&'static str>,
 }
 
-/// A union's variants.
-#[derive(Debug, Clone, Copy)]
-pub struct Union {
-    /// The discriminator's property, when there is one.
-    pub tag: Option<&'static str>,
-    /// The variants, in the document's order.
-    pub variants: &'static [Variant],
+impl Field {
+    /// A property the object must have.
+    pub const fn required(name: &'static str, schema: Schema) -> Self {
+        Field {
+            name,
+            required: true,
+            write_only: false,
+            flatten: false,
+            schema,
+            example: None,
+        }
+    }
+
+    /// A property the object may leave out.
+    pub const fn optional(name: &'static str, schema: Schema) -> Self {
+        Field {
+            required: false,
+            ..Field::required(name, schema)
+        }
+    }
+
+    /// `writeOnly: true`.
+    pub const fn write_only(mut self) -> Self {
+        self.write_only = true;
+        self
+    }
+
+    /// Its value's properties are the object's own.
+    pub const fn flatten(mut self) -> Self {
+        self.flatten = true;
+        self
+    }
+
+    /// With its `example` (or `default`), as JSON text.
+    pub const fn example(mut self, json: &'static str) -> Self {
+        self.example = Some(json);
+        self
+    }
 }
 
 /// One variant of a union.
@@ -140,6 +231,13 @@ pub struct Variant {
     pub tags: &'static [&'static str],
     /// Its schema.
     pub schema: Schema,
+}
+
+impl Variant {
+    /// A variant of `schema`, named by `tags`.
+    pub const fn new(tags: &'static [&'static str], schema: Schema) -> Self {
+        Variant { tags, schema }
+    }
 }
 
 /// The statuses a declared response stands for.
@@ -164,6 +262,36 @@ pub struct Response {
     pub examples: &'static [(&'static str, &'static str)],
     /// Its headers: name, whether required, schema.
     pub headers: &'static [(&'static str, bool, Schema)],
+}
+
+impl Response {
+    /// A response of `status` without a body.
+    pub const fn new(status: Status) -> Self {
+        Response {
+            status,
+            body: None,
+            examples: &[],
+            headers: &[],
+        }
+    }
+
+    /// With a body of `schema`.
+    pub const fn body(mut self, schema: Schema) -> Self {
+        self.body = Some(schema);
+        self
+    }
+
+    /// With examples of the body, by name, as JSON text.
+    pub const fn examples(mut self, examples: &'static [(&'static str, &'static str)]) -> Self {
+        self.examples = examples;
+        self
+    }
+
+    /// With headers: name, whether required, schema.
+    pub const fn headers(mut self, headers: &'static [(&'static str, bool, Schema)]) -> Self {
+        self.headers = headers;
+        self
+    }
 }
 
 /// How deep values nest before optional properties are left out and
@@ -701,9 +829,9 @@ impl Maker {
                     .unwrap_or_else(|| self.value(&t.schema, rng, depth)),
                 None => Value::Null,
             },
-            Schema::Object(object) => {
+            Schema::Object(fields) => {
                 let mut map = Map::new();
-                for field in object.fields {
+                for field in *fields {
                     let wanted = field.required || (depth < DEPTH - 1 && !field.write_only);
                     if !wanted {
                         continue;
@@ -725,8 +853,8 @@ impl Maker {
                 Some(v) => Value::String((*v).to_string()),
                 None => Value::Null,
             },
-            Schema::Union(union) => {
-                if union.variants.is_empty() {
+            Schema::Union(tag, variants) => {
+                if variants.is_empty() {
                     return Value::Null;
                 }
                 // Deep down, the first variant: documents put the plain
@@ -734,12 +862,12 @@ impl Maker {
                 let index = if depth >= DEPTH {
                     0
                 } else {
-                    rng.below(union.variants.len())
+                    rng.below(variants.len())
                 };
-                let variant = &union.variants[index];
+                let variant = &variants[index];
                 let mut value = self.value(&variant.schema, rng, depth);
                 if let (Some(tag), Some(name), Value::Object(map)) =
-                    (union.tag, variant.tags.first(), &mut value)
+                    (tag, variant.tags.first(), &mut value)
                 {
                     map.insert(tag.to_string(), Value::String((*name).to_string()));
                 }
@@ -930,7 +1058,7 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
         (Schema::Named(index), _) => types
             .get(*index)
             .is_some_and(|t| fits_at(types, &t.schema, value, depth + 1)),
-        (Schema::Object(object), Value::Object(map)) => object.fields.iter().all(|f| {
+        (Schema::Object(fields), Value::Object(map)) => fields.iter().all(|f| {
             if f.flatten {
                 return true;
             }
@@ -939,8 +1067,7 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
                 None => !f.required,
             }
         }),
-        (Schema::Union(union), _) => union
-            .variants
+        (Schema::Union(_, variants), _) => variants
             .iter()
             .any(|v| fits_at(types, &v.schema, value, depth + 1)),
         _ => false,
@@ -951,12 +1078,10 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
 mod tests {
     use super::*;
 
-    const NAME: Bounds = Bounds {
-        min_length: Some(3),
-        max_length: Some(8),
-        pattern: Some("^[a-z]+-[0-9]{2}$"),
-        ..Bounds::NONE
-    };
+    const NAME: Bounds = Bounds::NONE
+        .min_length(3)
+        .max_length(8)
+        .pattern("^[a-z]+-[0-9]{2}$");
 
     #[test]
     fn strings_keep_their_pattern_and_length() {
@@ -971,12 +1096,7 @@ mod tests {
 
     #[test]
     fn numbers_keep_their_bounds() {
-        let b = Bounds {
-            minimum: Some(1.0),
-            maximum: Some(5.0),
-            exclusive_maximum: true,
-            ..Bounds::NONE
-        };
+        let b = Bounds::NONE.minimum(1.0, false).maximum(5.0, true);
         for seed in 0..200 {
             let mut rng = Rng(seed);
             let i = integer(&b, &mut rng);
@@ -986,31 +1106,10 @@ mod tests {
         }
     }
 
-    static TREE_FIELDS: [Field; 2] = [
-        Field {
-            name: "name",
-            required: true,
-            write_only: false,
-            flatten: false,
-            schema: Schema::String(NAME),
-            example: Some("\"no\""),
-        },
-        Field {
-            name: "children",
-            required: false,
-            write_only: false,
-            flatten: false,
-            schema: Schema::Array(&Schema::Named(0), Bounds::NONE),
-            example: None,
-        },
-    ];
-    static TREE: Object = Object {
-        fields: &TREE_FIELDS,
-    };
-    static TYPES: [Type; 1] = [Type {
-        schema: Schema::Object(&TREE),
-        example: None,
-    }];
+    static TYPES: [Type; 1] = [Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(NAME)).example("\"no\""),
+        Field::optional("children", Schema::Array(&Schema::Named(0), Bounds::NONE)),
+    ]))];
 
     /// A recursive type ends, and an example that breaks its field's
     /// bounds is not used.

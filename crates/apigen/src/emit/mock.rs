@@ -1,30 +1,80 @@
 //! The mock server (`mock.rs`, behind the `mock` feature): the document's
 //! schemas and responses as data for `runtime::mock`, and a `MockService`
 //! that implements every route trait by answering from them.
+//!
+//! The tables and the trait impls are written as text, already formatted
+//! (see `text.rs`): they grow with the document, and printing them from
+//! tokens would cost a large document's generation a fifth more time.
 
-use super::{doc_paragraphs, ident};
+use super::doc_paragraphs;
+use super::text::Pieces;
 use crate::ir::{
     Api, Checks, Media, Number, Operation, Response, Shape, Status, TextFormat, Ty, TypeKind,
 };
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 pub const DOC: &str = "A mock server: every operation answered from the spec's examples, or \
      with values made from its schemas (`MockService`).";
 
-pub fn imports(api: &Api) -> Vec<&'static str> {
+pub fn imports(api: &Api) -> Vec<String> {
     // Models are named only by the error body's type.
     let modules = if api.error_type.as_ref().is_some_and(Shape::names_a_type) {
         "use super::{metadata, models, operations, runtime, server};"
     } else {
         "use super::{metadata, operations, runtime, server};"
     };
-    vec![modules, "use actix_web::{web, HttpResponse};"]
+    // The names of `runtime::mock` the tables use.
+    let shapes = || {
+        api.types
+            .values()
+            .flat_map(|t| t.shapes())
+            .chain(api.error_type.iter())
+            .chain(api.common_headers.iter().map(|h| &h.shape))
+            .chain(api.operations.iter().flat_map(|op| {
+                op.responses
+                    .iter()
+                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)))
+            }))
+    };
+    let kinds = || api.types.values().map(|t| &t.kind);
+    let mut names = Vec::new();
+    if shapes().any(has_bounds) {
+        names.push("Bounds");
+    }
+    if kinds().any(|k| matches!(k, TypeKind::Struct(s) if !s.fields.is_empty())) {
+        names.push("Field");
+    }
+    if !api.operations.is_empty() {
+        names.push("Response");
+    }
+    names.push("Schema");
+    if !api.operations.is_empty() {
+        names.push("Status");
+    }
+    names.push("Type");
+    if kinds().any(|k| matches!(k, TypeKind::Union(_))) {
+        names.push("Variant");
+    }
+    vec![
+        modules.to_string(),
+        "use actix_web::{web, HttpResponse};".to_string(),
+        format!("use runtime::mock::{{{}}};", names.join(", ")),
+    ]
+}
+
+/// Whether a shape's schema is written with a `Bounds`.
+fn has_bounds(shape: &Shape) -> bool {
+    match &shape.ty {
+        Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::String | Ty::Array(_) => true,
+        Ty::Map(values) => has_bounds(values),
+        _ => false,
+    }
 }
 
 /// The module's items.
-pub fn items(api: &Api) -> TokenStream {
+pub fn items(api: &Api) -> String {
     let index: HashMap<&str, usize> = api
         .types
         .keys()
@@ -32,46 +82,86 @@ pub fn items(api: &Api) -> TokenStream {
         .map(|(i, name)| (name.as_str(), i))
         .collect();
     let schemas = Schemas { index: &index };
-    let types = api.types.values().map(|t| {
-        let schema = schemas.type_schema(&t.kind);
-        let example = json_text(t.example.as_ref());
-        quote!(runtime::mock::Type { schema: #schema, example: #example },)
-    });
-    let type_count = Literal::usize_unsuffixed(api.types.len());
-    let responses = api.operations.iter().map(|op| {
-        let name = format_ident!("{}", op.const_name);
-        let count = Literal::usize_unsuffixed(op.responses.len());
-        let each = op.responses.iter().map(|r| schemas.response(r));
-        let docs = format!(" The responses of `{}`.", op.id);
-        quote! {
-            #[doc = #docs]
-            static #name: [runtime::mock::Response; #count] = [#(#each)*];
+    let mut pieces = Pieces::default();
+
+    let mut tables = format!(
+        "/// Every named type's schema, in the order of `models`.\nstatic TYPES: [Type; {}] = [\n",
+        api.types.len()
+    );
+    for (i, t) in api.types.values().enumerate() {
+        let _ = writeln!(tables, "    // {i}: {}", t.name);
+        let mut line = format!("Type::of({})", schemas.type_schema(&t.kind, 1));
+        if let Some(example) = json_text(t.example.as_ref()) {
+            let _ = write!(line, ".example({example})");
         }
-    });
-    let common_count = Literal::usize_unsuffixed(api.common_headers.len());
-    let common = api.common_headers.iter().map(|h| {
-        let wire = &h.wire;
-        let required = h.required;
-        let schema = schemas.shape(&h.shape);
-        quote!((#wire, #required, #schema),)
-    });
-    let error_schema = match &api.error_type {
+        let _ = writeln!(tables, "    {line},");
+    }
+    tables.push_str("];\n\n");
+    let error = match &api.error_type {
         Some(shape) => schemas.shape(shape),
-        None => quote!(runtime::mock::Schema::Any),
+        None => "Schema::Any".to_string(),
     };
-    let impls = api.traits.iter().map(|t| {
-        let name = ident(&t.name);
-        let methods = api
+    let _ = writeln!(
+        tables,
+        "/// The schema of the body every error carries.\nstatic ERROR: Schema = {error};\n"
+    );
+    let _ = write!(
+        tables,
+        "/// The response headers middleware sets on every response.\n\
+         static COMMON_HEADERS: [(&str, bool, Schema); {}] = [",
+        api.common_headers.len()
+    );
+    for h in &api.common_headers {
+        let _ = write!(
+            tables,
+            "\n    ({:?}, {}, {}),",
+            h.wire,
+            h.required,
+            schemas.shape(&h.shape)
+        );
+    }
+    if !api.common_headers.is_empty() {
+        tables.push('\n');
+    }
+    tables.push_str("];\n");
+    for op in &api.operations {
+        let _ = write!(
+            tables,
+            "\n/// The responses of `{}`.\nstatic {}: [Response; {}] = [\n",
+            op.id,
+            op.const_name,
+            op.responses.len()
+        );
+        for r in &op.responses {
+            let _ = writeln!(tables, "    {},", schemas.response(r));
+        }
+        tables.push_str("];\n");
+    }
+    pieces.text(&tables);
+    pieces.tokens(service(api));
+    for t in &api.traits {
+        let ops: Vec<&Operation> = api
             .operations
             .iter()
             .filter(|op| op.group == t.group)
-            .map(method);
-        quote! {
-            impl operations::#name for MockService {
-                #(#methods)*
+            .collect();
+        let mut text = format!("impl operations::{} for MockService {{\n", t.name);
+        for (i, op) in ops.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
             }
+            text.push_str(&method(op));
         }
-    });
+        text.push_str("}\n");
+        pieces.text(&text);
+    }
+    pieces.finish()
+}
+
+/// `MockService`: its constructor, how it mounts, how it answers and
+/// refuses, and the credentials layer. The same few items for every
+/// document.
+fn service(api: &Api) -> proc_macro2::TokenStream {
     let service_docs = doc_paragraphs(&[
         Some(
             "Answers every operation as the spec describes it: the first success the \
@@ -100,7 +190,7 @@ pub fn items(api: &Api) -> TokenStream {
                 &self,
                 context: &runtime::RequestContext,
                 id: &str,
-                responses: &'static [runtime::mock::Response],
+                responses: &'static [Response],
                 build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
             ) -> Result<R, operations::ErrorResponse> {
                 let refuse = |rejection: runtime::Rejection| {
@@ -112,28 +202,17 @@ pub fn items(api: &Api) -> TokenStream {
             }
         }
     });
-    let error_field_type = match &api.error_type {
+    let error_type = match &api.error_type {
         Some(shape) => super::rust_type(shape, &quote!(models::)),
         None => quote!(serde_json::Value),
     };
     quote! {
-        /// Every named type's schema, in the order of `models`.
-        static TYPES: [runtime::mock::Type; #type_count] = [#(#types)*];
-
-        /// The schema of the body every error carries.
-        static ERROR: runtime::mock::Schema = #error_schema;
-
-        /// The response headers middleware sets on every response.
-        static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); #common_count] = [#(#common)*];
-
-        #(#responses)*
-
         #service_docs
         #[derive(Debug, Clone)]
         pub struct MockService {
             seed: u64,
-            /// The body of every refusal, made once.
-            error: #error_field_type,
+            /// The body of a refusal whose own cannot be made.
+            error: #error_type,
         }
 
         impl MockService {
@@ -176,9 +255,10 @@ pub fn items(api: &Api) -> TokenStream {
             request: actix_web::dev::ServiceRequest,
             next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
         ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
-            let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+            let mock = request.app_data::<web::Data<MockService>>().cloned();
+            let seed = mock.as_ref().map_or(0, |m| m.seed);
             let missing = runtime::mock::missing_credentials(request.request(), metadata::SECURITY_SCHEMES);
-            let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+            let mut response = match (missing, mock) {
                 (Some(message), Some(mock)) => {
                     let error = mock.error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
                     let http: HttpResponse = error.into_http();
@@ -189,277 +269,255 @@ pub fn items(api: &Api) -> TokenStream {
             runtime::mock::set_headers(response.headers_mut(), seed, &TYPES, &COMMON_HEADERS);
             Ok(response)
         }
-
-        #(#impls)*
     }
 }
 
-/// A route trait method answering from the mock.
-fn method(op: &Operation) -> TokenStream {
-    let name = ident(&op.fn_name);
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
-    let table = format_ident!("{}", op.const_name);
-    let id = &op.id;
-    let value = match op.responses.as_slice() {
+/// A route trait method answering from the mock, indented for an impl.
+fn method(op: &Operation) -> String {
+    let resp = format!("operations::{}Response", op.type_name);
+    let build = match op.responses.as_slice() {
         [only] => {
-            let value = construct(&resp, only);
             let uses =
                 only.body.is_some() || !only.headers.is_empty() || only.status.carries_status();
-            let mock = if uses { quote!(mock) } else { quote!(_) };
-            quote!(|#mock| Ok(#value))
+            let mock = if uses { "mock" } else { "_" };
+            format!("|{mock}| Ok({})", construct(&resp, only))
         }
         responses => {
-            let arms = responses.iter().enumerate().map(|(i, r)| {
-                let value = construct(&resp, r);
-                if i + 1 == responses.len() {
-                    quote!(_ => #value,)
+            let mut arms = String::new();
+            for (i, r) in responses.iter().enumerate() {
+                let pattern = if i + 1 == responses.len() {
+                    "_".to_string()
                 } else {
-                    let i = Literal::usize_unsuffixed(i);
-                    quote!(#i => #value,)
-                }
-            });
-            quote!(|mock| Ok(match mock.chosen() { #(#arms)* }))
+                    i.to_string()
+                };
+                let _ = writeln!(
+                    arms,
+                    "                {pattern} => {},",
+                    construct(&resp, r)
+                );
+            }
+            format!("|mock| {{\n            Ok(match mock.chosen() {{\n{arms}            }})\n        }}")
         }
     };
-    quote! {
-        async fn #name(
-            &self,
-            _request: operations::#req,
-            context: runtime::RequestContext,
-        ) -> Result<operations::#resp, operations::ErrorResponse> {
-            self.answer(&context, #id, &#table, #value)
-        }
-    }
+    format!(
+        "    async fn {name}(\n        &self,\n        _request: operations::{ty}Request,\n        \
+         context: runtime::RequestContext,\n    ) -> Result<{resp}, operations::ErrorResponse> {{\n        \
+         self.answer(&context, {id:?}, &{table}, {build})\n    }}\n",
+        name = op.fn_name,
+        ty = op.type_name,
+        id = op.id,
+        table = op.const_name,
+    )
 }
 
 /// The variant of `resp` for response `r`, its values made by `mock`.
-fn construct(resp: &proc_macro2::Ident, r: &Response) -> TokenStream {
-    let variant = ident(&r.variant);
+fn construct(resp: &str, r: &Response) -> String {
+    let variant = &r.variant;
     let body = r.body.as_ref().map(|_| match r.media {
-        Media::Events => quote!(mock.events()?),
-        Media::Raw(_) => quote!(mock.raw()?),
-        _ => quote!(mock.body()?),
+        Media::Events => "mock.events()?",
+        Media::Raw(_) => "mock.raw()?",
+        _ => "mock.body()?",
     });
-    let headers: Vec<TokenStream> = r
-        .headers
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let name = ident(&h.rust);
-            let i = Literal::usize_unsuffixed(i);
-            quote!(#name: mock.header(#i)?,)
-        })
-        .collect();
-    let body_field = body.as_ref().map(|b| quote!(body: #b,));
+    let mut fields: Vec<String> = Vec::new();
+    if r.shared.is_none() && r.status.carries_status() {
+        fields.push("status: mock.status()".into());
+    }
+    if let Some(body) = body {
+        fields.push(format!("body: {body}"));
+    }
+    for (i, h) in r.headers.iter().enumerate() {
+        fields.push(format!("{}: mock.header({i})?", h.rust));
+    }
     if let Some(shared) = &r.shared {
-        let shared = ident(shared);
-        return quote!(operations::#resp::#variant(operations::#shared { #body_field #(#headers)* }));
+        return format!(
+            "{resp}::{variant}(operations::{shared} {{ {} }})",
+            fields.join(", ")
+        );
     }
     if r.status.carries_status() || !r.headers.is_empty() {
-        let status = r
-            .status
-            .carries_status()
-            .then(|| quote!(status: mock.status(),));
-        quote!(operations::#resp::#variant { #status #body_field #(#headers)* })
+        format!("{resp}::{variant} {{ {} }}", fields.join(", "))
     } else if let Some(body) = body {
-        quote!(operations::#resp::#variant(#body))
+        format!("{resp}::{variant}({body})")
     } else {
-        quote!(operations::#resp::#variant)
+        format!("{resp}::{variant}")
     }
 }
 
-/// Schemas as `runtime::mock::Schema` expressions.
+/// Schemas as `runtime::mock::Schema` expressions, in text.
 struct Schemas<'a> {
     index: &'a HashMap<&'a str, usize>,
 }
 
 impl Schemas<'_> {
-    fn type_schema(&self, kind: &TypeKind) -> TokenStream {
+    /// A named type's schema; an object's or a union's members each on a
+    /// line of their own, at `depth` levels of indentation.
+    fn type_schema(&self, kind: &TypeKind, depth: usize) -> String {
+        let indent = "    ".repeat(depth + 1);
+        let close = "    ".repeat(depth);
         match kind {
+            TypeKind::Struct(s) if s.fields.is_empty() => "Schema::Object(&[])".into(),
             TypeKind::Struct(s) => {
-                let fields = s.fields.iter().map(|f| {
-                    let name = &f.wire;
-                    let required = f.required;
-                    let write_only = f.write_only;
-                    let flatten = f.flatten;
-                    let schema = self.shape(&f.shape);
-                    let example = json_text(f.example.as_ref().or(f.default.as_ref()));
-                    quote!(runtime::mock::Field {
-                        name: #name,
-                        required: #required,
-                        write_only: #write_only,
-                        flatten: #flatten,
-                        schema: #schema,
-                        example: #example,
-                    },)
-                });
-                quote!(runtime::mock::Schema::Object(&runtime::mock::Object { fields: &[#(#fields)*] }))
+                let mut out = String::from("Schema::Object(&[\n");
+                for f in &s.fields {
+                    let make = if f.required { "required" } else { "optional" };
+                    let _ = write!(
+                        out,
+                        "{indent}Field::{make}({:?}, {})",
+                        f.wire,
+                        self.shape(&f.shape)
+                    );
+                    if f.write_only {
+                        out.push_str(".write_only()");
+                    }
+                    if f.flatten {
+                        out.push_str(".flatten()");
+                    }
+                    if let Some(example) = json_text(f.example.as_ref().or(f.default.as_ref())) {
+                        let _ = write!(out, ".example({example})");
+                    }
+                    out.push_str(",\n");
+                }
+                let _ = write!(out, "{close}])");
+                out
             }
             TypeKind::Enum(variants) => {
-                let wire = variants.iter().map(|v| &v.wire);
-                quote!(runtime::mock::Schema::Enum(&[#(#wire),*]))
+                let wire: Vec<String> = variants.iter().map(|v| format!("{:?}", v.wire)).collect();
+                format!("Schema::Enum(&[{}])", wire.join(", "))
             }
             TypeKind::Union(u) => {
                 let tag = match &u.tag {
-                    Some(tag) => quote!(Some(#tag)),
-                    None => quote!(None),
+                    Some(tag) => format!("Some({tag:?})"),
+                    None => "None".into(),
                 };
-                let variants = u.variants.iter().map(|v| {
-                    let tags = &v.tag_values;
-                    let schema = self.shape(&v.shape);
-                    quote!(runtime::mock::Variant { tags: &[#(#tags),*], schema: #schema },)
-                });
-                quote!(runtime::mock::Schema::Union(&runtime::mock::Union {
-                    tag: #tag,
-                    variants: &[#(#variants)*],
-                }))
+                let mut out = format!("Schema::Union({tag}, &[\n");
+                for v in &u.variants {
+                    let tags: Vec<String> = v.tag_values.iter().map(|t| format!("{t:?}")).collect();
+                    let _ = writeln!(
+                        out,
+                        "{indent}Variant::new(&[{}], {}),",
+                        tags.join(", "),
+                        self.shape(&v.shape)
+                    );
+                }
+                let _ = write!(out, "{close}])");
+                out
             }
             TypeKind::Alias(shape) | TypeKind::Newtype { shape, .. } => self.shape(shape),
         }
     }
 
-    fn shape(&self, shape: &Shape) -> TokenStream {
+    fn shape(&self, shape: &Shape) -> String {
         let bounds = bounds(&shape.checks);
         let schema = match &shape.ty {
-            Ty::Bool => quote!(runtime::mock::Schema::Bool),
-            Ty::I32 | Ty::I64 => quote!(runtime::mock::Schema::Integer(#bounds)),
-            Ty::F32 | Ty::F64 => quote!(runtime::mock::Schema::Number(#bounds)),
-            Ty::String => quote!(runtime::mock::Schema::String(#bounds)),
-            Ty::DateTime => quote!(runtime::mock::Schema::DateTime),
-            Ty::Date => quote!(runtime::mock::Schema::Date),
-            Ty::Uuid => quote!(runtime::mock::Schema::Uuid),
-            Ty::Base64 => quote!(runtime::mock::Schema::Base64),
-            Ty::Json | Ty::Bytes => quote!(runtime::mock::Schema::Any),
-            Ty::Array(items) => {
-                let items = self.shape(items);
-                quote!(runtime::mock::Schema::Array(&#items, #bounds))
-            }
-            Ty::Map(values) => {
-                let values = self.shape(values);
-                quote!(runtime::mock::Schema::Map(&#values))
-            }
+            Ty::Bool => "Schema::Bool".to_string(),
+            Ty::I32 | Ty::I64 => format!("Schema::Integer({bounds})"),
+            Ty::F32 | Ty::F64 => format!("Schema::Number({bounds})"),
+            Ty::String => format!("Schema::String({bounds})"),
+            Ty::DateTime => "Schema::DateTime".into(),
+            Ty::Date => "Schema::Date".into(),
+            Ty::Uuid => "Schema::Uuid".into(),
+            Ty::Base64 => "Schema::Base64".into(),
+            Ty::Json | Ty::Bytes => "Schema::Any".into(),
+            Ty::Array(items) => format!("Schema::Array(&{}, {bounds})", self.shape(items)),
+            Ty::Map(values) => format!("Schema::Map(&{})", self.shape(values)),
             Ty::Named(name) => match self.index.get(name.as_str()) {
-                Some(i) => {
-                    let i = Literal::usize_unsuffixed(*i);
-                    quote!(runtime::mock::Schema::Named(#i))
-                }
-                None => quote!(runtime::mock::Schema::Any),
+                Some(i) => format!("Schema::Named({i})"),
+                None => "Schema::Any".into(),
             },
         };
         if shape.nullable {
-            quote!(runtime::mock::Schema::Nullable(&#schema))
+            format!("Schema::Nullable(&{schema})")
         } else {
             schema
         }
     }
 
-    fn response(&self, r: &Response) -> TokenStream {
+    fn response(&self, r: &Response) -> String {
         let status = match r.status {
-            Status::Code(code) => {
-                let code = Literal::u16_unsuffixed(code);
-                quote!(runtime::mock::Status::Code(#code))
-            }
-            Status::Range(class) => {
-                let class = Literal::u16_unsuffixed(class);
-                quote!(runtime::mock::Status::Range(#class))
-            }
-            Status::Default => quote!(runtime::mock::Status::Default),
+            Status::Code(code) => format!("Status::Code({code})"),
+            Status::Range(class) => format!("Status::Range({class})"),
+            Status::Default => "Status::Default".into(),
         };
-        let body = match (&r.body, &r.media) {
-            (None, _) => quote!(None),
-            (Some(_), Media::Raw(_)) => quote!(Some(runtime::mock::Schema::Any)),
-            (Some(shape), _) => {
-                let schema = self.shape(shape);
-                quote!(Some(#schema))
-            }
-        };
-        let examples = r.examples.iter().filter_map(|(name, value)| {
-            let text = serde_json::to_string(value).ok()?;
-            Some(quote!((#name, #text),))
-        });
-        let headers = r.headers.iter().map(|h| {
-            let wire = &h.wire;
-            let required = h.required;
-            let schema = self.shape(&h.shape);
-            quote!((#wire, #required, #schema),)
-        });
-        quote! {
-            runtime::mock::Response {
-                status: #status,
-                body: #body,
-                examples: &[#(#examples)*],
-                headers: &[#(#headers)*],
-            },
+        let mut builders = Vec::new();
+        match (&r.body, &r.media) {
+            (None, _) => {}
+            (Some(_), Media::Raw(_)) => builders.push(".body(Schema::Any)".to_string()),
+            (Some(shape), _) => builders.push(format!(".body({})", self.shape(shape))),
         }
+        let examples: Vec<String> = r
+            .examples
+            .iter()
+            .filter_map(|(name, value)| Some(format!("({name:?}, {})", json_text(Some(value))?)))
+            .collect();
+        if !examples.is_empty() {
+            builders.push(format!(".examples(&[{}])", examples.join(", ")));
+        }
+        if !r.headers.is_empty() {
+            let headers: Vec<String> = r
+                .headers
+                .iter()
+                .map(|h| format!("({:?}, {}, {})", h.wire, h.required, self.shape(&h.shape)))
+                .collect();
+            builders.push(format!(".headers(&[{}])", headers.join(", ")));
+        }
+        // A builder a line when there are several.
+        let separator = if builders.len() > 1 { "\n        " } else { "" };
+        let mut out = format!("Response::new({status})");
+        for builder in builders {
+            out.push_str(separator);
+            out.push_str(&builder);
+        }
+        out
     }
 }
 
-/// A `runtime::mock::Bounds` of the checks.
-fn bounds(checks: &Checks) -> TokenStream {
+/// The checks as a `Bounds` expression: `Bounds::NONE` and a builder call
+/// per check.
+fn bounds(checks: &Checks) -> String {
+    let mut out = String::from("Bounds::NONE");
     if checks.is_empty() {
-        return quote!(runtime::mock::Bounds::NONE);
+        return out;
     }
-    let mut fields = Vec::new();
-    let mut usize_field = |name: &str, value: Option<usize>| {
-        if let Some(v) = value {
-            let name = format_ident!("{name}");
-            let v = Literal::usize_unsuffixed(v);
-            fields.push(quote!(#name: Some(#v),));
-        }
+    let mut call = |name: &str, value: String| {
+        let _ = write!(out, ".{name}({value})");
     };
-    usize_field("min_length", checks.min_length);
-    usize_field("max_length", checks.max_length);
-    usize_field("min_items", checks.min_items);
-    usize_field("max_items", checks.max_items);
-    if let Some(pattern) = &checks.pattern {
-        fields.push(quote!(pattern: Some(#pattern),));
+    if let Some(n) = checks.min_length {
+        call("min_length", n.to_string());
     }
-    for (name, value, exclusive, flag) in [
-        (
-            "minimum",
-            checks.minimum,
-            checks.exclusive_minimum,
-            "exclusive_minimum",
-        ),
-        (
-            "maximum",
-            checks.maximum,
-            checks.exclusive_maximum,
-            "exclusive_maximum",
-        ),
-    ] {
-        if let Some(n) = value {
-            let name = format_ident!("{name}");
-            let n = match n {
-                Number::Int(i) => i as f64,
-                Number::Float(f) => f,
-            };
-            if !n.is_finite() {
-                continue;
-            }
-            let n: TokenStream = format!("{n:?}").parse().unwrap_or_else(|_| quote!(0.0));
-            fields.push(quote!(#name: Some(#n),));
-            if exclusive {
-                let flag = format_ident!("{flag}");
-                fields.push(quote!(#flag: true,));
-            }
-        }
+    if let Some(n) = checks.max_length {
+        call("max_length", n.to_string());
+    }
+    if let Some(pattern) = &checks.pattern {
+        call("pattern", format!("{pattern:?}"));
+    }
+    let float = |n: Number| match n {
+        Number::Int(i) => i as f64,
+        Number::Float(f) => f,
+    };
+    if let Some(n) = checks.minimum.map(float).filter(|n| n.is_finite()) {
+        call("minimum", format!("{n:?}, {}", checks.exclusive_minimum));
+    }
+    if let Some(n) = checks.maximum.map(float).filter(|n| n.is_finite()) {
+        call("maximum", format!("{n:?}, {}", checks.exclusive_maximum));
+    }
+    if let Some(n) = checks.min_items {
+        call("min_items", n.to_string());
+    }
+    if let Some(n) = checks.max_items {
+        call("max_items", n.to_string());
     }
     if let Some(format) = checks.format {
         let format = match format {
             TextFormat::Email => "email",
             TextFormat::Uri => "uri",
         };
-        fields.push(quote!(format: Some(#format),));
+        call("format", format!("{format:?}"));
     }
-    quote!(runtime::mock::Bounds { #(#fields)* ..runtime::mock::Bounds::NONE })
+    out
 }
 
-/// A JSON value as `Some("text")`, or `None`.
-fn json_text(value: Option<&serde_json::Value>) -> TokenStream {
-    match value.and_then(|v| serde_json::to_string(v).ok()) {
-        Some(text) => quote!(Some(#text)),
-        None => quote!(None),
-    }
+/// A JSON value as a Rust string literal of its text.
+fn json_text(value: Option<&serde_json::Value>) -> Option<String> {
+    let text = serde_json::to_string(value?).ok()?;
+    Some(format!("{text:?}"))
 }

@@ -39,7 +39,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         Box::new(|| render(server::items(api, gates))),
         Box::new(|| render(client::items(api, gates))),
         Box::new(|| render(metadata::items(api))),
-        Box::new(|| render(mock::items(api))),
+        Box::new(|| mock::items(api)),
         Box::new(|| render(operations::shared_items(api, gates))),
     ];
     for chunk in &op_chunks {

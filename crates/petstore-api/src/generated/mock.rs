@@ -5,2016 +5,453 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 17] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(1),
-                            max_length: Some(100),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "description",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(500),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "message",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-            minimum: Some(1.0),
-            maximum: Some(9.223372036854776e18),
-            ..runtime::mock::Bounds::NONE
-        }),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(15),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "petId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "stock",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(12),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "occurredAt",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "petId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "quantity",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            maximum: Some(1000000.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(12),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "quantity",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            maximum: Some(1000000.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(1),
-                            max_length: Some(100),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "description",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(500),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "petId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "quantity",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(1000.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "shipDate",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(1),
-                            max_length: Some(100),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "categoryId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(12),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "petId",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "quantity",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(1000.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "shipDate",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "complete",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(15),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "orderId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "petId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "quantity",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "stock",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "occurredAt",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(1),
-                            max_length: Some(100),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "categoryId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(1.0),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(12),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["available", "pending", "sold"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Array(
-            &runtime::mock::Schema::Named(11),
-            runtime::mock::Bounds::NONE,
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("type"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["order.placed", "order.completed", "order.cancelled"],
-                        schema: runtime::mock::Schema::Named(10),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["inventory.changed"],
-                        schema: runtime::mock::Schema::Named(3),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(
-            &["order.placed", "order.completed", "order.cancelled", "inventory.changed"],
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["experimental", "beta"]),
-        example: None,
-    },
+static TYPES: [Type; 17] = [
+    // 0: Category
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
+        Field::optional("description", Schema::String(Bounds::NONE.max_length(500))),
+    ])),
+    // 1: Error
+    Type::of(Schema::Object(&[
+        Field::required("code", Schema::String(Bounds::NONE)),
+        Field::required("message", Schema::String(Bounds::NONE)),
+        Field::required("status", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 2: Id
+    Type::of(Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+    // 3: InventoryEvent
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+        Field::required("type", Schema::Named(15)),
+        Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("stock", Schema::Integer(Bounds::NONE)),
+        Field::required("status", Schema::Named(12)),
+        Field::required("occurredAt", Schema::DateTime),
+    ])),
+    // 4: InventoryItem
+    Type::of(Schema::Object(&[
+        Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("quantity", Schema::Integer(Bounds::NONE.minimum(0.0, false).maximum(1000000.0, false))),
+        Field::required("status", Schema::Named(12)),
+    ])),
+    // 5: InventoryUpdate
+    Type::of(Schema::Object(&[
+        Field::required("quantity", Schema::Integer(Bounds::NONE.minimum(0.0, false).maximum(1000000.0, false))),
+    ])),
+    // 6: NewCategory
+    Type::of(Schema::Object(&[
+        Field::optional("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
+        Field::optional("description", Schema::String(Bounds::NONE.max_length(500))),
+    ])),
+    // 7: NewOrder
+    Type::of(Schema::Object(&[
+        Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("quantity", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(1000.0, false))),
+        Field::optional("shipDate", Schema::DateTime),
+    ])),
+    // 8: NewPet
+    Type::of(Schema::Object(&[
+        Field::optional("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
+        Field::required("categoryId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::optional("status", Schema::Named(12)),
+    ])),
+    // 9: Order
+    Type::of(Schema::Object(&[
+        Field::optional("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::optional("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::optional("quantity", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(1000.0, false))),
+        Field::optional("shipDate", Schema::DateTime),
+        Field::optional("complete", Schema::Bool),
+    ])),
+    // 10: OrderEvent
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+        Field::required("type", Schema::Named(15)),
+        Field::required("orderId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("quantity", Schema::Integer(Bounds::NONE)),
+        Field::required("stock", Schema::Integer(Bounds::NONE)),
+        Field::required("occurredAt", Schema::DateTime),
+    ])),
+    // 11: Pet
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
+        Field::required("categoryId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::optional("status", Schema::Named(12)),
+    ])),
+    // 12: PetStatus
+    Type::of(Schema::Enum(&["available", "pending", "sold"])),
+    // 13: Pets
+    Type::of(Schema::Array(&Schema::Named(11), Bounds::NONE)),
+    // 14: StoreEvent
+    Type::of(Schema::Union(Some("type"), &[
+        Variant::new(&["order.placed", "order.completed", "order.cancelled"], Schema::Named(10)),
+        Variant::new(&["inventory.changed"], Schema::Named(3)),
+    ])),
+    // 15: StoreEventType
+    Type::of(Schema::Enum(&["order.placed", "order.completed", "order.cancelled", "inventory.changed"])),
+    // 16: XApiStability
+    Type::of(Schema::Enum(&["experimental", "beta"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(1);
+static ERROR: Schema = Schema::Named(1);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 3] = [
-    (
-        "X-RateLimit-Limit",
-        false,
-        runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-    ),
-    (
-        "X-RateLimit-Remaining",
-        false,
-        runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-    ),
-    (
-        "X-RateLimit-Reset",
-        false,
-        runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-    ),
+static COMMON_HEADERS: [(&str, bool, Schema); 3] = [
+    ("X-RateLimit-Limit", false, Schema::Integer(Bounds::NONE)),
+    ("X-RateLimit-Remaining", false, Schema::Integer(Bounds::NONE)),
+    ("X-RateLimit-Reset", false, Schema::Integer(Bounds::NONE)),
 ];
 
 /// The responses of `listPets`.
-static LIST_PETS: [runtime::mock::Response; 8] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(11),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[
-            ("Link", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static LIST_PETS: [Response; 8] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(11), Bounds::NONE))
+        .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `createPet`.
-static CREATE_PET: [runtime::mock::Response; 11] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(201),
-        body: Some(runtime::mock::Schema::Named(11)),
-        examples: &[],
-        headers: &[
-            (
-                "Location",
-                true,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(408),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(413),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(415),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static CREATE_PET: [Response; 11] = [
+    Response::new(Status::Code(201))
+        .body(Schema::Named(11))
+        .headers(&[("Location", true, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(408)).body(Schema::Named(1)),
+    Response::new(Status::Code(413)).body(Schema::Named(1)),
+    Response::new(Status::Code(415)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getPet`.
-static GET_PET: [runtime::mock::Response; 10] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(11)),
-        examples: &[],
-        headers: &[
-            (
-                "Deprecation",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-            (
-                "Sunset",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-            ("Link", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(410),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static GET_PET: [Response; 10] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(11))
+        .headers(&[("Deprecation", false, Schema::String(Bounds::NONE)), ("Sunset", false, Schema::String(Bounds::NONE)), ("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(410)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `replacePet`.
-static REPLACE_PET: [runtime::mock::Response; 12] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(11)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(408),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(413),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(415),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static REPLACE_PET: [Response; 12] = [
+    Response::new(Status::Code(200)).body(Schema::Named(11)),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(408)).body(Schema::Named(1)),
+    Response::new(Status::Code(413)).body(Schema::Named(1)),
+    Response::new(Status::Code(415)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `deletePet`.
-static DELETE_PET: [runtime::mock::Response; 10] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(409),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static DELETE_PET: [Response; 10] = [
+    Response::new(Status::Code(204)),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(409)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `listCategories`.
-static LIST_CATEGORIES: [runtime::mock::Response; 8] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(0),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[
-            ("Link", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static LIST_CATEGORIES: [Response; 8] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(0), Bounds::NONE))
+        .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `createCategory`.
-static CREATE_CATEGORY: [runtime::mock::Response; 11] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(201),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[
-            (
-                "Location",
-                true,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(408),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(413),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(415),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static CREATE_CATEGORY: [Response; 11] = [
+    Response::new(Status::Code(201))
+        .body(Schema::Named(0))
+        .headers(&[("Location", true, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(408)).body(Schema::Named(1)),
+    Response::new(Status::Code(413)).body(Schema::Named(1)),
+    Response::new(Status::Code(415)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getCategory`.
-static GET_CATEGORY: [runtime::mock::Response; 9] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[("X-API-Stability", false, runtime::mock::Schema::Named(16))],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static GET_CATEGORY: [Response; 9] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(0))
+        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `deleteCategory`.
-static DELETE_CATEGORY: [runtime::mock::Response; 10] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[("X-API-Stability", false, runtime::mock::Schema::Named(16))],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(409),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static DELETE_CATEGORY: [Response; 10] = [
+    Response::new(Status::Code(204)).headers(&[("X-API-Stability", false, Schema::Named(16))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(409)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `listOrders`.
-static LIST_ORDERS: [runtime::mock::Response; 8] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(9),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[
-            ("Link", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static LIST_ORDERS: [Response; 8] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(9), Bounds::NONE))
+        .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `placeOrder`.
-static PLACE_ORDER: [runtime::mock::Response; 12] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(201),
-        body: Some(runtime::mock::Schema::Named(9)),
-        examples: &[],
-        headers: &[
-            (
-                "Location",
-                true,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(408),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(409),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(413),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(415),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static PLACE_ORDER: [Response; 12] = [
+    Response::new(Status::Code(201))
+        .body(Schema::Named(9))
+        .headers(&[("Location", true, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(408)).body(Schema::Named(1)),
+    Response::new(Status::Code(409)).body(Schema::Named(1)),
+    Response::new(Status::Code(413)).body(Schema::Named(1)),
+    Response::new(Status::Code(415)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getOrder`.
-static GET_ORDER: [runtime::mock::Response; 9] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(9)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static GET_ORDER: [Response; 9] = [
+    Response::new(Status::Code(200)).body(Schema::Named(9)),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `cancelOrder`.
-static CANCEL_ORDER: [runtime::mock::Response; 10] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(409),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static CANCEL_ORDER: [Response; 10] = [
+    Response::new(Status::Code(204)),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(409)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `completeOrder`.
-static COMPLETE_ORDER: [runtime::mock::Response; 9] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(9)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static COMPLETE_ORDER: [Response; 9] = [
+    Response::new(Status::Code(200)).body(Schema::Named(9)),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `listInventory`.
-static LIST_INVENTORY: [runtime::mock::Response; 8] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(4),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[
-            ("X-API-Stability", false, runtime::mock::Schema::Named(16)),
-            ("Link", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static LIST_INVENTORY: [Response; 8] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(4), Bounds::NONE))
+        .headers(&[("X-API-Stability", false, Schema::Named(16)), ("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getInventoryItem`.
-static GET_INVENTORY_ITEM: [runtime::mock::Response; 9] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(4)),
-        examples: &[],
-        headers: &[("X-API-Stability", false, runtime::mock::Schema::Named(16))],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static GET_INVENTORY_ITEM: [Response; 9] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(4))
+        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `updateInventory`.
-static UPDATE_INVENTORY: [runtime::mock::Response; 12] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(4)),
-        examples: &[],
-        headers: &[("X-API-Stability", false, runtime::mock::Schema::Named(16))],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(408),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(413),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(415),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static UPDATE_INVENTORY: [Response; 12] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(4))
+        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(1)),
+    Response::new(Status::Code(408)).body(Schema::Named(1)),
+    Response::new(Status::Code(413)).body(Schema::Named(1)),
+    Response::new(Status::Code(415)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `watchStore`.
-static WATCH_STORE: [runtime::mock::Response; 9] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(14)),
-        examples: &[],
-        headers: &[("X-API-Stability", false, runtime::mock::Schema::Named(16))],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(401),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(410),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(431),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static WATCH_STORE: [Response; 9] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(14))
+        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
+    Response::new(Status::Code(400)).body(Schema::Named(1)),
+    Response::new(Status::Code(401)).body(Schema::Named(1)),
+    Response::new(Status::Code(410)).body(Schema::Named(1)),
+    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(1)),
+    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(1))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -2023,7 +460,7 @@ static WATCH_STORE: [runtime::mock::Response; 9] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Error,
 }
 
@@ -2066,7 +503,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -2099,12 +536,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -2123,42 +561,18 @@ impl operations::Pets for MockService {
         _request: operations::ListPetsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListPetsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listPets",
-            &LIST_PETS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::ListPetsResponse::Ok {
-                            body: mock.body()?,
-                            link: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::ListPetsResponse::BadRequest(mock.body()?),
-                    2 => operations::ListPetsResponse::Unauthorized(mock.body()?),
-                    3 => operations::ListPetsResponse::UnprocessableEntity(mock.body()?),
-                    4 => {
-                        operations::ListPetsResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    5 => {
-                        operations::ListPetsResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    6 => operations::ListPetsResponse::InternalServerError(mock.body()?),
-                    _ => {
-                        operations::ListPetsResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listPets", &LIST_PETS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListPetsResponse::Ok { body: mock.body()?, link: mock.header(0)? },
+                1 => operations::ListPetsResponse::BadRequest(mock.body()?),
+                2 => operations::ListPetsResponse::Unauthorized(mock.body()?),
+                3 => operations::ListPetsResponse::UnprocessableEntity(mock.body()?),
+                4 => operations::ListPetsResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                5 => operations::ListPetsResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                6 => operations::ListPetsResponse::InternalServerError(mock.body()?),
+                _ => operations::ListPetsResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn create_pet(
@@ -2166,47 +580,21 @@ impl operations::Pets for MockService {
         _request: operations::CreatePetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreatePetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createPet",
-            &CREATE_PET,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::CreatePetResponse::Created {
-                            body: mock.body()?,
-                            location: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::CreatePetResponse::BadRequest(mock.body()?),
-                    2 => operations::CreatePetResponse::Unauthorized(mock.body()?),
-                    3 => operations::CreatePetResponse::RequestTimeout(mock.body()?),
-                    4 => operations::CreatePetResponse::PayloadTooLarge(mock.body()?),
-                    5 => {
-                        operations::CreatePetResponse::UnsupportedMediaType(mock.body()?)
-                    }
-                    6 => operations::CreatePetResponse::UnprocessableEntity(mock.body()?),
-                    7 => {
-                        operations::CreatePetResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    8 => {
-                        operations::CreatePetResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    9 => operations::CreatePetResponse::InternalServerError(mock.body()?),
-                    _ => {
-                        operations::CreatePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "createPet", &CREATE_PET, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::CreatePetResponse::Created { body: mock.body()?, location: mock.header(0)? },
+                1 => operations::CreatePetResponse::BadRequest(mock.body()?),
+                2 => operations::CreatePetResponse::Unauthorized(mock.body()?),
+                3 => operations::CreatePetResponse::RequestTimeout(mock.body()?),
+                4 => operations::CreatePetResponse::PayloadTooLarge(mock.body()?),
+                5 => operations::CreatePetResponse::UnsupportedMediaType(mock.body()?),
+                6 => operations::CreatePetResponse::UnprocessableEntity(mock.body()?),
+                7 => operations::CreatePetResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                8 => operations::CreatePetResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                9 => operations::CreatePetResponse::InternalServerError(mock.body()?),
+                _ => operations::CreatePetResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn get_pet(
@@ -2214,46 +602,20 @@ impl operations::Pets for MockService {
         _request: operations::GetPetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetPetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getPet",
-            &GET_PET,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::GetPetResponse::Ok {
-                            body: mock.body()?,
-                            deprecation: mock.header(0)?,
-                            sunset: mock.header(1)?,
-                            link: mock.header(2)?,
-                        }
-                    }
-                    1 => operations::GetPetResponse::BadRequest(mock.body()?),
-                    2 => operations::GetPetResponse::Unauthorized(mock.body()?),
-                    3 => operations::GetPetResponse::NotFound(mock.body()?),
-                    4 => operations::GetPetResponse::Gone(mock.body()?),
-                    5 => operations::GetPetResponse::UnprocessableEntity(mock.body()?),
-                    6 => {
-                        operations::GetPetResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    7 => {
-                        operations::GetPetResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    8 => operations::GetPetResponse::InternalServerError(mock.body()?),
-                    _ => {
-                        operations::GetPetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "getPet", &GET_PET, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetPetResponse::Ok { body: mock.body()?, deprecation: mock.header(0)?, sunset: mock.header(1)?, link: mock.header(2)? },
+                1 => operations::GetPetResponse::BadRequest(mock.body()?),
+                2 => operations::GetPetResponse::Unauthorized(mock.body()?),
+                3 => operations::GetPetResponse::NotFound(mock.body()?),
+                4 => operations::GetPetResponse::Gone(mock.body()?),
+                5 => operations::GetPetResponse::UnprocessableEntity(mock.body()?),
+                6 => operations::GetPetResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                7 => operations::GetPetResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                8 => operations::GetPetResponse::InternalServerError(mock.body()?),
+                _ => operations::GetPetResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn replace_pet(
@@ -2261,49 +623,22 @@ impl operations::Pets for MockService {
         _request: operations::ReplacePetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ReplacePetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "replacePet",
-            &REPLACE_PET,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::ReplacePetResponse::Ok(mock.body()?),
-                    1 => operations::ReplacePetResponse::BadRequest(mock.body()?),
-                    2 => operations::ReplacePetResponse::Unauthorized(mock.body()?),
-                    3 => operations::ReplacePetResponse::NotFound(mock.body()?),
-                    4 => operations::ReplacePetResponse::RequestTimeout(mock.body()?),
-                    5 => operations::ReplacePetResponse::PayloadTooLarge(mock.body()?),
-                    6 => {
-                        operations::ReplacePetResponse::UnsupportedMediaType(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::ReplacePetResponse::UnprocessableEntity(mock.body()?)
-                    }
-                    8 => {
-                        operations::ReplacePetResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    9 => {
-                        operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    10 => {
-                        operations::ReplacePetResponse::InternalServerError(mock.body()?)
-                    }
-                    _ => {
-                        operations::ReplacePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "replacePet", &REPLACE_PET, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ReplacePetResponse::Ok(mock.body()?),
+                1 => operations::ReplacePetResponse::BadRequest(mock.body()?),
+                2 => operations::ReplacePetResponse::Unauthorized(mock.body()?),
+                3 => operations::ReplacePetResponse::NotFound(mock.body()?),
+                4 => operations::ReplacePetResponse::RequestTimeout(mock.body()?),
+                5 => operations::ReplacePetResponse::PayloadTooLarge(mock.body()?),
+                6 => operations::ReplacePetResponse::UnsupportedMediaType(mock.body()?),
+                7 => operations::ReplacePetResponse::UnprocessableEntity(mock.body()?),
+                8 => operations::ReplacePetResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                9 => operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                10 => operations::ReplacePetResponse::InternalServerError(mock.body()?),
+                _ => operations::ReplacePetResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn delete_pet(
@@ -2311,39 +646,20 @@ impl operations::Pets for MockService {
         _request: operations::DeletePetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::DeletePetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "deletePet",
-            &DELETE_PET,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::DeletePetResponse::NoContent,
-                    1 => operations::DeletePetResponse::BadRequest(mock.body()?),
-                    2 => operations::DeletePetResponse::Unauthorized(mock.body()?),
-                    3 => operations::DeletePetResponse::NotFound(mock.body()?),
-                    4 => operations::DeletePetResponse::Conflict(mock.body()?),
-                    5 => operations::DeletePetResponse::UnprocessableEntity(mock.body()?),
-                    6 => {
-                        operations::DeletePetResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    7 => {
-                        operations::DeletePetResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    8 => operations::DeletePetResponse::InternalServerError(mock.body()?),
-                    _ => {
-                        operations::DeletePetResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "deletePet", &DELETE_PET, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::DeletePetResponse::NoContent,
+                1 => operations::DeletePetResponse::BadRequest(mock.body()?),
+                2 => operations::DeletePetResponse::Unauthorized(mock.body()?),
+                3 => operations::DeletePetResponse::NotFound(mock.body()?),
+                4 => operations::DeletePetResponse::Conflict(mock.body()?),
+                5 => operations::DeletePetResponse::UnprocessableEntity(mock.body()?),
+                6 => operations::DeletePetResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                7 => operations::DeletePetResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                8 => operations::DeletePetResponse::InternalServerError(mock.body()?),
+                _ => operations::DeletePetResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn list_categories(
@@ -2351,50 +667,18 @@ impl operations::Pets for MockService {
         _request: operations::ListCategoriesRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListCategoriesResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listCategories",
-            &LIST_CATEGORIES,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::ListCategoriesResponse::Ok {
-                            body: mock.body()?,
-                            link: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::ListCategoriesResponse::BadRequest(mock.body()?),
-                    2 => operations::ListCategoriesResponse::Unauthorized(mock.body()?),
-                    3 => {
-                        operations::ListCategoriesResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    4 => {
-                        operations::ListCategoriesResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    5 => {
-                        operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::ListCategoriesResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::ListCategoriesResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listCategories", &LIST_CATEGORIES, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListCategoriesResponse::Ok { body: mock.body()?, link: mock.header(0)? },
+                1 => operations::ListCategoriesResponse::BadRequest(mock.body()?),
+                2 => operations::ListCategoriesResponse::Unauthorized(mock.body()?),
+                3 => operations::ListCategoriesResponse::UnprocessableEntity(mock.body()?),
+                4 => operations::ListCategoriesResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                5 => operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                6 => operations::ListCategoriesResponse::InternalServerError(mock.body()?),
+                _ => operations::ListCategoriesResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn create_category(
@@ -2402,59 +686,21 @@ impl operations::Pets for MockService {
         _request: operations::CreateCategoryRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreateCategoryResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createCategory",
-            &CREATE_CATEGORY,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::CreateCategoryResponse::Created {
-                            body: mock.body()?,
-                            location: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::CreateCategoryResponse::BadRequest(mock.body()?),
-                    2 => operations::CreateCategoryResponse::Unauthorized(mock.body()?),
-                    3 => operations::CreateCategoryResponse::RequestTimeout(mock.body()?),
-                    4 => {
-                        operations::CreateCategoryResponse::PayloadTooLarge(mock.body()?)
-                    }
-                    5 => {
-                        operations::CreateCategoryResponse::UnsupportedMediaType(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::CreateCategoryResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::CreateCategoryResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    8 => {
-                        operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    9 => {
-                        operations::CreateCategoryResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::CreateCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "createCategory", &CREATE_CATEGORY, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::CreateCategoryResponse::Created { body: mock.body()?, location: mock.header(0)? },
+                1 => operations::CreateCategoryResponse::BadRequest(mock.body()?),
+                2 => operations::CreateCategoryResponse::Unauthorized(mock.body()?),
+                3 => operations::CreateCategoryResponse::RequestTimeout(mock.body()?),
+                4 => operations::CreateCategoryResponse::PayloadTooLarge(mock.body()?),
+                5 => operations::CreateCategoryResponse::UnsupportedMediaType(mock.body()?),
+                6 => operations::CreateCategoryResponse::UnprocessableEntity(mock.body()?),
+                7 => operations::CreateCategoryResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                8 => operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                9 => operations::CreateCategoryResponse::InternalServerError(mock.body()?),
+                _ => operations::CreateCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn get_category(
@@ -2462,51 +708,19 @@ impl operations::Pets for MockService {
         _request: operations::GetCategoryRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetCategoryResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getCategory",
-            &GET_CATEGORY,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::GetCategoryResponse::Ok {
-                            body: mock.body()?,
-                            x_api_stability: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::GetCategoryResponse::BadRequest(mock.body()?),
-                    2 => operations::GetCategoryResponse::Unauthorized(mock.body()?),
-                    3 => operations::GetCategoryResponse::NotFound(mock.body()?),
-                    4 => {
-                        operations::GetCategoryResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    5 => {
-                        operations::GetCategoryResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    6 => {
-                        operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::GetCategoryResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::GetCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "getCategory", &GET_CATEGORY, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetCategoryResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)? },
+                1 => operations::GetCategoryResponse::BadRequest(mock.body()?),
+                2 => operations::GetCategoryResponse::Unauthorized(mock.body()?),
+                3 => operations::GetCategoryResponse::NotFound(mock.body()?),
+                4 => operations::GetCategoryResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::GetCategoryResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::GetCategoryResponse::InternalServerError(mock.body()?),
+                _ => operations::GetCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn delete_category(
@@ -2514,51 +728,20 @@ impl operations::Pets for MockService {
         _request: operations::DeleteCategoryRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::DeleteCategoryResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "deleteCategory",
-            &DELETE_CATEGORY,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::DeleteCategoryResponse::NoContent {
-                            x_api_stability: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::DeleteCategoryResponse::BadRequest(mock.body()?),
-                    2 => operations::DeleteCategoryResponse::Unauthorized(mock.body()?),
-                    3 => operations::DeleteCategoryResponse::NotFound(mock.body()?),
-                    4 => operations::DeleteCategoryResponse::Conflict(mock.body()?),
-                    5 => {
-                        operations::DeleteCategoryResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::DeleteCategoryResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    7 => {
-                        operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    8 => {
-                        operations::DeleteCategoryResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::DeleteCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "deleteCategory", &DELETE_CATEGORY, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::DeleteCategoryResponse::NoContent { x_api_stability: mock.header(0)? },
+                1 => operations::DeleteCategoryResponse::BadRequest(mock.body()?),
+                2 => operations::DeleteCategoryResponse::Unauthorized(mock.body()?),
+                3 => operations::DeleteCategoryResponse::NotFound(mock.body()?),
+                4 => operations::DeleteCategoryResponse::Conflict(mock.body()?),
+                5 => operations::DeleteCategoryResponse::UnprocessableEntity(mock.body()?),
+                6 => operations::DeleteCategoryResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                7 => operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                8 => operations::DeleteCategoryResponse::InternalServerError(mock.body()?),
+                _ => operations::DeleteCategoryResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 }
 
@@ -2568,46 +751,18 @@ impl operations::Store for MockService {
         _request: operations::ListOrdersRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListOrdersResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listOrders",
-            &LIST_ORDERS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::ListOrdersResponse::Ok {
-                            body: mock.body()?,
-                            link: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::ListOrdersResponse::BadRequest(mock.body()?),
-                    2 => operations::ListOrdersResponse::Unauthorized(mock.body()?),
-                    3 => {
-                        operations::ListOrdersResponse::UnprocessableEntity(mock.body()?)
-                    }
-                    4 => {
-                        operations::ListOrdersResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    5 => {
-                        operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::ListOrdersResponse::InternalServerError(mock.body()?)
-                    }
-                    _ => {
-                        operations::ListOrdersResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listOrders", &LIST_ORDERS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListOrdersResponse::Ok { body: mock.body()?, link: mock.header(0)? },
+                1 => operations::ListOrdersResponse::BadRequest(mock.body()?),
+                2 => operations::ListOrdersResponse::Unauthorized(mock.body()?),
+                3 => operations::ListOrdersResponse::UnprocessableEntity(mock.body()?),
+                4 => operations::ListOrdersResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                5 => operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                6 => operations::ListOrdersResponse::InternalServerError(mock.body()?),
+                _ => operations::ListOrdersResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn place_order(
@@ -2615,54 +770,22 @@ impl operations::Store for MockService {
         _request: operations::PlaceOrderRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::PlaceOrderResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "placeOrder",
-            &PLACE_ORDER,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::PlaceOrderResponse::Created {
-                            body: mock.body()?,
-                            location: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::PlaceOrderResponse::BadRequest(mock.body()?),
-                    2 => operations::PlaceOrderResponse::Unauthorized(mock.body()?),
-                    3 => operations::PlaceOrderResponse::RequestTimeout(mock.body()?),
-                    4 => operations::PlaceOrderResponse::Conflict(mock.body()?),
-                    5 => operations::PlaceOrderResponse::PayloadTooLarge(mock.body()?),
-                    6 => {
-                        operations::PlaceOrderResponse::UnsupportedMediaType(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::PlaceOrderResponse::UnprocessableEntity(mock.body()?)
-                    }
-                    8 => {
-                        operations::PlaceOrderResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    9 => {
-                        operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    10 => {
-                        operations::PlaceOrderResponse::InternalServerError(mock.body()?)
-                    }
-                    _ => {
-                        operations::PlaceOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "placeOrder", &PLACE_ORDER, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::PlaceOrderResponse::Created { body: mock.body()?, location: mock.header(0)? },
+                1 => operations::PlaceOrderResponse::BadRequest(mock.body()?),
+                2 => operations::PlaceOrderResponse::Unauthorized(mock.body()?),
+                3 => operations::PlaceOrderResponse::RequestTimeout(mock.body()?),
+                4 => operations::PlaceOrderResponse::Conflict(mock.body()?),
+                5 => operations::PlaceOrderResponse::PayloadTooLarge(mock.body()?),
+                6 => operations::PlaceOrderResponse::UnsupportedMediaType(mock.body()?),
+                7 => operations::PlaceOrderResponse::UnprocessableEntity(mock.body()?),
+                8 => operations::PlaceOrderResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                9 => operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                10 => operations::PlaceOrderResponse::InternalServerError(mock.body()?),
+                _ => operations::PlaceOrderResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn get_order(
@@ -2670,38 +793,19 @@ impl operations::Store for MockService {
         _request: operations::GetOrderRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetOrderResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getOrder",
-            &GET_ORDER,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::GetOrderResponse::Ok(mock.body()?),
-                    1 => operations::GetOrderResponse::BadRequest(mock.body()?),
-                    2 => operations::GetOrderResponse::Unauthorized(mock.body()?),
-                    3 => operations::GetOrderResponse::NotFound(mock.body()?),
-                    4 => operations::GetOrderResponse::UnprocessableEntity(mock.body()?),
-                    5 => {
-                        operations::GetOrderResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    6 => {
-                        operations::GetOrderResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    7 => operations::GetOrderResponse::InternalServerError(mock.body()?),
-                    _ => {
-                        operations::GetOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "getOrder", &GET_ORDER, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetOrderResponse::Ok(mock.body()?),
+                1 => operations::GetOrderResponse::BadRequest(mock.body()?),
+                2 => operations::GetOrderResponse::Unauthorized(mock.body()?),
+                3 => operations::GetOrderResponse::NotFound(mock.body()?),
+                4 => operations::GetOrderResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::GetOrderResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::GetOrderResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::GetOrderResponse::InternalServerError(mock.body()?),
+                _ => operations::GetOrderResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn cancel_order(
@@ -2709,47 +813,20 @@ impl operations::Store for MockService {
         _request: operations::CancelOrderRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CancelOrderResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "cancelOrder",
-            &CANCEL_ORDER,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::CancelOrderResponse::NoContent,
-                    1 => operations::CancelOrderResponse::BadRequest(mock.body()?),
-                    2 => operations::CancelOrderResponse::Unauthorized(mock.body()?),
-                    3 => operations::CancelOrderResponse::NotFound(mock.body()?),
-                    4 => operations::CancelOrderResponse::Conflict(mock.body()?),
-                    5 => {
-                        operations::CancelOrderResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::CancelOrderResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    7 => {
-                        operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    8 => {
-                        operations::CancelOrderResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::CancelOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "cancelOrder", &CANCEL_ORDER, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::CancelOrderResponse::NoContent,
+                1 => operations::CancelOrderResponse::BadRequest(mock.body()?),
+                2 => operations::CancelOrderResponse::Unauthorized(mock.body()?),
+                3 => operations::CancelOrderResponse::NotFound(mock.body()?),
+                4 => operations::CancelOrderResponse::Conflict(mock.body()?),
+                5 => operations::CancelOrderResponse::UnprocessableEntity(mock.body()?),
+                6 => operations::CancelOrderResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                7 => operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                8 => operations::CancelOrderResponse::InternalServerError(mock.body()?),
+                _ => operations::CancelOrderResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn complete_order(
@@ -2757,46 +834,19 @@ impl operations::Store for MockService {
         _request: operations::CompleteOrderRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CompleteOrderResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "completeOrder",
-            &COMPLETE_ORDER,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::CompleteOrderResponse::Ok(mock.body()?),
-                    1 => operations::CompleteOrderResponse::BadRequest(mock.body()?),
-                    2 => operations::CompleteOrderResponse::Unauthorized(mock.body()?),
-                    3 => operations::CompleteOrderResponse::NotFound(mock.body()?),
-                    4 => {
-                        operations::CompleteOrderResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    5 => {
-                        operations::CompleteOrderResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    6 => {
-                        operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::CompleteOrderResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::CompleteOrderResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "completeOrder", &COMPLETE_ORDER, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::CompleteOrderResponse::Ok(mock.body()?),
+                1 => operations::CompleteOrderResponse::BadRequest(mock.body()?),
+                2 => operations::CompleteOrderResponse::Unauthorized(mock.body()?),
+                3 => operations::CompleteOrderResponse::NotFound(mock.body()?),
+                4 => operations::CompleteOrderResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::CompleteOrderResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::CompleteOrderResponse::InternalServerError(mock.body()?),
+                _ => operations::CompleteOrderResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn list_inventory(
@@ -2804,51 +854,18 @@ impl operations::Store for MockService {
         _request: operations::ListInventoryRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListInventoryResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listInventory",
-            &LIST_INVENTORY,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::ListInventoryResponse::Ok {
-                            body: mock.body()?,
-                            x_api_stability: mock.header(0)?,
-                            link: mock.header(1)?,
-                        }
-                    }
-                    1 => operations::ListInventoryResponse::BadRequest(mock.body()?),
-                    2 => operations::ListInventoryResponse::Unauthorized(mock.body()?),
-                    3 => {
-                        operations::ListInventoryResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    4 => {
-                        operations::ListInventoryResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    5 => {
-                        operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::ListInventoryResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::ListInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listInventory", &LIST_INVENTORY, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListInventoryResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)?, link: mock.header(1)? },
+                1 => operations::ListInventoryResponse::BadRequest(mock.body()?),
+                2 => operations::ListInventoryResponse::Unauthorized(mock.body()?),
+                3 => operations::ListInventoryResponse::UnprocessableEntity(mock.body()?),
+                4 => operations::ListInventoryResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                5 => operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                6 => operations::ListInventoryResponse::InternalServerError(mock.body()?),
+                _ => operations::ListInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn get_inventory_item(
@@ -2856,51 +873,19 @@ impl operations::Store for MockService {
         _request: operations::GetInventoryItemRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetInventoryItemResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getInventoryItem",
-            &GET_INVENTORY_ITEM,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::GetInventoryItemResponse::Ok {
-                            body: mock.body()?,
-                            x_api_stability: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::GetInventoryItemResponse::BadRequest(mock.body()?),
-                    2 => operations::GetInventoryItemResponse::Unauthorized(mock.body()?),
-                    3 => operations::GetInventoryItemResponse::NotFound(mock.body()?),
-                    4 => {
-                        operations::GetInventoryItemResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    5 => {
-                        operations::GetInventoryItemResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    6 => {
-                        operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::GetInventoryItemResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::GetInventoryItemResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "getInventoryItem", &GET_INVENTORY_ITEM, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetInventoryItemResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)? },
+                1 => operations::GetInventoryItemResponse::BadRequest(mock.body()?),
+                2 => operations::GetInventoryItemResponse::Unauthorized(mock.body()?),
+                3 => operations::GetInventoryItemResponse::NotFound(mock.body()?),
+                4 => operations::GetInventoryItemResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::GetInventoryItemResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::GetInventoryItemResponse::InternalServerError(mock.body()?),
+                _ => operations::GetInventoryItemResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn update_inventory(
@@ -2908,64 +893,22 @@ impl operations::Store for MockService {
         _request: operations::UpdateInventoryRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::UpdateInventoryResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "updateInventory",
-            &UPDATE_INVENTORY,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::UpdateInventoryResponse::Ok {
-                            body: mock.body()?,
-                            x_api_stability: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::UpdateInventoryResponse::BadRequest(mock.body()?),
-                    2 => operations::UpdateInventoryResponse::Unauthorized(mock.body()?),
-                    3 => operations::UpdateInventoryResponse::NotFound(mock.body()?),
-                    4 => {
-                        operations::UpdateInventoryResponse::RequestTimeout(mock.body()?)
-                    }
-                    5 => {
-                        operations::UpdateInventoryResponse::PayloadTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    6 => {
-                        operations::UpdateInventoryResponse::UnsupportedMediaType(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::UpdateInventoryResponse::UnprocessableEntity(
-                            mock.body()?,
-                        )
-                    }
-                    8 => {
-                        operations::UpdateInventoryResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    9 => {
-                        operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    10 => {
-                        operations::UpdateInventoryResponse::InternalServerError(
-                            mock.body()?,
-                        )
-                    }
-                    _ => {
-                        operations::UpdateInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "updateInventory", &UPDATE_INVENTORY, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::UpdateInventoryResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)? },
+                1 => operations::UpdateInventoryResponse::BadRequest(mock.body()?),
+                2 => operations::UpdateInventoryResponse::Unauthorized(mock.body()?),
+                3 => operations::UpdateInventoryResponse::NotFound(mock.body()?),
+                4 => operations::UpdateInventoryResponse::RequestTimeout(mock.body()?),
+                5 => operations::UpdateInventoryResponse::PayloadTooLarge(mock.body()?),
+                6 => operations::UpdateInventoryResponse::UnsupportedMediaType(mock.body()?),
+                7 => operations::UpdateInventoryResponse::UnprocessableEntity(mock.body()?),
+                8 => operations::UpdateInventoryResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                9 => operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                10 => operations::UpdateInventoryResponse::InternalServerError(mock.body()?),
+                _ => operations::UpdateInventoryResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 
     async fn watch_store(
@@ -2973,46 +916,18 @@ impl operations::Store for MockService {
         _request: operations::WatchStoreRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::WatchStoreResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "watchStore",
-            &WATCH_STORE,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::WatchStoreResponse::Ok {
-                            body: mock.events()?,
-                            x_api_stability: mock.header(0)?,
-                        }
-                    }
-                    1 => operations::WatchStoreResponse::BadRequest(mock.body()?),
-                    2 => operations::WatchStoreResponse::Unauthorized(mock.body()?),
-                    3 => operations::WatchStoreResponse::Gone(mock.body()?),
-                    4 => {
-                        operations::WatchStoreResponse::UnprocessableEntity(mock.body()?)
-                    }
-                    5 => {
-                        operations::WatchStoreResponse::TooManyRequests(operations::TooManyRequests {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                    6 => {
-                        operations::WatchStoreResponse::RequestHeaderFieldsTooLarge(
-                            mock.body()?,
-                        )
-                    }
-                    7 => {
-                        operations::WatchStoreResponse::InternalServerError(mock.body()?)
-                    }
-                    _ => {
-                        operations::WatchStoreResponse::ServiceUnavailable(operations::ServiceUnavailable {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "watchStore", &WATCH_STORE, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::WatchStoreResponse::Ok { body: mock.events()?, x_api_stability: mock.header(0)? },
+                1 => operations::WatchStoreResponse::BadRequest(mock.body()?),
+                2 => operations::WatchStoreResponse::Unauthorized(mock.body()?),
+                3 => operations::WatchStoreResponse::Gone(mock.body()?),
+                4 => operations::WatchStoreResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::WatchStoreResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::WatchStoreResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::WatchStoreResponse::InternalServerError(mock.body()?),
+                _ => operations::WatchStoreResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
     }
 }

@@ -5,47 +5,29 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 4] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Array(
-            &runtime::mock::Schema::Named(0),
-            runtime::mock::Bounds::NONE,
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Array(
-            &runtime::mock::Schema::Named(0),
-            runtime::mock::Bounds::NONE,
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Map(&runtime::mock::Schema::Named(2)),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Map(&runtime::mock::Schema::Named(2)),
-        example: None,
-    },
+static TYPES: [Type; 4] = [
+    // 0: A
+    Type::of(Schema::Array(&Schema::Named(0), Bounds::NONE)),
+    // 1: B
+    Type::of(Schema::Array(&Schema::Named(0), Bounds::NONE)),
+    // 2: C
+    Type::of(Schema::Map(&Schema::Named(2))),
+    // 3: D
+    Type::of(Schema::Map(&Schema::Named(2))),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getC`.
-static GET_C: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_C: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(0)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -54,7 +36,7 @@ static GET_C: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -97,7 +79,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -130,12 +112,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -154,11 +137,6 @@ impl operations::C for MockService {
         _request: operations::GetCRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetCResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getC",
-            &GET_C,
-            |mock| Ok(operations::GetCResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getC", &GET_C, |mock| Ok(operations::GetCResponse::Ok(mock.body()?)))
     }
 }

@@ -5,144 +5,47 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 5] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "shelf",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "notes",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(2),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "text",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(8),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "text",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "tag",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "labels",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(1),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "note",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["fragile", "heavy"]),
-        example: None,
-    },
+static TYPES: [Type; 5] = [
+    // 0: Crate
+    Type::of(Schema::Object(&[
+        Field::optional("shelf", Schema::String(Bounds::NONE)),
+        Field::optional("notes", Schema::Array(&Schema::Named(2), Bounds::NONE)),
+    ])),
+    // 1: Label
+    Type::of(Schema::Object(&[
+        Field::required("text", Schema::String(Bounds::NONE.max_length(8))),
+    ])),
+    // 2: Note
+    Type::of(Schema::Object(&[
+        Field::optional("text", Schema::String(Bounds::NONE)),
+        Field::optional("tag", Schema::Named(4)),
+    ])),
+    // 3: Shelf
+    Type::of(Schema::Object(&[
+        Field::optional("labels", Schema::Array(&Schema::Named(1), Bounds::NONE)),
+        Field::optional("note", Schema::Named(2)),
+    ])),
+    // 4: Tag
+    Type::of(Schema::Enum(&["fragile", "heavy"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `stockShelf`.
-static STOCK_SHELF: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static STOCK_SHELF: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `packCrate`.
-static PACK_CRATE: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static PACK_CRATE: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -151,7 +54,7 @@ static PACK_CRATE: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -194,7 +97,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -227,12 +130,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -251,12 +155,7 @@ impl operations::Shelves for MockService {
         _request: operations::StockShelfRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::StockShelfResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "stockShelf",
-            &STOCK_SHELF,
-            |_| Ok(operations::StockShelfResponse::NoContent),
-        )
+        self.answer(&context, "stockShelf", &STOCK_SHELF, |_| Ok(operations::StockShelfResponse::NoContent))
     }
 }
 
@@ -266,11 +165,6 @@ impl operations::Crates for MockService {
         _request: operations::PackCrateRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::PackCrateResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "packCrate",
-            &PACK_CRATE,
-            |_| Ok(operations::PackCrateResponse::NoContent),
-        )
+        self.answer(&context, "packCrate", &PACK_CRATE, |_| Ok(operations::PackCrateResponse::NoContent))
     }
 }

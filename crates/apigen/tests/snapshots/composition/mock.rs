@@ -5,265 +5,58 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 6] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "createdAt",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "updatedAt",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::DateTime,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "email",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(254),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "password",
-                        required: false,
-                        write_only: true,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(8),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "plan",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(5),
-                        example: Some("\"free\""),
-                    },
-                    runtime::mock::Field {
-                        name: "retries",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: Some("3"),
-                    },
-                    runtime::mock::Field {
-                        name: "nickname",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "address",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Uuid,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "createdAt",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "updatedAt",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::DateTime,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "value",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "email",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(254),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "password",
-                        required: false,
-                        write_only: true,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(8),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "plan",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(5),
-                        example: Some("\"free\""),
-                    },
-                    runtime::mock::Field {
-                        name: "retries",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: Some("3"),
-                    },
-                    runtime::mock::Field {
-                        name: "nickname",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "address",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "street",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "zip",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            pattern: Some("^[0-9]{5}$"),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["free", "paid"]),
-        example: None,
-    },
+static TYPES: [Type; 6] = [
+    // 0: Account
+    Type::of(Schema::Object(&[
+        Field::required("createdAt", Schema::DateTime),
+        Field::optional("updatedAt", Schema::Nullable(&Schema::DateTime)),
+        Field::required("email", Schema::String(Bounds::NONE.max_length(254))),
+        Field::optional("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
+        Field::optional("plan", Schema::Named(5)).example("\"free\""),
+        Field::optional("retries", Schema::Integer(Bounds::NONE)).example("3"),
+        Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
+        Field::optional("address", Schema::Named(4)),
+        Field::required("id", Schema::Uuid),
+    ])),
+    // 1: Audited
+    Type::of(Schema::Object(&[
+        Field::required("createdAt", Schema::DateTime),
+        Field::optional("updatedAt", Schema::Nullable(&Schema::DateTime)),
+    ])),
+    // 2: Legacy
+    Type::of(Schema::Object(&[
+        Field::optional("value", Schema::Number(Bounds::NONE)),
+    ])),
+    // 3: NewAccount
+    Type::of(Schema::Object(&[
+        Field::required("email", Schema::String(Bounds::NONE.max_length(254))),
+        Field::optional("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
+        Field::optional("plan", Schema::Named(5)).example("\"free\""),
+        Field::optional("retries", Schema::Integer(Bounds::NONE)).example("3"),
+        Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
+        Field::optional("address", Schema::Named(4)),
+    ])),
+    // 4: NewAccountAddress
+    Type::of(Schema::Object(&[
+        Field::optional("street", Schema::String(Bounds::NONE)),
+        Field::optional("zip", Schema::String(Bounds::NONE.pattern("^[0-9]{5}$"))),
+    ])),
+    // 5: NewAccountPlan
+    Type::of(Schema::Enum(&["free", "paid"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `createAccount`.
-static CREATE_ACCOUNT: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(201),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_ACCOUNT: [Response; 1] = [
+    Response::new(Status::Code(201)).body(Schema::Named(0)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -272,7 +65,7 @@ static CREATE_ACCOUNT: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -315,7 +108,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -348,12 +141,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -372,11 +166,6 @@ impl operations::Accounts for MockService {
         _request: operations::CreateAccountRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreateAccountResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createAccount",
-            &CREATE_ACCOUNT,
-            |mock| Ok(operations::CreateAccountResponse::Created(mock.body()?)),
-        )
+        self.answer(&context, "createAccount", &CREATE_ACCOUNT, |mock| Ok(operations::CreateAccountResponse::Created(mock.body()?)))
     }
 }

@@ -5,122 +5,44 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 2] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 2] = [
+    // 0: Error
+    Type::of(Schema::Object(&[
+        Field::required("code", Schema::String(Bounds::NONE)),
+        Field::required("status", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 1: Thing
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(0);
+static ERROR: Schema = Schema::Named(0);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getThing`.
-static GET_THING: [runtime::mock::Response; 3] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(500),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_THING: [Response; 3] = [
+    Response::new(Status::Code(200)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(0)),
+    Response::new(Status::Code(500)).body(Schema::Named(0)),
 ];
 
 /// The responses of `deleteThing`.
-static DELETE_THING: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static DELETE_THING: [Response; 2] = [
+    Response::new(Status::Code(204)),
+    Response::new(Status::Code(404)).body(Schema::Named(0)),
 ];
 
 /// The responses of `listThings`.
-static LIST_THINGS: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(1),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Default,
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_THINGS: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(1), Bounds::NONE)),
+    Response::new(Status::Default).body(Schema::Named(0)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -129,7 +51,7 @@ static LIST_THINGS: [runtime::mock::Response; 2] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Error,
 }
 
@@ -172,7 +94,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -205,12 +127,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -229,18 +152,13 @@ impl operations::Things for MockService {
         _request: operations::GetThingRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetThingResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getThing",
-            &GET_THING,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::GetThingResponse::Ok(mock.body()?),
-                    1 => operations::GetThingResponse::NotFound(mock.body()?),
-                    _ => operations::GetThingResponse::InternalServerError(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "getThing", &GET_THING, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetThingResponse::Ok(mock.body()?),
+                1 => operations::GetThingResponse::NotFound(mock.body()?),
+                _ => operations::GetThingResponse::InternalServerError(mock.body()?),
+            })
+        })
     }
 
     async fn delete_thing(
@@ -248,17 +166,12 @@ impl operations::Things for MockService {
         _request: operations::DeleteThingRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::DeleteThingResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "deleteThing",
-            &DELETE_THING,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::DeleteThingResponse::NoContent,
-                    _ => operations::DeleteThingResponse::NotFound(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "deleteThing", &DELETE_THING, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::DeleteThingResponse::NoContent,
+                _ => operations::DeleteThingResponse::NotFound(mock.body()?),
+            })
+        })
     }
 
     async fn list_things(
@@ -266,21 +179,11 @@ impl operations::Things for MockService {
         _request: operations::ListThingsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListThingsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listThings",
-            &LIST_THINGS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::ListThingsResponse::Ok(mock.body()?),
-                    _ => {
-                        operations::ListThingsResponse::Default {
-                            status: mock.status(),
-                            body: mock.body()?,
-                        }
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listThings", &LIST_THINGS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListThingsResponse::Ok(mock.body()?),
+                _ => operations::ListThingsResponse::Default { status: mock.status(), body: mock.body()? },
+            })
+        })
     }
 }

@@ -5,246 +5,71 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 7] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "prompt",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "stream",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "text",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("type"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["order.placed"],
-                        schema: runtime::mock::Schema::Named(3),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["inventory.changed"],
-                        schema: runtime::mock::Schema::Named(5),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "orderId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "message",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "petId",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "stock",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "text",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 7] = [
+    // 0: CompleteBody
+    Type::of(Schema::Object(&[
+        Field::required("prompt", Schema::String(Bounds::NONE)),
+        Field::optional("stream", Schema::Bool),
+    ])),
+    // 1: Completion
+    Type::of(Schema::Object(&[
+        Field::required("text", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: FeedEvent
+    Type::of(Schema::Union(Some("type"), &[
+        Variant::new(&["order.placed"], Schema::Named(3)),
+        Variant::new(&["inventory.changed"], Schema::Named(5)),
+    ])),
+    // 3: Placed
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::String(Bounds::NONE)),
+        Field::required("orderId", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 4: Problem
+    Type::of(Schema::Object(&[
+        Field::required("message", Schema::String(Bounds::NONE)),
+    ])),
+    // 5: Restocked
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::String(Bounds::NONE)),
+        Field::required("petId", Schema::Integer(Bounds::NONE)),
+        Field::required("stock", Schema::Integer(Bounds::NONE.minimum(0.0, false))),
+    ])),
+    // 6: StreamChunksOkEvent
+    Type::of(Schema::Object(&[
+        Field::required("text", Schema::String(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(4);
+static ERROR: Schema = Schema::Named(4);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `watchFeed`.
-static WATCH_FEED: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(2)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(4)),
-        examples: &[],
-        headers: &[],
-    },
+static WATCH_FEED: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Named(2)),
+    Response::new(Status::Code(429)).body(Schema::Named(4)),
 ];
 
 /// The responses of `complete`.
-static COMPLETE: [runtime::mock::Response; 3] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "X-Request-Id",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[
-            (
-                "X-Request-Id",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Default,
-        body: Some(runtime::mock::Schema::Named(4)),
-        examples: &[],
-        headers: &[],
-    },
+static COMPLETE: [Response; 3] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(1))
+        .headers(&[("X-Request-Id", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(200))
+        .body(Schema::Named(1))
+        .headers(&[("X-Request-Id", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Default).body(Schema::Named(4)),
 ];
 
 /// The responses of `streamChunks`.
-static STREAM_CHUNKS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(6)),
-        examples: &[],
-        headers: &[],
-    },
+static STREAM_CHUNKS: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(6)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -253,7 +78,7 @@ static STREAM_CHUNKS: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Problem,
 }
 
@@ -296,7 +121,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -329,12 +154,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -353,17 +179,12 @@ impl operations::Feed for MockService {
         _request: operations::WatchFeedRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::WatchFeedResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "watchFeed",
-            &WATCH_FEED,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::WatchFeedResponse::Ok(mock.events()?),
-                    _ => operations::WatchFeedResponse::TooManyRequests(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "watchFeed", &WATCH_FEED, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::WatchFeedResponse::Ok(mock.events()?),
+                _ => operations::WatchFeedResponse::TooManyRequests(mock.body()?),
+            })
+        })
     }
 }
 
@@ -373,33 +194,13 @@ impl operations::Completions for MockService {
         _request: operations::CompleteRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CompleteResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "complete",
-            &COMPLETE,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::CompleteResponse::Ok {
-                            body: mock.body()?,
-                            x_request_id: mock.header(0)?,
-                        }
-                    }
-                    1 => {
-                        operations::CompleteResponse::OkEvents {
-                            body: mock.events()?,
-                            x_request_id: mock.header(0)?,
-                        }
-                    }
-                    _ => {
-                        operations::CompleteResponse::Default {
-                            status: mock.status(),
-                            body: mock.body()?,
-                        }
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "complete", &COMPLETE, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::CompleteResponse::Ok { body: mock.body()?, x_request_id: mock.header(0)? },
+                1 => operations::CompleteResponse::OkEvents { body: mock.events()?, x_request_id: mock.header(0)? },
+                _ => operations::CompleteResponse::Default { status: mock.status(), body: mock.body()? },
+            })
+        })
     }
 }
 
@@ -409,11 +210,6 @@ impl operations::Chunks for MockService {
         _request: operations::StreamChunksRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::StreamChunksResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "streamChunks",
-            &STREAM_CHUNKS,
-            |mock| Ok(operations::StreamChunksResponse::Ok(mock.events()?)),
-        )
+        self.answer(&context, "streamChunks", &STREAM_CHUNKS, |mock| Ok(operations::StreamChunksResponse::Ok(mock.events()?)))
     }
 }

@@ -5,266 +5,49 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 3] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Map(
-            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "name",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "small",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(-5.0),
-                            maximum: Some(5.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "big",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            maximum: Some(100.0),
-                            exclusive_maximum: true,
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "ratio",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(runtime::mock::Bounds {
-                            minimum: Some(0.5),
-                            maximum: Some(1.5),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "precise",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "at",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::DateTime,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "day",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Date,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "token",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Uuid,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "blob",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Base64,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "file",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Base64,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "contact",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            format: Some("email"),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "homepage",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(200),
-                            format: Some("uri"),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "nickname",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds {
-                                max_length: Some(20),
-                                ..runtime::mock::Bounds::NONE
-                            }),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "mandatoryNote",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "code",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(3),
-                            max_length: Some(3),
-                            pattern: Some("^[A-Z]{3}$"),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "tags",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds {
-                                max_length: Some(10),
-                                ..runtime::mock::Bounds::NONE
-                            }),
-                            runtime::mock::Bounds {
-                                min_items: Some(1),
-                                max_items: Some(3),
-                                ..runtime::mock::Bounds::NONE
-                            },
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "scores",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Map(
-                            &runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                                minimum: Some(0.0),
-                                ..runtime::mock::Bounds::NONE
-                            }),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "extra",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Any,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "anything",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Any,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "matrix",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Array(
-                                &runtime::mock::Schema::Number(runtime::mock::Bounds::NONE),
-                                runtime::mock::Bounds::NONE,
-                            ),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 3] = [
+    // 0: Labels
+    Type::of(Schema::Map(&Schema::String(Bounds::NONE))),
+    // 1: Open
+    Type::of(Schema::Object(&[
+        Field::optional("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: Sample
+    Type::of(Schema::Object(&[
+        Field::required("small", Schema::Integer(Bounds::NONE.minimum(-5.0, false).maximum(5.0, false))),
+        Field::required("big", Schema::Integer(Bounds::NONE.minimum(0.0, false).maximum(100.0, true))),
+        Field::optional("ratio", Schema::Number(Bounds::NONE.minimum(0.5, false).maximum(1.5, false))),
+        Field::optional("precise", Schema::Number(Bounds::NONE)),
+        Field::optional("at", Schema::DateTime),
+        Field::optional("day", Schema::Date),
+        Field::optional("token", Schema::Uuid),
+        Field::optional("blob", Schema::Base64),
+        Field::optional("file", Schema::Base64),
+        Field::optional("contact", Schema::String(Bounds::NONE.format("email"))),
+        Field::optional("homepage", Schema::String(Bounds::NONE.max_length(200).format("uri"))),
+        Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE.max_length(20)))),
+        Field::required("mandatoryNote", Schema::Nullable(&Schema::String(Bounds::NONE))),
+        Field::optional("code", Schema::String(Bounds::NONE.min_length(3).max_length(3).pattern("^[A-Z]{3}$"))),
+        Field::optional("tags", Schema::Array(&Schema::String(Bounds::NONE.max_length(10)), Bounds::NONE.min_items(1).max_items(3))),
+        Field::optional("scores", Schema::Map(&Schema::Integer(Bounds::NONE.minimum(0.0, false)))),
+        Field::optional("extra", Schema::Any),
+        Field::optional("anything", Schema::Any),
+        Field::optional("matrix", Schema::Array(&Schema::Array(&Schema::Number(Bounds::NONE), Bounds::NONE), Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `putSample`.
-static PUT_SAMPLE: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static PUT_SAMPLE: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -273,7 +56,7 @@ static PUT_SAMPLE: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -316,7 +99,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -349,12 +132,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -373,11 +157,6 @@ impl operations::Samples for MockService {
         _request: operations::PutSampleRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::PutSampleResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "putSample",
-            &PUT_SAMPLE,
-            |_| Ok(operations::PutSampleResponse::NoContent),
-        )
+        self.answer(&context, "putSample", &PUT_SAMPLE, |_| Ok(operations::PutSampleResponse::NoContent))
     }
 }

@@ -5,67 +5,25 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 1] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "a",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 1] = [
+    // 0: GetHOkXJson
+    Type::of(Schema::Object(&[
+        Field::optional("a", Schema::Integer(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getH`.
-static GET_H: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: None,
-        examples: &[],
-        headers: &[
-            (
-                "X-List",
-                false,
-                runtime::mock::Schema::Array(
-                    &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                    runtime::mock::Bounds::NONE,
-                ),
-            ),
-            (
-                "X-Ints",
-                true,
-                runtime::mock::Schema::Array(
-                    &runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-                    runtime::mock::Bounds::NONE,
-                ),
-            ),
-            (
-                "X-Content",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-            ("X-Json", false, runtime::mock::Schema::Named(0)),
-        ],
-    },
+static GET_H: [Response; 1] = [
+    Response::new(Status::Code(200)).headers(&[("X-List", false, Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)), ("X-Ints", true, Schema::Array(&Schema::Integer(Bounds::NONE), Bounds::NONE)), ("X-Content", false, Schema::String(Bounds::NONE)), ("X-Json", false, Schema::Named(0))]),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -74,7 +32,7 @@ static GET_H: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -117,7 +75,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -150,12 +108,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -174,16 +133,6 @@ impl operations::H for MockService {
         _request: operations::GetHRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetHResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getH",
-            &GET_H,
-            |mock| Ok(operations::GetHResponse::Ok {
-                x_list: mock.header(0)?,
-                x_ints: mock.header(1)?,
-                x_content: mock.header(2)?,
-                x_json: mock.header(3)?,
-            }),
-        )
+        self.answer(&context, "getH", &GET_H, |mock| Ok(operations::GetHResponse::Ok { x_list: mock.header(0)?, x_ints: mock.header(1)?, x_content: mock.header(2)?, x_json: mock.header(3)? }))
     }
 }

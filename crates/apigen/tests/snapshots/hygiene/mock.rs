@@ -5,207 +5,69 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 9] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "b",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            min_length: Some(1),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "d",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "next",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "ok",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "error",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(5),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "s",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(1),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "s",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "value",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(3),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Array(
-            &runtime::mock::Schema::Named(0),
-            runtime::mock::Bounds {
-                max_items: Some(2),
-                ..runtime::mock::Bounds::NONE
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["a", "b"]),
-        example: None,
-    },
+static TYPES: [Type; 9] = [
+    // 0: Box2
+    Type::of(Schema::Object(&[
+        Field::optional("b", Schema::String(Bounds::NONE.min_length(1))),
+    ])),
+    // 1: Deserialize
+    Type::of(Schema::Object(&[
+        Field::optional("d", Schema::Integer(Bounds::NONE.minimum(0.0, false))),
+    ])),
+    // 2: Option2
+    Type::of(Schema::Object(&[
+        Field::optional("next", Schema::Named(2)),
+    ])),
+    // 3: Result2
+    Type::of(Schema::Object(&[
+        Field::required("ok", Schema::Bool),
+        Field::optional("error", Schema::Named(5)),
+    ])),
+    // 4: Serialize
+    Type::of(Schema::Object(&[
+        Field::optional("s", Schema::Named(1)),
+    ])),
+    // 5: String2
+    Type::of(Schema::Object(&[
+        Field::optional("s", Schema::String(Bounds::NONE)),
+    ])),
+    // 6: Validate
+    Type::of(Schema::Object(&[
+        Field::optional("value", Schema::String(Bounds::NONE.max_length(3))),
+    ])),
+    // 7: Vec2
+    Type::of(Schema::Array(&Schema::Named(0), Bounds::NONE.max_items(2))),
+    // 8: Violation
+    Type::of(Schema::Enum(&["a", "b"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getPet`.
-static GET_PET: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(3)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_PET: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(3)),
 ];
 
 /// The responses of `get_pet`.
-static GET_PET2: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(4)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_PET2: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(4)),
 ];
 
 /// The responses of `configure`.
-static CONFIGURE: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static CONFIGURE: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `respond`.
-static RESPOND: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(2)),
-        examples: &[],
-        headers: &[],
-    },
+static RESPOND: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(2)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -214,7 +76,7 @@ static RESPOND: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -257,7 +119,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -290,12 +152,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -314,12 +177,7 @@ impl operations::Result2 for MockService {
         _request: operations::GetPetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetPetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getPet",
-            &GET_PET,
-            |mock| Ok(operations::GetPetResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getPet", &GET_PET, |mock| Ok(operations::GetPetResponse::Ok(mock.body()?)))
     }
 
     async fn get_pet2(
@@ -327,12 +185,7 @@ impl operations::Result2 for MockService {
         _request: operations::GetPet2Request,
         context: runtime::RequestContext,
     ) -> Result<operations::GetPet2Response, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "get_pet",
-            &GET_PET2,
-            |mock| Ok(operations::GetPet2Response::Ok(mock.body()?)),
-        )
+        self.answer(&context, "get_pet", &GET_PET2, |mock| Ok(operations::GetPet2Response::Ok(mock.body()?)))
     }
 }
 
@@ -342,12 +195,7 @@ impl operations::C for MockService {
         _request: operations::ConfigureRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ConfigureResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "configure",
-            &CONFIGURE,
-            |_| Ok(operations::ConfigureResponse::NoContent),
-        )
+        self.answer(&context, "configure", &CONFIGURE, |_| Ok(operations::ConfigureResponse::NoContent))
     }
 }
 
@@ -357,11 +205,6 @@ impl operations::D for MockService {
         _request: operations::RespondRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::RespondResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "respond",
-            &RESPOND,
-            |mock| Ok(operations::RespondResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "respond", &RESPOND, |mock| Ok(operations::RespondResponse::Ok(mock.body()?)))
     }
 }

@@ -5,181 +5,55 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 8] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("type"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["message.created"],
-                        schema: runtime::mock::Schema::Named(1),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["message.deleted"],
-                        schema: runtime::mock::Schema::Named(3),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "text",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["message.created"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["message.deleted"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("kind"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["x"],
-                        schema: runtime::mock::Schema::Named(6),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["y"],
-                        schema: runtime::mock::Schema::Named(7),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "a",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "b",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 8] = [
+    // 0: Event
+    Type::of(Schema::Union(Some("type"), &[
+        Variant::new(&["message.created"], Schema::Named(1)),
+        Variant::new(&["message.deleted"], Schema::Named(3)),
+    ])),
+    // 1: EventMessageCreated
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::Named(2)),
+        Field::required("text", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: EventMessageCreatedType
+    Type::of(Schema::Enum(&["message.created"])),
+    // 3: EventMessageDeleted
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::Named(4)),
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 4: EventMessageDeletedType
+    Type::of(Schema::Enum(&["message.deleted"])),
+    // 5: Mapped
+    Type::of(Schema::Union(Some("kind"), &[
+        Variant::new(&["x"], Schema::Named(6)),
+        Variant::new(&["y"], Schema::Named(7)),
+    ])),
+    // 6: MappedX
+    Type::of(Schema::Object(&[
+        Field::optional("kind", Schema::String(Bounds::NONE)),
+        Field::optional("a", Schema::String(Bounds::NONE)),
+    ])),
+    // 7: MappedY
+    Type::of(Schema::Object(&[
+        Field::optional("kind", Schema::String(Bounds::NONE)),
+        Field::optional("b", Schema::String(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getE`.
-static GET_E: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_E: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(0)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -188,7 +62,7 @@ static GET_E: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -231,7 +105,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -264,12 +138,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -288,11 +163,6 @@ impl operations::E for MockService {
         _request: operations::GetERequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetEResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getE",
-            &GET_E,
-            |mock| Ok(operations::GetEResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getE", &GET_E, |mock| Ok(operations::GetEResponse::Ok(mock.body()?)))
     }
 }

@@ -5,88 +5,35 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 4] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["16", "32", "big"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "mixed",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Any,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "untyped",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "flag",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "version",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(3),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["a", "b"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["1.0", "2.5", "true", "false"]),
-        example: None,
-    },
+static TYPES: [Type; 4] = [
+    // 0: GetASize
+    Type::of(Schema::Enum(&["16", "32", "big"])),
+    // 1: Thing
+    Type::of(Schema::Object(&[
+        Field::optional("code", Schema::Integer(Bounds::NONE)),
+        Field::optional("mixed", Schema::Any),
+        Field::optional("untyped", Schema::Named(2)),
+        Field::optional("flag", Schema::Bool),
+        Field::optional("version", Schema::Named(3)),
+    ])),
+    // 2: ThingUntyped
+    Type::of(Schema::Enum(&["a", "b"])),
+    // 3: ThingVersion
+    Type::of(Schema::Enum(&["1.0", "2.5", "true", "false"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getA`.
-static GET_A: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_A: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(1)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -95,7 +42,7 @@ static GET_A: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -138,7 +85,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -171,12 +118,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -195,11 +143,6 @@ impl operations::A for MockService {
         _request: operations::GetARequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetAResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getA",
-            &GET_A,
-            |mock| Ok(operations::GetAResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getA", &GET_A, |mock| Ok(operations::GetAResponse::Ok(mock.body()?)))
     }
 }

@@ -5,44 +5,31 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 0] = [];
+static TYPES: [Type; 0] = [
+];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getA`.
-static GET_A: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Default,
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_A: [Response; 1] = [
+    Response::new(Status::Default),
 ];
 
 /// The responses of `postA`.
-static POST_A: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE)),
-        examples: &[],
-        headers: &[],
-    },
+static POST_A: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Integer(Bounds::NONE)),
 ];
 
 /// The responses of `getB`.
-static GET_B: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Default,
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_B: [Response; 1] = [
+    Response::new(Status::Default),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -51,7 +38,7 @@ static GET_B: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -94,7 +81,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -127,12 +114,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -151,14 +139,7 @@ impl operations::A for MockService {
         _request: operations::GetARequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetAResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getA",
-            &GET_A,
-            |mock| Ok(operations::GetAResponse::Default {
-                status: mock.status(),
-            }),
-        )
+        self.answer(&context, "getA", &GET_A, |mock| Ok(operations::GetAResponse::Default { status: mock.status() }))
     }
 
     async fn post_a(
@@ -166,12 +147,7 @@ impl operations::A for MockService {
         _request: operations::PostARequest,
         context: runtime::RequestContext,
     ) -> Result<operations::PostAResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "postA",
-            &POST_A,
-            |mock| Ok(operations::PostAResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "postA", &POST_A, |mock| Ok(operations::PostAResponse::Ok(mock.body()?)))
     }
 }
 
@@ -181,13 +157,6 @@ impl operations::B for MockService {
         _request: operations::GetBRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetBResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getB",
-            &GET_B,
-            |mock| Ok(operations::GetBResponse::Default {
-                status: mock.status(),
-            }),
-        )
+        self.answer(&context, "getB", &GET_B, |mock| Ok(operations::GetBResponse::Default { status: mock.status() }))
     }
 }

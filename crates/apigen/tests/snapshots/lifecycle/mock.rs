@@ -5,69 +5,41 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 0] = [];
+static TYPES: [Type; 0] = [
+];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `listWidgets`.
-static LIST_WIDGETS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_WIDGETS: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),
 ];
 
 /// The responses of `createWidget`.
-static CREATE_WIDGET: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(201),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_WIDGET: [Response; 1] = [
+    Response::new(Status::Code(201)),
 ];
 
 /// The responses of `oldWidgets`.
-static OLD_WIDGETS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static OLD_WIDGETS: [Response; 1] = [
+    Response::new(Status::Code(200)),
 ];
 
 /// The responses of `olderWidgets`.
-static OLDER_WIDGETS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static OLDER_WIDGETS: [Response; 1] = [
+    Response::new(Status::Code(200)),
 ];
 
 /// The responses of `ping`.
-static PING: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static PING: [Response; 1] = [
+    Response::new(Status::Code(200)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -76,7 +48,7 @@ static PING: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -119,7 +91,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -152,12 +124,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -176,12 +149,7 @@ impl operations::WidgetAdmin for MockService {
         _request: operations::ListWidgetsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListWidgetsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listWidgets",
-            &LIST_WIDGETS,
-            |mock| Ok(operations::ListWidgetsResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listWidgets", &LIST_WIDGETS, |mock| Ok(operations::ListWidgetsResponse::Ok(mock.body()?)))
     }
 
     async fn create_widget(
@@ -189,12 +157,7 @@ impl operations::WidgetAdmin for MockService {
         _request: operations::CreateWidgetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreateWidgetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createWidget",
-            &CREATE_WIDGET,
-            |_| Ok(operations::CreateWidgetResponse::Created),
-        )
+        self.answer(&context, "createWidget", &CREATE_WIDGET, |_| Ok(operations::CreateWidgetResponse::Created))
     }
 
     async fn old_widgets(
@@ -202,12 +165,7 @@ impl operations::WidgetAdmin for MockService {
         _request: operations::OldWidgetsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::OldWidgetsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "oldWidgets",
-            &OLD_WIDGETS,
-            |_| Ok(operations::OldWidgetsResponse::Ok),
-        )
+        self.answer(&context, "oldWidgets", &OLD_WIDGETS, |_| Ok(operations::OldWidgetsResponse::Ok))
     }
 
     async fn older_widgets(
@@ -215,12 +173,7 @@ impl operations::WidgetAdmin for MockService {
         _request: operations::OlderWidgetsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::OlderWidgetsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "olderWidgets",
-            &OLDER_WIDGETS,
-            |_| Ok(operations::OlderWidgetsResponse::Ok),
-        )
+        self.answer(&context, "olderWidgets", &OLDER_WIDGETS, |_| Ok(operations::OlderWidgetsResponse::Ok))
     }
 }
 

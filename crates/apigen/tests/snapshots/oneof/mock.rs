@@ -5,245 +5,71 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 10] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("kind"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["dog"],
-                        schema: runtime::mock::Schema::Named(4),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["cat"],
-                        schema: runtime::mock::Schema::Named(1),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["cat"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "radius",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(5),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["dog"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "message",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "side",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "height",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(3),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(9),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(7),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "side",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 10] = [
+    // 0: Animal
+    Type::of(Schema::Union(Some("kind"), &[
+        Variant::new(&["dog"], Schema::Named(4)),
+        Variant::new(&["cat"], Schema::Named(1)),
+    ])),
+    // 1: Cat
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::Named(2)),
+        Field::required("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: CatKind
+    Type::of(Schema::Enum(&["cat"])),
+    // 3: Circle
+    Type::of(Schema::Object(&[
+        Field::required("radius", Schema::Number(Bounds::NONE)),
+    ])),
+    // 4: Dog
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::Named(5)),
+        Field::required("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 5: DogKind
+    Type::of(Schema::Enum(&["dog"])),
+    // 6: Error
+    Type::of(Schema::Object(&[
+        Field::required("code", Schema::String(Bounds::NONE)),
+        Field::required("message", Schema::String(Bounds::NONE)),
+    ])),
+    // 7: Rectangle
+    Type::of(Schema::Object(&[
+        Field::required("side", Schema::Number(Bounds::NONE)),
+        Field::required("height", Schema::Number(Bounds::NONE)),
+    ])),
+    // 8: Shape
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Named(3)),
+        Variant::new(&[], Schema::Named(9)),
+        Variant::new(&[], Schema::Named(7)),
+    ])),
+    // 9: Square
+    Type::of(Schema::Object(&[
+        Field::required("side", Schema::Number(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(6);
+static ERROR: Schema = Schema::Named(6);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `measure`.
-static MEASURE: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(6)),
-        examples: &[],
-        headers: &[],
-    },
+static MEASURE: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::String(Bounds::NONE)),
+    Response::new(Status::Code(422)).body(Schema::Named(6)),
 ];
 
 /// The responses of `greet`.
-static GREET: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(422),
-        body: Some(runtime::mock::Schema::Named(6)),
-        examples: &[],
-        headers: &[],
-    },
+static GREET: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::String(Bounds::NONE)),
+    Response::new(Status::Code(422)).body(Schema::Named(6)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -252,7 +78,7 @@ static GREET: [runtime::mock::Response; 2] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Error,
 }
 
@@ -295,7 +121,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -328,12 +154,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -352,17 +179,12 @@ impl operations::Shapes for MockService {
         _request: operations::MeasureRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::MeasureResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "measure",
-            &MEASURE,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::MeasureResponse::Ok(mock.body()?),
-                    _ => operations::MeasureResponse::UnprocessableEntity(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "measure", &MEASURE, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::MeasureResponse::Ok(mock.body()?),
+                _ => operations::MeasureResponse::UnprocessableEntity(mock.body()?),
+            })
+        })
     }
 }
 
@@ -372,16 +194,11 @@ impl operations::Animals for MockService {
         _request: operations::GreetRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GreetResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "greet",
-            &GREET,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::GreetResponse::Ok(mock.body()?),
-                    _ => operations::GreetResponse::UnprocessableEntity(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "greet", &GREET, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GreetResponse::Ok(mock.body()?),
+                _ => operations::GreetResponse::UnprocessableEntity(mock.body()?),
+            })
+        })
     }
 }

@@ -5,216 +5,71 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 5] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "items",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(0),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "meta",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "next",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "results",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(0),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "data",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(0),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "has_more",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 5] = [
+    // 0: Item
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+        Field::optional("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 1: ListCursoredOkBody
+    Type::of(Schema::Object(&[
+        Field::required("items", Schema::Array(&Schema::Named(0), Bounds::NONE)),
+        Field::required("meta", Schema::Named(2)),
+    ])),
+    // 2: ListCursoredOkBodyMeta
+    Type::of(Schema::Object(&[
+        Field::optional("next", Schema::Nullable(&Schema::String(Bounds::NONE))),
+    ])),
+    // 3: ListNumberedOkBody
+    Type::of(Schema::Object(&[
+        Field::optional("results", Schema::Array(&Schema::Named(0), Bounds::NONE)),
+    ])),
+    // 4: ListStripedOkBody
+    Type::of(Schema::Object(&[
+        Field::required("data", Schema::Array(&Schema::Named(0), Bounds::NONE)),
+        Field::required("has_more", Schema::Bool),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `listLinked`.
-static LIST_LINKED: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(0),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[
-            ("Link", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
+static LIST_LINKED: [Response; 1] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(0), Bounds::NONE))
+        .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
 ];
 
 /// The responses of `listCursored`.
-static LIST_CURSORED: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_CURSORED: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(1)),
 ];
 
 /// The responses of `listAfterLast`.
-static LIST_AFTER_LAST: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(0),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_AFTER_LAST: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(0), Bounds::NONE)),
 ];
 
 /// The responses of `listNumbered`.
-static LIST_NUMBERED: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(3)),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_NUMBERED: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(3)),
 ];
 
 /// The responses of `listOffsets`.
-static LIST_OFFSETS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(0),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_OFFSETS: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(0), Bounds::NONE)),
 ];
 
 /// The responses of `listStriped`.
-static LIST_STRIPED: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(4)),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_STRIPED: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(4)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -223,7 +78,7 @@ static LIST_STRIPED: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -266,7 +121,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -299,12 +154,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -323,15 +179,7 @@ impl operations::Linked for MockService {
         _request: operations::ListLinkedRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListLinkedResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listLinked",
-            &LIST_LINKED,
-            |mock| Ok(operations::ListLinkedResponse::Ok {
-                body: mock.body()?,
-                link: mock.header(0)?,
-            }),
-        )
+        self.answer(&context, "listLinked", &LIST_LINKED, |mock| Ok(operations::ListLinkedResponse::Ok { body: mock.body()?, link: mock.header(0)? }))
     }
 }
 
@@ -341,12 +189,7 @@ impl operations::Cursored for MockService {
         _request: operations::ListCursoredRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListCursoredResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listCursored",
-            &LIST_CURSORED,
-            |mock| Ok(operations::ListCursoredResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listCursored", &LIST_CURSORED, |mock| Ok(operations::ListCursoredResponse::Ok(mock.body()?)))
     }
 }
 
@@ -356,12 +199,7 @@ impl operations::AfterLast for MockService {
         _request: operations::ListAfterLastRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListAfterLastResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listAfterLast",
-            &LIST_AFTER_LAST,
-            |mock| Ok(operations::ListAfterLastResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listAfterLast", &LIST_AFTER_LAST, |mock| Ok(operations::ListAfterLastResponse::Ok(mock.body()?)))
     }
 }
 
@@ -371,12 +209,7 @@ impl operations::Numbered for MockService {
         _request: operations::ListNumberedRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListNumberedResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listNumbered",
-            &LIST_NUMBERED,
-            |mock| Ok(operations::ListNumberedResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listNumbered", &LIST_NUMBERED, |mock| Ok(operations::ListNumberedResponse::Ok(mock.body()?)))
     }
 }
 
@@ -386,12 +219,7 @@ impl operations::Offsets for MockService {
         _request: operations::ListOffsetsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListOffsetsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listOffsets",
-            &LIST_OFFSETS,
-            |mock| Ok(operations::ListOffsetsResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listOffsets", &LIST_OFFSETS, |mock| Ok(operations::ListOffsetsResponse::Ok(mock.body()?)))
     }
 }
 
@@ -401,11 +229,6 @@ impl operations::Striped for MockService {
         _request: operations::ListStripedRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListStripedResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listStriped",
-            &LIST_STRIPED,
-            |mock| Ok(operations::ListStripedResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listStriped", &LIST_STRIPED, |mock| Ok(operations::ListStripedResponse::Ok(mock.body()?)))
     }
 }

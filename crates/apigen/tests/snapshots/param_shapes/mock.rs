@@ -5,204 +5,57 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 8] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "message",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(3),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(2),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "tags",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(5),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "k",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "v",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "near",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Number(runtime::mock::Bounds::NONE),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "trace",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 8] = [
+    // 0: Error
+    Type::of(Schema::Object(&[
+        Field::required("code", Schema::String(Bounds::NONE)),
+        Field::required("message", Schema::String(Bounds::NONE)),
+    ])),
+    // 1: SearchChoice
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Named(3)),
+        Variant::new(&[], Schema::Named(2)),
+    ])),
+    // 2: SearchChoiceById
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 3: SearchChoiceByName
+    Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 4: SearchFilter
+    Type::of(Schema::Object(&[
+        Field::optional("tags", Schema::Array(&Schema::Named(5), Bounds::NONE)),
+    ])),
+    // 5: SearchFilterTagsItem
+    Type::of(Schema::Object(&[
+        Field::required("k", Schema::String(Bounds::NONE)),
+        Field::required("v", Schema::String(Bounds::NONE)),
+    ])),
+    // 6: SearchWhere
+    Type::of(Schema::Object(&[
+        Field::optional("near", Schema::Array(&Schema::Number(Bounds::NONE), Bounds::NONE)),
+    ])),
+    // 7: SearchXContext
+    Type::of(Schema::Object(&[
+        Field::optional("trace", Schema::String(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(0);
+static ERROR: Schema = Schema::Named(0);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `search`.
-static SEARCH: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Any),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(400),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static SEARCH: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Any),
+    Response::new(Status::Code(400)).body(Schema::Named(0)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -211,7 +64,7 @@ static SEARCH: [runtime::mock::Response; 2] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Error,
 }
 
@@ -254,7 +107,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -287,12 +140,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -311,16 +165,11 @@ impl operations::Search for MockService {
         _request: operations::SearchRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::SearchResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "search",
-            &SEARCH,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::SearchResponse::Ok(mock.body()?),
-                    _ => operations::SearchResponse::BadRequest(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "search", &SEARCH, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::SearchResponse::Ok(mock.body()?),
+                _ => operations::SearchResponse::BadRequest(mock.body()?),
+            })
+        })
     }
 }

@@ -5,210 +5,62 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 8] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["name", "price"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(0),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(4),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(3),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(4),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["cheap", "rare"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "self",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "crate",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "item-name",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "item_name",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "2fa",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "x",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "title",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "detail",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 8] = [
+    // 0: GetItemFieldsItem
+    Type::of(Schema::Enum(&["name", "price"])),
+    // 1: GetItemSort
+    Type::of(Schema::Named(0)),
+    // 2: GetItemTraits
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Named(4)),
+        Variant::new(&[], Schema::Array(&Schema::Named(3), Bounds::NONE)),
+    ])),
+    // 3: GetItemTraitsArrayItem
+    Type::of(Schema::Named(4)),
+    // 4: GetItemTraitsString
+    Type::of(Schema::Enum(&["cheap", "rare"])),
+    // 5: Item
+    Type::of(Schema::Object(&[
+        Field::optional("type", Schema::String(Bounds::NONE)),
+        Field::optional("self", Schema::String(Bounds::NONE)),
+        Field::optional("crate", Schema::Bool),
+        Field::optional("item-name", Schema::String(Bounds::NONE)),
+        Field::optional("item_name", Schema::String(Bounds::NONE)),
+        Field::optional("2fa", Schema::Bool),
+    ])),
+    // 6: Item2
+    Type::of(Schema::Object(&[
+        Field::optional("x", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 7: Problem
+    Type::of(Schema::Object(&[
+        Field::required("title", Schema::String(Bounds::NONE)),
+        Field::optional("detail", Schema::String(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(7);
+static ERROR: Schema = Schema::Named(7);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getItem`.
-static GET_ITEM: [runtime::mock::Response; 3] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(5)),
-        examples: &[],
-        headers: &[
-            ("ETag", true, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-            (
-                "X-Count",
-                false,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(304),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Default,
-        body: Some(runtime::mock::Schema::Named(7)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_ITEM: [Response; 3] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(5))
+        .headers(&[("ETag", true, Schema::String(Bounds::NONE)), ("X-Count", false, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(304)),
+    Response::new(Status::Default).body(Schema::Named(7)),
 ];
 
 /// The responses of `deleteItemsItemId`.
-static DELETE_ITEMS_ITEM_ID: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(7)),
-        examples: &[],
-        headers: &[],
-    },
+static DELETE_ITEMS_ITEM_ID: [Response; 2] = [
+    Response::new(Status::Code(204)),
+    Response::new(Status::Code(404)).body(Schema::Named(7)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -217,7 +69,7 @@ static DELETE_ITEMS_ITEM_ID: [runtime::mock::Response; 2] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Problem,
 }
 
@@ -260,7 +112,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -293,12 +145,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -317,29 +170,13 @@ impl operations::Api for MockService {
         _request: operations::GetItemRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetItemResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getItem",
-            &GET_ITEM,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::GetItemResponse::Ok {
-                            body: mock.body()?,
-                            e_tag: mock.header(0)?,
-                            x_count: mock.header(1)?,
-                        }
-                    }
-                    1 => operations::GetItemResponse::NotModified,
-                    _ => {
-                        operations::GetItemResponse::Default {
-                            status: mock.status(),
-                            body: mock.body()?,
-                        }
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "getItem", &GET_ITEM, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetItemResponse::Ok { body: mock.body()?, e_tag: mock.header(0)?, x_count: mock.header(1)? },
+                1 => operations::GetItemResponse::NotModified,
+                _ => operations::GetItemResponse::Default { status: mock.status(), body: mock.body()? },
+            })
+        })
     }
 
     async fn delete_items_item_id(
@@ -347,16 +184,11 @@ impl operations::Api for MockService {
         _request: operations::DeleteItemsItemIdRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::DeleteItemsItemIdResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "deleteItemsItemId",
-            &DELETE_ITEMS_ITEM_ID,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::DeleteItemsItemIdResponse::NoContent,
-                    _ => operations::DeleteItemsItemIdResponse::NotFound(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "deleteItemsItemId", &DELETE_ITEMS_ITEM_ID, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::DeleteItemsItemIdResponse::NoContent,
+                _ => operations::DeleteItemsItemIdResponse::NotFound(mock.body()?),
+            })
+        })
     }
 }

@@ -5,300 +5,83 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 9] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "email",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(512),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "balance",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "tax_exempt",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "address",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(1),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "expand",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "city",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "line1",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(5),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "tax_exempt",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(5),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "seed",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(-9.223372036854776e18),
-                            maximum: Some(9.223372036854776e18),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "image_url",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Any,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["none", "exempt", "reverse"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "gte",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "lte",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "file",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Base64,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "purpose",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(8),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "note",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(200),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["identity", "invoice"]),
-        example: None,
-    },
+static TYPES: [Type; 9] = [
+    // 0: CreateCustomerBody
+    Type::of(Schema::Object(&[
+        Field::required("email", Schema::String(Bounds::NONE.max_length(512))),
+        Field::optional("balance", Schema::Integer(Bounds::NONE)),
+        Field::optional("tax_exempt", Schema::Named(2)),
+        Field::optional("address", Schema::Named(1)),
+        Field::optional("expand", Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),
+    ])),
+    // 1: CreateCustomerBodyAddress
+    Type::of(Schema::Object(&[
+        Field::optional("city", Schema::String(Bounds::NONE)),
+        Field::optional("line1", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: CreateCustomerBodyTaxExempt
+    Type::of(Schema::Named(5)),
+    // 3: Customer
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::String(Bounds::NONE)),
+        Field::optional("tax_exempt", Schema::Named(5)),
+        Field::optional("seed", Schema::Integer(Bounds::NONE.minimum(-9.223372036854776e18, false).maximum(9.223372036854776e18, false))),
+        Field::optional("image_url", Schema::Named(4)),
+    ])),
+    // 4: CustomerImageUrl
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::String(Bounds::NONE)),
+        Variant::new(&[], Schema::Any),
+    ])),
+    // 5: CustomerTaxExempt
+    Type::of(Schema::Enum(&["none", "exempt", "reverse"])),
+    // 6: ListCustomersCreated
+    Type::of(Schema::Object(&[
+        Field::optional("gte", Schema::Integer(Bounds::NONE)),
+        Field::optional("lte", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 7: UploadDocumentBody
+    Type::of(Schema::Object(&[
+        Field::required("file", Schema::Base64),
+        Field::required("purpose", Schema::Named(8)),
+        Field::optional("note", Schema::String(Bounds::NONE.max_length(200))),
+    ])),
+    // 8: UploadDocumentBodyPurpose
+    Type::of(Schema::Enum(&["identity", "invoice"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `listCustomers`.
-static LIST_CUSTOMERS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(3),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_CUSTOMERS: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(3), Bounds::NONE)),
 ];
 
 /// The responses of `createCustomer`.
-static CREATE_CUSTOMER: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(3)),
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_CUSTOMER: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(3)),
 ];
 
 /// The responses of `uploadAttachment`.
-static UPLOAD_ATTACHMENT: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static UPLOAD_ATTACHMENT: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `uploadDocument`.
-static UPLOAD_DOCUMENT: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static UPLOAD_DOCUMENT: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `getInvoicePdf`.
-static GET_INVOICE_PDF: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Any),
-        examples: &[],
-        headers: &[],
-    },
+static GET_INVOICE_PDF: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Any),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -307,7 +90,7 @@ static GET_INVOICE_PDF: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -350,7 +133,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -383,12 +166,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -407,12 +191,7 @@ impl operations::Customers for MockService {
         _request: operations::ListCustomersRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListCustomersResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listCustomers",
-            &LIST_CUSTOMERS,
-            |mock| Ok(operations::ListCustomersResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listCustomers", &LIST_CUSTOMERS, |mock| Ok(operations::ListCustomersResponse::Ok(mock.body()?)))
     }
 
     async fn create_customer(
@@ -420,12 +199,7 @@ impl operations::Customers for MockService {
         _request: operations::CreateCustomerRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreateCustomerResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createCustomer",
-            &CREATE_CUSTOMER,
-            |mock| Ok(operations::CreateCustomerResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "createCustomer", &CREATE_CUSTOMER, |mock| Ok(operations::CreateCustomerResponse::Ok(mock.body()?)))
     }
 
     async fn upload_attachment(
@@ -433,12 +207,7 @@ impl operations::Customers for MockService {
         _request: operations::UploadAttachmentRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::UploadAttachmentResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "uploadAttachment",
-            &UPLOAD_ATTACHMENT,
-            |_| Ok(operations::UploadAttachmentResponse::NoContent),
-        )
+        self.answer(&context, "uploadAttachment", &UPLOAD_ATTACHMENT, |_| Ok(operations::UploadAttachmentResponse::NoContent))
     }
 
     async fn upload_document(
@@ -446,12 +215,7 @@ impl operations::Customers for MockService {
         _request: operations::UploadDocumentRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::UploadDocumentResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "uploadDocument",
-            &UPLOAD_DOCUMENT,
-            |_| Ok(operations::UploadDocumentResponse::NoContent),
-        )
+        self.answer(&context, "uploadDocument", &UPLOAD_DOCUMENT, |_| Ok(operations::UploadDocumentResponse::NoContent))
     }
 
     async fn get_invoice_pdf(
@@ -459,11 +223,6 @@ impl operations::Customers for MockService {
         _request: operations::GetInvoicePdfRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetInvoicePdfResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getInvoicePdf",
-            &GET_INVOICE_PDF,
-            |mock| Ok(operations::GetInvoicePdfResponse::Ok(mock.raw()?)),
-        )
+        self.answer(&context, "getInvoicePdf", &GET_INVOICE_PDF, |mock| Ok(operations::GetInvoicePdfResponse::Ok(mock.raw()?)))
     }
 }

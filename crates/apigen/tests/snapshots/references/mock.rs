@@ -5,292 +5,83 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 15] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "message",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(5),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(2),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "data_type",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(5),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["text", "number"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("kind"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["item"],
-                        schema: runtime::mock::Schema::Named(8),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["base"],
-                        schema: runtime::mock::Schema::Named(0),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "inner",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "name",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "inner",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "middle",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "inner",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Bool,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "middle",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "outer",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(9),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "label",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "id",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "label",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(13),
-        example: None,
-    },
+static TYPES: [Type; 15] = [
+    // 0: Base
+    Type::of(Schema::Object(&[
+        Field::optional("id", Schema::String(Bounds::NONE)),
+    ])),
+    // 1: ConflictResponse
+    Type::of(Schema::Object(&[
+        Field::required("message", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: DataType
+    Type::of(Schema::Named(5)),
+    // 3: DataTypeAgain
+    Type::of(Schema::Named(2)),
+    // 4: Field
+    Type::of(Schema::Object(&[
+        Field::optional("data_type", Schema::Named(5)),
+    ])),
+    // 5: FieldDataType
+    Type::of(Schema::Enum(&["text", "number"])),
+    // 6: Found
+    Type::of(Schema::Union(Some("kind"), &[
+        Variant::new(&["item"], Schema::Named(8)),
+        Variant::new(&["base"], Schema::Named(0)),
+    ])),
+    // 7: Inner
+    Type::of(Schema::Object(&[
+        Field::optional("inner", Schema::Bool),
+    ])),
+    // 8: ItemsGet200
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::String(Bounds::NONE)),
+        Field::optional("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 9: Middle
+    Type::of(Schema::Object(&[
+        Field::optional("inner", Schema::Bool),
+        Field::required("middle", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 10: Outer
+    Type::of(Schema::Object(&[
+        Field::optional("inner", Schema::Bool),
+        Field::required("middle", Schema::Integer(Bounds::NONE)),
+        Field::optional("outer", Schema::String(Bounds::NONE)),
+    ])),
+    // 11: OuterAlias
+    Type::of(Schema::Named(9)),
+    // 12: Tag
+    Type::of(Schema::Object(&[
+        Field::optional("label", Schema::String(Bounds::NONE)),
+        Field::optional("id", Schema::String(Bounds::NONE)),
+    ])),
+    // 13: TagAllOf0
+    Type::of(Schema::Object(&[
+        Field::optional("label", Schema::String(Bounds::NONE)),
+    ])),
+    // 14: TagPart
+    Type::of(Schema::Named(13)),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(1);
+static ERROR: Schema = Schema::Named(1);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `listItems`.
-static LIST_ITEMS: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(8)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(409),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_ITEMS: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Named(8)),
+    Response::new(Status::Code(409)).body(Schema::Named(1)),
 ];
 
 /// The responses of `getThing`.
-static GET_THING: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(8)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_THING: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(8)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -299,7 +90,7 @@ static GET_THING: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::ConflictResponse,
 }
 
@@ -342,7 +133,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -375,12 +166,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -399,17 +191,12 @@ impl operations::Items for MockService {
         _request: operations::ListItemsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListItemsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listItems",
-            &LIST_ITEMS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::ListItemsResponse::Ok(mock.body()?),
-                    _ => operations::ListItemsResponse::Conflict(mock.body()?),
-                },
-            ),
-        )
+        self.answer(&context, "listItems", &LIST_ITEMS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListItemsResponse::Ok(mock.body()?),
+                _ => operations::ListItemsResponse::Conflict(mock.body()?),
+            })
+        })
     }
 }
 
@@ -419,11 +206,6 @@ impl operations::Things for MockService {
         _request: operations::GetThingRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetThingResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getThing",
-            &GET_THING,
-            |mock| Ok(operations::GetThingResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getThing", &GET_THING, |mock| Ok(operations::GetThingResponse::Ok(mock.body()?)))
     }
 }

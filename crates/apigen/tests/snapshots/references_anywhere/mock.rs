@@ -5,99 +5,44 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 4] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "size",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "unit",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(3),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "owner",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["bytes", "kilobytes"]),
-        example: None,
-    },
+static TYPES: [Type; 4] = [
+    // 0: Envelope
+    Type::of(Schema::Object(&[
+        Field::optional("size", Schema::Integer(Bounds::NONE)),
+        Field::optional("unit", Schema::Named(3)),
+    ])),
+    // 1: EnvelopeDefinitionsOwner
+    Type::of(Schema::String(Bounds::NONE)),
+    // 2: EnvelopeDefinitionsPet
+    Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(Bounds::NONE)),
+        Field::optional("owner", Schema::String(Bounds::NONE)),
+    ])),
+    // 3: EnvelopePropertiesSizeDefsUnit
+    Type::of(Schema::Enum(&["bytes", "kilobytes"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getPetsPetId`.
-static GET_PETS_PET_ID: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(2)),
-        examples: &[("0", "{\"name\":\"Rex\"}")],
-        headers: &[],
-    },
+static GET_PETS_PET_ID: [Response; 1] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(2))
+        .examples(&[("0", "{\"name\":\"Rex\"}")]),
 ];
 
 /// The responses of `getAnimalsPetId`.
-static GET_ANIMALS_PET_ID: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(2)),
-        examples: &[("0", "{\"name\":\"Rex\"}")],
-        headers: &[],
-    },
+static GET_ANIMALS_PET_ID: [Response; 1] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(2))
+        .examples(&[("0", "{\"name\":\"Rex\"}")]),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -106,7 +51,7 @@ static GET_ANIMALS_PET_ID: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -149,7 +94,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -182,12 +127,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -206,12 +152,7 @@ impl operations::Pets for MockService {
         _request: operations::GetPetsPetIdRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetPetsPetIdResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getPetsPetId",
-            &GET_PETS_PET_ID,
-            |mock| Ok(operations::GetPetsPetIdResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getPetsPetId", &GET_PETS_PET_ID, |mock| Ok(operations::GetPetsPetIdResponse::Ok(mock.body()?)))
     }
 }
 
@@ -221,11 +162,6 @@ impl operations::Animals for MockService {
         _request: operations::GetAnimalsPetIdRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetAnimalsPetIdResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getAnimalsPetId",
-            &GET_ANIMALS_PET_ID,
-            |mock| Ok(operations::GetAnimalsPetIdResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "getAnimalsPetId", &GET_ANIMALS_PET_ID, |mock| Ok(operations::GetAnimalsPetIdResponse::Ok(mock.body()?)))
     }
 }

@@ -5,74 +5,46 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 0] = [];
+static TYPES: [Type; 0] = [
+];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getPublic`.
-static GET_PUBLIC: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_PUBLIC: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `getOptional`.
-static GET_OPTIONAL: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_OPTIONAL: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `getWithKey`.
-static GET_WITH_KEY: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_WITH_KEY: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `doAdmin`.
-static DO_ADMIN: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static DO_ADMIN: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `getDefault`.
-static GET_DEFAULT: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_DEFAULT: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `getOidc`.
-static GET_OIDC: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static GET_OIDC: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -81,7 +53,7 @@ static GET_OIDC: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -124,7 +96,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -157,12 +129,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -181,12 +154,7 @@ impl operations::Public for MockService {
         _request: operations::GetPublicRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetPublicResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getPublic",
-            &GET_PUBLIC,
-            |_| Ok(operations::GetPublicResponse::NoContent),
-        )
+        self.answer(&context, "getPublic", &GET_PUBLIC, |_| Ok(operations::GetPublicResponse::NoContent))
     }
 }
 
@@ -196,12 +164,7 @@ impl operations::Optional for MockService {
         _request: operations::GetOptionalRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetOptionalResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getOptional",
-            &GET_OPTIONAL,
-            |_| Ok(operations::GetOptionalResponse::NoContent),
-        )
+        self.answer(&context, "getOptional", &GET_OPTIONAL, |_| Ok(operations::GetOptionalResponse::NoContent))
     }
 }
 
@@ -211,12 +174,7 @@ impl operations::Keys for MockService {
         _request: operations::GetWithKeyRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetWithKeyResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getWithKey",
-            &GET_WITH_KEY,
-            |_| Ok(operations::GetWithKeyResponse::NoContent),
-        )
+        self.answer(&context, "getWithKey", &GET_WITH_KEY, |_| Ok(operations::GetWithKeyResponse::NoContent))
     }
 }
 
@@ -226,12 +184,7 @@ impl operations::Admin for MockService {
         _request: operations::DoAdminRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::DoAdminResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "doAdmin",
-            &DO_ADMIN,
-            |_| Ok(operations::DoAdminResponse::NoContent),
-        )
+        self.answer(&context, "doAdmin", &DO_ADMIN, |_| Ok(operations::DoAdminResponse::NoContent))
     }
 }
 
@@ -241,12 +194,7 @@ impl operations::Default for MockService {
         _request: operations::GetDefaultRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetDefaultResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getDefault",
-            &GET_DEFAULT,
-            |_| Ok(operations::GetDefaultResponse::NoContent),
-        )
+        self.answer(&context, "getDefault", &GET_DEFAULT, |_| Ok(operations::GetDefaultResponse::NoContent))
     }
 }
 
@@ -256,11 +204,6 @@ impl operations::Oidc for MockService {
         _request: operations::GetOidcRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetOidcResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getOidc",
-            &GET_OIDC,
-            |_| Ok(operations::GetOidcResponse::NoContent),
-        )
+        self.answer(&context, "getOidc", &GET_OIDC, |_| Ok(operations::GetOidcResponse::NoContent))
     }
 }

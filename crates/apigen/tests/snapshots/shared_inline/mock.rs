@@ -5,181 +5,62 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 7] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "city",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "line1",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(100),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "address",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "city",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "line1",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: Some("\"1 Main St\""),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(200),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "address",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(2),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(1),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(2),
-        example: None,
-    },
+static TYPES: [Type; 7] = [
+    // 0: Address
+    Type::of(Schema::Object(&[
+        Field::optional("city", Schema::String(Bounds::NONE)),
+        Field::optional("line1", Schema::String(Bounds::NONE)),
+    ])),
+    // 1: CreateCustomerBody
+    Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(Bounds::NONE.max_length(100))),
+        Field::optional("address", Schema::Named(2)),
+    ])),
+    // 2: CreateCustomerBodyAddress
+    Type::of(Schema::Object(&[
+        Field::optional("city", Schema::String(Bounds::NONE)),
+        Field::optional("line1", Schema::String(Bounds::NONE)).example("\"1 Main St\""),
+    ])),
+    // 3: CreatePartnerBody
+    Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(Bounds::NONE.max_length(200))),
+        Field::optional("address", Schema::Named(4)),
+    ])),
+    // 4: CreatePartnerBodyAddress
+    Type::of(Schema::Named(2)),
+    // 5: CreateVendorBody
+    Type::of(Schema::Named(1)),
+    // 6: CreateVendorBodyAddress
+    Type::of(Schema::Named(2)),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `createCustomer`.
-static CREATE_CUSTOMER: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_CUSTOMER: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `createVendor`.
-static CREATE_VENDOR: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_VENDOR: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `createPartner`.
-static CREATE_PARTNER: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_PARTNER: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// The responses of `createPlace`.
-static CREATE_PLACE: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static CREATE_PLACE: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -188,7 +69,7 @@ static CREATE_PLACE: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -231,7 +112,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -264,12 +145,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -288,12 +170,7 @@ impl operations::Customers for MockService {
         _request: operations::CreateCustomerRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreateCustomerResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createCustomer",
-            &CREATE_CUSTOMER,
-            |_| Ok(operations::CreateCustomerResponse::NoContent),
-        )
+        self.answer(&context, "createCustomer", &CREATE_CUSTOMER, |_| Ok(operations::CreateCustomerResponse::NoContent))
     }
 }
 
@@ -303,12 +180,7 @@ impl operations::Vendors for MockService {
         _request: operations::CreateVendorRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreateVendorResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createVendor",
-            &CREATE_VENDOR,
-            |_| Ok(operations::CreateVendorResponse::NoContent),
-        )
+        self.answer(&context, "createVendor", &CREATE_VENDOR, |_| Ok(operations::CreateVendorResponse::NoContent))
     }
 }
 
@@ -318,12 +190,7 @@ impl operations::Partners for MockService {
         _request: operations::CreatePartnerRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreatePartnerResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createPartner",
-            &CREATE_PARTNER,
-            |_| Ok(operations::CreatePartnerResponse::NoContent),
-        )
+        self.answer(&context, "createPartner", &CREATE_PARTNER, |_| Ok(operations::CreatePartnerResponse::NoContent))
     }
 }
 
@@ -333,11 +200,6 @@ impl operations::Places for MockService {
         _request: operations::CreatePlaceRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::CreatePlaceResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "createPlace",
-            &CREATE_PLACE,
-            |_| Ok(operations::CreatePlaceResponse::NoContent),
-        )
+        self.answer(&context, "createPlace", &CREATE_PLACE, |_| Ok(operations::CreatePlaceResponse::NoContent))
     }
 }

@@ -5,132 +5,44 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 1] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 1] = [
+    // 0: Problem
+    Type::of(Schema::Object(&[
+        Field::required("code", Schema::String(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(0);
+static ERROR: Schema = Schema::Named(0);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `listBoats`.
-static LIST_BOATS: [runtime::mock::Response; 3] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(429),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-            (
-                "X-Reason",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static LIST_BOATS: [Response; 3] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),
+    Response::new(Status::Code(404)).body(Schema::Named(0)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(0))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE)), ("X-Reason", false, Schema::String(Bounds::NONE))]),
 ];
 
 /// The responses of `listCars`.
-static LIST_CARS: [runtime::mock::Response; 4] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(301),
-        body: None,
-        examples: &[],
-        headers: &[
-            (
-                "Location",
-                true,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(503),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[
-            (
-                "Retry-After",
-                true,
-                runtime::mock::Schema::Integer(runtime::mock::Bounds::NONE),
-            ),
-            (
-                "X-Reason",
-                false,
-                runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-            ),
-        ],
-    },
+static LIST_CARS: [Response; 4] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),
+    Response::new(Status::Code(301)).headers(&[("Location", true, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(404)).body(Schema::Named(0)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(0))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE)), ("X-Reason", false, Schema::String(Bounds::NONE))]),
 ];
 
 /// The responses of `listDocks`.
-static LIST_DOCKS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static LIST_DOCKS: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -139,7 +51,7 @@ static LIST_DOCKS: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Problem,
 }
 
@@ -182,7 +94,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -215,12 +127,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -239,24 +152,13 @@ impl operations::Boats for MockService {
         _request: operations::ListBoatsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListBoatsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listBoats",
-            &LIST_BOATS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::ListBoatsResponse::Ok(mock.body()?),
-                    1 => operations::ListBoatsResponse::NotFound(mock.body()?),
-                    _ => {
-                        operations::ListBoatsResponse::TooManyRequests(operations::Throttled {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                            x_reason: mock.header(1)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listBoats", &LIST_BOATS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListBoatsResponse::Ok(mock.body()?),
+                1 => operations::ListBoatsResponse::NotFound(mock.body()?),
+                _ => operations::ListBoatsResponse::TooManyRequests(operations::Throttled { body: mock.body()?, retry_after: mock.header(0)?, x_reason: mock.header(1)? }),
+            })
+        })
     }
 }
 
@@ -266,29 +168,14 @@ impl operations::Cars for MockService {
         _request: operations::ListCarsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListCarsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listCars",
-            &LIST_CARS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::ListCarsResponse::Ok(mock.body()?),
-                    1 => {
-                        operations::ListCarsResponse::MovedPermanently {
-                            location: mock.header(0)?,
-                        }
-                    }
-                    2 => operations::ListCarsResponse::NotFound(mock.body()?),
-                    _ => {
-                        operations::ListCarsResponse::ServiceUnavailable(operations::Throttled {
-                            body: mock.body()?,
-                            retry_after: mock.header(0)?,
-                            x_reason: mock.header(1)?,
-                        })
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "listCars", &LIST_CARS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListCarsResponse::Ok(mock.body()?),
+                1 => operations::ListCarsResponse::MovedPermanently { location: mock.header(0)? },
+                2 => operations::ListCarsResponse::NotFound(mock.body()?),
+                _ => operations::ListCarsResponse::ServiceUnavailable(operations::Throttled { body: mock.body()?, retry_after: mock.header(0)?, x_reason: mock.header(1)? }),
+            })
+        })
     }
 }
 
@@ -298,11 +185,6 @@ impl operations::Docks for MockService {
         _request: operations::ListDocksRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListDocksResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listDocks",
-            &LIST_DOCKS,
-            |_| Ok(operations::ListDocksResponse::NoContent),
-        )
+        self.answer(&context, "listDocks", &LIST_DOCKS, |_| Ok(operations::ListDocksResponse::NoContent))
     }
 }

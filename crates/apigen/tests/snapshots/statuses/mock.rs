@@ -5,139 +5,54 @@
 
 use super::{metadata, models, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 2] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "code",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "status",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 2] = [
+    // 0: Error
+    Type::of(Schema::Object(&[
+        Field::required("code", Schema::String(Bounds::NONE)),
+        Field::required("status", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 1: Teapot
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Named(0);
+static ERROR: Schema = Schema::Named(0);
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `getTeapot`.
-static GET_TEAPOT: [runtime::mock::Response; 4] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(1)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(404),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Range(4),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Range(5),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static GET_TEAPOT: [Response; 4] = [
+    Response::new(Status::Code(200)).body(Schema::Named(1)),
+    Response::new(Status::Code(404)).body(Schema::Named(0)),
+    Response::new(Status::Range(4)).body(Schema::Named(0)),
+    Response::new(Status::Range(5)).body(Schema::Named(0)),
 ];
 
 /// The responses of `teapotOptions`.
-static TEAPOT_OPTIONS: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[
-            ("Allow", false, runtime::mock::Schema::String(runtime::mock::Bounds::NONE)),
-        ],
-    },
+static TEAPOT_OPTIONS: [Response; 1] = [
+    Response::new(Status::Code(204)).headers(&[("Allow", false, Schema::String(Bounds::NONE))]),
 ];
 
 /// The responses of `teapotsHead`.
-static TEAPOTS_HEAD: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static TEAPOTS_HEAD: [Response; 1] = [
+    Response::new(Status::Code(200)),
 ];
 
 /// The responses of `traceTeapots`.
-static TRACE_TEAPOTS: [runtime::mock::Response; 2] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Range(2),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
-    runtime::mock::Response {
-        status: runtime::mock::Status::Default,
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static TRACE_TEAPOTS: [Response; 2] = [
+    Response::new(Status::Range(2)),
+    Response::new(Status::Default).body(Schema::Named(0)),
 ];
 
 /// The responses of `kettlesHead`.
-static KETTLES_HEAD: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static KETTLES_HEAD: [Response; 1] = [
+    Response::new(Status::Code(200)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -146,7 +61,7 @@ static KETTLES_HEAD: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: models::Error,
 }
 
@@ -189,7 +104,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -222,12 +137,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -246,29 +162,14 @@ impl operations::Teapots for MockService {
         _request: operations::GetTeapotRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::GetTeapotResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "getTeapot",
-            &GET_TEAPOT,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => operations::GetTeapotResponse::Ok(mock.body()?),
-                    1 => operations::GetTeapotResponse::NotFound(mock.body()?),
-                    2 => {
-                        operations::GetTeapotResponse::ClientError {
-                            status: mock.status(),
-                            body: mock.body()?,
-                        }
-                    }
-                    _ => {
-                        operations::GetTeapotResponse::ServerError {
-                            status: mock.status(),
-                            body: mock.body()?,
-                        }
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "getTeapot", &GET_TEAPOT, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetTeapotResponse::Ok(mock.body()?),
+                1 => operations::GetTeapotResponse::NotFound(mock.body()?),
+                2 => operations::GetTeapotResponse::ClientError { status: mock.status(), body: mock.body()? },
+                _ => operations::GetTeapotResponse::ServerError { status: mock.status(), body: mock.body()? },
+            })
+        })
     }
 
     async fn teapot_options(
@@ -276,14 +177,7 @@ impl operations::Teapots for MockService {
         _request: operations::TeapotOptionsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::TeapotOptionsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "teapotOptions",
-            &TEAPOT_OPTIONS,
-            |mock| Ok(operations::TeapotOptionsResponse::NoContent {
-                allow: mock.header(0)?,
-            }),
-        )
+        self.answer(&context, "teapotOptions", &TEAPOT_OPTIONS, |mock| Ok(operations::TeapotOptionsResponse::NoContent { allow: mock.header(0)? }))
     }
 
     async fn teapots_head(
@@ -291,12 +185,7 @@ impl operations::Teapots for MockService {
         _request: operations::TeapotsHeadRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::TeapotsHeadResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "teapotsHead",
-            &TEAPOTS_HEAD,
-            |_| Ok(operations::TeapotsHeadResponse::Ok),
-        )
+        self.answer(&context, "teapotsHead", &TEAPOTS_HEAD, |_| Ok(operations::TeapotsHeadResponse::Ok))
     }
 
     async fn trace_teapots(
@@ -304,26 +193,12 @@ impl operations::Teapots for MockService {
         _request: operations::TraceTeapotsRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::TraceTeapotsResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "traceTeapots",
-            &TRACE_TEAPOTS,
-            |mock| Ok(
-                match mock.chosen() {
-                    0 => {
-                        operations::TraceTeapotsResponse::Success {
-                            status: mock.status(),
-                        }
-                    }
-                    _ => {
-                        operations::TraceTeapotsResponse::Default {
-                            status: mock.status(),
-                            body: mock.body()?,
-                        }
-                    }
-                },
-            ),
-        )
+        self.answer(&context, "traceTeapots", &TRACE_TEAPOTS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::TraceTeapotsResponse::Success { status: mock.status() },
+                _ => operations::TraceTeapotsResponse::Default { status: mock.status(), body: mock.body()? },
+            })
+        })
     }
 }
 
@@ -333,11 +208,6 @@ impl operations::Kettles for MockService {
         _request: operations::KettlesHeadRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::KettlesHeadResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "kettlesHead",
-            &KETTLES_HEAD,
-            |_| Ok(operations::KettlesHeadResponse::Ok),
-        )
+        self.answer(&context, "kettlesHead", &KETTLES_HEAD, |_| Ok(operations::KettlesHeadResponse::Ok))
     }
 }

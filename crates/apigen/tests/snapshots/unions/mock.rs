@@ -5,340 +5,84 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 13] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "radius",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            exclusive_minimum: true,
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "variant",
-                        required: true,
-                        write_only: false,
-                        flatten: true,
-                        schema: runtime::mock::Schema::Named(9),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "label",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(4),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(11),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "value",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "variant",
-                        required: true,
-                        write_only: false,
-                        flatten: true,
-                        schema: runtime::mock::Schema::Named(6),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "amount",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(7),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Named(8),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "card",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "iban",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("kind"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["circle"],
-                        schema: runtime::mock::Schema::Named(0),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["square"],
-                        schema: runtime::mock::Schema::Named(10),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "side",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Number(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "left",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "right",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "label",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "parent",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(12),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "children",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(12),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 13] = [
+    // 0: Circle
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::String(Bounds::NONE)),
+        Field::required("radius", Schema::Number(Bounds::NONE.minimum(0.0, true))),
+    ])),
+    // 1: Drawing
+    Type::of(Schema::Object(&[
+        Field::required("variant", Schema::Named(9)).flatten(),
+        Field::optional("label", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: Expr
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Named(4)),
+        Variant::new(&[], Schema::Named(11)),
+    ])),
+    // 3: IdOrName
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Integer(Bounds::NONE)),
+        Variant::new(&[], Schema::String(Bounds::NONE)),
+    ])),
+    // 4: Literal
+    Type::of(Schema::Object(&[
+        Field::optional("value", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 5: Payment
+    Type::of(Schema::Object(&[
+        Field::required("variant", Schema::Named(6)).flatten(),
+        Field::required("amount", Schema::Integer(Bounds::NONE)),
+    ])),
+    // 6: PaymentVariant
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Named(7)),
+        Variant::new(&[], Schema::Named(8)),
+    ])),
+    // 7: PaymentVariantObject
+    Type::of(Schema::Object(&[
+        Field::required("card", Schema::String(Bounds::NONE)),
+    ])),
+    // 8: PaymentVariantObject2
+    Type::of(Schema::Object(&[
+        Field::required("iban", Schema::String(Bounds::NONE)),
+    ])),
+    // 9: Shape
+    Type::of(Schema::Union(Some("kind"), &[
+        Variant::new(&["circle"], Schema::Named(0)),
+        Variant::new(&["square"], Schema::Named(10)),
+    ])),
+    // 10: Square
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::String(Bounds::NONE)),
+        Field::required("side", Schema::Number(Bounds::NONE)),
+    ])),
+    // 11: Sum
+    Type::of(Schema::Object(&[
+        Field::required("left", Schema::Named(2)),
+        Field::required("right", Schema::Named(2)),
+    ])),
+    // 12: Tree
+    Type::of(Schema::Object(&[
+        Field::required("label", Schema::String(Bounds::NONE)),
+        Field::optional("parent", Schema::Named(12)),
+        Field::optional("children", Schema::Array(&Schema::Named(12), Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `listShapes`.
-static LIST_SHAPES: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(
-            runtime::mock::Schema::Array(
-                &runtime::mock::Schema::Named(9),
-                runtime::mock::Bounds::NONE,
-            ),
-        ),
-        examples: &[],
-        headers: &[],
-    },
+static LIST_SHAPES: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(9), Bounds::NONE)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -347,7 +91,7 @@ static LIST_SHAPES: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -390,7 +134,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -423,12 +167,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -447,11 +192,6 @@ impl operations::Shapes for MockService {
         _request: operations::ListShapesRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::ListShapesResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "listShapes",
-            &LIST_SHAPES,
-            |mock| Ok(operations::ListShapesResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "listShapes", &LIST_SHAPES, |mock| Ok(operations::ListShapesResponse::Ok(mock.body()?)))
     }
 }

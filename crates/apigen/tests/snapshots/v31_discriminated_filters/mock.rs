@@ -5,214 +5,65 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 11] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(1),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "key",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "value",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["eq", "ne"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(4),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "filters",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Array(
-                            &runtime::mock::Schema::Named(3),
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("type"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["eq", "ne"],
-                        schema: runtime::mock::Schema::Named(0),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["and", "or"],
-                        schema: runtime::mock::Schema::Named(2),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["and", "or"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("type"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["eq", "ne"],
-                        schema: runtime::mock::Schema::Named(0),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["and", "or"],
-                        schema: runtime::mock::Schema::Named(2),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(7),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "from",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["message"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: Some("type"),
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &["message"],
-                        schema: runtime::mock::Schema::Named(6),
-                    },
-                    runtime::mock::Variant {
-                        tags: &["message"],
-                        schema: runtime::mock::Schema::Named(9),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "type",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(10),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "to",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Named(7),
-        example: None,
-    },
+static TYPES: [Type; 11] = [
+    // 0: Comparison
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::Named(1)),
+        Field::required("key", Schema::String(Bounds::NONE)),
+        Field::required("value", Schema::String(Bounds::NONE)),
+    ])),
+    // 1: ComparisonType
+    Type::of(Schema::Enum(&["eq", "ne"])),
+    // 2: Compound
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::Named(4)),
+        Field::required("filters", Schema::Array(&Schema::Named(3), Bounds::NONE)),
+    ])),
+    // 3: CompoundFiltersItem
+    Type::of(Schema::Union(Some("type"), &[
+        Variant::new(&["eq", "ne"], Schema::Named(0)),
+        Variant::new(&["and", "or"], Schema::Named(2)),
+    ])),
+    // 4: CompoundType
+    Type::of(Schema::Enum(&["and", "or"])),
+    // 5: Filter
+    Type::of(Schema::Union(Some("type"), &[
+        Variant::new(&["eq", "ne"], Schema::Named(0)),
+        Variant::new(&["and", "or"], Schema::Named(2)),
+    ])),
+    // 6: Incoming
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::Named(7)),
+        Field::required("from", Schema::String(Bounds::NONE)),
+    ])),
+    // 7: IncomingType
+    Type::of(Schema::Enum(&["message"])),
+    // 8: Message
+    Type::of(Schema::Union(Some("type"), &[
+        Variant::new(&["message"], Schema::Named(6)),
+        Variant::new(&["message"], Schema::Named(9)),
+    ])),
+    // 9: Outgoing
+    Type::of(Schema::Object(&[
+        Field::required("type", Schema::Named(10)),
+        Field::required("to", Schema::String(Bounds::NONE)),
+    ])),
+    // 10: OutgoingType
+    Type::of(Schema::Named(7)),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `search`.
-static SEARCH: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static SEARCH: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -221,7 +72,7 @@ static SEARCH: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -264,7 +115,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -297,12 +148,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -321,11 +173,6 @@ impl operations::Search for MockService {
         _request: operations::SearchRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::SearchResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "search",
-            &SEARCH,
-            |_| Ok(operations::SearchResponse::NoContent),
-        )
+        self.answer(&context, "search", &SEARCH, |_| Ok(operations::SearchResponse::NoContent))
     }
 }

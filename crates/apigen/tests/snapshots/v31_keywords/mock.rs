@@ -5,94 +5,33 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 3] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-            max_length: Some(32),
-            ..runtime::mock::Bounds::NONE
-        }),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "kind",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "size",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(runtime::mock::Bounds {
-                            minimum: Some(0.0),
-                            exclusive_minimum: true,
-                            maximum: Some(1048576.0),
-                            exclusive_maximum: true,
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: Some("512"),
-                    },
-                    runtime::mock::Field {
-                        name: "data",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Base64,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "preview",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Base64,
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "label",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(runtime::mock::Bounds {
-                            max_length: Some(32),
-                            ..runtime::mock::Bounds::NONE
-                        }),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["upload"]),
-        example: None,
-    },
+static TYPES: [Type; 3] = [
+    // 0: Label
+    Type::of(Schema::String(Bounds::NONE.max_length(32))),
+    // 1: Upload
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::Named(2)),
+        Field::required("size", Schema::Integer(Bounds::NONE.minimum(0.0, true).maximum(1048576.0, true))).example("512"),
+        Field::optional("data", Schema::Base64),
+        Field::optional("preview", Schema::Base64),
+        Field::optional("label", Schema::String(Bounds::NONE.max_length(32))),
+    ])),
+    // 2: UploadKind
+    Type::of(Schema::Enum(&["upload"])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `upload`.
-static UPLOAD: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(204),
-        body: None,
-        examples: &[],
-        headers: &[],
-    },
+static UPLOAD: [Response; 1] = [
+    Response::new(Status::Code(204)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -101,7 +40,7 @@ static UPLOAD: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -144,7 +83,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -177,12 +116,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -201,11 +141,6 @@ impl operations::Uploads for MockService {
         _request: operations::UploadRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::UploadResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "upload",
-            &UPLOAD,
-            |_| Ok(operations::UploadResponse::NoContent),
-        )
+        self.answer(&context, "upload", &UPLOAD, |_| Ok(operations::UploadResponse::NoContent))
     }
 }

@@ -5,188 +5,50 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
+use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [runtime::mock::Type; 6] = [
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "id",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "nickname",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds::NONE),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "owner",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::Named(5),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "externalId",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Named(2),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "tier",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::Named(4),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "address",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::Named(1),
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "city",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Union(
-            &runtime::mock::Union {
-                tag: None,
-                variants: &[
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                    },
-                    runtime::mock::Variant {
-                        tags: &[],
-                        schema: runtime::mock::Schema::Integer(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "nickname",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::String(runtime::mock::Bounds {
-                                max_length: Some(40),
-                                ..runtime::mock::Bounds::NONE
-                            }),
-                        ),
-                        example: None,
-                    },
-                    runtime::mock::Field {
-                        name: "owner",
-                        required: false,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::Nullable(
-                            &runtime::mock::Schema::Named(5),
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Enum(&["free", "paid"]),
-        example: None,
-    },
-    runtime::mock::Type {
-        schema: runtime::mock::Schema::Object(
-            &runtime::mock::Object {
-                fields: &[
-                    runtime::mock::Field {
-                        name: "name",
-                        required: true,
-                        write_only: false,
-                        flatten: false,
-                        schema: runtime::mock::Schema::String(
-                            runtime::mock::Bounds::NONE,
-                        ),
-                        example: None,
-                    },
-                ],
-            },
-        ),
-        example: None,
-    },
+static TYPES: [Type; 6] = [
+    // 0: Account
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+        Field::required("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
+        Field::required("owner", Schema::Nullable(&Schema::Named(5))),
+        Field::optional("externalId", Schema::Named(2)),
+        Field::optional("tier", Schema::Nullable(&Schema::Named(4))),
+        Field::optional("address", Schema::Nullable(&Schema::Named(1))),
+    ])),
+    // 1: AccountAddress
+    Type::of(Schema::Object(&[
+        Field::optional("city", Schema::String(Bounds::NONE)),
+    ])),
+    // 2: AccountExternalId
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::String(Bounds::NONE)),
+        Variant::new(&[], Schema::Integer(Bounds::NONE)),
+    ])),
+    // 3: AccountPatch
+    Type::of(Schema::Object(&[
+        Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE.max_length(40)))),
+        Field::optional("owner", Schema::Nullable(&Schema::Named(5))),
+    ])),
+    // 4: AccountTier
+    Type::of(Schema::Enum(&["free", "paid"])),
+    // 5: Owner
+    Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(Bounds::NONE)),
+    ])),
 ];
 
 /// The schema of the body every error carries.
-static ERROR: runtime::mock::Schema = runtime::mock::Schema::Any;
+static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, runtime::mock::Schema); 0] = [];
+static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `patchAccount`.
-static PATCH_ACCOUNT: [runtime::mock::Response; 1] = [
-    runtime::mock::Response {
-        status: runtime::mock::Status::Code(200),
-        body: Some(runtime::mock::Schema::Named(0)),
-        examples: &[],
-        headers: &[],
-    },
+static PATCH_ACCOUNT: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(0)),
 ];
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
@@ -195,7 +57,7 @@ static PATCH_ACCOUNT: [runtime::mock::Response; 1] = [
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
-    /// The body of every refusal, made once.
+    /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
 
@@ -238,7 +100,7 @@ impl MockService {
         &self,
         context: &runtime::RequestContext,
         id: &str,
-        responses: &'static [runtime::mock::Response],
+        responses: &'static [Response],
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
@@ -271,12 +133,13 @@ async fn credentials(
     actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
     actix_web::Error,
 > {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let seed = mock.as_ref().map_or(0, |m| m.seed);
     let missing = runtime::mock::missing_credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, request.app_data::<web::Data<MockService>>()) {
+    let mut response = match (missing, mock) {
         (Some(message), Some(mock)) => {
             let error = mock
                 .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
@@ -295,11 +158,6 @@ impl operations::Api for MockService {
         _request: operations::PatchAccountRequest,
         context: runtime::RequestContext,
     ) -> Result<operations::PatchAccountResponse, operations::ErrorResponse> {
-        self.answer(
-            &context,
-            "patchAccount",
-            &PATCH_ACCOUNT,
-            |mock| Ok(operations::PatchAccountResponse::Ok(mock.body()?)),
-        )
+        self.answer(&context, "patchAccount", &PATCH_ACCOUNT, |mock| Ok(operations::PatchAccountResponse::Ok(mock.body()?)))
     }
 }
