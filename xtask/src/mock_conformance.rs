@@ -129,7 +129,7 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         command: "cargo xtask mock-conformance".into(),
         source: doc.display().to_string(),
         lenient: true,
-        check_formats: false,
+        check_formats: true,
         runtime: apigen::Runtime::Vendored,
         group_features: true,
     };
@@ -155,8 +155,8 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         doc.display().to_string(),
         "--url".into(),
         url,
-        "--checks".into(),
-        "all".into(),
+        // Every check is on unless the settings turn it off for an
+        // operation (`--checks all` would overrule them).
         "--workers".into(),
         "1".into(),
         "--max-examples".into(),

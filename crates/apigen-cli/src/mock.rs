@@ -58,8 +58,11 @@ fn write_all(dir: &Path, files: &apigen::Files) -> Result<(), String> {
 
 pub fn run(request: Request) -> Result<(), String> {
     let spec = request.spec;
+    // Formats checked: the mock refuses an `email` that is not one, and
+    // makes ones that are.
     let options = apigen::standalone::Options {
         server: true,
+        check_formats: true,
         ..Default::default()
     };
     let command = format!("apigen mock {}", spec.display());

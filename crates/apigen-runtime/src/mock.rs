@@ -1111,6 +1111,38 @@ mod tests {
         Field::optional("children", Schema::Array(&Schema::Named(0), Bounds::NONE)),
     ]))];
 
+    #[test]
+    fn prefer_reads_each_control_in_either_separator() {
+        let request = actix_web::test::TestRequest::default()
+            .insert_header(("Prefer", "code=404; example=\"dog\", dynamic=TRUE, wait=5"))
+            .to_http_request();
+        let prefer = Prefer::read(&request).unwrap();
+        assert_eq!(prefer.code, Some(404));
+        assert_eq!(prefer.example.as_deref(), Some("dog"));
+        assert!(prefer.dynamic);
+        let bad = actix_web::test::TestRequest::default()
+            .insert_header(("Prefer", "code=teapot"))
+            .to_http_request();
+        assert_eq!(
+            Prefer::read(&bad).unwrap_err().kind,
+            RejectionKind::BadRequest
+        );
+    }
+
+    #[test]
+    fn a_code_is_answered_by_its_own_response_its_range_or_default() {
+        let responses = [
+            Response::new(Status::Code(200)),
+            Response::new(Status::Range(4)),
+            Response::new(Status::Default),
+        ];
+        assert_eq!(choose(&responses, 200), Some((0, 200)));
+        assert_eq!(choose(&responses, 404), Some((1, 404)));
+        assert_eq!(choose(&responses, 503), Some((2, 503)));
+        assert_eq!(choose(&responses[..2], 503), None);
+        assert_eq!(first(&responses[1..]), (0, 400));
+    }
+
     /// A recursive type ends, and an example that breaks its field's
     /// bounds is not used.
     #[test]
