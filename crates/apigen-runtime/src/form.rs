@@ -71,7 +71,8 @@ fn value_tree<'a>(pairs: impl Iterator<Item = (&'a str, serde_json::Value)>) -> 
 }
 
 /// Reads a `multipart/form-data` body into a tree like [`form_tree`]'s: a
-/// part named `a[b]` nests, a text part is a string, a file part (one with a
+/// part named `a[b]` nests, a text part is a string, a part whose
+/// `Content-Type` is JSON its JSON value, a file part (one with a
 /// `filename`) an array of its bytes, which decodes into a `Vec<u8>` field.
 pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Value, Rejection> {
     let bad = |why: &str| {
@@ -132,7 +133,20 @@ pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Val
             )
         } else {
             let text = std::str::from_utf8(content).map_err(|_| bad("a text part is not UTF-8"))?;
-            serde_json::Value::String(text.to_string())
+            // A part sent as JSON (an object property's default encoding)
+            // holds a JSON value, not text.
+            let json = headers
+                .lines()
+                .filter_map(|l| l.split_once(':'))
+                .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-type"))
+                .and_then(|(_, v)| v.split(';').next())
+                .map(|essence| essence.trim().to_ascii_lowercase())
+                .is_some_and(|e| e == "application/json" || e.ends_with("+json"));
+            if json {
+                serde_json::from_str(text).map_err(|_| bad("a JSON part is not valid JSON"))?
+            } else {
+                serde_json::Value::String(text.to_string())
+            }
         };
         parts.push((name, value));
         at = end + 2 + delimiter.len();
@@ -340,6 +354,18 @@ Content-Type: application/octet-stream\r\n\r\n\x01\x02\r\n--XX--\r\n";
         let e = multipart_tree("multipart/form-data", body).unwrap_err();
         assert_eq!(e.message, "the multipart body is malformed: no boundary");
         let e = multipart_tree("multipart/form-data; boundary=XX", b"--XX\r\nx").unwrap_err();
+        assert_eq!(e.kind, RejectionKind::BadRequest);
+    }
+
+    #[test]
+    fn a_json_part_holds_its_value() {
+        let body = b"--XX\r\nContent-Disposition: form-data; name=\"meta\"\r\n\
+Content-Type: application/json; charset=utf-8\r\n\r\n{\"a\": [1, true]}\r\n--XX--\r\n";
+        let tree = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
+        assert_eq!(tree, json!({"meta": {"a": [1, true]}}));
+        let broken = b"--XX\r\nContent-Disposition: form-data; name=\"meta\"\r\n\
+Content-Type: application/json\r\n\r\n{\r\n--XX--\r\n";
+        let e = multipart_tree("multipart/form-data; boundary=XX", broken).unwrap_err();
         assert_eq!(e.kind, RejectionKind::BadRequest);
     }
 }
