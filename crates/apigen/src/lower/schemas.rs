@@ -435,6 +435,9 @@ impl<'a> Lowerer<'a> {
                     )?;
                     Ty::Map(Box::new(values))
                 }
+                // An object of any properties is still an object: a map
+                // of JSON values refuses an array or a string.
+                _ if flat.typ == Some("object") => Ty::Map(Box::new(Shape::new(Ty::Json))),
                 _ => Ty::Json,
             },
             Some(other) => {

@@ -33,7 +33,7 @@ static TYPES: [Type; 3] = [
         Field::optional("code", Schema::String(Bounds::NONE.min_length(3).max_length(3).pattern("^[A-Z]{3}$"))),
         Field::optional("tags", Schema::Array(&Schema::String(Bounds::NONE.max_length(10)), Bounds::NONE.min_items(1).max_items(3))),
         Field::optional("scores", Schema::Map(&Schema::Integer(Bounds::NONE.minimum(0.0, false)))),
-        Field::optional("extra", Schema::Any),
+        Field::optional("extra", Schema::Map(&Schema::Any)),
         Field::optional("anything", Schema::Any),
         Field::optional("matrix", Schema::Array(&Schema::Array(&Schema::Number(Bounds::NONE), Bounds::NONE), Bounds::NONE)),
     ])),

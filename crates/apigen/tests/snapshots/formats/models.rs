@@ -84,7 +84,7 @@ pub struct Sample {
     pub code: Option<String>,
     pub tags: Option<Vec<String>>,
     pub scores: Option<std::collections::BTreeMap<String, i64>>,
-    pub extra: Option<serde_json::Value>,
+    pub extra: Option<std::collections::BTreeMap<String, serde_json::Value>>,
     pub anything: Option<serde_json::Value>,
     pub matrix: Option<Vec<Vec<f64>>>,
 }
@@ -130,7 +130,7 @@ impl runtime::Record for Sample {
         Option<String>,
         Option<Vec<String>>,
         Option<std::collections::BTreeMap<String, i64>>,
-        Option<serde_json::Value>,
+        Option<std::collections::BTreeMap<String, serde_json::Value>>,
         Option<serde_json::Value>,
         Option<Vec<Vec<f64>>>,
     );

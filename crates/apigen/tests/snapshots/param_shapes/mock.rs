@@ -54,7 +54,7 @@ static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 
 /// The responses of `search`.
 static SEARCH: [Response; 2] = [
-    Response::new(Status::Code(200)).body(Schema::Any),
+    Response::new(Status::Code(200)).body(Schema::Map(&Schema::Any)),
     Response::new(Status::Code(400)).body(Schema::Named(0)),
 ];
 

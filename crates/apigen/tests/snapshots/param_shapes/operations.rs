@@ -97,7 +97,7 @@ pub struct SearchRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub enum SearchResponse {
     /// `200`: What the server read.
-    Ok(serde_json::Value),
+    Ok(std::collections::BTreeMap<String, serde_json::Value>),
     /// `400`: A parameter that is not what its schema says.
     BadRequest(models::Error),
 }
