@@ -500,12 +500,15 @@ mod param_shapes_glue {
                 models::SearchChoice::ByName(n) => format!("name {}", n.name),
                 models::SearchChoice::ById(i) => format!("id {}", i.id),
             });
-            Ok(SearchResponse::Ok(serde_json::json!({
+            let echo = serde_json::json!({
                 "filter": request.filter,
                 "choice": choice,
                 "where": request.where_,
                 "context": request.x_context,
-            })))
+            });
+            Ok(SearchResponse::Ok(
+                serde_json::from_value(echo).expect("an object"),
+            ))
         }
     }
 

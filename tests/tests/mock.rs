@@ -140,7 +140,8 @@ async fn prefer_code_answers_a_declared_status_and_names_them_otherwise() {
 
 #[actix_web::test]
 async fn a_secured_operation_needs_a_credential_of_its_scheme() {
-    let anonymous = test::TestRequest::get().uri("/api/books");
+    // `addBook`'s `default` takes the 401.
+    let anonymous = test::TestRequest::post().uri("/api/books");
     let answer = ask(0, anonymous).await;
     assert_eq!(answer.0, 401);
     assert!(
@@ -148,10 +149,14 @@ async fn a_secured_operation_needs_a_credential_of_its_scheme() {
         "{}",
         answer.2
     );
-    let empty = test::TestRequest::get()
+    let empty = test::TestRequest::post()
         .uri("/api/books")
         .insert_header(("X-Key", ""));
     assert_eq!(ask(0, empty).await.0, 401);
+    // `listBooks` declares no status for it, but a 400: that is sent.
+    let undeclared = ask(0, test::TestRequest::get().uri("/api/books")).await;
+    assert_eq!(undeclared.0, 400);
+    assert_eq!(undeclared.2["code"], "unauthorized");
     // An operation with `security: []` is open.
     let health = test::TestRequest::get().uri("/api/health");
     assert_eq!(ask(0, health).await.0, 204);

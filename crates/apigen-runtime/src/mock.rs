@@ -712,6 +712,18 @@ fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
     }
 }
 
+/// The status a refusal of `status` is sent with by an operation that
+/// declares `responses`: its own when declared (by code, range or
+/// `default`), else 400 when that is, else its own.
+pub fn refusal_status(responses: &[Response], status: StatusCode) -> StatusCode {
+    let declared = |code: u16| choose(responses, code).is_some();
+    if !declared(status.as_u16()) && declared(400) {
+        StatusCode::BAD_REQUEST
+    } else {
+        status
+    }
+}
+
 /// The response `Prefer: code=` names: the one of that code, else the
 /// range holding it, else `default` (when no other declares it).
 fn choose(responses: &[Response], code: u16) -> Option<(usize, u16)> {

@@ -110,8 +110,11 @@ impl Query {
     }
 
     /// An exploded `form` object: its properties are query parameters of
-    /// their own.
+    /// their own. An empty query is no object (an optional one is absent).
     pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
+        if self.0.is_empty() {
+            return Ok(None);
+        }
         let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
             Rejection::new(
@@ -399,6 +402,9 @@ mod tests {
         let q = Query::parse("status=open&min=4");
         let flat: Filter = q.exploded_object().unwrap().unwrap();
         assert_eq!(flat.min, Some(4));
+        // No query at all: an optional object that is absent, whatever
+        // properties it requires.
+        assert_eq!(Query::parse("").exploded_object::<Filter>().unwrap(), None);
         #[derive(Debug, PartialEq)]
         enum OneOrMany {
             One(i32),

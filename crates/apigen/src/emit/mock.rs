@@ -46,9 +46,7 @@ pub fn imports(api: &Api) -> Vec<String> {
     if kinds().any(|k| matches!(k, TypeKind::Struct(s) if !s.fields.is_empty())) {
         names.push("Field");
     }
-    if !api.operations.is_empty() {
-        names.push("Response");
-    }
+    names.push("Response");
     names.push("Schema");
     if !api.operations.is_empty() {
         names.push("Status");
@@ -136,6 +134,17 @@ pub fn items(api: &Api) -> String {
             let _ = writeln!(tables, "    {},", schemas.response(r));
         }
         tables.push_str("];\n");
+    }
+    // Which responses an operation declares, for the credentials layer.
+    tables.push_str("\n/// The responses of the operation `id` names.\n");
+    if api.operations.is_empty() {
+        tables.push_str("fn responses(_id: &str) -> &'static [Response] {\n    &[]\n}\n");
+    } else {
+        tables.push_str("fn responses(id: &str) -> &'static [Response] {\n    match id {\n");
+        for op in &api.operations {
+            let _ = writeln!(tables, "        {:?} => &{},", op.id, op.const_name);
+        }
+        tables.push_str("        _ => &[],\n    }\n}\n");
     }
     pieces.text(&tables);
     pieces.tokens(service(api));
@@ -258,9 +267,16 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             let mock = request.app_data::<web::Data<MockService>>().cloned();
             let seed = mock.as_ref().map_or(0, |m| m.seed);
             let missing = runtime::mock::missing_credentials(request.request(), metadata::SECURITY_SCHEMES);
-            let mut response = match (missing, mock) {
-                (Some(message), Some(mock)) => {
-                    let error = mock.error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
+            let operation = runtime::Operation::of(request.request());
+            let mut response = match (missing, mock, operation) {
+                (Some(message), Some(mock), Some(operation)) => {
+                    // 401, or the declared 400 where the operation declares
+                    // no status for it.
+                    let status = runtime::mock::refusal_status(
+                        responses(operation.id),
+                        runtime::StatusCode::UNAUTHORIZED,
+                    );
+                    let error = mock.error(status, "unauthorized", &message);
                     let http: HttpResponse = error.into_http();
                     request.into_response(http).map_into_right_body()
                 }

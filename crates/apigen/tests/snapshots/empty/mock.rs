@@ -5,7 +5,7 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::{web, HttpResponse};
-use runtime::mock::{Bounds, Field, Schema, Type};
+use runtime::mock::{Bounds, Field, Response, Schema, Type};
 
 /// Every named type's schema, in the order of `models`.
 static TYPES: [Type; 1] = [
@@ -20,6 +20,11 @@ static ERROR: Schema = Schema::Any;
 
 /// The response headers middleware sets on every response.
 static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
+
+/// The responses of the operation `id` names.
+fn responses(_id: &str) -> &'static [Response] {
+    &[]
+}
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
 ///
@@ -85,10 +90,14 @@ async fn credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, mock) {
-        (Some(message), Some(mock)) => {
-            let error = mock
-                .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
+    let operation = runtime::Operation::of(request.request());
+    let mut response = match (missing, mock, operation) {
+        (Some(message), Some(mock), Some(operation)) => {
+            let status = runtime::mock::refusal_status(
+                responses(operation.id),
+                runtime::StatusCode::UNAUTHORIZED,
+            );
+            let error = mock.error(status, "unauthorized", &message);
             let http: HttpResponse = error.into_http();
             request.into_response(http).map_into_right_body()
         }

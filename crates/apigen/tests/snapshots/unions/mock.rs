@@ -85,6 +85,14 @@ static LIST_SHAPES: [Response; 1] = [
     Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(9), Bounds::NONE)),
 ];
 
+/// The responses of the operation `id` names.
+fn responses(id: &str) -> &'static [Response] {
+    match id {
+        "listShapes" => &LIST_SHAPES,
+        _ => &[],
+    }
+}
+
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
 ///
 /// Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))`, a clone of the mock in each worker's `App`.
@@ -173,10 +181,14 @@ async fn credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let mut response = match (missing, mock) {
-        (Some(message), Some(mock)) => {
-            let error = mock
-                .error(runtime::StatusCode::UNAUTHORIZED, "unauthorized", &message);
+    let operation = runtime::Operation::of(request.request());
+    let mut response = match (missing, mock, operation) {
+        (Some(message), Some(mock), Some(operation)) => {
+            let status = runtime::mock::refusal_status(
+                responses(operation.id),
+                runtime::StatusCode::UNAUTHORIZED,
+            );
+            let error = mock.error(status, "unauthorized", &message);
             let http: HttpResponse = error.into_http();
             request.into_response(http).map_into_right_body()
         }
