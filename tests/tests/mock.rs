@@ -167,7 +167,6 @@ async fn requests_are_refused_by_the_glue_as_declared_statuses() {
     // Out of bounds: 422 is not declared, so it goes out as the declared 400.
     let answer = ask(0, get("/books?limit=500")).await;
     assert_eq!(answer.0, 400);
-    assert_eq!(answer.2["code"], "bad_request");
     assert!(
         answer.2["message"].as_str().unwrap().contains("limit"),
         "{}",
@@ -207,11 +206,9 @@ async fn a_body_offered_as_json_and_as_a_form_is_read_either_way() {
         .set_payload("hello");
     let refused = ask(0, other).await;
     assert_eq!(refused.0, 400);
+    // The operation's 400 declares a body of its own: the refusal has it.
     assert!(
-        refused.2["message"]
-            .as_str()
-            .unwrap()
-            .contains("application/json"),
+        refused.2["reason"].as_str().is_some_and(|r| !r.is_empty()),
         "{}",
         refused.2
     );

@@ -389,6 +389,9 @@ pub struct Mock {
     status: StatusCode,
     prefer: Prefer,
     seed: u64,
+    /// Why the request is refused, when the chosen response is the
+    /// operation's 400 saying so.
+    refused: Option<Rejection>,
 }
 
 impl Mock {
@@ -398,6 +401,29 @@ impl Mock {
     pub fn start(
         seed: u64,
         id: &str,
+        types: &'static [Type],
+        responses: &'static [Response],
+        request: &HttpRequest,
+    ) -> Result<Mock, Rejection> {
+        let seed = seed ^ hash(id);
+        Mock::choose(seed, types, responses, request).or_else(|refused| {
+            // A request the mock cannot answer as asked is refused with
+            // the operation's own 400, when it declares one.
+            let (chosen, _) = choose(responses, 400).ok_or_else(|| refused.clone())?;
+            Ok(Mock {
+                types,
+                response: &responses[chosen],
+                chosen,
+                status: StatusCode::BAD_REQUEST,
+                prefer: Prefer::default(),
+                seed,
+                refused: Some(refused),
+            })
+        })
+    }
+
+    fn choose(
+        seed: u64,
         types: &'static [Type],
         responses: &'static [Response],
         request: &HttpRequest,
@@ -434,8 +460,9 @@ impl Mock {
             response,
             chosen,
             status,
-            seed: seed ^ hash(id),
+            seed,
             prefer,
+            refused: None,
         })
     }
 
@@ -456,6 +483,10 @@ impl Mock {
             .response
             .body
             .ok_or_else(|| internal("the response has no body"))?;
+        if let Some(refused) = &self.refused {
+            let code = refused.kind.code();
+            return error_body(self.types, &schema, self.status, code, &refused.message);
+        }
         if !self.prefer.dynamic {
             let wanted = self.prefer.example.as_deref();
             for (name, text) in self.response.examples {
@@ -586,9 +617,23 @@ pub fn error_body<T: serde::de::DeserializeOwned>(
     code: &str,
     message: &str,
 ) -> Result<T, Rejection> {
+    match serde_json::from_value(error_value(types, schema, status, code, message)) {
+        Ok(body) => Ok(body),
+        Err(_) => value(hash(code), types, schema),
+    }
+}
+
+/// The JSON of [`error_body`].
+fn error_value(
+    types: &'static [Type],
+    schema: &Schema,
+    status: StatusCode,
+    code: &str,
+    message: &str,
+) -> Value {
     let said = serde_json::json!({ "code": code, "message": message, "status": status.as_u16() });
     if matches!(schema, Schema::Any) {
-        return serde_json::from_value(said).map_err(|e| internal(e.to_string()));
+        return said;
     }
     let mut made = Maker::new(types, false).value(schema, &mut Rng(hash(code)), 0);
     if let Value::Object(map) = &mut made {
@@ -611,10 +656,62 @@ pub fn error_body<T: serde::de::DeserializeOwned>(
             }
         }
     }
-    match serde_json::from_value(made) {
-        Ok(body) => Ok(body),
-        Err(_) => value(hash(code), types, schema),
+    made
+}
+
+/// A refusal as its operation declares it: a client error of a status the
+/// operation does not declare as its declared 400 (see
+/// [`refusal_status`]); and when `responses` give the status a body that
+/// the one sent does not fit (the glue refuses with the crate's one error
+/// body, and an operation may declare another for a status), the body made
+/// anew from the declared schema, keeping the refusal's `code` and
+/// `message` where it has places for them. Successes, and refusals that
+/// fit, go out as they are.
+pub async fn conform<B>(
+    response: actix_web::dev::ServiceResponse<B>,
+    types: &'static [Type],
+    responses: &[Response],
+) -> Result<actix_web::dev::ServiceResponse, actix_web::Error>
+where
+    B: actix_web::body::MessageBody + 'static,
+{
+    let sent_status = response.status();
+    let refused = sent_status.is_client_error() || sent_status.is_server_error();
+    let status = if sent_status.is_client_error() {
+        refusal_status(responses, sent_status)
+    } else {
+        sent_status
+    };
+    let declared = choose(responses, status.as_u16()).and_then(|(i, _)| responses[i].body);
+    let Some(schema) = declared.filter(|_| refused) else {
+        return Ok(response.map_into_boxed_body());
+    };
+    let (request, http) = response.into_parts();
+    let (mut head, body) = http.into_parts();
+    *head.status_mut() = status;
+    let bytes = actix_web::body::to_bytes(body)
+        .await
+        .map_err(|e| actix_web::error::ErrorInternalServerError(e.into().to_string()))?;
+    let sent: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    if fits(types, &schema, &sent) {
+        return Ok(actix_web::dev::ServiceResponse::new(
+            request,
+            head.set_body(bytes).map_into_boxed_body(),
+        ));
     }
+    let said = |key: &str| {
+        sent.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let remade = error_value(types, &schema, status, &said("code"), &said("message"));
+    head.headers_mut().insert(
+        actix_web::http::header::CONTENT_TYPE,
+        actix_web::http::header::HeaderValue::from_static("application/json"),
+    );
+    let http = head.set_body(remade.to_string()).map_into_boxed_body();
+    Ok(actix_web::dev::ServiceResponse::new(request, http))
 }
 
 /// Sets each required header of `common` that the response lacks, with a

@@ -259,7 +259,8 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
         }
 
         /// Refuses a request to a secured operation without a credential
-        /// (401), and sets the headers every response carries.
+        /// (401), sends each refusal with a body its operation declares
+        /// for its status, and sets the headers every response carries.
         async fn credentials(
             request: actix_web::dev::ServiceRequest,
             next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
@@ -267,21 +268,19 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             let mock = request.app_data::<web::Data<MockService>>().cloned();
             let seed = mock.as_ref().map_or(0, |m| m.seed);
             let missing = runtime::mock::missing_credentials(request.request(), metadata::SECURITY_SCHEMES);
-            let operation = runtime::Operation::of(request.request());
-            let mut response = match (missing, mock, operation) {
-                (Some(message), Some(mock), Some(operation)) => {
+            let declared = runtime::Operation::of(request.request()).map_or(&[][..], |o| responses(o.id));
+            let response = match (missing, mock) {
+                (Some(message), Some(mock)) => {
                     // 401, or the declared 400 where the operation declares
                     // no status for it.
-                    let status = runtime::mock::refusal_status(
-                        responses(operation.id),
-                        runtime::StatusCode::UNAUTHORIZED,
-                    );
+                    let status = runtime::mock::refusal_status(declared, runtime::StatusCode::UNAUTHORIZED);
                     let error = mock.error(status, "unauthorized", &message);
                     let http: HttpResponse = error.into_http();
                     request.into_response(http).map_into_right_body()
                 }
                 _ => next.call(request).await?.map_into_left_body(),
             };
+            let mut response = runtime::mock::conform(response, &TYPES, declared).await?;
             runtime::mock::set_headers(response.headers_mut(), seed, &TYPES, &COMMON_HEADERS);
             Ok(response)
         }

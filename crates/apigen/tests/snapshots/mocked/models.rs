@@ -6,6 +6,59 @@
 use super::runtime;
 
 #[derive(Debug, Clone, PartialEq)]
+pub struct AddNoteBadRequestBody {
+    pub reason: String,
+}
+
+impl runtime::Record for AddNoteBadRequestBody {
+    const NAME: &'static str = "AddNoteBadRequestBody";
+    const FIELDS: &'static [&'static str] = &["reason"];
+    type Slots = (Option<String>,);
+
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(AddNoteBadRequestBody {
+            reason: runtime::required_field(slots.0, "reason")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for AddNoteBadRequestBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("reason", &self.reason)?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for AddNoteBadRequestBody {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("reason", runtime::check_length(&self.reason, Some(1), None))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Book {
     pub isbn: String,
     pub title: String,

@@ -13,14 +13,14 @@ use super::runtime;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorResponse {
     pub status: runtime::StatusCode,
-    pub body: models::Problem,
+    pub body: serde_json::Value,
     /// Headers sent with it (`Retry-After`, say): a response that
     /// declares one takes its value from here.
     pub headers: Vec<(String, String)>,
 }
 
 impl ErrorResponse {
-    pub fn new(status: runtime::StatusCode, body: models::Problem) -> Self {
+    pub fn new(status: runtime::StatusCode, body: serde_json::Value) -> Self {
         ErrorResponse {
             status,
             body,
@@ -136,10 +136,7 @@ pub enum ListBooksResponse {
 impl runtime::Response for ListBooksResponse {
     type Error = ErrorResponse;
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        match error.status.as_u16() {
-            400 => Ok(Self::BadRequest(error.body)),
-            _ => Err(error),
-        }
+        Err(error)
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
@@ -190,15 +187,7 @@ pub enum AddBookResponse {
 impl runtime::Response for AddBookResponse {
     type Error = ErrorResponse;
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        match error.status.as_u16() {
-            404 => Ok(Self::NotFound(error.body)),
-            _ => {
-                Ok(Self::Default {
-                    status: error.status,
-                    body: error.body,
-                })
-            }
-        }
+        Err(error)
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
@@ -238,18 +227,15 @@ impl runtime::Validate for AddNoteRequest {
 pub enum AddNoteResponse {
     /// `201`: Added.
     Created(models::Note),
-    /// `400`: Something was wrong.
-    BadRequest(models::Problem),
+    /// `400`: The note was refused; the reason says why.
+    BadRequest(models::AddNoteBadRequestBody),
 }
 
 #[cfg(feature = "server")]
 impl runtime::Response for AddNoteResponse {
     type Error = ErrorResponse;
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        match error.status.as_u16() {
-            400 => Ok(Self::BadRequest(error.body)),
-            _ => Err(error),
-        }
+        Err(error)
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {

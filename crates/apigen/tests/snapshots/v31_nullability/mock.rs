@@ -133,7 +133,8 @@ impl server::Rejections for MockService {
 }
 
 /// Refuses a request to a secured operation without a credential
-/// (401), and sets the headers every response carries.
+/// (401), sends each refusal with a body its operation declares
+/// for its status, and sets the headers every response carries.
 async fn credentials(
     request: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
@@ -147,11 +148,12 @@ async fn credentials(
         request.request(),
         metadata::SECURITY_SCHEMES,
     );
-    let operation = runtime::Operation::of(request.request());
-    let mut response = match (missing, mock, operation) {
-        (Some(message), Some(mock), Some(operation)) => {
+    let declared = runtime::Operation::of(request.request())
+        .map_or(&[][..], |o| responses(o.id));
+    let response = match (missing, mock) {
+        (Some(message), Some(mock)) => {
             let status = runtime::mock::refusal_status(
-                responses(operation.id),
+                declared,
                 runtime::StatusCode::UNAUTHORIZED,
             );
             let error = mock.error(status, "unauthorized", &message);
@@ -160,6 +162,7 @@ async fn credentials(
         }
         _ => next.call(request).await?.map_into_left_body(),
     };
+    let mut response = runtime::mock::conform(response, &TYPES, declared).await?;
     runtime::mock::set_headers(response.headers_mut(), seed, &TYPES, &COMMON_HEADERS);
     Ok(response)
 }
