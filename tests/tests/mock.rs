@@ -206,7 +206,22 @@ async fn a_body_offered_as_json_and_as_a_form_is_read_either_way() {
         .set_payload("hello");
     let refused = ask(0, other).await;
     assert_eq!(refused.0, 400);
-    // The operation's 400 declares a body of its own: the refusal has it.
+    // The operation's 400 declares a body of its own, in a media type of
+    // its own: the refusal has both.
+    assert_eq!(
+        header(&refused, "content-type"),
+        Some("application/problem+json")
+    );
+    // The typed 400 itself, as the glue renders it, is sent so too.
+    let asked = post()
+        .insert_header(("Prefer", "code=400"))
+        .set_json(serde_json::json!({"text": "hi"}));
+    let asked = ask(0, asked).await;
+    assert_eq!(asked.0, 400);
+    assert_eq!(
+        header(&asked, "content-type"),
+        Some("application/problem+json")
+    );
     assert!(
         refused.2["reason"].as_str().is_some_and(|r| !r.is_empty()),
         "{}",

@@ -101,8 +101,8 @@ pub use params::{
 };
 #[cfg(feature = "server")]
 pub use response::{
-    allowed, bytes, close_connection, error_json, json, respond, set_header, set_header_styled,
-    status, status_in_class,
+    allowed, bytes, close_connection, error_json, json, json_as, respond, set_header,
+    set_header_styled, status, status_in_class,
 };
 
 #[cfg(test)]

@@ -262,6 +262,8 @@ pub struct Response {
     pub examples: &'static [(&'static str, &'static str)],
     /// Its headers: name, whether required, schema.
     pub headers: &'static [(&'static str, bool, Schema)],
+    /// The JSON media type of its body when it is not `application/json`.
+    pub json_type: Option<&'static str>,
 }
 
 impl Response {
@@ -272,7 +274,14 @@ impl Response {
             body: None,
             examples: &[],
             headers: &[],
+            json_type: None,
         }
+    }
+
+    /// Its body sent as another JSON media type (`application/problem+json`).
+    pub const fn json_type(mut self, media: &'static str) -> Self {
+        self.json_type = Some(media);
+        self
     }
 
     /// With a body of `schema`.
@@ -682,13 +691,21 @@ where
     } else {
         sent_status
     };
-    let declared = choose(responses, status.as_u16()).and_then(|(i, _)| responses[i].body);
-    let Some(schema) = declared.filter(|_| refused) else {
+    let declared = choose(responses, status.as_u16()).map(|(i, _)| &responses[i]);
+    let Some((schema, declared)) = declared
+        .and_then(|r| Some((r.body?, r)))
+        .filter(|_| refused)
+    else {
         return Ok(response.map_into_boxed_body());
     };
     let (request, http) = response.into_parts();
     let (mut head, body) = http.into_parts();
     *head.status_mut() = status;
+    let content_type = declared.json_type.unwrap_or("application/json");
+    head.headers_mut().insert(
+        actix_web::http::header::CONTENT_TYPE,
+        actix_web::http::header::HeaderValue::from_static(content_type),
+    );
     let bytes = actix_web::body::to_bytes(body)
         .await
         .map_err(|e| actix_web::error::ErrorInternalServerError(e.into().to_string()))?;
@@ -706,10 +723,6 @@ where
             .to_string()
     };
     let remade = error_value(types, &schema, status, &said("code"), &said("message"));
-    head.headers_mut().insert(
-        actix_web::http::header::CONTENT_TYPE,
-        actix_web::http::header::HeaderValue::from_static("application/json"),
-    );
     let http = head.set_body(remade.to_string()).map_into_boxed_body();
     Ok(actix_web::dev::ServiceResponse::new(request, http))
 }

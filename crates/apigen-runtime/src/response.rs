@@ -47,11 +47,21 @@ pub fn set_header_styled(
 /// (a map with non-string keys, say) is an [`RejectionKind::Internal`]
 /// rejection: the glue answers it with the service's own internal error.
 pub fn json(
+    builder: HttpResponseBuilder,
+    body: &impl Serialize,
+) -> Result<HttpResponse, Rejection> {
+    json_as(builder, "application/json", body)
+}
+
+/// A JSON response sent as another JSON media type the spec declares
+/// (`application/problem+json`).
+pub fn json_as(
     mut builder: HttpResponseBuilder,
+    content_type: &'static str,
     body: &impl Serialize,
 ) -> Result<HttpResponse, Rejection> {
     match to_json(body) {
-        Ok(bytes) => Ok(builder.content_type("application/json").body(bytes)),
+        Ok(bytes) => Ok(builder.content_type(content_type).body(bytes)),
         Err(e) => Err(Rejection::new(
             RejectionKind::Internal,
             format!("the response body could not be serialized: {e}"),

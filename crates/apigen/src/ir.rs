@@ -828,6 +828,9 @@ pub struct Response {
     pub body: Option<Shape>,
     /// How the body travels (JSON or raw bytes of a media type).
     pub media: Media,
+    /// The JSON media type the body is declared in, when it is not
+    /// `application/json` (`application/problem+json`): it is sent as that.
+    pub json_type: Option<String>,
     pub headers: Vec<ResponseHeader>,
     /// The examples of its body, by name: the media type's `example` (named
     /// `example`), then its `examples` written in place, in order.

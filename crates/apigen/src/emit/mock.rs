@@ -459,6 +459,9 @@ impl Schemas<'_> {
             (Some(_), Media::Raw(_)) => builders.push(".body(Schema::Any)".to_string()),
             (Some(shape), _) => builders.push(format!(".body({})", self.shape(shape))),
         }
+        if let (Some(media), Some(_)) = (&r.json_type, &r.body) {
+            builders.push(format!(".json_type({media:?})"));
+        }
         let examples: Vec<String> = r
             .examples
             .iter()

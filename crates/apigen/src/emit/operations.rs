@@ -660,7 +660,10 @@ fn render_response(api: &Api, r: &Response, status: &TokenStream) -> Block {
                 .map_or("application/octet-stream", String::as_str);
             quote!(Ok(runtime::bytes(builder, #media, body)))
         }
-        (Some(_), _) => quote!(runtime::json(builder, &body)),
+        (Some(_), _) => match &r.json_type {
+            Some(media) => quote!(runtime::json_as(builder, #media, &body)),
+            None => quote!(runtime::json(builder, &body)),
+        },
         (None, _) => quote!(Ok(builder.finish())),
     };
     Block { statements, value }

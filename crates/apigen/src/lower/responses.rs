@@ -70,6 +70,7 @@ impl<'a> Lowerer<'a> {
                 doc: "Any answer: the spec declares none.".into(),
                 body: None,
                 media: Media::Json,
+                json_type: None,
                 headers: Vec::new(),
                 examples: Vec::new(),
                 shared: None,
@@ -227,6 +228,7 @@ impl<'a> Lowerer<'a> {
             variant: events_variant,
             body: Some(data),
             media: Media::Events,
+            json_type: None,
             shared: None,
             examples: Vec::new(),
             ..others.clone()
@@ -286,6 +288,7 @@ impl<'a> Lowerer<'a> {
         let response_at = response_at.clone();
         let offered = response.content.len() - usize::from(except.is_some());
         let mut examples = Vec::new();
+        let mut json_type = None;
         let (body, media) = if offered == 0 {
             (None, Media::Json)
         } else {
@@ -309,6 +312,10 @@ impl<'a> Lowerer<'a> {
                 (_, None) => Shape::new(Ty::Json),
             };
             examples = media_examples(content);
+            let declared = essence(media_type);
+            if media == Media::Json && declared != "application/json" && declared != "*/*" {
+                json_type = Some(declared);
+            }
             // A response sends one media type: the first listed.
             let media = match media {
                 Media::Raw(all) => Media::Raw(all.into_iter().take(1).collect()),
@@ -379,6 +386,7 @@ impl<'a> Lowerer<'a> {
             doc: response.description.clone(),
             body,
             media,
+            json_type,
             headers,
             examples,
             shared,

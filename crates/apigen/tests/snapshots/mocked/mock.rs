@@ -73,7 +73,9 @@ static ADD_BOOK: [Response; 3] = [
 /// The responses of `addNote`.
 static ADD_NOTE: [Response; 2] = [
     Response::new(Status::Code(201)).body(Schema::Named(4)),
-    Response::new(Status::Code(400)).body(Schema::Named(0)),
+    Response::new(Status::Code(400))
+        .body(Schema::Named(0))
+        .json_type("application/problem+json"),
 ];
 
 /// The responses of `health`.

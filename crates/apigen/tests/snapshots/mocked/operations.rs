@@ -246,7 +246,7 @@ impl runtime::Response for AddNoteResponse {
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
-                runtime::json(builder, &body)
+                runtime::json_as(builder, "application/problem+json", &body)
             }
         }
     }
