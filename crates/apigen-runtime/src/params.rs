@@ -110,10 +110,12 @@ impl Query {
     }
 
     /// An exploded `form` object: its properties are query parameters of
-    /// their own. An empty query is no object (an optional one is absent).
+    /// their own. An empty query is the object without properties when
+    /// its type allows that, else no object (absent, when optional).
     pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
         if self.0.is_empty() {
-            return Ok(None);
+            let empty = FormValue(serde_json::Value::Object(Default::default()));
+            return Ok(T::deserialize(empty).ok());
         }
         let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
@@ -402,9 +404,15 @@ mod tests {
         let q = Query::parse("status=open&min=4");
         let flat: Filter = q.exploded_object().unwrap().unwrap();
         assert_eq!(flat.min, Some(4));
-        // No query at all: an optional object that is absent, whatever
-        // properties it requires.
+        // No query at all: an object that is absent when it requires a
+        // property, and one without properties when it requires none.
         assert_eq!(Query::parse("").exploded_object::<Filter>().unwrap(), None);
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Page {
+            size: Option<u32>,
+        }
+        let page = Query::parse("").exploded_object::<Page>().unwrap();
+        assert_eq!(page, Some(Page { size: None }));
         #[derive(Debug, PartialEq)]
         enum OneOrMany {
             One(i32),
