@@ -645,27 +645,42 @@ fn error_value(
         return said;
     }
     let mut made = Maker::new(types, false).value(schema, &mut Rng(hash(code)), 0);
-    if let Value::Object(map) = &mut made {
-        let detail = if map.contains_key("message") {
-            "message"
-        } else {
-            "detail"
+    // The places are the body's own properties, or those of the one
+    // object it wraps them in (`{"error": {"code": .., "message": ..}}`).
+    let wrapper: Option<String> = match &made {
+        Value::Object(map) if !has_place(map) => map
+            .iter()
+            .find(|(_, v)| v.as_object().is_some_and(has_place))
+            .map(|(key, _)| key.clone()),
+        _ => None,
+    };
+    for (key, value) in [
+        ("code", &said["code"]),
+        ("message", &said["message"]),
+        ("detail", &said["message"]),
+        ("status", &said["status"]),
+    ] {
+        let mut tried = made.clone();
+        let target = match &wrapper {
+            Some(outer) => tried.get_mut(outer.as_str()),
+            None => Some(&mut tried),
         };
-        for (key, value) in [
-            ("code", said["code"].clone()),
-            (detail, said["message"].clone()),
-            ("status", said["status"].clone()),
-        ] {
-            let Some(old) = map.get(key).cloned() else {
-                continue;
-            };
-            map.insert(key.to_string(), value);
-            if !fits(types, schema, &Value::Object(map.clone())) {
-                map.insert(key.to_string(), old);
+        let Some(Value::Object(map)) = target else {
+            continue;
+        };
+        if map.contains_key(key) {
+            map.insert(key.to_string(), value.clone());
+            if fits(types, schema, &tried) {
+                made = tried;
             }
         }
     }
     made
+}
+
+/// Whether an object has a place for a refusal's message.
+fn has_place(map: &Map<String, Value>) -> bool {
+    map.contains_key("message") || map.contains_key("detail")
 }
 
 /// A refusal as its operation declares it: a client error of a status the
@@ -1263,6 +1278,36 @@ mod tests {
         assert_eq!(choose(&responses, 503), Some((2, 503)));
         assert_eq!(choose(&responses[..2], 503), None);
         assert_eq!(first(&responses[1..]), (0, 400));
+    }
+
+    static WRAPPED: [Type; 1] = [Type::of(Schema::Object(&[Field::required(
+        "error",
+        Schema::Object(&[
+            Field::required("code", Schema::Integer(Bounds::NONE)),
+            Field::required("message", Schema::String(Bounds::NONE)),
+        ]),
+    )]))];
+
+    /// A refusal's message goes where the error schema has a place for it,
+    /// inside the object it wraps it in too; a code of the wrong type
+    /// does not.
+    #[test]
+    fn refusals_say_why_where_the_schema_lets_them() {
+        let status = StatusCode::UNPROCESSABLE_ENTITY;
+        let body = error_value(
+            &WRAPPED,
+            &Schema::Named(0),
+            status,
+            "bad",
+            "`limit` is too big",
+        );
+        assert_eq!(body["error"]["message"], "`limit` is too big", "{body}");
+        assert!(body["error"]["code"].is_i64(), "{body}");
+        let plain = error_value(&[], &Schema::Any, status, "bad", "why");
+        assert_eq!(
+            plain,
+            serde_json::json!({"code": "bad", "message": "why", "status": 422})
+        );
     }
 
     /// A recursive type ends, and an example that breaks its field's
