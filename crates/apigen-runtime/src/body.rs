@@ -96,8 +96,31 @@ pub async fn json_body<T: DeserializeOwned>(
     }
     // Syntax first, then shape: a body that is not JSON at all is a bad
     // request even when its readable part also misses a field.
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(json_rejection)?;
+    let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(json_rejection)?;
+    integral_floats(&mut value);
     T::deserialize(value).map(Some).map_err(json_rejection)
+}
+
+/// Numbers written with a fraction of zero (`3.0`) as the integers they
+/// are: JSON Schema's `integer` takes them, and a float field still reads
+/// an integer. Numbers beyond `i64` stay as they are.
+fn integral_floats(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n.as_f64() {
+                // Exactly representable, and within i64 (2^63 excluded).
+                if x.fract() == 0.0
+                    && x >= -9.223_372_036_854_775_808e18
+                    && x < 9.223_372_036_854_775_808e18
+                {
+                    *value = serde_json::Value::from(x as i64);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_floats),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral_floats),
+        _ => {}
+    }
 }
 
 fn json_rejection(e: serde_json::Error) -> Rejection {
@@ -289,6 +312,39 @@ mod tests {
     ) -> Result<Option<Pet>, Rejection> {
         let (request, payload) = parts(content_type, body).await;
         json_body(&request, payload, DEFAULT_BODY_LIMIT).await
+    }
+
+    #[actix_web::test]
+    async fn an_integer_written_with_a_zero_fraction_is_an_integer() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Page {
+            size: i64,
+            ratio: f64,
+            sizes: Vec<i32>,
+        }
+        let body = br#"{"size": -7011989.0, "ratio": 2.0, "sizes": [1.0, 2]}"#;
+        let (request, payload) = parts(Some("application/json"), body).await;
+        let page: Page = json_body(&request, payload, DEFAULT_BODY_LIMIT)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            page,
+            Page {
+                size: -7011989,
+                ratio: 2.0,
+                sizes: vec![1, 2]
+            }
+        );
+        // A fraction, or a number beyond i64, is still refused.
+        for body in [
+            &br#"{"size": 1.5, "ratio": 1, "sizes": []}"#[..],
+            br#"{"size": 1e19, "ratio": 1, "sizes": []}"#,
+        ] {
+            let (request, payload) = parts(Some("application/json"), body).await;
+            let refused = json_body::<Page>(&request, payload, DEFAULT_BODY_LIMIT).await;
+            assert_eq!(refused.unwrap_err().kind, RejectionKind::ValidationFailed);
+        }
     }
 
     #[actix_web::test]
