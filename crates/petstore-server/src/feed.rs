@@ -174,30 +174,33 @@ impl Feed {
         self.inner.dropped.load(Ordering::Relaxed)
     }
 
-    /// A stream of the events after `after` (or from now) that `filter`
-    /// lets through, for `holder`. 410 when `after` is older than the events
-    /// kept; 429 when the holder has all its streams open; 503 while the
-    /// hub has not yet read the table, or the database is away.
+    /// A stream of the events after `after` (or after the last one
+    /// committed, for none) that `filter` lets through, for `holder`. 410
+    /// when `after` is older than the events kept; 429 when the holder has
+    /// all its streams open; 503 while the hub has not yet read the table,
+    /// or the database is away.
     pub async fn subscribe(
         &self,
         after: Option<i64>,
         filter: Filter,
         holder: Option<Holder>,
     ) -> Result<impl Stream<Item = runtime::Event<StoreEvent>> + Send + 'static, ApiError> {
-        let start = match after {
+        let cursor = match after {
             Some(after) => {
                 let horizon = self.inner.db.event_horizon().await?;
                 if after < horizon.pruned_through {
                     return Err(expired(after, horizon));
                 }
-                Some(after)
+                after
             }
-            None => None,
+            // From now: after every event committed before this request,
+            // those the hub has not handed out yet among them (it lags
+            // commits by a wake-up; a subscriber must not see them).
+            None => self.inner.db.event_horizon().await?.last,
         };
         let lease = self.lease(holder)?;
         let unavailable = || ApiError::away(crate::error::RETRY_AFTER_SECONDS);
         let position = self.position().await?;
-        let cursor = start.unwrap_or(position);
         // Nothing to read from the table first: joined at once.
         let (queue, replay_to) = if cursor >= position {
             let (queue, position) = self.join(&lease, &filter).ok_or_else(unavailable)?;

@@ -122,7 +122,17 @@ async fn hostile_bodies_are_refused_with_the_error_json_and_change_nothing() {
             "POST",
             "/v1/pets".into(),
             json,
+            // 1e3 is the integer 1000 (as JSON Schema reads it), and no
+            // category 1000 exists; 1.5 is no integer at all.
             br#"{"name": "Rex", "categoryId": 1e3}"#.to_vec(),
+            422,
+            "unknown_category",
+        ),
+        (
+            "POST",
+            "/v1/pets".into(),
+            json,
+            br#"{"name": "Rex", "categoryId": 1.5}"#.to_vec(),
             422,
             "validation_failed",
         ),
