@@ -81,7 +81,10 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 /// - `status_code_conformance`, for an operation that declares no 400, no
 ///   `4XX` and no `default`: a request the schema forbids must be refused
 ///   (the negative-data check), and any refusal is then a status the
-///   operation does not declare. Every other operation keeps the check.
+///   operation does not declare; and for one whose credentials travel in
+///   `Authorization` but declares no 401: a request without them is a 401
+///   (the missing-header check wants it, as HTTP does). Every other
+///   operation keeps the check.
 fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     use apigen::ir::Status;
     let mut out = String::from(
@@ -89,19 +92,37 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
          # The mock takes any non-empty credential of a scheme, by design.\n\
          [checks.ignored_auth]\nenabled = false\n",
     );
+    let declares = |op: &apigen::ir::Operation, code: u16| {
+        op.responses.iter().any(|r| {
+            r.status == Status::Code(code)
+                || r.status == Status::Range(code / 100)
+                || r.status == Status::Default
+        })
+    };
+    // Credentials in `Authorization`: a request without them is a 401,
+    // as HTTP has it (and schemathesis checks), declared or not.
+    let by_authorization = |op: &apigen::ir::Operation| {
+        op.security.iter().flatten().any(|(name, _)| {
+            api.security_schemes.iter().any(|s| {
+                s.name == *name
+                    && matches!(
+                        s.kind,
+                        SchemeKind::Http(_) | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect
+                    )
+            })
+        })
+    };
     for op in &api.operations {
-        let refusable = op.responses.iter().any(|r| {
-            matches!(
-                r.status,
-                Status::Code(400) | Status::Range(4) | Status::Default
-            )
-        });
-        if refusable {
+        let why = if !declares(op, 400) {
+            "declares no status for a refused request"
+        } else if by_authorization(op) && !declares(op, 401) {
+            "is answered 401 without credentials, which it does not declare"
+        } else {
             continue;
-        }
+        };
         let path = &op.path;
         out.push_str(&format!(
-            "\n# {} {path} declares no status for a refused request.\n\
+            "\n# {} {path} {why}.\n\
              [[operations]]\ninclude-name = \"{} {path}\"\n\
              checks.status_code_conformance.enabled = false\n",
             op.method, op.method

@@ -108,11 +108,9 @@ fn integral_floats(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Number(n) if n.is_f64() => {
             if let Some(x) = n.as_f64() {
-                // Exactly representable, and within i64 (2^63 excluded).
-                if x.fract() == 0.0
-                    && x >= -9.223_372_036_854_775_808e18
-                    && x < 9.223_372_036_854_775_808e18
-                {
+                // Whole, and within i64 (2^63 excluded).
+                let limit = 2f64.powi(63);
+                if x.fract() == 0.0 && (-limit..limit).contains(&x) {
                     *value = serde_json::Value::from(x as i64);
                 }
             }

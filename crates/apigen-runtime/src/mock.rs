@@ -804,6 +804,28 @@ pub fn missing_credentials(request: &HttpRequest, schemes: &[SecurityScheme]) ->
     Some(format!("credentials are needed: {}", wanted.join(", or ")))
 }
 
+/// Whether an operation's credentials travel in `Authorization` (HTTP
+/// schemes, OAuth 2, OpenID Connect), for which HTTP answers a request
+/// without them with 401 whatever the spec declares.
+pub fn wants_authorization(request: &HttpRequest, schemes: &[SecurityScheme]) -> bool {
+    let Some(operation) = super::Operation::of(request) else {
+        return false;
+    };
+    operation
+        .security
+        .iter()
+        .flat_map(|r| r.schemes.iter())
+        .any(|(name, _)| {
+            schemes.iter().any(|s| {
+                s.name == *name
+                    && matches!(
+                        s.kind,
+                        SchemeKind::Http { .. } | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect
+                    )
+            })
+        })
+}
+
 /// Whether the request carries a non-empty credential of the scheme.
 fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
     let header = |name: &str| {

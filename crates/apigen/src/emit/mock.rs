@@ -271,9 +271,14 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             let declared = runtime::Operation::of(request.request()).map_or(&[][..], |o| responses(o.id));
             let response = match (missing, mock) {
                 (Some(message), Some(mock)) => {
-                    // 401, or the declared 400 where the operation declares
-                    // no status for it.
-                    let status = runtime::mock::refusal_status(declared, runtime::StatusCode::UNAUTHORIZED);
+                    // 401; for a key outside `Authorization`, the declared
+                    // 400 where the operation declares no status for it.
+                    let unauthorized = runtime::StatusCode::UNAUTHORIZED;
+                    let status = if runtime::mock::wants_authorization(request.request(), metadata::SECURITY_SCHEMES) {
+                        unauthorized
+                    } else {
+                        runtime::mock::refusal_status(declared, unauthorized)
+                    };
                     let error = mock.error(status, "unauthorized", &message);
                     let http: HttpResponse = error.into_http();
                     request.into_response(http).map_into_right_body()

@@ -148,10 +148,15 @@ async fn credentials(
         .map_or(&[][..], |o| responses(o.id));
     let response = match (missing, mock) {
         (Some(message), Some(mock)) => {
-            let status = runtime::mock::refusal_status(
-                declared,
-                runtime::StatusCode::UNAUTHORIZED,
-            );
+            let unauthorized = runtime::StatusCode::UNAUTHORIZED;
+            let status = if runtime::mock::wants_authorization(
+                request.request(),
+                metadata::SECURITY_SCHEMES,
+            ) {
+                unauthorized
+            } else {
+                runtime::mock::refusal_status(declared, unauthorized)
+            };
             let error = mock.error(status, "unauthorized", &message);
             let http: HttpResponse = error.into_http();
             request.into_response(http).map_into_right_body()
