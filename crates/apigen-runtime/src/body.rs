@@ -103,14 +103,16 @@ pub async fn json_body<T: DeserializeOwned>(
 
 /// Numbers written with a fraction of zero (`3.0`) as the integers they
 /// are: JSON Schema's `integer` takes them, and a float field still reads
-/// an integer. Numbers beyond `i64` stay as they are.
+/// an integer. Floats of 2^53 or more stay as they are.
 fn integral_floats(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Number(n) if n.is_f64() => {
             if let Some(x) = n.as_f64() {
-                // Whole, and within i64 (2^63 excluded).
-                let limit = 2f64.powi(63);
-                if x.fract() == 0.0 && (-limit..limit).contains(&x) {
+                // Whole, and below 2^53: a float that large may be an
+                // integer literal rounded on parsing (-2^63 - 1 reads as
+                // -2^63), which must not pass for an i64.
+                let limit = 2f64.powi(53);
+                if x.fract() == 0.0 && (-limit..=limit).contains(&x) {
                     *value = serde_json::Value::from(x as i64);
                 }
             }
@@ -338,6 +340,8 @@ mod tests {
         for body in [
             &br#"{"size": 1.5, "ratio": 1, "sizes": []}"#[..],
             br#"{"size": 1e19, "ratio": 1, "sizes": []}"#,
+            // Below i64::MIN: it parses as the float -2^63.
+            br#"{"size": -9223372036854775809, "ratio": 1, "sizes": []}"#,
         ] {
             let (request, payload) = parts(Some("application/json"), body).await;
             let refused = json_body::<Page>(&request, payload, DEFAULT_BODY_LIMIT).await;
