@@ -683,9 +683,8 @@ fn has_place(map: &Map<String, Value>) -> bool {
     map.contains_key("message") || map.contains_key("detail")
 }
 
-/// A refusal as its operation declares it: a client error of a status the
-/// operation does not declare as its declared 400 (see
-/// [`refusal_status`]); and when `responses` give the status a body that
+/// A refusal as its operation declares it: a 422 or 415 the operation
+/// does not declare as its declared 400 (see [`refusal_status`]); and when `responses` give the status a body that
 /// the one sent does not fit (the glue refuses with the crate's one error
 /// body, and an operation may declare another for a status), the body made
 /// anew from the declared schema, keeping the refusal's `code` and
@@ -701,10 +700,13 @@ where
 {
     let sent_status = response.status();
     let refused = sent_status.is_client_error() || sent_status.is_server_error();
-    let status = if sent_status.is_client_error() {
-        refusal_status(responses, sent_status)
-    } else {
-        sent_status
+    // A broken bound (422) or an unread media type (415) is a bad request
+    // too, as the glue has it; other statuses are meant as they are.
+    let status = match sent_status {
+        StatusCode::UNPROCESSABLE_ENTITY | StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+            refusal_status(responses, sent_status)
+        }
+        _ => sent_status,
     };
     let declared = choose(responses, status.as_u16()).map(|(i, _)| &responses[i]);
     let Some((schema, declared)) = declared

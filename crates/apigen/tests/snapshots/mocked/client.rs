@@ -55,6 +55,12 @@ impl Client {
         self
     }
 
+    /// Credentials for the security scheme `admin`: HTTP `bearer` authentication.
+    pub fn with_admin(mut self, token: impl Into<String>) -> Self {
+        self.core.set_credential("admin", runtime::Credential::Token(token.into()));
+        self
+    }
+
     /// `GET /books` (operationId `listBooks`)
     pub async fn list_books(
         &self,
@@ -111,6 +117,21 @@ impl Client {
         let value = match answer.status {
             201 => operations::AddNoteResponse::Created(answer.json()?),
             400 => operations::AddNoteResponse::BadRequest(answer.json()?),
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
+    /// `GET /admin/stats` (operationId `adminStats`)
+    pub async fn admin_stats(
+        &self,
+        _request: operations::AdminStatsRequest,
+    ) -> Result<runtime::Reply<operations::AdminStatsResponse>, runtime::ClientError> {
+        let call = runtime::Call::new(metadata::ADMIN_STATS);
+        let answer = self.core.send(call).await?;
+        let value = match answer.status {
+            200 => operations::AdminStatsResponse::Ok(answer.json()?),
+            400 => operations::AdminStatsResponse::BadRequest(answer.json()?),
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))

@@ -28,6 +28,12 @@ pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
             name: "X-Key",
         },
     },
+    runtime::SecurityScheme {
+        name: "admin",
+        kind: runtime::SchemeKind::Http {
+            scheme: "bearer",
+        },
+    },
 ];
 
 /// The document's own `security`: what requests that no operation
@@ -40,7 +46,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 4] = [
+pub static OPERATIONS: [runtime::Operation; 5] = [
     runtime::Operation {
         id: "listBooks",
         method: "GET",
@@ -90,6 +96,22 @@ pub static OPERATIONS: [runtime::Operation; 4] = [
         ],
     },
     runtime::Operation {
+        id: "adminStats",
+        method: "GET",
+        path: "/admin/stats",
+        tag: "Meta",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("admin", &[])],
+            },
+        ],
+    },
+    runtime::Operation {
         id: "health",
         method: "GET",
         path: "/health",
@@ -112,8 +134,11 @@ pub const ADD_BOOK: &runtime::Operation = &OPERATIONS[1];
 /// `POST /notes`
 pub const ADD_NOTE: &runtime::Operation = &OPERATIONS[2];
 
+/// `GET /admin/stats`
+pub const ADMIN_STATS: &runtime::Operation = &OPERATIONS[3];
+
 /// `GET /health`
-pub const HEALTH: &runtime::Operation = &OPERATIONS[3];
+pub const HEALTH: &runtime::Operation = &OPERATIONS[4];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

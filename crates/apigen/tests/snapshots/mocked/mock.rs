@@ -8,40 +8,44 @@ use actix_web::{web, HttpResponse};
 use runtime::mock::{Bounds, Field, Response, Schema, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 7] = [
+static TYPES: [Type; 8] = [
     // 0: AddNoteBadRequestBody
     Type::of(Schema::Object(&[
         Field::required("reason", Schema::String(Bounds::NONE.min_length(1))),
     ])),
-    // 1: Book
+    // 1: AdminStatsOkBody
+    Type::of(Schema::Object(&[
+        Field::required("books", Schema::Integer(Bounds::NONE.minimum(0.0, false))),
+    ])),
+    // 2: Book
     Type::of(Schema::Object(&[
         Field::required("isbn", Schema::String(Bounds::NONE.pattern("^978-[0-9]{10}$"))),
         Field::required("title", Schema::String(Bounds::NONE.min_length(1).max_length(40))),
         Field::required("pages", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(2000.0, false))),
-        Field::required("format", Schema::Named(3)),
-        Field::optional("related", Schema::Array(&Schema::Named(1), Bounds::NONE)),
+        Field::required("format", Schema::Named(4)),
+        Field::optional("related", Schema::Array(&Schema::Named(2), Bounds::NONE)),
     ])),
-    // 2: Ebook
+    // 3: Ebook
     Type::of(Schema::Object(&[
         Field::required("kind", Schema::String(Bounds::NONE)),
         Field::required("bytes", Schema::Integer(Bounds::NONE.minimum(1.0, false))),
     ])),
-    // 3: Format
+    // 4: Format
     Type::of(Schema::Union(Some("kind"), &[
-        Variant::new(&["paper"], Schema::Named(5)),
-        Variant::new(&["ebook"], Schema::Named(2)),
+        Variant::new(&["paper"], Schema::Named(6)),
+        Variant::new(&["ebook"], Schema::Named(3)),
     ])),
-    // 4: Note
+    // 5: Note
     Type::of(Schema::Object(&[
         Field::required("text", Schema::String(Bounds::NONE.max_length(20))),
         Field::optional("pinned", Schema::Bool),
     ])),
-    // 5: Paper
+    // 6: Paper
     Type::of(Schema::Object(&[
         Field::required("kind", Schema::String(Bounds::NONE)),
         Field::required("weight", Schema::Integer(Bounds::NONE.minimum(1.0, false))),
     ])),
-    // 6: Problem
+    // 7: Problem
     Type::of(Schema::Object(&[
         Field::required("code", Schema::String(Bounds::NONE)),
         Field::required("message", Schema::String(Bounds::NONE)),
@@ -57,25 +61,31 @@ static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
 /// The responses of `listBooks`.
 static LIST_BOOKS: [Response; 2] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(1), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(2), Bounds::NONE))
         .examples(&[("classics", "[{\"format\":{\"kind\":\"paper\",\"weight\":410},\"isbn\":\"978-0140449136\",\"pages\":560,\"title\":\"The Odyssey\"}]"), ("bad", "[{\"isbn\":\"nope\",\"pages\":-1,\"title\":\"\"}]")])
         .headers(&[("X-Total", true, Schema::Integer(Bounds::NONE.minimum(0.0, false)))]),
-    Response::new(Status::Code(400)).body(Schema::Named(6)),
+    Response::new(Status::Code(400)).body(Schema::Named(7)),
 ];
 
 /// The responses of `addBook`.
 static ADD_BOOK: [Response; 3] = [
-    Response::new(Status::Code(201)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(6)),
-    Response::new(Status::Default).body(Schema::Named(6)),
+    Response::new(Status::Code(201)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(7)),
+    Response::new(Status::Default).body(Schema::Named(7)),
 ];
 
 /// The responses of `addNote`.
 static ADD_NOTE: [Response; 2] = [
-    Response::new(Status::Code(201)).body(Schema::Named(4)),
+    Response::new(Status::Code(201)).body(Schema::Named(5)),
     Response::new(Status::Code(400))
         .body(Schema::Named(0))
         .json_type("application/problem+json"),
+];
+
+/// The responses of `adminStats`.
+static ADMIN_STATS: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(7)),
 ];
 
 /// The responses of `health`.
@@ -89,6 +99,7 @@ fn responses(id: &str) -> &'static [Response] {
         "listBooks" => &LIST_BOOKS,
         "addBook" => &ADD_BOOK,
         "addNote" => &ADD_NOTE,
+        "adminStats" => &ADMIN_STATS,
         "health" => &HEALTH,
         _ => &[],
     }
@@ -250,6 +261,19 @@ impl operations::Books for MockService {
 }
 
 impl operations::Meta for MockService {
+    async fn admin_stats(
+        &self,
+        _request: operations::AdminStatsRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::AdminStatsResponse, operations::ErrorResponse> {
+        self.answer(&context, "adminStats", &ADMIN_STATS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::AdminStatsResponse::Ok(mock.body()?),
+                _ => operations::AdminStatsResponse::BadRequest(mock.body()?),
+            })
+        })
+    }
+
     async fn health(
         &self,
         _request: operations::HealthRequest,

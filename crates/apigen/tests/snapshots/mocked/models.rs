@@ -59,6 +59,66 @@ impl runtime::Validate for AddNoteBadRequestBody {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+pub struct AdminStatsOkBody {
+    pub books: i64,
+}
+
+impl runtime::Record for AdminStatsOkBody {
+    const NAME: &'static str = "AdminStatsOkBody";
+    const FIELDS: &'static [&'static str] = &["books"];
+    type Slots = (Option<i64>,);
+
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(AdminStatsOkBody {
+            books: runtime::required_field(slots.0, "books")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for AdminStatsOkBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("books", &self.books)?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for AdminStatsOkBody {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "books",
+            runtime::check_range(
+                &self.books,
+                runtime::Bound::Included(0),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Book {
     pub isbn: String,
     pub title: String,

@@ -87,6 +87,12 @@ pub trait Books {
 /// The operations tagged `Meta`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Meta {
+    /// `GET /admin/stats` (operationId `adminStats`)
+    fn admin_stats(
+        &self,
+        request: AdminStatsRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<AdminStatsResponse, ErrorResponse>>;
     /// `GET /health` (operationId `health`)
     fn health(
         &self,
@@ -247,6 +253,39 @@ impl runtime::Response for AddNoteResponse {
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json_as(builder, "application/problem+json", &body)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `admin_stats`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AdminStatsRequest {}
+/// The responses `admin_stats` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AdminStatsResponse {
+    /// `200`: Counts.
+    Ok(models::AdminStatsOkBody),
+    /// `400`: Something was wrong.
+    BadRequest(models::Problem),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for AdminStatsResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
             }
         }
     }

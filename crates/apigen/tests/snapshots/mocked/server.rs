@@ -90,6 +90,26 @@ where
             ),
     );
     cfg.service(
+        web::resource("/admin/stats")
+            .route(
+                runtime::serve(
+                    web::get().to(admin_stats::<S>),
+                    metadata::ADMIN_STATS,
+                    layer(),
+                ),
+            )
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
+                    })
+                    .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/health")
             .route(runtime::serve(web::get().to(health::<S>), metadata::HEALTH, layer()))
             .default_service(
@@ -201,6 +221,27 @@ async fn add_note<S: operations::Books + Rejections + 'static>(
         }
         Err(rejection) => {
             runtime::refuse::<operations::AddNoteResponse>(rejection, reject)
+        }
+    }
+}
+
+/// `GET /admin/stats`
+async fn admin_stats<S: operations::Meta + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract() -> Result<operations::AdminStatsRequest, runtime::Rejection> {
+        let parsed = operations::AdminStatsRequest {};
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.admin_stats(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::AdminStatsResponse>(rejection, reject)
         }
     }
 }
