@@ -44,18 +44,6 @@ fn key(files: &apigen::Files) -> String {
     format!("{hash:016x}")
 }
 
-fn write_all(dir: &Path, files: &apigen::Files) -> Result<(), String> {
-    for (path, text) in files {
-        let path = dir.join(path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
 pub fn run(request: Request) -> Result<(), String> {
     let spec = request.spec;
     // Formats checked: the mock refuses an `email` that is not one, and
@@ -101,15 +89,8 @@ pub fn run(request: Request) -> Result<(), String> {
 /// Writes the crate and the server beside it, builds the server in the
 /// cache's shared target directory, and keeps its binary in `dir`.
 fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<(), String> {
-    write_all(&dir.join("api"), &krate.files)?;
-    write_all(
-        &dir.join("server"),
-        &apigen::standalone::mock_server(&krate.name),
-    )?;
-    // Built once, run as it is: no debug info, no incremental state.
-    let manifest = "[workspace]\nresolver = \"2\"\nmembers = [\"api\", \"server\"]\n\n\
-                    [profile.dev]\ndebug = false\nincremental = false\n";
-    std::fs::write(dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    let files = apigen::standalone::mock_workspace(krate);
+    apigen::sync::sync(dir, &files, "api/src/generated", apigen::sync::Mode::Write)?;
     // A lock file at the cache's root (a project's own, say) pins what
     // every mock builds with.
     let shared_lock = cache.join("Cargo.lock");

@@ -303,6 +303,25 @@ impl Response {
     }
 }
 
+/// A document as its generated `mock` module gives it: every named type,
+/// the error schema, the headers middleware sets, the security schemes,
+/// and each operation's responses.
+#[derive(Debug)]
+pub struct Spec {
+    /// Every named type, in the order of `models`.
+    pub types: &'static [Type],
+    /// The schema of the body every error carries ([`Schema::Any`] for a
+    /// document without one).
+    pub error: Schema,
+    /// The response headers every response carries: name, whether
+    /// required, schema.
+    pub common_headers: &'static [(&'static str, bool, Schema)],
+    /// The security schemes (`metadata::SECURITY_SCHEMES`).
+    pub schemes: &'static [SecurityScheme],
+    /// The responses of the operation with an operationId.
+    pub responses: fn(&str) -> &'static [Response],
+}
+
 /// How deep values nest before optional properties are left out and
 /// lists left empty (where their bounds allow): recursive schemas end.
 const DEPTH: usize = 4;
@@ -408,12 +427,13 @@ impl Mock {
     /// `Prefer: code=` names, else the first success, else the first.
     /// `id` (the operation's) and `seed` make the values.
     pub fn start(
+        spec: &'static Spec,
         seed: u64,
         id: &str,
-        types: &'static [Type],
         responses: &'static [Response],
         request: &HttpRequest,
     ) -> Result<Mock, Rejection> {
+        let types = spec.types;
         let seed = seed ^ hash(id);
         Mock::choose(seed, types, responses, request).or_else(|refused| {
             // A request the mock cannot answer as asked is refused with
@@ -494,7 +514,9 @@ impl Mock {
             .ok_or_else(|| internal("the response has no body"))?;
         if let Some(refused) = &self.refused {
             let code = refused.kind.code();
-            return error_body(self.types, &schema, self.status, code, &refused.message);
+            let said = error_value(self.types, &schema, self.status, code, &refused.message);
+            return serde_json::from_value(said)
+                .or_else(|_| made(self.types, &schema, hash(code), false));
         }
         if !self.prefer.dynamic {
             let wanted = self.prefer.example.as_deref();
@@ -571,40 +593,28 @@ impl Mock {
         serde_json::from_value(value).ok()
     }
 
-    /// A value of `schema` that `T` reads: with examples (unless asked
-    /// not to), then without, each attempt with other choices.
+    /// A value of `schema` that `T` reads (see [`made`]).
     fn make<T: serde::de::DeserializeOwned>(
         &self,
         schema: &Schema,
         salt: u64,
     ) -> Result<T, Rejection> {
-        let mut last = String::new();
-        for attempt in 0..ATTEMPTS {
-            let dynamic = self.prefer.dynamic || attempt > 0;
-            let mut rng = Rng(self.seed ^ salt ^ attempt.wrapping_mul(0x5851_F42D_4C95_7F2D));
-            let value = Maker::new(self.types, dynamic).value(schema, &mut rng, 0);
-            match serde_json::from_value(value) {
-                Ok(value) => return Ok(value),
-                Err(e) => last = e.to_string(),
-            }
-        }
-        Err(internal(format!(
-            "no value the schema allows could be made: {last}"
-        )))
+        made(self.types, schema, self.seed ^ salt, self.prefer.dynamic)
     }
 }
 
-/// A value of `schema`, made with `seed`, that `T` reads: for bodies the
-/// mock makes outside an operation (its refusals').
-pub fn value<T: serde::de::DeserializeOwned>(
-    seed: u64,
+/// A value of `schema` that `T` reads, made with `seed`: with examples
+/// (unless `dynamic`), then without, each attempt with other choices.
+fn made<T: serde::de::DeserializeOwned>(
     types: &'static [Type],
     schema: &Schema,
+    seed: u64,
+    dynamic: bool,
 ) -> Result<T, Rejection> {
     let mut last = String::new();
     for attempt in 0..ATTEMPTS {
         let mut rng = Rng(seed ^ attempt.wrapping_mul(0x5851_F42D_4C95_7F2D));
-        let value = Maker::new(types, attempt > 0).value(schema, &mut rng, 0);
+        let value = Maker::new(types, dynamic || attempt > 0).value(schema, &mut rng, 0);
         match serde_json::from_value(value) {
             Ok(value) => return Ok(value),
             Err(e) => last = e.to_string(),
@@ -616,20 +626,17 @@ pub fn value<T: serde::de::DeserializeOwned>(
 }
 
 /// The body of a refusal: for a document without an error schema
-/// (`schema` is [`Schema::Any`]) `{code, message, status}`; else a value
-/// of the schema, with `code`, `message` (or `detail`) and `status` where
+/// (`spec.error` is [`Schema::Any`]) `{code, message, status}`; else a
+/// value of the schema, with `code`, `message` (or `detail`) and `status` where
 /// it has such properties and they admit these values.
 pub fn error_body<T: serde::de::DeserializeOwned>(
-    types: &'static [Type],
-    schema: &Schema,
+    spec: &'static Spec,
     status: StatusCode,
     code: &str,
     message: &str,
 ) -> Result<T, Rejection> {
-    match serde_json::from_value(error_value(types, schema, status, code, message)) {
-        Ok(body) => Ok(body),
-        Err(_) => value(hash(code), types, schema),
-    }
+    let said = error_value(spec.types, &spec.error, status, code, message);
+    serde_json::from_value(said).or_else(|_| made(spec.types, &spec.error, hash(code), false))
 }
 
 /// The JSON of [`error_body`].
@@ -690,7 +697,7 @@ fn has_place(map: &Map<String, Value>) -> bool {
 /// anew from the declared schema, keeping the refusal's `code` and
 /// `message` where it has places for them. Successes, and refusals that
 /// fit, go out as they are.
-pub async fn conform<B>(
+async fn conform<B>(
     response: actix_web::dev::ServiceResponse<B>,
     types: &'static [Type],
     responses: &[Response],
@@ -709,10 +716,10 @@ where
         _ => sent_status,
     };
     let declared = choose(responses, status.as_u16()).map(|(i, _)| &responses[i]);
-    let Some((schema, declared)) = declared
-        .and_then(|r| Some((r.body?, r)))
-        .filter(|_| refused)
-    else {
+    let Some(declared) = declared.filter(|_| refused) else {
+        return Ok(response.map_into_boxed_body());
+    };
+    let Some(schema) = declared.body else {
         return Ok(response.map_into_boxed_body());
     };
     let (request, http) = response.into_parts();
@@ -746,7 +753,7 @@ where
 
 /// Sets each required header of `common` that the response lacks, with a
 /// value made from its schema.
-pub fn set_headers(
+fn set_headers(
     headers: &mut actix_web::http::header::HeaderMap,
     seed: u64,
     types: &'static [Type],
@@ -771,20 +778,56 @@ pub fn set_headers(
     }
 }
 
-/// Why a request lacks the credentials its operation asks for: none of
-/// its security requirements has a non-empty credential for each of its
-/// schemes. `None` when it has them, or needs none.
-pub fn missing_credentials(request: &HttpRequest, schemes: &[SecurityScheme]) -> Option<String> {
-    let operation = super::Operation::of(request)?;
+/// The mock's layer around every route (its generated `guard` passes the
+/// seed): refuses a request to a secured operation without a credential
+/// of one of its schemes, sends every refusal as its operation declares
+/// it (see [`conform`]), and sets the headers every response carries.
+pub async fn guard<B>(
+    request: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<B>,
+    spec: &'static Spec,
+    seed: u64,
+) -> Result<actix_web::dev::ServiceResponse, actix_web::Error>
+where
+    B: actix_web::body::MessageBody + 'static,
+{
+    let operation = super::Operation::of(request.request());
+    let declared = operation.map_or(&[][..], |o| (spec.responses)(o.id));
+    let refusal = operation.and_then(|o| unauthorized(request.request(), o, spec, declared));
+    let response = match refusal {
+        Some((status, message)) => {
+            let body = error_value(spec.types, &spec.error, status, "unauthorized", &message);
+            request.into_response(super::error_json(status, &body, &[]))
+        }
+        None => next.call(request).await?.map_into_boxed_body(),
+    };
+    let mut response = conform(response, spec.types, declared).await?;
+    set_headers(
+        response.headers_mut(),
+        seed,
+        spec.types,
+        spec.common_headers,
+    );
+    Ok(response)
+}
+
+/// How a request that lacks the credentials its operation asks for (none
+/// of its security requirements has a non-empty credential for each of
+/// its schemes) is refused: 401, as HTTP has it for credentials that
+/// travel in `Authorization`; for a key elsewhere, the declared 400 where
+/// the operation declares no 401. `None` when it has them, or needs none.
+fn unauthorized(
+    request: &HttpRequest,
+    operation: &super::Operation,
+    spec: &Spec,
+    declared: &[Response],
+) -> Option<(StatusCode, String)> {
     if operation.security.is_empty() || operation.security.iter().any(|r| r.schemes.is_empty()) {
         return None;
     }
-    let has = |name: &str| {
-        let Some(scheme) = schemes.iter().find(|s| s.name == name) else {
-            return true; // a scheme the document does not define cannot be asked for
-        };
-        credential(request, &scheme.kind)
-    };
+    // A scheme the document does not define cannot be asked for.
+    let scheme = |name: &str| spec.schemes.iter().find(|s| s.name == name);
+    let has = |name: &str| scheme(name).is_none_or(|s| credential(request, &s.kind));
     if operation
         .security
         .iter()
@@ -803,29 +846,26 @@ pub fn missing_credentials(request: &HttpRequest, schemes: &[SecurityScheme]) ->
                 .join(" and ")
         })
         .collect();
-    Some(format!("credentials are needed: {}", wanted.join(", or ")))
-}
-
-/// Whether an operation's credentials travel in `Authorization` (HTTP
-/// schemes, OAuth 2, OpenID Connect), for which HTTP answers a request
-/// without them with 401 whatever the spec declares.
-pub fn wants_authorization(request: &HttpRequest, schemes: &[SecurityScheme]) -> bool {
-    let Some(operation) = super::Operation::of(request) else {
-        return false;
-    };
-    operation
+    let by_authorization = operation
         .security
         .iter()
         .flat_map(|r| r.schemes.iter())
-        .any(|(name, _)| {
-            schemes.iter().any(|s| {
-                s.name == *name
-                    && matches!(
-                        s.kind,
-                        SchemeKind::Http { .. } | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect
-                    )
-            })
-        })
+        .filter_map(|(name, _)| scheme(name))
+        .any(|s| {
+            matches!(
+                s.kind,
+                SchemeKind::Http { .. } | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect
+            )
+        });
+    let status = if by_authorization {
+        StatusCode::UNAUTHORIZED
+    } else {
+        refusal_status(declared, StatusCode::UNAUTHORIZED)
+    };
+    Some((
+        status,
+        format!("credentials are needed: {}", wanted.join(", or ")),
+    ))
 }
 
 /// Whether the request carries a non-empty credential of the scheme.
@@ -864,7 +904,7 @@ fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
 /// The status a refusal of `status` is sent with by an operation that
 /// declares `responses`: its own when declared (by code, range or
 /// `default`), else 400 when that is, else its own.
-pub fn refusal_status(responses: &[Response], status: StatusCode) -> StatusCode {
+fn refusal_status(responses: &[Response], status: StatusCode) -> StatusCode {
     let declared = |code: u16| choose(responses, code).is_some();
     if !declared(status.as_u16()) && declared(400) {
         StatusCode::BAD_REQUEST
@@ -1082,12 +1122,14 @@ fn string(b: &Bounds, rng: &mut Rng) -> String {
         let n = s.chars().count();
         n >= min && n <= max
     };
-    if let Some(pattern) = b.pattern {
-        let regex = regex::Regex::new(pattern).ok();
+    let syntax = b
+        .pattern
+        .and_then(|p| regex_syntax::Parser::new().parse(p).ok());
+    if let (Some(pattern), Some(syntax)) = (b.pattern, syntax) {
+        let regex = compiled(pattern);
         for _ in 0..16 {
-            let Some(made) = from_pattern(pattern, rng) else {
-                break;
-            };
+            let mut made = String::new();
+            emit(&syntax, rng, &mut made);
             if fits(&made) && regex.as_ref().is_none_or(|r| r.is_match(&made)) {
                 return made;
             }
@@ -1105,15 +1147,25 @@ fn string(b: &Bounds, rng: &mut Rng) -> String {
     text
 }
 
-/// A string that `pattern` matches, made from its syntax: the first
-/// branch's choices at random, each repetition at least its minimum.
-fn from_pattern(pattern: &str, rng: &mut Rng) -> Option<String> {
-    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
-    let mut out = String::new();
-    emit(&hir, rng, &mut out);
-    Some(out)
+/// A pattern compiled once per process: the mock checks examples and
+/// refusals against the same few patterns on every request.
+fn compiled(pattern: &'static str) -> Option<regex::Regex> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static COMPILED: OnceLock<Mutex<HashMap<&'static str, Option<regex::Regex>>>> = OnceLock::new();
+    let mut compiled = COMPILED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    compiled
+        .entry(pattern)
+        .or_insert_with(|| regex::Regex::new(pattern).ok())
+        .clone()
 }
 
+/// Appends a string the pattern `hir` matches, made from its syntax: each
+/// alternation's branch and class's character at random, each repetition
+/// at least its minimum.
 fn emit(hir: &regex_syntax::hir::Hir, rng: &mut Rng, out: &mut String) {
     use regex_syntax::hir::{Class, HirKind};
     match hir.kind() {
@@ -1204,7 +1256,7 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
             b.min_length.is_none_or(|m| n >= m)
                 && b.max_length.is_none_or(|m| n <= m)
                 && b.pattern
-                    .is_none_or(|p| regex::Regex::new(p).map_or(true, |r| r.is_match(s)))
+                    .is_none_or(|p| compiled(p).is_none_or(|r| r.is_match(s)))
         }
         (Schema::DateTime | Schema::Date | Schema::Uuid | Schema::Base64, Value::String(_)) => true,
         (Schema::Enum(values), Value::String(s)) => values.contains(&s.as_str()),

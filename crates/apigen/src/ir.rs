@@ -844,6 +844,15 @@ pub struct Response {
     pub shared: Option<String>,
 }
 
+impl Response {
+    /// Whether its variant holds named fields (its status, body and
+    /// headers: `Ok { body, link }`) rather than its body alone (`Ok(body)`)
+    /// or nothing: a response of several statuses, or with headers.
+    pub fn named_fields(&self) -> bool {
+        self.status.carries_status() || !self.headers.is_empty()
+    }
+}
+
 /// A response type several operations share ([`Response::shared`]): its
 /// name, and the response as its first use declares it (every use
 /// references the same one).

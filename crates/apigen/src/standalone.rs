@@ -348,14 +348,26 @@ fn mock_example(path: &str) -> String {
     )
 }
 
-/// The binary `apigen mock` builds: `krate` (a generated crate's package
-/// name, at `../api`) with its `mock` feature, served on the address and
-/// with the seed it is given.
-pub fn mock_server(krate: &str) -> Files {
+/// The workspace `apigen mock` builds: the crate at `api/`, and at
+/// `server/` a binary serving its `mock` feature on the address and with
+/// the seed it is given; built once, run as it is (no debug info, no
+/// incremental state).
+pub fn mock_workspace(api: &Crate) -> Files {
+    let krate = &api.name;
     let path = krate.replace('-', "_");
-    let mut files = Files::new();
+    let mut files: Files = api
+        .files
+        .iter()
+        .map(|(name, text)| (format!("api/{name}"), text.clone()))
+        .collect();
     files.insert(
         "Cargo.toml".into(),
+        "[workspace]\nresolver = \"2\"\nmembers = [\"api\", \"server\"]\n\n\
+         [profile.dev]\ndebug = false\nincremental = false\n"
+            .into(),
+    );
+    files.insert(
+        "server/Cargo.toml".into(),
         format!(
             "[package]\nname = \"mock-server\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
              [dependencies]\n{krate} = {{ path = \"../api\", default-features = false, features = [\"mock\"] }}\n\
@@ -363,7 +375,7 @@ pub fn mock_server(krate: &str) -> Files {
         ),
     );
     files.insert(
-        "src/main.rs".into(),
+        "server/src/main.rs".into(),
         format!(
             "//! The mock server of `{krate}`: `mock-server ADDR SEED`.\n\n\
              use actix_web::{{web, App, HttpServer}};\n\

@@ -579,7 +579,7 @@ pub(crate) fn read_answer(
         (Media::Events, Some(read_fn)) => quote!(answer.events(Self::#read_fn)),
         _ => quote!(answer.json()?),
     });
-    if r.status.carries_status() || !r.headers.is_empty() {
+    if r.named_fields() {
         let status = r
             .status
             .carries_status()

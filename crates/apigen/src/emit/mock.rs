@@ -48,6 +48,7 @@ pub fn imports(api: &Api) -> Vec<String> {
     }
     names.push("Response");
     names.push("Schema");
+    names.push("Spec");
     if !api.operations.is_empty() {
         names.push("Status");
     }
@@ -57,7 +58,7 @@ pub fn imports(api: &Api) -> Vec<String> {
     }
     vec![
         modules.to_string(),
-        "use actix_web::{web, HttpResponse};".to_string(),
+        "use actix_web::web;".to_string(),
         format!("use runtime::mock::{{{}}};", names.join(", ")),
     ]
 }
@@ -99,29 +100,30 @@ pub fn items(api: &Api) -> String {
         Some(shape) => schemas.shape(shape),
         None => "Schema::Any".to_string(),
     };
-    let _ = writeln!(
-        tables,
-        "/// The schema of the body every error carries.\nstatic ERROR: Schema = {error};\n"
-    );
-    let _ = write!(
-        tables,
-        "/// The response headers middleware sets on every response.\n\
-         static COMMON_HEADERS: [(&str, bool, Schema); {}] = [",
-        api.common_headers.len()
-    );
+    let mut common = String::new();
     for h in &api.common_headers {
         let _ = write!(
-            tables,
-            "\n    ({:?}, {}, {}),",
+            common,
+            "\n        ({:?}, {}, {}),",
             h.wire,
             h.required,
             schemas.shape(&h.shape)
         );
     }
-    if !api.common_headers.is_empty() {
-        tables.push('\n');
+    if !common.is_empty() {
+        common.push_str("\n    ");
     }
-    tables.push_str("];\n");
+    let _ = writeln!(
+        tables,
+        "/// The document, as `runtime::mock` reads it.\n\
+         static SPEC: Spec = Spec {{\n    \
+         types: &TYPES,\n    \
+         error: {error},\n    \
+         common_headers: &[{common}],\n    \
+         schemes: metadata::SECURITY_SCHEMES,\n    \
+         responses,\n\
+         }};"
+    );
     for op in &api.operations {
         let _ = write!(
             tables,
@@ -135,7 +137,7 @@ pub fn items(api: &Api) -> String {
         }
         tables.push_str("];\n");
     }
-    // Which responses an operation declares, for the credentials layer.
+    // Which responses an operation declares, for the mock's layer.
     tables.push_str("\n/// The responses of the operation `id` names.\n");
     if api.operations.is_empty() {
         tables.push_str("fn responses(_id: &str) -> &'static [Response] {\n    &[]\n}\n");
@@ -205,7 +207,7 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
                 let refuse = |rejection: runtime::Rejection| {
                     server::Rejections::reject(self, rejection)
                 };
-                let mock = runtime::mock::Mock::start(self.seed, id, &TYPES, responses, context.http())
+                let mock = runtime::mock::Mock::start(&SPEC, self.seed, id, responses, context.http())
                     .map_err(refuse)?;
                 build(&mock).map_err(refuse)
             }
@@ -229,14 +231,14 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             /// the error schema admits no value it can make.
             pub fn new(seed: u64) -> Result<Self, runtime::Rejection> {
                 let status = runtime::StatusCode::INTERNAL_SERVER_ERROR;
-                let error = runtime::mock::error_body(&TYPES, &ERROR, status, "internal", "")?;
+                let error = runtime::mock::error_body(&SPEC, status, "internal", "")?;
                 Ok(MockService { seed, error })
             }
 
             /// Mounts every operation, answered by this mock, in `cfg`.
             pub fn configure(self, cfg: &mut web::ServiceConfig) {
                 server::configure_with(cfg, web::Data::new(self), || {
-                    actix_web::middleware::from_fn(credentials)
+                    actix_web::middleware::from_fn(guard)
                 });
             }
 
@@ -244,7 +246,7 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             /// schema, saying `code` and `message` where the schema has a
             /// place for them.
             fn error(&self, status: runtime::StatusCode, code: &str, message: &str) -> operations::ErrorResponse {
-                let body = runtime::mock::error_body(&TYPES, &ERROR, status, code, message)
+                let body = runtime::mock::error_body(&SPEC, status, code, message)
                     .unwrap_or_else(|_| self.error.clone());
                 operations::ErrorResponse::new(status, body)
             }
@@ -258,36 +260,14 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             }
         }
 
-        /// Refuses a request to a secured operation without a credential
-        /// (401), sends each refusal with a body its operation declares
-        /// for its status, and sets the headers every response carries.
-        async fn credentials(
+        /// The mock's layer around every route (`runtime::mock::guard`),
+        /// with the mock's seed.
+        async fn guard(
             request: actix_web::dev::ServiceRequest,
             next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
-        ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
-            let mock = request.app_data::<web::Data<MockService>>().cloned();
-            let seed = mock.as_ref().map_or(0, |m| m.seed);
-            let missing = runtime::mock::missing_credentials(request.request(), metadata::SECURITY_SCHEMES);
-            let declared = runtime::Operation::of(request.request()).map_or(&[][..], |o| responses(o.id));
-            let response = match (missing, mock) {
-                (Some(message), Some(mock)) => {
-                    // 401; for a key outside `Authorization`, the declared
-                    // 400 where the operation declares no status for it.
-                    let unauthorized = runtime::StatusCode::UNAUTHORIZED;
-                    let status = if runtime::mock::wants_authorization(request.request(), metadata::SECURITY_SCHEMES) {
-                        unauthorized
-                    } else {
-                        runtime::mock::refusal_status(declared, unauthorized)
-                    };
-                    let error = mock.error(status, "unauthorized", &message);
-                    let http: HttpResponse = error.into_http();
-                    request.into_response(http).map_into_right_body()
-                }
-                _ => next.call(request).await?.map_into_left_body(),
-            };
-            let mut response = runtime::mock::conform(response, &TYPES, declared).await?;
-            runtime::mock::set_headers(response.headers_mut(), seed, &TYPES, &COMMON_HEADERS);
-            Ok(response)
+        ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
+            let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+            runtime::mock::guard(request, next, &SPEC, seed).await
         }
     }
 }
@@ -297,8 +277,7 @@ fn method(op: &Operation) -> String {
     let resp = format!("operations::{}Response", op.type_name);
     let build = match op.responses.as_slice() {
         [only] => {
-            let uses =
-                only.body.is_some() || !only.headers.is_empty() || only.status.carries_status();
+            let uses = only.body.is_some() || only.named_fields();
             let mock = if uses { "mock" } else { "_" };
             format!("|{mock}| Ok({})", construct(&resp, only))
         }
@@ -354,7 +333,7 @@ fn construct(resp: &str, r: &Response) -> String {
             fields.join(", ")
         );
     }
-    if r.status.carries_status() || !r.headers.is_empty() {
+    if r.named_fields() {
         format!("{resp}::{variant} {{ {} }}", fields.join(", "))
     } else if let Some(body) = body {
         format!("{resp}::{variant}({body})")

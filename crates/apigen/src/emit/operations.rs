@@ -371,7 +371,7 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
         if let Some(shared) = &r.shared {
             let shared = ident(shared);
             quote!(#docs #variant(#shared),)
-        } else if r.status.carries_status() || !r.headers.is_empty() {
+        } else if r.named_fields() {
             let status_field = r.status.carries_status().then(|| {
                 let doc = match r.status.range() {
                     Some(range) => format!(
@@ -400,7 +400,7 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
         }
         let build = render_response(api, r, &status).expr();
         let header_names = r.headers.iter().map(|h| ident(&h.rust));
-        if r.status.carries_status() || !r.headers.is_empty() {
+        if r.named_fields() {
             let status_field = r.status.carries_status().then(|| quote!(status,));
             let body_field = r.body.as_ref().map(|_| quote!(body,));
             quote!(Self::#variant { #status_field #body_field #(#header_names),* } => #build)
@@ -692,7 +692,7 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
 /// is given back); `None` when a required header's type cannot be read
 /// from text.
 fn read_error(api: &Api, r: &Response, ctor: &TokenStream) -> Option<Block> {
-    if !r.status.carries_status() && r.headers.is_empty() {
+    if !r.named_fields() {
         let value = match r.body {
             Some(_) => quote!(Ok(#ctor(error.body))),
             None => quote!(Ok(#ctor)),

@@ -287,10 +287,8 @@ impl<'a> Lowerer<'a> {
     ) -> Option<Response> {
         let response_at = response_at.clone();
         let offered = response.content.len() - usize::from(except.is_some());
-        let mut examples = Vec::new();
-        let mut json_type = None;
-        let (body, media) = if offered == 0 {
-            (None, Media::Json)
+        let (body, media, json_type, examples) = if offered == 0 {
+            (None, Media::Json, None, Vec::new())
         } else {
             let (media_type, content, media) =
                 self.body_content_but(&response.content, &response_at.join("content"), except)?;
@@ -311,17 +309,16 @@ impl<'a> Lowerer<'a> {
                 (_, Some(s)) => self.shape_of(s, &schema_at, &hint)?,
                 (_, None) => Shape::new(Ty::Json),
             };
-            examples = media_examples(content);
             let declared = essence(media_type);
-            if media == Media::Json && declared != "application/json" && declared != "*/*" {
-                json_type = Some(declared);
-            }
+            let json_type =
+                (media == Media::Json && declared != "application/json" && declared != "*/*")
+                    .then_some(declared);
             // A response sends one media type: the first listed.
             let media = match media {
                 Media::Raw(all) => Media::Raw(all.into_iter().take(1).collect()),
                 other => other,
             };
-            (Some(shape), media)
+            (Some(shape), media, json_type, media_examples(content))
         };
         let mut headers = Vec::new();
         let mut names = Namer::new();

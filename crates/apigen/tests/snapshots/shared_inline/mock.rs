@@ -4,8 +4,8 @@
 //! A mock server: every operation answered from the spec's examples, or with values made from its schemas (`MockService`).
 
 use super::{metadata, operations, runtime, server};
-use actix_web::{web, HttpResponse};
-use runtime::mock::{Bounds, Field, Response, Schema, Status, Type};
+use actix_web::web;
+use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
 static TYPES: [Type; 7] = [
@@ -37,11 +37,14 @@ static TYPES: [Type; 7] = [
     Type::of(Schema::Named(2)),
 ];
 
-/// The schema of the body every error carries.
-static ERROR: Schema = Schema::Any;
-
-/// The response headers middleware sets on every response.
-static COMMON_HEADERS: [(&str, bool, Schema); 0] = [];
+/// The document, as `runtime::mock` reads it.
+static SPEC: Spec = Spec {
+    types: &TYPES,
+    error: Schema::Any,
+    common_headers: &[],
+    schemes: metadata::SECURITY_SCHEMES,
+    responses,
+};
 
 /// The responses of `createCustomer`.
 static CREATE_CUSTOMER: [Response; 1] = [
@@ -89,7 +92,7 @@ impl MockService {
     /// the error schema admits no value it can make.
     pub fn new(seed: u64) -> Result<Self, runtime::Rejection> {
         let status = runtime::StatusCode::INTERNAL_SERVER_ERROR;
-        let error = runtime::mock::error_body(&TYPES, &ERROR, status, "internal", "")?;
+        let error = runtime::mock::error_body(&SPEC, status, "internal", "")?;
         Ok(MockService { seed, error })
     }
 
@@ -98,7 +101,7 @@ impl MockService {
         server::configure_with(
             cfg,
             web::Data::new(self),
-            || { actix_web::middleware::from_fn(credentials) },
+            || { actix_web::middleware::from_fn(guard) },
         );
     }
 
@@ -111,7 +114,7 @@ impl MockService {
         code: &str,
         message: &str,
     ) -> operations::ErrorResponse {
-        let body = runtime::mock::error_body(&TYPES, &ERROR, status, code, message)
+        let body = runtime::mock::error_body(&SPEC, status, code, message)
             .unwrap_or_else(|_| self.error.clone());
         operations::ErrorResponse::new(status, body)
     }
@@ -130,9 +133,9 @@ impl MockService {
             server::Rejections::reject(self, rejection)
         };
         let mock = runtime::mock::Mock::start(
+                &SPEC,
                 self.seed,
                 id,
-                &TYPES,
                 responses,
                 context.http(),
             )
@@ -147,44 +150,14 @@ impl server::Rejections for MockService {
     }
 }
 
-/// Refuses a request to a secured operation without a credential
-/// (401), sends each refusal with a body its operation declares
-/// for its status, and sets the headers every response carries.
-async fn credentials(
+/// The mock's layer around every route (`runtime::mock::guard`),
+/// with the mock's seed.
+async fn guard(
     request: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
-) -> Result<
-    actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
-    actix_web::Error,
-> {
-    let mock = request.app_data::<web::Data<MockService>>().cloned();
-    let seed = mock.as_ref().map_or(0, |m| m.seed);
-    let missing = runtime::mock::missing_credentials(
-        request.request(),
-        metadata::SECURITY_SCHEMES,
-    );
-    let declared = runtime::Operation::of(request.request())
-        .map_or(&[][..], |o| responses(o.id));
-    let response = match (missing, mock) {
-        (Some(message), Some(mock)) => {
-            let unauthorized = runtime::StatusCode::UNAUTHORIZED;
-            let status = if runtime::mock::wants_authorization(
-                request.request(),
-                metadata::SECURITY_SCHEMES,
-            ) {
-                unauthorized
-            } else {
-                runtime::mock::refusal_status(declared, unauthorized)
-            };
-            let error = mock.error(status, "unauthorized", &message);
-            let http: HttpResponse = error.into_http();
-            request.into_response(http).map_into_right_body()
-        }
-        _ => next.call(request).await?.map_into_left_body(),
-    };
-    let mut response = runtime::mock::conform(response, &TYPES, declared).await?;
-    runtime::mock::set_headers(response.headers_mut(), seed, &TYPES, &COMMON_HEADERS);
-    Ok(response)
+) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
+    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
+    runtime::mock::guard(request, next, &SPEC, seed).await
 }
 
 impl operations::Customers for MockService {
