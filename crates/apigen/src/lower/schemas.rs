@@ -251,7 +251,13 @@ impl<'a> Lowerer<'a> {
                 self.resolving.remove(&key);
                 shape
             }
-            _ => Some(Shape::new(Ty::Named(rust))),
+            // A component that admits null (`nullable`, or 3.1's null
+            // branch) makes every use of it an `Option`.
+            ReferenceOr::Item(schema) => Some(Shape {
+                nullable: schema.schema_data.nullable,
+                ..Shape::new(Ty::Named(rust))
+            }),
+            ReferenceOr::Reference { .. } => Some(Shape::new(Ty::Named(rust))),
         }
     }
 

@@ -8,7 +8,7 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 6] = [
+static TYPES: [Type; 7] = [
     // 0: Account
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
@@ -16,6 +16,7 @@ static TYPES: [Type; 6] = [
         Field::required("owner", Schema::Nullable(&Schema::Named(5))),
         Field::optional("externalId", Schema::Named(2)),
         Field::optional("tier", Schema::Nullable(&Schema::Named(4))),
+        Field::optional("stop", Schema::Nullable(&Schema::Named(6))),
         Field::optional("address", Schema::Nullable(&Schema::Named(1))),
     ])),
     // 1: AccountAddress
@@ -37,6 +38,11 @@ static TYPES: [Type; 6] = [
     // 5: Owner
     Type::of(Schema::Object(&[
         Field::required("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 6: Stop
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::String(Bounds::NONE)),
+        Variant::new(&[], Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),
     ])),
 ];
 

@@ -13,6 +13,7 @@ pub struct Account {
     pub external_id: Option<AccountExternalId>,
     /// The plan, when there is one.
     pub tier: runtime::Nullable<AccountTier>,
+    pub stop: runtime::Nullable<Stop>,
     pub address: runtime::Nullable<AccountAddress>,
 }
 
@@ -24,6 +25,7 @@ impl runtime::Record for Account {
         "owner",
         "externalId",
         "tier",
+        "stop",
         "address",
     ];
     type Slots = (
@@ -32,11 +34,12 @@ impl runtime::Record for Account {
         Option<Option<Owner>>,
         Option<AccountExternalId>,
         Option<Option<AccountTier>>,
+        Option<Option<Stop>>,
         Option<Option<AccountAddress>>,
     );
 
     fn slots() -> Self::Slots {
-        (None, None, None, None, None, None)
+        (None, None, None, None, None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -51,7 +54,8 @@ impl runtime::Record for Account {
             2 => runtime::fill(&mut slots.2, name, map),
             3 => runtime::fill(&mut slots.3, name, map),
             4 => runtime::fill(&mut slots.4, name, map),
-            _ => runtime::fill(&mut slots.5, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            _ => runtime::fill(&mut slots.6, name, map),
         }
     }
 
@@ -62,7 +66,8 @@ impl runtime::Record for Account {
             owner: runtime::required_field(slots.2, "owner")?,
             external_id: slots.3,
             tier: runtime::nullable(slots.4),
-            address: runtime::nullable(slots.5),
+            stop: runtime::nullable(slots.5),
+            address: runtime::nullable(slots.6),
         })
     }
 }
@@ -83,6 +88,7 @@ impl serde::Serialize for Account {
         out.field("owner", &self.owner)?;
         out.optional("externalId", &self.external_id)?;
         out.nullable("tier", &self.tier)?;
+        out.nullable("stop", &self.stop)?;
         out.nullable("address", &self.address)?;
         out.end()
     }
@@ -336,5 +342,44 @@ impl serde::Serialize for Owner {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("name", &self.name)?;
         out.end()
+    }
+}
+
+/// Where to stop; null for nowhere.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    String(String),
+    Array(Vec<String>),
+}
+
+impl serde::Serialize for Stop {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::String(value) => serde::Serialize::serialize(value, serializer),
+            Self::Array(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+
+impl runtime::Decide for Stop {
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            return Ok(Self::Array(v));
+        }
+        if let Ok(v) = runtime::read_variant(&value, source) {
+            return Ok(Self::String(v));
+        }
+        Err(runtime::none_of("Stop", &["String", "Array"]))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Stop {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::decide_json(deserializer)
     }
 }
