@@ -167,6 +167,13 @@ async fn a_secured_operation_needs_a_credential_of_its_scheme() {
     let answer = ask(0, bearer).await;
     assert_eq!(answer.0, 200);
     assert!(answer.2["books"].as_i64() >= Some(0), "{}", answer.2);
+    // A required `Authorization` header parameter is credentials too: a
+    // 401, with no body, as the operation declares it.
+    let me = || test::TestRequest::get().uri("/api/me");
+    assert_eq!(ask(0, me()).await.0, 401);
+    assert_eq!(ask(0, me()).await.2, Value::Null);
+    let me = me().insert_header(("Authorization", "Token t"));
+    assert_eq!(ask(0, me).await.0, 200);
     // An operation with `security: []` is open.
     let health = test::TestRequest::get().uri("/api/health");
     assert_eq!(ask(0, health).await.0, 204);

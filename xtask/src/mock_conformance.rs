@@ -8,7 +8,7 @@
 
 use crate::launch::launch;
 use crate::{project_root, run, venv_tool};
-use apigen::ir::{ParamLocation, SchemeKind};
+use apigen::ir::{ParamLocation, SchemeKind, Ty};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -102,15 +102,21 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     // Credentials in `Authorization`: a request without them is a 401,
     // as HTTP has it (and schemathesis checks), declared or not.
     let by_authorization = |op: &apigen::ir::Operation| {
-        op.security.iter().flatten().any(|(name, _)| {
-            api.security_schemes.iter().any(|s| {
-                s.name == *name
-                    && matches!(
-                        s.kind,
-                        SchemeKind::Http(_) | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect
-                    )
+        let parameter = op.params.iter().any(|p| {
+            p.required
+                && p.location == ParamLocation::Header
+                && p.wire.eq_ignore_ascii_case("authorization")
+        });
+        parameter
+            || op.security.iter().flatten().any(|(name, _)| {
+                api.security_schemes.iter().any(|s| {
+                    s.name == *name
+                        && matches!(
+                            s.kind,
+                            SchemeKind::Http(_) | SchemeKind::OAuth2 | SchemeKind::OpenIdConnect
+                        )
+                })
             })
-        })
     };
     for op in &api.operations {
         let why = if !declares(op, 400) {
@@ -129,6 +135,65 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
         ));
     }
     out
+}
+
+/// `doc` as the generated code reads it, for schemathesis: each integer
+/// schema bounded to the range of its Rust type ([`Ty::integer`]), where the
+/// document leaves it open. An unbounded `type: integer` is an `i64` by
+/// design (as in every Rust generator); without this, schemathesis sends
+/// 10^28 and counts the refusal as a schema-valid request rejected.
+/// Examples, defaults, enums and extensions are left as they are.
+fn bounded_integers(value: &mut serde_yaml::Value) {
+    use serde_yaml::Value;
+    let Value::Mapping(map) = value else {
+        if let Value::Sequence(items) = value {
+            items.iter_mut().for_each(bounded_integers);
+        }
+        return;
+    };
+    let is_integer = match map.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Sequence(types)) => types.iter().any(|t| t.as_str() == Some("integer")),
+        _ => false,
+    };
+    if is_integer {
+        let format = map.get("format").and_then(Value::as_str);
+        if let Some((low, high)) = Ty::integer(format).integer_range() {
+            // 3.1's numeric `exclusiveMinimum` bounds on its own.
+            let open = |map: &serde_yaml::Mapping, bound: &str, exclusive: &str| {
+                !map.contains_key(bound) && !map.get(exclusive).is_some_and(Value::is_number)
+            };
+            if open(map, "minimum", "exclusiveMinimum") {
+                map.insert("minimum".into(), low.into());
+            }
+            if open(map, "maximum", "exclusiveMaximum") {
+                map.insert("maximum".into(), high.into());
+            }
+        }
+    }
+    for (key, value) in map.iter_mut() {
+        let key = key.as_str().unwrap_or_default();
+        let data = matches!(key, "example" | "examples" | "default" | "enum" | "const");
+        if !data && !key.starts_with("x-") {
+            bounded_integers(value);
+        }
+    }
+}
+
+/// Writes `doc` with [`bounded_integers`] applied beside the other files
+/// of its run, and returns where.
+fn bounded_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
+    let text = std::fs::read_to_string(doc).map_err(|e| format!("{}: {e}", doc.display()))?;
+    let mut value: serde_yaml::Value =
+        serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", doc.display()))?;
+    bounded_integers(&mut value);
+    let out = cache.join(format!(
+        "{}.bounded.yaml",
+        doc.file_stem().unwrap_or_default().to_string_lossy()
+    ));
+    let text = serde_yaml::to_string(&value).map_err(|e| e.to_string())?;
+    std::fs::write(&out, text).map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
@@ -178,7 +243,7 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         "--config-file".into(),
         settings.display().to_string(),
         "run".into(),
-        doc.display().to_string(),
+        bounded_document(doc, cache)?.display().to_string(),
         "--url".into(),
         url,
         // Every check is on unless the settings turn it off for an
@@ -237,5 +302,35 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("schemathesis: {status}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounded_integers;
+
+    fn bounded(yaml: &str) -> serde_yaml::Value {
+        let mut value = serde_yaml::from_str(yaml).unwrap();
+        bounded_integers(&mut value);
+        value
+    }
+
+    #[test]
+    fn open_integers_get_their_rust_range_and_nothing_else_changes() {
+        let doc = bounded(
+            "a: {type: integer}\n\
+             b: {type: integer, format: int32, minimum: 1}\n\
+             c: {type: [integer, 'null'], exclusiveMaximum: 9}\n\
+             d: {type: string, example: {type: integer}}\n\
+             e: {type: number}\n",
+        );
+        assert_eq!(doc["a"]["minimum"], i64::MIN);
+        assert_eq!(doc["a"]["maximum"], i64::MAX);
+        assert_eq!(doc["b"]["minimum"], 1);
+        assert_eq!(doc["b"]["maximum"], i32::MAX);
+        assert_eq!(doc["c"]["minimum"], i64::MIN);
+        assert!(doc["c"].get("maximum").is_none());
+        assert!(doc["d"]["example"].get("minimum").is_none());
+        assert!(doc["e"].get("minimum").is_none());
     }
 }

@@ -96,8 +96,8 @@ pub use glue::{answer, method_not_allowed, not_found, refuse, ErrorAnswer, Respo
 pub use operation::{serve, FeatureOff, Layer, RouteService};
 #[cfg(feature = "server")]
 pub use params::{
-    cookie, cookie_json, cookie_styled, header, header_json, header_styled, path, path_styled,
-    required, Query,
+    cookie, cookie_json, cookie_styled, credentials, header, header_json, header_styled, path,
+    path_styled, required, Query,
 };
 #[cfg(feature = "server")]
 pub use response::{

@@ -224,6 +224,17 @@ pub fn required<T>(value: Option<T>, what: &str) -> Result<T, Rejection> {
     value.ok_or_else(|| Rejection::new(RejectionKind::BadRequest, format!("{what} is required")))
 }
 
+/// A required `Authorization` header parameter: without it the request
+/// carries no credentials, a 401.
+pub fn credentials<T>(value: Option<T>) -> Result<T, Rejection> {
+    value.ok_or_else(|| {
+        Rejection::new(
+            RejectionKind::Unauthorized,
+            "the request carries no credentials: header `Authorization` is required",
+        )
+    })
+}
+
 /// A path parameter in a style other than `simple`, or holding an array or object.
 pub fn path_styled<T: DeserializeOwned>(
     request: &HttpRequest,
@@ -462,6 +473,10 @@ mod tests {
         assert_eq!(
             path::<i64>(&request, "missing").unwrap_err().kind,
             RejectionKind::BadRequest
+        );
+        assert_eq!(
+            credentials::<String>(None).unwrap_err().status(),
+            http::StatusCode::UNAUTHORIZED
         );
         let e = required::<i32>(None, "query parameter `x`").unwrap_err();
         assert_eq!(e.message, "query parameter `x` is required");

@@ -10,6 +10,9 @@ use std::fmt;
 pub enum RejectionKind {
     /// Unreadable: a malformed parameter, truncated or invalid JSON.
     BadRequest,
+    /// No credentials: a required `Authorization` header parameter is
+    /// missing (as HTTP has it, a 401, not a malformed request).
+    Unauthorized,
     /// No route matches the path.
     NotFound,
     /// The path exists, but not with this method.
@@ -35,6 +38,7 @@ impl RejectionKind {
     pub fn status(self) -> StatusCode {
         match self {
             RejectionKind::BadRequest => StatusCode::BAD_REQUEST,
+            RejectionKind::Unauthorized => StatusCode::UNAUTHORIZED,
             RejectionKind::NotFound => StatusCode::NOT_FOUND,
             RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RejectionKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -59,6 +63,7 @@ impl RejectionKind {
     pub fn code(self) -> &'static str {
         match self {
             RejectionKind::BadRequest => "bad_request",
+            RejectionKind::Unauthorized => "unauthorized",
             RejectionKind::NotFound => "not_found",
             RejectionKind::MethodNotAllowed => "method_not_allowed",
             RejectionKind::PayloadTooLarge => "payload_too_large",

@@ -486,6 +486,27 @@ impl Shape {
     }
 }
 
+impl Ty {
+    /// The Rust type of `type: integer` with this `format`: `int32` is an
+    /// `i32`, any other (or none) an `i64`. A value outside its range is
+    /// refused as the document's bounds are.
+    pub fn integer(format: Option<&str>) -> Ty {
+        match format {
+            Some("int32") => Ty::I32,
+            _ => Ty::I64,
+        }
+    }
+
+    /// The values an integer type holds.
+    pub fn integer_range(&self) -> Option<(i64, i64)> {
+        match self {
+            Ty::I32 => Some((i32::MIN.into(), i32::MAX.into())),
+            Ty::I64 => Some((i64::MIN, i64::MAX)),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ty {
     Bool,

@@ -332,6 +332,11 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
             } else {
                 quote!(#field: #value.unwrap_or(#default),)
             }
+        } else if p.required
+            && p.location == ParamLocation::Header
+            && wire.eq_ignore_ascii_case("authorization")
+        {
+            quote!(#field: runtime::credentials(#value)?,)
         } else if p.required {
             quote!(#field: runtime::required(#value, #what)?,)
         } else {

@@ -405,10 +405,7 @@ impl<'a> Lowerer<'a> {
         let format = flat.format.as_deref().unwrap_or("");
         let ty = match flat.typ {
             Some("boolean") => Ty::Bool,
-            Some("integer") => match format {
-                "int32" => Ty::I32,
-                _ => Ty::I64,
-            },
+            Some("integer") => Ty::integer(flat.format.as_deref()),
             Some("number") => match format {
                 "float" => Ty::F32,
                 _ => Ty::F64,

@@ -137,6 +137,24 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// Credentials as a header parameter rather than a scheme.
+    ///
+    /// `GET /me` (operationId `whoAmI`)
+    pub async fn who_am_i(
+        &self,
+        request: operations::WhoAmIRequest,
+    ) -> Result<runtime::Reply<operations::WhoAmIResponse>, runtime::ClientError> {
+        let mut call = runtime::Call::new(metadata::WHO_AM_I);
+        call.header("Authorization", &request.authorization, runtime::Explode::No);
+        let answer = self.core.send(call).await?;
+        let value = match answer.status {
+            200 => operations::WhoAmIResponse::Ok(answer.json()?),
+            401 => operations::WhoAmIResponse::Unauthorized,
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
     /// `GET /health` (operationId `health`)
     pub async fn health(
         &self,

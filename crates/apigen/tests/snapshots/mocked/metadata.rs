@@ -46,7 +46,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 5] = [
+pub static OPERATIONS: [runtime::Operation; 6] = [
     runtime::Operation {
         id: "listBooks",
         method: "GET",
@@ -112,6 +112,18 @@ pub static OPERATIONS: [runtime::Operation; 5] = [
         ],
     },
     runtime::Operation {
+        id: "whoAmI",
+        method: "GET",
+        path: "/me",
+        tag: "Meta",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
         id: "health",
         method: "GET",
         path: "/health",
@@ -137,8 +149,11 @@ pub const ADD_NOTE: &runtime::Operation = &OPERATIONS[2];
 /// `GET /admin/stats`
 pub const ADMIN_STATS: &runtime::Operation = &OPERATIONS[3];
 
+/// `GET /me`
+pub const WHO_AM_I: &runtime::Operation = &OPERATIONS[4];
+
 /// `GET /health`
-pub const HEALTH: &runtime::Operation = &OPERATIONS[4];
+pub const HEALTH: &runtime::Operation = &OPERATIONS[5];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

@@ -8,7 +8,7 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 8] = [
+static TYPES: [Type; 9] = [
     // 0: AddNoteBadRequestBody
     Type::of(Schema::Object(&[
         Field::required("reason", Schema::String(Bounds::NONE.min_length(1))),
@@ -49,6 +49,10 @@ static TYPES: [Type; 8] = [
     Type::of(Schema::Object(&[
         Field::required("code", Schema::String(Bounds::NONE)),
         Field::required("message", Schema::String(Bounds::NONE)),
+    ])),
+    // 8: WhoAmIOkBody
+    Type::of(Schema::Object(&[
+        Field::required("name", Schema::String(Bounds::NONE)),
     ])),
 ];
 
@@ -91,6 +95,12 @@ static ADMIN_STATS: [Response; 2] = [
     Response::new(Status::Code(400)).body(Schema::Named(7)),
 ];
 
+/// The responses of `whoAmI`.
+static WHO_AM_I: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Named(8)),
+    Response::new(Status::Code(401)),
+];
+
 /// The responses of `health`.
 static HEALTH: [Response; 1] = [
     Response::new(Status::Code(204)),
@@ -103,6 +113,7 @@ fn responses(id: &str) -> &'static [Response] {
         "addBook" => &ADD_BOOK,
         "addNote" => &ADD_NOTE,
         "adminStats" => &ADMIN_STATS,
+        "whoAmI" => &WHO_AM_I,
         "health" => &HEALTH,
         _ => &[],
     }
@@ -243,6 +254,19 @@ impl operations::Meta for MockService {
             Ok(match mock.chosen() {
                 0 => operations::AdminStatsResponse::Ok(mock.body()?),
                 _ => operations::AdminStatsResponse::BadRequest(mock.body()?),
+            })
+        })
+    }
+
+    async fn who_am_i(
+        &self,
+        _request: operations::WhoAmIRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::WhoAmIResponse, operations::ErrorResponse> {
+        self.answer(&context, "whoAmI", &WHO_AM_I, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::WhoAmIResponse::Ok(mock.body()?),
+                _ => operations::WhoAmIResponse::Unauthorized,
             })
         })
     }

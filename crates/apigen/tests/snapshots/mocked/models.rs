@@ -507,3 +507,49 @@ impl serde::Serialize for Problem {
         out.end()
     }
 }
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhoAmIOkBody {
+    pub name: String,
+}
+
+impl runtime::Record for WhoAmIOkBody {
+    const NAME: &'static str = "WhoAmIOkBody";
+    const FIELDS: &'static [&'static str] = &["name"];
+    type Slots = (Option<String>,);
+
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(WhoAmIOkBody {
+            name: runtime::required_field(slots.0, "name")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for WhoAmIOkBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("name", &self.name)?;
+        out.end()
+    }
+}

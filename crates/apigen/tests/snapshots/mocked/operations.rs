@@ -93,6 +93,14 @@ pub trait Meta {
         request: AdminStatsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<AdminStatsResponse, ErrorResponse>>;
+    /// Credentials as a header parameter rather than a scheme.
+    ///
+    /// `GET /me` (operationId `whoAmI`)
+    fn who_am_i(
+        &self,
+        request: WhoAmIRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>>;
     /// `GET /health` (operationId `health`)
     fn health(
         &self,
@@ -286,6 +294,46 @@ impl runtime::Response for AdminStatsResponse {
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
                 runtime::json(builder, &body)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `who_am_i`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhoAmIRequest {
+    /// Header parameter `Authorization`.
+    pub authorization: String,
+}
+
+/// The responses `who_am_i` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WhoAmIResponse {
+    /// `200`: The caller.
+    Ok(models::WhoAmIOkBody),
+    /// `401`: No credentials.
+    Unauthorized,
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for WhoAmIResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            401 => Ok(Self::Unauthorized),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized => {
+                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                Ok(builder.finish())
             }
         }
     }

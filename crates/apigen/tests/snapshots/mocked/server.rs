@@ -110,6 +110,22 @@ where
             ),
     );
     cfg.service(
+        web::resource("/me")
+            .route(
+                runtime::serve(web::get().to(who_am_i::<S>), metadata::WHO_AM_I, layer()),
+            )
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
+                    })
+                    .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/health")
             .route(runtime::serve(web::get().to(health::<S>), metadata::HEALTH, layer()))
             .default_service(
@@ -242,6 +258,33 @@ async fn admin_stats<S: operations::Meta + Rejections + 'static>(
         }
         Err(rejection) => {
             runtime::refuse::<operations::AdminStatsResponse>(rejection, reject)
+        }
+    }
+}
+
+/// `GET /me`
+async fn who_am_i<S: operations::Meta + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::WhoAmIRequest, runtime::Rejection> {
+        let parsed = operations::WhoAmIRequest {
+            authorization: runtime::credentials(
+                runtime::header(request, "Authorization")?,
+            )?,
+        };
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.who_am_i(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::WhoAmIResponse>(rejection, reject)
         }
     }
 }

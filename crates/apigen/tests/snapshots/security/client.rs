@@ -180,6 +180,24 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// Credentials as a header parameter, not a scheme; without it, a 401.
+    ///
+    /// `GET /legacy` (operationId `getLegacy`)
+    pub async fn get_legacy(
+        &self,
+        request: operations::GetLegacyRequest,
+    ) -> Result<runtime::Reply<operations::GetLegacyResponse>, runtime::ClientError> {
+        let mut call = runtime::Call::new(metadata::GET_LEGACY);
+        call.header("Authorization", &request.authorization, runtime::Explode::No);
+        let answer = self.core.send(call).await?;
+        let value = match answer.status {
+            204 => operations::GetLegacyResponse::NoContent,
+            401 => operations::GetLegacyResponse::Unauthorized,
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
     /// `GET /oidc` (operationId `getOidc`)
     pub async fn get_oidc(
         &self,

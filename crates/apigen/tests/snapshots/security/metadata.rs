@@ -74,7 +74,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 6] = [
+pub static OPERATIONS: [runtime::Operation; 7] = [
     runtime::Operation {
         id: "getPublic",
         method: "GET",
@@ -161,6 +161,18 @@ pub static OPERATIONS: [runtime::Operation; 6] = [
         ],
     },
     runtime::Operation {
+        id: "getLegacy",
+        method: "GET",
+        path: "/legacy",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
         id: "getOidc",
         method: "GET",
         path: "/oidc",
@@ -193,8 +205,11 @@ pub const DO_ADMIN: &runtime::Operation = &OPERATIONS[3];
 /// `GET /default`
 pub const GET_DEFAULT: &runtime::Operation = &OPERATIONS[4];
 
+/// `GET /legacy`
+pub const GET_LEGACY: &runtime::Operation = &OPERATIONS[5];
+
 /// `GET /oidc`
-pub const GET_OIDC: &runtime::Operation = &OPERATIONS[5];
+pub const GET_OIDC: &runtime::Operation = &OPERATIONS[6];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

@@ -45,6 +45,12 @@ static GET_DEFAULT: [Response; 1] = [
     Response::new(Status::Code(204)),
 ];
 
+/// The responses of `getLegacy`.
+static GET_LEGACY: [Response; 2] = [
+    Response::new(Status::Code(204)),
+    Response::new(Status::Code(401)),
+];
+
 /// The responses of `getOidc`.
 static GET_OIDC: [Response; 1] = [
     Response::new(Status::Code(204)),
@@ -58,6 +64,7 @@ fn responses(id: &str) -> &'static [Response] {
         "getWithKey" => &GET_WITH_KEY,
         "doAdmin" => &DO_ADMIN,
         "getDefault" => &GET_DEFAULT,
+        "getLegacy" => &GET_LEGACY,
         "getOidc" => &GET_OIDC,
         _ => &[],
     }
@@ -193,6 +200,21 @@ impl operations::Default for MockService {
         context: runtime::RequestContext,
     ) -> Result<operations::GetDefaultResponse, operations::ErrorResponse> {
         self.answer(&context, "getDefault", &GET_DEFAULT, |_| Ok(operations::GetDefaultResponse::NoContent))
+    }
+}
+
+impl operations::Legacy for MockService {
+    async fn get_legacy(
+        &self,
+        _request: operations::GetLegacyRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::GetLegacyResponse, operations::ErrorResponse> {
+        self.answer(&context, "getLegacy", &GET_LEGACY, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetLegacyResponse::NoContent,
+                _ => operations::GetLegacyResponse::Unauthorized,
+            })
+        })
     }
 }
 

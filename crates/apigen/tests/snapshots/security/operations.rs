@@ -123,6 +123,19 @@ pub trait Default {
     ) -> impl std::future::Future<Output = Result<GetDefaultResponse, ErrorResponse>>;
 }
 
+/// The untagged operations under `/legacy`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "server")]
+pub trait Legacy {
+    /// Credentials as a header parameter, not a scheme; without it, a 401.
+    ///
+    /// `GET /legacy` (operationId `getLegacy`)
+    fn get_legacy(
+        &self,
+        request: GetLegacyRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<GetLegacyResponse, ErrorResponse>>;
+}
+
 /// The untagged operations under `/oidc`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Oidc {
@@ -263,6 +276,46 @@ impl runtime::Response for GetDefaultResponse {
         match self {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(builder.finish())
+            }
+        }
+    }
+}
+
+/// The parameters and body of `get_legacy`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetLegacyRequest {
+    /// Header parameter `Authorization`.
+    pub authorization: String,
+}
+
+/// The responses `get_legacy` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetLegacyResponse {
+    /// `204`: Done.
+    NoContent,
+    /// `401`: No credentials.
+    Unauthorized,
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for GetLegacyResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            401 => Ok(Self::Unauthorized),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::NoContent => {
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(builder.finish())
+            }
+            Self::Unauthorized => {
+                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
                 Ok(builder.finish())
             }
         }

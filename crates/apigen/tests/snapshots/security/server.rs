@@ -22,7 +22,8 @@ pub trait Rejections {
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
     S: operations::Public + operations::Optional + operations::Keys + operations::Admin
-        + operations::Default + operations::Oidc + Rejections + 'static,
+        + operations::Default + operations::Legacy + operations::Oidc + Rejections
+        + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -39,7 +40,8 @@ pub fn configure_with<S, L, B>(
 )
 where
     S: operations::Public + operations::Optional + operations::Keys + operations::Admin
-        + operations::Default + operations::Oidc + Rejections + 'static,
+        + operations::Default + operations::Legacy + operations::Oidc + Rejections
+        + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -130,6 +132,26 @@ where
                 runtime::serve(
                     web::get().to(get_default::<S>),
                     metadata::GET_DEFAULT,
+                    layer(),
+                ),
+            )
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                        runtime::method_not_allowed(
+                            &request,
+                            "GET",
+                            |rejection| service.reject(rejection),
+                        )
+                    })
+                    .wrap(layer()),
+            ),
+    );
+    cfg.service(
+        web::resource("/legacy")
+            .route(
+                runtime::serve(
+                    web::get().to(get_legacy::<S>),
+                    metadata::GET_LEGACY,
                     layer(),
                 ),
             )
@@ -272,6 +294,33 @@ async fn get_default<S: operations::Default + Rejections + 'static>(
         }
         Err(rejection) => {
             runtime::refuse::<operations::GetDefaultResponse>(rejection, reject)
+        }
+    }
+}
+
+/// `GET /legacy`
+async fn get_legacy<S: operations::Legacy + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetLegacyRequest, runtime::Rejection> {
+        let parsed = operations::GetLegacyRequest {
+            authorization: runtime::credentials(
+                runtime::header(request, "Authorization")?,
+            )?,
+        };
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.get_legacy(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::GetLegacyResponse>(rejection, reject)
         }
     }
 }
