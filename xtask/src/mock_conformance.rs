@@ -137,28 +137,35 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     out
 }
 
-/// `doc` as the generated code reads it, for schemathesis: each integer
-/// schema bounded to the range of its Rust type ([`Ty::integer`]), where the
-/// document leaves it open. An unbounded `type: integer` is an `i64` by
-/// design (as in every Rust generator); without this, schemathesis sends
-/// 10^28 and counts the refusal as a schema-valid request rejected.
+/// The document as the generated code reads it, for schemathesis, where
+/// the two readings differ by design:
+///
+/// - an integer schema the document leaves open is bounded to the range of
+///   its Rust type ([`Ty::integer`]): an unbounded `type: integer` is an
+///   `i64`, as in every Rust generator, and 10^28 is not a value it holds;
+/// - in a 3.1 document, each `format` the glue enforces (`uuid`, `date`,
+///   `date-time`, `byte`, `email`, `uri`) also gets the pattern it implies,
+///   where the schema has none: JSON Schema 2020-12 leaves `format` an
+///   annotation, so schemathesis sends `""` for a uuid, which the glue
+///   (like the real server) refuses.
+///
 /// Examples, defaults, enums and extensions are left as they are.
-fn bounded_integers(value: &mut serde_yaml::Value) {
+fn as_generated(value: &mut serde_yaml::Value, formats: bool) {
     use serde_yaml::Value;
     let Value::Mapping(map) = value else {
         if let Value::Sequence(items) = value {
-            items.iter_mut().for_each(bounded_integers);
+            items.iter_mut().for_each(|v| as_generated(v, formats));
         }
         return;
     };
-    let is_integer = match map.get("type") {
-        Some(Value::String(t)) => t == "integer",
-        Some(Value::Sequence(types)) => types.iter().any(|t| t.as_str() == Some("integer")),
+    let is = |map: &serde_yaml::Mapping, ty: &str| match map.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Sequence(types)) => types.iter().any(|t| t.as_str() == Some(ty)),
         _ => false,
     };
-    if is_integer {
-        let format = map.get("format").and_then(Value::as_str);
-        if let Some((low, high)) = Ty::integer(format).integer_range() {
+    let format = map.get("format").and_then(Value::as_str).map(str::to_string);
+    if is(map, "integer") {
+        if let Some((low, high)) = Ty::integer(format.as_deref()).integer_range() {
             // 3.1's numeric `exclusiveMinimum` bounds on its own.
             let open = |map: &serde_yaml::Mapping, bound: &str, exclusive: &str| {
                 !map.contains_key(bound) && !map.get(exclusive).is_some_and(Value::is_number)
@@ -171,24 +178,50 @@ fn bounded_integers(value: &mut serde_yaml::Value) {
             }
         }
     }
+    if formats && is(map, "string") && !map.contains_key("pattern") {
+        if let Some(pattern) = format.as_deref().and_then(format_pattern) {
+            map.insert("pattern".into(), pattern.into());
+        }
+    }
     for (key, value) in map.iter_mut() {
         let key = key.as_str().unwrap_or_default();
         let data = matches!(key, "example" | "examples" | "default" | "enum" | "const");
         if !data && !key.starts_with("x-") {
-            bounded_integers(value);
+            as_generated(value, formats);
         }
     }
 }
 
-/// Writes `doc` with [`bounded_integers`] applied beside the other files
-/// of its run, and returns where.
-fn bounded_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
+/// A pattern whose every text the glue takes for `format`: narrower than
+/// the format (days stop at 28, so that no month is too short; ASCII
+/// digits, as Python's `\d` is any script's).
+fn format_pattern(format: &str) -> Option<&'static str> {
+    Some(match format {
+        "uuid" => "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+        "date" => r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$",
+        "date-time" => {
+            r"^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+        }
+        "byte" => "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+        "email" => r"^[A-Za-z0-9._+-]{1,64}@[A-Za-z0-9-]{1,20}(\.[A-Za-z0-9-]{1,20}){1,3}$",
+        "uri" => r"^[A-Za-z][A-Za-z0-9+.-]{0,9}:[^\s]{1,60}$",
+        _ => return None,
+    })
+}
+
+/// Writes `doc` read by [`as_generated`] beside the other files of its
+/// run, and returns where.
+fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
     let text = std::fs::read_to_string(doc).map_err(|e| format!("{}: {e}", doc.display()))?;
     let mut value: serde_yaml::Value =
         serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", doc.display()))?;
-    bounded_integers(&mut value);
+    let v31 = value
+        .get("openapi")
+        .and_then(serde_yaml::Value::as_str)
+        .is_some_and(|v| v.starts_with("3.1"));
+    as_generated(&mut value, v31);
     let out = cache.join(format!(
-        "{}.bounded.yaml",
+        "{}.as-generated.yaml",
         doc.file_stem().unwrap_or_default().to_string_lossy()
     ));
     let text = serde_yaml::to_string(&value).map_err(|e| e.to_string())?;
@@ -243,7 +276,7 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         "--config-file".into(),
         settings.display().to_string(),
         "run".into(),
-        bounded_document(doc, cache)?.display().to_string(),
+        as_generated_document(doc, cache)?.display().to_string(),
         "--url".into(),
         url,
         // Every check is on unless the settings turn it off for an
@@ -307,22 +340,23 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::bounded_integers;
+    use super::{as_generated, format_pattern};
 
-    fn bounded(yaml: &str) -> serde_yaml::Value {
+    fn read(yaml: &str, formats: bool) -> serde_yaml::Value {
         let mut value = serde_yaml::from_str(yaml).unwrap();
-        bounded_integers(&mut value);
+        as_generated(&mut value, formats);
         value
     }
 
     #[test]
     fn open_integers_get_their_rust_range_and_nothing_else_changes() {
-        let doc = bounded(
+        let doc = read(
             "a: {type: integer}\n\
              b: {type: integer, format: int32, minimum: 1}\n\
              c: {type: [integer, 'null'], exclusiveMaximum: 9}\n\
              d: {type: string, example: {type: integer}}\n\
              e: {type: number}\n",
+            false,
         );
         assert_eq!(doc["a"]["minimum"], i64::MIN);
         assert_eq!(doc["a"]["maximum"], i64::MAX);
@@ -332,5 +366,38 @@ mod tests {
         assert!(doc["c"].get("maximum").is_none());
         assert!(doc["d"]["example"].get("minimum").is_none());
         assert!(doc["e"].get("minimum").is_none());
+    }
+
+    #[test]
+    fn formats_become_patterns_only_when_asked_and_only_where_none_is() {
+        let yaml = "a: {type: string, format: uuid}\n\
+                    b: {type: [string, 'null'], format: uri, pattern: '^x'}\n\
+                    c: {type: string, format: hostname}\n";
+        assert!(read(yaml, false)["a"].get("pattern").is_none());
+        let doc = read(yaml, true);
+        assert_eq!(doc["a"]["pattern"].as_str(), format_pattern("uuid"));
+        assert_eq!(doc["b"]["pattern"], "^x");
+        assert!(doc["c"].get("pattern").is_none());
+    }
+
+    /// Each pattern is one schemathesis can read, and takes a text of its
+    /// format at the edge of what it allows.
+    #[test]
+    fn each_pattern_compiles_and_takes_its_formats_texts() {
+        let samples = [
+            ("uuid", "0f0e0d0c-0b0a-0908-0706-050403020100"),
+            ("date", "2024-02-28"),
+            ("date-time", "1000-12-28T23:59:59.123456789-23:59"),
+            ("byte", "QUJD"),
+            ("email", "a+b@x-y.example.org"),
+            ("uri", "z9+.-:/?#[]@!$&'()*+,;="),
+        ];
+        for (format, sample) in samples {
+            let pattern = regex::Regex::new(format_pattern(format).unwrap()).unwrap();
+            assert!(pattern.is_match(sample), "{format}: {sample}");
+        }
+        assert!(!regex::Regex::new(format_pattern("uri").unwrap())
+            .unwrap()
+            .is_match(""));
     }
 }
