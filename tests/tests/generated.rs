@@ -744,3 +744,20 @@ fn bounds_are_checked_where_a_type_can_break_one() {
         "`body.labels.0.text` must be at most 8 characters long"
     );
 }
+
+#[test]
+fn a_union_whose_variants_may_omit_the_tag_is_decided_by_structure_without_it() {
+    use petstore_tests::references::models::Found;
+    use serde_json::json;
+    // `Base` does not carry `kind`: without it, only `Base` fits.
+    let found: Found = serde_json::from_value(json!({"id": "b1"})).unwrap();
+    assert!(matches!(found, Found::Base(_)), "{found:?}");
+    // With it, the tag decides, as before.
+    let found: Found = serde_json::from_value(json!({"kind": "base", "id": "b1"})).unwrap();
+    assert!(matches!(found, Found::Base(_)), "{found:?}");
+    let unknown = serde_json::from_value::<Found>(json!({"kind": "other"})).unwrap_err();
+    assert!(
+        unknown.to_string().contains("unknown `kind` value"),
+        "{unknown}"
+    );
+}

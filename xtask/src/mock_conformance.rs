@@ -163,7 +163,10 @@ fn as_generated(value: &mut serde_yaml::Value, formats: bool) {
         Some(Value::Sequence(types)) => types.iter().any(|t| t.as_str() == Some(ty)),
         _ => false,
     };
-    let format = map.get("format").and_then(Value::as_str).map(str::to_string);
+    let format = map
+        .get("format")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     if is(map, "integer") {
         if let Some((low, high)) = Ty::integer(format.as_deref()).integer_range() {
             // 3.1's numeric `exclusiveMinimum` bounds on its own.

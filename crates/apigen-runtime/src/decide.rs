@@ -5,7 +5,9 @@
 //! fits two variants silently becomes whichever is listed first. Generated
 //! unions decide instead: by their discriminator property when they have
 //! one (given by the document, or inferred from a property each variant
-//! fixes to one value), and otherwise by trying every variant: exactly one
+//! fixes to one value; a value without it, where a variant's schema leaves
+//! it optional, is decided as if there were none), and otherwise by trying
+//! every variant: exactly one
 //! must accept the value, with its required properties present and, where
 //! it refuses other properties, nothing left over. None or several is an
 //! error that names the candidates.

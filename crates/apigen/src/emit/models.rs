@@ -616,6 +616,82 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
         }
     });
     let type_name = &def.name;
+    // Without a tag: every variant tried, by its structure.
+    let structural = || {
+        let names: Vec<&str> = u.variants.iter().map(|v| v.rust.as_str()).collect();
+        // In text (a query, a header) every value is a string, and one
+        // value is also an array of one: array variants come after the
+        // others, free-text ones last.
+        let tier = |v: &crate::ir::UnionVariant| {
+            if free_text(api, &v.shape) {
+                2
+            } else if matches!(v.shape.ty, Ty::Array(_)) {
+                1
+            } else {
+                0
+            }
+        };
+        let mut ordered: Vec<&crate::ir::UnionVariant> = u.variants.iter().collect();
+        ordered.sort_by_key(|v| tier(v));
+        let attempt = |v: &crate::ir::UnionVariant, then: TokenStream| {
+            let read = quote!(if let Ok(v) = runtime::read_variant(&value, source) { #then });
+            match object_fit(api, &v.shape) {
+                Some(fits) => quote!(if #fits { #read }),
+                None => read,
+            }
+        };
+        let wrap = |v: &crate::ir::UnionVariant| {
+            let variant = ident(&v.rust);
+            if v.boxed {
+                quote!(Self::#variant(Box::new(v)))
+            } else {
+                quote!(Self::#variant(v))
+            }
+        };
+        if u.exclusive {
+            // `oneOf`: every variant is tried, and exactly one must
+            // accept. In text, later tiers only when earlier ones took
+            // nothing.
+            let mut blocks = Vec::new();
+            for level in 0..3 {
+                let tries: Vec<TokenStream> = ordered
+                    .iter()
+                    .filter(|v| tier(v) == level)
+                    .map(|v| {
+                        let (name, value) = (&v.rust, wrap(v));
+                        attempt(v, quote!(accepted.push((#name, #value));))
+                    })
+                    .collect();
+                if tries.is_empty() {
+                    continue;
+                }
+                blocks.push(if level == 0 {
+                    quote!(#(#tries)*)
+                } else {
+                    quote! {
+                        if source == runtime::Source::Json || accepted.is_empty() {
+                            #(#tries)*
+                        }
+                    }
+                });
+            }
+            quote! {
+                let mut accepted = Vec::new();
+                #(#blocks)*
+                runtime::decide(#type_name, &[#(#names),*], accepted)
+            }
+        } else {
+            // `anyOf`: the first variant, in tier order, that accepts.
+            let tries = ordered.iter().map(|v| {
+                let value = wrap(v);
+                attempt(v, quote!(return Ok(#value);))
+            });
+            quote! {
+                #(#tries)*
+                Err(runtime::none_of(#type_name, &[#(#names),*]))
+            }
+        }
+    };
     let decide_body = match &u.tag {
         Some(tag) => {
             // Each tag value, with the variants it names in order (a value
@@ -661,88 +737,29 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
                 quote!(#(#values)|* => #first #(#rest)*,)
             });
             let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
-            quote! {
+            let by_tag = quote! {
                 match runtime::tag_of(&value, #tag)? {
                     #(#arms)*
                     other => Err(format!(#unknown)),
                 }
-            }
-        }
-        None => {
-            let names: Vec<&str> = u.variants.iter().map(|v| v.rust.as_str()).collect();
-            // In text (a query, a header) every value is a string, and one
-            // value is also an array of one: array variants come after the
-            // others, free-text ones last.
-            let tier = |v: &crate::ir::UnionVariant| {
-                if free_text(api, &v.shape) {
-                    2
-                } else if matches!(v.shape.ty, Ty::Array(_)) {
-                    1
-                } else {
-                    0
-                }
             };
-            let mut ordered: Vec<&crate::ir::UnionVariant> = u.variants.iter().collect();
-            ordered.sort_by_key(|v| tier(v));
-            let attempt = |v: &crate::ir::UnionVariant, then: TokenStream| {
-                let read = quote!(if let Ok(v) = runtime::read_variant(&value, source) { #then });
-                match object_fit(api, &v.shape) {
-                    Some(fits) => quote!(if #fits { #read }),
-                    None => read,
-                }
-            };
-            let wrap = |v: &crate::ir::UnionVariant| {
-                let variant = ident(&v.rust);
-                if v.boxed {
-                    quote!(Self::#variant(Box::new(v)))
-                } else {
-                    quote!(Self::#variant(v))
-                }
-            };
-            if u.exclusive {
-                // `oneOf`: every variant is tried, and exactly one must
-                // accept. In text, later tiers only when earlier ones took
-                // nothing.
-                let mut blocks = Vec::new();
-                for level in 0..3 {
-                    let tries: Vec<TokenStream> = ordered
-                        .iter()
-                        .filter(|v| tier(v) == level)
-                        .map(|v| {
-                            let (name, value) = (&v.rust, wrap(v));
-                            attempt(v, quote!(accepted.push((#name, #value));))
-                        })
-                        .collect();
-                    if tries.is_empty() {
-                        continue;
-                    }
-                    blocks.push(if level == 0 {
-                        quote!(#(#tries)*)
-                    } else {
-                        quote! {
-                            if source == runtime::Source::Json || accepted.is_empty() {
-                                #(#tries)*
-                            }
-                        }
-                    });
-                }
-                quote! {
-                    let mut accepted = Vec::new();
-                    #(#blocks)*
-                    runtime::decide(#type_name, &[#(#names),*], accepted)
-                }
+            // A variant that may omit the tag (the discriminator is a hint
+            // where the schemas leave it optional) is found by its
+            // structure when the tag is absent.
+            if u.variants.iter().all(|v| requires(api, &v.shape, tag)) {
+                by_tag
             } else {
-                // `anyOf`: the first variant, in tier order, that accepts.
-                let tries = ordered.iter().map(|v| {
-                    let value = wrap(v);
-                    attempt(v, quote!(return Ok(#value);))
-                });
+                let structural = structural();
                 quote! {
-                    #(#tries)*
-                    Err(runtime::none_of(#type_name, &[#(#names),*]))
+                    if value.get(#tag).is_none() {
+                        #structural
+                    } else {
+                        #by_tag
+                    }
                 }
             }
         }
+        None => structural(),
     };
     // A value is written as its variant's value (serde's `untagged`,
     // written out: the derive's expansion is several times the size).
@@ -799,6 +816,21 @@ fn free_text(api: &Api, shape: &crate::ir::Shape) -> bool {
 /// The test an object variant's value must pass before it is tried: its
 /// required properties present and, when it refuses others, nothing else.
 /// `None` for a variant that is not an object.
+/// Whether a union variant of this shape always carries the property
+/// `tag` (an object whose schema requires it).
+fn requires(api: &Api, shape: &crate::ir::Shape, tag: &str) -> bool {
+    let Ty::Named(name) = &shape.ty else {
+        return false;
+    };
+    crate::lower::resolve(&api.types, name).is_some_and(|def| match &def.kind {
+        TypeKind::Struct(s) => s
+            .fields
+            .iter()
+            .any(|f| f.wire == tag && f.required && !f.flatten),
+        _ => false,
+    })
+}
+
 fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
     let Ty::Named(name) = &shape.ty else {
         return None;
