@@ -761,3 +761,76 @@ fn a_union_whose_variants_may_omit_the_tag_is_decided_by_structure_without_it() 
         "{unknown}"
     );
 }
+
+mod nullability_glue {
+    use actix_web::{test, web, App};
+    use petstore_tests::v31_nullability::{operations::*, runtime, server};
+    use serde_json::json;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    type Seen = (
+        Option<i64>,
+        Option<BTreeMap<String, String>>,
+        Option<String>,
+    );
+
+    /// Keeps the query parameters it was sent.
+    #[derive(Default)]
+    struct Store(Mutex<Option<Seen>>);
+
+    impl Api for Store {
+        async fn patch_account(
+            &self,
+            request: PatchAccountRequest,
+            _: runtime::RequestContext,
+        ) -> Result<PatchAccountResponse, ErrorResponse> {
+            *self.0.lock().unwrap() = Some((request.since, request.filter, request.note));
+            Err(ErrorResponse::new(
+                runtime::StatusCode::IM_A_TEAPOT,
+                json!({}),
+            ))
+        }
+    }
+
+    impl server::Rejections for Store {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            ErrorResponse::new(rejection.status(), json!({ "message": rejection.message }))
+        }
+    }
+
+    /// What the handler got for this query, or the refusal's status.
+    async fn patch(query: &str) -> Result<Seen, u16> {
+        let store = web::Data::new(Store::default());
+        let app =
+            test::init_service(App::new().configure(|cfg| server::configure(cfg, store.clone())))
+                .await;
+        let request = test::TestRequest::patch()
+            .uri(&format!("/accounts/1?{query}"))
+            .set_json(json!({}))
+            .to_request();
+        let response = test::call_service(&app, request).await;
+        let status = response.status().as_u16();
+        let seen = store.0.lock().unwrap().take();
+        seen.ok_or(status)
+    }
+
+    #[actix_web::test]
+    async fn a_query_parameter_that_admits_null_takes_null_where_it_is_no_text_of_its_type() {
+        assert_eq!(
+            patch("since=null&filter=null").await,
+            Ok((None, None, None))
+        );
+        let filter = BTreeMap::from([("a".to_string(), "b".to_string())]);
+        assert_eq!(
+            patch("since=3&filter=%7B%22a%22%3A%22b%22%7D").await,
+            Ok((Some(3), Some(filter), None))
+        );
+        // A string that admits null keeps the text `null`: it is a string.
+        assert_eq!(
+            patch("note=null").await,
+            Ok((None, None, Some("null".into())))
+        );
+        assert_eq!(patch("since=nil").await, Err(400));
+    }
+}

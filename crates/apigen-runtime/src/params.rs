@@ -32,6 +32,14 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Whether the parameter is given once, as `null`: what a client
+    /// writes for a parameter whose schema admits null and that holds no
+    /// value, where `null` is no text the parameter's type could mean.
+    pub fn null(&self, name: &str) -> bool {
+        let mut values = self.values(name);
+        values.next() == Some("null") && values.next().is_none()
+    }
+
     /// A parameter given at most once.
     pub fn one<T: FromStr>(&self, name: &str) -> Result<Option<T>, Rejection> {
         let mut values = self.values(name);

@@ -3,7 +3,7 @@
 //! with a `Rejection`), calls the route trait and renders the typed response.
 
 use super::{ident, operations::param_default, Gates};
-use crate::ir::{Api, Operation, ParamLocation, Ty};
+use crate::ir::{Api, Operation, ParamLocation, Style, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -320,6 +320,16 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         let field = ident(&p.rust);
         let wire = &p.wire;
         let value = param_value(p);
+        // A query parameter that admits null (and has no default) may be
+        // sent as `null`, where that is no text of its type (JSON, a
+        // number, an object...).
+        let text = matches!(p.shape.ty, Ty::String | Ty::Base64) && p.style != Style::Json;
+        let nullable = p.location == ParamLocation::Query && p.shape.nullable && !text;
+        let value = if nullable && param_default(api, p).is_none() {
+            quote!(if query.null(#wire) { None } else { #value })
+        } else {
+            value
+        };
         let what = match p.location {
             ParamLocation::Path => return quote!(#field: #value,),
             ParamLocation::Query => format!("query parameter `{wire}`"),

@@ -57,6 +57,14 @@ impl Client {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::PATCH_ACCOUNT);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
+        call.query("since", &request.since, runtime::Style::Form, runtime::Explode::Yes);
+        call.query(
+            "filter",
+            &request.filter,
+            runtime::Style::Json,
+            runtime::Explode::Yes,
+        );
+        call.query("note", &request.note, runtime::Style::Form, runtime::Explode::Yes);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -77,6 +77,14 @@ pub trait Api {
 pub struct PatchAccountRequest {
     /// Path parameter `id`.
     pub id: i64,
+    /// Query parameter `since`.
+    pub since: Option<i64>,
+    /// Sent as JSON text, as its `content` says.
+    ///
+    /// Query parameter `filter`.
+    pub filter: Option<std::collections::BTreeMap<String, String>>,
+    /// Query parameter `note`.
+    pub note: Option<String>,
     /// The JSON request body.
     pub body: models::AccountPatch,
 }

@@ -83,8 +83,16 @@ async fn patch_account<S: operations::Api + Rejections + 'static>(
         request: &HttpRequest,
         payload: web::Payload,
     ) -> Result<operations::PatchAccountRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
         let parsed = operations::PatchAccountRequest {
             id: runtime::path(request, "id")?,
+            since: if query.null("since") { None } else { query.one("since")? },
+            filter: if query.null("filter") {
+                None
+            } else {
+                query.styled("filter", runtime::ValueKind::Object, runtime::Style::Json)?
+            },
+            note: query.one("note")?,
             body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
