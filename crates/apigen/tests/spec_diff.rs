@@ -428,10 +428,15 @@ fn responses_may_not_loosen() {
         BASE,
         &edit(
             BASE,
-            &[(
-                "        name: {type: string}\n        note:",
-                "        note:",
-            )],
+            &[
+                (
+                    "        name: {type: string}\n        note:",
+                    "        note:",
+                ),
+                // A name still listed as required would stay required, as
+                // any value.
+                ("      required: [id, name]\n", "      required: [id]\n"),
+            ],
         ),
         &[
             ("response-required-property-removed", Error),

@@ -505,7 +505,9 @@ impl<'a> Lowerer<'a> {
         let outer = std::mem::replace(&mut self.merging, vec![at.clone()]);
         let object = self.object(schema, at, name);
         self.merging = outer;
-        let Object { fields, additional } = object?;
+        let Object {
+            fields, additional, ..
+        } = object?;
         // Only the schema's own `additionalProperties: false` refuses
         // unknown fields (an `allOf` part's says nothing of the whole), and
         // serde cannot refuse them beside a flattened field.
@@ -710,6 +712,39 @@ impl<'a> Lowerer<'a> {
     /// Rust name.
     fn object(&mut self, schema: &Schema, at: &Pointer, name: &str) -> Option<Object> {
         let mut object = self.object_part(schema, at, name)?;
+        // A required name no part describes is still required, as any
+        // value; unless a flattened union or the additional properties
+        // may be what holds it.
+        let open = object.additional.is_some() || object.fields.iter().any(|f| f.flatten);
+        for (wire, pointer) in std::mem::take(&mut object.required) {
+            if let Some(f) = object
+                .fields
+                .iter_mut()
+                .find(|f| !f.flatten && f.wire == wire)
+            {
+                f.required = true;
+            } else if !open {
+                self.note(
+                    &pointer,
+                    format!("`{wire}` is required but no property describes it: any value"),
+                );
+                object.fields.push(Field {
+                    wire,
+                    pointer: pointer.to_string(),
+                    rust: String::new(),
+                    shape: Shape::new(Ty::Json),
+                    required: true,
+                    doc: None,
+                    default: None,
+                    example: None,
+                    read_only: false,
+                    write_only: false,
+                    deprecated: false,
+                    boxed: false,
+                    flatten: false,
+                });
+            }
+        }
         let mut namer = Namer::new();
         for f in &mut object.fields {
             f.rust = namer.unique(sanitize(&f.wire, Case::Snake));
@@ -787,9 +822,10 @@ impl<'a> Lowerer<'a> {
                 flatten: false,
             });
         }
-        for req in &flat.required {
-            if let Some(f) = object.fields.iter_mut().find(|f| &f.wire == *req) {
-                f.required = true;
+        for (i, req) in flat.required.iter().enumerate() {
+            if !object.required.iter().any(|(w, _)| w == *req) {
+                let pointer = at.join("required").join(i);
+                object.required.push((req.to_string(), pointer));
             }
         }
         Some(object)
@@ -864,6 +900,8 @@ impl<'a> Lowerer<'a> {
 struct Object {
     fields: Vec<Field>,
     additional: Option<Shape>,
+    /// Every name the parts' `required` lists, with where it is listed.
+    required: Vec<(String, Pointer)>,
 }
 
 impl Object {
@@ -897,6 +935,11 @@ impl Object {
     fn merge(&mut self, part: Object) {
         for field in part.fields {
             self.add(field);
+        }
+        for (wire, pointer) in part.required {
+            if !self.required.iter().any(|(w, _)| *w == wire) {
+                self.required.push((wire, pointer));
+            }
         }
         if part.additional.is_some() {
             self.additional = part.additional;

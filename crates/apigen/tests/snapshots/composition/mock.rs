@@ -20,6 +20,8 @@ static TYPES: [Type; 6] = [
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
         Field::optional("address", Schema::Named(4)),
         Field::required("id", Schema::Uuid),
+        Field::required("region", Schema::String(Bounds::NONE)),
+        Field::required("owner", Schema::Any),
     ])),
     // 1: Audited
     Type::of(Schema::Object(&[

@@ -22,6 +22,8 @@ pub struct Account {
     pub nickname: runtime::Nullable<String>,
     pub address: Option<NewAccountAddress>,
     pub id: uuid::Uuid,
+    pub region: String,
+    pub owner: serde_json::Value,
 }
 
 fn default_account_plan() -> NewAccountPlan {
@@ -44,6 +46,8 @@ impl runtime::Record for Account {
         "nickname",
         "address",
         "id",
+        "region",
+        "owner",
     ];
     type Slots = (
         Option<chrono::DateTime<chrono::Utc>>,
@@ -55,10 +59,12 @@ impl runtime::Record for Account {
         Option<Option<String>>,
         Option<NewAccountAddress>,
         Option<uuid::Uuid>,
+        Option<String>,
+        Option<serde_json::Value>,
     );
 
     fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None, None, None)
+        (None, None, None, None, None, None, None, None, None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -76,7 +82,9 @@ impl runtime::Record for Account {
             5 => runtime::fill(&mut slots.5, name, map),
             6 => runtime::fill(&mut slots.6, name, map),
             7 => runtime::fill(&mut slots.7, name, map),
-            _ => runtime::fill(&mut slots.8, name, map),
+            8 => runtime::fill(&mut slots.8, name, map),
+            9 => runtime::fill(&mut slots.9, name, map),
+            _ => runtime::fill(&mut slots.10, name, map),
         }
     }
 
@@ -91,6 +99,8 @@ impl runtime::Record for Account {
             nickname: runtime::nullable(slots.6),
             address: slots.7,
             id: runtime::required_field(slots.8, "id")?,
+            region: runtime::required_field(slots.9, "region")?,
+            owner: runtime::required_field(slots.10, "owner")?,
         })
     }
 }
@@ -115,6 +125,8 @@ impl serde::Serialize for Account {
         out.nullable("nickname", &self.nickname)?;
         out.optional("address", &self.address)?;
         out.field("id", &self.id)?;
+        out.field("region", &self.region)?;
+        out.field("owner", &self.owner)?;
         out.end()
     }
 }
