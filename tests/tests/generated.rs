@@ -834,3 +834,19 @@ mod nullability_glue {
         assert_eq!(patch("since=nil").await, Err(400));
     }
 }
+
+#[test]
+fn a_tag_that_names_no_variant_leaves_the_structure_to_decide() {
+    use petstore_tests::unions::models::Shape;
+    use serde_json::json;
+    // `Circle` says only that `kind` is a string: a circle with another
+    // kind is still a circle, as JSON Schema reads the `oneOf`.
+    let shape: Shape = serde_json::from_value(json!({"kind": "disc", "radius": 1.0})).unwrap();
+    assert!(matches!(shape, Shape::Circle(_)), "{shape:?}");
+    let none = serde_json::from_value::<Shape>(json!({"kind": "disc"})).unwrap_err();
+    assert!(
+        none.to_string()
+            .contains("unknown `kind` value `disc`: expected `circle`, `square`"),
+        "{none}"
+    );
+}
