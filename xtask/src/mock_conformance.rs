@@ -84,7 +84,10 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   operation does not declare; and for one whose credentials travel in
 ///   `Authorization` but declares no 401: a request without them is a 401
 ///   (the missing-header check wants it, as HTTP does). Every other
-///   operation keeps the check.
+///   operation keeps the check;
+/// - `negative_data_rejection`, for an operation whose body is bytes (a
+///   media type other than JSON or a form): any bytes are such a body, and
+///   schemathesis's "violation" is a JSON array written in it.
 fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     use apigen::ir::Status;
     let mut out = String::from(
@@ -119,20 +122,39 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
             })
     };
     for op in &api.operations {
-        let why = if !declares(op, 400) {
-            "declares no status for a refused request"
+        let mut off: Vec<(&str, &str)> = Vec::new();
+        if !declares(op, 400) {
+            off.push((
+                "status_code_conformance",
+                "declares no status for a refused request",
+            ));
         } else if by_authorization(op) && !declares(op, 401) {
-            "is answered 401 without credentials, which it does not declare"
-        } else {
+            off.push((
+                "status_code_conformance",
+                "is answered 401 without credentials, which it does not declare",
+            ));
+        }
+        let raw = op
+            .body
+            .as_ref()
+            .is_some_and(|b| matches!(b.media, apigen::ir::Media::Raw(_)));
+        if raw {
+            off.push((
+                "negative_data_rejection",
+                "takes its body as bytes, which no JSON value schemathesis writes in it violates",
+            ));
+        }
+        if off.is_empty() {
             continue;
-        };
-        let path = &op.path;
-        out.push_str(&format!(
-            "\n# {} {path} {why}.\n\
-             [[operations]]\ninclude-name = \"{} {path}\"\n\
-             checks.status_code_conformance.enabled = false\n",
-            op.method, op.method
-        ));
+        }
+        let name = format!("{} {}", op.method, op.path);
+        for (_, why) in &off {
+            out.push_str(&format!("\n# {name} {why}."));
+        }
+        out.push_str(&format!("\n[[operations]]\ninclude-name = \"{name}\"\n"));
+        for (check, _) in &off {
+            out.push_str(&format!("checks.{check}.enabled = false\n"));
+        }
     }
     out
 }
@@ -149,7 +171,8 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
 ///   annotation, so schemathesis sends `""` for a uuid, which the glue
 ///   (like the real server) refuses.
 ///
-/// Examples, defaults, enums and extensions are left as they are.
+/// Examples, defaults, enums and extensions are left as they are. (And
+/// see [`typed_objects`].)
 fn as_generated(value: &mut serde_yaml::Value, formats: bool) {
     use serde_yaml::Value;
     let Value::Mapping(map) = value else {
@@ -218,6 +241,56 @@ fn format_pattern(format: &str) -> Option<String> {
     })
 }
 
+/// A schema with properties but no `type` as the generated code reads it:
+/// an object (JSON Schema would also take any value that is not one). Each
+/// schema a `schema` key holds, and each component schema, with the
+/// schemas in its properties, items and compositions.
+fn typed_objects(value: &mut serde_yaml::Value, schema: bool) {
+    use serde_yaml::Value;
+    match value {
+        Value::Sequence(items) => items.iter_mut().for_each(|v| typed_objects(v, false)),
+        Value::Mapping(map) => {
+            let composed = ["allOf", "oneOf", "anyOf", "$ref"]
+                .iter()
+                .any(|k| map.contains_key(*k));
+            if schema
+                && !composed
+                && !map.contains_key("type")
+                && map.get("properties").is_some_and(Value::is_mapping)
+            {
+                map.insert("type".into(), "object".into());
+            }
+            for (key, value) in map.iter_mut() {
+                let key = key.as_str().unwrap_or_default();
+                match key {
+                    "example" | "examples" | "default" | "enum" | "const" => {}
+                    _ if key.starts_with("x-") => {}
+                    "properties" if schema => {
+                        if let Value::Mapping(props) = value {
+                            props.values_mut().for_each(|v| typed_objects(v, true));
+                        }
+                    }
+                    "schemas" if !schema => {
+                        if let Value::Mapping(all) = value {
+                            all.values_mut().for_each(|v| typed_objects(v, true));
+                        }
+                    }
+                    "items" | "additionalProperties" | "not" | "schema" => {
+                        typed_objects(value, true)
+                    }
+                    "allOf" | "oneOf" | "anyOf" if schema => {
+                        if let Value::Sequence(parts) = value {
+                            parts.iter_mut().for_each(|v| typed_objects(v, true));
+                        }
+                    }
+                    _ => typed_objects(value, false),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Writes `doc` read by [`as_generated`] beside the other files of its
 /// run, and returns where.
 fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
@@ -229,6 +302,7 @@ fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
         .and_then(serde_yaml::Value::as_str)
         .is_some_and(|v| v.starts_with("3.1"));
     as_generated(&mut value, v31);
+    typed_objects(&mut value, false);
     let out = cache.join(format!(
         "{}.as-generated.yaml",
         doc.file_stem().unwrap_or_default().to_string_lossy()
@@ -418,5 +492,27 @@ mod tests {
             assert!(pattern.is_match(good), "{format}: {good}");
             assert!(!pattern.is_match(bad), "{format}: {bad}");
         }
+    }
+
+    #[test]
+    fn schemas_with_properties_and_no_type_are_objects() {
+        let mut doc: serde_yaml::Value = serde_yaml::from_str(
+            "components:\n  schemas:\n\
+             \x20   A: {properties: {properties: {properties: {x: {}}}, b: {oneOf: [{}]}}}\n\
+             \x20   B: {type: string}\n\
+             paths:\n  /a:\n    get:\n      responses:\n        '200':\n\
+             \x20         content: {application/json: {schema: {properties: {}}}}\n",
+        )
+        .unwrap();
+        super::typed_objects(&mut doc, false);
+        let a = &doc["components"]["schemas"]["A"];
+        assert_eq!(a["type"], "object");
+        // A property named `properties` is a schema, not a property list.
+        assert_eq!(a["properties"]["properties"]["type"], "object");
+        assert!(a["properties"].get("type").is_none());
+        assert!(a["properties"]["b"].get("type").is_none());
+        assert_eq!(doc["components"]["schemas"]["B"]["type"], "string");
+        let media = &doc["paths"]["/a"]["get"]["responses"]["200"]["content"]["application/json"];
+        assert_eq!(media["schema"]["type"], "object");
     }
 }
