@@ -200,7 +200,7 @@ async fn requests_are_refused_by_the_glue_as_declared_statuses() {
 }
 
 #[actix_web::test]
-async fn a_body_offered_as_json_and_as_a_form_is_read_either_way() {
+async fn a_body_offered_as_json_as_a_form_and_as_xml_is_read_each_way() {
     let post = || {
         test::TestRequest::post()
             .uri("/api/notes")
@@ -212,6 +212,18 @@ async fn a_body_offered_as_json_and_as_a_form_is_read_either_way() {
         .insert_header(("Content-Type", "application/x-www-form-urlencoded"))
         .set_payload("text=hello&pinned=true");
     assert_eq!(ask(0, form).await.0, 201);
+    let xml = post()
+        .insert_header(("Content-Type", "application/xml; charset=utf-8"))
+        .set_payload("<note><text>hello</text><pinned>true</pinned></note>");
+    assert_eq!(ask(0, xml).await.0, 201);
+    let xml = post()
+        .insert_header(("Content-Type", "application/xml"))
+        .set_payload("<note><text>far too long for a note of twenty</text></note>");
+    assert_eq!(ask(0, xml).await.0, 400);
+    let malformed = post()
+        .insert_header(("Content-Type", "application/xml"))
+        .set_payload("<note><text>hello</note>");
+    assert_eq!(ask(0, malformed).await.0, 400);
     // A form breaking the schema's bound is refused like JSON would be,
     // as the declared 400.
     let long = post()

@@ -12,7 +12,7 @@ fn decode(form: &str) -> Result<CreateCustomerBody, serde_json::Error> {
         .into_owned()
         .collect();
     let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    CreateCustomerBody::deserialize(FormValue(tree))
+    CreateCustomerBody::deserialize(FormValue::new(tree))
 }
 
 #[test]
@@ -75,7 +75,7 @@ fn multipart_uploads_decode_into_typed_structs() {
     body.extend_from_slice(&[0, 159, 146, 150, 13, 10]);
     body.extend_from_slice(b"\r\n--XyZ--\r\n");
     let tree = multipart_tree(content_type, &body).unwrap();
-    let upload = UploadDocumentBody::deserialize(FormValue(tree)).unwrap();
+    let upload = UploadDocumentBody::deserialize(FormValue::new(tree)).unwrap();
     assert_eq!(upload.purpose, UploadDocumentBodyPurpose::Invoice);
     assert_eq!(upload.file.0, vec![0, 159, 146, 150, 13, 10]);
     // In JSON the same bytes are base64 text.

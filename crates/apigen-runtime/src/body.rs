@@ -1,7 +1,7 @@
 //! Reading request bodies: size limits, media types, and decoding JSON,
 //! forms, multipart and raw bytes.
 
-use super::form::{form_tree, multipart_tree, FormValue};
+use super::form::{form_tree, multipart_tree, xml_tree, FormValue};
 use super::rejection::{Rejection, RejectionKind};
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut, Payload};
@@ -168,7 +168,7 @@ pub async fn multipart_body<T: DeserializeOwned>(
         ));
     }
     let tree = multipart_tree(content_type, &bytes)?;
-    T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+    T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
         Rejection::new(
             RejectionKind::ValidationFailed,
             format!("the body does not match the schema: {e}"),
@@ -209,7 +209,7 @@ pub async fn form_body<T: DeserializeOwned>(
     }
     let pairs: Vec<(String, String)> = form_urlencoded::parse(&bytes).into_owned().collect();
     let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+    T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
         Rejection::new(
             RejectionKind::ValidationFailed,
             format!("the body does not match the schema: {e}"),
@@ -217,29 +217,71 @@ pub async fn form_body<T: DeserializeOwned>(
     })
 }
 
-/// Decodes a body the operation reads as JSON and as a form, by its
-/// `Content-Type`: a form when it says so, else JSON (whose reader refuses
-/// any other media type).
-pub async fn json_or_form_body<T: DeserializeOwned>(
+/// A media type a JSON body is also read in, chosen by `Content-Type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Also {
+    /// `application/x-www-form-urlencoded`.
+    Form,
+    /// `application/xml`, `text/xml` or a `+xml` type, read as
+    /// [`xml_tree`] says.
+    Xml,
+}
+
+impl Also {
+    fn takes(self, essence: &str) -> bool {
+        match self {
+            Also::Form => essence == "application/x-www-form-urlencoded",
+            Also::Xml => {
+                essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
+            }
+        }
+    }
+}
+
+/// Decodes a body the operation reads as JSON and in the media types of
+/// `also`, by its `Content-Type`: JSON unless it names one of them (and
+/// JSON's reader refuses any other media type).
+pub async fn json_body_or<T: DeserializeOwned>(
     request: &HttpRequest,
     payload: Payload,
     limit: usize,
+    also: &[Also],
 ) -> Result<Option<T>, Rejection> {
-    let is_form = request
+    let essence = request
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|ct| ct.split(';').next())
-        .is_some_and(|essence| {
-            essence
-                .trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
-    if is_form {
-        form_body(request, payload, limit).await
-    } else {
-        json_body(request, payload, limit).await
+        .map(|essence| essence.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match also.iter().find(|a| a.takes(&essence)) {
+        Some(Also::Form) => form_body(request, payload, limit).await,
+        Some(Also::Xml) => xml_body(request, payload, limit).await,
+        None => json_body(request, payload, limit).await,
     }
+}
+
+/// Decodes an XML body of at most `limit` bytes (its `Content-Type` already
+/// known to be XML) into its typed struct, as [`xml_tree`] reads it. An
+/// empty body is `None`.
+async fn xml_body<T: DeserializeOwned>(
+    request: &HttpRequest,
+    payload: Payload,
+    limit: usize,
+) -> Result<Option<T>, Rejection> {
+    let bytes = read_body(request, payload, limit).await?;
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Rejection::new(RejectionKind::BadRequest, "the XML body is not UTF-8"))?;
+    let tree = xml_tree(text)?;
+    T::deserialize(FormValue::xml(tree)).map(Some).map_err(|e| {
+        Rejection::new(
+            RejectionKind::ValidationFailed,
+            format!("the body does not match the schema: {e}"),
+        )
+    })
 }
 
 /// Reads a body of at most `limit` bytes, of any of the declared (non-JSON,

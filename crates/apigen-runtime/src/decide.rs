@@ -65,7 +65,7 @@ pub fn none_of(type_name: &str, names: &[&str]) -> String {
 pub fn read_variant<T: DeserializeOwned>(value: &Value, source: Source) -> Result<T, String> {
     match source {
         Source::Json => serde_json::from_value(value.clone()).map_err(|e| e.to_string()),
-        Source::Text => T::deserialize(FormValue(value.clone())).map_err(|e| e.to_string()),
+        Source::Text => T::deserialize(FormValue::new(value.clone())).map_err(|e| e.to_string()),
     }
 }
 

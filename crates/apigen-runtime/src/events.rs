@@ -70,6 +70,7 @@ impl<T> Event<T> {
 }
 
 /// The text without line breaks and NULs, which would end an SSE field.
+#[cfg(feature = "server")]
 fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     if text.contains(['\r', '\n', '\0']) {
         text.replace(['\r', '\n', '\0'], "").into()

@@ -156,19 +156,87 @@ pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Val
     ))
 }
 
-/// A value from a form or query string, deserialized as the target type asks:
-/// strings become numbers and booleans where the type wants them, a single
-/// value becomes a one-item array, an object keyed `0`, `1`, ... an array.
+#[cfg(feature = "server")]
+/// Elements nested deeper than this are refused: the tree is built by
+/// recursion, and a body of a megabyte could nest a quarter of a million.
+const XML_DEPTH: usize = 64;
+
+/// An XML document as the tree [`FormValue::xml`] reads: an element with
+/// attributes or child elements is an object of them, by local name (a
+/// name repeated is an array); any other element is its text. The root
+/// element's own name is not read (a schema's `xml.name` renames nothing
+/// here). A document type declaration is refused.
+#[cfg(feature = "server")]
+pub fn xml_tree(text: &str) -> Result<serde_json::Value, Rejection> {
+    let malformed = |why: String| {
+        Rejection::new(
+            RejectionKind::BadRequest,
+            format!("the XML body is malformed: {why}"),
+        )
+    };
+    let document = roxmltree::Document::parse(text).map_err(|e| malformed(e.to_string()))?;
+    xml_element(document.root_element(), 0)
+        .ok_or_else(|| malformed(format!("elements nest deeper than {XML_DEPTH}")))
+}
+
+#[cfg(feature = "server")]
+fn xml_element(node: roxmltree::Node<'_, '_>, depth: usize) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    if depth > XML_DEPTH {
+        return None;
+    }
+    let mut elements = node.children().filter(|c| c.is_element()).peekable();
+    if elements.peek().is_none() && node.attributes().len() == 0 {
+        let text: String = node.children().filter_map(|c| c.text()).collect();
+        return Some(Value::String(text));
+    }
+    let mut map = serde_json::Map::new();
+    for attribute in node.attributes() {
+        map.insert(attribute.name().into(), attribute.value().into());
+    }
+    for child in elements {
+        let value = xml_element(child, depth + 1)?;
+        match map.get_mut(child.tag_name().name()) {
+            // An element is never an array: one here is of repeats.
+            Some(Value::Array(items)) => items.push(value),
+            Some(first) => *first = Value::Array(vec![first.take(), value]),
+            None => {
+                map.insert(child.tag_name().name().into(), value);
+            }
+        }
+    }
+    Some(Value::Object(map))
+}
+
+/// A value from a form, a query string or an XML document, deserialized as
+/// the target type asks: strings become numbers and booleans where the type
+/// wants them, a single value becomes a one-item array, an object keyed
+/// `0`, `1`, ... an array. Read from XML, an element that holds one kind of
+/// element is also an array of them where an array is asked for (a wrapped
+/// array, `<tags><tag>..</tag></tags>`).
 #[derive(Debug, Clone)]
-pub struct FormValue(pub serde_json::Value);
+pub struct FormValue {
+    value: serde_json::Value,
+    xml: bool,
+}
 
 impl FormValue {
+    /// A value of a form, a query or a parameter.
+    pub fn new(value: serde_json::Value) -> Self {
+        FormValue { value, xml: false }
+    }
+
+    /// A value of an XML document ([`xml_tree`]).
+    pub fn xml(value: serde_json::Value) -> Self {
+        FormValue { value, xml: true }
+    }
+
     fn text(&self) -> Option<&str> {
-        self.0.as_str()
+        self.value.as_str()
     }
 
     fn invalid(&self, expected: &str) -> serde_json::Error {
-        serde::de::Error::custom(format!("invalid value {}, expected {expected}", self.0))
+        serde::de::Error::custom(format!("invalid value {}, expected {expected}", self.value))
     }
 }
 
@@ -202,13 +270,15 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         use serde::de::value::{MapDeserializer, SeqDeserializer};
-        match self.0 {
+        let xml = self.xml;
+        match self.value {
             serde_json::Value::Object(map) => visitor.visit_map(MapDeserializer::new(
-                map.into_iter().map(|(k, v)| (k, FormValue(v))),
+                map.into_iter()
+                    .map(|(k, value)| (k, FormValue { value, xml })),
             )),
-            serde_json::Value::Array(items) => {
-                visitor.visit_seq(SeqDeserializer::new(items.into_iter().map(FormValue)))
-            }
+            serde_json::Value::Array(items) => visitor.visit_seq(SeqDeserializer::new(
+                items.into_iter().map(|value| FormValue { value, xml }),
+            )),
             other => serde::Deserializer::deserialize_any(other, visitor),
         }
     }
@@ -236,7 +306,7 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         self,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        if self.0.is_null() {
+        if self.value.is_null() {
             visitor.visit_none()
         } else {
             visitor.visit_some(self)
@@ -248,8 +318,19 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         use serde::de::value::SeqDeserializer;
-        let items = match self.0 {
+        let xml = self.xml;
+        let items = match self.value {
             serde_json::Value::Array(items) => items,
+            // A wrapped XML array: the one kind of element it holds.
+            serde_json::Value::Object(map)
+                if xml && map.len() == 1 && map.keys().all(|k| k.parse::<usize>().is_err()) =>
+            {
+                match map.into_iter().next().map(|(_, v)| v) {
+                    Some(serde_json::Value::Array(items)) => items,
+                    Some(single) => vec![single],
+                    None => Vec::new(),
+                }
+            }
             serde_json::Value::Object(map) if map.keys().all(|k| k.parse::<usize>().is_ok()) => {
                 let mut indexed: Vec<(usize, serde_json::Value)> = map
                     .into_iter()
@@ -260,7 +341,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
             }
             single => vec![single],
         };
-        visitor.visit_seq(SeqDeserializer::new(items.into_iter().map(FormValue)))
+        visitor.visit_seq(SeqDeserializer::new(
+            items.into_iter().map(|value| FormValue { value, xml }),
+        ))
     }
 
     fn deserialize_enum<V: serde::de::Visitor<'de>>(
@@ -270,9 +353,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         use serde::de::IntoDeserializer;
-        match self.0 {
+        match self.value {
             serde_json::Value::String(s) => visitor.visit_enum(s.into_deserializer()),
-            other => Err(FormValue(other).invalid("a string")),
+            other => Err(FormValue::new(other).invalid("a string")),
         }
     }
 
@@ -294,6 +377,71 @@ impl<'de> serde::Deserializer<'de> for FormValue {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[cfg(feature = "server")]
+    #[test]
+    fn xml_elements_are_properties_and_wrapped_arrays_are_arrays() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Tag {
+            id: i64,
+            name: String,
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Pet {
+            id: i64,
+            name: String,
+            #[serde(rename = "photoUrls")]
+            photo_urls: Vec<String>,
+            tags: Vec<Tag>,
+            status: Option<String>,
+            aliases: Vec<String>,
+        }
+        let text = "<?xml version=\"1.0\"?><pet status=\"sold\"><id>10</id>\
+                    <name>Rex &amp; co</name><photoUrls><photoUrl>a</photoUrl></photoUrls>\
+                    <tags><tag><id>1</id><name>x</name></tag><tag><id>2</id><name>y</name></tag></tags>\
+                    <aliases>r</aliases><aliases>s</aliases></pet>";
+        let pet: Pet =
+            serde::Deserialize::deserialize(FormValue::xml(xml_tree(text).unwrap())).unwrap();
+        assert_eq!(
+            pet,
+            Pet {
+                id: 10,
+                name: "Rex & co".into(),
+                photo_urls: vec!["a".into()],
+                tags: vec![
+                    Tag {
+                        id: 1,
+                        name: "x".into()
+                    },
+                    Tag {
+                        id: 2,
+                        name: "y".into()
+                    }
+                ],
+                status: Some("sold".into()),
+                aliases: vec!["r".into(), "s".into()],
+            }
+        );
+        // A form's one-property object is no wrapped array.
+        let form = json!({"tags": {"name": "x"}});
+        let read: Result<std::collections::BTreeMap<String, Vec<String>>, _> =
+            serde::Deserialize::deserialize(FormValue::new(form));
+        assert!(read.is_err());
+    }
+
+    #[cfg(feature = "server")]
+    #[test]
+    fn xml_that_is_malformed_nests_too_deep_or_declares_a_type_is_refused() {
+        let deep = "<a>".repeat(100) + &"</a>".repeat(100);
+        for bad in [
+            "<a><b></a>",
+            deep.as_str(),
+            "<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>",
+        ] {
+            let e = xml_tree(bad).unwrap_err();
+            assert_eq!(e.kind, RejectionKind::BadRequest, "{bad}");
+        }
+    }
 
     #[test]
     fn forms_nest_and_repeat() {
@@ -328,7 +476,7 @@ mod tests {
             "n": "-3", "f": "1.5", "flag": "true",
             "items": {"1": "20", "0": "10"}, "one": "single"
         });
-        let typed: Typed = serde::Deserialize::deserialize(FormValue(tree)).unwrap();
+        let typed: Typed = serde::Deserialize::deserialize(FormValue::new(tree)).unwrap();
         assert_eq!(
             typed,
             Typed {
@@ -340,7 +488,7 @@ mod tests {
             }
         );
         let wrong = json!({"n": "x", "f": "1", "flag": "true", "items": [], "one": []});
-        let e = <Typed as serde::Deserialize>::deserialize(FormValue(wrong)).unwrap_err();
+        let e = <Typed as serde::Deserialize>::deserialize(FormValue::new(wrong)).unwrap_err();
         assert!(e.to_string().contains("expected i64"), "{e}");
     }
 

@@ -57,6 +57,8 @@ pub use events::StreamError;
 pub use events::{events, frame, KEEP_ALIVE};
 pub use events::{Event, EventStream};
 pub use fields::{present, required_nullable};
+#[cfg(feature = "server")]
+pub use form::xml_tree;
 pub use form::{form_tree, multipart_tree, FormValue};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
@@ -87,7 +89,7 @@ pub use paging::{items, pages, Next, Paging};
 
 #[cfg(feature = "server")]
 pub use body::{
-    form_body, json_body, json_or_form_body, missing_body, multipart_body, raw_body, read_body,
+    form_body, json_body, json_body_or, missing_body, multipart_body, raw_body, read_body, Also,
     DEFAULT_BODY_LIMIT,
 };
 #[cfg(feature = "server")]

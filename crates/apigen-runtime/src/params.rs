@@ -122,11 +122,11 @@ impl Query {
     /// its type allows that, else no object (absent, when optional).
     pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
         if self.0.is_empty() {
-            let empty = FormValue(serde_json::Value::Object(Default::default()));
+            let empty = FormValue::new(serde_json::Value::Object(Default::default()));
             return Ok(T::deserialize(empty).ok());
         }
         let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        T::deserialize(FormValue(tree)).map(Some).map_err(|e| {
+        T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
             Rejection::new(
                 RejectionKind::BadRequest,
                 format!("the query is invalid: {e}"),
@@ -170,12 +170,14 @@ impl Query {
         }
         let tree = form_tree(pairs.into_iter());
         let value = tree.get(name).cloned().unwrap_or_default();
-        T::deserialize(FormValue(value)).map(Some).map_err(|e| {
-            Rejection::new(
-                RejectionKind::BadRequest,
-                format!("query parameter `{name}` is invalid: {e}"),
-            )
-        })
+        T::deserialize(FormValue::new(value))
+            .map(Some)
+            .map_err(|e| {
+                Rejection::new(
+                    RejectionKind::BadRequest,
+                    format!("query parameter `{name}` is invalid: {e}"),
+                )
+            })
     }
 }
 

@@ -441,7 +441,7 @@ mod tests {
     fn a_record_reads_text_as_its_fields_ask() {
         // A form or a deepObject query: every scalar is text.
         let tree = serde_json::json!({"id": "7", "name": "x"});
-        let pet = Pet::deserialize(FormValue(tree)).unwrap();
+        let pet = Pet::deserialize(FormValue::new(tree)).unwrap();
         assert_eq!(pet.id, 7);
     }
 

@@ -94,7 +94,7 @@ pub fn styled<T: DeserializeOwned>(
                 .collect(),
         ),
     };
-    T::deserialize(FormValue(value)).map_err(|e| {
+    T::deserialize(FormValue::new(value)).map_err(|e| {
         Rejection::new(
             RejectionKind::BadRequest,
             format!("{what} has an invalid value: {e}"),

@@ -749,13 +749,23 @@ pub struct Body {
     pub limit: Option<u64>,
     pub doc: Option<String>,
     pub media: Media,
-    /// A JSON body the operation also reads as a form
-    /// (`application/x-www-form-urlencoded` offered beside JSON): the
-    /// server reads either, by `Content-Type`; the client sends JSON.
-    pub form_too: bool,
+    /// The other media types a JSON body is offered in that the server
+    /// also reads, by `Content-Type`, into the same type (a form, XML);
+    /// the client sends JSON.
+    pub also: Vec<Also>,
     /// The media type's `example`, or the value of its first `examples`
     /// entry written in place.
     pub example: Option<serde_json::Value>,
+}
+
+/// A media type a JSON request body is also read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Also {
+    /// `application/x-www-form-urlencoded`.
+    Form,
+    /// `application/xml`, `text/xml` or a `+xml` type: elements (and
+    /// attributes) are properties, a wrapped array's elements its items.
+    Xml,
 }
 
 /// How a body travels.

@@ -363,8 +363,12 @@ fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         };
         let read = match &b.media {
             // A request never streams events (lowering makes none).
-            crate::ir::Media::Json if b.form_too => {
-                quote!(runtime::json_or_form_body(request, payload, #limit).await?)
+            crate::ir::Media::Json if !b.also.is_empty() => {
+                let also = b.also.iter().map(|a| {
+                    let a = format_ident!("{a:?}");
+                    quote!(runtime::Also::#a)
+                });
+                quote!(runtime::json_body_or(request, payload, #limit, &[#(#also),*]).await?)
             }
             crate::ir::Media::Json | crate::ir::Media::Events => {
                 quote!(runtime::json_body(request, payload, #limit).await?)

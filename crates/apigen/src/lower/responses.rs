@@ -121,11 +121,11 @@ impl<'a> Lowerer<'a> {
             required: body.required,
             limit,
             doc: body.description.clone(),
-            form_too: media == Media::Json
-                && body
-                    .content
-                    .keys()
-                    .any(|m| essence(m) == "application/x-www-form-urlencoded"),
+            also: if media == Media::Json {
+                also_read(body.content.keys())
+            } else {
+                Vec::new()
+            },
             media,
             example: media_examples(content).into_iter().next().map(|(_, v)| v),
         })
@@ -486,6 +486,28 @@ fn status_variant(status: Status) -> String {
         _ => return format!("Status{status}"),
     };
     name.to_string()
+}
+
+/// The media types beside JSON a request body is also read in: a form and
+/// XML, where the body offers them.
+fn also_read<'m>(media_types: impl Iterator<Item = &'m String>) -> Vec<crate::ir::Also> {
+    use crate::ir::Also;
+    let mut also = Vec::new();
+    for media in media_types {
+        let essence = essence(media);
+        let found = if essence == "application/x-www-form-urlencoded" {
+            Also::Form
+        } else if essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
+        {
+            Also::Xml
+        } else {
+            continue;
+        };
+        if !also.contains(&found) {
+            also.push(found);
+        }
+    }
+    also
 }
 
 #[cfg(test)]

@@ -218,10 +218,11 @@ async fn add_note<S: operations::Books + Rejections + 'static>(
         payload: web::Payload,
     ) -> Result<operations::AddNoteRequest, runtime::Rejection> {
         let parsed = operations::AddNoteRequest {
-            body: runtime::json_or_form_body(
+            body: runtime::json_body_or(
                     request,
                     payload,
                     runtime::DEFAULT_BODY_LIMIT,
+                    &[runtime::Also::Form, runtime::Also::Xml],
                 )
                 .await?
                 .ok_or_else(runtime::missing_body)?,
