@@ -294,9 +294,9 @@ fn typed_objects(value: &mut serde_yaml::Value, schema: bool) {
 /// Writes `doc` read by [`as_generated`] beside the other files of its
 /// run, and returns where.
 fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
-    let text = std::fs::read_to_string(doc).map_err(|e| format!("{}: {e}", doc.display()))?;
-    let mut value: serde_yaml::Value =
-        serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", doc.display()))?;
+    // Bundled: the copy stands elsewhere, where references to the
+    // document's other files would not resolve.
+    let mut value = apigen::bundled(doc).map_err(|d| d.to_string())?;
     let v31 = value
         .get("openapi")
         .and_then(serde_yaml::Value::as_str)

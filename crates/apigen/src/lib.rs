@@ -132,11 +132,17 @@ pub fn generate(file: &str, text: &str, config: &Config) -> Result<Generated, Di
 pub fn generate_file(path: &std::path::Path, config: &Config) -> Result<Generated, Diagnostics> {
     let file = path.display().to_string();
     let started = std::time::Instant::now();
-    let value = bundle::bundle(path).map_err(|errors| Diagnostics {
-        file: file.clone(),
-        errors,
-    })?;
+    let value = bundled(path)?;
     run(&file, value, config, vec![("parse", started.elapsed())])
+}
+
+/// The document on disk at `path` as one self-contained document: what
+/// its references to other files name, copied into its `components`.
+pub fn bundled(path: &std::path::Path) -> Result<serde_yaml::Value, Diagnostics> {
+    bundle::bundle(path).map_err(|errors| Diagnostics {
+        file: path.display().to_string(),
+        errors,
+    })
 }
 
 fn run(
