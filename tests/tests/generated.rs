@@ -850,3 +850,33 @@ fn a_tag_that_names_no_variant_leaves_the_structure_to_decide() {
         "{none}"
     );
 }
+
+#[test]
+fn a_required_write_only_property_is_required_in_requests_only() {
+    use petstore_tests::composition::models::{Account, NewAccount};
+    use petstore_tests::composition::runtime::Validate;
+    use serde_json::json;
+    // A request without it reads, and is refused by the check the glue and
+    // the client run on requests.
+    let request: NewAccount = serde_json::from_value(json!({"email": "a@b.c"})).unwrap();
+    let refused = request.validate().unwrap_err().to_string();
+    assert!(
+        refused.contains("password") && refused.contains("is required"),
+        "{refused}"
+    );
+    let request: NewAccount =
+        serde_json::from_value(json!({"email": "a@b.c", "password": "long enough"})).unwrap();
+    assert_eq!(request.validate(), Ok(()));
+    // A response never carries it.
+    let id = "9b2f6a3c-1d4e-4f5a-8b6c-7d8e9f0a1b2c";
+    let account: Account = serde_json::from_value(json!({
+        "email": "a@b.c", "id": id, "createdAt": "2026-01-01T00:00:00Z",
+        "region": "eu", "owner": null
+    }))
+    .unwrap();
+    assert_eq!(account.password, None);
+    assert!(serde_json::to_value(&account)
+        .unwrap()
+        .get("password")
+        .is_none());
+}

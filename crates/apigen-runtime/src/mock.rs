@@ -586,10 +586,11 @@ impl Mock {
     }
 
     fn example<T: serde::de::DeserializeOwned>(&self, text: &str, schema: &Schema) -> Option<T> {
-        let value: Value = serde_json::from_str(text).ok()?;
+        let mut value: Value = serde_json::from_str(text).ok()?;
         if !fits(self.types, schema, &value) {
             return None;
         }
+        without_write_only(self.types, schema, &mut value, 0);
         serde_json::from_value(value).ok()
     }
 
@@ -975,8 +976,12 @@ impl Maker {
         if self.dynamic {
             return None;
         }
-        let value: Value = serde_json::from_str(text?).ok()?;
-        fits(self.types, schema, &value).then_some(value)
+        let mut value: Value = serde_json::from_str(text?).ok()?;
+        if !fits(self.types, schema, &value) {
+            return None;
+        }
+        without_write_only(self.types, schema, &mut value, 0);
+        Some(value)
     }
 
     fn value(&self, schema: &Schema, rng: &mut Rng, depth: usize) -> Value {
@@ -1033,7 +1038,8 @@ impl Maker {
             Schema::Object(fields) => {
                 let mut map = Map::new();
                 for field in *fields {
-                    let wanted = field.required || (depth < DEPTH - 1 && !field.write_only);
+                    // Write-only properties travel in requests alone.
+                    let wanted = !field.write_only && (field.required || depth < DEPTH - 1);
                     if !wanted {
                         continue;
                     }
@@ -1226,6 +1232,58 @@ fn pick_char(ranges: &[(char, char)], rng: &mut Rng) -> Option<char> {
     ranges.first().map(|&(s, _)| s)
 }
 
+/// `value` (which fits `schema`) without its write-only properties: an
+/// example the spec gives for a response may show them, but they travel in
+/// requests alone.
+fn without_write_only(types: &[Type], schema: &Schema, value: &mut Value, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match (schema, value) {
+        (Schema::Nullable(inner), value) => without_write_only(types, inner, value, depth),
+        (Schema::Named(index), value) => {
+            if let Some(t) = types.get(*index) {
+                without_write_only(types, &t.schema, value, depth + 1);
+            }
+        }
+        (Schema::Array(items, _), Value::Array(list)) => {
+            for item in list {
+                without_write_only(types, items, item, depth + 1);
+            }
+        }
+        (Schema::Map(values), Value::Object(map)) => {
+            for item in map.values_mut() {
+                without_write_only(types, values, item, depth + 1);
+            }
+        }
+        (Schema::Object(fields), value) => {
+            for field in *fields {
+                if field.flatten {
+                    without_write_only(types, &field.schema, value, depth + 1);
+                    continue;
+                }
+                let Value::Object(map) = value else {
+                    return;
+                };
+                if field.write_only {
+                    map.remove(field.name);
+                } else if let Some(inner) = map.get_mut(field.name) {
+                    without_write_only(types, &field.schema, inner, depth + 1);
+                }
+            }
+        }
+        (Schema::Union(_, variants), value) => {
+            if let Some(v) = variants
+                .iter()
+                .find(|v| fits_at(types, &v.schema, value, depth + 1))
+            {
+                without_write_only(types, &v.schema, value, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether `value` fits `schema`: an example the spec gives is used only
 /// when it does (documents' examples drift from their schemas).
 pub fn fits(types: &[Type], schema: &Schema, value: &Value) -> bool {
@@ -1295,6 +1353,22 @@ mod tests {
         .min_length(3)
         .max_length(8)
         .pattern("^[a-z]+-[0-9]{2}$");
+
+    #[test]
+    fn write_only_properties_are_left_out_of_examples_and_made_values() {
+        static SECRET: [Type; 1] = [Type::of(Schema::Object(&[
+            Field::required("user", Schema::String(Bounds::NONE)),
+            Field::required("password", Schema::String(Bounds::NONE)).write_only(),
+        ]))];
+        let maker = Maker::new(&SECRET, false);
+        let example = maker.example(Some(r#"{"user": "a", "password": "b"}"#), &Schema::Named(0));
+        assert_eq!(example, Some(serde_json::json!({"user": "a"})));
+        let made = Maker::new(&SECRET, true).value(&Schema::Named(0), &mut Rng(1), 0);
+        assert!(
+            made.get("user").is_some() && made.get("password").is_none(),
+            "{made}"
+        );
+    }
 
     #[test]
     fn strings_keep_their_pattern_and_length() {

@@ -102,7 +102,10 @@ impl Api {
                 own |= walk(shape, &mut refs);
             }
             if let TypeKind::Struct(s) = &def.kind {
-                own |= s.fields.iter().any(|f| f.read_only);
+                own |= s
+                    .fields
+                    .iter()
+                    .any(|f| f.read_only || (f.write_only && f.required));
             }
             for held in refs {
                 holders.entry(held).or_default().push(name);

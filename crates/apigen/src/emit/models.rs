@@ -111,15 +111,17 @@ fn field_type(f: &Field) -> TokenStream {
 }
 
 /// A field is an `Option` when it may be absent or null, and when it is
-/// read-only (clients never send it, whatever `required` says).
+/// read-only or write-only (clients never send the one, servers never send
+/// the other back, whatever `required` says; a required write-only field
+/// is checked present in requests).
 fn is_optional(f: &Field) -> bool {
-    !f.required || f.shape.nullable || f.read_only
+    !f.required || f.shape.nullable || f.read_only || f.write_only
 }
 
 /// A field that may be absent and may be `null`, and where the two mean
 /// different things (PATCH-style bodies): `runtime::Nullable`, not `Option`.
 fn three_state(f: &Field) -> bool {
-    !f.required && f.shape.nullable && !f.read_only && !f.flatten
+    !f.required && f.shape.nullable && !f.read_only && !f.write_only && !f.flatten
 }
 
 /// How a field is read from its slot and written back, as its schema says.
@@ -203,7 +205,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
                 }
                 let reading = if three_state(f) {
                     Reading::ThreeState
-                } else if f.required && f.shape.nullable && !f.read_only {
+                } else if f.required && f.shape.nullable && !f.read_only && !f.write_only {
                     Reading::RequiredNullable
                 } else if is_optional(f) && f.shape.nullable {
                     Reading::OptionalNullable
@@ -477,7 +479,7 @@ fn record(
 /// The default of an optional field, when Rust can spell it: the field is then
 /// the plain type, filled in by serde when absent.
 fn spelled_default(api: &Api, f: &Field) -> Option<TokenStream> {
-    if f.required || f.shape.nullable || f.read_only || f.boxed {
+    if f.required || f.shape.nullable || f.read_only || f.write_only || f.boxed {
         return None;
     }
     default_expr(f.default.as_ref()?, &f.shape, api, &quote!())
@@ -494,16 +496,28 @@ fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
             }
         });
     }
+    // Required in requests, the one place it travels.
+    let present = (f.write_only && f.required && !f.shape.nullable).then(|| {
+        quote! {
+            if self.#name.is_none() {
+                return Err(runtime::Violation::new("is required").within(#wire));
+            }
+        }
+    });
     let check = if three_state(f) {
-        let inner = check_fn("value", &f.shape, api, &quote!(runtime::))?;
-        quote!(runtime::check_nullable(&self.#name, #inner))
+        check_fn("value", &f.shape, api, &quote!(runtime::))
+            .map(|inner| quote!(runtime::check_nullable(&self.#name, #inner)))
     } else if is_optional(f) && spelled_default(api, f).is_none() {
-        let inner = check_fn("value", &f.shape, api, &quote!(runtime::))?;
-        quote!(runtime::check_some(&self.#name, #inner))
+        check_fn("value", &f.shape, api, &quote!(runtime::))
+            .map(|inner| quote!(runtime::check_some(&self.#name, #inner)))
     } else {
-        check_expr(quote!(&self.#name), &f.shape, api, &quote!(runtime::))?
+        check_expr(quote!(&self.#name), &f.shape, api, &quote!(runtime::))
     };
-    Some(quote!(runtime::within(#wire, #check)?;))
+    let check = check.map(|check| quote!(runtime::within(#wire, #check)?;));
+    match (present, check) {
+        (None, None) => None,
+        (present, check) => Some(quote!(#present #check)),
+    }
 }
 
 fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenStream) -> String {
@@ -870,7 +884,7 @@ fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
     let required: Vec<&str> = s
         .fields
         .iter()
-        .filter(|f| f.required && !f.read_only && !f.flatten)
+        .filter(|f| f.required && !f.read_only && !f.write_only && !f.flatten)
         .map(|f| f.wire.as_str())
         .collect();
     if required.is_empty() && !s.deny_unknown {

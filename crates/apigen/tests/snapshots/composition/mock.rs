@@ -14,7 +14,7 @@ static TYPES: [Type; 6] = [
         Field::required("createdAt", Schema::DateTime),
         Field::optional("updatedAt", Schema::Nullable(&Schema::DateTime)),
         Field::required("email", Schema::String(Bounds::NONE.max_length(254))),
-        Field::optional("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
+        Field::required("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
         Field::optional("plan", Schema::Named(5)).example("\"free\""),
         Field::optional("retries", Schema::Integer(Bounds::NONE)).example("3"),
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
@@ -35,7 +35,7 @@ static TYPES: [Type; 6] = [
     // 3: NewAccount
     Type::of(Schema::Object(&[
         Field::required("email", Schema::String(Bounds::NONE.max_length(254))),
-        Field::optional("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
+        Field::required("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
         Field::optional("plan", Schema::Named(5)).example("\"free\""),
         Field::optional("retries", Schema::Integer(Bounds::NONE)).example("3"),
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),

@@ -137,6 +137,9 @@ impl runtime::Validate for Account {
             return Err(runtime::Violation::new("is read-only").within("createdAt"));
         }
         runtime::within("email", runtime::check_length(&self.email, None, Some(254)))?;
+        if self.password.is_none() {
+            return Err(runtime::Violation::new("is required").within("password"));
+        }
         runtime::within(
             "password",
             runtime::check_some(
@@ -362,6 +365,9 @@ impl serde::Serialize for NewAccount {
 impl runtime::Validate for NewAccount {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within("email", runtime::check_length(&self.email, None, Some(254)))?;
+        if self.password.is_none() {
+            return Err(runtime::Violation::new("is required").within("password"));
+        }
         runtime::within(
             "password",
             runtime::check_some(
