@@ -836,19 +836,21 @@ mod nullability_glue {
 }
 
 #[test]
-fn a_tag_that_names_no_variant_leaves_the_structure_to_decide() {
+fn a_tag_must_name_a_variant_and_a_component_is_named_by_its_own_name_too() {
     use petstore_tests::unions::models::Shape;
     use serde_json::json;
-    // `Circle` says only that `kind` is a string: a circle with another
-    // kind is still a circle, as JSON Schema reads the `oneOf`.
-    let shape: Shape = serde_json::from_value(json!({"kind": "disc", "radius": 1.0})).unwrap();
-    assert!(matches!(shape, Shape::Circle(_)), "{shape:?}");
-    let none = serde_json::from_value::<Shape>(json!({"kind": "disc"})).unwrap_err();
+    // The discriminator decides: a tag naming no variant is refused, as
+    // OpenAPI says, even where the structure would fit.
+    let none = serde_json::from_value::<Shape>(json!({"kind": "disc", "radius": 1.0})).unwrap_err();
     assert!(
         none.to_string()
             .contains("unknown `kind` value `disc`: expected `circle`, `square`"),
         "{none}"
     );
+    // The mapping names `Circle` `circle`; its component's name is a name
+    // of it too.
+    let shape: Shape = serde_json::from_value(json!({"kind": "Circle", "radius": 1.0})).unwrap();
+    assert!(matches!(shape, Shape::Circle(_)), "{shape:?}");
 }
 
 #[test]

@@ -5,10 +5,8 @@
 //! fits two variants silently becomes whichever is listed first. Generated
 //! unions decide instead: by their discriminator property when they have
 //! one (given by the document, or inferred from a property each variant
-//! fixes to one value; the discriminator is a hint, so a value whose tag
-//! names no variant, or that has none, is decided as if there were none
-//! unless every variant requires the tag and fixes its values), and
-//! otherwise by trying
+//! fixes to one value; a value without it, where a variant's schema leaves
+//! it optional, is decided as if there were none), and otherwise by trying
 //! every variant: exactly one
 //! must accept the value, with its required properties present and, where
 //! it refuses other properties, nothing left over. None or several is an
@@ -110,16 +108,6 @@ pub fn tag_of<'v>(value: &'v Value, tag: &str) -> Result<&'v str, String> {
         .get(tag)
         .and_then(Value::as_str)
         .ok_or_else(|| format!("missing field `{tag}`, which tells the shapes apart"))
-}
-
-/// The error for a value of a discriminated union that no variant takes:
-/// its tag `found` (if any) names none, and its structure fits none.
-pub fn tag_error(tag: &str, found: Option<&str>, expected: &[&str]) -> String {
-    let expected = expected.join("`, `");
-    match found {
-        None => format!("missing field `{tag}`, which tells the shapes apart (`{expected}`)"),
-        Some(other) => format!("unknown `{tag}` value `{other}`: expected `{expected}`"),
-    }
 }
 
 #[cfg(test)]

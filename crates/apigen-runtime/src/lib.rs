@@ -48,9 +48,7 @@ mod response;
 /// The status of a response (the type actix-web uses too).
 pub use http::StatusCode;
 
-pub use decide::{
-    decide, decide_json, fits_object, none_of, read_variant, tag_error, tag_of, Decide, Source,
-};
+pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
 #[cfg(feature = "client")]
 pub use events::StreamError;
 #[cfg(feature = "server")]

@@ -452,6 +452,10 @@ pub struct UnionVariant {
     /// one as a rule; each of several when the variant's schema allows
     /// several (an `enum` of them); none without a discriminator.
     pub tag_values: Vec<String>,
+    /// The name of the component it refers to, which names it too where
+    /// its schema allows that value and no variant's value is that name
+    /// (OpenAPI's implicit mapping): read, never written or listed.
+    pub implicit_tag: Option<String>,
     pub shape: Shape,
     pub boxed: bool,
 }

@@ -713,7 +713,7 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
             // same variants share an arm.
             let mut named: Vec<(&str, Vec<&crate::ir::UnionVariant>)> = Vec::new();
             for v in &u.variants {
-                for value in &v.tag_values {
+                for value in v.tag_values.iter().chain(&v.implicit_tag) {
                     match named.iter_mut().find(|(t, _)| t == value) {
                         Some((_, variants)) => variants.push(v),
                         None => named.push((value, vec![v])),
@@ -739,46 +739,43 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
                     quote!(runtime::read_variant(&value, source).map(Self::#variant))
                 }
             };
+            // The values the document names (an implicit name is taken,
+            // not offered).
             let values = arms
                 .iter()
                 .flat_map(|(values, _)| values.iter().copied())
+                .filter(|value| {
+                    u.variants
+                        .iter()
+                        .any(|v| v.tag_values.iter().any(|t| t == value))
+                })
                 .collect::<Vec<_>>()
                 .join("`, `");
-            // Every variant requires the tag and fixes it to values: the
-            // tag alone decides.
-            if u.variants.iter().all(|v| pins(api, &v.shape, tag)) {
-                let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
-                let arms = arms.iter().map(|(values, variants)| {
-                    let mut tries = variants.iter().map(|v| read(v));
-                    let first = tries.next().expect("a value names a variant");
-                    let rest = tries.map(|t| quote!(.or_else(|_| #t)));
-                    quote!(#(#values)|* => #first #(#rest)*,)
-                });
-                quote! {
-                    match runtime::tag_of(&value, #tag)? {
-                        #(#arms)*
-                        other => Err(format!(#unknown)),
-                    }
+            let arms = arms.iter().map(|(values, variants)| {
+                let mut tries = variants.iter().map(|v| read(v));
+                let first = tries.next().expect("a value names a variant");
+                let rest = tries.map(|t| quote!(.or_else(|_| #t)));
+                quote!(#(#values)|* => #first #(#rest)*,)
+            });
+            let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
+            let by_tag = quote! {
+                match runtime::tag_of(&value, #tag)? {
+                    #(#arms)*
+                    other => Err(format!(#unknown)),
                 }
+            };
+            // A variant that may omit the tag (the discriminator is a hint
+            // where the schemas leave it optional) is found by its
+            // structure when the tag is absent.
+            if u.variants.iter().all(|v| requires(api, &v.shape, tag)) {
+                by_tag
             } else {
-                // The discriminator is a hint: a value whose tag names no
-                // variant (or that has none, where a variant's schema leaves
-                // it out) is decided by its structure, as JSON Schema would.
-                let arms = arms.iter().map(|(values, variants)| {
-                    let mut tries = variants.iter().map(|v| read(v));
-                    let first = tries.next().expect("a value names a variant");
-                    let rest = tries.map(|t| quote!(.or_else(|_| #t)));
-                    quote!(Some(#(#values)|*) => #first #(#rest)*,)
-                });
                 let structural = structural();
-                let all: Vec<&str> = arms_values(&u.variants);
                 quote! {
-                    match value.get(#tag).and_then(serde_json::Value::as_str) {
-                        #(#arms)*
-                        other => {
-                            let decided: Result<Self, String> = { #structural };
-                            decided.map_err(|_| runtime::tag_error(#tag, other, &[#(#all),*]))
-                        }
+                    if value.get(#tag).is_none() {
+                        #structural
+                    } else {
+                        #by_tag
                     }
                 }
             }
@@ -841,36 +838,18 @@ fn free_text(api: &Api, shape: &crate::ir::Shape) -> bool {
 /// required properties present and, when it refuses others, nothing else.
 /// `None` for a variant that is not an object.
 /// Whether a union variant of this shape always carries the property
-/// `tag` and fixes it to values (an object whose schema requires it, as a
-/// string enum): then no value with another tag is one of its values.
-fn pins(api: &Api, shape: &crate::ir::Shape, tag: &str) -> bool {
+/// `tag` (an object whose schema requires it).
+fn requires(api: &Api, shape: &crate::ir::Shape, tag: &str) -> bool {
     let Ty::Named(name) = &shape.ty else {
         return false;
     };
-    let Some(TypeKind::Struct(s)) = crate::lower::resolve(&api.types, name).map(|d| &d.kind) else {
-        return false;
-    };
-    s.fields.iter().any(|f| {
-        f.wire == tag
-            && f.required
-            && !f.flatten
-            && !f.shape.nullable
-            && matches!(&f.shape.ty, Ty::Named(n)
-                if matches!(crate::lower::resolve(&api.types, n).map(|d| &d.kind), Some(TypeKind::Enum(_))))
+    crate::lower::resolve(&api.types, name).is_some_and(|def| match &def.kind {
+        TypeKind::Struct(s) => s
+            .fields
+            .iter()
+            .any(|f| f.wire == tag && f.required && !f.flatten),
+        _ => false,
     })
-}
-
-/// Every tag value a union's variants are named by, in order.
-fn arms_values(variants: &[crate::ir::UnionVariant]) -> Vec<&str> {
-    let mut all: Vec<&str> = Vec::new();
-    for v in variants {
-        for value in &v.tag_values {
-            if !all.contains(&value.as_str()) {
-                all.push(value);
-            }
-        }
-    }
-    all
 }
 
 fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {

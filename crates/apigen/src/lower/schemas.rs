@@ -677,9 +677,24 @@ impl<'a> Lowerer<'a> {
             out.push(UnionVariant {
                 rust: namer.unique(sanitize(&base, Case::Pascal)),
                 tag_values,
+                implicit_tag: None,
                 shape,
                 boxed: false,
             });
+        }
+        if let Some(d) = discriminator {
+            // A referenced component is also named by its own name (the
+            // implicit mapping), where its schema allows that value and no
+            // variant's value is that name.
+            for (v, variant) in (0..out.len()).zip(variants) {
+                if let ReferenceOr::Reference { reference } = variant {
+                    let name = component_name(reference);
+                    let open = self.allowed_values(variant, &d.property_name, 0).is_empty();
+                    if open && !out.iter().any(|o| o.tag_values.contains(&name)) {
+                        out[v].implicit_tag = Some(name);
+                    }
+                }
+            }
         }
         if let Some(d) = discriminator {
             if let Some(v) = out.iter().find(|v| v.tag_values.is_empty()) {

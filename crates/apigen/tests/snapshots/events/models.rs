@@ -125,34 +125,19 @@ impl runtime::Decide for FeedEvent {
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        match value.get("type").and_then(serde_json::Value::as_str) {
-            Some("order.placed") => {
+        match runtime::tag_of(&value, "type")? {
+            "order.placed" | "Placed" => {
                 runtime::read_variant(&value, source).map(Self::Placed)
             }
-            Some("inventory.changed") => {
+            "inventory.changed" | "Restocked" => {
                 runtime::read_variant(&value, source).map(Self::Restocked)
             }
             other => {
-                let decided: Result<Self, String> = {
-                    let mut accepted = Vec::new();
-                    if runtime::fits_object(&value, &["type", "orderId"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Placed", Self::Placed(v)));
-                        }
-                    }
-                    if runtime::fits_object(&value, &["type", "petId", "stock"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Restocked", Self::Restocked(v)));
-                        }
-                    }
-                    runtime::decide("FeedEvent", &["Placed", "Restocked"], accepted)
-                };
-                decided
-                    .map_err(|_| runtime::tag_error(
-                        "type",
-                        other,
-                        &["order.placed", "inventory.changed"],
-                    ))
+                Err(
+                    format!(
+                        "unknown `type` value `{other}`: expected `order.placed`, `inventory.changed`"
+                    ),
+                )
             }
         }
     }

@@ -287,25 +287,26 @@ impl runtime::Decide for Mapped {
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        match value.get("kind").and_then(serde_json::Value::as_str) {
-            Some("x") => runtime::read_variant(&value, source).map(Self::X),
-            Some("y") => runtime::read_variant(&value, source).map(Self::Y),
-            other => {
-                let decided: Result<Self, String> = {
-                    let mut accepted = Vec::new();
-                    if value.is_object() {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("X", Self::X(v)));
-                        }
-                    }
-                    if value.is_object() {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Y", Self::Y(v)));
-                        }
-                    }
-                    runtime::decide("Mapped", &["X", "Y"], accepted)
-                };
-                decided.map_err(|_| runtime::tag_error("kind", other, &["x", "y"]))
+        if value.get("kind").is_none() {
+            let mut accepted = Vec::new();
+            if value.is_object() {
+                if let Ok(v) = runtime::read_variant(&value, source) {
+                    accepted.push(("X", Self::X(v)));
+                }
+            }
+            if value.is_object() {
+                if let Ok(v) = runtime::read_variant(&value, source) {
+                    accepted.push(("Y", Self::Y(v)));
+                }
+            }
+            runtime::decide("Mapped", &["X", "Y"], accepted)
+        } else {
+            match runtime::tag_of(&value, "kind")? {
+                "x" => runtime::read_variant(&value, source).map(Self::X),
+                "y" => runtime::read_variant(&value, source).map(Self::Y),
+                other => {
+                    Err(format!("unknown `kind` value `{other}`: expected `x`, `y`"))
+                }
             }
         }
     }

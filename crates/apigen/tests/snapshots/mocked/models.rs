@@ -304,26 +304,11 @@ impl runtime::Decide for Format {
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        match value.get("kind").and_then(serde_json::Value::as_str) {
-            Some("paper") => runtime::read_variant(&value, source).map(Self::Paper),
-            Some("ebook") => runtime::read_variant(&value, source).map(Self::Ebook),
+        match runtime::tag_of(&value, "kind")? {
+            "paper" | "Paper" => runtime::read_variant(&value, source).map(Self::Paper),
+            "ebook" | "Ebook" => runtime::read_variant(&value, source).map(Self::Ebook),
             other => {
-                let decided: Result<Self, String> = {
-                    let mut accepted = Vec::new();
-                    if runtime::fits_object(&value, &["kind", "weight"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Paper", Self::Paper(v)));
-                        }
-                    }
-                    if runtime::fits_object(&value, &["kind", "bytes"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Ebook", Self::Ebook(v)));
-                        }
-                    }
-                    runtime::decide("Format", &["Paper", "Ebook"], accepted)
-                };
-                decided
-                    .map_err(|_| runtime::tag_error("kind", other, &["paper", "ebook"]))
+                Err(format!("unknown `kind` value `{other}`: expected `paper`, `ebook`"))
             }
         }
     }

@@ -225,25 +225,32 @@ impl runtime::Decide for Found {
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        match value.get("kind").and_then(serde_json::Value::as_str) {
-            Some("item") => runtime::read_variant(&value, source).map(Self::ItemsGet200),
-            Some("base") => runtime::read_variant(&value, source).map(Self::Base),
-            other => {
-                let decided: Result<Self, String> = {
-                    let mut accepted = Vec::new();
-                    if runtime::fits_object(&value, &["kind"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("ItemsGet200", Self::ItemsGet200(v)));
-                        }
-                    }
-                    if value.is_object() {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Base", Self::Base(v)));
-                        }
-                    }
-                    runtime::decide("Found", &["ItemsGet200", "Base"], accepted)
-                };
-                decided.map_err(|_| runtime::tag_error("kind", other, &["item", "base"]))
+        if value.get("kind").is_none() {
+            let mut accepted = Vec::new();
+            if runtime::fits_object(&value, &["kind"], None) {
+                if let Ok(v) = runtime::read_variant(&value, source) {
+                    accepted.push(("ItemsGet200", Self::ItemsGet200(v)));
+                }
+            }
+            if value.is_object() {
+                if let Ok(v) = runtime::read_variant(&value, source) {
+                    accepted.push(("Base", Self::Base(v)));
+                }
+            }
+            runtime::decide("Found", &["ItemsGet200", "Base"], accepted)
+        } else {
+            match runtime::tag_of(&value, "kind")? {
+                "item" | "ItemsGet200" => {
+                    runtime::read_variant(&value, source).map(Self::ItemsGet200)
+                }
+                "base" | "Base" => runtime::read_variant(&value, source).map(Self::Base),
+                other => {
+                    Err(
+                        format!(
+                            "unknown `kind` value `{other}`: expected `item`, `base`"
+                        ),
+                    )
+                }
             }
         }
     }

@@ -480,30 +480,19 @@ impl runtime::Decide for Shape {
         value: serde_json::Value,
         source: runtime::Source,
     ) -> Result<Self, String> {
-        match value.get("kind").and_then(serde_json::Value::as_str) {
-            Some("circle") => runtime::read_variant(&value, source).map(Self::Circle),
-            Some("square") => runtime::read_variant(&value, source).map(Self::Square),
+        match runtime::tag_of(&value, "kind")? {
+            "circle" | "Circle" => {
+                runtime::read_variant(&value, source).map(Self::Circle)
+            }
+            "square" | "Square" => {
+                runtime::read_variant(&value, source).map(Self::Square)
+            }
             other => {
-                let decided: Result<Self, String> = {
-                    let mut accepted = Vec::new();
-                    if runtime::fits_object(&value, &["kind", "radius"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Circle", Self::Circle(v)));
-                        }
-                    }
-                    if runtime::fits_object(&value, &["kind", "side"], None) {
-                        if let Ok(v) = runtime::read_variant(&value, source) {
-                            accepted.push(("Square", Self::Square(v)));
-                        }
-                    }
-                    runtime::decide("Shape", &["Circle", "Square"], accepted)
-                };
-                decided
-                    .map_err(|_| runtime::tag_error(
-                        "kind",
-                        other,
-                        &["circle", "square"],
-                    ))
+                Err(
+                    format!(
+                        "unknown `kind` value `{other}`: expected `circle`, `square`"
+                    ),
+                )
             }
         }
     }
