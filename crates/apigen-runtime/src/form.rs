@@ -321,6 +321,8 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         let xml = self.xml;
         let items = match self.value {
             serde_json::Value::Array(items) => items,
+            // An empty XML element: an empty (wrapped) array.
+            serde_json::Value::String(text) if xml && text.is_empty() => Vec::new(),
             // A wrapped XML array: the one kind of element it holds.
             serde_json::Value::Object(map)
                 if xml && map.len() == 1 && map.keys().all(|k| k.parse::<usize>().is_err()) =>
@@ -359,6 +361,29 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         }
     }
 
+    fn deserialize_map<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        // An empty XML element (`<category/>`) is an empty object.
+        if self.xml && self.value.as_str() == Some("") {
+            let empty = serde_json::Map::new();
+            return visitor.visit_map(serde::de::value::MapDeserializer::new(
+                empty.into_iter().map(|(k, v)| (k, FormValue::xml(v))),
+            ));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.deserialize_map(visitor)
+    }
+
     fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
         self,
         _name: &'static str,
@@ -368,8 +393,8 @@ impl<'de> serde::Deserializer<'de> for FormValue {
     }
 
     serde::forward_to_deserialize_any! {
-        char str string bytes byte_buf unit unit_struct tuple tuple_struct map struct identifier
-        ignored_any i128 u128
+        char str string bytes byte_buf unit unit_struct tuple tuple_struct identifier ignored_any
+        i128 u128
     }
 }
 
@@ -422,6 +447,18 @@ mod tests {
                 aliases: vec!["r".into(), "s".into()],
             }
         );
+        // Empty elements: an empty object, an empty array.
+        let empty = "<pet><id>1</id><name/><photoUrls></photoUrls><tags/><aliases/></pet>";
+        let pet: Pet =
+            serde::Deserialize::deserialize(FormValue::xml(xml_tree(empty).unwrap())).unwrap();
+        assert_eq!(
+            (pet.name.as_str(), pet.photo_urls.len(), pet.tags.len()),
+            ("", 0, 0)
+        );
+        let root: std::collections::BTreeMap<String, String> =
+            serde::Deserialize::deserialize(FormValue::xml(xml_tree("<pet></pet>").unwrap()))
+                .unwrap();
+        assert!(root.is_empty());
         // A form's one-property object is no wrapped array.
         let form = json!({"tags": {"name": "x"}});
         let read: Result<std::collections::BTreeMap<String, Vec<String>>, _> =
