@@ -333,7 +333,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
                     None => Vec::new(),
                 }
             }
-            serde_json::Value::Object(map) if map.keys().all(|k| k.parse::<usize>().is_ok()) => {
+            serde_json::Value::Object(map)
+                if !map.is_empty() && map.keys().all(|k| k.parse::<usize>().is_ok()) =>
+            {
                 let mut indexed: Vec<(usize, serde_json::Value)> = map
                     .into_iter()
                     .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
@@ -341,6 +343,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
                 indexed.sort_by_key(|(i, _)| *i);
                 indexed.into_iter().map(|(_, v)| v).collect()
             }
+            // An object is no one-item array outside XML: text makes
+            // objects of named keys only (`a[b]=1`), never of an item.
+            serde_json::Value::Object(_) if !xml => return Err(self.invalid("an array")),
             single => vec![single],
         };
         visitor.visit_seq(SeqDeserializer::new(
@@ -478,6 +483,24 @@ mod tests {
             let e = xml_tree(bad).unwrap_err();
             assert_eq!(e.kind, RejectionKind::BadRequest, "{bad}");
         }
+    }
+
+    #[test]
+    fn an_object_is_no_one_item_array_outside_xml() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Header {
+            #[allow(dead_code, reason = "read by serde")]
+            value: Option<String>,
+        }
+        // A multipart part sent as JSON: `{}` where the schema wants a list.
+        let part = json!({"x-extra": {}});
+        let read: Result<std::collections::BTreeMap<String, Vec<Header>>, _> =
+            serde::Deserialize::deserialize(FormValue::new(part));
+        assert!(read.is_err());
+        // Text is still a one-item array.
+        let read: std::collections::BTreeMap<String, Vec<String>> =
+            serde::Deserialize::deserialize(FormValue::new(json!({"k": "v"}))).unwrap();
+        assert_eq!(read["k"], ["v"]);
     }
 
     #[test]
