@@ -429,6 +429,28 @@ pub struct Field {
     pub flatten: bool,
 }
 
+impl Field {
+    /// A required property of `shape` at `pointer`, with nothing else said
+    /// of it (its Rust name given when the struct's fields are named).
+    pub fn required(wire: impl Into<String>, pointer: impl Into<String>, shape: Shape) -> Self {
+        Field {
+            wire: wire.into(),
+            pointer: pointer.into(),
+            rust: String::new(),
+            shape,
+            required: true,
+            doc: None,
+            default: None,
+            example: None,
+            read_only: false,
+            write_only: false,
+            deprecated: false,
+            boxed: false,
+            flatten: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnumVariant {
     pub wire: String,

@@ -743,21 +743,10 @@ impl<'a> Lowerer<'a> {
                     &pointer,
                     format!("`{wire}` is required but no property describes it: any value"),
                 );
-                object.fields.push(Field {
-                    wire,
-                    pointer: pointer.to_string(),
-                    rust: String::new(),
-                    shape: Shape::new(Ty::Json),
-                    required: true,
-                    doc: None,
-                    default: None,
-                    example: None,
-                    read_only: false,
-                    write_only: false,
-                    deprecated: false,
-                    boxed: false,
-                    flatten: false,
-                });
+                let any = Shape::new(Ty::Json);
+                object
+                    .fields
+                    .push(Field::required(wire, pointer.to_string(), any));
             }
         }
         let mut namer = Namer::new();
@@ -889,22 +878,13 @@ impl<'a> Lowerer<'a> {
                 }
             }
         };
+        let shape = Shape::new(Ty::Named(union_type));
         Some(Field {
-            wire: "variant".into(),
-            pointer: at.join(key).to_string(),
-            rust: String::new(),
-            shape: Shape::new(Ty::Named(union_type)),
-            required: true,
             doc: Some(format!(
                 "Which of the shapes in `{key}` the object also has."
             )),
-            default: None,
-            example: None,
-            read_only: false,
-            write_only: false,
-            deprecated: false,
-            boxed: false,
             flatten: true,
+            ..Field::required("variant", at.join(key).to_string(), shape)
         })
     }
 }
