@@ -676,8 +676,9 @@ fn error_value(
         let Some(Value::Object(map)) = target else {
             continue;
         };
-        if map.contains_key(key) {
-            map.insert(key.to_string(), value.clone());
+        // `message` or `Message`, as the schema spells it.
+        if let Some(place) = map.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() {
+            map.insert(place, value.clone());
             if fits(types, schema, &tried) {
                 made = tried;
             }
@@ -688,7 +689,8 @@ fn error_value(
 
 /// Whether an object has a place for a refusal's message.
 fn has_place(map: &Map<String, Value>) -> bool {
-    map.contains_key("message") || map.contains_key("detail")
+    map.keys()
+        .any(|k| k.eq_ignore_ascii_case("message") || k.eq_ignore_ascii_case("detail"))
 }
 
 /// A refusal as its operation declares it: a 422 or 415 the operation
@@ -1453,6 +1455,12 @@ mod tests {
         );
         assert_eq!(body["error"]["message"], "`limit` is too big", "{body}");
         assert!(body["error"]["code"].is_i64(), "{body}");
+        static CAPITALIZED: [Type; 1] = [Type::of(Schema::Object(&[
+            Field::optional("ErrorNumber", Schema::Integer(Bounds::NONE)),
+            Field::optional("Message", Schema::String(Bounds::NONE)),
+        ]))];
+        let body = error_value(&CAPITALIZED, &Schema::Named(0), status, "bad", "why");
+        assert_eq!(body["Message"], "why", "{body}");
         let plain = error_value(&[], &Schema::Any, status, "bad", "why");
         assert_eq!(
             plain,
