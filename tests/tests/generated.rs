@@ -882,3 +882,90 @@ fn a_required_write_only_property_is_required_in_requests_only() {
         .get("password")
         .is_none());
 }
+
+mod shared_shapes_glue {
+    use actix_web::{test, web, App};
+    use petstore_tests::shared_shapes::{operations::*, runtime, server};
+    use serde_json::json;
+
+    /// Answers which operation took the request, and with what.
+    struct Journals;
+
+    impl Api for Journals {
+        async fn get_journal(
+            &self,
+            request: GetJournalRequest,
+            _: runtime::RequestContext,
+        ) -> Result<GetJournalResponse, ErrorResponse> {
+            Ok(GetJournalResponse::Ok(format!("id {}", request.journal_id)))
+        }
+
+        async fn get_journal_by_number(
+            &self,
+            request: GetJournalByNumberRequest,
+            _: runtime::RequestContext,
+        ) -> Result<GetJournalByNumberResponse, ErrorResponse> {
+            Ok(GetJournalByNumberResponse::Ok(format!(
+                "number {}",
+                request.journal_number
+            )))
+        }
+
+        async fn get_journal_by_name(
+            &self,
+            request: GetJournalByNameRequest,
+            _: runtime::RequestContext,
+        ) -> Result<GetJournalByNameResponse, ErrorResponse> {
+            Ok(GetJournalByNameResponse::Ok(format!(
+                "name {}",
+                request.name
+            )))
+        }
+
+        async fn delete_journal(
+            &self,
+            _: DeleteJournalRequest,
+            _: runtime::RequestContext,
+        ) -> Result<DeleteJournalResponse, ErrorResponse> {
+            Ok(DeleteJournalResponse::NoContent)
+        }
+    }
+
+    impl server::Rejections for Journals {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            ErrorResponse::new(rejection.status(), json!({ "message": rejection.message }))
+        }
+    }
+
+    async fn call(request: test::TestRequest) -> (u16, String) {
+        let app = test::init_service(
+            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Journals))),
+        )
+        .await;
+        let response = test::call_service(&app, request.to_request()).await;
+        let status = response.status().as_u16();
+        let allow = response
+            .headers()
+            .get("allow")
+            .map(|v| v.to_str().unwrap_or_default().to_string());
+        let body = test::read_body(response).await;
+        let text = serde_json::from_slice::<String>(&body).unwrap_or_default();
+        (status, allow.unwrap_or(text))
+    }
+
+    #[actix_web::test]
+    async fn a_request_goes_to_the_operation_whose_path_parameters_it_reads_as() {
+        let id = "9b2f6a3c-1d4e-4f5a-8b6c-7d8e9f0a1b2c";
+        let get = |path: &str| test::TestRequest::get().uri(path);
+        assert_eq!(
+            call(get(&format!("/journals/{id}"))).await,
+            (200, format!("id {id}"))
+        );
+        assert_eq!(call(get("/journals/30")).await, (200, "number 30".into()));
+        assert_eq!(call(get("/journals/q%204")).await, (200, "name q 4".into()));
+        let delete = test::TestRequest::delete().uri("/journals/30");
+        assert_eq!(call(delete).await.0, 204);
+        let post = test::TestRequest::post().uri("/journals/30");
+        assert_eq!(call(post).await, (405, "GET, DELETE".into()));
+    }
+}

@@ -95,7 +95,7 @@ pub use context::RequestContext;
 #[cfg(feature = "server")]
 pub use glue::{answer, method_not_allowed, not_found, refuse, ErrorAnswer, Response};
 #[cfg(feature = "server")]
-pub use operation::{serve, FeatureOff, Layer, RouteService};
+pub use operation::{segment_is, serve, FeatureOff, Layer, RouteService};
 #[cfg(feature = "server")]
 pub use params::{
     cookie, cookie_json, cookie_styled, credentials, header, header_json, header_styled, path,

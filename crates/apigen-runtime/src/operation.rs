@@ -129,7 +129,7 @@ impl Operation {
 }
 
 #[cfg(feature = "server")]
-pub use layer::{serve, FeatureOff, Layer, RouteService};
+pub use layer::{segment_is, serve, FeatureOff, Layer, RouteService};
 
 #[cfg(feature = "server")]
 mod layer {
@@ -234,10 +234,79 @@ mod layer {
             self.inner.poll_ready(cx)
         }
 
-        fn call(&self, request: ServiceRequest) -> Self::Future {
+        fn call(&self, mut request: ServiceRequest) -> Self::Future {
             request.extensions_mut().insert(self.operation);
+            name_path_parameters(&mut request, self.operation.path);
             self.inner.call(request)
         }
+    }
+
+    /// Names the path's values as this operation's template names them,
+    /// where its route was registered under another template of the same
+    /// shape (`/journals/{JournalID}` serving `/journals/{JournalNumber}`
+    /// too): the template's parameters are the last values matched.
+    fn name_path_parameters(request: &mut ServiceRequest, template: &'static str) {
+        let names: Vec<&'static str> = template
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+            .collect();
+        if names.iter().all(|n| request.match_info().get(n).is_some()) {
+            return;
+        }
+        let values: Vec<String> = request
+            .match_info()
+            .iter()
+            .map(|(_, value)| value.to_string())
+            .collect();
+        let Some(skip) = values.len().checked_sub(names.len()) else {
+            return;
+        };
+        for (name, value) in names.into_iter().zip(values.into_iter().skip(skip)) {
+            if request.match_info().get(name).is_none() {
+                request.match_info_mut().add_static(name, value);
+            }
+        }
+    }
+
+    /// Whether the request's path segment `from_end` places before its end
+    /// (0 is the last) reads as a `T`: the guard that sends a request to
+    /// the operation whose path parameter it fits, of several whose
+    /// templates have the same shape.
+    pub fn segment_is<T: std::str::FromStr>(
+        context: &actix_web::guard::GuardContext<'_>,
+        from_end: usize,
+    ) -> bool {
+        let path = context.head().uri.path();
+        let Some(segment) = path.trim_end_matches('/').rsplit('/').nth(from_end) else {
+            return false;
+        };
+        let decoded = percent_decoded(segment);
+        decoded.parse::<T>().is_ok()
+    }
+
+    /// `%XX` escapes decoded (as the router decodes a segment).
+    fn percent_decoded(segment: &str) -> String {
+        let bytes = segment.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            match (bytes[i], hex) {
+                (b'%', Some(byte)) => {
+                    out.push(byte);
+                    i += 3;
+                }
+                (byte, _) => {
+                    out.push(byte);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
     }
 }
 

@@ -121,11 +121,12 @@ fn to_json(body: &impl Serialize) -> serde_json::Result<Bytes> {
 /// The `Allow` header of a path's 405: the methods this build serves,
 /// each given with whether its route is compiled in.
 pub fn allowed(methods: &[(bool, &str)]) -> String {
-    let served: Vec<&str> = methods
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, method)| *method)
-        .collect();
+    let mut served: Vec<&str> = Vec::new();
+    for (on, method) in methods {
+        if *on && !served.contains(method) {
+            served.push(method);
+        }
+    }
     served.join(", ")
 }
 

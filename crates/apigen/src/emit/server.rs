@@ -54,22 +54,28 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
         .iter()
         .map(|op| handler(api, op, &Gates::attr(gates.group(&op.group))));
 
-    // Resources: one per path, static paths before templated ones so that a
-    // literal segment wins over a parameter.
-    let mut paths: Vec<&str> = Vec::new();
+    // Resources: one per path shape (templates that differ only in their
+    // parameters' names are one route to the router), static paths before
+    // templated ones so that a literal segment wins over a parameter.
+    let mut shapes: Vec<(String, Vec<&Operation>)> = Vec::new();
     for op in &api.operations {
-        if !paths.contains(&op.path.as_str()) {
-            paths.push(&op.path);
+        let shape = path_shape(&op.path);
+        match shapes.iter_mut().find(|(s, _)| *s == shape) {
+            Some((_, ops)) => ops.push(op),
+            None => shapes.push((shape, vec![op])),
         }
     }
-    paths.sort_by_key(|p| p.matches('{').count());
-    let resources = paths.iter().map(|path| {
-        let ops: Vec<&Operation> = api.operations.iter().filter(|o| o.path == *path).collect();
-        let allow = ops
-            .iter()
-            .map(|o| o.method.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+    shapes.sort_by_key(|(shape, _)| shape.matches('{').count());
+    let resources = shapes.iter().map(|(_, ops)| {
+        let path = &ops[0].path;
+        let ops = dispatch_order(ops);
+        let mut methods: Vec<&str> = Vec::new();
+        for o in &ops {
+            if !methods.contains(&o.method.as_str()) {
+                methods.push(&o.method);
+            }
+        }
+        let allow = methods.join(", ");
         let route = |o: &Operation| {
             // actix-web has a route constructor for each method but OPTIONS.
             let method = match o.method.as_str() {
@@ -81,6 +87,17 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             };
             let handler = ident(&o.fn_name);
             let operation = ident(&o.const_name);
+            // Of several operations on one shape and method, each but the
+            // last takes only a path its typed parameters read.
+            let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
+            let last = ops.iter().rev().find(|p| p.method == o.method).map(|p| &p.id);
+            let guard = (shares && last != Some(&o.id))
+                .then(|| path_guard(o))
+                .flatten();
+            let method = match guard {
+                Some(guard) => quote!(#method.guard(actix_web::guard::fn_guard(#guard))),
+                None => method,
+            };
             quote!(route(runtime::serve(#method.to(#handler::<S>), metadata::#operation, layer())))
         };
         if gates.on() {
@@ -181,6 +198,60 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
 /// A resource whose routes are compiled in by their groups' features: each
 /// route under its own, the resource under any of them, and the 405's
 /// `Allow` naming the methods this build serves.
+/// A path template with its parameters' names left out: `/a/{}/b`.
+fn path_shape(path: &str) -> String {
+    let mut shape = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        shape.push_str(&rest[..=open]);
+        match rest[open..].find('}') {
+            Some(close) => rest = &rest[open + close..],
+            None => rest = "",
+        }
+    }
+    shape.push_str(rest);
+    shape
+}
+
+/// The operations of one path shape in the order their routes are tried:
+/// of those sharing a method, the ones whose path parameters are typed
+/// (a number, a uuid...) first, so that free text takes what they refuse.
+fn dispatch_order<'o>(ops: &[&'o Operation]) -> Vec<&'o Operation> {
+    let typed = |o: &Operation| o.params.iter().filter(|p| guarded(p)).count();
+    let mut ordered = ops.to_vec();
+    ordered.sort_by_key(|o| std::cmp::Reverse(typed(o)));
+    ordered
+}
+
+/// The guard that takes a request whose path parameters read as `op`'s
+/// types, for an operation that shares its route; `None` when none is
+/// typed.
+fn path_guard(op: &Operation) -> Option<TokenStream> {
+    let segments: Vec<&str> = op.path.trim_end_matches('/').split('/').collect();
+    let checks: Vec<TokenStream> = op
+        .params
+        .iter()
+        .filter(|p| guarded(p))
+        .filter_map(|p| {
+            let whole = format!("{{{}}}", p.wire);
+            let at = segments.iter().position(|s| *s == whole)?;
+            let from_end = proc_macro2::Literal::usize_unsuffixed(segments.len() - 1 - at);
+            let ty = super::rust_type(&p.shape, &quote!(models::));
+            Some(quote!(runtime::segment_is::<#ty>(context, #from_end)))
+        })
+        .collect();
+    (!checks.is_empty()).then(|| quote!(|context| #(#checks)&&*))
+}
+
+/// A path parameter a route's guard can tell apart by its text: a plain
+/// (`simple`) number, boolean, date or uuid; text and enums take anything.
+fn guarded(p: &crate::ir::Param) -> bool {
+    p.location == ParamLocation::Path
+        && p.style == crate::ir::Style::Simple
+        && !matches!(p.shape.ty, Ty::String | Ty::Named(_) | Ty::Json)
+        && is_scalar(p)
+}
+
 fn gated_resource(
     gates: &Gates,
     path: &str,
@@ -209,11 +280,13 @@ fn gated_resource(
         }
     });
     let allow = if groups.len() == 1 {
-        let methods = ops
-            .iter()
-            .map(|o| o.method.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let mut methods: Vec<&str> = Vec::new();
+        for o in ops {
+            if !methods.contains(&o.method.as_str()) {
+                methods.push(&o.method);
+            }
+        }
+        let methods = methods.join(", ");
         quote!(#methods)
     } else {
         let methods = ops.iter().map(|o| {
