@@ -922,6 +922,17 @@ mod shared_shapes_glue {
             )))
         }
 
+        async fn get_journal_by_title(
+            &self,
+            request: GetJournalByTitleRequest,
+            _: runtime::RequestContext,
+        ) -> Result<GetJournalByTitleResponse, ErrorResponse> {
+            Ok(GetJournalByTitleResponse::Ok(format!(
+                "title {}",
+                request.title
+            )))
+        }
+
         async fn delete_journal(
             &self,
             _: DeleteJournalRequest,

@@ -697,6 +697,34 @@ pub struct Param {
     pub default: Option<serde_json::Value>,
 }
 
+impl Param {
+    /// A path parameter whose text tells one route from another of the
+    /// same shape: a plain (`simple`) number, boolean, date or uuid (text
+    /// and enums take anything).
+    pub fn types_its_segment(&self) -> bool {
+        self.location == ParamLocation::Path
+            && self.style == Style::Simple
+            && !matches!(self.shape.ty, Ty::String | Ty::Named(_) | Ty::Json)
+            && !matches!(self.shape.ty, Ty::Array(_) | Ty::Map(_))
+    }
+}
+
+/// A path template with its parameters' names left out (`/a/{}/b`): what
+/// a router sees of it.
+pub fn path_shape(path: &str) -> String {
+    let mut shape = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        shape.push_str(&rest[..=open]);
+        match rest[open..].find('}') {
+            Some(close) => rest = &rest[open + close..],
+            None => rest = "",
+        }
+    }
+    shape.push_str(rest);
+    shape
+}
+
 /// How a list operation pages: where its items are, and how the next page
 /// is asked for.
 #[derive(Debug, Clone, PartialEq)]

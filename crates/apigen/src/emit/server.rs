@@ -59,7 +59,7 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
     // templated ones so that a literal segment wins over a parameter.
     let mut shapes: Vec<(String, Vec<&Operation>)> = Vec::new();
     for op in &api.operations {
-        let shape = path_shape(&op.path);
+        let shape = crate::ir::path_shape(&op.path);
         match shapes.iter_mut().find(|(s, _)| *s == shape) {
             Some((_, ops)) => ops.push(op),
             None => shapes.push((shape, vec![op])),
@@ -198,26 +198,11 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
 /// A resource whose routes are compiled in by their groups' features: each
 /// route under its own, the resource under any of them, and the 405's
 /// `Allow` naming the methods this build serves.
-/// A path template with its parameters' names left out: `/a/{}/b`.
-fn path_shape(path: &str) -> String {
-    let mut shape = String::with_capacity(path.len());
-    let mut rest = path;
-    while let Some(open) = rest.find('{') {
-        shape.push_str(&rest[..=open]);
-        match rest[open..].find('}') {
-            Some(close) => rest = &rest[open + close..],
-            None => rest = "",
-        }
-    }
-    shape.push_str(rest);
-    shape
-}
-
 /// The operations of one path shape in the order their routes are tried:
 /// of those sharing a method, the ones whose path parameters are typed
 /// (a number, a uuid...) first, so that free text takes what they refuse.
 fn dispatch_order<'o>(ops: &[&'o Operation]) -> Vec<&'o Operation> {
-    let typed = |o: &Operation| o.params.iter().filter(|p| guarded(p)).count();
+    let typed = |o: &Operation| o.params.iter().filter(|p| p.types_its_segment()).count();
     let mut ordered = ops.to_vec();
     ordered.sort_by_key(|o| std::cmp::Reverse(typed(o)));
     ordered
@@ -231,7 +216,7 @@ fn path_guard(op: &Operation) -> Option<TokenStream> {
     let checks: Vec<TokenStream> = op
         .params
         .iter()
-        .filter(|p| guarded(p))
+        .filter(|p| p.types_its_segment())
         .filter_map(|p| {
             let whole = format!("{{{}}}", p.wire);
             let at = segments.iter().position(|s| *s == whole)?;
@@ -241,15 +226,6 @@ fn path_guard(op: &Operation) -> Option<TokenStream> {
         })
         .collect();
     (!checks.is_empty()).then(|| quote!(|context| #(#checks)&&*))
-}
-
-/// A path parameter a route's guard can tell apart by its text: a plain
-/// (`simple`) number, boolean, date or uuid; text and enums take anything.
-fn guarded(p: &crate::ir::Param) -> bool {
-    p.location == ParamLocation::Path
-        && p.style == crate::ir::Style::Simple
-        && !matches!(p.shape.ty, Ty::String | Ty::Named(_) | Ty::Json)
-        && is_scalar(p)
 }
 
 fn gated_resource(

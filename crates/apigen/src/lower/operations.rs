@@ -98,6 +98,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        self.note_shared_routes(&ops);
         for (at, successor) in successors {
             if !seen.contains_key(&successor) {
                 let mark = self.errors.len();
@@ -109,6 +110,39 @@ impl<'a> Lowerer<'a> {
             }
         }
         ops
+    }
+
+    /// Operations whose templates differ only in parameter names share a
+    /// route (OpenAPI forbids such templates; documents have them): the
+    /// glue tells them apart by their typed path parameters. Where two of
+    /// one method have none to tell them by, the first takes every request,
+    /// and a note says so.
+    fn note_shared_routes(&mut self, ops: &[Operation]) {
+        for (i, later) in ops.iter().enumerate() {
+            let shape = crate::ir::path_shape(&later.path);
+            let untyped = |o: &Operation| !o.params.iter().any(|p| p.types_its_segment());
+            let first = ops[..i].iter().find(|o| {
+                o.method == later.method
+                    && o.path != later.path
+                    && crate::ir::path_shape(&o.path) == shape
+                    && untyped(o)
+                    && untyped(later)
+            });
+            if let Some(first) = first {
+                let at = Pointer::root()
+                    .join("paths")
+                    .join(&later.path)
+                    .join(later.method.to_ascii_lowercase());
+                self.note(
+                    &at,
+                    format!(
+                        "`{} {}` has the route of `{} {}`, and no typed path parameter tells \
+                         them apart: requests go to `{}`",
+                        later.method, later.path, first.method, first.path, first.id
+                    ),
+                );
+            }
+        }
     }
 
     /// One operation, from its route: names, security, lifecycle,

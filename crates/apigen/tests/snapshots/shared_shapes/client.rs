@@ -127,4 +127,22 @@ impl Client {
         };
         Ok(answer.reply(value))
     }
+
+    /// `GET /journals/{Title}` (operationId `getJournalByTitle`)
+    pub async fn get_journal_by_title(
+        &self,
+        request: operations::GetJournalByTitleRequest,
+    ) -> Result<
+        runtime::Reply<operations::GetJournalByTitleResponse>,
+        runtime::ClientError,
+    > {
+        let mut call = runtime::Call::new(metadata::GET_JOURNAL_BY_TITLE);
+        call.path("Title", &request.title, runtime::Style::Simple, runtime::Explode::No);
+        let answer = self.core.send(call).await?;
+        let value = match answer.status {
+            200 => operations::GetJournalByTitleResponse::Ok(answer.json()?),
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
 }

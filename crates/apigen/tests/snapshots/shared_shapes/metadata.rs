@@ -28,7 +28,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 4] = [
+pub static OPERATIONS: [runtime::Operation; 5] = [
     runtime::Operation {
         id: "getJournal",
         method: "GET",
@@ -77,6 +77,18 @@ pub static OPERATIONS: [runtime::Operation; 4] = [
         successor: None,
         security: &[],
     },
+    runtime::Operation {
+        id: "getJournalByTitle",
+        method: "GET",
+        path: "/journals/{Title}",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
 ];
 
 /// `GET /journals/{JournalID}`
@@ -90,6 +102,9 @@ pub const GET_JOURNAL_BY_NAME: &runtime::Operation = &OPERATIONS[2];
 
 /// `DELETE /journals/{Name}`
 pub const DELETE_JOURNAL: &runtime::Operation = &OPERATIONS[3];
+
+/// `GET /journals/{Title}`
+pub const GET_JOURNAL_BY_TITLE: &runtime::Operation = &OPERATIONS[4];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

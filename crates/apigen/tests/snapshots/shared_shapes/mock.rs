@@ -40,6 +40,11 @@ static DELETE_JOURNAL: [Response; 1] = [
     Response::new(Status::Code(204)),
 ];
 
+/// The responses of `getJournalByTitle`.
+static GET_JOURNAL_BY_TITLE: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::String(Bounds::NONE)),
+];
+
 /// The responses of the operation `id` names.
 fn responses(id: &str) -> &'static [Response] {
     match id {
@@ -47,6 +52,7 @@ fn responses(id: &str) -> &'static [Response] {
         "getJournalByNumber" => &GET_JOURNAL_BY_NUMBER,
         "getJournalByName" => &GET_JOURNAL_BY_NAME,
         "deleteJournal" => &DELETE_JOURNAL,
+        "getJournalByTitle" => &GET_JOURNAL_BY_TITLE,
         _ => &[],
     }
 }
@@ -165,5 +171,13 @@ impl operations::Api for MockService {
         context: runtime::RequestContext,
     ) -> Result<operations::DeleteJournalResponse, operations::ErrorResponse> {
         self.answer(&context, "deleteJournal", &DELETE_JOURNAL, |_| Ok(operations::DeleteJournalResponse::NoContent))
+    }
+
+    async fn get_journal_by_title(
+        &self,
+        _request: operations::GetJournalByTitleRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::GetJournalByTitleResponse, operations::ErrorResponse> {
+        self.answer(&context, "getJournalByTitle", &GET_JOURNAL_BY_TITLE, |mock| Ok(operations::GetJournalByTitleResponse::Ok(mock.body()?)))
     }
 }

@@ -91,6 +91,14 @@ pub trait Api {
         request: DeleteJournalRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<DeleteJournalResponse, ErrorResponse>>;
+    /// `GET /journals/{Title}` (operationId `getJournalByTitle`)
+    fn get_journal_by_title(
+        &self,
+        request: GetJournalByTitleRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<
+        Output = Result<GetJournalByTitleResponse, ErrorResponse>,
+    >;
 }
 
 /// The parameters and body of `get_journal`.
@@ -212,6 +220,37 @@ impl runtime::Response for DeleteJournalResponse {
             Self::NoContent => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 Ok(builder.finish())
+            }
+        }
+    }
+}
+
+/// The parameters and body of `get_journal_by_title`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetJournalByTitleRequest {
+    /// Path parameter `Title`.
+    pub title: String,
+}
+
+/// The responses `get_journal_by_title` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetJournalByTitleResponse {
+    /// `200`: Never reached.
+    Ok(String),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for GetJournalByTitleResponse {
+    type Error = ErrorResponse;
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
             }
         }
     }

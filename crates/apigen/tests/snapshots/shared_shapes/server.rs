@@ -84,6 +84,13 @@ where
                     layer(),
                 ),
             )
+            .route(
+                runtime::serve(
+                    web::get().to(get_journal_by_title::<S>),
+                    metadata::GET_JOURNAL_BY_TITLE,
+                    layer(),
+                ),
+            )
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
                         runtime::method_not_allowed(
@@ -202,6 +209,31 @@ async fn delete_journal<S: operations::Api + Rejections + 'static>(
         }
         Err(rejection) => {
             runtime::refuse::<operations::DeleteJournalResponse>(rejection, reject)
+        }
+    }
+}
+
+/// `GET /journals/{Title}`
+async fn get_journal_by_title<S: operations::Api + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::GetJournalByTitleRequest, runtime::Rejection> {
+        let parsed = operations::GetJournalByTitleRequest {
+            title: runtime::path(request, "Title")?,
+        };
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.get_journal_by_title(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::GetJournalByTitleResponse>(rejection, reject)
         }
     }
 }
