@@ -74,8 +74,8 @@ fn multipart_uploads_decode_into_typed_structs() {
     );
     body.extend_from_slice(&[0, 159, 146, 150, 13, 10]);
     body.extend_from_slice(b"\r\n--XyZ--\r\n");
-    let tree = multipart_tree(content_type, &body).unwrap();
-    let upload = UploadDocumentBody::deserialize(FormValue::new(tree)).unwrap();
+    let (tree, json_parts) = multipart_tree(content_type, &body).unwrap();
+    let upload = UploadDocumentBody::deserialize(FormValue::multipart(tree, json_parts)).unwrap();
     assert_eq!(upload.purpose, UploadDocumentBodyPurpose::Invoice);
     assert_eq!(upload.file.0, vec![0, 159, 146, 150, 13, 10]);
     // In JSON the same bytes are base64 text.

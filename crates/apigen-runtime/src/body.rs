@@ -167,13 +167,15 @@ pub async fn multipart_body<T: DeserializeOwned>(
             format!("the body must be `multipart/form-data`, not `{content_type}`"),
         ));
     }
-    let tree = multipart_tree(content_type, &bytes)?;
-    T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
-        Rejection::new(
-            RejectionKind::ValidationFailed,
-            format!("the body does not match the schema: {e}"),
-        )
-    })
+    let (tree, json_parts) = multipart_tree(content_type, &bytes)?;
+    T::deserialize(FormValue::multipart(tree, json_parts))
+        .map(Some)
+        .map_err(|e| {
+            Rejection::new(
+                RejectionKind::ValidationFailed,
+                format!("the body does not match the schema: {e}"),
+            )
+        })
 }
 
 /// Decodes a form body (`application/x-www-form-urlencoded`) of at most

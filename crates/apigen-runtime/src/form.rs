@@ -73,8 +73,13 @@ fn value_tree<'a>(pairs: impl Iterator<Item = (&'a str, serde_json::Value)>) -> 
 /// Reads a `multipart/form-data` body into a tree like [`form_tree`]'s: a
 /// part named `a[b]` nests, a text part is a string, a part whose
 /// `Content-Type` is JSON its JSON value, a file part (one with a
-/// `filename`) an array of its bytes, which decodes into a `Vec<u8>` field.
-pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Value, Rejection> {
+/// `filename`) an array of its bytes, which decodes into a `Vec<u8>` field;
+/// with the names of the parts sent as JSON ([`FormValue::multipart`]
+/// reads them strictly).
+pub fn multipart_tree(
+    content_type: &str,
+    body: &[u8],
+) -> Result<(serde_json::Value, Vec<String>), Rejection> {
     let bad = |why: &str| {
         Rejection::new(
             RejectionKind::BadRequest,
@@ -97,6 +102,7 @@ pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Val
             .map(|i| i + from)
     };
     let mut parts: Vec<(String, serde_json::Value)> = Vec::new();
+    let mut json_parts: Vec<String> = Vec::new();
     let mut at = find(body, delimiter.as_bytes(), 0).ok_or_else(|| bad("no opening boundary"))?
         + delimiter.len();
     loop {
@@ -143,6 +149,7 @@ pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Val
                 .map(|essence| essence.trim().to_ascii_lowercase())
                 .is_some_and(|e| e == "application/json" || e.ends_with("+json"));
             if json {
+                json_parts.push(name.clone());
                 serde_json::from_str(text).map_err(|_| bad("a JSON part is not valid JSON"))?
             } else {
                 serde_json::Value::String(text.to_string())
@@ -151,9 +158,8 @@ pub fn multipart_tree(content_type: &str, body: &[u8]) -> Result<serde_json::Val
         parts.push((name, value));
         at = end + 2 + delimiter.len();
     }
-    Ok(value_tree(
-        parts.iter().map(|(k, v)| (k.as_str(), v.clone())),
-    ))
+    let tree = value_tree(parts.iter().map(|(k, v)| (k.as_str(), v.clone())));
+    Ok((tree, json_parts))
 }
 
 #[cfg(feature = "server")]
@@ -214,21 +220,52 @@ fn xml_element(node: roxmltree::Node<'_, '_>, depth: usize) -> Option<serde_json
 /// `0`, `1`, ... an array. Read from XML, an element that holds one kind of
 /// element is also an array of them where an array is asked for (a wrapped
 /// array, `<tags><tag>..</tag></tags>`).
+///
+/// A multipart body's parts sent as JSON are read as JSON is, strictly.
 #[derive(Debug, Clone)]
 pub struct FormValue {
     value: serde_json::Value,
-    xml: bool,
+    mode: Mode,
+    /// The properties of this object that hold JSON (a multipart body's
+    /// JSON parts).
+    json_parts: std::rc::Rc<[String]>,
+}
+
+/// How a [`FormValue`] reads its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Text,
+    Xml,
+    Json,
 }
 
 impl FormValue {
     /// A value of a form, a query or a parameter.
     pub fn new(value: serde_json::Value) -> Self {
-        FormValue { value, xml: false }
+        Self::of(value, Mode::Text)
     }
 
     /// A value of an XML document ([`xml_tree`]).
     pub fn xml(value: serde_json::Value) -> Self {
-        FormValue { value, xml: true }
+        Self::of(value, Mode::Xml)
+    }
+
+    /// A multipart body's tree ([`multipart_tree`]) whose properties
+    /// `json_parts` were sent as JSON.
+    pub fn multipart(value: serde_json::Value, json_parts: Vec<String>) -> Self {
+        FormValue {
+            value,
+            mode: Mode::Text,
+            json_parts: json_parts.into(),
+        }
+    }
+
+    fn of(value: serde_json::Value, mode: Mode) -> Self {
+        FormValue {
+            value,
+            mode,
+            json_parts: std::rc::Rc::from([]),
+        }
     }
 
     fn text(&self) -> Option<&str> {
@@ -251,6 +288,9 @@ impl<'de> serde::de::IntoDeserializer<'de, serde_json::Error> for FormValue {
 macro_rules! form_number {
     ($($method:ident $visit:ident $ty:ty),*) => {$(
         fn $method<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            if self.mode == Mode::Json {
+                return serde::Deserializer::$method(self.value, visitor);
+            }
             match self.text() {
                 Some(text) => match text.parse::<$ty>() {
                     Ok(n) => visitor.$visit(n),
@@ -270,14 +310,24 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         use serde::de::value::{MapDeserializer, SeqDeserializer};
-        let xml = self.xml;
+        let mode = self.mode;
+        if mode == Mode::Json {
+            return serde::Deserializer::deserialize_any(self.value, visitor);
+        }
+        let json_parts = self.json_parts;
         match self.value {
-            serde_json::Value::Object(map) => visitor.visit_map(MapDeserializer::new(
-                map.into_iter()
-                    .map(|(k, value)| (k, FormValue { value, xml })),
-            )),
+            serde_json::Value::Object(map) => {
+                visitor.visit_map(MapDeserializer::new(map.into_iter().map(|(k, value)| {
+                    let mode = if json_parts.contains(&k) {
+                        Mode::Json
+                    } else {
+                        mode
+                    };
+                    (k, FormValue::of(value, mode))
+                })))
+            }
             serde_json::Value::Array(items) => visitor.visit_seq(SeqDeserializer::new(
-                items.into_iter().map(|value| FormValue { value, xml }),
+                items.into_iter().map(|value| FormValue::of(value, mode)),
             )),
             other => serde::Deserializer::deserialize_any(other, visitor),
         }
@@ -287,6 +337,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         self,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
+        if self.mode == Mode::Json {
+            return serde::Deserializer::deserialize_bool(self.value, visitor);
+        }
         match self.text() {
             Some("true") => visitor.visit_bool(true),
             Some("false") => visitor.visit_bool(false),
@@ -306,6 +359,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         self,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
+        if self.mode == Mode::Json {
+            return serde::Deserializer::deserialize_option(self.value, visitor);
+        }
         if self.value.is_null() {
             visitor.visit_none()
         } else {
@@ -318,7 +374,11 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         use serde::de::value::SeqDeserializer;
-        let xml = self.xml;
+        let mode = self.mode;
+        if mode == Mode::Json {
+            return serde::Deserializer::deserialize_seq(self.value, visitor);
+        }
+        let xml = mode == Mode::Xml;
         let items = match self.value {
             serde_json::Value::Array(items) => items,
             // An empty XML element: an empty (wrapped) array.
@@ -349,7 +409,7 @@ impl<'de> serde::Deserializer<'de> for FormValue {
             single => vec![single],
         };
         visitor.visit_seq(SeqDeserializer::new(
-            items.into_iter().map(|value| FormValue { value, xml }),
+            items.into_iter().map(|value| FormValue::of(value, mode)),
         ))
     }
 
@@ -360,6 +420,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         use serde::de::IntoDeserializer;
+        if self.mode == Mode::Json {
+            return serde::Deserializer::deserialize_enum(self.value, _name, _variants, visitor);
+        }
         match self.value {
             serde_json::Value::String(s) => visitor.visit_enum(s.into_deserializer()),
             other => Err(FormValue::new(other).invalid("a string")),
@@ -370,8 +433,11 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         self,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
+        if self.mode == Mode::Json {
+            return serde::Deserializer::deserialize_map(self.value, visitor);
+        }
         // An empty XML element (`<category/>`) is an empty object.
-        if self.xml && self.value.as_str() == Some("") {
+        if self.mode == Mode::Xml && self.value.as_str() == Some("") {
             let empty = serde_json::Map::new();
             return visitor.visit_map(serde::de::value::MapDeserializer::new(
                 empty.into_iter().map(|(k, v)| (k, FormValue::xml(v))),
@@ -394,6 +460,9 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         _name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
+        if self.mode == Mode::Json {
+            return serde::Deserializer::deserialize_newtype_struct(self.value, _name, visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -557,8 +626,9 @@ mod tests {
         let body = b"--XX\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n\
 --XX\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\
 Content-Type: application/octet-stream\r\n\r\n\x01\x02\r\n--XX--\r\n";
-        let tree = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
+        let (tree, json_parts) = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
         assert_eq!(tree, json!({"note": "hello", "file": [1, 2]}));
+        assert!(json_parts.is_empty());
         let e = multipart_tree("multipart/form-data", body).unwrap_err();
         assert_eq!(e.message, "the multipart body is malformed: no boundary");
         let e = multipart_tree("multipart/form-data; boundary=XX", b"--XX\r\nx").unwrap_err();
@@ -569,8 +639,31 @@ Content-Type: application/octet-stream\r\n\r\n\x01\x02\r\n--XX--\r\n";
     fn a_json_part_holds_its_value() {
         let body = b"--XX\r\nContent-Disposition: form-data; name=\"meta\"\r\n\
 Content-Type: application/json; charset=utf-8\r\n\r\n{\"a\": [1, true]}\r\n--XX--\r\n";
-        let tree = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
+        let (tree, json_parts) = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
         assert_eq!(tree, json!({"meta": {"a": [1, true]}}));
+        assert_eq!(json_parts, ["meta"]);
+        // Read as JSON is: no text read as a number, no value as a list
+        // of one; a text part beside it keeps the form's reading.
+        #[derive(Debug, serde::Deserialize)]
+        struct Meta {
+            #[allow(dead_code, reason = "read by serde")]
+            a: Vec<serde_json::Value>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        struct Body {
+            #[allow(dead_code, reason = "read by serde")]
+            meta: Meta,
+            #[allow(dead_code, reason = "read by serde")]
+            n: Option<Vec<i64>>,
+        }
+        let read = |tree: serde_json::Value| {
+            <Body as serde::Deserialize>::deserialize(FormValue::multipart(
+                tree,
+                json_parts.clone(),
+            ))
+        };
+        assert!(read(json!({"meta": {"a": [1]}, "n": "3"})).is_ok());
+        assert!(read(json!({"meta": {"a": "1"}})).is_err());
         let broken = b"--XX\r\nContent-Disposition: form-data; name=\"meta\"\r\n\
 Content-Type: application/json\r\n\r\n{\r\n--XX--\r\n";
         let e = multipart_tree("multipart/form-data; boundary=XX", broken).unwrap_err();
