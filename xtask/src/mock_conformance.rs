@@ -87,7 +87,10 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   operation keeps the check;
 /// - `negative_data_rejection`, for an operation whose body is bytes (a
 ///   media type other than JSON or a form): any bytes are such a body, and
-///   schemathesis's "violation" is a JSON array written in it.
+///   schemathesis's "violation" is a JSON array written in it; and for
+///   one whose body may come as a form or multipart and has a list
+///   property: `photoUrls=AAA` is a list of one, the same bytes as the
+///   text schemathesis calls a violation.
 fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     use apigen::ir::Status;
     let mut out = String::from(
@@ -143,6 +146,12 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
                 "negative_data_rejection",
                 "takes its body as bytes, which no JSON value schemathesis writes in it violates",
             ));
+        } else if text_body_with_a_list(api, op) {
+            off.push((
+                "negative_data_rejection",
+                "takes a form or multipart body with a list property: one text is a list of one \
+                 in a form, so schemathesis's text where a list belongs is a valid list",
+            ));
         }
         if off.is_empty() {
             continue;
@@ -157,6 +166,26 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
         }
     }
     out
+}
+
+/// Whether an operation's body may come as a form or multipart (where a
+/// list of one item and a text are the same bytes) and has a list
+/// property.
+fn text_body_with_a_list(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
+    use apigen::ir::{Also, Media, Ty, TypeKind};
+    let Some(body) = &op.body else {
+        return false;
+    };
+    let text =
+        matches!(body.media, Media::Form | Media::Multipart) || body.also.contains(&Also::Form);
+    let Ty::Named(name) = &body.shape.ty else {
+        return false;
+    };
+    let lists = apigen::lower::resolve(&api.types, name).is_some_and(|def| match &def.kind {
+        TypeKind::Struct(s) => s.fields.iter().any(|f| matches!(f.shape.ty, Ty::Array(_))),
+        _ => false,
+    });
+    text && lists
 }
 
 /// The document as the generated code reads it, for schemathesis, where

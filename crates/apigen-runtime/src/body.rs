@@ -2,6 +2,7 @@
 //! forms, multipart and raw bytes.
 
 use super::form::{form_tree, multipart_tree, xml_tree, FormValue};
+use super::record::TextBody;
 use super::rejection::{Rejection, RejectionKind};
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut, Payload};
@@ -168,6 +169,7 @@ pub async fn multipart_body<T: DeserializeOwned>(
         ));
     }
     let (tree, json_parts) = multipart_tree(content_type, &bytes)?;
+    let _text = TextBody::begin();
     T::deserialize(FormValue::multipart(tree, json_parts))
         .map(Some)
         .map_err(|e| {
@@ -211,6 +213,7 @@ pub async fn form_body<T: DeserializeOwned>(
     }
     let pairs: Vec<(String, String)> = form_urlencoded::parse(&bytes).into_owned().collect();
     let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let _text = TextBody::begin();
     T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
         Rejection::new(
             RejectionKind::ValidationFailed,

@@ -159,6 +159,46 @@ pub fn required_field<T, E: de::Error>(slot: Option<T>, name: &'static str) -> R
     slot.ok_or_else(|| de::Error::missing_field(name))
 }
 
+/// A required property that is a list: its absence is an error, except
+/// in a form or multipart body, which cannot spell an empty list and
+/// leaves it out (so that a required list may be empty there too).
+pub fn required_list<T, E: de::Error>(
+    slot: Option<Vec<T>>,
+    name: &'static str,
+) -> Result<Vec<T>, E> {
+    match slot {
+        Some(list) => Ok(list),
+        None if TextBody::reading() => Ok(Vec::new()),
+        None => Err(de::Error::missing_field(name)),
+    }
+}
+
+thread_local! {
+    static TEXT_BODY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// While one is held, the records read on this thread come from a form or
+/// multipart body (see [`required_list`]). Reading is synchronous, so the
+/// flag cannot leak into another request's reading.
+pub(crate) struct TextBody(bool);
+
+impl TextBody {
+    #[cfg(feature = "server")]
+    pub(crate) fn begin() -> Self {
+        TextBody(TEXT_BODY.with(|flag| flag.replace(true)))
+    }
+
+    fn reading() -> bool {
+        TEXT_BODY.with(std::cell::Cell::get)
+    }
+}
+
+impl Drop for TextBody {
+    fn drop(&mut self) {
+        TEXT_BODY.with(|flag| flag.set(self.0));
+    }
+}
+
 /// A property that may be absent and may be `null`, where the two mean
 /// different things.
 pub fn nullable<T>(slot: Option<Option<T>>) -> super::Nullable<T> {

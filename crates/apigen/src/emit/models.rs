@@ -128,6 +128,9 @@ fn three_state(f: &Field) -> bool {
 enum Reading {
     /// Required: absent is an error.
     Required,
+    /// A required list: absent is an error, but in a form or multipart body
+    /// (which cannot spell an empty list) the empty list.
+    RequiredList,
     /// Optional, not nullable: absent is `None`, `null` is refused; `None`
     /// is not written.
     Optional,
@@ -211,6 +214,8 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
                     Reading::OptionalNullable
                 } else if is_optional(f) {
                     Reading::Optional
+                } else if matches!(f.shape.ty, Ty::Array(_)) && !f.boxed {
+                    Reading::RequiredList
                 } else {
                     Reading::Required
                 };
@@ -364,6 +369,7 @@ fn record(
                 Reading::Required | Reading::RequiredNullable => {
                     format!("runtime::required_field({slot}, {wire:?})?")
                 }
+                Reading::RequiredList => format!("runtime::required_list({slot}, {wire:?})?"),
                 Reading::Optional => slot,
                 Reading::OptionalNullable => format!("{slot}.flatten()"),
                 Reading::ThreeState => format!("runtime::nullable({slot})"),

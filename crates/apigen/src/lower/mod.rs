@@ -342,7 +342,7 @@ fn absolute_url(server: &openapiv3::Server) -> Option<String> {
 }
 
 /// The type a name finally stands for, through aliases of named types.
-pub(crate) fn resolve<'a>(types: &'a BTreeMap<String, TypeDef>, name: &str) -> Option<&'a TypeDef> {
+pub fn resolve<'a>(types: &'a BTreeMap<String, TypeDef>, name: &str) -> Option<&'a TypeDef> {
     let mut def = types.get(name)?;
     for _ in 0..64 {
         match &def.kind {

@@ -86,7 +86,7 @@ impl runtime::Record for ListCursoredOkBody {
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
         Ok(ListCursoredOkBody {
-            items: runtime::required_field(slots.0, "items")?,
+            items: runtime::required_list(slots.0, "items")?,
             meta: runtime::required_field(slots.1, "meta")?,
         })
     }
@@ -230,7 +230,7 @@ impl runtime::Record for ListStripedOkBody {
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
         Ok(ListStripedOkBody {
-            data: runtime::required_field(slots.0, "data")?,
+            data: runtime::required_list(slots.0, "data")?,
             has_more: runtime::required_field(slots.1, "has_more")?,
         })
     }

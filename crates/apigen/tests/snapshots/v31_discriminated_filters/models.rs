@@ -147,7 +147,7 @@ impl runtime::Record for Compound {
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
         Ok(Compound {
             type_: runtime::required_field(slots.0, "type")?,
-            filters: runtime::required_field(slots.1, "filters")?,
+            filters: runtime::required_list(slots.1, "filters")?,
         })
     }
 }

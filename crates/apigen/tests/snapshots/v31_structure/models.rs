@@ -35,7 +35,7 @@ impl runtime::Record for Point {
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
         Ok(Point {
-            at: runtime::required_field(slots.0, "at")?,
+            at: runtime::required_list(slots.0, "at")?,
             labels: slots.1,
         })
     }
