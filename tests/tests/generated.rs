@@ -1007,3 +1007,13 @@ async fn a_required_list_a_form_leaves_out_is_empty_and_json_must_send_it() {
     let json = read("application/json", r#"{"has_more": false}"#).await;
     assert_eq!(json.map(|b| b.data.len()), Err(422));
 }
+
+#[test]
+fn a_variant_takes_null_for_a_required_property_that_admits_it() {
+    use petstore_tests::v31_nullability::models::Contact;
+    let contact: Contact =
+        serde_json::from_value(serde_json::json!({"address": "a@b.c", "label": null})).unwrap();
+    assert!(matches!(contact, Contact::Email(_)), "{contact:?}");
+    // Still required: absent is refused.
+    assert!(serde_json::from_value::<Contact>(serde_json::json!({"address": "a@b.c"})).is_err());
+}

@@ -654,9 +654,10 @@ fn error_value(
     }
     let mut made = Maker::new(types, false).value(schema, &mut Rng(hash(code)), 0);
     // The places are the body's own properties, or those of the one
-    // object it wraps them in (`{"error": {"code": .., "message": ..}}`).
+    // object it wraps them in (`{"error": {"code": .., "message": ..}}`,
+    // `{"detail": {"message": ..}}`).
     let wrapper: Option<String> = match &made {
-        Value::Object(map) if !has_place(map) => map
+        Value::Object(map) => map
             .iter()
             .find(|(_, v)| v.as_object().is_some_and(has_place))
             .map(|(key, _)| key.clone()),
@@ -668,19 +669,24 @@ fn error_value(
         ("detail", &said["message"]),
         ("status", &said["status"]),
     ] {
-        let mut tried = made.clone();
-        let target = match &wrapper {
-            Some(outer) => tried.get_mut(outer.as_str()),
-            None => Some(&mut tried),
-        };
-        let Some(Value::Object(map)) = target else {
-            continue;
-        };
-        // `message` or `Message`, as the schema spells it.
-        if let Some(place) = map.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() {
+        // The body's own place first, then the wrapped object's.
+        for inner in [None, wrapper.as_deref()] {
+            let mut tried = made.clone();
+            let target = match inner {
+                Some(outer) => tried.get_mut(outer),
+                None => Some(&mut tried),
+            };
+            let Some(Value::Object(map)) = target else {
+                continue;
+            };
+            // `message` or `Message`, as the schema spells it.
+            let Some(place) = map.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() else {
+                continue;
+            };
             map.insert(place, value.clone());
             if fits(types, schema, &tried) {
                 made = tried;
+                break;
             }
         }
     }
@@ -1455,6 +1461,15 @@ mod tests {
         );
         assert_eq!(body["error"]["message"], "`limit` is too big", "{body}");
         assert!(body["error"]["code"].is_i64(), "{body}");
+        static DETAILED: [Type; 1] = [Type::of(Schema::Object(&[Field::required(
+            "detail",
+            Schema::Object(&[
+                Field::required("error_code", Schema::String(Bounds::NONE)),
+                Field::required("message", Schema::String(Bounds::NONE)),
+            ]),
+        )]))];
+        let body = error_value(&DETAILED, &Schema::Named(0), status, "bad", "why");
+        assert_eq!(body["detail"]["message"], "why", "{body}");
         static CAPITALIZED: [Type; 1] = [Type::of(Schema::Object(&[
             Field::optional("ErrorNumber", Schema::Integer(Bounds::NONE)),
             Field::optional("Message", Schema::String(Bounds::NONE)),

@@ -869,7 +869,10 @@ fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
     let required: Vec<&str> = s
         .fields
         .iter()
+        // A required property that admits null is present when null: its
+        // reading checks it (the pre-check wants a value).
         .filter(|f| f.required && !f.read_only && !f.write_only && !f.flatten)
+        .filter(|f| !f.shape.nullable)
         .map(|f| f.wire.as_str())
         .collect();
     if required.is_empty() && !s.deny_unknown {

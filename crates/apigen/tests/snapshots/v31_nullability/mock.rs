@@ -8,15 +8,16 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 7] = [
+static TYPES: [Type; 10] = [
     // 0: Account
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
-        Field::required("owner", Schema::Nullable(&Schema::Named(5))),
+        Field::required("owner", Schema::Nullable(&Schema::Named(8))),
         Field::optional("externalId", Schema::Named(2)),
         Field::optional("tier", Schema::Nullable(&Schema::Named(4))),
-        Field::optional("stop", Schema::Nullable(&Schema::Named(6))),
+        Field::optional("stop", Schema::Nullable(&Schema::Named(9))),
+        Field::optional("contact", Schema::Named(5)),
         Field::optional("address", Schema::Nullable(&Schema::Named(1))),
     ])),
     // 1: AccountAddress
@@ -31,15 +32,29 @@ static TYPES: [Type; 7] = [
     // 3: AccountPatch
     Type::of(Schema::Object(&[
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE.max_length(40)))),
-        Field::optional("owner", Schema::Nullable(&Schema::Named(5))),
+        Field::optional("owner", Schema::Nullable(&Schema::Named(8))),
     ])),
     // 4: AccountTier
     Type::of(Schema::Enum(&["free", "paid"])),
-    // 5: Owner
+    // 5: Contact
+    Type::of(Schema::Union(None, &[
+        Variant::new(&[], Schema::Named(6)),
+        Variant::new(&[], Schema::Named(7)),
+    ])),
+    // 6: ContactEmail
+    Type::of(Schema::Object(&[
+        Field::required("address", Schema::String(Bounds::NONE)),
+        Field::required("label", Schema::Nullable(&Schema::String(Bounds::NONE))),
+    ])),
+    // 7: ContactPhone
+    Type::of(Schema::Object(&[
+        Field::required("number", Schema::String(Bounds::NONE)),
+    ])),
+    // 8: Owner
     Type::of(Schema::Object(&[
         Field::required("name", Schema::String(Bounds::NONE)),
     ])),
-    // 6: Stop
+    // 9: Stop
     Type::of(Schema::Union(None, &[
         Variant::new(&[], Schema::String(Bounds::NONE)),
         Variant::new(&[], Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),

@@ -14,6 +14,7 @@ pub struct Account {
     /// The plan, when there is one.
     pub tier: runtime::Nullable<AccountTier>,
     pub stop: runtime::Nullable<Stop>,
+    pub contact: Option<Contact>,
     pub address: runtime::Nullable<AccountAddress>,
 }
 
@@ -26,6 +27,7 @@ impl runtime::Record for Account {
         "externalId",
         "tier",
         "stop",
+        "contact",
         "address",
     ];
     type Slots = (
@@ -35,11 +37,12 @@ impl runtime::Record for Account {
         Option<AccountExternalId>,
         Option<Option<AccountTier>>,
         Option<Option<Stop>>,
+        Option<Contact>,
         Option<Option<AccountAddress>>,
     );
 
     fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None)
+        (None, None, None, None, None, None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -55,7 +58,8 @@ impl runtime::Record for Account {
             3 => runtime::fill(&mut slots.3, name, map),
             4 => runtime::fill(&mut slots.4, name, map),
             5 => runtime::fill(&mut slots.5, name, map),
-            _ => runtime::fill(&mut slots.6, name, map),
+            6 => runtime::fill(&mut slots.6, name, map),
+            _ => runtime::fill(&mut slots.7, name, map),
         }
     }
 
@@ -67,7 +71,8 @@ impl runtime::Record for Account {
             external_id: slots.3,
             tier: runtime::nullable(slots.4),
             stop: runtime::nullable(slots.5),
-            address: runtime::nullable(slots.6),
+            contact: slots.6,
+            address: runtime::nullable(slots.7),
         })
     }
 }
@@ -89,6 +94,7 @@ impl serde::Serialize for Account {
         out.optional("externalId", &self.external_id)?;
         out.nullable("tier", &self.tier)?;
         out.nullable("stop", &self.stop)?;
+        out.optional("contact", &self.contact)?;
         out.nullable("address", &self.address)?;
         out.end()
     }
@@ -296,6 +302,148 @@ impl<'de> serde::Deserialize<'de> for AccountTier {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
+    }
+}
+
+/// A variant with a required property that admits null takes null for it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Contact {
+    Email(ContactEmail),
+    Phone(ContactPhone),
+}
+
+impl serde::Serialize for Contact {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Email(value) => serde::Serialize::serialize(value, serializer),
+            Self::Phone(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+
+impl runtime::Decide for Contact {
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        let mut accepted = Vec::new();
+        if runtime::fits_object(&value, &["address"], None) {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("Email", Self::Email(v)));
+            }
+        }
+        if runtime::fits_object(&value, &["number"], None) {
+            if let Ok(v) = runtime::read_variant(&value, source) {
+                accepted.push(("Phone", Self::Phone(v)));
+            }
+        }
+        runtime::decide("Contact", &["Email", "Phone"], accepted)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Contact {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::decide_json(deserializer)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactEmail {
+    pub address: String,
+    pub label: Option<String>,
+}
+
+impl runtime::Record for ContactEmail {
+    const NAME: &'static str = "ContactEmail";
+    const FIELDS: &'static [&'static str] = &["address", "label"];
+    type Slots = (Option<String>, Option<Option<String>>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ContactEmail {
+            address: runtime::required_field(slots.0, "address")?,
+            label: runtime::required_field(slots.1, "label")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ContactEmail {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ContactEmail {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("address", &self.address)?;
+        out.field("label", &self.label)?;
+        out.end()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactPhone {
+    pub number: String,
+}
+
+impl runtime::Record for ContactPhone {
+    const NAME: &'static str = "ContactPhone";
+    const FIELDS: &'static [&'static str] = &["number"];
+    type Slots = (Option<String>,);
+
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ContactPhone {
+            number: runtime::required_field(slots.0, "number")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ContactPhone {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ContactPhone {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("number", &self.number)?;
+        out.end()
     }
 }
 
