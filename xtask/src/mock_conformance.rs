@@ -265,7 +265,10 @@ fn format_pattern(format: &str) -> Option<String> {
         "date-time" => format!("^{DATE}T{TIME}$"),
         "byte" => "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$".into(),
         "email" => r"^[^\s@]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$".into(),
-        "uri" => r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$".into(),
+        "uri" => {
+            r"^[A-Za-z][A-Za-z0-9+.-]*:([A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$"
+                .into()
+        }
         _ => return None,
     })
 }
@@ -515,6 +518,7 @@ mod tests {
                 "https://api.example.com/bookings/1725ff48-ab45-4bb5-9d02-88745177dedb?x=1",
                 "example.com",
             ),
+            ("uri", "https://x.org/a%20b?q=[1]#f", "w:\u{1f3fb}"),
         ];
         for (format, good, bad) in samples {
             let pattern = regex::Regex::new(&format_pattern(format).unwrap()).unwrap();
