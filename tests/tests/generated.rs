@@ -724,6 +724,7 @@ fn bounds_are_checked_where_a_type_can_break_one() {
     let request = |level: i64, label: &str| StockShelfRequest {
         level: Some(level),
         note: None,
+        tier: None,
         body: models::Shelf {
             labels: Some(vec![models::Label { text: label.into() }]),
             note: None,
@@ -1016,4 +1017,26 @@ fn a_variant_takes_null_for_a_required_property_that_admits_it() {
     assert!(matches!(contact, Contact::Email(_)), "{contact:?}");
     // Still required: absent is refused.
     assert!(serde_json::from_value::<Contact>(serde_json::json!({"address": "a@b.c"})).is_err());
+}
+
+#[test]
+fn an_integer_enum_is_checked_as_a_bound_is() {
+    use petstore_tests::checked::{
+        models::Shelf, operations::StockShelfRequest, runtime::Validate,
+    };
+    let request = |tier| StockShelfRequest {
+        level: None,
+        note: None,
+        tier: Some(tier),
+        body: Shelf {
+            labels: None,
+            note: None,
+        },
+    };
+    assert_eq!(request(2).validate(), Ok(()));
+    let refused = request(4).validate().unwrap_err().to_string();
+    assert!(
+        refused.contains("must be one of 1, 2, 3, not 4"),
+        "{refused}"
+    );
 }

@@ -35,6 +35,8 @@ pub struct Bounds {
     pub max_items: Option<usize>,
     /// A checked string format: `email` or `uri`.
     pub format: Option<&'static str>,
+    /// The values an integer may be (`enum`), when it lists them.
+    pub one_of: &'static [i64],
 }
 
 impl Bounds {
@@ -50,7 +52,14 @@ impl Bounds {
         min_items: None,
         max_items: None,
         format: None,
+        one_of: &[],
     };
+
+    /// With the values an integer may be.
+    pub const fn one_of(mut self, values: &'static [i64]) -> Self {
+        self.one_of = values;
+        self
+    }
 
     /// With `minLength`.
     pub const fn min_length(mut self, n: usize) -> Self {
@@ -1104,6 +1113,9 @@ fn low_high(b: &Bounds, step: f64) -> (Option<f64>, Option<f64>) {
 }
 
 fn integer(b: &Bounds, rng: &mut Rng) -> i64 {
+    if !b.one_of.is_empty() {
+        return b.one_of[rng.below(b.one_of.len())];
+    }
     let (low, high) = low_high(b, 1.0);
     let low = low.map(f64::ceil);
     let high = high.map(f64::floor);
@@ -1314,7 +1326,9 @@ fn fits_at(types: &[Type], schema: &Schema, value: &Value, depth: usize) -> bool
         (Schema::Any, _) => true,
         (Schema::Bool, Value::Bool(_)) => true,
         (Schema::Integer(b), Value::Number(n)) => {
-            (n.is_i64() || n.is_u64()) && n.as_f64().is_some_and(|x| in_range(b, x))
+            (n.is_i64() || n.is_u64())
+                && n.as_f64().is_some_and(|x| in_range(b, x))
+                && (b.one_of.is_empty() || n.as_i64().is_some_and(|i| b.one_of.contains(&i)))
         }
         (Schema::Number(b), Value::Number(n)) => n.as_f64().is_some_and(|x| in_range(b, x)),
         (Schema::String(b), Value::String(s)) => {
@@ -1387,6 +1401,17 @@ mod tests {
                 "{made}"
             );
         }
+    }
+
+    #[test]
+    fn an_integer_enum_is_kept() {
+        let b = Bounds::NONE.one_of(&[2, 4, 8]);
+        for seed in 0..50 {
+            let i = integer(&b, &mut Rng(seed));
+            assert!([2, 4, 8].contains(&i), "{i}");
+        }
+        assert!(!fits(&[], &Schema::Integer(b), &serde_json::json!(3)));
+        assert!(fits(&[], &Schema::Integer(b), &serde_json::json!(4)));
     }
 
     #[test]

@@ -265,6 +265,22 @@ pub fn check_not_one_of<T: PartialEq + fmt::Display + ?Sized>(
     }
 }
 
+/// `enum` of an integer: the value is one of `allowed`.
+pub fn check_one_of<T: PartialEq + fmt::Display + ?Sized>(
+    value: &T,
+    allowed: &[&T],
+) -> Result<(), Violation> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        let allowed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+        Err(Violation::new(format!(
+            "must be one of {}, not {value}",
+            allowed.join(", ")
+        )))
+    }
+}
+
 /// `pattern`.
 pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violation> {
     if pattern.is_match(value) {

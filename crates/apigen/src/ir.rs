@@ -579,6 +579,9 @@ pub struct Checks {
     pub format: Option<TextFormat>,
     /// Values the value may not be (`not: {enum: [...]}`).
     pub not_in: Vec<serde_json::Value>,
+    /// The values an integer may be (`enum` of a `type: integer`; a string
+    /// enum is a type of its own).
+    pub one_of: Vec<i64>,
 }
 
 /// String formats checked on request (`Config::check_formats`).

@@ -515,6 +515,10 @@ fn bounds(checks: &Checks) -> String {
         };
         call("format", format!("{format:?}"));
     }
+    if !checks.one_of.is_empty() {
+        let values: Vec<String> = checks.one_of.iter().map(ToString::to_string).collect();
+        call("one_of", format!("&[{}]", values.join(", ")));
+    }
     out
 }
 

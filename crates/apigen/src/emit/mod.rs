@@ -577,6 +577,14 @@ pub(crate) fn check_expr(
             if let Some(excluded) = excluded(&c.not_in, number) {
                 checks.push(quote!(#runtime check_not_one_of(#value, &[#(#excluded),*])));
             }
+            let allowed: Vec<TokenStream> = c
+                .one_of
+                .iter()
+                .filter_map(|n| number(&serde_json::Value::from(*n)))
+                .collect();
+            if !allowed.is_empty() {
+                checks.push(quote!(#runtime check_one_of(#value, &[#(#allowed),*])));
+            }
         }
         Ty::Array(items) => {
             if c.min_items.is_some() || c.max_items.is_some() {

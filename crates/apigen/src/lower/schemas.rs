@@ -401,6 +401,7 @@ impl<'a> Lowerer<'a> {
             max_items: flat.max_items,
             format: None,
             not_in,
+            one_of: Vec::new(),
         };
         let format = flat.format.as_deref().unwrap_or("");
         let ty = match flat.typ {
@@ -448,6 +449,9 @@ impl<'a> Lowerer<'a> {
                 return None;
             }
         };
+        if matches!(ty, Ty::I32 | Ty::I64) {
+            checks.one_of = flat.enumeration.iter().filter_map(|v| v.as_i64()).collect();
+        }
         if matches!(ty, Ty::DateTime | Ty::Date | Ty::Uuid | Ty::Base64) {
             // Parsing enforces the format; lengths and patterns of the
             // text do not apply to the value.

@@ -58,6 +58,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::STOCK_SHELF);
         call.query("level", &request.level, runtime::Style::Form, runtime::Explode::Yes);
         call.query("note", &request.note, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("tier", &request.tier, runtime::Style::Form, runtime::Explode::Yes);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         let value = match answer.status {

@@ -90,6 +90,8 @@ pub struct StockShelfRequest {
     pub level: Option<i64>,
     /// Query parameter `note`.
     pub note: Option<String>,
+    /// Query parameter `tier`.
+    pub tier: Option<i32>,
     /// The JSON request body.
     pub body: models::Shelf,
 }
@@ -105,6 +107,13 @@ impl runtime::Validate for StockShelfRequest {
                     runtime::Bound::Included(2),
                     runtime::Bound::Included(9),
                 ),
+            ),
+        )?;
+        runtime::within(
+            "tier",
+            runtime::check_some(
+                &self.tier,
+                |value| runtime::check_one_of(value, &[&1, &2, &3]),
             ),
         )?;
         runtime::within("body", runtime::Validate::validate(&self.body))?;

@@ -107,6 +107,7 @@ async fn stock_shelf<S: operations::Shelves + Rejections + 'static>(
         let parsed = operations::StockShelfRequest {
             level: query.one("level")?,
             note: query.one("note")?,
+            tier: query.one("tier")?,
             body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
                 .await?
                 .ok_or_else(runtime::missing_body)?,

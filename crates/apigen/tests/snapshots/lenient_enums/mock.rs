@@ -13,7 +13,7 @@ static TYPES: [Type; 4] = [
     Type::of(Schema::Enum(&["16", "32", "big"])),
     // 1: Thing
     Type::of(Schema::Object(&[
-        Field::optional("code", Schema::Integer(Bounds::NONE)),
+        Field::optional("code", Schema::Integer(Bounds::NONE.one_of(&[2, 3]))),
         Field::optional("mixed", Schema::Any),
         Field::optional("untyped", Schema::Named(2)),
         Field::optional("flag", Schema::Bool),
