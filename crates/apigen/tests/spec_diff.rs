@@ -1012,3 +1012,42 @@ fn event_streams_follow_the_rules_of_response_bodies() {
     // And no longer streams: a client reading events breaks.
     check(&both, STREAMS, &[("response-media-type-changed", Error)]);
 }
+
+/// An integer's `enum` is a bound: a request may not lose a value it took
+/// (nor gain a list), a response may not gain a value it could not hold
+/// (`Item` answers two operations: two findings).
+#[test]
+fn integer_enums_narrow_requests_and_widen_responses() {
+    let size = "        size: {type: integer, minimum: 1, maximum: 10}";
+    let listed = |values: &str| {
+        format!("        size: {{type: integer, minimum: 1, maximum: 10, enum: [{values}]}}")
+    };
+    check(
+        BASE,
+        &edit(BASE, &[(size, &listed("1, 2, 3"))]),
+        &[("request-property-enum-value-removed", Error)],
+    );
+    let base = edit(BASE, &[(size, &listed("1, 2, 3"))]);
+    check(
+        &base,
+        &edit(&base, &[(&listed("1, 2, 3"), &listed("1, 2"))]),
+        &[("request-property-enum-value-removed", Error)],
+    );
+    check(
+        &base,
+        &edit(&base, &[(&listed("1, 2, 3"), &listed("1, 2, 3, 4"))]),
+        &[],
+    );
+    let id = "        id: {type: integer}";
+    let ids = |values: &str| format!("        id: {{type: integer, enum: [{values}]}}");
+    let base = edit(BASE, &[(id, &ids("1, 2"))]);
+    check(
+        &base,
+        &edit(&base, &[(&ids("1, 2"), &ids("1, 2, 3"))]),
+        &[
+            ("response-property-enum-value-added", Warning),
+            ("response-property-enum-value-added", Warning),
+        ],
+    );
+    check(&base, &edit(&base, &[(&ids("1, 2"), &ids("1"))]), &[]);
+}

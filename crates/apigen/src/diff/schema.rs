@@ -147,6 +147,7 @@ impl<'a> Compare<'a, '_> {
 
     /// Bounds that a request must keep: none may tighten.
     fn checks(&mut self, base: &Checks, rev: &Checks, ctx: &Ctx, base_at: &str, rev_at: &str) {
+        self.integer_enum(&base.one_of, &rev.one_of, ctx, base_at, rev_at);
         if ctx.dir == Dir::Response {
             return;
         }
@@ -231,6 +232,57 @@ impl<'a> Compare<'a, '_> {
                 base_at,
                 rev_at,
                 format!("{what}: the pattern changed from `{before}` to `{after}`"),
+            ),
+            _ => {}
+        }
+    }
+
+    /// An integer's `enum`: a value a request could send and no longer may,
+    /// or a value a response may now hold that it could not.
+    fn integer_enum(&mut self, base: &[i64], rev: &[i64], ctx: &Ctx, base_at: &str, rev_at: &str) {
+        let listed = |values: &[i64]| {
+            let values: Vec<String> = values.iter().map(|n| format!("`{n}`")).collect();
+            values.join(", ")
+        };
+        let beyond = |from: &[i64], to: &[i64]| -> Vec<i64> {
+            from.iter().filter(|n| !to.contains(n)).copied().collect()
+        };
+        match ctx.dir {
+            Dir::Request if base.is_empty() && !rev.is_empty() => self.report(
+                Rule::Value(ctx.place, Change::EnumValueRemoved),
+                base_at,
+                rev_at,
+                format!("{} now accepts only {}", ctx.what, listed(rev)),
+            ),
+            Dir::Request if !rev.is_empty() && !beyond(base, rev).is_empty() => self.report(
+                Rule::Value(ctx.place, Change::EnumValueRemoved),
+                base_at,
+                rev_at,
+                format!(
+                    "{} no longer accepts {}",
+                    ctx.what,
+                    listed(&beyond(base, rev))
+                ),
+            ),
+            Dir::Response if !base.is_empty() && rev.is_empty() => self.report(
+                Rule::Value(ctx.place, Change::EnumValueAdded),
+                base_at,
+                rev_at,
+                format!(
+                    "{} may now be any integer, not only {}",
+                    ctx.what,
+                    listed(base)
+                ),
+            ),
+            Dir::Response if !base.is_empty() && !beyond(rev, base).is_empty() => self.report(
+                Rule::Value(ctx.place, Change::EnumValueAdded),
+                base_at,
+                rev_at,
+                format!(
+                    "{} may now be {}, which callers may not expect",
+                    ctx.what,
+                    listed(&beyond(rev, base))
+                ),
             ),
             _ => {}
         }
