@@ -146,12 +146,19 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
                 "negative_data_rejection",
                 "takes its body as bytes, which no JSON value schemathesis writes in it violates",
             ));
-        } else if text_body_with_a_list(api, op) {
+        } else if let Some(objects) = text_body_with_a_list(api, op) {
             off.push((
                 "negative_data_rejection",
                 "takes a form or multipart body with a list property: one text is a list of one \
                  in a form, so schemathesis's text where a list belongs is a valid list",
             ));
+            if objects {
+                off.push((
+                    "positive_data_acceptance",
+                    "takes a form body with a list of objects, which a form cannot spell \
+                     (schemathesis writes each object's keys as the list's texts)",
+                ));
+            }
         }
         if off.is_empty() {
             continue;
@@ -170,22 +177,36 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
 
 /// Whether an operation's body may come as a form or multipart (where a
 /// list of one item and a text are the same bytes) and has a list
-/// property.
-fn text_body_with_a_list(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
+/// property: `Some(true)` when a form's list holds objects (which a form
+/// cannot spell at all), `Some(false)` otherwise.
+fn text_body_with_a_list(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> Option<bool> {
     use apigen::ir::{Also, Media, Ty, TypeKind};
-    let Some(body) = &op.body else {
-        return false;
-    };
-    let text =
-        matches!(body.media, Media::Form | Media::Multipart) || body.also.contains(&Also::Form);
+    let body = op.body.as_ref()?;
+    let form = body.media == Media::Form || body.also.contains(&Also::Form);
+    if !form && body.media != Media::Multipart {
+        return None;
+    }
     let Ty::Named(name) = &body.shape.ty else {
-        return false;
+        return None;
     };
-    let lists = apigen::lower::resolve(&api.types, name).is_some_and(|def| match &def.kind {
-        TypeKind::Struct(s) => s.fields.iter().any(|f| matches!(f.shape.ty, Ty::Array(_))),
+    let TypeKind::Struct(s) = &apigen::lower::resolve(&api.types, name)?.kind else {
+        return None;
+    };
+    let objects = |items: &apigen::ir::Shape| match &items.ty {
+        Ty::Named(n) => apigen::lower::resolve(&api.types, n)
+            .is_some_and(|d| matches!(d.kind, TypeKind::Struct(_))),
+        Ty::Map(_) => true,
         _ => false,
-    });
-    text && lists
+    };
+    let lists: Vec<&apigen::ir::Shape> = s
+        .fields
+        .iter()
+        .filter_map(|f| match &f.shape.ty {
+            Ty::Array(items) => Some(&**items),
+            _ => None,
+        })
+        .collect();
+    (!lists.is_empty()).then(|| form && lists.iter().any(|items| objects(items)))
 }
 
 /// The document as the generated code reads it, for schemathesis, where
