@@ -90,7 +90,10 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   schemathesis's "violation" is a JSON array written in it; and for
 ///   one whose body may come as a form or multipart and has a list
 ///   property: `photoUrls=AAA` is a list of one, the same bytes as the
-///   text schemathesis calls a violation.
+///   text schemathesis calls a violation;
+/// - `positive_data_acceptance`, for an operation whose form body has a
+///   list of objects: a form cannot spell one, and what schemathesis
+///   writes for it (each object's keys) is no such list.
 fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     use apigen::ir::Status;
     let mut out = String::from(
