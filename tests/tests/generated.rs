@@ -700,7 +700,7 @@ mod formats_glue {
     }
 
     #[actix_web::test]
-    async fn email_and_uri_are_checked_when_asked() {
+    async fn email_uri_and_duration_are_checked_when_asked() {
         assert_eq!(put(with("contact", json!("a@example.com"))).await.0, 204);
         let (status, _, body) = put(with("contact", json!("not an address"))).await;
         assert_eq!(status, 422);
@@ -713,6 +713,8 @@ mod formats_glue {
             204
         );
         assert_eq!(put(with("homepage", json!("example.com"))).await.0, 422);
+        assert_eq!(put(with("every", json!("PT1H30M"))).await.0, 204);
+        assert_eq!(put(with("every", json!("AAA"))).await.0, 422);
     }
 }
 

@@ -288,6 +288,10 @@ fn format_pattern(format: &str) -> Option<String> {
         "date" => format!("^{DATE}$"),
         "date-time" => format!("^{DATE}T{TIME}$"),
         "byte" => "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$".into(),
+        // `runtime::check_duration`'s own pattern.
+        "duration" => {
+            r"^P(([0-9]+[YMWD])+(T([0-9]+(\.[0-9]+)?[HMS])+)?|T([0-9]+(\.[0-9]+)?[HMS])+)$".into()
+        }
         "email" => r"^[^\s@]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$".into(),
         "uri" => {
             r"^[A-Za-z][A-Za-z0-9+.-]*:([A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$"
@@ -543,6 +547,7 @@ mod tests {
                 "example.com",
             ),
             ("uri", "https://x.org/a%20b?q=[1]#f", "w:\u{1f3fb}"),
+            ("duration", "P1Y2M3W4DT5H6M7.5S", "AAA"),
         ];
         for (format, good, bad) in samples {
             let pattern = regex::Regex::new(&format_pattern(format).unwrap()).unwrap();

@@ -589,6 +589,8 @@ pub struct Checks {
 pub enum TextFormat {
     Email,
     Uri,
+    /// An ISO 8601 duration (`P1DT2H`), as JSON Schema's `duration`.
+    Duration,
 }
 
 impl Checks {

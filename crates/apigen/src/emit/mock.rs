@@ -512,6 +512,7 @@ fn bounds(checks: &Checks) -> String {
         let format = match format {
             TextFormat::Email => "email",
             TextFormat::Uri => "uri",
+            TextFormat::Duration => "duration",
         };
         call("format", format!("{format:?}"));
     }

@@ -542,6 +542,9 @@ pub(crate) fn check_expr(
                     checks.push(quote!(#runtime check_email(#value)));
                 }
                 Some(crate::ir::TextFormat::Uri) => checks.push(quote!(#runtime check_uri(#value))),
+                Some(crate::ir::TextFormat::Duration) => {
+                    checks.push(quote!(#runtime check_duration(#value)));
+                }
                 None => {}
             }
         }

@@ -463,6 +463,7 @@ impl<'a> Lowerer<'a> {
             checks.format = match format {
                 "email" => Some(TextFormat::Email),
                 "uri" => Some(TextFormat::Uri),
+                "duration" => Some(TextFormat::Duration),
                 _ => None,
             };
         }

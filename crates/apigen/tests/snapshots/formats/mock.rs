@@ -28,6 +28,7 @@ static TYPES: [Type; 3] = [
         Field::optional("file", Schema::Base64),
         Field::optional("contact", Schema::String(Bounds::NONE.format("email"))),
         Field::optional("homepage", Schema::String(Bounds::NONE.max_length(200).format("uri"))),
+        Field::optional("every", Schema::String(Bounds::NONE.format("duration"))),
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE.max_length(20)))),
         Field::required("mandatoryNote", Schema::Nullable(&Schema::String(Bounds::NONE))),
         Field::optional("code", Schema::String(Bounds::NONE.min_length(3).max_length(3).pattern("^[A-Z]{3}$"))),

@@ -79,6 +79,7 @@ pub struct Sample {
     pub file: Option<runtime::Base64>,
     pub contact: Option<String>,
     pub homepage: Option<String>,
+    pub every: Option<String>,
     pub nickname: runtime::Nullable<String>,
     pub mandatory_note: Option<String>,
     pub code: Option<String>,
@@ -103,6 +104,7 @@ impl runtime::Record for Sample {
         "file",
         "contact",
         "homepage",
+        "every",
         "nickname",
         "mandatoryNote",
         "code",
@@ -125,6 +127,7 @@ impl runtime::Record for Sample {
         Option<runtime::Base64>,
         Option<String>,
         Option<String>,
+        Option<String>,
         Option<Option<String>>,
         Option<Option<String>>,
         Option<String>,
@@ -137,6 +140,7 @@ impl runtime::Record for Sample {
 
     fn slots() -> Self::Slots {
         (
+            None,
             None,
             None,
             None,
@@ -184,7 +188,8 @@ impl runtime::Record for Sample {
             15 => runtime::fill(&mut slots.15, name, map),
             16 => runtime::fill(&mut slots.16, name, map),
             17 => runtime::fill(&mut slots.17, name, map),
-            _ => runtime::fill(&mut slots.18, name, map),
+            18 => runtime::fill(&mut slots.18, name, map),
+            _ => runtime::fill(&mut slots.19, name, map),
         }
     }
 
@@ -201,14 +206,15 @@ impl runtime::Record for Sample {
             file: slots.8,
             contact: slots.9,
             homepage: slots.10,
-            nickname: runtime::nullable(slots.11),
-            mandatory_note: runtime::required_field(slots.12, "mandatoryNote")?,
-            code: slots.13,
-            tags: slots.14,
-            scores: slots.15,
-            extra: slots.16,
-            anything: slots.17,
-            matrix: slots.18,
+            every: slots.11,
+            nickname: runtime::nullable(slots.12),
+            mandatory_note: runtime::required_field(slots.13, "mandatoryNote")?,
+            code: slots.14,
+            tags: slots.15,
+            scores: slots.16,
+            extra: slots.17,
+            anything: slots.18,
+            matrix: slots.19,
         })
     }
 }
@@ -235,6 +241,7 @@ impl serde::Serialize for Sample {
         out.optional("file", &self.file)?;
         out.optional("contact", &self.contact)?;
         out.optional("homepage", &self.homepage)?;
+        out.optional("every", &self.every)?;
         out.nullable("nickname", &self.nickname)?;
         out.field("mandatoryNote", &self.mandatory_note)?;
         out.optional("code", &self.code)?;
@@ -289,6 +296,10 @@ impl runtime::Validate for Sample {
                         .and_then(|()| runtime::check_uri(value))
                 },
             ),
+        )?;
+        runtime::within(
+            "every",
+            runtime::check_some(&self.every, |value| runtime::check_duration(value)),
         )?;
         runtime::within(
             "nickname",
