@@ -57,7 +57,7 @@ enum Command {
         /// out and listing it.
         #[arg(long)]
         strict: bool,
-        /// Check `format: email` and `format: uri` strings.
+        /// Check `format: email`, `format: uri` and `format: duration` strings.
         #[arg(long)]
         check_formats: bool,
     },

@@ -57,7 +57,7 @@ pub struct Config {
     /// Skip an operation (or schema) the generator cannot express, reporting it
     /// in [`Generated::skipped`], instead of failing the whole document.
     pub lenient: bool,
-    /// Check `format: email` and `format: uri` strings in generated
+    /// Check `format: email`, `uri` and `duration` strings in generated
     /// validation (they are `String` either way).
     pub check_formats: bool,
     /// Compile each group of operations (a route trait) under a Cargo
