@@ -1164,7 +1164,7 @@ fn string(b: &Bounds, rng: &mut Rng) -> String {
     let base = match b.format {
         Some("email") => format!("user{}@example.com", rng.below(1000)),
         Some("uri") => format!("https://example.com/{}", rng.below(1000)),
-        Some("duration") => format!("P{}DT{}H", 1 + rng.below(30), rng.below(24)),
+        Some("duration") => format!("P{}D", 1 + rng.below(30)),
         _ => format!("mock-{}", rng.below(1000)),
     };
     let mut text: String = base.chars().take(max).collect();

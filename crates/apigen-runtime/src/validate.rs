@@ -254,22 +254,24 @@ pub fn check_uri(value: &str) -> Result<(), Violation> {
 }
 
 /// `format: duration`, when the generator is asked to check formats: an
-/// ISO 8601 duration, `P` and date parts (`3Y`, `2M`, `1W`, `4D`), then
-/// `T` and time parts (`5H`, `6M`, `7.5S`), at least one part in all.
+/// ISO 8601 duration, `P`, date parts in order (`3Y`, `2M`, `1W`, `4D`,
+/// each at most once), then `T` and time parts in order (`5H`, `6M`,
+/// `7.5S`: a fraction on the seconds only), at least one part in all and
+/// at least one after a `T`.
 pub fn check_duration(value: &str) -> Result<(), Violation> {
     static DURATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(DURATION_PATTERN).expect("the duration pattern compiles")
+        regex::Regex::new(
+            r"^P([0-9]+Y)?([0-9]+M)?([0-9]+W)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$",
+        )
+        .expect("the duration pattern compiles")
     });
-    if DURATION.is_match(value) {
+    let valid = DURATION.is_match(value) && value != "P" && !value.ends_with('T');
+    if valid {
         Ok(())
     } else {
         Err(Violation::new("must be an ISO 8601 duration"))
     }
 }
-
-/// What [`check_duration`] takes, as a pattern.
-pub const DURATION_PATTERN: &str =
-    r"^P(([0-9]+[YMWD])+(T([0-9]+(\.[0-9]+)?[HMS])+)?|T([0-9]+(\.[0-9]+)?[HMS])+)$";
 
 /// `not: {enum: [...]}`: the value is none of `excluded`.
 pub fn check_not_one_of<T: PartialEq + fmt::Display + ?Sized>(
@@ -320,7 +322,9 @@ mod tests {
         for good in ["P1D", "PT2H30M", "P1Y2M3W4DT5H6M7.5S", "PT0S"] {
             assert_eq!(check_duration(good), Ok(()), "{good}");
         }
-        for bad in ["", "P", "PT", "1D", "P1DT", "AAA", "P1.5D"] {
+        for bad in [
+            "", "P", "PT", "1D", "P1DT", "AAA", "P1.5D", "PT4.5H3M", "PT1M2M", "P1D2Y",
+        ] {
             assert!(check_duration(bad).is_err(), "{bad}");
         }
     }
