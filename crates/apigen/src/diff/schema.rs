@@ -247,44 +247,39 @@ impl<'a> Compare<'a, '_> {
         let beyond = |from: &[i64], to: &[i64]| -> Vec<i64> {
             from.iter().filter(|n| !to.contains(n)).copied().collect()
         };
-        match ctx.dir {
-            Dir::Request if base.is_empty() && !rev.is_empty() => self.report(
-                Rule::Value(ctx.place, Change::EnumValueRemoved),
-                base_at,
-                rev_at,
+        let found = match ctx.dir {
+            Dir::Request if base.is_empty() && !rev.is_empty() => Some((
+                Change::EnumValueRemoved,
                 format!("{} now accepts only {}", ctx.what, listed(rev)),
-            ),
-            Dir::Request if !rev.is_empty() && !beyond(base, rev).is_empty() => self.report(
-                Rule::Value(ctx.place, Change::EnumValueRemoved),
-                base_at,
-                rev_at,
+            )),
+            Dir::Request if !rev.is_empty() && !beyond(base, rev).is_empty() => Some((
+                Change::EnumValueRemoved,
                 format!(
                     "{} no longer accepts {}",
                     ctx.what,
                     listed(&beyond(base, rev))
                 ),
-            ),
-            Dir::Response if !base.is_empty() && rev.is_empty() => self.report(
-                Rule::Value(ctx.place, Change::EnumValueAdded),
-                base_at,
-                rev_at,
+            )),
+            Dir::Response if !base.is_empty() && rev.is_empty() => Some((
+                Change::EnumValueAdded,
                 format!(
                     "{} may now be any integer, not only {}",
                     ctx.what,
                     listed(base)
                 ),
-            ),
-            Dir::Response if !base.is_empty() && !beyond(rev, base).is_empty() => self.report(
-                Rule::Value(ctx.place, Change::EnumValueAdded),
-                base_at,
-                rev_at,
+            )),
+            Dir::Response if !base.is_empty() && !beyond(rev, base).is_empty() => Some((
+                Change::EnumValueAdded,
                 format!(
                     "{} may now be {}, which callers may not expect",
                     ctx.what,
                     listed(&beyond(rev, base))
                 ),
-            ),
-            _ => {}
+            )),
+            _ => None,
+        };
+        if let Some((change, message)) = found {
+            self.report(Rule::Value(ctx.place, change), base_at, rev_at, message);
         }
     }
 
