@@ -219,7 +219,8 @@ fn text_body_with_a_list(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> O
 ///   its Rust type ([`Ty::integer`]): an unbounded `type: integer` is an
 ///   `i64`, as in every Rust generator, and 10^28 is not a value it holds;
 /// - in a 3.1 document, each `format` the glue enforces (`uuid`, `date`,
-///   `date-time`, `byte`, `email`, `uri`) also gets the pattern it implies,
+///   `date-time`, `byte`, `email`, `uri`, `duration`) also gets the pattern
+///   it implies,
 ///   where the schema has none: JSON Schema 2020-12 leaves `format` an
 ///   annotation, so schemathesis sends `""` for a uuid, which the glue
 ///   (like the real server) refuses.

@@ -4,6 +4,7 @@
 use super::form::{form_tree, multipart_tree, xml_tree, FormValue};
 use super::record::TextBody;
 use super::rejection::{Rejection, RejectionKind};
+use super::vocabulary::Also;
 use actix_web::http::header;
 use actix_web::web::{Bytes, BytesMut, Payload};
 use actix_web::HttpRequest;
@@ -74,15 +75,8 @@ pub async fn json_body<T: DeserializeOwned>(
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
-    let is_json = content_type.is_some_and(|ct| {
-        let essence = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        essence == "application/json" || essence.ends_with("+json")
-    });
+    let essence = essence(content_type);
+    let is_json = essence == "application/json" || essence.ends_with("+json");
     if !is_json {
         return Err(Rejection::new(
             RejectionKind::UnsupportedMediaType,
@@ -136,6 +130,18 @@ fn json_rejection(e: serde_json::Error) -> Rejection {
             format!("the body is not valid JSON: {e}"),
         ),
     }
+}
+
+/// A `Content-Type`'s media type, lower case, without its parameters
+/// (empty when there is none).
+fn essence(content_type: Option<&str>) -> String {
+    content_type
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// A required body that was not sent.
@@ -195,13 +201,7 @@ pub async fn form_body<T: DeserializeOwned>(
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
-    let essence = content_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(content_type);
     if essence != "application/x-www-form-urlencoded" {
         return Err(Rejection::new(
             RejectionKind::UnsupportedMediaType,
@@ -222,27 +222,6 @@ pub async fn form_body<T: DeserializeOwned>(
     })
 }
 
-/// A media type a JSON body is also read in, chosen by `Content-Type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Also {
-    /// `application/x-www-form-urlencoded`.
-    Form,
-    /// `application/xml`, `text/xml` or a `+xml` type, read as
-    /// [`xml_tree`] says.
-    Xml,
-}
-
-impl Also {
-    fn takes(self, essence: &str) -> bool {
-        match self {
-            Also::Form => essence == "application/x-www-form-urlencoded",
-            Also::Xml => {
-                essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
-            }
-        }
-    }
-}
-
 /// Decodes a body the operation reads as JSON and in the media types of
 /// `also`, by its `Content-Type`: JSON unless it names one of them (and
 /// JSON's reader refuses any other media type).
@@ -252,14 +231,11 @@ pub async fn json_body_or<T: DeserializeOwned>(
     limit: usize,
     also: &[Also],
 ) -> Result<Option<T>, Rejection> {
-    let essence = request
+    let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|ct| ct.split(';').next())
-        .map(|essence| essence.trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    match also.iter().find(|a| a.takes(&essence)) {
+        .and_then(|v| v.to_str().ok());
+    match Also::of(&essence(content_type)).filter(|a| also.contains(a)) {
         Some(Also::Form) => form_body(request, payload, limit).await,
         Some(Also::Xml) => xml_body(request, payload, limit).await,
         None => json_body(request, payload, limit).await,
@@ -305,13 +281,7 @@ pub async fn raw_body(
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
-    let essence = content_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(content_type);
     let accepted = media_types.iter().any(|m| {
         *m == "*/*"
             || *m == essence

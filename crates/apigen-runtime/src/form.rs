@@ -389,8 +389,7 @@ impl<'de> serde::Deserializer<'de> for FormValue {
             {
                 match map.into_iter().next().map(|(_, v)| v) {
                     Some(serde_json::Value::Array(items)) => items,
-                    Some(single) => vec![single],
-                    None => Vec::new(),
+                    single => single.into_iter().collect(),
                 }
             }
             serde_json::Value::Object(map)
@@ -438,10 +437,8 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         }
         // An empty XML element (`<category/>`) is an empty object.
         if self.mode == Mode::Xml && self.value.as_str() == Some("") {
-            let empty = serde_json::Map::new();
-            return visitor.visit_map(serde::de::value::MapDeserializer::new(
-                empty.into_iter().map(|(k, v)| (k, FormValue::xml(v))),
-            ));
+            let empty = std::iter::empty::<(String, FormValue)>();
+            return visitor.visit_map(serde::de::value::MapDeserializer::new(empty));
         }
         self.deserialize_any(visitor)
     }

@@ -73,6 +73,7 @@ pub use validate::{
     within, Bound, Validate, Violation,
 };
 pub use values::{Base64, Nullable};
+pub use vocabulary::Also;
 
 #[cfg(feature = "client")]
 pub use client::{
@@ -87,7 +88,7 @@ pub use paging::{items, pages, Next, Paging};
 
 #[cfg(feature = "server")]
 pub use body::{
-    form_body, json_body, json_body_or, missing_body, multipart_body, raw_body, read_body, Also,
+    form_body, json_body, json_body_or, missing_body, multipart_body, raw_body, read_body,
     DEFAULT_BODY_LIMIT,
 };
 #[cfg(feature = "server")]

@@ -595,11 +595,7 @@ impl Mock {
     }
 
     fn example<T: serde::de::DeserializeOwned>(&self, text: &str, schema: &Schema) -> Option<T> {
-        let mut value: Value = serde_json::from_str(text).ok()?;
-        if !fits(self.types, schema, &value) {
-            return None;
-        }
-        without_write_only(self.types, schema, &mut value, 0);
+        let value = Maker::new(self.types, false).example(Some(text), schema)?;
         serde_json::from_value(value).ok()
     }
 

@@ -246,12 +246,14 @@ mod layer {
     /// shape (`/journals/{JournalID}` serving `/journals/{JournalNumber}`
     /// too): the template's parameters are the last values matched.
     fn name_path_parameters(request: &mut ServiceRequest, template: &'static str) {
-        let names: Vec<&'static str> = template
-            .split('{')
-            .skip(1)
-            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
-            .collect();
-        if names.iter().all(|n| request.match_info().get(n).is_some()) {
+        let names = || {
+            template
+                .split('{')
+                .skip(1)
+                .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        };
+        // The usual case, on every request: the route's own template.
+        if names().all(|n| request.match_info().get(n).is_some()) {
             return;
         }
         let values: Vec<String> = request
@@ -259,10 +261,10 @@ mod layer {
             .iter()
             .map(|(_, value)| value.to_string())
             .collect();
-        let Some(skip) = values.len().checked_sub(names.len()) else {
+        let Some(skip) = values.len().checked_sub(names().count()) else {
             return;
         };
-        for (name, value) in names.into_iter().zip(values.into_iter().skip(skip)) {
+        for (name, value) in names().zip(values.into_iter().skip(skip)) {
             if request.match_info().get(name).is_none() {
                 request.match_info_mut().add_static(name, value);
             }
@@ -281,32 +283,8 @@ mod layer {
         let Some(segment) = path.trim_end_matches('/').rsplit('/').nth(from_end) else {
             return false;
         };
-        let decoded = percent_decoded(segment);
+        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
         decoded.parse::<T>().is_ok()
-    }
-
-    /// `%XX` escapes decoded (as the router decodes a segment).
-    fn percent_decoded(segment: &str) -> String {
-        let bytes = segment.as_bytes();
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut i = 0;
-        while i < bytes.len() {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            match (bytes[i], hex) {
-                (b'%', Some(byte)) => {
-                    out.push(byte);
-                    i += 3;
-                }
-                (byte, _) => {
-                    out.push(byte);
-                    i += 1;
-                }
-            }
-        }
-        String::from_utf8_lossy(&out).into_owned()
     }
 }
 

@@ -1,5 +1,5 @@
 //! The words a document and generated code share: how stable an operation
-//! is, and how a parameter is spelled. One definition, read by the runtime
+//! is, how a parameter is spelled, and what else a JSON body is read as. One definition, read by the runtime
 //! and by the generator itself (which compiles this file as a module of
 //! its own), so that the names generated code uses are the ones defined
 //! here. It depends on nothing.
@@ -74,5 +74,28 @@ impl Explode {
     /// Whether it is exploded.
     pub fn on(self) -> bool {
         self == Explode::Yes
+    }
+}
+
+/// A media type a JSON request body is also read in, chosen by the
+/// request's `Content-Type` (the client sends JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Also {
+    /// `application/x-www-form-urlencoded`.
+    Form,
+    /// `application/xml`, `text/xml` or a `+xml` type: elements (and
+    /// attributes) are properties, a wrapped array's elements its items.
+    Xml,
+}
+
+impl Also {
+    /// The one a media type's essence (lower case, no parameters) names.
+    pub fn of(essence: &str) -> Option<Also> {
+        match essence {
+            "application/x-www-form-urlencoded" => Some(Also::Form),
+            "application/xml" | "text/xml" => Some(Also::Xml),
+            _ if essence.ends_with("+xml") => Some(Also::Xml),
+            _ => None,
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! `$ref` resolved, every name already a unique Rust identifier, and nothing
 //! OpenAPI-shaped left over.
 
-pub use crate::vocabulary::{Stability, Style};
+pub use crate::vocabulary::{Also, Stability, Style};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -818,16 +818,6 @@ pub struct Body {
     /// The media type's `example`, or the value of its first `examples`
     /// entry written in place.
     pub example: Option<serde_json::Value>,
-}
-
-/// A media type a JSON request body is also read in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Also {
-    /// `application/x-www-form-urlencoded`.
-    Form,
-    /// `application/xml`, `text/xml` or a `+xml` type: elements (and
-    /// attributes) are properties, a wrapped array's elements its items.
-    Xml,
 }
 
 /// How a body travels.

@@ -840,9 +840,6 @@ fn free_text(api: &Api, shape: &crate::ir::Shape) -> bool {
     }
 }
 
-/// The test an object variant's value must pass before it is tried: its
-/// required properties present and, when it refuses others, nothing else.
-/// `None` for a variant that is not an object.
 /// Whether a union variant of this shape always carries the property
 /// `tag` (an object whose schema requires it).
 fn requires(api: &Api, shape: &crate::ir::Shape, tag: &str) -> bool {
@@ -858,6 +855,9 @@ fn requires(api: &Api, shape: &crate::ir::Shape, tag: &str) -> bool {
     })
 }
 
+/// The test an object variant's value must pass before it is tried: its
+/// required properties present and, when it refuses others, nothing else.
+/// `None` for a variant that is not an object.
 fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
     let Ty::Named(name) = &shape.ty else {
         return None;

@@ -69,13 +69,7 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
     let resources = shapes.iter().map(|(_, ops)| {
         let path = &ops[0].path;
         let ops = dispatch_order(ops);
-        let mut methods: Vec<&str> = Vec::new();
-        for o in &ops {
-            if !methods.contains(&o.method.as_str()) {
-                methods.push(&o.method);
-            }
-        }
-        let allow = methods.join(", ");
+        let allow = methods(&ops).join(", ");
         let route = |o: &Operation| {
             // actix-web has a route constructor for each method but OPTIONS.
             let method = match o.method.as_str() {
@@ -195,9 +189,6 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
     }
 }
 
-/// A resource whose routes are compiled in by their groups' features: each
-/// route under its own, the resource under any of them, and the 405's
-/// `Allow` naming the methods this build serves.
 /// The operations of one path shape in the order their routes are tried:
 /// of those sharing a method, the ones whose path parameters are typed
 /// (a number, a uuid...) first, so that free text takes what they refuse.
@@ -228,6 +219,20 @@ fn path_guard(op: &Operation) -> Option<TokenStream> {
     (!checks.is_empty()).then(|| quote!(|context| #(#checks)&&*))
 }
 
+/// The methods of a resource's operations, each once, in order.
+fn methods<'o>(ops: &[&'o Operation]) -> Vec<&'o str> {
+    let mut methods: Vec<&str> = Vec::new();
+    for o in ops {
+        if !methods.contains(&o.method.as_str()) {
+            methods.push(&o.method);
+        }
+    }
+    methods
+}
+
+/// A resource whose routes are compiled in by their groups' features: each
+/// route under its own, the resource under any of them, and the 405's
+/// `Allow` naming the methods this build serves.
 fn gated_resource(
     gates: &Gates,
     path: &str,
@@ -256,13 +261,7 @@ fn gated_resource(
         }
     });
     let allow = if groups.len() == 1 {
-        let mut methods: Vec<&str> = Vec::new();
-        for o in ops {
-            if !methods.contains(&o.method.as_str()) {
-                methods.push(&o.method);
-            }
-        }
-        let methods = methods.join(", ");
+        let methods = methods(ops).join(", ");
         quote!(#methods)
     } else {
         let methods = ops.iter().map(|o| {

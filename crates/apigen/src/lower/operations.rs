@@ -7,7 +7,7 @@ use crate::diag::Pointer;
 use crate::ir::*;
 use crate::names::{sanitize, Case, Namer, GLUE_FUNCTIONS};
 use openapiv3::{Parameter, ReferenceOr};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 impl<'a> Lowerer<'a> {
     /// OpenAPI 3.1 webhooks: for each operation of each, its payload's shape
@@ -118,17 +118,15 @@ impl<'a> Lowerer<'a> {
     /// one method have none to tell them by, the first takes every request,
     /// and a note says so.
     fn note_shared_routes(&mut self, ops: &[Operation]) {
-        for (i, later) in ops.iter().enumerate() {
-            let shape = crate::ir::path_shape(&later.path);
-            let untyped = |o: &Operation| !o.params.iter().any(|p| p.types_its_segment());
-            let first = ops[..i].iter().find(|o| {
-                o.method == later.method
-                    && o.path != later.path
-                    && crate::ir::path_shape(&o.path) == shape
-                    && untyped(o)
-                    && untyped(later)
-            });
-            if let Some(first) = first {
+        // The first untyped operation of each method and path shape.
+        let mut first: HashMap<(&str, String), &Operation> = HashMap::new();
+        for later in ops {
+            if later.params.iter().any(|p| p.types_its_segment()) {
+                continue;
+            }
+            let key = (later.method.as_str(), crate::ir::path_shape(&later.path));
+            let first = *first.entry(key).or_insert(later);
+            if first.path != later.path {
                 let at = Pointer::root()
                     .join("paths")
                     .join(&later.path)

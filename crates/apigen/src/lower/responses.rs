@@ -491,18 +491,8 @@ fn status_variant(status: Status) -> String {
 /// The media types beside JSON a request body is also read in: a form and
 /// XML, where the body offers them.
 fn also_read<'m>(media_types: impl Iterator<Item = &'m String>) -> Vec<crate::ir::Also> {
-    use crate::ir::Also;
     let mut also = Vec::new();
-    for media in media_types {
-        let essence = essence(media);
-        let found = if essence == "application/x-www-form-urlencoded" {
-            Also::Form
-        } else if essence == "application/xml" || essence == "text/xml" || essence.ends_with("+xml")
-        {
-            Also::Xml
-        } else {
-            continue;
-        };
+    for found in media_types.filter_map(|m| crate::ir::Also::of(&essence(m))) {
         if !also.contains(&found) {
             also.push(found);
         }

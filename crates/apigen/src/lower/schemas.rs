@@ -700,8 +700,6 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-        }
-        if let Some(d) = discriminator {
             if let Some(v) = out.iter().find(|v| v.tag_values.is_empty()) {
                 self.error(
                     at,
