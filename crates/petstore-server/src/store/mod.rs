@@ -304,12 +304,24 @@ impl Postgres {
     async fn transaction<T>(&self, op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>) -> Result<T> {
         let committing = AtomicBool::new(false);
         let call = async {
-            // Dropped unfinished, or left by `?`, the transaction is rolled
-            // back: its commit was never sent.
-            let mut tx = self.pool.begin().await?;
-            let value = op(&mut Conn::Postgres(&mut tx)).await?;
+            let mut conn = Settling::new(self.pool.acquire().await?);
+            // Left by `?`, the transaction is rolled back: its commit was
+            // never sent. Dropped unfinished (the timeout, or the client
+            // gone), the connection is closed instead (see `Settling`).
+            let mut tx = conn.begin().await?;
+            let value = op(&mut Conn::Postgres(&mut tx)).await;
+            let value = match value {
+                Ok(value) => value,
+                Err(e) => {
+                    drop(tx);
+                    conn.settled();
+                    return Err(e);
+                }
+            };
             committing.store(true, Ordering::Relaxed);
-            match tx.commit().await {
+            let committed = tx.commit().await;
+            conn.settled();
+            match committed {
                 Ok(()) => Ok(value),
                 // The server answered the commit with an error of its own:
                 // it did not happen.
@@ -323,6 +335,47 @@ impl Postgres {
                 format!("no answer to the commit within {:?}", self.timeout).into(),
             )),
             Err(_) => Err(timed_out(self.timeout)),
+        }
+    }
+}
+
+/// A pooled connection in a transaction's hands, closed on drop unless the
+/// transaction settled (committed, or rolled back by an error it returned).
+///
+/// A transaction cut off anywhere else leaves the connection in a state
+/// nothing tracks: sqlx 0.8 queues no `ROLLBACK` for a `BEGIN` it was cut
+/// off waiting for, so the `BEGIN` completes when the pool next flushes the
+/// connection, and every later statement on it, autocommitted ones
+/// included, would run in that transaction, holding their row locks, never
+/// committed. Closing the connection makes PostgreSQL roll back whatever it
+/// began. Cut-offs are rare (a timeout, a client gone mid-request), and a
+/// new connection costs less than the doubt.
+struct Settling {
+    conn: sqlx::pool::PoolConnection<sqlx::Postgres>,
+    settled: bool,
+}
+
+impl Settling {
+    fn new(conn: sqlx::pool::PoolConnection<sqlx::Postgres>) -> Self {
+        Settling {
+            conn,
+            settled: false,
+        }
+    }
+
+    fn settled(&mut self) {
+        self.settled = true;
+    }
+
+    async fn begin(&mut self) -> sqlx::Result<sqlx::Transaction<'_, sqlx::Postgres>> {
+        sqlx::Connection::begin(&mut *self.conn).await
+    }
+}
+
+impl Drop for Settling {
+    fn drop(&mut self) {
+        if !self.settled {
+            self.conn.close_on_drop();
         }
     }
 }

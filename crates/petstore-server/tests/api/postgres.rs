@@ -381,6 +381,11 @@ impl Cluster {
         self.dir.join("other-ca.crt")
     }
 
+    /// The port the cluster listens on (127.0.0.1, TLS offered).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
     }
