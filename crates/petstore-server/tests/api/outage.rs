@@ -747,6 +747,55 @@ async fn event_streams_outlast_the_database() {
     reader.abort();
 }
 
+/// Connections the database dropped while they sat idle in the pool (a
+/// restart, a proxy's idle cut) cost no request: one idle for a while is
+/// tested before it is used. (One just used is not: that round trip per
+/// request cost a third of the throughput.)
+#[actix_web::test]
+async fn connections_dropped_while_idle_cost_no_request() {
+    let cluster = Cluster::start().expect("a private PostgreSQL cluster");
+    let url = cluster.fresh_database().await;
+    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (server, _) = Server::start(&url);
+    let client = reqwest::Client::new();
+    let call = async |method: Method, path: &str, body: Option<Value>| {
+        crate::helpers::call(&client, &server.base, &key, method, path, body).await
+    };
+    let dogs = call(
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    assert_eq!(dogs.status, 201, "{dogs:?}");
+    let database = url.rsplit('/').next().expect("a database name");
+    cluster
+        .execute(&format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'"
+        ))
+        .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for n in 0..5 {
+        let read = call(
+            Method::GET,
+            &format!("/v1/categories/{}", dogs.body["id"]),
+            None,
+        )
+        .await;
+        assert_eq!(
+            read.status, 200,
+            "read {n} after the connections were dropped: {read:?}"
+        );
+    }
+    let cats = call(
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Cats" })),
+    )
+    .await;
+    assert_eq!(cats.status, 201, "{cats:?}");
+}
+
 /// A transaction cut off while its `BEGIN` was unanswered leaves nothing
 /// open. The server's connections (one for requests, one for the event
 /// feed's `LISTEN`) go through a proxy that holds
