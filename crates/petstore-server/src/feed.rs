@@ -5,10 +5,12 @@
 //! The events table is the only source ([`crate::store::events`]): one task
 //! per instance (the hub) reads the rows after the last id it has seen and
 //! hands each to every subscriber whose filter it matches. It reads when
-//! woken: on SQLite by the writes of this process, on PostgreSQL by
-//! `LISTEN petstore_events` (every instance's inserts notify at commit), and
-//! in any case once a second, which is also how it carries on after the
-//! database was away.
+//! woken: by the writes of this process, on PostgreSQL also by `LISTEN
+//! petstore_events` (each instance's feed sends one `NOTIFY` after its
+//! process's commits, outside them, however many there were since the
+//! last: a `NOTIFY` inside each write serialized their commits), and in any
+//! case once a second, which is also how it carries on after the database
+//! was away or an instance died between a commit and its `NOTIFY`.
 //!
 //! A subscriber is a bounded queue of shared events. One that falls
 //! [`QUEUE`] events behind (its client reads too slowly) is dropped: its
@@ -144,7 +146,11 @@ impl Feed {
                 tokio::task::LocalSet::new().block_on(&runtime, async move {
                     db.start_worker();
                     if db.backend() == Backend::Postgres {
-                        tokio::join!(hub(weak.clone(), db.clone()), listen(weak, db));
+                        tokio::join!(
+                            hub(weak.clone(), db.clone()),
+                            listen(weak.clone(), db.clone()),
+                            announce(weak, db)
+                        );
                     } else {
                         hub(weak, db).await;
                     }
@@ -372,6 +378,31 @@ async fn listen(feed: Weak<Inner>, db: Db) {
         if let Err(e) = listen_once(&pool, &db, &alive).await {
             tracing::debug!(error = %e, "not listening for events: the feed polls until it can again");
             tokio::time::sleep(FALLBACK_POLL).await;
+        }
+    }
+}
+
+/// PostgreSQL: tells the other instances of this process's commits, one
+/// `NOTIFY` after any number of them, for as long as the feed lives.
+async fn announce(feed: Weak<Inner>, db: Db) {
+    let alive = || feed.upgrade().is_some_and(|f| !lock(&f.state).closed);
+    while alive() {
+        if tokio::time::timeout(FALLBACK_POLL, db.to_announce().notified())
+            .await
+            .is_err()
+        {
+            continue;
+        }
+        let sent = db
+            .read(async |c| {
+                c.query_one("SELECT pg_notify('petstore_events', '')", &[])
+                    .await
+                    .map(|_| ())
+            })
+            .await;
+        if let Err(e) = sent {
+            // The others read within a second anyway.
+            tracing::debug!(error = %e, "commits not announced to the other instances");
         }
     }
 }

@@ -3,20 +3,19 @@
 //! ([`Db::events_after`]), pruned after a day.
 //!
 //! Ids follow commit order on both databases: SQLite has one writer; on
-//! PostgreSQL a transaction takes an advisory lock in the statement that
-//! inserts its first event and holds it until it commits, so no event can
-//! commit with a lower id than one already visible. A reader that has seen
-//! id `n` has therefore seen, or will never see, every id below it; ids a
-//! rolled-back transaction took are gaps, skipped.
+//! PostgreSQL a row is inserted with a provisional id and, at commit, a
+//! deferred trigger takes an advisory lock (held until the commit ends) and
+//! gives it its final id (migration 0006), so no event can commit with a
+//! lower id than one already visible, and the lock is never held across a
+//! round trip. A reader that has seen id `n` has therefore seen, or will
+//! never see, every id below it; ids not kept (provisional ones, a
+//! rolled-back transaction's) are gaps, skipped.
 
 use super::conn::{args, Columns, Conn, FromRow, Value};
-use super::{corrupt, parse_status, Backend, Db, Result};
+use super::{corrupt, parse_status, Db, Result};
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use petstore_api::models::{InventoryEvent, OrderEvent, PetStatus, StoreEvent, StoreEventType};
-
-/// The advisory lock that orders event ids by commit (PostgreSQL).
-const EVENTS_LOCK: i64 = 0x7065_7473_746f_7265; // "petstore"
 
 /// How long events are kept.
 pub const EVENT_RETENTION: chrono::Duration = chrono::Duration::hours(24);
@@ -38,8 +37,7 @@ pub(super) enum Change {
 
 /// Records `changes`, in order, in the transaction `c` is in, each with
 /// the pet's stock and status as the transaction has made them. One
-/// statement; on PostgreSQL it first takes the lock that orders ids by
-/// commit.
+/// statement.
 pub(super) async fn record(c: &mut Conn<'_>, changes: &[Change], now: DateTime<Utc>) -> Result<()> {
     use std::fmt::Write as _;
     let mut rows = String::new();
@@ -75,16 +73,12 @@ pub(super) async fn record(c: &mut Conn<'_>, changes: &[Change], now: DateTime<U
             Value::from(quantity),
         ]);
     }
-    let lock = match c.backend() {
-        Backend::Sqlite => String::new(),
-        Backend::Postgres => format!(", (SELECT pg_advisory_xact_lock({EVENTS_LOCK})) AS ordered"),
-    };
     args.push(Value::from(now.timestamp_millis()));
     let sql = format!(
         "INSERT INTO events (kind, order_id, pet_id, quantity, stock, status, occurred_at) \
          SELECT k.kind, k.order_id, p.id, k.quantity, i.quantity, p.status, ${} \
          FROM ({rows}) AS k \
-         JOIN pets p ON p.id = k.pet_id JOIN inventory i ON i.pet_id = p.id{lock} \
+         JOIN pets p ON p.id = k.pet_id JOIN inventory i ON i.pet_id = p.id \
          ORDER BY k.n",
         args.len()
     );

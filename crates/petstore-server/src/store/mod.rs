@@ -68,6 +68,9 @@ pub struct Db {
     inner: Arc<Inner>,
     /// Woken when new events may be committed (see [`Db::commits`]).
     commits: Arc<tokio::sync::Notify>,
+    /// Woken after this process's commits on PostgreSQL, for the other
+    /// instances to hear of them (see [`Db::to_announce`]).
+    to_announce: Arc<tokio::sync::Notify>,
     /// Pool connections the event feed holds for `LISTEN` (0 or 1).
     listening: Arc<std::sync::atomic::AtomicU32>,
 }
@@ -248,10 +251,14 @@ impl Db {
                 ticket.record(result)
             }
         };
-        // On SQLite the feed learns of commits from here; on PostgreSQL
-        // from `LISTEN`, which every instance's commits reach, this one's too.
-        if result.is_ok() && self.backend() == Backend::Sqlite {
+        // This instance's feed learns of its commits from here; on
+        // PostgreSQL the other instances' feeds learn of them from the
+        // `NOTIFY` the feed sends after them (`Db::to_announce`).
+        if result.is_ok() {
             self.commits.notify_one();
+            if self.backend() == Backend::Postgres {
+                self.to_announce.notify_one();
+            }
         }
         result
     }
@@ -268,6 +275,13 @@ impl Db {
     /// a permit is kept when nobody waits, so no commit goes unnoticed.
     pub fn commits(&self) -> &tokio::sync::Notify {
         &self.commits
+    }
+
+    /// Woken after each write this process commits on PostgreSQL; the event
+    /// feed then sends one `NOTIFY`, outside any write's transaction, for
+    /// all the commits since the last (a permit is kept when nobody waits).
+    pub fn to_announce(&self) -> &tokio::sync::Notify {
+        &self.to_announce
     }
 
     /// Runs `op`, one statement that writes, as its own transaction: on

@@ -121,6 +121,7 @@ impl Db {
         Ok(Db {
             inner: Arc::new(inner),
             commits: Arc::default(),
+            to_announce: Arc::default(),
             listening: Arc::default(),
         })
     }

@@ -373,6 +373,49 @@ async fn one_subjects_concurrent_checks_are_exact_and_survive_an_abandoned_reque
 /// Every instance's subscribers see every change made through any
 /// instance, in commit order, once; a stream dropped on one instance
 /// resumes on another from its last id, missing nothing.
+/// Event ids follow commit order, not the order the rows were inserted in:
+/// a transaction that inserted its event first and commits last gets the
+/// higher id, so no reader sees an id below one it has already seen appear
+/// later. (The ids are given at commit, under a lock held from the commit's
+/// start to its end, never across a round trip: migration 0006.)
+#[actix_web::test]
+async fn event_ids_follow_commit_order_not_insert_order() {
+    use sqlx::{Connection as _, Executor as _};
+    let url = postgres::cluster().fresh_database().await;
+    create_key(&url, "free", None); // the schema
+    let insert = |pet: i64| {
+        format!(
+            "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
+             VALUES ('inventory.changed', {pet}, 1, 'available', 0)"
+        )
+    };
+    let ids = async |c: &mut sqlx::PgConnection| -> Vec<(i64, i64)> {
+        sqlx::query_as("SELECT id, pet_id FROM events ORDER BY id")
+            .fetch_all(c)
+            .await
+            .expect("events")
+    };
+    let mut first = sqlx::PgConnection::connect(&url).await.unwrap();
+    let mut second = sqlx::PgConnection::connect(&url).await.unwrap();
+    let mut reader = sqlx::PgConnection::connect(&url).await.unwrap();
+    first.execute("BEGIN").await.unwrap();
+    first.execute(insert(1).as_str()).await.unwrap();
+    second.execute("BEGIN").await.unwrap();
+    second.execute(insert(2).as_str()).await.unwrap();
+    second.execute("COMMIT").await.unwrap();
+    let seen = ids(&mut reader).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].1, 2);
+    first.execute("COMMIT").await.unwrap();
+    let all = ids(&mut reader).await;
+    let pets: Vec<i64> = all.iter().map(|(_, pet)| *pet).collect();
+    assert_eq!(pets, [2, 1], "inserted second, committed first: {all:?}");
+    assert!(
+        all[1].0 > seen[0].0,
+        "an id below one already seen: {all:?}"
+    );
+}
+
 #[actix_web::test]
 async fn event_streams_see_every_instance_in_commit_order_and_resume_anywhere() {
     use petstore_api::client::Client;
