@@ -194,10 +194,17 @@ async fn on_cluster(cluster: &Arc<Cluster>, f: fn(&Cluster)) {
         .expect("the cluster command ran");
 }
 
-async fn outage(outage: Outage) {
+/// A cluster of the test's own, a fresh database on it (its URL) and an
+/// operator's key with limits no test reaches.
+async fn fresh() -> (Arc<Cluster>, String, String) {
     let cluster = Arc::new(Cluster::start().expect("a private PostgreSQL cluster"));
     let url = cluster.fresh_database().await;
     let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    (cluster, url, key)
+}
+
+async fn outage(outage: Outage) {
+    let (cluster, url, key) = fresh().await;
     let servers: Vec<Server> = (0..2)
         .map(|_| Server::start_with(&url, &["--metrics-listen", "127.0.0.1:0"]).0)
         .collect();
@@ -646,9 +653,7 @@ async fn postgres_frozen_for_ten_seconds() {
 /// the changes made once it is back, on the same connection.
 #[actix_web::test]
 async fn event_streams_outlast_the_database() {
-    let cluster = Arc::new(Cluster::start().expect("a private PostgreSQL cluster"));
-    let url = cluster.fresh_database().await;
-    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (cluster, url, key) = fresh().await;
     let (server, _) = Server::start(&url);
     let client = reqwest::Client::new();
     let call = async |method: Method, path: &str, body: Option<Value>| {
@@ -753,9 +758,7 @@ async fn event_streams_outlast_the_database() {
 /// request cost a third of the throughput.)
 #[actix_web::test]
 async fn connections_dropped_while_idle_cost_no_request() {
-    let cluster = Cluster::start().expect("a private PostgreSQL cluster");
-    let url = cluster.fresh_database().await;
-    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (cluster, url, key) = fresh().await;
     let (server, _) = Server::start(&url);
     let client = reqwest::Client::new();
     let call = async |method: Method, path: &str, body: Option<Value>| {
@@ -808,9 +811,7 @@ async fn connections_dropped_while_idle_cost_no_request() {
 /// random).
 #[actix_web::test]
 async fn a_transaction_cut_off_in_its_begin_leaves_nothing_open() {
-    let cluster = Cluster::start().expect("a private PostgreSQL cluster");
-    let url = cluster.fresh_database().await;
-    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (cluster, url, key) = fresh().await;
     let proxy = BeginHolder::start(format!("127.0.0.1:{}", cluster.port()));
     let database = url.rsplit('/').next().expect("a database name");
     let proxied = format!(
