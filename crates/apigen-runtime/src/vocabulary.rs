@@ -1,8 +1,8 @@
 //! The words a document and generated code share: how stable an operation
-//! is, how a parameter is spelled, and what else a JSON body is read as. One definition, read by the runtime
-//! and by the generator itself (which compiles this file as a module of
-//! its own), so that the names generated code uses are the ones defined
-//! here. It depends on nothing.
+//! is, how a parameter is spelled, and what else a JSON body is read as.
+//! One definition, read by the runtime and by the generator itself (which
+//! compiles this file as a module of its own), so that the names generated
+//! code uses are the ones defined here. It depends on nothing.
 
 /// An operation's stability: `x-stability` (`experimental`, `alpha`,
 /// `beta`, `stable`) or `x-stability-level` (`draft`, `alpha`, `beta`,

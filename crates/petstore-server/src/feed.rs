@@ -22,6 +22,7 @@
 
 use crate::error::ApiError;
 use crate::lock;
+use crate::store::conn::args;
 use crate::store::events::{event_meta, expired};
 use crate::store::{Backend, Db};
 use futures_util::Stream;
@@ -146,10 +147,14 @@ impl Feed {
                 tokio::task::LocalSet::new().block_on(&runtime, async move {
                     db.start_worker();
                     if db.backend() == Backend::Postgres {
+                        // What this instance's `NOTIFY`s carry, so that its
+                        // listener skips them: its hub was woken by the
+                        // commits themselves.
+                        let me = format!("{}@{:?}", std::process::id(), std::time::SystemTime::now());
                         tokio::join!(
                             hub(weak.clone(), db.clone()),
-                            listen(weak.clone(), db.clone()),
-                            announce(weak, db)
+                            listen(weak.clone(), db.clone(), &me),
+                            announce(weak, db, &me)
                         );
                     } else {
                         hub(weak, db).await;
@@ -367,15 +372,15 @@ async fn hub(feed: Weak<Inner>, db: Db) {
     }
 }
 
-/// PostgreSQL: wakes the hub on every instance's commits, for as long as
+/// PostgreSQL: wakes the hub on every other instance's commits, for as long as
 /// the feed lives.
-async fn listen(feed: Weak<Inner>, db: Db) {
+async fn listen(feed: Weak<Inner>, db: Db, me: &str) {
     let Some(pool) = db.postgres().cloned() else {
         return;
     };
-    let alive = || feed.upgrade().is_some_and(|f| !lock(&f.state).closed);
+    let alive = || alive(&feed);
     while alive() {
-        if let Err(e) = listen_once(&pool, &db, &alive).await {
+        if let Err(e) = listen_once(&pool, &db, me, &alive).await {
             tracing::debug!(error = %e, "not listening for events: the feed polls until it can again");
             tokio::time::sleep(FALLBACK_POLL).await;
         }
@@ -383,10 +388,10 @@ async fn listen(feed: Weak<Inner>, db: Db) {
 }
 
 /// PostgreSQL: tells the other instances of this process's commits, one
-/// `NOTIFY` after any number of them, for as long as the feed lives.
-async fn announce(feed: Weak<Inner>, db: Db) {
-    let alive = || feed.upgrade().is_some_and(|f| !lock(&f.state).closed);
-    while alive() {
+/// `NOTIFY` (carrying `me`) after any number of them, for as long as the
+/// feed lives.
+async fn announce(feed: Weak<Inner>, db: Db, me: &str) {
+    while alive(&feed) {
         if tokio::time::timeout(FALLBACK_POLL, db.to_announce().notified())
             .await
             .is_err()
@@ -395,7 +400,7 @@ async fn announce(feed: Weak<Inner>, db: Db) {
         }
         let sent = db
             .read(async |c| {
-                c.query_one("SELECT pg_notify('petstore_events', '')", &[])
+                c.query_one("SELECT pg_notify('petstore_events', $1)", args![me])
                     .await
                     .map(|_| ())
             })
@@ -407,10 +412,17 @@ async fn announce(feed: Weak<Inner>, db: Db) {
     }
 }
 
-/// Listens until the connection fails or the feed is gone.
+/// Whether the feed is still there and open.
+fn alive(feed: &Weak<Inner>) -> bool {
+    feed.upgrade().is_some_and(|f| !lock(&f.state).closed)
+}
+
+/// Listens until the connection fails or the feed is gone; wakes the hub
+/// on every other instance's `NOTIFY` (this one's carry `me`).
 async fn listen_once(
     pool: &sqlx::PgPool,
     db: &Db,
+    me: &str,
     alive: &impl Fn() -> bool,
 ) -> Result<(), sqlx::Error> {
     let mut listening = Listening {
@@ -425,8 +437,9 @@ async fn listen_once(
     db.commits().notify_one();
     while alive() {
         if let Ok(notification) = tokio::time::timeout(FALLBACK_POLL, listener.recv()).await {
-            notification?;
-            db.commits().notify_one();
+            if notification?.payload() != me {
+                db.commits().notify_one();
+            }
         }
     }
     Ok(())

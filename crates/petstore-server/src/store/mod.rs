@@ -319,29 +319,28 @@ impl Postgres {
         let committing = AtomicBool::new(false);
         let call = async {
             let mut conn = Settling::new(self.pool.acquire().await?);
-            // Left by `?`, the transaction is rolled back: its commit was
-            // never sent. Dropped unfinished (the timeout, or the client
-            // gone), the connection is closed instead (see `Settling`).
-            let mut tx = conn.begin().await?;
-            let value = op(&mut Conn::Postgres(&mut tx)).await;
-            let value = match value {
-                Ok(value) => value,
-                Err(e) => {
-                    drop(tx);
-                    conn.settled();
-                    return Err(e);
+            // Left by `?` or an error of `op`, the transaction is rolled back
+            // (its commit was never sent). Dropped unfinished (the timeout,
+            // or the client gone), the connection is closed instead (see
+            // `Settling`).
+            let result = {
+                let mut tx = conn.begin().await?;
+                match op(&mut Conn::Postgres(&mut tx)).await {
+                    Ok(value) => {
+                        committing.store(true, Ordering::Relaxed);
+                        match tx.commit().await {
+                            Ok(()) => Ok(value),
+                            // The server answered the commit with an error
+                            // of its own: it did not happen.
+                            Err(e @ sqlx::Error::Database(_)) => Err(e.into()),
+                            Err(e) => Err(ApiError::Indeterminate(Box::new(e))),
+                        }
+                    }
+                    Err(e) => Err(e),
                 }
             };
-            committing.store(true, Ordering::Relaxed);
-            let committed = tx.commit().await;
             conn.settled();
-            match committed {
-                Ok(()) => Ok(value),
-                // The server answered the commit with an error of its own:
-                // it did not happen.
-                Err(e @ sqlx::Error::Database(_)) => Err(e.into()),
-                Err(e) => Err(ApiError::Indeterminate(Box::new(e))),
-            }
+            result
         };
         match tokio::time::timeout(self.timeout, call).await {
             Ok(result) => result,

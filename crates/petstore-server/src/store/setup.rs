@@ -13,11 +13,12 @@ use std::time::Duration;
 /// Connections per PostgreSQL pool (per server process) unless told otherwise.
 pub const DEFAULT_PG_CONNECTIONS: u32 = 16;
 
+/// The database timeout unless told otherwise.
+pub const DEFAULT_DATABASE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How long a pooled PostgreSQL connection may sit idle and still be used
 /// without a test.
 const IDLE_BEFORE_TEST: Duration = Duration::from_secs(1);
-/// The database timeout unless told otherwise.
-pub const DEFAULT_DATABASE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How a database is opened and used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

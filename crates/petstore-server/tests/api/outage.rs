@@ -203,6 +203,49 @@ async fn fresh() -> (Arc<Cluster>, String, String) {
     (cluster, url, key)
 }
 
+/// Requests to one server with the operator's key.
+struct Caller {
+    client: reqwest::Client,
+    base: String,
+    key: String,
+}
+
+impl Caller {
+    fn new(server: &Server, key: &str) -> Caller {
+        Caller {
+            client: reqwest::Client::new(),
+            base: server.base.clone(),
+            key: key.to_string(),
+        }
+    }
+
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
+        crate::helpers::call(&self.client, &self.base, &self.key, method, path, body).await
+    }
+
+    /// `POST /v1/categories` with this name.
+    async fn category(&self, name: &str) -> Reply {
+        let body = json!({ "name": name });
+        self.call(Method::POST, "/v1/categories", Some(body)).await
+    }
+
+    /// A new available pet, in a new category, with `stock` in stock.
+    async fn stocked_pet(&self, stock: i64) -> i64 {
+        let category = self.category("Dogs").await;
+        assert_eq!(category.status, 201, "{category:?}");
+        let body = json!({ "name": "Rex", "categoryId": category.body["id"] });
+        let pet = self.call(Method::POST, "/v1/pets", Some(body)).await;
+        assert_eq!(pet.status, 201, "{pet:?}");
+        let id = pet.body["id"].as_i64().expect("a pet id");
+        let body = json!({ "quantity": stock });
+        let stocked = self
+            .call(Method::PATCH, &format!("/v1/inventory/{id}"), Some(body))
+            .await;
+        assert_eq!(stocked.status, 200, "{stocked:?}");
+        id
+    }
+}
+
 async fn outage(outage: Outage) {
     let (cluster, url, key) = fresh().await;
     let servers: Vec<Server> = (0..2)
@@ -217,31 +260,7 @@ async fn outage(outage: Outage) {
         stop: AtomicBool::new(false),
     };
     const STOCK: i64 = 1_000_000;
-    let category = load
-        .call(
-            Method::POST,
-            "/v1/categories",
-            Some(json!({ "name": "Dogs" })),
-        )
-        .await;
-    assert_eq!(category.status, 201, "{category:?}");
-    let pet = load
-        .call(
-            Method::POST,
-            "/v1/pets",
-            Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
-        )
-        .await;
-    assert_eq!(pet.status, 201, "{pet:?}");
-    load.pet = pet.body["id"].as_i64().unwrap();
-    let stocked = load
-        .call(
-            Method::PATCH,
-            &format!("/v1/inventory/{}", load.pet),
-            Some(json!({ "quantity": STOCK })),
-        )
-        .await;
-    assert_eq!(stocked.status, 200, "{stocked:?}");
+    load.pet = Caller::new(&servers[0], &load.key).stocked_pet(STOCK).await;
 
     let load = Arc::new(load);
     let mut tasks = Vec::new();
@@ -655,31 +674,11 @@ async fn postgres_frozen_for_ten_seconds() {
 async fn event_streams_outlast_the_database() {
     let (cluster, url, key) = fresh().await;
     let (server, _) = Server::start(&url);
-    let client = reqwest::Client::new();
-    let call = async |method: Method, path: &str, body: Option<Value>| {
-        crate::helpers::call(&client, &server.base, &key, method, path, body).await
-    };
-    let category = call(
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Dogs" })),
-    )
-    .await;
-    let pet = call(
-        Method::POST,
-        "/v1/pets",
-        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
-    )
-    .await;
-    let pet = pet.body["id"].as_i64().unwrap();
-    call(
-        Method::PATCH,
-        &format!("/v1/inventory/{pet}"),
-        Some(json!({ "quantity": 100 })),
-    )
-    .await;
+    let caller = Caller::new(&server, &key);
+    let pet = caller.stocked_pet(100).await;
 
-    let mut stream = client
+    let mut stream = caller
+        .client
         .get(format!("{}/v1/store/events?type=order.placed", server.base))
         .bearer_auth(&key)
         .send()
@@ -703,12 +702,13 @@ async fn event_streams_outlast_the_database() {
         })
     };
     let order = || async {
-        let r = call(
-            Method::POST,
-            "/v1/store/orders",
-            Some(json!({ "petId": pet, "quantity": 1 })),
-        )
-        .await;
+        let r = caller
+            .call(
+                Method::POST,
+                "/v1/store/orders",
+                Some(json!({ "petId": pet, "quantity": 1 })),
+            )
+            .await;
         (r.status == 201).then(|| r.body["id"].as_i64().unwrap())
     };
     let wait_for = |id: i64| {
@@ -760,16 +760,8 @@ async fn event_streams_outlast_the_database() {
 async fn connections_dropped_while_idle_cost_no_request() {
     let (cluster, url, key) = fresh().await;
     let (server, _) = Server::start(&url);
-    let client = reqwest::Client::new();
-    let call = async |method: Method, path: &str, body: Option<Value>| {
-        crate::helpers::call(&client, &server.base, &key, method, path, body).await
-    };
-    let dogs = call(
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Dogs" })),
-    )
-    .await;
+    let caller = Caller::new(&server, &key);
+    let dogs = caller.category("Dogs").await;
     assert_eq!(dogs.status, 201, "{dogs:?}");
     let database = url.rsplit('/').next().expect("a database name");
     cluster
@@ -779,23 +771,19 @@ async fn connections_dropped_while_idle_cost_no_request() {
         .await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     for n in 0..5 {
-        let read = call(
-            Method::GET,
-            &format!("/v1/categories/{}", dogs.body["id"]),
-            None,
-        )
-        .await;
+        let read = caller
+            .call(
+                Method::GET,
+                &format!("/v1/categories/{}", dogs.body["id"]),
+                None,
+            )
+            .await;
         assert_eq!(
             read.status, 200,
             "read {n} after the connections were dropped: {read:?}"
         );
     }
-    let cats = call(
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Cats" })),
-    )
-    .await;
+    let cats = caller.category("Cats").await;
     assert_eq!(cats.status, 201, "{cats:?}");
 }
 
@@ -822,36 +810,24 @@ async fn a_transaction_cut_off_in_its_begin_leaves_nothing_open() {
         &proxied,
         &["--database-connections", "2", "--database-timeout", "1s"],
     );
-    let client = reqwest::Client::new();
-    let call = async |method: Method, path: &str, body: Option<Value>| {
-        crate::helpers::call(&client, &server.base, &key, method, path, body).await
-    };
-    let dogs = call(
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Dogs" })),
-    )
-    .await;
+    let caller = Caller::new(&server, &key);
+    let dogs = caller.category("Dogs").await;
     assert_eq!(dogs.status, 201, "{dogs:?}");
 
     proxy.hold_next_begin(Duration::from_secs(2));
-    let cut = call(
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Cats" })),
-    )
-    .await;
+    let cut = caller.category("Cats").await;
     assert_eq!(cut.status, 503, "the write outlived the timeout: {cut:?}");
     assert_eq!(proxy.held(), 1, "the proxy held a BEGIN");
     // The held answer arrives; then requests that only autocommit (the
     // limiter's round, a read) and a write.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let read = call(
-        Method::GET,
-        &format!("/v1/categories/{}", dogs.body["id"]),
-        None,
-    )
-    .await;
+    let read = caller
+        .call(
+            Method::GET,
+            &format!("/v1/categories/{}", dogs.body["id"]),
+            None,
+        )
+        .await;
     assert_eq!(read.status, 200, "{read:?}");
 
     use sqlx::Connection as _;
@@ -866,12 +842,7 @@ async fn a_transaction_cut_off_in_its_begin_leaves_nothing_open() {
     .await
     .expect("pg_stat_activity");
     assert!(open.is_empty(), "sessions left in a transaction: {open:?}");
-    let birds = call(
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Birds" })),
-    )
-    .await;
+    let birds = caller.category("Birds").await;
     assert_eq!(birds.status, 201, "{birds:?}");
     let names: Vec<(String,)> = sqlx::query_as("SELECT name FROM categories ORDER BY id")
         .fetch_all(&mut direct)
