@@ -186,9 +186,28 @@ impl Api {
         }
     }
 
-    /// The route trait an operation belongs to (the one of its group).
-    pub fn route_trait(&self, op: &Operation) -> Option<&RouteTrait> {
-        self.traits.iter().find(|t| t.group == op.group)
+    /// Each group's index in [`Api::traits`], by its name.
+    pub fn trait_index(&self) -> HashMap<&str, usize> {
+        self.traits
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.group.as_str(), i))
+            .collect()
+    }
+
+    /// The operations of each route trait, in the order of
+    /// [`Api::traits`], each group's in document order: one pass, where
+    /// filtering the operations for each group in turn costs their
+    /// product (a document with 500 tags and 10,000 operations).
+    pub fn operations_by_group(&self) -> Vec<Vec<&Operation>> {
+        let index = self.trait_index();
+        let mut groups: Vec<Vec<&Operation>> = vec![Vec::new(); self.traits.len()];
+        for op in &self.operations {
+            if let Some(&i) = index.get(op.group.as_str()) {
+                groups[i].push(op);
+            }
+        }
+        groups
     }
 
     /// For each named type, the groups (indices into [`Api::traits`])
@@ -229,9 +248,9 @@ impl Api {
             .iter()
             .chain(self.common_headers.iter().map(|h| &h.shape))
             .collect();
-        for (group, t) in self.traits.iter().enumerate() {
+        for (group, ops) in self.operations_by_group().into_iter().enumerate() {
             let mut roots = shared.clone();
-            for op in self.operations.iter().filter(|o| o.group == t.group) {
+            for op in ops {
                 roots.extend(op.shapes());
             }
             walk(group, named(roots), &mut groups);
@@ -259,14 +278,8 @@ impl Api {
     pub fn groups(&self) -> Vec<(String, usize)> {
         self.traits
             .iter()
-            .map(|t| {
-                let count = self
-                    .operations
-                    .iter()
-                    .filter(|o| o.group == t.group)
-                    .count();
-                (t.feature.clone(), count)
-            })
+            .zip(self.operations_by_group())
+            .map(|(t, ops)| (t.feature.clone(), ops.len()))
             .collect()
     }
 

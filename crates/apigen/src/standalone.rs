@@ -219,20 +219,15 @@ fn features_section(api: &Api, features: &[(String, Vec<String>)]) -> String {
          on. A build that needs a few groups turns the default features off and names \
          them, `features = [\"client\", \"GROUP\"]`, and compiles nothing else.\n\n",
     );
-    for t in &api.traits {
-        let ops: Vec<String> = api
-            .operations
-            .iter()
-            .filter(|op| op.group == t.group)
-            .map(|op| format!("`{}`", op.fn_name))
-            .collect();
+    for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
+        let summary = crate::emit::group_summary(t, &ops);
+        let names: Vec<String> = ops.iter().map(|op| format!("`{}`", op.fn_name)).collect();
         let _ = writeln!(
             out,
-            "- `{}` ({}, trait `{}`): {}",
+            "- `{}` ({summary}, trait `{}`): {}",
             t.feature,
-            crate::emit::group_summary(api, t),
             t.name,
-            ops.join(", ")
+            names.join(", ")
         );
     }
     if features.iter().any(|(f, _)| f == OTHER_MODELS) {

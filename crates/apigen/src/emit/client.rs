@@ -41,7 +41,17 @@ const BUILDERS: &[&str] = &[
     "with_retries",
 ];
 
-pub fn items(api: &Api, gates: &Gates) -> TokenStream {
+/// The methods of some operations, as items of `impl Client` (the file
+/// is rendered in chunks).
+pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> TokenStream {
+    ops.iter()
+        .map(|op| method(api, op, &Gates::attr(gates.group(&op.group))))
+        .collect()
+}
+
+/// The `Client` type and its constructor and settings: the operations'
+/// methods ([`methods`]) follow in the same `impl` block.
+pub fn head(api: &Api) -> TokenStream {
     let mut names = Namer::reserving(BUILDERS);
     for op in &api.operations {
         names.reserve(&op.fn_name);
@@ -108,10 +118,6 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
                 }
             }
         });
-    let methods = api
-        .operations
-        .iter()
-        .map(|op| method(api, op, &Gates::attr(gates.group(&op.group))));
     let title = format!(" A client of {}.", api.title);
     quote! {
         #[doc = #title]
@@ -159,8 +165,6 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             }
 
             #(#setters)*
-
-            #(#methods)*
         }
     }
 }

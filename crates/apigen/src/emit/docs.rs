@@ -109,8 +109,7 @@ fn lines(page: &str) -> String {
 /// The operations by tag, in route-trait order.
 fn sidebar(api: &Api) -> Markup {
     html! {
-        @for t in &api.traits {
-            @let ops: Vec<&Operation> = api.operations.iter().filter(|o| o.group == t.group).collect();
+        @for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
             @if !ops.is_empty() {
                 h2 { @if t.group.is_empty() { "Operations" } @else { (t.group) } }
                 ul {

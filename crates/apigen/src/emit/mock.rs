@@ -150,12 +150,7 @@ pub fn items(api: &Api) -> String {
     }
     pieces.text(&tables);
     pieces.tokens(service(api));
-    for t in &api.traits {
-        let ops: Vec<&Operation> = api
-            .operations
-            .iter()
-            .filter(|op| op.group == t.group)
-            .collect();
+    for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
         let mut text = format!("impl operations::{} for MockService {{\n", t.name);
         for (i, op) in ops.iter().enumerate() {
             if i > 0 {

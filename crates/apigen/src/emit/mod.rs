@@ -29,38 +29,48 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let gates = Gates::new(api, config.group_features);
     let gates = &gates;
     let defs: Vec<&crate::ir::TypeDef> = api.types.values().collect();
-    let chunks: Vec<&[&crate::ir::TypeDef]> = defs.chunks(TYPES_PER_JOB).collect();
     let op_chunks: Vec<&[crate::ir::Operation]> =
         api.operations.chunks(OPERATIONS_PER_JOB).collect();
     let generated_by = format!("`{}` from {}", config.command, config.source);
+    // Every file that grows with the document is rendered in parts, each
+    // a job: parsing and printing a whole file of a large document at once
+    // holds gigabytes of tokens, and leaves one core with most of the work.
+    let mut jobs = Jobs::default();
     // The reference page first: it is one job, as long as several others.
-    let mut jobs: Vec<Box<dyn Fn() -> String + Sync + '_>> = vec![
-        Box::new(|| docs::page(api, &generated_by)),
-        Box::new(|| render(server::items(api, gates))),
-        Box::new(|| render(client::items(api, gates))),
-        Box::new(|| render(metadata::items(api))),
-        Box::new(|| mock::items(api)),
-        Box::new(|| render(operations::shared_items(api, gates))),
-    ];
-    for chunk in &op_chunks {
-        jobs.push(Box::new(move || {
-            render(operations::operation_items(api, gates, chunk))
-        }));
-    }
-    for chunk in &chunks {
-        jobs.push(Box::new(move || models::items(api, gates, chunk)));
-    }
-    let mut rendered = run_all(&jobs).into_iter();
-    let mut next = || rendered.next().unwrap_or_default();
-    let docs_html = next();
-    let server_rs = next();
-    let client_rs = next();
-    let metadata_rs = next();
-    let mock_rs = next();
-    let mut operations_parts = vec![next()];
-    operations_parts.extend(op_chunks.iter().map(|_| next()));
-    let operations_rs = operations_parts.join("\n");
-    let models_rs = chunks.iter().map(|_| next()).collect::<Vec<_>>().join("\n");
+    let docs_html = jobs.one(move || docs::page(api, &generated_by));
+    let server_head = jobs.one(move || render(server::head(api, gates)));
+    let handlers = jobs.each(&op_chunks, |chunk| {
+        render(server::handlers(api, gates, chunk))
+    });
+    let client_head = jobs.one(move || render(client::head(api)));
+    let methods = jobs.each(&op_chunks, |chunk| {
+        render_in_block(client::methods(api, gates, chunk))
+    });
+    let metadata_rs = jobs.one(move || render(metadata::items(api)));
+    let mock_rs = jobs.one(move || mock::items(api));
+    let shared = jobs.one(move || render(operations::shared_items(api, gates)));
+    let per_operation = jobs.each(&op_chunks, |chunk| {
+        render(operations::operation_items(api, gates, chunk))
+    });
+    let models = jobs.each(&defs.chunks(TYPES_PER_JOB).collect::<Vec<_>>(), |chunk| {
+        models::items(api, gates, chunk)
+    });
+    let mut done = jobs.run();
+    let docs_html = done.take(docs_html);
+    let server_rs = [done.take(server_head)]
+        .into_iter()
+        .chain(done.take_each(handlers))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let client_rs = in_block(done.take(client_head), done.take_each(methods));
+    let metadata_rs = done.take(metadata_rs);
+    let mock_rs = done.take(mock_rs);
+    let operations_rs = [done.take(shared)]
+        .into_iter()
+        .chain(done.take_each(per_operation))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let models_rs = done.take_each(models).join("\n");
 
     let mut files = Files::new();
     let preamble = preamble(config);
@@ -101,8 +111,52 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     files
 }
 
-/// Runs every job (building and rendering a file or a part of one), in
-/// order, on all available cores.
+/// The jobs that build and render the files or their parts, run on all
+/// available cores.
+#[derive(Default)]
+struct Jobs<'a> {
+    jobs: Vec<Box<dyn Fn() -> String + Sync + 'a>>,
+}
+
+impl<'a> Jobs<'a> {
+    /// One job; its index among the results.
+    fn one(&mut self, job: impl Fn() -> String + Sync + 'a) -> usize {
+        self.jobs.push(Box::new(job));
+        self.jobs.len() - 1
+    }
+
+    /// A job for each part; the range of their results.
+    fn each<T: Sync + 'a>(
+        &mut self,
+        parts: &[&'a [T]],
+        job: impl Fn(&'a [T]) -> String + Sync + Copy + 'a,
+    ) -> std::ops::Range<usize> {
+        let start = self.jobs.len();
+        for &part in parts {
+            self.jobs.push(Box::new(move || job(part)));
+        }
+        start..self.jobs.len()
+    }
+
+    fn run(self) -> Done {
+        Done(run_all(&self.jobs))
+    }
+}
+
+/// The jobs' results, taken by index.
+struct Done(Vec<String>);
+
+impl Done {
+    fn take(&mut self, index: usize) -> String {
+        std::mem::take(&mut self.0[index])
+    }
+
+    fn take_each(&mut self, range: std::ops::Range<usize>) -> Vec<String> {
+        range.map(|i| self.take(i)).collect()
+    }
+}
+
+/// Runs every job, in order, on all available cores.
 fn run_all(jobs: &[Box<dyn Fn() -> String + Sync + '_>]) -> Vec<String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -159,6 +213,40 @@ fn render(tokens: TokenStream) -> String {
         // the generated crate fail to build, saying why.
         Err(e) => format!("compile_error!({:?});\n", e.to_string()),
     }
+}
+
+/// Items of a block (the methods of an `impl`), rendered on their own:
+/// the lines prettyplease prints between the block's braces.
+fn render_in_block(items: TokenStream) -> String {
+    let block = render(quote!(impl Block { #items }));
+    match block.strip_prefix("impl Block {\n") {
+        Some(inside) => inside.strip_suffix("}\n").unwrap_or(inside).to_string(),
+        // An empty block is printed on one line.
+        None => String::new(),
+    }
+}
+
+/// A rendered block (`impl Client { ... }`, last in `head`) with more
+/// items rendered apart ([`render_in_block`]) put before its closing brace,
+/// a blank line between items as [`space_items`] puts them.
+fn in_block(head: String, parts: Vec<String>) -> String {
+    let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() {
+        return head;
+    }
+    let Some(open) = head.strip_suffix("}\n") else {
+        return head;
+    };
+    let mut out = String::with_capacity(
+        head.len() + parts.iter().map(String::len).sum::<usize>() + parts.len(),
+    );
+    out.push_str(open);
+    for part in &parts {
+        out.push('\n');
+        out.push_str(part);
+    }
+    out.push_str("}\n");
+    out
 }
 
 /// prettyplease prints items back to back; put a blank line between items,
@@ -232,21 +320,15 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
 
 /// Which operations a group holds, in words: `operations tagged `Pets``,
 /// `untagged operations under `/v1/customers``.
-pub fn group_summary(api: &Api, t: &crate::ir::RouteTrait) -> String {
+pub fn group_summary(t: &crate::ir::RouteTrait, ops: &[&crate::ir::Operation]) -> String {
     if t.group.is_empty() {
         return "operations with neither a tag nor a path segment to group them by".into();
     }
-    if api
-        .operations
-        .iter()
-        .any(|o| o.group == t.group && o.tag == t.group)
-    {
+    if ops.iter().any(|o| o.tag == t.group) {
         return format!("operations tagged `{}`", t.group);
     }
-    let under = api
-        .operations
-        .iter()
-        .find(|o| o.group == t.group)
+    let under = ops
+        .first()
         .and_then(|op| {
             let end = op.path.find(&format!("/{}", t.group))? + t.group.len() + 1;
             Some(op.path[..end].to_string())
@@ -266,6 +348,8 @@ pub struct Gates<'a> {
     api: &'a Api,
     /// The groups that reach each type, when groups are features.
     reach: Option<HashMap<&'a str, Vec<usize>>>,
+    /// Each group's route trait, by the group's name.
+    traits: HashMap<&'a str, &'a crate::ir::RouteTrait>,
 }
 
 impl<'a> Gates<'a> {
@@ -273,7 +357,13 @@ impl<'a> Gates<'a> {
         Gates {
             api,
             reach: group_features.then(|| api.reach()),
+            traits: api.traits.iter().map(|t| (t.group.as_str(), t)).collect(),
         }
+    }
+
+    /// The route trait of a group.
+    pub fn route_trait(&self, group: &str) -> Option<&'a crate::ir::RouteTrait> {
+        self.traits.get(group).copied()
     }
 
     /// Whether groups are features.
@@ -284,7 +374,7 @@ impl<'a> Gates<'a> {
     /// The `cfg` predicate of a group's items.
     pub fn group(&self, group: &str) -> Option<TokenStream> {
         self.reach.as_ref()?;
-        let feature = &self.api.traits.iter().find(|t| t.group == group)?.feature;
+        let feature = &self.route_trait(group)?.feature;
         Some(quote!(feature = #feature))
     }
 

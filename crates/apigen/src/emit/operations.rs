@@ -2,7 +2,7 @@
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
 use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, Gates};
-use crate::ir::{Api, Media, Operation, Param, Response, RouteTrait, Shape, Stability, Status, Ty};
+use crate::ir::{Api, Media, Operation, Param, Response, Shape, Stability, Status, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -22,30 +22,6 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
     imports
 }
 
-/// Which operations a group holds, in words: `The operations tagged
-/// `Pets``, `The untagged operations under `/v1/customers``.
-pub fn group_description(api: &Api, t: &RouteTrait) -> String {
-    let mut ops = api.operations.iter().filter(|o| o.group == t.group);
-    if t.group.is_empty() {
-        return "The operations with neither a tag nor a path segment to group them by".into();
-    }
-    if api
-        .operations
-        .iter()
-        .any(|o| o.group == t.group && o.tag == t.group)
-    {
-        return format!("The operations tagged `{}`", t.group);
-    }
-    let under = ops
-        .next()
-        .and_then(|op| {
-            let end = op.path.find(&format!("/{}", t.group))? + t.group.len() + 1;
-            Some(op.path[..end].to_string())
-        })
-        .unwrap_or_else(|| t.group.clone());
-    format!("The untagged operations under `{under}`")
-}
-
 /// The shared items: `ErrorResponse` and the route traits.
 pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
     let error = error_response(api);
@@ -53,30 +29,30 @@ pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
         .shared_responses
         .iter()
         .map(|shared| shared_response(api, gates, shared));
-    let traits = api.traits.iter().map(|t| {
-        let name = ident(&t.name);
-        let docs = doc_paragraphs(&[
-            t.doc.clone(),
-            Some(format!(
-                "{}. Implement this trait to serve them; `server::configure` routes \
+    let traits = api
+        .traits
+        .iter()
+        .zip(api.operations_by_group())
+        .map(|(t, ops)| {
+            let name = ident(&t.name);
+            let docs = doc_paragraphs(&[
+                t.doc.clone(),
+                Some(format!(
+                    "The {}. Implement this trait to serve them; `server::configure` routes \
                  requests to it.",
-                group_description(api, t)
-            )),
-        ]);
-        let methods = api
-            .operations
-            .iter()
-            .filter(|o| o.group == t.group)
-            .map(method);
-        let cfg = gates.server_attr(&t.group);
-        quote! {
-            #docs
-            #cfg
-            pub trait #name {
-                #(#methods)*
+                    super::group_summary(t, &ops)
+                )),
+            ]);
+            let methods = ops.into_iter().map(method);
+            let cfg = gates.server_attr(&t.group);
+            quote! {
+                #docs
+                #cfg
+                pub trait #name {
+                    #(#methods)*
+                }
             }
-        }
-    });
+        });
     quote! {
         #error
         #(#shared)*

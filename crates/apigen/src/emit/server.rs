@@ -6,6 +6,7 @@ use super::{ident, operations::param_default, Gates};
 use crate::ir::{Api, Operation, ParamLocation, Style, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use std::collections::HashMap;
 
 /// The module's doc comment.
 pub const DOC: &str = "actix-web glue: routes, request extraction and validation, responses.";
@@ -47,22 +48,29 @@ pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     imports
 }
 
-pub fn items(api: &Api, gates: &Gates) -> TokenStream {
+/// The handlers of some operations (the file is rendered in chunks).
+pub fn handlers(api: &Api, gates: &Gates, ops: &[Operation]) -> TokenStream {
+    ops.iter().map(|op| handler(api, gates, op)).collect()
+}
+
+/// Everything but the handlers: the `Rejections` trait, the routing
+/// (`configure`) and the answer for unknown paths.
+pub fn head(api: &Api, gates: &Gates) -> TokenStream {
     let trait_names: Vec<_> = api.traits.iter().map(|t| ident(&t.name)).collect();
-    let handlers = api
-        .operations
-        .iter()
-        .map(|op| handler(api, op, &Gates::attr(gates.group(&op.group))));
 
     // Resources: one per path shape (templates that differ only in their
     // parameters' names are one route to the router), static paths before
     // templated ones so that a literal segment wins over a parameter.
     let mut shapes: Vec<(String, Vec<&Operation>)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for op in &api.operations {
         let shape = crate::ir::path_shape(&op.path);
-        match shapes.iter_mut().find(|(s, _)| *s == shape) {
-            Some((_, ops)) => ops.push(op),
-            None => shapes.push((shape, vec![op])),
+        match seen.get(&shape) {
+            Some(&i) => shapes[i].1.push(op),
+            None => {
+                seen.insert(shape.clone(), shapes.len());
+                shapes.push((shape, vec![op]));
+            }
         }
     }
     shapes.sort_by_key(|(shape, _)| shape.matches('{').count());
@@ -184,8 +192,6 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
         pub async fn not_found<S: Rejections + 'static>(service: web::Data<S>, request: HttpRequest) -> HttpResponse {
             runtime::not_found(&request, |rejection| service.reject(rejection))
         }
-
-        #(#handlers)*
     }
 }
 
@@ -356,9 +362,10 @@ fn param_value(p: &crate::ir::Param) -> TokenStream {
     }
 }
 
-fn handler(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
+fn handler(api: &Api, gates: &Gates, op: &Operation) -> TokenStream {
+    let cfg = &Gates::attr(gates.group(&op.group));
     let name = ident(&op.fn_name);
-    let trait_name = ident(api.route_trait(op).map_or("", |t| t.name.as_str()));
+    let trait_name = ident(gates.route_trait(&op.group).map_or("", |t| t.name.as_str()));
     let req = format_ident!("{}Request", op.type_name);
     let resp = format_ident!("{}Response", op.type_name);
     let has_body = op.body.is_some();

@@ -3,7 +3,7 @@
 use crate::ir::*;
 use crate::names::{sanitize, Case, Namer, PRELUDE_TYPES};
 use openapiv3::OpenAPI;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The operations, each in its group, and one route trait per group: the
 /// tags in the order the document lists them (then in the order
@@ -33,10 +33,10 @@ pub(super) fn groups(doc: &OpenAPI, mut ops: Vec<Operation>) -> (Vec<Operation>,
         .iter()
         .map(|t| (t.name.clone(), t.description.clone()));
     let used = ops.iter().map(|o| (o.group.clone(), None));
+    let with_operations: HashSet<&str> = ops.iter().map(|o| o.group.as_str()).collect();
+    let mut seen = HashSet::new();
     for (group, doc) in declared.chain(used) {
-        if traits.iter().any(|t: &RouteTrait| t.group == group)
-            || !ops.iter().any(|o| o.group == group)
-        {
+        if !with_operations.contains(group.as_str()) || !seen.insert(group.clone()) {
             continue;
         }
         let (name, feature) = if group.is_empty() {
