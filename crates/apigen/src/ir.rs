@@ -653,6 +653,11 @@ pub struct Operation {
     pub paging: Option<Paging>,
     /// `x-hideTryItPanel: true`: the reference page offers no "try it".
     pub hide_try_it: bool,
+    /// The `type_name` of an earlier operation whose responses are the
+    /// same as this one's (statuses, variants, docs, bodies, headers): its
+    /// response enum is an alias of that one's, as an inline type the same
+    /// as one already generated is.
+    pub same_responses_as: Option<String>,
 }
 
 impl Operation {

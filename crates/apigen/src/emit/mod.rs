@@ -268,11 +268,11 @@ fn space_items(source: &str) -> String {
             && indent(previous) > 0
             && indent(line) == indent(previous)
             && starts_item(line);
+        let top_level = !previous.starts_with(' ') && !previous.starts_with("//");
         let ends_item = previous == "}"
+            || (top_level && previous.ends_with("{}"))
             || ends_nested_item
-            || (previous.ends_with(';')
-                && !previous.starts_with(' ')
-                && !previous.starts_with("//"));
+            || (top_level && previous.ends_with(';'));
         let ends_header = previous.starts_with("//!") && !line.starts_with("//!");
         let same_group = previous.starts_with("use ") && line.starts_with("use ")
             || previous.starts_with("pub mod ") && line.starts_with("pub mod ");
@@ -350,14 +350,47 @@ pub struct Gates<'a> {
     reach: Option<HashMap<&'a str, Vec<usize>>>,
     /// Each group's route trait, by the group's name.
     traits: HashMap<&'a str, &'a crate::ir::RouteTrait>,
+    /// The groups of the operations whose response enum is defined by an
+    /// operation ([`crate::ir::Operation::same_responses_as`]), by that
+    /// operation's `type_name`, when groups are features: its own, and
+    /// those of the operations whose enums are aliases of it.
+    responses: HashMap<&'a str, BTreeSet<&'a str>>,
 }
 
 impl<'a> Gates<'a> {
     pub fn new(api: &'a Api, group_features: bool) -> Self {
+        let mut responses: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        if group_features {
+            for op in &api.operations {
+                let owner = op.same_responses_as.as_deref().unwrap_or(&op.type_name);
+                responses.entry(owner).or_default().insert(&op.group);
+            }
+        }
         Gates {
             api,
             reach: group_features.then(|| api.reach()),
             traits: api.traits.iter().map(|t| (t.group.as_str(), t)).collect(),
+            responses,
+        }
+    }
+
+    /// The `cfg` attributes of an operation's response enum and of its
+    /// server side (`impl runtime::Response`): those of its group, or of
+    /// every group using it when other operations' enums are aliases of it.
+    pub fn response_attrs(&self, op: &crate::ir::Operation) -> (TokenStream, TokenStream) {
+        match self.responses.get(op.type_name.as_str()) {
+            Some(groups) if groups.len() > 1 => {
+                let predicate = self.groups(groups.iter().copied());
+                let server = match &predicate {
+                    Some(p) => quote!(#[cfg(all(feature = "server", #p))]),
+                    None => quote!(#[cfg(feature = "server")]),
+                };
+                (Self::attr(predicate), server)
+            }
+            _ => (
+                Self::attr(self.group(&op.group)),
+                self.server_attr(&op.group),
+            ),
         }
     }
 

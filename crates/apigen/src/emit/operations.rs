@@ -65,10 +65,15 @@ pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
 pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -> TokenStream {
     ops.iter()
         .map(|op| {
-            let server_cfg = gates.server_attr(&op.group);
             let cfg = Gates::attr(gates.group(&op.group));
             let request = request(api, op, &cfg);
-            let response = response(api, op, &cfg, &server_cfg);
+            let response = match &op.same_responses_as {
+                Some(owner) => response_alias(op, owner, &cfg),
+                None => {
+                    let (cfg, server_cfg) = gates.response_attrs(op);
+                    response(api, op, &cfg, &server_cfg)
+                }
+            };
             quote!(#request #response)
         })
         .collect()
@@ -330,6 +335,22 @@ fn takes_error(api: &Api, r: &Response) -> bool {
         (Some(b), None) => b.ty == Ty::Json,
     };
     error_status && body_fits
+}
+
+/// The response enum of an operation whose responses are the same as an
+/// earlier one's: an alias of that one's enum.
+fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> TokenStream {
+    let name = format_ident!("{}Response", op.type_name);
+    let owner = format_ident!("{owner}Response");
+    let docs = format!(
+        " The responses `{}` can give: the same as [`{owner}`]'s.",
+        op.fn_name
+    );
+    quote! {
+        #[doc = #docs]
+        #cfg
+        pub type #name = #owner;
+    }
 }
 
 fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStream) -> TokenStream {

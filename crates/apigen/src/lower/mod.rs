@@ -76,6 +76,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
     let (operations, traits) = passes::groups(doc, operations);
     let (operations, common_headers) = passes::common_headers(operations);
     let (operations, shared_responses) = passes::shared_responses(operations, &traits);
+    let operations = passes::same_responses(operations);
     let error_type = passes::shared_error_type(&operations);
     let security_schemes = l.security_schemes();
     let api = Api {

@@ -197,6 +197,7 @@ impl<'a> Lowerer<'a> {
                 .get("x-hideTryItPanel")
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false),
+            same_responses_as: None,
         })
     }
 }

@@ -75,6 +75,7 @@ pub trait C {
 /// The parameters and body of `get_c`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetCRequest {}
+
 /// The responses `get_c` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetCResponse {

@@ -85,6 +85,7 @@ pub trait Pong {
 /// The parameters and body of `ping`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PingRequest {}
+
 /// The responses `ping` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PingResponse {
@@ -112,6 +113,7 @@ impl runtime::Response for PingResponse {
 /// The parameters and body of `pong`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PongRequest {}
+
 /// The responses `pong` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PongResponse {

@@ -176,6 +176,7 @@ impl runtime::Response for DeleteThingResponse {
 /// The parameters and body of `list_things`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListThingsRequest {}
+
 /// The responses `list_things` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListThingsResponse {

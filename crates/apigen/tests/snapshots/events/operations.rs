@@ -205,6 +205,7 @@ impl runtime::Response for CompleteResponse {
 /// The parameters and body of `stream_chunks`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StreamChunksRequest {}
+
 /// The responses `stream_chunks` can give: one variant per status the spec declares.
 #[derive(Debug)]
 pub enum StreamChunksResponse {

@@ -75,6 +75,7 @@ pub trait H {
 /// The parameters and body of `get_h`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetHRequest {}
+
 /// The responses `get_h` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetHResponse {

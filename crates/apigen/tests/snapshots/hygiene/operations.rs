@@ -103,6 +103,7 @@ pub trait D {
 /// The parameters and body of `get_pet`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPetRequest {}
+
 /// The responses `get_pet` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPetResponse {

@@ -75,6 +75,7 @@ pub trait E {
 /// The parameters and body of `get_e`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetERequest {}
+
 /// The responses `get_e` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetEResponse {

@@ -74,6 +74,7 @@ pub trait X {
 /// The parameters and body of `get_x`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetXRequest {}
+
 /// The responses `get_x` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetXResponse {

@@ -127,6 +127,7 @@ impl runtime::Response for GetAResponse {
 /// The parameters and body of `post_a`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PostARequest {}
+
 /// The responses `post_a` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostAResponse {
@@ -154,31 +155,6 @@ impl runtime::Response for PostAResponse {
 /// The parameters and body of `get_b`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetBRequest {}
-/// The responses `get_b` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GetBResponse {
-    /// `default`: Any answer: the spec declares none.
-    Default {
-        /// The status: any that no other response declares.
-        status: runtime::StatusCode,
-    },
-}
 
-#[cfg(feature = "server")]
-impl runtime::Response for GetBResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Ok(Self::Default {
-            status: error.status,
-        })
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::Default { status } => {
-                let mut builder = runtime::respond(status);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `get_b` can give: the same as [`GetAResponse`]'s.
+pub type GetBResponse = GetAResponse;

@@ -74,6 +74,7 @@ pub trait S {
 /// The parameters and body of `get_s`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetSRequest {}
+
 /// The responses `get_s` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetSResponse {

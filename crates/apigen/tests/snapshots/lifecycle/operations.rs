@@ -117,6 +117,7 @@ pub trait Ping {
 /// The parameters and body of `list_widgets`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListWidgetsRequest {}
+
 /// The responses `list_widgets` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListWidgetsResponse {
@@ -144,6 +145,7 @@ impl runtime::Response for ListWidgetsResponse {
 /// The parameters and body of `create_widget`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CreateWidgetRequest {}
+
 /// The responses `create_widget` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CreateWidgetResponse {
@@ -171,6 +173,7 @@ impl runtime::Response for CreateWidgetResponse {
 /// The parameters and body of `old_widgets`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OldWidgetsRequest {}
+
 /// The responses `old_widgets` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OldWidgetsResponse {
@@ -198,6 +201,7 @@ impl runtime::Response for OldWidgetsResponse {
 /// The parameters and body of `older_widgets`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OlderWidgetsRequest {}
+
 /// The responses `older_widgets` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OlderWidgetsResponse {
@@ -225,6 +229,7 @@ impl runtime::Response for OlderWidgetsResponse {
 /// The parameters and body of `ping`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PingRequest {}
+
 /// The responses `ping` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PingResponse {

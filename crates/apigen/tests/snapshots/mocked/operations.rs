@@ -269,6 +269,7 @@ impl runtime::Response for AddNoteResponse {
 /// The parameters and body of `admin_stats`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AdminStatsRequest {}
+
 /// The responses `admin_stats` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AdminStatsResponse {
@@ -342,6 +343,7 @@ impl runtime::Response for WhoAmIResponse {
 /// The parameters and body of `health`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HealthRequest {}
+
 /// The responses `health` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HealthResponse {

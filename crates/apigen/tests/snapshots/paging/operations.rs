@@ -273,29 +273,8 @@ pub struct ListOffsetsRequest {
     pub count: Option<i64>,
 }
 
-/// The responses `list_offsets` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ListOffsetsResponse {
-    /// `200`: A page.
-    Ok(Vec<models::Item>),
-}
-
-#[cfg(feature = "server")]
-impl runtime::Response for ListOffsetsResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::Ok(body) => {
-                let builder = runtime::respond(runtime::StatusCode::OK);
-                runtime::json(builder, &body)
-            }
-        }
-    }
-}
+/// The responses `list_offsets` can give: the same as [`ListAfterLastResponse`]'s.
+pub type ListOffsetsResponse = ListAfterLastResponse;
 
 /// The parameters and body of `list_striped`.
 #[derive(Debug, Clone, Default, PartialEq)]

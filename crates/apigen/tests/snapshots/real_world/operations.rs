@@ -220,29 +220,8 @@ impl runtime::Validate for UploadDocumentRequest {
     }
 }
 
-/// The responses `upload_document` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum UploadDocumentResponse {
-    /// `204`: Stored.
-    NoContent,
-}
-
-#[cfg(feature = "server")]
-impl runtime::Response for UploadDocumentResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `upload_document` can give: the same as [`UploadAttachmentResponse`]'s.
+pub type UploadDocumentResponse = UploadAttachmentResponse;
 
 /// The parameters and body of `get_invoice_pdf`.
 #[derive(Debug, Clone, PartialEq)]

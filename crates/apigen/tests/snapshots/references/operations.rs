@@ -143,6 +143,7 @@ impl runtime::Response for ListItemsResponse {
 /// The parameters and body of `get_thing`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetThingRequest {}
+
 /// The responses `get_thing` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetThingResponse {

@@ -123,26 +123,5 @@ pub struct GetAnimalsPetIdRequest {
     pub pet_id: i64,
 }
 
-/// The responses `get_animals_pet_id` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GetAnimalsPetIdResponse {
-    /// `200`: A pet, shaped by a schema inside `definitions`.
-    Ok(models::EnvelopeDefinitionsPet),
-}
-
-#[cfg(feature = "server")]
-impl runtime::Response for GetAnimalsPetIdResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::Ok(body) => {
-                let builder = runtime::respond(runtime::StatusCode::OK);
-                runtime::json(builder, &body)
-            }
-        }
-    }
-}
+/// The responses `get_animals_pet_id` can give: the same as [`GetPetsPetIdResponse`]'s.
+pub type GetAnimalsPetIdResponse = GetPetsPetIdResponse;

@@ -150,6 +150,7 @@ pub trait Oidc {
 /// The parameters and body of `get_public`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetPublicRequest {}
+
 /// The responses `get_public` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetPublicResponse {
@@ -177,6 +178,7 @@ impl runtime::Response for GetPublicResponse {
 /// The parameters and body of `get_optional`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetOptionalRequest {}
+
 /// The responses `get_optional` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetOptionalResponse {
@@ -204,83 +206,23 @@ impl runtime::Response for GetOptionalResponse {
 /// The parameters and body of `get_with_key`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetWithKeyRequest {}
-/// The responses `get_with_key` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GetWithKeyResponse {
-    /// `204`: Done.
-    NoContent,
-}
 
-#[cfg(feature = "server")]
-impl runtime::Response for GetWithKeyResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `get_with_key` can give: the same as [`GetOptionalResponse`]'s.
+pub type GetWithKeyResponse = GetOptionalResponse;
 
 /// The parameters and body of `do_admin`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DoAdminRequest {}
-/// The responses `do_admin` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum DoAdminResponse {
-    /// `204`: Done.
-    NoContent,
-}
 
-#[cfg(feature = "server")]
-impl runtime::Response for DoAdminResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `do_admin` can give: the same as [`GetOptionalResponse`]'s.
+pub type DoAdminResponse = GetOptionalResponse;
 
 /// The parameters and body of `get_default`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetDefaultRequest {}
-/// The responses `get_default` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GetDefaultResponse {
-    /// `204`: Done.
-    NoContent,
-}
 
-#[cfg(feature = "server")]
-impl runtime::Response for GetDefaultResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `get_default` can give: the same as [`GetOptionalResponse`]'s.
+pub type GetDefaultResponse = GetOptionalResponse;
 
 /// The parameters and body of `get_legacy`.
 #[derive(Debug, Clone, PartialEq)]
@@ -325,26 +267,6 @@ impl runtime::Response for GetLegacyResponse {
 /// The parameters and body of `get_oidc`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetOidcRequest {}
-/// The responses `get_oidc` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum GetOidcResponse {
-    /// `204`: Done.
-    NoContent,
-}
 
-#[cfg(feature = "server")]
-impl runtime::Response for GetOidcResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `get_oidc` can give: the same as [`GetOptionalResponse`]'s.
+pub type GetOidcResponse = GetOptionalResponse;

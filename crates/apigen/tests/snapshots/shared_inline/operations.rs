@@ -159,29 +159,8 @@ impl runtime::Validate for CreateVendorRequest {
     }
 }
 
-/// The responses `create_vendor` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CreateVendorResponse {
-    /// `204`: Created.
-    NoContent,
-}
-
-#[cfg(feature = "server")]
-impl runtime::Response for CreateVendorResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `create_vendor` can give: the same as [`CreateCustomerResponse`]'s.
+pub type CreateVendorResponse = CreateCustomerResponse;
 
 /// The parameters and body of `create_partner`.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,29 +176,8 @@ impl runtime::Validate for CreatePartnerRequest {
     }
 }
 
-/// The responses `create_partner` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CreatePartnerResponse {
-    /// `204`: Created.
-    NoContent,
-}
-
-#[cfg(feature = "server")]
-impl runtime::Response for CreatePartnerResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `create_partner` can give: the same as [`CreateCustomerResponse`]'s.
+pub type CreatePartnerResponse = CreateCustomerResponse;
 
 /// The parameters and body of `create_place`.
 #[derive(Debug, Clone, PartialEq)]
@@ -228,26 +186,5 @@ pub struct CreatePlaceRequest {
     pub body: models::Address,
 }
 
-/// The responses `create_place` can give: one variant per status the spec declares.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CreatePlaceResponse {
-    /// `204`: Created.
-    NoContent,
-}
-
-#[cfg(feature = "server")]
-impl runtime::Response for CreatePlaceResponse {
-    type Error = ErrorResponse;
-    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
-    }
-
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-        match self {
-            Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
-            }
-        }
-    }
-}
+/// The responses `create_place` can give: the same as [`CreateCustomerResponse`]'s.
+pub type CreatePlaceResponse = CreateCustomerResponse;

@@ -151,6 +151,7 @@ pub trait Docks {
 /// The parameters and body of `list_boats`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListBoatsRequest {}
+
 /// The responses `list_boats` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListBoatsResponse {
@@ -193,6 +194,7 @@ impl runtime::Response for ListBoatsResponse {
 /// The parameters and body of `list_cars`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListCarsRequest {}
+
 /// The responses `list_cars` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListCarsResponse {
@@ -247,6 +249,7 @@ impl runtime::Response for ListCarsResponse {
 /// The parameters and body of `list_docks`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListDocksRequest {}
+
 /// The responses `list_docks` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListDocksResponse {

@@ -176,6 +176,7 @@ impl runtime::Response for GetTeapotResponse {
 /// The parameters and body of `teapot_options`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TeapotOptionsRequest {}
+
 /// The responses `teapot_options` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TeapotOptionsResponse {
@@ -209,6 +210,7 @@ impl runtime::Response for TeapotOptionsResponse {
 /// The parameters and body of `teapots_head`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TeapotsHeadRequest {}
+
 /// The responses `teapots_head` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TeapotsHeadResponse {
@@ -236,6 +238,7 @@ impl runtime::Response for TeapotsHeadResponse {
 /// The parameters and body of `trace_teapots`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceTeapotsRequest {}
+
 /// The responses `trace_teapots` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TraceTeapotsResponse {
@@ -279,6 +282,7 @@ impl runtime::Response for TraceTeapotsResponse {
 /// The parameters and body of `kettles_head`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KettlesHeadRequest {}
+
 /// The responses `kettles_head` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum KettlesHeadResponse {

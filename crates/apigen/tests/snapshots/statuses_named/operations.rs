@@ -74,6 +74,7 @@ pub trait Answers {
 /// The parameters and body of `get_answer`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GetAnswerRequest {}
+
 /// The responses `get_answer` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GetAnswerResponse {

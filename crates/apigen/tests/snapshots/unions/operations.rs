@@ -75,6 +75,7 @@ pub trait Shapes {
 /// The parameters and body of `list_shapes`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListShapesRequest {}
+
 /// The responses `list_shapes` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListShapesResponse {

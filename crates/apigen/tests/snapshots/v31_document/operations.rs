@@ -75,6 +75,7 @@ pub trait Bookings {
 /// The parameters and body of `list_bookings`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ListBookingsRequest {}
+
 /// The responses `list_bookings` can give: one variant per status the spec declares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ListBookingsResponse {
