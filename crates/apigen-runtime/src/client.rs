@@ -858,6 +858,15 @@ impl Answer {
         ClientError::Undeclared(Box::new(self))
     }
 
+    /// The answer as the response enum `T`, with its status and headers;
+    /// a status the operation does not declare is an error.
+    pub fn typed<T: ReadAnswer>(self) -> Result<Reply<T>, ClientError> {
+        match T::read(&self)? {
+            Some(value) => Ok(self.reply(value)),
+            None => Err(self.undeclared()),
+        }
+    }
+
     /// The typed answer, with this answer's status and headers.
     pub fn reply<T>(self, value: T) -> Reply<T> {
         Reply {
@@ -866,6 +875,15 @@ impl Answer {
             headers: self.headers,
         }
     }
+}
+
+/// A response enum, read from an answer: written once for each enum,
+/// which the operations whose responses are the same share.
+pub trait ReadAnswer: Sized {
+    /// The response the answer is, by its status (and, where the body is
+    /// decoded, its body and headers); `None` for a status the operation
+    /// does not declare.
+    fn read(answer: &Answer) -> Result<Option<Self>, ClientError>;
 }
 
 /// An operation's typed response, and the status and headers it came with

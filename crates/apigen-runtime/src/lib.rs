@@ -77,7 +77,8 @@ pub use vocabulary::Also;
 
 #[cfg(feature = "client")]
 pub use client::{
-    new_idempotency_key, Answer, Call, ClientError, Core, Credential, RateLimit, Reply, Retry,
+    new_idempotency_key, Answer, Call, ClientError, Core, Credential, RateLimit, ReadAnswer, Reply,
+    Retry,
 };
 /// The streams a paging operation's client methods return, and what
 /// consumes them (`.next().await`).

@@ -1,7 +1,7 @@
 //! Operations whose responses are the same share one response enum: the
-//! later ones name it through an alias, and the enum is compiled in for
-//! every group that uses it, so that each group's feature alone still
-//! builds.
+//! later ones name it through an alias, and the enum, how the server sends
+//! it and how the client reads it are compiled in for every group that
+//! uses it, so that each group's feature alone still builds.
 
 fn operations_rs(spec: &str) -> String {
     let config = apigen::Config {
@@ -89,6 +89,12 @@ fn the_same_responses_are_one_enum_compiled_for_every_group_using_it() {
     assert!(
         attributes_of(&text, "impl runtime::Response for DeleteAppleResponse").contains(
             &r#"#[cfg(all(feature = "server", any(feature = "apples", feature = "pears")))]"#
+        ),
+        "{text}"
+    );
+    assert!(
+        attributes_of(&text, "impl runtime::ReadAnswer for DeleteAppleResponse").contains(
+            &r#"#[cfg(all(feature = "client", any(feature = "apples", feature = "pears")))]"#
         ),
         "{text}"
     );

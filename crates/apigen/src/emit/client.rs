@@ -253,34 +253,6 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         }
     });
     let mutable = (!op.params.is_empty() || op.body.is_some()).then(|| quote!(mut));
-    // A stream of events is told from the other media of its status by
-    // its `Content-Type`: its arm comes first.
-    let mut ordered = super::by_precedence(&op.responses);
-    ordered.sort_by_key(|r| r.media != Media::Events);
-    let explicit = ordered
-        .into_iter()
-        .filter_map(|r| {
-            let pattern = super::status_pattern(r.status)?;
-            let value = variant(api, op, r);
-            let guard = (r.media == Media::Events).then(|| quote!(if answer.is_event_stream()));
-            Some(quote!(#pattern #guard => #value,))
-        })
-        .collect::<Vec<_>>();
-    let otherwise = match op.responses.iter().find(|r| r.status == Status::Default) {
-        Some(default) => variant(api, op, default),
-        None => quote!(return Err(answer.undeclared())),
-    };
-    // Only a `default` answer: every status is it, no match needed.
-    let value = if explicit.is_empty() {
-        quote!(let value = #otherwise;)
-    } else {
-        quote! {
-            let value = match answer.status {
-                #(#explicit)*
-                _ => #otherwise,
-            };
-        }
-    };
     let validate = api.request_checked(op).then(
         || quote!(runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;),
     );
@@ -300,11 +272,31 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         #(#params)*
         #body
     };
-    let read = quote! {
-        #value
-        Ok(answer.reply(value))
-    };
     let streams = op.responses.iter().find(|r| r.media == Media::Events);
+    // The response enum reads the answer (`runtime::ReadAnswer`), but for
+    // a stream of events, whose reconnects the operation's own read
+    // function types.
+    let read = if streams.is_some() {
+        let owner = quote!(operations::#resp);
+        let read_fn = format_ident!("{}_read", op.fn_name);
+        let value = match_status(
+            api,
+            op,
+            &Reading {
+                owner: &owner,
+                shared: &quote!(operations::),
+                answer: &quote!(&answer),
+                undeclared: quote!(return Err(answer.undeclared())),
+                read_fn: Some(&read_fn),
+            },
+        );
+        quote! {
+            let value = #value;
+            Ok(answer.reply(value))
+        }
+    } else {
+        quote!(answer.typed())
+    };
     if op.paging.is_none() && streams.is_none() {
         return quote! {
             #docs
@@ -552,19 +544,101 @@ fn file_fields(api: &Api, shape: &Shape) -> Vec<String> {
     }
 }
 
-/// The expression building the response variant `r` from `answer`.
-fn variant(api: &Api, op: &Operation, r: &Response) -> TokenStream {
-    let resp = format_ident!("{}Response", op.type_name);
+/// Where an answer is read into a response enum: the enum (`Self`, or
+/// `operations::XResponse`), the path of the shared responses, the answer
+/// as a reference, what a status no response declares gives, and the
+/// operation's read function, which a stream of events needs.
+struct Reading<'a> {
+    owner: &'a TokenStream,
+    shared: &'a TokenStream,
+    answer: &'a TokenStream,
+    undeclared: TokenStream,
+    read_fn: Option<&'a proc_macro2::Ident>,
+}
+
+/// The expression reading an answer as one of the operation's responses:
+/// a `match` on the status, the more specific statuses first.
+fn match_status(api: &Api, op: &Operation, reading: &Reading<'_>) -> TokenStream {
+    // A stream of events is told from the other media of its status by
+    // its `Content-Type`: its arm comes first.
+    let mut ordered = super::by_precedence(&op.responses);
+    ordered.sort_by_key(|r| r.media != Media::Events);
+    let explicit = ordered
+        .into_iter()
+        .filter_map(|r| {
+            let pattern = super::status_pattern(r.status)?;
+            let value = variant(api, r, reading);
+            let guard = (r.media == Media::Events).then(|| quote!(if answer.is_event_stream()));
+            Some(quote!(#pattern #guard => #value,))
+        })
+        .collect::<Vec<_>>();
+    let otherwise = match op.responses.iter().find(|r| r.status == Status::Default) {
+        Some(default) => variant(api, default, reading),
+        None => reading.undeclared.clone(),
+    };
+    // Only a `default` answer: every status is it, no match needed.
+    if explicit.is_empty() {
+        otherwise
+    } else {
+        quote! {
+            match answer.status {
+                #(#explicit)*
+                _ => #otherwise,
+            }
+        }
+    }
+}
+
+/// `impl runtime::ReadAnswer` for an operation's response enum `name`,
+/// under `cfg`; nothing for one holding a stream of events, which its
+/// client method reads.
+pub(crate) fn read_impl(
+    api: &Api,
+    op: &Operation,
+    name: &proc_macro2::Ident,
+    cfg: &TokenStream,
+) -> TokenStream {
+    if op.responses.iter().any(|r| r.media == Media::Events) {
+        return TokenStream::new();
+    }
+    let value = match_status(
+        api,
+        op,
+        &Reading {
+            owner: &quote!(Self),
+            shared: &TokenStream::new(),
+            answer: &quote!(answer),
+            undeclared: quote!(return Ok(None)),
+            read_fn: None,
+        },
+    );
+    quote! {
+        #cfg
+        impl runtime::ReadAnswer for #name {
+            fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+                let value = #value;
+                Ok(Some(value))
+            }
+        }
+    }
+}
+
+/// The expression building the response variant `r` from the answer.
+fn variant(api: &Api, r: &Response, reading: &Reading<'_>) -> TokenStream {
+    let Reading {
+        owner,
+        shared: path,
+        answer,
+        read_fn,
+        ..
+    } = reading;
     let variant = ident(&r.variant);
     match &r.shared {
         Some(shared) => {
             let shared = ident(shared);
-            quote!(operations::#resp::#variant(operations::#shared::read(&answer)?))
+            quote!(#owner::#variant(#path #shared::read(#answer)?))
         }
-        None => {
-            let read_fn = format_ident!("{}_read", op.fn_name);
-            read_answer(api, r, &quote!(operations::#resp::#variant), Some(&read_fn))
-        }
+        None => read_answer(api, r, &quote!(#owner::#variant), *read_fn),
     }
 }
 

@@ -374,24 +374,24 @@ impl<'a> Gates<'a> {
         }
     }
 
-    /// The `cfg` attributes of an operation's response enum and of its
-    /// server side (`impl runtime::Response`): those of its group, or of
-    /// every group using it when other operations' enums are aliases of it.
-    pub fn response_attrs(&self, op: &crate::ir::Operation) -> (TokenStream, TokenStream) {
-        match self.responses.get(op.type_name.as_str()) {
-            Some(groups) if groups.len() > 1 => {
-                let predicate = self.groups(groups.iter().copied());
-                let server = match &predicate {
-                    Some(p) => quote!(#[cfg(all(feature = "server", #p))]),
-                    None => quote!(#[cfg(feature = "server")]),
-                };
-                (Self::attr(predicate), server)
-            }
-            _ => (
-                Self::attr(self.group(&op.group)),
-                self.server_attr(&op.group),
-            ),
-        }
+    /// The `cfg` attributes of an operation's response enum, of its server
+    /// side (`impl runtime::Response`) and of its client side (`impl
+    /// runtime::ReadAnswer`): those of its group, or of every group using
+    /// it when other operations' enums are aliases of it.
+    pub fn response_attrs(&self, op: &crate::ir::Operation) -> [TokenStream; 3] {
+        let predicate = match self.responses.get(op.type_name.as_str()) {
+            Some(groups) if groups.len() > 1 => self.groups(groups.iter().copied()),
+            _ => self.group(&op.group),
+        };
+        let side = |side: &str| match &predicate {
+            Some(p) => quote!(#[cfg(all(feature = #side, #p))]),
+            None => quote!(#[cfg(feature = #side)]),
+        };
+        [
+            side("server"),
+            side("client"),
+            Self::attr(predicate.clone()),
+        ]
     }
 
     /// The route trait of a group.
@@ -490,9 +490,15 @@ impl<'a> Gates<'a> {
     /// The `cfg` attribute of a group's server-side items: the `server`
     /// feature, and the group's own when it has one.
     pub fn server_attr(&self, group: &str) -> TokenStream {
+        self.side_attr("server", group)
+    }
+
+    /// The `cfg` attribute of a group's items on one side (`server`,
+    /// `client`): its feature, and the group's own when it has one.
+    pub fn side_attr(&self, side: &str, group: &str) -> TokenStream {
         match self.group(group) {
-            Some(group) => quote!(#[cfg(all(feature = "server", #group))]),
-            None => quote!(#[cfg(feature = "server")]),
+            Some(group) => quote!(#[cfg(all(feature = #side, #group))]),
+            None => quote!(#[cfg(feature = #side)]),
         }
     }
 }

@@ -69,10 +69,7 @@ pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -
             let request = request(api, op, &cfg);
             let response = match &op.same_responses_as {
                 Some(owner) => response_alias(op, owner, &cfg),
-                None => {
-                    let (cfg, server_cfg) = gates.response_attrs(op);
-                    response(api, op, &cfg, &server_cfg)
-                }
+                None => response(api, op, &gates.response_attrs(op)),
             };
             quote!(#request #response)
         })
@@ -353,7 +350,14 @@ fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> TokenStream
     }
 }
 
-fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStream) -> TokenStream {
+/// An operation's response enum, its server side (how it is sent, how an
+/// error becomes it) and its client side (how an answer is read as it),
+/// each under its attribute ([`Gates::response_attrs`]).
+fn response(
+    api: &Api,
+    op: &Operation,
+    [server_cfg, client_cfg, cfg]: &[TokenStream; 3],
+) -> TokenStream {
     let name = format_ident!("{}Response", op.type_name);
     let variants = op.responses.iter().map(|r| {
         let variant = ident(&r.variant);
@@ -443,6 +447,7 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
     } else {
         quote!(#[derive(Debug, Clone, PartialEq)])
     };
+    let read = super::client::read_impl(api, op, &name, client_cfg);
     quote! {
         #[doc = #docs]
         #cfg
@@ -450,6 +455,8 @@ fn response(api: &Api, op: &Operation, cfg: &TokenStream, server_cfg: &TokenStre
         pub enum #name {
             #(#variants)*
         }
+
+        #read
 
         #server_cfg
         impl runtime::Response for #name {

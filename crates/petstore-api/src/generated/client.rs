@@ -135,33 +135,7 @@ impl Client {
     fn list_pets_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListPetsResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => {
-                operations::ListPetsResponse::Ok {
-                    body: answer.json()?,
-                    link: answer.header("Link")?,
-                }
-            }
-            400 => operations::ListPetsResponse::BadRequest(answer.json()?),
-            401 => operations::ListPetsResponse::Unauthorized(answer.json()?),
-            422 => operations::ListPetsResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::ListPetsResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::ListPetsResponse::RequestHeaderFieldsTooLarge(answer.json()?)
-            }
-            500 => operations::ListPetsResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::ListPetsResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Create a pet
@@ -185,38 +159,7 @@ impl Client {
         call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => {
-                operations::CreatePetResponse::Created {
-                    body: answer.json()?,
-                    location: answer.required_header("Location")?,
-                }
-            }
-            400 => operations::CreatePetResponse::BadRequest(answer.json()?),
-            401 => operations::CreatePetResponse::Unauthorized(answer.json()?),
-            408 => operations::CreatePetResponse::RequestTimeout(answer.json()?),
-            413 => operations::CreatePetResponse::PayloadTooLarge(answer.json()?),
-            415 => operations::CreatePetResponse::UnsupportedMediaType(answer.json()?),
-            422 => operations::CreatePetResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::CreatePetResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::CreatePetResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::CreatePetResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::CreatePetResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Get a pet
@@ -242,37 +185,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::GetPetResponse::Ok {
-                    body: answer.json()?,
-                    deprecation: answer.header("Deprecation")?,
-                    sunset: answer.header("Sunset")?,
-                    link: answer.header("Link")?,
-                }
-            }
-            400 => operations::GetPetResponse::BadRequest(answer.json()?),
-            401 => operations::GetPetResponse::Unauthorized(answer.json()?),
-            404 => operations::GetPetResponse::NotFound(answer.json()?),
-            410 => operations::GetPetResponse::Gone(answer.json()?),
-            422 => operations::GetPetResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::GetPetResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::GetPetResponse::RequestHeaderFieldsTooLarge(answer.json()?)
-            }
-            500 => operations::GetPetResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::GetPetResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Replace a pet
@@ -294,34 +207,7 @@ impl Client {
         );
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ReplacePetResponse::Ok(answer.json()?),
-            400 => operations::ReplacePetResponse::BadRequest(answer.json()?),
-            401 => operations::ReplacePetResponse::Unauthorized(answer.json()?),
-            404 => operations::ReplacePetResponse::NotFound(answer.json()?),
-            408 => operations::ReplacePetResponse::RequestTimeout(answer.json()?),
-            413 => operations::ReplacePetResponse::PayloadTooLarge(answer.json()?),
-            415 => operations::ReplacePetResponse::UnsupportedMediaType(answer.json()?),
-            422 => operations::ReplacePetResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::ReplacePetResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::ReplacePetResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::ReplacePetResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::ReplacePetResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Delete a pet
@@ -342,32 +228,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::DeletePetResponse::NoContent,
-            400 => operations::DeletePetResponse::BadRequest(answer.json()?),
-            401 => operations::DeletePetResponse::Unauthorized(answer.json()?),
-            404 => operations::DeletePetResponse::NotFound(answer.json()?),
-            409 => operations::DeletePetResponse::Conflict(answer.json()?),
-            422 => operations::DeletePetResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::DeletePetResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::DeletePetResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::DeletePetResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::DeletePetResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// List categories
@@ -446,39 +307,7 @@ impl Client {
         runtime::Reply<operations::ListCategoriesResponse>,
         runtime::ClientError,
     > {
-        let value = match answer.status {
-            200 => {
-                operations::ListCategoriesResponse::Ok {
-                    body: answer.json()?,
-                    link: answer.header("Link")?,
-                }
-            }
-            400 => operations::ListCategoriesResponse::BadRequest(answer.json()?),
-            401 => operations::ListCategoriesResponse::Unauthorized(answer.json()?),
-            422 => {
-                operations::ListCategoriesResponse::UnprocessableEntity(answer.json()?)
-            }
-            429 => {
-                operations::ListCategoriesResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::ListCategoriesResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => {
-                operations::ListCategoriesResponse::InternalServerError(answer.json()?)
-            }
-            503 => {
-                operations::ListCategoriesResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Create a category
@@ -503,44 +332,7 @@ impl Client {
         call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => {
-                operations::CreateCategoryResponse::Created {
-                    body: answer.json()?,
-                    location: answer.required_header("Location")?,
-                }
-            }
-            400 => operations::CreateCategoryResponse::BadRequest(answer.json()?),
-            401 => operations::CreateCategoryResponse::Unauthorized(answer.json()?),
-            408 => operations::CreateCategoryResponse::RequestTimeout(answer.json()?),
-            413 => operations::CreateCategoryResponse::PayloadTooLarge(answer.json()?),
-            415 => {
-                operations::CreateCategoryResponse::UnsupportedMediaType(answer.json()?)
-            }
-            422 => {
-                operations::CreateCategoryResponse::UnprocessableEntity(answer.json()?)
-            }
-            429 => {
-                operations::CreateCategoryResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::CreateCategoryResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => {
-                operations::CreateCategoryResponse::InternalServerError(answer.json()?)
-            }
-            503 => {
-                operations::CreateCategoryResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Get a category
@@ -561,36 +353,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::GetCategoryResponse::Ok {
-                    body: answer.json()?,
-                    x_api_stability: answer.header("X-API-Stability")?,
-                }
-            }
-            400 => operations::GetCategoryResponse::BadRequest(answer.json()?),
-            401 => operations::GetCategoryResponse::Unauthorized(answer.json()?),
-            404 => operations::GetCategoryResponse::NotFound(answer.json()?),
-            422 => operations::GetCategoryResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::GetCategoryResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::GetCategoryResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::GetCategoryResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::GetCategoryResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Delete a category
@@ -616,40 +379,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => {
-                operations::DeleteCategoryResponse::NoContent {
-                    x_api_stability: answer.header("X-API-Stability")?,
-                }
-            }
-            400 => operations::DeleteCategoryResponse::BadRequest(answer.json()?),
-            401 => operations::DeleteCategoryResponse::Unauthorized(answer.json()?),
-            404 => operations::DeleteCategoryResponse::NotFound(answer.json()?),
-            409 => operations::DeleteCategoryResponse::Conflict(answer.json()?),
-            422 => {
-                operations::DeleteCategoryResponse::UnprocessableEntity(answer.json()?)
-            }
-            429 => {
-                operations::DeleteCategoryResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::DeleteCategoryResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => {
-                operations::DeleteCategoryResponse::InternalServerError(answer.json()?)
-            }
-            503 => {
-                operations::DeleteCategoryResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// List orders
@@ -734,35 +464,7 @@ impl Client {
     fn list_orders_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListOrdersResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => {
-                operations::ListOrdersResponse::Ok {
-                    body: answer.json()?,
-                    link: answer.header("Link")?,
-                }
-            }
-            400 => operations::ListOrdersResponse::BadRequest(answer.json()?),
-            401 => operations::ListOrdersResponse::Unauthorized(answer.json()?),
-            422 => operations::ListOrdersResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::ListOrdersResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::ListOrdersResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::ListOrdersResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::ListOrdersResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Place an order
@@ -789,39 +491,7 @@ impl Client {
         call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => {
-                operations::PlaceOrderResponse::Created {
-                    body: answer.json()?,
-                    location: answer.required_header("Location")?,
-                }
-            }
-            400 => operations::PlaceOrderResponse::BadRequest(answer.json()?),
-            401 => operations::PlaceOrderResponse::Unauthorized(answer.json()?),
-            408 => operations::PlaceOrderResponse::RequestTimeout(answer.json()?),
-            409 => operations::PlaceOrderResponse::Conflict(answer.json()?),
-            413 => operations::PlaceOrderResponse::PayloadTooLarge(answer.json()?),
-            415 => operations::PlaceOrderResponse::UnsupportedMediaType(answer.json()?),
-            422 => operations::PlaceOrderResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::PlaceOrderResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::PlaceOrderResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::PlaceOrderResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::PlaceOrderResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Get an order
@@ -840,29 +510,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetOrderResponse::Ok(answer.json()?),
-            400 => operations::GetOrderResponse::BadRequest(answer.json()?),
-            401 => operations::GetOrderResponse::Unauthorized(answer.json()?),
-            404 => operations::GetOrderResponse::NotFound(answer.json()?),
-            422 => operations::GetOrderResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::GetOrderResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::GetOrderResponse::RequestHeaderFieldsTooLarge(answer.json()?)
-            }
-            500 => operations::GetOrderResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::GetOrderResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Cancel an order
@@ -887,32 +535,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::CancelOrderResponse::NoContent,
-            400 => operations::CancelOrderResponse::BadRequest(answer.json()?),
-            401 => operations::CancelOrderResponse::Unauthorized(answer.json()?),
-            404 => operations::CancelOrderResponse::NotFound(answer.json()?),
-            409 => operations::CancelOrderResponse::Conflict(answer.json()?),
-            422 => operations::CancelOrderResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::CancelOrderResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::CancelOrderResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::CancelOrderResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::CancelOrderResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Complete an order
@@ -945,31 +568,7 @@ impl Client {
         );
         call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::CompleteOrderResponse::Ok(answer.json()?),
-            400 => operations::CompleteOrderResponse::BadRequest(answer.json()?),
-            401 => operations::CompleteOrderResponse::Unauthorized(answer.json()?),
-            404 => operations::CompleteOrderResponse::NotFound(answer.json()?),
-            422 => operations::CompleteOrderResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::CompleteOrderResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::CompleteOrderResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::CompleteOrderResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::CompleteOrderResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// List inventory entries
@@ -1056,36 +655,7 @@ impl Client {
         runtime::Reply<operations::ListInventoryResponse>,
         runtime::ClientError,
     > {
-        let value = match answer.status {
-            200 => {
-                operations::ListInventoryResponse::Ok {
-                    body: answer.json()?,
-                    x_api_stability: answer.header("X-API-Stability")?,
-                    link: answer.header("Link")?,
-                }
-            }
-            400 => operations::ListInventoryResponse::BadRequest(answer.json()?),
-            401 => operations::ListInventoryResponse::Unauthorized(answer.json()?),
-            422 => operations::ListInventoryResponse::UnprocessableEntity(answer.json()?),
-            429 => {
-                operations::ListInventoryResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::ListInventoryResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => operations::ListInventoryResponse::InternalServerError(answer.json()?),
-            503 => {
-                operations::ListInventoryResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Get a pet's inventory entry
@@ -1109,40 +679,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::GetInventoryItemResponse::Ok {
-                    body: answer.json()?,
-                    x_api_stability: answer.header("X-API-Stability")?,
-                }
-            }
-            400 => operations::GetInventoryItemResponse::BadRequest(answer.json()?),
-            401 => operations::GetInventoryItemResponse::Unauthorized(answer.json()?),
-            404 => operations::GetInventoryItemResponse::NotFound(answer.json()?),
-            422 => {
-                operations::GetInventoryItemResponse::UnprocessableEntity(answer.json()?)
-            }
-            429 => {
-                operations::GetInventoryItemResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::GetInventoryItemResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => {
-                operations::GetInventoryItemResponse::InternalServerError(answer.json()?)
-            }
-            503 => {
-                operations::GetInventoryItemResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Set a pet's stock
@@ -1170,45 +707,7 @@ impl Client {
         );
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::UpdateInventoryResponse::Ok {
-                    body: answer.json()?,
-                    x_api_stability: answer.header("X-API-Stability")?,
-                }
-            }
-            400 => operations::UpdateInventoryResponse::BadRequest(answer.json()?),
-            401 => operations::UpdateInventoryResponse::Unauthorized(answer.json()?),
-            404 => operations::UpdateInventoryResponse::NotFound(answer.json()?),
-            408 => operations::UpdateInventoryResponse::RequestTimeout(answer.json()?),
-            413 => operations::UpdateInventoryResponse::PayloadTooLarge(answer.json()?),
-            415 => {
-                operations::UpdateInventoryResponse::UnsupportedMediaType(answer.json()?)
-            }
-            422 => {
-                operations::UpdateInventoryResponse::UnprocessableEntity(answer.json()?)
-            }
-            429 => {
-                operations::UpdateInventoryResponse::TooManyRequests(
-                    operations::TooManyRequests::read(&answer)?,
-                )
-            }
-            431 => {
-                operations::UpdateInventoryResponse::RequestHeaderFieldsTooLarge(
-                    answer.json()?,
-                )
-            }
-            500 => {
-                operations::UpdateInventoryResponse::InternalServerError(answer.json()?)
-            }
-            503 => {
-                operations::UpdateInventoryResponse::ServiceUnavailable(
-                    operations::ServiceUnavailable::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Follow orders and stock as they change

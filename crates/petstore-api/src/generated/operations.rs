@@ -516,6 +516,29 @@ pub enum ListPetsResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListPetsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListPetsResponse {
     type Error = ErrorResponse;
@@ -644,6 +667,32 @@ pub enum CreatePetResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreatePetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => {
+                Self::Created {
+                    body: answer.json()?,
+                    location: answer.required_header("Location")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            408 => Self::RequestTimeout(answer.json()?),
+            413 => Self::PayloadTooLarge(answer.json()?),
+            415 => Self::UnsupportedMediaType(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -791,6 +840,33 @@ pub enum GetPetResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetPetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    deprecation: answer.header("Deprecation")?,
+                    sunset: answer.header("Sunset")?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            410 => Self::Gone(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetPetResponse {
     type Error = ErrorResponse;
@@ -932,6 +1008,28 @@ pub enum ReplacePetResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ReplacePetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            408 => Self::RequestTimeout(answer.json()?),
+            413 => Self::PayloadTooLarge(answer.json()?),
+            415 => Self::UnsupportedMediaType(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ReplacePetResponse {
     type Error = ErrorResponse;
@@ -1065,6 +1163,26 @@ pub enum DeletePetResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for DeletePetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            409 => Self::Conflict(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -1219,6 +1337,29 @@ pub enum ListCategoriesResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListCategoriesResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListCategoriesResponse {
     type Error = ErrorResponse;
@@ -1347,6 +1488,32 @@ pub enum CreateCategoryResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreateCategoryResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => {
+                Self::Created {
+                    body: answer.json()?,
+                    location: answer.required_header("Location")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            408 => Self::RequestTimeout(answer.json()?),
+            413 => Self::PayloadTooLarge(answer.json()?),
+            415 => Self::UnsupportedMediaType(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -1484,6 +1651,30 @@ pub enum GetCategoryResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetCategoryResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetCategoryResponse {
     type Error = ErrorResponse;
@@ -1608,6 +1799,30 @@ pub enum DeleteCategoryResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for DeleteCategoryResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => {
+                Self::NoContent {
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            409 => Self::Conflict(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -1786,6 +2001,29 @@ pub enum ListOrdersResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListOrdersResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListOrdersResponse {
     type Error = ErrorResponse;
@@ -1916,6 +2154,33 @@ pub enum PlaceOrderResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PlaceOrderResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => {
+                Self::Created {
+                    body: answer.json()?,
+                    location: answer.required_header("Location")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            408 => Self::RequestTimeout(answer.json()?),
+            409 => Self::Conflict(answer.json()?),
+            413 => Self::PayloadTooLarge(answer.json()?),
+            415 => Self::UnsupportedMediaType(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -2052,6 +2317,25 @@ pub enum GetOrderResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetOrderResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetOrderResponse {
     type Error = ErrorResponse;
@@ -2168,6 +2452,26 @@ pub enum CancelOrderResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CancelOrderResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            409 => Self::Conflict(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -2302,6 +2606,25 @@ pub enum CompleteOrderResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CompleteOrderResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -2460,6 +2783,30 @@ pub enum ListInventoryResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListInventoryResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListInventoryResponse {
     type Error = ErrorResponse;
@@ -2581,6 +2928,30 @@ pub enum GetInventoryItemResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetInventoryItemResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -2717,6 +3088,33 @@ pub enum UpdateInventoryResponse {
     /// `503`: The database cannot be reached or cannot take the request now
     /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
     ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for UpdateInventoryResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            408 => Self::RequestTimeout(answer.json()?),
+            413 => Self::PayloadTooLarge(answer.json()?),
+            415 => Self::UnsupportedMediaType(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -56,10 +56,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetCResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_C);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetCResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

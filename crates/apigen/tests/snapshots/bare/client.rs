@@ -56,11 +56,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::PingResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::PING);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::PingResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /pong` (operationId `pong`)
@@ -70,10 +66,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::PongResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::PONG);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::PongResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

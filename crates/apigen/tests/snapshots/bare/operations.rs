@@ -93,6 +93,17 @@ pub enum PingResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
@@ -119,6 +130,17 @@ pub struct PongRequest {}
 pub enum PongResponse {
     /// `204`: Heard.
     NoContent,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PongResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -61,11 +61,7 @@ impl Client {
         call.query("tier", &request.tier, runtime::Style::Form, runtime::Explode::Yes);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::StockShelfResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /crates` (operationId `packCrate`)
@@ -76,10 +72,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::PACK_CRATE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::PackCrateResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

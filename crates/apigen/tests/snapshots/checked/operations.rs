@@ -128,6 +128,17 @@ pub enum StockShelfResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for StockShelfResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for StockShelfResponse {
     type Error = ErrorResponse;
@@ -157,6 +168,17 @@ pub struct PackCrateRequest {
 pub enum PackCrateResponse {
     /// `204`: Packed.
     NoContent,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PackCrateResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

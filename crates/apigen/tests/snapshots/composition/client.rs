@@ -61,10 +61,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CREATE_ACCOUNT);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => operations::CreateAccountResponse::Created(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -93,6 +93,17 @@ pub enum CreateAccountResponse {
     Created(models::Account),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreateAccountResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => Self::Created(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for CreateAccountResponse {
     type Error = ErrorResponse;

@@ -57,10 +57,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::PING);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::PingResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

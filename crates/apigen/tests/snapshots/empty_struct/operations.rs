@@ -86,6 +86,17 @@ pub enum PingResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;

@@ -57,13 +57,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_THING);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetThingResponse::Ok(answer.json()?),
-            404 => operations::GetThingResponse::NotFound(answer.json()?),
-            500 => operations::GetThingResponse::InternalServerError(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `DELETE /things/{id}` (operationId `deleteThing`)
@@ -74,12 +68,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::DELETE_THING);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::DeleteThingResponse::NoContent,
-            404 => operations::DeleteThingResponse::NotFound(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /things` (operationId `listThings`)
@@ -89,15 +78,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListThingsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::LIST_THINGS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListThingsResponse::Ok(answer.json()?),
-            _ => {
-                operations::ListThingsResponse::Default {
-                    status: answer.status_code(),
-                    body: answer.json()?,
-                }
-            }
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -102,6 +102,19 @@ pub enum GetThingResponse {
     InternalServerError(models::Error),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetThingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
@@ -149,6 +162,18 @@ pub enum DeleteThingResponse {
     NotFound(models::Error),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for DeleteThingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            404 => Self::NotFound(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for DeleteThingResponse {
     type Error = ErrorResponse;
@@ -188,6 +213,22 @@ pub enum ListThingsResponse {
         status: runtime::StatusCode,
         body: models::Error,
     },
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListThingsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => {
+                Self::Default {
+                    status: answer.status_code(),
+                    body: answer.json()?,
+                }
+            }
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

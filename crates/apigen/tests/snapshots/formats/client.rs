@@ -58,10 +58,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::PUT_SAMPLE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::PutSampleResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -56,26 +56,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetHResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_H);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::GetHResponse::Ok {
-                    x_list: answer
-                        .header_styled::<
-                            Vec<String>,
-                        >("X-List", runtime::ValueKind::Array, runtime::Style::Simple)?,
-                    x_ints: answer
-                        .required_header_styled::<
-                            Vec<i64>,
-                        >("X-Ints", runtime::ValueKind::Array, runtime::Style::Simple)?,
-                    x_content: answer.header("X-Content")?,
-                    x_json: answer
-                        .header_styled::<
-                            super::models::GetHOkXJson,
-                        >("X-Json", runtime::ValueKind::Object, runtime::Style::Json)?,
-                }
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -92,6 +92,33 @@ pub enum GetHResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetHResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    x_list: answer
+                        .header_styled::<
+                            Vec<String>,
+                        >("X-List", runtime::ValueKind::Array, runtime::Style::Simple)?,
+                    x_ints: answer
+                        .required_header_styled::<
+                            Vec<i64>,
+                        >("X-Ints", runtime::ValueKind::Array, runtime::Style::Simple)?,
+                    x_content: answer.header("X-Content")?,
+                    x_json: answer
+                        .header_styled::<
+                            super::models::GetHOkXJson,
+                        >("X-Json", runtime::ValueKind::Object, runtime::Style::Json)?,
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetHResponse {
     type Error = ErrorResponse;

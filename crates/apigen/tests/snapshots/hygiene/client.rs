@@ -56,11 +56,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetPetResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_PET);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetPetResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /b` (operationId `get_pet`)
@@ -71,11 +67,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_PET2);
         call.query("v", &request.v, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetPet2Response::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /c` (operationId `configure`)
@@ -87,11 +79,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CONFIGURE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::ConfigureResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `PUT /d` (operationId `respond`)
@@ -103,10 +91,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::RESPOND);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::RespondResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

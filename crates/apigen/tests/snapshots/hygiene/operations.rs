@@ -111,6 +111,17 @@ pub enum GetPetResponse {
     Ok(models::Result2),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetPetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetPetResponse {
     type Error = ErrorResponse;
@@ -140,6 +151,17 @@ pub struct GetPet2Request {
 pub enum GetPet2Response {
     /// `200`: ok
     Ok(models::Serialize),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetPet2Response {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -187,6 +209,17 @@ pub enum ConfigureResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ConfigureResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ConfigureResponse {
     type Error = ErrorResponse;
@@ -226,6 +259,17 @@ impl runtime::Validate for RespondRequest {
 pub enum RespondResponse {
     /// `200`: ok
     Ok(models::Option2),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for RespondResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

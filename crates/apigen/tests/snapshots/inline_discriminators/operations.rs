@@ -83,6 +83,17 @@ pub enum GetEResponse {
     Ok(models::Event),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetEResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetEResponse {
     type Error = ErrorResponse;

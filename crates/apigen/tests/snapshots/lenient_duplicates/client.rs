@@ -56,11 +56,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetThingResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_THING);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetThingResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /b` (operationId `getThing2`)
@@ -70,10 +66,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetThing2Response>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_THING2);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetThing2Response::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -94,6 +94,17 @@ pub enum GetThingResponse {
     Ok(models::Thing),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetThingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;

@@ -57,10 +57,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_A);
         call.query("size", &request.size, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetAResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -57,10 +57,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_A);
         call.query("q", &request.q, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
-        let value = operations::GetAResponse::Default {
-            status: answer.status_code(),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /a` (operationId `postA`)
@@ -70,11 +67,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::PostAResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::POST_A);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::PostAResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /b` (operationId `getB`)
@@ -84,9 +77,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetBResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_B);
         let answer = self.core.send(call).await?;
-        let value = operations::GetBResponse::Default {
-            status: answer.status_code(),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -105,6 +105,16 @@ pub enum GetAResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetAResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = Self::Default {
+            status: answer.status_code(),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetAResponse {
     type Error = ErrorResponse;
@@ -133,6 +143,17 @@ pub struct PostARequest {}
 pub enum PostAResponse {
     /// `200`:
     Ok(i64),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PostAResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -56,10 +56,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetSResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_S);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetSResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

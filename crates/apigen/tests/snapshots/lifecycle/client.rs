@@ -58,11 +58,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListWidgetsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::LIST_WIDGETS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListWidgetsResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /widgets` (operationId `createWidget`)
@@ -74,11 +70,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::CreateWidgetResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::CREATE_WIDGET);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => operations::CreateWidgetResponse::Created,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /widgets/old` (operationId `oldWidgets`)
@@ -91,11 +83,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::OldWidgetsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::OLD_WIDGETS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::OldWidgetsResponse::Ok,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /widgets/older` (operationId `olderWidgets`)
@@ -108,11 +96,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::OlderWidgetsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::OLDER_WIDGETS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::OlderWidgetsResponse::Ok,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /ping` (operationId `ping`)
@@ -124,10 +108,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::PingResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::PING);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::PingResponse::Ok,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

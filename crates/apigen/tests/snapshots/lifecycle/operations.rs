@@ -125,6 +125,17 @@ pub enum ListWidgetsResponse {
     Ok(Vec<String>),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListWidgetsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListWidgetsResponse {
     type Error = ErrorResponse;
@@ -151,6 +162,17 @@ pub struct CreateWidgetRequest {}
 pub enum CreateWidgetResponse {
     /// `201`: Created.
     Created,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreateWidgetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => Self::Created,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -181,6 +203,17 @@ pub enum OldWidgetsResponse {
     Ok,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for OldWidgetsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for OldWidgetsResponse {
     type Error = ErrorResponse;
@@ -209,6 +242,17 @@ pub enum OlderWidgetsResponse {
     Ok,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for OlderWidgetsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for OlderWidgetsResponse {
     type Error = ErrorResponse;
@@ -235,6 +279,17 @@ pub struct PingRequest {}
 pub enum PingResponse {
     /// `200`: Pong.
     Ok,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

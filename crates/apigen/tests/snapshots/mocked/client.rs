@@ -70,17 +70,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::LIST_BOOKS);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::ListBooksResponse::Ok {
-                    body: answer.json()?,
-                    x_total: answer.required_header("X-Total")?,
-                }
-            }
-            400 => operations::ListBooksResponse::BadRequest(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /books` (operationId `addBook`)
@@ -92,17 +82,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::ADD_BOOK);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => operations::AddBookResponse::Created(answer.json()?),
-            404 => operations::AddBookResponse::NotFound(answer.json()?),
-            _ => {
-                operations::AddBookResponse::Default {
-                    status: answer.status_code(),
-                    body: answer.json()?,
-                }
-            }
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /notes` (operationId `addNote`)
@@ -114,12 +94,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::ADD_NOTE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            201 => operations::AddNoteResponse::Created(answer.json()?),
-            400 => operations::AddNoteResponse::BadRequest(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /admin/stats` (operationId `adminStats`)
@@ -129,12 +104,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::AdminStatsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::ADMIN_STATS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::AdminStatsResponse::Ok(answer.json()?),
-            400 => operations::AdminStatsResponse::BadRequest(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Credentials as a header parameter rather than a scheme.
@@ -147,12 +117,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::WHO_AM_I);
         call.header("Authorization", &request.authorization, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::WhoAmIResponse::Ok(answer.json()?),
-            401 => operations::WhoAmIResponse::Unauthorized,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /health` (operationId `health`)
@@ -162,10 +127,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::HealthResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::HEALTH);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::HealthResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

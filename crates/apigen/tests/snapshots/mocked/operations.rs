@@ -146,6 +146,23 @@ pub enum ListBooksResponse {
     BadRequest(models::Problem),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListBooksResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_total: answer.required_header("X-Total")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListBooksResponse {
     type Error = ErrorResponse;
@@ -197,6 +214,23 @@ pub enum AddBookResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for AddBookResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => Self::Created(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            _ => {
+                Self::Default {
+                    status: answer.status_code(),
+                    body: answer.json()?,
+                }
+            }
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for AddBookResponse {
     type Error = ErrorResponse;
@@ -245,6 +279,18 @@ pub enum AddNoteResponse {
     BadRequest(models::AddNoteBadRequestBody),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for AddNoteResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => Self::Created(answer.json()?),
+            400 => Self::BadRequest(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for AddNoteResponse {
     type Error = ErrorResponse;
@@ -277,6 +323,18 @@ pub enum AdminStatsResponse {
     Ok(models::AdminStatsOkBody),
     /// `400`: Something was wrong.
     BadRequest(models::Problem),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for AdminStatsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            400 => Self::BadRequest(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -316,6 +374,18 @@ pub enum WhoAmIResponse {
     Unauthorized,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for WhoAmIResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            401 => Self::Unauthorized,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for WhoAmIResponse {
     type Error = ErrorResponse;
@@ -349,6 +419,17 @@ pub struct HealthRequest {}
 pub enum HealthResponse {
     /// `204`: Up.
     NoContent,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for HealthResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -57,12 +57,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::MEASURE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::MeasureResponse::Ok(answer.json()?),
-            422 => operations::MeasureResponse::UnprocessableEntity(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /animals` (operationId `greet`)
@@ -73,11 +68,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GREET);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GreetResponse::Ok(answer.json()?),
-            422 => operations::GreetResponse::UnprocessableEntity(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

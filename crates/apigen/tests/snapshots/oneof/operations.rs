@@ -99,6 +99,18 @@ pub enum MeasureResponse {
     UnprocessableEntity(models::Error),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for MeasureResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for MeasureResponse {
     type Error = ErrorResponse;
@@ -139,6 +151,18 @@ pub enum GreetResponse {
     Ok(String),
     /// `422`: Not an animal.
     UnprocessableEntity(models::Error),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GreetResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -116,16 +116,7 @@ impl Client {
     fn list_linked_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListLinkedResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => {
-                operations::ListLinkedResponse::Ok {
-                    body: answer.json()?,
-                    link: answer.header("Link")?,
-                }
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /cursored` (operationId `listCursored`)
@@ -202,11 +193,7 @@ impl Client {
     fn list_cursored_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListCursoredResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => operations::ListCursoredResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /after-last` (operationId `listAfterLast`)
@@ -285,11 +272,7 @@ impl Client {
         runtime::Reply<operations::ListAfterLastResponse>,
         runtime::ClientError,
     > {
-        let value = match answer.status {
-            200 => operations::ListAfterLastResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /numbered` (operationId `listNumbered`)
@@ -367,11 +350,7 @@ impl Client {
     fn list_numbered_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListNumberedResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => operations::ListNumberedResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /offsets` (operationId `listOffsets`)
@@ -448,11 +427,7 @@ impl Client {
     fn list_offsets_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListOffsetsResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => operations::ListOffsetsResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /striped` (operationId `listStriped`)
@@ -530,10 +505,6 @@ impl Client {
     fn list_striped_read(
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::ListStripedResponse>, runtime::ClientError> {
-        let value = match answer.status {
-            200 => operations::ListStripedResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

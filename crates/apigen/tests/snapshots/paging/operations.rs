@@ -147,6 +147,22 @@ pub enum ListLinkedResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListLinkedResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    link: answer.header("Link")?,
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListLinkedResponse {
     type Error = ErrorResponse;
@@ -179,6 +195,17 @@ pub struct ListCursoredRequest {
 pub enum ListCursoredResponse {
     /// `200`: A page.
     Ok(models::ListCursoredOkBody),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListCursoredResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -214,6 +241,17 @@ pub enum ListAfterLastResponse {
     Ok(Vec<models::Item>),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListAfterLastResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListAfterLastResponse {
     type Error = ErrorResponse;
@@ -245,6 +283,17 @@ pub struct ListNumberedRequest {
 pub enum ListNumberedResponse {
     /// `200`: A page.
     Ok(models::ListNumberedOkBody),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListNumberedResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -290,6 +339,17 @@ pub struct ListStripedRequest {
 pub enum ListStripedResponse {
     /// `200`: A page.
     Ok(models::ListStripedOkBody),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListStripedResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

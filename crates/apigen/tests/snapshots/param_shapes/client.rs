@@ -75,11 +75,6 @@ impl Client {
         );
         call.header_json("X-Context", &request.x_context);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::SearchResponse::Ok(answer.json()?),
-            400 => operations::SearchResponse::BadRequest(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -102,6 +102,18 @@ pub enum SearchResponse {
     BadRequest(models::Error),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for SearchResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            400 => Self::BadRequest(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for SearchResponse {
     type Error = ErrorResponse;

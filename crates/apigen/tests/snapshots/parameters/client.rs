@@ -80,23 +80,7 @@ impl Client {
             runtime::Explode::Yes,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => {
-                operations::GetItemResponse::Ok {
-                    body: answer.json()?,
-                    e_tag: answer.required_header("ETag")?,
-                    x_count: answer.header("X-Count")?,
-                }
-            }
-            304 => operations::GetItemResponse::NotModified,
-            _ => {
-                operations::GetItemResponse::Default {
-                    status: answer.status_code(),
-                    body: answer.json()?,
-                }
-            }
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `DELETE /items/{itemId}` (operationId `deleteItemsItemId`)
@@ -116,11 +100,6 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::DeleteItemsItemIdResponse::NoContent,
-            404 => operations::DeleteItemsItemIdResponse::NotFound(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

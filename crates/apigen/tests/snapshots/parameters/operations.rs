@@ -144,6 +144,29 @@ pub enum GetItemResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetItemResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    e_tag: answer.required_header("ETag")?,
+                    x_count: answer.header("X-Count")?,
+                }
+            }
+            304 => Self::NotModified,
+            _ => {
+                Self::Default {
+                    status: answer.status_code(),
+                    body: answer.json()?,
+                }
+            }
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetItemResponse {
     type Error = ErrorResponse;
@@ -204,6 +227,18 @@ pub enum DeleteItemsItemIdResponse {
     NoContent,
     /// `404`: No such item.
     NotFound(models::Problem),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for DeleteItemsItemIdResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            404 => Self::NotFound(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

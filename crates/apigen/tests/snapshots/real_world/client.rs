@@ -65,11 +65,7 @@ impl Client {
             runtime::Explode::Yes,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListCustomersResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /customers` (operationId `createCustomer`)
@@ -84,11 +80,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CREATE_CUSTOMER);
         call.form_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::CreateCustomerResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `PUT /customers/{id}/attachments` (operationId `uploadAttachment`)
@@ -105,11 +97,7 @@ impl Client {
             call.bytes_body("application/octet-stream", body.clone());
         }
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::UploadAttachmentResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /customers/{id}/documents` (operationId `uploadDocument`)
@@ -125,11 +113,7 @@ impl Client {
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         call.multipart_body(&request.body, &["file"])?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::UploadDocumentResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /customers/{id}/invoice` (operationId `getInvoicePdf`)
@@ -143,10 +127,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_INVOICE_PDF);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetInvoicePdfResponse::Ok(answer.bytes()),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

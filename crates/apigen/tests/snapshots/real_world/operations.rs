@@ -116,6 +116,17 @@ pub enum ListCustomersResponse {
     Ok(Vec<models::Customer>),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListCustomersResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListCustomersResponse {
     type Error = ErrorResponse;
@@ -154,6 +165,17 @@ pub enum CreateCustomerResponse {
     Ok(models::Customer),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreateCustomerResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for CreateCustomerResponse {
     type Error = ErrorResponse;
@@ -185,6 +207,17 @@ pub struct UploadAttachmentRequest {
 pub enum UploadAttachmentResponse {
     /// `204`: Stored.
     NoContent,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for UploadAttachmentResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -235,6 +268,17 @@ pub struct GetInvoicePdfRequest {
 pub enum GetInvoicePdfResponse {
     /// `200`: The invoice.
     Ok(Vec<u8>),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetInvoicePdfResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.bytes()),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -58,12 +58,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::LIST_ITEMS);
         call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListItemsResponse::Ok(answer.json()?),
-            409 => operations::ListItemsResponse::Conflict(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /things` (operationId `getThing`)
@@ -73,10 +68,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetThingResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_THING);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetThingResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

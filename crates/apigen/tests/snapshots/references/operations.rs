@@ -116,6 +116,18 @@ pub enum ListItemsResponse {
     Conflict(models::ConflictResponse),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListItemsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            409 => Self::Conflict(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListItemsResponse {
     type Error = ErrorResponse;
@@ -149,6 +161,17 @@ pub struct GetThingRequest {}
 pub enum GetThingResponse {
     /// `200`: The same shape as an item list, by pointer into a path.
     Ok(models::ItemsGet200),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetThingResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

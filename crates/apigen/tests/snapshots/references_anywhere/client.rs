@@ -62,11 +62,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetPetsPetIdResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /animals/{petId}` (operationId `getAnimalsPetId`)
@@ -85,10 +81,6 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetAnimalsPetIdResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -99,6 +99,17 @@ pub enum GetPetsPetIdResponse {
     Ok(models::EnvelopeDefinitionsPet),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetPetsPetIdResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetPetsPetIdResponse {
     type Error = ErrorResponse;

@@ -111,11 +111,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetPublicResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_PUBLIC);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetPublicResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// A key if the caller has one; anonymous otherwise.
@@ -127,11 +123,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetOptionalResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_OPTIONAL);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetOptionalResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /keys` (operationId `getWithKey`)
@@ -141,11 +133,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetWithKeyResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_WITH_KEY);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetWithKeyResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Both schemes at once, with scopes.
@@ -157,11 +145,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::DoAdminResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::DO_ADMIN);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::DoAdminResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// The document's security.
@@ -173,11 +157,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetDefaultResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_DEFAULT);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetDefaultResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// Credentials as a header parameter, not a scheme; without it, a 401.
@@ -190,12 +170,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_LEGACY);
         call.header("Authorization", &request.authorization, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetLegacyResponse::NoContent,
-            401 => operations::GetLegacyResponse::Unauthorized,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /oidc` (operationId `getOidc`)
@@ -205,10 +180,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetOidcResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::GET_OIDC);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::GetOidcResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

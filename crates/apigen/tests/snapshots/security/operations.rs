@@ -158,6 +158,17 @@ pub enum GetPublicResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetPublicResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetPublicResponse {
     type Error = ErrorResponse;
@@ -184,6 +195,17 @@ pub struct GetOptionalRequest {}
 pub enum GetOptionalResponse {
     /// `204`: Done.
     NoContent,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetOptionalResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -238,6 +260,18 @@ pub enum GetLegacyResponse {
     NoContent,
     /// `401`: No credentials.
     Unauthorized,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetLegacyResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            401 => Self::Unauthorized,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -61,11 +61,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CREATE_CUSTOMER);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::CreateCustomerResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /vendors` (operationId `createVendor`)
@@ -77,11 +73,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CREATE_VENDOR);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::CreateVendorResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /partners` (operationId `createPartner`)
@@ -96,11 +88,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CREATE_PARTNER);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::CreatePartnerResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `POST /places` (operationId `createPlace`)
@@ -111,10 +99,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::CREATE_PLACE);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::CreatePlaceResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

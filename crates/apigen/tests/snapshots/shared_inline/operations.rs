@@ -128,6 +128,17 @@ pub enum CreateCustomerResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreateCustomerResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for CreateCustomerResponse {
     type Error = ErrorResponse;

@@ -56,17 +56,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListBoatsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::LIST_BOATS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListBoatsResponse::Ok(answer.json()?),
-            404 => operations::ListBoatsResponse::NotFound(answer.json()?),
-            429 => {
-                operations::ListBoatsResponse::TooManyRequests(
-                    operations::Throttled::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /cars` (operationId `listCars`)
@@ -76,22 +66,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListCarsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::LIST_CARS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListCarsResponse::Ok(answer.json()?),
-            301 => {
-                operations::ListCarsResponse::MovedPermanently {
-                    location: answer.required_header("Location")?,
-                }
-            }
-            404 => operations::ListCarsResponse::NotFound(answer.json()?),
-            503 => {
-                operations::ListCarsResponse::ServiceUnavailable(
-                    operations::Throttled::read(&answer)?,
-                )
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /docks` (operationId `listDocks`)
@@ -101,10 +76,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListDocksResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::LIST_DOCKS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::ListDocksResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -163,6 +163,19 @@ pub enum ListBoatsResponse {
     TooManyRequests(Throttled),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListBoatsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            429 => Self::TooManyRequests(Throttled::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListBoatsResponse {
     type Error = ErrorResponse;
@@ -211,6 +224,24 @@ pub enum ListCarsResponse {
     ServiceUnavailable(Throttled),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListCarsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            301 => {
+                Self::MovedPermanently {
+                    location: answer.required_header("Location")?,
+                }
+            }
+            404 => Self::NotFound(answer.json()?),
+            503 => Self::ServiceUnavailable(Throttled::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for ListCarsResponse {
     type Error = ErrorResponse;
@@ -255,6 +286,17 @@ pub struct ListDocksRequest {}
 pub enum ListDocksResponse {
     /// `204`: No docks.
     NoContent,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListDocksResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

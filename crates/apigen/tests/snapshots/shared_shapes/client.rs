@@ -62,11 +62,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetJournalResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /journals/{JournalNumber}` (operationId `getJournalByNumber`)
@@ -85,11 +81,7 @@ impl Client {
             runtime::Explode::No,
         );
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetJournalByNumberResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /journals/{Name}` (operationId `getJournalByName`)
@@ -103,11 +95,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_JOURNAL_BY_NAME);
         call.path("Name", &request.name, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetJournalByNameResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `DELETE /journals/{Name}` (operationId `deleteJournal`)
@@ -121,11 +109,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::DELETE_JOURNAL);
         call.path("Name", &request.name, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => operations::DeleteJournalResponse::NoContent,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `GET /journals/{Title}` (operationId `getJournalByTitle`)
@@ -139,10 +123,6 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_JOURNAL_BY_TITLE);
         call.path("Title", &request.title, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetJournalByTitleResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

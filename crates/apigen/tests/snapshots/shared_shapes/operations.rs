@@ -115,6 +115,17 @@ pub enum GetJournalResponse {
     Ok(String),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetJournalResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetJournalResponse {
     type Error = ErrorResponse;
@@ -144,6 +155,17 @@ pub struct GetJournalByNumberRequest {
 pub enum GetJournalByNumberResponse {
     /// `200`: By number.
     Ok(String),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetJournalByNumberResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -177,6 +199,17 @@ pub enum GetJournalByNameResponse {
     Ok(String),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetJournalByNameResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetJournalByNameResponse {
     type Error = ErrorResponse;
@@ -208,6 +241,17 @@ pub enum DeleteJournalResponse {
     NoContent,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for DeleteJournalResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => Self::NoContent,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for DeleteJournalResponse {
     type Error = ErrorResponse;
@@ -237,6 +281,17 @@ pub struct GetJournalByTitleRequest {
 pub enum GetJournalByTitleResponse {
     /// `200`: Never reached.
     Ok(String),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetJournalByTitleResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

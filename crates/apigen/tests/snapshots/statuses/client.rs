@@ -57,24 +57,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::GET_TEAPOT);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::GetTeapotResponse::Ok(answer.json()?),
-            404 => operations::GetTeapotResponse::NotFound(answer.json()?),
-            400..=499 => {
-                operations::GetTeapotResponse::ClientError {
-                    status: answer.status_code(),
-                    body: answer.json()?,
-                }
-            }
-            500..=599 => {
-                operations::GetTeapotResponse::ServerError {
-                    status: answer.status_code(),
-                    body: answer.json()?,
-                }
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `OPTIONS /teapots` (operationId `teapotOptions`)
@@ -87,15 +70,7 @@ impl Client {
     > {
         let call = runtime::Call::new(metadata::TEAPOT_OPTIONS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            204 => {
-                operations::TeapotOptionsResponse::NoContent {
-                    allow: answer.header("Allow")?,
-                }
-            }
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `HEAD /teapots` (operationId `teapotsHead`)
@@ -105,11 +80,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::TeapotsHeadResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::TEAPOTS_HEAD);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::TeapotsHeadResponse::Ok,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `TRACE /teapots` (operationId `traceTeapots`)
@@ -119,20 +90,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::TraceTeapotsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::TRACE_TEAPOTS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200..=299 => {
-                operations::TraceTeapotsResponse::Success {
-                    status: answer.status_code(),
-                }
-            }
-            _ => {
-                operations::TraceTeapotsResponse::Default {
-                    status: answer.status_code(),
-                    body: answer.json()?,
-                }
-            }
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 
     /// `HEAD /kettles` (operationId `kettlesHead`)
@@ -142,10 +100,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::KettlesHeadResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::KETTLES_HEAD);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::KettlesHeadResponse::Ok,
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -129,6 +129,30 @@ pub enum GetTeapotResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetTeapotResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            400..=499 => {
+                Self::ClientError {
+                    status: answer.status_code(),
+                    body: answer.json()?,
+                }
+            }
+            500..=599 => {
+                Self::ServerError {
+                    status: answer.status_code(),
+                    body: answer.json()?,
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetTeapotResponse {
     type Error = ErrorResponse;
@@ -187,6 +211,21 @@ pub enum TeapotOptionsResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for TeapotOptionsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => {
+                Self::NoContent {
+                    allow: answer.header("Allow")?,
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for TeapotOptionsResponse {
     type Error = ErrorResponse;
@@ -216,6 +255,17 @@ pub struct TeapotsHeadRequest {}
 pub enum TeapotsHeadResponse {
     /// `200`: The collection exists.
     Ok,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for TeapotsHeadResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]
@@ -255,6 +305,26 @@ pub enum TraceTeapotsResponse {
     },
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for TraceTeapotsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200..=299 => {
+                Self::Success {
+                    status: answer.status_code(),
+                }
+            }
+            _ => {
+                Self::Default {
+                    status: answer.status_code(),
+                    body: answer.json()?,
+                }
+            }
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for TraceTeapotsResponse {
     type Error = ErrorResponse;
@@ -288,6 +358,17 @@ pub struct KettlesHeadRequest {}
 pub enum KettlesHeadResponse {
     /// `200`: A path with nothing but `head` still routes.
     Ok,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for KettlesHeadResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
 }
 
 #[cfg(feature = "server")]

@@ -202,6 +202,77 @@ pub enum GetAnswerResponse {
     Status299,
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetAnswerResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            100 => Self::Status100,
+            101 => Self::Status101,
+            102 => Self::Status102,
+            200 => Self::Ok,
+            201 => Self::Created,
+            202 => Self::Accepted,
+            203 => Self::NonAuthoritativeInformation,
+            204 => Self::NoContent,
+            205 => Self::Status205,
+            206 => Self::PartialContent,
+            207 => Self::Status207,
+            208 => Self::Status208,
+            226 => Self::Status226,
+            300 => Self::Status300,
+            301 => Self::MovedPermanently,
+            302 => Self::Found,
+            303 => Self::SeeOther,
+            304 => Self::NotModified,
+            305 => Self::Status305,
+            307 => Self::TemporaryRedirect,
+            308 => Self::PermanentRedirect,
+            400 => Self::BadRequest,
+            401 => Self::Unauthorized,
+            402 => Self::PaymentRequired,
+            403 => Self::Forbidden,
+            404 => Self::NotFound,
+            405 => Self::MethodNotAllowed,
+            406 => Self::NotAcceptable,
+            407 => Self::Status407,
+            408 => Self::RequestTimeout,
+            409 => Self::Conflict,
+            410 => Self::Gone,
+            411 => Self::LengthRequired,
+            412 => Self::PreconditionFailed,
+            413 => Self::PayloadTooLarge,
+            414 => Self::UriTooLong,
+            415 => Self::UnsupportedMediaType,
+            416 => Self::RangeNotSatisfiable,
+            417 => Self::ExpectationFailed,
+            418 => Self::ImATeapot,
+            421 => Self::Status421,
+            422 => Self::UnprocessableEntity,
+            423 => Self::Locked,
+            424 => Self::FailedDependency,
+            426 => Self::UpgradeRequired,
+            428 => Self::PreconditionRequired,
+            429 => Self::TooManyRequests,
+            431 => Self::RequestHeaderFieldsTooLarge,
+            451 => Self::UnavailableForLegalReasons,
+            500 => Self::InternalServerError,
+            501 => Self::NotImplemented,
+            502 => Self::BadGateway,
+            503 => Self::ServiceUnavailable,
+            504 => Self::GatewayTimeout,
+            505 => Self::Status505,
+            506 => Self::Status506,
+            507 => Self::Status507,
+            508 => Self::Status508,
+            510 => Self::Status510,
+            511 => Self::Status511,
+            299 => Self::Status299,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for GetAnswerResponse {
     type Error = ErrorResponse;

@@ -56,10 +56,6 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ListBookingsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::LIST_BOOKINGS);
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::ListBookingsResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

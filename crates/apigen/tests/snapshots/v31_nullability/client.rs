@@ -67,10 +67,6 @@ impl Client {
         call.query("note", &request.note, runtime::Style::Form, runtime::Explode::Yes);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
-        let value = match answer.status {
-            200 => operations::PatchAccountResponse::Ok(answer.json()?),
-            _ => return Err(answer.undeclared()),
-        };
-        Ok(answer.reply(value))
+        answer.typed()
     }
 }

@@ -103,6 +103,17 @@ pub enum PatchAccountResponse {
     Ok(models::Account),
 }
 
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for PatchAccountResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
 #[cfg(feature = "server")]
 impl runtime::Response for PatchAccountResponse {
     type Error = ErrorResponse;
