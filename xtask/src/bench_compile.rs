@@ -107,17 +107,33 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
 
     // Our crate has a feature per group, and `all-groups` turns them all
     // on; an older crate may have none, so its builds name only `client`
-    // and `server`, and it has no counterpart of a one-group build.
-    let both = |label: &str, features: &str| Build {
-        label: label.into(),
-        ours: vec![
+    // and `server`, and it has no counterpart of a one-group build. One
+    // that has them is built as ours is.
+    let their_manifest = fs::read_to_string(work.join("theirs/Cargo.toml")).unwrap_or_default();
+    let theirs_declare = |feature: &str| {
+        their_manifest
+            .lines()
+            .any(|l| l.starts_with(&format!("{feature} = ")))
+    };
+    let their_groups = theirs_declare("all-groups");
+    let both = |label: &str, features: &str| {
+        let ours = vec![
             "--no-default-features".into(),
             format!("--features={features},all-groups"),
-        ],
-        theirs: Some(vec![
-            "--no-default-features".into(),
-            format!("--features={features}"),
-        ]),
+        ];
+        let theirs = if their_groups {
+            ours.clone()
+        } else {
+            vec![
+                "--no-default-features".into(),
+                format!("--features={features}"),
+            ]
+        };
+        Build {
+            label: label.into(),
+            ours,
+            theirs: Some(theirs),
+        }
     };
     let mut builds = vec![
         both("every feature", "client,server"),
@@ -131,7 +147,12 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
                 "--no-default-features".into(),
                 format!("--features=client,{g}"),
             ],
-            theirs: None,
+            theirs: theirs_declare(g).then(|| {
+                vec![
+                    "--no-default-features".into(),
+                    format!("--features=client,{g}"),
+                ]
+            }),
         }),
         Some(g) => return Err(format!("the crate has no group `{g}`")),
         None => {}

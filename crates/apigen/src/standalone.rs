@@ -35,6 +35,7 @@ pub struct Options {
 pub struct Crate {
     pub name: String,
     pub files: Files,
+    /// What the generator said; its files are moved into [`Crate::files`].
     pub generated: Generated,
 }
 
@@ -84,7 +85,7 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         runtime: crate::Runtime::Vendored,
         group_features: true,
     };
-    let generated = crate::generate_file(spec, &config)?;
+    let mut generated = crate::generate_file(spec, &config)?;
     let name = options
         .name
         .clone()
@@ -97,8 +98,9 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
     let source = &config.source;
     let lib = lib_rs(&generated.api, &features, &name, options, command, source);
     files.insert("src/lib.rs".into(), lib);
-    for (path, contents) in &generated.files {
-        files.insert(format!("src/generated/{path}"), contents.clone());
+    // Moved, not copied: a large document's crate is hundreds of MB.
+    for (path, contents) in std::mem::take(&mut generated.files) {
+        files.insert(format!("src/generated/{path}"), contents);
     }
     Ok(Crate {
         name,

@@ -56,50 +56,60 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         models::items(api, gates, chunk)
     });
     let mut done = jobs.run();
-    let docs_html = done.take(docs_html);
-    let server_rs = [done.take(server_head)]
-        .into_iter()
-        .chain(done.take_each(handlers))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let client_rs = in_block(done.take(client_head), done.take_each(methods));
-    let metadata_rs = done.take(metadata_rs);
-    let mock_rs = done.take(mock_rs);
-    let operations_rs = [done.take(shared)]
-        .into_iter()
-        .chain(done.take_each(per_operation))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let models_rs = done.take_each(models).join("\n");
 
     let mut files = Files::new();
     let preamble = preamble(config);
-    let mut put = |name: &str, body: String| {
-        files.insert(name.to_string(), format!("{preamble}{body}"));
+    // Each file written once, its parts moved in and dropped as they go:
+    // a large document's files are hundreds of MB.
+    let mut put = |name: &str, head: String, parts: Vec<String>| {
+        let len = parts.iter().map(|p| p.len() + 1).sum::<usize>();
+        let mut text = String::with_capacity(preamble.len() + head.len() + len);
+        text.push_str(&preamble);
+        text.push_str(&head);
+        for (i, part) in parts.into_iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&part);
+        }
+        files.insert(name.to_string(), text);
     };
-    put("mod.rs", render(mod_rs(api, config)));
+    put("mod.rs", render(mod_rs(api, config)), Vec::new());
     put(
         "models.rs",
-        module(models::DOC, &models::imports(api), &models_rs),
+        module(models::DOC, &models::imports(api), ""),
+        done.take_each(models),
     );
+    let mut parts = vec![done.take(shared)];
+    parts.extend(done.take_each(per_operation));
     put(
         "operations.rs",
-        module(operations::DOC, &operations::imports(api), &operations_rs),
+        module(operations::DOC, &operations::imports(api), ""),
+        parts,
     );
+    let mut parts = vec![done.take(server_head)];
+    parts.extend(done.take_each(handlers));
     put(
         "server.rs",
-        module(server::DOC, &server::imports(api, gates), &server_rs),
+        module(server::DOC, &server::imports(api, gates), ""),
+        parts,
     );
     put(
         "client.rs",
-        module(client::DOC, &client::imports(api, gates), &client_rs),
+        module(client::DOC, &client::imports(api, gates), ""),
+        vec![in_block(done.take(client_head), done.take_each(methods))],
     );
     put(
         "metadata.rs",
-        module(metadata::DOC, &["use super::runtime;"], &metadata_rs),
+        module(metadata::DOC, &["use super::runtime;"], ""),
+        vec![done.take(metadata_rs)],
     );
-    put("mock.rs", module(mock::DOC, &mock::imports(api), &mock_rs));
-    files.insert("docs.html".to_string(), docs_html);
+    put(
+        "mock.rs",
+        module(mock::DOC, &mock::imports(api), ""),
+        vec![done.take(mock_rs)],
+    );
+    files.insert("docs.html".to_string(), done.take(docs_html));
     if config.runtime == crate::Runtime::Vendored {
         for (name, source) in vendor::SOURCES {
             files.insert(
