@@ -243,11 +243,7 @@ impl Api {
                 }
             }
         };
-        let shared: Vec<&Shape> = self
-            .error_type
-            .iter()
-            .chain(self.common_headers.iter().map(|h| &h.shape))
-            .collect();
+        let shared = self.shared_shapes();
         for (group, ops) in self.operations_by_group().into_iter().enumerate() {
             let mut roots = shared.clone();
             for op in ops {
@@ -266,11 +262,40 @@ impl Api {
             .collect()
     }
 
+    /// The shapes every group's operations use: the error type and the
+    /// common headers'.
+    fn shared_shapes(&self) -> Vec<&Shape> {
+        self.error_type
+            .iter()
+            .chain(self.common_headers.iter().map(|h| &h.shape))
+            .collect()
+    }
+
     /// Whether some types are reached by no operation: the ones the
-    /// `other-models` feature compiles in ([`Api::reach`]).
+    /// `other-models` feature compiles in ([`Api::reach`]). One walk from
+    /// every operation at once, not one per group as `reach` makes.
     pub fn has_other_models(&self) -> bool {
-        let others = self.traits.len();
-        self.reach().values().any(|g| g.last() == Some(&others))
+        let mut stack: Vec<&str> = Vec::new();
+        if !self.traits.is_empty() {
+            let roots = self.shared_shapes().into_iter().chain(
+                self.operations_by_group()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(Operation::shapes),
+            );
+            stack.extend(roots.filter_map(Shape::named));
+        }
+        let mut reached: HashSet<&str> = HashSet::new();
+        while let Some(name) = stack.pop() {
+            if reached.insert(name) {
+                if let Some(def) = self.types.get(name) {
+                    stack.extend(def.shapes().into_iter().filter_map(Shape::named));
+                }
+            }
+        }
+        self.types
+            .keys()
+            .any(|name| !reached.contains(name.as_str()))
     }
 
     /// Each group's Cargo feature and its number of operations, in the

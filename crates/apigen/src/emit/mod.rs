@@ -245,7 +245,9 @@ fn in_block(head: String, parts: Vec<String>) -> String {
         return head;
     }
     let Some(open) = head.strip_suffix("}\n") else {
-        return head;
+        // Reaching this is a bug in the emitter: make the crate fail to
+        // build rather than lose the items.
+        return format!("{head}compile_error!(\"a block's items were rendered apart from a head that does not end in one\");\n");
     };
     let mut out = String::with_capacity(
         head.len() + parts.iter().map(String::len).sum::<usize>() + parts.len(),
@@ -358,8 +360,8 @@ pub struct Gates<'a> {
     api: &'a Api,
     /// The groups that reach each type, when groups are features.
     reach: Option<HashMap<&'a str, Vec<usize>>>,
-    /// Each group's route trait, by the group's name.
-    traits: HashMap<&'a str, &'a crate::ir::RouteTrait>,
+    /// Each group's index in `api.traits`, by the group's name.
+    traits: HashMap<&'a str, usize>,
     /// The groups of the operations whose response enum is defined by an
     /// operation ([`crate::ir::Operation::same_responses_as`]), by that
     /// operation's `type_name`, when groups are features: its own, and
@@ -379,7 +381,7 @@ impl<'a> Gates<'a> {
         Gates {
             api,
             reach: group_features.then(|| api.reach()),
-            traits: api.traits.iter().map(|t| (t.group.as_str(), t)).collect(),
+            traits: api.trait_index(),
             responses,
         }
     }
@@ -393,20 +395,16 @@ impl<'a> Gates<'a> {
             Some(groups) if groups.len() > 1 => self.groups(groups.iter().copied()),
             _ => self.group(&op.group),
         };
-        let side = |side: &str| match &predicate {
-            Some(p) => quote!(#[cfg(all(feature = #side, #p))]),
-            None => quote!(#[cfg(feature = #side)]),
-        };
         [
-            side("server"),
-            side("client"),
-            Self::attr(predicate.clone()),
+            Self::side_attr("server", predicate.as_ref()),
+            Self::side_attr("client", predicate.as_ref()),
+            Self::attr(predicate),
         ]
     }
 
     /// The route trait of a group.
     pub fn route_trait(&self, group: &str) -> Option<&'a crate::ir::RouteTrait> {
-        self.traits.get(group).copied()
+        self.traits.get(group).map(|&i| &self.api.traits[i])
     }
 
     /// Whether groups are features.
@@ -500,14 +498,14 @@ impl<'a> Gates<'a> {
     /// The `cfg` attribute of a group's server-side items: the `server`
     /// feature, and the group's own when it has one.
     pub fn server_attr(&self, group: &str) -> TokenStream {
-        self.side_attr("server", group)
+        Self::side_attr("server", self.group(group).as_ref())
     }
 
-    /// The `cfg` attribute of a group's items on one side (`server`,
-    /// `client`): its feature, and the group's own when it has one.
-    pub fn side_attr(&self, side: &str, group: &str) -> TokenStream {
-        match self.group(group) {
-            Some(group) => quote!(#[cfg(all(feature = #side, #group))]),
+    /// The `cfg` attribute of items on one side (`server`, `client`): its
+    /// feature, and `predicate` when there is one.
+    fn side_attr(side: &str, predicate: Option<&TokenStream>) -> TokenStream {
+        match predicate {
+            Some(p) => quote!(#[cfg(all(feature = #side, #p))]),
             None => quote!(#[cfg(feature = #side)]),
         }
     }

@@ -229,6 +229,12 @@ impl Caller {
         self.call(Method::POST, "/v1/categories", Some(body)).await
     }
 
+    /// `GET /v1/categories/{id}` of a category `category` created.
+    async fn read_category(&self, category: &Reply) -> Reply {
+        let path = format!("/v1/categories/{}", category.body["id"]);
+        self.call(Method::GET, &path, None).await
+    }
+
     /// A new available pet, in a new category, with `stock` in stock.
     async fn stocked_pet(&self, stock: i64) -> i64 {
         let category = self.category("Dogs").await;
@@ -771,13 +777,7 @@ async fn connections_dropped_while_idle_cost_no_request() {
         .await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     for n in 0..5 {
-        let read = caller
-            .call(
-                Method::GET,
-                &format!("/v1/categories/{}", dogs.body["id"]),
-                None,
-            )
-            .await;
+        let read = caller.read_category(&dogs).await;
         assert_eq!(
             read.status, 200,
             "read {n} after the connections were dropped: {read:?}"
@@ -821,13 +821,7 @@ async fn a_transaction_cut_off_in_its_begin_leaves_nothing_open() {
     // The held answer arrives; then requests that only autocommit (the
     // limiter's round, a read) and a write.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    let read = caller
-        .call(
-            Method::GET,
-            &format!("/v1/categories/{}", dogs.body["id"]),
-            None,
-        )
-        .await;
+    let read = caller.read_category(&dogs).await;
     assert_eq!(read.status, 200, "{read:?}");
 
     use sqlx::Connection as _;
