@@ -857,6 +857,30 @@ fn a_tag_must_name_a_variant_and_a_component_is_named_by_its_own_name_too() {
 }
 
 #[test]
+fn a_union_beside_properties_sees_the_properties_it_shares_with_the_object() {
+    use petstore_tests::unions::models::{LabeledShape, LabeledShapeKind, LabeledShapeVariant};
+    use serde_json::json;
+    // The object declares the discriminator and so do the variants: each
+    // reads it, as JSON Schema shows every subschema the whole object.
+    let wire = json!({"kind": "square", "side": 2.0, "label": "tile"});
+    let shape: LabeledShape = serde_json::from_value(wire.clone()).unwrap();
+    assert_eq!(shape.kind, LabeledShapeKind::Square);
+    match &shape.variant {
+        LabeledShapeVariant::Square(square) => assert_eq!(square.kind, "square"),
+        other => panic!("read as {other:?}"),
+    }
+    // Written back, the property is there once.
+    let written = serde_json::to_string(&shape).unwrap();
+    assert_eq!(written.matches("\"kind\"").count(), 1, "{written}");
+    assert_eq!(serde_json::to_value(&shape).unwrap(), wire);
+    // The discriminator still decides: its value names the variant.
+    let refused = serde_json::from_value::<LabeledShape>(json!({"kind": "circle", "side": 2.0}))
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("radius"), "{refused}");
+}
+
+#[test]
 fn a_required_write_only_property_is_required_in_requests_only() {
     use petstore_tests::composition::models::{Account, NewAccount};
     use petstore_tests::composition::runtime::Validate;

@@ -63,7 +63,7 @@ pub use operation::{
 };
 pub use record::{
     fill, flattened, keep, keep_json, nullable, parse_enum, read_enum, read_record, required_field,
-    required_list, Others, Record, StringEnum, Writer,
+    required_list, share, Others, Record, StringEnum, Writer,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Explode, Style, ValueKind};

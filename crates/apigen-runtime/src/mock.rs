@@ -1059,11 +1059,14 @@ impl Maker {
                     let value = self
                         .example(field.example, &field.schema)
                         .unwrap_or_else(|| self.value(&field.schema, rng, depth + 1));
+                    // A property a flattened union sets too (its
+                    // discriminator) keeps the union's value, which names
+                    // the variant made.
                     match (field.flatten, value) {
                         (true, Value::Object(inner)) => map.extend(inner),
                         (true, _) => {}
                         (false, value) => {
-                            map.insert(field.name.to_string(), value);
+                            map.entry(field.name).or_insert(value);
                         }
                     }
                 }
@@ -1387,6 +1390,41 @@ mod tests {
             made.get("user").is_some() && made.get("password").is_none(),
             "{made}"
         );
+    }
+
+    #[test]
+    fn a_discriminator_the_object_declares_too_names_the_variant_made() {
+        static LABELED: [Type; 4] = [
+            Type::of(Schema::Object(&[
+                Field::required("variant", Schema::Named(1)).flatten(),
+                Field::required("kind", Schema::Enum(&["circle", "square"])),
+            ])),
+            Type::of(Schema::Union(
+                Some("kind"),
+                &[
+                    Variant::new(&["circle"], Schema::Named(2)),
+                    Variant::new(&["square"], Schema::Named(3)),
+                ],
+            )),
+            Type::of(Schema::Object(&[Field::required(
+                "radius",
+                Schema::Integer(Bounds::NONE),
+            )])),
+            Type::of(Schema::Object(&[Field::required(
+                "side",
+                Schema::Integer(Bounds::NONE),
+            )])),
+        ];
+        let maker = Maker::new(&LABELED, true);
+        let mut kinds = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let made = maker.value(&Schema::Named(0), &mut Rng(seed), 0);
+            let kind = made["kind"].as_str().unwrap_or_default().to_string();
+            let shape = if kind == "circle" { "radius" } else { "side" };
+            assert!(made.get(shape).is_some(), "{made}");
+            kinds.insert(kind);
+        }
+        assert_eq!(kinds.len(), 2, "{kinds:?}");
     }
 
     #[test]

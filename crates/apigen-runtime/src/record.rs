@@ -233,6 +233,21 @@ pub fn keep_json<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
+/// Gives the flattened parts a property the struct reads itself (a
+/// union's discriminator declared beside `oneOf`): its value, when the
+/// object had one, as JSON among the others.
+pub fn share<T: Serialize, E: de::Error>(
+    rest: &mut serde_json::Map<String, serde_json::Value>,
+    name: &str,
+    slot: &Option<T>,
+) -> Result<(), E> {
+    if let Some(value) = slot {
+        let value = serde_json::to_value(value).map_err(de::Error::custom)?;
+        rest.insert(name.to_string(), value);
+    }
+    Ok(())
+}
+
 /// A flattened part (the shape an object also has: `oneOf` beside its
 /// properties), read from the properties its struct does not name.
 pub fn flattened<T: serde::de::DeserializeOwned, E: de::Error>(
@@ -297,9 +312,20 @@ impl<M: SerializeMap> Writer<M> {
     /// A flattened part: its properties, written into this object. A part
     /// that is not an object is an error.
     pub fn flatten<T: Serialize>(&mut self, part: &T) -> Result<(), M::Error> {
+        self.flatten_except(part, &[])
+    }
+
+    /// A flattened part but for the properties the struct writes itself
+    /// (those it shares with the part, see [`share`]).
+    pub fn flatten_except<T: Serialize>(
+        &mut self,
+        part: &T,
+        written: &[&str],
+    ) -> Result<(), M::Error> {
         match serde_json::to_value(part).map_err(serde::ser::Error::custom)? {
             serde_json::Value::Object(properties) => properties
                 .iter()
+                .filter(|(name, _)| !written.contains(&name.as_str()))
                 .try_for_each(|(name, value)| self.map.serialize_entry(name, value)),
             serde_json::Value::Null => Ok(()),
             _ => Err(serde::ser::Error::custom(

@@ -465,6 +465,10 @@ pub struct Field {
     /// The object is also one of several shapes (`oneOf` beside `properties`
     /// or inside `allOf`): this field holds which, flattened into the object.
     pub flatten: bool,
+    /// The flattened union reads this property too: it is the union's
+    /// discriminator or a property of one of its variants, and JSON Schema
+    /// shows every subschema the whole object.
+    pub shared: bool,
 }
 
 impl Field {
@@ -485,6 +489,7 @@ impl Field {
             deprecated: false,
             boxed: false,
             flatten: false,
+            shared: false,
         }
     }
 }

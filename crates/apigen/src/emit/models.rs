@@ -165,6 +165,8 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
     // Per named property: its field, wire name, reading and plain type.
     let mut named: Vec<(proc_macro2::Ident, &str, Reading, TokenStream)> = Vec::new();
     let mut flattened: Vec<proc_macro2::Ident> = Vec::new();
+    // The indices in `named` of the properties the flattened parts read too.
+    let mut shared: Vec<usize> = Vec::new();
     let mut fields: Vec<String> = s
         .fields
         .iter()
@@ -221,6 +223,9 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
                 };
                 (reading, field_type(f))
             };
+            if f.shared {
+                shared.push(named.len());
+            }
             named.push((fname.clone(), f.wire.as_str(), reading, plain));
             let docs = text::doc_text(&paragraphs, "    ");
             format!("{docs}    pub {fname}: {},\n", compact(&ty))
@@ -256,7 +261,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
         def.name
     ));
     pieces.tokens(quote!(#(#defaults)*));
-    pieces.text(&record(def, s, &named, &flattened, cfg));
+    pieces.text(&record(def, s, &named, &flattened, &shared, cfg));
     pieces.tokens(validate.unwrap_or_default());
 }
 
@@ -287,12 +292,14 @@ fn validate_impl(
 /// A struct's `runtime::Record` impl and its serde impls through it: one
 /// slot per named property, and what it does with the others (refuses
 /// them, keeps them in its additional properties or for its flattened
-/// parts, or ignores them).
+/// parts, or ignores them). The flattened parts read the other properties
+/// and, from their slots, the `shared` ones ([`crate::ir::Field::shared`]).
 fn record(
     def: &TypeDef,
     s: &Struct,
     named: &[(proc_macro2::Ident, &str, Reading, TokenStream)],
     flattened: &[proc_macro2::Ident],
+    shared: &[usize],
     cfg: &TokenStream,
 ) -> String {
     use std::fmt::Write as _;
@@ -379,20 +386,38 @@ fn record(
         })
         .collect();
     // Every flattened part, and the additional properties beside them,
-    // read from the same other properties.
-    let mut consumers: Vec<String> = flattened.iter().map(ToString::to_string).collect();
-    if !flattened.is_empty() && s.additional.is_some() {
-        consumers.push("additional_properties".into());
-    }
-    for (i, field) in consumers.iter().enumerate() {
-        let clone = if i + 1 == consumers.len() {
-            ""
-        } else {
+    // read from the same other properties; the parts, with the shared
+    // properties among them.
+    let mut sharing = String::new();
+    let mut consumers: Vec<(String, String)> = flattened
+        .iter()
+        .map(|f| (f.to_string(), format!("slots.{rest}")))
+        .collect();
+    if !shared.is_empty() {
+        let clone = if s.additional.is_some() {
             ".clone()"
+        } else {
+            ""
         };
-        finished.push(format!(
-            "{field}: runtime::flattened(slots.{rest}{clone})?,"
-        ));
+        let _ = writeln!(sharing, "        let mut shared = slots.{rest}{clone};");
+        for i in shared {
+            let wire = named[*i].1;
+            let _ = writeln!(
+                sharing,
+                "        runtime::share(&mut shared, {wire:?}, &slots.{i})?;"
+            );
+        }
+        for (_, source) in &mut consumers {
+            *source = "shared".into();
+        }
+    }
+    if !flattened.is_empty() && s.additional.is_some() {
+        consumers.push(("additional_properties".into(), format!("slots.{rest}")));
+    }
+    for (i, (field, source)) in consumers.iter().enumerate() {
+        let read_later = consumers[i + 1..].iter().any(|(_, later)| later == source);
+        let clone = if read_later { ".clone()" } else { "" };
+        finished.push(format!("{field}: runtime::flattened({source}{clone})?,"));
     }
     if flattened.is_empty() && s.additional.is_some() {
         finished.push(format!("additional_properties: slots.{rest},"));
@@ -406,8 +431,21 @@ fn record(
         };
         let _ = writeln!(writes, "        out.{method}({wire:?}, &self.{field})?;");
     }
+    // A shared property is the object's to write.
+    let written: Vec<String> = shared
+        .iter()
+        .map(|i| format!("{:?}", named[*i].1))
+        .collect();
     for f in flattened {
-        let _ = writeln!(writes, "        out.flatten(&self.{f})?;");
+        if written.is_empty() {
+            let _ = writeln!(writes, "        out.flatten(&self.{f})?;");
+        } else {
+            let _ = writeln!(
+                writes,
+                "        out.flatten_except(&self.{f}, &[{}])?;",
+                written.join(", ")
+            );
+        }
     }
     if s.additional.is_some() {
         writes.push_str("        out.rest(&self.additional_properties)?;\n");
@@ -440,7 +478,7 @@ fn record(
     let finish_body = if finished.is_empty() {
         format!("        Ok({name} {{}})\n")
     } else {
-        let mut body = format!("        Ok({name} {{\n");
+        let mut body = format!("{sharing}        Ok({name} {{\n");
         for line in &finished {
             let _ = writeln!(body, "            {line}");
         }
@@ -912,6 +950,7 @@ mod tests {
             deprecated: false,
             boxed: false,
             flatten: false,
+            shared: false,
         };
         assert!(is_optional(&f));
         assert_eq!(field_type(&f).to_string(), "Option < i64 >");

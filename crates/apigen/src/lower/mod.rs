@@ -89,8 +89,8 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
             .map(|s| base_path(&s.url))
             .unwrap_or_default(),
         servers: doc.servers.iter().filter_map(absolute_url).collect(),
-        types: passes::mark_boxed(passes::newtype_alias_cycles(passes::infer_discriminators(
-            std::mem::take(&mut l.types),
+        types: passes::mark_boxed(passes::newtype_alias_cycles(passes::shared_with_unions(
+            passes::infer_discriminators(std::mem::take(&mut l.types)),
         ))),
         traits,
         operations,

@@ -337,6 +337,71 @@ pub(super) fn infer_discriminators(
     types
 }
 
+/// The types, with each property of an object that its flattened union
+/// reads too marked [`Field::shared`]: the union's discriminator (an
+/// object may declare it beside `oneOf`, as the variants then need not)
+/// or a property a variant declares. In JSON Schema every subschema sees
+/// the whole object; without the mark the object's own field would take
+/// the property and the union would never see it.
+pub(super) fn shared_with_unions(
+    mut types: BTreeMap<String, TypeDef>,
+) -> BTreeMap<String, TypeDef> {
+    let read_by_union = |types: &BTreeMap<String, TypeDef>, union: &str| -> BTreeSet<String> {
+        let Some(TypeDef {
+            kind: TypeKind::Union(u),
+            ..
+        }) = super::resolve(types, union)
+        else {
+            return BTreeSet::new();
+        };
+        let variant_fields = u.variants.iter().flat_map(|v| match &v.shape.ty {
+            Ty::Named(n) => match super::resolve(types, n).map(|d| &d.kind) {
+                Some(TypeKind::Struct(s)) => s.fields.iter().filter(|f| !f.flatten).collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        });
+        variant_fields
+            .map(|f| f.wire.clone())
+            .chain(u.tag.clone())
+            .collect()
+    };
+    let marks: Vec<(String, BTreeSet<String>)> = types
+        .values()
+        .filter_map(|def| {
+            let TypeKind::Struct(s) = &def.kind else {
+                return None;
+            };
+            let read: BTreeSet<String> = s
+                .fields
+                .iter()
+                .filter_map(|f| match &f.shape.ty {
+                    Ty::Named(union) if f.flatten => Some(read_by_union(&types, union)),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let own = |f: &&Field| !f.flatten && read.contains(&f.wire);
+            s.fields
+                .iter()
+                .any(|f| own(&f))
+                .then(|| (def.name.clone(), read))
+        })
+        .collect();
+    for (name, read) in marks {
+        if let Some(TypeDef {
+            kind: TypeKind::Struct(s),
+            ..
+        }) = types.get_mut(&name)
+        {
+            for f in s.fields.iter_mut().filter(|f| !f.flatten) {
+                f.shared = read.contains(&f.wire);
+            }
+        }
+    }
+    types
+}
+
 /// The property that tells a union's variants apart, and its value in each.
 fn told_apart(types: &BTreeMap<String, TypeDef>, u: &Union) -> Option<(String, Vec<String>)> {
     let structs: Vec<&Struct> = u

@@ -827,6 +827,7 @@ impl<'a> Lowerer<'a> {
                 deprecated: data.is_some_and(|d| d.deprecated),
                 boxed: false,
                 flatten: false,
+                shared: false,
             });
         }
         for (i, req) in flat.required.iter().enumerate() {

@@ -8,7 +8,7 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 13] = [
+static TYPES: [Type; 16] = [
     // 0: Circle
     Type::of(Schema::Object(&[
         Field::required("kind", Schema::String(Bounds::NONE)),
@@ -16,61 +16,74 @@ static TYPES: [Type; 13] = [
     ])),
     // 1: Drawing
     Type::of(Schema::Object(&[
-        Field::required("variant", Schema::Named(9)).flatten(),
+        Field::required("variant", Schema::Named(12)).flatten(),
         Field::optional("label", Schema::String(Bounds::NONE)),
     ])),
     // 2: Expr
     Type::of(Schema::Union(None, &[
-        Variant::new(&[], Schema::Named(4)),
-        Variant::new(&[], Schema::Named(11)),
+        Variant::new(&[], Schema::Named(7)),
+        Variant::new(&[], Schema::Named(14)),
     ])),
     // 3: IdOrName
     Type::of(Schema::Union(None, &[
         Variant::new(&[], Schema::Integer(Bounds::NONE)),
         Variant::new(&[], Schema::String(Bounds::NONE)),
     ])),
-    // 4: Literal
+    // 4: LabeledShape
+    Type::of(Schema::Object(&[
+        Field::required("variant", Schema::Named(6)).flatten(),
+        Field::required("kind", Schema::Named(5)),
+        Field::optional("label", Schema::String(Bounds::NONE)),
+    ])),
+    // 5: LabeledShapeKind
+    Type::of(Schema::Enum(&["circle", "square"])),
+    // 6: LabeledShapeVariant
+    Type::of(Schema::Union(Some("kind"), &[
+        Variant::new(&["circle"], Schema::Named(0)),
+        Variant::new(&["square"], Schema::Named(13)),
+    ])),
+    // 7: Literal
     Type::of(Schema::Object(&[
         Field::optional("value", Schema::Integer(Bounds::NONE)),
     ])),
-    // 5: Payment
+    // 8: Payment
     Type::of(Schema::Object(&[
-        Field::required("variant", Schema::Named(6)).flatten(),
+        Field::required("variant", Schema::Named(9)).flatten(),
         Field::required("amount", Schema::Integer(Bounds::NONE)),
     ])),
-    // 6: PaymentVariant
+    // 9: PaymentVariant
     Type::of(Schema::Union(None, &[
-        Variant::new(&[], Schema::Named(7)),
-        Variant::new(&[], Schema::Named(8)),
+        Variant::new(&[], Schema::Named(10)),
+        Variant::new(&[], Schema::Named(11)),
     ])),
-    // 7: PaymentVariantObject
+    // 10: PaymentVariantObject
     Type::of(Schema::Object(&[
         Field::required("card", Schema::String(Bounds::NONE)),
     ])),
-    // 8: PaymentVariantObject2
+    // 11: PaymentVariantObject2
     Type::of(Schema::Object(&[
         Field::required("iban", Schema::String(Bounds::NONE)),
     ])),
-    // 9: Shape
+    // 12: Shape
     Type::of(Schema::Union(Some("kind"), &[
         Variant::new(&["circle"], Schema::Named(0)),
-        Variant::new(&["square"], Schema::Named(10)),
+        Variant::new(&["square"], Schema::Named(13)),
     ])),
-    // 10: Square
+    // 13: Square
     Type::of(Schema::Object(&[
         Field::required("kind", Schema::String(Bounds::NONE)),
         Field::required("side", Schema::Number(Bounds::NONE)),
     ])),
-    // 11: Sum
+    // 14: Sum
     Type::of(Schema::Object(&[
         Field::required("left", Schema::Named(2)),
         Field::required("right", Schema::Named(2)),
     ])),
-    // 12: Tree
+    // 15: Tree
     Type::of(Schema::Object(&[
         Field::required("label", Schema::String(Bounds::NONE)),
-        Field::optional("parent", Schema::Named(12)),
-        Field::optional("children", Schema::Array(&Schema::Named(12), Bounds::NONE)),
+        Field::optional("parent", Schema::Named(15)),
+        Field::optional("children", Schema::Array(&Schema::Named(15), Bounds::NONE)),
     ])),
 ];
 
@@ -85,7 +98,7 @@ static SPEC: Spec = Spec {
 
 /// The responses of `listShapes`.
 static LIST_SHAPES: [Response; 1] = [
-    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(9), Bounds::NONE)),
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(12), Bounds::NONE)),
 ];
 
 /// The responses of the operation `id` names.

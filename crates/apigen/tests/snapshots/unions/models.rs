@@ -218,6 +218,198 @@ impl<'de> serde::Deserialize<'de> for IdOrName {
     }
 }
 
+/// A shape whose kind the object declares too, beside `oneOf`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabeledShape {
+    /// Which of the shapes in `oneOf` the object also has.
+    pub variant: LabeledShapeVariant,
+    pub kind: LabeledShapeKind,
+    pub label: Option<String>,
+}
+
+impl runtime::Record for LabeledShape {
+    const NAME: &'static str = "LabeledShape";
+    const FIELDS: &'static [&'static str] = &["kind", "label"];
+    const OTHERS: runtime::Others = runtime::Others::Keep;
+
+    fn other<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: String,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::keep_json(&mut slots.2, key, map)
+    }
+    type Slots = (
+        Option<LabeledShapeKind>,
+        Option<String>,
+        serde_json::Map<String, serde_json::Value>,
+    );
+
+    fn slots() -> Self::Slots {
+        (None, None, Default::default())
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let mut shared = slots.2;
+        runtime::share(&mut shared, "kind", &slots.0)?;
+        Ok(LabeledShape {
+            kind: runtime::required_field(slots.0, "kind")?,
+            label: slots.1,
+            variant: runtime::flattened(shared)?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LabeledShape {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for LabeledShape {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.field("kind", &self.kind)?;
+        out.optional("label", &self.label)?;
+        out.flatten_except(&self.variant, &["kind"])?;
+        out.end()
+    }
+}
+
+impl runtime::Validate for LabeledShape {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("variant", runtime::Validate::validate(&self.variant))?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LabeledShapeKind {
+    /// `circle`
+    Circle,
+    /// `square`
+    Square,
+}
+
+impl LabeledShapeKind {
+    /// Every value, in the order the spec lists them.
+    pub const ALL: [Self; 2] = [Self::Circle, Self::Square];
+
+    /// The value as it is written on the wire.
+    pub fn as_str(self) -> &'static str {
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for LabeledShapeKind {
+    const NAME: &'static str = "LabeledShapeKind";
+    const ALL: &'static [Self] = &Self::ALL;
+    const WIRE: &'static [&'static str] = &["circle", "square"];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for LabeledShapeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for LabeledShapeKind {
+    type Err = runtime::UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for LabeledShapeKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LabeledShapeKind {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabeledShapeVariant {
+    /// `circle`
+    Circle(Circle),
+    /// `square`
+    Square(Square),
+}
+
+impl serde::Serialize for LabeledShapeVariant {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
+            Self::Square(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+
+impl runtime::Decide for LabeledShapeVariant {
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        match runtime::tag_of(&value, "kind")? {
+            "circle" | "Circle" => {
+                runtime::read_variant(&value, source).map(Self::Circle)
+            }
+            "square" | "Square" => {
+                runtime::read_variant(&value, source).map(Self::Square)
+            }
+            other => {
+                Err(
+                    format!(
+                        "unknown `kind` value `{other}`: expected `circle`, `square`"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LabeledShapeVariant {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::decide_json(deserializer)
+    }
+}
+
+impl runtime::Validate for LabeledShapeVariant {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        match self {
+            Self::Circle(value) => runtime::Validate::validate(value),
+            Self::Square(_) => Ok(()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Literal {
     pub value: Option<i64>,
