@@ -8,7 +8,7 @@
 
 use crate::launch::launch;
 use crate::{project_root, run, venv_tool};
-use apigen::ir::{ParamLocation, SchemeKind, Ty};
+use apigen::ir::{ParamLocation, SchemeKind, Style, Ty};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -90,10 +90,17 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   schemathesis's "violation" is a JSON array written in it; and for
 ///   one whose body may come as a form or multipart and has a list
 ///   property: `photoUrls=AAA` is a list of one, the same bytes as the
-///   text schemathesis calls a violation;
+///   text schemathesis calls a violation; and for one with a list
+///   parameter (in any style but JSON): a list of one item is the item's
+///   text alone, so schemathesis's item where the list belongs is a list;
+///   and for one with an object parameter (outside JSON) that allows
+///   other properties: schemathesis writes a value of another type there
+///   as the object `{"": value}`, which is a valid object;
 /// - `positive_data_acceptance`, for an operation whose form body has a
 ///   list of objects: a form cannot spell one, and what schemathesis
-///   writes for it (each object's keys) is no such list.
+///   writes for it (each object's keys) is no such list; and for one with
+///   a pipe- or space-delimited object parameter, which schemathesis has
+///   no writing for (it sends the property names alone).
 fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     use apigen::ir::Status;
     let mut out = String::from(
@@ -163,6 +170,38 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
                 ));
             }
         }
+        // In every style but JSON, a list of one item is the text of the
+        // item alone, and schemathesis writes a value of another type
+        // where an object belongs as the object `{"": value}`.
+        let negative_off = |off: &Vec<(&str, &str)>| {
+            off.iter()
+                .any(|(check, _)| *check == "negative_data_rejection")
+        };
+        let listed = op
+            .params
+            .iter()
+            .any(|p| p.style != Style::Json && matches!(p.shape.ty, Ty::Array(_)));
+        if listed && !negative_off(&off) {
+            off.push((
+                "negative_data_rejection",
+                "takes a list parameter: a list of one item is the text of the item alone, \
+                 so schemathesis's item where the list belongs is a valid list",
+            ));
+        }
+        if op.params.iter().any(|p| open_object(api, p)) && !negative_off(&off) {
+            off.push((
+                "negative_data_rejection",
+                "takes an object parameter that allows other properties: schemathesis writes \
+                 a value of another type there as the object `{\"\": value}`, which is valid",
+            ));
+        }
+        if op.params.iter().any(|p| delimited_object(api, p)) {
+            off.push((
+                "positive_data_acceptance",
+                "takes a pipe- or space-delimited object, which schemathesis cannot write \
+                 (it sends each property's name alone, as a pair of its own)",
+            ));
+        }
         if off.is_empty() {
             continue;
         }
@@ -176,6 +215,34 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
         }
     }
     out
+}
+
+/// Whether a parameter outside JSON is an object that allows properties
+/// it does not name (the one named `""` among them).
+fn open_object(api: &apigen::ir::Api, p: &apigen::ir::Param) -> bool {
+    use apigen::ir::TypeKind;
+    if p.style == Style::Json {
+        return false;
+    }
+    match &p.shape.ty {
+        Ty::Map(_) => true,
+        Ty::Named(n) => apigen::lower::resolve(&api.types, n)
+            .is_some_and(|d| matches!(&d.kind, TypeKind::Struct(s) if !s.deny_unknown)),
+        _ => false,
+    }
+}
+
+/// Whether a parameter is an object in the `pipeDelimited` or
+/// `spaceDelimited` style (`a|1|b|2`).
+fn delimited_object(api: &apigen::ir::Api, p: &apigen::ir::Param) -> bool {
+    use apigen::ir::{Ty, TypeKind};
+    let object = match &p.shape.ty {
+        Ty::Map(_) => true,
+        Ty::Named(n) => apigen::lower::resolve(&api.types, n)
+            .is_some_and(|d| matches!(d.kind, TypeKind::Struct(_))),
+        _ => false,
+    };
+    object && matches!(p.style, Style::PipeDelimited | Style::SpaceDelimited)
 }
 
 /// Whether an operation's body may come as a form or multipart (where a

@@ -169,7 +169,19 @@ impl Query {
             return Ok(None);
         }
         let tree = form_tree(pairs.into_iter());
-        let value = tree.get(name).cloned().unwrap_or_default();
+        let value = match tree.get(name).cloned().unwrap_or_default() {
+            // `name[]=v` is a list's item to the tree, and the property
+            // named `""` to `deepObject`: the parameter is an object.
+            serde_json::Value::Array(mut items) => {
+                let value = if items.len() == 1 {
+                    items.remove(0)
+                } else {
+                    serde_json::Value::Array(items)
+                };
+                serde_json::Value::Object([(String::new(), value)].into_iter().collect())
+            }
+            value => value,
+        };
         T::deserialize(FormValue::new(value))
             .map(Some)
             .map_err(|e| {
@@ -412,6 +424,12 @@ mod tests {
 
     #[test]
     fn deep_and_exploded_objects() {
+        // `object[]=v` is the property named "" (as `deepObject` writes
+        // `{"": "v"}`).
+        let q = Query::parse("object[]=null");
+        let unnamed: std::collections::BTreeMap<String, String> =
+            q.deep("object").unwrap().unwrap();
+        assert_eq!(unnamed, [(String::new(), "null".to_string())].into());
         let q = Query::parse("filter[status]=open&filter[min]=3&other=1");
         let deep: Filter = q.deep("filter").unwrap().unwrap();
         assert_eq!(
