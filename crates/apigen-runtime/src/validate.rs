@@ -253,23 +253,23 @@ pub fn check_uri(value: &str) -> Result<(), Violation> {
     }
 }
 
-/// `format: duration`, when the generator is asked to check formats: an
-/// ISO 8601 duration, `P`, date parts in order (`3Y`, `2M`, `1W`, `4D`,
-/// each at most once), then `T` and time parts in order (`5H`, `6M`,
-/// `7.5S`: a fraction on the seconds only), at least one part in all and
-/// at least one after a `T`.
+/// `format: duration`, when the generator is asked to check formats: a
+/// duration as RFC 3339 (appendix A) writes one, which JSON Schema's
+/// `duration` names: `P`, then weeks alone (`1W`), or date parts (`3Y`,
+/// `2M`, `4D`: each leading down to the next without a gap, as `1Y2M`,
+/// `2M4D`, `4D`), then optionally `T` and time parts alike (`5H6M7S`,
+/// `6M7S`, `7S`); or the time parts alone. Whole numbers only.
 pub fn check_duration(value: &str) -> Result<(), Violation> {
     static DURATION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"^P([0-9]+Y)?([0-9]+M)?([0-9]+W)?([0-9]+D)?(T([0-9]+H)?([0-9]+M)?([0-9]+(\.[0-9]+)?S)?)?$",
-        )
-        .expect("the duration pattern compiles")
+        let date = r"(?:[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?|[0-9]+M(?:[0-9]+D)?|[0-9]+D)";
+        let time = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)";
+        regex::Regex::new(&format!("^P(?:{date}(?:{time})?|{time}|[0-9]+W)$"))
+            .expect("the duration pattern compiles")
     });
-    let valid = DURATION.is_match(value) && value != "P" && !value.ends_with('T');
-    if valid {
+    if DURATION.is_match(value) {
         Ok(())
     } else {
-        Err(Violation::new("must be an ISO 8601 duration"))
+        Err(Violation::new("must be an RFC 3339 duration"))
     }
 }
 
@@ -318,12 +318,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations_are_iso_8601() {
-        for good in ["P1D", "PT2H30M", "P1Y2M3W4DT5H6M7.5S", "PT0S"] {
+    fn a_number_just_inside_a_bound_is_read_inside_it() {
+        // Correctly rounded (serde_json's `float_roundtrip`): the default
+        // parser reads this as 1e9 itself.
+        let value: f64 = serde_json::from_str("999999999.9999999").unwrap();
+        assert!(check_range(&value, Bound::Unbounded, Bound::Excluded(1e9)).is_ok());
+    }
+
+    #[test]
+    fn durations_are_rfc_3339() {
+        for good in [
+            "P1D",
+            "PT2H30M",
+            "P1Y2M3DT4H5M6S",
+            "PT0S",
+            "P3W",
+            "P1MT1S",
+            "P1DT1H",
+        ] {
             assert_eq!(check_duration(good), Ok(()), "{good}");
         }
+        // Weeks alone, no gap between parts, whole numbers (RFC 3339's
+        // grammar, which JSON Schema's `duration` is).
         for bad in [
-            "", "P", "PT", "1D", "P1DT", "AAA", "P1.5D", "PT4.5H3M", "PT1M2M", "P1D2Y",
+            "",
+            "P",
+            "PT",
+            "1D",
+            "P1DT",
+            "AAA",
+            "P1.5D",
+            "PT4.5H3M",
+            "PT1M2M",
+            "P1D2Y",
+            "P1W2D",
+            "P4Y7318M1W75840051385D",
+            "PT1H1S",
+            "P1Y1D",
+            "PT7.5S",
+            "p1d",
         ] {
             assert!(check_duration(bad).is_err(), "{bad}");
         }

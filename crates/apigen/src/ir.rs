@@ -632,7 +632,7 @@ pub struct Checks {
 pub enum TextFormat {
     Email,
     Uri,
-    /// An ISO 8601 duration (`P1DT2H`), as JSON Schema's `duration`.
+    /// A duration (`P1DT2H`) as RFC 3339 writes one: JSON Schema's `duration`.
     Duration,
 }
 
