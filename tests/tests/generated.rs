@@ -767,7 +767,7 @@ fn a_union_whose_variants_may_omit_the_tag_is_decided_by_structure_without_it() 
 
 mod nullability_glue {
     use actix_web::{test, web, App};
-    use petstore_tests::v31_nullability::{operations::*, runtime, server};
+    use petstore_tests::v31_nullability::{models, operations::*, runtime, server};
     use serde_json::json;
     use std::collections::BTreeMap;
     use std::sync::Mutex;
@@ -778,9 +778,12 @@ mod nullability_glue {
         Option<String>,
     );
 
-    /// Keeps the query parameters it was sent.
+    /// Keeps the query parameters it was sent, and the query object apart.
     #[derive(Default)]
-    struct Store(Mutex<Option<Seen>>);
+    struct Store(
+        Mutex<Option<Seen>>,
+        Mutex<Option<models::PatchAccountRange>>,
+    );
 
     impl Api for Store {
         async fn patch_account(
@@ -789,6 +792,7 @@ mod nullability_glue {
             _: runtime::RequestContext,
         ) -> Result<PatchAccountResponse, ErrorResponse> {
             *self.0.lock().unwrap() = Some((request.since, request.filter, request.note));
+            *self.1.lock().unwrap() = request.range;
             Err(ErrorResponse::new(
                 runtime::StatusCode::IM_A_TEAPOT,
                 json!({}),
@@ -804,6 +808,11 @@ mod nullability_glue {
 
     /// What the handler got for this query, or the refusal's status.
     async fn patch(query: &str) -> Result<Seen, u16> {
+        patched(query).await.map(|(seen, _)| seen)
+    }
+
+    /// What the handler got for this query, its query object too.
+    async fn patched(query: &str) -> Result<(Seen, Option<models::PatchAccountRange>), u16> {
         let store = web::Data::new(Store::default());
         let app =
             test::init_service(App::new().configure(|cfg| server::configure(cfg, store.clone())))
@@ -815,7 +824,25 @@ mod nullability_glue {
         let response = test::call_service(&app, request).await;
         let status = response.status().as_u16();
         let seen = store.0.lock().unwrap().take();
-        seen.ok_or(status)
+        let range = store.1.lock().unwrap().take();
+        seen.map(|seen| (seen, range)).ok_or(status)
+    }
+
+    #[actix_web::test]
+    async fn a_query_object_property_that_admits_null_takes_null_where_it_is_no_text_of_its_type() {
+        let (_, range) = patched("min=null&open=null&label=null").await.unwrap();
+        use runtime::Nullable;
+        let range = range.expect("the query object");
+        assert_eq!((range.min, range.open), (Nullable::Null, Nullable::Null));
+        // A string keeps the text.
+        assert_eq!(range.label, Nullable::Value("null".to_string()));
+        let (_, range) = patched("min=4&open=true").await.unwrap();
+        let range = range.expect("the query object");
+        assert_eq!(
+            (range.min, range.open),
+            (Nullable::Value(4), Nullable::Value(true))
+        );
+        assert_eq!(patched("min=nil").await.map(|_| ()), Err(400));
     }
 
     #[actix_web::test]

@@ -277,6 +277,41 @@ impl FormValue {
     }
 }
 
+/// The name [`NullText`] asks to be read by.
+const NULL_TEXT: &str = "$apigen::NullText";
+
+/// A value that admits null and whose type has no text `null` (a number,
+/// a boolean, a date): read from text (a form, a multipart part, a query
+/// object), `null` is the null that JSON would spell. From JSON, as
+/// `Option<T>`.
+#[derive(Debug)]
+pub struct NullText<T>(pub Option<T>);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for NullText<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Reader<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Reader<T> {
+            type Value = NullText<T>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a value or null")
+            }
+
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(NullText(None))
+            }
+
+            fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Self::Value, D::Error> {
+                <Option<T> as serde::Deserialize>::deserialize(deserializer).map(NullText)
+            }
+        }
+        deserializer.deserialize_newtype_struct(NULL_TEXT, Reader(std::marker::PhantomData))
+    }
+}
+
 impl<'de> serde::de::IntoDeserializer<'de, serde_json::Error> for FormValue {
     type Deserializer = Self;
 
@@ -454,11 +489,14 @@ impl<'de> serde::Deserializer<'de> for FormValue {
 
     fn deserialize_newtype_struct<V: serde::de::Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         if self.mode == Mode::Json {
-            return serde::Deserializer::deserialize_newtype_struct(self.value, _name, visitor);
+            return serde::Deserializer::deserialize_newtype_struct(self.value, name, visitor);
+        }
+        if name == NULL_TEXT && self.text() == Some("null") {
+            return visitor.visit_none();
         }
         visitor.visit_newtype_struct(self)
     }

@@ -62,8 +62,8 @@ pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };
 pub use record::{
-    fill, flattened, keep, keep_json, nullable, parse_enum, read_enum, read_record, required_field,
-    required_list, share, Others, Record, StringEnum, Writer,
+    fill, fill_nullable, flattened, keep, keep_json, nullable, parse_enum, read_enum, read_record,
+    required_field, required_list, share, Others, Record, StringEnum, Writer,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Explode, Style, ValueKind};

@@ -154,6 +154,21 @@ pub fn fill<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
     Ok(())
 }
 
+/// Reads the value of a property that admits null and has no text `null`
+/// (see [`super::form::NullText`]) into its slot; a property given twice
+/// is an error.
+pub fn fill_nullable<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
+    slot: &mut Option<Option<T>>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value::<super::form::NullText<T>>()?.0);
+    Ok(())
+}
+
 /// A required property's value; its absence is an error.
 pub fn required_field<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
     slot.ok_or_else(|| de::Error::missing_field(name))

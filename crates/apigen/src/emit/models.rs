@@ -157,6 +157,27 @@ impl Reading {
     }
 }
 
+/// What a struct's record holds: per named property its field, wire name,
+/// reading and plain type; the flattened parts; and the indices in
+/// `named` of the properties the parts read too and of those that admit
+/// null and have no text `null`.
+#[derive(Clone, Copy)]
+struct Slots<'a> {
+    named: &'a [(proc_macro2::Ident, &'a str, Reading, TokenStream)],
+    flattened: &'a [proc_macro2::Ident],
+    shared: &'a [usize],
+    null_text: &'a [usize],
+}
+
+/// Whether the text `null` may be a value of the type itself (a string,
+/// an enum, any JSON), so that a form's `null` cannot mean null.
+fn text_may_be_null(ty: &Ty) -> bool {
+    !matches!(
+        ty,
+        Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::DateTime | Ty::Date | Ty::Uuid
+    )
+}
+
 /// A struct, its defaults, its record and serde impls (written as text)
 /// and its `Validate` impl.
 fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &mut Pieces) {
@@ -167,6 +188,8 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
     let mut flattened: Vec<proc_macro2::Ident> = Vec::new();
     // The indices in `named` of the properties the flattened parts read too.
     let mut shared: Vec<usize> = Vec::new();
+    // Those that admit null and have no text `null` (`runtime::NullText`).
+    let mut null_text: Vec<usize> = Vec::new();
     let mut fields: Vec<String> = s
         .fields
         .iter()
@@ -226,6 +249,13 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
             if f.shared {
                 shared.push(named.len());
             }
+            let nullable_slot = matches!(
+                reading,
+                Reading::OptionalNullable | Reading::RequiredNullable | Reading::ThreeState
+            );
+            if nullable_slot && !text_may_be_null(&f.shape.ty) {
+                null_text.push(named.len());
+            }
             named.push((fname.clone(), f.wire.as_str(), reading, plain));
             let docs = text::doc_text(&paragraphs, "    ");
             format!("{docs}    pub {fname}: {},\n", compact(&ty))
@@ -261,7 +291,13 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
         def.name
     ));
     pieces.tokens(quote!(#(#defaults)*));
-    pieces.text(&record(def, s, &named, &flattened, &shared, cfg));
+    let slots = Slots {
+        named: &named,
+        flattened: &flattened,
+        shared: &shared,
+        null_text: &null_text,
+    };
+    pieces.text(&record(def, s, &slots, cfg));
     pieces.tokens(validate.unwrap_or_default());
 }
 
@@ -294,15 +330,14 @@ fn validate_impl(
 /// them, keeps them in its additional properties or for its flattened
 /// parts, or ignores them). The flattened parts read the other properties
 /// and, from their slots, the `shared` ones ([`crate::ir::Field::shared`]).
-fn record(
-    def: &TypeDef,
-    s: &Struct,
-    named: &[(proc_macro2::Ident, &str, Reading, TokenStream)],
-    flattened: &[proc_macro2::Ident],
-    shared: &[usize],
-    cfg: &TokenStream,
-) -> String {
+fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, cfg: &TokenStream) -> String {
     use std::fmt::Write as _;
+    let Slots {
+        named,
+        flattened,
+        shared,
+        null_text,
+    } = *slots;
     let name = &def.name;
     let cfg = text::cfg_line(cfg);
     let wires: Vec<String> = named
@@ -348,9 +383,16 @@ fn record(
     // Parameters a body does not read are named with a leading underscore,
     // so the impl needs no lint allowance.
     let unread = |name: &str, read: bool| format!("{}{name}", if read { "" } else { "_" });
+    let filler = |i: usize| {
+        if null_text.contains(&i) {
+            "fill_nullable"
+        } else {
+            "fill"
+        }
+    };
     let fill_body = match count {
         0 => "        map.next_value::<serde::de::IgnoredAny>().map(drop)\n".to_string(),
-        1 => "        runtime::fill(&mut slots.0, name, map)\n".to_string(),
+        1 => format!("        runtime::{}(&mut slots.0, name, map)\n", filler(0)),
         _ => {
             let mut arms = String::from("        match index {\n");
             for i in 0..count {
@@ -361,7 +403,8 @@ fn record(
                 };
                 let _ = writeln!(
                     arms,
-                    "            {pattern} => runtime::fill(&mut slots.{i}, name, map),"
+                    "            {pattern} => runtime::{}(&mut slots.{i}, name, map),",
+                    filler(i)
                 );
             }
             arms + "        }\n"

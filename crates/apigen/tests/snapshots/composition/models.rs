@@ -75,7 +75,7 @@ impl runtime::Record for Account {
     ) -> Result<(), A::Error> {
         match index {
             0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
+            1 => runtime::fill_nullable(&mut slots.1, name, map),
             2 => runtime::fill(&mut slots.2, name, map),
             3 => runtime::fill(&mut slots.3, name, map),
             4 => runtime::fill(&mut slots.4, name, map),
@@ -182,7 +182,7 @@ impl runtime::Record for Audited {
     ) -> Result<(), A::Error> {
         match index {
             0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill_nullable(&mut slots.1, name, map),
         }
     }
 

@@ -65,6 +65,7 @@ impl Client {
             runtime::Explode::Yes,
         );
         call.query("note", &request.note, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("range", &request.range, runtime::Style::Form, runtime::Explode::Yes);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         answer.typed()

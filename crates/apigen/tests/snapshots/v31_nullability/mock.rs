@@ -8,7 +8,7 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 10] = [
+static TYPES: [Type; 11] = [
     // 0: Account
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
@@ -16,7 +16,7 @@ static TYPES: [Type; 10] = [
         Field::required("owner", Schema::Nullable(&Schema::Named(8))),
         Field::optional("externalId", Schema::Named(2)),
         Field::optional("tier", Schema::Nullable(&Schema::Named(4))),
-        Field::optional("stop", Schema::Nullable(&Schema::Named(9))),
+        Field::optional("stop", Schema::Nullable(&Schema::Named(10))),
         Field::optional("contact", Schema::Named(5)),
         Field::optional("address", Schema::Nullable(&Schema::Named(1))),
     ])),
@@ -54,7 +54,13 @@ static TYPES: [Type; 10] = [
     Type::of(Schema::Object(&[
         Field::required("name", Schema::String(Bounds::NONE)),
     ])),
-    // 9: Stop
+    // 9: PatchAccountRange
+    Type::of(Schema::Object(&[
+        Field::optional("min", Schema::Nullable(&Schema::Integer(Bounds::NONE))),
+        Field::optional("open", Schema::Nullable(&Schema::Bool)),
+        Field::optional("label", Schema::Nullable(&Schema::String(Bounds::NONE))),
+    ])),
+    // 10: Stop
     Type::of(Schema::Union(None, &[
         Variant::new(&[], Schema::String(Bounds::NONE)),
         Variant::new(&[], Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),

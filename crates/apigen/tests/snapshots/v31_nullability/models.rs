@@ -493,6 +493,62 @@ impl serde::Serialize for Owner {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatchAccountRange {
+    pub min: runtime::Nullable<i64>,
+    pub open: runtime::Nullable<bool>,
+    pub label: runtime::Nullable<String>,
+}
+
+impl runtime::Record for PatchAccountRange {
+    const NAME: &'static str = "PatchAccountRange";
+    const FIELDS: &'static [&'static str] = &["min", "open", "label"];
+    type Slots = (Option<Option<i64>>, Option<Option<bool>>, Option<Option<String>>);
+
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill_nullable(&mut slots.0, name, map),
+            1 => runtime::fill_nullable(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(PatchAccountRange {
+            min: runtime::nullable(slots.0),
+            open: runtime::nullable(slots.1),
+            label: runtime::nullable(slots.2),
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PatchAccountRange {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for PatchAccountRange {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.nullable("min", &self.min)?;
+        out.nullable("open", &self.open)?;
+        out.nullable("label", &self.label)?;
+        out.end()
+    }
+}
+
 /// Where to stop; null for nowhere.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stop {

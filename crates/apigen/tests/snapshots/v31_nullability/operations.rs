@@ -85,6 +85,8 @@ pub struct PatchAccountRequest {
     pub filter: Option<std::collections::BTreeMap<String, String>>,
     /// Query parameter `note`.
     pub note: Option<String>,
+    /// Query parameter `range`.
+    pub range: Option<models::PatchAccountRange>,
     /// The JSON request body.
     pub body: models::AccountPatch,
 }

@@ -93,6 +93,7 @@ async fn patch_account<S: operations::Api + Rejections + 'static>(
                 query.styled("filter", runtime::ValueKind::Object, runtime::Style::Json)?
             },
             note: query.one("note")?,
+            range: query.exploded_object()?,
             body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
                 .await?
                 .ok_or_else(runtime::missing_body)?,
