@@ -221,36 +221,90 @@ pub fn check_email(value: &str) -> Result<(), Violation> {
 /// URI (RFC 3986): a scheme (a letter, then letters, digits, `+`, `-` or
 /// `.`), `:`, and a rest of the characters a URI may hold, `%` starting an
 /// escape of two hex digits (an IRI's other characters are refused: they
-/// travel escaped).
+/// travel escaped). Brackets enclose an IP literal host (`http://[::1]/`)
+/// and appear nowhere else; one `#` starts the fragment.
 pub fn check_uri(value: &str) -> Result<(), Violation> {
-    let uri_char = |c: u8| c.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&c);
     let valid = value.split_once(':').is_some_and(|(scheme, rest)| {
-        let rest = rest.as_bytes();
-        let mut i = 0;
-        let mut escapes_ok = true;
-        while i < rest.len() {
-            if rest[i] == b'%' {
-                escapes_ok &= rest
-                    .get(i + 1..i + 3)
-                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
-                i += 3;
-            } else {
-                escapes_ok &= uri_char(rest[i]);
-                i += 1;
-            }
-        }
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-            && !rest.is_empty()
-            && escapes_ok
+            && uri_rest(rest)
     });
     if valid {
         Ok(())
     } else {
         Err(Violation::new("must be an absolute URI"))
     }
+}
+
+/// What follows a URI's scheme: an authority (after `//`, up to a `/` or
+/// a `?`) whose host may be an IP literal in brackets, a path and query,
+/// and a fragment, of a URI's characters and `%XX` escapes.
+fn uri_rest(rest: &str) -> bool {
+    let (before, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+    let (authority, path) = match before.strip_prefix("//") {
+        Some(after) => after.split_at(after.find(['/', '?']).unwrap_or(after.len())),
+        None => ("", before),
+    };
+    let (userinfo_and_host, host) = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => (userinfo, host),
+        None => ("", authority),
+    };
+    let host_ok = match host.strip_prefix('[') {
+        Some(literal) => literal.split_once(']').is_some_and(|(address, port)| {
+            ip_literal(address)
+                && port
+                    .strip_prefix(':')
+                    .map_or(port.is_empty(), |p| p.bytes().all(|b| b.is_ascii_digit()))
+        }),
+        None => uri_text(host),
+    };
+    host_ok && uri_text(userinfo_and_host) && uri_text(path) && uri_text(fragment)
+}
+
+/// An IP literal's address: IPv6 (hex digits, `:` and `.`, with a `:`), or
+/// a future version (`v1.x`).
+fn ip_literal(address: &str) -> bool {
+    match address.strip_prefix(['v', 'V']) {
+        Some(future) => future.split_once('.').is_some_and(|(version, text)| {
+            !version.is_empty()
+                && version.bytes().all(|b| b.is_ascii_hexdigit())
+                && !text.is_empty()
+                && text
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:".contains(&b))
+        }),
+        None => {
+            address.contains(':')
+                && address
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+        }
+    }
+}
+
+/// Text of a URI's characters other than brackets and `#`, with `%XX`
+/// escapes.
+fn uri_text(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            if !bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+            {
+                return false;
+            }
+            i += 3;
+        } else if bytes[i].is_ascii_alphanumeric() || b"-._~:/?@!$&'()*+,;=".contains(&bytes[i]) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 /// `format: duration`, when the generator is asked to check formats: a
@@ -381,9 +435,26 @@ mod tests {
             "https://example.com/x?y=1",
             "urn:isbn:0451450523",
             "mailto:a@b.c",
-            "https://x.org/a%20b?q=[1]#f",
+            "https://x.org/a%20b?q=%5B1%5D#f",
+            "http://[::1]:80/a",
+            "http://u@[::1]:8/",
+            "http://[v1.x]/",
+            "http://a/#b?c/d",
+            "a:",
         ] {
             assert_eq!(check_uri(good), Ok(()), "{good}");
+        }
+        // Brackets only around an IP literal host, one `#`.
+        for bad in [
+            "r:%03%7cG%44[L:",
+            "http://[::1]/a[b]",
+            "http://a/b?c=[1]",
+            "http://a#b#c",
+            "http://[zz]/",
+            "http://a]/",
+            "http://[::1]x/",
+        ] {
+            assert!(check_uri(bad).is_err(), "{bad}");
         }
         for bad in [
             "",
