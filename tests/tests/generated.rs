@@ -908,6 +908,19 @@ fn a_union_beside_properties_sees_the_properties_it_shares_with_the_object() {
 }
 
 #[test]
+fn a_part_that_allows_no_other_properties_closes_the_whole_object() {
+    use petstore_tests::composition::models::ClosedAppend;
+    use serde_json::json;
+    let read: ClosedAppend =
+        serde_json::from_value(json!({"inputs": "hi", "stream": false})).unwrap();
+    assert_eq!(read.inputs.as_deref(), Some("hi"));
+    let refused = serde_json::from_value::<ClosedAppend>(json!({"inputs": "hi", "other": 1}))
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("unknown field `other`"), "{refused}");
+}
+
+#[test]
 fn a_required_write_only_property_is_required_in_requests_only() {
     use petstore_tests::composition::models::{Account, NewAccount};
     use petstore_tests::composition::runtime::Validate;

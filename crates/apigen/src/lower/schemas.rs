@@ -511,13 +511,16 @@ impl<'a> Lowerer<'a> {
         let object = self.object(schema, at, name);
         self.merging = outer;
         let Object {
-            fields, additional, ..
+            fields,
+            additional,
+            closed,
+            ..
         } = object?;
-        // Only the schema's own `additionalProperties: false` refuses
-        // unknown fields (an `allOf` part's says nothing of the whole), and
-        // serde cannot refuse them beside a flattened field.
-        let deny_unknown = matches!(flat.additional, Some(AdditionalProperties::Any(false)))
-            && !fields.iter().any(|f| f.flatten);
+        // `additionalProperties: false`, the schema's own or an `allOf`
+        // part's (JSON Schema applies each part to the whole object),
+        // refuses unknown fields; but not beside a flattened union, whose
+        // properties are the record's unknown ones.
+        let deny_unknown = closed && !fields.iter().any(|f| f.flatten);
         Some(TypeKind::Struct(Struct {
             fields,
             deny_unknown,
@@ -798,6 +801,7 @@ impl<'a> Lowerer<'a> {
             self.merging.pop();
             object.merge(merged?);
         }
+        object.closed |= matches!(flat.additional, Some(AdditionalProperties::Any(false)));
         if let Some(AdditionalProperties::Schema(values)) = flat.additional {
             object.additional = Some(self.shape_of(
                 values,
@@ -901,6 +905,8 @@ struct Object {
     additional: Option<Shape>,
     /// Every name the parts' `required` lists, with where it is listed.
     required: Vec<(String, Pointer)>,
+    /// The schema or one of its parts says `additionalProperties: false`.
+    closed: bool,
 }
 
 impl Object {
@@ -943,6 +949,7 @@ impl Object {
         if part.additional.is_some() {
             self.additional = part.additional;
         }
+        self.closed |= part.closed;
     }
 }
 

@@ -8,17 +8,17 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 6] = [
+static TYPES: [Type; 8] = [
     // 0: Account
     Type::of(Schema::Object(&[
         Field::required("createdAt", Schema::DateTime),
         Field::optional("updatedAt", Schema::Nullable(&Schema::DateTime)),
         Field::required("email", Schema::String(Bounds::NONE.max_length(254))),
         Field::required("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
-        Field::optional("plan", Schema::Named(5)).example("\"free\""),
+        Field::optional("plan", Schema::Named(7)).example("\"free\""),
         Field::optional("retries", Schema::Integer(Bounds::NONE)).example("3"),
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
-        Field::optional("address", Schema::Named(4)),
+        Field::optional("address", Schema::Named(6)),
         Field::required("id", Schema::Uuid),
         Field::required("region", Schema::String(Bounds::NONE)),
         Field::required("owner", Schema::Any),
@@ -28,25 +28,35 @@ static TYPES: [Type; 6] = [
         Field::required("createdAt", Schema::DateTime),
         Field::optional("updatedAt", Schema::Nullable(&Schema::DateTime)),
     ])),
-    // 2: Legacy
+    // 2: ClosedAppend
+    Type::of(Schema::Object(&[
+        Field::optional("inputs", Schema::String(Bounds::NONE)),
+        Field::optional("stream", Schema::Bool),
+    ])),
+    // 3: ClosedBase
+    Type::of(Schema::Object(&[
+        Field::optional("inputs", Schema::String(Bounds::NONE)),
+        Field::optional("stream", Schema::Bool),
+    ])),
+    // 4: Legacy
     Type::of(Schema::Object(&[
         Field::optional("value", Schema::Number(Bounds::NONE)),
     ])),
-    // 3: NewAccount
+    // 5: NewAccount
     Type::of(Schema::Object(&[
         Field::required("email", Schema::String(Bounds::NONE.max_length(254))),
         Field::required("password", Schema::String(Bounds::NONE.min_length(8))).write_only(),
-        Field::optional("plan", Schema::Named(5)).example("\"free\""),
+        Field::optional("plan", Schema::Named(7)).example("\"free\""),
         Field::optional("retries", Schema::Integer(Bounds::NONE)).example("3"),
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
-        Field::optional("address", Schema::Named(4)),
+        Field::optional("address", Schema::Named(6)),
     ])),
-    // 4: NewAccountAddress
+    // 6: NewAccountAddress
     Type::of(Schema::Object(&[
         Field::optional("street", Schema::String(Bounds::NONE)),
         Field::optional("zip", Schema::String(Bounds::NONE.pattern("^[0-9]{5}$"))),
     ])),
-    // 5: NewAccountPlan
+    // 7: NewAccountPlan
     Type::of(Schema::Enum(&["free", "paid"])),
 ];
 

@@ -220,6 +220,112 @@ impl runtime::Validate for Audited {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosedAppend {
+    pub inputs: Option<String>,
+    pub stream: Option<bool>,
+}
+
+impl runtime::Record for ClosedAppend {
+    const NAME: &'static str = "ClosedAppend";
+    const FIELDS: &'static [&'static str] = &["inputs", "stream"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<String>, Option<bool>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ClosedAppend {
+            inputs: slots.0,
+            stream: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ClosedAppend {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ClosedAppend {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("inputs", &self.inputs)?;
+        out.optional("stream", &self.stream)?;
+        out.end()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClosedBase {
+    pub inputs: Option<String>,
+    pub stream: Option<bool>,
+}
+
+impl runtime::Record for ClosedBase {
+    const NAME: &'static str = "ClosedBase";
+    const FIELDS: &'static [&'static str] = &["inputs", "stream"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<String>, Option<bool>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(ClosedBase {
+            inputs: slots.0,
+            stream: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ClosedBase {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for ClosedBase {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer)?;
+        out.optional("inputs", &self.inputs)?;
+        out.optional("stream", &self.stream)?;
+        out.end()
+    }
+}
+
 /// **Deprecated.**
 #[derive(Debug, Clone, PartialEq)]
 pub struct Legacy {
