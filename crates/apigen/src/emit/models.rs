@@ -169,13 +169,22 @@ struct Slots<'a> {
     null_text: &'a [usize],
 }
 
-/// Whether the text `null` may be a value of the type itself (a string,
-/// an enum, any JSON), so that a form's `null` cannot mean null.
-fn text_may_be_null(ty: &Ty) -> bool {
-    !matches!(
-        ty,
-        Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::DateTime | Ty::Date | Ty::Uuid
-    )
+/// Whether the text `null` may be a value of the shape itself (a string
+/// without a format, an enum that lists it, any JSON), so that a form's
+/// `null` cannot mean null.
+fn text_may_be_null(api: &Api, shape: &crate::ir::Shape) -> bool {
+    match &shape.ty {
+        Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::DateTime | Ty::Date | Ty::Uuid => {
+            false
+        }
+        // No format's text (a URI, an email address, a duration) is `null`.
+        Ty::String => shape.checks.format.is_none(),
+        Ty::Named(name) => match crate::lower::resolve(&api.types, name).map(|d| &d.kind) {
+            Some(TypeKind::Enum(variants)) => variants.iter().any(|v| v.wire == "null"),
+            _ => true,
+        },
+        _ => true,
+    }
 }
 
 /// A struct, its defaults, its record and serde impls (written as text)
@@ -253,7 +262,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
                 reading,
                 Reading::OptionalNullable | Reading::RequiredNullable | Reading::ThreeState
             );
-            if nullable_slot && !text_may_be_null(&f.shape.ty) {
+            if nullable_slot && !text_may_be_null(api, &f.shape) {
                 null_text.push(named.len());
             }
             named.push((fname.clone(), f.wire.as_str(), reading, plain));

@@ -56,7 +56,7 @@ impl runtime::Record for Account {
             1 => runtime::fill(&mut slots.1, name, map),
             2 => runtime::fill(&mut slots.2, name, map),
             3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
+            4 => runtime::fill_nullable(&mut slots.4, name, map),
             5 => runtime::fill(&mut slots.5, name, map),
             6 => runtime::fill(&mut slots.6, name, map),
             _ => runtime::fill(&mut slots.7, name, map),
