@@ -177,8 +177,18 @@ fn text_may_be_null(api: &Api, shape: &crate::ir::Shape) -> bool {
         Ty::Bool | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 | Ty::DateTime | Ty::Date | Ty::Uuid => {
             false
         }
-        // No format's text (a URI, an email address, a duration) is `null`.
-        Ty::String => shape.checks.format.is_none(),
+        // No format's text (a URI, an email address, a duration) is `null`;
+        // other checks may refuse it too.
+        Ty::String => {
+            let c = &shape.checks;
+            c.format.is_none()
+                && c.min_length.is_none_or(|min| min <= 4)
+                && c.max_length.is_none_or(|max| max >= 4)
+                && c.pattern.as_deref().is_none_or(|p| {
+                    regex::Regex::new(p).is_ok_and(|pattern| pattern.is_match("null"))
+                })
+                && !c.not_in.iter().any(|v| v.as_str() == Some("null"))
+        }
         Ty::Named(name) => match crate::lower::resolve(&api.types, name).map(|d| &d.kind) {
             Some(TypeKind::Enum(variants)) => variants.iter().any(|v| v.wire == "null"),
             _ => true,

@@ -182,6 +182,8 @@ struct Lowerer<'a> {
     share_structs: bool,
     /// Inline types by their structure, so that repeats become aliases.
     shared: HashMap<String, String>,
+    /// Each `pattern` met, and whether Rust's regex compiles it.
+    patterns: HashMap<String, bool>,
     /// What a lenient run left out.
     skipped: Vec<Diagnostic>,
     /// What was assumed of a document that strictly says otherwise (an
@@ -209,6 +211,7 @@ impl<'a> Lowerer<'a> {
             check_formats: false,
             share_structs: false,
             shared: HashMap::new(),
+            patterns: HashMap::new(),
             skipped: Vec::new(),
             notes: Vec::new(),
             default_security: Vec::new(),

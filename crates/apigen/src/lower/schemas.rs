@@ -459,6 +459,22 @@ impl<'a> Lowerer<'a> {
             checks.max_length = None;
             checks.pattern = None;
         }
+        if let Some(pattern) = &checks.pattern {
+            let compiles = *self
+                .patterns
+                .entry(pattern.clone())
+                .or_insert_with(|| regex::Regex::new(pattern).is_ok());
+            if !compiles {
+                self.note(
+                    &at.join("pattern"),
+                    format!(
+                        "`pattern` `{pattern}` is not checked: Rust's regex cannot compile it \
+                         (look-around and backreferences are not supported)"
+                    ),
+                );
+                checks.pattern = None;
+            }
+        }
         if ty == Ty::String && self.check_formats {
             checks.format = match format {
                 "email" => Some(TextFormat::Email),

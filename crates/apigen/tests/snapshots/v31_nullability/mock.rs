@@ -59,6 +59,7 @@ static TYPES: [Type; 11] = [
         Field::optional("min", Schema::Nullable(&Schema::Integer(Bounds::NONE))),
         Field::optional("open", Schema::Nullable(&Schema::Bool)),
         Field::optional("label", Schema::Nullable(&Schema::String(Bounds::NONE))),
+        Field::optional("code", Schema::Nullable(&Schema::String(Bounds::NONE.pattern("^[a-z]{2}$")))),
     ])),
     // 10: Stop
     Type::of(Schema::Union(None, &[

@@ -498,15 +498,21 @@ pub struct PatchAccountRange {
     pub min: runtime::Nullable<i64>,
     pub open: runtime::Nullable<bool>,
     pub label: runtime::Nullable<String>,
+    pub code: runtime::Nullable<String>,
 }
 
 impl runtime::Record for PatchAccountRange {
     const NAME: &'static str = "PatchAccountRange";
-    const FIELDS: &'static [&'static str] = &["min", "open", "label"];
-    type Slots = (Option<Option<i64>>, Option<Option<bool>>, Option<Option<String>>);
+    const FIELDS: &'static [&'static str] = &["min", "open", "label", "code"];
+    type Slots = (
+        Option<Option<i64>>,
+        Option<Option<bool>>,
+        Option<Option<String>>,
+        Option<Option<String>>,
+    );
 
     fn slots() -> Self::Slots {
-        (None, None, None)
+        (None, None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -518,7 +524,8 @@ impl runtime::Record for PatchAccountRange {
         match index {
             0 => runtime::fill_nullable(&mut slots.0, name, map),
             1 => runtime::fill_nullable(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            _ => runtime::fill_nullable(&mut slots.3, name, map),
         }
     }
 
@@ -527,6 +534,7 @@ impl runtime::Record for PatchAccountRange {
             min: runtime::nullable(slots.0),
             open: runtime::nullable(slots.1),
             label: runtime::nullable(slots.2),
+            code: runtime::nullable(slots.3),
         })
     }
 }
@@ -545,7 +553,28 @@ impl serde::Serialize for PatchAccountRange {
         out.nullable("min", &self.min)?;
         out.nullable("open", &self.open)?;
         out.nullable("label", &self.label)?;
+        out.nullable("code", &self.code)?;
         out.end()
+    }
+}
+
+impl runtime::Validate for PatchAccountRange {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "code",
+            runtime::check_nullable(
+                &self.code,
+                |value| {
+                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
+                    {
+                        regex::Regex::new("^[a-z]{2}$")
+                            .expect("the generator checked the pattern")
+                    });
+                    runtime::check_pattern(value, &PATTERN)
+                },
+            ),
+        )?;
+        Ok(())
     }
 }
 
