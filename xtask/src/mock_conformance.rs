@@ -93,7 +93,9 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   text schemathesis calls a violation; and for one with a list
 ///   parameter (in any style but JSON): a list of one item is the item's
 ///   text alone, so schemathesis's item where the list belongs is a list;
-///   and for one with an object parameter (outside JSON) that allows
+///   and for one whose form or multipart body has a bytes property, where
+///   schemathesis skips its check that the data it calls a violation is
+///   one; and for one with an object parameter (outside JSON) that allows
 ///   other properties: schemathesis writes a value of another type there
 ///   as the object `{"": value}`, which is a valid object;
 /// - `positive_data_acceptance`, for an operation whose form body has a
@@ -188,6 +190,13 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
                  so schemathesis's item where the list belongs is a valid list",
             ));
         }
+        if text_body_with_bytes(api, op) && !negative_off(&off) {
+            off.push((
+                "negative_data_rejection",
+                "takes a form or multipart body with a bytes property: schemathesis does not \
+                 check that such a body breaks the schema before it sends it as a violation",
+            ));
+        }
         if op.params.iter().any(|p| open_object(api, p)) && !negative_off(&off) {
             off.push((
                 "negative_data_rejection",
@@ -215,6 +224,37 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
         }
     }
     out
+}
+
+/// Whether an operation's body may come as a form or multipart and has a
+/// bytes property (`format: binary` or `byte`), for which schemathesis
+/// skips its check that the negative data it makes is invalid.
+fn text_body_with_bytes(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
+    use apigen::ir::{Also, Media, TypeKind};
+    let Some(body) = &op.body else {
+        return false;
+    };
+    let text = body.media == Media::Form
+        || body.also.contains(&Also::Form)
+        || body.media == Media::Multipart;
+    let bytes = |shape: &apigen::ir::Shape| {
+        let mut ty = &shape.ty;
+        // Through aliases (`File: {type: string, format: binary}`).
+        while let Ty::Named(n) = ty {
+            match apigen::lower::resolve(&api.types, n).map(|d| &d.kind) {
+                Some(TypeKind::Alias(inner)) => ty = &inner.ty,
+                _ => break,
+            }
+        }
+        *ty == Ty::Base64
+    };
+    let Ty::Named(name) = &body.shape.ty else {
+        return false;
+    };
+    text && matches!(
+        apigen::lower::resolve(&api.types, name).map(|d| &d.kind),
+        Some(TypeKind::Struct(s)) if s.fields.iter().any(|f| bytes(&f.shape))
+    )
 }
 
 /// Whether a parameter outside JSON is an object that allows properties

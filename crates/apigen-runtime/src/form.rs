@@ -130,7 +130,9 @@ pub fn multipart_tree(
             })
         };
         let name = param("name").ok_or_else(|| bad("a part has no name"))?;
-        let value = if param("filename").is_some() {
+        // A file part, or one whose content is no text: its bytes.
+        let text = std::str::from_utf8(content).ok();
+        let value = if param("filename").is_some() || text.is_none() {
             serde_json::Value::Array(
                 content
                     .iter()
@@ -138,7 +140,7 @@ pub fn multipart_tree(
                     .collect(),
             )
         } else {
-            let text = std::str::from_utf8(content).map_err(|_| bad("a text part is not UTF-8"))?;
+            let text = text.unwrap_or_default();
             // A part sent as JSON (an object property's default encoding)
             // holds a JSON value, not text.
             let json = headers
@@ -235,6 +237,8 @@ pub struct FormValue {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Text,
+    /// A multipart body's text: a bytes property's part is its bytes.
+    Multipart,
     Xml,
     Json,
 }
@@ -255,7 +259,7 @@ impl FormValue {
     pub fn multipart(value: serde_json::Value, json_parts: Vec<String>) -> Self {
         FormValue {
             value,
-            mode: Mode::Text,
+            mode: Mode::Multipart,
             json_parts: json_parts.into(),
         }
     }
@@ -279,6 +283,9 @@ impl FormValue {
 
 /// The name [`NullText`] asks to be read by.
 const NULL_TEXT: &str = "$apigen::NullText";
+
+/// The name [`super::Base64`] asks to be read by.
+pub(crate) const BYTES: &str = "$apigen::Base64";
 
 /// A value that admits null and whose type has no text `null` (a number,
 /// a boolean, a date): read from text (a form, a multipart part, a query
@@ -498,6 +505,11 @@ impl<'de> serde::Deserializer<'de> for FormValue {
         if name == NULL_TEXT && self.text() == Some("null") {
             return visitor.visit_none();
         }
+        // In a multipart body a bytes property's part is its bytes, a
+        // text part's too (elsewhere bytes are base64 text).
+        if let (BYTES, Mode::Multipart, Some(text)) = (name, self.mode, self.text()) {
+            return visitor.visit_bytes(text.as_bytes());
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -668,6 +680,37 @@ Content-Type: application/octet-stream\r\n\r\n\x01\x02\r\n--XX--\r\n";
         assert_eq!(e.message, "the multipart body is malformed: no boundary");
         let e = multipart_tree("multipart/form-data; boundary=XX", b"--XX\r\nx").unwrap_err();
         assert_eq!(e.kind, RejectionKind::BadRequest);
+    }
+
+    #[test]
+    fn a_bytes_property_takes_its_part_as_it_is() {
+        // A part without a filename: text, or bytes that are no text.
+        let body = b"--XX\r\nContent-Disposition: form-data; name=\"doc\"\r\n\r\n%PDF-1.4\r\n\
+--XX\r\nContent-Disposition: form-data; name=\"image\"\r\n\r\n\x89PNG\r\n--XX--\r\n";
+        let (tree, json_parts) = multipart_tree("multipart/form-data; boundary=XX", body).unwrap();
+        assert_eq!(
+            tree,
+            json!({"doc": "%PDF-1.4", "image": [0x89, 80, 78, 71]})
+        );
+        #[derive(Debug, serde::Deserialize)]
+        struct Upload {
+            doc: super::super::Base64,
+            image: super::super::Base64,
+        }
+        let read =
+            <Upload as serde::Deserialize>::deserialize(FormValue::multipart(tree, json_parts))
+                .unwrap();
+        assert_eq!(read.doc.0, b"%PDF-1.4");
+        assert_eq!(read.image.0, b"\x89PNG");
+        // Elsewhere (a form, JSON) bytes are base64 text.
+        let form: Upload = serde::Deserialize::deserialize(FormValue::new(
+            json!({"doc": "JVBERi0xLjQ=", "image": "iVBORw=="}),
+        ))
+        .unwrap();
+        assert_eq!(form.doc.0, b"%PDF-1.4");
+        let json: Upload =
+            serde_json::from_str(r#"{"doc": "JVBERi0xLjQ=", "image": "iVBORw=="}"#).unwrap();
+        assert_eq!(json.image.0, b"\x89PNG");
     }
 
     #[test]

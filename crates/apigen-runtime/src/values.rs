@@ -165,6 +165,13 @@ impl<'de> Deserialize<'de> for Base64 {
                 Ok(Base64(bytes.to_vec()))
             }
 
+            fn visit_newtype_struct<D: Deserializer<'de>>(
+                self,
+                deserializer: D,
+            ) -> Result<Base64, D::Error> {
+                deserializer.deserialize_any(self)
+            }
+
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
@@ -177,7 +184,9 @@ impl<'de> Deserialize<'de> for Base64 {
             }
         }
 
-        deserializer.deserialize_any(Visitor)
+        // By name, so that a multipart body's reader can give a part's
+        // bytes as they are (`FormValue`).
+        deserializer.deserialize_newtype_struct(super::form::BYTES, Visitor)
     }
 }
 
