@@ -95,7 +95,9 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   text alone, so schemathesis's item where the list belongs is a list;
 ///   and for one whose form or multipart body has a bytes property, where
 ///   schemathesis skips its check that the data it calls a violation is
-///   one; and for one with an object parameter (outside JSON) that allows
+///   one; and for one whose XML body may be an object without required
+///   properties, whose empty element is an empty list's too; and for one
+///   with an object parameter (outside JSON) that allows
 ///   other properties: schemathesis writes a value of another type there
 ///   as the object `{"": value}`, which is a valid object;
 /// - `positive_data_acceptance`, for an operation whose form body has a
@@ -190,6 +192,13 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
                  so schemathesis's item where the list belongs is a valid list",
             ));
         }
+        if xml_body_may_be_empty(api, op) && !negative_off(&off) {
+            off.push((
+                "negative_data_rejection",
+                "takes an XML body whose object may be empty: an empty element is an empty \
+                 object and an empty list alike, so schemathesis's empty list is a valid object",
+            ));
+        }
         if text_body_with_bytes(api, op) && !negative_off(&off) {
             off.push((
                 "negative_data_rejection",
@@ -224,6 +233,23 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
         }
     }
     out
+}
+
+/// Whether an operation's body may come as XML and be an object without
+/// required properties (whose empty element is also an empty list's).
+fn xml_body_may_be_empty(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
+    use apigen::ir::{Also, TypeKind};
+    let Some(body) = &op.body else {
+        return false;
+    };
+    let Ty::Named(name) = &body.shape.ty else {
+        return false;
+    };
+    body.also.contains(&Also::Xml)
+        && matches!(
+            apigen::lower::resolve(&api.types, name).map(|d| &d.kind),
+            Some(TypeKind::Struct(s)) if !s.fields.iter().any(|f| f.required)
+        )
 }
 
 /// Whether an operation's body may come as a form or multipart and has a
