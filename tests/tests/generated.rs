@@ -830,7 +830,7 @@ mod nullability_glue {
 
     #[actix_web::test]
     async fn a_query_object_property_that_admits_null_takes_null_where_it_is_no_text_of_its_type() {
-        let (_, range) = patched("min=null&open=null&label=null&code=null")
+        let (_, range) = patched("min=null&open=null&label=null&code=null&limit=null")
             .await
             .unwrap();
         use runtime::Nullable;
@@ -839,6 +839,8 @@ mod nullability_glue {
         // A string keeps the text, unless its pattern refuses it.
         assert_eq!(range.label, Nullable::Value("null".to_string()));
         assert_eq!(range.code, Nullable::Null);
+        // A named integer too.
+        assert_eq!(range.limit, Nullable::Null);
         let (_, range) = patched("min=4&open=true").await.unwrap();
         let range = range.expect("the query object");
         assert_eq!(

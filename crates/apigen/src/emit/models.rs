@@ -191,6 +191,8 @@ fn text_may_be_null(api: &Api, shape: &crate::ir::Shape) -> bool {
         }
         Ty::Named(name) => match crate::lower::resolve(&api.types, name).map(|d| &d.kind) {
             Some(TypeKind::Enum(variants)) => variants.iter().any(|v| v.wire == "null"),
+            // `resolve` ends at a shape of no named type.
+            Some(TypeKind::Alias(inner)) => text_may_be_null(api, inner),
             _ => true,
         },
         _ => true,

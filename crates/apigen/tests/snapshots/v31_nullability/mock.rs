@@ -8,15 +8,15 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 11] = [
+static TYPES: [Type; 12] = [
     // 0: Account
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("nickname", Schema::Nullable(&Schema::String(Bounds::NONE))),
-        Field::required("owner", Schema::Nullable(&Schema::Named(8))),
+        Field::required("owner", Schema::Nullable(&Schema::Named(9))),
         Field::optional("externalId", Schema::Named(2)),
         Field::optional("tier", Schema::Nullable(&Schema::Named(4))),
-        Field::optional("stop", Schema::Nullable(&Schema::Named(10))),
+        Field::optional("stop", Schema::Nullable(&Schema::Named(11))),
         Field::optional("contact", Schema::Named(5)),
         Field::optional("address", Schema::Nullable(&Schema::Named(1))),
     ])),
@@ -32,7 +32,7 @@ static TYPES: [Type; 11] = [
     // 3: AccountPatch
     Type::of(Schema::Object(&[
         Field::optional("nickname", Schema::Nullable(&Schema::String(Bounds::NONE.max_length(40)))),
-        Field::optional("owner", Schema::Nullable(&Schema::Named(8))),
+        Field::optional("owner", Schema::Nullable(&Schema::Named(9))),
     ])),
     // 4: AccountTier
     Type::of(Schema::Enum(&["free", "paid"])),
@@ -50,18 +50,21 @@ static TYPES: [Type; 11] = [
     Type::of(Schema::Object(&[
         Field::required("number", Schema::String(Bounds::NONE)),
     ])),
-    // 8: Owner
+    // 8: Count
+    Type::of(Schema::Integer(Bounds::NONE.minimum(0.0, false))),
+    // 9: Owner
     Type::of(Schema::Object(&[
         Field::required("name", Schema::String(Bounds::NONE)),
     ])),
-    // 9: PatchAccountRange
+    // 10: PatchAccountRange
     Type::of(Schema::Object(&[
         Field::optional("min", Schema::Nullable(&Schema::Integer(Bounds::NONE))),
         Field::optional("open", Schema::Nullable(&Schema::Bool)),
         Field::optional("label", Schema::Nullable(&Schema::String(Bounds::NONE))),
         Field::optional("code", Schema::Nullable(&Schema::String(Bounds::NONE.pattern("^[a-z]{2}$")))),
+        Field::optional("limit", Schema::Nullable(&Schema::Integer(Bounds::NONE.minimum(0.0, false)))),
     ])),
-    // 10: Stop
+    // 11: Stop
     Type::of(Schema::Union(None, &[
         Variant::new(&[], Schema::String(Bounds::NONE)),
         Variant::new(&[], Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),

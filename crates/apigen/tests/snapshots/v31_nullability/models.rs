@@ -447,6 +447,8 @@ impl serde::Serialize for ContactPhone {
     }
 }
 
+pub type Count = i64;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Owner {
     pub name: String,
@@ -499,20 +501,22 @@ pub struct PatchAccountRange {
     pub open: runtime::Nullable<bool>,
     pub label: runtime::Nullable<String>,
     pub code: runtime::Nullable<String>,
+    pub limit: runtime::Nullable<i64>,
 }
 
 impl runtime::Record for PatchAccountRange {
     const NAME: &'static str = "PatchAccountRange";
-    const FIELDS: &'static [&'static str] = &["min", "open", "label", "code"];
+    const FIELDS: &'static [&'static str] = &["min", "open", "label", "code", "limit"];
     type Slots = (
         Option<Option<i64>>,
         Option<Option<bool>>,
         Option<Option<String>>,
         Option<Option<String>>,
+        Option<Option<i64>>,
     );
 
     fn slots() -> Self::Slots {
-        (None, None, None, None)
+        (None, None, None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -525,7 +529,8 @@ impl runtime::Record for PatchAccountRange {
             0 => runtime::fill_nullable(&mut slots.0, name, map),
             1 => runtime::fill_nullable(&mut slots.1, name, map),
             2 => runtime::fill(&mut slots.2, name, map),
-            _ => runtime::fill_nullable(&mut slots.3, name, map),
+            3 => runtime::fill_nullable(&mut slots.3, name, map),
+            _ => runtime::fill_nullable(&mut slots.4, name, map),
         }
     }
 
@@ -535,6 +540,7 @@ impl runtime::Record for PatchAccountRange {
             open: runtime::nullable(slots.1),
             label: runtime::nullable(slots.2),
             code: runtime::nullable(slots.3),
+            limit: runtime::nullable(slots.4),
         })
     }
 }
@@ -554,6 +560,7 @@ impl serde::Serialize for PatchAccountRange {
         out.nullable("open", &self.open)?;
         out.nullable("label", &self.label)?;
         out.nullable("code", &self.code)?;
+        out.nullable("limit", &self.limit)?;
         out.end()
     }
 }
@@ -572,6 +579,17 @@ impl runtime::Validate for PatchAccountRange {
                     });
                     runtime::check_pattern(value, &PATTERN)
                 },
+            ),
+        )?;
+        runtime::within(
+            "limit",
+            runtime::check_nullable(
+                &self.limit,
+                |value| runtime::check_range(
+                    value,
+                    runtime::Bound::Included(0),
+                    runtime::Bound::Unbounded,
+                ),
             ),
         )?;
         Ok(())
