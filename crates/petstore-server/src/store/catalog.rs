@@ -117,18 +117,25 @@ impl Db {
         .await
     }
 
+    /// A pet; on PostgreSQL read in rounds with the other requests' pets
+    /// (`pet_reads.rs`).
     pub async fn pet(&self, id: i64) -> Result<Pet> {
-        self.read(async |c| {
-            c.query_opt(
-                "SELECT id, name, category_id, status FROM pets WHERE id = $1",
-                args![id],
-            )
-            .await?
-            .map(|r| Pet::from_row(&r))
-            .transpose()?
-            .ok_or_else(|| ApiError::not_found(format_args!("pet {id}")))
-        })
-        .await
+        let found = match self.pet_reads() {
+            Some(reads) => self.pet_in_round(reads, id).await?,
+            None => {
+                self.read(async |c| {
+                    c.query_opt(
+                        "SELECT id, name, category_id, status FROM pets WHERE id = $1",
+                        args![id],
+                    )
+                    .await?
+                    .map(|r| Pet::from_row(&r))
+                    .transpose()
+                })
+                .await?
+            }
+        };
+        found.ok_or_else(|| ApiError::not_found(format_args!("pet {id}")))
     }
 
     pub async fn list_pets(&self, filter: &PetFilter, page: Page) -> Result<Listed<Pet>> {

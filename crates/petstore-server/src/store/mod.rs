@@ -38,6 +38,7 @@ mod health;
 mod idempotency;
 mod inventory;
 mod orders;
+mod pet_reads;
 mod setup;
 mod sqlite;
 
@@ -88,6 +89,8 @@ struct Postgres {
     breaker: health::Breaker,
     /// The most one call (a read, or a transaction and its commit) may take.
     timeout: Duration,
+    /// Single pets read in rounds.
+    pet_reads: pet_reads::PetReads,
 }
 
 /// A pool connection held for `LISTEN`, counted until dropped.
@@ -203,6 +206,14 @@ impl Db {
     pub fn postgres(&self) -> Option<&PgPool> {
         match &*self.inner {
             Inner::Postgres(pg) => Some(&pg.pool),
+            Inner::Sqlite(_) => None,
+        }
+    }
+
+    /// The rounds of single-pet reads, on PostgreSQL.
+    fn pet_reads(&self) -> Option<&pet_reads::PetReads> {
+        match &*self.inner {
+            Inner::Postgres(pg) => Some(&pg.pet_reads),
             Inner::Sqlite(_) => None,
         }
     }
