@@ -76,7 +76,9 @@ commands:
                     and phone width: target/docs-desktop.png, target/docs-phone.png
   mock-conformance PATH...
                     schemathesis against the mock server (`apigen mock`) of
-                    each document (a directory's under 1 MB), every check
+                    each document (a directory's under 1 MB), every check;
+                    MOCK_CONFORMANCE_PHASES and _EXAMPLES change its phases
+                    (examples,coverage,fuzzing) and examples per operation (20)
   conformance [--database sqlite|postgres]
                     schemathesis (pinned, in target/venv, on Python 3.12 or newer)
                     against the real server, every phase and check, on SQLite and on
