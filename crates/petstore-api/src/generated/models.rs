@@ -19,6 +19,7 @@ pub struct Category {
 impl runtime::Record for Category {
     const NAME: &'static str = "Category";
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<i64>, Option<String>, Option<String>);
 
     fn slots() -> Self::Slots {
@@ -890,6 +891,7 @@ pub struct Pet {
 impl runtime::Record for Pet {
     const NAME: &'static str = "Pet";
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
     type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
 
     fn slots() -> Self::Slots {
