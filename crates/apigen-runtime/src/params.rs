@@ -62,14 +62,19 @@ impl Query {
         name: &str,
         explode: Explode,
     ) -> Result<Option<Vec<T>>, Rejection> {
+        if self.values(name).next().is_none() {
+            return Ok(None);
+        }
         let raw: Vec<&str> = if explode.on() {
             self.values(name).collect()
         } else {
-            self.values(name).flat_map(|v| v.split(',')).collect()
+            // `name=` is the empty list (as `form` writes `[]`), not a
+            // list of one empty item.
+            self.values(name)
+                .filter(|v| !v.is_empty())
+                .flat_map(|v| v.split(','))
+                .collect()
         };
-        if raw.is_empty() {
-            return Ok(None);
-        }
         raw.into_iter()
             .map(|v| parse(v, || format!("query parameter `{name}`")))
             .collect::<Result<_, _>>()
@@ -377,6 +382,10 @@ mod tests {
             q.many::<String>("tags", Explode::No).unwrap(),
             Some(vec!["a".to_string(), "b".to_string()])
         );
+        // `ids=` is the empty list, as `form` writes one; absent is none.
+        let q = Query::parse("ids=");
+        assert_eq!(q.many::<i64>("ids", Explode::No).unwrap(), Some(vec![]));
+        assert_eq!(q.many::<i64>("other", Explode::No).unwrap(), None);
     }
 
     #[test]
