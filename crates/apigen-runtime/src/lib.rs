@@ -57,7 +57,7 @@ pub use events::{Event, EventStream};
 pub use fields::{present, required_nullable};
 #[cfg(feature = "server")]
 pub use form::xml_tree;
-pub use form::{form_tree, multipart_tree, FormValue};
+pub use form::{form_tree, multipart_tree, FormValue, NullText};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };

@@ -155,7 +155,7 @@ pub fn fill<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
 }
 
 /// Reads the value of a property that admits null and has no text `null`
-/// (see [`super::form::NullText`]) into its slot; a property given twice
+/// (see [`super::NullText`]) into its slot; a property given twice
 /// is an error.
 pub fn fill_nullable<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
     slot: &mut Option<Option<T>>,
