@@ -60,13 +60,17 @@ impl Db {
         let Some(reads) = self.pet_reads() else {
             return;
         };
+        let mut leading = Leading { reads, done: false };
         loop {
             let batch = {
                 let mut waiting = lock(&reads.0);
                 match &mut *waiting {
                     Some(queue) if !queue.is_empty() => std::mem::take(queue),
                     _ => {
+                        // Under the lock: a request that comes after sees
+                        // no round and leads its own.
                         *waiting = None;
+                        leading.done = true;
                         return;
                     }
                 }
@@ -96,5 +100,59 @@ impl Db {
                 let _ = reply.send(answer);
             }
         }
+    }
+}
+
+/// Held while rounds run. Dropped before they are done (the runtime
+/// stopping with the task, a panic), it ends the round in flight: the
+/// requests still queued are answered with an error (their senders
+/// dropped) and the next request leads a new round, rather than all
+/// waiting on a leader that is gone.
+struct Leading<'a> {
+    reads: &'a PetReads,
+    /// The rounds ended with no request left (and the state says so).
+    done: bool,
+}
+
+impl Drop for Leading<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            lock(&self.reads.0).take();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_that_end_leave_no_one_waiting_on_them() {
+        let reads = PetReads::default();
+        let (reply, mut answer) = oneshot::channel();
+        *lock(&reads.0) = Some(vec![(1, reply)]);
+        drop(Leading {
+            reads: &reads,
+            done: false,
+        });
+        // The queued request is answered (its sender gone: an error), and
+        // the next one will lead a round of its own.
+        assert!(matches!(
+            answer.try_recv(),
+            Err(oneshot::error::TryRecvError::Closed)
+        ));
+        assert!(lock(&reads.0).is_none());
+        // Rounds that ended as they should leave a new leader's queue be.
+        let (reply, mut answer) = oneshot::channel();
+        *lock(&reads.0) = Some(vec![(2, reply)]);
+        drop(Leading {
+            reads: &reads,
+            done: true,
+        });
+        assert!(matches!(
+            answer.try_recv(),
+            Err(oneshot::error::TryRecvError::Empty)
+        ));
+        assert!(lock(&reads.0).is_some());
     }
 }
