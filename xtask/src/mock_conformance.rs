@@ -158,65 +158,61 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
             .body
             .as_ref()
             .is_some_and(|b| matches!(b.media, apigen::ir::Media::Raw(_)));
-        if raw {
-            off.push((
-                "negative_data_rejection",
+        let text_lists = text_body_with_a_list(api, op);
+        // The first reason that applies turns the negative-data check off.
+        let negative = [
+            (
+                raw,
                 "takes its body as bytes, which no JSON value schemathesis writes in it violates",
-            ));
-        } else if let Some(objects) = text_body_with_a_list(api, op) {
-            off.push((
-                "negative_data_rejection",
+            ),
+            (
+                text_lists.is_some(),
                 "takes a form or multipart body with a list property: one text is a list of one \
                  in a form, so schemathesis's text where a list belongs is a valid list",
-            ));
-            if objects {
-                off.push((
-                    "positive_data_acceptance",
-                    "takes a form body with a list of objects, which a form cannot spell \
-                     (schemathesis writes each object's keys as the list's texts)",
-                ));
-            }
-        }
-        // In every style but JSON, a list of one item is the text of the
-        // item alone, and schemathesis writes a value of another type
-        // where an object belongs as the object `{"": value}`.
-        let negative_off = |off: &Vec<(&str, &str)>| {
-            off.iter()
-                .any(|(check, _)| *check == "negative_data_rejection")
-        };
-        let listed = op
-            .params
-            .iter()
-            .any(|p| p.style != Style::Json && matches!(p.shape.ty, Ty::Array(_)));
-        if listed && !negative_off(&off) {
-            off.push((
-                "negative_data_rejection",
+            ),
+            // In every style but JSON, a list of one item is the text of
+            // the item alone, and schemathesis writes a value of another
+            // type where an object belongs as the object `{"": value}`.
+            (
+                op.params
+                    .iter()
+                    .any(|p| p.style != Style::Json && matches!(p.shape.ty, Ty::Array(_))),
                 "takes a list parameter: a list of one item is the text of the item alone, \
                  so schemathesis's item where the list belongs is a valid list",
-            ));
-        }
-        if xml_body_may_be_empty(api, op) && !negative_off(&off) {
-            off.push((
-                "negative_data_rejection",
+            ),
+            (
+                xml_body_may_be_empty(api, op),
                 "takes an XML body whose object may be empty: an empty element is an empty \
                  object and an empty list alike, so schemathesis's empty list is a valid object",
-            ));
-        }
-        if text_body_with_bytes(api, op) && !negative_off(&off) {
-            off.push((
-                "negative_data_rejection",
+            ),
+            (
+                text_body_with_bytes(api, op),
                 "takes a form or multipart body with a bytes property: schemathesis does not \
                  check that such a body breaks the schema before it sends it as a violation",
-            ));
-        }
-        if op.params.iter().any(|p| open_object(api, p)) && !negative_off(&off) {
-            off.push((
-                "negative_data_rejection",
+            ),
+            (
+                op.params.iter().any(|p| {
+                    p.style != Style::Json && param_object(api, p) == Some(Openness::Open)
+                }),
                 "takes an object parameter that allows other properties: schemathesis writes \
                  a value of another type there as the object `{\"\": value}`, which is valid",
+            ),
+        ];
+        if let Some((_, why)) = negative.into_iter().find(|(applies, _)| *applies) {
+            off.push(("negative_data_rejection", why));
+        }
+        if text_lists == Some(true) {
+            off.push((
+                "positive_data_acceptance",
+                "takes a form body with a list of objects, which a form cannot spell \
+                 (schemathesis writes each object's keys as the list's texts)",
             ));
         }
-        if op.params.iter().any(|p| delimited_object(api, p)) {
+        let delimited_object = op.params.iter().any(|p| {
+            matches!(p.style, Style::PipeDelimited | Style::SpaceDelimited)
+                && param_object(api, p).is_some()
+        });
+        if delimited_object {
             off.push((
                 "positive_data_acceptance",
                 "takes a pipe- or space-delimited object, which schemathesis cannot write \
@@ -238,80 +234,80 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     out
 }
 
+/// An operation's body and the struct it is, when it is one.
+fn body_struct<'a>(
+    api: &'a apigen::ir::Api,
+    op: &'a apigen::ir::Operation,
+) -> Option<(&'a apigen::ir::Body, &'a apigen::ir::Struct)> {
+    use apigen::ir::TypeKind;
+    let body = op.body.as_ref()?;
+    let Ty::Named(name) = &body.shape.ty else {
+        return None;
+    };
+    match &apigen::lower::resolve(&api.types, name)?.kind {
+        TypeKind::Struct(s) => Some((body, s)),
+        _ => None,
+    }
+}
+
+/// Whether a body may come as a form (`Some(true)`) or as multipart
+/// (`Some(false)`): text, where one item and a list of it are the same.
+fn text_body(body: &apigen::ir::Body) -> Option<bool> {
+    use apigen::ir::{Also, Media};
+    if body.media == Media::Form || body.also.contains(&Also::Form) {
+        Some(true)
+    } else {
+        (body.media == Media::Multipart).then_some(false)
+    }
+}
+
 /// Whether an operation's body may come as XML and be an object without
 /// required properties (whose empty element is also an empty list's).
 fn xml_body_may_be_empty(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
-    use apigen::ir::{Also, TypeKind};
-    let Some(body) = &op.body else {
-        return false;
-    };
-    let Ty::Named(name) = &body.shape.ty else {
-        return false;
-    };
-    body.also.contains(&Also::Xml)
-        && matches!(
-            apigen::lower::resolve(&api.types, name).map(|d| &d.kind),
-            Some(TypeKind::Struct(s)) if !s.fields.iter().any(|f| f.required)
-        )
+    body_struct(api, op).is_some_and(|(body, s)| {
+        body.also.contains(&apigen::ir::Also::Xml) && !s.fields.iter().any(|f| f.required)
+    })
 }
 
 /// Whether an operation's body may come as a form or multipart and has a
 /// bytes property (`format: binary` or `byte`), for which schemathesis
 /// skips its check that the negative data it makes is invalid.
 fn text_body_with_bytes(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
-    use apigen::ir::{Also, Media, TypeKind};
-    let Some(body) = &op.body else {
-        return false;
-    };
-    let text = body.media == Media::Form
-        || body.also.contains(&Also::Form)
-        || body.media == Media::Multipart;
-    let bytes = |shape: &apigen::ir::Shape| {
-        let mut ty = &shape.ty;
-        // Through aliases (`File: {type: string, format: binary}`).
-        while let Ty::Named(n) = ty {
-            match apigen::lower::resolve(&api.types, n).map(|d| &d.kind) {
-                Some(TypeKind::Alias(inner)) => ty = &inner.ty,
-                _ => break,
-            }
-        }
-        *ty == Ty::Base64
-    };
-    let Ty::Named(name) = &body.shape.ty else {
-        return false;
-    };
-    text && matches!(
-        apigen::lower::resolve(&api.types, name).map(|d| &d.kind),
-        Some(TypeKind::Struct(s)) if s.fields.iter().any(|f| bytes(&f.shape))
-    )
-}
-
-/// Whether a parameter outside JSON is an object that allows properties
-/// it does not name (the one named `""` among them).
-fn open_object(api: &apigen::ir::Api, p: &apigen::ir::Param) -> bool {
     use apigen::ir::TypeKind;
-    if p.style == Style::Json {
-        return false;
-    }
-    match &p.shape.ty {
-        Ty::Map(_) => true,
-        Ty::Named(n) => apigen::lower::resolve(&api.types, n)
-            .is_some_and(|d| matches!(&d.kind, TypeKind::Struct(s) if !s.deny_unknown)),
-        _ => false,
-    }
+    // Through aliases (`File: {type: string, format: binary}`): `resolve`
+    // ends at a shape of no named type.
+    let bytes = |shape: &apigen::ir::Shape| match &shape.ty {
+        Ty::Named(n) => matches!(
+            apigen::lower::resolve(&api.types, n).map(|d| &d.kind),
+            Some(TypeKind::Alias(inner)) if inner.ty == Ty::Base64
+        ),
+        ty => *ty == Ty::Base64,
+    };
+    body_struct(api, op).is_some_and(|(body, s)| {
+        text_body(body).is_some() && s.fields.iter().any(|f| bytes(&f.shape))
+    })
 }
 
-/// Whether a parameter is an object in the `pipeDelimited` or
-/// `spaceDelimited` style (`a|1|b|2`).
-fn delimited_object(api: &apigen::ir::Api, p: &apigen::ir::Param) -> bool {
-    use apigen::ir::{Ty, TypeKind};
-    let object = match &p.shape.ty {
-        Ty::Map(_) => true,
-        Ty::Named(n) => apigen::lower::resolve(&api.types, n)
-            .is_some_and(|d| matches!(d.kind, TypeKind::Struct(_))),
-        _ => false,
-    };
-    object && matches!(p.style, Style::PipeDelimited | Style::SpaceDelimited)
+/// Whether an object allows properties it does not name.
+#[derive(Debug, PartialEq)]
+enum Openness {
+    Open,
+    Closed,
+}
+
+/// Whether a parameter is an object, and whether it allows properties it
+/// does not name (the one named `""` among them).
+fn param_object(api: &apigen::ir::Api, p: &apigen::ir::Param) -> Option<Openness> {
+    use apigen::ir::TypeKind;
+    match &p.shape.ty {
+        Ty::Map(_) => Some(Openness::Open),
+        Ty::Named(n) => match &apigen::lower::resolve(&api.types, n)?.kind {
+            TypeKind::Struct(s) if s.deny_unknown => Some(Openness::Closed),
+            TypeKind::Struct(_) => Some(Openness::Open),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether an operation's body may come as a form or multipart (where a
@@ -319,18 +315,9 @@ fn delimited_object(api: &apigen::ir::Api, p: &apigen::ir::Param) -> bool {
 /// property: `Some(true)` when a form's list holds objects (which a form
 /// cannot spell at all), `Some(false)` otherwise.
 fn text_body_with_a_list(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> Option<bool> {
-    use apigen::ir::{Also, Media, Ty, TypeKind};
-    let body = op.body.as_ref()?;
-    let form = body.media == Media::Form || body.also.contains(&Also::Form);
-    if !form && body.media != Media::Multipart {
-        return None;
-    }
-    let Ty::Named(name) = &body.shape.ty else {
-        return None;
-    };
-    let TypeKind::Struct(s) = &apigen::lower::resolve(&api.types, name)?.kind else {
-        return None;
-    };
+    use apigen::ir::TypeKind;
+    let (body, s) = body_struct(api, op)?;
+    let form = text_body(body)?;
     let objects = |items: &apigen::ir::Shape| match &items.ty {
         Ty::Named(n) => apigen::lower::resolve(&api.types, n)
             .is_some_and(|d| matches!(d.kind, TypeKind::Struct(_))),

@@ -162,11 +162,10 @@ pub fn fill_nullable<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
     name: &'static str,
     map: &mut A,
 ) -> Result<(), A::Error> {
-    if slot.is_some() {
-        return Err(de::Error::duplicate_field(name));
-    }
-    *slot = Some(map.next_value::<super::form::NullText<T>>()?.0);
-    Ok(())
+    let mut read = slot.take().map(super::NullText);
+    let filled = fill(&mut read, name, map);
+    *slot = read.map(|text| text.0);
+    filled
 }
 
 /// A required property's value; its absence is an error.

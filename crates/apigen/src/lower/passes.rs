@@ -381,11 +381,7 @@ pub(super) fn shared_with_unions(
                 })
                 .flatten()
                 .collect();
-            let own = |f: &&Field| !f.flatten && read.contains(&f.wire);
-            s.fields
-                .iter()
-                .any(|f| own(&f))
-                .then(|| (def.name.clone(), read))
+            (!read.is_empty()).then(|| (def.name.clone(), read))
         })
         .collect();
     for (name, read) in marks {
