@@ -5,12 +5,13 @@
 //! The events table is the only source ([`crate::store::events`]): one task
 //! per instance (the hub) reads the rows after the last id it has seen and
 //! hands each to every subscriber whose filter it matches. It reads when
-//! woken: by the writes of this process, on PostgreSQL also by `LISTEN
-//! petstore_events` (each instance's feed sends one `NOTIFY` after its
-//! process's commits, outside them, however many there were since the
-//! last: a `NOTIFY` inside each write serialized their commits), and in any
-//! case once a second, which is also how it carries on after the database
-//! was away or an instance died between a commit and its `NOTIFY`.
+//! woken: on SQLite by the writes of this process; on PostgreSQL, where a
+//! write's events are pending until sequenced (migration 0008), after this
+//! instance sequenced them (one call of `sequence_events` after any number
+//! of this process's commits, outside them, and once a second for those an
+//! instance that died left pending) and by `LISTEN petstore_events` (the
+//! `NOTIFY` of another instance's sequencing); and in any case once a
+//! second, which is also how it carries on after the database was away.
 //!
 //! A subscriber is a bounded queue of shared events. One that falls
 //! [`QUEUE`] events behind (its client reads too slowly) is dropped: its
@@ -22,7 +23,7 @@
 
 use crate::error::ApiError;
 use crate::lock;
-use crate::store::conn::args;
+use crate::store::conn::{args, Columns as _};
 use crate::store::events::{event_meta, expired};
 use crate::store::{Backend, Db};
 use futures_util::Stream;
@@ -154,7 +155,7 @@ impl Feed {
                         tokio::join!(
                             hub(weak.clone(), db.clone()),
                             listen(weak.clone(), db.clone(), &me),
-                            announce(weak, db, &me)
+                            sequence(weak, db, &me)
                         );
                     } else {
                         hub(weak, db).await;
@@ -387,27 +388,27 @@ async fn listen(feed: Weak<Inner>, db: Db, me: &str) {
     }
 }
 
-/// PostgreSQL: tells the other instances of this process's commits, one
-/// `NOTIFY` (carrying `me`) after any number of them, for as long as the
-/// feed lives.
-async fn announce(feed: Weak<Inner>, db: Db, me: &str) {
+/// PostgreSQL: gives the events of this process's commits their final ids,
+/// in one call of `sequence_events` after any number of them, and once a
+/// second in any case (an instance that died after a commit left its events
+/// pending), for as long as the feed lives. The call's `NOTIFY` carries `me`
+/// and wakes the other instances; this one's hub is woken here.
+async fn sequence(feed: Weak<Inner>, db: Db, me: &str) {
     while alive(&feed) {
-        if tokio::time::timeout(FALLBACK_POLL, db.to_announce().notified())
-            .await
-            .is_err()
-        {
-            continue;
-        }
-        let sent = db
-            .read(async |c| {
-                c.query_one("SELECT pg_notify('petstore_events', $1)", args![me])
-                    .await
-                    .map(|_| ())
+        let _ = tokio::time::timeout(FALLBACK_POLL, db.to_sequence().notified()).await;
+        let me = me.to_string();
+        let sequenced = db
+            .statement(async move |c| {
+                c.query_one("SELECT sequence_events($1)", args![me])
+                    .await?
+                    .int(0)
             })
             .await;
-        if let Err(e) = sent {
-            // The others read within a second anyway.
-            tracing::debug!(error = %e, "commits not announced to the other instances");
+        match sequenced {
+            Ok(0) => {}
+            Ok(_) => db.commits().notify_one(),
+            // Tried again within a second.
+            Err(e) => tracing::debug!(error = %e, "events not sequenced now"),
         }
     }
 }

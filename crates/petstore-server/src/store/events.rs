@@ -3,13 +3,14 @@
 //! ([`Db::events_after`]), pruned after a day.
 //!
 //! Ids follow commit order on both databases: SQLite has one writer; on
-//! PostgreSQL a row is inserted with a provisional id and, at commit, a
-//! deferred trigger takes an advisory lock (held until the commit ends) and
-//! gives it its final id (migration 0006), so no event can commit with a
-//! lower id than one already visible, and the lock is never held across a
-//! round trip. A reader that has seen id `n` has therefore seen, or will
-//! never see, every id below it; ids not kept (provisional ones, a
-//! rolled-back transaction's) are gaps, skipped.
+//! PostgreSQL a row is inserted with a pending id, negative and never read,
+//! and after its commit the event feed's sequencer gives it its final id
+//! (`sequence_events`, migration 0008), one batch of committed rows at a
+//! time under an advisory lock, so no event can become visible with a lower
+//! id than one already visible, and writes commit without waiting on one
+//! another. A reader that has seen id `n` has therefore seen, or will never
+//! see, every id below it; ids not kept (a rolled-back transaction's on
+//! SQLite) are gaps, skipped.
 
 use super::conn::{args, Columns, Conn, FromRow, Value};
 use super::{corrupt, parse_status, Db, Result};
@@ -98,9 +99,11 @@ pub struct Horizon {
 const EVENT_COLUMNS: &str = "id, kind, order_id, pet_id, quantity, stock, status, occurred_at";
 
 impl Db {
-    /// Events with ids above `after`, in id order, at most `limit`.
+    /// Events with ids above `after`, in id order, at most `limit`; never a
+    /// pending one (below zero).
     pub async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<StoreEvent>> {
         let sql = format!("SELECT {EVENT_COLUMNS} FROM events WHERE id > $1 ORDER BY id LIMIT $2");
+        let after = after.max(0);
         self.read(async |c| c.query_as(&sql, args![after, i64::from(limit)]).await)
             .await
     }
@@ -133,7 +136,7 @@ impl Db {
         self.write(async move |c| {
             let newest_old = c
                 .query_one(
-                    "SELECT max(id) FROM events WHERE occurred_at < $1",
+                    "SELECT max(id) FROM events WHERE occurred_at < $1 AND id > 0",
                     args![cutoff],
                 )
                 .await?;
@@ -141,9 +144,13 @@ impl Db {
                 return Ok(0);
             };
             // Ids follow commit order, and commit order time: every id up
-            // to the newest old one is old.
+            // to the newest old one is old. Pending rows are left to be
+            // sequenced.
             let deleted = c
-                .execute("DELETE FROM events WHERE id <= $1", args![through])
+                .execute(
+                    "DELETE FROM events WHERE id > 0 AND id <= $1",
+                    args![through],
+                )
                 .await?;
             c.execute(
                 "UPDATE event_horizon SET pruned_through = $1 WHERE pruned_through < $1",

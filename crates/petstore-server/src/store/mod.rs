@@ -2,7 +2,10 @@
 //!
 //! Every query and every rule is written once, over [`Conn`], and runs on
 //! either database: the SQL uses `$n` placeholders and the subset both speak
-//! (`RETURNING`, `ON CONFLICT`); flags are 0/1 integers on both. Every write is
+//! (`RETURNING`, `ON CONFLICT`); flags are 0/1 integers on both. Two rules
+//! are written a second time, as PostgreSQL functions, so that they cost one
+//! round trip there: the limiter's round and placing an order (migrations
+//! 0005 and 0007; the tests run on both databases). Every write is
 //! one transaction, so the rules (stock never below zero, a pet's status
 //! following its stock) hold under any concurrency:
 //!
@@ -14,7 +17,9 @@
 //!   locks the rows its decision reads (`SELECT ... FOR UPDATE`) and retries of
 //!   one idempotency key queue on an advisory lock.
 //!
-//! Migrations (`migrations/sqlite`, `migrations/postgres`: the same versions)
+//! Migrations (`migrations/sqlite`, `migrations/postgres`: a version both
+//! have makes the same tables; PostgreSQL's alone add what only several
+//! instances need)
 //! are applied by sqlx's migrator when the database is opened ([`setup`]).
 //!
 //! No request waits on the database longer than the database timeout
@@ -67,11 +72,11 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Db {
     inner: Arc<Inner>,
-    /// Woken when new events may be committed (see [`Db::commits`]).
+    /// Woken when new events may be readable (see [`Db::commits`]).
     commits: Arc<tokio::sync::Notify>,
-    /// Woken after this process's commits on PostgreSQL, for the other
-    /// instances to hear of them (see [`Db::to_announce`]).
-    to_announce: Arc<tokio::sync::Notify>,
+    /// Woken after this process's commits on PostgreSQL, for their pending
+    /// events to be sequenced (see [`Db::to_sequence`]).
+    to_sequence: Arc<tokio::sync::Notify>,
     /// Pool connections the event feed holds for `LISTEN` (0 or 1).
     listening: Arc<std::sync::atomic::AtomicU32>,
 }
@@ -262,16 +267,22 @@ impl Db {
                 ticket.record(result)
             }
         };
-        // This instance's feed learns of its commits from here; on
-        // PostgreSQL the other instances' feeds learn of them from the
-        // `NOTIFY` the feed sends after them (`Db::to_announce`).
+        self.committed(&result);
+        result
+    }
+
+    /// Tells the event feed of a write that committed. On SQLite its events
+    /// are final: this instance's feed reads them now. On PostgreSQL they
+    /// are pending until sequenced: the feed sequences them
+    /// (`Db::to_sequence`), then reads them, and the sequencer's `NOTIFY`
+    /// wakes the other instances' feeds.
+    fn committed<T>(&self, result: &Result<T>) {
         if result.is_ok() {
-            self.commits.notify_one();
-            if self.backend() == Backend::Postgres {
-                self.to_announce.notify_one();
+            match self.backend() {
+                Backend::Sqlite => self.commits.notify_one(),
+                Backend::Postgres => self.to_sequence.notify_one(),
             }
         }
-        result
     }
 
     /// Counts a pool connection the event feed holds for `LISTEN` while the
@@ -281,31 +292,55 @@ impl Db {
         ListenerHeld(self.listening.clone())
     }
 
-    /// Woken after each write this process commits on SQLite, and (by the
-    /// event feed's listener) after every instance's commits on PostgreSQL;
-    /// a permit is kept when nobody waits, so no commit goes unnoticed.
+    /// Woken when new events may be readable: after each write this process
+    /// commits on SQLite; on PostgreSQL after the event feed sequenced
+    /// pending events, and (by its listener) after any other instance did.
+    /// A permit is kept when nobody waits, so no commit goes unnoticed.
     pub fn commits(&self) -> &tokio::sync::Notify {
         &self.commits
     }
 
     /// Woken after each write this process commits on PostgreSQL; the event
-    /// feed then sends one `NOTIFY`, outside any write's transaction, for
-    /// all the commits since the last (a permit is kept when nobody waits).
-    pub fn to_announce(&self) -> &tokio::sync::Notify {
-        &self.to_announce
+    /// feed then gives the pending events of all the commits since the last
+    /// their final ids, in one call of `sequence_events` (migration 0008),
+    /// outside any write's transaction (a permit is kept when nobody waits).
+    pub fn to_sequence(&self) -> &tokio::sync::Notify {
+        &self.to_sequence
     }
 
     /// Runs `op`, one statement that writes, as its own transaction: on
-    /// PostgreSQL autocommitted, one round trip (no `BEGIN`/`COMMIT`),
-    /// bounded like a read; on SQLite in the writer's next group.
+    /// PostgreSQL autocommitted, one round trip (no `BEGIN`/`COMMIT`); on
+    /// SQLite in the writer's next group. Its commit is not announced to the
+    /// event feeds: for writes of rows the feed does not read (the limiter's).
+    /// As for [`Db::write`], a statement sent and not answered (the
+    /// connection lost, or no answer in time) may have committed:
+    /// [`ApiError::Indeterminate`].
     pub(crate) async fn statement<T: Send + 'static>(
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         match &*self.inner {
-            Inner::Sqlite(_) => self.write(op).await,
-            Inner::Postgres(_) => self.read(op).await,
+            Inner::Sqlite(store) => {
+                store
+                    .write(move |conn| inline(op(&mut Conn::Sqlite(conn))))
+                    .await
+            }
+            Inner::Postgres(pg) => {
+                let ticket = pg.breaker.admit()?;
+                let result = pg.autocommit(op).await;
+                ticket.record(result)
+            }
         }
+    }
+
+    /// [`Db::statement`] for a write the event feeds must hear of.
+    pub(crate) async fn write_statement<T: Send + 'static>(
+        &self,
+        op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let result = self.statement(op).await;
+        self.committed(&result);
+        result
     }
 
     /// Checks that the database answers (for `/healthz`). While the breaker
@@ -326,6 +361,32 @@ impl Db {
 }
 
 impl Postgres {
+    /// Runs `op`, one statement, autocommitted on a pooled connection within
+    /// the timeout. Once the statement may have been sent, a lost connection
+    /// or the timeout leaves it indeterminate, as a commit is in
+    /// [`Postgres::transaction`]; an error the server answered means it did
+    /// not happen.
+    async fn autocommit<T>(&self, op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>) -> Result<T> {
+        let sending = AtomicBool::new(false);
+        let call = async {
+            let mut conn = Settling::new(self.pool.acquire().await?);
+            sending.store(true, Ordering::Relaxed);
+            let result = match op(&mut Conn::Postgres(&mut conn.conn)).await {
+                Err(e) if e.database_away() => Err(ApiError::Indeterminate(e.to_string().into())),
+                result => result,
+            };
+            conn.settled();
+            result
+        };
+        match tokio::time::timeout(self.timeout, call).await {
+            Ok(result) => result,
+            Err(_) if sending.load(Ordering::Relaxed) => Err(ApiError::Indeterminate(
+                format!("no answer to a statement within {:?}", self.timeout).into(),
+            )),
+            Err(_) => Err(timed_out(self.timeout)),
+        }
+    }
+
     async fn transaction<T>(&self, op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>) -> Result<T> {
         let committing = AtomicBool::new(false);
         let call = async {

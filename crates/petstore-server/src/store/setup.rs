@@ -123,7 +123,7 @@ impl Db {
         Ok(Db {
             inner: Arc::new(inner),
             commits: Arc::default(),
-            to_announce: Arc::default(),
+            to_sequence: Arc::default(),
             listening: Arc::default(),
         })
     }

@@ -376,8 +376,9 @@ async fn one_subjects_concurrent_checks_are_exact_and_survive_an_abandoned_reque
 /// Event ids follow commit order, not the order the rows were inserted in:
 /// a transaction that inserted its event first and commits last gets the
 /// higher id, so no reader sees an id below one it has already seen appear
-/// later. (The ids are given at commit, under a lock held from the commit's
-/// start to its end, never across a round trip: migration 0006.)
+/// later. (A row is pending, with a negative id no reader asks for, until
+/// `sequence_events` gives the committed ones their final ids, one batch at
+/// a time: migration 0008; a running instance's feed calls it.)
 #[actix_web::test]
 async fn event_ids_follow_commit_order_not_insert_order() {
     use sqlx::{Connection as _, Executor as _};
@@ -389,11 +390,18 @@ async fn event_ids_follow_commit_order_not_insert_order() {
              VALUES ('inventory.changed', {pet}, 1, 'available', 0)"
         )
     };
+    // What a reader asks for: ids above one it has seen.
     let ids = async |c: &mut sqlx::PgConnection| -> Vec<(i64, i64)> {
-        sqlx::query_as("SELECT id, pet_id FROM events ORDER BY id")
+        sqlx::query_as("SELECT id, pet_id FROM events WHERE id > 0 ORDER BY id")
             .fetch_all(c)
             .await
             .expect("events")
+    };
+    let sequence = async |c: &mut sqlx::PgConnection| -> i64 {
+        sqlx::query_scalar("SELECT sequence_events('test')")
+            .fetch_one(c)
+            .await
+            .expect("sequenced")
     };
     let mut first = sqlx::PgConnection::connect(&url).await.unwrap();
     let mut second = sqlx::PgConnection::connect(&url).await.unwrap();
@@ -403,10 +411,14 @@ async fn event_ids_follow_commit_order_not_insert_order() {
     second.execute("BEGIN").await.unwrap();
     second.execute(insert(2).as_str()).await.unwrap();
     second.execute("COMMIT").await.unwrap();
+    assert_eq!(ids(&mut reader).await, [], "committed, not yet sequenced");
+    assert_eq!(sequence(&mut reader).await, 1, "only the committed row");
     let seen = ids(&mut reader).await;
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert_eq!(seen[0].1, 2);
     first.execute("COMMIT").await.unwrap();
+    assert_eq!(sequence(&mut reader).await, 1);
+    assert_eq!(sequence(&mut reader).await, 0, "nothing left pending");
     let all = ids(&mut reader).await;
     let pets: Vec<i64> = all.iter().map(|(_, pet)| *pet).collect();
     assert_eq!(pets, [2, 1], "inserted second, committed first: {all:?}");
