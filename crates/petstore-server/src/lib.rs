@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod outside;
 pub mod proxies;
 pub mod request_log;
+mod rounds;
 pub mod service;
 pub mod store;
 

@@ -16,36 +16,34 @@ CREATE FUNCTION place_order(
     p_pet_id     BIGINT,
     p_quantity   BIGINT,
     p_ship_date  TEXT,
-    p_occurred   BIGINT
-) RETURNS TABLE (status TEXT, stock BIGINT, order_id BIGINT)
-LANGUAGE plpgsql AS $$
+    p_occurred   BIGINT,
+    OUT status   TEXT,
+    OUT stock    BIGINT,
+    OUT order_id BIGINT
+) LANGUAGE plpgsql AS $$
 DECLARE
-    status_ TEXT;
-    stock_  BIGINT;
-    id_     BIGINT;
+    left_   BIGINT;
+    after_  TEXT;
 BEGIN
-    SELECT p.status, i.quantity INTO status_, stock_
+    SELECT p.status, i.quantity INTO status, stock
         FROM pets p JOIN inventory i ON i.pet_id = p.id
         WHERE p.id = p_pet_id
         FOR UPDATE;
-    IF NOT FOUND OR status_ <> 'available' OR stock_ < p_quantity THEN
-        RETURN QUERY SELECT status_, stock_, NULL::BIGINT;
+    IF NOT FOUND OR status <> 'available' OR stock < p_quantity THEN
         RETURN;
     END IF;
-    UPDATE inventory SET quantity = quantity - p_quantity WHERE pet_id = p_pet_id;
-    IF stock_ = p_quantity THEN
-        UPDATE pets SET status = 'sold' WHERE id = p_pet_id;
+    -- The pet's rows are locked: what this call leaves is known here.
+    left_ := stock - p_quantity;
+    after_ := CASE WHEN left_ = 0 THEN 'sold' ELSE status END;
+    UPDATE inventory SET quantity = left_ WHERE pet_id = p_pet_id;
+    IF after_ <> status THEN
+        UPDATE pets SET status = after_ WHERE id = p_pet_id;
     END IF;
     INSERT INTO orders (pet_id, quantity, ship_date, complete)
         VALUES (p_pet_id, p_quantity, p_ship_date, 0)
-        RETURNING id INTO id_;
+        RETURNING id INTO order_id;
     INSERT INTO events (kind, order_id, pet_id, quantity, stock, status, occurred_at)
-        SELECT k.kind, k.order_id, p.id, k.quantity, i.quantity, p.status, p_occurred
-        FROM (VALUES (0, 'order.placed', id_, p_quantity),
-                     (1, 'inventory.changed', NULL::BIGINT, NULL::BIGINT))
-             AS k (n, kind, order_id, quantity)
-        JOIN pets p ON p.id = p_pet_id JOIN inventory i ON i.pet_id = p.id
-        ORDER BY k.n;
-    RETURN QUERY SELECT status_, stock_, id_;
+        VALUES ('order.placed', order_id, p_pet_id, p_quantity, left_, after_, p_occurred),
+               ('inventory.changed', NULL, p_pet_id, NULL, left_, after_, p_occurred);
 END
 $$;

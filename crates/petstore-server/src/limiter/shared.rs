@@ -9,8 +9,7 @@
 //! subjects never wait on each other. Within an instance, a subject's
 //! requests that arrive while its round is in flight wait for the next
 //! round, so a busy key costs one round trip per round rather than per
-//! request. A task spawned by the request that found no round in flight
-//! drives them (a client that goes away strands no one). Every 4096
+//! request (`crate::rounds`). Every 4096
 //! decisions an instance deletes rows whose day has passed and that hold no
 //! ban.
 //!
@@ -21,13 +20,11 @@
 use super::{BanPolicy, Decision, Subject, Verdict, DAY, SWEEP_EVERY};
 use crate::error::ApiError;
 use crate::keys::Limits;
-use crate::lock;
+use crate::rounds::Rounds;
 use crate::store::conn::{args, Conn};
 use crate::store::Db;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
-use tokio::sync::oneshot;
+use std::sync::Arc;
 
 /// Rate-limit state in the database, shared by every instance on it: each
 /// decision reads the subject's row under a row lock, decides by the same rule
@@ -38,12 +35,12 @@ use tokio::sync::oneshot;
 /// after the other. Within an instance they are batched: while a subject's
 /// transaction is in flight, its new requests queue, and the next transaction
 /// decides all of them in arrival order under one lock (measured with one key
-/// on a local PostgreSQL: reads from 1 500 to 5 600-7 300 req/s). A task spawned
-/// by the request that found no queue drives the rounds, so a client that
-/// goes away cannot strand the requests queued behind it.
+/// on a local PostgreSQL: reads from 1 500 to 5 600-7 300 req/s).
 #[derive(Debug)]
 pub struct SharedLimiter {
     shared: Arc<Shared>,
+    /// The rounds of each subject (its name the key).
+    rounds: Arc<Rounds<String, (Limits, i64), Decision>>,
 }
 
 #[derive(Debug)]
@@ -51,16 +48,6 @@ struct Shared {
     db: Db,
     ban: BanPolicy,
     decisions: AtomicU32,
-    /// Per subject with a round in flight, the requests for the next round.
-    queues: Mutex<HashMap<String, Vec<Waiting>>>,
-}
-
-/// A request waiting for its subject's next round.
-#[derive(Debug)]
-struct Waiting {
-    limits: Limits,
-    now: i64,
-    reply: oneshot::Sender<Result<Decision, ApiError>>,
 }
 
 impl SharedLimiter {
@@ -70,8 +57,8 @@ impl SharedLimiter {
                 db,
                 ban,
                 decisions: AtomicU32::new(0),
-                queues: Mutex::new(HashMap::new()),
             }),
+            rounds: Rounds::new(),
         }
     }
 
@@ -88,40 +75,19 @@ impl SharedLimiter {
         if shared.decisions.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == SWEEP_EVERY - 1 {
             self.sweep(now).await?;
         }
-        let name = subject.to_string();
-        let (reply, answer) = oneshot::channel();
-        let waiting = Waiting { limits, now, reply };
-        let lead = {
-            let mut queues = lock(&shared.queues);
-            match queues.get_mut(&name) {
-                Some(queue) => {
-                    queue.push(waiting);
-                    false
-                }
-                None => {
-                    queues.insert(name.clone(), vec![waiting]);
-                    true
-                }
-            }
+        let round = {
+            let shared = shared.clone();
+            async move |name: &String, requests| shared.round(name, requests).await
         };
-        if lead {
-            actix_web::rt::spawn(
-                Leader {
-                    shared: shared.clone(),
-                    name,
-                    done: false,
-                }
-                .run(),
-            );
-        }
-        match answer.await {
-            Ok(Err(ApiError::Indeterminate(e))) => {
-                // Whether a round's count was stored matters to no one: the
-                // request was not served.
-                Err(ApiError::unavailable(e.to_string()))
-            }
-            Ok(decided) => decided,
-            Err(_) => Err(ApiError::Internal("the rate limiter stopped".into())),
+        match self
+            .rounds
+            .ask(subject.to_string(), (limits, now), round)
+            .await
+        {
+            // Whether a round's count was stored matters to no one: the
+            // request was not served.
+            Err(ApiError::Indeterminate(e)) => Err(ApiError::unavailable(e.to_string())),
+            decided => decided,
         }
     }
 
@@ -140,65 +106,6 @@ impl SharedLimiter {
             })
             .await?;
         Ok(())
-    }
-}
-
-/// Runs a subject's rounds until no request waits. Dropped before that (the
-/// runtime stopping), it removes the subject's queue: the requests in it are
-/// answered with an error rather than left waiting.
-struct Leader {
-    shared: Arc<Shared>,
-    name: String,
-    done: bool,
-}
-
-impl Drop for Leader {
-    fn drop(&mut self) {
-        if !self.done {
-            lock(&self.shared.queues).remove(&self.name);
-        }
-    }
-}
-
-impl Leader {
-    async fn run(mut self) {
-        loop {
-            let batch = {
-                let mut queues = lock(&self.shared.queues);
-                match queues.get_mut(&self.name) {
-                    Some(queue) if !queue.is_empty() => std::mem::take(queue),
-                    _ => {
-                        queues.remove(&self.name);
-                        self.done = true;
-                        return;
-                    }
-                }
-            };
-            let requests: Vec<(Limits, i64)> = batch.iter().map(|w| (w.limits, w.now)).collect();
-            match self.shared.round(&self.name, requests).await {
-                Ok(decisions) => {
-                    for (waiting, decision) in batch.into_iter().zip(decisions) {
-                        let _ = waiting.reply.send(Ok(decision));
-                    }
-                }
-                Err(e) => {
-                    // With the database away, the requests that queued
-                    // meanwhile get the same answer at once rather than a
-                    // round of their own that would wait out the timeout.
-                    let queued = if e.database_away() {
-                        lock(&self.shared.queues)
-                            .get_mut(&self.name)
-                            .map(std::mem::take)
-                            .unwrap_or_default()
-                    } else {
-                        Vec::new()
-                    };
-                    for waiting in batch.into_iter().chain(queued) {
-                        let _ = waiting.reply.send(Err(e.relay()));
-                    }
-                }
-            }
-        }
     }
 }
 

@@ -116,7 +116,7 @@ impl Db {
                     pool,
                     breaker: health::Breaker::default(),
                     timeout,
-                    pet_reads: Default::default(),
+                    pet_reads: crate::rounds::Rounds::new(),
                 })
             }
         };
