@@ -17,6 +17,7 @@ mod bench_compile;
 mod codegen;
 mod conformance;
 mod corpus;
+mod delay_proxy;
 mod docs_screenshot;
 mod examples;
 mod launch;
@@ -71,6 +72,10 @@ commands:
                     feature, client only, server only, one group's feature with the
                     client (a mid-sized one unless named). --against: also the crate
                     another apigen binary generates, in the same run, with ratios
+  delay-proxy --listen ADDR --to ADDR --delay-us N
+                    a TCP proxy holding every chunk N us in each direction: a database
+                    on this host at the latency of one on another (a round trip gains
+                    2N us), where the kernel has no netem
   docs-screenshot [PAGE]
                     PNGs of the reference page (the pet store's by default) at desktop
                     and phone width: target/docs-desktop.png, target/docs-phone.png
@@ -116,6 +121,7 @@ fn main() -> ExitCode {
         ["bench-client", options @ ..] => bench_client::bench_client(options),
         ["bench-compile", options @ ..] => bench_compile::bench_compile(options),
         ["bench-codegen", options @ ..] => bench_codegen::bench_codegen(options),
+        ["delay-proxy", options @ ..] => delay_proxy::delay_proxy(options),
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
         ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
         ["ci"] => ci(),
