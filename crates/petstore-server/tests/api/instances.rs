@@ -717,3 +717,58 @@ async fn event_feed_figures() {
         (after.saturating_sub(before)) as f64 / sockets.len().max(1) as f64
     );
 }
+
+/// Events a write committed but no feed sequenced (its instance died
+/// between the commit and its feed's call of `sequence_events`) still
+/// reach subscribers: every instance's feed sequences once a second,
+/// whoever wrote.
+#[actix_web::test]
+async fn events_an_instance_left_pending_are_delivered_by_another() {
+    use petstore_api::client::Client;
+    use petstore_api::models::StoreEvent;
+    use petstore_api::operations::{WatchStoreRequest, WatchStoreResponse};
+    use petstore_api::runtime::StreamExt as _;
+    use sqlx::{Connection as _, Executor as _};
+
+    let url = postgres::cluster().fresh_database().await;
+    let key = create_key(&url, "enterprise", Some((100_000_000, 100_000_000)));
+    let (server, _) = Server::start(&url);
+    let client = Client::new(&format!("{}/v1", server.base))
+        .unwrap()
+        .with_bearer_auth(&key);
+    let watching = WatchStoreRequest {
+        type_: None,
+        pet_id: Some(7),
+        last_event_id: None,
+    };
+    let mut stream = match client.watch_store(watching).await.unwrap().into_inner() {
+        WatchStoreResponse::Ok { body, .. } => body.resume(false),
+        other => panic!("expected a stream, got {other:?}"),
+    };
+    // As a write of a process that is gone would have left it: committed,
+    // pending, announced to no one.
+    let mut writer = sqlx::PgConnection::connect(&url).await.unwrap();
+    let now = Utc::now().timestamp_millis();
+    writer
+        .execute(
+            format!(
+                "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
+                 VALUES ('inventory.changed', 7, 3, 'available', {now})"
+            )
+            .as_str(),
+        )
+        .await
+        .unwrap();
+    let event = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
+        .await
+        .expect("the event within 10 s")
+        .expect("the stream goes on")
+        .expect("an event");
+    match event.data {
+        StoreEvent::InventoryEvent(e) => {
+            assert_eq!((e.pet_id, e.stock), (7, 3));
+            assert!(e.id > 0, "a final id: {e:?}");
+        }
+        other => panic!("not the inventory event: {other:?}"),
+    }
+}
