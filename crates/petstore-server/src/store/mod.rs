@@ -255,7 +255,19 @@ impl Db {
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let result = match &*self.inner {
+        let result = self.commit(Commit::Transaction, op).await;
+        self.committed(&result);
+        result
+    }
+
+    /// Runs `op` as a transaction of its own: on SQLite in the writer's
+    /// next group; on PostgreSQL as `how` says, through the breaker.
+    async fn commit<T: Send + 'static>(
+        &self,
+        how: Commit,
+        op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        match &*self.inner {
             Inner::Sqlite(store) => {
                 store
                     .write(move |conn| inline(op(&mut Conn::Sqlite(conn))))
@@ -263,12 +275,13 @@ impl Db {
             }
             Inner::Postgres(pg) => {
                 let ticket = pg.breaker.admit()?;
-                let result = pg.transaction(op).await;
+                let result = match how {
+                    Commit::Transaction => pg.transaction(op).await,
+                    Commit::Autocommit => pg.autocommit(op).await,
+                };
                 ticket.record(result)
             }
-        };
-        self.committed(&result);
-        result
+        }
     }
 
     /// Tells the event feed of a write that committed. On SQLite its events
@@ -319,18 +332,7 @@ impl Db {
         &self,
         op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        match &*self.inner {
-            Inner::Sqlite(store) => {
-                store
-                    .write(move |conn| inline(op(&mut Conn::Sqlite(conn))))
-                    .await
-            }
-            Inner::Postgres(pg) => {
-                let ticket = pg.breaker.admit()?;
-                let result = pg.autocommit(op).await;
-                ticket.record(result)
-            }
-        }
+        self.commit(Commit::Autocommit, op).await
     }
 
     /// [`Db::statement`] for a write the event feeds must hear of.
@@ -378,13 +380,7 @@ impl Postgres {
             conn.settled();
             result
         };
-        match tokio::time::timeout(self.timeout, call).await {
-            Ok(result) => result,
-            Err(_) if sending.load(Ordering::Relaxed) => Err(ApiError::Indeterminate(
-                format!("no answer to a statement within {:?}", self.timeout).into(),
-            )),
-            Err(_) => Err(timed_out(self.timeout)),
-        }
+        self.bounded(call, &sending, "a statement").await
     }
 
     async fn transaction<T>(&self, op: impl AsyncFnOnce(&mut Conn<'_>) -> Result<T>) -> Result<T> {
@@ -414,14 +410,35 @@ impl Postgres {
             conn.settled();
             result
         };
+        self.bounded(call, &committing, "the commit").await
+    }
+
+    /// `call` within the timeout. Past it, once `sent` is set (`what` may
+    /// have reached the database and been done), the outcome is unknown:
+    /// [`ApiError::Indeterminate`]; before, nothing was done: a 503.
+    async fn bounded<T>(
+        &self,
+        call: impl std::future::Future<Output = Result<T>>,
+        sent: &AtomicBool,
+        what: &str,
+    ) -> Result<T> {
         match tokio::time::timeout(self.timeout, call).await {
             Ok(result) => result,
-            Err(_) if committing.load(Ordering::Relaxed) => Err(ApiError::Indeterminate(
-                format!("no answer to the commit within {:?}", self.timeout).into(),
+            Err(_) if sent.load(Ordering::Relaxed) => Err(ApiError::Indeterminate(
+                format!("no answer to {what} within {:?}", self.timeout).into(),
             )),
             Err(_) => Err(timed_out(self.timeout)),
         }
     }
+}
+
+/// How a write is committed on PostgreSQL.
+#[derive(Debug, Clone, Copy)]
+enum Commit {
+    /// `BEGIN`, the statements, `COMMIT`.
+    Transaction,
+    /// One statement, committed as it runs: one round trip.
+    Autocommit,
 }
 
 /// A pooled connection in a transaction's hands, closed on drop unless the
