@@ -104,18 +104,19 @@ where
             };
             let (requests, replies): (Vec<Q>, Vec<Reply<A>>) = batch.into_iter().unzip();
             let asked = replies.len();
-            match run(&key, requests).await {
-                Ok(answers) if answers.len() == asked => {
+            let answered = run(&key, requests).await.and_then(|answers| {
+                if answers.len() == asked {
+                    Ok(answers)
+                } else {
+                    Err(ApiError::Internal(
+                        format!("a round answered {} of {asked} requests", answers.len()).into(),
+                    ))
+                }
+            });
+            match answered {
+                Ok(answers) => {
                     for (reply, answer) in replies.into_iter().zip(answers) {
                         let _ = reply.send(Ok(answer));
-                    }
-                }
-                Ok(answers) => {
-                    let e = ApiError::Internal(
-                        format!("a round answered {} of {asked} requests", answers.len()).into(),
-                    );
-                    for reply in replies {
-                        let _ = reply.send(Err(e.relay()));
                     }
                 }
                 Err(e) => {
@@ -170,23 +171,22 @@ mod tests {
             lock(&rounds.keys).insert(key, vec![(1, reply)]);
             answer
         };
+        let end = |done| {
+            drop(Leading {
+                rounds: &*rounds,
+                key: &0,
+                done,
+            })
+        };
         // Its queue is answered (the senders dropped: an error), and the
         // next request will lead a round of its own.
         let mut answer = queued(0);
-        drop(Leading {
-            rounds: &*rounds,
-            key: &0,
-            done: false,
-        });
+        end(false);
         assert!(matches!(answer.try_recv(), Err(TryRecvError::Closed)));
         assert!(lock(&rounds.keys).is_empty());
         // A task that was done leaves a new task's queue be.
         let mut answer = queued(0);
-        drop(Leading {
-            rounds: &*rounds,
-            key: &0,
-            done: true,
-        });
+        end(true);
         assert!(matches!(answer.try_recv(), Err(TryRecvError::Empty)));
         assert_eq!(lock(&rounds.keys).len(), 1);
     }

@@ -8,6 +8,15 @@ use super::{listed, parse_status, Db, Filtered, Listed, Page, Result};
 use crate::error::ApiError;
 use petstore_api::models::{Category, NewCategory, NewPet, Pet, PetStatus};
 
+/// `SELECT` of pets' columns, in the order [`Pet`]'s [`FromRow`] reads
+/// them; a literal, for `concat!`.
+macro_rules! select_pets {
+    () => {
+        "SELECT id, name, category_id, status FROM pets"
+    };
+}
+pub(super) use select_pets;
+
 /// Filters of `listPets`.
 #[derive(Debug, Default, Clone)]
 pub struct PetFilter {
@@ -124,13 +133,10 @@ impl Db {
             Some(reads) => self.pet_in_round(reads, id).await?,
             None => {
                 self.read(async |c| {
-                    c.query_opt(
-                        "SELECT id, name, category_id, status FROM pets WHERE id = $1",
-                        args![id],
-                    )
-                    .await?
-                    .map(|r| Pet::from_row(&r))
-                    .transpose()
+                    c.query_opt(concat!(select_pets!(), " WHERE id = $1"), args![id])
+                        .await?
+                        .map(|r| Pet::from_row(&r))
+                        .transpose()
                 })
                 .await?
             }
@@ -139,10 +145,7 @@ impl Db {
     }
 
     pub async fn list_pets(&self, filter: &PetFilter, page: Page) -> Result<Listed<Pet>> {
-        let mut q = Filtered::new(
-            "SELECT id, name, category_id, status FROM pets WHERE id > ",
-            page,
-        );
+        let mut q = Filtered::new(concat!(select_pets!(), " WHERE id > "), page);
         if let Some(status) = filter.status {
             q.and("status = ", status.as_str());
         }

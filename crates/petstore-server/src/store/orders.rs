@@ -36,26 +36,7 @@ impl Db {
                     place_by_statements(c, new.pet_id, wanted, ship_date, now).await?
                 }
                 Backend::Postgres => {
-                    let row = c
-                        .query_one(
-                            "SELECT status, stock, order_id FROM place_order($1, $2, $3, $4)",
-                            args![new.pet_id, wanted, ship_date, now.timestamp_millis()],
-                        )
-                        .await?;
-                    match row.opt_int(2)? {
-                        Some(id) => id,
-                        None => {
-                            let seen = row.opt_text(0)?.zip(row.opt_int(1)?);
-                            may_order(new.pet_id, seen, wanted)?;
-                            return Err(ApiError::Internal(
-                                format!(
-                                    "place_order refused an order for pet {} that the rule allows",
-                                    new.pet_id
-                                )
-                                .into(),
-                            ));
-                        }
-                    }
+                    place_by_function(c, new.pet_id, wanted, ship_date, now).await?
                 }
             };
             Ok(Order {
@@ -257,6 +238,31 @@ fn may_order(pet_id: i64, seen: Option<(&str, i64)>, wanted: i64) -> Result<()> 
         ));
     }
     Ok(())
+}
+
+/// An order placed by one call of PostgreSQL's `place_order` (migration
+/// 0007), which applies [`may_order`]'s rule in SQL and answers what it saw;
+/// the new order's id. A refusal is worded here, by the rule itself.
+async fn place_by_function(
+    c: &mut Conn<'_>,
+    pet_id: i64,
+    wanted: i64,
+    ship_date: Option<String>,
+    now: DateTime<Utc>,
+) -> Result<i64> {
+    let row = c
+        .query_one(
+            "SELECT status, stock, order_id FROM place_order($1, $2, $3, $4)",
+            args![pet_id, wanted, ship_date, now.timestamp_millis()],
+        )
+        .await?;
+    if let Some(id) = row.opt_int(2)? {
+        return Ok(id);
+    }
+    may_order(pet_id, row.opt_text(0)?.zip(row.opt_int(1)?), wanted)?;
+    Err(ApiError::Internal(
+        format!("place_order refused an order for pet {pet_id} that the rule allows").into(),
+    ))
 }
 
 /// An order placed statement by statement, in the transaction `c` is in

@@ -6,6 +6,7 @@
 //! Each request is answered by a statement that started after it arrived,
 //! so it sees every write committed before it was made: nothing is cached.
 
+use super::catalog::select_pets;
 use super::conn::FromRow;
 use super::{Db, Result};
 use crate::rounds::Rounds;
@@ -38,8 +39,7 @@ impl Db {
             .read(async |c| {
                 let rows = c
                     .query(
-                        "SELECT id, name, category_id, status FROM pets \
-                         WHERE id = ANY($1::bigint[])",
+                        concat!(select_pets!(), " WHERE id = ANY($1::bigint[])"),
                         super::conn::args![list],
                     )
                     .await?;
