@@ -140,22 +140,36 @@ async fn slowloris_connections_are_cut_at_the_header_deadline_while_others_are_s
             let mut stream = TcpStream::connect(&address).await.expect("connect");
             opened.fetch_add(1, Ordering::Relaxed);
             let head = b"GET /v1/pets HTTP/1.1\r\nHost: pets\r\nX-Slow: ";
+            // How it ended: the server's answer (its 408), or the
+            // connection's end with none.
+            let mut ending = String::from("no answer");
             for byte in head.iter().chain(std::iter::repeat(&b'a')) {
-                if stream.write_all(&[*byte]).await.is_err() {
+                if let Err(e) = stream.write_all(&[*byte]).await {
+                    ending = format!("no answer: {e}");
                     break;
                 }
                 let mut buffer = [0u8; 512];
-                // Anything from the server (its 408) or the connection's end.
                 let waited = tokio::time::timeout(Duration::from_secs(1), stream.read(&mut buffer));
-                if waited.await.is_ok() {
-                    break;
+                match waited.await {
+                    Ok(Ok(n)) => {
+                        let answer = String::from_utf8_lossy(&buffer[..n]);
+                        if n > 0 {
+                            ending = answer.lines().next().unwrap_or_default().to_string();
+                        }
+                        break;
+                    }
+                    Ok(Err(e)) => {
+                        ending = format!("no answer: {e}");
+                        break;
+                    }
+                    Err(_) => {}
                 }
                 assert!(
                     started.elapsed() < HEADER_DEADLINE + Duration::from_secs(10),
                     "a slow connection was never closed"
                 );
             }
-            started.elapsed()
+            (started.elapsed(), ending)
         })
     });
     let slow: Vec<_> = slow.collect();
@@ -169,22 +183,43 @@ async fn slowloris_connections_are_cut_at_the_header_deadline_while_others_are_s
     let lag = lag.await.unwrap();
     assert_eq!(opened.load(Ordering::Relaxed), SLOW);
     lasted.sort();
-    let (shortest, longest) = (lasted[0], lasted[SLOW - 1]);
+    let longest = lasted[SLOW - 1].0;
+    // What the server ended with its answer, and what ended with none (on a
+    // machine busy with other tests the kernel may reset a connection it
+    // could not hand to the server in time).
+    let (answered, unanswered): (Vec<_>, Vec<_>) = lasted
+        .iter()
+        .partition(|(_, ending)| !ending.starts_with("no answer"));
+    let shortest = answered
+        .first()
+        .map_or(Duration::ZERO, |(lasted, _)| *lasted);
     let latency = p99(took.clone());
     println!(
         "{SLOW} slow connections closed after {shortest:?}..{longest:?}; \
          the steady client: {} requests, p99 {latency:?} (an unattacked server's: {calm:?}); \
-         server peak memory {} kB; this test's runtime woke up to {lag:?} late",
+         server peak memory {} kB; this test's runtime woke up to {lag:?} late; \
+         ended with no answer: {unanswered:?}",
         took.len(),
         server.memory_kb("VmHWM")
     );
+    // The server answers (408) nearly every one; a few ended by the kernel
+    // are tolerated, never more than 1%.
+    assert!(
+        unanswered.len() * 100 <= SLOW,
+        "{} of {SLOW} slow connections ended with no answer: {unanswered:?}",
+        unanswered.len()
+    );
+    assert!(
+        answered.iter().all(|(_, ending)| ending.contains(" 408")),
+        "answered other than 408: {answered:?}"
+    );
     // The HTTP layer's timers tick coarsely (a deadline may fire up to a
-    // second early, as the idle test sees too): closed around the deadline,
-    // never long before it, nor long after it but for how late this test
-    // itself ran.
+    // second early, as the idle test sees too): answered around the
+    // deadline, never long before it, nor long after it but for how late
+    // this test itself ran.
     assert!(
         shortest >= HEADER_DEADLINE - Duration::from_secs(1),
-        "closed long before the deadline: {shortest:?}"
+        "answered long before the deadline: {shortest:?}"
     );
     assert!(
         longest <= HEADER_DEADLINE + Duration::from_secs(3) + lag,
