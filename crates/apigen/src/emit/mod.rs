@@ -39,9 +39,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     // The reference page first: it is one job, as long as several others.
     let docs_html = jobs.one(move || docs::page(api, &generated_by));
     let server_head = jobs.one(move || render(server::head(api, gates)));
-    let handlers = jobs.each(&op_chunks, |chunk| {
-        render(server::handlers(api, gates, chunk))
-    });
+    let handlers = jobs.each(&op_chunks, |chunk| server::handlers(api, gates, chunk));
     let client_head = jobs.one(move || render(client::head(api)));
     let methods = jobs.each(&op_chunks, |chunk| {
         render_in_block(client::methods(api, gates, chunk))

@@ -2,6 +2,7 @@
 //! request into its typed request struct (refusing what does not fit the spec
 //! with a `Rejection`), calls the route trait and renders the typed response.
 
+use super::text::{self, Expr};
 use super::{ident, operations::param_default, Gates};
 use crate::ir::{Api, Operation, ParamLocation, Style, Ty};
 use proc_macro2::TokenStream;
@@ -48,9 +49,17 @@ pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     imports
 }
 
-/// The handlers of some operations (the file is rendered in chunks).
-pub fn handlers(api: &Api, gates: &Gates, ops: &[Operation]) -> TokenStream {
-    ops.iter().map(|op| handler(api, gates, op)).collect()
+/// The handlers of some operations (the file is written in chunks), as
+/// text: each has the same shape, so none is parsed and printed.
+pub fn handlers(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
+    let mut out = String::new();
+    for (i, op) in ops.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        handler(api, gates, op, &mut out);
+    }
+    out
 }
 
 /// Everything but the handlers: the `Rejections` trait, the routing
@@ -294,11 +303,11 @@ fn gated_resource(
 }
 
 /// What a parameter's value is, for the styled readers.
-fn kind(p: &crate::ir::Param) -> TokenStream {
+fn kind(p: &crate::ir::Param) -> &'static str {
     match &p.shape.ty {
-        Ty::Array(_) => quote!(runtime::ValueKind::Array),
-        Ty::Named(_) | Ty::Map(_) if !is_scalar(p) => quote!(runtime::ValueKind::Object),
-        _ => quote!(runtime::ValueKind::Scalar),
+        Ty::Array(_) => "runtime::ValueKind::Array",
+        Ty::Named(_) | Ty::Map(_) if !is_scalar(p) => "runtime::ValueKind::Object",
+        _ => "runtime::ValueKind::Scalar",
     }
 }
 
@@ -314,179 +323,270 @@ fn is_scalar(p: &crate::ir::Param) -> bool {
 }
 
 /// The expression reading a parameter, by location and style.
-fn param_value(p: &crate::ir::Param) -> TokenStream {
-    use crate::ir::Style;
-    let wire = &p.wire;
-    let explode = super::explode(p.explode);
+fn param_value(p: &crate::ir::Param) -> Expr {
+    let wire = text::string_literal(&p.wire);
+    let explode = if p.explode {
+        "runtime::Explode::Yes"
+    } else {
+        "runtime::Explode::No"
+    };
     let kind = kind(p);
     // A `deepObject` query is read as the form it is written in; every
     // other style is the runtime's variant of the same name.
     let style = match p.style {
-        Style::DeepObject => quote!(runtime::Style::Form),
-        other => {
-            let name = super::ident(&format!("{other:?}"));
-            quote!(runtime::Style::#name)
-        }
+        Style::DeepObject => "runtime::Style::Form".to_string(),
+        other => format!("runtime::Style::{other:?}"),
     };
     let array = matches!(p.shape.ty, Ty::Array(_));
+    let call = |callee: &str, args: &[&str]| {
+        Expr::call(callee, args.iter().map(|a| Expr::text(*a)).collect(), "?")
+    };
+    let request = "request";
     if p.style == Style::Json {
         return match p.location {
-            ParamLocation::Path => {
-                quote!(runtime::path_styled(request, #wire, #kind, #style, runtime::Explode::No)?)
-            }
-            ParamLocation::Query => quote!(query.styled(#wire, #kind, #style)?),
-            ParamLocation::Header => quote!(runtime::header_json(request, #wire)?),
-            ParamLocation::Cookie => quote!(runtime::cookie_json(request, #wire)?),
+            ParamLocation::Path => call(
+                "runtime::path_styled",
+                &[request, &wire, kind, &style, "runtime::Explode::No"],
+            ),
+            ParamLocation::Query => call("query.styled", &[&wire, kind, &style]),
+            ParamLocation::Header => call("runtime::header_json", &[request, &wire]),
+            ParamLocation::Cookie => call("runtime::cookie_json", &[request, &wire]),
         };
     }
     match p.location {
         ParamLocation::Path if is_scalar(p) && p.style == Style::Simple => {
-            quote!(runtime::path(request, #wire)?)
+            call("runtime::path", &[request, &wire])
         }
-        ParamLocation::Path => {
-            quote!(runtime::path_styled(request, #wire, #kind, #style, #explode)?)
-        }
+        ParamLocation::Path => call(
+            "runtime::path_styled",
+            &[request, &wire, kind, &style, explode],
+        ),
         ParamLocation::Query => match p.style {
-            Style::DeepObject if p.union => quote!(query.deep_union(#wire)?),
-            Style::DeepObject => quote!(query.deep(#wire)?),
-            Style::Form if p.union => quote!(query.any(#wire)?),
-            Style::Form if array => quote!(query.many(#wire, #explode)?),
-            Style::Form if is_scalar(p) => quote!(query.one(#wire)?),
-            Style::Form if p.explode => quote!(query.exploded_object()?),
-            _ => quote!(query.styled(#wire, #kind, #style)?),
+            Style::DeepObject if p.union => call("query.deep_union", &[&wire]),
+            Style::DeepObject => call("query.deep", &[&wire]),
+            Style::Form if p.union => call("query.any", &[&wire]),
+            Style::Form if array => call("query.many", &[&wire, explode]),
+            Style::Form if is_scalar(p) => call("query.one", &[&wire]),
+            Style::Form if p.explode => call("query.exploded_object", &[]),
+            _ => call("query.styled", &[&wire, kind, &style]),
         },
-        ParamLocation::Header if is_scalar(p) => quote!(runtime::header(request, #wire)?),
-        ParamLocation::Header => quote!(runtime::header_styled(request, #wire, #kind, #explode)?),
-        ParamLocation::Cookie if is_scalar(p) => quote!(runtime::cookie(request, #wire)?),
-        ParamLocation::Cookie => quote!(runtime::cookie_styled(request, #wire, #kind)?),
+        ParamLocation::Header if is_scalar(p) => call("runtime::header", &[request, &wire]),
+        ParamLocation::Header => call("runtime::header_styled", &[request, &wire, kind, explode]),
+        ParamLocation::Cookie if is_scalar(p) => call("runtime::cookie", &[request, &wire]),
+        ParamLocation::Cookie => call("runtime::cookie_styled", &[request, &wire, kind]),
     }
 }
 
-fn handler(api: &Api, gates: &Gates, op: &Operation) -> TokenStream {
-    let cfg = &Gates::attr(gates.group(&op.group));
-    let name = ident(&op.fn_name);
+/// The field of the request struct reading a parameter: its value, with
+/// the spec's default, or refused when required and absent.
+fn param_field(api: &Api, p: &crate::ir::Param) -> Expr {
+    let wire = &p.wire;
+    let value = param_value(p);
+    // A query parameter that admits null (and has no default) may be
+    // sent as `null`, where that is no text of its type (JSON, a
+    // number, an object...).
+    let text = matches!(p.shape.ty, Ty::String | Ty::Base64) && p.style != Style::Json;
+    let nullable = p.location == ParamLocation::Query && p.shape.nullable && !text;
+    let default = param_default(api, p).map(|d| text::compact(&d));
+    let value = if nullable && default.is_none() {
+        Expr::IfElse {
+            cond: format!("query.null({})", text::string_literal(wire)),
+            then: Box::new(Expr::text("None")),
+            otherwise: Box::new(value),
+        }
+    } else {
+        value
+    };
+    let what = match p.location {
+        ParamLocation::Path => return value,
+        ParamLocation::Query => format!("query parameter `{wire}`"),
+        ParamLocation::Header => format!("header `{wire}`"),
+        ParamLocation::Cookie => format!("cookie `{wire}`"),
+    };
+    if let Some(default) = default {
+        if default.contains("to_string") {
+            value.then(format!(".unwrap_or_else(|| {default})"))
+        } else {
+            value.then(format!(".unwrap_or({default})"))
+        }
+    } else if p.required
+        && p.location == ParamLocation::Header
+        && wire.eq_ignore_ascii_case("authorization")
+    {
+        Expr::call("runtime::credentials", vec![value], "?")
+    } else if p.required {
+        Expr::call(
+            "runtime::required",
+            vec![value, Expr::text(text::string_literal(&what))],
+            "?",
+        )
+    } else {
+        value
+    }
+}
+
+/// The field of the request struct reading its body.
+fn body_field(b: &crate::ir::Body) -> Expr {
+    let limit = match b.limit.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => n.to_string(),
+        None => "runtime::DEFAULT_BODY_LIMIT".to_string(),
+    };
+    let args = |more: Option<String>| {
+        let mut args = vec![
+            Expr::text("request"),
+            Expr::text("payload"),
+            Expr::text(limit.clone()),
+        ];
+        args.extend(more.map(Expr::Text));
+        args
+    };
+    let read = match &b.media {
+        // A request never streams events (lowering makes none).
+        crate::ir::Media::Json if !b.also.is_empty() => {
+            let also: Vec<String> = b
+                .also
+                .iter()
+                .map(|a| format!("runtime::Also::{a:?}"))
+                .collect();
+            let also = format!("&[{}]", also.join(", "));
+            Expr::call("runtime::json_body_or", args(Some(also)), "").then(".await?")
+        }
+        crate::ir::Media::Json | crate::ir::Media::Events => {
+            Expr::call("runtime::json_body", args(None), "").then(".await?")
+        }
+        crate::ir::Media::Form => Expr::call("runtime::form_body", args(None), "").then(".await?"),
+        crate::ir::Media::Multipart => {
+            Expr::call("runtime::multipart_body", args(None), "").then(".await?")
+        }
+        crate::ir::Media::Raw(media) => {
+            let media: Vec<String> = media.iter().map(|m| text::string_literal(m)).collect();
+            let media = format!("&[{}]", media.join(", "));
+            Expr::call("runtime::raw_body", args(Some(media)), "")
+                .then(".await?")
+                .then(".map(|b| b.to_vec())")
+        }
+    };
+    if b.required {
+        read.then(".ok_or_else(runtime::missing_body)?")
+    } else {
+        read
+    }
+}
+
+fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
+    let cfg = text::cfg_line(&Gates::attr(gates.group(&op.group)));
+    let name = &ident(&op.fn_name).to_string();
     let trait_name = ident(gates.route_trait(&op.group).map_or("", |t| t.name.as_str()));
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
+    let req = format!("operations::{}Request", op.type_name);
+    let resp = format!("operations::{}Response", op.type_name);
     let has_body = op.body.is_some();
     let needs_query = op.params.iter().any(|p| p.location == ParamLocation::Query);
 
-    let fields = op.params.iter().map(|p| {
-        let field = ident(&p.rust);
-        let wire = &p.wire;
-        let value = param_value(p);
-        // A query parameter that admits null (and has no default) may be
-        // sent as `null`, where that is no text of its type (JSON, a
-        // number, an object...).
-        let text = matches!(p.shape.ty, Ty::String | Ty::Base64) && p.style != Style::Json;
-        let nullable = p.location == ParamLocation::Query && p.shape.nullable && !text;
-        let value = if nullable && param_default(api, p).is_none() {
-            quote!(if query.null(#wire) { None } else { #value })
-        } else {
-            value
-        };
-        let what = match p.location {
-            ParamLocation::Path => return quote!(#field: #value,),
-            ParamLocation::Query => format!("query parameter `{wire}`"),
-            ParamLocation::Header => format!("header `{wire}`"),
-            ParamLocation::Cookie => format!("cookie `{wire}`"),
-        };
-        if let Some(default) = param_default(api, p) {
-            if default.to_string().contains("to_string") {
-                quote!(#field: #value.unwrap_or_else(|| #default),)
-            } else {
-                quote!(#field: #value.unwrap_or(#default),)
-            }
-        } else if p.required
-            && p.location == ParamLocation::Header
-            && wire.eq_ignore_ascii_case("authorization")
-        {
-            quote!(#field: runtime::credentials(#value)?,)
-        } else if p.required {
-            quote!(#field: runtime::required(#value, #what)?,)
-        } else {
-            quote!(#field: #value,)
-        }
-    });
-    let body_field = op.body.as_ref().map(|b| {
-        let limit = match b.limit.and_then(|n| usize::try_from(n).ok()) {
-            Some(n) => {
-                let n = proc_macro2::Literal::usize_unsuffixed(n);
-                quote!(#n)
-            }
-            None => quote!(runtime::DEFAULT_BODY_LIMIT),
-        };
-        let read = match &b.media {
-            // A request never streams events (lowering makes none).
-            crate::ir::Media::Json if !b.also.is_empty() => {
-                let also = b.also.iter().map(|a| {
-                    let a = format_ident!("{a:?}");
-                    quote!(runtime::Also::#a)
-                });
-                quote!(runtime::json_body_or(request, payload, #limit, &[#(#also),*]).await?)
-            }
-            crate::ir::Media::Json | crate::ir::Media::Events => {
-                quote!(runtime::json_body(request, payload, #limit).await?)
-            }
-            crate::ir::Media::Form => quote!(runtime::form_body(request, payload, #limit).await?),
-            crate::ir::Media::Multipart => {
-                quote!(runtime::multipart_body(request, payload, #limit).await?)
-            }
-            crate::ir::Media::Raw(media) => {
-                quote!(runtime::raw_body(request, payload, #limit, &[#(#media),*]).await?.map(|b| b.to_vec()))
-            }
-        };
-        if b.required {
-            quote!(body: #read.ok_or_else(runtime::missing_body)?,)
-        } else {
-            quote!(body: #read,)
-        }
-    });
-    let query =
-        needs_query.then(|| quote!(let query = runtime::Query::parse(request.query_string());));
-    let payload_param = has_body.then(|| quote!(payload: web::Payload));
-    let payload_arg = has_body.then(|| quote!(payload));
-    let allow_deprecated = op.deprecated.then(|| {
-        quote!(#[allow(deprecated, reason = "the glue serves a deprecated operation until it is removed from the spec")])
-    });
-    let extract_async = if has_body { quote!(async) } else { quote!() };
-    // An operation with nothing to extract does not look at the request.
-    let (request_param, request_arg) = if op.params.is_empty() && !has_body {
-        (quote!(), quote!())
-    } else {
-        (quote!(request: &HttpRequest,), quote!(&request,))
-    };
-    let extract_await = if has_body { quote!(.await) } else { quote!() };
-    let validate = api
-        .request_checked(op)
-        .then(|| quote!(runtime::Validate::validate(&parsed)?;));
-    let doc = format!(" `{} {}`", op.method, op.path);
-    quote! {
-        #[doc = #doc]
-        #cfg
-        #allow_deprecated
-        async fn #name<S: operations::#trait_name + Rejections + 'static>(
-            service: web::Data<S>,
-            request: HttpRequest,
-            #payload_param
-        ) -> HttpResponse {
-            #extract_async fn extract(#request_param #payload_param) -> Result<operations::#req, runtime::Rejection> {
-                #query
-                let parsed = operations::#req {
-                    #(#fields)*
-                    #body_field
-                };
-                #validate
-                Ok(parsed)
-            }
-            let reject = |rejection| service.reject(rejection);
-            match extract(#request_arg #payload_arg)#extract_await {
-                Ok(parsed) => {
-                    let context = runtime::RequestContext::new(request);
-                    runtime::answer(service.#name(parsed, context).await, reject)
-                }
-                Err(rejection) => runtime::refuse::<operations::#resp>(rejection, reject),
-            }
-        }
+    out.push_str(&text::doc_line(&format!("`{} {}`", op.method, op.path), ""));
+    out.push_str(&cfg);
+    if op.deprecated {
+        out.push_str(
+            "#[allow(\n    deprecated,\n    reason = \"the glue serves a deprecated operation until it is removed from the spec\"\n)]\n",
+        );
     }
+    let generics = format!("S: operations::{trait_name} + Rejections + 'static");
+    let head = format!("async fn {name}<{generics}>(");
+    if head.len() <= text::WIDTH {
+        out.push_str(&head);
+        out.push('\n');
+    } else {
+        out.push_str(&format!("async fn {name}<\n    {generics},\n>(\n"));
+    }
+    out.push_str("    service: web::Data<S>,\n    request: HttpRequest,\n");
+    if has_body {
+        out.push_str("    payload: web::Payload,\n");
+    }
+    out.push_str(") -> HttpResponse {\n");
+
+    // An operation with nothing to extract does not look at the request.
+    let mut params = Vec::new();
+    if !op.params.is_empty() || has_body {
+        params.push(("request: &HttpRequest", "&request"));
+    }
+    if has_body {
+        params.push(("payload: web::Payload", "payload"));
+    }
+    let extract = if has_body {
+        "async fn extract("
+    } else {
+        "fn extract("
+    };
+    let returns = Expr::Call {
+        callee: "Result".into(),
+        delims: ("<", ">"),
+        args: vec![Expr::text(req.clone()), Expr::text("runtime::Rejection")],
+        after: "",
+    };
+    if params.is_empty() {
+        returns.write(out, 4, &format!("{extract}) -> "), " {");
+    } else {
+        out.push_str(&format!("    {extract}\n"));
+        for (param, _) in &params {
+            out.push_str(&format!("        {param},\n"));
+        }
+        returns.write(out, 4, ") -> ", " {");
+    }
+    if needs_query {
+        out.push_str("        let query = runtime::Query::parse(request.query_string());\n");
+    }
+    if op.params.is_empty() && op.body.is_none() {
+        out.push_str(&format!("        let parsed = {req} {{}};\n"));
+    } else {
+        out.push_str(&format!("        let parsed = {req} {{\n"));
+        for p in &op.params {
+            param_field(api, p).write(out, 12, &format!("{}: ", ident(&p.rust)), ",");
+        }
+        if let Some(b) = &op.body {
+            body_field(b).write(out, 12, "body: ", ",");
+        }
+        out.push_str("        };\n");
+    }
+    if api.request_checked(op) {
+        out.push_str("        runtime::Validate::validate(&parsed)?;\n");
+    }
+    out.push_str("        Ok(parsed)\n    }\n");
+    out.push_str("    let reject = |rejection| service.reject(rejection);\n");
+    let args: Vec<&str> = params.iter().map(|(_, arg)| *arg).collect();
+    let await_ = if has_body { ".await" } else { "" };
+    out.push_str(&format!(
+        "    match extract({}){await_} {{\n",
+        args.join(", ")
+    ));
+    out.push_str("        Ok(parsed) => {\n");
+    out.push_str("            let context = runtime::RequestContext::new(request);\n");
+    Expr::call(
+        "runtime::answer",
+        vec![
+            Expr::call(
+                format!("service.{name}"),
+                vec![Expr::text("parsed"), Expr::text("context")],
+                "",
+            )
+            .then(".await"),
+            Expr::text("reject"),
+        ],
+        "",
+    )
+    .write(out, 12, "", "");
+    out.push_str("        }\n");
+    let refuse = Expr::call(
+        format!("runtime::refuse::<{resp}>"),
+        vec![Expr::text("rejection"), Expr::text("reject")],
+        "",
+    );
+    let arm = format!("        Err(rejection) => {},", refuse.flat());
+    if arm.len() <= text::WIDTH {
+        out.push_str(&arm);
+        out.push('\n');
+    } else {
+        out.push_str("        Err(rejection) => {\n");
+        refuse.write(out, 12, "", "");
+        out.push_str("        }\n");
+    }
+    out.push_str("    }\n}\n");
 }

@@ -8,7 +8,7 @@
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
 /// The width lists are wrapped at, as prettyplease wraps them.
-const WIDTH: usize = 100;
+pub(crate) const WIDTH: usize = 100;
 
 /// A part of a file: token streams rendered together, and text written
 /// as it is, in the order they were added. Items are separated by a
@@ -186,6 +186,175 @@ pub(crate) fn list(
     out
 }
 
+/// An expression written as text and laid out as a person would: on
+/// one line when it fits, else broken at its method chain, then between
+/// its call's arguments, one per line.
+pub(crate) enum Expr {
+    /// Text that is never broken: a path, a literal, a short call.
+    Text(String),
+    /// `callee(args)` followed by `after` (`?`); `open`/`close` may be
+    /// angle brackets for a type's arguments.
+    Call {
+        callee: String,
+        delims: (&'static str, &'static str),
+        args: Vec<Expr>,
+        after: &'static str,
+    },
+    /// An expression followed by method calls (`.await?`,
+    /// `.unwrap_or(20)`), each on its own line when broken.
+    Chain(Box<Expr>, Vec<String>),
+    /// `if cond { then } else { otherwise }`.
+    IfElse {
+        cond: String,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+}
+
+impl Expr {
+    pub fn text(text: impl Into<String>) -> Expr {
+        Expr::Text(text.into())
+    }
+
+    /// `callee(args...)after`.
+    pub fn call(callee: impl Into<String>, args: Vec<Expr>, after: &'static str) -> Expr {
+        Expr::Call {
+            callee: callee.into(),
+            delims: ("(", ")"),
+            args,
+            after,
+        }
+    }
+
+    /// The expression followed by one more method call.
+    pub fn then(self, link: impl Into<String>) -> Expr {
+        match self {
+            Expr::Chain(head, mut links) => {
+                links.push(link.into());
+                Expr::Chain(head, links)
+            }
+            other => Expr::Chain(Box::new(other), vec![link.into()]),
+        }
+    }
+
+    /// The expression on one line.
+    pub fn flat(&self) -> String {
+        let mut out = String::new();
+        self.write_flat(&mut out);
+        out
+    }
+
+    fn write_flat(&self, out: &mut String) {
+        match self {
+            Expr::Text(text) => out.push_str(text),
+            Expr::Call {
+                callee,
+                delims: (open, close),
+                args,
+                after,
+            } => {
+                out.push_str(callee);
+                out.push_str(open);
+                for (i, arg) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    arg.write_flat(out);
+                }
+                out.push_str(close);
+                out.push_str(after);
+            }
+            Expr::Chain(head, links) => {
+                head.write_flat(out);
+                for link in links {
+                    out.push_str(link);
+                }
+            }
+            Expr::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                out.push_str("if ");
+                out.push_str(cond);
+                out.push_str(" { ");
+                then.write_flat(out);
+                out.push_str(" } else { ");
+                otherwise.write_flat(out);
+                out.push_str(" }");
+            }
+        }
+    }
+
+    /// Writes `before`, the expression and `after` at `indent`, as lines
+    /// ending in a newline, broken where the line would pass the width.
+    pub fn write(&self, out: &mut String, indent: usize, before: &str, after: &str) {
+        let pad = " ".repeat(indent);
+        let flat = self.flat();
+        if indent + before.len() + flat.len() + after.len() <= WIDTH {
+            out.push_str(&format!("{pad}{before}{flat}{after}\n"));
+            return;
+        }
+        match self {
+            Expr::Text(_) => out.push_str(&format!("{pad}{before}{flat}{after}\n")),
+            Expr::Call {
+                callee,
+                delims: (open, close),
+                args,
+                after: own,
+            } => {
+                out.push_str(&format!("{pad}{before}{callee}{open}\n"));
+                for arg in args {
+                    arg.write(out, indent + 4, "", ",");
+                }
+                out.push_str(&format!("{pad}{close}{own}{after}\n"));
+            }
+            Expr::Chain(head, links) => {
+                // The links under the head, indented; under its closing
+                // line when the head itself is broken, as rustfmt does.
+                let start = out.len();
+                head.write(out, indent, before, "");
+                let links_pad = if out[start..].matches('\n').count() > 1 {
+                    pad.clone()
+                } else {
+                    format!("{pad}    ")
+                };
+                let last = links.len().saturating_sub(1);
+                for (i, link) in links.iter().enumerate() {
+                    let end = if i == last { after } else { "" };
+                    out.push_str(&format!("{links_pad}{link}{end}\n"));
+                }
+            }
+            Expr::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                out.push_str(&format!("{pad}{before}if {cond} {{\n"));
+                then.write(out, indent + 4, "", "");
+                out.push_str(&format!("{pad}}} else {{\n"));
+                otherwise.write(out, indent + 4, "", "");
+                out.push_str(&format!("{pad}}}{after}\n"));
+            }
+        }
+    }
+}
+
+/// A string literal for `text`, escaped as Rust reads it.
+pub(crate) fn string_literal(text: &str) -> String {
+    proc_macro2::Literal::string(text).to_string()
+}
+
+/// A one-line doc comment at `indent`; the attribute for a line a `///`
+/// comment cannot hold.
+pub(crate) fn doc_line(line: &str, indent: &str) -> String {
+    if line.contains(|c: char| c.is_control()) {
+        format!("{indent}#[doc = {}]\n", string_literal(line))
+    } else {
+        format!("{indent}/// {line}\n")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +400,57 @@ mod tests {
             let reparsed: TokenStream = text.parse().unwrap();
             assert_eq!(leaves(reparsed), leaves(tokens));
         }
+    }
+
+    #[test]
+    fn expressions_break_at_their_chain_then_between_arguments() {
+        let read = |limit: &str| {
+            Expr::call(
+                "runtime::json_body",
+                vec![
+                    Expr::text("request"),
+                    Expr::text("payload"),
+                    Expr::text(limit),
+                ],
+                "",
+            )
+            .then(".await?")
+            .then(".ok_or_else(runtime::missing_body)?")
+        };
+        let mut out = String::new();
+        read("1024").write(&mut out, 12, "body: ", ",");
+        assert_eq!(
+            out,
+            "            body: runtime::json_body(request, payload, 1024)\n                \
+             .await?\n                .ok_or_else(runtime::missing_body)?,\n"
+        );
+        let mut out = String::new();
+        read("1024").write(&mut out, 0, "", "");
+        assert_eq!(out.lines().count(), 1, "{out}");
+        // A head too long for its line is broken too; the links then
+        // follow its closing line.
+        let mut out = String::new();
+        read(&"a".repeat(90)).write(&mut out, 4, "", ";");
+        let expected = format!(
+            "    runtime::json_body(\n        request,\n        payload,\n        {},\n    )\n    \
+             .await?\n    .ok_or_else(runtime::missing_body)?;\n",
+            "a".repeat(90)
+        );
+        assert_eq!(out, expected);
+        let choice = Expr::IfElse {
+            cond: "query.null(\"n\")".into(),
+            then: Box::new(Expr::text("None")),
+            otherwise: Box::new(Expr::text("x".repeat(100))),
+        };
+        let mut out = String::new();
+        choice.write(&mut out, 0, "n: ", ",");
+        assert_eq!(
+            out,
+            format!(
+                "n: if query.null(\"n\") {{\n    None\n}} else {{\n    {}\n}},\n",
+                "x".repeat(100)
+            )
+        );
     }
 
     #[test]

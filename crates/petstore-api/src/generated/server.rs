@@ -330,9 +330,7 @@ async fn list_pets<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_pets(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListPetsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListPetsResponse>(rejection, reject),
     }
 }
 
@@ -361,9 +359,7 @@ async fn create_pet<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_pet(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreatePetResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreatePetResponse>(rejection, reject),
     }
 }
 
@@ -391,9 +387,7 @@ async fn get_pet<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_pet(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetPetResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetPetResponse>(rejection, reject),
     }
 }
 
@@ -422,9 +416,7 @@ async fn replace_pet<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.replace_pet(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ReplacePetResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ReplacePetResponse>(rejection, reject),
     }
 }
 
@@ -448,9 +440,7 @@ async fn delete_pet<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.delete_pet(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::DeletePetResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::DeletePetResponse>(rejection, reject),
     }
 }
 
@@ -476,9 +466,7 @@ async fn list_categories<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_categories(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListCategoriesResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListCategoriesResponse>(rejection, reject),
     }
 }
 
@@ -507,9 +495,7 @@ async fn create_category<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_category(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreateCategoryResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreateCategoryResponse>(rejection, reject),
     }
 }
 
@@ -533,9 +519,7 @@ async fn get_category<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_category(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetCategoryResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetCategoryResponse>(rejection, reject),
     }
 }
 
@@ -559,9 +543,7 @@ async fn delete_category<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.delete_category(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::DeleteCategoryResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::DeleteCategoryResponse>(rejection, reject),
     }
 }
 
@@ -589,9 +571,7 @@ async fn list_orders<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_orders(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListOrdersResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListOrdersResponse>(rejection, reject),
     }
 }
 
@@ -620,9 +600,7 @@ async fn place_order<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.place_order(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::PlaceOrderResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::PlaceOrderResponse>(rejection, reject),
     }
 }
 
@@ -646,9 +624,7 @@ async fn get_order<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_order(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetOrderResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetOrderResponse>(rejection, reject),
     }
 }
 
@@ -672,9 +648,7 @@ async fn cancel_order<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.cancel_order(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CancelOrderResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CancelOrderResponse>(rejection, reject),
     }
 }
 
@@ -699,9 +673,7 @@ async fn complete_order<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.complete_order(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CompleteOrderResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CompleteOrderResponse>(rejection, reject),
     }
 }
 
@@ -728,9 +700,7 @@ async fn list_inventory<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_inventory(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListInventoryResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListInventoryResponse>(rejection, reject),
     }
 }
 
@@ -785,9 +755,7 @@ async fn update_inventory<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.update_inventory(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::UpdateInventoryResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::UpdateInventoryResponse>(rejection, reject),
     }
 }
 
@@ -814,8 +782,6 @@ async fn watch_store<S: operations::Store + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.watch_store(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::WatchStoreResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::WatchStoreResponse>(rejection, reject),
     }
 }

@@ -121,9 +121,7 @@ async fn stock_shelf<S: operations::Shelves + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.stock_shelf(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::StockShelfResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::StockShelfResponse>(rejection, reject),
     }
 }
 
@@ -150,8 +148,6 @@ async fn pack_crate<S: operations::Crates + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.pack_crate(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::PackCrateResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::PackCrateResponse>(rejection, reject),
     }
 }

@@ -97,8 +97,6 @@ async fn create_account<S: operations::Accounts + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_account(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreateAccountResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreateAccountResponse>(rejection, reject),
     }
 }

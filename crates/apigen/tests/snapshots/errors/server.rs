@@ -119,9 +119,7 @@ async fn get_thing<S: operations::Things + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_thing(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetThingResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetThingResponse>(rejection, reject),
     }
 }
 
@@ -144,9 +142,7 @@ async fn delete_thing<S: operations::Things + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.delete_thing(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::DeleteThingResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::DeleteThingResponse>(rejection, reject),
     }
 }
 
@@ -165,8 +161,6 @@ async fn list_things<S: operations::Things + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_things(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListThingsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListThingsResponse>(rejection, reject),
     }
 }

@@ -135,9 +135,7 @@ async fn watch_feed<S: operations::Feed + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.watch_feed(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::WatchFeedResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::WatchFeedResponse>(rejection, reject),
     }
 }
 
@@ -164,9 +162,7 @@ async fn complete<S: operations::Completions + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.complete(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CompleteResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CompleteResponse>(rejection, reject),
     }
 }
 
@@ -185,8 +181,6 @@ async fn stream_chunks<S: operations::Chunks + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.stream_chunks(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::StreamChunksResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::StreamChunksResponse>(rejection, reject),
     }
 }

@@ -84,8 +84,7 @@ async fn put_sample<S: operations::Samples + Rejections + 'static>(
         payload: web::Payload,
     ) -> Result<operations::PutSampleRequest, runtime::Rejection> {
         let parsed = operations::PutSampleRequest {
-            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
-                .await?,
+            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT).await?,
         };
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
@@ -96,8 +95,6 @@ async fn put_sample<S: operations::Samples + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.put_sample(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::PutSampleResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::PutSampleResponse>(rejection, reject),
     }
 }

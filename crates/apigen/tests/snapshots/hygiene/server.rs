@@ -136,9 +136,7 @@ async fn get_pet<S: operations::Result2 + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_pet(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetPetResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetPetResponse>(rejection, reject),
     }
 }
 
@@ -162,9 +160,7 @@ async fn get_pet2<S: operations::Result2 + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_pet2(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetPet2Response>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetPet2Response>(rejection, reject),
     }
 }
 
@@ -192,9 +188,7 @@ async fn configure2<S: operations::C + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.configure2(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ConfigureResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ConfigureResponse>(rejection, reject),
     }
 }
 
@@ -209,8 +203,7 @@ async fn respond2<S: operations::D + Rejections + 'static>(
         payload: web::Payload,
     ) -> Result<operations::RespondRequest, runtime::Rejection> {
         let parsed = operations::RespondRequest {
-            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
-                .await?,
+            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT).await?,
         };
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
@@ -221,8 +214,6 @@ async fn respond2<S: operations::D + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.respond2(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::RespondResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::RespondResponse>(rejection, reject),
     }
 }

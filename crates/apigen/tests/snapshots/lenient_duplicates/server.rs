@@ -108,9 +108,7 @@ async fn get_thing<S: operations::A + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_thing(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetThingResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetThingResponse>(rejection, reject),
     }
 }
 
@@ -129,8 +127,6 @@ async fn get_thing2<S: operations::B + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_thing2(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetThing2Response>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetThing2Response>(rejection, reject),
     }
 }

@@ -80,8 +80,7 @@ async fn post_n<S: operations::N + Rejections + 'static>(
         payload: web::Payload,
     ) -> Result<operations::PostNRequest, runtime::Rejection> {
         let parsed = operations::PostNRequest {
-            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT)
-                .await?,
+            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT).await?,
         };
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)

@@ -149,9 +149,7 @@ async fn list_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_widgets(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListWidgetsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListWidgetsResponse>(rejection, reject),
     }
 }
 
@@ -170,9 +168,7 @@ async fn create_widget<S: operations::WidgetAdmin + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_widget(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreateWidgetResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreateWidgetResponse>(rejection, reject),
     }
 }
 
@@ -195,9 +191,7 @@ async fn old_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.old_widgets(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::OldWidgetsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::OldWidgetsResponse>(rejection, reject),
     }
 }
 
@@ -220,9 +214,7 @@ async fn older_widgets<S: operations::WidgetAdmin + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.older_widgets(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::OlderWidgetsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::OlderWidgetsResponse>(rejection, reject),
     }
 }
 

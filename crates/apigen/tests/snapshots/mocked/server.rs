@@ -171,9 +171,7 @@ async fn list_books<S: operations::Books + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_books(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListBooksResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListBooksResponse>(rejection, reject),
     }
 }
 
@@ -201,9 +199,7 @@ async fn add_book<S: operations::Books + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.add_book(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::AddBookResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::AddBookResponse>(rejection, reject),
     }
 }
 
@@ -219,13 +215,13 @@ async fn add_note<S: operations::Books + Rejections + 'static>(
     ) -> Result<operations::AddNoteRequest, runtime::Rejection> {
         let parsed = operations::AddNoteRequest {
             body: runtime::json_body_or(
-                    request,
-                    payload,
-                    runtime::DEFAULT_BODY_LIMIT,
-                    &[runtime::Also::Form, runtime::Also::Xml],
-                )
-                .await?
-                .ok_or_else(runtime::missing_body)?,
+                request,
+                payload,
+                runtime::DEFAULT_BODY_LIMIT,
+                &[runtime::Also::Form, runtime::Also::Xml],
+            )
+            .await?
+            .ok_or_else(runtime::missing_body)?,
         };
         runtime::Validate::validate(&parsed)?;
         Ok(parsed)
@@ -236,9 +232,7 @@ async fn add_note<S: operations::Books + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.add_note(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::AddNoteResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::AddNoteResponse>(rejection, reject),
     }
 }
 
@@ -257,9 +251,7 @@ async fn admin_stats<S: operations::Meta + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.admin_stats(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::AdminStatsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::AdminStatsResponse>(rejection, reject),
     }
 }
 
@@ -272,9 +264,7 @@ async fn who_am_i<S: operations::Meta + Rejections + 'static>(
         request: &HttpRequest,
     ) -> Result<operations::WhoAmIRequest, runtime::Rejection> {
         let parsed = operations::WhoAmIRequest {
-            authorization: runtime::credentials(
-                runtime::header(request, "Authorization")?,
-            )?,
+            authorization: runtime::credentials(runtime::header(request, "Authorization")?)?,
         };
         Ok(parsed)
     }
@@ -284,9 +274,7 @@ async fn who_am_i<S: operations::Meta + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.who_am_i(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::WhoAmIResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::WhoAmIResponse>(rejection, reject),
     }
 }
 
@@ -305,8 +293,6 @@ async fn health<S: operations::Meta + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.health(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::HealthResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::HealthResponse>(rejection, reject),
     }
 }

@@ -106,9 +106,7 @@ async fn measure<S: operations::Shapes + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.measure(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::MeasureResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::MeasureResponse>(rejection, reject),
     }
 }
 

@@ -198,9 +198,7 @@ async fn list_linked<S: operations::Linked + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_linked(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListLinkedResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListLinkedResponse>(rejection, reject),
     }
 }
 
@@ -224,9 +222,7 @@ async fn list_cursored<S: operations::Cursored + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_cursored(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListCursoredResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListCursoredResponse>(rejection, reject),
     }
 }
 
@@ -251,9 +247,7 @@ async fn list_after_last<S: operations::AfterLast + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_after_last(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListAfterLastResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListAfterLastResponse>(rejection, reject),
     }
 }
 
@@ -278,9 +272,7 @@ async fn list_numbered<S: operations::Numbered + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_numbered(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListNumberedResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListNumberedResponse>(rejection, reject),
     }
 }
 
@@ -305,9 +297,7 @@ async fn list_offsets<S: operations::Offsets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_offsets(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListOffsetsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListOffsetsResponse>(rejection, reject),
     }
 }
 
@@ -332,8 +322,6 @@ async fn list_striped<S: operations::Striped + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_striped(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListStripedResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListStripedResponse>(rejection, reject),
     }
 }

@@ -77,11 +77,9 @@ async fn search<S: operations::Search + Rejections + 'static>(
     ) -> Result<operations::SearchRequest, runtime::Rejection> {
         let query = runtime::Query::parse(request.query_string());
         let parsed = operations::SearchRequest {
-            filter: query
-                .styled("filter", runtime::ValueKind::Object, runtime::Style::Json)?,
+            filter: query.styled("filter", runtime::ValueKind::Object, runtime::Style::Json)?,
             choice: query.deep_union("choice")?,
-            where_: query
-                .styled("where", runtime::ValueKind::Object, runtime::Style::Json)?,
+            where_: query.styled("where", runtime::ValueKind::Object, runtime::Style::Json)?,
             x_context: runtime::header_json(request, "X-Context")?,
         };
         Ok(parsed)
@@ -92,8 +90,6 @@ async fn search<S: operations::Search + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.search(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::SearchResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::SearchResponse>(rejection, reject),
     }
 }

@@ -107,9 +107,7 @@ async fn get_item<S: operations::Api + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_item(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetItemResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetItemResponse>(rejection, reject),
     }
 }
 

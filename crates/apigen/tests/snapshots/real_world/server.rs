@@ -160,9 +160,7 @@ async fn list_customers<S: operations::Customers + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_customers(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListCustomersResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListCustomersResponse>(rejection, reject),
     }
 }
 
@@ -190,9 +188,7 @@ async fn create_customer<S: operations::Customers + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_customer(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreateCustomerResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreateCustomerResponse>(rejection, reject),
     }
 }
 
@@ -209,13 +205,13 @@ async fn upload_attachment<S: operations::Customers + Rejections + 'static>(
         let parsed = operations::UploadAttachmentRequest {
             id: runtime::path(request, "id")?,
             body: runtime::raw_body(
-                    request,
-                    payload,
-                    runtime::DEFAULT_BODY_LIMIT,
-                    &["application/octet-stream", "image/*"],
-                )
-                .await?
-                .map(|b| b.to_vec()),
+                request,
+                payload,
+                runtime::DEFAULT_BODY_LIMIT,
+                &["application/octet-stream", "image/*"],
+            )
+            .await?
+            .map(|b| b.to_vec()),
         };
         Ok(parsed)
     }
@@ -256,9 +252,7 @@ async fn upload_document<S: operations::Customers + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.upload_document(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::UploadDocumentResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::UploadDocumentResponse>(rejection, reject),
     }
 }
 
@@ -281,8 +275,6 @@ async fn get_invoice_pdf<S: operations::Customers + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_invoice_pdf(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetInvoicePdfResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetInvoicePdfResponse>(rejection, reject),
     }
 }

@@ -114,9 +114,7 @@ async fn list_items<S: operations::Items + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_items(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListItemsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListItemsResponse>(rejection, reject),
     }
 }
 
@@ -135,8 +133,6 @@ async fn get_thing<S: operations::Things + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_thing(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetThingResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetThingResponse>(rejection, reject),
     }
 }

@@ -112,9 +112,7 @@ async fn get_pets_pet_id<S: operations::Pets + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_pets_pet_id(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetPetsPetIdResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetPetsPetIdResponse>(rejection, reject),
     }
 }
 
@@ -137,8 +135,6 @@ async fn get_animals_pet_id<S: operations::Animals + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_animals_pet_id(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetAnimalsPetIdResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetAnimalsPetIdResponse>(rejection, reject),
     }
 }

@@ -208,9 +208,7 @@ async fn get_public<S: operations::Public + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_public(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetPublicResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetPublicResponse>(rejection, reject),
     }
 }
 
@@ -229,9 +227,7 @@ async fn get_optional<S: operations::Optional + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_optional(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetOptionalResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetOptionalResponse>(rejection, reject),
     }
 }
 
@@ -250,9 +246,7 @@ async fn get_with_key<S: operations::Keys + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_with_key(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetWithKeyResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetWithKeyResponse>(rejection, reject),
     }
 }
 
@@ -271,9 +265,7 @@ async fn do_admin<S: operations::Admin + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.do_admin(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::DoAdminResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::DoAdminResponse>(rejection, reject),
     }
 }
 
@@ -292,9 +284,7 @@ async fn get_default<S: operations::Default + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_default(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetDefaultResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetDefaultResponse>(rejection, reject),
     }
 }
 
@@ -307,9 +297,7 @@ async fn get_legacy<S: operations::Legacy + Rejections + 'static>(
         request: &HttpRequest,
     ) -> Result<operations::GetLegacyRequest, runtime::Rejection> {
         let parsed = operations::GetLegacyRequest {
-            authorization: runtime::credentials(
-                runtime::header(request, "Authorization")?,
-            )?,
+            authorization: runtime::credentials(runtime::header(request, "Authorization")?)?,
         };
         Ok(parsed)
     }
@@ -319,9 +307,7 @@ async fn get_legacy<S: operations::Legacy + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_legacy(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetLegacyResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetLegacyResponse>(rejection, reject),
     }
 }
 
@@ -340,8 +326,6 @@ async fn get_oidc<S: operations::Oidc + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_oidc(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetOidcResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetOidcResponse>(rejection, reject),
     }
 }

@@ -159,9 +159,7 @@ async fn create_customer<S: operations::Customers + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_customer(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreateCustomerResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreateCustomerResponse>(rejection, reject),
     }
 }
 
@@ -189,9 +187,7 @@ async fn create_vendor<S: operations::Vendors + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_vendor(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreateVendorResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreateVendorResponse>(rejection, reject),
     }
 }
 
@@ -219,9 +215,7 @@ async fn create_partner<S: operations::Partners + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_partner(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreatePartnerResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreatePartnerResponse>(rejection, reject),
     }
 }
 
@@ -248,8 +242,6 @@ async fn create_place<S: operations::Places + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.create_place(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::CreatePlaceResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::CreatePlaceResponse>(rejection, reject),
     }
 }

@@ -128,9 +128,7 @@ async fn list_boats<S: operations::Boats + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_boats(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListBoatsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListBoatsResponse>(rejection, reject),
     }
 }
 
@@ -149,9 +147,7 @@ async fn list_cars<S: operations::Cars + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_cars(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListCarsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListCarsResponse>(rejection, reject),
     }
 }
 
@@ -170,8 +166,6 @@ async fn list_docks<S: operations::Docks + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_docks(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListDocksResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListDocksResponse>(rejection, reject),
     }
 }

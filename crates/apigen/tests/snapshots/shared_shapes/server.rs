@@ -132,9 +132,7 @@ async fn get_journal<S: operations::Api + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_journal(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetJournalResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetJournalResponse>(rejection, reject),
     }
 }
 
@@ -207,9 +205,7 @@ async fn delete_journal<S: operations::Api + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.delete_journal(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::DeleteJournalResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::DeleteJournalResponse>(rejection, reject),
     }
 }
 

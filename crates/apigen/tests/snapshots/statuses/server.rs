@@ -147,9 +147,7 @@ async fn get_teapot<S: operations::Teapots + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_teapot(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetTeapotResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetTeapotResponse>(rejection, reject),
     }
 }
 
@@ -159,8 +157,7 @@ async fn teapot_options<S: operations::Teapots + Rejections + 'static>(
     request: HttpRequest,
 ) -> HttpResponse {
     fn extract() -> Result<operations::TeapotOptionsRequest, runtime::Rejection> {
-        let parsed = operations::TeapotOptionsRequest {
-        };
+        let parsed = operations::TeapotOptionsRequest {};
         Ok(parsed)
     }
     let reject = |rejection| service.reject(rejection);
@@ -169,9 +166,7 @@ async fn teapot_options<S: operations::Teapots + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.teapot_options(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::TeapotOptionsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::TeapotOptionsResponse>(rejection, reject),
     }
 }
 
@@ -190,9 +185,7 @@ async fn teapots_head<S: operations::Teapots + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.teapots_head(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::TeapotsHeadResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::TeapotsHeadResponse>(rejection, reject),
     }
 }
 
@@ -211,9 +204,7 @@ async fn trace_teapots<S: operations::Teapots + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.trace_teapots(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::TraceTeapotsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::TraceTeapotsResponse>(rejection, reject),
     }
 }
 
@@ -232,8 +223,6 @@ async fn kettles_head<S: operations::Kettles + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.kettles_head(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::KettlesHeadResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::KettlesHeadResponse>(rejection, reject),
     }
 }

@@ -88,8 +88,6 @@ async fn get_answer<S: operations::Answers + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.get_answer(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::GetAnswerResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::GetAnswerResponse>(rejection, reject),
     }
 }

@@ -88,8 +88,6 @@ async fn list_shapes<S: operations::Shapes + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_shapes(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListShapesResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListShapesResponse>(rejection, reject),
     }
 }

@@ -92,8 +92,6 @@ async fn search<S: operations::Search + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.search(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::SearchResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::SearchResponse>(rejection, reject),
     }
 }

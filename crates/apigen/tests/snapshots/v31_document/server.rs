@@ -88,8 +88,6 @@ async fn list_bookings<S: operations::Bookings + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.list_bookings(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::ListBookingsResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::ListBookingsResponse>(rejection, reject),
     }
 }

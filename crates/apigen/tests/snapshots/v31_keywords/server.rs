@@ -93,8 +93,6 @@ async fn upload<S: operations::Uploads + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.upload(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::UploadResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::UploadResponse>(rejection, reject),
     }
 }

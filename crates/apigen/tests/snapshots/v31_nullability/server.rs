@@ -107,8 +107,6 @@ async fn patch_account<S: operations::Api + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.patch_account(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::PatchAccountResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::PatchAccountResponse>(rejection, reject),
     }
 }

@@ -96,8 +96,6 @@ async fn put_point<S: operations::Points + Rejections + 'static>(
             let context = runtime::RequestContext::new(request);
             runtime::answer(service.put_point(parsed, context).await, reject)
         }
-        Err(rejection) => {
-            runtime::refuse::<operations::PutPointResponse>(rejection, reject)
-        }
+        Err(rejection) => runtime::refuse::<operations::PutPointResponse>(rejection, reject),
     }
 }
