@@ -4,7 +4,9 @@
 //! the spec declares, bodies in their media types, credentials applied from
 //! the spec's security schemes.
 
-use super::{ident, operations::method_docs, rust_type, Gates};
+use super::operations::MethodDocs;
+use super::text::{self, Expr};
+use super::{ident, rust_type, Gates};
 use crate::ir::{
     Api, Media, Operation, Param, ParamLocation, Response, Shape, Status, Style, Ty, TypeKind,
 };
@@ -42,11 +44,35 @@ const BUILDERS: &[&str] = &[
 ];
 
 /// The methods of some operations, as items of `impl Client` (the file
-/// is rendered in chunks).
-pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> TokenStream {
-    ops.iter()
-        .map(|op| method(api, op, &Gates::attr(gates.group(&op.group))))
-        .collect()
+/// is written in chunks): the lines between the block's braces. A method
+/// of the common shape is written as text; one that pages or streams
+/// events, with the functions beside it, is built as tokens and rendered.
+pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
+    let mut out = String::new();
+    let mut tokens = TokenStream::new();
+    let push = |out: &mut String, text: &str| {
+        if !text.is_empty() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+    };
+    for op in ops {
+        let cfg = Gates::attr(gates.group(&op.group));
+        match plain_method(api, op, &cfg) {
+            Some(text) => {
+                push(
+                    &mut out,
+                    &super::render_in_block(std::mem::take(&mut tokens)),
+                );
+                push(&mut out, &text);
+            }
+            None => tokens.extend(method(api, op, &cfg)),
+        }
+    }
+    push(&mut out, &super::render_in_block(tokens));
+    out
 }
 
 /// The `Client` type and its constructor and settings: the operations'
@@ -176,17 +202,164 @@ fn style(p: &Param) -> TokenStream {
     quote!(runtime::Style::#name)
 }
 
+/// The method of an operation that neither pages nor streams, as text
+/// inside `impl Client`; `None` for one that does.
+fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> {
+    if op.paging.is_some() || op.responses.iter().any(|r| r.media == Media::Events) {
+        return None;
+    }
+    let mut out = MethodDocs::new(op).text(&text::cfg_line(cfg), "    ");
+    let validate = api.request_checked(op);
+    // A request with nothing in it (no parameter, no body) is not read.
+    let request = if !validate && op.params.is_empty() && op.body.is_none() {
+        "_request"
+    } else {
+        "request"
+    };
+    out.push_str(&format!(
+        "    pub async fn {}(\n        &self,\n        {request}: operations::{}Request,\n",
+        ident(&op.fn_name),
+        op.type_name
+    ));
+    Expr::Call {
+        callee: "Result".into(),
+        delims: ("<", ">"),
+        args: vec![
+            Expr::text(format!(
+                "runtime::Reply<operations::{}Response>",
+                op.type_name
+            )),
+            Expr::text("runtime::ClientError"),
+        ],
+        after: "",
+    }
+    .write(&mut out, 4, ") -> ", " {");
+    build_call_text(api, op, validate, &mut out);
+    out.push_str(
+        "        let answer = self.core.send(call).await?;\n        answer.typed()\n    }\n",
+    );
+    Some(out)
+}
+
+/// The statements building an operation's call from `request`, as text
+/// at the indentation of a method's body.
+fn build_call_text(api: &Api, op: &Operation, validate: bool, out: &mut String) {
+    let pad = "        ";
+    if validate {
+        out.push_str(&format!(
+            "{pad}runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;\n"
+        ));
+    }
+    let mutable = if op.params.is_empty() && op.body.is_none() {
+        ""
+    } else {
+        "mut "
+    };
+    out.push_str(&format!(
+        "{pad}let {mutable}call = runtime::Call::new(metadata::{});\n",
+        ident(&op.const_name)
+    ));
+    let idempotency = idempotency_param(op);
+    if let Some(p) = idempotency {
+        let field = ident(&p.rust);
+        let value = if p.required {
+            Expr::text(format!("Some(request.{field}.clone())"))
+        } else {
+            Expr::text("request")
+                .then(format!(".{field}"))
+                .then(".clone()")
+                .then(".or_else(|| self.core.retries().then(runtime::new_idempotency_key))")
+        };
+        value.write(out, 8, "let idempotency_key = ", ";");
+        out.push_str(&format!(
+            "{pad}if idempotency_key.is_some() {{\n{pad}    call.resendable();\n{pad}}}\n"
+        ));
+    }
+    for p in &op.params {
+        let wire = text::string_literal(&p.wire);
+        let explode = if p.explode {
+            "runtime::Explode::Yes"
+        } else {
+            "runtime::Explode::No"
+        };
+        let value = if idempotency.is_some_and(|k| std::ptr::eq(k, p)) {
+            "&idempotency_key".to_string()
+        } else {
+            format!("&request.{}", ident(&p.rust))
+        };
+        let style = format!("runtime::Style::{:?}", p.style);
+        let (method, args): (&str, Vec<&str>) = match p.location {
+            ParamLocation::Path => ("call.path", vec![&wire, &value, &style, explode]),
+            ParamLocation::Query => ("call.query", vec![&wire, &value, &style, explode]),
+            ParamLocation::Header if p.style == Style::Json => {
+                ("call.header_json", vec![&wire, &value])
+            }
+            ParamLocation::Cookie if p.style == Style::Json => {
+                ("call.cookie_json", vec![&wire, &value])
+            }
+            ParamLocation::Header => ("call.header", vec![&wire, &value, explode]),
+            ParamLocation::Cookie => ("call.cookie", vec![&wire, &value, explode]),
+        };
+        Expr::call(method, args.into_iter().map(Expr::text).collect(), "").write(out, 8, "", ";");
+    }
+    if let Some(b) = &op.body {
+        match &b.media {
+            // A request never streams events (lowering makes none).
+            Media::Json | Media::Events => {
+                out.push_str(&format!("{pad}call.json_body(&request.body)?;\n"));
+            }
+            Media::Form => out.push_str(&format!("{pad}call.form_body(&request.body)?;\n")),
+            Media::Multipart => {
+                let files: Vec<String> = file_fields(api, &b.shape)
+                    .iter()
+                    .map(|f| text::string_literal(f))
+                    .collect();
+                Expr::call(
+                    "call.multipart_body",
+                    vec![
+                        Expr::text("&request.body"),
+                        Expr::text(format!("&[{}]", files.join(", "))),
+                    ],
+                    "?",
+                )
+                .write(out, 8, "", ";");
+            }
+            Media::Raw(media) => {
+                let media = text::string_literal(
+                    media
+                        .first()
+                        .map_or("application/octet-stream", String::as_str),
+                );
+                if b.required {
+                    out.push_str(&format!(
+                        "{pad}call.bytes_body({media}, request.body.clone());\n"
+                    ));
+                } else {
+                    out.push_str(&format!(
+                        "{pad}if let Some(body) = &request.body {{\n{pad}    \
+                         call.bytes_body({media}, body.clone());\n{pad}}}\n"
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// A POST with an `Idempotency-Key` header is safe to resend: the client
+/// generates the key once when retries are on and the request has none.
+fn idempotency_param(op: &Operation) -> Option<&Param> {
+    op.params.iter().find(|p| {
+        p.location == ParamLocation::Header && p.wire.eq_ignore_ascii_case("idempotency-key")
+    })
+}
+
 fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let name = ident(&op.fn_name);
     let req = format_ident!("{}Request", op.type_name);
     let resp = format_ident!("{}Response", op.type_name);
     let constant = ident(&op.const_name);
-    let (docs, deprecated) = method_docs(op);
-    // A POST with an `Idempotency-Key` header is safe to resend: the client
-    // generates the key once when retries are on and the request has none.
-    let idempotency = op.params.iter().find(|p| {
-        p.location == ParamLocation::Header && p.wire.eq_ignore_ascii_case("idempotency-key")
-    });
+    let (docs, deprecated) = MethodDocs::new(op).tokens();
+    let idempotency = idempotency_param(op);
     let key_setup = idempotency.map(|p| {
         let field = ident(&p.rust);
         let value = if p.required {

@@ -41,9 +41,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let server_head = jobs.one(move || render(server::head(api, gates)));
     let handlers = jobs.each(&op_chunks, |chunk| server::handlers(api, gates, chunk));
     let client_head = jobs.one(move || render(client::head(api)));
-    let methods = jobs.each(&op_chunks, |chunk| {
-        render_in_block(client::methods(api, gates, chunk))
-    });
+    let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
     let metadata_rs = jobs.one(move || render(metadata::items(api)));
     let mock_rs = jobs.one(move || mock::items(api));
     let shared = jobs.one(move || render(operations::shared_items(api, gates)));

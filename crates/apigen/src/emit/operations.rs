@@ -139,47 +139,83 @@ fn error_response(api: &Api) -> TokenStream {
     }
 }
 
-/// The doc comment and `#[deprecated]` of an operation's method, on the
-/// route trait and the client alike.
-pub(crate) fn method_docs(op: &Operation) -> (TokenStream, Option<TokenStream>) {
-    let mut paragraphs = vec![
-        op.summary.clone(),
-        op.description.clone(),
-        Some(format!(
-            "`{} {}` (operationId `{}`)",
-            op.method, op.path, op.id
-        )),
-    ];
-    if op.stability != Stability::Stable {
-        paragraphs.push(Some(format!(
-            "**Stability: {}.** The operation may change without a new API version.",
-            op.stability.as_str()
-        )));
+/// The doc comment's paragraphs and the deprecation note of an
+/// operation's method, on the route trait and the client alike.
+pub(crate) struct MethodDocs {
+    paragraphs: Vec<Option<String>>,
+    deprecated: Option<String>,
+}
+
+impl MethodDocs {
+    pub fn new(op: &Operation) -> MethodDocs {
+        let mut paragraphs = vec![
+            op.summary.clone(),
+            op.description.clone(),
+            Some(format!(
+                "`{} {}` (operationId `{}`)",
+                op.method, op.path, op.id
+            )),
+        ];
+        if op.stability != Stability::Stable {
+            paragraphs.push(Some(format!(
+                "**Stability: {}.** The operation may change without a new API version.",
+                op.stability.as_str()
+            )));
+        }
+        let deprecated = op.deprecated.then(|| {
+            // `since` must be a semver version, so the date goes into the note.
+            let mut note = match &op.deprecated_since {
+                Some(since) => format!("deprecated since {since}"),
+                None => "deprecated".to_string(),
+            };
+            if let Some(sunset) = &op.sunset {
+                note.push_str(&format!(
+                    "; sunset on {sunset}, after which it answers 410 Gone"
+                ));
+            }
+            if let Some(successor) = &op.successor {
+                note.push_str(&format!("; use `{successor}` instead"));
+            }
+            note
+        });
+        MethodDocs {
+            paragraphs,
+            deprecated,
+        }
     }
-    let deprecated = op.deprecated.then(|| {
-        // `since` must be a semver version, so the date goes into the note.
-        let mut note = match &op.deprecated_since {
-            Some(since) => format!("deprecated since {since}"),
-            None => "deprecated".to_string(),
-        };
-        if let Some(sunset) = &op.sunset {
-            note.push_str(&format!(
-                "; sunset on {sunset}, after which it answers 410 Gone"
+
+    /// The doc comment and `#[deprecated]` as tokens.
+    pub fn tokens(&self) -> (TokenStream, Option<TokenStream>) {
+        let deprecated = self
+            .deprecated
+            .as_ref()
+            .map(|note| quote!(#[deprecated(note = #note)]));
+        (doc_paragraphs(&self.paragraphs), deprecated)
+    }
+
+    /// The doc comment, then `cfg` (an attribute's line, or nothing),
+    /// then `#[deprecated]`, as lines of text at `indent`.
+    pub fn text(&self, cfg: &str, indent: &str) -> String {
+        let mut out = super::text::doc_text(&self.paragraphs, indent);
+        if !cfg.is_empty() {
+            out.push_str(indent);
+            out.push_str(cfg);
+        }
+        if let Some(note) = &self.deprecated {
+            out.push_str(&format!(
+                "{indent}#[deprecated(note = {})]\n",
+                super::text::string_literal(note)
             ));
         }
-        if let Some(successor) = &op.successor {
-            note.push_str(&format!("; use `{successor}` instead"));
-        }
-        quote!(#[deprecated(note = #note)])
-    });
-    (doc_paragraphs(&paragraphs), deprecated)
+        out
+    }
 }
 
 fn method(op: &Operation) -> TokenStream {
     let name = ident(&op.fn_name);
     let req = format_ident!("{}Request", op.type_name);
     let resp = format_ident!("{}Response", op.type_name);
-    let (docs, deprecated) = method_docs(op);
+    let (docs, deprecated) = MethodDocs::new(op).tokens();
     quote! {
         #docs
         #deprecated

@@ -169,21 +169,14 @@ impl Client {
     /// `Link`; from the sunset date (00:00 UTC) on, it answers 410 with code `sunset`.
     ///
     /// `GET /pets/{petId}` (operationId `getPet`)
-    #[deprecated(
-        note = "deprecated since 2026-11-01; sunset on 2030-12-05, after which it answers 410 Gone; use `listPets` instead"
-    )]
+    #[deprecated(note = "deprecated since 2026-11-01; sunset on 2030-12-05, after which it answers 410 Gone; use `listPets` instead")]
     pub async fn get_pet(
         &self,
         request: operations::GetPetRequest,
     ) -> Result<runtime::Reply<operations::GetPetResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_PET);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -199,12 +192,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::ReplacePetResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::REPLACE_PET);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         answer.typed()
@@ -221,12 +209,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::DeletePetResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_PET);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -316,10 +299,7 @@ impl Client {
     pub async fn create_category(
         &self,
         request: operations::CreateCategoryRequest,
-    ) -> Result<
-        runtime::Reply<operations::CreateCategoryResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::CreateCategoryResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CREATE_CATEGORY);
         let idempotency_key = request
@@ -346,12 +326,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetCategoryResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_CATEGORY);
-        call.path(
-            "categoryId",
-            &request.category_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("categoryId", &request.category_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -366,18 +341,10 @@ impl Client {
     pub async fn delete_category(
         &self,
         request: operations::DeleteCategoryRequest,
-    ) -> Result<
-        runtime::Reply<operations::DeleteCategoryResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::DeleteCategoryResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_CATEGORY);
-        call.path(
-            "categoryId",
-            &request.category_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("categoryId", &request.category_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -503,12 +470,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetOrderResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_ORDER);
-        call.path(
-            "orderId",
-            &request.order_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("orderId", &request.order_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -528,12 +490,7 @@ impl Client {
     ) -> Result<runtime::Reply<operations::CancelOrderResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CANCEL_ORDER);
-        call.path(
-            "orderId",
-            &request.order_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("orderId", &request.order_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -547,10 +504,7 @@ impl Client {
     pub async fn complete_order(
         &self,
         request: operations::CompleteOrderRequest,
-    ) -> Result<
-        runtime::Reply<operations::CompleteOrderResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::CompleteOrderResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::COMPLETE_ORDER);
         let idempotency_key = request
@@ -560,12 +514,7 @@ impl Client {
         if idempotency_key.is_some() {
             call.resendable();
         }
-        call.path(
-            "orderId",
-            &request.order_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("orderId", &request.order_id, runtime::Style::Simple, runtime::Explode::No);
         call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
@@ -666,18 +615,10 @@ impl Client {
     pub async fn get_inventory_item(
         &self,
         request: operations::GetInventoryItemRequest,
-    ) -> Result<
-        runtime::Reply<operations::GetInventoryItemResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::GetInventoryItemResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_INVENTORY_ITEM);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -693,18 +634,10 @@ impl Client {
     pub async fn update_inventory(
         &self,
         request: operations::UpdateInventoryRequest,
-    ) -> Result<
-        runtime::Reply<operations::UpdateInventoryResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::UpdateInventoryResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::UPDATE_INVENTORY);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         call.json_body(&request.body)?;
         let answer = self.core.send(call).await?;
         answer.typed()

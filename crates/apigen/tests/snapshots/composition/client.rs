@@ -53,10 +53,7 @@ impl Client {
     pub async fn create_account(
         &self,
         request: operations::CreateAccountRequest,
-    ) -> Result<
-        runtime::Reply<operations::CreateAccountResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::CreateAccountResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CREATE_ACCOUNT);
         call.json_body(&request.body)?;

@@ -74,9 +74,7 @@ impl Client {
     }
 
     /// `GET /widgets/old` (operationId `oldWidgets`)
-    #[deprecated(
-        note = "deprecated since 2025-01-01; sunset on 2026-01-01, after which it answers 410 Gone; use `listWidgets` instead"
-    )]
+    #[deprecated(note = "deprecated since 2025-01-01; sunset on 2026-01-01, after which it answers 410 Gone; use `listWidgets` instead")]
     pub async fn old_widgets(
         &self,
         _request: operations::OldWidgetsRequest,
@@ -87,9 +85,7 @@ impl Client {
     }
 
     /// `GET /widgets/older` (operationId `olderWidgets`)
-    #[deprecated(
-        note = "deprecated; sunset on 2025-06-30, after which it answers 410 Gone"
-    )]
+    #[deprecated(note = "deprecated; sunset on 2025-06-30, after which it answers 410 Gone")]
     pub async fn older_widgets(
         &self,
         _request: operations::OlderWidgetsRequest,

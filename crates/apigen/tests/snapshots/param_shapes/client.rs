@@ -55,24 +55,9 @@ impl Client {
         request: operations::SearchRequest,
     ) -> Result<runtime::Reply<operations::SearchResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::SEARCH);
-        call.query(
-            "filter",
-            &request.filter,
-            runtime::Style::Json,
-            runtime::Explode::Yes,
-        );
-        call.query(
-            "choice",
-            &request.choice,
-            runtime::Style::DeepObject,
-            runtime::Explode::Yes,
-        );
-        call.query(
-            "where",
-            &request.where_,
-            runtime::Style::Json,
-            runtime::Explode::Yes,
-        );
+        call.query("filter", &request.filter, runtime::Style::Json, runtime::Explode::Yes);
+        call.query("choice", &request.choice, runtime::Style::DeepObject, runtime::Explode::Yes);
+        call.query("where", &request.where_, runtime::Style::Json, runtime::Explode::Yes);
         call.header_json("X-Context", &request.x_context);
         let answer = self.core.send(call).await?;
         answer.typed()

@@ -56,29 +56,14 @@ impl Client {
     ) -> Result<runtime::Reply<operations::GetItemResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::GET_ITEM);
-        call.path(
-            "itemId",
-            &request.item_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
-        call.query(
-            "fields",
-            &request.fields,
-            runtime::Style::Form,
-            runtime::Explode::No,
-        );
+        call.path("itemId", &request.item_id, runtime::Style::Simple, runtime::Explode::No);
+        call.query("fields", &request.fields, runtime::Style::Form, runtime::Explode::No);
         call.query("tag", &request.tag, runtime::Style::Form, runtime::Explode::Yes);
         call.query("sort", &request.sort, runtime::Style::Form, runtime::Explode::Yes);
         call.header("X-Request-Id", &request.x_request_id, runtime::Explode::No);
         call.cookie("session", &request.session, runtime::Explode::Yes);
         call.query("type", &request.type_, runtime::Style::Form, runtime::Explode::Yes);
-        call.query(
-            "traits",
-            &request.traits,
-            runtime::Style::Form,
-            runtime::Explode::Yes,
-        );
+        call.query("traits", &request.traits, runtime::Style::Form, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -87,18 +72,10 @@ impl Client {
     pub async fn delete_items_item_id(
         &self,
         request: operations::DeleteItemsItemIdRequest,
-    ) -> Result<
-        runtime::Reply<operations::DeleteItemsItemIdResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::DeleteItemsItemIdResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::DELETE_ITEMS_ITEM_ID);
-        call.path(
-            "itemId",
-            &request.item_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("itemId", &request.item_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }

@@ -53,17 +53,9 @@ impl Client {
     pub async fn list_customers(
         &self,
         request: operations::ListCustomersRequest,
-    ) -> Result<
-        runtime::Reply<operations::ListCustomersResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::ListCustomersResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::LIST_CUSTOMERS);
-        call.query(
-            "created",
-            &request.created,
-            runtime::Style::DeepObject,
-            runtime::Explode::Yes,
-        );
+        call.query("created", &request.created, runtime::Style::DeepObject, runtime::Explode::Yes);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -72,10 +64,7 @@ impl Client {
     pub async fn create_customer(
         &self,
         request: operations::CreateCustomerRequest,
-    ) -> Result<
-        runtime::Reply<operations::CreateCustomerResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::CreateCustomerResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CREATE_CUSTOMER);
         call.form_body(&request.body)?;
@@ -87,10 +76,7 @@ impl Client {
     pub async fn upload_attachment(
         &self,
         request: operations::UploadAttachmentRequest,
-    ) -> Result<
-        runtime::Reply<operations::UploadAttachmentResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::UploadAttachmentResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::UPLOAD_ATTACHMENT);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         if let Some(body) = &request.body {
@@ -104,10 +90,7 @@ impl Client {
     pub async fn upload_document(
         &self,
         request: operations::UploadDocumentRequest,
-    ) -> Result<
-        runtime::Reply<operations::UploadDocumentResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::UploadDocumentResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::UPLOAD_DOCUMENT);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
@@ -120,10 +103,7 @@ impl Client {
     pub async fn get_invoice_pdf(
         &self,
         request: operations::GetInvoicePdfRequest,
-    ) -> Result<
-        runtime::Reply<operations::GetInvoicePdfResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::GetInvoicePdfResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_INVOICE_PDF);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;

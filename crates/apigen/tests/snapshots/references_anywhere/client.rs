@@ -55,12 +55,7 @@ impl Client {
         request: operations::GetPetsPetIdRequest,
     ) -> Result<runtime::Reply<operations::GetPetsPetIdResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_PETS_PET_ID);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -69,17 +64,9 @@ impl Client {
     pub async fn get_animals_pet_id(
         &self,
         request: operations::GetAnimalsPetIdRequest,
-    ) -> Result<
-        runtime::Reply<operations::GetAnimalsPetIdResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::GetAnimalsPetIdResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_ANIMALS_PET_ID);
-        call.path(
-            "petId",
-            &request.pet_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("petId", &request.pet_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }

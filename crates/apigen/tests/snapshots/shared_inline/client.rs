@@ -53,10 +53,7 @@ impl Client {
     pub async fn create_customer(
         &self,
         request: operations::CreateCustomerRequest,
-    ) -> Result<
-        runtime::Reply<operations::CreateCustomerResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::CreateCustomerResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CREATE_CUSTOMER);
         call.json_body(&request.body)?;
@@ -80,10 +77,7 @@ impl Client {
     pub async fn create_partner(
         &self,
         request: operations::CreatePartnerRequest,
-    ) -> Result<
-        runtime::Reply<operations::CreatePartnerResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::CreatePartnerResponse>, runtime::ClientError> {
         runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
         let mut call = runtime::Call::new(metadata::CREATE_PARTNER);
         call.json_body(&request.body)?;

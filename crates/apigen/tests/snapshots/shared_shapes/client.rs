@@ -55,12 +55,7 @@ impl Client {
         request: operations::GetJournalRequest,
     ) -> Result<runtime::Reply<operations::GetJournalResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_JOURNAL);
-        call.path(
-            "JournalID",
-            &request.journal_id,
-            runtime::Style::Simple,
-            runtime::Explode::No,
-        );
+        call.path("JournalID", &request.journal_id, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
         answer.typed()
     }
@@ -69,10 +64,7 @@ impl Client {
     pub async fn get_journal_by_number(
         &self,
         request: operations::GetJournalByNumberRequest,
-    ) -> Result<
-        runtime::Reply<operations::GetJournalByNumberResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::GetJournalByNumberResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_JOURNAL_BY_NUMBER);
         call.path(
             "JournalNumber",
@@ -88,10 +80,7 @@ impl Client {
     pub async fn get_journal_by_name(
         &self,
         request: operations::GetJournalByNameRequest,
-    ) -> Result<
-        runtime::Reply<operations::GetJournalByNameResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::GetJournalByNameResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_JOURNAL_BY_NAME);
         call.path("Name", &request.name, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
@@ -102,10 +91,7 @@ impl Client {
     pub async fn delete_journal(
         &self,
         request: operations::DeleteJournalRequest,
-    ) -> Result<
-        runtime::Reply<operations::DeleteJournalResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::DeleteJournalResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::DELETE_JOURNAL);
         call.path("Name", &request.name, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;
@@ -116,10 +102,7 @@ impl Client {
     pub async fn get_journal_by_title(
         &self,
         request: operations::GetJournalByTitleRequest,
-    ) -> Result<
-        runtime::Reply<operations::GetJournalByTitleResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::GetJournalByTitleResponse>, runtime::ClientError> {
         let mut call = runtime::Call::new(metadata::GET_JOURNAL_BY_TITLE);
         call.path("Title", &request.title, runtime::Style::Simple, runtime::Explode::No);
         let answer = self.core.send(call).await?;

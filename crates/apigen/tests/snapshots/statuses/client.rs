@@ -64,10 +64,7 @@ impl Client {
     pub async fn teapot_options(
         &self,
         _request: operations::TeapotOptionsRequest,
-    ) -> Result<
-        runtime::Reply<operations::TeapotOptionsResponse>,
-        runtime::ClientError,
-    > {
+    ) -> Result<runtime::Reply<operations::TeapotOptionsResponse>, runtime::ClientError> {
         let call = runtime::Call::new(metadata::TEAPOT_OPTIONS);
         let answer = self.core.send(call).await?;
         answer.typed()

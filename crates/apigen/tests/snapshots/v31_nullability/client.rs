@@ -58,12 +58,7 @@ impl Client {
         let mut call = runtime::Call::new(metadata::PATCH_ACCOUNT);
         call.path("id", &request.id, runtime::Style::Simple, runtime::Explode::No);
         call.query("since", &request.since, runtime::Style::Form, runtime::Explode::Yes);
-        call.query(
-            "filter",
-            &request.filter,
-            runtime::Style::Json,
-            runtime::Explode::Yes,
-        );
+        call.query("filter", &request.filter, runtime::Style::Json, runtime::Explode::Yes);
         call.query("note", &request.note, runtime::Style::Form, runtime::Explode::Yes);
         call.query("range", &request.range, runtime::Style::Form, runtime::Explode::Yes);
         call.json_body(&request.body)?;
