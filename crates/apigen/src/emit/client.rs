@@ -255,10 +255,12 @@ fn build_call_text(api: &Api, op: &Operation, validate: bool, out: &mut String) 
     } else {
         "mut "
     };
-    out.push_str(&format!(
-        "{pad}let {mutable}call = runtime::Call::new(metadata::{});\n",
-        ident(&op.const_name)
-    ));
+    Expr::call(
+        "runtime::Call::new",
+        vec![Expr::text(format!("metadata::{}", ident(&op.const_name)))],
+        "",
+    )
+    .write(out, 8, &format!("let {mutable}call = "), ";");
     let idempotency = idempotency_param(op);
     if let Some(p) = idempotency {
         let field = ident(&p.rust);
@@ -450,19 +452,19 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     // a stream of events, whose reconnects the operation's own read
     // function types.
     let read = if streams.is_some() {
-        let owner = quote!(operations::#resp);
-        let read_fn = format_ident!("{}_read", op.fn_name);
+        let read_fn = format!("{}_read", op.fn_name);
         let value = match_status(
             api,
             op,
             &Reading {
-                owner: &owner,
-                shared: &quote!(operations::),
-                answer: &quote!(&answer),
-                undeclared: quote!(return Err(answer.undeclared())),
+                owner: &format!("operations::{resp}"),
+                shared: "operations::",
+                answer: "&answer",
+                undeclared: "return Err(answer.undeclared())",
                 read_fn: Some(&read_fn),
             },
-        );
+        )
+        .tokens();
         quote! {
             let value = #value;
             Ok(answer.reply(value))
@@ -722,82 +724,83 @@ fn file_fields(api: &Api, shape: &Shape) -> Vec<String> {
 /// as a reference, what a status no response declares gives, and the
 /// operation's read function, which a stream of events needs.
 struct Reading<'a> {
-    owner: &'a TokenStream,
-    shared: &'a TokenStream,
-    answer: &'a TokenStream,
-    undeclared: TokenStream,
-    read_fn: Option<&'a proc_macro2::Ident>,
+    owner: &'a str,
+    shared: &'a str,
+    answer: &'a str,
+    undeclared: &'a str,
+    read_fn: Option<&'a str>,
 }
 
 /// The expression reading an answer as one of the operation's responses:
 /// a `match` on the status, the more specific statuses first.
-fn match_status(api: &Api, op: &Operation, reading: &Reading<'_>) -> TokenStream {
+fn match_status(api: &Api, op: &Operation, reading: &Reading<'_>) -> Expr {
     // A stream of events is told from the other media of its status by
     // its `Content-Type`: its arm comes first.
     let mut ordered = super::by_precedence(&op.responses);
     ordered.sort_by_key(|r| r.media != Media::Events);
-    let explicit = ordered
+    let mut arms = ordered
         .into_iter()
         .filter_map(|r| {
             let pattern = super::status_pattern(r.status)?;
-            let value = variant(api, r, reading);
-            let guard = (r.media == Media::Events).then(|| quote!(if answer.is_event_stream()));
-            Some(quote!(#pattern #guard => #value,))
+            let guard = if r.media == Media::Events {
+                " if answer.is_event_stream()"
+            } else {
+                ""
+            };
+            Some((format!("{pattern}{guard}"), variant(api, r, reading)))
         })
         .collect::<Vec<_>>();
     let otherwise = match op.responses.iter().find(|r| r.status == Status::Default) {
         Some(default) => variant(api, default, reading),
-        None => reading.undeclared.clone(),
+        None => Expr::text(reading.undeclared),
     };
     // Only a `default` answer: every status is it, no match needed.
-    if explicit.is_empty() {
+    if arms.is_empty() {
         otherwise
     } else {
-        quote! {
-            match answer.status {
-                #(#explicit)*
-                _ => #otherwise,
-            }
+        arms.push(("_".to_string(), otherwise));
+        Expr::Match {
+            scrutinee: "answer.status".into(),
+            arms,
         }
     }
 }
 
 /// `impl runtime::ReadAnswer` for an operation's response enum `name`,
-/// under `cfg`; nothing for one holding a stream of events, which its
-/// client method reads.
+/// under `cfg`, as text; `None` for one holding a stream of events, which
+/// its client method reads.
 pub(crate) fn read_impl(
     api: &Api,
     op: &Operation,
-    name: &proc_macro2::Ident,
+    name: &str,
     cfg: &TokenStream,
-) -> TokenStream {
+) -> Option<String> {
     if op.responses.iter().any(|r| r.media == Media::Events) {
-        return TokenStream::new();
+        return None;
     }
     let value = match_status(
         api,
         op,
         &Reading {
-            owner: &quote!(Self),
-            shared: &TokenStream::new(),
-            answer: &quote!(answer),
-            undeclared: quote!(return Ok(None)),
+            owner: "Self",
+            shared: "",
+            answer: "answer",
+            undeclared: "return Ok(None)",
             read_fn: None,
         },
     );
-    quote! {
-        #cfg
-        impl runtime::ReadAnswer for #name {
-            fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
-                let value = #value;
-                Ok(Some(value))
-            }
-        }
-    }
+    let mut out = format!(
+        "{}impl runtime::ReadAnswer for {name} {{\n    \
+         fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {{\n",
+        text::cfg_line(cfg)
+    );
+    value.write(&mut out, 8, "let value = ", ";");
+    out.push_str("        Ok(Some(value))\n    }\n}\n");
+    Some(out)
 }
 
 /// The expression building the response variant `r` from the answer.
-fn variant(api: &Api, r: &Response, reading: &Reading<'_>) -> TokenStream {
+fn variant(api: &Api, r: &Response, reading: &Reading<'_>) -> Expr {
     let Reading {
         owner,
         shared: path,
@@ -807,11 +810,11 @@ fn variant(api: &Api, r: &Response, reading: &Reading<'_>) -> TokenStream {
     } = reading;
     let variant = ident(&r.variant);
     match &r.shared {
-        Some(shared) => {
-            let shared = ident(shared);
-            quote!(#owner::#variant(#path #shared::read(#answer)?))
-        }
-        None => read_answer(api, r, &quote!(#owner::#variant), *read_fn),
+        Some(shared) => Expr::text(format!(
+            "{owner}::{variant}({path}{}::read({answer})?)",
+            ident(shared)
+        )),
+        None => read_answer(api, r, &format!("{owner}::{variant}"), *read_fn),
     }
 }
 
@@ -819,56 +822,58 @@ fn variant(api: &Api, r: &Response, reading: &Reading<'_>) -> TokenStream {
 /// a shared response's `Self`) from the `answer`'s body and headers. A
 /// stream of events is read as it arrives, its reconnects' other answers
 /// typed by the operation's `read_fn` (which every streaming operation has).
-pub(crate) fn read_answer(
-    api: &Api,
-    r: &Response,
-    ctor: &TokenStream,
-    read_fn: Option<&proc_macro2::Ident>,
-) -> TokenStream {
+pub(crate) fn read_answer(api: &Api, r: &Response, ctor: &str, read_fn: Option<&str>) -> Expr {
     let body = r.body.as_ref().map(|_| match (&r.media, read_fn) {
-        (Media::Raw(_), _) => quote!(answer.bytes()),
-        (Media::Events, Some(read_fn)) => quote!(answer.events(Self::#read_fn)),
-        _ => quote!(answer.json()?),
+        (Media::Raw(_), _) => "answer.bytes()".to_string(),
+        (Media::Events, Some(read_fn)) => format!("answer.events(Self::{read_fn})"),
+        _ => "answer.json()?".to_string(),
     });
     if r.named_fields() {
-        let status = r
-            .status
-            .carries_status()
-            .then(|| quote!(status: answer.status_code(),));
-        let body = body.map(|b| quote!(body: #b,));
-        let headers = r.headers.iter().map(|h| {
-            let field = ident(&h.rust);
-            let wire = &h.wire;
+        let mut fields = Vec::new();
+        if r.status.carries_status() {
+            fields.push(("status".to_string(), Expr::text("answer.status_code()")));
+        }
+        if let Some(b) = body {
+            fields.push(("body".to_string(), Expr::Text(b)));
+        }
+        for h in &r.headers {
+            let wire = text::string_literal(&h.wire);
             let read = if super::scalar_header(api, &h.shape) && !h.json {
-                if h.required {
-                    quote!(answer.required_header(#wire)?)
+                let method = if h.required {
+                    "answer.required_header"
                 } else {
-                    quote!(answer.header(#wire)?)
-                }
+                    "answer.header"
+                };
+                Expr::call(method, vec![Expr::Text(wire)], "?")
             } else {
-                let ty = rust_type(&h.shape, &quote!(super::models::));
+                let ty = text::compact(&rust_type(&h.shape, &quote!(super::models::)));
                 let kind = match &h.shape.ty {
-                    Ty::Array(_) => quote!(runtime::ValueKind::Array),
-                    Ty::Map(_) | Ty::Named(_) => quote!(runtime::ValueKind::Object),
-                    _ => quote!(runtime::ValueKind::Scalar),
+                    Ty::Array(_) => "runtime::ValueKind::Array",
+                    Ty::Map(_) | Ty::Named(_) => "runtime::ValueKind::Object",
+                    _ => "runtime::ValueKind::Scalar",
                 };
                 let style = if h.json {
-                    quote!(runtime::Style::Json)
+                    "runtime::Style::Json"
                 } else {
-                    quote!(runtime::Style::Simple)
+                    "runtime::Style::Simple"
                 };
-                if h.required {
-                    quote!(answer.required_header_styled::<#ty>(#wire, #kind, #style)?)
+                let method = if h.required {
+                    "required_header_styled"
                 } else {
-                    quote!(answer.header_styled::<#ty>(#wire, #kind, #style)?)
-                }
+                    "header_styled"
+                };
+                let args = vec![Expr::Text(wire), Expr::text(kind), Expr::text(style)];
+                Expr::call(format!("answer.{method}::<{ty}>"), args, "?")
             };
-            quote!(#field: #read,)
-        });
-        quote!(#ctor { #status #body #(#headers)* })
+            fields.push((ident(&h.rust).to_string(), read));
+        }
+        Expr::Struct {
+            path: ctor.to_string(),
+            fields,
+        }
     } else if let Some(body) = body {
-        quote!(#ctor(#body))
+        Expr::text(format!("{ctor}({body})"))
     } else {
-        quote!(#ctor)
+        Expr::text(ctor)
     }
 }

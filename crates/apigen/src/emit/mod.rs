@@ -44,9 +44,9 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
     let metadata_rs = jobs.one(move || render(metadata::items(api)));
     let mock_rs = jobs.one(move || mock::items(api));
-    let shared = jobs.one(move || render(operations::shared_items(api, gates)));
+    let shared = jobs.one(move || operations::shared_items(api, gates));
     let per_operation = jobs.each(&op_chunks, |chunk| {
-        render(operations::operation_items(api, gates, chunk))
+        operations::operation_items(api, gates, chunk)
     });
     let models = jobs.each(&defs.chunks(TYPES_PER_JOB).collect::<Vec<_>>(), |chunk| {
         models::items(api, gates, chunk)
@@ -615,19 +615,12 @@ pub(crate) fn by_precedence(responses: &[Response]) -> Vec<&Response> {
 
 /// The match pattern for the statuses of a response (`404`, `400..=499`);
 /// `None` for `default`, which takes what no pattern does.
-pub(crate) fn status_pattern(status: Status) -> Option<TokenStream> {
+pub(crate) fn status_pattern(status: Status) -> Option<String> {
     match status {
-        Status::Code(code) => {
-            let code = Literal::u16_unsuffixed(code);
-            Some(quote!(#code))
-        }
+        Status::Code(code) => Some(code.to_string()),
         Status::Range(_) => {
             let range = status.range()?;
-            let (low, high) = (
-                Literal::u16_unsuffixed(*range.start()),
-                Literal::u16_unsuffixed(*range.end()),
-            );
-            Some(quote!(#low..=#high))
+            Some(format!("{}..={}", range.start(), range.end()))
         }
         Status::Default => None,
     }

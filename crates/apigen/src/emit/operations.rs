@@ -1,7 +1,8 @@
 //! `operations.rs`: per operation, a request struct and a response enum; per
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
-use super::{check_expr, check_fn, doc, doc_paragraphs, ident, rust_type, Gates};
+use super::text::{self, Expr, Pieces};
+use super::{check_expr, check_fn, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Media, Operation, Param, Response, Shape, Stability, Status, Ty};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -22,58 +23,53 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
     imports
 }
 
-/// The shared items: `ErrorResponse` and the route traits.
-pub fn shared_items(api: &Api, gates: &Gates) -> TokenStream {
-    let error = error_response(api);
-    let shared = api
-        .shared_responses
-        .iter()
-        .map(|shared| shared_response(api, gates, shared));
-    let traits = api
-        .traits
-        .iter()
-        .zip(api.operations_by_group())
-        .map(|(t, ops)| {
-            let name = ident(&t.name);
-            let docs = doc_paragraphs(&[
+/// The shared items: `ErrorResponse`, the responses several operations
+/// share and the route traits.
+pub fn shared_items(api: &Api, gates: &Gates) -> String {
+    let mut pieces = Pieces::default();
+    pieces.tokens(error_response(api));
+    for shared in &api.shared_responses {
+        pieces.text(&shared_response(api, gates, shared));
+    }
+    for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
+        let docs = text::doc_text(
+            &[
                 t.doc.clone(),
                 Some(format!(
                     "The {}. Implement this trait to serve them; `server::configure` routes \
-                 requests to it.",
+                     requests to it.",
                     super::group_summary(t, &ops)
                 )),
-            ]);
-            let methods = ops.into_iter().map(method);
-            let cfg = gates.server_attr(&t.group);
-            quote! {
-                #docs
-                #cfg
-                pub trait #name {
-                    #(#methods)*
-                }
+            ],
+            "",
+        );
+        let cfg = text::cfg_line(&gates.server_attr(&t.group));
+        let mut out = format!("{docs}{cfg}pub trait {} {{\n", ident(&t.name));
+        for (i, op) in ops.into_iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
             }
-        });
-    quote! {
-        #error
-        #(#shared)*
-        #(#traits)*
+            method(op, &mut out);
+        }
+        out.push_str("}\n");
+        pieces.text(&out);
     }
+    pieces.finish()
 }
 
-/// The request and response types of some operations (the file is rendered
+/// The request and response types of some operations (the file is written
 /// in chunks).
-pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -> TokenStream {
-    ops.iter()
-        .map(|op| {
-            let cfg = Gates::attr(gates.group(&op.group));
-            let request = request(api, op, &cfg);
-            let response = match &op.same_responses_as {
-                Some(owner) => response_alias(op, owner, &cfg),
-                None => response(api, op, &gates.response_attrs(op)),
-            };
-            quote!(#request #response)
-        })
-        .collect()
+pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -> String {
+    let mut pieces = Pieces::default();
+    for op in ops {
+        let cfg = Gates::attr(gates.group(&op.group));
+        request(api, op, &cfg, &mut pieces);
+        match &op.same_responses_as {
+            Some(owner) => pieces.text(&response_alias(op, owner, &cfg)),
+            None => pieces.text(&response(api, op, &gates.response_attrs(op))),
+        }
+    }
+    pieces.finish()
 }
 
 fn error_body_type(api: &Api) -> TokenStream {
@@ -196,31 +192,49 @@ impl MethodDocs {
     /// The doc comment, then `cfg` (an attribute's line, or nothing),
     /// then `#[deprecated]`, as lines of text at `indent`.
     pub fn text(&self, cfg: &str, indent: &str) -> String {
-        let mut out = super::text::doc_text(&self.paragraphs, indent);
+        let mut out = text::doc_text(&self.paragraphs, indent);
         if !cfg.is_empty() {
             out.push_str(indent);
             out.push_str(cfg);
         }
         if let Some(note) = &self.deprecated {
-            out.push_str(&format!(
-                "{indent}#[deprecated(note = {})]\n",
-                super::text::string_literal(note)
-            ));
+            let note = text::string_literal(note);
+            let line = format!("{indent}#[deprecated(note = {note})]\n");
+            if line.len() <= text::WIDTH + 1 {
+                out.push_str(&line);
+            } else {
+                out.push_str(&format!(
+                    "{indent}#[deprecated(\n{indent}    note = {note}\n{indent})]\n"
+                ));
+            }
         }
         out
     }
 }
 
-fn method(op: &Operation) -> TokenStream {
-    let name = ident(&op.fn_name);
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
-    let (docs, deprecated) = MethodDocs::new(op).tokens();
-    quote! {
-        #docs
-        #deprecated
-        fn #name(&self, request: #req, context: runtime::RequestContext) -> impl std::future::Future<Output = Result<#resp, ErrorResponse>>;
+/// An operation's method in its route trait.
+fn method(op: &Operation, out: &mut String) {
+    out.push_str(&MethodDocs::new(op).text("", "    "));
+    out.push_str(&format!(
+        "    fn {}(\n        &self,\n        request: {}Request,\n        context: runtime::RequestContext,\n",
+        ident(&op.fn_name),
+        op.type_name
+    ));
+    Expr::Call {
+        callee: "impl std::future::Future".into(),
+        delims: ("<", ">"),
+        args: vec![Expr::Call {
+            callee: "Output = Result".into(),
+            delims: ("<", ">"),
+            args: vec![
+                Expr::text(format!("{}Response", op.type_name)),
+                Expr::text("ErrorResponse"),
+            ],
+            after: "",
+        }],
+        after: "",
     }
+    .write(out, 4, ") -> ", ";");
 }
 
 /// The type of a parameter in the request struct.
@@ -237,11 +251,49 @@ pub(crate) fn param_default(api: &Api, p: &Param) -> Option<TokenStream> {
     super::default_expr(p.default.as_ref()?, &p.shape, api, &MODELS())
 }
 
-fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
-    let name = format_ident!("{}Request", op.type_name);
-    let fields = op.params.iter().map(|p| {
-        let fname = ident(&p.rust);
-        let ty = param_type(api, p);
+/// An operation's request struct, its `Default` when nothing is required,
+/// and its `Validate` impl when something is checked.
+fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
+    let name = format!("{}Request", op.type_name);
+    let cfg_line = text::cfg_line(cfg);
+    let defaults: Vec<Option<String>> = op
+        .params
+        .iter()
+        .map(|p| param_default(api, p).map(|d| text::compact(&d)))
+        .collect();
+    // Nothing required: a default request, with the spec's defaults.
+    let default_fields: Option<Vec<(String, Expr)>> = op
+        .params
+        .iter()
+        .zip(&defaults)
+        .map(|(p, default)| {
+            let field = ident(&p.rust).to_string();
+            match default {
+                Some(value) => Some((field, Expr::text(value.clone()))),
+                None if !p.required => Some((field, Expr::text("None"))),
+                None => None,
+            }
+        })
+        .chain(
+            op.body
+                .iter()
+                .map(|b| (!b.required).then(|| ("body".to_string(), Expr::text("None")))),
+        )
+        .collect();
+    let derive_default = defaults.iter().all(Option::is_none) && default_fields.is_some();
+    let derives = if derive_default {
+        "#[derive(Debug, Clone, Default, PartialEq)]"
+    } else {
+        "#[derive(Debug, Clone, PartialEq)]"
+    };
+    let mut out = text::doc_line(&format!("The parameters and body of `{}`.", op.fn_name), "");
+    out.push_str(&format!("{cfg_line}{derives}\npub struct {name} {{"));
+    if op.params.is_empty() && op.body.is_none() {
+        out.push_str("}\n");
+    } else {
+        out.push('\n');
+    }
+    for p in &op.params {
         let location = match p.location {
             crate::ir::ParamLocation::Path => "Path",
             crate::ir::ParamLocation::Query => "Query",
@@ -258,18 +310,45 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
         if p.deprecated {
             paragraphs.push(Some("**Deprecated.**".into()));
         }
-        let docs = doc_paragraphs(&paragraphs);
-        quote!(#docs pub #fname: #ty,)
-    });
-    let body = op.body.as_ref().map(|b| {
-        let ty = rust_type(&b.shape, &MODELS());
-        let ty = if b.required { ty } else { quote!(Option<#ty>) };
-        let docs = doc_paragraphs(&[b.doc.clone(), Some("The JSON request body.".into())]);
-        quote!(#docs pub body: #ty,)
-    });
-    let validate = api.request_checked(op).then(|| {
+        out.push_str(&text::doc_text(&paragraphs, "    "));
+        out.push_str(&format!(
+            "    pub {}: {},\n",
+            ident(&p.rust),
+            text::compact(&param_type(api, p))
+        ));
+    }
+    if let Some(b) = &op.body {
+        let ty = text::compact(&rust_type(&b.shape, &MODELS()));
+        let ty = if b.required {
+            ty
+        } else {
+            format!("Option<{ty}>")
+        };
+        out.push_str(&text::doc_text(
+            &[b.doc.clone(), Some("The JSON request body.".into())],
+            "    ",
+        ));
+        out.push_str(&format!("    pub body: {ty},\n"));
+    }
+    if !op.params.is_empty() || op.body.is_some() {
+        out.push_str("}\n");
+    }
+    if let Some(fields) = default_fields.filter(|_| !derive_default) {
+        out.push_str(&format!(
+            "\n{cfg_line}impl Default for {name} {{\n    /// No parameter set but the spec's defaults.\n    fn default() -> Self {{\n"
+        ));
+        Expr::Struct {
+            path: name.clone(),
+            fields,
+        }
+        .write(&mut out, 8, "", "");
+        out.push_str("    }\n}\n");
+    }
+    pieces.text(&out);
+    if api.request_checked(op) {
         let checks = request_checks(api, op);
-        quote! {
+        let name = format_ident!("{name}");
+        pieces.tokens(quote! {
             #cfg
             impl runtime::Validate for #name {
                 fn validate(&self) -> Result<(), runtime::Violation> {
@@ -277,58 +356,7 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
                     Ok(())
                 }
             }
-        }
-    });
-    let doc = format!(" The parameters and body of `{}`.", op.fn_name);
-    // Nothing required: a default request, with the spec's defaults.
-    let defaults: Option<Vec<TokenStream>> = op
-        .params
-        .iter()
-        .map(|p| {
-            let field = ident(&p.rust);
-            match param_default(api, p) {
-                Some(value) => Some(quote!(#field: #value,)),
-                None if !p.required => Some(quote!(#field: None,)),
-                None => None,
-            }
-        })
-        .chain(
-            op.body
-                .iter()
-                .map(|b| (!b.required).then(|| quote!(body: None,))),
-        )
-        .collect();
-    let derive_default =
-        op.params.iter().all(|p| param_default(api, p).is_none()) && defaults.is_some();
-    let derives = if derive_default {
-        quote!(#[derive(Debug, Clone, Default, PartialEq)])
-    } else {
-        quote!(#[derive(Debug, Clone, PartialEq)])
-    };
-    let default = defaults.filter(|_| !derive_default).map(|fields| {
-        let doc = " No parameter set but the spec's defaults.";
-        quote! {
-            #cfg
-            impl Default for #name {
-                #[doc = #doc]
-                fn default() -> Self {
-                    #name { #(#fields)* }
-                }
-            }
-        }
-    });
-    quote! {
-        #[doc = #doc]
-        #cfg
-        #derives
-        pub struct #name {
-            #(#fields)*
-            #body
-        }
-
-        #default
-
-        #validate
+        });
     }
 }
 
@@ -372,93 +400,103 @@ fn takes_error(api: &Api, r: &Response) -> bool {
 
 /// The response enum of an operation whose responses are the same as an
 /// earlier one's: an alias of that one's enum.
-fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> TokenStream {
-    let name = format_ident!("{}Response", op.type_name);
-    let owner = format_ident!("{owner}Response");
-    let docs = format!(
-        " The responses `{}` can give: the same as [`{owner}`]'s.",
-        op.fn_name
+fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> String {
+    let docs = text::doc_line(
+        &format!(
+            "The responses `{}` can give: the same as [`{owner}Response`]'s.",
+            op.fn_name
+        ),
+        "",
     );
-    quote! {
-        #[doc = #docs]
-        #cfg
-        pub type #name = #owner;
+    let mut out = docs + &text::cfg_line(cfg);
+    Expr::text(format!("{owner}Response")).write(
+        &mut out,
+        0,
+        &format!("pub type {}Response = ", op.type_name),
+        ";",
+    );
+    // Too long for a line: the aliased type on the next, as rustfmt puts it.
+    if out.lines().last().is_some_and(|l| l.len() > text::WIDTH) {
+        let cut = out.rfind(" = ").unwrap_or(out.len());
+        out = format!("{} =\n    {}", &out[..cut], &out[cut + 3..]);
     }
+    out
 }
 
 /// An operation's response enum, its server side (how it is sent, how an
 /// error becomes it) and its client side (how an answer is read as it),
 /// each under its attribute ([`Gates::response_attrs`]).
-fn response(
-    api: &Api,
-    op: &Operation,
-    [server_cfg, client_cfg, cfg]: &[TokenStream; 3],
-) -> TokenStream {
-    let name = format_ident!("{}Response", op.type_name);
-    let variants = op.responses.iter().map(|r| {
+fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStream; 3]) -> String {
+    let name = format!("{}Response", op.type_name);
+    // A stream of events is read once: neither cloned nor compared.
+    let derives = if op.responses.iter().any(|r| r.media == Media::Events) {
+        "#[derive(Debug)]"
+    } else {
+        "#[derive(Debug, Clone, PartialEq)]"
+    };
+    let mut out = text::doc_line(
+        &format!(
+            "The responses `{}` can give: one variant per status the spec declares.",
+            op.fn_name
+        ),
+        "",
+    );
+    out.push_str(&format!(
+        "{}{derives}\npub enum {name} {{",
+        text::cfg_line(cfg)
+    ));
+    out.push_str(if op.responses.is_empty() { "}\n" } else { "\n" });
+    for r in &op.responses {
         let variant = ident(&r.variant);
-        let status = r.status;
         let stream = if r.media == Media::Events {
             "\n\nA stream of events (`text/event-stream`), read as they come."
         } else {
             ""
         };
-        let docs = doc(Some(&format!("`{status}`: {}{stream}", r.doc.trim())));
-        let body = r.body.as_ref().map(|b| body_type(r, b, &name));
+        out.push_str(&text::doc_text(
+            &[Some(format!("`{}`: {}{stream}", r.status, r.doc.trim()))],
+            "    ",
+        ));
         if let Some(shared) = &r.shared {
-            let shared = ident(shared);
-            quote!(#docs #variant(#shared),)
+            out.push_str(&format!("    {variant}({}),\n", ident(shared)));
         } else if r.named_fields() {
-            let status_field = r.status.carries_status().then(|| {
+            out.push_str(&format!("    {variant} {{\n"));
+            if r.status.carries_status() {
                 let doc = match r.status.range() {
                     Some(range) => format!(
-                        " The status: {} to {} (another is refused when sent).",
+                        "The status: {} to {} (another is refused when sent).",
                         range.start(),
                         range.end()
                     ),
-                    None => " The status: any that no other response declares.".to_string(),
+                    None => "The status: any that no other response declares.".to_string(),
                 };
-                quote!(#[doc = #doc] status: runtime::StatusCode,)
-            });
-            let fields = body_and_headers(r, &name, quote!());
-            quote!(#docs #variant { #status_field #fields },)
-        } else if let Some(b) = body {
-            quote!(#docs #variant(#b),)
+                out.push_str(&text::doc_line(&doc, "        "));
+                out.push_str("        status: runtime::StatusCode,\n");
+            }
+            out.push_str(&body_and_headers(r, &name, "", "        "));
+            out.push_str("    },\n");
+        } else if let Some(b) = &r.body {
+            out.push_str(&format!("    {variant}({}),\n", body_type(r, b, &name)));
         } else {
-            quote!(#docs #variant,)
+            out.push_str(&format!("    {variant},\n"));
         }
-    });
+    }
+    if !op.responses.is_empty() {
+        out.push_str("}\n");
+    }
+    if let Some(read) = super::client::read_impl(api, op, &name, client_cfg) {
+        out.push('\n');
+        out.push_str(&read);
+    }
 
-    let arms = op.responses.iter().map(|r| {
-        let variant = ident(&r.variant);
-        let status = status_expr(r.status);
-        if r.shared.is_some() {
-            return quote!(Self::#variant(response) => response.into_http(#status),);
-        }
-        let build = render_response(api, r, &status).expr();
-        let header_names = r.headers.iter().map(|h| ident(&h.rust));
-        if r.named_fields() {
-            let status_field = r.status.carries_status().then(|| quote!(status,));
-            let body_field = r.body.as_ref().map(|_| quote!(body,));
-            quote!(Self::#variant { #status_field #body_field #(#header_names),* } => #build)
-        } else if r.body.is_some() {
-            quote!(Self::#variant(body) => #build)
-        } else {
-            quote!(Self::#variant => #build)
-        }
-    });
-
-    let docs = format!(
-        " The responses `{}` can give: one variant per status the spec declares.",
-        op.fn_name
-    );
-    let error_arms: Vec<TokenStream> = super::by_precedence(&op.responses)
+    let error_arms: Vec<(String, Expr)> = super::by_precedence(&op.responses)
         .into_iter()
         .filter(|r| takes_error(api, r))
         .filter_map(|r| {
-            let pattern = super::status_pattern(r.status)?;
-            let construct = construct_from_error(api, r)?;
-            Some(quote!(#pattern => #construct,))
+            Some((
+                super::status_pattern(r.status)?,
+                construct_from_error(api, r)?,
+            ))
         })
         .collect();
     let otherwise = op
@@ -466,85 +504,109 @@ fn response(
         .iter()
         .filter(|r| r.status == Status::Default && takes_error(api, r))
         .find_map(|r| construct_from_error(api, r))
-        .unwrap_or_else(|| quote!(Err(error)));
+        .unwrap_or_else(|| Expr::text("Err(error)"));
     let declared = if error_arms.is_empty() {
         otherwise
     } else {
-        quote! {
-            match error.status.as_u16() {
-                #(#error_arms)*
-                _ => #otherwise,
-            }
+        let mut arms = error_arms;
+        arms.push(("_".to_string(), otherwise));
+        Expr::Match {
+            scrutinee: "error.status.as_u16()".into(),
+            arms,
         }
     };
-    // A stream of events is read once: neither cloned nor compared.
-    let derives = if op.responses.iter().any(|r| r.media == Media::Events) {
-        quote!(#[derive(Debug)])
-    } else {
-        quote!(#[derive(Debug, Clone, PartialEq)])
-    };
-    let read = super::client::read_impl(api, op, &name, client_cfg);
-    quote! {
-        #[doc = #docs]
-        #cfg
-        #derives
-        pub enum #name {
-            #(#variants)*
-        }
-
-        #read
-
-        #server_cfg
-        impl runtime::Response for #name {
-            type Error = ErrorResponse;
-
-            fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-                #declared
+    out.push_str(&format!(
+        "\n{}impl runtime::Response for {name} {{\n    type Error = ErrorResponse;\n\n    \
+         fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {{\n",
+        text::cfg_line(server_cfg)
+    ));
+    declared.write(&mut out, 8, "", "");
+    out.push_str(
+        "    }\n\n    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {\n",
+    );
+    let arms: Vec<(String, Expr)> = op
+        .responses
+        .iter()
+        .map(|r| {
+            let variant = ident(&r.variant);
+            let status = status_expr(r.status);
+            if r.shared.is_some() {
+                return (
+                    format!("Self::{variant}(response)"),
+                    Expr::text(format!("response.into_http({status})")),
+                );
             }
-
-            fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-                match self {
-                    #(#arms)*
+            let build = render_response(api, r, &status);
+            let pattern = if r.named_fields() {
+                let mut names: Vec<String> = Vec::new();
+                if r.status.carries_status() {
+                    names.push("status".into());
                 }
-            }
+                if r.body.is_some() {
+                    names.push("body".into());
+                }
+                names.extend(r.headers.iter().map(|h| ident(&h.rust).to_string()));
+                format!("Self::{variant} {{ {} }}", names.join(", "))
+            } else if r.body.is_some() {
+                format!("Self::{variant}(body)")
+            } else {
+                format!("Self::{variant}")
+            };
+            (pattern, build)
+        })
+        .collect();
+    if arms.is_empty() {
+        out.push_str("        match self {}\n");
+    } else {
+        Expr::Match {
+            scrutinee: "self".into(),
+            arms,
         }
+        .write(&mut out, 8, "", "");
     }
+    out.push_str("    }\n}\n");
+    out
 }
 
 /// The type of a response's body: its shape's, or, for a stream of
 /// events, a `runtime::EventStream` of them that `owner` (the response
 /// enum) types a reconnect's other answers with.
-fn body_type(r: &Response, body: &Shape, owner: &proc_macro2::Ident) -> TokenStream {
-    let ty = rust_type(body, &MODELS());
+fn body_type(r: &Response, body: &Shape, owner: &str) -> String {
+    let ty = text::compact(&rust_type(body, &MODELS()));
     match r.media {
-        Media::Events => quote!(runtime::EventStream<#ty, #owner>),
+        Media::Events => format!("runtime::EventStream<{ty}, {owner}>"),
         _ => ty,
     }
 }
 
-/// The fields of a response's body and headers, each preceded by `vis`;
-/// `owner` is the type holding them.
-fn body_and_headers(r: &Response, owner: &proc_macro2::Ident, vis: TokenStream) -> TokenStream {
-    let body = r.body.as_ref().map(|b| {
-        let ty = body_type(r, b, owner);
-        quote!(#vis body: #ty,)
-    });
-    let headers = r.headers.iter().map(|h| {
-        let hname = ident(&h.rust);
-        let ty = header_type(h.required, &h.shape);
-        let hdoc = doc_paragraphs(&[h.doc.clone(), Some(format!("Header `{}`.", h.wire))]);
-        quote!(#hdoc #vis #hname: #ty,)
-    });
-    quote!(#body #(#headers)*)
+/// The fields of a response's body and headers, each preceded by `vis`,
+/// at `indent`; `owner` is the type holding them.
+fn body_and_headers(r: &Response, owner: &str, vis: &str, indent: &str) -> String {
+    let mut out = String::new();
+    if let Some(b) = &r.body {
+        out.push_str(&format!("{indent}{vis}body: {},\n", body_type(r, b, owner)));
+    }
+    for h in &r.headers {
+        out.push_str(&text::doc_text(
+            &[h.doc.clone(), Some(format!("Header `{}`.", h.wire))],
+            indent,
+        ));
+        out.push_str(&format!(
+            "{indent}{vis}{}: {},\n",
+            ident(&h.rust),
+            text::compact(&header_type(h.required, &h.shape))
+        ));
+    }
+    out
 }
 
 /// A response several operations share ([`crate::ir::Response::shared`]):
 /// its body and headers, how an error becomes it (the glue's), how it is
 /// rendered with the status of the variant holding it, and how a client
 /// reads it.
-fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse) -> TokenStream {
+fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse) -> String {
     let r = &shared.response;
-    let name = ident(&shared.name);
+    let name = ident(&shared.name).to_string();
     let users = api
         .operations
         .iter()
@@ -554,175 +616,170 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
                 .any(|u| u.shared.as_ref() == Some(&shared.name))
         })
         .map(|op| op.group.as_str());
-    let cfg = Gates::attr(gates.groups(users));
-    let docs = doc_paragraphs(&[
-        Some(r.doc.clone()),
-        Some(
-            "The same response for every operation that declares it: each one's response \
-             enum holds it in the variant of its status."
-                .into(),
-        ),
-    ]);
-    let fields = body_and_headers(r, &name, quote!(pub));
-    let names = r
-        .body
-        .iter()
-        .map(|_| format_ident!("body"))
-        .chain(r.headers.iter().map(|h| ident(&h.rust)));
-    let render = render_response(api, r, &quote!(status)).body();
-    let from_error = read_error(api, r, &quote!(Self)).map(|read| {
-        let read = read.body();
-        quote! {
-            /// The response an error makes: its body, and the headers it
-            /// carries; the error back when it lacks a required one.
-            #[cfg(feature = "server")]
-            pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-                #read
-            }
-        }
-    });
-    let read = super::client::read_answer(api, r, &quote!(Self), None);
-    quote! {
-        #docs
-        #cfg
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct #name {
-            #fields
-        }
-
-        #cfg
-        impl #name {
-            #from_error
-
-            /// Renders the response, sent with `status`.
-            #[cfg(feature = "server")]
-            pub fn into_http(
-                self,
-                status: runtime::StatusCode,
-            ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
-                let Self { #(#names),* } = self;
-                #render
-            }
-
-            /// Reads the response from an answer.
-            #[cfg(feature = "client")]
-            pub fn read(answer: &runtime::Answer) -> Result<Self, runtime::ClientError> {
-                Ok(#read)
-            }
-        }
+    let cfg = text::cfg_line(&Gates::attr(gates.groups(users)));
+    let docs = text::doc_text(
+        &[
+            Some(r.doc.clone()),
+            Some(
+                "The same response for every operation that declares it: each one's response \
+                 enum holds it in the variant of its status."
+                    .into(),
+            ),
+        ],
+        "",
+    );
+    let mut out = format!("{docs}{cfg}#[derive(Debug, Clone, PartialEq)]\npub struct {name} {{");
+    let fields = body_and_headers(r, &name, "pub ", "    ");
+    if fields.is_empty() {
+        out.push_str("}\n");
+    } else {
+        out.push('\n');
+        out.push_str(&fields);
+        out.push_str("}\n");
     }
-}
-
-/// Statements ending in a value: the body of a function as it is, or one
-/// expression (a block, when there are statements) in a match arm.
-struct Block {
-    statements: Vec<TokenStream>,
-    value: TokenStream,
-}
-
-impl Block {
-    fn body(&self) -> TokenStream {
-        let (statements, value) = (&self.statements, &self.value);
-        quote!(#(#statements)* #value)
+    out.push_str(&format!("\n{cfg}impl {name} {{\n"));
+    if let Some(read) = read_error(api, r, "Self") {
+        out.push_str(
+            "    /// The response an error makes: its body, and the headers it\n    \
+             /// carries; the error back when it lacks a required one.\n    \
+             #[cfg(feature = \"server\")]\n    \
+             pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {\n",
+        );
+        read.write_body(&mut out, 8);
+        out.push_str("    }\n\n");
     }
-
-    fn expr(&self) -> TokenStream {
-        if self.statements.is_empty() {
-            self.value.clone()
-        } else {
-            let body = self.body();
-            quote!({ #body })
-        }
+    let mut names: Vec<String> = Vec::new();
+    if r.body.is_some() {
+        names.push("body".into());
     }
+    names.extend(r.headers.iter().map(|h| ident(&h.rust).to_string()));
+    let names = if names.is_empty() {
+        "{}".to_string()
+    } else {
+        format!("{{ {} }}", names.join(", "))
+    };
+    out.push_str(&format!(
+        "    /// Renders the response, sent with `status`.\n    \
+         #[cfg(feature = \"server\")]\n    \
+         pub fn into_http(\n        self,\n        status: runtime::StatusCode,\n    \
+         ) -> Result<actix_web::HttpResponse, runtime::Rejection> {{\n        \
+         let Self {names} = self;\n"
+    ));
+    render_response(api, r, "status").write_body(&mut out, 8);
+    out.push_str(
+        "    }\n\n    /// Reads the response from an answer.\n    \
+         #[cfg(feature = \"client\")]\n    \
+         pub fn read(answer: &runtime::Answer) -> Result<Self, runtime::ClientError> {\n",
+    );
+    Expr::call(
+        "Ok",
+        vec![super::client::read_answer(api, r, "Self", None)],
+        "",
+    )
+    .write(&mut out, 8, "", "");
+    out.push_str("    }\n}\n");
+    out
 }
 
 /// The status a response is sent with: a code's constant; for a range or
 /// `default`, the `status` its variant carries.
-fn status_expr(status: Status) -> TokenStream {
+fn status_expr(status: Status) -> String {
     match status {
         Status::Code(s) => match status_name(s) {
-            Some(name) => {
-                let name = ident(name);
-                quote!(runtime::StatusCode::#name)
-            }
-            None => {
-                let s = proc_macro2::Literal::u16_unsuffixed(s);
-                quote!(runtime::status(#s))
-            }
+            Some(name) => format!("runtime::StatusCode::{name}"),
+            None => format!("runtime::status({s})"),
         },
-        Status::Range(class) => {
-            let class = proc_macro2::Literal::u16_unsuffixed(class);
-            quote!(runtime::status_in_class(status, #class)?)
-        }
-        Status::Default => quote!(status),
+        Status::Range(class) => format!("runtime::status_in_class(status, {class})?"),
+        Status::Default => "status".to_string(),
     }
 }
 
 /// The statements rendering a response from its parts, bound to locals
-/// of their names (`body`, each header's field, `status` for a range).
-fn render_response(api: &Api, r: &Response, status: &TokenStream) -> Block {
+/// of their names (`body`, each header's field, `status` for a range),
+/// ending in the rendered response.
+fn render_response(api: &Api, r: &Response, status: &str) -> Expr {
     let builder_mut = if r.headers.is_empty() && r.body.is_some() {
-        quote!()
+        ""
     } else {
-        quote!(mut)
+        "mut "
     };
-    let mut statements = vec![quote!(let #builder_mut builder = runtime::respond(#status);)];
+    let mut statements = vec![Expr::Stmt(
+        format!("let {builder_mut}builder = "),
+        Box::new(Expr::call("runtime::respond", vec![Expr::text(status)], "")),
+        ";",
+    )];
     statements.extend(r.headers.iter().map(|h| {
-        let hname = ident(&h.rust);
-        let wire = &h.wire;
+        let field = ident(&h.rust).to_string();
         // Scalars as text; arrays, objects and JSON headers spelled as
         // the client reads them.
-        let set = |value: TokenStream| {
-            if h.json {
-                quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Json);)
+        let set = |value: &str| {
+            let mut args = vec![
+                Expr::text("&mut builder"),
+                Expr::text(text::string_literal(&h.wire)),
+            ];
+            let callee = if h.json {
+                args.push(Expr::text(format!("&{value}")));
+                args.push(Expr::text("runtime::Style::Json"));
+                "runtime::set_header_styled"
             } else if super::scalar_header(api, &h.shape) {
-                quote!(runtime::set_header(&mut builder, #wire, #value);)
+                args.push(Expr::text(value));
+                "runtime::set_header"
             } else {
-                quote!(runtime::set_header_styled(&mut builder, #wire, &#value, runtime::Style::Simple);)
-            }
+                args.push(Expr::text(format!("&{value}")));
+                args.push(Expr::text("runtime::Style::Simple"));
+                "runtime::set_header_styled"
+            };
+            Expr::Stmt(String::new(), Box::new(Expr::call(callee, args, "")), ";")
         };
         if h.required {
-            set(quote!(#hname))
+            set(&field)
         } else {
-            let set = set(quote!(value));
-            quote! {
-                if let Some(value) = #hname {
-                    #set
-                }
+            Expr::Scope {
+                head: format!("if let Some(value) = {field}"),
+                body: vec![set("value")],
+                tail: "",
             }
         }
     }));
     let value = match (&r.body, &r.media) {
-        (Some(_), Media::Events) => quote!(Ok(runtime::events(builder, body))),
+        (Some(_), Media::Events) => "Ok(runtime::events(builder, body))".to_string(),
         (Some(_), Media::Raw(media)) => {
             let media = media
                 .first()
                 .map_or("application/octet-stream", String::as_str);
-            quote!(Ok(runtime::bytes(builder, #media, body)))
+            format!(
+                "Ok(runtime::bytes(builder, {}, body))",
+                text::string_literal(media)
+            )
         }
         (Some(_), _) => match &r.json_type {
-            Some(media) => quote!(runtime::json_as(builder, #media, &body)),
-            None => quote!(runtime::json(builder, &body)),
+            Some(media) => format!(
+                "runtime::json_as(builder, {}, &body)",
+                text::string_literal(media)
+            ),
+            None => "runtime::json(builder, &body)".to_string(),
         },
-        (None, _) => quote!(Ok(builder.finish())),
+        (None, _) => "Ok(builder.finish())".to_string(),
     };
-    Block { statements, value }
+    Expr::Block(statements, Box::new(Expr::Text(value)))
 }
 
 /// An expression of type `Result<Self, ErrorResponse>` building the variant
 /// `r` from an `ErrorResponse` named `error`: its headers come from the
 /// error's, and an error without a header the variant requires is given
 /// back. `None` when a required header's type cannot be read from text.
-fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
+fn construct_from_error(api: &Api, r: &Response) -> Option<Expr> {
     let variant = ident(&r.variant);
     match &r.shared {
         Some(shared) => {
             // Its type reads the error; `None` when it cannot.
-            read_error(api, r, &quote!(Self))?;
-            let shared = ident(shared);
-            Some(quote!(#shared::from_error(error).map(Self::#variant)))
+            read_error(api, r, "Self")?;
+            Some(Expr::text(format!(
+                "{}::from_error(error).map(Self::{variant})",
+                ident(shared)
+            )))
         }
-        None => read_error(api, r, &quote!(Self::#variant)).map(|read| read.expr()),
+        None => read_error(api, r, &format!("Self::{variant}")),
     }
 }
 
@@ -731,38 +788,49 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<TokenStream> {
 /// `ErrorResponse` named `error` (an error without a header `r` requires
 /// is given back); `None` when a required header's type cannot be read
 /// from text.
-fn read_error(api: &Api, r: &Response, ctor: &TokenStream) -> Option<Block> {
+fn read_error(api: &Api, r: &Response, ctor: &str) -> Option<Expr> {
     if !r.named_fields() {
         let value = match r.body {
-            Some(_) => quote!(Ok(#ctor(error.body))),
-            None => quote!(Ok(#ctor)),
+            Some(_) => format!("Ok({ctor}(error.body))"),
+            None => format!("Ok({ctor})"),
         };
-        return Some(Block {
-            statements: Vec::new(),
-            value,
-        });
+        return Some(Expr::Text(value));
     }
     let mut statements = Vec::new();
     for h in &r.headers {
-        let (field, wire) = (ident(&h.rust), &h.wire);
+        let (field, wire) = (ident(&h.rust), text::string_literal(&h.wire));
         let readable = super::scalar_header(api, &h.shape) && !h.json;
         statements.push(match (h.required, readable) {
-            (true, true) => {
-                quote!(let Some(#field) = error.header(#wire) else { return Err(error); };)
-            }
+            (true, true) => Expr::Scope {
+                head: format!("let Some({field}) = error.header({wire}) else"),
+                body: vec![Expr::text("return Err(error);")],
+                tail: ";",
+            },
             (true, false) => return None,
-            (false, true) => quote!(let #field = error.header(#wire);),
-            (false, false) => quote!(let #field = None;),
+            (false, true) => Expr::text(format!("let {field} = error.header({wire});")),
+            (false, false) => Expr::text(format!("let {field} = None;")),
         });
     }
-    let status_field = r
-        .status
-        .carries_status()
-        .then(|| quote!(status: error.status,));
-    let body_field = r.body.as_ref().map(|_| quote!(body: error.body,));
-    let fields = r.headers.iter().map(|h| ident(&h.rust));
-    let value = quote!(Ok(#ctor { #status_field #body_field #(#fields,)* }));
-    Some(Block { statements, value })
+    let mut fields = Vec::new();
+    if r.status.carries_status() {
+        fields.push(("status".to_string(), Expr::text("error.status")));
+    }
+    if r.body.is_some() {
+        fields.push(("body".to_string(), Expr::text("error.body")));
+    }
+    for h in &r.headers {
+        let field = ident(&h.rust).to_string();
+        fields.push((field.clone(), Expr::Text(field)));
+    }
+    let value = Expr::call(
+        "Ok",
+        vec![Expr::Struct {
+            path: ctor.to_string(),
+            fields,
+        }],
+        "",
+    );
+    Some(Expr::Block(statements, Box::new(value)))
 }
 
 fn header_type(required: bool, shape: &Shape) -> TokenStream {

@@ -579,14 +579,6 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
         vec![Expr::text("rejection"), Expr::text("reject")],
         "",
     );
-    let arm = format!("        Err(rejection) => {},", refuse.flat());
-    if arm.len() <= text::WIDTH {
-        out.push_str(&arm);
-        out.push('\n');
-    } else {
-        out.push_str("        Err(rejection) => {\n");
-        refuse.write(out, 12, "", "");
-        out.push_str("        }\n");
-    }
+    refuse.write_arm(out, 8, "Err(rejection)");
     out.push_str("    }\n}\n");
 }

@@ -188,11 +188,11 @@ pub(crate) fn list(
 
 /// An expression written as text and laid out as a person would: on
 /// one line when it fits, else broken at its method chain, then between
-/// its call's arguments, one per line.
+/// its call's arguments or its struct's fields, one per line.
 pub(crate) enum Expr {
     /// Text that is never broken: a path, a literal, a short call.
     Text(String),
-    /// `callee(args)` followed by `after` (`?`); `open`/`close` may be
+    /// `callee(args)` followed by `after` (`?`); the delimiters may be
     /// angle brackets for a type's arguments.
     Call {
         callee: String,
@@ -208,6 +208,27 @@ pub(crate) enum Expr {
         cond: String,
         then: Box<Expr>,
         otherwise: Box<Expr>,
+    },
+    /// `path { field: value, ... }`.
+    Struct {
+        path: String,
+        fields: Vec<(String, Expr)>,
+    },
+    /// Statements ending in a value: `{ ... }`, or the value alone
+    /// without any.
+    Block(Vec<Expr>, Box<Expr>),
+    /// A statement: `before`, the expression, `after` (`let x = `, `;`).
+    Stmt(String, Box<Expr>, &'static str),
+    /// `head {`, statements, `}` and `tail`: an `if let`, a `let ... else`.
+    Scope {
+        head: String,
+        body: Vec<Expr>,
+        tail: &'static str,
+    },
+    /// `match scrutinee { pattern => value, ... }`, never on one line.
+    Match {
+        scrutinee: String,
+        arms: Vec<(String, Expr)>,
     },
 }
 
@@ -237,14 +258,14 @@ impl Expr {
         }
     }
 
-    /// The expression on one line.
-    pub fn flat(&self) -> String {
+    /// The expression on one line; `None` for one that is never written
+    /// so (a `match`, a block of statements).
+    pub fn flat(&self) -> Option<String> {
         let mut out = String::new();
-        self.write_flat(&mut out);
-        out
+        self.write_flat(&mut out).then_some(out)
     }
 
-    fn write_flat(&self, out: &mut String) {
+    fn write_flat(&self, out: &mut String) -> bool {
         match self {
             Expr::Text(text) => out.push_str(text),
             Expr::Call {
@@ -259,13 +280,17 @@ impl Expr {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    arg.write_flat(out);
+                    if !arg.write_flat(out) {
+                        return false;
+                    }
                 }
                 out.push_str(close);
                 out.push_str(after);
             }
             Expr::Chain(head, links) => {
-                head.write_flat(out);
+                if !head.write_flat(out) {
+                    return false;
+                }
                 for link in links {
                     out.push_str(link);
                 }
@@ -278,25 +303,66 @@ impl Expr {
                 out.push_str("if ");
                 out.push_str(cond);
                 out.push_str(" { ");
-                then.write_flat(out);
+                if !then.write_flat(out) {
+                    return false;
+                }
                 out.push_str(" } else { ");
-                otherwise.write_flat(out);
+                if !otherwise.write_flat(out) {
+                    return false;
+                }
                 out.push_str(" }");
             }
+            // A struct with fields has one per line, as prettyplease
+            // prints it.
+            Expr::Struct { path, fields } => {
+                if !fields.is_empty() {
+                    return false;
+                }
+                out.push_str(path);
+                out.push_str(" {}");
+            }
+            Expr::Block(statements, value) => {
+                return statements.is_empty() && value.write_flat(out);
+            }
+            Expr::Stmt(before, expr, after) => {
+                out.push_str(before);
+                if !expr.write_flat(out) {
+                    return false;
+                }
+                out.push_str(after);
+            }
+            Expr::Match { .. } | Expr::Scope { .. } => return false,
         }
+        true
     }
 
     /// Writes `before`, the expression and `after` at `indent`, as lines
     /// ending in a newline, broken where the line would pass the width.
     pub fn write(&self, out: &mut String, indent: usize, before: &str, after: &str) {
         let pad = " ".repeat(indent);
-        let flat = self.flat();
-        if indent + before.len() + flat.len() + after.len() <= WIDTH {
-            out.push_str(&format!("{pad}{before}{flat}{after}\n"));
-            return;
+        if let Some(flat) = self.flat() {
+            if indent + before.len() + flat.len() + after.len() <= WIDTH {
+                out.push_str(&format!("{pad}{before}{flat}{after}\n"));
+                return;
+            }
         }
         match self {
-            Expr::Text(_) => out.push_str(&format!("{pad}{before}{flat}{after}\n")),
+            Expr::Text(text) => out.push_str(&format!("{pad}{before}{text}{after}\n")),
+            // A lone struct or block argument hugs the parentheses:
+            // `Ok(Self {` ... `})`.
+            Expr::Call {
+                callee,
+                delims: (open, close),
+                args,
+                after: own,
+            } if matches!(args.as_slice(), [Expr::Struct { .. } | Expr::Block(..)]) => {
+                args[0].write(
+                    out,
+                    indent,
+                    &format!("{before}{callee}{open}"),
+                    &format!("{close}{own}{after}"),
+                );
+            }
             Expr::Call {
                 callee,
                 delims: (open, close),
@@ -336,8 +402,107 @@ impl Expr {
                 otherwise.write(out, indent + 4, "", "");
                 out.push_str(&format!("{pad}}}{after}\n"));
             }
+            Expr::Struct { path, fields } => {
+                out.push_str(&format!("{pad}{before}{path} {{\n"));
+                for (name, value) in fields {
+                    match value {
+                        Expr::Text(text) if text == name => {
+                            out.push_str(&format!("{pad}    {name},\n"));
+                        }
+                        _ => value.write(out, indent + 4, &format!("{name}: "), ","),
+                    }
+                }
+                out.push_str(&format!("{pad}}}{after}\n"));
+            }
+            Expr::Block(statements, value) => {
+                if statements.is_empty() {
+                    return value.write(out, indent, before, after);
+                }
+                out.push_str(&format!("{pad}{before}{{\n"));
+                for statement in statements {
+                    statement.write(out, indent + 4, "", "");
+                }
+                value.write(out, indent + 4, "", "");
+                out.push_str(&format!("{pad}}}{after}\n"));
+            }
+            Expr::Stmt(own_before, expr, own_after) => {
+                expr.write(
+                    out,
+                    indent,
+                    &format!("{before}{own_before}"),
+                    &format!("{own_after}{after}"),
+                );
+            }
+            Expr::Scope { head, body, tail } => {
+                out.push_str(&format!("{pad}{before}{head} {{\n"));
+                for statement in body {
+                    statement.write(out, indent + 4, "", "");
+                }
+                out.push_str(&format!("{pad}}}{tail}{after}\n"));
+            }
+            Expr::Match { scrutinee, arms } => {
+                out.push_str(&format!("{pad}{before}match {scrutinee} {{\n"));
+                for (pattern, value) in arms {
+                    value.write_arm(out, indent + 4, pattern);
+                }
+                out.push_str(&format!("{pad}}}{after}\n"));
+            }
         }
     }
+
+    /// Writes the expression as a function's body at `indent`: a block's
+    /// statements and value without its braces.
+    pub fn write_body(&self, out: &mut String, indent: usize) {
+        match self {
+            Expr::Block(statements, value) => {
+                for statement in statements {
+                    statement.write(out, indent, "", "");
+                }
+                value.write(out, indent, "", "");
+            }
+            other => other.write(out, indent, "", ""),
+        }
+    }
+
+    /// Writes `pattern => value` as a match arm at `indent`: on one line
+    /// when it fits, else the value in a block.
+    pub fn write_arm(&self, out: &mut String, indent: usize, pattern: &str) {
+        let before = format!("{pattern} => ");
+        if let Some(flat) = self.flat() {
+            if indent + before.len() + flat.len() < WIDTH {
+                out.push_str(&format!("{}{before}{flat},\n", " ".repeat(indent)));
+                return;
+            }
+        }
+        match self {
+            Expr::Block(statements, _) if !statements.is_empty() => {
+                self.write(out, indent, &before, "")
+            }
+            Expr::Match { .. } => self.write(out, indent, &before, ","),
+            _ => {
+                let pad = " ".repeat(indent);
+                out.push_str(&format!("{pad}{before}{{\n"));
+                self.write(out, indent + 4, "", "");
+                out.push_str(&format!("{pad}}}\n"));
+            }
+        }
+    }
+
+    /// The expression as tokens, for the items still built with `quote`.
+    pub fn tokens(&self) -> TokenStream {
+        let mut text = String::new();
+        self.write(&mut text, 0, "", "");
+        tokens(&text)
+    }
+}
+
+/// Source text as tokens. The text is the emitter's own, so a failure
+/// is its bug: the generated crate then fails to build, saying so.
+pub(crate) fn tokens(text: &str) -> TokenStream {
+    text.parse().unwrap_or_else(|e: proc_macro2::LexError| {
+        let message = format!("the generator wrote code it cannot read back: {e}");
+        quote::quote!(compile_error!(#message);)
+    })
 }
 
 /// A string literal for `text`, escaped as Rust reads it.

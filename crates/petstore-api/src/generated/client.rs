@@ -169,7 +169,9 @@ impl Client {
     /// `Link`; from the sunset date (00:00 UTC) on, it answers 410 with code `sunset`.
     ///
     /// `GET /pets/{petId}` (operationId `getPet`)
-    #[deprecated(note = "deprecated since 2026-11-01; sunset on 2030-12-05, after which it answers 410 Gone; use `listPets` instead")]
+    #[deprecated(
+        note = "deprecated since 2026-11-01; sunset on 2030-12-05, after which it answers 410 Gone; use `listPets` instead"
+    )]
     pub async fn get_pet(
         &self,
         request: operations::GetPetRequest,

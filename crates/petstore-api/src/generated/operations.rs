@@ -173,6 +173,7 @@ pub trait Pets {
         request: ListPetsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListPetsResponse, ErrorResponse>>;
+
     /// Create a pet
     ///
     /// Creates a pet and its inventory entry, with a stock of 1.
@@ -183,6 +184,7 @@ pub trait Pets {
         request: CreatePetRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<CreatePetResponse, ErrorResponse>>;
+
     /// Get a pet
     ///
     /// Returns one pet. Deprecated since 2026-11-01: use `listPets` with `id=<petId>`
@@ -198,6 +200,7 @@ pub trait Pets {
         request: GetPetRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>>;
+
     /// Replace a pet
     ///
     /// Replaces the pet's fields. A status change applies to its inventory entry too.
@@ -208,6 +211,7 @@ pub trait Pets {
         request: ReplacePetRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ReplacePetResponse, ErrorResponse>>;
+
     /// Delete a pet
     ///
     /// Deletes the pet and its inventory entry. A pet with incomplete orders cannot be deleted.
@@ -218,6 +222,7 @@ pub trait Pets {
         request: DeletePetRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<DeletePetResponse, ErrorResponse>>;
+
     /// List categories
     ///
     /// `GET /categories` (operationId `listCategories`)
@@ -225,9 +230,8 @@ pub trait Pets {
         &self,
         request: ListCategoriesRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<ListCategoriesResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<ListCategoriesResponse, ErrorResponse>>;
+
     /// Create a category
     ///
     /// `POST /categories` (operationId `createCategory`)
@@ -235,9 +239,8 @@ pub trait Pets {
         &self,
         request: CreateCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<CreateCategoryResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<CreateCategoryResponse, ErrorResponse>>;
+
     /// Get a category
     ///
     /// `GET /categories/{categoryId}` (operationId `getCategory`)
@@ -248,6 +251,7 @@ pub trait Pets {
         request: GetCategoryRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetCategoryResponse, ErrorResponse>>;
+
     /// Delete a category
     ///
     /// Deletes an empty category. A category that still has pets cannot be deleted.
@@ -259,9 +263,7 @@ pub trait Pets {
         &self,
         request: DeleteCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<DeleteCategoryResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<DeleteCategoryResponse, ErrorResponse>>;
 }
 
 /// Orders and inventory.
@@ -277,6 +279,7 @@ pub trait Store {
         request: ListOrdersRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListOrdersResponse, ErrorResponse>>;
+
     /// Place an order
     ///
     /// Orders `quantity` units of an available pet, taking them from its stock
@@ -290,6 +293,7 @@ pub trait Store {
         request: PlaceOrderRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<PlaceOrderResponse, ErrorResponse>>;
+
     /// Get an order
     ///
     /// `GET /store/orders/{orderId}` (operationId `getOrder`)
@@ -298,6 +302,7 @@ pub trait Store {
         request: GetOrderRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetOrderResponse, ErrorResponse>>;
+
     /// Cancel an order
     ///
     /// Cancels an incomplete order and returns its quantity to the pet's stock. A
@@ -312,6 +317,7 @@ pub trait Store {
         request: CancelOrderRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<CancelOrderResponse, ErrorResponse>>;
+
     /// Complete an order
     ///
     /// Marks the order complete and sets its `shipDate` to now when unset. Completing a
@@ -323,6 +329,7 @@ pub trait Store {
         request: CompleteOrderRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<CompleteOrderResponse, ErrorResponse>>;
+
     /// List inventory entries
     ///
     /// `GET /inventory` (operationId `listInventory`)
@@ -333,6 +340,7 @@ pub trait Store {
         request: ListInventoryRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListInventoryResponse, ErrorResponse>>;
+
     /// Get a pet's inventory entry
     ///
     /// `GET /inventory/{petId}` (operationId `getInventoryItem`)
@@ -342,9 +350,8 @@ pub trait Store {
         &self,
         request: GetInventoryItemRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<GetInventoryItemResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<GetInventoryItemResponse, ErrorResponse>>;
+
     /// Set a pet's stock
     ///
     /// Sets the stock count. Stock reaching 0 makes an `available` pet `sold`; stock
@@ -357,9 +364,8 @@ pub trait Store {
         &self,
         request: UpdateInventoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<UpdateInventoryResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<UpdateInventoryResponse, ErrorResponse>>;
+
     /// Follow orders and stock as they change
     ///
     /// A stream of server-sent events (`text/event-stream`): one event per order
@@ -542,6 +548,7 @@ impl runtime::ReadAnswer for ListPetsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListPetsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -573,9 +580,7 @@ impl runtime::Response for ListPetsResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -588,9 +593,7 @@ impl runtime::Response for ListPetsResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -698,6 +701,7 @@ impl runtime::ReadAnswer for CreatePetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CreatePetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -738,15 +742,11 @@ impl runtime::Response for CreatePetResponse {
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -759,9 +759,7 @@ impl runtime::Response for CreatePetResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -870,6 +868,7 @@ impl runtime::ReadAnswer for GetPetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetPetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -917,9 +916,7 @@ impl runtime::Response for GetPetResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -932,9 +929,7 @@ impl runtime::Response for GetPetResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -1033,6 +1028,7 @@ impl runtime::ReadAnswer for ReplacePetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ReplacePetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -1077,15 +1073,11 @@ impl runtime::Response for ReplacePetResponse {
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -1098,9 +1090,7 @@ impl runtime::Response for ReplacePetResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -1188,6 +1178,7 @@ impl runtime::ReadAnswer for DeletePetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for DeletePetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -1226,9 +1217,7 @@ impl runtime::Response for DeletePetResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -1241,9 +1230,7 @@ impl runtime::Response for DeletePetResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -1363,6 +1350,7 @@ impl runtime::ReadAnswer for ListCategoriesResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListCategoriesResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -1394,9 +1382,7 @@ impl runtime::Response for ListCategoriesResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -1409,9 +1395,7 @@ impl runtime::Response for ListCategoriesResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -1519,6 +1503,7 @@ impl runtime::ReadAnswer for CreateCategoryResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CreateCategoryResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -1559,15 +1544,11 @@ impl runtime::Response for CreateCategoryResponse {
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -1580,9 +1561,7 @@ impl runtime::Response for CreateCategoryResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -1678,6 +1657,7 @@ impl runtime::ReadAnswer for GetCategoryResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetCategoryResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -1714,9 +1694,7 @@ impl runtime::Response for GetCategoryResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -1729,9 +1707,7 @@ impl runtime::Response for GetCategoryResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -1828,6 +1804,7 @@ impl runtime::ReadAnswer for DeleteCategoryResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for DeleteCategoryResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -1869,9 +1846,7 @@ impl runtime::Response for DeleteCategoryResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -1884,9 +1859,7 @@ impl runtime::Response for DeleteCategoryResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2027,6 +2000,7 @@ impl runtime::ReadAnswer for ListOrdersResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListOrdersResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2058,9 +2032,7 @@ impl runtime::Response for ListOrdersResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -2073,9 +2045,7 @@ impl runtime::Response for ListOrdersResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2186,6 +2156,7 @@ impl runtime::ReadAnswer for PlaceOrderResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PlaceOrderResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2231,15 +2202,11 @@ impl runtime::Response for PlaceOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -2252,9 +2219,7 @@ impl runtime::Response for PlaceOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2339,6 +2304,7 @@ impl runtime::ReadAnswer for GetOrderResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetOrderResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2372,9 +2338,7 @@ impl runtime::Response for GetOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -2387,9 +2351,7 @@ impl runtime::Response for GetOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2477,6 +2439,7 @@ impl runtime::ReadAnswer for CancelOrderResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CancelOrderResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2515,9 +2478,7 @@ impl runtime::Response for CancelOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -2530,9 +2491,7 @@ impl runtime::Response for CancelOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2630,6 +2589,7 @@ impl runtime::ReadAnswer for CompleteOrderResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CompleteOrderResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2663,9 +2623,7 @@ impl runtime::Response for CompleteOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -2678,9 +2636,7 @@ impl runtime::Response for CompleteOrderResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2810,6 +2766,7 @@ impl runtime::ReadAnswer for ListInventoryResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListInventoryResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2844,9 +2801,7 @@ impl runtime::Response for ListInventoryResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -2859,9 +2814,7 @@ impl runtime::Response for ListInventoryResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -2957,6 +2910,7 @@ impl runtime::ReadAnswer for GetInventoryItemResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetInventoryItemResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -2993,9 +2947,7 @@ impl runtime::Response for GetInventoryItemResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -3008,9 +2960,7 @@ impl runtime::Response for GetInventoryItemResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -3120,6 +3070,7 @@ impl runtime::ReadAnswer for UpdateInventoryResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for UpdateInventoryResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -3167,15 +3118,11 @@ impl runtime::Response for UpdateInventoryResponse {
                 runtime::json(builder, &body)
             }
             Self::UnsupportedMediaType(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -3188,9 +3135,7 @@ impl runtime::Response for UpdateInventoryResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {
@@ -3294,6 +3239,7 @@ pub enum WatchStoreResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for WatchStoreResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),
@@ -3330,9 +3276,7 @@ impl runtime::Response for WatchStoreResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
             Self::TooManyRequests(response) => {
@@ -3345,9 +3289,7 @@ impl runtime::Response for WatchStoreResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
             Self::ServiceUnavailable(response) => {

@@ -97,6 +97,7 @@ impl runtime::ReadAnswer for GetCResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetCResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -107,6 +107,7 @@ impl runtime::ReadAnswer for PingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -146,6 +147,7 @@ impl runtime::ReadAnswer for PongResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PongResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

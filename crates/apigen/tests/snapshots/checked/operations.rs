@@ -142,6 +142,7 @@ impl runtime::ReadAnswer for StockShelfResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for StockShelfResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -184,6 +185,7 @@ impl runtime::ReadAnswer for PackCrateResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PackCrateResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

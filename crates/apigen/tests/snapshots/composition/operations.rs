@@ -107,6 +107,7 @@ impl runtime::ReadAnswer for CreateAccountResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CreateAccountResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

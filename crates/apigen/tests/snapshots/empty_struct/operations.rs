@@ -100,6 +100,7 @@ impl runtime::ReadAnswer for PingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -70,12 +70,14 @@ pub trait Things {
         request: GetThingRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>>;
+
     /// `DELETE /things/{id}` (operationId `deleteThing`)
     fn delete_thing(
         &self,
         request: DeleteThingRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<DeleteThingResponse, ErrorResponse>>;
+
     /// `GET /things` (operationId `listThings`)
     fn list_things(
         &self,
@@ -118,6 +120,7 @@ impl runtime::ReadAnswer for GetThingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
@@ -137,9 +140,7 @@ impl runtime::Response for GetThingResponse {
                 runtime::json(builder, &body)
             }
             Self::InternalServerError(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 runtime::json(builder, &body)
             }
         }
@@ -177,6 +178,7 @@ impl runtime::ReadAnswer for DeleteThingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for DeleteThingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
@@ -234,6 +236,7 @@ impl runtime::ReadAnswer for ListThingsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListThingsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,

@@ -115,6 +115,7 @@ pub enum WatchFeedResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for WatchFeedResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             429 => Ok(Self::TooManyRequests(error.body)),
@@ -171,6 +172,7 @@ pub enum CompleteResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CompleteResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,
@@ -218,6 +220,7 @@ pub enum StreamChunksResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for StreamChunksResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

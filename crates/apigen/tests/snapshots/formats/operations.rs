@@ -110,6 +110,7 @@ impl runtime::ReadAnswer for PutSampleResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PutSampleResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

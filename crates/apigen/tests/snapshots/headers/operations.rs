@@ -98,19 +98,22 @@ impl runtime::ReadAnswer for GetHResponse {
         let value = match answer.status {
             200 => {
                 Self::Ok {
-                    x_list: answer
-                        .header_styled::<
-                            Vec<String>,
-                        >("X-List", runtime::ValueKind::Array, runtime::Style::Simple)?,
-                    x_ints: answer
-                        .required_header_styled::<
-                            Vec<i64>,
-                        >("X-Ints", runtime::ValueKind::Array, runtime::Style::Simple)?,
+                    x_list: answer.header_styled::<Vec<String>>(
+                        "X-List",
+                        runtime::ValueKind::Array,
+                        runtime::Style::Simple,
+                    )?,
+                    x_ints: answer.required_header_styled::<Vec<i64>>(
+                        "X-Ints",
+                        runtime::ValueKind::Array,
+                        runtime::Style::Simple,
+                    )?,
                     x_content: answer.header("X-Content")?,
-                    x_json: answer
-                        .header_styled::<
-                            super::models::GetHOkXJson,
-                        >("X-Json", runtime::ValueKind::Object, runtime::Style::Json)?,
+                    x_json: answer.header_styled::<super::models::GetHOkXJson>(
+                        "X-Json",
+                        runtime::ValueKind::Object,
+                        runtime::Style::Json,
+                    )?,
                 }
             }
             _ => return Ok(None),
@@ -122,6 +125,7 @@ impl runtime::ReadAnswer for GetHResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetHResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -138,12 +142,7 @@ impl runtime::Response for GetHResponse {
                         runtime::Style::Simple,
                     );
                 }
-                runtime::set_header_styled(
-                    &mut builder,
-                    "X-Ints",
-                    &x_ints,
-                    runtime::Style::Simple,
-                );
+                runtime::set_header_styled(&mut builder, "X-Ints", &x_ints, runtime::Style::Simple);
                 if let Some(value) = x_content {
                     runtime::set_header(&mut builder, "X-Content", value);
                 }

@@ -70,6 +70,7 @@ pub trait Result2 {
         request: GetPetRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>>;
+
     /// `GET /b` (operationId `get_pet`)
     fn get_pet2(
         &self,
@@ -125,6 +126,7 @@ impl runtime::ReadAnswer for GetPetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetPetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -167,6 +169,7 @@ impl runtime::ReadAnswer for GetPet2Response {
 #[cfg(feature = "server")]
 impl runtime::Response for GetPet2Response {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -223,6 +226,7 @@ impl runtime::ReadAnswer for ConfigureResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ConfigureResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -275,6 +279,7 @@ impl runtime::ReadAnswer for RespondResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for RespondResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

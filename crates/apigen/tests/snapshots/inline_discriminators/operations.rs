@@ -97,6 +97,7 @@ impl runtime::ReadAnswer for GetEResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetEResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -96,6 +96,7 @@ impl runtime::ReadAnswer for GetXResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetXResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

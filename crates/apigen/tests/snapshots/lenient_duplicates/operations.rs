@@ -108,6 +108,7 @@ impl runtime::ReadAnswer for GetThingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -100,6 +100,7 @@ impl runtime::ReadAnswer for GetAResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetAResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -110,6 +110,7 @@ impl runtime::ReadAnswer for PostNResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PostNResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -69,6 +69,7 @@ pub trait A {
         request: GetARequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetAResponse, ErrorResponse>>;
+
     /// `POST /a` (operationId `postA`)
     fn post_a(
         &self,
@@ -118,6 +119,7 @@ impl runtime::ReadAnswer for GetAResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetAResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,
@@ -159,6 +161,7 @@ impl runtime::ReadAnswer for PostAResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PostAResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

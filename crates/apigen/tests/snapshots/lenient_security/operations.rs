@@ -96,6 +96,7 @@ impl runtime::ReadAnswer for GetSResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetSResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

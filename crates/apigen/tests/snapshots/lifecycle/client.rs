@@ -74,7 +74,9 @@ impl Client {
     }
 
     /// `GET /widgets/old` (operationId `oldWidgets`)
-    #[deprecated(note = "deprecated since 2025-01-01; sunset on 2026-01-01, after which it answers 410 Gone; use `listWidgets` instead")]
+    #[deprecated(
+        note = "deprecated since 2025-01-01; sunset on 2026-01-01, after which it answers 410 Gone; use `listWidgets` instead"
+    )]
     pub async fn old_widgets(
         &self,
         _request: operations::OldWidgetsRequest,

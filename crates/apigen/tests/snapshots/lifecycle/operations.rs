@@ -73,6 +73,7 @@ pub trait WidgetAdmin {
         request: ListWidgetsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListWidgetsResponse, ErrorResponse>>;
+
     /// `POST /widgets` (operationId `createWidget`)
     ///
     /// **Stability: alpha.** The operation may change without a new API version.
@@ -81,6 +82,7 @@ pub trait WidgetAdmin {
         request: CreateWidgetRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<CreateWidgetResponse, ErrorResponse>>;
+
     /// `GET /widgets/old` (operationId `oldWidgets`)
     #[deprecated(
         note = "deprecated since 2025-01-01; sunset on 2026-01-01, after which it answers 410 Gone; use `listWidgets` instead"
@@ -90,10 +92,9 @@ pub trait WidgetAdmin {
         request: OldWidgetsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<OldWidgetsResponse, ErrorResponse>>;
+
     /// `GET /widgets/older` (operationId `olderWidgets`)
-    #[deprecated(
-        note = "deprecated; sunset on 2025-06-30, after which it answers 410 Gone"
-    )]
+    #[deprecated(note = "deprecated; sunset on 2025-06-30, after which it answers 410 Gone")]
     fn older_widgets(
         &self,
         request: OlderWidgetsRequest,
@@ -139,6 +140,7 @@ impl runtime::ReadAnswer for ListWidgetsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListWidgetsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -178,6 +180,7 @@ impl runtime::ReadAnswer for CreateWidgetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CreateWidgetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -217,6 +220,7 @@ impl runtime::ReadAnswer for OldWidgetsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for OldWidgetsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -256,6 +260,7 @@ impl runtime::ReadAnswer for OlderWidgetsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for OlderWidgetsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -295,6 +300,7 @@ impl runtime::ReadAnswer for PingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -70,12 +70,14 @@ pub trait Books {
         request: ListBooksRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListBooksResponse, ErrorResponse>>;
+
     /// `POST /books` (operationId `addBook`)
     fn add_book(
         &self,
         request: AddBookRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<AddBookResponse, ErrorResponse>>;
+
     /// `POST /notes` (operationId `addNote`)
     fn add_note(
         &self,
@@ -93,6 +95,7 @@ pub trait Meta {
         request: AdminStatsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<AdminStatsResponse, ErrorResponse>>;
+
     /// Credentials as a header parameter rather than a scheme.
     ///
     /// `GET /me` (operationId `whoAmI`)
@@ -101,6 +104,7 @@ pub trait Meta {
         request: WhoAmIRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>>;
+
     /// `GET /health` (operationId `health`)
     fn health(
         &self,
@@ -166,6 +170,7 @@ impl runtime::ReadAnswer for ListBooksResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListBooksResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -234,6 +239,7 @@ impl runtime::ReadAnswer for AddBookResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for AddBookResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -294,6 +300,7 @@ impl runtime::ReadAnswer for AddNoteResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for AddNoteResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -340,6 +347,7 @@ impl runtime::ReadAnswer for AdminStatsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for AdminStatsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -389,6 +397,7 @@ impl runtime::ReadAnswer for WhoAmIResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for WhoAmIResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             401 => Ok(Self::Unauthorized),
@@ -435,6 +444,7 @@ impl runtime::ReadAnswer for HealthResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for HealthResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

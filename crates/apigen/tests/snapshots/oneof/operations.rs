@@ -114,6 +114,7 @@ impl runtime::ReadAnswer for MeasureResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for MeasureResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             422 => Ok(Self::UnprocessableEntity(error.body)),
@@ -128,9 +129,7 @@ impl runtime::Response for MeasureResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
         }
@@ -168,6 +167,7 @@ impl runtime::ReadAnswer for GreetResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GreetResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             422 => Ok(Self::UnprocessableEntity(error.body)),
@@ -182,9 +182,7 @@ impl runtime::Response for GreetResponse {
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {
-                let builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 runtime::json(builder, &body)
             }
         }

@@ -166,6 +166,7 @@ impl runtime::ReadAnswer for ListLinkedResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListLinkedResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -211,6 +212,7 @@ impl runtime::ReadAnswer for ListCursoredResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListCursoredResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -255,6 +257,7 @@ impl runtime::ReadAnswer for ListAfterLastResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListAfterLastResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -299,6 +302,7 @@ impl runtime::ReadAnswer for ListNumberedResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListNumberedResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -355,6 +359,7 @@ impl runtime::ReadAnswer for ListStripedResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListStripedResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -117,6 +117,7 @@ impl runtime::ReadAnswer for SearchResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for SearchResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest(error.body)),

@@ -70,14 +70,13 @@ pub trait Api {
         request: GetItemRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetItemResponse, ErrorResponse>>;
+
     /// `DELETE /items/{itemId}` (operationId `deleteItemsItemId`)
     fn delete_items_item_id(
         &self,
         request: DeleteItemsItemIdRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<DeleteItemsItemIdResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<DeleteItemsItemIdResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `get_item`.
@@ -170,6 +169,7 @@ impl runtime::ReadAnswer for GetItemResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetItemResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,
@@ -244,6 +244,7 @@ impl runtime::ReadAnswer for DeleteItemsItemIdResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for DeleteItemsItemIdResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),

@@ -70,30 +70,28 @@ pub trait Customers {
         request: ListCustomersRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ListCustomersResponse, ErrorResponse>>;
+
     /// `POST /customers` (operationId `createCustomer`)
     fn create_customer(
         &self,
         request: CreateCustomerRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<CreateCustomerResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<CreateCustomerResponse, ErrorResponse>>;
+
     /// `PUT /customers/{id}/attachments` (operationId `uploadAttachment`)
     fn upload_attachment(
         &self,
         request: UploadAttachmentRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<UploadAttachmentResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<UploadAttachmentResponse, ErrorResponse>>;
+
     /// `POST /customers/{id}/documents` (operationId `uploadDocument`)
     fn upload_document(
         &self,
         request: UploadDocumentRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<UploadDocumentResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<UploadDocumentResponse, ErrorResponse>>;
+
     /// `GET /customers/{id}/invoice` (operationId `getInvoicePdf`)
     fn get_invoice_pdf(
         &self,
@@ -130,6 +128,7 @@ impl runtime::ReadAnswer for ListCustomersResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListCustomersResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -179,6 +178,7 @@ impl runtime::ReadAnswer for CreateCustomerResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CreateCustomerResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -223,6 +223,7 @@ impl runtime::ReadAnswer for UploadAttachmentResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for UploadAttachmentResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -284,6 +285,7 @@ impl runtime::ReadAnswer for GetInvoicePdfResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetInvoicePdfResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -131,6 +131,7 @@ impl runtime::ReadAnswer for ListItemsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListItemsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             409 => Ok(Self::Conflict(error.body)),
@@ -177,6 +178,7 @@ impl runtime::ReadAnswer for GetThingResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

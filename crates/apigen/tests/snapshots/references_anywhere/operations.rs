@@ -80,9 +80,7 @@ pub trait Animals {
         &self,
         request: GetAnimalsPetIdRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<GetAnimalsPetIdResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<GetAnimalsPetIdResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `get_pets_pet_id`.
@@ -113,6 +111,7 @@ impl runtime::ReadAnswer for GetPetsPetIdResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetPetsPetIdResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

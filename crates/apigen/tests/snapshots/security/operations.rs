@@ -172,6 +172,7 @@ impl runtime::ReadAnswer for GetPublicResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetPublicResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -211,6 +212,7 @@ impl runtime::ReadAnswer for GetOptionalResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetOptionalResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -277,6 +279,7 @@ impl runtime::ReadAnswer for GetLegacyResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetLegacyResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             401 => Ok(Self::Unauthorized),

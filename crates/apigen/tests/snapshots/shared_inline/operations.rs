@@ -69,9 +69,7 @@ pub trait Customers {
         &self,
         request: CreateCustomerRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<CreateCustomerResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<CreateCustomerResponse, ErrorResponse>>;
 }
 
 /// The untagged operations under `/vendors`. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -142,6 +140,7 @@ impl runtime::ReadAnswer for CreateCustomerResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for CreateCustomerResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -179,6 +179,7 @@ impl runtime::ReadAnswer for ListBoatsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListBoatsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
@@ -245,6 +246,7 @@ impl runtime::ReadAnswer for ListCarsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListCarsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
@@ -260,9 +262,7 @@ impl runtime::Response for ListCarsResponse {
                 runtime::json(builder, &body)
             }
             Self::MovedPermanently { location } => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::MOVED_PERMANENTLY,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::MOVED_PERMANENTLY);
                 runtime::set_header(&mut builder, "Location", location);
                 Ok(builder.finish())
             }
@@ -302,6 +302,7 @@ impl runtime::ReadAnswer for ListDocksResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListDocksResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -69,36 +69,34 @@ pub trait Api {
         request: GetJournalRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetJournalResponse, ErrorResponse>>;
+
     /// `GET /journals/{JournalNumber}` (operationId `getJournalByNumber`)
     fn get_journal_by_number(
         &self,
         request: GetJournalByNumberRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<GetJournalByNumberResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<GetJournalByNumberResponse, ErrorResponse>>;
+
     /// `GET /journals/{Name}` (operationId `getJournalByName`)
     fn get_journal_by_name(
         &self,
         request: GetJournalByNameRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<GetJournalByNameResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<GetJournalByNameResponse, ErrorResponse>>;
+
     /// `DELETE /journals/{Name}` (operationId `deleteJournal`)
     fn delete_journal(
         &self,
         request: DeleteJournalRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<DeleteJournalResponse, ErrorResponse>>;
+
     /// `GET /journals/{Title}` (operationId `getJournalByTitle`)
     fn get_journal_by_title(
         &self,
         request: GetJournalByTitleRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<
-        Output = Result<GetJournalByTitleResponse, ErrorResponse>,
-    >;
+    ) -> impl std::future::Future<Output = Result<GetJournalByTitleResponse, ErrorResponse>>;
 }
 
 /// The parameters and body of `get_journal`.
@@ -129,6 +127,7 @@ impl runtime::ReadAnswer for GetJournalResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetJournalResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -171,6 +170,7 @@ impl runtime::ReadAnswer for GetJournalByNumberResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetJournalByNumberResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -213,6 +213,7 @@ impl runtime::ReadAnswer for GetJournalByNameResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetJournalByNameResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -255,6 +256,7 @@ impl runtime::ReadAnswer for DeleteJournalResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for DeleteJournalResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -297,6 +299,7 @@ impl runtime::ReadAnswer for GetJournalByTitleResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetJournalByTitleResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -70,18 +70,21 @@ pub trait Teapots {
         request: GetTeapotRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<GetTeapotResponse, ErrorResponse>>;
+
     /// `OPTIONS /teapots` (operationId `teapotOptions`)
     fn teapot_options(
         &self,
         request: TeapotOptionsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<TeapotOptionsResponse, ErrorResponse>>;
+
     /// `HEAD /teapots` (operationId `teapotsHead`)
     fn teapots_head(
         &self,
         request: TeapotsHeadRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<TeapotsHeadResponse, ErrorResponse>>;
+
     /// `TRACE /teapots` (operationId `traceTeapots`)
     fn trace_teapots(
         &self,
@@ -156,6 +159,7 @@ impl runtime::ReadAnswer for GetTeapotResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetTeapotResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             404 => Ok(Self::NotFound(error.body)),
@@ -229,6 +233,7 @@ impl runtime::ReadAnswer for TeapotOptionsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for TeapotOptionsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -271,6 +276,7 @@ impl runtime::ReadAnswer for TeapotsHeadResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for TeapotsHeadResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
@@ -328,6 +334,7 @@ impl runtime::ReadAnswer for TraceTeapotsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for TraceTeapotsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Ok(Self::Default {
             status: error.status,
@@ -374,6 +381,7 @@ impl runtime::ReadAnswer for KettlesHeadResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for KettlesHeadResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -276,6 +276,7 @@ impl runtime::ReadAnswer for GetAnswerResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for GetAnswerResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         match error.status.as_u16() {
             400 => Ok(Self::BadRequest),
@@ -328,9 +329,7 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::Status101 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SWITCHING_PROTOCOLS,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::SWITCHING_PROTOCOLS);
                 Ok(builder.finish())
             }
             Self::Status102 => {
@@ -372,9 +371,7 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::Status208 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::ALREADY_REPORTED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::ALREADY_REPORTED);
                 Ok(builder.finish())
             }
             Self::Status226 => {
@@ -382,15 +379,11 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::Status300 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::MULTIPLE_CHOICES,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::MULTIPLE_CHOICES);
                 Ok(builder.finish())
             }
             Self::MovedPermanently => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::MOVED_PERMANENTLY,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::MOVED_PERMANENTLY);
                 Ok(builder.finish())
             }
             Self::Found => {
@@ -410,15 +403,11 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::TemporaryRedirect => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TEMPORARY_REDIRECT,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::TEMPORARY_REDIRECT);
                 Ok(builder.finish())
             }
             Self::PermanentRedirect => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::PERMANENT_REDIRECT,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::PERMANENT_REDIRECT);
                 Ok(builder.finish())
             }
             Self::BadRequest => {
@@ -430,9 +419,7 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::PaymentRequired => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::PAYMENT_REQUIRED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::PAYMENT_REQUIRED);
                 Ok(builder.finish())
             }
             Self::Forbidden => {
@@ -444,9 +431,7 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::MethodNotAllowed => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::METHOD_NOT_ALLOWED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::METHOD_NOT_ALLOWED);
                 Ok(builder.finish())
             }
             Self::NotAcceptable => {
@@ -476,15 +461,11 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::PreconditionFailed => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::PRECONDITION_FAILED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::PRECONDITION_FAILED);
                 Ok(builder.finish())
             }
             Self::PayloadTooLarge => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::PAYLOAD_TOO_LARGE,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
                 Ok(builder.finish())
             }
             Self::UriTooLong => {
@@ -492,21 +473,15 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::UnsupportedMediaType => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
                 Ok(builder.finish())
             }
             Self::RangeNotSatisfiable => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::RANGE_NOT_SATISFIABLE,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::RANGE_NOT_SATISFIABLE);
                 Ok(builder.finish())
             }
             Self::ExpectationFailed => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::EXPECTATION_FAILED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::EXPECTATION_FAILED);
                 Ok(builder.finish())
             }
             Self::ImATeapot => {
@@ -514,15 +489,11 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::Status421 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::MISDIRECTED_REQUEST,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::MISDIRECTED_REQUEST);
                 Ok(builder.finish())
             }
             Self::UnprocessableEntity => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::UNPROCESSABLE_ENTITY,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
                 Ok(builder.finish())
             }
             Self::Locked => {
@@ -530,27 +501,19 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::FailedDependency => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::FAILED_DEPENDENCY,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::FAILED_DEPENDENCY);
                 Ok(builder.finish())
             }
             Self::UpgradeRequired => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::UPGRADE_REQUIRED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::UPGRADE_REQUIRED);
                 Ok(builder.finish())
             }
             Self::PreconditionRequired => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::PRECONDITION_REQUIRED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::PRECONDITION_REQUIRED);
                 Ok(builder.finish())
             }
             Self::TooManyRequests => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::TOO_MANY_REQUESTS,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::TOO_MANY_REQUESTS);
                 Ok(builder.finish())
             }
             Self::RequestHeaderFieldsTooLarge => {
@@ -566,9 +529,7 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::InternalServerError => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::INTERNAL_SERVER_ERROR,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
                 Ok(builder.finish())
             }
             Self::NotImplemented => {
@@ -580,9 +541,7 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::ServiceUnavailable => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::SERVICE_UNAVAILABLE,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::SERVICE_UNAVAILABLE);
                 Ok(builder.finish())
             }
             Self::GatewayTimeout => {
@@ -590,21 +549,15 @@ impl runtime::Response for GetAnswerResponse {
                 Ok(builder.finish())
             }
             Self::Status505 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::HTTP_VERSION_NOT_SUPPORTED,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::HTTP_VERSION_NOT_SUPPORTED);
                 Ok(builder.finish())
             }
             Self::Status506 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::VARIANT_ALSO_NEGOTIATES,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::VARIANT_ALSO_NEGOTIATES);
                 Ok(builder.finish())
             }
             Self::Status507 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::INSUFFICIENT_STORAGE,
-                );
+                let mut builder = runtime::respond(runtime::StatusCode::INSUFFICIENT_STORAGE);
                 Ok(builder.finish())
             }
             Self::Status508 => {

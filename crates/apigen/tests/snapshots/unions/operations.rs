@@ -97,6 +97,7 @@ impl runtime::ReadAnswer for ListShapesResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListShapesResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -100,6 +100,7 @@ impl runtime::ReadAnswer for SearchResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for SearchResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -97,6 +97,7 @@ impl runtime::ReadAnswer for ListBookingsResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for ListBookingsResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

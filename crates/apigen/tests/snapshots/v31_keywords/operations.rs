@@ -107,6 +107,7 @@ impl runtime::ReadAnswer for UploadResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for UploadResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -123,6 +123,7 @@ impl runtime::ReadAnswer for PatchAccountResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PatchAccountResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }

@@ -100,6 +100,7 @@ impl runtime::ReadAnswer for PutPointResponse {
 #[cfg(feature = "server")]
 impl runtime::Response for PutPointResponse {
     type Error = ErrorResponse;
+
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         Err(error)
     }
