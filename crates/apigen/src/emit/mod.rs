@@ -38,7 +38,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let mut jobs = Jobs::default();
     // The reference page first: it is one job, as long as several others.
     let docs_html = jobs.one(move || docs::page(api, &generated_by));
-    let server_head = jobs.one(move || render(server::head(api, gates)));
+    let server_head = jobs.one(move || server::head(api, gates));
     let handlers = jobs.each(&op_chunks, |chunk| server::handlers(api, gates, chunk));
     let client_head = jobs.one(move || render(client::head(api)));
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));

@@ -5,8 +5,7 @@
 use super::text::{self, Expr};
 use super::{ident, operations::param_default, Gates};
 use crate::ir::{Api, Operation, ParamLocation, Style, Ty};
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use std::collections::HashMap;
 
 /// The module's doc comment.
@@ -63,10 +62,8 @@ pub fn handlers(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
 }
 
 /// Everything but the handlers: the `Rejections` trait, the routing
-/// (`configure`) and the answer for unknown paths.
-pub fn head(api: &Api, gates: &Gates) -> TokenStream {
-    let trait_names: Vec<_> = api.traits.iter().map(|t| ident(&t.name)).collect();
-
+/// (`configure`) and the answer for unknown paths, as text.
+pub fn head(api: &Api, gates: &Gates) -> String {
     // Resources: one per path shape (templates that differ only in their
     // parameters' names are one route to the router), static paths before
     // templated ones so that a literal segment wins over a parameter.
@@ -83,125 +80,156 @@ pub fn head(api: &Api, gates: &Gates) -> TokenStream {
         }
     }
     shapes.sort_by_key(|(shape, _)| shape.matches('{').count());
-    let resources = shapes.iter().map(|(_, ops)| {
-        let path = &ops[0].path;
+    let mut resources = String::new();
+    for (_, ops) in &shapes {
+        let path = text::string_literal(&ops[0].path);
         let ops = dispatch_order(ops);
-        let allow = methods(&ops).join(", ");
-        let route = |o: &Operation| {
-            // actix-web has a route constructor for each method but OPTIONS.
-            let method = match o.method.as_str() {
-                "OPTIONS" => quote!(web::method(actix_web::http::Method::OPTIONS)),
-                other => {
-                    let method = format_ident!("{}", other.to_ascii_lowercase());
-                    quote!(web::#method())
-                }
-            };
-            let handler = ident(&o.fn_name);
-            let operation = ident(&o.const_name);
-            // Of several operations on one shape and method, each but the
-            // last takes only a path its typed parameters read.
-            let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
-            let last = ops.iter().rev().find(|p| p.method == o.method).map(|p| &p.id);
-            let guard = (shares && last != Some(&o.id))
-                .then(|| path_guard(o))
-                .flatten();
-            let method = match guard {
-                Some(guard) => quote!(#method.guard(actix_web::guard::fn_guard(#guard))),
-                None => method,
-            };
-            quote!(route(runtime::serve(#method.to(#handler::<S>), metadata::#operation, layer())))
-        };
         if gates.on() {
-            return gated_resource(gates, path, &ops, route);
+            gated_resource(gates, &path, &ops, &mut resources);
+            continue;
         }
-        let routes = ops.iter().map(|o| {
-            let route = route(o);
-            quote!(.#route)
-        });
-        quote! {
-            cfg.service(
-                web::resource(#path)
-                    #(#routes)*
-                    .default_service(
-                        web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                            runtime::method_not_allowed(&request, #allow, |rejection| service.reject(rejection))
-                        })
-                        .wrap(layer()),
-                    ),
-            );
+        resources.push_str(&format!(
+            "    cfg.service(\n        web::resource({path})\n"
+        ));
+        for o in &ops {
+            route(o, &ops).write(&mut resources, 12, ".route(", ")");
         }
-    });
+        let allow = text::string_literal(&methods(&ops).join(", "));
+        resources.push_str("            .default_service(\n");
+        method_not_allowed(&allow, 16, &mut resources);
+        resources.push_str("            ),\n    );\n");
+    }
     // With group features, a route trait whose feature is off stands for
     // `runtime::FeatureOff`, which every type has: `configure` asks for the
     // traits this build serves.
-    let (bounds, trait_uses) = if gates.on() {
-        let uses = api.traits.iter().map(|t| {
-            let name = ident(&t.name);
-            let on = gates.group(&t.group);
-            quote! {
-                #[cfg(#on)]
-                use super::operations::#name;
-                #[cfg(not(#on))]
-                use super::runtime::FeatureOff as #name;
-            }
-        });
-        (
-            quote!(#(#trait_names +)* Rejections + 'static),
-            quote!(#(#uses)*),
-        )
-    } else {
-        (
-            quote!(#(operations::#trait_names +)* Rejections + 'static),
-            quote!(),
-        )
-    };
-    quote! {
-        #trait_uses
-
-        /// How a request refused before it reaches a handler (a malformed
-        /// parameter, invalid JSON, an unknown route), or an answer the glue
-        /// cannot send as it is, is answered.
-        pub trait Rejections {
-            /// The error to send for a rejection; its status should be the
-            /// rejection's. [`runtime::RejectionKind::Internal`] rejections
-            /// carry a message for logs, not for the client.
-            fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
-        }
-
-        /// Registers a route for every operation, with `service` serving them.
-        /// Paths are relative to the spec's server URL: mount this inside a
-        /// `web::scope` to serve under a base path.
-        pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
-        where
-            S: #bounds,
-        {
-            configure_with(cfg, service, actix_web::middleware::Identity::default);
-        }
-
-        /// As [`configure`], with the middleware `layer()` makes around every
-        /// route, and around the answers for unknown paths (404) and methods
-        /// (405). The layer runs once the route is matched:
-        /// `runtime::Operation::of(request)` gives the operation it serves
-        /// (`None` for 404 and 405), so nothing has to match paths again.
-        pub fn configure_with<S, L, B>(
-            cfg: &mut web::ServiceConfig,
-            service: web::Data<S>,
-            layer: impl Fn() -> L,
-        ) where
-            S: #bounds,
-            L: runtime::Layer<B>,
-            B: actix_web::body::MessageBody + 'static,
-        {
-            cfg.app_data(service);
-            #(#resources)*
-            cfg.default_service(web::to(not_found::<S>).wrap(layer()));
-        }
-
-        /// The answer for a request that no route matches.
-        pub async fn not_found<S: Rejections + 'static>(service: web::Data<S>, request: HttpRequest) -> HttpResponse {
-            runtime::not_found(&request, |rejection| service.reject(rejection))
+    let mut out = String::new();
+    let mut bounds: Vec<String> = Vec::new();
+    for t in &api.traits {
+        let name = ident(&t.name);
+        if gates.on() {
+            let on = gates
+                .group(&t.group)
+                .map(|p| text::compact(&p))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "#[cfg({on})]\nuse super::operations::{name};\n\
+                 #[cfg(not({on}))]\nuse super::runtime::FeatureOff as {name};\n"
+            ));
+            bounds.push(name.to_string());
+        } else {
+            bounds.push(format!("operations::{name}"));
         }
     }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    bounds.push("Rejections".into());
+    bounds.push("'static".into());
+    let bounds = bounds.join(" + ");
+    out.push_str(&format!(
+        r#"/// How a request refused before it reaches a handler (a malformed
+/// parameter, invalid JSON, an unknown route), or an answer the glue
+/// cannot send as it is, is answered.
+pub trait Rejections {{
+    /// The error to send for a rejection; its status should be the
+    /// rejection's. [`runtime::RejectionKind::Internal`] rejections
+    /// carry a message for logs, not for the client.
+    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
+}}
+
+/// Registers a route for every operation, with `service` serving them.
+/// Paths are relative to the spec's server URL: mount this inside a
+/// `web::scope` to serve under a base path.
+pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
+where
+    S: {bounds},
+{{
+    configure_with(cfg, service, actix_web::middleware::Identity::default);
+}}
+
+/// As [`configure`], with the middleware `layer()` makes around every
+/// route, and around the answers for unknown paths (404) and methods
+/// (405). The layer runs once the route is matched:
+/// `runtime::Operation::of(request)` gives the operation it serves
+/// (`None` for 404 and 405), so nothing has to match paths again.
+pub fn configure_with<S, L, B>(
+    cfg: &mut web::ServiceConfig,
+    service: web::Data<S>,
+    layer: impl Fn() -> L,
+) where
+    S: {bounds},
+    L: runtime::Layer<B>,
+    B: actix_web::body::MessageBody + 'static,
+{{
+    cfg.app_data(service);
+{resources}    cfg.default_service(web::to(not_found::<S>).wrap(layer()));
+}}
+
+/// The answer for a request that no route matches.
+pub async fn not_found<S: Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {{
+    runtime::not_found(&request, |rejection| service.reject(rejection))
+}}
+"#
+    ));
+    out
+}
+
+/// An operation's route on its resource: its method (guarded, when it
+/// shares its shape and method with others, by its typed path
+/// parameters), its handler and its metadata, under the layer.
+fn route(o: &Operation, ops: &[&Operation]) -> Expr {
+    // actix-web has a route constructor for each method but OPTIONS.
+    let method = match o.method.as_str() {
+        "OPTIONS" => "web::method(actix_web::http::Method::OPTIONS)".to_string(),
+        other => format!("web::{}()", other.to_ascii_lowercase()),
+    };
+    // Of several operations on one shape and method, each but the last
+    // takes only a path its typed parameters read.
+    let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
+    let last = ops
+        .iter()
+        .rev()
+        .find(|p| p.method == o.method)
+        .map(|p| &p.id);
+    let method = match (shares && last != Some(&o.id))
+        .then(|| path_guard(o))
+        .flatten()
+    {
+        Some(guard) => format!("{method}.guard(actix_web::guard::fn_guard({guard}))"),
+        None => method,
+    };
+    Expr::call(
+        "runtime::serve",
+        vec![
+            Expr::text(format!("{method}.to({}::<S>)", ident(&o.fn_name))),
+            Expr::text(format!("metadata::{}", ident(&o.const_name))),
+            Expr::text("layer()"),
+        ],
+        "",
+    )
+}
+
+/// A resource's default service at `indent`: the 405 naming the methods
+/// it allows (`allow`, an expression).
+fn method_not_allowed(allow: &str, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    out.push_str(&format!(
+        "{pad}web::to(|service: web::Data<S>, request: HttpRequest| async move {{\n"
+    ));
+    Expr::call(
+        "runtime::method_not_allowed",
+        vec![
+            Expr::text("&request"),
+            Expr::text(allow),
+            Expr::text("|rejection| service.reject(rejection)"),
+        ],
+        "",
+    )
+    .write(out, indent + 4, "", "");
+    out.push_str(&format!("{pad}}})\n{pad}.wrap(layer()),\n"));
 }
 
 /// The operations of one path shape in the order their routes are tried:
@@ -217,21 +245,23 @@ fn dispatch_order<'o>(ops: &[&'o Operation]) -> Vec<&'o Operation> {
 /// The guard that takes a request whose path parameters read as `op`'s
 /// types, for an operation that shares its route; `None` when none is
 /// typed.
-fn path_guard(op: &Operation) -> Option<TokenStream> {
+fn path_guard(op: &Operation) -> Option<String> {
     let segments: Vec<&str> = op.path.trim_end_matches('/').split('/').collect();
-    let checks: Vec<TokenStream> = op
+    let checks: Vec<String> = op
         .params
         .iter()
         .filter(|p| p.types_its_segment())
         .filter_map(|p| {
             let whole = format!("{{{}}}", p.wire);
             let at = segments.iter().position(|s| *s == whole)?;
-            let from_end = proc_macro2::Literal::usize_unsuffixed(segments.len() - 1 - at);
-            let ty = super::rust_type(&p.shape, &quote!(models::));
-            Some(quote!(runtime::segment_is::<#ty>(context, #from_end)))
+            let ty = text::compact(&super::rust_type(&p.shape, &quote!(models::)));
+            Some(format!(
+                "runtime::segment_is::<{ty}>(context, {})",
+                segments.len() - 1 - at
+            ))
         })
         .collect();
-    (!checks.is_empty()).then(|| quote!(|context| #(#checks)&&*))
+    (!checks.is_empty()).then(|| format!("|context| {}", checks.join(" && ")))
 }
 
 /// The methods of a resource's operations, each once, in order.
@@ -248,58 +278,47 @@ fn methods<'o>(ops: &[&'o Operation]) -> Vec<&'o str> {
 /// A resource whose routes are compiled in by their groups' features: each
 /// route under its own, the resource under any of them, and the 405's
 /// `Allow` naming the methods this build serves.
-fn gated_resource(
-    gates: &Gates,
-    path: &str,
-    ops: &[&Operation],
-    route: impl Fn(&Operation) -> TokenStream,
-) -> TokenStream {
-    let mut features: Vec<TokenStream> = Vec::new();
+fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut String) {
+    let mut features: Vec<String> = Vec::new();
     let mut groups: Vec<&str> = Vec::new();
     for o in ops {
         if !groups.contains(&o.group.as_str()) {
             groups.push(&o.group);
-            features.extend(gates.group(&o.group));
+            features.extend(gates.group(&o.group).map(|p| text::compact(&p)));
         }
     }
     let any = if features.len() == 1 {
         features[0].clone()
     } else {
-        quote!(any(#(#features),*))
+        format!("any({})", features.join(", "))
     };
-    let routes = ops.iter().map(|o| {
-        let on = gates.group(&o.group);
-        let route = route(o);
-        quote! {
-            #[cfg(#on)]
-            let resource = resource.#route;
-        }
-    });
-    let allow = if groups.len() == 1 {
-        let methods = methods(ops).join(", ");
-        quote!(#methods)
-    } else {
-        let methods = ops.iter().map(|o| {
-            let on = gates.group(&o.group);
-            let method = &o.method;
-            quote!((cfg!(#on), #method))
-        });
-        quote!(&runtime::allowed(&[#(#methods),*]))
+    let on = |o: &Operation| {
+        gates
+            .group(&o.group)
+            .map(|p| text::compact(&p))
+            .unwrap_or_default()
     };
-    quote! {
-        #[cfg(#any)]
-        let resource = web::resource(#path);
-        #(#routes)*
-        #[cfg(#any)]
-        cfg.service(
-            resource.default_service(
-                web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::method_not_allowed(&request, #allow, |rejection| service.reject(rejection))
-                })
-                .wrap(layer()),
-            ),
-        );
+    out.push_str(&format!(
+        "    #[cfg({any})]\n    let resource = web::resource({path});\n"
+    ));
+    for o in ops {
+        out.push_str(&format!("    #[cfg({})]\n", on(o)));
+        route(o, ops).write(out, 4, "let resource = resource.route(", ");");
     }
+    let allow = if groups.len() == 1 {
+        text::string_literal(&methods(ops).join(", "))
+    } else {
+        let methods: Vec<String> = ops
+            .iter()
+            .map(|o| format!("(cfg!({}), {})", on(o), text::string_literal(&o.method)))
+            .collect();
+        format!("&runtime::allowed(&[{}])", methods.join(", "))
+    };
+    out.push_str(&format!(
+        "    #[cfg({any})]\n    cfg.service(\n        resource.default_service(\n"
+    ));
+    method_not_allowed(&allow, 12, out);
+    out.push_str("        ),\n    );\n");
 }
 
 /// What a parameter's value is, for the styled readers.

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Pets + operations::Store + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,254 +43,186 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/pets")
-            .route(
-                runtime::serve(
-                    web::get().to(list_pets::<S>),
-                    metadata::LIST_PETS,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::post().to(create_pet::<S>),
-                    metadata::CREATE_PET,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_pets::<S>), metadata::LIST_PETS, layer()))
+            .route(runtime::serve(web::post().to(create_pet::<S>), metadata::CREATE_PET, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/categories")
-            .route(
-                runtime::serve(
-                    web::get().to(list_categories::<S>),
-                    metadata::LIST_CATEGORIES,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::post().to(create_category::<S>),
-                    metadata::CREATE_CATEGORY,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_categories::<S>),
+                metadata::LIST_CATEGORIES,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::post().to(create_category::<S>),
+                metadata::CREATE_CATEGORY,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/orders")
-            .route(
-                runtime::serve(
-                    web::get().to(list_orders::<S>),
-                    metadata::LIST_ORDERS,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::post().to(place_order::<S>),
-                    metadata::PLACE_ORDER,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_orders::<S>), metadata::LIST_ORDERS, layer()))
+            .route(runtime::serve(web::post().to(place_order::<S>), metadata::PLACE_ORDER, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/inventory")
-            .route(
-                runtime::serve(
-                    web::get().to(list_inventory::<S>),
-                    metadata::LIST_INVENTORY,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_inventory::<S>),
+                metadata::LIST_INVENTORY,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/events")
-            .route(
-                runtime::serve(
-                    web::get().to(watch_store::<S>),
-                    metadata::WATCH_STORE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(watch_store::<S>), metadata::WATCH_STORE, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/pets/{petId}")
-            .route(
-                runtime::serve(web::get().to(get_pet::<S>), metadata::GET_PET, layer()),
-            )
-            .route(
-                runtime::serve(
-                    web::put().to(replace_pet::<S>),
-                    metadata::REPLACE_PET,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::delete().to(delete_pet::<S>),
-                    metadata::DELETE_PET,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_pet::<S>), metadata::GET_PET, layer()))
+            .route(runtime::serve(web::put().to(replace_pet::<S>), metadata::REPLACE_PET, layer()))
+            .route(runtime::serve(web::delete().to(delete_pet::<S>), metadata::DELETE_PET, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, PUT, DELETE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, PUT, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/categories/{categoryId}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_category::<S>),
-                    metadata::GET_CATEGORY,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::delete().to(delete_category::<S>),
-                    metadata::DELETE_CATEGORY,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_category::<S>),
+                metadata::GET_CATEGORY,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::delete().to(delete_category::<S>),
+                metadata::DELETE_CATEGORY,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, DELETE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/orders/{orderId}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_order::<S>),
-                    metadata::GET_ORDER,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::delete().to(cancel_order::<S>),
-                    metadata::CANCEL_ORDER,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_order::<S>), metadata::GET_ORDER, layer()))
+            .route(runtime::serve(
+                web::delete().to(cancel_order::<S>),
+                metadata::CANCEL_ORDER,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, DELETE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/store/orders/{orderId}/complete")
-            .route(
-                runtime::serve(
-                    web::post().to(complete_order::<S>),
-                    metadata::COMPLETE_ORDER,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(complete_order::<S>),
+                metadata::COMPLETE_ORDER,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/inventory/{petId}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_inventory_item::<S>),
-                    metadata::GET_INVENTORY_ITEM,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::patch().to(update_inventory::<S>),
-                    metadata::UPDATE_INVENTORY,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_inventory_item::<S>),
+                metadata::GET_INVENTORY_ITEM,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::patch().to(update_inventory::<S>),
+                metadata::UPDATE_INVENTORY,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, PATCH",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, PATCH",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Shelves + operations::Crates + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,42 +43,30 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/shelves")
-            .route(
-                runtime::serve(
-                    web::post().to(stock_shelf::<S>),
-                    metadata::STOCK_SHELF,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::post().to(stock_shelf::<S>), metadata::STOCK_SHELF, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/crates")
-            .route(
-                runtime::serve(
-                    web::post().to(pack_crate::<S>),
-                    metadata::PACK_CRATE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::post().to(pack_crate::<S>), metadata::PACK_CRATE, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

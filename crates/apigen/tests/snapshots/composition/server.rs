@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Accounts + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,22 +43,20 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/accounts")
-            .route(
-                runtime::serve(
-                    web::post().to(create_account::<S>),
-                    metadata::CREATE_ACCOUNT,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(create_account::<S>),
+                metadata::CREATE_ACCOUNT,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

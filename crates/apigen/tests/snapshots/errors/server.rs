@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Things + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,49 +43,35 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/things")
-            .route(
-                runtime::serve(
-                    web::get().to(list_things::<S>),
-                    metadata::LIST_THINGS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_things::<S>), metadata::LIST_THINGS, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/things/{id}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_thing::<S>),
-                    metadata::GET_THING,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::delete().to(delete_thing::<S>),
-                    metadata::DELETE_THING,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_thing::<S>), metadata::GET_THING, layer()))
+            .route(runtime::serve(
+                web::delete().to(delete_thing::<S>),
+                metadata::DELETE_THING,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, DELETE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

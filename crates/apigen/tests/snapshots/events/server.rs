@@ -21,8 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Feed + operations::Completions + operations::Chunks + Rejections
-        + 'static,
+    S: operations::Feed + operations::Completions + operations::Chunks + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -36,72 +35,56 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
-    S: operations::Feed + operations::Completions + operations::Chunks + Rejections
-        + 'static,
+) where
+    S: operations::Feed + operations::Completions + operations::Chunks + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
     cfg.app_data(service);
     cfg.service(
         web::resource("/feed")
-            .route(
-                runtime::serve(
-                    web::get().to(watch_feed::<S>),
-                    metadata::WATCH_FEED,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(watch_feed::<S>), metadata::WATCH_FEED, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/completions")
-            .route(
-                runtime::serve(
-                    web::post().to(complete::<S>),
-                    metadata::COMPLETE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::post().to(complete::<S>), metadata::COMPLETE, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/chunks")
-            .route(
-                runtime::serve(
-                    web::post().to(stream_chunks::<S>),
-                    metadata::STREAM_CHUNKS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(stream_chunks::<S>),
+                metadata::STREAM_CHUNKS,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Result2 + operations::C + operations::D + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,70 +43,58 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/a")
-            .route(
-                runtime::serve(web::get().to(get_pet::<S>), metadata::GET_PET, layer()),
-            )
+            .route(runtime::serve(web::get().to(get_pet::<S>), metadata::GET_PET, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/b")
-            .route(
-                runtime::serve(web::get().to(get_pet2::<S>), metadata::GET_PET2, layer()),
-            )
+            .route(runtime::serve(web::get().to(get_pet2::<S>), metadata::GET_PET2, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/c")
-            .route(
-                runtime::serve(
-                    web::post().to(configure2::<S>),
-                    metadata::CONFIGURE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::post().to(configure2::<S>), metadata::CONFIGURE, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/d")
-            .route(
-                runtime::serve(web::put().to(respond2::<S>), metadata::RESPOND, layer()),
-            )
+            .route(runtime::serve(web::put().to(respond2::<S>), metadata::RESPOND, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "PUT",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "PUT",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

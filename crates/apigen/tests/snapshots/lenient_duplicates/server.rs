@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::A + operations::B + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,42 +43,30 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/a")
-            .route(
-                runtime::serve(
-                    web::get().to(get_thing::<S>),
-                    metadata::GET_THING,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_thing::<S>), metadata::GET_THING, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/b")
-            .route(
-                runtime::serve(
-                    web::get().to(get_thing2::<S>),
-                    metadata::GET_THING2,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_thing2::<S>), metadata::GET_THING2, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::WidgetAdmin + operations::Ping + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,69 +43,57 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/widgets")
-            .route(
-                runtime::serve(
-                    web::get().to(list_widgets::<S>),
-                    metadata::LIST_WIDGETS,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::post().to(create_widget::<S>),
-                    metadata::CREATE_WIDGET,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_widgets::<S>),
+                metadata::LIST_WIDGETS,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::post().to(create_widget::<S>),
+                metadata::CREATE_WIDGET,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/widgets/old")
-            .route(
-                runtime::serve(
-                    web::get().to(old_widgets::<S>),
-                    metadata::OLD_WIDGETS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(old_widgets::<S>), metadata::OLD_WIDGETS, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/widgets/older")
-            .route(
-                runtime::serve(
-                    web::get().to(older_widgets::<S>),
-                    metadata::OLDER_WIDGETS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(older_widgets::<S>),
+                metadata::OLDER_WIDGETS,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
@@ -114,13 +101,13 @@ where
             .route(runtime::serve(web::get().to(ping::<S>), metadata::PING, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

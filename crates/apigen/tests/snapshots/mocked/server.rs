@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Books + operations::Meta + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,85 +43,59 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/books")
-            .route(
-                runtime::serve(
-                    web::get().to(list_books::<S>),
-                    metadata::LIST_BOOKS,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::post().to(add_book::<S>),
-                    metadata::ADD_BOOK,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_books::<S>), metadata::LIST_BOOKS, layer()))
+            .route(runtime::serve(web::post().to(add_book::<S>), metadata::ADD_BOOK, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/notes")
-            .route(
-                runtime::serve(
-                    web::post().to(add_note::<S>),
-                    metadata::ADD_NOTE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::post().to(add_note::<S>), metadata::ADD_NOTE, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/admin/stats")
-            .route(
-                runtime::serve(
-                    web::get().to(admin_stats::<S>),
-                    metadata::ADMIN_STATS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(admin_stats::<S>), metadata::ADMIN_STATS, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/me")
-            .route(
-                runtime::serve(web::get().to(who_am_i::<S>), metadata::WHO_AM_I, layer()),
-            )
+            .route(runtime::serve(web::get().to(who_am_i::<S>), metadata::WHO_AM_I, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
@@ -130,13 +103,13 @@ where
             .route(runtime::serve(web::get().to(health::<S>), metadata::HEALTH, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

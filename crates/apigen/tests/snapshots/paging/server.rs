@@ -21,9 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Linked + operations::Cursored + operations::AfterLast
-        + operations::Numbered + operations::Offsets + operations::Striped + Rejections
-        + 'static,
+    S: operations::Linked + operations::Cursored + operations::AfterLast + operations::Numbered + operations::Offsets + operations::Striped + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,133 +35,114 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
-    S: operations::Linked + operations::Cursored + operations::AfterLast
-        + operations::Numbered + operations::Offsets + operations::Striped + Rejections
-        + 'static,
+) where
+    S: operations::Linked + operations::Cursored + operations::AfterLast + operations::Numbered + operations::Offsets + operations::Striped + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
     cfg.app_data(service);
     cfg.service(
         web::resource("/linked")
-            .route(
-                runtime::serve(
-                    web::get().to(list_linked::<S>),
-                    metadata::LIST_LINKED,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_linked::<S>), metadata::LIST_LINKED, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/cursored")
-            .route(
-                runtime::serve(
-                    web::get().to(list_cursored::<S>),
-                    metadata::LIST_CURSORED,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_cursored::<S>),
+                metadata::LIST_CURSORED,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/after-last")
-            .route(
-                runtime::serve(
-                    web::get().to(list_after_last::<S>),
-                    metadata::LIST_AFTER_LAST,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_after_last::<S>),
+                metadata::LIST_AFTER_LAST,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/numbered")
-            .route(
-                runtime::serve(
-                    web::get().to(list_numbered::<S>),
-                    metadata::LIST_NUMBERED,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_numbered::<S>),
+                metadata::LIST_NUMBERED,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/offsets")
-            .route(
-                runtime::serve(
-                    web::get().to(list_offsets::<S>),
-                    metadata::LIST_OFFSETS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_offsets::<S>),
+                metadata::LIST_OFFSETS,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/striped")
-            .route(
-                runtime::serve(
-                    web::get().to(list_striped::<S>),
-                    metadata::LIST_STRIPED,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_striped::<S>),
+                metadata::LIST_STRIPED,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

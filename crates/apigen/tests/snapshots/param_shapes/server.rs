@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Search + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -47,13 +46,13 @@ where
             .route(runtime::serve(web::get().to(search::<S>), metadata::SEARCH, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Api + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,25 +43,21 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/items/{itemId}")
-            .route(
-                runtime::serve(web::get().to(get_item::<S>), metadata::GET_ITEM, layer()),
-            )
-            .route(
-                runtime::serve(
-                    web::delete().to(delete_items_item_id::<S>),
-                    metadata::DELETE_ITEMS_ITEM_ID,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_item::<S>), metadata::GET_ITEM, layer()))
+            .route(runtime::serve(
+                web::delete().to(delete_items_item_id::<S>),
+                metadata::DELETE_ITEMS_ITEM_ID,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, DELETE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

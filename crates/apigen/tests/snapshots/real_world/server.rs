@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Customers + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,89 +43,79 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/customers")
-            .route(
-                runtime::serve(
-                    web::get().to(list_customers::<S>),
-                    metadata::LIST_CUSTOMERS,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::post().to(create_customer::<S>),
-                    metadata::CREATE_CUSTOMER,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(list_customers::<S>),
+                metadata::LIST_CUSTOMERS,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::post().to(create_customer::<S>),
+                metadata::CREATE_CUSTOMER,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/customers/{id}/attachments")
-            .route(
-                runtime::serve(
-                    web::put().to(upload_attachment::<S>),
-                    metadata::UPLOAD_ATTACHMENT,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::put().to(upload_attachment::<S>),
+                metadata::UPLOAD_ATTACHMENT,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "PUT",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "PUT",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/customers/{id}/documents")
-            .route(
-                runtime::serve(
-                    web::post().to(upload_document::<S>),
-                    metadata::UPLOAD_DOCUMENT,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(upload_document::<S>),
+                metadata::UPLOAD_DOCUMENT,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/customers/{id}/invoice")
-            .route(
-                runtime::serve(
-                    web::get().to(get_invoice_pdf::<S>),
-                    metadata::GET_INVOICE_PDF,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_invoice_pdf::<S>),
+                metadata::GET_INVOICE_PDF,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

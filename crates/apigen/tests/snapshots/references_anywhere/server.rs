@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Pets + operations::Animals + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,42 +43,38 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/pets/{petId}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_pets_pet_id::<S>),
-                    metadata::GET_PETS_PET_ID,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_pets_pet_id::<S>),
+                metadata::GET_PETS_PET_ID,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/animals/{petId}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_animals_pet_id::<S>),
-                    metadata::GET_ANIMALS_PET_ID,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_animals_pet_id::<S>),
+                metadata::GET_ANIMALS_PET_ID,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

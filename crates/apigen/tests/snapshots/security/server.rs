@@ -21,9 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Public + operations::Optional + operations::Keys + operations::Admin
-        + operations::Default + operations::Legacy + operations::Oidc + Rejections
-        + 'static,
+    S: operations::Public + operations::Optional + operations::Keys + operations::Admin + operations::Default + operations::Legacy + operations::Oidc + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -37,149 +35,116 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
-    S: operations::Public + operations::Optional + operations::Keys + operations::Admin
-        + operations::Default + operations::Legacy + operations::Oidc + Rejections
-        + 'static,
+) where
+    S: operations::Public + operations::Optional + operations::Keys + operations::Admin + operations::Default + operations::Legacy + operations::Oidc + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
     cfg.app_data(service);
     cfg.service(
         web::resource("/public")
-            .route(
-                runtime::serve(
-                    web::get().to(get_public::<S>),
-                    metadata::GET_PUBLIC,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_public::<S>), metadata::GET_PUBLIC, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/optional")
-            .route(
-                runtime::serve(
-                    web::get().to(get_optional::<S>),
-                    metadata::GET_OPTIONAL,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_optional::<S>),
+                metadata::GET_OPTIONAL,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/keys")
-            .route(
-                runtime::serve(
-                    web::get().to(get_with_key::<S>),
-                    metadata::GET_WITH_KEY,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().to(get_with_key::<S>),
+                metadata::GET_WITH_KEY,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/admin")
-            .route(
-                runtime::serve(
-                    web::post().to(do_admin::<S>),
-                    metadata::DO_ADMIN,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::post().to(do_admin::<S>), metadata::DO_ADMIN, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/default")
-            .route(
-                runtime::serve(
-                    web::get().to(get_default::<S>),
-                    metadata::GET_DEFAULT,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_default::<S>), metadata::GET_DEFAULT, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/legacy")
-            .route(
-                runtime::serve(
-                    web::get().to(get_legacy::<S>),
-                    metadata::GET_LEGACY,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_legacy::<S>), metadata::GET_LEGACY, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/oidc")
-            .route(
-                runtime::serve(web::get().to(get_oidc::<S>), metadata::GET_OIDC, layer()),
-            )
+            .route(runtime::serve(web::get().to(get_oidc::<S>), metadata::GET_OIDC, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

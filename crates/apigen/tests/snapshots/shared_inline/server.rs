@@ -21,8 +21,7 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Customers + operations::Vendors + operations::Partners
-        + operations::Places + Rejections + 'static,
+    S: operations::Customers + operations::Vendors + operations::Partners + operations::Places + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -36,92 +35,82 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
-    S: operations::Customers + operations::Vendors + operations::Partners
-        + operations::Places + Rejections + 'static,
+) where
+    S: operations::Customers + operations::Vendors + operations::Partners + operations::Places + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
     cfg.app_data(service);
     cfg.service(
         web::resource("/customers")
-            .route(
-                runtime::serve(
-                    web::post().to(create_customer::<S>),
-                    metadata::CREATE_CUSTOMER,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(create_customer::<S>),
+                metadata::CREATE_CUSTOMER,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/vendors")
-            .route(
-                runtime::serve(
-                    web::post().to(create_vendor::<S>),
-                    metadata::CREATE_VENDOR,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(create_vendor::<S>),
+                metadata::CREATE_VENDOR,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/partners")
-            .route(
-                runtime::serve(
-                    web::post().to(create_partner::<S>),
-                    metadata::CREATE_PARTNER,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(create_partner::<S>),
+                metadata::CREATE_PARTNER,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/places")
-            .route(
-                runtime::serve(
-                    web::post().to(create_place::<S>),
-                    metadata::CREATE_PLACE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::post().to(create_place::<S>),
+                metadata::CREATE_PLACE,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "POST",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "POST",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Boats + operations::Cars + operations::Docks + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,62 +43,44 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/boats")
-            .route(
-                runtime::serve(
-                    web::get().to(list_boats::<S>),
-                    metadata::LIST_BOATS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_boats::<S>), metadata::LIST_BOATS, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/cars")
-            .route(
-                runtime::serve(
-                    web::get().to(list_cars::<S>),
-                    metadata::LIST_CARS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_cars::<S>), metadata::LIST_CARS, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/docks")
-            .route(
-                runtime::serve(
-                    web::get().to(list_docks::<S>),
-                    metadata::LIST_DOCKS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(list_docks::<S>), metadata::LIST_DOCKS, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

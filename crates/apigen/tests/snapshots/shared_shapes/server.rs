@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Api + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,62 +43,40 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/journals/{JournalID}")
-            .route(
-                runtime::serve(
-                    web::get()
-                        .guard(
-                            actix_web::guard::fn_guard(|context| runtime::segment_is::<
-                                uuid::Uuid,
-                            >(context, 0)),
-                        )
-                        .to(get_journal::<S>),
-                    metadata::GET_JOURNAL,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::get()
-                        .guard(
-                            actix_web::guard::fn_guard(|context| runtime::segment_is::<
-                                i64,
-                            >(context, 0)),
-                        )
-                        .to(get_journal_by_number::<S>),
-                    metadata::GET_JOURNAL_BY_NUMBER,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::get().to(get_journal_by_name::<S>),
-                    metadata::GET_JOURNAL_BY_NAME,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::delete().to(delete_journal::<S>),
-                    metadata::DELETE_JOURNAL,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::get().to(get_journal_by_title::<S>),
-                    metadata::GET_JOURNAL_BY_TITLE,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::get().guard(actix_web::guard::fn_guard(|context| runtime::segment_is::<uuid::Uuid>(context, 0))).to(get_journal::<S>),
+                metadata::GET_JOURNAL,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::get().guard(actix_web::guard::fn_guard(|context| runtime::segment_is::<i64>(context, 0))).to(get_journal_by_number::<S>),
+                metadata::GET_JOURNAL_BY_NUMBER,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::get().to(get_journal_by_name::<S>),
+                metadata::GET_JOURNAL_BY_NAME,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::delete().to(delete_journal::<S>),
+                metadata::DELETE_JOURNAL,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::get().to(get_journal_by_title::<S>),
+                metadata::GET_JOURNAL_BY_TITLE,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET, DELETE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));

@@ -35,8 +35,7 @@ pub fn configure_with<S, L, B>(
     cfg: &mut web::ServiceConfig,
     service: web::Data<S>,
     layer: impl Fn() -> L,
-)
-where
+) where
     S: operations::Teapots + operations::Kettles + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
@@ -44,77 +43,62 @@ where
     cfg.app_data(service);
     cfg.service(
         web::resource("/teapots")
-            .route(
-                runtime::serve(
-                    web::method(actix_web::http::Method::OPTIONS)
-                        .to(teapot_options::<S>),
-                    metadata::TEAPOT_OPTIONS,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::head().to(teapots_head::<S>),
-                    metadata::TEAPOTS_HEAD,
-                    layer(),
-                ),
-            )
-            .route(
-                runtime::serve(
-                    web::trace().to(trace_teapots::<S>),
-                    metadata::TRACE_TEAPOTS,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::method(actix_web::http::Method::OPTIONS).to(teapot_options::<S>),
+                metadata::TEAPOT_OPTIONS,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::head().to(teapots_head::<S>),
+                metadata::TEAPOTS_HEAD,
+                layer(),
+            ))
+            .route(runtime::serve(
+                web::trace().to(trace_teapots::<S>),
+                metadata::TRACE_TEAPOTS,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "OPTIONS, HEAD, TRACE",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "OPTIONS, HEAD, TRACE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/kettles")
-            .route(
-                runtime::serve(
-                    web::head().to(kettles_head::<S>),
-                    metadata::KETTLES_HEAD,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(
+                web::head().to(kettles_head::<S>),
+                metadata::KETTLES_HEAD,
+                layer(),
+            ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "HEAD",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "HEAD",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.service(
         web::resource("/teapots/{id}")
-            .route(
-                runtime::serve(
-                    web::get().to(get_teapot::<S>),
-                    metadata::GET_TEAPOT,
-                    layer(),
-                ),
-            )
+            .route(runtime::serve(web::get().to(get_teapot::<S>), metadata::GET_TEAPOT, layer()))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                        runtime::method_not_allowed(
-                            &request,
-                            "GET",
-                            |rejection| service.reject(rejection),
-                        )
-                    })
-                    .wrap(layer()),
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
             ),
     );
     cfg.default_service(web::to(not_found::<S>).wrap(layer()));
