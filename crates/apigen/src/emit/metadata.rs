@@ -2,153 +2,206 @@
 //! middleware (stability, deprecation, sunset, security) and clients.
 
 use super::ident;
-use crate::ir::{Api, ParamLocation, SchemeKind, SecurityRequirement, Stability};
-use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use super::text::{self, Expr};
+use crate::ir::{Api, ParamLocation, SchemeKind, SecurityRequirement};
 
 pub const DOC: &str = "What the spec says about each operation, as data.";
 
-pub fn items(api: &Api) -> TokenStream {
-    let title = &api.title;
-    let version = &api.version;
-    let base_path = &api.base_path;
-    let entries = api.operations.iter().map(|op| {
-        let (id, method, path, tag) = (&op.id, &op.method, &op.path, &op.tag);
-        let stability = stability(op.stability);
-        let opt = |v: &Option<String>| match v {
-            Some(s) => quote!(Some(#s)),
-            None => quote!(None),
-        };
-        let (since, sunset, successor) = (
-            opt(&op.deprecated_since),
-            opt(&op.sunset),
-            opt(&op.successor),
-        );
-        let deprecated = op.deprecated;
-        let security = requirements(&op.security);
-        quote! {
-            runtime::Operation {
-                id: #id,
-                method: #method,
-                path: #path,
-                tag: #tag,
-                stability: #stability,
-                deprecated: #deprecated,
-                deprecated_since: #since,
-                sunset: #sunset,
-                successor: #successor,
-                security: #security,
-            }
-        }
-    });
-    let consts = api.operations.iter().enumerate().map(|(i, op)| {
-        let name = ident(&op.const_name);
-        let index = Literal::usize_unsuffixed(i);
-        let doc = format!(" `{} {}`", op.method, op.path);
-        quote! {
-            #[doc = #doc]
-            pub const #name: &runtime::Operation = &OPERATIONS[#index];
-        }
-    });
-    let count = Literal::usize_unsuffixed(api.operations.len());
-    let common = api.common_headers.iter().map(|h| &h.wire);
-    let schemes = api.security_schemes.iter().map(|s| {
-        let name = &s.name;
-        let kind = match &s.kind {
-            SchemeKind::Http(scheme) => quote!(runtime::SchemeKind::Http { scheme: #scheme }),
-            SchemeKind::ApiKey { location, name } => {
-                let location = match location {
-                    ParamLocation::Header => quote!(Header),
-                    ParamLocation::Query => quote!(Query),
-                    ParamLocation::Cookie | ParamLocation::Path => quote!(Cookie),
-                };
-                quote!(runtime::SchemeKind::ApiKey {
-                    location: runtime::ApiKeyLocation::#location,
-                    name: #name,
+/// The module's items, as text.
+pub fn items(api: &Api) -> String {
+    let lit = |s: &str| Expr::Text(text::string_literal(s));
+    let opt = |v: &Option<String>| match v {
+        Some(s) => Expr::text(format!("Some({})", text::string_literal(s))),
+        None => Expr::text("None"),
+    };
+    let array = |items: Vec<Expr>| Expr::Call {
+        callee: "&".into(),
+        delims: ("[", "]"),
+        args: items,
+        after: "",
+    };
+    let requirements = |security: &[SecurityRequirement]| {
+        array(
+            security
+                .iter()
+                .map(|requirement| {
+                    let schemes = requirement
+                        .iter()
+                        .map(|(scheme, scopes)| {
+                            let scopes: Vec<Expr> = scopes.iter().map(|s| lit(s)).collect();
+                            Expr::Call {
+                                callee: String::new(),
+                                delims: ("(", ")"),
+                                args: vec![lit(scheme), array(scopes)],
+                                after: "",
+                            }
+                        })
+                        .collect();
+                    Expr::Struct {
+                        path: "runtime::SecurityRequirement".into(),
+                        fields: vec![("schemes".into(), array(schemes))],
+                    }
                 })
-            }
-            SchemeKind::OAuth2 => quote!(runtime::SchemeKind::OAuth2),
-            SchemeKind::OpenIdConnect => quote!(runtime::SchemeKind::OpenIdConnect),
-            SchemeKind::MutualTls => quote!(runtime::SchemeKind::MutualTls),
-        };
-        quote!(runtime::SecurityScheme { name: #name, kind: #kind })
-    });
-    let default_security = requirements(&api.default_security);
-    let webhooks = (!api.webhooks.is_empty()).then(|| {
-        let entries = api.webhooks.iter().map(|w| {
-            let (name, method, id, deprecated) = (&w.name, &w.method, &w.id, w.deprecated);
-            let summary = match &w.summary {
-                Some(s) => quote!(Some(#s)),
-                None => quote!(None),
-            };
-            let payload = match w.payload.as_ref().map(|p| &p.ty) {
-                Some(crate::ir::Ty::Named(model)) => quote!(Some(#model)),
-                _ => quote!(None),
-            };
-            quote! {
-                runtime::Webhook {
-                    name: #name,
-                    method: #method,
-                    id: #id,
-                    summary: #summary,
-                    deprecated: #deprecated,
-                    payload: #payload,
-                }
-            }
-        });
-        quote! {
-            /// The webhooks the API sends to its subscribers (OpenAPI 3.1
-            /// `webhooks`): no route serves them; each payload is a model.
-            pub const WEBHOOKS: &[runtime::Webhook] = &[#(#entries),*];
+                .collect(),
+        )
+    };
+    let mut out = String::new();
+    let mut item = |doc: &str, before: String, value: Expr| {
+        if !out.is_empty() {
+            out.push('\n');
         }
-    });
-    quote! {
-        #webhooks
-
-        /// The spec's `info.title`.
-        pub const TITLE: &str = #title;
-        /// The spec's `info.version`.
-        pub const VERSION: &str = #version;
-        /// The path of the spec's first server URL: the operations' paths are
-        /// relative to it.
-        pub const BASE_PATH: &str = #base_path;
-
-        /// Response headers that every response of every operation declares. They
-        /// are not fields of the response enums: middleware sets them.
-        pub const COMMON_RESPONSE_HEADERS: &[&str] = &[#(#common),*];
-
-        /// The spec's security schemes (`components.securitySchemes`).
-        pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[#(#schemes),*];
-
-        /// The document's own `security`: what requests that no operation
-        /// serves (an unknown path, say) are held to.
-        pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = #default_security;
-
-        /// Every operation, in the order of the spec. The constants below point
-        /// into it, so an operation has one address.
-        pub static OPERATIONS: [runtime::Operation; #count] = [#(#entries),*];
-
-        #(#consts)*
-
-        /// The operation with this operationId.
-        pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {
-            OPERATIONS.iter().find(|op| op.id == id)
+        for line in doc.lines() {
+            out.push_str(&text::doc_line(line, ""));
         }
-    }
-}
-
-/// The runtime's name for a stability: the variant the runtime defines.
-fn stability(s: Stability) -> TokenStream {
-    let variant = ident(&format!("{s:?}"));
-    quote!(runtime::Stability::#variant)
-}
-
-fn requirements(security: &[SecurityRequirement]) -> TokenStream {
-    let each = security.iter().map(|requirement| {
-        let schemes = requirement
+        value.write(&mut out, 0, &before, ";");
+    };
+    if !api.webhooks.is_empty() {
+        let entries = api
+            .webhooks
             .iter()
-            .map(|(scheme, scopes)| quote!((#scheme, &[#(#scopes),*])));
-        quote!(runtime::SecurityRequirement { schemes: &[#(#schemes),*] })
-    });
-    quote!(&[#(#each),*])
+            .map(|w| {
+                let payload = match w.payload.as_ref().map(|p| &p.ty) {
+                    Some(crate::ir::Ty::Named(model)) => {
+                        Expr::text(format!("Some({})", text::string_literal(model)))
+                    }
+                    _ => Expr::text("None"),
+                };
+                Expr::Struct {
+                    path: "runtime::Webhook".into(),
+                    fields: vec![
+                        ("name".into(), lit(&w.name)),
+                        ("method".into(), lit(&w.method)),
+                        ("id".into(), lit(&w.id)),
+                        ("summary".into(), opt(&w.summary)),
+                        ("deprecated".into(), Expr::text(w.deprecated.to_string())),
+                        ("payload".into(), payload),
+                    ],
+                }
+            })
+            .collect();
+        item(
+            "The webhooks the API sends to its subscribers (OpenAPI 3.1\n\
+             `webhooks`): no route serves them; each payload is a model.",
+            "pub const WEBHOOKS: &[runtime::Webhook] = ".into(),
+            array(entries),
+        );
+    }
+    item(
+        "The spec's `info.title`.",
+        "pub const TITLE: &str = ".into(),
+        lit(&api.title),
+    );
+    item(
+        "The spec's `info.version`.",
+        "pub const VERSION: &str = ".into(),
+        lit(&api.version),
+    );
+    item(
+        "The path of the spec's first server URL: the operations' paths are\n\
+         relative to it.",
+        "pub const BASE_PATH: &str = ".into(),
+        lit(&api.base_path),
+    );
+    item(
+        "Response headers that every response of every operation declares. They\n\
+         are not fields of the response enums: middleware sets them.",
+        "pub const COMMON_RESPONSE_HEADERS: &[&str] = ".into(),
+        array(api.common_headers.iter().map(|h| lit(&h.wire)).collect()),
+    );
+    let schemes = api
+        .security_schemes
+        .iter()
+        .map(|s| {
+            let kind = match &s.kind {
+                SchemeKind::Http(scheme) => Expr::Struct {
+                    path: "runtime::SchemeKind::Http".into(),
+                    fields: vec![("scheme".into(), lit(scheme))],
+                },
+                SchemeKind::ApiKey { location, name } => {
+                    let location = match location {
+                        ParamLocation::Header => "Header",
+                        ParamLocation::Query => "Query",
+                        ParamLocation::Cookie | ParamLocation::Path => "Cookie",
+                    };
+                    Expr::Struct {
+                        path: "runtime::SchemeKind::ApiKey".into(),
+                        fields: vec![
+                            (
+                                "location".into(),
+                                Expr::text(format!("runtime::ApiKeyLocation::{location}")),
+                            ),
+                            ("name".into(), lit(name)),
+                        ],
+                    }
+                }
+                SchemeKind::OAuth2 => Expr::text("runtime::SchemeKind::OAuth2"),
+                SchemeKind::OpenIdConnect => Expr::text("runtime::SchemeKind::OpenIdConnect"),
+                SchemeKind::MutualTls => Expr::text("runtime::SchemeKind::MutualTls"),
+            };
+            Expr::Struct {
+                path: "runtime::SecurityScheme".into(),
+                fields: vec![("name".into(), lit(&s.name)), ("kind".into(), kind)],
+            }
+        })
+        .collect();
+    item(
+        "The spec's security schemes (`components.securitySchemes`).",
+        "pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = ".into(),
+        array(schemes),
+    );
+    item(
+        "The document's own `security`: what requests that no operation\n\
+         serves (an unknown path, say) are held to.",
+        "pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = ".into(),
+        requirements(&api.default_security),
+    );
+    let entries = api
+        .operations
+        .iter()
+        .map(|op| Expr::Struct {
+            path: "runtime::Operation".into(),
+            fields: vec![
+                ("id".into(), lit(&op.id)),
+                ("method".into(), lit(&op.method)),
+                ("path".into(), lit(&op.path)),
+                ("tag".into(), lit(&op.tag)),
+                (
+                    "stability".into(),
+                    Expr::text(format!("runtime::Stability::{:?}", op.stability)),
+                ),
+                ("deprecated".into(), Expr::text(op.deprecated.to_string())),
+                ("deprecated_since".into(), opt(&op.deprecated_since)),
+                ("sunset".into(), opt(&op.sunset)),
+                ("successor".into(), opt(&op.successor)),
+                ("security".into(), requirements(&op.security)),
+            ],
+        })
+        .collect();
+    let mut operations = array(entries);
+    if let Expr::Call { callee, .. } = &mut operations {
+        callee.clear();
+    }
+    item(
+        "Every operation, in the order of the spec. The constants below point\n\
+         into it, so an operation has one address.",
+        format!(
+            "pub static OPERATIONS: [runtime::Operation; {}] = ",
+            api.operations.len()
+        ),
+        operations,
+    );
+    for (i, op) in api.operations.iter().enumerate() {
+        out.push('\n');
+        out.push_str(&text::doc_line(&format!("`{} {}`", op.method, op.path), ""));
+        out.push_str(&format!(
+            "pub const {}: &runtime::Operation = &OPERATIONS[{i}];\n",
+            ident(&op.const_name)
+        ));
+    }
+    out.push_str(
+        "\n/// The operation with this operationId.\n\
+         pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {\n    \
+         OPERATIONS.iter().find(|op| op.id == id)\n}\n",
+    );
+    out
 }

@@ -42,7 +42,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     let handlers = jobs.each(&op_chunks, |chunk| server::handlers(api, gates, chunk));
     let client_head = jobs.one(move || render(client::head(api)));
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
-    let metadata_rs = jobs.one(move || render(metadata::items(api)));
+    let metadata_rs = jobs.one(move || metadata::items(api));
     let mock_rs = jobs.one(move || mock::items(api));
     let shared = jobs.one(move || operations::shared_items(api, gates));
     let per_operation = jobs.each(&op_chunks, |chunk| {

@@ -24,22 +24,18 @@ pub const COMMON_RESPONSE_HEADERS: &[&str] = &[
 ];
 
 /// The spec's security schemes (`components.securitySchemes`).
-pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
-    runtime::SecurityScheme {
-        name: "bearerAuth",
-        kind: runtime::SchemeKind::Http {
-            scheme: "bearer",
-        },
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[runtime::SecurityScheme {
+    name: "bearerAuth",
+    kind: runtime::SchemeKind::Http {
+        scheme: "bearer",
     },
-];
+}];
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.
-pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
-    runtime::SecurityRequirement {
-        schemes: &[("bearerAuth", &[])],
-    },
-];
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[runtime::SecurityRequirement {
+    schemes: &[("bearerAuth", &[])],
+}];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
@@ -54,11 +50,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "createPet",
@@ -70,11 +64,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "getPet",
@@ -86,11 +78,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: Some("2026-11-01"),
         sunset: Some("2030-12-05"),
         successor: Some("listPets"),
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "replacePet",
@@ -102,11 +92,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "deletePet",
@@ -118,11 +106,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "listCategories",
@@ -134,11 +120,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "createCategory",
@@ -150,11 +134,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "getCategory",
@@ -166,11 +148,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "deleteCategory",
@@ -182,11 +162,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "listOrders",
@@ -198,11 +176,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "placeOrder",
@@ -214,11 +190,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "getOrder",
@@ -230,11 +204,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "cancelOrder",
@@ -246,11 +218,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "completeOrder",
@@ -262,11 +232,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "listInventory",
@@ -278,11 +246,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "getInventoryItem",
@@ -294,11 +260,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "updateInventory",
@@ -310,11 +274,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
     runtime::Operation {
         id: "watchStore",
@@ -326,11 +288,9 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearerAuth", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
     },
 ];
 

@@ -28,20 +28,18 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 1] = [
-    runtime::Operation {
-        id: "createAccount",
-        method: "POST",
-        path: "/accounts",
-        tag: "",
-        stability: runtime::Stability::Stable,
-        deprecated: false,
-        deprecated_since: None,
-        sunset: None,
-        successor: None,
-        security: &[],
-    },
-];
+pub static OPERATIONS: [runtime::Operation; 1] = [runtime::Operation {
+    id: "createAccount",
+    method: "POST",
+    path: "/accounts",
+    tag: "",
+    stability: runtime::Stability::Stable,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+    security: &[],
+}];
 
 /// `POST /accounts`
 pub const CREATE_ACCOUNT: &runtime::Operation = &OPERATIONS[0];

@@ -20,41 +20,33 @@ pub const BASE_PATH: &str = "";
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[];
 
 /// The spec's security schemes (`components.securitySchemes`).
-pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
-    runtime::SecurityScheme {
-        name: "mtls",
-        kind: runtime::SchemeKind::MutualTls,
-    },
-];
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[runtime::SecurityScheme {
+    name: "mtls",
+    kind: runtime::SchemeKind::MutualTls,
+}];
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.
-pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
-    runtime::SecurityRequirement {
-        schemes: &[("mtls", &[])],
-    },
-];
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[runtime::SecurityRequirement {
+    schemes: &[("mtls", &[])],
+}];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 1] = [
-    runtime::Operation {
-        id: "getS",
-        method: "GET",
-        path: "/s",
-        tag: "",
-        stability: runtime::Stability::Stable,
-        deprecated: false,
-        deprecated_since: None,
-        sunset: None,
-        successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("mtls", &[])],
-            },
-        ],
-    },
-];
+pub static OPERATIONS: [runtime::Operation; 1] = [runtime::Operation {
+    id: "getS",
+    method: "GET",
+    path: "/s",
+    tag: "",
+    stability: runtime::Stability::Stable,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+    security: &[runtime::SecurityRequirement {
+        schemes: &[("mtls", &[])],
+    }],
+}];
 
 /// `GET /s`
 pub const GET_S: &runtime::Operation = &OPERATIONS[0];

@@ -38,11 +38,9 @@ pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.
-pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
-    runtime::SecurityRequirement {
-        schemes: &[("key", &[])],
-    },
-];
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[runtime::SecurityRequirement {
+    schemes: &[("key", &[])],
+}];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
@@ -57,11 +55,9 @@ pub static OPERATIONS: [runtime::Operation; 6] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("key", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("key", &[])],
+        }],
     },
     runtime::Operation {
         id: "addBook",
@@ -73,11 +69,9 @@ pub static OPERATIONS: [runtime::Operation; 6] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("key", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("key", &[])],
+        }],
     },
     runtime::Operation {
         id: "addNote",
@@ -89,11 +83,9 @@ pub static OPERATIONS: [runtime::Operation; 6] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("key", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("key", &[])],
+        }],
     },
     runtime::Operation {
         id: "adminStats",
@@ -105,11 +97,9 @@ pub static OPERATIONS: [runtime::Operation; 6] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("admin", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("admin", &[])],
+        }],
     },
     runtime::Operation {
         id: "whoAmI",

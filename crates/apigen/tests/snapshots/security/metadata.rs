@@ -66,11 +66,9 @@ pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.
-pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[
-    runtime::SecurityRequirement {
-        schemes: &[("bearer", &[])],
-    },
-];
+pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[runtime::SecurityRequirement {
+    schemes: &[("bearer", &[])],
+}];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
@@ -138,11 +136,9 @@ pub static OPERATIONS: [runtime::Operation; 7] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("basic", &[]), ("oauth", &["admin", "write"])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("basic", &[]), ("oauth", &["admin", "write"])],
+        }],
     },
     runtime::Operation {
         id: "getDefault",
@@ -154,11 +150,9 @@ pub static OPERATIONS: [runtime::Operation; 7] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("bearer", &[])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearer", &[])],
+        }],
     },
     runtime::Operation {
         id: "getLegacy",
@@ -182,11 +176,9 @@ pub static OPERATIONS: [runtime::Operation; 7] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[
-            runtime::SecurityRequirement {
-                schemes: &[("oidc", &["profile"])],
-            },
-        ],
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("oidc", &["profile"])],
+        }],
     },
 ];
 

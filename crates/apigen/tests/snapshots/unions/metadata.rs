@@ -28,20 +28,18 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 1] = [
-    runtime::Operation {
-        id: "listShapes",
-        method: "GET",
-        path: "/shapes",
-        tag: "",
-        stability: runtime::Stability::Stable,
-        deprecated: false,
-        deprecated_since: None,
-        sunset: None,
-        successor: None,
-        security: &[],
-    },
-];
+pub static OPERATIONS: [runtime::Operation; 1] = [runtime::Operation {
+    id: "listShapes",
+    method: "GET",
+    path: "/shapes",
+    tag: "",
+    stability: runtime::Stability::Stable,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+    security: &[],
+}];
 
 /// `GET /shapes`
 pub const LIST_SHAPES: &runtime::Operation = &OPERATIONS[0];

@@ -28,20 +28,18 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 1] = [
-    runtime::Operation {
-        id: "search",
-        method: "POST",
-        path: "/search",
-        tag: "",
-        stability: runtime::Stability::Stable,
-        deprecated: false,
-        deprecated_since: None,
-        sunset: None,
-        successor: None,
-        security: &[],
-    },
-];
+pub static OPERATIONS: [runtime::Operation; 1] = [runtime::Operation {
+    id: "search",
+    method: "POST",
+    path: "/search",
+    tag: "",
+    stability: runtime::Stability::Stable,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+    security: &[],
+}];
 
 /// `POST /search`
 pub const SEARCH: &runtime::Operation = &OPERATIONS[0];

@@ -7,16 +7,14 @@ use super::runtime;
 
 /// The webhooks the API sends to its subscribers (OpenAPI 3.1
 /// `webhooks`): no route serves them; each payload is a model.
-pub const WEBHOOKS: &[runtime::Webhook] = &[
-    runtime::Webhook {
-        name: "newBooking",
-        method: "POST",
-        id: "bookingCreated",
-        summary: Some("A booking was made."),
-        deprecated: false,
-        payload: Some("Booking"),
-    },
-];
+pub const WEBHOOKS: &[runtime::Webhook] = &[runtime::Webhook {
+    name: "newBooking",
+    method: "POST",
+    id: "bookingCreated",
+    summary: Some("A booking was made."),
+    deprecated: false,
+    payload: Some("Booking"),
+}];
 
 /// The spec's `info.title`.
 pub const TITLE: &str = "Document";
@@ -41,20 +39,18 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 1] = [
-    runtime::Operation {
-        id: "listBookings",
-        method: "GET",
-        path: "/bookings",
-        tag: "",
-        stability: runtime::Stability::Stable,
-        deprecated: false,
-        deprecated_since: None,
-        sunset: None,
-        successor: None,
-        security: &[],
-    },
-];
+pub static OPERATIONS: [runtime::Operation; 1] = [runtime::Operation {
+    id: "listBookings",
+    method: "GET",
+    path: "/bookings",
+    tag: "",
+    stability: runtime::Stability::Stable,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+    security: &[],
+}];
 
 /// `GET /bookings`
 pub const LIST_BOOKINGS: &runtime::Operation = &OPERATIONS[0];

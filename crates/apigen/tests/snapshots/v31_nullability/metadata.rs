@@ -28,20 +28,18 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 1] = [
-    runtime::Operation {
-        id: "patchAccount",
-        method: "PATCH",
-        path: "/accounts/{id}",
-        tag: "",
-        stability: runtime::Stability::Stable,
-        deprecated: false,
-        deprecated_since: None,
-        sunset: None,
-        successor: None,
-        security: &[],
-    },
-];
+pub static OPERATIONS: [runtime::Operation; 1] = [runtime::Operation {
+    id: "patchAccount",
+    method: "PATCH",
+    path: "/accounts/{id}",
+    tag: "",
+    stability: runtime::Stability::Stable,
+    deprecated: false,
+    deprecated_since: None,
+    sunset: None,
+    successor: None,
+    security: &[],
+}];
 
 /// `PATCH /accounts/{id}`
 pub const PATCH_ACCOUNT: &runtime::Operation = &OPERATIONS[0];
