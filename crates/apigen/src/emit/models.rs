@@ -2,7 +2,7 @@
 //! spec, serde impls through the runtime's record and enum readers, and a
 //! `Validate` impl where the schema bounds something.
 
-use super::text::{self, compact, Pieces};
+use super::text::{self, compact, Expr, Pieces};
 use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::TokenStream;
@@ -41,13 +41,14 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
             TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg)),
             TypeKind::Union(u) => pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg)),
             TypeKind::Alias(shape) => {
-                let docs = type_docs(def, &cfg);
-                let name = ident(&def.name);
-                let ty = rust_type(shape, &quote!());
-                pieces.tokens(quote! {
-                    #docs
-                    pub type #name = #ty;
-                });
+                let mut out = type_docs_text(def, &cfg);
+                Expr::text(compact(&rust_type(shape, &quote!()))).write(
+                    &mut out,
+                    0,
+                    &format!("pub type {} = ", ident(&def.name)),
+                    ";",
+                );
+                pieces.text(&out);
             }
             TypeKind::Newtype { shape, boxed } => {
                 pieces.tokens(newtype(api, def, shape, *boxed, &cfg));
