@@ -16,9 +16,10 @@ pub mod vendor;
 
 use crate::ir::{Api, Number, Response, Shape, Status, Ty, TypeKind, OTHER_MODELS};
 use crate::{Config, Files};
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeSet, HashMap};
+use text::Expr;
 
 /// Types per rendering job: models are rendered in chunks, on as many threads
 /// as the machine has, because parsing and printing dominate generation time.
@@ -638,106 +639,123 @@ pub(crate) fn uses_runtime(shape: &Shape) -> bool {
 /// An expression of type `Result<(), runtime::Violation>` checking the value
 /// `value` (an expression of type `&T`) against the shape's bounds, or `None`
 /// when there is nothing to check.
-pub(crate) fn check_expr(
-    value: TokenStream,
-    shape: &Shape,
-    api: &Api,
-    runtime: &TokenStream,
-) -> Option<TokenStream> {
+pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> {
     let c = &shape.checks;
-    let mut checks: Vec<TokenStream> = Vec::new();
+    let call = |callee: &str, args: Vec<String>| {
+        Expr::call(callee, args.into_iter().map(Expr::Text).collect(), "")
+    };
+    let mut checks: Vec<Expr> = Vec::new();
     match &shape.ty {
         Ty::String => {
             if c.min_length.is_some() || c.max_length.is_some() {
                 let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
-                checks.push(quote!(#runtime check_length(#value, #min, #max)));
+                checks.push(call("runtime::check_length", vec![value.into(), min, max]));
             }
             if let Some(pattern) = &c.pattern {
-                checks.push(quote! {{
-                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-                        regex::Regex::new(#pattern).expect("the generator checked the pattern")
-                    });
-                    #runtime check_pattern(#value, &PATTERN)
-                }});
+                let regex = format!(
+                    "|| regex::Regex::new({}).expect(\"the generator checked the pattern\")",
+                    text::string_literal(pattern)
+                );
+                let lazy = Expr::Stmt(
+                    "static PATTERN: std::sync::LazyLock<regex::Regex> = ".into(),
+                    Box::new(call("std::sync::LazyLock::new", vec![regex])),
+                    ";",
+                );
+                checks.push(Expr::Block(
+                    vec![lazy],
+                    Box::new(call(
+                        "runtime::check_pattern",
+                        vec![value.into(), "&PATTERN".into()],
+                    )),
+                ));
             }
-            if let Some(excluded) = excluded(&c.not_in, |v| v.as_str().map(|s| quote!(#s))) {
-                checks.push(quote!(#runtime check_not_one_of::<str>(#value, &[#(#excluded),*])));
+            if let Some(excluded) = excluded(&c.not_in, |v| v.as_str().map(text::string_literal)) {
+                checks.push(call(
+                    "runtime::check_not_one_of::<str>",
+                    vec![value.into(), format!("&[{}]", excluded.join(", "))],
+                ));
             }
             match c.format {
                 Some(crate::ir::TextFormat::Email) => {
-                    checks.push(quote!(#runtime check_email(#value)));
+                    checks.push(call("runtime::check_email", vec![value.into()]));
                 }
-                Some(crate::ir::TextFormat::Uri) => checks.push(quote!(#runtime check_uri(#value))),
+                Some(crate::ir::TextFormat::Uri) => {
+                    checks.push(call("runtime::check_uri", vec![value.into()]));
+                }
                 Some(crate::ir::TextFormat::Duration) => {
-                    checks.push(quote!(#runtime check_duration(#value)));
+                    checks.push(call("runtime::check_duration", vec![value.into()]));
                 }
                 None => {}
             }
         }
         Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
-            let min = bound(
-                c.minimum,
-                c.exclusive_minimum,
-                &shape.ty,
-                Side::Min,
-                runtime,
-            );
-            let max = bound(
-                c.maximum,
-                c.exclusive_maximum,
-                &shape.ty,
-                Side::Max,
-                runtime,
-            );
+            let min = bound(c.minimum, c.exclusive_minimum, &shape.ty, Side::Min);
+            let max = bound(c.maximum, c.exclusive_maximum, &shape.ty, Side::Max);
             if min.is_some() || max.is_some() {
-                let unbounded = || quote!(#runtime Bound::Unbounded);
+                let unbounded = || "runtime::Bound::Unbounded".to_string();
                 let (min, max) = (min.unwrap_or_else(unbounded), max.unwrap_or_else(unbounded));
-                checks.push(quote!(#runtime check_range(#value, #min, #max)));
+                checks.push(call("runtime::check_range", vec![value.into(), min, max]));
             }
             let integer = matches!(shape.ty, Ty::I32 | Ty::I64);
             let number = |v: &serde_json::Value| {
                 let n = v.as_i64().filter(|_| integer)?;
                 let n = match shape.ty {
-                    Ty::I32 => Literal::i32_unsuffixed(i32::try_from(n).ok()?),
-                    _ => Literal::i64_unsuffixed(n),
+                    Ty::I32 => i32::try_from(n).ok()?.to_string(),
+                    _ => n.to_string(),
                 };
-                Some(quote!(&#n))
+                Some(format!("&{n}"))
             };
             if let Some(excluded) = excluded(&c.not_in, number) {
-                checks.push(quote!(#runtime check_not_one_of(#value, &[#(#excluded),*])));
+                checks.push(call(
+                    "runtime::check_not_one_of",
+                    vec![value.into(), format!("&[{}]", excluded.join(", "))],
+                ));
             }
-            let allowed: Vec<TokenStream> = c
+            let allowed: Vec<String> = c
                 .one_of
                 .iter()
                 .filter_map(|n| number(&serde_json::Value::from(*n)))
                 .collect();
             if !allowed.is_empty() {
-                checks.push(quote!(#runtime check_one_of(#value, &[#(#allowed),*])));
+                checks.push(call(
+                    "runtime::check_one_of",
+                    vec![value.into(), format!("&[{}]", allowed.join(", "))],
+                ));
             }
         }
         Ty::Array(items) => {
             if c.min_items.is_some() || c.max_items.is_some() {
                 let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-                checks.push(quote!(#runtime check_items(Vec::len(#value), #min, #max)));
+                checks.push(call(
+                    "runtime::check_items",
+                    vec![format!("Vec::len({value})"), min, max],
+                ));
             }
-            if let Some(item) = check_fn("item", items, api, runtime) {
-                checks.push(quote!(#runtime check_each(#value, #item)));
+            if let Some(item) = check_fn("item", items, api) {
+                checks.push(Expr::call(
+                    "runtime::check_each",
+                    vec![Expr::text(value), item],
+                    "",
+                ));
             }
         }
         Ty::Map(values) => {
-            if let Some(item) = check_fn("value", values, api, runtime) {
-                checks.push(quote!(#runtime check_values(#value, #item)));
+            if let Some(item) = check_fn("value", values, api) {
+                checks.push(Expr::call(
+                    "runtime::check_values",
+                    vec![Expr::text(value), item],
+                    "",
+                ));
             }
         }
         Ty::Named(name) => match api.types.get(name).map(|t| &t.kind) {
             Some(TypeKind::Enum(_)) => {}
             // An alias has no impl of its own: check what it names.
             Some(TypeKind::Alias(_)) => {
-                return resolve_alias(name, api)
-                    .and_then(|inner| check_expr(value, inner, api, runtime));
+                return resolve_alias(name, api).and_then(|inner| check_expr(value, inner, api));
             }
             _ if api.checked.contains(name) => {
-                checks.push(quote!(#runtime Validate::validate(#value)));
+                checks.push(call("runtime::Validate::validate", vec![value.into()]));
             }
             _ => {}
         },
@@ -745,16 +763,22 @@ pub(crate) fn check_expr(
     }
     let mut checks = checks.into_iter();
     let first = checks.next()?;
-    Some(checks.fold(first, |acc, next| quote!(#acc.and_then(|()| #next))))
+    Some(checks.fold(first, |acc, next| {
+        acc.then_expr(Expr::call(
+            ".and_then",
+            vec![Expr::Closure("|()|".into(), Box::new(next))],
+            "",
+        ))
+    }))
 }
 
 /// The excluded values as literals, when every one of them has the
 /// value's type (`None` when there are none, or one does not).
 fn excluded(
     values: &[serde_json::Value],
-    literal: impl Fn(&serde_json::Value) -> Option<TokenStream>,
-) -> Option<Vec<TokenStream>> {
-    let literals: Option<Vec<TokenStream>> = values.iter().map(literal).collect();
+    literal: impl Fn(&serde_json::Value) -> Option<String>,
+) -> Option<Vec<String>> {
+    let literals: Option<Vec<String>> = values.iter().map(literal).collect();
     literals.filter(|l| !l.is_empty())
 }
 
@@ -783,29 +807,19 @@ fn resolve_alias<'a>(name: &str, api: &'a Api) -> Option<&'a Shape> {
 /// A function checking one value of the shape, for `check_each`, `check_values`
 /// and `check_some`: `Validate::validate` itself when that is all there is to
 /// check, else a closure over `var`.
-pub(crate) fn check_fn(
-    var: &str,
-    shape: &Shape,
-    api: &Api,
-    runtime: &TokenStream,
-) -> Option<TokenStream> {
-    let var = ident(var);
-    let body = check_expr(quote!(#var), shape, api, runtime)?;
-    let plain = quote!(#runtime Validate::validate(#var));
-    if body.to_string() == plain.to_string() {
-        Some(quote!(#runtime Validate::validate))
+pub(crate) fn check_fn(var: &str, shape: &Shape, api: &Api) -> Option<Expr> {
+    let body = check_expr(var, shape, api)?;
+    if body.flat().as_deref() == Some(&format!("runtime::Validate::validate({var})")) {
+        Some(Expr::text("runtime::Validate::validate"))
     } else {
-        Some(quote!(|#var| #body))
+        Some(Expr::Closure(format!("|{var}|"), Box::new(body)))
     }
 }
 
-fn opt_usize(v: Option<usize>) -> TokenStream {
+fn opt_usize(v: Option<usize>) -> String {
     match v {
-        Some(v) => {
-            let v = Literal::usize_unsuffixed(v);
-            quote!(Some(#v))
-        }
-        None => quote!(None),
+        Some(v) => format!("Some({v})"),
+        None => "None".to_string(),
     }
 }
 
@@ -819,13 +833,7 @@ enum Side {
 /// A `runtime::Bound` for `check_range`, or `None` when the bound cannot be
 /// broken by any value of the type (an int32 field with a maximum beyond
 /// `i32::MAX`, say).
-fn bound(
-    n: Option<Number>,
-    exclusive: bool,
-    ty: &Ty,
-    side: Side,
-    runtime: &TokenStream,
-) -> Option<TokenStream> {
+fn bound(n: Option<Number>, exclusive: bool, ty: &Ty, side: Side) -> Option<String> {
     let integer = matches!(ty, Ty::I32 | Ty::I64);
     let (text, exclusive) = match (n?, ty) {
         // A bound at the type's own limit cannot be broken: no check.
@@ -854,11 +862,10 @@ fn bound(
         (Number::Int(i), _) => (format!("{:?}", i as f64), exclusive),
         (Number::Float(f), _) => (format!("{f:?}"), exclusive),
     };
-    let lit = number(&text);
     Some(if exclusive {
-        quote!(#runtime Bound::Excluded(#lit))
+        format!("runtime::Bound::Excluded({text})")
     } else {
-        quote!(#runtime Bound::Included(#lit))
+        format!("runtime::Bound::Included({text})")
     })
 }
 

@@ -51,7 +51,7 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
                 pieces.text(&out);
             }
             TypeKind::Newtype { shape, boxed } => {
-                pieces.tokens(newtype(api, def, shape, *boxed, &cfg));
+                pieces.text(&newtype(api, def, shape, *boxed, &cfg));
             }
         }
     }
@@ -82,21 +82,22 @@ fn newtype(
     shape: &crate::ir::Shape,
     boxed: bool,
     cfg: &TokenStream,
-) -> TokenStream {
-    let docs = type_docs(def, cfg);
-    let name = ident(&def.name);
-    let ty = rust_type(shape, &quote!());
-    let ty = if boxed { quote!(Box<#ty>) } else { ty };
-    let check = check_expr(quote!(&self.0), shape, api, &quote!(runtime::)).map(|c| quote!(#c?;));
-    let validate = validate_impl(api, def, cfg, check.into_iter().collect());
-    quote! {
-        #docs
-        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-        #[serde(transparent)]
-        pub struct #name(pub #ty);
-
-        #validate
+) -> String {
+    let ty = compact(&rust_type(shape, &quote!()));
+    let ty = if boxed { format!("Box<{ty}>") } else { ty };
+    let mut out = format!(
+        "{}#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]\n\
+         #[serde(transparent)]\npub struct {}(pub {ty});\n",
+        type_docs_text(def, cfg),
+        ident(&def.name)
+    );
+    let check =
+        check_expr("&self.0", shape, api).map(|c| Expr::Stmt(String::new(), Box::new(c), "?;"));
+    if let Some(validate) = validate_impl(api, def, cfg, check.into_iter().collect()) {
+        out.push('\n');
+        out.push_str(&validate);
     }
+    out
 }
 
 fn field_type(f: &Field) -> TokenStream {
@@ -290,18 +291,13 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
              pub additional_properties: std::collections::BTreeMap<String, {ty}>,\n"
         ));
     }
-    let checks = s.fields.iter().filter_map(|f| field_check(api, f));
+    let checks = s.fields.iter().map(|f| field_check(api, f));
     let additional_check = s.additional.as_ref().and_then(|shape| {
         let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
-        check_expr(
-            quote!(&self.additional_properties),
-            &wrapped,
-            api,
-            &quote!(runtime::),
-        )
-        .map(|c| quote!(#c?;))
+        check_expr("&self.additional_properties", &wrapped, api)
+            .map(|c| Expr::Stmt(String::new(), Box::new(c), "?;"))
     });
-    let checks: Vec<TokenStream> = checks.chain(additional_check).collect();
+    let checks: Vec<Expr> = checks.flatten().chain(additional_check).collect();
     let validate = validate_impl(api, def, cfg, checks);
     let body = if fields.is_empty() {
         "{}\n".to_string()
@@ -319,32 +315,21 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
         shared: &shared,
         null_text: &null_text,
     };
-    pieces.text(&record(def, s, &slots, cfg));
-    pieces.tokens(validate.unwrap_or_default());
+    let mut record = record(def, s, &slots, cfg);
+    if let Some(validate) = validate {
+        record.push('\n');
+        record.push_str(&validate);
+    }
+    pieces.text(&record);
 }
 
 /// A checked type's `Validate` impl, running `checks` (statements that
-/// return a violation); nothing for a type no value of which can break a
-/// bound ([`Api::checked`]).
-fn validate_impl(
-    api: &Api,
-    def: &TypeDef,
-    cfg: &TokenStream,
-    checks: Vec<TokenStream>,
-) -> Option<TokenStream> {
-    if !api.checked.contains(&def.name) {
-        return None;
-    }
-    let name = ident(&def.name);
-    Some(quote! {
-        #cfg
-        impl runtime::Validate for #name {
-            fn validate(&self) -> Result<(), runtime::Violation> {
-                #(#checks)*
-                Ok(())
-            }
-        }
-    })
+/// return a violation), as text; nothing for a type no value of which can
+/// break a bound ([`Api::checked`]).
+fn validate_impl(api: &Api, def: &TypeDef, cfg: &TokenStream, checks: Vec<Expr>) -> Option<String> {
+    api.checked
+        .contains(&def.name)
+        .then(|| super::operations::validate_impl(&ident(&def.name).to_string(), cfg, &checks))
 }
 
 /// A struct's `runtime::Record` impl and its serde impls through it: one
@@ -594,39 +579,53 @@ fn spelled_default(api: &Api, f: &Field) -> Option<TokenStream> {
     default_expr(f.default.as_ref()?, &f.shape, api, &quote!())
 }
 
-/// The statement that checks one field, with the field's wire name in errors.
-fn field_check(api: &Api, f: &Field) -> Option<TokenStream> {
+/// The statements that check one field, with the field's wire name in
+/// errors.
+fn field_check(api: &Api, f: &Field) -> Vec<Expr> {
     let name = ident(&f.rust);
-    let wire = &f.wire;
-    if f.read_only {
-        return Some(quote! {
-            if self.#name.is_some() {
-                return Err(runtime::Violation::new("is read-only").within(#wire));
-            }
-        });
-    }
-    // Required in requests, the one place it travels.
-    let present = (f.write_only && f.required && !f.shape.nullable).then(|| {
-        quote! {
-            if self.#name.is_none() {
-                return Err(runtime::Violation::new("is required").within(#wire));
-            }
-        }
-    });
-    let check = if three_state(f) {
-        check_fn("value", &f.shape, api, &quote!(runtime::))
-            .map(|inner| quote!(runtime::check_nullable(&self.#name, #inner)))
-    } else if is_optional(f) && spelled_default(api, f).is_none() {
-        check_fn("value", &f.shape, api, &quote!(runtime::))
-            .map(|inner| quote!(runtime::check_some(&self.#name, #inner)))
-    } else {
-        check_expr(quote!(&self.#name), &f.shape, api, &quote!(runtime::))
+    let wire = text::string_literal(&f.wire);
+    let refuse = |test: &str, message: &str| Expr::Scope {
+        head: format!("if self.{name}.{test}()"),
+        body: vec![Expr::text(format!(
+            "return Err(runtime::Violation::new(\"{message}\").within({wire}));"
+        ))],
+        tail: "",
     };
-    let check = check.map(|check| quote!(runtime::within(#wire, #check)?;));
-    match (present, check) {
-        (None, None) => None,
-        (present, check) => Some(quote!(#present #check)),
+    if f.read_only {
+        return vec![refuse("is_some", "is read-only")];
     }
+    let mut statements = Vec::new();
+    // Required in requests, the one place it travels.
+    if f.write_only && f.required && !f.shape.nullable {
+        statements.push(refuse("is_none", "is required"));
+    }
+    let field = format!("&self.{name}");
+    let check = if three_state(f) {
+        check_fn("value", &f.shape, api).map(|inner| {
+            Expr::call(
+                "runtime::check_nullable",
+                vec![Expr::text(field), inner],
+                "",
+            )
+        })
+    } else if is_optional(f) && spelled_default(api, f).is_none() {
+        check_fn("value", &f.shape, api)
+            .map(|inner| Expr::call("runtime::check_some", vec![Expr::text(field), inner], ""))
+    } else {
+        check_expr(&field, &f.shape, api)
+    };
+    if let Some(check) = check {
+        statements.push(Expr::Stmt(
+            String::new(),
+            Box::new(Expr::call(
+                "runtime::within",
+                vec![Expr::Text(wire), check],
+                "?",
+            )),
+            ";",
+        ));
+    }
+    statements
 }
 
 fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenStream) -> String {
@@ -721,7 +720,7 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
     });
     let checks = u.variants.iter().map(|v| {
         let variant = ident(&v.rust);
-        match check_expr(quote!(value), &v.shape, api, &quote!(runtime::)) {
+        match check_expr("value", &v.shape, api).map(|check| check.tokens()) {
             Some(check) => quote!(Self::#variant(value) => #check,),
             None => quote!(Self::#variant(_) => Ok(()),),
         }

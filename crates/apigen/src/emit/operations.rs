@@ -5,7 +5,7 @@ use super::text::{self, Expr, Pieces};
 use super::{check_expr, check_fn, doc_paragraphs, ident, rust_type, Gates};
 use crate::ir::{Api, Media, Operation, Param, Response, Shape, Stability, Status, Ty};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 const MODELS: fn() -> TokenStream = || quote!(models::);
 
@@ -344,46 +344,66 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
         .write(&mut out, 8, "", "");
         out.push_str("    }\n}\n");
     }
-    pieces.text(&out);
     if api.request_checked(op) {
-        let checks = request_checks(api, op);
-        let name = format_ident!("{name}");
-        pieces.tokens(quote! {
-            #cfg
-            impl runtime::Validate for #name {
-                fn validate(&self) -> Result<(), runtime::Violation> {
-                    #(#checks)*
-                    Ok(())
-                }
-            }
-        });
+        out.push('\n');
+        out.push_str(&validate_impl(&name, cfg, &request_checks(api, op)));
     }
+    pieces.text(&out);
 }
 
 /// The checks of a request's parameters and body, each a statement
 /// returning its violation (for a request that [`Api::request_checked`]).
-fn request_checks(api: &Api, op: &Operation) -> Vec<TokenStream> {
+fn request_checks(api: &Api, op: &Operation) -> Vec<Expr> {
+    let within = |wire: &str, check: Expr| {
+        Expr::Stmt(
+            String::new(),
+            Box::new(Expr::call(
+                "runtime::within",
+                vec![Expr::text(text::string_literal(wire)), check],
+                "?",
+            )),
+            ";",
+        )
+    };
     let params = op.params.iter().filter_map(|p| {
-        let fname = ident(&p.rust);
-        let wire = &p.wire;
+        let field = format!("&self.{}", ident(&p.rust));
         let check = if p.required || param_default(api, p).is_some() {
-            check_expr(quote!(&self.#fname), &p.shape, api, &quote!(runtime::))?
+            check_expr(&field, &p.shape, api)?
         } else {
-            let inner = check_fn("value", &p.shape, api, &quote!(runtime::))?;
-            quote!(runtime::check_some(&self.#fname, #inner))
+            let inner = check_fn("value", &p.shape, api)?;
+            Expr::call("runtime::check_some", vec![Expr::text(field), inner], "")
         };
-        Some(quote!(runtime::within(#wire, #check)?;))
+        Some(within(&p.wire, check))
     });
     let body = op.body.as_ref().and_then(|b| {
         let check = if b.required {
-            check_expr(quote!(&self.body), &b.shape, api, &quote!(runtime::))?
+            check_expr("&self.body", &b.shape, api)?
         } else {
-            let inner = check_fn("value", &b.shape, api, &quote!(runtime::))?;
-            quote!(runtime::check_some(&self.body, #inner))
+            let inner = check_fn("value", &b.shape, api)?;
+            Expr::call(
+                "runtime::check_some",
+                vec![Expr::text("&self.body"), inner],
+                "",
+            )
         };
-        Some(quote!(runtime::within("body", #check)?;))
+        Some(within("body", check))
     });
     params.chain(body).collect()
+}
+
+/// A `Validate` impl for `name` under `cfg` running `checks` (statements
+/// returning a violation), as text.
+pub(crate) fn validate_impl(name: &str, cfg: &TokenStream, checks: &[Expr]) -> String {
+    let mut out = format!(
+        "{}impl runtime::Validate for {name} {{\n    \
+         fn validate(&self) -> Result<(), runtime::Violation> {{\n",
+        text::cfg_line(cfg)
+    );
+    for check in checks {
+        check.write(&mut out, 8, "", "");
+    }
+    out.push_str("        Ok(())\n    }\n}\n");
+    out
 }
 
 /// Whether a response can carry an `ErrorResponse`: an error status, a body of

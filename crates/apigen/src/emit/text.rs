@@ -202,7 +202,7 @@ pub(crate) enum Expr {
     },
     /// An expression followed by method calls (`.await?`,
     /// `.unwrap_or(20)`), each on its own line when broken.
-    Chain(Box<Expr>, Vec<String>),
+    Chain(Box<Expr>, Vec<Expr>),
     /// `if cond { then } else { otherwise }`.
     IfElse {
         cond: String,
@@ -225,6 +225,9 @@ pub(crate) enum Expr {
         body: Vec<Expr>,
         tail: &'static str,
     },
+    /// A closure: its parameters (`|value|`) and body, in braces when
+    /// the body does not fit on the line.
+    Closure(String, Box<Expr>),
     /// `match scrutinee { pattern => value, ... }`, never on one line.
     Match {
         scrutinee: String,
@@ -249,12 +252,18 @@ impl Expr {
 
     /// The expression followed by one more method call.
     pub fn then(self, link: impl Into<String>) -> Expr {
+        self.then_expr(Expr::Text(link.into()))
+    }
+
+    /// The expression followed by one more method call, itself an
+    /// expression (`.and_then(|()| ...)`).
+    pub fn then_expr(self, link: Expr) -> Expr {
         match self {
             Expr::Chain(head, mut links) => {
-                links.push(link.into());
+                links.push(link);
                 Expr::Chain(head, links)
             }
-            other => Expr::Chain(Box::new(other), vec![link.into()]),
+            other => Expr::Chain(Box::new(other), vec![link]),
         }
     }
 
@@ -292,7 +301,9 @@ impl Expr {
                     return false;
                 }
                 for link in links {
-                    out.push_str(link);
+                    if !link.write_flat(out) {
+                        return false;
+                    }
                 }
             }
             Expr::IfElse {
@@ -331,6 +342,13 @@ impl Expr {
                 }
                 out.push_str(after);
             }
+            Expr::Closure(params, body) => {
+                out.push_str(params);
+                out.push(' ');
+                if !body.write_flat(out) {
+                    return false;
+                }
+            }
             Expr::Match { .. } | Expr::Scope { .. } => return false,
         }
         true
@@ -355,7 +373,11 @@ impl Expr {
                 delims: (open, close),
                 args,
                 after: own,
-            } if matches!(args.as_slice(), [Expr::Struct { .. } | Expr::Block(..)]) => {
+            } if matches!(
+                args.as_slice(),
+                [Expr::Struct { .. } | Expr::Block(..) | Expr::Closure(..)]
+            ) =>
+            {
                 args[0].write(
                     out,
                     indent,
@@ -388,7 +410,7 @@ impl Expr {
                 let last = links.len().saturating_sub(1);
                 for (i, link) in links.iter().enumerate() {
                     let end = if i == last { after } else { "" };
-                    out.push_str(&format!("{links_pad}{link}{end}\n"));
+                    link.write(out, links_pad.len(), "", end);
                 }
             }
             Expr::IfElse {
@@ -423,6 +445,11 @@ impl Expr {
                     statement.write(out, indent + 4, "", "");
                 }
                 value.write(out, indent + 4, "", "");
+                out.push_str(&format!("{pad}}}{after}\n"));
+            }
+            Expr::Closure(params, body) => {
+                out.push_str(&format!("{pad}{before}{params} {{\n"));
+                body.write_body(out, indent + 4);
                 out.push_str(&format!("{pad}}}{after}\n"));
             }
             Expr::Stmt(own_before, expr, own_after) => {

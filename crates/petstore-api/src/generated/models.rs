@@ -70,11 +70,7 @@ impl runtime::Validate for Category {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "id",
-            runtime::check_range(
-                &self.id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
+            runtime::check_range(&self.id, runtime::Bound::Included(1), runtime::Bound::Unbounded),
         )?;
         runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
         runtime::within(
@@ -726,33 +722,39 @@ impl runtime::Validate for Order {
             "id",
             runtime::check_some(
                 &self.id,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         runtime::within(
             "petId",
             runtime::check_some(
                 &self.pet_id,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         runtime::within(
             "quantity",
             runtime::check_some(
                 &self.quantity,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Included(1000),
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Included(1000),
+                    )
+                },
             ),
         )?;
         Ok(())
@@ -945,11 +947,7 @@ impl runtime::Validate for Pet {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "id",
-            runtime::check_range(
-                &self.id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
+            runtime::check_range(&self.id, runtime::Bound::Included(1), runtime::Bound::Unbounded),
         )?;
         runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
         runtime::within(

@@ -449,22 +449,26 @@ impl runtime::Validate for ListPetsRequest {
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         runtime::within(
             "categoryId",
             runtime::check_some(
                 &self.category_id,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         runtime::within(
@@ -473,14 +477,18 @@ impl runtime::Validate for ListPetsRequest {
                 &self.id,
                 |value| {
                     runtime::check_items(Vec::len(value), None, Some(100))
-                        .and_then(|()| runtime::check_each(
-                            value,
-                            |item| runtime::check_range(
-                                item,
-                                runtime::Bound::Included(1),
-                                runtime::Bound::Unbounded,
-                            ),
-                        ))
+                        .and_then(|()| {
+                            runtime::check_each(
+                                value,
+                                |item| {
+                                    runtime::check_range(
+                                        item,
+                                        runtime::Bound::Included(1),
+                                        runtime::Bound::Unbounded,
+                                    )
+                                },
+                            )
+                        })
                 },
             ),
         )?;
@@ -1279,11 +1287,13 @@ impl runtime::Validate for ListCategoriesRequest {
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())
@@ -1918,22 +1928,26 @@ impl runtime::Validate for ListOrdersRequest {
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         runtime::within(
             "petId",
             runtime::check_some(
                 &self.pet_id,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())
@@ -2690,11 +2704,13 @@ impl runtime::Validate for ListInventoryRequest {
             "after",
             runtime::check_some(
                 &self.after,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())
@@ -3175,22 +3191,26 @@ impl runtime::Validate for WatchStoreRequest {
             "petId",
             runtime::check_some(
                 &self.pet_id,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         runtime::within(
             "Last-Event-ID",
             runtime::check_some(
                 &self.last_event_id,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())

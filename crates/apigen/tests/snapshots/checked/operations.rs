@@ -102,19 +102,18 @@ impl runtime::Validate for StockShelfRequest {
             "level",
             runtime::check_some(
                 &self.level,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(2),
-                    runtime::Bound::Included(9),
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(2),
+                        runtime::Bound::Included(9),
+                    )
+                },
             ),
         )?;
         runtime::within(
             "tier",
-            runtime::check_some(
-                &self.tier,
-                |value| runtime::check_one_of(value, &[&1, &2, &3]),
-            ),
+            runtime::check_some(&self.tier, |value| runtime::check_one_of(value, &[&1, &2, &3])),
         )?;
         runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())

@@ -548,11 +548,9 @@ impl runtime::Validate for NewAccountAddress {
             runtime::check_some(
                 &self.zip,
                 |value| {
-                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
-                    {
-                        regex::Regex::new("^[0-9]{5}$")
-                            .expect("the generator checked the pattern")
-                    });
+                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
+                        || regex::Regex::new("^[0-9]{5}$").expect("the generator checked the pattern"),
+                    );
                     runtime::check_pattern(value, &PATTERN)
                 },
             ),

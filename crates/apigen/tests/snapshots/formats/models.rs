@@ -276,11 +276,13 @@ impl runtime::Validate for Sample {
             "ratio",
             runtime::check_some(
                 &self.ratio,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0.5),
-                    runtime::Bound::Included(1.5),
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0.5),
+                        runtime::Bound::Included(1.5),
+                    )
+                },
             ),
         )?;
         runtime::within(
@@ -315,11 +317,9 @@ impl runtime::Validate for Sample {
                 |value| {
                     runtime::check_length(value, Some(3), Some(3))
                         .and_then(|()| {
-                            static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
-                            {
-                                regex::Regex::new("^[A-Z]{3}$")
-                                    .expect("the generator checked the pattern")
-                            });
+                            static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
+                                || regex::Regex::new("^[A-Z]{3}$").expect("the generator checked the pattern"),
+                            );
                             runtime::check_pattern(value, &PATTERN)
                         })
                 },
@@ -331,10 +331,12 @@ impl runtime::Validate for Sample {
                 &self.tags,
                 |value| {
                     runtime::check_items(Vec::len(value), Some(1), Some(3))
-                        .and_then(|()| runtime::check_each(
-                            value,
-                            |item| runtime::check_length(item, None, Some(10)),
-                        ))
+                        .and_then(|()| {
+                            runtime::check_each(
+                                value,
+                                |item| runtime::check_length(item, None, Some(10)),
+                            )
+                        })
                 },
             ),
         )?;
@@ -342,14 +344,18 @@ impl runtime::Validate for Sample {
             "scores",
             runtime::check_some(
                 &self.scores,
-                |value| runtime::check_values(
-                    value,
-                    |value| runtime::check_range(
+                |value| {
+                    runtime::check_values(
                         value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    ),
-                ),
+                        |value| {
+                            runtime::check_range(
+                                value,
+                                runtime::Bound::Included(0),
+                                runtime::Bound::Unbounded,
+                            )
+                        },
+                    )
+                },
             ),
         )?;
         Ok(())

@@ -55,10 +55,7 @@ impl runtime::Validate for Box2 {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "b",
-            runtime::check_some(
-                &self.b,
-                |value| runtime::check_length(value, Some(1), None),
-            ),
+            runtime::check_some(&self.b, |value| runtime::check_length(value, Some(1), None)),
         )?;
         Ok(())
     }
@@ -116,11 +113,13 @@ impl runtime::Validate for Deserialize {
             "d",
             runtime::check_some(
                 &self.d,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())
@@ -374,10 +373,7 @@ impl runtime::Validate for Validate {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "value",
-            runtime::check_some(
-                &self.value,
-                |value| runtime::check_length(value, None, Some(3)),
-            ),
+            runtime::check_some(&self.value, |value| runtime::check_length(value, None, Some(3))),
         )?;
         Ok(())
     }

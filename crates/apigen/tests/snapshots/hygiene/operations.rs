@@ -196,10 +196,7 @@ impl runtime::Validate for ConfigureRequest {
         runtime::within(
             "body",
             runtime::check_items(Vec::len(&self.body), None, Some(2))
-                .and_then(|()| runtime::check_each(
-                    &self.body,
-                    runtime::Validate::validate,
-                )),
+                .and_then(|()| runtime::check_each(&self.body, runtime::Validate::validate)),
         )?;
         Ok(())
     }
@@ -250,10 +247,7 @@ pub struct RespondRequest {
 
 impl runtime::Validate for RespondRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "body",
-            runtime::check_some(&self.body, runtime::Validate::validate),
-        )?;
+        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
         Ok(())
     }
 }

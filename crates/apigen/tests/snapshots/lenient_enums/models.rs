@@ -137,10 +137,7 @@ impl runtime::Validate for Thing {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "code",
-            runtime::check_some(
-                &self.code,
-                |value| runtime::check_one_of(value, &[&2, &3]),
-            ),
+            runtime::check_some(&self.code, |value| runtime::check_one_of(value, &[&2, &3])),
         )?;
         Ok(())
     }

@@ -81,10 +81,7 @@ pub struct PostNRequest {
 
 impl runtime::Validate for PostNRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "body",
-            runtime::check_some(&self.body, runtime::Validate::validate),
-        )?;
+        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
         Ok(())
     }
 }

@@ -187,11 +187,9 @@ impl runtime::Validate for Book {
         runtime::within(
             "isbn",
             {
-                static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
-                {
-                    regex::Regex::new("^978-[0-9]{10}$")
-                        .expect("the generator checked the pattern")
-                });
+                static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
+                    || regex::Regex::new("^978-[0-9]{10}$").expect("the generator checked the pattern"),
+                );
                 runtime::check_pattern(&self.isbn, &PATTERN)
             },
         )?;

@@ -126,11 +126,13 @@ impl runtime::Validate for ListBooksRequest {
             "limit",
             runtime::check_some(
                 &self.limit,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Included(50),
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Included(50),
+                    )
+                },
             ),
         )?;
         Ok(())

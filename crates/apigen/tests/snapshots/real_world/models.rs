@@ -208,11 +208,13 @@ impl runtime::Validate for Customer {
             "seed",
             runtime::check_some(
                 &self.seed,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(-9223372036854775808),
-                    runtime::Bound::Included(9223372036854775807),
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(-9223372036854775808),
+                        runtime::Bound::Included(9223372036854775807),
+                    )
+                },
             ),
         )?;
         Ok(())
@@ -427,10 +429,7 @@ impl runtime::Validate for UploadDocumentBody {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within(
             "note",
-            runtime::check_some(
-                &self.note,
-                |value| runtime::check_length(value, None, Some(200)),
-            ),
+            runtime::check_some(&self.note, |value| runtime::check_length(value, None, Some(200))),
         )?;
         Ok(())
     }

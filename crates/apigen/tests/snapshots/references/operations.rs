@@ -96,11 +96,13 @@ impl runtime::Validate for ListItemsRequest {
             "limit",
             runtime::check_some(
                 &self.limit,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Included(100),
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Included(100),
+                    )
+                },
             ),
         )?;
         Ok(())

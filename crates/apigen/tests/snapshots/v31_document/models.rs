@@ -63,11 +63,13 @@ impl runtime::Validate for Booking {
             "seats",
             runtime::check_some(
                 &self.seats,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(1),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())

@@ -90,10 +90,7 @@ impl runtime::Validate for Upload {
         )?;
         runtime::within(
             "label",
-            runtime::check_some(
-                &self.label,
-                |value| runtime::check_length(value, None, Some(32)),
-            ),
+            runtime::check_some(&self.label, |value| runtime::check_length(value, None, Some(32))),
         )?;
         Ok(())
     }

@@ -572,11 +572,9 @@ impl runtime::Validate for PatchAccountRange {
             runtime::check_nullable(
                 &self.code,
                 |value| {
-                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
-                    {
-                        regex::Regex::new("^[a-z]{2}$")
-                            .expect("the generator checked the pattern")
-                    });
+                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
+                        || regex::Regex::new("^[a-z]{2}$").expect("the generator checked the pattern"),
+                    );
                     runtime::check_pattern(value, &PATTERN)
                 },
             ),
@@ -585,11 +583,13 @@ impl runtime::Validate for PatchAccountRange {
             "limit",
             runtime::check_nullable(
                 &self.limit,
-                |value| runtime::check_range(
-                    value,
-                    runtime::Bound::Included(0),
-                    runtime::Bound::Unbounded,
-                ),
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
             ),
         )?;
         Ok(())

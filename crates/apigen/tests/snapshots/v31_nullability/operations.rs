@@ -93,10 +93,7 @@ pub struct PatchAccountRequest {
 
 impl runtime::Validate for PatchAccountRequest {
     fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "range",
-            runtime::check_some(&self.range, runtime::Validate::validate),
-        )?;
+        runtime::within("range", runtime::check_some(&self.range, runtime::Validate::validate))?;
         runtime::within("body", runtime::Validate::validate(&self.body))?;
         Ok(())
     }
