@@ -1,8 +1,9 @@
 //! Emission: [`Api`] -> formatted Rust source files.
 //!
-//! Each file is built as tokens with `quote`, parsed with `syn` and printed with
-//! `prettyplease`, so the output is formatted and the same IR always gives the
-//! same bytes.
+//! Items that repeat per operation or per type are written as formatted
+//! text ([`text`]); the few of irregular shape are built as tokens with
+//! `quote`, parsed with `syn` and printed with `prettyplease`. Either way
+//! the output is formatted and the same IR always gives the same bytes.
 
 mod client;
 pub mod docs;
@@ -21,8 +22,8 @@ use quote::{format_ident, quote};
 use std::collections::{BTreeSet, HashMap};
 use text::Expr;
 
-/// Types per rendering job: models are rendered in chunks, on as many threads
-/// as the machine has, because parsing and printing dominate generation time.
+/// Types per job: models are written in chunks, on as many threads as the
+/// machine has.
 const TYPES_PER_JOB: usize = 400;
 const OPERATIONS_PER_JOB: usize = 100;
 

@@ -1,13 +1,13 @@
-//! Generated code written as text. Most items are built as token streams
-//! and printed by prettyplease, which parses them first: the costliest step
-//! of generation. Items of a fixed shape (a struct with its record and
-//! serde impls, a string enum with its impls) are written directly
-//! instead, already formatted, with the helpers here; [`Pieces`] keeps
-//! both kinds in order.
+//! Generated code written as text. Parsing and printing token streams
+//! (`syn` and `prettyplease`) was most of generation's time, so every item
+//! that repeats per operation or per type is written directly, already
+//! formatted: fixed lines with `format!`, expressions as [`Expr`], which
+//! lays itself out as rustfmt would. [`Pieces`] keeps text and the few
+//! items still built as tokens in order.
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
-/// The width lists are wrapped at, as prettyplease wraps them.
+/// The width lines are kept within where they can be broken, as rustfmt keeps them.
 pub(crate) const WIDTH: usize = 100;
 
 /// A part of a file: token streams rendered together, and text written
