@@ -221,18 +221,16 @@ fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> 
         ident(&op.fn_name),
         op.type_name
     ));
-    Expr::Call {
-        callee: "Result".into(),
-        delims: ("<", ">"),
-        args: vec![
+    Expr::generic(
+        "Result",
+        vec![
             Expr::text(format!(
                 "runtime::Reply<operations::{}Response>",
                 op.type_name
             )),
             Expr::text("runtime::ClientError"),
         ],
-        after: "",
-    }
+    )
     .write(&mut out, 4, ") -> ", " {");
     build_call_text(api, op, validate, &mut out);
     out.push_str(

@@ -220,20 +220,16 @@ fn method(op: &Operation, out: &mut String) {
         ident(&op.fn_name),
         op.type_name
     ));
-    Expr::Call {
-        callee: "impl std::future::Future".into(),
-        delims: ("<", ">"),
-        args: vec![Expr::Call {
-            callee: "Output = Result".into(),
-            delims: ("<", ">"),
-            args: vec![
+    Expr::generic(
+        "impl std::future::Future",
+        vec![Expr::generic(
+            "Output = Result",
+            vec![
                 Expr::text(format!("{}Response", op.type_name)),
                 Expr::text("ErrorResponse"),
             ],
-            after: "",
-        }],
-        after: "",
-    }
+        )],
+    )
     .write(out, 4, ") -> ", ";");
 }
 

@@ -535,12 +535,10 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
     } else {
         "fn extract("
     };
-    let returns = Expr::Call {
-        callee: "Result".into(),
-        delims: ("<", ">"),
-        args: vec![Expr::text(req.clone()), Expr::text("runtime::Rejection")],
-        after: "",
-    };
+    let returns = Expr::generic(
+        "Result",
+        vec![Expr::text(req.clone()), Expr::text("runtime::Rejection")],
+    );
     if params.is_empty() {
         returns.write(out, 4, &format!("{extract}) -> "), " {");
     } else {

@@ -250,6 +250,17 @@ impl Expr {
         }
     }
 
+    /// A generic type, `callee<args...>`, broken between its arguments
+    /// like a call's.
+    pub fn generic(callee: impl Into<String>, args: Vec<Expr>) -> Expr {
+        Expr::Call {
+            callee: callee.into(),
+            delims: ("<", ">"),
+            args,
+            after: "",
+        }
+    }
+
     /// The expression followed by one more method call.
     pub fn then(self, link: impl Into<String>) -> Expr {
         self.then_expr(Expr::Text(link.into()))
@@ -643,6 +654,72 @@ mod tests {
                 "x".repeat(100)
             )
         );
+    }
+
+    #[test]
+    fn struct_literals_blocks_and_closures_take_lines_as_rustfmt_does() {
+        let fields = |value: &str| Expr::Struct {
+            path: "Self".into(),
+            fields: vec![
+                ("body".into(), Expr::text("error.body")),
+                ("retry_after".into(), Expr::text(value)),
+            ],
+        };
+        // A struct literal has a field per line; a lone one hugs the call,
+        // and a field named as its value is written once.
+        let mut out = String::new();
+        Expr::call("Ok", vec![fields("retry_after")], "").write(&mut out, 4, "", "");
+        assert_eq!(
+            out,
+            "    Ok(Self {\n        body: error.body,\n        retry_after,\n    })\n"
+        );
+        // A match arm on one line when it fits, else in a block; a block
+        // with statements keeps its braces.
+        let arms = Expr::Match {
+            scrutinee: "answer.status".into(),
+            arms: vec![
+                ("200".into(), Expr::text("Self::Ok(answer.json()?)")),
+                ("201".into(), fields("x")),
+                (
+                    "_".into(),
+                    Expr::Block(
+                        vec![Expr::text("let value = 1;")],
+                        Box::new(Expr::text("value")),
+                    ),
+                ),
+            ],
+        };
+        let mut out = String::new();
+        arms.write(&mut out, 0, "let value = ", ";");
+        assert_eq!(
+            out,
+            "let value = match answer.status {\n    200 => Self::Ok(answer.json()?),\n    \
+             201 => {\n        Self {\n            body: error.body,\n            retry_after: x,\n        }\n    }\n    \
+             _ => {\n        let value = 1;\n        value\n    }\n};\n"
+        );
+        // A closure whose body does not fit is braced, hugging its call.
+        let long = format!(
+            "runtime::check_length(value, Some(1), Some({}))",
+            "9".repeat(70)
+        );
+        let check = Expr::call(
+            "runtime::check_some",
+            vec![
+                Expr::text("&self.name"),
+                Expr::Closure("|value|".into(), Box::new(Expr::text(long.clone()))),
+            ],
+            "",
+        );
+        let mut out = String::new();
+        check.write(&mut out, 0, "", "");
+        assert_eq!(
+            out,
+            format!(
+                "runtime::check_some(\n    &self.name,\n    |value| {{\n        {long}\n    }},\n)\n"
+            )
+        );
+        // What is written reads back as tokens.
+        assert!(!check.tokens().to_string().contains("compile_error"));
     }
 
     #[test]
