@@ -125,7 +125,13 @@ pub fn head(api: &Api, gates: &Gates) -> String {
     }
     bounds.push("Rejections".into());
     bounds.push("'static".into());
-    let bounds = bounds.join(" + ");
+    // One bound per line when they do not fit on one, as rustfmt writes
+    // them (a route trait per group: hundreds for a large document).
+    let bounds = if 7 + bounds.iter().map(|b| b.len() + 3).sum::<usize>() <= text::WIDTH {
+        bounds.join(" + ")
+    } else {
+        bounds.join("\n        + ")
+    };
     out.push_str(&format!(
         r#"/// How a request refused before it reaches a handler (a malformed
 /// parameter, invalid JSON, an unknown route), or an answer the glue
@@ -298,9 +304,8 @@ fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut Strin
             .map(|p| text::compact(&p))
             .unwrap_or_default()
     };
-    out.push_str(&format!(
-        "    #[cfg({any})]\n    let resource = web::resource({path});\n"
-    ));
+    out.push_str(&format!("    #[cfg({any})]\n"));
+    Expr::call("web::resource", vec![Expr::text(path)], "").write(out, 4, "let resource = ", ";");
     for o in ops {
         out.push_str(&format!("    #[cfg({})]\n", on(o)));
         route(o, ops).write(out, 4, "let resource = resource.route(", ");");

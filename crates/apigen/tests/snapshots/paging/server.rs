@@ -21,7 +21,14 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Linked + operations::Cursored + operations::AfterLast + operations::Numbered + operations::Offsets + operations::Striped + Rejections + 'static,
+    S: operations::Linked
+        + operations::Cursored
+        + operations::AfterLast
+        + operations::Numbered
+        + operations::Offsets
+        + operations::Striped
+        + Rejections
+        + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -36,7 +43,14 @@ pub fn configure_with<S, L, B>(
     service: web::Data<S>,
     layer: impl Fn() -> L,
 ) where
-    S: operations::Linked + operations::Cursored + operations::AfterLast + operations::Numbered + operations::Offsets + operations::Striped + Rejections + 'static,
+    S: operations::Linked
+        + operations::Cursored
+        + operations::AfterLast
+        + operations::Numbered
+        + operations::Offsets
+        + operations::Striped
+        + Rejections
+        + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {

@@ -21,7 +21,15 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Public + operations::Optional + operations::Keys + operations::Admin + operations::Default + operations::Legacy + operations::Oidc + Rejections + 'static,
+    S: operations::Public
+        + operations::Optional
+        + operations::Keys
+        + operations::Admin
+        + operations::Default
+        + operations::Legacy
+        + operations::Oidc
+        + Rejections
+        + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -36,7 +44,15 @@ pub fn configure_with<S, L, B>(
     service: web::Data<S>,
     layer: impl Fn() -> L,
 ) where
-    S: operations::Public + operations::Optional + operations::Keys + operations::Admin + operations::Default + operations::Legacy + operations::Oidc + Rejections + 'static,
+    S: operations::Public
+        + operations::Optional
+        + operations::Keys
+        + operations::Admin
+        + operations::Default
+        + operations::Legacy
+        + operations::Oidc
+        + Rejections
+        + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {

@@ -21,7 +21,12 @@ pub trait Rejections {
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Customers + operations::Vendors + operations::Partners + operations::Places + Rejections + 'static,
+    S: operations::Customers
+        + operations::Vendors
+        + operations::Partners
+        + operations::Places
+        + Rejections
+        + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -36,7 +41,12 @@ pub fn configure_with<S, L, B>(
     service: web::Data<S>,
     layer: impl Fn() -> L,
 ) where
-    S: operations::Customers + operations::Vendors + operations::Partners + operations::Places + Rejections + 'static,
+    S: operations::Customers
+        + operations::Vendors
+        + operations::Partners
+        + operations::Places
+        + Rejections
+        + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
