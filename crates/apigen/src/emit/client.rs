@@ -5,7 +5,7 @@
 //! the spec's security schemes.
 
 use super::operations::MethodDocs;
-use super::text::{self, Expr};
+use super::text::{self, Expr, Pieces};
 use super::{ident, rust_type, Gates};
 use crate::ir::{
     Api, Media, Operation, Param, ParamLocation, Response, Shape, Status, Style, Ty, TypeKind,
@@ -48,31 +48,15 @@ const BUILDERS: &[&str] = &[
 /// of the common shape is written as text; one that pages or streams
 /// events, with the functions beside it, is built as tokens and rendered.
 pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
-    let mut out = String::new();
-    let mut tokens = TokenStream::new();
-    let push = |out: &mut String, text: &str| {
-        if !text.is_empty() {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(text);
-        }
-    };
+    let mut pieces = Pieces::in_block();
     for op in ops {
         let cfg = Gates::attr(gates.group(&op.group));
         match plain_method(api, op, &cfg) {
-            Some(text) => {
-                push(
-                    &mut out,
-                    &super::render_in_block(std::mem::take(&mut tokens)),
-                );
-                push(&mut out, &text);
-            }
-            None => tokens.extend(method(api, op, &cfg)),
+            Some(text) => pieces.text(&text),
+            None => pieces.tokens(method(api, op, &cfg)),
         }
     }
-    push(&mut out, &super::render_in_block(tokens));
-    out
+    pieces.finish()
 }
 
 /// The `Client` type and its constructor and settings: the operations'
@@ -195,13 +179,6 @@ pub fn head(api: &Api) -> TokenStream {
     }
 }
 
-/// The runtime's name for a parameter's style: the variant the runtime
-/// defines (the generator reads the same definition).
-fn style(p: &Param) -> TokenStream {
-    let name = ident(&format!("{:?}", p.style));
-    quote!(runtime::Style::#name)
-}
-
 /// The method of an operation that neither pages nor streams, as text
 /// inside `impl Client`; `None` for one that does.
 fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> {
@@ -209,13 +186,7 @@ fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> 
         return None;
     }
     let mut out = MethodDocs::new(op).text(&text::cfg_line(cfg), "    ");
-    let validate = api.request_checked(op);
-    // A request with nothing in it (no parameter, no body) is not read.
-    let request = if !validate && op.params.is_empty() && op.body.is_none() {
-        "_request"
-    } else {
-        "request"
-    };
+    let request = request_binding(api, op);
     out.push_str(&format!(
         "    pub async fn {}(\n        &self,\n        {request}: operations::{}Request,\n",
         ident(&op.fn_name),
@@ -232,18 +203,28 @@ fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> 
         ],
     )
     .write(&mut out, 4, ") -> ", " {");
-    build_call_text(api, op, validate, &mut out);
+    build_call(api, op, &mut out);
     out.push_str(
         "        let answer = self.core.send(call).await?;\n        answer.typed()\n    }\n",
     );
     Some(out)
 }
 
+/// The name a method binds its request to: `_request` for one with
+/// nothing in it (no parameter, no body, no check), which is not read.
+fn request_binding(api: &Api, op: &Operation) -> &'static str {
+    if !api.request_checked(op) && op.params.is_empty() && op.body.is_none() {
+        "_request"
+    } else {
+        "request"
+    }
+}
+
 /// The statements building an operation's call from `request`, as text
 /// at the indentation of a method's body.
-fn build_call_text(api: &Api, op: &Operation, validate: bool, out: &mut String) {
+fn build_call(api: &Api, op: &Operation, out: &mut String) {
     let pad = "        ";
-    if validate {
+    if api.request_checked(op) {
         out.push_str(&format!(
             "{pad}runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;\n"
         ));
@@ -277,11 +258,7 @@ fn build_call_text(api: &Api, op: &Operation, validate: bool, out: &mut String) 
     }
     for p in &op.params {
         let wire = text::string_literal(&p.wire);
-        let explode = if p.explode {
-            "runtime::Explode::Yes"
-        } else {
-            "runtime::Explode::No"
-        };
+        let explode = super::explode(p.explode);
         let value = if idempotency.is_some_and(|k| std::ptr::eq(k, p)) {
             "&idempotency_key".to_string()
         } else {
@@ -357,94 +334,13 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let name = ident(&op.fn_name);
     let req = format_ident!("{}Request", op.type_name);
     let resp = format_ident!("{}Response", op.type_name);
-    let constant = ident(&op.const_name);
     let (docs, deprecated) = MethodDocs::new(op).tokens();
-    let idempotency = idempotency_param(op);
-    let key_setup = idempotency.map(|p| {
-        let field = ident(&p.rust);
-        let value = if p.required {
-            quote!(Some(request.#field.clone()))
-        } else {
-            quote!(request.#field.clone().or_else(|| self.core.retries().then(runtime::new_idempotency_key)))
-        };
-        quote! {
-            let idempotency_key = #value;
-            if idempotency_key.is_some() {
-                call.resendable();
-            }
-        }
-    });
-    let params = op.params.iter().map(|p| {
-        let wire = &p.wire;
-        let explode = super::explode(p.explode);
-        let value = if idempotency.is_some_and(|k| std::ptr::eq(k, p)) {
-            quote!(&idempotency_key)
-        } else {
-            let field = ident(&p.rust);
-            quote!(&request.#field)
-        };
-        match p.location {
-            ParamLocation::Path => {
-                let style = style(p);
-                quote!(call.path(#wire, #value, #style, #explode);)
-            }
-            ParamLocation::Query => {
-                let style = style(p);
-                quote!(call.query(#wire, #value, #style, #explode);)
-            }
-            ParamLocation::Header if p.style == Style::Json => {
-                quote!(call.header_json(#wire, #value);)
-            }
-            ParamLocation::Cookie if p.style == Style::Json => {
-                quote!(call.cookie_json(#wire, #value);)
-            }
-            ParamLocation::Header => quote!(call.header(#wire, #value, #explode);),
-            ParamLocation::Cookie => quote!(call.cookie(#wire, #value, #explode);),
-        }
-    });
-    let body = op.body.as_ref().map(|b| match &b.media {
-        // A request never streams events (lowering makes none).
-        Media::Json | Media::Events => quote!(call.json_body(&request.body)?;),
-        Media::Form => quote!(call.form_body(&request.body)?;),
-        Media::Multipart => {
-            let files = file_fields(api, &b.shape);
-            quote!(call.multipart_body(&request.body, &[#(#files),*])?;)
-        }
-        Media::Raw(media) => {
-            let media = media
-                .first()
-                .map_or("application/octet-stream", String::as_str);
-            if b.required {
-                quote!(call.bytes_body(#media, request.body.clone());)
-            } else {
-                quote! {
-                    if let Some(body) = &request.body {
-                        call.bytes_body(#media, body.clone());
-                    }
-                }
-            }
-        }
-    });
-    let mutable = (!op.params.is_empty() || op.body.is_some()).then(|| quote!(mut));
-    let validate = api.request_checked(op).then(
-        || quote!(runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;),
-    );
-    // A request with nothing in it (no parameter, no body) is not read.
-    let request = if validate.is_none() && op.params.is_empty() && op.body.is_none() {
-        quote!(_request)
-    } else {
-        quote!(request)
-    };
+    let request = ident(request_binding(api, op));
     // The call from the request, and the typed response from the answer:
-    // one method's body, or, for a paging operation, functions of their
-    // own that the page walks reuse.
-    let build_call = quote! {
-        #validate
-        let #mutable call = runtime::Call::new(metadata::#constant);
-        #key_setup
-        #(#params)*
-        #body
-    };
+    // functions of their own that the page walks and the event stream reuse.
+    let mut build_call_text = String::new();
+    build_call(api, op, &mut build_call_text);
+    let build_call = text::tokens(&build_call_text);
     let streams = op.responses.iter().find(|r| r.media == Media::Events);
     // The response enum reads the answer (`runtime::ReadAnswer`), but for
     // a stream of events, whose reconnects the operation's own read
@@ -470,21 +366,6 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     } else {
         quote!(answer.typed())
     };
-    if op.paging.is_none() && streams.is_none() {
-        return quote! {
-            #docs
-            #cfg
-            #deprecated
-            pub async fn #name(
-                &self,
-                #request: operations::#req,
-            ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-                #build_call
-                let answer = self.core.send(call).await?;
-                #read
-            }
-        };
-    }
     let split = Split {
         op,
         req: req.clone(),

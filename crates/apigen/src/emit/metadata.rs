@@ -50,9 +50,7 @@ pub fn items(api: &Api) -> String {
         if !out.is_empty() {
             out.push('\n');
         }
-        for line in doc.lines() {
-            out.push_str(&text::doc_line(line, ""));
-        }
+        out.push_str(&text::doc_line(doc, ""));
         value.write(&mut out, 0, &before, ";");
     };
     if !api.webhooks.is_empty() {

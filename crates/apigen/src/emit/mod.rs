@@ -511,11 +511,11 @@ impl<'a> Gates<'a> {
 
 /// `runtime::Explode::Yes` or `No`: how a parameter's `explode` is spelled
 /// in a call to the runtime.
-pub(crate) fn explode(explode: bool) -> TokenStream {
+pub(crate) fn explode(explode: bool) -> &'static str {
     if explode {
-        quote!(runtime::Explode::Yes)
+        "runtime::Explode::Yes"
     } else {
-        quote!(runtime::Explode::No)
+        "runtime::Explode::No"
     }
 }
 
@@ -771,6 +771,21 @@ pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> 
             "",
         ))
     }))
+}
+
+/// A `Validate` impl for `name` under `cfg` running `checks` (statements
+/// returning a violation), as text.
+pub(crate) fn validate_impl(name: &str, cfg: &TokenStream, checks: &[Expr]) -> String {
+    let mut out = format!(
+        "{}impl runtime::Validate for {name} {{\n    \
+         fn validate(&self) -> Result<(), runtime::Violation> {{\n",
+        text::cfg_line(cfg)
+    );
+    for check in checks {
+        check.write(&mut out, 8, "", "");
+    }
+    out.push_str("        Ok(())\n    }\n}\n");
+    out
 }
 
 /// The excluded values as literals, when every one of them has the

@@ -41,14 +41,9 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
             TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg)),
             TypeKind::Union(u) => pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg)),
             TypeKind::Alias(shape) => {
-                let mut out = type_docs_text(def, &cfg);
-                Expr::text(compact(&rust_type(shape, &quote!()))).write(
-                    &mut out,
-                    0,
-                    &format!("pub type {} = ", ident(&def.name)),
-                    ";",
-                );
-                pieces.text(&out);
+                let ty = compact(&rust_type(shape, &quote!()));
+                let name = ident(&def.name).to_string();
+                pieces.text(&(type_docs_text(def, &cfg) + &text::type_alias(&name, &ty)));
             }
             TypeKind::Newtype { shape, boxed } => {
                 pieces.text(&newtype(api, def, shape, *boxed, &cfg));
@@ -329,7 +324,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
 fn validate_impl(api: &Api, def: &TypeDef, cfg: &TokenStream, checks: Vec<Expr>) -> Option<String> {
     api.checked
         .contains(&def.name)
-        .then(|| super::operations::validate_impl(&ident(&def.name).to_string(), cfg, &checks))
+        .then(|| super::validate_impl(&ident(&def.name).to_string(), cfg, &checks))
 }
 
 /// A struct's `runtime::Record` impl and its serde impls through it: one

@@ -342,7 +342,7 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
     }
     if api.request_checked(op) {
         out.push('\n');
-        out.push_str(&validate_impl(&name, cfg, &request_checks(api, op)));
+        out.push_str(&super::validate_impl(&name, cfg, &request_checks(api, op)));
     }
     pieces.text(&out);
 }
@@ -387,21 +387,6 @@ fn request_checks(api: &Api, op: &Operation) -> Vec<Expr> {
     params.chain(body).collect()
 }
 
-/// A `Validate` impl for `name` under `cfg` running `checks` (statements
-/// returning a violation), as text.
-pub(crate) fn validate_impl(name: &str, cfg: &TokenStream, checks: &[Expr]) -> String {
-    let mut out = format!(
-        "{}impl runtime::Validate for {name} {{\n    \
-         fn validate(&self) -> Result<(), runtime::Violation> {{\n",
-        text::cfg_line(cfg)
-    );
-    for check in checks {
-        check.write(&mut out, 8, "", "");
-    }
-    out.push_str("        Ok(())\n    }\n}\n");
-    out
-}
-
 /// Whether a response can carry an `ErrorResponse`: an error status, a body of
 /// the shared error type (or none), and no header the handler must fill in.
 fn takes_error(api: &Api, r: &Response) -> bool {
@@ -424,19 +409,11 @@ fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> String {
         ),
         "",
     );
-    let mut out = docs + &text::cfg_line(cfg);
-    Expr::text(format!("{owner}Response")).write(
-        &mut out,
-        0,
-        &format!("pub type {}Response = ", op.type_name),
-        ";",
-    );
-    // Too long for a line: the aliased type on the next, as rustfmt puts it.
-    if out.lines().last().is_some_and(|l| l.len() > text::WIDTH) {
-        let cut = out.rfind(" = ").unwrap_or(out.len());
-        out = format!("{} =\n    {}", &out[..cut], &out[cut + 3..]);
-    }
-    out
+    docs + &text::cfg_line(cfg)
+        + &text::type_alias(
+            &format!("{}Response", op.type_name),
+            &format!("{owner}Response"),
+        )
 }
 
 /// An operation's response enum, its server side (how it is sent, how an

@@ -349,11 +349,7 @@ fn is_scalar(p: &crate::ir::Param) -> bool {
 /// The expression reading a parameter, by location and style.
 fn param_value(p: &crate::ir::Param) -> Expr {
     let wire = text::string_literal(&p.wire);
-    let explode = if p.explode {
-        "runtime::Explode::Yes"
-    } else {
-        "runtime::Explode::No"
-    };
+    let explode = super::explode(p.explode);
     let kind = kind(p);
     // A `deepObject` query is read as the form it is written in; every
     // other style is the runtime's variant of the same name.

@@ -17,9 +17,20 @@ pub(crate) const WIDTH: usize = 100;
 pub(crate) struct Pieces {
     tokens: TokenStream,
     out: String,
+    /// Whether the items are inside a block (`impl Client { ... }`), their
+    /// tokens rendered as its items.
+    in_block: bool,
 }
 
 impl Pieces {
+    /// Pieces of a block's items: the lines between its braces.
+    pub fn in_block() -> Pieces {
+        Pieces {
+            in_block: true,
+            ..Pieces::default()
+        }
+    }
+
     /// Items built as tokens.
     pub fn tokens(&mut self, tokens: TokenStream) {
         self.tokens.extend(tokens);
@@ -39,7 +50,12 @@ impl Pieces {
 
     fn flush(&mut self) {
         if !self.tokens.is_empty() {
-            let rendered = super::render(std::mem::take(&mut self.tokens));
+            let tokens = std::mem::take(&mut self.tokens);
+            let rendered = if self.in_block {
+                super::render_in_block(tokens)
+            } else {
+                super::render(tokens)
+            };
             self.push(&rendered);
         }
     }
@@ -543,19 +559,25 @@ pub(crate) fn tokens(text: &str) -> TokenStream {
     })
 }
 
+/// `pub type name = ty;`, the type on a line of its own when the whole
+/// does not fit on one, as rustfmt writes it.
+pub(crate) fn type_alias(name: &str, ty: &str) -> String {
+    let line = format!("pub type {name} = {ty};\n");
+    if line.len() <= WIDTH + 1 {
+        line
+    } else {
+        format!("pub type {name} =\n    {ty};\n")
+    }
+}
+
 /// A string literal for `text`, escaped as Rust reads it.
 pub(crate) fn string_literal(text: &str) -> String {
     proc_macro2::Literal::string(text).to_string()
 }
 
-/// A one-line doc comment at `indent`; the attribute for a line a `///`
-/// comment cannot hold.
+/// A doc comment of one paragraph at `indent` ([`doc_text`]).
 pub(crate) fn doc_line(line: &str, indent: &str) -> String {
-    if line.contains(|c: char| c.is_control()) {
-        format!("{indent}#[doc = {}]\n", string_literal(line))
-    } else {
-        format!("{indent}/// {line}\n")
-    }
+    doc_text(&[Some(line.to_string())], indent)
 }
 
 #[cfg(test)]
