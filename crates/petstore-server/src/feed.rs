@@ -47,6 +47,21 @@ const BATCH: u32 = 256;
 /// How often the hub reads without being woken.
 const FALLBACK_POLL: Duration = Duration::from_secs(1);
 
+/// While busy, the least time between two calls of `sequence_events` by
+/// one instance. Each call is a transaction of its own (the lock, the final
+/// ids, a `NOTIFY`, a commit and its flush): under a steady stream of
+/// commits, calling it after every one sequenced a few events per call, and
+/// its commits competed with the writes'. Paced, one call takes every
+/// commit of the interval, and an event reaches subscribers up to this much
+/// later.
+const SEQUENCE_PACE: Duration = Duration::from_millis(10);
+
+/// Events one call must have sequenced for the next to wait out
+/// [`SEQUENCE_PACE`]: fewer, and the instance is not busy; the next commit
+/// is sequenced at once, so a write's event is in the stream by the time a
+/// client that saw the write's answer subscribes, as a rule.
+const BUSY_SEQUENCING: i64 = 8;
+
 /// How often old events are pruned.
 const PRUNE_EVERY: Duration = Duration::from_secs(600);
 
@@ -389,13 +404,19 @@ async fn listen(feed: Weak<Inner>, db: Db, me: &str) {
 }
 
 /// PostgreSQL: gives the events of this process's commits their final ids,
-/// in one call of `sequence_events` after any number of them, and once a
-/// second in any case (an instance that died after a commit left its events
-/// pending), for as long as the feed lives. The call's `NOTIFY` carries `me`
+/// in one call of `sequence_events` after any number of them (while busy,
+/// at most one call per [`SEQUENCE_PACE`]), and once a second in any case (an instance
+/// that died after a commit left its events pending), for as long as the
+/// feed lives. The call's `NOTIFY` carries `me`
 /// and wakes the other instances; this one's hub is woken here.
 async fn sequence(feed: Weak<Inner>, db: Db, me: &str) {
+    let mut paced_until = None;
     while alive(&feed) {
         let _ = tokio::time::timeout(FALLBACK_POLL, db.to_sequence().notified()).await;
+        if let Some(until) = paced_until {
+            tokio::time::sleep_until(until).await;
+        }
+        let started = tokio::time::Instant::now();
         let me = me.to_string();
         let sequenced = db
             .statement(async move |c| {
@@ -404,6 +425,10 @@ async fn sequence(feed: Weak<Inner>, db: Db, me: &str) {
                     .int(0)
             })
             .await;
+        paced_until = match sequenced {
+            Ok(n) if n >= BUSY_SEQUENCING => Some(started + SEQUENCE_PACE),
+            _ => None,
+        };
         match sequenced {
             Ok(0) => {}
             Ok(_) => db.commits().notify_one(),

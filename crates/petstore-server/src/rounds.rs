@@ -3,8 +3,9 @@
 //! the requests that arrive for it wait, and the next round takes them
 //! all, in arrival order. A lone request goes alone, at once.
 //!
-//! Used for the shared limiter's decisions (a key per subject) and for
-//! single-pet reads on PostgreSQL (one key). One round per key is in
+//! Used for the shared limiter's decisions (a key per subject), and on
+//! PostgreSQL for single-pet reads and for orders without an idempotency
+//! key (one key each). One round per key is in
 //! flight at a time: two at once, tried for pet reads, made smaller rounds
 //! and served 10-20% fewer requests under load.
 //!
@@ -49,7 +50,8 @@ where
     /// requests in arrival order and answers each, in the same order; its
     /// error answers the whole round, and when it says the database is away,
     /// the requests queued meanwhile too, at once, rather than each waiting
-    /// out a round of its own. Runs on an actix (or tokio `LocalSet`)
+    /// out a round of its own (as unavailable: they were never sent, so a
+    /// round's indeterminate outcome is not theirs). Runs on an actix (or tokio `LocalSet`)
     /// runtime, where the rounds' task is spawned.
     pub(crate) async fn ask<R>(self: &Arc<Self>, key: K, request: Q, run: R) -> Result<A, ApiError>
     where
@@ -120,17 +122,25 @@ where
                     }
                 }
                 Err(e) => {
-                    let queued = if e.database_away() {
-                        lock(&self.keys)
+                    for reply in replies {
+                        let _ = reply.send(Err(e.relay()));
+                    }
+                    if e.database_away() {
+                        // Never sent: whatever became of the round, these
+                        // did not happen.
+                        let unsent = match &e {
+                            ApiError::Indeterminate(cause) => {
+                                ApiError::unavailable(cause.to_string())
+                            }
+                            other => other.relay(),
+                        };
+                        let queued = lock(&self.keys)
                             .get_mut(&key)
                             .map(std::mem::take)
-                            .unwrap_or_default()
-                    } else {
-                        Vec::new()
-                    };
-                    let queued = queued.into_iter().map(|(_, reply)| reply);
-                    for reply in replies.into_iter().chain(queued) {
-                        let _ = reply.send(Err(e.relay()));
+                            .unwrap_or_default();
+                        for (_, reply) in queued {
+                            let _ = reply.send(Err(unsent.relay()));
+                        }
                     }
                 }
             }

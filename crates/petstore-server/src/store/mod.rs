@@ -96,6 +96,8 @@ struct Postgres {
     timeout: Duration,
     /// Single pets read in rounds.
     pet_reads: pet_reads::PetReads,
+    /// Orders without an idempotency key placed in rounds.
+    order_rounds: orders::OrderRounds,
 }
 
 /// A pool connection held for `LISTEN`, counted until dropped.
@@ -219,6 +221,14 @@ impl Db {
     fn pet_reads(&self) -> Option<&pet_reads::PetReads> {
         match &*self.inner {
             Inner::Postgres(pg) => Some(&pg.pet_reads),
+            Inner::Sqlite(_) => None,
+        }
+    }
+
+    /// The rounds of orders without an idempotency key, on PostgreSQL.
+    fn order_rounds(&self) -> Option<&orders::OrderRounds> {
+        match &*self.inner {
+            Inner::Postgres(pg) => Some(&pg.order_rounds),
             Inner::Sqlite(_) => None,
         }
     }

@@ -8,8 +8,10 @@ use super::events::{record, Change};
 use super::idempotency::Idempotency;
 use super::{corrupt, listed, parse_status, Backend, Db, Filtered, Listed, Page, Result};
 use crate::error::ApiError;
+use crate::rounds::Rounds;
 use chrono::{DateTime, Utc};
 use petstore_api::models::{NewOrder, Order, PetStatus, StoreEventType};
+use std::sync::Arc;
 
 /// The most a pet's stock may hold (`InventoryItem.quantity`'s `maximum`
 /// in the spec).
@@ -23,34 +25,90 @@ impl Db {
     /// Places an order, taking its quantity from the pet's stock in the same
     /// transaction. Stock reaching zero makes an available pet sold.
     ///
-    /// On PostgreSQL the work is one call of `place_order` (migration 0007),
-    /// autocommitted when there is no idempotency key: one round trip.
+    /// On PostgreSQL an order without an idempotency key is placed in the
+    /// next round (see [`OrderRounds`]), with the others that arrived
+    /// meanwhile; with a key it is one call of `place_order` (migration
+    /// 0007) in the transaction that remembers the answer.
     pub async fn place_order(&self, new: &NewOrder, idem: Option<&Idempotency>) -> Result<Order> {
-        let new = new.clone();
-        let place = async move |c: &mut Conn<'_>| {
-            let now = Utc::now();
-            let ship_date = new.ship_date.map(|d| d.to_rfc3339());
-            let wanted = i64::from(new.quantity);
-            let id = match c.backend() {
-                Backend::Sqlite => {
-                    place_by_statements(c, new.pet_id, wanted, ship_date, now).await?
-                }
-                Backend::Postgres => {
-                    place_by_function(c, new.pet_id, wanted, ship_date, now).await?
-                }
-            };
-            Ok(Order {
-                id: Some(id),
-                pet_id: Some(new.pet_id),
-                quantity: Some(new.quantity),
-                ship_date: new.ship_date,
-                complete: Some(false),
-            })
+        let placing = Placing {
+            pet_id: new.pet_id,
+            wanted: i64::from(new.quantity),
+            ship_date: new.ship_date.map(|d| d.to_rfc3339()),
+            now: Utc::now(),
         };
-        match idem {
-            None => self.write_statement(place).await,
-            Some(_) => self.write_idempotent(idem, place).await,
+        let new = new.clone();
+        let placed = move |id: i64| Order {
+            id: Some(id),
+            pet_id: Some(new.pet_id),
+            quantity: Some(new.quantity),
+            ship_date: new.ship_date,
+            complete: Some(false),
+        };
+        match (idem, self.order_rounds()) {
+            (None, Some(rounds)) => self.order_in_round(rounds, placing).await.map(placed),
+            (None, None) => {
+                self.write_statement(async move |c| placing.place(c).await.map(placed))
+                    .await
+            }
+            (Some(_), _) => {
+                self.write_idempotent(idem, async move |c| placing.place(c).await.map(placed))
+                    .await
+            }
         }
+    }
+
+    /// `placing`, placed in the next round of orders; its id, or its own
+    /// refusal.
+    async fn order_in_round(&self, rounds: &OrderRounds, placing: Placing) -> Result<i64> {
+        let db = self.clone();
+        rounds
+            .ask((), placing, async move |_, orders: Vec<Placing>| {
+                db.place_round(orders).await
+            })
+            .await?
+    }
+
+    /// One round of orders: `place_orders` (migration 0009) places each in
+    /// arrival order, in one autocommitted statement, and answers each as
+    /// `place_order` does.
+    async fn place_round(&self, orders: Vec<Placing>) -> Result<Vec<Result<i64>>> {
+        let pet_ids: Vec<i64> = orders.iter().map(|o| o.pet_id).collect();
+        let wanted: Vec<i64> = orders.iter().map(|o| o.wanted).collect();
+        let ship_dates: Vec<Option<String>> = orders.iter().map(|o| o.ship_date.clone()).collect();
+        let occurred: Vec<i64> = orders.iter().map(|o| o.now.timestamp_millis()).collect();
+        let rows: Vec<Answered> = self
+            .write_statement(async move |c| {
+                let Conn::Postgres(conn) = c else {
+                    return Err(ApiError::Internal(
+                        "orders are placed in rounds on PostgreSQL only".into(),
+                    ));
+                };
+                Ok(sqlx::query_as(
+                    "SELECT status, stock, order_id FROM place_orders($1, $2, $3, $4)",
+                )
+                .bind(pet_ids)
+                .bind(wanted)
+                .bind(ship_dates)
+                .bind(occurred)
+                .fetch_all(&mut **conn)
+                .await?)
+            })
+            .await?;
+        if rows.len() != orders.len() {
+            return Err(ApiError::Internal(
+                format!(
+                    "place_orders answered {} of {} orders",
+                    rows.len(),
+                    orders.len()
+                )
+                .into(),
+            ));
+        }
+        Ok(orders
+            .iter()
+            .zip(rows)
+            .map(|(order, answer)| order.answered(answer))
+            .collect())
     }
 
     pub async fn order(&self, id: i64) -> Result<Order> {
@@ -240,72 +298,107 @@ fn may_order(pet_id: i64, seen: Option<(&str, i64)>, wanted: i64) -> Result<()> 
     Ok(())
 }
 
-/// An order placed by one call of PostgreSQL's `place_order` (migration
-/// 0007), which applies [`may_order`]'s rule in SQL and answers what it saw;
-/// the new order's id. A refusal is worded here, by the rule itself.
-async fn place_by_function(
-    c: &mut Conn<'_>,
+/// Orders without an idempotency key, placed on PostgreSQL in rounds
+/// (`crate::rounds`): while one round's statement is in flight, the orders
+/// that arrive wait, and the next round places them all with one statement
+/// and one commit (`place_orders`, migration 0009), in arrival order. A lone
+/// order goes alone, at once. Each is answered with its new id or its own
+/// refusal; a failure of the round answers all of its orders.
+pub(crate) type OrderRounds = Arc<Rounds<(), Placing, Result<i64>>>;
+
+/// An order to place.
+#[derive(Debug)]
+pub(crate) struct Placing {
     pet_id: i64,
     wanted: i64,
     ship_date: Option<String>,
     now: DateTime<Utc>,
-) -> Result<i64> {
-    let row = c
-        .query_one(
-            "SELECT status, stock, order_id FROM place_order($1, $2, $3, $4)",
-            args![pet_id, wanted, ship_date, now.timestamp_millis()],
-        )
-        .await?;
-    if let Some(id) = row.opt_int(2)? {
-        return Ok(id);
-    }
-    may_order(pet_id, row.opt_text(0)?.zip(row.opt_int(1)?), wanted)?;
-    Err(ApiError::Internal(
-        format!("place_order refused an order for pet {pet_id} that the rule allows").into(),
-    ))
 }
 
-/// An order placed statement by statement, in the transaction `c` is in
-/// (SQLite: its writer runs them without a round trip); the new order's id.
-/// PostgreSQL's `place_order` does the same in one call.
-async fn place_by_statements(
-    c: &mut Conn<'_>,
-    pet_id: i64,
-    wanted: i64,
-    ship_date: Option<String>,
-    now: DateTime<Utc>,
-) -> Result<i64> {
-    let sql = format!(
-        "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = $1{}",
-        c.backend().for_update()
-    );
-    let pet = c.query_opt(&sql, args![pet_id]).await?;
-    let seen = match &pet {
-        Some(row) => Some((row.text(0)?, row.int(1)?)),
-        None => None,
-    };
-    may_order(pet_id, seen, wanted)?;
-    let stock = seen.map_or(0, |(_, stock)| stock);
-    c.execute(
-        "UPDATE inventory SET quantity = quantity - $1 WHERE pet_id = $2",
-        args![wanted, pet_id],
-    )
-    .await?;
-    if stock == wanted {
-        set_status(c, pet_id, PetStatus::Sold).await?;
+/// What `place_order` (migration 0007) answers: the pet's status and stock
+/// as it saw them (`None` when there is no such pet), and the new order's
+/// id (`None` when it refused).
+type Answered = (Option<String>, Option<i64>, Option<i64>);
+
+impl Placing {
+    /// Places the order in the transaction `c` is in, or autocommitted: by
+    /// statements on SQLite, by one call of `place_order` on PostgreSQL. The
+    /// new order's id.
+    async fn place(&self, c: &mut Conn<'_>) -> Result<i64> {
+        match c.backend() {
+            Backend::Sqlite => self.place_by_statements(c).await,
+            Backend::Postgres => {
+                let row = c
+                    .query_one(
+                        "SELECT status, stock, order_id FROM place_order($1, $2, $3, $4)",
+                        args![
+                            self.pet_id,
+                            self.wanted,
+                            self.ship_date.clone(),
+                            self.now.timestamp_millis()
+                        ],
+                    )
+                    .await?;
+                self.answered((
+                    row.opt_text(0)?.map(str::to_string),
+                    row.opt_int(1)?,
+                    row.opt_int(2)?,
+                ))
+            }
+        }
     }
-    let id = c
-        .insert(
-            "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES ($1, $2, $3, 0)",
-            args![pet_id, wanted, ship_date],
+
+    /// The order's id, or its refusal worded by [`may_order`]'s rule, which
+    /// `place_order` applies in SQL: it answers what it saw, and the rule
+    /// must agree with its refusal.
+    fn answered(&self, (status, stock, order_id): Answered) -> Result<i64> {
+        if let Some(id) = order_id {
+            return Ok(id);
+        }
+        let pet_id = self.pet_id;
+        may_order(pet_id, status.as_deref().zip(stock), self.wanted)?;
+        Err(ApiError::Internal(
+            format!("place_order refused an order for pet {pet_id} that the rule allows").into(),
+        ))
+    }
+
+    /// The order placed statement by statement, in the transaction `c` is
+    /// in (SQLite: its writer runs them without a round trip); the new
+    /// order's id. PostgreSQL's `place_order` does the same in one call.
+    async fn place_by_statements(&self, c: &mut Conn<'_>) -> Result<i64> {
+        let (pet_id, wanted) = (self.pet_id, self.wanted);
+        let sql = format!(
+            "SELECT p.status, i.quantity FROM pets p JOIN inventory i ON i.pet_id = p.id WHERE p.id = $1{}",
+            c.backend().for_update()
+        );
+        let pet = c.query_opt(&sql, args![pet_id]).await?;
+        let seen = match &pet {
+            Some(row) => Some((row.text(0)?, row.int(1)?)),
+            None => None,
+        };
+        may_order(pet_id, seen, wanted)?;
+        let stock = seen.map_or(0, |(_, stock)| stock);
+        c.execute(
+            "UPDATE inventory SET quantity = quantity - $1 WHERE pet_id = $2",
+            args![wanted, pet_id],
         )
         .await?;
-    let placed = Change::Order {
-        kind: StoreEventType::OrderPlaced,
-        order_id: id,
-        pet_id,
-        quantity: wanted,
-    };
-    record(c, &[placed, Change::Stock { pet_id }], now).await?;
-    Ok(id)
+        if stock == wanted {
+            set_status(c, pet_id, PetStatus::Sold).await?;
+        }
+        let id = c
+            .insert(
+                "INSERT INTO orders (pet_id, quantity, ship_date, complete) VALUES ($1, $2, $3, 0)",
+                args![pet_id, wanted, self.ship_date.clone()],
+            )
+            .await?;
+        let placed = Change::Order {
+            kind: StoreEventType::OrderPlaced,
+            order_id: id,
+            pet_id,
+            quantity: wanted,
+        };
+        record(c, &[placed, Change::Stock { pet_id }], self.now).await?;
+        Ok(id)
+    }
 }

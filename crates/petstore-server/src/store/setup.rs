@@ -117,6 +117,7 @@ impl Db {
                     breaker: health::Breaker::default(),
                     timeout,
                     pet_reads: crate::rounds::Rounds::new(),
+                    order_rounds: crate::rounds::Rounds::new(),
                 })
             }
         };

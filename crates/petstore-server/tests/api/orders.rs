@@ -266,3 +266,60 @@ async fn concurrent_orders_never_oversell() {
         .await;
     assert_eq!(orders.body.as_array().unwrap().len(), 50);
 }
+
+/// Orders sent at once (on PostgreSQL placed in rounds, many in one
+/// statement): each is answered for itself, a refusal does not stop the
+/// others, and every answer names its own pet and quantity.
+#[actix_web::test]
+async fn orders_sent_at_once_each_get_their_own_answer() {
+    let app = spawn_app().await;
+    let stocked = app.pet_with_stock(5).await;
+    let category = app.category("Cats").await;
+    let pending = app
+        .post(
+            "/v1/pets",
+            json!({ "name": "Tom", "categoryId": category, "status": "pending" }),
+        )
+        .await
+        .body["id"]
+        .as_i64()
+        .unwrap();
+    let missing = stocked.max(pending) + 1000;
+    // Two of each kind, interleaved: the stocked pet's five sell as 2 + 2 +
+    // 1, then 2 more are refused.
+    let asked: Vec<(i64, i64)> = [(stocked, 2), (pending, 1), (missing, 1), (stocked, 2)]
+        .into_iter()
+        .cycle()
+        .take(12)
+        .collect();
+    let replies = futures_util::future::join_all(asked.iter().map(|&(pet, quantity)| {
+        app.post(
+            "/v1/store/orders",
+            json!({ "petId": pet, "quantity": quantity }),
+        )
+    }))
+    .await;
+    let mut sold = 0;
+    for (&(pet, quantity), reply) in asked.iter().zip(&replies) {
+        if pet == pending {
+            reply.assert_error(409, "pet_not_available");
+        } else if pet == missing {
+            reply.assert_error(422, "unknown_pet");
+        } else if reply.status == 201 {
+            assert_eq!(reply.body["petId"], pet);
+            assert_eq!(reply.body["quantity"], quantity);
+            let id = reply.body["id"].as_i64().unwrap();
+            let read = app.get(&format!("/v1/store/orders/{id}")).await;
+            assert_eq!(
+                (read.body["petId"].as_i64(), read.body["quantity"].as_i64()),
+                (Some(pet), Some(quantity))
+            );
+            sold += quantity;
+        } else {
+            // Out of stock, or sold out (the pet no longer available).
+            assert_eq!(reply.status, 409, "{reply:?}");
+        }
+    }
+    assert_eq!(sold, 4, "two orders of two; the last unit never fits one");
+    assert_eq!(stock(&app, stocked).await, (1, "available".into()));
+}
