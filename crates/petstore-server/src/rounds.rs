@@ -268,4 +268,46 @@ mod tests {
         assert_eq!(ran.get(), 1);
         assert!(lock(&rounds.keys).is_empty());
     }
+
+    #[actix_web::test]
+    async fn only_the_sent_round_is_indeterminate() {
+        use std::cell::Cell;
+        use std::rc::Rc;
+        let rounds = Rounds::<u8, u32, u32>::new();
+        let sent = Rc::new(Cell::new(0));
+        let run = {
+            let sent = sent.clone();
+            async move |_: &u8, requests: Vec<u32>| -> Result<Vec<u32>, ApiError> {
+                sent.set(sent.get() + requests.len());
+                for _ in 0..10 {
+                    tokio::task::yield_now().await;
+                }
+                Err(ApiError::Indeterminate("connection lost at commit".into()))
+            }
+        };
+        let ask = |n| {
+            let (rounds, run) = (rounds.clone(), run.clone());
+            actix_web::rt::spawn(async move { rounds.ask(0, n, run).await })
+        };
+        let first = ask(0);
+        while sent.get() == 0 {
+            tokio::task::yield_now().await;
+        }
+        let queued: Vec<_> = (1..3).map(ask).collect();
+        // The first was sent and may have happened; the two queued behind
+        // it were never sent: unavailable, nothing done.
+        let answer = first.await.unwrap();
+        assert!(
+            matches!(answer, Err(ApiError::Indeterminate(_))),
+            "{answer:?}"
+        );
+        for task in queued {
+            let answer = task.await.unwrap();
+            assert!(
+                matches!(answer, Err(ApiError::Unavailable { .. })),
+                "{answer:?}"
+            );
+        }
+        assert_eq!(sent.get(), 1, "one round, of the first alone");
+    }
 }
