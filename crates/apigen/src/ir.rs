@@ -41,9 +41,9 @@ pub struct Api {
     pub webhooks: Vec<Webhook>,
     /// `info.x-plans`: the plans callers subscribe to, and their limits.
     pub plans: Vec<Plan>,
-    /// The named types a value of which can break a bound of the spec
-    /// (see [`Api::checked_types`]): those get a `Validate` impl, and only
-    /// those are validated where they are held.
+    /// The named types a request can carry whose value can break a bound
+    /// of the spec (see [`Api::checked_types`]): those get a `Validate`
+    /// impl, and only those are validated where they are held.
     pub checked: HashSet<String>,
     /// The response types operations share, by name.
     pub shared_responses: Vec<SharedResponse>,
@@ -76,11 +76,16 @@ pub struct Webhook {
 }
 
 impl Api {
-    /// The named types a value of which can break a bound: those with a
-    /// constrained shape of their own (a length, a range, a pattern, an
-    /// item count, a read-only property), and those holding one of them,
-    /// through every field, item, variant and alias.
-    pub fn checked_types(types: &BTreeMap<String, TypeDef>) -> HashSet<String> {
+    /// The named types a request can carry whose value can break a bound:
+    /// those with a constrained shape of their own (a length, a range, a
+    /// pattern, an item count, a read-only property), and those holding one
+    /// of them, through every field, item, variant and alias, among the
+    /// types an operation's parameters and body, or a webhook's payload,
+    /// reach. Only requests are validated (by the glue on the way in, by
+    /// the client on the way out); a type that only responses hold needs
+    /// no `Validate` impl.
+    pub fn checked_types(&self) -> HashSet<String> {
+        let types = &self.types;
         fn walk<'a>(shape: &'a Shape, refs: &mut Vec<&'a str>) -> bool {
             let own = !shape.checks.is_empty();
             match &shape.ty {
@@ -114,9 +119,20 @@ impl Api {
                 pending.push(name);
             }
         }
+        let requested = self.reached(
+            self.operations
+                .iter()
+                .flat_map(|op| {
+                    op.params
+                        .iter()
+                        .map(|p| &p.shape)
+                        .chain(op.body.iter().map(|b| &b.shape))
+                })
+                .chain(self.webhooks.iter().filter_map(|w| w.payload.as_ref())),
+        );
         let mut checked: HashSet<String> = HashSet::new();
         while let Some(name) = pending.pop() {
-            if checked.insert(name.to_string()) {
+            if requested.contains(name) && checked.insert(name.to_string()) {
                 pending.extend(holders.get(name).into_iter().flatten());
             }
         }
@@ -275,16 +291,27 @@ impl Api {
     /// `other-models` feature compiles in ([`Api::reach`]). One walk from
     /// every operation at once, not one per group as `reach` makes.
     pub fn has_other_models(&self) -> bool {
-        let mut stack: Vec<&str> = Vec::new();
-        if !self.traits.is_empty() {
-            let roots = self.shared_shapes().into_iter().chain(
-                self.operations_by_group()
-                    .into_iter()
-                    .flatten()
-                    .flat_map(Operation::shapes),
-            );
-            stack.extend(roots.filter_map(Shape::named));
-        }
+        let reached = if self.traits.is_empty() {
+            HashSet::new()
+        } else {
+            self.reached(
+                self.shared_shapes().into_iter().chain(
+                    self.operations_by_group()
+                        .into_iter()
+                        .flatten()
+                        .flat_map(Operation::shapes),
+                ),
+            )
+        };
+        self.types
+            .keys()
+            .any(|name| !reached.contains(name.as_str()))
+    }
+
+    /// The named types `roots` reach, through every field, item, variant
+    /// and alias.
+    fn reached<'a>(&'a self, roots: impl IntoIterator<Item = &'a Shape>) -> HashSet<&'a str> {
+        let mut stack: Vec<&str> = roots.into_iter().filter_map(Shape::named).collect();
         let mut reached: HashSet<&str> = HashSet::new();
         while let Some(name) = stack.pop() {
             if reached.insert(name) {
@@ -293,9 +320,7 @@ impl Api {
                 }
             }
         }
-        self.types
-            .keys()
-            .any(|name| !reached.contains(name.as_str()))
+        reached
     }
 
     /// Each group's Cargo feature and its number of operations, in the

@@ -1,6 +1,7 @@
 //! `models.rs`: one Rust type per named schema, with doc comments from the
 //! spec, serde impls through the runtime's record and enum readers, and a
-//! `Validate` impl where the schema bounds something.
+//! `Validate` impl where a request can carry the type and the schema bounds
+//! something ([`Api::checked`]).
 
 use super::text::{self, compact, Expr, Pieces};
 use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};

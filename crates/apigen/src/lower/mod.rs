@@ -113,7 +113,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         return Err(l.errors.into_iter().map(|d| moved.locate(d)).collect());
     }
     let mut api = api;
-    api.checked = Api::checked_types(&api.types);
+    api.checked = api.checked_types();
     if !moved.moved.is_empty() {
         api.map_pointers(|p| moved.original(p));
     }

@@ -66,24 +66,6 @@ impl serde::Serialize for Category {
     }
 }
 
-impl runtime::Validate for Category {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "id",
-            runtime::check_range(&self.id, runtime::Bound::Included(1), runtime::Bound::Unbounded),
-        )?;
-        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
-        runtime::within(
-            "description",
-            runtime::check_some(
-                &self.description,
-                |value| runtime::check_length(value, None, Some(500)),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// The body of every error response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
@@ -234,20 +216,6 @@ impl serde::Serialize for InventoryEvent {
     }
 }
 
-impl runtime::Validate for InventoryEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// The stock of one pet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InventoryItem {
@@ -304,28 +272,6 @@ impl serde::Serialize for InventoryItem {
         out.field("quantity", &self.quantity)?;
         out.field("status", &self.status)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for InventoryItem {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within(
-            "quantity",
-            runtime::check_range(
-                &self.quantity,
-                runtime::Bound::Included(0),
-                runtime::Bound::Included(1000000),
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -716,51 +662,6 @@ impl serde::Serialize for Order {
     }
 }
 
-impl runtime::Validate for Order {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "id",
-            runtime::check_some(
-                &self.id,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "petId",
-            runtime::check_some(
-                &self.pet_id,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "quantity",
-            runtime::check_some(
-                &self.quantity,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Included(1000),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// An order was placed, completed or cancelled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderEvent {
@@ -856,28 +757,6 @@ impl serde::Serialize for OrderEvent {
     }
 }
 
-impl runtime::Validate for OrderEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "orderId",
-            runtime::check_range(
-                &self.order_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// A pet in the store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pet {
@@ -940,25 +819,6 @@ impl serde::Serialize for Pet {
         out.field("categoryId", &self.category_id)?;
         out.optional("status", &self.status)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Pet {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "id",
-            runtime::check_range(&self.id, runtime::Bound::Included(1), runtime::Bound::Unbounded),
-        )?;
-        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
-        runtime::within(
-            "categoryId",
-            runtime::check_range(
-                &self.category_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -1070,15 +930,6 @@ impl<'de> serde::Deserialize<'de> for StoreEvent {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for StoreEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::OrderEvent(value) => runtime::Validate::validate(value),
-            Self::InventoryEvent(value) => runtime::Validate::validate(value),
-        }
     }
 }
 

@@ -131,30 +131,6 @@ impl serde::Serialize for Account {
     }
 }
 
-impl runtime::Validate for Account {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        if self.created_at.is_some() {
-            return Err(runtime::Violation::new("is read-only").within("createdAt"));
-        }
-        runtime::within("email", runtime::check_length(&self.email, None, Some(254)))?;
-        if self.password.is_none() {
-            return Err(runtime::Violation::new("is required").within("password"));
-        }
-        runtime::within(
-            "password",
-            runtime::check_some(
-                &self.password,
-                |value| runtime::check_length(value, Some(8), None),
-            ),
-        )?;
-        runtime::within(
-            "address",
-            runtime::check_some(&self.address, runtime::Validate::validate),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Audited {
     /// Read-only: sent by the server, refused in requests.
@@ -208,15 +184,6 @@ impl serde::Serialize for Audited {
         out.optional("createdAt", &self.created_at)?;
         out.nullable("updatedAt", &self.updated_at)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Audited {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        if self.created_at.is_some() {
-            return Err(runtime::Violation::new("is read-only").within("createdAt"));
-        }
-        Ok(())
     }
 }
 

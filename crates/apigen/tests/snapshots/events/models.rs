@@ -151,15 +151,6 @@ impl<'de> serde::Deserialize<'de> for FeedEvent {
     }
 }
 
-impl runtime::Validate for FeedEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Placed(_) => Ok(()),
-            Self::Restocked(value) => runtime::Validate::validate(value),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Placed {
     pub type_: String,
@@ -311,20 +302,6 @@ impl serde::Serialize for Restocked {
         out.field("petId", &self.pet_id)?;
         out.field("stock", &self.stock)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Restocked {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "stock",
-            runtime::check_range(
-                &self.stock,
-                runtime::Bound::Included(0),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
     }
 }
 

@@ -107,25 +107,6 @@ impl serde::Serialize for Deserialize {
     }
 }
 
-impl runtime::Validate for Deserialize {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "d",
-            runtime::check_some(
-                &self.d,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Option2 {
     pub next: Option<Box<Option2>>,
@@ -267,13 +248,6 @@ impl serde::Serialize for Serialize {
         let mut out = runtime::Writer::start(serializer)?;
         out.optional("s", &self.s)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Serialize {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("s", runtime::check_some(&self.s, runtime::Validate::validate))?;
-        Ok(())
     }
 }
 

@@ -133,16 +133,6 @@ impl serde::Serialize for Thing {
     }
 }
 
-impl runtime::Validate for Thing {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "code",
-            runtime::check_some(&self.code, |value| runtime::check_one_of(value, &[&2, &3])),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThingUntyped {
     /// `a`

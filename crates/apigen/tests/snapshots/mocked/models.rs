@@ -51,13 +51,6 @@ impl serde::Serialize for AddNoteBadRequestBody {
     }
 }
 
-impl runtime::Validate for AddNoteBadRequestBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("reason", runtime::check_length(&self.reason, Some(1), None))?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdminStatsOkBody {
     pub books: i64,
@@ -101,20 +94,6 @@ impl serde::Serialize for AdminStatsOkBody {
         let mut out = runtime::Writer::start(serializer)?;
         out.field("books", &self.books)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for AdminStatsOkBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "books",
-            runtime::check_range(
-                &self.books,
-                runtime::Bound::Included(0),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
     }
 }
 

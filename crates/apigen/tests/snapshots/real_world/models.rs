@@ -202,25 +202,6 @@ impl serde::Serialize for Customer {
     }
 }
 
-impl runtime::Validate for Customer {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "seed",
-            runtime::check_some(
-                &self.seed,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(-9223372036854775808),
-                        runtime::Bound::Included(9223372036854775807),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum CustomerImageUrl {
     String(String),

@@ -57,20 +57,6 @@ impl serde::Serialize for Circle {
     }
 }
 
-impl runtime::Validate for Circle {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "radius",
-            runtime::check_range(
-                &self.radius,
-                runtime::Bound::Excluded(0.0),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drawing {
     /// Which of the shapes in `oneOf` the object also has.
@@ -127,13 +113,6 @@ impl serde::Serialize for Drawing {
         out.optional("label", &self.label)?;
         out.flatten(&self.variant)?;
         out.end()
-    }
-}
-
-impl runtime::Validate for Drawing {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("variant", runtime::Validate::validate(&self.variant))?;
-        Ok(())
     }
 }
 
@@ -290,13 +269,6 @@ impl serde::Serialize for LabeledShape {
     }
 }
 
-impl runtime::Validate for LabeledShape {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("variant", runtime::Validate::validate(&self.variant))?;
-        Ok(())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LabeledShapeKind {
     /// `circle`
@@ -398,15 +370,6 @@ impl<'de> serde::Deserialize<'de> for LabeledShapeVariant {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for LabeledShapeVariant {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Circle(value) => runtime::Validate::validate(value),
-            Self::Square(_) => Ok(()),
-        }
     }
 }
 
@@ -695,15 +658,6 @@ impl<'de> serde::Deserialize<'de> for Shape {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for Shape {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Circle(value) => runtime::Validate::validate(value),
-            Self::Square(_) => Ok(()),
-        }
     }
 }
 
