@@ -45,7 +45,10 @@ impl fmt::Display for Violation {
     }
 }
 
-/// Checks a value against the bounds its schema declares.
+/// Checks a value against the bounds its schema declares. Generated code
+/// implements it for what a request can carry, which is all that is
+/// validated: the glue checks requests as they arrive, the client before it
+/// sends them; responses are not checked.
 pub trait Validate {
     /// Checks the value and everything it holds; the first violation found.
     fn validate(&self) -> Result<(), Violation>;
