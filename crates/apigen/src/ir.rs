@@ -122,12 +122,7 @@ impl Api {
         let requested = self.reached(
             self.operations
                 .iter()
-                .flat_map(|op| {
-                    op.params
-                        .iter()
-                        .map(|p| &p.shape)
-                        .chain(op.body.iter().map(|b| &b.shape))
-                })
+                .flat_map(Operation::request_shapes)
                 .chain(self.webhooks.iter().filter_map(|w| w.payload.as_ref())),
         );
         let mut checked: HashSet<String> = HashSet::new();
@@ -154,11 +149,7 @@ impl Api {
     /// a bound: then it has a `Validate` impl, which the glue and the
     /// client call.
     pub fn request_checked(&self, op: &Operation) -> bool {
-        op.params
-            .iter()
-            .map(|p| &p.shape)
-            .chain(op.body.iter().map(|b| &b.shape))
-            .any(|shape| self.is_checked(shape))
+        op.request_shapes().any(|shape| self.is_checked(shape))
     }
 
     /// Every JSON pointer the API records, rewritten by `f` (to map a
@@ -719,13 +710,17 @@ impl Operation {
     /// Every shape the operation uses: its parameters, its body, and its
     /// responses' bodies and headers.
     pub fn shapes(&self) -> impl Iterator<Item = &Shape> {
-        let params = self.params.iter().map(|p| &p.shape);
-        let body = self.body.iter().map(|b| &b.shape);
         let responses = self
             .responses
             .iter()
             .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
-        params.chain(body).chain(responses)
+        self.request_shapes().chain(responses)
+    }
+
+    /// The shapes of its request: its parameters' and its body's.
+    pub fn request_shapes(&self) -> impl Iterator<Item = &Shape> {
+        let params = self.params.iter().map(|p| &p.shape);
+        params.chain(self.body.iter().map(|b| &b.shape))
     }
 }
 

@@ -425,13 +425,15 @@ async fn sequence(feed: Weak<Inner>, db: Db, me: &str) {
                     .int(0)
             })
             .await;
-        paced_until = match sequenced {
-            Ok(n) if n >= BUSY_SEQUENCING => Some(started + SEQUENCE_PACE),
-            _ => None,
-        };
+        paced_until = None;
         match sequenced {
             Ok(0) => {}
-            Ok(_) => db.commits().notify_one(),
+            Ok(n) => {
+                db.commits().notify_one();
+                if n >= BUSY_SEQUENCING {
+                    paced_until = Some(started + SEQUENCE_PACE);
+                }
+            }
             // Tried again within a second.
             Err(e) => tracing::debug!(error = %e, "events not sequenced now"),
         }

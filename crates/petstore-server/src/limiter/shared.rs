@@ -21,7 +21,7 @@ use super::{BanPolicy, Decision, Subject, Verdict, DAY, SWEEP_EVERY};
 use crate::error::ApiError;
 use crate::keys::Limits;
 use crate::rounds::Rounds;
-use crate::store::conn::{args, Conn};
+use crate::store::conn::args;
 use crate::store::Db;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -129,11 +129,6 @@ impl Shared {
         let now: Vec<i64> = requests.iter().map(|(_, now)| *now).collect();
         self.db
             .statement(async move |c| {
-                let Conn::Postgres(conn) = c else {
-                    return Err(ApiError::Internal(
-                        "the shared limiter runs on PostgreSQL only".into(),
-                    ));
-                };
                 let rows: Vec<(i32, i64, i64, i64, i64)> = sqlx::query_as(
                     "SELECT verdict, retry_after, limit_, remaining, reset \
                      FROM rate_limit_round($1, $2, $3, $4, $5, $6)",
@@ -144,7 +139,7 @@ impl Shared {
                 .bind(&now)
                 .bind(i64::from(ban.after))
                 .bind(ban.seconds)
-                .fetch_all(&mut **conn)
+                .fetch_all(c.postgres("the shared limiter")?)
                 .await?;
                 rows.into_iter().map(decision).collect()
             })

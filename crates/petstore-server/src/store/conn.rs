@@ -182,6 +182,17 @@ impl Conn<'_> {
         }
     }
 
+    /// The PostgreSQL connection, for a statement only PostgreSQL runs
+    /// (`what` names it in the error on SQLite).
+    pub fn postgres(&mut self, what: &str) -> Result<&mut sqlx::PgConnection> {
+        match self {
+            Conn::Postgres(conn) => Ok(conn),
+            Conn::Sqlite(_) => Err(ApiError::Internal(
+                format!("{what} runs on PostgreSQL only").into(),
+            )),
+        }
+    }
+
     /// Runs a statement and returns its rows.
     pub async fn query(&mut self, sql: &str, args: &[Value]) -> Result<Vec<Row>> {
         match self {

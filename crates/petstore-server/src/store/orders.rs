@@ -78,11 +78,6 @@ impl Db {
         let occurred: Vec<i64> = orders.iter().map(|o| o.now.timestamp_millis()).collect();
         let rows: Vec<Answered> = self
             .write_statement(async move |c| {
-                let Conn::Postgres(conn) = c else {
-                    return Err(ApiError::Internal(
-                        "orders are placed in rounds on PostgreSQL only".into(),
-                    ));
-                };
                 Ok(sqlx::query_as(
                     "SELECT status, stock, order_id FROM place_orders($1, $2, $3, $4)",
                 )
@@ -90,7 +85,7 @@ impl Db {
                 .bind(wanted)
                 .bind(ship_dates)
                 .bind(occurred)
-                .fetch_all(&mut **conn)
+                .fetch_all(c.postgres("placing orders in rounds")?)
                 .await?)
             })
             .await?;
