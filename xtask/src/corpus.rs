@@ -237,49 +237,54 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
     }
     eprintln!("checking {} crates ...", members.len());
     let checked = check_all(&work, &["--all-features".to_string()])?;
-    // Then each crate with its smallest group alone (and server and
-    // client): every other group's items are out, so a type a group uses
-    // but does not pull in, or an item left dead, shows here.
-    let one_group: Vec<String> = rows
-        .iter()
-        .filter(|r| r.result.starts_with("corpus-"))
-        .flat_map(|r| {
-            let package = &r.result;
-            let group = r
-                .smallest_group
-                .iter()
-                .map(move |g| format!("{package}/{g}"));
-            ["server", "client"]
-                .iter()
-                .map(move |f| format!("{package}/{f}"))
-                .chain(group)
-        })
-        .collect();
-    eprintln!("checking them with one group each ...");
-    let alone = check_all(
-        &work,
-        &[
-            "--no-default-features".to_string(),
-            format!("--features={}", one_group.join(",")),
-        ],
-    )?;
+    // Then each crate with its smallest group alone, once with `client`
+    // and once with `server`: every other group's items are out, and the
+    // serde impls only the other side uses, so a type a group uses but
+    // does not pull in, an impl a side needs but does not compile, or an
+    // item left dead, shows here.
+    let mut alone = Vec::new();
+    for side in ["client", "server"] {
+        let features: Vec<String> = rows
+            .iter()
+            .filter(|r| r.result.starts_with("corpus-"))
+            .flat_map(|r| {
+                let package = &r.result;
+                let group = r
+                    .smallest_group
+                    .iter()
+                    .map(move |g| format!("{package}/{g}"));
+                std::iter::once(format!("{package}/{side}")).chain(group)
+            })
+            .collect();
+        eprintln!("checking them with one group each and `{side}` ...");
+        let found = check_all(
+            &work,
+            &[
+                "--no-default-features".to_string(),
+                format!("--features={}", features.join(",")),
+            ],
+        )?;
+        alone.push((side, found));
+    }
     for row in rows.iter_mut().filter(|r| r.result.starts_with("corpus-")) {
         let package = row.result.clone();
         let mut found = checked.get(&package).cloned().unwrap_or_default();
-        if let Some(group) = &row.smallest_group {
-            let alone = alone.get(&package).cloned().unwrap_or_default();
+        for (side, pass) in &alone {
+            let alone = pass.get(&package).cloned().unwrap_or_default();
             found.errors += alone.errors;
             found.warnings += alone.warnings;
             found.built &= alone.built;
+            let with = match &row.smallest_group {
+                Some(group) => format!("with `{group}` alone and `{side}`"),
+                None => format!("with `{side}` alone"),
+            };
             if found.first_error.is_none() {
-                found.first_error = alone
-                    .first_error
-                    .map(|e| format!("with `{group}` alone: {e}"));
+                found.first_error = alone.first_error.map(|e| format!("{with}: {e}"));
             }
             if !alone.rendered.is_empty() {
                 found
                     .rendered
-                    .push_str(&format!("\n-- with `{group}` alone --\n{}", alone.rendered));
+                    .push_str(&format!("\n-- {with} --\n{}", alone.rendered));
             }
         }
         row.warnings = found.warnings;

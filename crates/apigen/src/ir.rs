@@ -134,6 +134,51 @@ impl Api {
         checked
     }
 
+    /// Which sides send each named type, for the serde impls a crate
+    /// compiles: a client serializes what requests carry and deserializes
+    /// what responses carry, a server the other way round. A type in
+    /// neither set, or in `both_ways`, implements both traits whatever the
+    /// sides: the types no operation reaches (a user's own use), webhook
+    /// payloads (sent and received outside the routes), and what a
+    /// newtype or a shared property reaches (a newtype derives both; a
+    /// record's reading writes its shared properties back).
+    pub fn senders(&self) -> Senders<'_> {
+        let requests = self.reached(self.operations.iter().flat_map(Operation::request_shapes));
+        let responses = self.reached(
+            self.shared_shapes().into_iter().chain(
+                self.operations
+                    .iter()
+                    .flat_map(|op| op.responses.iter())
+                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape))),
+            ),
+        );
+        let mut roots: Vec<&Shape> = self
+            .webhooks
+            .iter()
+            .filter_map(|w| w.payload.as_ref())
+            .collect();
+        let mut own: Vec<&str> = Vec::new();
+        for (name, def) in &self.types {
+            match &def.kind {
+                TypeKind::Newtype { shape, .. } => {
+                    own.push(name);
+                    roots.push(shape);
+                }
+                TypeKind::Struct(s) => {
+                    roots.extend(s.fields.iter().filter(|f| f.shared).map(|f| &f.shape))
+                }
+                _ => {}
+            }
+        }
+        let mut both_ways = self.reached(roots);
+        both_ways.extend(own);
+        Senders {
+            requests,
+            responses,
+            both_ways,
+        }
+    }
+
     /// Whether a value of `shape` can break a bound: one of its own, or
     /// one of a checked type it holds (through items and map values).
     pub fn is_checked(&self, shape: &Shape) -> bool {
@@ -373,11 +418,13 @@ pub const ALL_GROUPS: &str = "all-groups";
 
 /// Feature names a generated crate uses for itself: a group whose name
 /// is one of these is `NAME-tag`.
-pub const RESERVED_FEATURES: [&str; 6] = [
+pub const RESERVED_FEATURES: [&str; 8] = [
     "default",
     "server",
     "client",
     "mock",
+    "serialize",
+    "deserialize",
     OTHER_MODELS,
     ALL_GROUPS,
 ];
@@ -429,6 +476,18 @@ impl TypeDef {
             TypeKind::Alias(shape) | TypeKind::Newtype { shape, .. } => vec![shape],
         }
     }
+}
+
+/// Which sides send each named type ([`Api::senders`]).
+#[derive(Debug, Default)]
+pub struct Senders<'a> {
+    /// The types a request reaches: a client sends them.
+    pub requests: HashSet<&'a str>,
+    /// The types a response or the shared error reaches: a server sends
+    /// them.
+    pub responses: HashSet<&'a str>,
+    /// The types that implement both traits whatever the sides.
+    pub both_ways: HashSet<&'a str>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

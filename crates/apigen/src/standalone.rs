@@ -126,6 +126,18 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
     features
 }
 
+/// The features that put serde impls on every model. Without them a
+/// model implements `Serialize` only where an enabled side writes it and
+/// `Deserialize` only where one reads it ([`crate::ir::Api::senders`]).
+const SERDE_FEATURES: &str = "\
+# Without these, a model implements `Serialize` only where an enabled side
+# writes it (a client its requests, a server its responses) and
+# `Deserialize` only where one reads it: to store or log a client's
+# responses, say, turn on `serialize`.
+serialize = []
+deserialize = []
+";
+
 fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -> String {
     let mut defaults: Vec<&str> = match (options.server, options.client) {
         (false, false) | (true, false) => vec!["server"],
@@ -140,7 +152,8 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
             .join(", ")
     };
     let default = format!("default = [{}]\n", quoted(&mut defaults.iter().copied()));
-    let mut groups = String::from("# One feature per group of operations; see the crate docs.\n");
+    let mut groups = String::from(SERDE_FEATURES);
+    groups.push_str("# One feature per group of operations; see the crate docs.\n");
     for (feature, enables) in features {
         let _ = writeln!(
             groups,
@@ -219,7 +232,12 @@ fn features_section(api: &Api, features: &[(String, Vec<String>)]) -> String {
          group of operations (a route trait) is a feature of its own, compiling in its \
          operations and the types they use; `all-groups` (on by default) turns every one \
          on. A build that needs a few groups turns the default features off and names \
-         them, `features = [\"client\", \"GROUP\"]`, and compiles nothing else.\n\n",
+         them, `features = [\"client\", \"GROUP\"]`, and compiles nothing else.\n\n\
+         A model implements `Serialize` where an enabled side writes it (a client its \
+         requests, a server its responses) and `Deserialize` where one reads it; \
+         `serialize` and `deserialize` implement them on every model (to store or log \
+         a client's responses, say). The models no operation uses, and webhook payloads, \
+         implement both always.\n\n",
     );
     for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
         let summary = crate::emit::group_summary(t, &ops);

@@ -365,6 +365,8 @@ pub struct Gates<'a> {
     /// operation's `type_name`, when groups are features: its own, and
     /// those of the operations whose enums are aliases of it.
     responses: HashMap<&'a str, BTreeSet<&'a str>>,
+    /// Which sides send each type, for its serde impls.
+    senders: crate::ir::Senders<'a>,
 }
 
 impl<'a> Gates<'a> {
@@ -381,6 +383,7 @@ impl<'a> Gates<'a> {
             reach: group_features.then(|| api.reach()),
             traits: api.trait_index(),
             responses,
+            senders: api.senders(),
         }
     }
 
@@ -436,6 +439,44 @@ impl<'a> Gates<'a> {
             quote!(feature = #feature)
         } else {
             quote!(any(#(feature = #features),*))
+        })
+    }
+
+    /// The `cfg` attributes of a named type's `Serialize` and
+    /// `Deserialize` impls: its own, and the features of the sides that
+    /// write and read it ([`crate::ir::Api::senders`]) or of `serialize`
+    /// and `deserialize`, which implement them on every type. A client
+    /// never writes a response, a server never reads one: the impls
+    /// neither side uses are compiled out unless asked for.
+    pub fn serde_attrs(&self, name: &str) -> [TokenStream; 2] {
+        let own = self.of_type(name);
+        let s = &self.senders;
+        let (client_sends, server_sends) = (s.requests.contains(name), s.responses.contains(name));
+        if s.both_ways.contains(name) || !(client_sends || server_sends) {
+            return [Self::attr(own.clone()), Self::attr(own)];
+        }
+        let mut writers = Vec::new();
+        let mut readers = Vec::new();
+        if client_sends {
+            writers.push("client");
+            readers.push("server");
+        }
+        if server_sends {
+            writers.push("server");
+            readers.push("client");
+            // A mock reads its answers from examples and made values.
+            if !client_sends {
+                readers.push("mock");
+            }
+        }
+        writers.push("serialize");
+        readers.push("deserialize");
+        [writers, readers].map(|features| {
+            let sides = quote!(any(#(feature = #features),*));
+            Self::attr(Some(match &own {
+                Some(own) => quote!(all(#own, #sides)),
+                None => sides,
+            }))
         })
     }
 

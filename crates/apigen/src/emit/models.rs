@@ -37,10 +37,13 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     let mut pieces = Pieces::default();
     for def in defs {
         let cfg = Gates::attr(gates.of_type(&def.name));
+        let serde = gates.serde_attrs(&def.name);
         match &def.kind {
-            TypeKind::Struct(s) => structure(api, def, s, &cfg, &mut pieces),
-            TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg)),
-            TypeKind::Union(u) => pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg)),
+            TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &mut pieces),
+            TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &serde)),
+            TypeKind::Union(u) => {
+                pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg, &serde));
+            }
             TypeKind::Alias(shape) => {
                 let ty = compact(&rust_type(shape, &quote!()));
                 let name = ident(&def.name).to_string();
@@ -199,7 +202,14 @@ fn text_may_be_null(api: &Api, shape: &crate::ir::Shape) -> bool {
 
 /// A struct, its defaults, its record and serde impls (written as text)
 /// and its `Validate` impl.
-fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &mut Pieces) {
+fn structure(
+    api: &Api,
+    def: &TypeDef,
+    s: &Struct,
+    cfg: &TokenStream,
+    serde: &[TokenStream; 2],
+    pieces: &mut Pieces,
+) {
     let docs = type_docs_text(def, cfg);
     let mut defaults = Vec::new();
     // Per named property: its field, wire name, reading and plain type.
@@ -311,7 +321,7 @@ fn structure(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream, pieces: &m
         shared: &shared,
         null_text: &null_text,
     };
-    let mut record = record(def, s, &slots, cfg);
+    let mut record = record(def, s, &slots, serde);
     if let Some(validate) = validate {
         record.push('\n');
         record.push_str(&validate);
@@ -333,7 +343,9 @@ fn validate_impl(api: &Api, def: &TypeDef, cfg: &TokenStream, checks: Vec<Expr>)
 /// them, keeps them in its additional properties or for its flattened
 /// parts, or ignores them). The flattened parts read the other properties
 /// and, from their slots, the `shared` ones ([`crate::ir::Field::shared`]).
-fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, cfg: &TokenStream) -> String {
+/// A struct's `runtime::Record` and serde impls, each under the `cfg` of
+/// its direction (`serde`: writing, reading; [`Gates::serde_attrs`]).
+fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[TokenStream; 2]) -> String {
     use std::fmt::Write as _;
     let Slots {
         named,
@@ -342,7 +354,7 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, cfg: &TokenStream) -> St
         null_text,
     } = *slots;
     let name = &def.name;
-    let cfg = text::cfg_line(cfg);
+    let [write, read] = serde.each_ref().map(text::cfg_line);
     let wires: Vec<String> = named
         .iter()
         .map(|(_, wire, _, _)| format!("{wire:?}"))
@@ -531,7 +543,7 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, cfg: &TokenStream) -> St
         body + "        })\n"
     };
     format!(
-        "{cfg}impl runtime::Record for {name} {{\n\
+        "{read}impl runtime::Record for {name} {{\n\
          \x20   const NAME: &'static str = {name:?};\n\
          {fields}\
          {others}\
@@ -549,14 +561,14 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, cfg: &TokenStream) -> St
          {finish_body}\
          \x20   }}\n\
          }}\n\
-         \n{cfg}impl<'de> serde::Deserialize<'de> for {name} {{\n\
+         \n{read}impl<'de> serde::Deserialize<'de> for {name} {{\n\
          \x20   fn deserialize<D: serde::Deserializer<'de>>(\n\
          \x20       deserializer: D,\n\
          \x20   ) -> Result<Self, D::Error> {{\n\
          \x20       runtime::read_record(deserializer)\n\
          \x20   }}\n\
          }}\n\
-         \n{cfg}impl serde::Serialize for {name} {{\n\
+         \n{write}impl serde::Serialize for {name} {{\n\
          \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
          \x20       let {writer} = runtime::Writer::start(serializer)?;\n\
          {writes}\
@@ -624,10 +636,16 @@ fn field_check(api: &Api, f: &Field) -> Vec<Expr> {
     statements
 }
 
-fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenStream) -> String {
+fn enumeration(
+    def: &TypeDef,
+    variants: &[crate::ir::EnumVariant],
+    cfg: &TokenStream,
+    serde: &[TokenStream; 2],
+) -> String {
     let name = &def.name;
     let docs = type_docs_text(def, cfg);
     let cfg = text::cfg_line(cfg);
+    let [write, read] = serde.each_ref().map(text::cfg_line);
     let mut out = format!(
         "{docs}#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
     );
@@ -686,12 +704,12 @@ fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenSt
          \x20       runtime::parse_enum(s)\n\
          \x20   }}\n\
          }}\n\
-         \n{cfg}impl serde::Serialize for {name} {{\n\
+         \n{write}impl serde::Serialize for {name} {{\n\
          \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
          \x20       serializer.serialize_str(self.as_str())\n\
          \x20   }}\n\
          }}\n\
-         \n{cfg}impl<'de> serde::Deserialize<'de> for {name} {{\n\
+         \n{read}impl<'de> serde::Deserialize<'de> for {name} {{\n\
          \x20   fn deserialize<D: serde::Deserializer<'de>>(\n\
          \x20       deserializer: D,\n\
          \x20   ) -> Result<Self, D::Error> {{\n\
@@ -702,7 +720,14 @@ fn enumeration(def: &TypeDef, variants: &[crate::ir::EnumVariant], cfg: &TokenSt
     out
 }
 
-fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStream) -> TokenStream {
+fn union(
+    api: &Api,
+    def: &TypeDef,
+    u: &Union,
+    docs: TokenStream,
+    cfg: &TokenStream,
+    [write, read]: &[TokenStream; 2],
+) -> TokenStream {
     let name = ident(&def.name);
     let variants = u.variants.iter().map(|v| {
         let variant = ident(&v.rust);
@@ -899,7 +924,7 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
             #(#variants)*
         }
 
-        #cfg
+        #write
         impl serde::Serialize for #name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 match self {
@@ -908,14 +933,14 @@ fn union(api: &Api, def: &TypeDef, u: &Union, docs: TokenStream, cfg: &TokenStre
             }
         }
 
-        #cfg
+        #read
         impl runtime::Decide for #name {
             fn decide(value: serde_json::Value, source: runtime::Source) -> Result<Self, String> {
                 #decide_body
             }
         }
 
-        #cfg
+        #read
         impl<'de> serde::Deserialize<'de> for #name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 runtime::decide_json(deserializer)

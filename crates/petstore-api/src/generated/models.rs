@@ -16,6 +16,7 @@ pub struct Category {
     pub description: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Category {
     const NAME: &'static str = "Category";
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
@@ -48,6 +49,7 @@ impl runtime::Record for Category {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Category {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -56,6 +58,7 @@ impl<'de> serde::Deserialize<'de> for Category {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Category {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -77,6 +80,7 @@ pub struct Error {
     pub status: i32,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message", "status"];
@@ -108,6 +112,7 @@ impl runtime::Record for Error {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -116,6 +121,7 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -144,6 +150,7 @@ pub struct InventoryEvent {
     pub occurred_at: chrono::DateTime<chrono::Utc>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for InventoryEvent {
     const NAME: &'static str = "InventoryEvent";
     const FIELDS: &'static [&'static str] = &[
@@ -195,6 +202,7 @@ impl runtime::Record for InventoryEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for InventoryEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -203,6 +211,7 @@ impl<'de> serde::Deserialize<'de> for InventoryEvent {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for InventoryEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -226,6 +235,7 @@ pub struct InventoryItem {
     pub status: PetStatus,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for InventoryItem {
     const NAME: &'static str = "InventoryItem";
     const FIELDS: &'static [&'static str] = &["petId", "quantity", "status"];
@@ -257,6 +267,7 @@ impl runtime::Record for InventoryItem {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for InventoryItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -265,6 +276,7 @@ impl<'de> serde::Deserialize<'de> for InventoryItem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for InventoryItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -282,6 +294,7 @@ pub struct InventoryUpdate {
     pub quantity: i32,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for InventoryUpdate {
     const NAME: &'static str = "InventoryUpdate";
     const FIELDS: &'static [&'static str] = &["quantity"];
@@ -308,6 +321,7 @@ impl runtime::Record for InventoryUpdate {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for InventoryUpdate {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -316,6 +330,7 @@ impl<'de> serde::Deserialize<'de> for InventoryUpdate {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for InventoryUpdate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -351,6 +366,7 @@ pub struct NewCategory {
     pub description: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewCategory {
     const NAME: &'static str = "NewCategory";
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
@@ -383,6 +399,7 @@ impl runtime::Record for NewCategory {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewCategory {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -391,6 +408,7 @@ impl<'de> serde::Deserialize<'de> for NewCategory {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewCategory {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -429,6 +447,7 @@ pub struct NewOrder {
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewOrder {
     const NAME: &'static str = "NewOrder";
     const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
@@ -461,6 +480,7 @@ impl runtime::Record for NewOrder {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewOrder {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -469,6 +489,7 @@ impl<'de> serde::Deserialize<'de> for NewOrder {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewOrder {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -515,6 +536,7 @@ pub struct NewPet {
     pub status: Option<PetStatus>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewPet {
     const NAME: &'static str = "NewPet";
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
@@ -549,6 +571,7 @@ impl runtime::Record for NewPet {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewPet {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -557,6 +580,7 @@ impl<'de> serde::Deserialize<'de> for NewPet {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewPet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -601,6 +625,7 @@ pub struct Order {
     pub complete: Option<bool>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Order {
     const NAME: &'static str = "Order";
     const FIELDS: &'static [&'static str] = &["id", "petId", "quantity", "shipDate", "complete"];
@@ -642,6 +667,7 @@ impl runtime::Record for Order {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Order {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -650,6 +676,7 @@ impl<'de> serde::Deserialize<'de> for Order {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Order {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -680,6 +707,7 @@ pub struct OrderEvent {
     pub occurred_at: chrono::DateTime<chrono::Utc>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for OrderEvent {
     const NAME: &'static str = "OrderEvent";
     const FIELDS: &'static [&'static str] = &[
@@ -735,6 +763,7 @@ impl runtime::Record for OrderEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for OrderEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -743,6 +772,7 @@ impl<'de> serde::Deserialize<'de> for OrderEvent {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for OrderEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -769,6 +799,7 @@ pub struct Pet {
     pub status: Option<PetStatus>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Pet {
     const NAME: &'static str = "Pet";
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
@@ -803,6 +834,7 @@ impl runtime::Record for Pet {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Pet {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -811,6 +843,7 @@ impl<'de> serde::Deserialize<'de> for Pet {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Pet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -867,12 +900,14 @@ impl std::str::FromStr for PetStatus {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for PetStatus {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for PetStatus {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -893,6 +928,7 @@ pub enum StoreEvent {
     InventoryEvent(InventoryEvent),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for StoreEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -902,6 +938,7 @@ impl serde::Serialize for StoreEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for StoreEvent {
     fn decide(
         value: serde_json::Value,
@@ -925,6 +962,7 @@ impl runtime::Decide for StoreEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for StoreEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -990,12 +1028,14 @@ impl std::str::FromStr for StoreEventType {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for StoreEventType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for StoreEventType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -1046,12 +1086,14 @@ impl std::str::FromStr for XApiStability {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for XApiStability {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for XApiStability {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

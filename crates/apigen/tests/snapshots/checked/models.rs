@@ -11,6 +11,7 @@ pub struct Crate {
     pub notes: Option<Vec<Note>>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Crate {
     const NAME: &'static str = "Crate";
     const FIELDS: &'static [&'static str] = &["shelf", "notes"];
@@ -40,6 +41,7 @@ impl runtime::Record for Crate {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Crate {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Crate {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Crate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -62,6 +65,7 @@ pub struct Label {
     pub text: String,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Label {
     const NAME: &'static str = "Label";
     const FIELDS: &'static [&'static str] = &["text"];
@@ -87,6 +91,7 @@ impl runtime::Record for Label {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Label {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -95,6 +100,7 @@ impl<'de> serde::Deserialize<'de> for Label {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Label {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -116,6 +122,7 @@ pub struct Note {
     pub tag: Option<Tag>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Note {
     const NAME: &'static str = "Note";
     const FIELDS: &'static [&'static str] = &["text", "tag"];
@@ -145,6 +152,7 @@ impl runtime::Record for Note {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Note {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -153,6 +161,7 @@ impl<'de> serde::Deserialize<'de> for Note {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -168,6 +177,7 @@ pub struct Shelf {
     pub note: Option<Note>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Shelf {
     const NAME: &'static str = "Shelf";
     const FIELDS: &'static [&'static str] = &["labels", "note"];
@@ -197,6 +207,7 @@ impl runtime::Record for Shelf {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Shelf {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -205,6 +216,7 @@ impl<'de> serde::Deserialize<'de> for Shelf {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Shelf {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -269,12 +281,14 @@ impl std::str::FromStr for Tag {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Tag {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Tag {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -34,6 +34,7 @@ fn default_account_retries() -> i32 {
     3
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Account {
     const NAME: &'static str = "Account";
     const FIELDS: &'static [&'static str] = &[
@@ -105,6 +106,7 @@ impl runtime::Record for Account {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Account {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -113,6 +115,7 @@ impl<'de> serde::Deserialize<'de> for Account {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Account {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -363,6 +366,7 @@ fn default_new_account_retries() -> i32 {
     3
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewAccount {
     const NAME: &'static str = "NewAccount";
     const FIELDS: &'static [&'static str] = &[
@@ -414,6 +418,7 @@ impl runtime::Record for NewAccount {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewAccount {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -422,6 +427,7 @@ impl<'de> serde::Deserialize<'de> for NewAccount {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewAccount {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -462,6 +468,7 @@ pub struct NewAccountAddress {
     pub zip: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for NewAccountAddress {
     const NAME: &'static str = "NewAccountAddress";
     const FIELDS: &'static [&'static str] = &["street", "zip"];
@@ -491,6 +498,7 @@ impl runtime::Record for NewAccountAddress {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewAccountAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -499,6 +507,7 @@ impl<'de> serde::Deserialize<'de> for NewAccountAddress {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for NewAccountAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -568,12 +577,14 @@ impl std::str::FromStr for NewAccountPlan {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for NewAccountPlan {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewAccountPlan {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -8,6 +8,7 @@ use super::runtime;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ping {}
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Ping {
     const NAME: &'static str = "Ping";
     const FIELDS: &'static [&'static str] = &[];
@@ -29,6 +30,7 @@ impl runtime::Record for Ping {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Ping {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -37,6 +39,7 @@ impl<'de> serde::Deserialize<'de> for Ping {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Ping {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let out = runtime::Writer::start(serializer)?;

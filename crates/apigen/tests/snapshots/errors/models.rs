@@ -11,6 +11,7 @@ pub struct Error {
     pub status: i32,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "status"];
@@ -40,6 +41,7 @@ impl runtime::Record for Error {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -62,6 +65,7 @@ pub struct Thing {
     pub id: i64,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
     const FIELDS: &'static [&'static str] = &["id"];
@@ -87,6 +91,7 @@ impl runtime::Record for Thing {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Thing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -95,6 +100,7 @@ impl<'de> serde::Deserialize<'de> for Thing {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Thing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

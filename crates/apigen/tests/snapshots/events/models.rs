@@ -11,6 +11,7 @@ pub struct CompleteBody {
     pub stream: Option<bool>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CompleteBody {
     const NAME: &'static str = "CompleteBody";
     const FIELDS: &'static [&'static str] = &["prompt", "stream"];
@@ -40,6 +41,7 @@ impl runtime::Record for CompleteBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CompleteBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for CompleteBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompleteBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -62,6 +65,7 @@ pub struct Completion {
     pub text: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Completion {
     const NAME: &'static str = "Completion";
     const FIELDS: &'static [&'static str] = &["text"];
@@ -87,6 +91,7 @@ impl runtime::Record for Completion {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Completion {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -95,6 +100,7 @@ impl<'de> serde::Deserialize<'de> for Completion {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Completion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -111,6 +117,7 @@ pub enum FeedEvent {
     Restocked(Restocked),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for FeedEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -120,6 +127,7 @@ impl serde::Serialize for FeedEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for FeedEvent {
     fn decide(
         value: serde_json::Value,
@@ -143,6 +151,7 @@ impl runtime::Decide for FeedEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for FeedEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -157,6 +166,7 @@ pub struct Placed {
     pub order_id: i64,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Placed {
     const NAME: &'static str = "Placed";
     const FIELDS: &'static [&'static str] = &["type", "orderId"];
@@ -186,6 +196,7 @@ impl runtime::Record for Placed {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Placed {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -194,6 +205,7 @@ impl<'de> serde::Deserialize<'de> for Placed {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Placed {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -208,6 +220,7 @@ pub struct Problem {
     pub message: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["message"];
@@ -233,6 +246,7 @@ impl runtime::Record for Problem {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -241,6 +255,7 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -256,6 +271,7 @@ pub struct Restocked {
     pub stock: i32,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Restocked {
     const NAME: &'static str = "Restocked";
     const FIELDS: &'static [&'static str] = &["type", "petId", "stock"];
@@ -287,6 +303,7 @@ impl runtime::Record for Restocked {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Restocked {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -295,6 +312,7 @@ impl<'de> serde::Deserialize<'de> for Restocked {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Restocked {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -310,6 +328,7 @@ pub struct StreamChunksOkEvent {
     pub text: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for StreamChunksOkEvent {
     const NAME: &'static str = "StreamChunksOkEvent";
     const FIELDS: &'static [&'static str] = &["text"];
@@ -335,6 +354,7 @@ impl runtime::Record for StreamChunksOkEvent {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for StreamChunksOkEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -343,6 +363,7 @@ impl<'de> serde::Deserialize<'de> for StreamChunksOkEvent {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for StreamChunksOkEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

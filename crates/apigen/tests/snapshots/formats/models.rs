@@ -90,6 +90,7 @@ pub struct Sample {
     pub matrix: Option<Vec<Vec<f64>>>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Sample {
     const NAME: &'static str = "Sample";
     const FIELDS: &'static [&'static str] = &[
@@ -219,6 +220,7 @@ impl runtime::Record for Sample {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Sample {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -227,6 +229,7 @@ impl<'de> serde::Deserialize<'de> for Sample {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -10,6 +10,7 @@ pub struct GetHOkXJson {
     pub a: Option<i64>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for GetHOkXJson {
     const NAME: &'static str = "GetHOkXJson";
     const FIELDS: &'static [&'static str] = &["a"];
@@ -35,6 +36,7 @@ impl runtime::Record for GetHOkXJson {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetHOkXJson {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -43,6 +45,7 @@ impl<'de> serde::Deserialize<'de> for GetHOkXJson {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for GetHOkXJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -10,6 +10,7 @@ pub struct Box2 {
     pub b: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Box2 {
     const NAME: &'static str = "Box2";
     const FIELDS: &'static [&'static str] = &["b"];
@@ -35,6 +36,7 @@ impl runtime::Record for Box2 {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Box2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -43,6 +45,7 @@ impl<'de> serde::Deserialize<'de> for Box2 {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Box2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -66,6 +69,7 @@ pub struct Deserialize {
     pub d: Option<i64>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Deserialize {
     const NAME: &'static str = "Deserialize";
     const FIELDS: &'static [&'static str] = &["d"];
@@ -91,6 +95,7 @@ impl runtime::Record for Deserialize {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Deserialize {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -99,6 +104,7 @@ impl<'de> serde::Deserialize<'de> for Deserialize {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Deserialize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -112,6 +118,7 @@ pub struct Option2 {
     pub next: Option<Box<Option2>>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Option2 {
     const NAME: &'static str = "Option2";
     const FIELDS: &'static [&'static str] = &["next"];
@@ -137,6 +144,7 @@ impl runtime::Record for Option2 {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Option2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -145,6 +153,7 @@ impl<'de> serde::Deserialize<'de> for Option2 {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Option2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -159,6 +168,7 @@ pub struct Result2 {
     pub error: Option<String2>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Result2 {
     const NAME: &'static str = "Result2";
     const FIELDS: &'static [&'static str] = &["ok", "error"];
@@ -188,6 +198,7 @@ impl runtime::Record for Result2 {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Result2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -196,6 +207,7 @@ impl<'de> serde::Deserialize<'de> for Result2 {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Result2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -210,6 +222,7 @@ pub struct Serialize {
     pub s: Option<Deserialize>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Serialize {
     const NAME: &'static str = "Serialize";
     const FIELDS: &'static [&'static str] = &["s"];
@@ -235,6 +248,7 @@ impl runtime::Record for Serialize {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Serialize {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -243,6 +257,7 @@ impl<'de> serde::Deserialize<'de> for Serialize {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Serialize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -256,6 +271,7 @@ pub struct String2 {
     pub s: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for String2 {
     const NAME: &'static str = "String2";
     const FIELDS: &'static [&'static str] = &["s"];
@@ -281,6 +297,7 @@ impl runtime::Record for String2 {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for String2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -289,6 +306,7 @@ impl<'de> serde::Deserialize<'de> for String2 {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for String2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -302,6 +320,7 @@ pub struct Validate {
     pub value: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Validate {
     const NAME: &'static str = "Validate";
     const FIELDS: &'static [&'static str] = &["value"];
@@ -327,6 +346,7 @@ impl runtime::Record for Validate {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Validate {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -335,6 +355,7 @@ impl<'de> serde::Deserialize<'de> for Validate {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Validate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -397,12 +418,14 @@ impl std::str::FromStr for Violation {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Violation {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Violation {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

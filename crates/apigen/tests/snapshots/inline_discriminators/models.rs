@@ -13,6 +13,7 @@ pub enum Event {
     MessageDeleted(EventMessageDeleted),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Event {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -22,6 +23,7 @@ impl serde::Serialize for Event {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Event {
     fn decide(
         value: serde_json::Value,
@@ -45,6 +47,7 @@ impl runtime::Decide for Event {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Event {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -59,6 +62,7 @@ pub struct EventMessageCreated {
     pub text: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for EventMessageCreated {
     const NAME: &'static str = "EventMessageCreated";
     const FIELDS: &'static [&'static str] = &["type", "text"];
@@ -88,6 +92,7 @@ impl runtime::Record for EventMessageCreated {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageCreated {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -96,6 +101,7 @@ impl<'de> serde::Deserialize<'de> for EventMessageCreated {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageCreated {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -145,12 +151,14 @@ impl std::str::FromStr for EventMessageCreatedType {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageCreatedType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageCreatedType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -165,6 +173,7 @@ pub struct EventMessageDeleted {
     pub id: i64,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for EventMessageDeleted {
     const NAME: &'static str = "EventMessageDeleted";
     const FIELDS: &'static [&'static str] = &["type", "id"];
@@ -194,6 +203,7 @@ impl runtime::Record for EventMessageDeleted {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -202,6 +212,7 @@ impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageDeleted {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -251,12 +262,14 @@ impl std::str::FromStr for EventMessageDeletedType {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageDeletedType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageDeletedType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -10,6 +10,7 @@ pub struct Thing {
     pub a: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
     const FIELDS: &'static [&'static str] = &["a"];
@@ -35,6 +36,7 @@ impl runtime::Record for Thing {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Thing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -43,6 +45,7 @@ impl<'de> serde::Deserialize<'de> for Thing {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Thing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

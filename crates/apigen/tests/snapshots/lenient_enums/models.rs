@@ -49,12 +49,14 @@ impl std::str::FromStr for GetASize {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetASize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetASize {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -72,6 +74,7 @@ pub struct Thing {
     pub version: Option<ThingVersion>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
     const FIELDS: &'static [&'static str] = &["code", "mixed", "untyped", "flag", "version"];
@@ -113,6 +116,7 @@ impl runtime::Record for Thing {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Thing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -121,6 +125,7 @@ impl<'de> serde::Deserialize<'de> for Thing {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Thing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -175,12 +180,14 @@ impl std::str::FromStr for ThingUntyped {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ThingUntyped {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ThingUntyped {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -235,12 +242,14 @@ impl std::str::FromStr for ThingVersion {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ThingVersion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ThingVersion {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -10,6 +10,7 @@ pub struct AddNoteBadRequestBody {
     pub reason: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for AddNoteBadRequestBody {
     const NAME: &'static str = "AddNoteBadRequestBody";
     const FIELDS: &'static [&'static str] = &["reason"];
@@ -35,6 +36,7 @@ impl runtime::Record for AddNoteBadRequestBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -43,6 +45,7 @@ impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AddNoteBadRequestBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -56,6 +59,7 @@ pub struct AdminStatsOkBody {
     pub books: i64,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for AdminStatsOkBody {
     const NAME: &'static str = "AdminStatsOkBody";
     const FIELDS: &'static [&'static str] = &["books"];
@@ -81,6 +85,7 @@ impl runtime::Record for AdminStatsOkBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -89,6 +94,7 @@ impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AdminStatsOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -106,6 +112,7 @@ pub struct Book {
     pub related: Option<Vec<Book>>,
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Book {
     const NAME: &'static str = "Book";
     const FIELDS: &'static [&'static str] = &["isbn", "title", "pages", "format", "related"];
@@ -141,6 +148,7 @@ impl runtime::Record for Book {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Book {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -149,6 +157,7 @@ impl<'de> serde::Deserialize<'de> for Book {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Book {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -199,6 +208,7 @@ pub struct Ebook {
     pub bytes: i64,
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Ebook {
     const NAME: &'static str = "Ebook";
     const FIELDS: &'static [&'static str] = &["kind", "bytes"];
@@ -228,6 +238,7 @@ impl runtime::Record for Ebook {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Ebook {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -236,6 +247,7 @@ impl<'de> serde::Deserialize<'de> for Ebook {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Ebook {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -267,6 +279,7 @@ pub enum Format {
     Ebook(Ebook),
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Format {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -276,6 +289,7 @@ impl serde::Serialize for Format {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Decide for Format {
     fn decide(
         value: serde_json::Value,
@@ -291,6 +305,7 @@ impl runtime::Decide for Format {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Format {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -314,6 +329,7 @@ pub struct Note {
     pub pinned: Option<bool>,
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Note {
     const NAME: &'static str = "Note";
     const FIELDS: &'static [&'static str] = &["text", "pinned"];
@@ -343,6 +359,7 @@ impl runtime::Record for Note {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Note {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -351,6 +368,7 @@ impl<'de> serde::Deserialize<'de> for Note {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -373,6 +391,7 @@ pub struct Paper {
     pub weight: i64,
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Paper {
     const NAME: &'static str = "Paper";
     const FIELDS: &'static [&'static str] = &["kind", "weight"];
@@ -402,6 +421,7 @@ impl runtime::Record for Paper {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Paper {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -410,6 +430,7 @@ impl<'de> serde::Deserialize<'de> for Paper {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Paper {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -439,6 +460,7 @@ pub struct Problem {
     pub message: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["code", "message"];
@@ -468,6 +490,7 @@ impl runtime::Record for Problem {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -476,6 +499,7 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -490,6 +514,7 @@ pub struct WhoAmIOkBody {
     pub name: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for WhoAmIOkBody {
     const NAME: &'static str = "WhoAmIOkBody";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -515,6 +540,7 @@ impl runtime::Record for WhoAmIOkBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -523,6 +549,7 @@ impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for WhoAmIOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -13,6 +13,7 @@ pub enum Animal {
     Cat(Cat),
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Animal {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -22,6 +23,7 @@ impl serde::Serialize for Animal {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for Animal {
     fn decide(
         value: serde_json::Value,
@@ -37,6 +39,7 @@ impl runtime::Decide for Animal {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Animal {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -51,6 +54,7 @@ pub struct Cat {
     pub name: String,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Cat {
     const NAME: &'static str = "Cat";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
@@ -80,6 +84,7 @@ impl runtime::Record for Cat {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Cat {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -88,6 +93,7 @@ impl<'de> serde::Deserialize<'de> for Cat {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Cat {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -137,12 +143,14 @@ impl std::str::FromStr for CatKind {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CatKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CatKind {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -156,6 +164,7 @@ pub struct Circle {
     pub radius: f64,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Circle {
     const NAME: &'static str = "Circle";
     const FIELDS: &'static [&'static str] = &["radius"];
@@ -182,6 +191,7 @@ impl runtime::Record for Circle {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Circle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -190,6 +200,7 @@ impl<'de> serde::Deserialize<'de> for Circle {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Circle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -204,6 +215,7 @@ pub struct Dog {
     pub name: String,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Dog {
     const NAME: &'static str = "Dog";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
@@ -233,6 +245,7 @@ impl runtime::Record for Dog {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Dog {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -241,6 +254,7 @@ impl<'de> serde::Deserialize<'de> for Dog {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Dog {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -290,12 +304,14 @@ impl std::str::FromStr for DogKind {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for DogKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for DogKind {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -310,6 +326,7 @@ pub struct Error {
     pub message: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message"];
@@ -339,6 +356,7 @@ impl runtime::Record for Error {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -347,6 +365,7 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -362,6 +381,7 @@ pub struct Rectangle {
     pub height: f64,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Rectangle {
     const NAME: &'static str = "Rectangle";
     const FIELDS: &'static [&'static str] = &["side", "height"];
@@ -391,6 +411,7 @@ impl runtime::Record for Rectangle {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Rectangle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -399,6 +420,7 @@ impl<'de> serde::Deserialize<'de> for Rectangle {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Rectangle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -415,6 +437,7 @@ pub enum Shape {
     Rectangle(Rectangle),
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Shape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -425,6 +448,7 @@ impl serde::Serialize for Shape {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for Shape {
     fn decide(
         value: serde_json::Value,
@@ -450,6 +474,7 @@ impl runtime::Decide for Shape {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -463,6 +488,7 @@ pub struct Square {
     pub side: f64,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Square {
     const NAME: &'static str = "Square";
     const FIELDS: &'static [&'static str] = &["side"];
@@ -488,6 +514,7 @@ impl runtime::Record for Square {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Square {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -496,6 +523,7 @@ impl<'de> serde::Deserialize<'de> for Square {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -11,6 +11,7 @@ pub struct Item {
     pub name: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Item {
     const NAME: &'static str = "Item";
     const FIELDS: &'static [&'static str] = &["id", "name"];
@@ -40,6 +41,7 @@ impl runtime::Record for Item {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Item {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Item {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Item {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -63,6 +66,7 @@ pub struct ListCursoredOkBody {
     pub meta: ListCursoredOkBodyMeta,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListCursoredOkBody {
     const NAME: &'static str = "ListCursoredOkBody";
     const FIELDS: &'static [&'static str] = &["items", "meta"];
@@ -92,6 +96,7 @@ impl runtime::Record for ListCursoredOkBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListCursoredOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -100,6 +105,7 @@ impl<'de> serde::Deserialize<'de> for ListCursoredOkBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListCursoredOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -114,6 +120,7 @@ pub struct ListCursoredOkBodyMeta {
     pub next: runtime::Nullable<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListCursoredOkBodyMeta {
     const NAME: &'static str = "ListCursoredOkBodyMeta";
     const FIELDS: &'static [&'static str] = &["next"];
@@ -139,6 +146,7 @@ impl runtime::Record for ListCursoredOkBodyMeta {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListCursoredOkBodyMeta {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -147,6 +155,7 @@ impl<'de> serde::Deserialize<'de> for ListCursoredOkBodyMeta {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListCursoredOkBodyMeta {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -160,6 +169,7 @@ pub struct ListNumberedOkBody {
     pub results: Option<Vec<Item>>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListNumberedOkBody {
     const NAME: &'static str = "ListNumberedOkBody";
     const FIELDS: &'static [&'static str] = &["results"];
@@ -185,6 +195,7 @@ impl runtime::Record for ListNumberedOkBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListNumberedOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -193,6 +204,7 @@ impl<'de> serde::Deserialize<'de> for ListNumberedOkBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListNumberedOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -207,6 +219,7 @@ pub struct ListStripedOkBody {
     pub has_more: bool,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListStripedOkBody {
     const NAME: &'static str = "ListStripedOkBody";
     const FIELDS: &'static [&'static str] = &["data", "has_more"];
@@ -236,6 +249,7 @@ impl runtime::Record for ListStripedOkBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListStripedOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -244,6 +258,7 @@ impl<'de> serde::Deserialize<'de> for ListStripedOkBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListStripedOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

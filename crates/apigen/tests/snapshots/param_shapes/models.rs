@@ -11,6 +11,7 @@ pub struct Error {
     pub message: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message"];
@@ -40,6 +41,7 @@ impl runtime::Record for Error {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -63,6 +66,7 @@ pub enum SearchChoice {
     ById(SearchChoiceById),
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -72,6 +76,7 @@ impl serde::Serialize for SearchChoice {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for SearchChoice {
     fn decide(
         value: serde_json::Value,
@@ -92,6 +97,7 @@ impl runtime::Decide for SearchChoice {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchChoice {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -105,6 +111,7 @@ pub struct SearchChoiceById {
     pub id: i64,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchChoiceById {
     const NAME: &'static str = "SearchChoiceById";
     const FIELDS: &'static [&'static str] = &["id"];
@@ -130,6 +137,7 @@ impl runtime::Record for SearchChoiceById {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchChoiceById {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -138,6 +146,7 @@ impl<'de> serde::Deserialize<'de> for SearchChoiceById {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoiceById {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -151,6 +160,7 @@ pub struct SearchChoiceByName {
     pub name: String,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchChoiceByName {
     const NAME: &'static str = "SearchChoiceByName";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -176,6 +186,7 @@ impl runtime::Record for SearchChoiceByName {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchChoiceByName {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -184,6 +195,7 @@ impl<'de> serde::Deserialize<'de> for SearchChoiceByName {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoiceByName {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -197,6 +209,7 @@ pub struct SearchFilter {
     pub tags: Option<Vec<SearchFilterTagsItem>>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchFilter {
     const NAME: &'static str = "SearchFilter";
     const FIELDS: &'static [&'static str] = &["tags"];
@@ -222,6 +235,7 @@ impl runtime::Record for SearchFilter {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchFilter {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -230,6 +244,7 @@ impl<'de> serde::Deserialize<'de> for SearchFilter {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchFilter {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -244,6 +259,7 @@ pub struct SearchFilterTagsItem {
     pub v: String,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchFilterTagsItem {
     const NAME: &'static str = "SearchFilterTagsItem";
     const FIELDS: &'static [&'static str] = &["k", "v"];
@@ -273,6 +289,7 @@ impl runtime::Record for SearchFilterTagsItem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchFilterTagsItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -281,6 +298,7 @@ impl<'de> serde::Deserialize<'de> for SearchFilterTagsItem {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchFilterTagsItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -295,6 +313,7 @@ pub struct SearchWhere {
     pub near: Option<Vec<f64>>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchWhere {
     const NAME: &'static str = "SearchWhere";
     const FIELDS: &'static [&'static str] = &["near"];
@@ -320,6 +339,7 @@ impl runtime::Record for SearchWhere {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchWhere {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -328,6 +348,7 @@ impl<'de> serde::Deserialize<'de> for SearchWhere {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchWhere {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -341,6 +362,7 @@ pub struct SearchXContext {
     pub trace: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchXContext {
     const NAME: &'static str = "SearchXContext";
     const FIELDS: &'static [&'static str] = &["trace"];
@@ -366,6 +388,7 @@ impl runtime::Record for SearchXContext {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchXContext {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -374,6 +397,7 @@ impl<'de> serde::Deserialize<'de> for SearchXContext {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchXContext {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -47,12 +47,14 @@ impl std::str::FromStr for GetItemFieldsItem {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetItemFieldsItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetItemFieldsItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -69,6 +71,7 @@ pub enum GetItemTraits {
     Array(Vec<GetItemTraitsArrayItem>),
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetItemTraits {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -78,6 +81,7 @@ impl serde::Serialize for GetItemTraits {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for GetItemTraits {
     fn decide(
         value: serde_json::Value,
@@ -93,6 +97,7 @@ impl runtime::Decide for GetItemTraits {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetItemTraits {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -145,12 +150,14 @@ impl std::str::FromStr for GetItemTraitsString {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetItemTraitsString {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetItemTraitsString {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -169,6 +176,7 @@ pub struct Item {
     pub n2fa: Option<bool>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Item {
     const NAME: &'static str = "Item";
     const FIELDS: &'static [&'static str] = &[
@@ -220,6 +228,7 @@ impl runtime::Record for Item {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Item {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -228,6 +237,7 @@ impl<'de> serde::Deserialize<'de> for Item {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Item {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -293,6 +303,7 @@ pub struct Problem {
     pub detail: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["title", "detail"];
@@ -322,6 +333,7 @@ impl runtime::Record for Problem {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -330,6 +342,7 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

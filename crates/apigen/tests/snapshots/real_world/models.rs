@@ -14,6 +14,7 @@ pub struct CreateCustomerBody {
     pub expand: Option<Vec<String>>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBody {
     const NAME: &'static str = "CreateCustomerBody";
     const FIELDS: &'static [&'static str] = &[
@@ -61,6 +62,7 @@ impl runtime::Record for CreateCustomerBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -69,6 +71,7 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -94,6 +97,7 @@ pub struct CreateCustomerBodyAddress {
     pub line1: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBodyAddress {
     const NAME: &'static str = "CreateCustomerBodyAddress";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
@@ -123,6 +127,7 @@ impl runtime::Record for CreateCustomerBodyAddress {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -131,6 +136,7 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBodyAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -150,6 +156,7 @@ pub struct Customer {
     pub image_url: Option<CustomerImageUrl>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Customer {
     const NAME: &'static str = "Customer";
     const FIELDS: &'static [&'static str] = &["id", "tax_exempt", "seed", "image_url"];
@@ -183,6 +190,7 @@ impl runtime::Record for Customer {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Customer {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -191,6 +199,7 @@ impl<'de> serde::Deserialize<'de> for Customer {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Customer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -208,6 +217,7 @@ pub enum CustomerImageUrl {
     Null(serde_json::Value),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for CustomerImageUrl {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -217,6 +227,7 @@ impl serde::Serialize for CustomerImageUrl {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for CustomerImageUrl {
     fn decide(
         value: serde_json::Value,
@@ -232,6 +243,7 @@ impl runtime::Decide for CustomerImageUrl {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -284,12 +296,14 @@ impl std::str::FromStr for CustomerTaxExempt {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for CustomerTaxExempt {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CustomerTaxExempt {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -304,6 +318,7 @@ pub struct ListCustomersCreated {
     pub lte: Option<i64>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for ListCustomersCreated {
     const NAME: &'static str = "ListCustomersCreated";
     const FIELDS: &'static [&'static str] = &["gte", "lte"];
@@ -333,6 +348,7 @@ impl runtime::Record for ListCustomersCreated {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -341,6 +357,7 @@ impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for ListCustomersCreated {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -357,6 +374,7 @@ pub struct UploadDocumentBody {
     pub note: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for UploadDocumentBody {
     const NAME: &'static str = "UploadDocumentBody";
     const FIELDS: &'static [&'static str] = &["file", "purpose", "note"];
@@ -388,6 +406,7 @@ impl runtime::Record for UploadDocumentBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -396,6 +415,7 @@ impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadDocumentBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -458,12 +478,14 @@ impl std::str::FromStr for UploadDocumentBodyPurpose {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadDocumentBodyPurpose {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for UploadDocumentBodyPurpose {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -56,6 +56,7 @@ pub struct ConflictResponse {
     pub message: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ConflictResponse {
     const NAME: &'static str = "ConflictResponse";
     const FIELDS: &'static [&'static str] = &["message"];
@@ -81,6 +82,7 @@ impl runtime::Record for ConflictResponse {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ConflictResponse {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -89,6 +91,7 @@ impl<'de> serde::Deserialize<'de> for ConflictResponse {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ConflictResponse {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -316,6 +319,7 @@ pub struct ItemsGet200 {
     pub name: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ItemsGet200 {
     const NAME: &'static str = "ItemsGet200";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
@@ -345,6 +349,7 @@ impl runtime::Record for ItemsGet200 {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ItemsGet200 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -353,6 +358,7 @@ impl<'de> serde::Deserialize<'de> for ItemsGet200 {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ItemsGet200 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

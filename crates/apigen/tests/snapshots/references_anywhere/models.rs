@@ -65,6 +65,7 @@ pub struct EnvelopeDefinitionsPet {
     pub owner: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for EnvelopeDefinitionsPet {
     const NAME: &'static str = "EnvelopeDefinitionsPet";
     const FIELDS: &'static [&'static str] = &["name", "owner"];
@@ -94,6 +95,7 @@ impl runtime::Record for EnvelopeDefinitionsPet {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -102,6 +104,7 @@ impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EnvelopeDefinitionsPet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -11,6 +11,7 @@ pub struct Address {
     pub line1: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Address {
     const NAME: &'static str = "Address";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
@@ -40,6 +41,7 @@ impl runtime::Record for Address {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Address {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Address {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Address {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -64,6 +67,7 @@ pub struct CreateCustomerBody {
     pub address: Option<CreateCustomerBodyAddress>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBody {
     const NAME: &'static str = "CreateCustomerBody";
     const FIELDS: &'static [&'static str] = &["name", "address"];
@@ -93,6 +97,7 @@ impl runtime::Record for CreateCustomerBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -101,6 +106,7 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -124,6 +130,7 @@ pub struct CreateCustomerBodyAddress {
     pub line1: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBodyAddress {
     const NAME: &'static str = "CreateCustomerBodyAddress";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
@@ -153,6 +160,7 @@ impl runtime::Record for CreateCustomerBodyAddress {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -161,6 +169,7 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBodyAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -176,6 +185,7 @@ pub struct CreatePartnerBody {
     pub address: Option<CreatePartnerBodyAddress>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreatePartnerBody {
     const NAME: &'static str = "CreatePartnerBody";
     const FIELDS: &'static [&'static str] = &["name", "address"];
@@ -205,6 +215,7 @@ impl runtime::Record for CreatePartnerBody {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreatePartnerBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -213,6 +224,7 @@ impl<'de> serde::Deserialize<'de> for CreatePartnerBody {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreatePartnerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

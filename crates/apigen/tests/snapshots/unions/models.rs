@@ -11,6 +11,7 @@ pub struct Circle {
     pub radius: f32,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Circle {
     const NAME: &'static str = "Circle";
     const FIELDS: &'static [&'static str] = &["kind", "radius"];
@@ -40,6 +41,7 @@ impl runtime::Record for Circle {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Circle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Circle {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Circle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -621,6 +624,7 @@ pub enum Shape {
     Square(Square),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Shape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -630,6 +634,7 @@ impl serde::Serialize for Shape {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Shape {
     fn decide(
         value: serde_json::Value,
@@ -653,6 +658,7 @@ impl runtime::Decide for Shape {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -667,6 +673,7 @@ pub struct Square {
     pub side: f64,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Square {
     const NAME: &'static str = "Square";
     const FIELDS: &'static [&'static str] = &["kind", "side"];
@@ -696,6 +703,7 @@ impl runtime::Record for Square {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Square {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -704,6 +712,7 @@ impl<'de> serde::Deserialize<'de> for Square {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

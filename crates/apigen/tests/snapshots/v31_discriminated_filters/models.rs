@@ -12,6 +12,7 @@ pub struct Comparison {
     pub value: String,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Comparison {
     const NAME: &'static str = "Comparison";
     const FIELDS: &'static [&'static str] = &["type", "key", "value"];
@@ -43,6 +44,7 @@ impl runtime::Record for Comparison {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Comparison {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -51,6 +53,7 @@ impl<'de> serde::Deserialize<'de> for Comparison {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Comparison {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -103,12 +106,14 @@ impl std::str::FromStr for ComparisonType {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for ComparisonType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ComparisonType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -123,6 +128,7 @@ pub struct Compound {
     pub filters: Vec<CompoundFiltersItem>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Compound {
     const NAME: &'static str = "Compound";
     const FIELDS: &'static [&'static str] = &["type", "filters"];
@@ -152,6 +158,7 @@ impl runtime::Record for Compound {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Compound {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -160,6 +167,7 @@ impl<'de> serde::Deserialize<'de> for Compound {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Compound {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -177,6 +185,7 @@ pub enum CompoundFiltersItem {
     Compound(Compound),
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompoundFiltersItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -186,6 +195,7 @@ impl serde::Serialize for CompoundFiltersItem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for CompoundFiltersItem {
     fn decide(
         value: serde_json::Value,
@@ -205,6 +215,7 @@ impl runtime::Decide for CompoundFiltersItem {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CompoundFiltersItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -255,12 +266,14 @@ impl std::str::FromStr for CompoundType {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompoundType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CompoundType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -277,6 +290,7 @@ pub enum Filter {
     Compound(Compound),
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Filter {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -286,6 +300,7 @@ impl serde::Serialize for Filter {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for Filter {
     fn decide(
         value: serde_json::Value,
@@ -305,6 +320,7 @@ impl runtime::Decide for Filter {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Filter {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -17,6 +17,7 @@ pub struct Upload {
     pub label: Option<String>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Upload {
     const NAME: &'static str = "Upload";
     const FIELDS: &'static [&'static str] = &["kind", "size", "data", "preview", "label"];
@@ -58,6 +59,7 @@ impl runtime::Record for Upload {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Upload {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -66,6 +68,7 @@ impl<'de> serde::Deserialize<'de> for Upload {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Upload {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -136,12 +139,14 @@ impl std::str::FromStr for UploadKind {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for UploadKind {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

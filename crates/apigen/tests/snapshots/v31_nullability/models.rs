@@ -18,6 +18,7 @@ pub struct Account {
     pub address: runtime::Nullable<AccountAddress>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Account {
     const NAME: &'static str = "Account";
     const FIELDS: &'static [&'static str] = &[
@@ -77,6 +78,7 @@ impl runtime::Record for Account {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Account {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -85,6 +87,7 @@ impl<'de> serde::Deserialize<'de> for Account {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Account {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -105,6 +108,7 @@ pub struct AccountAddress {
     pub city: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for AccountAddress {
     const NAME: &'static str = "AccountAddress";
     const FIELDS: &'static [&'static str] = &["city"];
@@ -130,6 +134,7 @@ impl runtime::Record for AccountAddress {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -138,6 +143,7 @@ impl<'de> serde::Deserialize<'de> for AccountAddress {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -152,6 +158,7 @@ pub enum AccountExternalId {
     Integer(i64),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountExternalId {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -161,6 +168,7 @@ impl serde::Serialize for AccountExternalId {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for AccountExternalId {
     fn decide(
         value: serde_json::Value,
@@ -176,6 +184,7 @@ impl runtime::Decide for AccountExternalId {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountExternalId {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -190,6 +199,7 @@ pub struct AccountPatch {
     pub owner: runtime::Nullable<Owner>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for AccountPatch {
     const NAME: &'static str = "AccountPatch";
     const FIELDS: &'static [&'static str] = &["nickname", "owner"];
@@ -219,6 +229,7 @@ impl runtime::Record for AccountPatch {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountPatch {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -227,6 +238,7 @@ impl<'de> serde::Deserialize<'de> for AccountPatch {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for AccountPatch {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -291,12 +303,14 @@ impl std::str::FromStr for AccountTier {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountTier {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountTier {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -312,6 +326,7 @@ pub enum Contact {
     Phone(ContactPhone),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Contact {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -321,6 +336,7 @@ impl serde::Serialize for Contact {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Contact {
     fn decide(
         value: serde_json::Value,
@@ -341,6 +357,7 @@ impl runtime::Decide for Contact {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Contact {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -355,6 +372,7 @@ pub struct ContactEmail {
     pub label: Option<String>,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ContactEmail {
     const NAME: &'static str = "ContactEmail";
     const FIELDS: &'static [&'static str] = &["address", "label"];
@@ -384,6 +402,7 @@ impl runtime::Record for ContactEmail {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ContactEmail {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -392,6 +411,7 @@ impl<'de> serde::Deserialize<'de> for ContactEmail {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ContactEmail {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -406,6 +426,7 @@ pub struct ContactPhone {
     pub number: String,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ContactPhone {
     const NAME: &'static str = "ContactPhone";
     const FIELDS: &'static [&'static str] = &["number"];
@@ -431,6 +452,7 @@ impl runtime::Record for ContactPhone {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ContactPhone {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -439,6 +461,7 @@ impl<'de> serde::Deserialize<'de> for ContactPhone {
     }
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ContactPhone {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -454,6 +477,7 @@ pub struct Owner {
     pub name: String,
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Owner {
     const NAME: &'static str = "Owner";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -479,6 +503,7 @@ impl runtime::Record for Owner {
     }
 }
 
+#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Owner {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -487,6 +512,7 @@ impl<'de> serde::Deserialize<'de> for Owner {
     }
 }
 
+#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Owner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -504,6 +530,7 @@ pub struct PatchAccountRange {
     pub limit: runtime::Nullable<i64>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for PatchAccountRange {
     const NAME: &'static str = "PatchAccountRange";
     const FIELDS: &'static [&'static str] = &["min", "open", "label", "code", "limit"];
@@ -545,6 +572,7 @@ impl runtime::Record for PatchAccountRange {
     }
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for PatchAccountRange {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -553,6 +581,7 @@ impl<'de> serde::Deserialize<'de> for PatchAccountRange {
     }
 }
 
+#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for PatchAccountRange {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -603,6 +632,7 @@ pub enum Stop {
     Array(Vec<String>),
 }
 
+#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Stop {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -612,6 +642,7 @@ impl serde::Serialize for Stop {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Stop {
     fn decide(
         value: serde_json::Value,
@@ -627,6 +658,7 @@ impl runtime::Decide for Stop {
     }
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Stop {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

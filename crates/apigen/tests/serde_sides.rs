@@ -1,0 +1,162 @@
+//! A model's serde impls are compiled for the sides that use them: a
+//! client writes requests and reads responses, a server the other way
+//! round; `serialize` and `deserialize` put them on every model; what no
+//! route carries, webhook payloads, newtypes and shared properties keep
+//! both whatever the sides.
+
+fn models(text: &str) -> String {
+    let config = apigen::Config {
+        command: "test".into(),
+        source: "spec.yaml".into(),
+        lenient: true,
+        runtime: apigen::Runtime::Crate,
+        group_features: false,
+        check_formats: false,
+    };
+    let generated = apigen::generate("spec.yaml", text, &config).unwrap_or_else(|d| panic!("{d}"));
+    generated.files["models.rs"].clone()
+}
+
+/// The `cfg` line above `impl {what} for {name} {`, or `None` when the
+/// impl has none; panics when there is no such impl.
+fn cfg_of(models: &str, what: &str, name: &str) -> Option<String> {
+    let head = format!("{what} for {name} {{");
+    let lines: Vec<&str> = models.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("impl") && l.ends_with(&head))
+        .unwrap_or_else(|| panic!("no `{head}` in\n{models}"));
+    let above = lines[at - 1];
+    above.starts_with("#[cfg(").then(|| above.to_string())
+}
+
+const WRITE: &str = "serde::Serialize";
+const READ: &str = "serde::Deserialize<'de>";
+
+const DOC: &str = r#"openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /orders:
+    post:
+      operationId: placeOrder
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/NewOrder'}}}
+      responses:
+        '200':
+          description: placed
+          content: {application/json: {schema: {$ref: '#/components/schemas/Order'}}}
+        '400':
+          description: refused
+          content: {application/json: {schema: {$ref: '#/components/schemas/Problem'}}}
+  /notes:
+    put:
+      operationId: putNote
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Note'}}}
+      responses:
+        '200':
+          description: stored
+          content: {application/json: {schema: {$ref: '#/components/schemas/Note'}}}
+  /trees:
+    get:
+      operationId: getTree
+      responses:
+        '200':
+          description: a tree
+          content: {application/json: {schema: {$ref: '#/components/schemas/Tree'}}}
+webhooks:
+  orderShipped:
+    post:
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Shipment'}}}
+      responses: {'200': {description: received}}
+components:
+  schemas:
+    NewOrder:
+      type: object
+      properties: {kind: {$ref: '#/components/schemas/Kind'}}
+    Kind: {type: string, enum: [small, large]}
+    Order:
+      type: object
+      properties: {id: {type: integer}, status: {$ref: '#/components/schemas/Status'}}
+    Status: {type: string, enum: [open, shipped]}
+    Problem:
+      type: object
+      properties: {message: {type: string}}
+    Note:
+      type: object
+      properties: {text: {type: string}}
+    Tree: {$ref: '#/components/schemas/Forest'}
+    Forest: {type: array, items: {$ref: '#/components/schemas/Tree'}}
+    Shipment:
+      type: object
+      properties: {order: {type: integer}}
+    Unused:
+      type: object
+      properties: {x: {type: integer}}
+"#;
+
+#[test]
+fn a_request_type_is_written_by_clients_and_read_by_servers() {
+    let m = models(DOC);
+    for name in ["NewOrder", "Kind"] {
+        assert_eq!(
+            cfg_of(&m, WRITE, name).as_deref(),
+            Some(r#"#[cfg(any(feature = "client", feature = "serialize"))]"#),
+            "{name}"
+        );
+        assert_eq!(
+            cfg_of(&m, READ, name).as_deref(),
+            Some(r#"#[cfg(any(feature = "server", feature = "deserialize"))]"#),
+            "{name}"
+        );
+    }
+    // The record reading it goes with `Deserialize`.
+    assert_eq!(
+        cfg_of(&m, "runtime::Record", "NewOrder"),
+        cfg_of(&m, READ, "NewOrder")
+    );
+}
+
+#[test]
+fn a_response_type_is_written_by_servers_and_read_by_clients_and_mocks() {
+    let m = models(DOC);
+    for name in ["Order", "Status", "Problem"] {
+        assert_eq!(
+            cfg_of(&m, WRITE, name).as_deref(),
+            Some(r#"#[cfg(any(feature = "server", feature = "serialize"))]"#),
+            "{name}"
+        );
+        assert_eq!(
+            cfg_of(&m, READ, name).as_deref(),
+            Some(r#"#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]"#),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_type_both_carry_is_on_with_either_side() {
+    let m = models(DOC);
+    assert_eq!(
+        cfg_of(&m, WRITE, "Note").as_deref(),
+        Some(r#"#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]"#)
+    );
+    assert_eq!(
+        cfg_of(&m, READ, "Note").as_deref(),
+        Some(r#"#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]"#)
+    );
+}
+
+#[test]
+fn what_no_route_carries_implements_both_always() {
+    let m = models(DOC);
+    for name in ["Shipment", "Unused"] {
+        assert_eq!(cfg_of(&m, WRITE, name), None, "{name}");
+        assert_eq!(cfg_of(&m, READ, name), None, "{name}");
+    }
+    // A newtype derives both, so its type and what it holds have both.
+    assert!(m.contains(
+        "serde::Serialize, serde::Deserialize)]\n#[serde(transparent)]\npub struct Tree("
+    ));
+}
