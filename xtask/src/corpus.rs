@@ -345,7 +345,7 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
     let failed = rows.len() - ok;
     let _ = writeln!(
         table,
-        "\n{ok} of {} documents generate crates that compile without warnings (every feature on, and with one group alone); {total_skipped} constructs skipped",
+        "\n{ok} of {} documents generate crates that compile without warnings (every feature on, and with one group alone, with `client` and with `server`); {total_skipped} constructs skipped",
         rows.len()
     );
     for r in rows.iter().filter(|r| !r.skipped.is_empty()) {

@@ -248,8 +248,10 @@ fn structure(
                     to_snake(&def.name),
                     f.rust.trim_end_matches('_')
                 );
+                // Only reading fills a default in.
+                let read = &serde[1];
                 defaults.push(quote! {
-                    #cfg
+                    #read
                     fn #fn_name() -> #plain {
                         #expr
                     }

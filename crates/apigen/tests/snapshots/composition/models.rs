@@ -26,10 +26,12 @@ pub struct Account {
     pub owner: serde_json::Value,
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 fn default_account_plan() -> NewAccountPlan {
     NewAccountPlan::Free
 }
 
+#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 fn default_account_retries() -> i32 {
     3
 }
@@ -358,10 +360,12 @@ pub struct NewAccount {
     pub address: Option<NewAccountAddress>,
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 fn default_new_account_plan() -> NewAccountPlan {
     NewAccountPlan::Free
 }
 
+#[cfg(any(feature = "server", feature = "deserialize"))]
 fn default_new_account_retries() -> i32 {
     3
 }
