@@ -2,16 +2,20 @@
 //! `rate_limits` table, so counts and bans are exact across instances.
 //!
 //! Decisions are made in rounds, one statement each: `rate_limit_round`
-//! (migration 0005) creates or locks the subject's row, runs the rule once
-//! per request of the round, in arrival order, writes the row back and
-//! returns the decisions, autocommitted: one round trip. The row lock
-//! serialises the rounds of all instances for that subject; different
-//! subjects never wait on each other. Within an instance, a subject's
-//! requests that arrive while its round is in flight wait for the next
-//! round, so a busy key costs one round trip per round rather than per
-//! request (`crate::rounds`). Every 4096
-//! decisions an instance deletes rows whose day has passed and that hold no
-//! ban.
+//! (migration 0005, made cheaper by 0010) locks the subject's row, creating
+//! it if needed, runs the rule once per request of the round, in arrival
+//! order, writes the row back and returns the decisions, autocommitted: one
+//! round trip. The row lock serialises the rounds of all instances for that
+//! subject; different subjects never wait on each other. Within an
+//! instance, a subject's requests that arrive while its round is in flight
+//! wait for the next round, so a busy key costs one round trip per round
+//! rather than per request (`crate::rounds`). Every 4096 decisions an
+//! instance deletes rows whose day has passed and that hold no ban.
+//!
+//! A round commits without waiting for the WAL flush (0010): the rounds of
+//! one subject run one after another, so their latency is its throughput.
+//! Other instances see a round at once, as before; a crash of the database
+//! itself can lose the counts of its last moments.
 //!
 //! The rule is written twice, in Rust (`rule.rs`, the in-memory limiter's)
 //! and in SQL (the function's); `tests/api/limits.rs` holds them to the same
@@ -110,7 +114,7 @@ impl SharedLimiter {
 }
 
 impl Shared {
-    /// One round: `rate_limit_round` (migration 0005) locks the subject's
+    /// One round: `rate_limit_round` (migrations 0005, 0010) locks the subject's
     /// row, creating it if needed, decides each request in order by the
     /// rule and writes the row back, in one autocommitted statement: one
     /// round trip.
