@@ -145,12 +145,9 @@ impl Api {
     pub fn senders(&self) -> Senders<'_> {
         let requests = self.reached(self.operations.iter().flat_map(Operation::request_shapes));
         let responses = self.reached(
-            self.shared_shapes().into_iter().chain(
-                self.operations
-                    .iter()
-                    .flat_map(|op| op.responses.iter())
-                    .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape))),
-            ),
+            self.shared_shapes()
+                .into_iter()
+                .chain(self.operations.iter().flat_map(Operation::response_shapes)),
         );
         let mut roots: Vec<&Shape> = self
             .webhooks
@@ -769,11 +766,14 @@ impl Operation {
     /// Every shape the operation uses: its parameters, its body, and its
     /// responses' bodies and headers.
     pub fn shapes(&self) -> impl Iterator<Item = &Shape> {
-        let responses = self
-            .responses
+        self.request_shapes().chain(self.response_shapes())
+    }
+
+    /// The shapes of its responses: their bodies' and headers'.
+    pub fn response_shapes(&self) -> impl Iterator<Item = &Shape> {
+        self.responses
             .iter()
-            .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)));
-        self.request_shapes().chain(responses)
+            .flat_map(|r| r.body.iter().chain(r.headers.iter().map(|h| &h.shape)))
     }
 
     /// The shapes of its request: its parameters' and its body's.

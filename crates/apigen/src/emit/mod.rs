@@ -347,6 +347,26 @@ pub fn group_summary(t: &crate::ir::RouteTrait, ops: &[&crate::ir::Operation]) -
     format!("untagged operations under `{under}`")
 }
 
+/// The features that write and read a type only requests carry
+/// ([`Gates::serde_lines`]).
+const CLIENT_SENDS: [&str; 2] = [
+    r#"any(feature = "client", feature = "serialize")"#,
+    r#"any(feature = "server", feature = "deserialize")"#,
+];
+
+/// The same for a type only responses carry: a mock reads its answers from
+/// examples and made values.
+const SERVER_SENDS: [&str; 2] = [
+    r#"any(feature = "server", feature = "serialize")"#,
+    r#"any(feature = "client", feature = "mock", feature = "deserialize")"#,
+];
+
+/// The same for a type both carry.
+const BOTH_SEND: [&str; 2] = [
+    r#"any(feature = "client", feature = "server", feature = "serialize")"#,
+    r#"any(feature = "server", feature = "client", feature = "deserialize")"#,
+];
+
 /// Which Cargo features compile an item in ([`Config::group_features`]): a
 /// group's operations (their types, handlers and client methods) under its
 /// feature; a named type under the features of the groups that reach it,
@@ -442,42 +462,32 @@ impl<'a> Gates<'a> {
         })
     }
 
-    /// The `cfg` attributes of a named type's `Serialize` and
-    /// `Deserialize` impls: its own, and the features of the sides that
-    /// write and read it ([`crate::ir::Api::senders`]) or of `serialize`
-    /// and `deserialize`, which implement them on every type. A client
-    /// never writes a response, a server never reads one: the impls
-    /// neither side uses are compiled out unless asked for.
-    pub fn serde_attrs(&self, name: &str) -> [TokenStream; 2] {
-        let own = self.of_type(name);
+    /// The `cfg` lines of a named type's `Serialize` and `Deserialize`
+    /// impls, as text: `own`, the predicate of its items ([`Gates::of_type`],
+    /// written compactly), and the features of the sides that write and
+    /// read it ([`crate::ir::Api::senders`]) or of `serialize` and
+    /// `deserialize`, which implement them on every type. A client never
+    /// writes a response, a server never reads one: the impls neither side
+    /// uses are compiled out unless asked for. Empty for no `cfg`.
+    pub fn serde_lines(&self, name: &str, own: Option<&str>) -> [String; 2] {
         let s = &self.senders;
         let (client_sends, server_sends) = (s.requests.contains(name), s.responses.contains(name));
-        if s.both_ways.contains(name) || !(client_sends || server_sends) {
-            return [Self::attr(own.clone()), Self::attr(own)];
+        let sides = match (client_sends, server_sends) {
+            _ if s.both_ways.contains(name) => None,
+            (true, false) => Some(CLIENT_SENDS),
+            (false, true) => Some(SERVER_SENDS),
+            (true, true) => Some(BOTH_SEND),
+            (false, false) => None,
+        };
+        let line = |sides: Option<&str>| match (own, sides) {
+            (None, None) => String::new(),
+            (Some(one), None) | (None, Some(one)) => format!("#[cfg({one})]\n"),
+            (Some(own), Some(sides)) => format!("#[cfg(all({own}, {sides}))]\n"),
+        };
+        match sides {
+            Some([write, read]) => [line(Some(write)), line(Some(read))],
+            None => [line(None), line(None)],
         }
-        let mut writers = Vec::new();
-        let mut readers = Vec::new();
-        if client_sends {
-            writers.push("client");
-            readers.push("server");
-        }
-        if server_sends {
-            writers.push("server");
-            readers.push("client");
-            // A mock reads its answers from examples and made values.
-            if !client_sends {
-                readers.push("mock");
-            }
-        }
-        writers.push("serialize");
-        readers.push("deserialize");
-        [writers, readers].map(|features| {
-            let sides = quote!(any(#(feature = #features),*));
-            Self::attr(Some(match &own {
-                Some(own) => quote!(all(#own, #sides)),
-                None => sides,
-            }))
-        })
     }
 
     /// The `cfg` predicate of items the operations of `groups` use:

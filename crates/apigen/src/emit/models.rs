@@ -36,8 +36,9 @@ pub fn imports(api: &Api) -> Vec<&'static str> {
 pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     let mut pieces = Pieces::default();
     for def in defs {
-        let cfg = Gates::attr(gates.of_type(&def.name));
-        let serde = gates.serde_attrs(&def.name);
+        let own = gates.of_type(&def.name);
+        let serde = gates.serde_lines(&def.name, own.as_ref().map(compact).as_deref());
+        let cfg = Gates::attr(own);
         match &def.kind {
             TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &mut pieces),
             TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &serde)),
@@ -207,7 +208,7 @@ fn structure(
     def: &TypeDef,
     s: &Struct,
     cfg: &TokenStream,
-    serde: &[TokenStream; 2],
+    serde: &[String; 2],
     pieces: &mut Pieces,
 ) {
     let docs = type_docs_text(def, cfg);
@@ -249,7 +250,7 @@ fn structure(
                     f.rust.trim_end_matches('_')
                 );
                 // Only reading fills a default in.
-                let read = &serde[1];
+                let read: TokenStream = serde[1].parse().expect("a `cfg` line is Rust");
                 defaults.push(quote! {
                     #read
                     fn #fn_name() -> #plain {
@@ -345,9 +346,9 @@ fn validate_impl(api: &Api, def: &TypeDef, cfg: &TokenStream, checks: Vec<Expr>)
 /// them, keeps them in its additional properties or for its flattened
 /// parts, or ignores them). The flattened parts read the other properties
 /// and, from their slots, the `shared` ones ([`crate::ir::Field::shared`]).
-/// A struct's `runtime::Record` and serde impls, each under the `cfg` of
-/// its direction (`serde`: writing, reading; [`Gates::serde_attrs`]).
-fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[TokenStream; 2]) -> String {
+/// A struct's `runtime::Record` and serde impls, each under the `cfg` line
+/// of its direction (`serde`: writing, reading; [`Gates::serde_lines`]).
+fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> String {
     use std::fmt::Write as _;
     let Slots {
         named,
@@ -356,7 +357,7 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[TokenStream; 2]
         null_text,
     } = *slots;
     let name = &def.name;
-    let [write, read] = serde.each_ref().map(text::cfg_line);
+    let [write, read] = serde;
     let wires: Vec<String> = named
         .iter()
         .map(|(_, wire, _, _)| format!("{wire:?}"))
@@ -642,12 +643,11 @@ fn enumeration(
     def: &TypeDef,
     variants: &[crate::ir::EnumVariant],
     cfg: &TokenStream,
-    serde: &[TokenStream; 2],
+    [write, read]: &[String; 2],
 ) -> String {
     let name = &def.name;
     let docs = type_docs_text(def, cfg);
     let cfg = text::cfg_line(cfg);
-    let [write, read] = serde.each_ref().map(text::cfg_line);
     let mut out = format!(
         "{docs}#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
     );
@@ -728,8 +728,11 @@ fn union(
     u: &Union,
     docs: TokenStream,
     cfg: &TokenStream,
-    [write, read]: &[TokenStream; 2],
+    serde: &[String; 2],
 ) -> TokenStream {
+    let [write, read] = serde
+        .each_ref()
+        .map(|line| line.parse::<TokenStream>().expect("a `cfg` line is Rust"));
     let name = ident(&def.name);
     let variants = u.variants.iter().map(|v| {
         let variant = ident(&v.rust);
