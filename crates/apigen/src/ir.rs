@@ -136,24 +136,25 @@ impl Api {
 
     /// Which sides send each named type, for the serde impls a crate
     /// compiles: a client serializes what requests carry and deserializes
-    /// what responses carry, a server the other way round. A type in
-    /// neither set, or in `both_ways`, implements both traits whatever the
-    /// sides: the types no operation reaches (a user's own use), webhook
-    /// payloads (sent and received outside the routes), and what a
-    /// newtype or a shared property reaches (a newtype derives both; a
-    /// record's reading writes its shared properties back).
+    /// what responses and webhook payloads carry, a server the other way
+    /// round. Both sets are closed under holding (a type is in every set a
+    /// type holding it is in), so wherever a type's impl is compiled, the
+    /// impls of what it holds are too. A type in neither set (no operation
+    /// or webhook uses it) implements them only with the `serialize` and
+    /// `deserialize` features, which every other type's impls also answer
+    /// to. `both_ways` implement both whatever the sides: newtypes (which
+    /// derive both) and what a shared property reaches (a record's reading
+    /// writes its shared properties back), and everything they hold; and
+    /// every model of a document with neither operations nor webhooks.
     pub fn senders(&self) -> Senders<'_> {
         let requests = self.reached(self.operations.iter().flat_map(Operation::request_shapes));
         let responses = self.reached(
             self.shared_shapes()
                 .into_iter()
-                .chain(self.operations.iter().flat_map(Operation::response_shapes)),
+                .chain(self.operations.iter().flat_map(Operation::response_shapes))
+                .chain(self.webhooks.iter().filter_map(|w| w.payload.as_ref())),
         );
-        let mut roots: Vec<&Shape> = self
-            .webhooks
-            .iter()
-            .filter_map(|w| w.payload.as_ref())
-            .collect();
+        let mut roots: Vec<&Shape> = Vec::new();
         let mut own: Vec<&str> = Vec::new();
         for (name, def) in &self.types {
             match &def.kind {
@@ -169,6 +170,11 @@ impl Api {
         }
         let mut both_ways = self.reached(roots);
         both_ways.extend(own);
+        // A document of models alone has no sides: its models are all there
+        // is, and implement both.
+        if self.operations.is_empty() && self.webhooks.is_empty() {
+            both_ways.extend(self.types.keys().map(String::as_str));
+        }
         Senders {
             requests,
             responses,
@@ -480,8 +486,8 @@ impl TypeDef {
 pub struct Senders<'a> {
     /// The types a request reaches: a client sends them.
     pub requests: HashSet<&'a str>,
-    /// The types a response or the shared error reaches: a server sends
-    /// them.
+    /// The types a response, the shared error or a webhook's payload
+    /// reaches: a server sends them.
     pub responses: HashSet<&'a str>,
     /// The types that implement both traits whatever the sides.
     pub both_ways: HashSet<&'a str>,

@@ -132,8 +132,8 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
 const SERDE_FEATURES: &str = "\
 # Without these, a model implements `Serialize` only where an enabled side
 # writes it (a client its requests, a server its responses) and
-# `Deserialize` only where one reads it: to store or log a client's
-# responses, say, turn on `serialize`.
+# `Deserialize` only where one reads it, and a model no operation uses
+# neither: to store or log a client's responses, say, turn on `serialize`.
 serialize = []
 deserialize = []
 ";
@@ -236,8 +236,8 @@ fn features_section(api: &Api, features: &[(String, Vec<String>)]) -> String {
          A model implements `Serialize` where an enabled side writes it (a client its \
          requests, a server its responses) and `Deserialize` where one reads it; \
          `serialize` and `deserialize` implement them on every model (to store or log \
-         a client's responses, say). The models no operation uses, and webhook payloads, \
-         implement both always.\n\n",
+         a client's responses, say), and are what implements them on the models no \
+         operation uses. Webhook payloads go as responses do.\n\n",
     );
     for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
         let summary = crate::emit::group_summary(t, &ops);

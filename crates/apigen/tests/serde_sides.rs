@@ -1,8 +1,8 @@
 //! A model's serde impls are compiled for the sides that use them: a
-//! client writes requests and reads responses, a server the other way
-//! round; `serialize` and `deserialize` put them on every model; what no
-//! route carries, webhook payloads, newtypes and shared properties keep
-//! both whatever the sides.
+//! client writes requests and reads responses and webhook payloads, a
+//! server the other way round; `serialize` and `deserialize` put them on
+//! every model, and are the only way to them on a model no operation uses;
+//! newtypes and what they hold keep both whatever the sides.
 
 fn models(text: &str) -> String {
     let config = apigen::Config {
@@ -57,6 +57,13 @@ paths:
         '200':
           description: stored
           content: {application/json: {schema: {$ref: '#/components/schemas/Note'}}}
+  /held:
+    get:
+      operationId: getHeld
+      responses:
+        '200':
+          description: a response type an unreached type also holds
+          content: {application/json: {schema: {$ref: '#/components/schemas/Held'}}}
   /trees:
     get:
       operationId: getTree
@@ -93,7 +100,10 @@ components:
       properties: {order: {type: integer}}
     Unused:
       type: object
-      properties: {x: {type: integer}}
+      properties: {x: {type: integer}, note: {$ref: '#/components/schemas/Held'}}
+    Held:
+      type: object
+      properties: {y: {type: integer}}
 "#;
 
 #[test]
@@ -149,13 +159,40 @@ fn a_type_both_carry_is_on_with_either_side() {
 }
 
 #[test]
-fn what_no_route_carries_implements_both_always() {
+fn a_webhook_payload_is_written_by_servers_and_read_by_clients() {
     let m = models(DOC);
-    for name in ["Shipment", "Unused"] {
-        assert_eq!(cfg_of(&m, WRITE, name), None, "{name}");
-        assert_eq!(cfg_of(&m, READ, name), None, "{name}");
-    }
-    // A newtype derives both, so its type and what it holds have both.
+    assert_eq!(
+        cfg_of(&m, WRITE, "Shipment").as_deref(),
+        Some(r#"#[cfg(any(feature = "server", feature = "serialize"))]"#)
+    );
+    assert_eq!(
+        cfg_of(&m, READ, "Shipment").as_deref(),
+        Some(r#"#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]"#)
+    );
+}
+
+#[test]
+fn what_no_operation_uses_implements_them_when_asked() {
+    let m = models(DOC);
+    assert_eq!(
+        cfg_of(&m, WRITE, "Unused").as_deref(),
+        Some(r#"#[cfg(feature = "serialize")]"#)
+    );
+    assert_eq!(
+        cfg_of(&m, READ, "Unused").as_deref(),
+        Some(r#"#[cfg(feature = "deserialize")]"#)
+    );
+    // What it holds keeps its own sides: every side's impl also answers
+    // to `serialize`, so `Unused` never lacks one.
+    assert_eq!(
+        cfg_of(&m, WRITE, "Held").as_deref(),
+        Some(r#"#[cfg(any(feature = "server", feature = "serialize"))]"#)
+    );
+}
+
+#[test]
+fn a_newtype_and_what_it_holds_implement_both_always() {
+    let m = models(DOC);
     assert!(m.contains(
         "serde::Serialize, serde::Deserialize)]\n#[serde(transparent)]\npub struct Tree("
     ));

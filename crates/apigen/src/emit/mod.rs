@@ -361,6 +361,9 @@ const SERVER_SENDS: [&str; 2] = [
     r#"any(feature = "client", feature = "mock", feature = "deserialize")"#,
 ];
 
+/// The same for a type neither carries: a model no operation uses.
+const NEITHER_SENDS: [&str; 2] = [r#"feature = "serialize""#, r#"feature = "deserialize""#];
+
 /// The same for a type both carry.
 const BOTH_SEND: [&str; 2] = [
     r#"any(feature = "client", feature = "server", feature = "serialize")"#,
@@ -468,16 +471,16 @@ impl<'a> Gates<'a> {
     /// read it ([`crate::ir::Api::senders`]) or of `serialize` and
     /// `deserialize`, which implement them on every type. A client never
     /// writes a response, a server never reads one: the impls neither side
-    /// uses are compiled out unless asked for. Empty for no `cfg`.
+    /// uses are compiled out unless asked for, and a type no operation uses
+    /// has them only when asked for. Empty for no `cfg`.
     pub fn serde_lines(&self, name: &str, own: Option<&str>) -> [String; 2] {
         let s = &self.senders;
-        let (client_sends, server_sends) = (s.requests.contains(name), s.responses.contains(name));
-        let sides = match (client_sends, server_sends) {
+        let sides = match (s.requests.contains(name), s.responses.contains(name)) {
             _ if s.both_ways.contains(name) => None,
             (true, false) => Some(CLIENT_SENDS),
             (false, true) => Some(SERVER_SENDS),
             (true, true) => Some(BOTH_SEND),
-            (false, false) => None,
+            (false, false) => Some(NEITHER_SENDS),
         };
         let line = |sides: Option<&str>| match (own, sides) {
             (None, None) => String::new(),

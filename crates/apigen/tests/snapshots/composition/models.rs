@@ -143,6 +143,7 @@ pub struct Audited {
     pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Audited {
     const NAME: &'static str = "Audited";
     const FIELDS: &'static [&'static str] = &["createdAt", "updatedAt"];
@@ -175,6 +176,7 @@ impl runtime::Record for Audited {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Audited {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -183,6 +185,7 @@ impl<'de> serde::Deserialize<'de> for Audited {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Audited {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -198,6 +201,7 @@ pub struct ClosedAppend {
     pub stream: Option<bool>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for ClosedAppend {
     const NAME: &'static str = "ClosedAppend";
     const FIELDS: &'static [&'static str] = &["inputs", "stream"];
@@ -228,6 +232,7 @@ impl runtime::Record for ClosedAppend {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for ClosedAppend {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -236,6 +241,7 @@ impl<'de> serde::Deserialize<'de> for ClosedAppend {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for ClosedAppend {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -251,6 +257,7 @@ pub struct ClosedBase {
     pub stream: Option<bool>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for ClosedBase {
     const NAME: &'static str = "ClosedBase";
     const FIELDS: &'static [&'static str] = &["inputs", "stream"];
@@ -281,6 +288,7 @@ impl runtime::Record for ClosedBase {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for ClosedBase {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -289,6 +297,7 @@ impl<'de> serde::Deserialize<'de> for ClosedBase {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for ClosedBase {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -304,6 +313,7 @@ pub struct Legacy {
     pub value: Option<f64>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Legacy {
     const NAME: &'static str = "Legacy";
     const FIELDS: &'static [&'static str] = &["value"];
@@ -329,6 +339,7 @@ impl runtime::Record for Legacy {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Legacy {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -337,6 +348,7 @@ impl<'de> serde::Deserialize<'de> for Legacy {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Legacy {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -14,6 +14,7 @@ pub struct Open {
     pub additional_properties: std::collections::BTreeMap<String, i64>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Open {
     const NAME: &'static str = "Open";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -49,6 +50,7 @@ impl runtime::Record for Open {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Open {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -57,6 +59,7 @@ impl<'de> serde::Deserialize<'de> for Open {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Open {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -286,6 +286,7 @@ pub enum Mapped {
     Y(MappedY),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Mapped {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -295,6 +296,7 @@ impl serde::Serialize for Mapped {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for Mapped {
     fn decide(
         value: serde_json::Value,
@@ -325,6 +327,7 @@ impl runtime::Decide for Mapped {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Mapped {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -339,6 +342,7 @@ pub struct MappedX {
     pub a: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for MappedX {
     const NAME: &'static str = "MappedX";
     const FIELDS: &'static [&'static str] = &["kind", "a"];
@@ -368,6 +372,7 @@ impl runtime::Record for MappedX {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for MappedX {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -376,6 +381,7 @@ impl<'de> serde::Deserialize<'de> for MappedX {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for MappedX {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -391,6 +397,7 @@ pub struct MappedY {
     pub b: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for MappedY {
     const NAME: &'static str = "MappedY";
     const FIELDS: &'static [&'static str] = &["kind", "b"];
@@ -420,6 +427,7 @@ impl runtime::Record for MappedY {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for MappedY {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -428,6 +436,7 @@ impl<'de> serde::Deserialize<'de> for MappedY {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for MappedY {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -256,6 +256,7 @@ pub struct Item2 {
     pub x: Option<i64>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Item2 {
     const NAME: &'static str = "Item2";
     const FIELDS: &'static [&'static str] = &["x"];
@@ -281,6 +282,7 @@ impl runtime::Record for Item2 {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Item2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -289,6 +291,7 @@ impl<'de> serde::Deserialize<'de> for Item2 {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Item2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -10,6 +10,7 @@ pub struct Base {
     pub id: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Base {
     const NAME: &'static str = "Base";
     const FIELDS: &'static [&'static str] = &["id"];
@@ -35,6 +36,7 @@ impl runtime::Record for Base {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Base {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -43,6 +45,7 @@ impl<'de> serde::Deserialize<'de> for Base {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Base {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -109,6 +112,7 @@ pub struct Field {
     pub data_type: Option<FieldDataType>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Field {
     const NAME: &'static str = "Field";
     const FIELDS: &'static [&'static str] = &["data_type"];
@@ -134,6 +138,7 @@ impl runtime::Record for Field {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Field {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -142,6 +147,7 @@ impl<'de> serde::Deserialize<'de> for Field {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Field {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -192,12 +198,14 @@ impl std::str::FromStr for FieldDataType {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for FieldDataType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for FieldDataType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -214,6 +222,7 @@ pub enum Found {
     Base(Base),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Found {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -223,6 +232,7 @@ impl serde::Serialize for Found {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for Found {
     fn decide(
         value: serde_json::Value,
@@ -259,6 +269,7 @@ impl runtime::Decide for Found {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Found {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -272,6 +283,7 @@ pub struct Inner {
     pub inner: Option<bool>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Inner {
     const NAME: &'static str = "Inner";
     const FIELDS: &'static [&'static str] = &["inner"];
@@ -297,6 +309,7 @@ impl runtime::Record for Inner {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Inner {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -305,6 +318,7 @@ impl<'de> serde::Deserialize<'de> for Inner {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Inner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -374,6 +388,7 @@ pub struct Middle {
     pub middle: i64,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Middle {
     const NAME: &'static str = "Middle";
     const FIELDS: &'static [&'static str] = &["inner", "middle"];
@@ -403,6 +418,7 @@ impl runtime::Record for Middle {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Middle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -411,6 +427,7 @@ impl<'de> serde::Deserialize<'de> for Middle {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Middle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -427,6 +444,7 @@ pub struct Outer {
     pub outer: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Outer {
     const NAME: &'static str = "Outer";
     const FIELDS: &'static [&'static str] = &["inner", "middle", "outer"];
@@ -458,6 +476,7 @@ impl runtime::Record for Outer {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Outer {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -466,6 +485,7 @@ impl<'de> serde::Deserialize<'de> for Outer {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Outer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -484,6 +504,7 @@ pub struct Tag {
     pub id: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Tag {
     const NAME: &'static str = "Tag";
     const FIELDS: &'static [&'static str] = &["label", "id"];
@@ -513,6 +534,7 @@ impl runtime::Record for Tag {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Tag {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -521,6 +543,7 @@ impl<'de> serde::Deserialize<'de> for Tag {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Tag {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -535,6 +558,7 @@ pub struct TagAllOf0 {
     pub label: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for TagAllOf0 {
     const NAME: &'static str = "TagAllOf0";
     const FIELDS: &'static [&'static str] = &["label"];
@@ -560,6 +584,7 @@ impl runtime::Record for TagAllOf0 {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for TagAllOf0 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -568,6 +593,7 @@ impl<'de> serde::Deserialize<'de> for TagAllOf0 {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for TagAllOf0 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -11,6 +11,7 @@ pub struct Envelope {
     pub unit: Option<EnvelopePropertiesSizeDefsUnit>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Envelope {
     const NAME: &'static str = "Envelope";
     const FIELDS: &'static [&'static str] = &["size", "unit"];
@@ -40,6 +41,7 @@ impl runtime::Record for Envelope {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Envelope {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -48,6 +50,7 @@ impl<'de> serde::Deserialize<'de> for Envelope {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Envelope {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -156,12 +159,14 @@ impl std::str::FromStr for EnvelopePropertiesSizeDefsUnit {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for EnvelopePropertiesSizeDefsUnit {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for EnvelopePropertiesSizeDefsUnit {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

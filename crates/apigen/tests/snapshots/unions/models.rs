@@ -67,6 +67,7 @@ pub struct Drawing {
     pub label: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Drawing {
     const NAME: &'static str = "Drawing";
     const FIELDS: &'static [&'static str] = &["label"];
@@ -102,6 +103,7 @@ impl runtime::Record for Drawing {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Drawing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -110,6 +112,7 @@ impl<'de> serde::Deserialize<'de> for Drawing {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Drawing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -125,6 +128,7 @@ pub enum Expr {
     Sum(Box<Sum>),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Expr {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -134,6 +138,7 @@ impl serde::Serialize for Expr {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for Expr {
     fn decide(
         value: serde_json::Value,
@@ -154,6 +159,7 @@ impl runtime::Decide for Expr {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Expr {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -168,6 +174,7 @@ pub enum IdOrName {
     String(String),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for IdOrName {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -177,6 +184,7 @@ impl serde::Serialize for IdOrName {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for IdOrName {
     fn decide(
         value: serde_json::Value,
@@ -192,6 +200,7 @@ impl runtime::Decide for IdOrName {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for IdOrName {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -209,6 +218,7 @@ pub struct LabeledShape {
     pub label: Option<String>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for LabeledShape {
     const NAME: &'static str = "LabeledShape";
     const FIELDS: &'static [&'static str] = &["kind", "label"];
@@ -254,6 +264,7 @@ impl runtime::Record for LabeledShape {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for LabeledShape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -262,6 +273,7 @@ impl<'de> serde::Deserialize<'de> for LabeledShape {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for LabeledShape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -336,6 +348,7 @@ pub enum LabeledShapeVariant {
     Square(Square),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for LabeledShapeVariant {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -345,6 +358,7 @@ impl serde::Serialize for LabeledShapeVariant {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for LabeledShapeVariant {
     fn decide(
         value: serde_json::Value,
@@ -368,6 +382,7 @@ impl runtime::Decide for LabeledShapeVariant {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for LabeledShapeVariant {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -381,6 +396,7 @@ pub struct Literal {
     pub value: Option<i64>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Literal {
     const NAME: &'static str = "Literal";
     const FIELDS: &'static [&'static str] = &["value"];
@@ -406,6 +422,7 @@ impl runtime::Record for Literal {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Literal {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -414,6 +431,7 @@ impl<'de> serde::Deserialize<'de> for Literal {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Literal {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -429,6 +447,7 @@ pub struct Payment {
     pub amount: i64,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Payment {
     const NAME: &'static str = "Payment";
     const FIELDS: &'static [&'static str] = &["amount"];
@@ -464,6 +483,7 @@ impl runtime::Record for Payment {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Payment {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -472,6 +492,7 @@ impl<'de> serde::Deserialize<'de> for Payment {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Payment {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -487,6 +508,7 @@ pub enum PaymentVariant {
     Object2(PaymentVariantObject2),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariant {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -496,6 +518,7 @@ impl serde::Serialize for PaymentVariant {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for PaymentVariant {
     fn decide(
         value: serde_json::Value,
@@ -516,6 +539,7 @@ impl runtime::Decide for PaymentVariant {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for PaymentVariant {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -529,6 +553,7 @@ pub struct PaymentVariantObject {
     pub card: String,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for PaymentVariantObject {
     const NAME: &'static str = "PaymentVariantObject";
     const FIELDS: &'static [&'static str] = &["card"];
@@ -554,6 +579,7 @@ impl runtime::Record for PaymentVariantObject {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -562,6 +588,7 @@ impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariantObject {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -575,6 +602,7 @@ pub struct PaymentVariantObject2 {
     pub iban: String,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for PaymentVariantObject2 {
     const NAME: &'static str = "PaymentVariantObject2";
     const FIELDS: &'static [&'static str] = &["iban"];
@@ -600,6 +628,7 @@ impl runtime::Record for PaymentVariantObject2 {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -608,6 +637,7 @@ impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariantObject2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -728,6 +758,7 @@ pub struct Sum {
     pub right: Box<Expr>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Sum {
     const NAME: &'static str = "Sum";
     const FIELDS: &'static [&'static str] = &["left", "right"];
@@ -757,6 +788,7 @@ impl runtime::Record for Sum {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Sum {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -765,6 +797,7 @@ impl<'de> serde::Deserialize<'de> for Sum {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Sum {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -781,6 +814,7 @@ pub struct Tree {
     pub children: Option<Vec<Tree>>,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Tree {
     const NAME: &'static str = "Tree";
     const FIELDS: &'static [&'static str] = &["label", "parent", "children"];
@@ -812,6 +846,7 @@ impl runtime::Record for Tree {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Tree {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -820,6 +855,7 @@ impl<'de> serde::Deserialize<'de> for Tree {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Tree {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;

@@ -335,6 +335,7 @@ pub struct Incoming {
     pub from: String,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Incoming {
     const NAME: &'static str = "Incoming";
     const FIELDS: &'static [&'static str] = &["type", "from"];
@@ -364,6 +365,7 @@ impl runtime::Record for Incoming {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Incoming {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -372,6 +374,7 @@ impl<'de> serde::Deserialize<'de> for Incoming {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Incoming {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
@@ -421,12 +424,14 @@ impl std::str::FromStr for IncomingType {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for IncomingType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for IncomingType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -443,6 +448,7 @@ pub enum Message {
     Outgoing(Outgoing),
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -452,6 +458,7 @@ impl serde::Serialize for Message {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Decide for Message {
     fn decide(
         value: serde_json::Value,
@@ -470,6 +477,7 @@ impl runtime::Decide for Message {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Message {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -484,6 +492,7 @@ pub struct Outgoing {
     pub to: String,
 }
 
+#[cfg(feature = "deserialize")]
 impl runtime::Record for Outgoing {
     const NAME: &'static str = "Outgoing";
     const FIELDS: &'static [&'static str] = &["type", "to"];
@@ -513,6 +522,7 @@ impl runtime::Record for Outgoing {
     }
 }
 
+#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Outgoing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -521,6 +531,7 @@ impl<'de> serde::Deserialize<'de> for Outgoing {
     }
 }
 
+#[cfg(feature = "serialize")]
 impl serde::Serialize for Outgoing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut out = runtime::Writer::start(serializer)?;
