@@ -126,9 +126,8 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
     features
 }
 
-/// The features that put serde impls on every model. Without them a
-/// model implements `Serialize` only where an enabled side writes it and
-/// `Deserialize` only where one reads it ([`crate::ir::Api::senders`]).
+/// The generated manifest's `serialize` and `deserialize` features, with
+/// the comment that says what they do ([`crate::ir::Api::senders`]).
 const SERDE_FEATURES: &str = "\
 # Without these, a model implements `Serialize` only where an enabled side
 # writes it (a client its requests, a server its responses) and
