@@ -271,86 +271,93 @@ pub fn flattened<T: serde::de::DeserializeOwned, E: de::Error>(
 }
 
 /// Writes a generated struct as a JSON object, property by property.
-#[derive(Debug)]
-pub struct Writer<M> {
-    map: M,
+///
+/// The first error is kept and every later write skipped; [`Writer::end`]
+/// returns it. So a generated `serialize` is a plain list of writes, not a
+/// `?` per property: one early return per property made up a twentieth of
+/// the memory a large API's crate took to check.
+pub struct Writer<M: SerializeMap> {
+    map: Result<M, M::Error>,
+}
+
+impl<M: SerializeMap> std::fmt::Debug for Writer<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("failed", &self.map.is_err())
+            .finish()
+    }
 }
 
 impl<M: SerializeMap> Writer<M> {
     /// Starts the object.
-    pub fn start<S: Serializer<SerializeMap = M>>(serializer: S) -> Result<Self, S::Error> {
-        Ok(Writer {
-            map: serializer.serialize_map(None)?,
-        })
+    pub fn start<S: Serializer<SerializeMap = M, Error = M::Error>>(serializer: S) -> Self {
+        Writer {
+            map: serializer.serialize_map(None),
+        }
+    }
+
+    /// Runs one write unless an earlier one failed, and keeps its error.
+    fn write(&mut self, write: impl FnOnce(&mut M) -> Result<(), M::Error>) {
+        if let Ok(map) = &mut self.map {
+            if let Err(error) = write(map) {
+                self.map = Err(error);
+            }
+        }
     }
 
     /// A property that is always written.
-    pub fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> Result<(), M::Error> {
-        self.map.serialize_entry(name, value)
+    pub fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) {
+        self.write(|map| map.serialize_entry(name, value));
     }
 
     /// An optional property: written when it has a value.
-    pub fn optional<T: Serialize>(
-        &mut self,
-        name: &str,
-        value: &Option<T>,
-    ) -> Result<(), M::Error> {
-        match value {
-            Some(value) => self.map.serialize_entry(name, value),
-            None => Ok(()),
+    pub fn optional<T: Serialize>(&mut self, name: &str, value: &Option<T>) {
+        if let Some(value) = value {
+            self.field(name, value);
         }
     }
 
     /// A property that may be absent or `null`: written unless absent.
-    pub fn nullable<T: Serialize>(
-        &mut self,
-        name: &str,
-        value: &super::Nullable<T>,
-    ) -> Result<(), M::Error> {
-        if value.is_absent() {
-            Ok(())
-        } else {
-            self.map.serialize_entry(name, value)
+    pub fn nullable<T: Serialize>(&mut self, name: &str, value: &super::Nullable<T>) {
+        if !value.is_absent() {
+            self.field(name, value);
         }
     }
 
     /// The rest of the object's properties, from a map.
-    pub fn rest<T: Serialize>(
-        &mut self,
-        rest: &std::collections::BTreeMap<String, T>,
-    ) -> Result<(), M::Error> {
-        rest.iter()
-            .try_for_each(|(name, value)| self.map.serialize_entry(name, value))
+    pub fn rest<T: Serialize>(&mut self, rest: &std::collections::BTreeMap<String, T>) {
+        self.write(|map| {
+            rest.iter()
+                .try_for_each(|(name, value)| map.serialize_entry(name, value))
+        });
     }
 
     /// A flattened part: its properties, written into this object. A part
     /// that is not an object is an error.
-    pub fn flatten<T: Serialize>(&mut self, part: &T) -> Result<(), M::Error> {
-        self.flatten_except(part, &[])
+    pub fn flatten<T: Serialize>(&mut self, part: &T) {
+        self.flatten_except(part, &[]);
     }
 
     /// A flattened part but for the properties the struct writes itself
     /// (those it shares with the part, see [`share`]).
-    pub fn flatten_except<T: Serialize>(
-        &mut self,
-        part: &T,
-        written: &[&str],
-    ) -> Result<(), M::Error> {
-        match serde_json::to_value(part).map_err(serde::ser::Error::custom)? {
-            serde_json::Value::Object(properties) => properties
-                .iter()
-                .filter(|(name, _)| !written.contains(&name.as_str()))
-                .try_for_each(|(name, value)| self.map.serialize_entry(name, value)),
-            serde_json::Value::Null => Ok(()),
-            _ => Err(serde::ser::Error::custom(
-                "a flattened part must be an object",
-            )),
-        }
+    pub fn flatten_except<T: Serialize>(&mut self, part: &T, written: &[&str]) {
+        self.write(
+            |map| match serde_json::to_value(part).map_err(serde::ser::Error::custom)? {
+                serde_json::Value::Object(properties) => properties
+                    .iter()
+                    .filter(|(name, _)| !written.contains(&name.as_str()))
+                    .try_for_each(|(name, value)| map.serialize_entry(name, value)),
+                serde_json::Value::Null => Ok(()),
+                _ => Err(serde::ser::Error::custom(
+                    "a flattened part must be an object",
+                )),
+            },
+        );
     }
 
-    /// Ends the object.
+    /// Ends the object, or returns the first write's error.
     pub fn end(self) -> Result<M::Ok, M::Error> {
-        self.map.end()
+        self.map?.end()
     }
 }
 
@@ -475,11 +482,11 @@ mod tests {
 
     impl Serialize for Pet {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut out = Writer::start(serializer)?;
-            out.field("id", &self.id)?;
-            out.optional("name", &self.name)?;
-            out.nullable("note", &self.note)?;
-            out.rest(&self.rest)?;
+            let mut out = Writer::start(serializer);
+            out.field("id", &self.id);
+            out.optional("name", &self.name);
+            out.nullable("note", &self.note);
+            out.rest(&self.rest);
             out.end()
         }
     }
@@ -515,6 +522,33 @@ mod tests {
             let pet: Pet = serde_json::from_str(text).unwrap();
             assert_eq!(serde_json::to_string(&pet).unwrap(), text);
         }
+    }
+
+    /// A value that cannot be written, saying which it is.
+    struct Refuses(&'static str);
+
+    impl Serialize for Refuses {
+        fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom(self.0))
+        }
+    }
+
+    struct Failing;
+
+    impl Serialize for Failing {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut out = Writer::start(serializer);
+            out.field("id", &1);
+            out.field("first", &Refuses("the first failure"));
+            out.optional("second", &Some(Refuses("a later failure")));
+            out.end()
+        }
+    }
+
+    #[test]
+    fn a_writer_stops_at_its_first_error_and_returns_it() {
+        let error = serde_json::to_string(&Failing).unwrap_err().to_string();
+        assert_eq!(error, "the first failure");
     }
 
     #[test]

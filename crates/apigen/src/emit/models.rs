@@ -490,7 +490,7 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
             Reading::ThreeState => "nullable",
             _ => "field",
         };
-        let _ = writeln!(writes, "        out.{method}({wire:?}, &self.{field})?;");
+        let _ = writeln!(writes, "        out.{method}({wire:?}, &self.{field});");
     }
     // A shared property is the object's to write.
     let written: Vec<String> = shared
@@ -499,17 +499,17 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
         .collect();
     for f in flattened {
         if written.is_empty() {
-            let _ = writeln!(writes, "        out.flatten(&self.{f})?;");
+            let _ = writeln!(writes, "        out.flatten(&self.{f});");
         } else {
             let _ = writeln!(
                 writes,
-                "        out.flatten_except(&self.{f}, &[{}])?;",
+                "        out.flatten_except(&self.{f}, &[{}]);",
                 written.join(", ")
             );
         }
     }
     if s.additional.is_some() {
-        writes.push_str("        out.rest(&self.additional_properties)?;\n");
+        writes.push_str("        out.rest(&self.additional_properties);\n");
     }
     let writer = if writes.is_empty() { "out" } else { "mut out" };
     let (slots_param, index_param, name_param) = (
@@ -573,7 +573,7 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
          }}\n\
          \n{write}impl serde::Serialize for {name} {{\n\
          \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
-         \x20       let {writer} = runtime::Writer::start(serializer)?;\n\
+         \x20       let {writer} = runtime::Writer::start(serializer);\n\
          {writes}\
          \x20       out.end()\n\
          \x20   }}\n\

@@ -61,10 +61,10 @@ impl<'de> serde::Deserialize<'de> for Category {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Category {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.field("name", &self.name)?;
-        out.optional("description", &self.description)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.field("name", &self.name);
+        out.optional("description", &self.description);
         out.end()
     }
 }
@@ -124,10 +124,10 @@ impl<'de> serde::Deserialize<'de> for Error {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("code", &self.code)?;
-        out.field("message", &self.message)?;
-        out.field("status", &self.status)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("code", &self.code);
+        out.field("message", &self.message);
+        out.field("status", &self.status);
         out.end()
     }
 }
@@ -214,13 +214,13 @@ impl<'de> serde::Deserialize<'de> for InventoryEvent {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for InventoryEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.field("type", &self.type_)?;
-        out.field("petId", &self.pet_id)?;
-        out.field("stock", &self.stock)?;
-        out.field("status", &self.status)?;
-        out.field("occurredAt", &self.occurred_at)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.field("type", &self.type_);
+        out.field("petId", &self.pet_id);
+        out.field("stock", &self.stock);
+        out.field("status", &self.status);
+        out.field("occurredAt", &self.occurred_at);
         out.end()
     }
 }
@@ -279,10 +279,10 @@ impl<'de> serde::Deserialize<'de> for InventoryItem {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for InventoryItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("petId", &self.pet_id)?;
-        out.field("quantity", &self.quantity)?;
-        out.field("status", &self.status)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("petId", &self.pet_id);
+        out.field("quantity", &self.quantity);
+        out.field("status", &self.status);
         out.end()
     }
 }
@@ -333,8 +333,8 @@ impl<'de> serde::Deserialize<'de> for InventoryUpdate {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for InventoryUpdate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("quantity", &self.quantity)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("quantity", &self.quantity);
         out.end()
     }
 }
@@ -411,10 +411,10 @@ impl<'de> serde::Deserialize<'de> for NewCategory {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewCategory {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("id", &self.id)?;
-        out.field("name", &self.name)?;
-        out.optional("description", &self.description)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("id", &self.id);
+        out.field("name", &self.name);
+        out.optional("description", &self.description);
         out.end()
     }
 }
@@ -492,10 +492,10 @@ impl<'de> serde::Deserialize<'de> for NewOrder {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewOrder {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("petId", &self.pet_id)?;
-        out.field("quantity", &self.quantity)?;
-        out.optional("shipDate", &self.ship_date)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("petId", &self.pet_id);
+        out.field("quantity", &self.quantity);
+        out.optional("shipDate", &self.ship_date);
         out.end()
     }
 }
@@ -583,11 +583,11 @@ impl<'de> serde::Deserialize<'de> for NewPet {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewPet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("id", &self.id)?;
-        out.field("name", &self.name)?;
-        out.field("categoryId", &self.category_id)?;
-        out.optional("status", &self.status)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("id", &self.id);
+        out.field("name", &self.name);
+        out.field("categoryId", &self.category_id);
+        out.optional("status", &self.status);
         out.end()
     }
 }
@@ -679,12 +679,12 @@ impl<'de> serde::Deserialize<'de> for Order {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Order {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("id", &self.id)?;
-        out.optional("petId", &self.pet_id)?;
-        out.optional("quantity", &self.quantity)?;
-        out.optional("shipDate", &self.ship_date)?;
-        out.optional("complete", &self.complete)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("id", &self.id);
+        out.optional("petId", &self.pet_id);
+        out.optional("quantity", &self.quantity);
+        out.optional("shipDate", &self.ship_date);
+        out.optional("complete", &self.complete);
         out.end()
     }
 }
@@ -775,14 +775,14 @@ impl<'de> serde::Deserialize<'de> for OrderEvent {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for OrderEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.field("type", &self.type_)?;
-        out.field("orderId", &self.order_id)?;
-        out.field("petId", &self.pet_id)?;
-        out.field("quantity", &self.quantity)?;
-        out.field("stock", &self.stock)?;
-        out.field("occurredAt", &self.occurred_at)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.field("type", &self.type_);
+        out.field("orderId", &self.order_id);
+        out.field("petId", &self.pet_id);
+        out.field("quantity", &self.quantity);
+        out.field("stock", &self.stock);
+        out.field("occurredAt", &self.occurred_at);
         out.end()
     }
 }
@@ -846,11 +846,11 @@ impl<'de> serde::Deserialize<'de> for Pet {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Pet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.field("name", &self.name)?;
-        out.field("categoryId", &self.category_id)?;
-        out.optional("status", &self.status)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.field("name", &self.name);
+        out.field("categoryId", &self.category_id);
+        out.optional("status", &self.status);
         out.end()
     }
 }

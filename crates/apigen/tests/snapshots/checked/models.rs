@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Crate {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Crate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("shelf", &self.shelf)?;
-        out.optional("notes", &self.notes)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("shelf", &self.shelf);
+        out.optional("notes", &self.notes);
         out.end()
     }
 }
@@ -103,8 +103,8 @@ impl<'de> serde::Deserialize<'de> for Label {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Label {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("text", &self.text)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("text", &self.text);
         out.end()
     }
 }
@@ -164,9 +164,9 @@ impl<'de> serde::Deserialize<'de> for Note {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("text", &self.text)?;
-        out.optional("tag", &self.tag)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("text", &self.text);
+        out.optional("tag", &self.tag);
         out.end()
     }
 }
@@ -219,9 +219,9 @@ impl<'de> serde::Deserialize<'de> for Shelf {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Shelf {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("labels", &self.labels)?;
-        out.optional("note", &self.note)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("labels", &self.labels);
+        out.optional("note", &self.note);
         out.end()
     }
 }

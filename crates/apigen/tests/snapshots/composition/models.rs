@@ -120,18 +120,18 @@ impl<'de> serde::Deserialize<'de> for Account {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Account {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("createdAt", &self.created_at)?;
-        out.nullable("updatedAt", &self.updated_at)?;
-        out.field("email", &self.email)?;
-        out.optional("password", &self.password)?;
-        out.field("plan", &self.plan)?;
-        out.field("retries", &self.retries)?;
-        out.nullable("nickname", &self.nickname)?;
-        out.optional("address", &self.address)?;
-        out.field("id", &self.id)?;
-        out.field("region", &self.region)?;
-        out.field("owner", &self.owner)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("createdAt", &self.created_at);
+        out.nullable("updatedAt", &self.updated_at);
+        out.field("email", &self.email);
+        out.optional("password", &self.password);
+        out.field("plan", &self.plan);
+        out.field("retries", &self.retries);
+        out.nullable("nickname", &self.nickname);
+        out.optional("address", &self.address);
+        out.field("id", &self.id);
+        out.field("region", &self.region);
+        out.field("owner", &self.owner);
         out.end()
     }
 }
@@ -188,9 +188,9 @@ impl<'de> serde::Deserialize<'de> for Audited {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Audited {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("createdAt", &self.created_at)?;
-        out.nullable("updatedAt", &self.updated_at)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("createdAt", &self.created_at);
+        out.nullable("updatedAt", &self.updated_at);
         out.end()
     }
 }
@@ -244,9 +244,9 @@ impl<'de> serde::Deserialize<'de> for ClosedAppend {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for ClosedAppend {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("inputs", &self.inputs)?;
-        out.optional("stream", &self.stream)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("inputs", &self.inputs);
+        out.optional("stream", &self.stream);
         out.end()
     }
 }
@@ -300,9 +300,9 @@ impl<'de> serde::Deserialize<'de> for ClosedBase {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for ClosedBase {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("inputs", &self.inputs)?;
-        out.optional("stream", &self.stream)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("inputs", &self.inputs);
+        out.optional("stream", &self.stream);
         out.end()
     }
 }
@@ -351,8 +351,8 @@ impl<'de> serde::Deserialize<'de> for Legacy {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Legacy {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("value", &self.value)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("value", &self.value);
         out.end()
     }
 }
@@ -446,13 +446,13 @@ impl<'de> serde::Deserialize<'de> for NewAccount {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewAccount {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("email", &self.email)?;
-        out.optional("password", &self.password)?;
-        out.field("plan", &self.plan)?;
-        out.field("retries", &self.retries)?;
-        out.nullable("nickname", &self.nickname)?;
-        out.optional("address", &self.address)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("email", &self.email);
+        out.optional("password", &self.password);
+        out.field("plan", &self.plan);
+        out.field("retries", &self.retries);
+        out.nullable("nickname", &self.nickname);
+        out.optional("address", &self.address);
         out.end()
     }
 }
@@ -526,9 +526,9 @@ impl<'de> serde::Deserialize<'de> for NewAccountAddress {
 #[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for NewAccountAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("street", &self.street)?;
-        out.optional("zip", &self.zip)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("street", &self.street);
+        out.optional("zip", &self.zip);
         out.end()
     }
 }

@@ -45,8 +45,8 @@ impl<'de> serde::Deserialize<'de> for Note {
 
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("text", &self.text)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("text", &self.text);
         out.end()
     }
 }

@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for CompleteBody {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompleteBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("prompt", &self.prompt)?;
-        out.optional("stream", &self.stream)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("prompt", &self.prompt);
+        out.optional("stream", &self.stream);
         out.end()
     }
 }
@@ -103,8 +103,8 @@ impl<'de> serde::Deserialize<'de> for Completion {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Completion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("text", &self.text)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("text", &self.text);
         out.end()
     }
 }
@@ -208,9 +208,9 @@ impl<'de> serde::Deserialize<'de> for Placed {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Placed {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("orderId", &self.order_id)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("orderId", &self.order_id);
         out.end()
     }
 }
@@ -258,8 +258,8 @@ impl<'de> serde::Deserialize<'de> for Problem {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("message", &self.message)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("message", &self.message);
         out.end()
     }
 }
@@ -315,10 +315,10 @@ impl<'de> serde::Deserialize<'de> for Restocked {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Restocked {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("petId", &self.pet_id)?;
-        out.field("stock", &self.stock)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("petId", &self.pet_id);
+        out.field("stock", &self.stock);
         out.end()
     }
 }
@@ -366,8 +366,8 @@ impl<'de> serde::Deserialize<'de> for StreamChunksOkEvent {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for StreamChunksOkEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("text", &self.text)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("text", &self.text);
         out.end()
     }
 }

@@ -62,9 +62,9 @@ impl<'de> serde::Deserialize<'de> for Open {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Open {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("name", &self.name)?;
-        out.rest(&self.additional_properties)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("name", &self.name);
+        out.rest(&self.additional_properties);
         out.end()
     }
 }
@@ -235,27 +235,27 @@ impl<'de> serde::Deserialize<'de> for Sample {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("small", &self.small)?;
-        out.field("big", &self.big)?;
-        out.optional("ratio", &self.ratio)?;
-        out.optional("precise", &self.precise)?;
-        out.optional("at", &self.at)?;
-        out.optional("day", &self.day)?;
-        out.optional("token", &self.token)?;
-        out.optional("blob", &self.blob)?;
-        out.optional("file", &self.file)?;
-        out.optional("contact", &self.contact)?;
-        out.optional("homepage", &self.homepage)?;
-        out.optional("every", &self.every)?;
-        out.nullable("nickname", &self.nickname)?;
-        out.field("mandatoryNote", &self.mandatory_note)?;
-        out.optional("code", &self.code)?;
-        out.optional("tags", &self.tags)?;
-        out.optional("scores", &self.scores)?;
-        out.optional("extra", &self.extra)?;
-        out.optional("anything", &self.anything)?;
-        out.optional("matrix", &self.matrix)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("small", &self.small);
+        out.field("big", &self.big);
+        out.optional("ratio", &self.ratio);
+        out.optional("precise", &self.precise);
+        out.optional("at", &self.at);
+        out.optional("day", &self.day);
+        out.optional("token", &self.token);
+        out.optional("blob", &self.blob);
+        out.optional("file", &self.file);
+        out.optional("contact", &self.contact);
+        out.optional("homepage", &self.homepage);
+        out.optional("every", &self.every);
+        out.nullable("nickname", &self.nickname);
+        out.field("mandatoryNote", &self.mandatory_note);
+        out.optional("code", &self.code);
+        out.optional("tags", &self.tags);
+        out.optional("scores", &self.scores);
+        out.optional("extra", &self.extra);
+        out.optional("anything", &self.anything);
+        out.optional("matrix", &self.matrix);
         out.end()
     }
 }

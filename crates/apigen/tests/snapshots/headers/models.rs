@@ -48,8 +48,8 @@ impl<'de> serde::Deserialize<'de> for GetHOkXJson {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for GetHOkXJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("a", &self.a)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("a", &self.a);
         out.end()
     }
 }

@@ -48,8 +48,8 @@ impl<'de> serde::Deserialize<'de> for Box2 {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Box2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("b", &self.b)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("b", &self.b);
         out.end()
     }
 }
@@ -107,8 +107,8 @@ impl<'de> serde::Deserialize<'de> for Deserialize {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Deserialize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("d", &self.d)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("d", &self.d);
         out.end()
     }
 }
@@ -156,8 +156,8 @@ impl<'de> serde::Deserialize<'de> for Option2 {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Option2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("next", &self.next)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("next", &self.next);
         out.end()
     }
 }
@@ -210,9 +210,9 @@ impl<'de> serde::Deserialize<'de> for Result2 {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Result2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("ok", &self.ok)?;
-        out.optional("error", &self.error)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("ok", &self.ok);
+        out.optional("error", &self.error);
         out.end()
     }
 }
@@ -260,8 +260,8 @@ impl<'de> serde::Deserialize<'de> for Serialize {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Serialize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("s", &self.s)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("s", &self.s);
         out.end()
     }
 }
@@ -309,8 +309,8 @@ impl<'de> serde::Deserialize<'de> for String2 {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for String2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("s", &self.s)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("s", &self.s);
         out.end()
     }
 }
@@ -358,8 +358,8 @@ impl<'de> serde::Deserialize<'de> for Validate {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Validate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("value", &self.value)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("value", &self.value);
         out.end()
     }
 }

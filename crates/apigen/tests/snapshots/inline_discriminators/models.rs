@@ -104,9 +104,9 @@ impl<'de> serde::Deserialize<'de> for EventMessageCreated {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageCreated {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("text", &self.text)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("text", &self.text);
         out.end()
     }
 }
@@ -215,9 +215,9 @@ impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageDeleted {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("id", &self.id)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("id", &self.id);
         out.end()
     }
 }
@@ -384,9 +384,9 @@ impl<'de> serde::Deserialize<'de> for MappedX {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for MappedX {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("kind", &self.kind)?;
-        out.optional("a", &self.a)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("kind", &self.kind);
+        out.optional("a", &self.a);
         out.end()
     }
 }
@@ -439,9 +439,9 @@ impl<'de> serde::Deserialize<'de> for MappedY {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for MappedY {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("kind", &self.kind)?;
-        out.optional("b", &self.b)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("kind", &self.kind);
+        out.optional("b", &self.b);
         out.end()
     }
 }

@@ -128,12 +128,12 @@ impl<'de> serde::Deserialize<'de> for Thing {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Thing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("code", &self.code)?;
-        out.optional("mixed", &self.mixed)?;
-        out.optional("untyped", &self.untyped)?;
-        out.optional("flag", &self.flag)?;
-        out.optional("version", &self.version)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("code", &self.code);
+        out.optional("mixed", &self.mixed);
+        out.optional("untyped", &self.untyped);
+        out.optional("flag", &self.flag);
+        out.optional("version", &self.version);
         out.end()
     }
 }

@@ -56,10 +56,10 @@ impl<'de> serde::Deserialize<'de> for N {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for N {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("name", &self.name)?;
-        out.optional("anything", &self.anything)?;
-        out.optional("other", &self.other)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("name", &self.name);
+        out.optional("anything", &self.anything);
+        out.optional("other", &self.other);
         out.end()
     }
 }

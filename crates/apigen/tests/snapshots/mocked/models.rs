@@ -48,8 +48,8 @@ impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AddNoteBadRequestBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("reason", &self.reason)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("reason", &self.reason);
         out.end()
     }
 }
@@ -97,8 +97,8 @@ impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AdminStatsOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("books", &self.books)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("books", &self.books);
         out.end()
     }
 }
@@ -160,12 +160,12 @@ impl<'de> serde::Deserialize<'de> for Book {
 #[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Book {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("isbn", &self.isbn)?;
-        out.field("title", &self.title)?;
-        out.field("pages", &self.pages)?;
-        out.field("format", &self.format)?;
-        out.optional("related", &self.related)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("isbn", &self.isbn);
+        out.field("title", &self.title);
+        out.field("pages", &self.pages);
+        out.field("format", &self.format);
+        out.optional("related", &self.related);
         out.end()
     }
 }
@@ -250,9 +250,9 @@ impl<'de> serde::Deserialize<'de> for Ebook {
 #[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Ebook {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("bytes", &self.bytes)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("bytes", &self.bytes);
         out.end()
     }
 }
@@ -371,9 +371,9 @@ impl<'de> serde::Deserialize<'de> for Note {
 #[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("text", &self.text)?;
-        out.optional("pinned", &self.pinned)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("text", &self.text);
+        out.optional("pinned", &self.pinned);
         out.end()
     }
 }
@@ -433,9 +433,9 @@ impl<'de> serde::Deserialize<'de> for Paper {
 #[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Paper {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("weight", &self.weight)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("weight", &self.weight);
         out.end()
     }
 }
@@ -502,9 +502,9 @@ impl<'de> serde::Deserialize<'de> for Problem {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("code", &self.code)?;
-        out.field("message", &self.message)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("code", &self.code);
+        out.field("message", &self.message);
         out.end()
     }
 }
@@ -552,8 +552,8 @@ impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for WhoAmIOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("name", &self.name);
         out.end()
     }
 }

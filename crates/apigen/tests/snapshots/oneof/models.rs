@@ -96,9 +96,9 @@ impl<'de> serde::Deserialize<'de> for Cat {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Cat {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("name", &self.name);
         out.end()
     }
 }
@@ -203,8 +203,8 @@ impl<'de> serde::Deserialize<'de> for Circle {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Circle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("radius", &self.radius)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("radius", &self.radius);
         out.end()
     }
 }
@@ -257,9 +257,9 @@ impl<'de> serde::Deserialize<'de> for Dog {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Dog {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("name", &self.name);
         out.end()
     }
 }
@@ -368,9 +368,9 @@ impl<'de> serde::Deserialize<'de> for Error {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("code", &self.code)?;
-        out.field("message", &self.message)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("code", &self.code);
+        out.field("message", &self.message);
         out.end()
     }
 }
@@ -423,9 +423,9 @@ impl<'de> serde::Deserialize<'de> for Rectangle {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Rectangle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("side", &self.side)?;
-        out.field("height", &self.height)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("side", &self.side);
+        out.field("height", &self.height);
         out.end()
     }
 }
@@ -526,8 +526,8 @@ impl<'de> serde::Deserialize<'de> for Square {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("side", &self.side)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("side", &self.side);
         out.end()
     }
 }

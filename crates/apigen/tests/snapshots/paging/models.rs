@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Item {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Item {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.optional("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.optional("name", &self.name);
         out.end()
     }
 }
@@ -108,9 +108,9 @@ impl<'de> serde::Deserialize<'de> for ListCursoredOkBody {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListCursoredOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("items", &self.items)?;
-        out.field("meta", &self.meta)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("items", &self.items);
+        out.field("meta", &self.meta);
         out.end()
     }
 }
@@ -158,8 +158,8 @@ impl<'de> serde::Deserialize<'de> for ListCursoredOkBodyMeta {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListCursoredOkBodyMeta {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.nullable("next", &self.next)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.nullable("next", &self.next);
         out.end()
     }
 }
@@ -207,8 +207,8 @@ impl<'de> serde::Deserialize<'de> for ListNumberedOkBody {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListNumberedOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("results", &self.results)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("results", &self.results);
         out.end()
     }
 }
@@ -261,9 +261,9 @@ impl<'de> serde::Deserialize<'de> for ListStripedOkBody {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListStripedOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("data", &self.data)?;
-        out.field("has_more", &self.has_more)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("data", &self.data);
+        out.field("has_more", &self.has_more);
         out.end()
     }
 }

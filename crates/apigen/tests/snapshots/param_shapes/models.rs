@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Error {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("code", &self.code)?;
-        out.field("message", &self.message)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("code", &self.code);
+        out.field("message", &self.message);
         out.end()
     }
 }
@@ -149,8 +149,8 @@ impl<'de> serde::Deserialize<'de> for SearchChoiceById {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoiceById {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
         out.end()
     }
 }
@@ -198,8 +198,8 @@ impl<'de> serde::Deserialize<'de> for SearchChoiceByName {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoiceByName {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("name", &self.name);
         out.end()
     }
 }
@@ -247,8 +247,8 @@ impl<'de> serde::Deserialize<'de> for SearchFilter {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchFilter {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("tags", &self.tags)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("tags", &self.tags);
         out.end()
     }
 }
@@ -301,9 +301,9 @@ impl<'de> serde::Deserialize<'de> for SearchFilterTagsItem {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchFilterTagsItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("k", &self.k)?;
-        out.field("v", &self.v)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("k", &self.k);
+        out.field("v", &self.v);
         out.end()
     }
 }
@@ -351,8 +351,8 @@ impl<'de> serde::Deserialize<'de> for SearchWhere {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchWhere {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("near", &self.near)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("near", &self.near);
         out.end()
     }
 }
@@ -400,8 +400,8 @@ impl<'de> serde::Deserialize<'de> for SearchXContext {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchXContext {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("trace", &self.trace)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("trace", &self.trace);
         out.end()
     }
 }

@@ -240,13 +240,13 @@ impl<'de> serde::Deserialize<'de> for Item {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Item {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("type", &self.type_)?;
-        out.optional("self", &self.self_)?;
-        out.optional("crate", &self.crate_)?;
-        out.optional("item-name", &self.item_name)?;
-        out.optional("item_name", &self.item_name2)?;
-        out.optional("2fa", &self.n2fa)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("type", &self.type_);
+        out.optional("self", &self.self_);
+        out.optional("crate", &self.crate_);
+        out.optional("item-name", &self.item_name);
+        out.optional("item_name", &self.item_name2);
+        out.optional("2fa", &self.n2fa);
         out.end()
     }
 }
@@ -294,8 +294,8 @@ impl<'de> serde::Deserialize<'de> for Item2 {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Item2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("x", &self.x)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("x", &self.x);
         out.end()
     }
 }
@@ -348,9 +348,9 @@ impl<'de> serde::Deserialize<'de> for Problem {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("title", &self.title)?;
-        out.optional("detail", &self.detail)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("title", &self.title);
+        out.optional("detail", &self.detail);
         out.end()
     }
 }

@@ -74,12 +74,12 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("email", &self.email)?;
-        out.optional("balance", &self.balance)?;
-        out.optional("tax_exempt", &self.tax_exempt)?;
-        out.optional("address", &self.address)?;
-        out.optional("expand", &self.expand)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("email", &self.email);
+        out.optional("balance", &self.balance);
+        out.optional("tax_exempt", &self.tax_exempt);
+        out.optional("address", &self.address);
+        out.optional("expand", &self.expand);
         out.end()
     }
 }
@@ -139,9 +139,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBodyAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("city", &self.city)?;
-        out.optional("line1", &self.line1)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("city", &self.city);
+        out.optional("line1", &self.line1);
         out.end()
     }
 }
@@ -202,11 +202,11 @@ impl<'de> serde::Deserialize<'de> for Customer {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Customer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.optional("tax_exempt", &self.tax_exempt)?;
-        out.optional("seed", &self.seed)?;
-        out.optional("image_url", &self.image_url)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.optional("tax_exempt", &self.tax_exempt);
+        out.optional("seed", &self.seed);
+        out.optional("image_url", &self.image_url);
         out.end()
     }
 }
@@ -360,9 +360,9 @@ impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for ListCustomersCreated {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("gte", &self.gte)?;
-        out.optional("lte", &self.lte)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("gte", &self.gte);
+        out.optional("lte", &self.lte);
         out.end()
     }
 }
@@ -418,10 +418,10 @@ impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadDocumentBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("file", &self.file)?;
-        out.field("purpose", &self.purpose)?;
-        out.optional("note", &self.note)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("file", &self.file);
+        out.field("purpose", &self.purpose);
+        out.optional("note", &self.note);
         out.end()
     }
 }

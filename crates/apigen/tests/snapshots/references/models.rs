@@ -48,8 +48,8 @@ impl<'de> serde::Deserialize<'de> for Base {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Base {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("id", &self.id)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("id", &self.id);
         out.end()
     }
 }
@@ -97,8 +97,8 @@ impl<'de> serde::Deserialize<'de> for ConflictResponse {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ConflictResponse {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("message", &self.message)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("message", &self.message);
         out.end()
     }
 }
@@ -150,8 +150,8 @@ impl<'de> serde::Deserialize<'de> for Field {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Field {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("data_type", &self.data_type)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("data_type", &self.data_type);
         out.end()
     }
 }
@@ -321,8 +321,8 @@ impl<'de> serde::Deserialize<'de> for Inner {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Inner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("inner", &self.inner)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("inner", &self.inner);
         out.end()
     }
 }
@@ -375,9 +375,9 @@ impl<'de> serde::Deserialize<'de> for ItemsGet200 {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ItemsGet200 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.optional("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.optional("name", &self.name);
         out.end()
     }
 }
@@ -430,9 +430,9 @@ impl<'de> serde::Deserialize<'de> for Middle {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Middle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("inner", &self.inner)?;
-        out.field("middle", &self.middle)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("inner", &self.inner);
+        out.field("middle", &self.middle);
         out.end()
     }
 }
@@ -488,10 +488,10 @@ impl<'de> serde::Deserialize<'de> for Outer {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Outer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("inner", &self.inner)?;
-        out.field("middle", &self.middle)?;
-        out.optional("outer", &self.outer)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("inner", &self.inner);
+        out.field("middle", &self.middle);
+        out.optional("outer", &self.outer);
         out.end()
     }
 }
@@ -546,9 +546,9 @@ impl<'de> serde::Deserialize<'de> for Tag {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Tag {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("label", &self.label)?;
-        out.optional("id", &self.id)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("label", &self.label);
+        out.optional("id", &self.id);
         out.end()
     }
 }
@@ -596,8 +596,8 @@ impl<'de> serde::Deserialize<'de> for TagAllOf0 {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for TagAllOf0 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("label", &self.label)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("label", &self.label);
         out.end()
     }
 }

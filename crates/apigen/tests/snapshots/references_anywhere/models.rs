@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Envelope {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Envelope {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("size", &self.size)?;
-        out.optional("unit", &self.unit)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("size", &self.size);
+        out.optional("unit", &self.unit);
         out.end()
     }
 }
@@ -110,9 +110,9 @@ impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EnvelopeDefinitionsPet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("name", &self.name)?;
-        out.optional("owner", &self.owner)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("name", &self.name);
+        out.optional("owner", &self.owner);
         out.end()
     }
 }

@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Address {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Address {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("city", &self.city)?;
-        out.optional("line1", &self.line1)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("city", &self.city);
+        out.optional("line1", &self.line1);
         out.end()
     }
 }
@@ -109,9 +109,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("name", &self.name)?;
-        out.optional("address", &self.address)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("name", &self.name);
+        out.optional("address", &self.address);
         out.end()
     }
 }
@@ -172,9 +172,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBodyAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("city", &self.city)?;
-        out.optional("line1", &self.line1)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("city", &self.city);
+        out.optional("line1", &self.line1);
         out.end()
     }
 }
@@ -227,9 +227,9 @@ impl<'de> serde::Deserialize<'de> for CreatePartnerBody {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreatePartnerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("name", &self.name)?;
-        out.optional("address", &self.address)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("name", &self.name);
+        out.optional("address", &self.address);
         out.end()
     }
 }

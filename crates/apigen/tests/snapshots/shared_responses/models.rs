@@ -48,8 +48,8 @@ impl<'de> serde::Deserialize<'de> for Problem {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("code", &self.code)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("code", &self.code);
         out.end()
     }
 }

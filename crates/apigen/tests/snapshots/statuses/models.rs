@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Error {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("code", &self.code)?;
-        out.field("status", &self.status)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("code", &self.code);
+        out.field("status", &self.status);
         out.end()
     }
 }
@@ -103,8 +103,8 @@ impl<'de> serde::Deserialize<'de> for Teapot {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Teapot {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
         out.end()
     }
 }

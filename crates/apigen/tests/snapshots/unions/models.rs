@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Circle {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Circle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("radius", &self.radius)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("radius", &self.radius);
         out.end()
     }
 }
@@ -115,9 +115,9 @@ impl<'de> serde::Deserialize<'de> for Drawing {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Drawing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("label", &self.label)?;
-        out.flatten(&self.variant)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("label", &self.label);
+        out.flatten(&self.variant);
         out.end()
     }
 }
@@ -276,10 +276,10 @@ impl<'de> serde::Deserialize<'de> for LabeledShape {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for LabeledShape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.optional("label", &self.label)?;
-        out.flatten_except(&self.variant, &["kind"])?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.optional("label", &self.label);
+        out.flatten_except(&self.variant, &["kind"]);
         out.end()
     }
 }
@@ -434,8 +434,8 @@ impl<'de> serde::Deserialize<'de> for Literal {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Literal {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("value", &self.value)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("value", &self.value);
         out.end()
     }
 }
@@ -495,9 +495,9 @@ impl<'de> serde::Deserialize<'de> for Payment {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Payment {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("amount", &self.amount)?;
-        out.flatten(&self.variant)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("amount", &self.amount);
+        out.flatten(&self.variant);
         out.end()
     }
 }
@@ -591,8 +591,8 @@ impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariantObject {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("card", &self.card)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("card", &self.card);
         out.end()
     }
 }
@@ -640,8 +640,8 @@ impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariantObject2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("iban", &self.iban)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("iban", &self.iban);
         out.end()
     }
 }
@@ -745,9 +745,9 @@ impl<'de> serde::Deserialize<'de> for Square {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("side", &self.side)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("side", &self.side);
         out.end()
     }
 }
@@ -800,9 +800,9 @@ impl<'de> serde::Deserialize<'de> for Sum {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Sum {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("left", &self.left)?;
-        out.field("right", &self.right)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("left", &self.left);
+        out.field("right", &self.right);
         out.end()
     }
 }
@@ -858,10 +858,10 @@ impl<'de> serde::Deserialize<'de> for Tree {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Tree {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("label", &self.label)?;
-        out.optional("parent", &self.parent)?;
-        out.optional("children", &self.children)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("label", &self.label);
+        out.optional("parent", &self.parent);
+        out.optional("children", &self.children);
         out.end()
     }
 }

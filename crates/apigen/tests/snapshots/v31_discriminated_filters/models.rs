@@ -56,10 +56,10 @@ impl<'de> serde::Deserialize<'de> for Comparison {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Comparison {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("key", &self.key)?;
-        out.field("value", &self.value)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("key", &self.key);
+        out.field("value", &self.value);
         out.end()
     }
 }
@@ -170,9 +170,9 @@ impl<'de> serde::Deserialize<'de> for Compound {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Compound {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("filters", &self.filters)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("filters", &self.filters);
         out.end()
     }
 }
@@ -377,9 +377,9 @@ impl<'de> serde::Deserialize<'de> for Incoming {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Incoming {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("from", &self.from)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("from", &self.from);
         out.end()
     }
 }
@@ -534,9 +534,9 @@ impl<'de> serde::Deserialize<'de> for Outgoing {
 #[cfg(feature = "serialize")]
 impl serde::Serialize for Outgoing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("type", &self.type_)?;
-        out.field("to", &self.to)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("type", &self.type_);
+        out.field("to", &self.to);
         out.end()
     }
 }

@@ -53,9 +53,9 @@ impl<'de> serde::Deserialize<'de> for Booking {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Booking {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.optional("seats", &self.seats)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.optional("seats", &self.seats);
         out.end()
     }
 }

@@ -71,12 +71,12 @@ impl<'de> serde::Deserialize<'de> for Upload {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Upload {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("kind", &self.kind)?;
-        out.field("size", &self.size)?;
-        out.optional("data", &self.data)?;
-        out.optional("preview", &self.preview)?;
-        out.optional("label", &self.label)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("kind", &self.kind);
+        out.field("size", &self.size);
+        out.optional("data", &self.data);
+        out.optional("preview", &self.preview);
+        out.optional("label", &self.label);
         out.end()
     }
 }

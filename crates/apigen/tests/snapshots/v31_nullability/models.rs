@@ -90,15 +90,15 @@ impl<'de> serde::Deserialize<'de> for Account {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Account {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("id", &self.id)?;
-        out.field("nickname", &self.nickname)?;
-        out.field("owner", &self.owner)?;
-        out.optional("externalId", &self.external_id)?;
-        out.nullable("tier", &self.tier)?;
-        out.nullable("stop", &self.stop)?;
-        out.optional("contact", &self.contact)?;
-        out.nullable("address", &self.address)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("id", &self.id);
+        out.field("nickname", &self.nickname);
+        out.field("owner", &self.owner);
+        out.optional("externalId", &self.external_id);
+        out.nullable("tier", &self.tier);
+        out.nullable("stop", &self.stop);
+        out.optional("contact", &self.contact);
+        out.nullable("address", &self.address);
         out.end()
     }
 }
@@ -146,8 +146,8 @@ impl<'de> serde::Deserialize<'de> for AccountAddress {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.optional("city", &self.city)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.optional("city", &self.city);
         out.end()
     }
 }
@@ -241,9 +241,9 @@ impl<'de> serde::Deserialize<'de> for AccountPatch {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for AccountPatch {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.nullable("nickname", &self.nickname)?;
-        out.nullable("owner", &self.owner)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.nullable("nickname", &self.nickname);
+        out.nullable("owner", &self.owner);
         out.end()
     }
 }
@@ -414,9 +414,9 @@ impl<'de> serde::Deserialize<'de> for ContactEmail {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ContactEmail {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("address", &self.address)?;
-        out.field("label", &self.label)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("address", &self.address);
+        out.field("label", &self.label);
         out.end()
     }
 }
@@ -464,8 +464,8 @@ impl<'de> serde::Deserialize<'de> for ContactPhone {
 #[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ContactPhone {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("number", &self.number)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("number", &self.number);
         out.end()
     }
 }
@@ -515,8 +515,8 @@ impl<'de> serde::Deserialize<'de> for Owner {
 #[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Owner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("name", &self.name)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("name", &self.name);
         out.end()
     }
 }
@@ -584,12 +584,12 @@ impl<'de> serde::Deserialize<'de> for PatchAccountRange {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for PatchAccountRange {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.nullable("min", &self.min)?;
-        out.nullable("open", &self.open)?;
-        out.nullable("label", &self.label)?;
-        out.nullable("code", &self.code)?;
-        out.nullable("limit", &self.limit)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.nullable("min", &self.min);
+        out.nullable("open", &self.open);
+        out.nullable("label", &self.label);
+        out.nullable("code", &self.code);
+        out.nullable("limit", &self.limit);
         out.end()
     }
 }

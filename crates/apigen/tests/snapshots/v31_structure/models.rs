@@ -54,9 +54,9 @@ impl<'de> serde::Deserialize<'de> for Point {
 #[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Point {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer)?;
-        out.field("at", &self.at)?;
-        out.optional("labels", &self.labels)?;
+        let mut out = runtime::Writer::start(serializer);
+        out.field("at", &self.at);
+        out.optional("labels", &self.labels);
         out.end()
     }
 }
