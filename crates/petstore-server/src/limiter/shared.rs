@@ -1,39 +1,54 @@
 //! The limiter of instances that share a PostgreSQL database: state in the
 //! `rate_limits` table, so counts and bans are exact across instances.
 //!
-//! Decisions are made in rounds, one statement each: `rate_limit_round`
-//! (migration 0005, made cheaper by 0010) locks the subject's row, creating
-//! it if needed, runs the rule once per request of the round, in arrival
-//! order, writes the row back and returns the decisions, autocommitted: one
-//! round trip. The row lock serialises the rounds of all instances for that
-//! subject; different subjects never wait on each other. Within an
-//! instance, a subject's requests that arrive while its round is in flight
-//! wait for the next round, so a busy key costs one round trip per round
-//! rather than per request (`crate::rounds`). Every 4096 decisions an
-//! instance deletes rows whose day has passed and that hold no ban.
+//! Decisions are made in rounds, one statement each. Within an instance, a
+//! subject's requests that arrive while its round is in flight wait for the
+//! next round, so a busy key costs one round trip per round rather than per
+//! request (`crate::rounds`). A round is `rate_limit_round_cached`
+//! (migration 0011), autocommitted:
+//!
+//! - When this instance knows the subject's row as it now stands (its own
+//!   last round wrote it), it decides the round itself, by the rule of
+//!   `rule.rs`, and the statement writes the state it computed if the row
+//!   still has the version it started from.
+//! - Otherwise (another instance wrote the row since, it was swept, or this
+//!   instance never saw it) the function locks the row, creating it if
+//!   needed, and decides the round in SQL, in arrival order, as 0005 and
+//!   0010 did.
+//!
+//! Either way the row comes back, with its new version, for the next
+//! round. The row lock serialises the writes of all instances for that
+//! subject, and a state is written only over the row it was computed from,
+//! so counts and bans are exact across instances; different subjects never
+//! wait on each other. Every 4096 decisions an instance deletes rows whose
+//! day has passed and that hold no ban.
 //!
 //! A round commits without waiting for the WAL flush (0010): the rounds of
 //! one subject run one after another, so their latency is its throughput.
 //! Other instances see a round at once, as before; a crash of the database
 //! itself can lose the counts of its last moments.
 //!
-//! The rule is written twice, in Rust (`rule.rs`, the in-memory limiter's)
-//! and in SQL (the function's); `tests/api/limits.rs` holds them to the same
-//! decisions on random sequences.
+//! The rule is written twice, in Rust (`rule.rs`, the in-memory limiter's
+//! and this one's when it knows the row) and in SQL (the function's);
+//! `tests/api/limits.rs` holds them to the same decisions on random
+//! sequences decided by two instances in turn, so that both run.
 
+use super::rule::{Entry, Window};
 use super::{BanPolicy, Decision, Subject, Verdict, DAY, SWEEP_EVERY};
 use crate::error::ApiError;
 use crate::keys::Limits;
+use crate::lock;
 use crate::rounds::Rounds;
 use crate::store::conn::args;
 use crate::store::Db;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Rate-limit state in the database, shared by every instance on it: each
-/// decision reads the subject's row under a row lock, decides by the same rule
-/// as [`RateLimiter`] and writes the row back, all in one statement, so
-/// counts and bans are exact across instances.
+/// round of decisions is written over the subject's row only if the row is
+/// still the one they were decided from (else decided again under its lock),
+/// in one statement, so counts and bans are exact across instances.
 ///
 /// Every request of a subject needs that one row, so its transactions run one
 /// after the other. Within an instance they are batched: while a subject's
@@ -52,6 +67,12 @@ struct Shared {
     db: Db,
     ban: BanPolicy,
     decisions: AtomicU32,
+    /// Each subject's row as this instance's last round left it, with its
+    /// version.
+    known: Mutex<HashMap<String, (Entry, i64)>>,
+    /// Rounds decided by this instance, and by the database.
+    here: AtomicU64,
+    there: AtomicU64,
 }
 
 impl SharedLimiter {
@@ -61,6 +82,9 @@ impl SharedLimiter {
                 db,
                 ban,
                 decisions: AtomicU32::new(0),
+                known: Mutex::default(),
+                here: AtomicU64::new(0),
+                there: AtomicU64::new(0),
             }),
             rounds: Rounds::new(),
         }
@@ -95,9 +119,19 @@ impl SharedLimiter {
         }
     }
 
+    /// How many rounds this instance decided itself, and how many the
+    /// database decided (the row was another instance's latest, or unknown).
+    pub fn rounds(&self) -> (u64, u64) {
+        (
+            self.shared.here.load(Ordering::Relaxed),
+            self.shared.there.load(Ordering::Relaxed),
+        )
+    }
+
     /// Drops the rows of subjects whose windows have passed and that are not
-    /// banned.
+    /// banned, and this instance's copies of them.
     pub async fn sweep(&self, now: i64) -> Result<(), ApiError> {
+        lock(&self.shared.known).retain(|_, (entry, _)| !entry.is_idle(now));
         self.shared
             .db
             .write(async move |c| {
@@ -114,40 +148,163 @@ impl SharedLimiter {
 }
 
 impl Shared {
-    /// One round: `rate_limit_round` (migrations 0005, 0010) locks the subject's
-    /// row, creating it if needed, decides each request in order by the
-    /// rule and writes the row back, in one autocommitted statement: one
-    /// round trip.
+    /// One round, one statement: `rate_limit_round_cached` (migration 0011).
+    /// When this instance knows the subject's row (its last round here left
+    /// it), it decides the round itself by the rule and sends the state it
+    /// computed with the version it started from; the function writes it if
+    /// the row is still at that version. Otherwise the function decides the
+    /// round under the row lock, as before. Either way the row as the round
+    /// left it comes back and is kept for the next round.
     async fn round(
         &self,
         name: &str,
         requests: Vec<(Limits, i64)>,
     ) -> Result<Vec<Decision>, ApiError> {
-        let name = name.to_string();
         let ban = self.ban;
+        // Taken out while the round runs: a failed round leaves the row
+        // unknown, to be decided in the database next time.
+        let known = lock(&self.known).remove(name);
+        let decided_here = known.map(|(mut entry, version)| {
+            let decisions: Vec<Decision> = requests
+                .iter()
+                .map(|&(limits, now)| entry.decide(limits, now, ban))
+                .collect();
+            (decisions, entry, version)
+        });
         let per_minute: Vec<i64> = requests
             .iter()
             .map(|(l, _)| i64::from(l.per_minute))
             .collect();
         let per_day: Vec<i64> = requests.iter().map(|(l, _)| i64::from(l.per_day)).collect();
         let now: Vec<i64> = requests.iter().map(|(_, now)| *now).collect();
-        self.db
+        let sent = decided_here.as_ref().map(|(_, entry, version)| (*entry, *version));
+        let subject = name.to_string();
+        let rows: Vec<RoundRow> = self
+            .db
             .statement(async move |c| {
-                let rows: Vec<(i32, i64, i64, i64, i64)> = sqlx::query_as(
-                    "SELECT verdict, retry_after, limit_, remaining, reset \
-                     FROM rate_limit_round($1, $2, $3, $4, $5, $6)",
+                let entry = sent.map(|(entry, _)| entry).unwrap_or_default();
+                Ok(sqlx::query_as(
+                    "SELECT verdict, retry_after, limit_, remaining, reset, version_, \
+                     minute_start_, minute_count_, day_start_, day_count_, \
+                     while_limited_, banned_until_ \
+                     FROM rate_limit_round_cached($1, $2, $3, $4, $5, $6, $7, $8, \
+                     $9, $10, $11, $12, $13)",
                 )
-                .bind(&name)
+                .bind(&subject)
+                .bind(sent.map(|(_, version)| version))
+                .bind(entry.minute.start)
+                .bind(count_column(entry.minute.count)?)
+                .bind(entry.day.start)
+                .bind(count_column(entry.day.count)?)
+                .bind(count_column(entry.while_limited)?)
+                .bind(entry.banned_until)
                 .bind(&per_minute)
                 .bind(&per_day)
                 .bind(&now)
                 .bind(i64::from(ban.after))
                 .bind(ban.seconds)
                 .fetch_all(c.postgres("the shared limiter")?)
-                .await?;
-                rows.into_iter().map(decision).collect()
+                .await?)
             })
-            .await
+            .await?;
+        let Some((last, decided_there)) = rows.split_last() else {
+            return Err(internal("rate_limit_round_cached returned no row"));
+        };
+        let row = last.row()?;
+        let decisions = if decided_there.is_empty() {
+            self.here.fetch_add(1, Ordering::Relaxed);
+            decided_here
+                .map(|(decisions, _, _)| decisions)
+                .ok_or_else(|| internal("a round of an unknown row was not decided"))?
+        } else {
+            self.there.fetch_add(1, Ordering::Relaxed);
+            decided_there
+                .iter()
+                .map(RoundRow::decision)
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        if decisions.len() != requests.len() {
+            return Err(internal(format!(
+                "a round of {} requests got {} decisions",
+                requests.len(),
+                decisions.len()
+            )));
+        }
+        lock(&self.known).insert(name.to_string(), row);
+        Ok(decisions)
+    }
+}
+
+/// A count as its `INTEGER` column holds it.
+fn count_column(count: u32) -> Result<i32, ApiError> {
+    i32::try_from(count).map_err(|e| ApiError::Internal(Box::new(e)))
+}
+
+fn internal(message: impl Into<String>) -> ApiError {
+    ApiError::Internal(message.into().into())
+}
+
+/// A row `rate_limit_round_cached` returns: a decision, or (the last) the
+/// subject's row as the round left it.
+#[derive(sqlx::FromRow)]
+struct RoundRow {
+    verdict: Option<i32>,
+    retry_after: Option<i64>,
+    limit_: Option<i64>,
+    remaining: Option<i64>,
+    reset: Option<i64>,
+    version_: Option<i64>,
+    minute_start_: Option<i64>,
+    minute_count_: Option<i32>,
+    day_start_: Option<i64>,
+    day_count_: Option<i32>,
+    while_limited_: Option<i32>,
+    banned_until_: Option<i64>,
+}
+
+impl RoundRow {
+    fn decision(&self) -> Result<Decision, ApiError> {
+        match (
+            self.verdict,
+            self.retry_after,
+            self.limit_,
+            self.remaining,
+            self.reset,
+        ) {
+            (Some(verdict), Some(retry_after), Some(limit), Some(remaining), Some(reset)) => {
+                decision((verdict, retry_after, limit, remaining, reset))
+            }
+            _ => Err(internal("rate_limit_round_cached returned a partial decision")),
+        }
+    }
+
+    /// The subject's row and its version.
+    fn row(&self) -> Result<(Entry, i64), ApiError> {
+        let count = |n: Option<i32>| {
+            n.and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| internal("rate_limit_round_cached returned a bad count"))
+        };
+        let version = self
+            .version_
+            .ok_or_else(|| internal("rate_limit_round_cached returned no version"))?;
+        let start = |s: Option<i64>| {
+            s.ok_or_else(|| internal("rate_limit_round_cached returned no window"))
+        };
+        Ok((
+            Entry {
+                minute: Window {
+                    start: start(self.minute_start_)?,
+                    count: count(self.minute_count_)?,
+                },
+                day: Window {
+                    start: start(self.day_start_)?,
+                    count: count(self.day_count_)?,
+                },
+                while_limited: count(self.while_limited_)?,
+                banned_until: self.banned_until_,
+            },
+            version,
+        ))
     }
 }
 

@@ -334,7 +334,7 @@ fn postgres_query<'q>(
     })
 }
 
-fn postgres_row(row: &sqlx::postgres::PgRow) -> Result<Row> {
+pub(super) fn postgres_row(row: &sqlx::postgres::PgRow) -> Result<Row> {
     let values = row
         .columns()
         .iter()

@@ -7,7 +7,7 @@
 //! so it sees every write committed before it was made: nothing is cached.
 
 use super::catalog::select_pets;
-use super::conn::FromRow;
+use super::conn::{postgres_row, FromRow};
 use super::{Db, Result};
 use crate::rounds::Rounds;
 use petstore_api::models::Pet;
@@ -32,19 +32,17 @@ impl Db {
 
     /// The pets of `ids`, in one statement, in the same order.
     async fn pets_by_id(&self, ids: &[i64]) -> Result<Vec<Option<Pet>>> {
-        // `{1,2,3}`: the ids as one array parameter.
-        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-        let list = format!("{{{}}}", list.join(","));
+        // The ids as one array parameter, bound in binary: sent as text
+        // (`{1,2,3}`), parsing it was a tenth of the database's CPU under
+        // a load of single reads.
         let found = self
             .read(async |c| {
-                let rows = c
-                    .query(
-                        concat!(select_pets!(), " WHERE id = ANY($1::bigint[])"),
-                        super::conn::args![list],
-                    )
+                let rows = sqlx::query(concat!(select_pets!(), " WHERE id = ANY($1)"))
+                    .bind(ids)
+                    .fetch_all(c.postgres("pets read in rounds")?)
                     .await?;
                 rows.iter()
-                    .map(|r| Pet::from_row(r).map(|p| (p.id, p)))
+                    .map(|r| Pet::from_row(&postgres_row(r)?).map(|p| (p.id, p)))
                     .collect::<Result<HashMap<i64, Pet>>>()
             })
             .await?;

@@ -263,11 +263,14 @@ async fn writes_count_like_reads() {
     }
 }
 
-/// The shared limiter decides in the database (`rate_limit_round`, the rule
-/// written in SQL so that a decision is one statement); the in-memory
-/// limiter runs the rule itself. Given the same requests, in rounds of one
-/// and of several, at times that cross minute and day windows, into limits
-/// and bans and out again, they decide the same, decision for decision.
+/// The shared limiter decides a round itself when it knows the subject's row
+/// (its own last round wrote it) and in the database otherwise
+/// (`rate_limit_round_cached`, the rule written in SQL so that a decision
+/// is one statement); the in-memory limiter runs the rule itself. Two
+/// instances on one database take the requests in turn at random, so both
+/// ways run. Given the same requests, in rounds of one and of several, at
+/// times that cross minute and day windows, into limits and bans and out
+/// again, they decide as the in-memory limiter does, decision for decision.
 #[actix_web::test]
 async fn the_database_round_decides_as_the_rule_does() {
     use petstore_server::limiter::{RateLimiter, SharedLimiter, Subject};
@@ -278,7 +281,7 @@ async fn the_database_round_decides_as_the_rule_does() {
         after: 3,
         seconds: 90,
     };
-    let shared = SharedLimiter::new(db, ban);
+    let instances = [SharedLimiter::new(db.clone(), ban), SharedLimiter::new(db, ban)];
     let local = RateLimiter::new(ban);
     // A small deterministic generator: the same sequence every run.
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
@@ -316,6 +319,7 @@ async fn the_database_round_decides_as_the_rule_does() {
         let limit = limits[next(3) as usize];
         // Several requests of one subject at once: one round in the database.
         let burst = 1 + next(4) as usize;
+        let shared = &instances[next(2) as usize];
         let checks = (0..burst).map(|_| shared.check(subject, limit, now));
         let decided = futures_util::future::join_all(checks).await;
         for got in decided {
@@ -325,4 +329,11 @@ async fn the_database_round_decides_as_the_rule_does() {
         }
     }
     assert!(compared > 1_000, "{compared} decisions compared");
+    for (i, instance) in instances.iter().enumerate() {
+        let (here, there) = instance.rounds();
+        assert!(
+            here > 50 && there > 50,
+            "instance {i}: {here} rounds decided by itself, {there} by the database"
+        );
+    }
 }
