@@ -149,6 +149,23 @@ pub fn bind(address: &str) -> std::io::Result<TcpListener> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {address}: {e}")))
 }
 
+/// Worker threads when none are asked for: one per core, as actix-web
+/// chooses, but half the cores (at least one) when PostgreSQL runs on this
+/// host. Its processes then need cores of their own: with a worker per core
+/// they are preempted, a backend holding a subject's rate-limit row among
+/// them, and every request of that subject waits. Measured on 2 cores with
+/// the database on loopback (BENCHMARKS.md): one worker served single reads
+/// at 36,000 req/s where two served 26,000-28,000, and SQLite served the same
+/// with one worker as with two.
+fn default_workers(db: &Db) -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    if db.is_postgres_on_this_host() {
+        (cores / 2).max(1)
+    } else {
+        cores
+    }
+}
+
 /// A bound, not yet running server.
 pub struct Application {
     address: std::net::SocketAddr,
@@ -197,9 +214,11 @@ impl Application {
         .client_request_timeout(settings.client_limits.header_timeout)
         .keep_alive(settings.client_limits.keep_alive)
         .listen(listener)?;
-        if let Some(workers) = settings.workers {
-            http = http.workers(workers);
-        }
+        http = http.workers(
+            settings
+                .workers
+                .unwrap_or_else(|| default_workers(&settings.db)),
+        );
         let metrics_address = match (metrics_listener, metrics) {
             (Some(listener), Some(metrics)) => {
                 let address = listener.local_addr()?;

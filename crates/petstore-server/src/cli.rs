@@ -50,7 +50,8 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "PETSTORE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; half the cores, at least
+    /// one, when PostgreSQL runs on this host).
     #[arg(long, env = "PETSTORE_WORKERS")]
     pub workers: Option<usize>,
     /// Connections this instance opens to PostgreSQL at most (not used with

@@ -177,7 +177,9 @@ impl Shared {
             .collect();
         let per_day: Vec<i64> = requests.iter().map(|(l, _)| i64::from(l.per_day)).collect();
         let now: Vec<i64> = requests.iter().map(|(_, now)| *now).collect();
-        let sent = decided_here.as_ref().map(|(_, entry, version)| (*entry, *version));
+        let sent = decided_here
+            .as_ref()
+            .map(|(_, entry, version)| (*entry, *version));
         let subject = name.to_string();
         let rows: Vec<RoundRow> = self
             .db
@@ -274,7 +276,9 @@ impl RoundRow {
             (Some(verdict), Some(retry_after), Some(limit), Some(remaining), Some(reset)) => {
                 decision((verdict, retry_after, limit, remaining, reset))
             }
-            _ => Err(internal("rate_limit_round_cached returned a partial decision")),
+            _ => Err(internal(
+                "rate_limit_round_cached returned a partial decision",
+            )),
         }
     }
 

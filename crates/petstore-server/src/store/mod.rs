@@ -98,6 +98,8 @@ struct Postgres {
     pet_reads: pet_reads::PetReads,
     /// Orders without an idempotency key placed in rounds.
     order_rounds: orders::OrderRounds,
+    /// Whether the server is on this host (a socket or a loopback address).
+    on_this_host: bool,
 }
 
 /// A pool connection held for `LISTEN`, counted until dropped.
@@ -183,6 +185,15 @@ impl Db {
         match &*self.inner {
             Inner::Sqlite(_) => Backend::Sqlite,
             Inner::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Whether this is a PostgreSQL server on this host (reached by a Unix
+    /// socket or a loopback address): its processes then share our cores.
+    pub fn is_postgres_on_this_host(&self) -> bool {
+        match &*self.inner {
+            Inner::Sqlite(_) => false,
+            Inner::Postgres(pg) => pg.on_this_host,
         }
     }
 

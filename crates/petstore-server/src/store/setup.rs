@@ -93,6 +93,7 @@ impl Db {
                     .map_err(sqlx::Error::from)?;
                 migrating.close().await?;
                 let millis = timeout.as_millis().to_string();
+                let on_this_host = on_this_host(&connect);
                 let pool = PgPoolOptions::new()
                     .max_connections(options.pg_connections.max(1))
                     .acquire_timeout(timeout)
@@ -118,6 +119,7 @@ impl Db {
                     timeout,
                     pet_reads: crate::rounds::Rounds::new(),
                     order_rounds: crate::rounds::Rounds::new(),
+                    on_this_host,
                 })
             }
         };
@@ -128,6 +130,21 @@ impl Db {
             listening: Arc::default(),
         })
     }
+}
+
+/// Whether `options` reach a server on this host: a Unix socket, or a
+/// loopback name or address.
+fn on_this_host(options: &PgConnectOptions) -> bool {
+    // An IPv6 address comes as written in the URL, in brackets.
+    let host = options
+        .get_host()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    options.get_socket().is_some()
+        || host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The URL without its password, for messages.
@@ -159,5 +176,24 @@ mod tests {
             "postgres://app@db/petstore"
         );
         assert_eq!(redact("sqlite://petstore.db"), "sqlite://petstore.db");
+    }
+
+    #[test]
+    fn a_database_on_a_socket_or_loopback_is_on_this_host() {
+        let local = |url: &str| on_this_host(&PgConnectOptions::from_str(url).unwrap());
+        for url in [
+            "postgres://app@localhost/petstore",
+            "postgres://app@127.0.0.1:5432/petstore",
+            "postgres://app@[::1]/petstore",
+            "postgres://app@localhost/petstore?host=/var/run/postgresql",
+        ] {
+            assert!(local(url), "{url}");
+        }
+        for url in [
+            "postgres://app@db.example.com/petstore",
+            "postgres://app@10.0.0.5:5432/petstore",
+        ] {
+            assert!(!local(url), "{url}");
+        }
     }
 }

@@ -281,7 +281,10 @@ async fn the_database_round_decides_as_the_rule_does() {
         after: 3,
         seconds: 90,
     };
-    let instances = [SharedLimiter::new(db.clone(), ban), SharedLimiter::new(db, ban)];
+    let instances = [
+        SharedLimiter::new(db.clone(), ban),
+        SharedLimiter::new(db, ban),
+    ];
     let local = RateLimiter::new(ban);
     // A small deterministic generator: the same sequence every run.
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
