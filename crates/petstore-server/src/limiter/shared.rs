@@ -12,12 +12,13 @@
 //!   `rule.rs`, and the statement writes the state it computed if the row
 //!   still has the version it started from.
 //! - Otherwise (another instance wrote the row since, it was swept, or this
-//!   instance never saw it) the function locks the row, creating it if
-//!   needed, and decides the round in SQL, in arrival order, as 0005 and
-//!   0010 did.
+//!   instance never saw it) the function decides the round in SQL by
+//!   `rate_limit_round` (0005, 0010), which locks the row, creating it if
+//!   needed, and decides the requests in arrival order.
 //!
 //! Either way the row comes back, with its new version, for the next
-//! round. The row lock serialises the writes of all instances for that
+//! round. Every update of the row takes a new version (a trigger), whoever
+//! makes it. The row lock serialises the writes of all instances for that
 //! subject, and a state is written only over the row it was computed from,
 //! so counts and bans are exact across instances; different subjects never
 //! wait on each other. Every 4096 decisions an instance deletes rows whose
