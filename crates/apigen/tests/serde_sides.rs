@@ -33,6 +33,21 @@ fn cfg_of(models: &str, what: &str, name: &str) -> Option<String> {
 const WRITE: &str = "serde::Serialize";
 const READ: &str = "serde::Deserialize<'de>";
 
+/// The `cfg` lines of `name`'s `Serialize` and `Deserialize` impls.
+fn sides(models: &str, name: &str) -> [Option<String>; 2] {
+    [WRITE, READ].map(|what| cfg_of(models, what, name))
+}
+
+/// `sides` as expected: the `cfg` lines, each for a set of features.
+fn lines(write: &str, read: &str) -> [Option<String>; 2] {
+    [write, read].map(|features| Some(format!("#[cfg({features})]")))
+}
+
+const CLIENT_WRITES: &str = r#"any(feature = "client", feature = "serialize")"#;
+const SERVER_READS: &str = r#"any(feature = "server", feature = "deserialize")"#;
+const SERVER_WRITES: &str = r#"any(feature = "server", feature = "serialize")"#;
+const CLIENT_READS: &str = r#"any(feature = "client", feature = "mock", feature = "deserialize")"#;
+
 const DOC: &str = r#"openapi: 3.1.0
 info: {title: t, version: '1'}
 paths:
@@ -111,13 +126,8 @@ fn a_request_type_is_written_by_clients_and_read_by_servers() {
     let m = models(DOC);
     for name in ["NewOrder", "Kind"] {
         assert_eq!(
-            cfg_of(&m, WRITE, name).as_deref(),
-            Some(r#"#[cfg(any(feature = "client", feature = "serialize"))]"#),
-            "{name}"
-        );
-        assert_eq!(
-            cfg_of(&m, READ, name).as_deref(),
-            Some(r#"#[cfg(any(feature = "server", feature = "deserialize"))]"#),
+            sides(&m, name),
+            lines(CLIENT_WRITES, SERVER_READS),
             "{name}"
         );
     }
@@ -133,13 +143,8 @@ fn a_response_type_is_written_by_servers_and_read_by_clients_and_mocks() {
     let m = models(DOC);
     for name in ["Order", "Status", "Problem"] {
         assert_eq!(
-            cfg_of(&m, WRITE, name).as_deref(),
-            Some(r#"#[cfg(any(feature = "server", feature = "serialize"))]"#),
-            "{name}"
-        );
-        assert_eq!(
-            cfg_of(&m, READ, name).as_deref(),
-            Some(r#"#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]"#),
+            sides(&m, name),
+            lines(SERVER_WRITES, CLIENT_READS),
             "{name}"
         );
     }
@@ -149,45 +154,30 @@ fn a_response_type_is_written_by_servers_and_read_by_clients_and_mocks() {
 fn a_type_both_carry_is_on_with_either_side() {
     let m = models(DOC);
     assert_eq!(
-        cfg_of(&m, WRITE, "Note").as_deref(),
-        Some(r#"#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]"#)
-    );
-    assert_eq!(
-        cfg_of(&m, READ, "Note").as_deref(),
-        Some(r#"#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]"#)
+        sides(&m, "Note"),
+        lines(
+            r#"any(feature = "client", feature = "server", feature = "serialize")"#,
+            r#"any(feature = "server", feature = "client", feature = "deserialize")"#
+        )
     );
 }
 
 #[test]
 fn a_webhook_payload_is_written_by_servers_and_read_by_clients() {
     let m = models(DOC);
-    assert_eq!(
-        cfg_of(&m, WRITE, "Shipment").as_deref(),
-        Some(r#"#[cfg(any(feature = "server", feature = "serialize"))]"#)
-    );
-    assert_eq!(
-        cfg_of(&m, READ, "Shipment").as_deref(),
-        Some(r#"#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]"#)
-    );
+    assert_eq!(sides(&m, "Shipment"), lines(SERVER_WRITES, CLIENT_READS));
 }
 
 #[test]
 fn what_no_operation_uses_implements_them_when_asked() {
     let m = models(DOC);
     assert_eq!(
-        cfg_of(&m, WRITE, "Unused").as_deref(),
-        Some(r#"#[cfg(feature = "serialize")]"#)
-    );
-    assert_eq!(
-        cfg_of(&m, READ, "Unused").as_deref(),
-        Some(r#"#[cfg(feature = "deserialize")]"#)
+        sides(&m, "Unused"),
+        lines(r#"feature = "serialize""#, r#"feature = "deserialize""#)
     );
     // What it holds keeps its own sides: every side's impl also answers
     // to `serialize`, so `Unused` never lacks one.
-    assert_eq!(
-        cfg_of(&m, WRITE, "Held").as_deref(),
-        Some(r#"#[cfg(any(feature = "server", feature = "serialize"))]"#)
-    );
+    assert_eq!(sides(&m, "Held")[0], lines(SERVER_WRITES, CLIENT_READS)[0]);
 }
 
 #[test]

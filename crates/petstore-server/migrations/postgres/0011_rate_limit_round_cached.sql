@@ -69,14 +69,11 @@ BEGIN
             day_start = p_day_start, day_count = p_day_count,
             while_limited = p_while_limited, banned_until = p_banned_until
         WHERE subject = p_subject AND version = p_version
-        RETURNING version INTO version_;
+        RETURNING version, minute_start, minute_count, day_start, day_count,
+                  while_limited, banned_until
+        INTO version_, minute_start_, minute_count_, day_start_, day_count_,
+             while_limited_, banned_until_;
         IF FOUND THEN
-            minute_start_ := p_minute_start;
-            minute_count_ := p_minute_count;
-            day_start_ := p_day_start;
-            day_count_ := p_day_count;
-            while_limited_ := p_while_limited;
-            banned_until_ := p_banned_until;
             RETURN NEXT;
             RETURN;
         END IF;

@@ -163,14 +163,15 @@ impl Shared {
     ) -> Result<Vec<Decision>, ApiError> {
         let ban = self.ban;
         // Taken out while the round runs: a failed round leaves the row
-        // unknown, to be decided in the database next time.
-        let known = lock(&self.known).remove(name);
-        let decided_here = known.map(|(mut entry, version)| {
-            let decisions: Vec<Decision> = requests
+        // unknown, to be decided in the database next time. Deciding here
+        // moves the copy on to the state the round leaves, which is sent
+        // with the version it started from.
+        let mut known = lock(&self.known).remove(name);
+        let decided_here: Option<Vec<Decision>> = known.as_mut().map(|(entry, _)| {
+            requests
                 .iter()
                 .map(|&(limits, now)| entry.decide(limits, now, ban))
-                .collect();
-            (decisions, entry, version)
+                .collect()
         });
         let per_minute: Vec<i64> = requests
             .iter()
@@ -178,14 +179,12 @@ impl Shared {
             .collect();
         let per_day: Vec<i64> = requests.iter().map(|(l, _)| i64::from(l.per_day)).collect();
         let now: Vec<i64> = requests.iter().map(|(_, now)| *now).collect();
-        let sent = decided_here
-            .as_ref()
-            .map(|(_, entry, version)| (*entry, *version));
         let subject = name.to_string();
         let rows: Vec<RoundRow> = self
             .db
             .statement(async move |c| {
-                let entry = sent.map(|(entry, _)| entry).unwrap_or_default();
+                let (entry, version) = known.unzip();
+                let entry = entry.unwrap_or_default();
                 Ok(sqlx::query_as(
                     "SELECT verdict, retry_after, limit_, remaining, reset, version_, \
                      minute_start_, minute_count_, day_start_, day_count_, \
@@ -194,7 +193,7 @@ impl Shared {
                      $9, $10, $11, $12, $13)",
                 )
                 .bind(&subject)
-                .bind(sent.map(|(_, version)| version))
+                .bind(version)
                 .bind(entry.minute.start)
                 .bind(count_column(entry.minute.count)?)
                 .bind(entry.day.start)
@@ -211,14 +210,12 @@ impl Shared {
             })
             .await?;
         let Some((last, decided_there)) = rows.split_last() else {
-            return Err(internal("rate_limit_round_cached returned no row"));
+            return Err(internal("returned no row"));
         };
         let row = last.row()?;
         let decisions = if decided_there.is_empty() {
             self.here.fetch_add(1, Ordering::Relaxed);
-            decided_here
-                .map(|(decisions, _, _)| decisions)
-                .ok_or_else(|| internal("a round of an unknown row was not decided"))?
+            decided_here.ok_or_else(|| internal("did not decide a round of an unknown row"))?
         } else {
             self.there.fetch_add(1, Ordering::Relaxed);
             decided_there
@@ -228,9 +225,9 @@ impl Shared {
         };
         if decisions.len() != requests.len() {
             return Err(internal(format!(
-                "a round of {} requests got {} decisions",
-                requests.len(),
-                decisions.len()
+                "gave {} decisions for a round of {} requests",
+                decisions.len(),
+                requests.len()
             )));
         }
         lock(&self.known).insert(name.to_string(), row);
@@ -243,8 +240,15 @@ fn count_column(count: u32) -> Result<i32, ApiError> {
     i32::try_from(count).map_err(|e| ApiError::Internal(Box::new(e)))
 }
 
-fn internal(message: impl Into<String>) -> ApiError {
-    ApiError::Internal(message.into().into())
+/// A count as the function returns it.
+fn count(n: Option<impl TryInto<u32>>) -> Result<u32, ApiError> {
+    n.and_then(|n| n.try_into().ok())
+        .ok_or_else(|| internal("returned a missing or negative count"))
+}
+
+/// What `rate_limit_round_cached` returned that the limiter cannot use.
+fn internal(what: impl std::fmt::Display) -> ApiError {
+    ApiError::Internal(format!("rate_limit_round_cached {what}").into())
 }
 
 /// A row `rate_limit_round_cached` returns: a decision, or (the last) the
@@ -266,43 +270,42 @@ struct RoundRow {
 }
 
 impl RoundRow {
+    /// The decision the row carries.
     fn decision(&self) -> Result<Decision, ApiError> {
-        match (
-            self.verdict,
-            self.retry_after,
-            self.limit_,
-            self.remaining,
-            self.reset,
-        ) {
-            (Some(verdict), Some(retry_after), Some(limit), Some(remaining), Some(reset)) => {
-                decision((verdict, retry_after, limit, remaining, reset))
-            }
-            _ => Err(internal(
-                "rate_limit_round_cached returned a partial decision",
-            )),
-        }
+        let (Some(verdict), Some(retry_after), Some(reset)) =
+            (self.verdict, self.retry_after, self.reset)
+        else {
+            return Err(internal("returned a partial decision"));
+        };
+        let verdict = match verdict {
+            0 => Verdict::Allowed,
+            1 => Verdict::Limited { retry_after },
+            2 => Verdict::Banned { retry_after },
+            other => return Err(internal(format_args!("answered verdict {other}"))),
+        };
+        Ok(Decision {
+            verdict,
+            limit: count(self.limit_)?,
+            remaining: count(self.remaining)?,
+            reset,
+        })
     }
 
     /// The subject's row and its version.
     fn row(&self) -> Result<(Entry, i64), ApiError> {
-        let count = |n: Option<i32>| {
-            n.and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| internal("rate_limit_round_cached returned a bad count"))
-        };
-        let version = self
-            .version_
-            .ok_or_else(|| internal("rate_limit_round_cached returned no version"))?;
-        let start = |s: Option<i64>| {
-            s.ok_or_else(|| internal("rate_limit_round_cached returned no window"))
+        let (Some(version), Some(minute_start), Some(day_start)) =
+            (self.version_, self.minute_start_, self.day_start_)
+        else {
+            return Err(internal("returned no row"));
         };
         Ok((
             Entry {
                 minute: Window {
-                    start: start(self.minute_start_)?,
+                    start: minute_start,
                     count: count(self.minute_count_)?,
                 },
                 day: Window {
-                    start: start(self.day_start_)?,
+                    start: day_start,
                     count: count(self.day_count_)?,
                 },
                 while_limited: count(self.while_limited_)?,
@@ -311,27 +314,4 @@ impl RoundRow {
             version,
         ))
     }
-}
-
-/// A decision as `rate_limit_round` returns it.
-fn decision(
-    (verdict, retry_after, limit, remaining, reset): (i32, i64, i64, i64, i64),
-) -> Result<Decision, ApiError> {
-    let count = |n: i64| u32::try_from(n).map_err(|e| ApiError::Internal(Box::new(e)));
-    let verdict = match verdict {
-        0 => Verdict::Allowed,
-        1 => Verdict::Limited { retry_after },
-        2 => Verdict::Banned { retry_after },
-        other => {
-            return Err(ApiError::Internal(
-                format!("rate_limit_round answered verdict {other}").into(),
-            ))
-        }
-    };
-    Ok(Decision {
-        verdict,
-        limit: count(limit)?,
-        remaining: count(remaining)?,
-        reset,
-    })
 }
