@@ -14,6 +14,7 @@ mod bench;
 mod bench_client;
 mod bench_codegen;
 mod bench_compile;
+mod ci;
 mod codegen;
 mod conformance;
 mod corpus;
@@ -24,6 +25,7 @@ mod launch;
 mod mock_conformance;
 mod postgres;
 mod spec_diff;
+mod tests;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -90,7 +92,9 @@ commands:
                     PostgreSQL (a private cluster) unless one is named
   examples          the example clients (walkthrough, backoff) against the real server
   ci                everything CI checks: fmt, codegen --check, spec validation, the
-                    evolution gate, clippy, tests, conformance, examples
+                    evolution gate, clippy, tests, conformance, examples, and (where
+                    ../shared holds them) the corpora and their mocks; ends with a
+                    table of each step's duration
 ";
 
 #[global_allocator]
@@ -124,7 +128,7 @@ fn main() -> ExitCode {
         ["delay-proxy", options @ ..] => delay_proxy::delay_proxy(options),
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
         ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
-        ["ci"] => ci(),
+        ["ci"] => ci::ci(),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
             Ok(())
@@ -179,45 +183,8 @@ fn succeed(command: &mut Command, shown: &str) -> Result<(), String> {
     }
 }
 
-/// Everything CI checks, in order from cheapest to dearest.
-fn ci() -> Result<(), String> {
-    run("cargo", &["fmt", "--all", "--", "--check"])?;
-    codegen::run(codegen::Mode::Check)?;
-    validate_spec()?;
-    spec_diff::gate()?;
-    run(
-        "cargo",
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    run("cargo", &["test", "--workspace", "--all-targets"])?;
-    // The end-to-end suite again, on PostgreSQL (a private cluster the tests
-    // start themselves).
-    run_with_env(
-        "cargo",
-        &["test", "--package", "petstore-server", "--test", "api"],
-        &[("PETSTORE_TEST_DATABASE", "postgres")],
-    )?;
-    run("cargo", &["test", "--workspace", "--doc"])?;
-    // The runtime's public surface is documented, with no broken links.
-    run_with_env(
-        "cargo",
-        &["doc", "--no-deps", "--package", "apigen-runtime"],
-        &[("RUSTDOCFLAGS", "-D warnings")],
-    )?;
-    conformance::conformance(conformance::Databases::Both)?;
-    examples::examples()?;
-    Ok(())
-}
-
 /// Validates the spec with openapi-spec-validator.
-fn validate_spec() -> Result<(), String> {
+pub fn validate_spec() -> Result<(), String> {
     let validator = venv_tool("openapi-spec-validator==0.9.0", "openapi-spec-validator")?;
     run(&validator.to_string_lossy(), &["spec/openapi.yaml"])
 }

@@ -1,0 +1,179 @@
+//! `cargo xtask ci`: everything CI checks, as named steps in order from
+//! cheapest to dearest, each timed; a table of the steps' durations ends
+//! the run, whether it passed or not.
+//!
+//! The public documents beside the project (`../shared/corpus`,
+//! `../shared/corpus31`) are generated and checked, and their mocks run
+//! under schemathesis, when they are present.
+
+use crate::{codegen, conformance, corpus, examples, mock_conformance, project_root, spec_diff};
+use std::time::{Duration, Instant};
+
+/// A step: its name and what it runs.
+type Step<'a> = (&'a str, Box<dyn FnOnce() -> Result<(), String> + 'a>);
+
+/// The documents of the corpora whose mocks CI runs under schemathesis
+/// (beside the pet store's spec); BENCHMARKS.md lists where the others
+/// stand.
+const MOCK_DOCUMENTS: &[&str] = &[
+    "../shared/corpus/oai-petstore-expanded.yaml",
+    "../shared/corpus/oai-api-with-examples.yaml",
+    "../shared/corpus/oai-uspto.yaml",
+    "../shared/corpus/readme-schema-circular.yaml",
+    "../shared/corpus/readme-discriminators.yaml",
+    "../shared/corpus/readme-parameters-style.yaml",
+    "../shared/corpus/swagger-petstore-v3.yaml",
+    "../shared/corpus31/lakekeeper-generic-table.yaml",
+    "../shared/corpus31/train-travel.yaml",
+];
+
+pub fn ci() -> Result<(), String> {
+    let root = project_root();
+    let mut steps: Vec<Step> = vec![
+        (
+            "fmt",
+            Box::new(|| crate::run("cargo", &["fmt", "--all", "--", "--check"])),
+        ),
+        (
+            "codegen --check",
+            Box::new(|| codegen::run(codegen::Mode::Check)),
+        ),
+        ("spec validation", Box::new(crate::validate_spec)),
+        ("evolution gate", Box::new(spec_diff::gate)),
+        (
+            "clippy",
+            Box::new(|| {
+                crate::run(
+                    "cargo",
+                    &[
+                        "clippy",
+                        "--workspace",
+                        "--all-targets",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )
+            }),
+        ),
+        ("tests", Box::new(crate::tests::all)),
+        (
+            "doc tests",
+            Box::new(|| crate::run("cargo", &["test", "--workspace", "--doc"])),
+        ),
+        (
+            "runtime docs",
+            Box::new(|| {
+                // The runtime's public surface is documented, with no
+                // broken links.
+                crate::run_with_env(
+                    "cargo",
+                    &["doc", "--no-deps", "--package", "apigen-runtime"],
+                    &[("RUSTDOCFLAGS", "-D warnings")],
+                )
+            }),
+        ),
+        (
+            "conformance",
+            Box::new(|| conformance::conformance(conformance::Databases::Both)),
+        ),
+        ("examples", Box::new(examples::examples)),
+    ];
+    for (name, dir) in [
+        ("corpus 3.0", "../shared/corpus"),
+        ("corpus 3.1", "../shared/corpus31"),
+    ] {
+        let dir = root.join(dir);
+        if dir.is_dir() {
+            steps.push((
+                name,
+                Box::new(move || corpus::corpus(&dir.to_string_lossy(), false)),
+            ));
+        }
+    }
+    let mut mock_docs = vec![root.join("spec/openapi.yaml")];
+    mock_docs.extend(
+        MOCK_DOCUMENTS
+            .iter()
+            .map(|d| root.join(d))
+            .filter(|d| d.is_file()),
+    );
+    steps.push((
+        "mock conformance",
+        Box::new(move || {
+            let docs: Vec<String> = mock_docs
+                .iter()
+                .map(|d| d.to_string_lossy().into_owned())
+                .collect();
+            let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+            mock_conformance::mock_conformance(&docs)
+        }),
+    ));
+    run_steps(steps)
+}
+
+/// Runs the steps in order until one fails, then prints each one's
+/// duration (and the steps not reached).
+fn run_steps(steps: Vec<Step>) -> Result<(), String> {
+    let names: Vec<&str> = steps.iter().map(|(name, _)| *name).collect();
+    let mut took: Vec<(Duration, bool)> = Vec::new();
+    let mut outcome = Ok(());
+    for (name, step) in steps {
+        eprintln!("== ci: {name}");
+        let started = Instant::now();
+        let result = step();
+        took.push((started.elapsed(), result.is_ok()));
+        if let Err(e) = result {
+            outcome = Err(format!("ci step `{name}` failed: {e}"));
+            break;
+        }
+    }
+    eprintln!("{}", table(&names, &took));
+    outcome
+}
+
+/// The steps' table: name, duration, result; a total.
+fn table(names: &[&str], took: &[(Duration, bool)]) -> String {
+    use std::fmt::Write as _;
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(4).max(5);
+    let mut out = format!("\n{:<width$}  {:>9}  result\n", "step", "time");
+    let mut total = Duration::ZERO;
+    for (i, name) in names.iter().enumerate() {
+        match took.get(i) {
+            Some((t, ok)) => {
+                total += *t;
+                let result = if *ok { "ok" } else { "FAILED" };
+                let _ = writeln!(out, "{name:<width$}  {:>8.1}s  {result}", t.as_secs_f64());
+            }
+            None => {
+                let _ = writeln!(out, "{name:<width$}  {:>9}  not run", "-");
+            }
+        }
+    }
+    let _ = writeln!(out, "{:<width$}  {:>8.1}s", "total", total.as_secs_f64());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_lists_every_step_and_the_ones_not_reached() {
+        let table = table(
+            &["fmt", "tests", "examples"],
+            &[
+                (Duration::from_millis(1500), true),
+                (Duration::from_secs(60), false),
+            ],
+        );
+        let lines: Vec<&str> = table.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 5, "{table}");
+        assert!(
+            lines[1].starts_with("fmt") && lines[1].contains("1.5s") && lines[1].ends_with("ok")
+        );
+        assert!(lines[2].contains("60.0s") && lines[2].ends_with("FAILED"));
+        assert!(lines[3].starts_with("examples") && lines[3].ends_with("not run"));
+        assert!(lines[4].starts_with("total") && lines[4].contains("61.5s"));
+    }
+}
