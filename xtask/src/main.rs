@@ -91,6 +91,9 @@ commands:
                     against the real server, every phase and check, on SQLite and on
                     PostgreSQL (a private cluster) unless one is named
   examples          the example clients (walkthrough, backoff) against the real server
+  flake-hunt [RUNS] the end-to-end suites (on SQLite and PostgreSQL) and the tests
+                    crate RUNS times in a row (5) while stress-ng --cpu 2 keeps both
+                    cores busy; a table of each run's time and result
   ci                everything CI checks: fmt, codegen --check, spec validation, the
                     evolution gate, clippy, tests, conformance, examples, and (where
                     ../shared holds them) the corpora and their mocks; ends with a
@@ -129,6 +132,7 @@ fn main() -> ExitCode {
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
         ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
         ["ci"] => ci::ci(),
+        ["flake-hunt", options @ ..] => tests::flake_hunt(options),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");
             Ok(())

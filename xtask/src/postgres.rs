@@ -1,20 +1,28 @@
 //! A private PostgreSQL cluster for chores that need one (`conformance` on
-//! PostgreSQL, `bench --postgres`): `initdb` in a temporary directory, the
-//! server on a free loopback port, stopped and removed when dropped. Nothing
-//! runs as a system service; as root, the binaries run as the `postgres`
-//! user (`initdb` refuses root).
+//! PostgreSQL, the test suites' shared cluster in `ci`): started by the
+//! end-to-end tests' own script (`pg-cluster.sh`: `initdb` in a temporary
+//! directory, TLS certificates, the server on a free loopback port), which
+//! stops it and removes its directory when the `Cluster` is dropped or this
+//! process ends, however it ends. Nothing runs as a system service; as
+//! root, the binaries run as the `postgres` user (`initdb` refuses root).
 //!
 //! The binaries are found as the end-to-end tests find them: `PG_BIN`,
 //! `pg_config --bindir`, or the newest `/usr/lib/postgresql/*/bin`.
 
+use std::io::{BufRead as _, BufReader};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
+
+/// The script that owns a cluster, shared with the end-to-end tests.
+const SCRIPT: &str = include_str!("../../crates/petstore-server/tests/common/pg-cluster.sh");
 
 pub struct Cluster {
     dir: PathBuf,
     bin: PathBuf,
     port: u16,
     as_postgres: bool,
+    /// The script, waiting for its standard input to close.
+    owner: Child,
 }
 
 fn bin_dir() -> Result<PathBuf, String> {
@@ -64,91 +72,58 @@ impl Cluster {
             .and_then(|l| l.local_addr())
             .map_err(|e| e.to_string())?
             .port();
-        let cluster = Cluster {
+        let run_as = if as_postgres {
+            "runuser -u postgres --"
+        } else {
+            ""
+        };
+        let mut owner = Command::new("sh")
+            .args(["-c", SCRIPT, "pg-cluster", run_as])
+            .arg(&bin)
+            .arg(&dir)
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run sh: {e}"))?;
+        let mut first = String::new();
+        BufReader::new(owner.stdout.take().expect("piped stdout"))
+            .read_line(&mut first)
+            .map_err(|e| e.to_string())?;
+        if first.trim() != "ready" {
+            let _ = owner.wait();
+            return Err(format!("PostgreSQL did not start: {}", first.trim()));
+        }
+        eprintln!("PostgreSQL on 127.0.0.1:{port} ({})", dir.display());
+        Ok(Cluster {
             dir,
             bin,
             port,
             as_postgres,
-        };
-        let data = cluster.dir.join("data");
-        cluster.pg(
-            "initdb",
-            &[
-                "-D",
-                &data.to_string_lossy(),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "-E",
-                "UTF8",
-                "--no-sync",
-            ],
-        )?;
-        let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off",
-            cluster.dir.display()
-        );
-        cluster.pg(
-            "pg_ctl",
-            &[
-                "-D",
-                &data.to_string_lossy(),
-                "-l",
-                &cluster.dir.join("server.log").to_string_lossy(),
-                "-o",
-                &options,
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ],
-        )?;
-        eprintln!("PostgreSQL on 127.0.0.1:{port} ({})", cluster.dir.display());
-        Ok(cluster)
+            owner,
+        })
     }
 
-    /// Runs one of the cluster's binaries, as the `postgres` user when run
-    /// as root.
-    fn pg(&self, program: &str, args: &[&str]) -> Result<(), String> {
-        let path = self.bin.join(program);
-        let mut command = if self.as_postgres {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&path);
-            c
-        } else {
-            Command::new(&path)
-        };
-        let out = command
-            .args(args)
-            .current_dir(&self.dir)
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", path.display()))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "{program} failed: {}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ))
-        }
+    /// The cluster as the end-to-end tests take a shared one
+    /// (`PETSTORE_TEST_CLUSTER`): `PORT:DIR`.
+    pub fn shared_name(&self) -> String {
+        format!("{}:{}", self.port, self.dir.display())
     }
 
     /// A new, empty database; its URL.
     pub fn database(&self, name: &str) -> Result<String, String> {
-        self.pg(
-            "createdb",
-            &[
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "postgres",
-                name,
-            ],
-        )?;
+        let createdb = self.bin.join("createdb");
+        let mut command = if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&createdb);
+            c
+        } else {
+            Command::new(&createdb)
+        };
+        let port = self.port.to_string();
+        command.args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres", name]);
+        crate::succeed(&mut command, &format!("createdb {name}"))?;
         Ok(format!(
             "postgres://postgres@127.0.0.1:{}/{name}",
             self.port
@@ -157,12 +132,10 @@ impl Cluster {
 }
 
 impl Drop for Cluster {
+    /// Closes the script's lifeline and waits while it stops the server and
+    /// removes its directory.
     fn drop(&mut self) {
-        let data = self.dir.join("data");
-        let _ = self.pg(
-            "pg_ctl",
-            &["-D", &data.to_string_lossy(), "-m", "immediate", "stop"],
-        );
-        let _ = std::fs::remove_dir_all(&self.dir);
+        drop(self.owner.stdin.take());
+        let _ = self.owner.wait();
     }
 }

@@ -89,6 +89,9 @@ type Boxed<I> = Pin<Box<dyn Stream<Item = I> + Send>>;
 /// [`Stream`] of `Result<Event<T>, StreamError<R>>` (`.next().await`).
 pub struct EventStream<T, R = ()> {
     source: Source<T, R>,
+    /// How long a server's stream stays silent before a comment goes out.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    keep_alive: Duration,
 }
 
 enum Source<T, R> {
@@ -110,6 +113,7 @@ impl<T, R> fmt::Debug for EventStream<T, R> {
         };
         f.debug_struct("EventStream")
             .field("source", &kind)
+            .field("keep_alive", &self.keep_alive)
             .finish()
     }
 }
@@ -120,15 +124,26 @@ impl<T, R> EventStream<T, R> {
     pub fn new(events: impl Stream<Item = Event<T>> + Send + 'static) -> Self {
         EventStream {
             source: Source::Local(Box::pin(events), PhantomData),
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
+    }
+
+    /// Sent by a server, a comment goes out after `keep_alive` of silence
+    /// (instead of [`DEFAULT_KEEP_ALIVE`]): shorter behind a proxy that
+    /// closes connections idle for less, and a vanished client is noticed
+    /// sooner (a write to its connection fails). Zero is taken as a
+    /// millisecond.
+    pub fn keep_alive(mut self, keep_alive: Duration) -> Self {
+        self.keep_alive = keep_alive.max(Duration::from_millis(1));
+        self
     }
 }
 
-/// The longest a server's stream stays silent: a comment goes out after
-/// this long without an event, so that proxies and load balancers keep
-/// the connection open and a vanished client is noticed.
-#[cfg(feature = "server")]
-pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The longest a server's stream stays silent unless told otherwise
+/// ([`EventStream::keep_alive`]): a comment goes out after this long
+/// without an event, so that proxies and load balancers keep the
+/// connection open and a vanished client is noticed.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The SSE framing of one event: its fields, then its data as JSON on one
 /// `data:` line, then a blank line.
@@ -166,6 +181,7 @@ where
                 use futures_util::StreamExt as _;
                 let stream = EventStream {
                     source: Source::Remote(remote),
+                    keep_alive: self.keep_alive,
                 };
                 Box::pin(
                     stream
@@ -177,16 +193,17 @@ where
     }
 
     /// The body as it goes on the wire: each event framed, and a comment
-    /// after [`KEEP_ALIVE`] of silence. An event whose data cannot be
+    /// after its keep-alive of silence. An event whose data cannot be
     /// serialized ends the stream (and is logged).
     pub fn into_body(
         self,
     ) -> impl Stream<Item = Result<actix_web::web::Bytes, std::convert::Infallible>> + 'static {
         use futures_util::StreamExt as _;
+        let keep_alive = self.keep_alive;
         let events = self.events();
-        futures_util::stream::unfold(Some(events), |events| async move {
+        futures_util::stream::unfold(Some(events), move |events| async move {
             let mut events = events?;
-            let chunk = match tokio::time::timeout(KEEP_ALIVE, events.next()).await {
+            let chunk = match tokio::time::timeout(keep_alive, events.next()).await {
                 Err(_) => ": keep-alive\n\n".to_string(),
                 Ok(None) => return None,
                 Ok(Some(event)) => match frame(&event) {
@@ -310,6 +327,7 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
         };
         EventStream {
             source: Source::Remote(Box::new(source)),
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }
 
@@ -323,6 +341,7 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
     ) -> Self {
         EventStream {
             source: Source::Remote(Box::new(remote::Remote::new(from, read, Some(body)))),
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }
 }

@@ -106,6 +106,7 @@ impl Shared {
                 db: settings.db.clone(),
                 clock: settings.clock.clone(),
                 feed: Feed::start(settings.db.clone()),
+                stream_keep_alive: settings.client_limits.stream_keep_alive,
             }),
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),

@@ -104,6 +104,10 @@ pub struct ServeArgs {
     /// How long an idle keep-alive connection stays open.
     #[arg(long, env = "PETSTORE_KEEP_ALIVE", default_value = "5s", value_parser = parse_timeout)]
     pub keep_alive: Duration,
+    /// How long an event stream stays silent before a keep-alive comment
+    /// goes out (a client gone is noticed at the next one).
+    #[arg(long, env = "PETSTORE_STREAM_KEEP_ALIVE", default_value = "15s", value_parser = parse_timeout)]
+    pub stream_keep_alive: Duration,
     /// The most bytes a request's headers may take; more is answered 431.
     #[arg(
         long,
@@ -207,6 +211,7 @@ async fn open(database_url: &str, options: DbOptions) -> Result<Db, String> {
 }
 
 async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
+    crate::limits::raise_open_files_limit();
     // Every option is checked, and the addresses bound, before anything
     // touches the database: a wrong address must not leave a new database
     // and a printed bootstrap key behind.
@@ -242,6 +247,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         client_limits: ClientLimits {
             header_timeout: args.header_timeout,
             keep_alive: args.keep_alive,
+            stream_keep_alive: args.stream_keep_alive,
             body_timeout: args.body_timeout,
             max_header_bytes: args.max_header_bytes as usize,
         },

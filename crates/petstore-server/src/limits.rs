@@ -18,6 +18,11 @@
 //!   generated glue answers 408 `request_timeout`. Its size is bounded by
 //!   the operation (`x-max-body-size`, or the runtime's 1 MiB): 413, read no
 //!   further.
+//! - Every connection costs a file descriptor: at start the server raises
+//!   its soft limit on open files to the hard limit the system grants
+//!   ([`raise_open_files_limit`]), so that a burst of connections, slow
+//!   ones included, is not refused at a soft limit of 1,024 long before
+//!   anything else runs out.
 
 use actix_web::body::{BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -32,6 +37,51 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+/// What [`raise_open_files_limit`] found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenFiles {
+    /// The soft limit before (`None`: unlimited).
+    pub before: Option<u64>,
+    /// The soft limit now.
+    pub now: Option<u64>,
+}
+
+/// Raises this process's soft limit on open files (`RLIMIT_NOFILE`) to its
+/// hard limit, and logs what it did. Nothing is raised where the soft
+/// limit already is the hard one, or where the system refuses.
+pub fn raise_open_files_limit() -> OpenFiles {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let before = limit.current;
+    if limit.current == limit.maximum {
+        tracing::info!(open_files = ?before, "open files limit is the hard limit already");
+        return OpenFiles {
+            before,
+            now: before,
+        };
+    }
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => {
+            tracing::info!(from = ?before, to = ?limit.maximum, "open files limit raised");
+            OpenFiles {
+                before,
+                now: limit.maximum,
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, limit = ?before, "open files limit could not be raised");
+            OpenFiles {
+                before,
+                now: before,
+            }
+        }
+    }
+}
+
 /// The limits, as the command line sets them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientLimits {
@@ -39,6 +89,8 @@ pub struct ClientLimits {
     pub header_timeout: Duration,
     /// How long an idle keep-alive connection stays open.
     pub keep_alive: Duration,
+    /// How long an event stream stays silent before a comment goes out.
+    pub stream_keep_alive: Duration,
     /// How long a client may take to send a request's body, from its head.
     pub body_timeout: Duration,
     /// The most bytes a request's headers may take (names and values, with
@@ -51,6 +103,7 @@ impl Default for ClientLimits {
         ClientLimits {
             header_timeout: Duration::from_secs(5),
             keep_alive: Duration::from_secs(5),
+            stream_keep_alive: petstore_api::runtime::DEFAULT_KEEP_ALIVE,
             body_timeout: Duration::from_secs(10),
             max_header_bytes: 16 * 1024,
         }

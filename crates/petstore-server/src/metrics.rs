@@ -13,7 +13,9 @@
 //!   (`listening`), whichever database the server runs on;
 //! - `petstore_database_breaker_open`: 1 while this instance believes the
 //!   database away and answers 503 without trying (PostgreSQL's circuit
-//!   breaker), else 0.
+//!   breaker), else 0;
+//! - `petstore_database_breaker_refusals_total`: requests the breaker
+//!   answered 503 without touching the database.
 //!
 //! The listener answers `GET /metrics` only, without a key: bind it where
 //! only the scraper reaches it.
@@ -62,6 +64,10 @@ pub struct Metrics {
     write_queue: Gauge,
     connections: Family<ConnectionLabels, Gauge>,
     breaker_open: Gauge,
+    breaker_refusals: Counter,
+    /// Held while the database's figures are copied in, so that two
+    /// scrapes at once do not both add the same refusals.
+    rendering: std::sync::Mutex<()>,
 }
 
 /// 0.5 ms to about 16 s, doubling.
@@ -115,6 +121,12 @@ impl Default for Metrics {
              without trying (the circuit breaker is open), else 0",
             breaker_open.clone(),
         );
+        let breaker_refusals = Counter::default();
+        registry.register(
+            "database_breaker_refusals",
+            "Requests answered 503 by the open circuit breaker without touching the database",
+            breaker_refusals.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -124,6 +136,8 @@ impl Default for Metrics {
             write_queue,
             connections,
             breaker_open,
+            breaker_refusals,
+            rendering: std::sync::Mutex::default(),
         }
     }
 }
@@ -165,6 +179,10 @@ impl Metrics {
 
     /// The exposition text, with the database's gauges read now.
     pub fn render(&self, db: &Db) -> String {
+        let _rendering = self
+            .rendering
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match db.pool_state() {
             PoolState::Sqlite { queued_writes } => {
                 self.write_queue
@@ -184,6 +202,10 @@ impl Metrics {
             }
         };
         self.breaker_open.set(i64::from(db.breaker_open()));
+        // The breaker counts; the counter catches up with it.
+        let refused = db.breaker_refusals();
+        self.breaker_refusals
+            .inc_by(refused.saturating_sub(self.breaker_refusals.get()));
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);

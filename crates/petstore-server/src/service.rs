@@ -30,6 +30,8 @@ pub struct PetStore {
     pub clock: Clock,
     /// The live feed of store events (`watch_store`).
     pub feed: Feed,
+    /// How long an event stream stays silent before a comment goes out.
+    pub stream_keep_alive: std::time::Duration,
 }
 
 impl std::fmt::Debug for PetStore {
@@ -381,7 +383,8 @@ impl Store for PetStore {
             .subscribe(request.last_event_id, filter, holder)
             .await?;
         Ok(WatchStoreResponse::Ok {
-            body: petstore_api::runtime::EventStream::new(events),
+            body: petstore_api::runtime::EventStream::new(events)
+                .keep_alive(self.stream_keep_alive),
             x_api_stability: None,
         })
     }

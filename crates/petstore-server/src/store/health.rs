@@ -64,6 +64,8 @@ pub struct Breaker {
     opened_at: AtomicU64,
     /// Whether a probe is in flight.
     probing: AtomicBool,
+    /// Requests refused while open, without touching the database.
+    refused: AtomicU64,
 }
 
 /// Leave to use the database, to be told how it went with
@@ -90,7 +92,14 @@ impl Breaker {
             next_probe: AtomicU64::new(0),
             opened_at: AtomicU64::new(0),
             probing: AtomicBool::new(false),
+            refused: AtomicU64::new(0),
         }
+    }
+
+    /// How many requests the breaker refused without touching the
+    /// database, since the process started.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
     }
 
     fn now(&self) -> u64 {
@@ -139,6 +148,7 @@ impl Breaker {
                 probe: true,
             });
         }
+        self.refused.fetch_add(1, Ordering::Relaxed);
         Err(ApiError::away(self.retry_after()))
     }
 

@@ -49,7 +49,9 @@ mod sqlite;
 
 pub use catalog::PetFilter;
 pub use idempotency::Idempotency;
-pub use setup::{redact, DbOptions, DEFAULT_DATABASE_TIMEOUT, DEFAULT_PG_CONNECTIONS};
+pub use setup::{
+    redact, DbOptions, DEFAULT_DATABASE_TIMEOUT, DEFAULT_PG_CONNECTIONS, IDLE_BEFORE_TEST,
+};
 
 use crate::error::ApiError;
 use conn::{Conn, FromRow, Value};
@@ -217,6 +219,15 @@ impl Db {
         match &*self.inner {
             Inner::Sqlite(_) => false,
             Inner::Postgres(pg) => pg.breaker.is_open(),
+        }
+    }
+
+    /// Requests the circuit breaker refused without touching the database
+    /// (always 0 on SQLite, which has none).
+    pub fn breaker_refusals(&self) -> u64 {
+        match &*self.inner {
+            Inner::Sqlite(_) => 0,
+            Inner::Postgres(pg) => pg.breaker.refused(),
         }
     }
 

@@ -18,7 +18,7 @@ pub const DEFAULT_DATABASE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long a pooled PostgreSQL connection may sit idle and still be used
 /// without a test.
-const IDLE_BEFORE_TEST: Duration = Duration::from_secs(1);
+pub const IDLE_BEFORE_TEST: Duration = Duration::from_secs(1);
 
 /// How a database is opened and used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,6 +3,7 @@ use chrono::{DateTime, Utc};
 use petstore_server::app::{Application, Listen, Settings};
 use petstore_server::keys::{self, Limits, Plan};
 use petstore_server::limiter::BanPolicy;
+use petstore_server::limits::ClientLimits;
 use petstore_server::service::Clock;
 use petstore_server::store::Db;
 use reqwest::{Method, StatusCode};
@@ -78,15 +79,20 @@ pub async fn database_url(dir: &std::path::Path) -> String {
 }
 
 pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
-    spawn(ban, false).await
+    spawn(ban, false, Default::default()).await
 }
 
 /// A server that also serves Prometheus metrics on a port of its own.
 pub async fn spawn_app_with_metrics() -> TestApp {
-    spawn(BanPolicy::default(), true).await
+    spawn(BanPolicy::default(), true, Default::default()).await
 }
 
-async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
+/// A server with these client limits (deadlines, keep-alives, sizes).
+pub async fn spawn_app_with_limits(client_limits: ClientLimits) -> TestApp {
+    spawn(BanPolicy::default(), false, client_limits).await
+}
+
+async fn spawn(ban: BanPolicy, metrics: bool, client_limits: ClientLimits) -> TestApp {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = database_url(dir.path()).await;
     let db = Db::connect(&url).await.expect("database opens");
@@ -116,7 +122,7 @@ async fn spawn(ban: BanPolicy, metrics: bool) -> TestApp {
         key_cache_ttl: std::time::Duration::ZERO,
         trusted_proxies: Default::default(),
         metrics_listen: metrics.then(Listen::any_local_port),
-        client_limits: Default::default(),
+        client_limits,
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
@@ -165,7 +171,7 @@ impl TestApp {
             request = request.bearer_auth(key);
         }
         let reply = read(request.send().await.expect("request sent")).await;
-        crate::conformance::contract().check(&Method::GET, path, &reply);
+        crate::contract::contract().check(&Method::GET, path, &reply);
         reply
     }
 
@@ -240,7 +246,7 @@ pub async fn read(response: reqwest::Response) -> Reply {
 
 /// Sends `method path` to the server at `base` with `key` as its bearer
 /// token, and `body` as JSON when given. The answer is held to the spec
-/// (see [`crate::conformance`]).
+/// (see [`crate::contract`]).
 pub async fn call(
     client: &reqwest::Client,
     base: &str,
@@ -256,8 +262,27 @@ pub async fn call(
         request = request.json(&body);
     }
     let reply = read(request.send().await.expect("the server answers")).await;
-    crate::conformance::contract().check(&method, path, &reply);
+    crate::contract::contract().check(&method, path, &reply);
     reply
+}
+
+/// Waits for `happened` to say so, looking again every few milliseconds:
+/// a test waits for the event itself, never for a sleep that stands in for
+/// it. `ceiling` only says the event never came (something hung): set it
+/// at ten times or more what the event takes on a loaded machine.
+pub async fn eventually<F, Fut>(what: &str, ceiling: std::time::Duration, mut happened: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + ceiling;
+    while !happened().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not after {ceiling:?} (it hung)"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
 }
 
 /// For tests against a server on the real clock, whose rate-limit windows
@@ -302,14 +327,34 @@ impl Server {
         args: &[&str],
         log: Option<&std::path::Path>,
     ) -> (Server, Option<String>) {
-        let stderr = match log {
-            Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
-            None => Stdio::null(),
-        };
+        match log {
+            Some(log) => Server::start_logging_at(database_url, args, log, "info"),
+            None => Server::spawn(database_url, args, Stdio::null(), "warn"),
+        }
+    }
+
+    /// As [`Server::start_with`], its log written to `log` at `filter`
+    /// (`RUST_LOG`'s syntax).
+    pub fn start_logging_at(
+        database_url: &str,
+        args: &[&str],
+        log: &std::path::Path,
+        filter: &str,
+    ) -> (Server, Option<String>) {
+        let stderr = Stdio::from(std::fs::File::create(log).expect("log file"));
+        Server::spawn(database_url, args, stderr, filter)
+    }
+
+    fn spawn(
+        database_url: &str,
+        args: &[&str],
+        stderr: Stdio,
+        filter: &str,
+    ) -> (Server, Option<String>) {
         let child = Command::new(env!("CARGO_BIN_EXE_petstore-server"))
             .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
             .args(args)
-            .env("RUST_LOG", if log.is_some() { "info" } else { "warn" })
+            .env("RUST_LOG", filter)
             .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
@@ -357,6 +402,42 @@ impl Server {
     pub fn open_files(&self) -> usize {
         std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
             .unwrap()
+            .count()
+    }
+
+    /// How many TCP connections the server holds open (its sockets that
+    /// are not listening), read from `/proc`: a socket descriptor of the
+    /// process whose inode the kernel's TCP tables list in a state other
+    /// than LISTEN.
+    pub fn connection_sockets(&self) -> usize {
+        let pid = self.pid();
+        let inodes: std::collections::HashSet<String> =
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .map(|entries| {
+                    entries
+                        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+                        .filter_map(|t| {
+                            let t = t.to_string_lossy().into_owned();
+                            Some(t.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+        ["tcp", "tcp6"]
+            .iter()
+            .filter_map(|table| std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).ok())
+            .flat_map(|text| {
+                text.lines()
+                    .skip(1)
+                    .filter_map(|line| {
+                        let fields: Vec<&str> = line.split_whitespace().collect();
+                        // `st` is the fourth field (0A: LISTEN), the inode
+                        // the tenth.
+                        let (state, inode) = (fields.get(3)?, fields.get(9)?);
+                        (*state != "0A" && inodes.contains(*inode)).then_some(())
+                    })
+                    .collect::<Vec<_>>()
+            })
             .count()
     }
 

@@ -1,13 +1,16 @@
 //! A private PostgreSQL cluster for the tests: `initdb` in a temporary
 //! directory, the server on a free loopback port, one fresh database per test.
 //!
-//! The shared cluster is started once per test process and lives exactly as
-//! long as it; a test that stops or freezes PostgreSQL starts one of its own
+//! The shared cluster is the one named by `PETSTORE_TEST_CLUSTER`
+//! (`PORT:DIR`), when set: `cargo xtask ci` starts one for the whole run,
+//! since nextest runs every test in a process of its own. Otherwise it is
+//! started once per test process and lives exactly as long as it. A test
+//! that stops or freezes PostgreSQL starts one of its own
 //! ([`Cluster::start`]), which lives as long as its `Cluster`. A small shell
-//! watchdog owns each cluster and waits on a pipe from this process; when the
-//! pipe closes (the `Cluster` dropped, or the process gone however it went)
-//! the watchdog continues a frozen server, stops it and removes its
-//! directory.
+//! watchdog (`pg-cluster.sh`) owns each cluster and waits on a pipe from
+//! the process that started it; when the pipe closes (the `Cluster`
+//! dropped, or the process gone however it went) the watchdog continues a
+//! frozen server, stops it and removes its directory.
 //!
 //! The binaries are found through `PG_BIN`, `pg_config --bindir` or
 //! `/usr/lib/postgresql/<version>/bin`. Run as root, they run as the
@@ -27,67 +30,23 @@ pub struct Cluster {
     /// `runuser -u postgres --` when run as root, or nothing.
     run_as: &'static str,
     /// Closed when the process exits; the watchdog then stops the cluster.
-    _lifeline: Mutex<ChildStdin>,
+    /// `None` for a cluster another process started and owns.
+    _lifeline: Option<Mutex<ChildStdin>>,
 }
 
 /// The watchdog: initdb, start, report `ready`, wait for the lifeline to
 /// close, stop, clean up. Arguments: run-as prefix, bin dir, dir, port.
-const WATCHDOG: &str = r#"
-set -u
-AS="$1"; BIN="$2"; DIR="$3"; PORT="$4"
-if ! $AS "$BIN/initdb" -D "$DIR/data" -A trust -U postgres -E UTF8 --no-sync >"$DIR/initdb.log" 2>&1; then
-    echo "initdb failed: $(tail -n 5 "$DIR/initdb.log")"; rm -rf "$DIR"; exit 1
-fi
-# TLS is offered, not required: a test authority signs the certificate for
-# 127.0.0.1, and a second authority, which signed nothing, is the wrong one.
-EC="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
-printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >"$DIR/server.ext"
-if ! { openssl req -x509 $EC -days 2 -subj "/CN=petstore test authority" \
-           -keyout "$DIR/ca.key" -out "$DIR/ca.crt" \
-       && openssl req -x509 $EC -days 2 -subj "/CN=another authority" \
-           -keyout "$DIR/other-ca.key" -out "$DIR/other-ca.crt" \
-       && openssl req $EC -subj /CN=127.0.0.1 -keyout "$DIR/server.key" -out "$DIR/server.csr" \
-       && openssl x509 -req -in "$DIR/server.csr" -CA "$DIR/ca.crt" -CAkey "$DIR/ca.key" \
-           -CAcreateserial -days 2 -extfile "$DIR/server.ext" -out "$DIR/server.crt"
-     } >"$DIR/openssl.log" 2>&1; then
-    echo "openssl failed: $(tail -n 5 "$DIR/openssl.log")"; rm -rf "$DIR"; exit 1
-fi
-chmod 600 "$DIR/server.key"
-if [ -n "$AS" ]; then chown postgres:postgres "$DIR/server.key" "$DIR/server.crt"; fi
-# The settings go to the configuration file, so that a test can stop and
-# start the server with a bare `pg_ctl`.
-cat >>"$DIR/data/postgresql.conf" <<CONF
-port = $PORT
-unix_socket_directories = '$DIR'
-listen_addresses = '127.0.0.1'
-max_connections = 400
-fsync = off
-full_page_writes = off
-ssl = on
-ssl_cert_file = '$DIR/server.crt'
-ssl_key_file = '$DIR/server.key'
-CONF
-if ! $AS "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 start >/dev/null 2>&1; then
-    echo "pg_ctl start failed: $(tail -n 5 "$DIR/server.log")"; rm -rf "$DIR"; exit 1
-fi
-echo ready
-read _ignored
-# A server a test froze would not stop: continue it and its children.
-if PID=$(head -n 1 "$DIR/data/postmaster.pid" 2>/dev/null); then
-    for f in $(grep -l "^PPid:[[:space:]]*$PID\$" /proc/[0-9]*/status 2>/dev/null); do
-        f=${f#/proc/}; kill -CONT "${f%/status}" 2>/dev/null
-    done
-    kill -CONT "$PID" 2>/dev/null
-fi
-$AS "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1
-rm -rf "$DIR"
-"#;
+const WATCHDOG: &str = include_str!("pg-cluster.sh");
 
 /// The process's cluster, started on first use. Panics, saying why, when
 /// PostgreSQL cannot be started here.
 pub fn cluster() -> &'static Cluster {
     static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
-    match CLUSTER.get_or_init(Cluster::start) {
+    let shared = || match std::env::var("PETSTORE_TEST_CLUSTER") {
+        Ok(named) => Cluster::attach(&named),
+        Err(_) => Cluster::start(),
+    };
+    match CLUSTER.get_or_init(shared) {
         Ok(cluster) => cluster,
         Err(e) => panic!(
             "cannot start a private PostgreSQL cluster: {e}\n\
@@ -209,7 +168,28 @@ impl Cluster {
             dir,
             bin,
             run_as,
-            _lifeline: Mutex::new(lifeline),
+            _lifeline: Some(Mutex::new(lifeline)),
+        })
+    }
+
+    /// The cluster another process started and owns, named `PORT:DIR`
+    /// (`PETSTORE_TEST_CLUSTER`).
+    fn attach(named: &str) -> Result<Cluster, String> {
+        let (port, dir) = named
+            .split_once(':')
+            .ok_or_else(|| format!("PETSTORE_TEST_CLUSTER={named} is not PORT:DIR"))?;
+        Ok(Cluster {
+            port: port
+                .parse()
+                .map_err(|_| format!("PETSTORE_TEST_CLUSTER={named}: no port"))?,
+            dir: dir.into(),
+            bin: bin_dir()?,
+            run_as: if is_root() {
+                "runuser -u postgres --"
+            } else {
+                ""
+            },
+            _lifeline: None,
         })
     }
 
@@ -392,8 +372,13 @@ impl Cluster {
 
     /// A new, empty database; its URL.
     pub async fn fresh_database(&self) -> String {
+        // Named by process too: test processes may share the cluster.
         static NEXT: AtomicU32 = AtomicU32::new(0);
-        let name = format!("test_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        let name = format!(
+            "test_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
         self.execute(&format!("CREATE DATABASE {name}")).await;
         self.url(&name)
     }

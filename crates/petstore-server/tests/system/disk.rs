@@ -109,8 +109,16 @@ async fn a_full_disk_refuses_writes_with_503_while_reads_go_on() {
     let disk = match SmallDisk::mount(16 << 20) {
         Ok(disk) => disk,
         Err(e) => {
-            // Mounting needs root (or CAP_SYS_ADMIN); the store's mapping of
-            // SQLITE_FULL is unit-tested either way.
+            // Mounting needs root (or CAP_SYS_ADMIN). Where CI says this
+            // test must run (`PETSTORE_REQUIRE_PRIVILEGES`, which `.ci/run`
+            // sets), that is a failure; elsewhere it is skipped, saying
+            // why (the store's mapping of SQLITE_FULL is unit-tested
+            // either way).
+            assert!(
+                std::env::var_os("PETSTORE_REQUIRE_PRIVILEGES").is_none(),
+                "PETSTORE_REQUIRE_PRIVILEGES is set and a small tmpfs cannot be mounted \
+                 to fill (this test needs root or CAP_SYS_ADMIN): {e}"
+            );
             eprintln!("skipped: cannot mount a small tmpfs here to fill: {e}");
             return;
         }
@@ -160,8 +168,6 @@ async fn a_full_disk_refuses_writes_with_503_while_reads_go_on() {
 
 #[actix_web::test]
 async fn a_locked_file_answers_503_within_the_timeout() {
-    // Long enough that a read that waited for the lock could not pass for
-    // one that did not, however busy the machine.
     const TIMEOUT: Duration = Duration::from_secs(2);
     let dir = tempfile::tempdir().unwrap();
     let (_server, client) = start(dir.path(), &["--database-timeout", "2s"]);
@@ -180,28 +186,36 @@ async fn a_locked_file_answers_503_within_the_timeout() {
     // Another process takes the file's write lock and keeps it.
     let other = rusqlite::Connection::open(dir.path().join("petstore.db")).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // One write alone waits out the timeout: the control.
+    let started = Instant::now();
+    client
+        .new_pet(&category, 1)
+        .await
+        .assert_error(503, "unavailable");
+    let alone = started.elapsed();
+    // Eight at once are answered together, not one timeout after another
+    // (which would take eight times as long as the one alone).
     let started = Instant::now();
     let replies =
-        futures_util::future::join_all((1..=8).map(|n| client.new_pet(&category, n))).await;
-    let waited = started.elapsed();
+        futures_util::future::join_all((2..=9).map(|n| client.new_pet(&category, n))).await;
+    let together = started.elapsed();
     for reply in &replies {
         reply.assert_error(503, "unavailable");
     }
-    // Together, not one timeout after another.
+    println!("with the file locked: one write answered after {alone:?}, eight after {together:?}");
+    assert!(alone >= TIMEOUT - Duration::from_millis(100), "{alone:?}");
     assert!(
-        waited < TIMEOUT * 3 / 2,
-        "eight writes answered after {waited:?}"
+        together < alone * 3,
+        "eight writes answered after {together:?}, one alone after {alone:?}"
     );
-    // Reads do not wait for a writer.
-    let started = Instant::now();
+    // Reads do not wait for a writer: one that did would wait out the
+    // timeout and be answered 503, since the lock is still held.
     assert_eq!(
         client.pet_ids().await,
         vec![first.body["id"].as_i64().unwrap()]
     );
-    let read = started.elapsed();
-    assert!(read < TIMEOUT / 2, "a read took {read:?}");
 
     other.execute_batch("ROLLBACK").unwrap();
-    let resumed = client.new_pet(&category, 9).await;
+    let resumed = client.new_pet(&category, 10).await;
     assert_eq!(resumed.status, 201, "{resumed:?}");
 }
