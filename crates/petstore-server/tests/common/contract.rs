@@ -36,7 +36,7 @@ pub struct Contract {
 /// One operation: its method, its path template's segments (`None` for a
 /// parameter), and the JSON pointer of its operation object.
 pub struct Route {
-    id: String,
+    pub id: String,
     method: String,
     segments: Vec<Option<String>>,
     pointer: String,
@@ -204,17 +204,40 @@ impl Contract {
     /// root, query included), to its operation's declared responses.
     /// Returns the operationId it reached, or `None` when it reached none.
     pub fn check(&self, method: &Method, path: &str, reply: &Reply) -> Option<String> {
-        let route = self.route(method, path)?;
-        if let Err(broken) = self.check_response(route, reply) {
-            panic!(
-                "{} {path} ({}) answered what the spec does not allow: {broken}\n{reply:?}",
-                method, route.id
-            );
-        }
-        Some(route.id.clone())
+        self.pair(method, path, reply).map(|(id, _)| id)
     }
 
-    pub fn check_response(&self, route: &Route, reply: &Reply) -> Result<(), String> {
+    /// As [`Contract::check`]; the operationId and the key of the
+    /// declared response the answer was held to (`200`, `4XX`, `default`).
+    pub fn pair(&self, method: &Method, path: &str, reply: &Reply) -> Option<(String, String)> {
+        let route = self.route(method, path)?;
+        match self.check_response(route, reply) {
+            Ok(key) => Some((route.id.clone(), key)),
+            Err(broken) => panic!(
+                "{} {path} ({}) answered what the spec does not allow: {broken}\n{reply:?}",
+                method, route.id
+            ),
+        }
+    }
+
+    /// Every (operationId, response key) pair the spec declares.
+    pub fn declared(&self) -> BTreeSet<(String, String)> {
+        self.routes
+            .iter()
+            .flat_map(|route| {
+                let responses = &self.document.pointer(&route.pointer).unwrap()["responses"];
+                let keys: Vec<String> = responses
+                    .as_object()
+                    .map(|r| r.keys().cloned().collect())
+                    .unwrap_or_default();
+                keys.into_iter().map(|key| (route.id.clone(), key))
+            })
+            .collect()
+    }
+
+    /// Holds `reply` to `route`'s declared responses; the key of the one
+    /// it was held to.
+    pub fn check_response(&self, route: &Route, reply: &Reply) -> Result<String, String> {
         let responses = &self.document.pointer(&route.pointer).unwrap()["responses"];
         let status = reply.status.as_u16();
         let range = format!("{}XX", status / 100);
@@ -257,7 +280,7 @@ impl Contract {
         let content = declared.get("content").and_then(Value::as_object);
         let Some(content) = content.filter(|c| !c.is_empty()) else {
             return match &reply.body {
-                Value::Null => Ok(()),
+                Value::Null => Ok(key),
                 body => Err(format!("no content is declared, and a body came: {body}")),
             };
         };
@@ -272,7 +295,7 @@ impl Contract {
             ));
         }
         if content[&media_type].get("schema").is_none() {
-            return Ok(());
+            return Ok(key);
         }
         let schema = format!("{response}/content/{}/schema", escape(&media_type));
         if media_type == "text/event-stream" {
@@ -286,10 +309,11 @@ impl Contract {
                 self.validate(&schema, event)
                     .map_err(|e| format!("event {i}: {e}"))?;
             }
-            return Ok(());
+            return Ok(key);
         }
         self.validate(&schema, &reply.body)
-            .map_err(|e| format!("body: {e}"))
+            .map_err(|e| format!("body: {e}"))?;
+        Ok(key)
     }
 
     /// Every operationId in the spec.

@@ -17,6 +17,8 @@ pub struct TestApp {
     pub base: String,
     pub key: String,
     pub db: Db,
+    /// The database's URL.
+    pub url: String,
     pub client: reqwest::Client,
     pub now: Arc<Mutex<DateTime<Utc>>>,
     pub dir: tempfile::TempDir,
@@ -135,6 +137,7 @@ async fn spawn(ban: BanPolicy, metrics: bool, client_limits: ClientLimits) -> Te
         base,
         key: key.expose().to_string(),
         db,
+        url,
         client: reqwest::Client::new(),
         now,
         dir,
@@ -143,7 +146,80 @@ async fn spawn(ban: BanPolicy, metrics: bool, client_limits: ClientLimits) -> Te
     }
 }
 
+/// The tables of the store's records (not the keys', nor the rate limits').
+pub const STORE_TABLES: &[&str] = &[
+    "categories",
+    "pets",
+    "inventory",
+    "orders",
+    "idempotency",
+    "events",
+    "event_horizon",
+];
+
+/// The database held from outside (another process, as far as the server
+/// can tell), so that the server cannot use it, until dropped.
+pub enum Held {
+    /// A connection holding the file's write lock: no other connection
+    /// may write it. (Readers of a WAL database take no lock a writer
+    /// holds: SQLite's reads never wait, and nothing from outside can make
+    /// them.)
+    Sqlite(rusqlite::Connection),
+    /// A transaction holding an exclusive lock on every store table.
+    Postgres(sqlx::PgConnection),
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Held::Sqlite(_) => "Held::Sqlite",
+            Held::Postgres(_) => "Held::Postgres",
+        })
+    }
+}
+
 impl TestApp {
+    /// Runs `sql` (one or more statements) on the app's database from a
+    /// connection of the test's own, as an operator's shell would.
+    pub async fn outside(&self, sql: &str) {
+        if on_postgres() {
+            use sqlx::{Connection as _, Executor as _};
+            let mut conn = sqlx::PgConnection::connect(&self.url)
+                .await
+                .expect("a connection of the test's own");
+            conn.execute(sql).await.expect(sql);
+            conn.close().await.ok();
+        } else {
+            let conn = rusqlite::Connection::open(self.dir.path().join("petstore.db"))
+                .expect("the database file opens");
+            conn.execute_batch(sql).expect(sql);
+        }
+    }
+
+    /// Holds the database from outside so that every request that needs
+    /// it (on SQLite, every write) waits out the database timeout;
+    /// released when dropped.
+    pub async fn hold_database(&self) -> Held {
+        if on_postgres() {
+            use sqlx::{Connection as _, Executor as _};
+            let mut conn = sqlx::PgConnection::connect(&self.url)
+                .await
+                .expect("a connection of the test's own");
+            let lock = format!(
+                "BEGIN; LOCK TABLE {} IN ACCESS EXCLUSIVE MODE",
+                STORE_TABLES.join(", ")
+            );
+            conn.execute(lock.as_str()).await.expect(&lock);
+            Held::Postgres(conn)
+        } else {
+            let conn = rusqlite::Connection::open(self.dir.path().join("petstore.db"))
+                .expect("the database file opens");
+            conn.execute_batch("BEGIN IMMEDIATE")
+                .expect("the file's write lock");
+            Held::Sqlite(conn)
+        }
+    }
+
     /// The directories holding this test's data on disk.
     pub async fn data_dirs(&self) -> Vec<std::path::PathBuf> {
         if on_postgres() {
