@@ -104,6 +104,10 @@ struct Row {
     self_diff: String,
     /// The feature of the group with the fewest operations, checked alone.
     smallest_group: Option<String>,
+    /// Whether the crate docs show paging and event streams (their
+    /// examples are doc tests worth compiling).
+    pages: bool,
+    streams: bool,
 }
 
 impl Row {
@@ -198,6 +202,12 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                     warnings: 0,
                     self_diff: self_diff(doc),
                     smallest_group,
+                    pages: g.api.operations.iter().any(|op| op.paging.is_some()),
+                    streams: g.api.operations.iter().any(|op| {
+                        op.responses
+                            .iter()
+                            .any(|r| r.media == apigen::ir::Media::Events)
+                    }),
                 });
             }
             Err(e) => rows.push(Row {
@@ -214,6 +224,8 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
                 warnings: 0,
                 self_diff: String::new(),
                 smallest_group: None,
+                pages: false,
+                streams: false,
             }),
         }
     }
@@ -380,14 +392,23 @@ pub fn corpus(dir: &str, allow_skips: bool) -> Result<(), String> {
 /// few of the smallest that have operations, to keep the run short.
 const DOC_TESTED: usize = 3;
 
-/// Runs the doc tests of the smallest crates that compiled, marking each
-/// row tested or failed.
+/// Runs the doc tests of the smallest crates that compiled, and of the
+/// smallest whose docs show paging and event streams, marking each row
+/// tested or failed.
 fn doc_tests(work: &Path, rows: &mut [Row]) -> Result<(), String> {
     let mut candidates: Vec<usize> = (0..rows.len())
         .filter(|&i| rows[i].result == "ok" && rows[i].operations > 0)
         .collect();
     candidates.sort_by_key(|&i| rows[i].operations + rows[i].types);
-    for i in candidates.into_iter().take(DOC_TESTED) {
+    let mut chosen: Vec<usize> = candidates.iter().copied().take(DOC_TESTED).collect();
+    for shows in [|r: &Row| r.pages, |r: &Row| r.streams] {
+        if let Some(&i) = candidates.iter().find(|&&i| shows(&rows[i])) {
+            if !chosen.contains(&i) {
+                chosen.push(i);
+            }
+        }
+    }
+    for i in chosen {
         let package = crate_name(Path::new(&rows[i].document));
         eprintln!("doc tests of {package} ...");
         let out = Command::new("cargo")

@@ -12,6 +12,132 @@
 //! Features: `server` (the default) adds what the actix-web glue needs;
 //! `client` what a generated client needs (reqwest with rustls); `mock`
 //! what a generated mock server needs (values made from schemas).
+//!
+//! # Using it
+//!
+//! Generated code does all of the below for every operation; these are the
+//! same calls by hand, for one operation described as generated code
+//! describes it:
+//!
+//! ```
+//! use apigen_runtime::{Operation, Stability};
+//!
+//! static LIST_PETS: Operation = Operation {
+//!     id: "listPets",
+//!     method: "GET",
+//!     path: "/pets",
+//!     tag: "Pets",
+//!     stability: Stability::Stable,
+//!     deprecated: false,
+//!     deprecated_since: None,
+//!     sunset: None,
+//!     successor: None,
+//!     security: &[],
+//! };
+//! # let _ = &LIST_PETS;
+//! ```
+//!
+//! **Mounting a route** (`server`): [`serve`] attaches the operation to
+//! its requests before the middleware runs, so that middleware knows which
+//! operation it serves ([`Operation::of`]):
+//!
+//! ```no_run
+//! # #[cfg(feature = "server")]
+//! # fn example() {
+//! # use apigen_runtime::{Operation, Stability};
+//! # static LIST_PETS: Operation = Operation { id: "listPets", method: "GET", path: "/pets",
+//! #     tag: "Pets", stability: Stability::Stable, deprecated: false, deprecated_since: None,
+//! #     sunset: None, successor: None, security: &[] };
+//! use actix_web::body::MessageBody;
+//! use actix_web::dev::{ServiceRequest, ServiceResponse};
+//! use actix_web::middleware::{from_fn, Next};
+//! use actix_web::{web, App, Error, HttpResponse};
+//! use apigen_runtime::serve;
+//!
+//! async fn log_operation(
+//!     request: ServiceRequest,
+//!     next: Next<impl MessageBody>,
+//! ) -> Result<ServiceResponse<impl MessageBody>, Error> {
+//!     let operation = Operation::of(request.request()).map(|op| op.id);
+//!     println!("serving {operation:?}");
+//!     next.call(request).await
+//! }
+//!
+//! App::new().service(web::resource("/pets").route(serve(
+//!     web::get().to(|| async { HttpResponse::Ok().json(Vec::<String>::new()) }),
+//!     &LIST_PETS,
+//!     from_fn(log_operation),
+//! )));
+//! # }
+//! ```
+//!
+//! **Streaming events** (`server`): a handler's stream of [`Event`]s goes
+//! out as `text/event-stream`, each event as it comes, with a comment
+//! after each quiet [`DEFAULT_KEEP_ALIVE`] (or the stream's own):
+//!
+//! ```no_run
+//! # #[cfg(feature = "server")]
+//! # fn example() -> actix_web::HttpResponse {
+//! use apigen_runtime::{events, Event, EventStream};
+//! use std::time::Duration;
+//!
+//! let ticks = futures_util::stream::iter(1..=3).map(|n| Event::new(n).with_id(n.to_string()));
+//! # use futures_util::StreamExt as _;
+//! let stream: EventStream<i32> = EventStream::new(ticks).keep_alive(Duration::from_secs(5));
+//! events(actix_web::HttpResponse::Ok(), stream)
+//! # }
+//! ```
+//!
+//! **Calling it** (`client`): a [`Core`] holds the base URL, credentials
+//! and retries; a [`Call`] is one request, its parameters written in the
+//! spec's styles:
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn example() -> Result<(), apigen_runtime::ClientError> {
+//! # use apigen_runtime::{Operation, Stability};
+//! # static LIST_PETS: Operation = Operation { id: "listPets", method: "GET", path: "/pets",
+//! #     tag: "Pets", stability: Stability::Stable, deprecated: false, deprecated_since: None,
+//! #     sunset: None, successor: None, security: &[] };
+//! use apigen_runtime::{Call, Core, Explode, Style};
+//!
+//! let core = Core::new("http://127.0.0.1:8080/v1", &[])?;
+//! let mut call = Call::new(&LIST_PETS);
+//! call.query("limit", &10, Style::Form, Explode::Yes);
+//! let answer = core.send(call).await?;
+//! let pets: Vec<serde_json::Value> = answer.json()?;
+//! println!("{} pets", pets.len());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Paging** (`client`): [`items`] walks every page as the consumer asks
+//! for items, by the operation's [`Paging`] (here: `after` is the last
+//! item's `id`):
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn example() -> Result<(), apigen_runtime::ClientError> {
+//! # use apigen_runtime::{Operation, Stability};
+//! # static LIST_PETS: Operation = Operation { id: "listPets", method: "GET", path: "/pets",
+//! #     tag: "Pets", stability: Stability::Stable, deprecated: false, deprecated_since: None,
+//! #     sunset: None, successor: None, security: &[] };
+//! use apigen_runtime::{items, Call, Core, Next, Paging, StreamExt as _};
+//!
+//! static PAGING: Paging = Paging {
+//!     next: Next::LastItem { param: "after", field: "/id" },
+//!     items: "",
+//!     has_more: None,
+//!     limit: Some("limit"),
+//! };
+//! let core = Core::new("http://127.0.0.1:8080/v1", &[])?;
+//! let mut pets = std::pin::pin!(items::<serde_json::Value>(&core, Ok(Call::new(&LIST_PETS)), &PAGING));
+//! while let Some(pet) = pets.next().await {
+//!     println!("{}", pet?["name"]);
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 #![warn(missing_docs)]
 

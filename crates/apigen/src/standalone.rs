@@ -201,6 +201,8 @@ fn lib_rs(
     }
     if options.client && !api.operations.is_empty() {
         docs.push_str(&client_example(api, &path));
+        docs.push_str(&paging_example(api, &path));
+        docs.push_str(&events_example(api, &path));
     }
     if !api.operations.is_empty() {
         docs.push_str(&mock_example(&path));
@@ -304,21 +306,29 @@ fn server_example(api: &Api, path: &str) -> String {
     out
 }
 
+/// Whether an operation's request can be made with `Default::default()`.
+fn defaultable(op: &Operation) -> bool {
+    op.params.iter().all(|p| !p.required) && op.body.as_ref().is_none_or(|b| !b.required)
+}
+
+/// The request an example sends to `op`: the default one, or a `todo!`
+/// where the request needs values only the reader knows.
+fn example_request(op: &Operation) -> String {
+    if defaultable(op) {
+        format!("operations::{}Request::default()", op.type_name)
+    } else {
+        format!("todo!(\"a {}Request\")", op.type_name)
+    }
+}
+
 fn client_example(api: &Api, path: &str) -> String {
     // An operation whose request needs nothing, when there is one.
-    let defaultable = |op: &&Operation| {
-        op.params.iter().all(|p| !p.required) && op.body.as_ref().is_none_or(|b| !b.required)
-    };
-    let (op, request) = match api.operations.iter().find(defaultable) {
-        Some(op) => (
-            op,
-            format!("operations::{}Request::default()", op.type_name),
-        ),
-        None => {
-            let op = &api.operations[0];
-            (op, format!("todo!(\"a {}Request\")", op.type_name))
-        }
-    };
+    let op = api
+        .operations
+        .iter()
+        .find(|op| defaultable(op))
+        .unwrap_or(&api.operations[0]);
+    let request = example_request(op);
     let mut out = String::from(
         "\n# Calling it\n\nThe client has a method per operation, taking its request and \
          answering its response enum:\n\n```no_run\n",
@@ -333,6 +343,76 @@ fn client_example(api: &Api, path: &str) -> String {
         out,
         "let reply = client.{}({request}).await?;\nprintln!(\"{{:?}}\", reply.into_inner());\n# Ok(())\n# }}\n```",
         op.fn_name
+    );
+    out
+}
+
+/// The example of a paging operation's item stream, when the API has one.
+fn paging_example(api: &Api, path: &str) -> String {
+    let Some(op) = api.operations.iter().find(|op| op.paging.is_some()) else {
+        return String::new();
+    };
+    let mut out = String::from(
+        "\n# Paging\n\nAn operation that pages has two more methods: `<op>_items`, a stream \
+         of every item, fetching the next page when it needs it, and `<op>_pages`, of every \
+         page as its typed response:\n\n```no_run\n",
+    );
+    let _ = writeln!(
+        out,
+        "use {path}::{{client, operations, runtime::StreamExt as _}};\n"
+    );
+    out.push_str("# async fn example() -> Result<(), Box<dyn std::error::Error>> {\n");
+    out.push_str("let client = client::Client::new(\"https://api.example.com\")?;\n");
+    if op.deprecated {
+        out.push_str("#[allow(deprecated)]\n");
+    }
+    let _ = writeln!(
+        out,
+        "let mut items = std::pin::pin!(client.{}_items({}));\n\
+         while let Some(item) = items.next().await {{\n    println!(\"{{:?}}\", item?);\n}}\n\
+         # Ok(())\n# }}\n```",
+        op.fn_name,
+        example_request(op)
+    );
+    out
+}
+
+/// The example of an event stream, when the API has an operation that
+/// streams.
+fn events_example(api: &Api, path: &str) -> String {
+    let streams = |op: &&Operation| {
+        op.responses
+            .iter()
+            .any(|r| r.media == crate::ir::Media::Events)
+    };
+    let Some(op) = api.operations.iter().find(streams) else {
+        return String::new();
+    };
+    let mut out = String::from(
+        "\n# Event streams\n\nAn operation answering `text/event-stream` has `<op>_events`, \
+         a stream of typed events read as they arrive (a `GET` reconnects with \
+         `Last-Event-ID` when the connection drops):\n\n```no_run\n",
+    );
+    let _ = writeln!(
+        out,
+        "use {path}::{{client, operations, runtime::StreamExt as _}};\n"
+    );
+    out.push_str("# async fn example() -> Result<(), Box<dyn std::error::Error>> {\n");
+    out.push_str("let client = client::Client::new(\"https://api.example.com\")?;\n");
+    if op.deprecated {
+        out.push_str("#[allow(deprecated)]\n");
+    }
+    let _ = writeln!(
+        out,
+        "let mut events = std::pin::pin!(client.{}_events({}));\n\
+         while let Some(event) = events.next().await {{\n    \
+         match event {{\n        \
+         Ok(event) => println!(\"{{:?}}: {{:?}}\", event.id, event.data),\n        \
+         Err(e) => {{\n            eprintln!(\"{{e}}\");\n            break;\n        }}\n    \
+         }}\n}}\n\
+         # Ok(())\n# }}\n```",
+        op.fn_name,
+        example_request(op)
     );
     out
 }

@@ -14,6 +14,118 @@
 //!
 //! This file adds only what the spec cannot say: how a [`runtime::Rejection`]
 //! becomes the spec's `Error` body.
+//!
+//! # Serving it
+//!
+//! A service implements the route traits ([`operations::Pets`],
+//! [`operations::Store`]) and says how refusals look
+//! (`server::Rejections`); `server::configure` mounts every operation's
+//! route, with its validation, in an actix-web `App` (the pet store's own
+//! server is built so, in `petstore-server`):
+//!
+//! ```
+//! # #[cfg(feature = "server")]
+//! # mod example {
+//! use actix_web::{web, App};
+//! use petstore_api::{metadata, operations, server};
+//!
+//! fn app<S>(service: web::Data<S>) -> App<impl actix_web::dev::ServiceFactory<
+//!     actix_web::dev::ServiceRequest,
+//!     Config = (),
+//!     Response = actix_web::dev::ServiceResponse,
+//!     Error = actix_web::Error,
+//!     InitError = (),
+//! >>
+//! where
+//!     S: operations::Pets + operations::Store + server::Rejections + 'static,
+//! {
+//!     App::new().service(
+//!         web::scope(metadata::BASE_PATH).configure(|cfg| server::configure(cfg, service)),
+//!     )
+//! }
+//! # }
+//! ```
+//!
+//! # Calling it
+//!
+//! With the `client` feature, `client::Client` has a method per operation,
+//! taking its request struct and answering its response enum:
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! use petstore_api::client::Client;
+//! use petstore_api::models::NewCategory;
+//! use petstore_api::operations::{CreateCategoryRequest, CreateCategoryResponse};
+//!
+//! let client = Client::new("http://127.0.0.1:8080/v1")?.with_bearer_auth("psk_...");
+//! let request = CreateCategoryRequest {
+//!     idempotency_key: None,
+//!     body: NewCategory {
+//!         id: None,
+//!         name: "Dogs".into(),
+//!         description: None,
+//!     },
+//! };
+//! match client.create_category(request).await?.into_inner() {
+//!     CreateCategoryResponse::Created { body, location } => {
+//!         println!("category {} at {location}", body.id)
+//!     }
+//!     other => println!("refused: {other:?}"),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Paging
+//!
+//! A list that pages has `<op>_items`, every item with the next page
+//! fetched when the stream needs it, and `<op>_pages`, every page as its
+//! typed response:
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! use petstore_api::client::Client;
+//! use petstore_api::operations::ListPetsRequest;
+//! use petstore_api::runtime::StreamExt as _;
+//!
+//! let client = Client::new("http://127.0.0.1:8080/v1")?.with_bearer_auth("psk_...");
+//! let mut pets = std::pin::pin!(client.list_pets_items(ListPetsRequest::default()));
+//! while let Some(pet) = pets.next().await {
+//!     let pet = pet?;
+//!     println!("{} {}", pet.id, pet.name);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Event streams
+//!
+//! `watch_store_events` reads the store's events as they come, and
+//! reconnects with `Last-Event-ID` when the connection drops:
+//!
+//! ```no_run
+//! # #[cfg(feature = "client")]
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! use petstore_api::client::Client;
+//! use petstore_api::operations::WatchStoreRequest;
+//! use petstore_api::runtime::StreamExt as _;
+//!
+//! let client = Client::new("http://127.0.0.1:8080/v1")?.with_bearer_auth("psk_...");
+//! let mut events = std::pin::pin!(client.watch_store_events(WatchStoreRequest::default()));
+//! while let Some(event) = events.next().await {
+//!     match event {
+//!         Ok(event) => println!("{:?}: {:?}", event.id, event.data),
+//!         Err(e) => {
+//!             eprintln!("{e}");
+//!             break;
+//!         }
+//!     }
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 // Generated code keeps the generator's own (prettyplease) formatting, so that
 // `cargo xtask codegen --check` compares like with like.

@@ -112,7 +112,7 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         for (name, source) in vendor::SOURCES {
             files.insert(
                 format!("runtime/{}", vendor::file_name(name)),
-                source.to_string(),
+                vendor::text(name, source).into_owned(),
             );
         }
     }

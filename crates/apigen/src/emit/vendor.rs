@@ -50,9 +50,51 @@ pub fn file_name(source: &str) -> &str {
     }
 }
 
+/// The heading of the crate docs' examples, which name the crate
+/// (`apigen_runtime::...`) and so cannot compile in a copy of it.
+const EXAMPLES: &str = "//! # Using it";
+
+/// A runtime source as the generated module carries it: the crate root's
+/// docs without their examples (from [`EXAMPLES`] to the end of the docs),
+/// every other file as it is.
+pub fn text(source: &str, text: &'static str) -> std::borrow::Cow<'static, str> {
+    if source != "lib.rs" {
+        return text.into();
+    }
+    let Some(start) = text.find(EXAMPLES) else {
+        return text.into();
+    };
+    let end = text[start..]
+        .lines()
+        .take_while(|line| line.starts_with("//!"))
+        .map(|line| line.len() + 1)
+        .sum::<usize>();
+    format!(
+        "{}//! (Examples: the docs of the `apigen-runtime` crate.)\n{}",
+        &text[..start],
+        &text[start + end..]
+    )
+    .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::SOURCES;
+
+    #[test]
+    fn the_copy_of_the_crate_root_has_no_examples_that_name_the_crate() {
+        let (name, root) = SOURCES[0];
+        assert_eq!(name, "lib.rs");
+        assert!(
+            root.contains(super::EXAMPLES),
+            "the crate docs have examples"
+        );
+        let copied = super::text(name, root);
+        assert!(!copied.contains("apigen_runtime::"), "{copied}");
+        assert!(!copied.contains("```"), "{copied}");
+        assert!(copied.contains("#![warn(missing_docs)]"), "the code stays");
+        assert_eq!(super::text("record.rs", SOURCES[13].1), SOURCES[13].1);
+    }
 
     /// Every dependency of the runtime, as Cargo itself resolves it
     /// (`cargo metadata`, workspace inheritance applied), is one of a
