@@ -45,8 +45,9 @@ commands:
                     2 when a document cannot be read
   release           record spec/openapi.yaml as the released interface of its major
                     version (spec/released/vMAJOR.yaml), after the evolution gate
-  corpus DIR [--allow-skips]
-                    generate every document under DIR and `cargo check` the crates
+  corpus PATH... [--allow-skips]
+                    generate every document (a PATH, or under a PATH that is a directory)
+                    and `cargo check` the crates
                     (in parallel, every feature on); prints a table of operations,
                     warnings and what was skipped. Fails on a warning, an error, or
                     anything skipped unless --allow-skips
@@ -116,8 +117,8 @@ fn main() -> ExitCode {
         ["codegen", "--spec", spec, "--out", out, "--strict"] => {
             corpus::codegen_standalone(spec, out, true)
         }
-        ["corpus", dir] => corpus::corpus(dir, false),
-        ["corpus", dir, "--allow-skips"] => corpus::corpus(dir, true),
+        ["corpus", paths @ .., "--allow-skips"] if !paths.is_empty() => corpus::corpus(paths, true),
+        ["corpus", paths @ ..] if !paths.is_empty() => corpus::corpus(paths, false),
         ["conformance", options @ ..] => {
             conformance::Databases::parse(options).and_then(conformance::conformance)
         }

@@ -501,6 +501,9 @@ fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
 fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
     let root = project_root();
     let out = Command::new(root.join("target/debug/apigen"))
+        // Built in the workspace's target directory, where the tests built
+        // the dependencies already.
+        .env("CARGO_TARGET_DIR", root.join("target"))
         .arg("mock")
         .arg(doc)
         .arg("--cache")

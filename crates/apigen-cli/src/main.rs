@@ -101,7 +101,8 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Where built mocks are kept (default: `$XDG_CACHE_HOME/apigen/mock`,
-        /// or `~/.cache/apigen/mock`).
+        /// or `~/.cache/apigen/mock`). They are compiled in its `target`
+        /// directory, or in `CARGO_TARGET_DIR` when that is set.
         #[arg(long)]
         cache: Option<PathBuf>,
         /// Build the mock (or find it built), print its binary's path, and

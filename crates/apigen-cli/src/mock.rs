@@ -87,7 +87,8 @@ pub fn run(request: Request) -> Result<(), String> {
 }
 
 /// Writes the crate and the server beside it, builds the server in the
-/// cache's shared target directory, and keeps its binary in `dir`.
+/// cache's shared target directory (or `CARGO_TARGET_DIR`), and keeps its
+/// binary in `dir`.
 fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<(), String> {
     let files = apigen::standalone::mock_workspace(krate);
     apigen::sync::sync(dir, &files, "api/src/generated", apigen::sync::Mode::Write)?;
@@ -97,7 +98,11 @@ fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<
     if shared_lock.exists() && !dir.join("Cargo.lock").exists() {
         std::fs::copy(&shared_lock, dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
     }
-    let target = cache.join("target");
+    // The cache's own target directory, unless the caller names one (a
+    // project's, whose dependencies are built already).
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| cache.join("target"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .args(["build", "--package", "mock-server"])
