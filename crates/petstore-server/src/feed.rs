@@ -133,6 +133,9 @@ impl Feed {
     /// The feed of `db`, its hub started on the current runtime (and on
     /// PostgreSQL its listener). Call once per instance.
     pub fn start(db: Db) -> Feed {
+        // No request waits on the feed's reads: their failures do not open
+        // the circuit breaker (requests do, when the database is away).
+        let db = db.for_background();
         let feed = Feed {
             inner: Arc::new(Inner {
                 db,

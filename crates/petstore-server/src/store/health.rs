@@ -183,11 +183,14 @@ impl Breaker {
 
 impl Ticket<'_> {
     /// Tells the breaker how the database did. A 503 among the results
-    /// asks for the wait that the outage has grown to.
-    pub fn record<T>(self, result: Result<T, ApiError>) -> Result<T, ApiError> {
+    /// asks for the wait that the outage has grown to. A failure of
+    /// `background` work is not counted (see `Db::for_background`).
+    pub fn record<T>(self, result: Result<T, ApiError>, background: bool) -> Result<T, ApiError> {
         match result {
             Err(e) if e.database_away() => {
-                self.breaker.failed(&e);
+                if !background {
+                    self.breaker.failed(&e);
+                }
                 Err(e.retry_after(self.breaker.retry_after()))
             }
             result => {
@@ -227,7 +230,7 @@ mod tests {
 
     fn open(breaker: &Breaker) {
         for _ in 0..OPEN_AFTER {
-            let _ = breaker.admit().unwrap().record(away());
+            let _ = breaker.admit().unwrap().record(away(), false);
         }
         assert!(breaker.is_open());
     }
@@ -235,17 +238,31 @@ mod tests {
     #[test]
     fn opens_after_consecutive_failures_and_refuses_at_once() {
         let (breaker, _) = breaker();
-        let _ = breaker.admit().unwrap().record(away());
+        let _ = breaker.admit().unwrap().record(away(), false);
         assert!(!breaker.is_open(), "one failure is not an outage");
-        let _ = breaker.admit().unwrap().record(Ok(()));
-        let _ = breaker.admit().unwrap().record(away());
+        let _ = breaker.admit().unwrap().record(Ok(()), false);
+        let _ = breaker.admit().unwrap().record(away(), false);
         assert!(!breaker.is_open(), "a success in between resets the count");
-        let _ = breaker.admit().unwrap().record(away());
+        let _ = breaker.admit().unwrap().record(away(), false);
         assert!(breaker.is_open());
         assert!(matches!(
             breaker.admit(),
             Err(ApiError::Unavailable { cause: None, .. })
         ));
+    }
+
+    #[test]
+    fn background_failures_do_not_open_it_and_background_successes_close_it() {
+        let (breaker, advance) = breaker();
+        for _ in 0..OPEN_AFTER + 1 {
+            let refused = breaker.admit().unwrap().record(away(), true);
+            assert!(refused.is_err(), "the failure is still the caller's");
+        }
+        assert!(!breaker.is_open(), "work no request waits for opened it");
+        open(&breaker);
+        advance(PROBE_EVERY);
+        let _ = breaker.admit().expect("a probe").record(Ok(()), true);
+        assert!(!breaker.is_open(), "a background success is a probe's");
     }
 
     #[test]
@@ -255,7 +272,7 @@ mod tests {
             let _ = breaker
                 .admit()
                 .unwrap()
-                .record::<()>(Err(ApiError::conflict("out_of_stock", "none left")));
+                .record::<()>(Err(ApiError::conflict("out_of_stock", "none left")), false);
         }
         assert!(!breaker.is_open());
     }
@@ -268,7 +285,7 @@ mod tests {
         advance(PROBE_EVERY);
         let probe = breaker.admit().expect("time for a probe");
         assert!(breaker.admit().is_err(), "one probe at a time");
-        let _ = probe.record(Ok(()));
+        let _ = probe.record(Ok(()), false);
         assert!(!breaker.is_open());
         assert!(breaker.admit().is_ok());
     }
@@ -278,7 +295,7 @@ mod tests {
         let (breaker, advance) = breaker();
         open(&breaker);
         advance(PROBE_EVERY);
-        let _ = breaker.admit().unwrap().record(away());
+        let _ = breaker.admit().unwrap().record(away(), false);
         assert!(breaker.admit().is_err(), "the next probe is not due yet");
         advance(PROBE_EVERY);
         drop(breaker.admit().expect("due again"));
@@ -310,12 +327,12 @@ mod tests {
         advance(Duration::from_secs(8));
         assert_eq!(refused(), 10);
         // The probe's own 503 asks for the same wait.
-        assert_eq!(asked_to_wait(probe.record(away())), 10);
+        assert_eq!(asked_to_wait(probe.record(away(), false)), 10);
         advance(Duration::from_secs(600));
         let probe = breaker.admit().expect("time for a probe");
         assert_eq!(refused(), MAX_RETRY_AFTER_SECONDS, "the bound");
         // Back: the next outage starts again from 1 s.
-        let _ = probe.record(Ok(()));
+        let _ = probe.record(Ok(()), false);
         assert_eq!(breaker.retry_after(), 1);
         open(&breaker);
         assert_eq!(refused(), 1);

@@ -81,6 +81,10 @@ pub struct Db {
     to_sequence: Arc<tokio::sync::Notify>,
     /// Pool connections the event feed holds for `LISTEN` (0 or 1).
     listening: Arc<std::sync::atomic::AtomicU32>,
+    /// A handle of work no request waits for (the event feed's): its
+    /// failures do not count toward the circuit breaker, which is there
+    /// for requests (see [`Db::for_background`]).
+    background: bool,
 }
 
 #[derive(Debug)]
@@ -222,6 +226,21 @@ impl Db {
         }
     }
 
+    /// The same database for work no request waits for (the event feed):
+    /// the circuit breaker still refuses it while open, and its successes
+    /// close the breaker, but its failures do not count toward opening it.
+    /// A background reader meets a connection the database dropped (a
+    /// restart, a proxy's idle cut) first, on its own schedule; counted,
+    /// two such failures would open the breaker and refuse requests that
+    /// would have succeeded on fresh connections. Requests open it
+    /// themselves when the database is away.
+    pub fn for_background(&self) -> Db {
+        Db {
+            background: true,
+            ..self.clone()
+        }
+    }
+
     /// Requests the circuit breaker refused without touching the database
     /// (always 0 on SQLite, which has none).
     pub fn breaker_refusals(&self) -> u64 {
@@ -270,7 +289,7 @@ impl Db {
                     op(&mut Conn::Postgres(&mut conn)).await
                 })
                 .await;
-                ticket.record(result)
+                ticket.record(result, self.background)
             }
         }
     }
@@ -311,7 +330,7 @@ impl Db {
                     Commit::Transaction => pg.transaction(op).await,
                     Commit::Autocommit => pg.autocommit(op).await,
                 };
-                ticket.record(result)
+                ticket.record(result, self.background)
             }
         }
     }

@@ -128,6 +128,7 @@ impl Db {
             commits: Arc::default(),
             to_sequence: Arc::default(),
             listening: Arc::default(),
+            background: false,
         })
     }
 }
