@@ -96,7 +96,7 @@ async fn main() -> Result<()> {
     let remaining = listed.rate_limit().map_or(0, |r| r.remaining);
     match listed.into_inner() {
         ListPetsResponse::Ok { body, .. } => {
-            let status = body.first().and_then(|p| p.status);
+            let status = body.first().and_then(|p| p.status.clone());
             let status = status.map_or("unknown".into(), |s| s.to_string());
             println!(
                 "pet {} is now {status} ({remaining} requests left this window)",

@@ -7,12 +7,13 @@ use petstore_tests::real_world::models::{
 use petstore_tests::real_world::runtime::{form_tree, multipart_tree, FormValue, Query};
 use serde::Deserialize;
 
+/// A form body read as the server's glue reads one: strictly.
 fn decode(form: &str) -> Result<CreateCustomerBody, serde_json::Error> {
     let pairs: Vec<(String, String)> = form_urlencoded::parse(form.as_bytes())
         .into_owned()
         .collect();
     let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    CreateCustomerBody::deserialize(FormValue::new(tree))
+    apigen_runtime::strictly(|| CreateCustomerBody::deserialize(FormValue::new(tree)))
 }
 
 #[test]

@@ -69,6 +69,7 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
         client: true,
         strict: false,
         check_formats: false,
+        serde_sides: false,
     };
     let krate = crate::corpus::write_crate(&doc, &work.join("ours"), &options)?;
     let groups = krate.generated.api.groups();

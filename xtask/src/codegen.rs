@@ -26,6 +26,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
         check_formats: false,
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
     };
     let files = apigen::generate(SPEC, &text, &config)
         .map_err(|d| d.to_string())?

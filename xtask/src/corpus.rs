@@ -195,6 +195,7 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
             client: true,
             strict: false,
             check_formats: true,
+            serde_sides: false,
         };
         let generated = write_crate(doc, &out, &options).map(|k| k.generated);
         let smallest_group = generated.as_ref().ok().and_then(|g| {

@@ -523,6 +523,7 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         check_formats: true,
         runtime: apigen::Runtime::Vendored,
         group_features: true,
+        serde_sides: false,
     };
     let api = apigen::generate_file(doc, &config)
         .map_err(|d| d.to_string())?

@@ -60,6 +60,12 @@ enum Command {
         /// Check `format: email`, `format: uri` and `format: duration` strings.
         #[arg(long)]
         check_formats: bool,
+        /// Compile a model's serde impls only for the sides that use them
+        /// (a client writes requests and reads responses): a client-only
+        /// build of a large API checks in about a seventh less time and
+        /// memory, and its models are no longer serde types both ways.
+        #[arg(long)]
+        serde_sides: bool,
     },
     /// The evolution gate: what REVISION breaks for callers of BASE, judged
     /// by each operation's stability, deprecation and sunset. Exits 0 when
@@ -131,6 +137,7 @@ fn main() -> ExitCode {
             check,
             strict,
             check_formats,
+            serde_sides,
         } => {
             let options = apigen::standalone::Options {
                 name,
@@ -138,6 +145,7 @@ fn main() -> ExitCode {
                 client,
                 strict,
                 check_formats,
+                serde_sides,
             };
             exit(generate(&spec, &out, &options, check))
         }
@@ -203,6 +211,7 @@ fn command(
         (options.client, "--client"),
         (options.strict, "--strict"),
         (options.check_formats, "--check-formats"),
+        (options.serde_sides, "--serde-sides"),
     ] {
         if on {
             command.push(' ');
@@ -257,6 +266,7 @@ fn check_spec(spec: &std::path::Path, strict: bool) -> Result<(), String> {
         check_formats: false,
         runtime: apigen::Runtime::Vendored,
         group_features: true,
+        serde_sides: false,
     };
     let generated = apigen::generate_file(spec, &config).map_err(|d| d.to_string())?;
     report(&generated);

@@ -93,7 +93,9 @@ pub async fn json_body<T: DeserializeOwned>(
     // request even when its readable part also misses a field.
     let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(json_rejection)?;
     integral_floats(&mut value);
-    T::deserialize(value).map(Some).map_err(json_rejection)
+    super::strictly(|| T::deserialize(value))
+        .map(Some)
+        .map_err(json_rejection)
 }
 
 /// Numbers written with a fraction of zero (`3.0`) as the integers they
@@ -176,7 +178,7 @@ pub async fn multipart_body<T: DeserializeOwned>(
     }
     let (tree, json_parts) = multipart_tree(content_type, &bytes)?;
     let _text = TextBody::begin();
-    T::deserialize(FormValue::multipart(tree, json_parts))
+    super::strictly(|| T::deserialize(FormValue::multipart(tree, json_parts)))
         .map(Some)
         .map_err(|e| {
             Rejection::new(
@@ -214,12 +216,14 @@ pub async fn form_body<T: DeserializeOwned>(
     let pairs: Vec<(String, String)> = form_urlencoded::parse(&bytes).into_owned().collect();
     let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let _text = TextBody::begin();
-    T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
-        Rejection::new(
-            RejectionKind::ValidationFailed,
-            format!("the body does not match the schema: {e}"),
-        )
-    })
+    super::strictly(|| T::deserialize(FormValue::new(tree)))
+        .map(Some)
+        .map_err(|e| {
+            Rejection::new(
+                RejectionKind::ValidationFailed,
+                format!("the body does not match the schema: {e}"),
+            )
+        })
 }
 
 /// Decodes a body the operation reads as JSON and in the media types of
@@ -257,12 +261,14 @@ async fn xml_body<T: DeserializeOwned>(
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Rejection::new(RejectionKind::BadRequest, "the XML body is not UTF-8"))?;
     let tree = xml_tree(text)?;
-    T::deserialize(FormValue::xml(tree)).map(Some).map_err(|e| {
-        Rejection::new(
-            RejectionKind::ValidationFailed,
-            format!("the body does not match the schema: {e}"),
-        )
-    })
+    super::strictly(|| T::deserialize(FormValue::xml(tree)))
+        .map(Some)
+        .map_err(|e| {
+            Rejection::new(
+                RejectionKind::ValidationFailed,
+                format!("the body does not match the schema: {e}"),
+            )
+        })
 }
 
 /// Reads a body of at most `limit` bytes, of any of the declared (non-JSON,

@@ -170,6 +170,8 @@ pub struct Core {
     schemes: &'static [SecurityScheme],
     credentials: HashMap<&'static str, Credential>,
     retry: Option<Retry>,
+    /// Whether answers are read strictly (see [`Core::set_strict`]).
+    strict: bool,
     /// Operations already warned about as deprecated.
     warned: Arc<Mutex<HashSet<&'static str>>>,
 }
@@ -190,8 +192,29 @@ impl Core {
             schemes,
             credentials: HashMap::new(),
             retry: None,
+            strict: false,
             warned: Arc::default(),
         })
+    }
+
+    /// Reads answers strictly (see [`super::strictly`]): a property the
+    /// schema forbids (`additionalProperties: false`), or a value of an
+    /// enum it does not list, fails the call instead of being skipped or
+    /// kept as [`super::Unknown`]. Off by default, so that a client reads
+    /// what a newer server sends; on in a test that holds a server to its
+    /// spec.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
+    }
+
+    /// Whether answers are read strictly.
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// Runs `read` as this core reads answers: strictly or not.
+    pub(crate) fn reading<R>(&self, read: impl FnOnce() -> R) -> R {
+        reading(self.strict, read)
     }
 
     /// Sends through `http` (timeouts, proxies, TLS roots are its own).
@@ -222,7 +245,7 @@ impl Core {
     /// Sends a call, retrying as the policy allows, and returns the answer,
     /// whatever its status.
     pub async fn send(&self, call: Call) -> Result<Answer, ClientError> {
-        Answer::read(self.open_response(&call).await?).await
+        Answer::read(self.open_response(&call).await?, self.strict).await
     }
 
     /// Sends a call as [`Core::send`] does; a stream of events (a success
@@ -231,7 +254,7 @@ impl Core {
     pub async fn open(&self, call: Call) -> Result<Answer, ClientError> {
         let response = self.open_response(&call).await?;
         if !super::events::remote::is_stream(&response) {
-            return Answer::read(response).await;
+            return Answer::read(response, self.strict).await;
         }
         let (status, headers) = (response.status().as_u16(), response.headers().clone());
         let live = Live {
@@ -244,6 +267,7 @@ impl Core {
             headers,
             body: Vec::new(),
             live: Some(Arc::new(Mutex::new(Some(live)))),
+            strict: self.strict,
         })
     }
 
@@ -712,6 +736,17 @@ pub struct Answer {
     pub body: Vec<u8>,
     /// A stream of events being received, until [`Answer::events`] takes it.
     live: Option<Arc<Mutex<Option<Live>>>>,
+    /// Whether it is read strictly (its core's [`Core::set_strict`]).
+    strict: bool,
+}
+
+/// Runs `read` strictly, or not.
+fn reading<R>(strict: bool, read: impl FnOnce() -> R) -> R {
+    if strict {
+        super::strictly(read)
+    } else {
+        read()
+    }
 }
 
 /// A stream of events as received, and the call that opened it (which a
@@ -759,7 +794,10 @@ impl Answer {
         }
     }
 
-    pub(crate) async fn read(response: reqwest::Response) -> Result<Answer, ClientError> {
+    pub(crate) async fn read(
+        response: reqwest::Response,
+        strict: bool,
+    ) -> Result<Answer, ClientError> {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
         let body = response
@@ -772,6 +810,7 @@ impl Answer {
             headers,
             body,
             live: None,
+            strict,
         })
     }
 
@@ -789,7 +828,7 @@ impl Answer {
 
     /// The body decoded from JSON.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, ClientError> {
-        serde_json::from_slice(&self.body).map_err(|e| self.decode(e))
+        reading(self.strict, || serde_json::from_slice(&self.body)).map_err(|e| self.decode(e))
     }
 
     /// The body's bytes.
@@ -808,7 +847,7 @@ impl Answer {
         let text = value
             .to_str()
             .map_err(|_| self.decode(format!("header `{name}` is not visible ASCII")))?;
-        text.parse()
+        reading(self.strict, || text.parse())
             .map(Some)
             .map_err(|e| self.decode(format!("header `{name}`: {e}")))
     }
@@ -837,9 +876,11 @@ impl Answer {
             .to_str()
             .map_err(|_| self.decode(format!("header `{name}` is not visible ASCII")))?;
         let what = format!("header `{name}`");
-        super::style::styled(text, name, kind, style, false, &what)
-            .map(Some)
-            .map_err(|e| self.decode(e.message))
+        reading(self.strict, || {
+            super::style::styled(text, name, kind, style, false, &what)
+        })
+        .map(Some)
+        .map_err(|e| self.decode(e.message))
     }
 
     /// A header holding an array or object that the spec says is always sent.
@@ -1054,6 +1095,7 @@ mod tests {
             headers,
             body: br#"{"id": 1}"#.to_vec(),
             live: None,
+            strict: false,
         };
         assert_eq!(answer.json::<serde_json::Value>().unwrap()["id"], 1);
         assert_eq!(

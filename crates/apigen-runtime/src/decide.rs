@@ -41,14 +41,40 @@ pub trait Decide: Sized {
     fn decide(value: Value, source: Source) -> Result<Self, String>;
 }
 
-/// `Deserialize` for a union: the value, buffered as JSON, decided.
+/// `Deserialize` for a union: the value, buffered as JSON, decided. In a
+/// format that is not self-describing, a union is its JSON text (as it is
+/// written there, see [`super::json_text`]).
+///
+/// Read tolerantly (not [`super::strictly`]), a value that fits no variant
+/// because it has properties a variant refuses (a newer server's) is
+/// decided again as if every variant allowed them.
 pub fn decide_json<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Decide,
 {
-    let value = <Value as serde::Deserialize>::deserialize(deserializer)?;
-    T::decide(value, Source::Json).map_err(serde::de::Error::custom)
+    let value = if deserializer.is_human_readable() {
+        <Value as serde::Deserialize>::deserialize(deserializer)?
+    } else {
+        super::record::from_json_text(deserializer)?
+    };
+    if super::is_strict() {
+        return T::decide(value, Source::Json).map_err(serde::de::Error::custom);
+    }
+    match T::decide(value.clone(), Source::Json) {
+        Ok(decided) => Ok(decided),
+        Err(first) => {
+            let before = FIT_LOOSELY.with(|loose| loose.replace(true));
+            let again = T::decide(value, Source::Json);
+            FIT_LOOSELY.with(|loose| loose.set(before));
+            again.map_err(|_| serde::de::Error::custom(first))
+        }
+    }
+}
+
+thread_local! {
+    /// While set, [`fits_object`] ignores the properties a variant refuses.
+    static FIT_LOOSELY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// The error when no variant of a union accepts a value.
@@ -76,7 +102,9 @@ pub fn fits_object(value: &Value, required: &[&str], known: Option<&[&str]>) -> 
     let complete = required
         .iter()
         .all(|name| object.get(*name).is_some_and(|v| !v.is_null()));
-    let nothing_else = known.is_none_or(|known| object.keys().all(|k| known.contains(&k.as_str())));
+    let loosely = FIT_LOOSELY.with(std::cell::Cell::get);
+    let nothing_else =
+        loosely || known.is_none_or(|known| object.keys().all(|k| known.contains(&k.as_str())));
     complete && nothing_else
 }
 

@@ -150,7 +150,8 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 #[cfg(feature = "server")]
 pub fn frame<T: serde::Serialize>(event: &Event<T>) -> Result<String, serde_json::Error> {
     use std::fmt::Write as _;
-    let data = serde_json::to_string(&event.data)?;
+    // Strictly, as every answer of a server is written.
+    let data = super::strictly(|| serde_json::to_string(&event.data))?;
     let mut text = String::with_capacity(data.len() + 32);
     if let Some(id) = &event.id {
         let _ = writeln!(text, "id: {}", one_line(id));
@@ -468,8 +469,12 @@ pub(crate) mod remote {
     ) -> Option<(Result<Event<T>, StreamError<R>>, State<T, R>)> {
         loop {
             if let Some(raw) = s.pending.pop_front() {
-                let event = (s.decode)(raw).map_err(StreamError::Client);
-                return Some((event, s));
+                let decode = s.decode;
+                let event = match &s.from {
+                    Some((core, _)) => core.reading(|| decode(raw)),
+                    None => decode(raw),
+                };
+                return Some((event.map_err(StreamError::Client), s));
             }
             match std::mem::replace(&mut s.phase, Phase::Done) {
                 Phase::Done => return None,
@@ -493,7 +498,7 @@ pub(crate) mod remote {
                         }
                         Ok(response) => {
                             // Not a stream: the typed answer ends it.
-                            let error = match Answer::read(response).await {
+                            let error = match Answer::read(response, core.is_strict()).await {
                                 Ok(answer) => match s.read.map(|read| read(answer)) {
                                     Some(Ok(reply)) => StreamError::Answered(Box::new(reply)),
                                     Some(Err(e)) => StreamError::Client(e),

@@ -17,7 +17,8 @@
 //!
 //! Generated code does all of the below for every operation; these are the
 //! same calls by hand, for one operation described as generated code
-//! describes it:
+//! describes it (the items named are behind the `server` and `client`
+//! features):
 //!
 //! ```
 //! use apigen_runtime::{Operation, Stability};
@@ -37,9 +38,9 @@
 //! # let _ = &LIST_PETS;
 //! ```
 //!
-//! **Mounting a route** (`server`): [`serve`] attaches the operation to
+//! **Mounting a route** (`server`): `serve` attaches the operation to
 //! its requests before the middleware runs, so that middleware knows which
-//! operation it serves ([`Operation::of`]):
+//! operation it serves (`Operation::of`):
 //!
 //! ```no_run
 //! # #[cfg(feature = "server")]
@@ -71,9 +72,9 @@
 //! # }
 //! ```
 //!
-//! **Streaming events** (`server`): a handler's stream of [`Event`]s goes
+//! **Streaming events** (`server`): a handler's stream of `Event`s goes
 //! out as `text/event-stream`, each event as it comes, with a comment
-//! after each quiet [`DEFAULT_KEEP_ALIVE`] (or the stream's own):
+//! after each quiet `DEFAULT_KEEP_ALIVE` (or the stream's own):
 //!
 //! ```no_run
 //! # #[cfg(feature = "server")]
@@ -88,8 +89,8 @@
 //! # }
 //! ```
 //!
-//! **Calling it** (`client`): a [`Core`] holds the base URL, credentials
-//! and retries; a [`Call`] is one request, its parameters written in the
+//! **Calling it** (`client`): a `Core` holds the base URL, credentials
+//! and retries; a `Call` is one request, its parameters written in the
 //! spec's styles:
 //!
 //! ```no_run
@@ -111,8 +112,21 @@
 //! # }
 //! ```
 //!
-//! **Paging** (`client`): [`items`] walks every page as the consumer asks
-//! for items, by the operation's [`Paging`] (here: `after` is the last
+//! **Tolerant reading**: a record skips a property its schema forbids, and
+//! a string enum keeps a value it does not know, unless read `strictly`
+//! (as the server's glue reads requests):
+//!
+//! ```
+//! use apigen_runtime::strictly;
+//!
+//! let text = "[1, 2, 3]";
+//! let lenient: Vec<u8> = serde_json::from_str(text).unwrap();
+//! let strict: Vec<u8> = strictly(|| serde_json::from_str(text)).unwrap();
+//! assert_eq!(lenient, strict);
+//! ```
+//!
+//! **Paging** (`client`): `items` walks every page as the consumer asks
+//! for items, by the operation's `Paging` (here: `after` is the last
 //! item's `id`):
 //!
 //! ```no_run
@@ -188,8 +202,9 @@ pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };
 pub use record::{
-    fill, fill_nullable, flattened, keep, keep_json, nullable, parse_enum, read_enum, read_record,
-    required_field, required_list, share, Others, Record, StringEnum, Writer,
+    fill, fill_nullable, flattened, is_strict, json_text, keep, keep_json, nullable, parse_enum,
+    read_enum, read_record, required_field, required_list, share, strictly, write_enum, Others,
+    Record, StringEnum, Unknown, Writer,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Explode, Style, ValueKind};
@@ -231,7 +246,7 @@ pub use params::{
 };
 #[cfg(feature = "server")]
 pub use response::{
-    allowed, bytes, close_connection, error_json, json, json_as, respond, set_header,
+    allowed, bytes, close_connection, error_body, error_json, json, json_as, respond, set_header,
     set_header_styled, status, status_in_class,
 };
 

@@ -285,10 +285,11 @@ pub fn items<'a, T: DeserializeOwned + 'a>(
                 Some(items) => items
                     .iter()
                     .map(|item| {
-                        T::deserialize(item).map_err(|e| ClientError::Decode {
-                            status: answer.status,
-                            message: format!("an item does not fit the spec: {e}"),
-                        })
+                        core.reading(|| T::deserialize(item))
+                            .map_err(|e| ClientError::Decode {
+                                status: answer.status,
+                                message: format!("an item does not fit the spec: {e}"),
+                            })
                     })
                     .collect(),
                 None => vec![Err(ClientError::Decode {

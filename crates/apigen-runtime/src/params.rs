@@ -89,14 +89,16 @@ impl Query {
         style: Style,
     ) -> Result<Option<T>, Rejection> {
         match self.one::<String>(name)? {
-            Some(raw) => styled(
-                &raw,
-                name,
-                kind,
-                style,
-                false,
-                &format!("query parameter `{name}`"),
-            )
+            Some(raw) => super::strictly(|| {
+                styled(
+                    &raw,
+                    name,
+                    kind,
+                    style,
+                    false,
+                    &format!("query parameter `{name}`"),
+                )
+            })
             .map(Some),
             None => Ok(None),
         }
@@ -114,12 +116,14 @@ impl Query {
             1 => values.into_iter().next().unwrap_or_default(),
             _ => serde_json::Value::Array(values),
         };
-        T::decide(value, Source::Text).map(Some).map_err(|e| {
-            Rejection::new(
-                RejectionKind::BadRequest,
-                format!("query parameter `{name}` is invalid: {e}"),
-            )
-        })
+        super::strictly(|| T::decide(value, Source::Text))
+            .map(Some)
+            .map_err(|e| {
+                Rejection::new(
+                    RejectionKind::BadRequest,
+                    format!("query parameter `{name}` is invalid: {e}"),
+                )
+            })
     }
 
     /// An exploded `form` object: its properties are query parameters of
@@ -128,15 +132,17 @@ impl Query {
     pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
         if self.0.is_empty() {
             let empty = FormValue::new(serde_json::Value::Object(Default::default()));
-            return Ok(T::deserialize(empty).ok());
+            return Ok(super::strictly(|| T::deserialize(empty)).ok());
         }
         let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        T::deserialize(FormValue::new(tree)).map(Some).map_err(|e| {
-            Rejection::new(
-                RejectionKind::BadRequest,
-                format!("the query is invalid: {e}"),
-            )
-        })
+        super::strictly(|| T::deserialize(FormValue::new(tree)))
+            .map(Some)
+            .map_err(|e| {
+                Rejection::new(
+                    RejectionKind::BadRequest,
+                    format!("the query is invalid: {e}"),
+                )
+            })
     }
     /// A union parameter in `deepObject` style (`shape[radius]=2`): the keys
     /// under `name[...]`, and the one variant of the union they fit.
@@ -151,12 +157,14 @@ impl Query {
         let Some(value) = tree.get(name).cloned() else {
             return Ok(None);
         };
-        T::decide(value, Source::Text).map(Some).map_err(|e| {
-            Rejection::new(
-                RejectionKind::BadRequest,
-                format!("query parameter `{name}` is invalid: {e}"),
-            )
-        })
+        super::strictly(|| T::decide(value, Source::Text))
+            .map(Some)
+            .map_err(|e| {
+                Rejection::new(
+                    RejectionKind::BadRequest,
+                    format!("query parameter `{name}` is invalid: {e}"),
+                )
+            })
     }
 
     /// A parameter in `deepObject` style (`filter[status]=open`), or any
@@ -187,7 +195,7 @@ impl Query {
             }
             value => value,
         };
-        T::deserialize(FormValue::new(value))
+        super::strictly(|| T::deserialize(FormValue::new(value)))
             .map(Some)
             .map_err(|e| {
                 Rejection::new(
@@ -199,7 +207,7 @@ impl Query {
 }
 
 fn parse<T: FromStr>(raw: &str, what: impl FnOnce() -> String) -> Result<T, Rejection> {
-    raw.parse().map_err(|_| {
+    super::strictly(|| raw.parse()).map_err(|_| {
         let mut shown: String = raw.chars().take(64).collect();
         if shown.len() < raw.len() {
             shown.push('…');
@@ -271,14 +279,16 @@ pub fn path_styled<T: DeserializeOwned>(
     explode: Explode,
 ) -> Result<T, Rejection> {
     let raw = request.match_info().get(name).unwrap_or_default();
-    styled(
-        raw,
-        name,
-        kind,
-        style,
-        explode.on(),
-        &format!("path parameter `{name}`"),
-    )
+    super::strictly(|| {
+        styled(
+            raw,
+            name,
+            kind,
+            style,
+            explode.on(),
+            &format!("path parameter `{name}`"),
+        )
+    })
 }
 
 /// A header whose value is JSON text (described by `content`, or of a
@@ -306,7 +316,7 @@ fn json_text<T: DeserializeOwned>(
 ) -> Result<Option<T>, Rejection> {
     raw.map(|raw| {
         let what = format!("{place} `{name}`");
-        styled(&raw, name, ValueKind::Object, Style::Json, false, &what)
+        super::strictly(|| styled(&raw, name, ValueKind::Object, Style::Json, false, &what))
     })
     .transpose()
 }
@@ -327,14 +337,16 @@ pub fn header_styled<T: DeserializeOwned>(
             format!("header `{name}` is not visible ASCII"),
         )
     })?;
-    styled(
-        value,
-        name,
-        kind,
-        Style::Simple,
-        explode.on(),
-        &format!("header `{name}`"),
-    )
+    super::strictly(|| {
+        styled(
+            value,
+            name,
+            kind,
+            Style::Simple,
+            explode.on(),
+            &format!("header `{name}`"),
+        )
+    })
     .map(Some)
 }
 
@@ -345,14 +357,16 @@ pub fn cookie_styled<T: DeserializeOwned>(
     kind: ValueKind,
 ) -> Result<Option<T>, Rejection> {
     match cookie::<String>(request, name)? {
-        Some(raw) => styled(
-            &raw,
-            name,
-            kind,
-            Style::Form,
-            false,
-            &format!("cookie `{name}`"),
-        )
+        Some(raw) => super::strictly(|| {
+            styled(
+                &raw,
+                name,
+                kind,
+                Style::Form,
+                false,
+                &format!("cookie `{name}`"),
+            )
+        })
         .map(Some),
         None => Ok(None),
     }

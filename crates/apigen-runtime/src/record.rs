@@ -9,6 +9,19 @@
 //! `Serialize` a few calls on [`Writer`]. A string enum implements
 //! [`StringEnum`] and reads and writes itself through it.
 //!
+//! Records are ordinary serde types: JSON (and any self-describing format)
+//! reads and writes them as objects; a format that is not self-describing
+//! (postcard, bincode, ...) as a sequence of every property in order, each
+//! an `Option` (absent or present). A record with properties beyond its
+//! named ones, and a union, go in such a format as their JSON text.
+//!
+//! Reading is tolerant unless [`strictly`] says otherwise: a property a
+//! struct does not name is skipped even where the schema says
+//! `additionalProperties: false`, and a string enum keeps a value it does
+//! not know ([`Unknown`]), so that a client reads what a newer server
+//! sends. The server's glue reads requests strictly, as the spec says; and
+//! strictly, an [`Unknown`] cannot be written, so a server never sends one.
+//!
 //! The point is the size of generated code. serde's derive writes a field
 //! enum, two visitors and a sequence form for every struct, about four
 //! times what a struct's `Record` impl is, and the compiler checks every
@@ -17,10 +30,42 @@
 //! into its own type, nothing is buffered) except for properties kept for
 //! a flattened part, which are buffered as JSON.
 
-use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
-use serde::ser::SerializeMap;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::marker::PhantomData;
+
+thread_local! {
+    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `read` strictly: records refuse properties the schema forbids
+/// (`additionalProperties: false`), string enums refuse values they do not
+/// know, and an [`Unknown`] value cannot be written. Reading and writing
+/// are synchronous, so the mode cannot leak into another task's. The
+/// server's glue reads requests and writes answers so; a client reads so
+/// when told to (`Core::set_strict`).
+pub fn strictly<R>(read: impl FnOnce() -> R) -> R {
+    let before = STRICT.with(|flag| flag.replace(true));
+    let restore = Restore(before);
+    let result = read();
+    drop(restore);
+    result
+}
+
+/// Puts the strict flag back as it was, also when reading panics.
+struct Restore(bool);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        STRICT.with(|flag| flag.set(self.0));
+    }
+}
+
+/// Whether this thread reads strictly now (see [`strictly`]).
+pub fn is_strict() -> bool {
+    STRICT.with(std::cell::Cell::get)
+}
 
 /// What a struct does with properties it does not name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,9 +120,36 @@ pub trait Record: Sized {
     fn finish<E: de::Error>(slots: Self::Slots) -> Result<Self, E>;
 }
 
-/// `Deserialize` for a [`Record`].
-pub fn read_record<'de, D: Deserializer<'de>, T: Record>(deserializer: D) -> Result<T, D::Error> {
+/// `Deserialize` for a [`Record`]: from an object (its properties by
+/// name) or a sequence (every property in order, each an `Option`). In a
+/// format that is not self-describing, a record with properties beyond
+/// its named ones is its JSON text.
+pub fn read_record<'de, D: Deserializer<'de>, T: Record + de::DeserializeOwned>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    if T::OTHERS == Others::Keep && !deserializer.is_human_readable() {
+        return from_json_text(deserializer);
+    }
     deserializer.deserialize_struct(T::NAME, T::FIELDS, RecordVisitor(PhantomData))
+}
+
+/// A value written as its JSON text (see [`Writer::start_open`]), read.
+pub(crate) fn from_json_text<'de, D: Deserializer<'de>, T: de::DeserializeOwned>(
+    deserializer: D,
+) -> Result<T, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    serde_json::from_str(&text).map_err(de::Error::custom)
+}
+
+/// A value written as its JSON text, for a format that cannot carry it
+/// otherwise (a union in a format that is not self-describing, which could
+/// not tell its variants apart on reading).
+pub fn json_text<T: Serialize + ?Sized, S: Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let text = serde_json::to_string(value).map_err(serde::ser::Error::custom)?;
+    serializer.serialize_str(&text)
 }
 
 struct RecordVisitor<T>(PhantomData<T>);
@@ -95,15 +167,99 @@ impl<'de, T: Record> Visitor<'de> for RecordVisitor<T> {
             match key {
                 Named(index) => T::fill(&mut slots, index, T::FIELDS[index], &mut map)?,
                 Other(key) => match T::OTHERS {
-                    Others::Ignore => {
+                    Others::Deny if is_strict() => {
+                        return Err(de::Error::unknown_field(&key, T::FIELDS))
+                    }
+                    Others::Ignore | Others::Deny => {
                         map.next_value::<de::IgnoredAny>()?;
                     }
-                    Others::Deny => return Err(de::Error::unknown_field(&key, T::FIELDS)),
                     Others::Keep => T::other(&mut slots, key, &mut map)?,
                 },
             }
         }
         T::finish(slots)
+    }
+
+    /// Every property in order, each an `Option`: `None` for one absent.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        let mut slots = T::slots();
+        for index in 0..T::FIELDS.len() {
+            let seed = Positional::<T> {
+                slots: &mut slots,
+                index,
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                return Err(de::Error::invalid_length(index, &self));
+            }
+        }
+        T::finish(slots)
+    }
+}
+
+/// Reads the property at `index` of a record written as a sequence: an
+/// `Option`, whose value (if any) goes into its slot.
+struct Positional<'s, T: Record> {
+    slots: &'s mut T::Slots,
+    index: usize,
+}
+
+impl<'de, T: Record> DeserializeSeed<'de> for Positional<'_, T> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, T: Record> Visitor<'de> for Positional<'_, T> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` of `{}`, or nothing",
+            T::FIELDS[self.index],
+            T::NAME
+        )
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let name = T::FIELDS[self.index];
+        T::fill(
+            self.slots,
+            self.index,
+            name,
+            &mut OneValue(Some(deserializer)),
+        )
+    }
+}
+
+/// One value, as a map that [`Record::fill`] reads it from.
+struct OneValue<D>(Option<D>);
+
+impl<'de, D: Deserializer<'de>> MapAccess<'de> for OneValue<D> {
+    type Error = D::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        _: K,
+    ) -> Result<Option<K::Value>, D::Error> {
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, D::Error> {
+        match self.0.take() {
+            Some(deserializer) => seed.deserialize(deserializer),
+            None => Err(de::Error::custom("a property read twice")),
+        }
     }
 }
 
@@ -270,70 +426,128 @@ pub fn flattened<T: serde::de::DeserializeOwned, E: de::Error>(
     T::deserialize(serde_json::Value::Object(rest)).map_err(de::Error::custom)
 }
 
-/// Writes a generated struct as a JSON object, property by property.
+/// Writes a generated struct, property by property: as a struct of the
+/// properties present in a self-describing format (JSON), of every
+/// property in order, each an `Option`, in one that is not (postcard,
+/// bincode); an object with properties beyond its named ones
+/// ([`Writer::start_open`]) as a map, or as its JSON text where a format
+/// cannot carry a map of unknown keys.
 ///
 /// The first error is kept and every later write skipped; [`Writer::end`]
 /// returns it. So a generated `serialize` is a plain list of writes, not a
 /// `?` per property: one early return per property made up a twentieth of
 /// the memory a large API's crate took to check.
-pub struct Writer<M: SerializeMap> {
-    map: Result<M, M::Error>,
+pub struct Writer<S: Serializer> {
+    state: State<S>,
 }
 
-impl<M: SerializeMap> std::fmt::Debug for Writer<M> {
+enum State<S: Serializer> {
+    /// The properties present, by name.
+    Named(S::SerializeStruct),
+    /// Every property, in order, each an `Option`.
+    Positional(S::SerializeStruct),
+    /// An object with properties beyond its named ones.
+    Open(S::SerializeMap),
+    /// Written already (as JSON text), or failed.
+    Done(Result<S::Ok, S::Error>),
+}
+
+impl<S: Serializer> std::fmt::Debug for Writer<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Writer")
-            .field("failed", &self.map.is_err())
-            .finish()
+        let state = match &self.state {
+            State::Named(_) => "named",
+            State::Positional(_) => "positional",
+            State::Open(_) => "open",
+            State::Done(Ok(_)) => "written",
+            State::Done(Err(_)) => "failed",
+        };
+        f.debug_struct("Writer").field("state", &state).finish()
     }
 }
 
-impl<M: SerializeMap> Writer<M> {
-    /// Starts the object.
-    pub fn start<S: Serializer<SerializeMap = M, Error = M::Error>>(serializer: S) -> Self {
-        Writer {
-            map: serializer.serialize_map(None),
-        }
+impl<S: Serializer> Writer<S> {
+    /// Starts the struct `name`, which has `len` properties.
+    pub fn start(serializer: S, name: &'static str, len: usize) -> Self {
+        let positional = !serializer.is_human_readable();
+        let state = match serializer.serialize_struct(name, len) {
+            Ok(out) if positional => State::Positional(out),
+            Ok(out) => State::Named(out),
+            Err(e) => State::Done(Err(e)),
+        };
+        Writer { state }
     }
 
-    /// Runs one write unless an earlier one failed, and keeps its error.
-    fn write(&mut self, write: impl FnOnce(&mut M) -> Result<(), M::Error>) {
-        if let Ok(map) = &mut self.map {
-            if let Err(error) = write(map) {
-                self.map = Err(error);
+    /// Starts an object that has properties beyond its named ones (the
+    /// rest of an `additionalProperties` schema, a flattened part):
+    /// `value` is the object itself, written whole as JSON text where the
+    /// format is not self-describing.
+    pub fn start_open<T: Serialize>(serializer: S, value: &T) -> Self {
+        let state = if serializer.is_human_readable() {
+            match serializer.serialize_map(None) {
+                Ok(out) => State::Open(out),
+                Err(e) => State::Done(Err(e)),
             }
+        } else {
+            State::Done(json_text(value, serializer))
+        };
+        Writer { state }
+    }
+
+    /// Keeps a write's error as the writer's outcome.
+    fn keep(&mut self, written: Result<(), S::Error>) {
+        if let Err(e) = written {
+            self.state = State::Done(Err(e));
         }
     }
 
     /// A property that is always written.
-    pub fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) {
-        self.write(|map| map.serialize_entry(name, value));
+    pub fn field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) {
+        let written = match &mut self.state {
+            State::Named(out) => out.serialize_field(name, value),
+            State::Positional(out) => out.serialize_field(name, &Some(value)),
+            State::Open(out) => out.serialize_entry(name, value),
+            State::Done(_) => Ok(()),
+        };
+        self.keep(written);
     }
 
     /// An optional property: written when it has a value.
-    pub fn optional<T: Serialize>(&mut self, name: &str, value: &Option<T>) {
-        if let Some(value) = value {
-            self.field(name, value);
-        }
+    pub fn optional<T: Serialize>(&mut self, name: &'static str, value: &Option<T>) {
+        let written = match (&mut self.state, value) {
+            (State::Positional(out), value) => out.serialize_field(name, value),
+            (State::Named(out), None) => out.skip_field(name),
+            (_, Some(value)) => return self.field(name, value),
+            (_, None) => Ok(()),
+        };
+        self.keep(written);
     }
 
     /// A property that may be absent or `null`: written unless absent.
-    pub fn nullable<T: Serialize>(&mut self, name: &str, value: &super::Nullable<T>) {
-        if !value.is_absent() {
-            self.field(name, value);
-        }
+    pub fn nullable<T: Serialize>(&mut self, name: &'static str, value: &super::Nullable<T>) {
+        let present = (!value.is_absent()).then_some(value);
+        let written = match (&mut self.state, present) {
+            (State::Positional(out), present) => out.serialize_field(name, &present),
+            (State::Named(out), None) => out.skip_field(name),
+            (_, Some(value)) => return self.field(name, value),
+            (_, None) => Ok(()),
+        };
+        self.keep(written);
     }
 
-    /// The rest of the object's properties, from a map.
+    /// The rest of an open object's properties, from a map.
     pub fn rest<T: Serialize>(&mut self, rest: &std::collections::BTreeMap<String, T>) {
-        self.write(|map| {
-            rest.iter()
-                .try_for_each(|(name, value)| map.serialize_entry(name, value))
-        });
+        let written = match &mut self.state {
+            State::Open(out) => rest
+                .iter()
+                .try_for_each(|(name, value)| out.serialize_entry(name, value)),
+            State::Done(_) => Ok(()),
+            State::Named(_) | State::Positional(_) => Err(not_open()),
+        };
+        self.keep(written);
     }
 
-    /// A flattened part: its properties, written into this object. A part
-    /// that is not an object is an error.
+    /// A flattened part: its properties, written into this open object. A
+    /// part that is not an object is an error.
     pub fn flatten<T: Serialize>(&mut self, part: &T) {
         self.flatten_except(part, &[]);
     }
@@ -341,59 +555,124 @@ impl<M: SerializeMap> Writer<M> {
     /// A flattened part but for the properties the struct writes itself
     /// (those it shares with the part, see [`share`]).
     pub fn flatten_except<T: Serialize>(&mut self, part: &T, written: &[&str]) {
-        self.write(
-            |map| match serde_json::to_value(part).map_err(serde::ser::Error::custom)? {
-                serde_json::Value::Object(properties) => properties
-                    .iter()
-                    .filter(|(name, _)| !written.contains(&name.as_str()))
-                    .try_for_each(|(name, value)| map.serialize_entry(name, value)),
-                serde_json::Value::Null => Ok(()),
-                _ => Err(serde::ser::Error::custom(
-                    "a flattened part must be an object",
-                )),
-            },
-        );
+        let out = match &mut self.state {
+            State::Open(out) => out,
+            State::Done(_) => return,
+            State::Named(_) | State::Positional(_) => return self.keep(Err(not_open())),
+        };
+        let flattened = match serde_json::to_value(part).map_err(serde::ser::Error::custom) {
+            Ok(serde_json::Value::Object(properties)) => properties
+                .iter()
+                .filter(|(name, _)| !written.contains(&name.as_str()))
+                .try_for_each(|(name, value)| out.serialize_entry(name, value)),
+            Ok(serde_json::Value::Null) => Ok(()),
+            Ok(_) => Err(serde::ser::Error::custom(
+                "a flattened part must be an object",
+            )),
+            Err(e) => Err(e),
+        };
+        self.keep(flattened);
     }
 
     /// Ends the object, or returns the first write's error.
-    pub fn end(self) -> Result<M::Ok, M::Error> {
-        self.map?.end()
+    pub fn end(self) -> Result<S::Ok, S::Error> {
+        match self.state {
+            State::Named(out) | State::Positional(out) => out.end(),
+            State::Open(out) => out.end(),
+            State::Done(result) => result,
+        }
     }
 }
 
-/// A generated string enum: its values as the wire writes them.
-pub trait StringEnum: Sized + Copy + 'static {
+/// What writing beyond the named properties of a struct started with
+/// [`Writer::start`] is.
+fn not_open<E: serde::ser::Error>() -> E {
+    E::custom("properties beyond the named ones in a struct not started open")
+}
+
+/// A generated string enum: its values as the wire writes them, and a
+/// variant that keeps a value it does not know ([`Unknown`]).
+pub trait StringEnum: Sized + 'static {
     /// The type's name, for errors.
     const NAME: &'static str;
-    /// Every value, in the order the spec lists them.
-    const ALL: &'static [Self];
-    /// How each value of [`StringEnum::ALL`] is written, in the same order.
+    /// How each known value is written, in the order the spec lists them.
     const WIRE: &'static [&'static str];
 
-    /// The value's index in [`StringEnum::ALL`].
-    fn index(self) -> usize;
+    /// The known value at `index` of [`StringEnum::WIRE`].
+    fn known(index: usize) -> Self;
+
+    /// A value the spec does not list, kept as it was read.
+    fn unknown(value: Unknown) -> Self;
 
     /// The value as it is written on the wire.
-    fn wire(self) -> &'static str {
-        Self::WIRE[self.index()]
-    }
+    fn wire(&self) -> &str;
 
-    /// The value `text` writes, if it is one.
+    /// The known value `text` writes, if it is one.
     fn from_wire(text: &str) -> Option<Self> {
         let index = Self::WIRE.iter().position(|w| *w == text)?;
-        Some(Self::ALL[index])
+        Some(Self::known(index))
+    }
+
+    /// The value `text` writes: a known one, or (unless reading
+    /// [`strictly`]) one kept as [`Unknown`].
+    fn read(text: &str) -> Option<Self> {
+        match Self::from_wire(text) {
+            Some(known) => Some(known),
+            None if is_strict() => None,
+            None => Some(Self::unknown(Unknown(text.into()))),
+        }
     }
 }
 
-/// `FromStr` for a [`StringEnum`].
+/// A value of a string enum that the spec this code was generated from does
+/// not list: a newer server's, say. Only reading makes one (a client reads
+/// tolerantly): code cannot, and strictly (as a server writes its answers)
+/// one cannot be written, so a server never sends a value its spec does
+/// not list.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unknown(Box<str>);
+
+impl Unknown {
+    /// The value, as it was read.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `FromStr` for a [`StringEnum`]: a known value, or (unless reading
+/// [`strictly`]) one kept as [`Unknown`].
 pub fn parse_enum<T: StringEnum>(text: &str) -> Result<T, super::UnknownVariant> {
-    T::from_wire(text).ok_or_else(|| super::UnknownVariant {
+    T::read(text).ok_or_else(|| super::UnknownVariant {
         type_name: T::NAME,
         value: text.to_string(),
     })
 }
 
-/// `Deserialize` for a [`StringEnum`]: a string that is one of its values.
+/// `Serialize` for a [`StringEnum`]: the value as the wire writes it. An
+/// [`Unknown`] one is written back as it was read, except strictly (a
+/// server's answer), where it is an error.
+pub fn write_enum<T: StringEnum, S: Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let wire = value.wire();
+    if is_strict() && !T::WIRE.contains(&wire) {
+        return Err(serde::ser::Error::custom(format!(
+            "`{wire}` is not a {} the spec lists",
+            T::NAME
+        )));
+    }
+    serializer.serialize_str(wire)
+}
+
+/// `Deserialize` for a [`StringEnum`]: a string that is one of its values,
+/// or (unless reading [`strictly`]) one kept as [`Unknown`].
 pub fn read_enum<'de, D: Deserializer<'de>, T: StringEnum>(deserializer: D) -> Result<T, D::Error> {
     deserializer.deserialize_str(EnumVisitor(PhantomData))
 }
@@ -408,7 +687,7 @@ impl<T: StringEnum> Visitor<'_> for EnumVisitor<T> {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
-        T::from_wire(text).ok_or_else(|| de::Error::unknown_variant(text, T::WIRE))
+        T::read(text).ok_or_else(|| de::Error::unknown_variant(text, T::WIRE))
     }
 }
 
@@ -482,7 +761,7 @@ mod tests {
 
     impl Serialize for Pet {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut out = Writer::start(serializer);
+            let mut out = Writer::start_open(serializer, self);
             out.field("id", &self.id);
             out.optional("name", &self.name);
             out.nullable("note", &self.note);
@@ -505,7 +784,7 @@ mod tests {
             (r#"{"id": 1, "name": null}"#, "invalid type: null"),
             (r#"{"id": 1, "id": 2}"#, "duplicate field `id`"),
             (r#"{"id": "1"}"#, "invalid type: string"),
-            (r#"[1]"#, "a `Pet` object"),
+            (r#"[1]"#, "invalid length 1, expected a `Pet` object"),
         ] {
             let error = serde_json::from_str::<Pet>(text).unwrap_err().to_string();
             assert!(error.contains(wanted), "{text}: {error}");
@@ -537,7 +816,7 @@ mod tests {
 
     impl Serialize for Failing {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let mut out = Writer::start(serializer);
+            let mut out = Writer::start(serializer, "Failing", 3);
             out.field("id", &1);
             out.field("first", &Refuses("the first failure"));
             out.optional("second", &Some(Refuses("a later failure")));
@@ -559,27 +838,55 @@ mod tests {
         assert_eq!(pet.id, 7);
     }
 
-    #[derive(Debug, Clone, Copy, PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     enum Status {
         Available,
         Sold,
+        Unknown(Unknown),
     }
 
     impl StringEnum for Status {
         const NAME: &'static str = "Status";
-        const ALL: &'static [Self] = &[Status::Available, Status::Sold];
         const WIRE: &'static [&'static str] = &["available", "sold"];
 
-        fn index(self) -> usize {
-            self as usize
+        fn known(index: usize) -> Self {
+            [Status::Available, Status::Sold][index].clone()
+        }
+
+        fn unknown(value: Unknown) -> Self {
+            Status::Unknown(value)
+        }
+
+        fn wire(&self) -> &str {
+            match self {
+                Status::Available => "available",
+                Status::Sold => "sold",
+                Status::Unknown(value) => value.as_str(),
+            }
+        }
+    }
+
+    impl Serialize for Status {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            write_enum(self, serializer)
         }
     }
 
     #[test]
-    fn a_string_enum_reads_its_values_and_refuses_others() {
+    fn a_string_enum_keeps_a_value_it_does_not_know_unless_strict() {
         let read = |text: &str| read_enum::<_, Status>(serde_json::Value::String(text.into()));
         assert_eq!(read("sold").unwrap(), Status::Sold);
-        let error = read("gone").unwrap_err().to_string();
+        let kept = read("gone").unwrap();
+        assert_eq!(kept.wire(), "gone");
+        assert!(matches!(kept, Status::Unknown(_)));
+        // Written back as it was read; strictly (a server's answer), not.
+        assert_eq!(serde_json::to_string(&kept).unwrap(), r#""gone""#);
+        let refused = strictly(|| serde_json::to_string(&kept)).unwrap_err();
+        assert!(
+            refused.to_string().contains("`gone` is not a Status"),
+            "{refused}"
+        );
+        let error = strictly(|| read("gone")).unwrap_err().to_string();
         assert!(
             error.contains("unknown variant `gone`, expected `available` or `sold`"),
             "{error}"
@@ -589,6 +896,115 @@ mod tests {
             parse_enum::<Status>("available").unwrap(),
             Status::Available
         );
-        assert!(parse_enum::<Status>("x").is_err());
+        assert!(matches!(parse_enum::<Status>("x"), Ok(Status::Unknown(_))));
+        assert!(strictly(|| parse_enum::<Status>("x")).is_err());
+        assert!(!is_strict(), "the mode is put back");
+    }
+
+    /// `{id: integer (required), name: string}`, `additionalProperties: false`.
+    #[derive(Debug, PartialEq)]
+    struct Closed {
+        id: i64,
+        name: Option<String>,
+    }
+
+    impl Record for Closed {
+        const NAME: &'static str = "Closed";
+        const FIELDS: &'static [&'static str] = &["id", "name"];
+        const OTHERS: Others = Others::Deny;
+        type Slots = (Option<i64>, Option<String>);
+
+        fn slots() -> Self::Slots {
+            (None, None)
+        }
+
+        fn fill<'de, A: MapAccess<'de>>(
+            slots: &mut Self::Slots,
+            index: usize,
+            name: &'static str,
+            map: &mut A,
+        ) -> Result<(), A::Error> {
+            match index {
+                0 => fill(&mut slots.0, name, map),
+                _ => fill(&mut slots.1, name, map),
+            }
+        }
+
+        fn finish<E: de::Error>(slots: Self::Slots) -> Result<Self, E> {
+            Ok(Closed {
+                id: required_field(slots.0, "id")?,
+                name: slots.1,
+            })
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Closed {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            read_record(deserializer)
+        }
+    }
+
+    impl Serialize for Closed {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut out = Writer::start(serializer, "Closed", 2);
+            out.field("id", &self.id);
+            out.optional("name", &self.name);
+            out.end()
+        }
+    }
+
+    #[test]
+    fn a_property_the_schema_forbids_is_skipped_unless_strict() {
+        let text = r#"{"id": 1, "added": true}"#;
+        let read: Closed = serde_json::from_str(text).unwrap();
+        assert_eq!(read, Closed { id: 1, name: None });
+        let refused = strictly(|| serde_json::from_str::<Closed>(text)).unwrap_err();
+        assert!(
+            refused.to_string().contains("unknown field `added`"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn a_record_reads_a_sequence_of_its_properties_in_order() {
+        let read: Closed = serde_json::from_str(r#"[1, "x"]"#).unwrap();
+        assert_eq!(
+            read,
+            Closed {
+                id: 1,
+                name: Some("x".into())
+            }
+        );
+        let absent: Closed = serde_json::from_str(r#"[1, null]"#).unwrap();
+        assert_eq!(absent, Closed { id: 1, name: None });
+        let error = serde_json::from_str::<Closed>(r#"[1]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("invalid length 1"), "{error}");
+        let error = serde_json::from_str::<Closed>(r#"[null, "x"]"#)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("missing field `id`"), "{error}");
+    }
+
+    #[test]
+    fn formats_that_are_not_self_describing_carry_every_property_in_order() {
+        for closed in [
+            Closed { id: 1, name: None },
+            Closed {
+                id: -7,
+                name: Some("x".into()),
+            },
+        ] {
+            let bytes = postcard::to_allocvec(&closed).unwrap();
+            assert_eq!(postcard::from_bytes::<Closed>(&bytes).unwrap(), closed);
+        }
+        // A record with more properties than it names goes as JSON text.
+        let pet: Pet = serde_json::from_str(r#"{"id": 1, "note": null, "color": "red"}"#).unwrap();
+        let bytes = postcard::to_allocvec(&pet).unwrap();
+        assert_eq!(postcard::from_bytes::<Pet>(&bytes).unwrap(), pet);
+        // As a struct in JSON too: the properties present, in order.
+        let closed = Closed { id: 2, name: None };
+        assert_eq!(serde_json::to_string(&closed).unwrap(), r#"{"id":2}"#);
     }
 }

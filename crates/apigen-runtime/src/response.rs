@@ -35,7 +35,7 @@ pub fn set_header_styled(
     value: &impl Serialize,
     style: super::style::Style,
 ) {
-    let text = serde_json::to_value(value)
+    let text = super::strictly(|| serde_json::to_value(value))
         .ok()
         .and_then(|v| super::style::write(&v, name, style, false));
     if let Some(text) = text {
@@ -93,13 +93,28 @@ pub fn error_json(
     })
 }
 
+/// An error's body (JSON, where an API's error responses carry bodies of
+/// different types) read as the type a response declares, strictly (it is
+/// what the server is about to send); `None` when it does not fit, and the
+/// error is then not that response.
+pub fn error_body<T: serde::de::DeserializeOwned>(body: &serde_json::Value) -> Option<T> {
+    super::strictly(|| T::deserialize(body)).ok()
+}
+
 /// A buffer bigger than this is not kept for the next body.
 const KEPT_BUFFER: usize = 64 * 1024;
 
 /// Serializes a body into a buffer kept by each thread, then copies it out at
 /// its final size: one allocation per body instead of a growing vector's
 /// chain of reallocations and copies.
+///
+/// Written strictly (see [`super::strictly`]): a value of an enum the spec
+/// does not list cannot go out.
 fn to_json(body: &impl Serialize) -> serde_json::Result<Bytes> {
+    super::strictly(|| to_json_buffered(body))
+}
+
+fn to_json_buffered(body: &impl Serialize) -> serde_json::Result<Bytes> {
     thread_local! {
         static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }

@@ -62,7 +62,9 @@ impl<T> From<Option<T>> for Nullable<T> {
 impl<T: Serialize> Serialize for Nullable<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Nullable::Value(v) => v.serialize(serializer),
+            // `Some` in JSON is the value itself; a format that is not
+            // self-describing needs the marker to read it back.
+            Nullable::Value(v) => serializer.serialize_some(v),
             // An absent property is skipped by its field's attribute; met
             // elsewhere (inside an array, say) it can only be written as null.
             Nullable::Null | Nullable::Absent => serializer.serialize_none(),

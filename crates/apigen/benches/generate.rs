@@ -22,6 +22,7 @@ fn config() -> apigen::Config {
         source: "bench".into(),
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
         lenient: true,
         check_formats: false,
     }

@@ -27,6 +27,9 @@ pub struct Options {
     pub strict: bool,
     /// Check `format: email` and `format: uri`.
     pub check_formats: bool,
+    /// Serde impls only for the sides that use them
+    /// ([`crate::Config::serde_sides`]).
+    pub serde_sides: bool,
 }
 
 /// A crate: its files by path relative to its directory, and what the
@@ -84,6 +87,7 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         check_formats: options.check_formats,
         runtime: crate::Runtime::Vendored,
         group_features: true,
+        serde_sides: options.serde_sides,
     };
     let mut generated = crate::generate_file(spec, &config)?;
     let name = options

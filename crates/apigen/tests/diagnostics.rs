@@ -10,6 +10,7 @@ fn errors(text: &str) -> String {
         check_formats: false,
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
     };
     match apigen::generate("spec.yaml", text, &config) {
         Ok(_) => panic!("expected the document to be refused"),
@@ -109,6 +110,7 @@ fn constructs_read_in_part_are_noted_not_dropped() {
         check_formats: false,
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
     };
     let generated = apigen::generate(
         "spec.yaml",
@@ -186,6 +188,7 @@ fn odd_documents_give_errors_or_output_never_a_panic() {
         check_formats: false,
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
     };
     let lenient = apigen::Config {
         lenient: true,

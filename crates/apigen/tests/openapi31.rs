@@ -15,6 +15,7 @@ fn config() -> apigen::Config {
         lenient: true,
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
         check_formats: false,
     }
 }

@@ -1,8 +1,11 @@
-//! A model's serde impls are compiled for the sides that use them: a
-//! client writes requests and reads responses and webhook payloads, a
-//! server the other way round; `serialize` and `deserialize` put them on
-//! every model, and are the only way to them on a model no operation uses;
-//! newtypes and what they hold keep both whatever the sides.
+//! Generated with `Config::serde_sides` (`apigen generate --serde-sides`,
+//! opt-in), a model's serde impls are compiled for the sides that use
+//! them: a client writes requests and reads responses and webhook
+//! payloads, a server the other way round; `serialize` and `deserialize`
+//! put them on every model, and are the only way to them on a model no
+//! operation uses; newtypes and what they hold keep both whatever the
+//! sides. By default every model implements both, whatever the features
+//! (the last test).
 
 fn models(text: &str) -> String {
     let config = apigen::Config {
@@ -11,6 +14,7 @@ fn models(text: &str) -> String {
         lenient: true,
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: true,
         check_formats: false,
     };
     let generated = apigen::generate("spec.yaml", text, &config).unwrap_or_else(|d| panic!("{d}"));

@@ -10,6 +10,7 @@ fn operations_rs(spec: &str) -> String {
         lenient: true,
         runtime: apigen::Runtime::Crate,
         group_features: true,
+        serde_sides: false,
         check_formats: false,
     };
     let generated = apigen::generate("spec.yaml", spec, &config).unwrap_or_else(|d| panic!("{d}"));

@@ -38,6 +38,7 @@ fn check(name: &str) -> Vec<String> {
         // The `petstore-tests` crate compiles them against `apigen-runtime`.
         runtime: apigen::Runtime::Crate,
         group_features: false,
+        serde_sides: false,
         // The formats snapshot is generated as `--check-formats` would.
         check_formats: name == "formats",
     };

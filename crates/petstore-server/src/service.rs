@@ -127,7 +127,7 @@ impl Pets for PetStore {
         _context: RequestContext,
     ) -> Result<ListPetsResponse> {
         let filter = PetFilter {
-            status: request.status,
+            status: request.status.clone(),
             category_id: request.category_id,
             ids: request.id.clone(),
         };
@@ -396,7 +396,7 @@ impl Store for PetStore {
     ) -> Result<ListInventoryResponse> {
         let listed = self
             .db
-            .list_inventory(request.status, page(request.limit, request.after))
+            .list_inventory(request.status.clone(), page(request.limit, request.after))
             .await?;
         let filters: Vec<_> = request
             .status

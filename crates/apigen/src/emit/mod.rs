@@ -28,7 +28,7 @@ const TYPES_PER_JOB: usize = 400;
 const OPERATIONS_PER_JOB: usize = 100;
 
 pub fn emit(api: &Api, config: &Config) -> Files {
-    let gates = Gates::new(api, config.group_features);
+    let gates = Gates::new(api, config.group_features, config.serde_sides);
     let gates = &gates;
     let defs: Vec<&crate::ir::TypeDef> = api.types.values().collect();
     let op_chunks: Vec<&[crate::ir::Operation]> =
@@ -388,12 +388,13 @@ pub struct Gates<'a> {
     /// operation's `type_name`, when groups are features: its own, and
     /// those of the operations whose enums are aliases of it.
     responses: HashMap<&'a str, BTreeSet<&'a str>>,
-    /// Which sides send each type, for its serde impls.
-    senders: crate::ir::Senders<'a>,
+    /// Which sides send each type, for its serde impls, when they are
+    /// compiled for those sides only ([`crate::Config::serde_sides`]).
+    senders: Option<crate::ir::Senders<'a>>,
 }
 
 impl<'a> Gates<'a> {
-    pub fn new(api: &'a Api, group_features: bool) -> Self {
+    pub fn new(api: &'a Api, group_features: bool, serde_sides: bool) -> Self {
         let mut responses: HashMap<&str, BTreeSet<&str>> = HashMap::new();
         if group_features {
             for op in &api.operations {
@@ -406,7 +407,7 @@ impl<'a> Gates<'a> {
             reach: group_features.then(|| api.reach()),
             traits: api.trait_index(),
             responses,
-            senders: api.senders(),
+            senders: serde_sides.then(|| api.senders()),
         }
     }
 
@@ -474,14 +475,15 @@ impl<'a> Gates<'a> {
     /// uses are compiled out unless asked for, and a type no operation uses
     /// has them only when asked for. Empty for no `cfg`.
     pub fn serde_lines(&self, name: &str, own: Option<&str>) -> [String; 2] {
-        let s = &self.senders;
-        let sides = match (s.requests.contains(name), s.responses.contains(name)) {
-            _ if s.both_ways.contains(name) => None,
-            (true, false) => Some(CLIENT_SENDS),
-            (false, true) => Some(SERVER_SENDS),
-            (true, true) => Some(BOTH_SEND),
-            (false, false) => Some(NEITHER_SENDS),
-        };
+        let sides = self.senders.as_ref().and_then(|s| {
+            match (s.requests.contains(name), s.responses.contains(name)) {
+                _ if s.both_ways.contains(name) => None,
+                (true, false) => Some(CLIENT_SENDS),
+                (false, true) => Some(SERVER_SENDS),
+                (true, true) => Some(BOTH_SEND),
+                (false, false) => Some(NEITHER_SENDS),
+            }
+        });
         let line = |sides: Option<&str>| match (own, sides) {
             (None, None) => String::new(),
             (Some(one), None) | (None, Some(one)) => format!("#[cfg({one})]\n"),

@@ -512,6 +512,13 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
         writes.push_str("        out.rest(&self.additional_properties);\n");
     }
     let writer = if writes.is_empty() { "out" } else { "mut out" };
+    // An object with properties beyond its named ones is a map; one
+    // without, a struct of its named properties.
+    let start = if flattened.is_empty() && s.additional.is_none() {
+        format!("runtime::Writer::start(serializer, {name:?}, {count})")
+    } else {
+        "runtime::Writer::start_open(serializer, self)".to_string()
+    };
     let (slots_param, index_param, name_param) = (
         unread("slots", count > 0),
         unread("index", count > 1),
@@ -573,7 +580,7 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
          }}\n\
          \n{write}impl serde::Serialize for {name} {{\n\
          \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
-         \x20       let {writer} = runtime::Writer::start(serializer);\n\
+         \x20       let {writer} = {start};\n\
          {writes}\
          \x20       out.end()\n\
          \x20   }}\n\
@@ -648,14 +655,27 @@ fn enumeration(
     let name = &def.name;
     let docs = type_docs_text(def, cfg);
     let cfg = text::cfg_line(cfg);
+    // The variant that keeps a value the spec does not list: `Unknown`,
+    // unless a listed value took that name.
+    let taken = |candidate: &str| variants.iter().any(|v| v.rust == candidate);
+    let unknown = ["Unknown", "Unlisted", "OtherValue"]
+        .into_iter()
+        .map(str::to_string)
+        .chain((2..).map(|n| format!("Unknown{n}")))
+        .find(|candidate| !taken(candidate))
+        .expect("a free name");
     let mut out = format!(
-        "{docs}#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
+        "{docs}#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
     );
     for v in variants {
         let doc = text::doc_text(&[Some(format!("`{}`", v.wire))], "    ");
         out.push_str(&format!("{doc}    {},\n", v.rust));
     }
-    out.push_str("}\n");
+    out.push_str(&format!(
+        "    /// A value the spec does not list, as it was read: a newer server's,\n    \
+         /// which a client keeps. A server refuses one in a request and cannot\n    \
+         /// send one.\n    {unknown}(runtime::Unknown),\n}}\n"
+    ));
     let all: Vec<String> = variants
         .iter()
         .map(|v| format!("Self::{}", v.rust))
@@ -678,21 +698,35 @@ fn enumeration(
         ";",
         false,
     );
+    let mut arms: String = variants
+        .iter()
+        .map(|v| format!("            Self::{} => {:?},\n", v.rust, v.wire))
+        .collect();
+    arms.push_str(&format!(
+        "            Self::{unknown}(value) => value.as_str(),\n"
+    ));
     out.push_str(&format!(
         "\n{cfg}impl {name} {{\n\
-         \x20   /// Every value, in the order the spec lists them.\n\
+         \x20   /// Every value the spec lists, in its order.\n\
          {all}\
          \n    /// The value as it is written on the wire.\n\
-         \x20   pub fn as_str(self) -> &'static str {{\n\
+         \x20   pub fn as_str(&self) -> &str {{\n\
          \x20       runtime::StringEnum::wire(self)\n\
          \x20   }}\n\
          }}\n\
          \n{cfg}impl runtime::StringEnum for {name} {{\n\
          \x20   const NAME: &'static str = {name:?};\n\
-         \x20   const ALL: &'static [Self] = &Self::ALL;\n\
          {wires}\
-         \n    fn index(self) -> usize {{\n\
-         \x20       self as usize\n\
+         \n    fn known(index: usize) -> Self {{\n\
+         \x20       Self::ALL[index].clone()\n\
+         \x20   }}\n\
+         \n    fn unknown(value: runtime::Unknown) -> Self {{\n\
+         \x20       Self::{unknown}(value)\n\
+         \x20   }}\n\
+         \n    fn wire(&self) -> &str {{\n\
+         \x20       match self {{\n\
+         {arms}\
+         \x20       }}\n\
          \x20   }}\n\
          }}\n\
          \n{cfg}impl std::fmt::Display for {name} {{\n\
@@ -708,7 +742,7 @@ fn enumeration(
          }}\n\
          \n{write}impl serde::Serialize for {name} {{\n\
          \x20   fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{\n\
-         \x20       serializer.serialize_str(self.as_str())\n\
+         \x20       runtime::write_enum(self, serializer)\n\
          \x20   }}\n\
          }}\n\
          \n{read}impl<'de> serde::Deserialize<'de> for {name} {{\n\
@@ -932,6 +966,11 @@ fn union(
         #write
         impl serde::Serialize for #name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                // A format that is not self-describing could not tell the
+                // variants apart on reading: there, the JSON text.
+                if !serializer.is_human_readable() {
+                    return runtime::json_text(self, serializer);
+                }
                 match self {
                     #(#writes)*
                 }

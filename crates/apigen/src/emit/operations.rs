@@ -394,9 +394,18 @@ fn takes_error(api: &Api, r: &Response) -> bool {
     let body_fits = match (&r.body, &api.error_type) {
         (None, _) => true,
         (Some(b), Some(e)) => b == e,
-        (Some(b), None) => b.ty == Ty::Json,
+        // The error's body is JSON: read as the response's type
+        // ([`converts_error_body`]).
+        (Some(_), None) => true,
     };
     error_status && body_fits
+}
+
+/// Whether an error's body (JSON, where error responses carry bodies of
+/// different types) is read as `r`'s body type to make `r`: a body the type
+/// does not fit gives the error back.
+fn converts_error_body(api: &Api, r: &Response) -> bool {
+    api.error_type.is_none() && r.body.as_ref().is_some_and(|b| b.ty != Ty::Json)
 }
 
 /// The response enum of an operation whose responses are the same as an
@@ -782,14 +791,27 @@ fn construct_from_error(api: &Api, r: &Response) -> Option<Expr> {
 /// is given back); `None` when a required header's type cannot be read
 /// from text.
 fn read_error(api: &Api, r: &Response, ctor: &str) -> Option<Expr> {
+    let convert = converts_error_body(api, r);
+    let mut statements = Vec::new();
+    if convert {
+        statements.push(Expr::Scope {
+            head: "let Some(body) = runtime::error_body(&error.body) else".into(),
+            body: vec![Expr::text("return Err(error);")],
+            tail: ";",
+        });
+    }
+    let body = if convert { "body" } else { "error.body" };
     if !r.named_fields() {
         let value = match r.body {
-            Some(_) => format!("Ok({ctor}(error.body))"),
+            Some(_) => format!("Ok({ctor}({body}))"),
             None => format!("Ok({ctor})"),
         };
-        return Some(Expr::Text(value));
+        return Some(if statements.is_empty() {
+            Expr::Text(value)
+        } else {
+            Expr::Block(statements, Box::new(Expr::Text(value)))
+        });
     }
-    let mut statements = Vec::new();
     for h in &r.headers {
         let (field, wire) = (ident(&h.rust), text::string_literal(&h.wire));
         let readable = super::scalar_header(api, &h.shape) && !h.json;
@@ -809,7 +831,7 @@ fn read_error(api: &Api, r: &Response, ctor: &str) -> Option<Expr> {
         fields.push(("status".to_string(), Expr::text("error.status")));
     }
     if r.body.is_some() {
-        fields.push(("body".to_string(), Expr::text("error.body")));
+        fields.push(("body".to_string(), Expr::text(body)));
     }
     for h in &r.headers {
         let field = ident(&h.rust).to_string();

@@ -101,9 +101,11 @@ pub fn head(api: &Api, gates: &Gates) -> String {
     }
     // With group features, a route trait whose feature is off stands for
     // `runtime::FeatureOff`, which every type has: `configure` asks for the
-    // traits this build serves.
+    // traits this build serves, named through a module of their own so
+    // that no trait's name meets an item or a type parameter here.
     let mut out = String::new();
     let mut bounds: Vec<String> = Vec::new();
+    let mut served = String::new();
     for t in &api.traits {
         let name = ident(&t.name);
         if gates.on() {
@@ -111,17 +113,23 @@ pub fn head(api: &Api, gates: &Gates) -> String {
                 .group(&t.group)
                 .map(|p| text::compact(&p))
                 .unwrap_or_default();
-            out.push_str(&format!(
-                "#[cfg({on})]\nuse super::operations::{name};\n\
-                 #[cfg(not({on}))]\nuse super::runtime::FeatureOff as {name};\n"
+            served.push_str(&format!(
+                "    #[cfg({on})]\n    pub use super::super::operations::{name};\n    \
+                 #[cfg(not({on}))]\n    pub use super::super::runtime::FeatureOff as {name};\n"
             ));
-            bounds.push(name.to_string());
+            bounds.push(format!("served::{name}"));
         } else {
             bounds.push(format!("operations::{name}"));
         }
     }
-    if !out.is_empty() {
-        out.push('\n');
+    if !served.is_empty() {
+        out.push_str(
+            "/// The route traits this build serves: each group's, or\n\
+             /// `runtime::FeatureOff` (which every type has) for a group whose\n\
+             /// feature is off.\nmod served {\n",
+        );
+        out.push_str(&served);
+        out.push_str("}\n\n");
     }
     bounds.push("Rejections".into());
     bounds.push("'static".into());

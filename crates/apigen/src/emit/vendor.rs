@@ -94,6 +94,14 @@ mod tests {
         assert!(!copied.contains("```"), "{copied}");
         assert!(copied.contains("#![warn(missing_docs)]"), "the code stays");
         assert_eq!(super::text("record.rs", SOURCES[13].1), SOURCES[13].1);
+        // No other file's docs name the crate: a copy could not compile them.
+        for (name, source) in SOURCES {
+            let copied = super::text(name, source);
+            assert!(
+                !copied.contains("apigen_runtime"),
+                "{name} names `apigen_runtime`, which a copy of it is not"
+            );
+        }
     }
 
     /// Every dependency of the runtime, as Cargo itself resolves it

@@ -16,7 +16,6 @@ pub struct Category {
     pub description: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Category {
     const NAME: &'static str = "Category";
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
@@ -49,7 +48,6 @@ impl runtime::Record for Category {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Category {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -58,10 +56,9 @@ impl<'de> serde::Deserialize<'de> for Category {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Category {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Category", 3);
         out.field("id", &self.id);
         out.field("name", &self.name);
         out.optional("description", &self.description);
@@ -80,7 +77,6 @@ pub struct Error {
     pub status: i32,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message", "status"];
@@ -112,7 +108,6 @@ impl runtime::Record for Error {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -121,10 +116,9 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Error", 3);
         out.field("code", &self.code);
         out.field("message", &self.message);
         out.field("status", &self.status);
@@ -150,7 +144,6 @@ pub struct InventoryEvent {
     pub occurred_at: chrono::DateTime<chrono::Utc>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for InventoryEvent {
     const NAME: &'static str = "InventoryEvent";
     const FIELDS: &'static [&'static str] = &[
@@ -202,7 +195,6 @@ impl runtime::Record for InventoryEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for InventoryEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -211,10 +203,9 @@ impl<'de> serde::Deserialize<'de> for InventoryEvent {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for InventoryEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "InventoryEvent", 6);
         out.field("id", &self.id);
         out.field("type", &self.type_);
         out.field("petId", &self.pet_id);
@@ -235,7 +226,6 @@ pub struct InventoryItem {
     pub status: PetStatus,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for InventoryItem {
     const NAME: &'static str = "InventoryItem";
     const FIELDS: &'static [&'static str] = &["petId", "quantity", "status"];
@@ -267,7 +257,6 @@ impl runtime::Record for InventoryItem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for InventoryItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -276,10 +265,9 @@ impl<'de> serde::Deserialize<'de> for InventoryItem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for InventoryItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "InventoryItem", 3);
         out.field("petId", &self.pet_id);
         out.field("quantity", &self.quantity);
         out.field("status", &self.status);
@@ -294,7 +282,6 @@ pub struct InventoryUpdate {
     pub quantity: i32,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for InventoryUpdate {
     const NAME: &'static str = "InventoryUpdate";
     const FIELDS: &'static [&'static str] = &["quantity"];
@@ -321,7 +308,6 @@ impl runtime::Record for InventoryUpdate {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for InventoryUpdate {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -330,10 +316,9 @@ impl<'de> serde::Deserialize<'de> for InventoryUpdate {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for InventoryUpdate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "InventoryUpdate", 1);
         out.field("quantity", &self.quantity);
         out.end()
     }
@@ -366,7 +351,6 @@ pub struct NewCategory {
     pub description: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewCategory {
     const NAME: &'static str = "NewCategory";
     const FIELDS: &'static [&'static str] = &["id", "name", "description"];
@@ -399,7 +383,6 @@ impl runtime::Record for NewCategory {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewCategory {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -408,10 +391,9 @@ impl<'de> serde::Deserialize<'de> for NewCategory {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewCategory {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "NewCategory", 3);
         out.optional("id", &self.id);
         out.field("name", &self.name);
         out.optional("description", &self.description);
@@ -447,7 +429,6 @@ pub struct NewOrder {
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewOrder {
     const NAME: &'static str = "NewOrder";
     const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
@@ -480,7 +461,6 @@ impl runtime::Record for NewOrder {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewOrder {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -489,10 +469,9 @@ impl<'de> serde::Deserialize<'de> for NewOrder {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewOrder {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "NewOrder", 3);
         out.field("petId", &self.pet_id);
         out.field("quantity", &self.quantity);
         out.optional("shipDate", &self.ship_date);
@@ -536,7 +515,6 @@ pub struct NewPet {
     pub status: Option<PetStatus>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewPet {
     const NAME: &'static str = "NewPet";
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
@@ -571,7 +549,6 @@ impl runtime::Record for NewPet {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewPet {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -580,10 +557,9 @@ impl<'de> serde::Deserialize<'de> for NewPet {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewPet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "NewPet", 4);
         out.optional("id", &self.id);
         out.field("name", &self.name);
         out.field("categoryId", &self.category_id);
@@ -625,7 +601,6 @@ pub struct Order {
     pub complete: Option<bool>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Order {
     const NAME: &'static str = "Order";
     const FIELDS: &'static [&'static str] = &["id", "petId", "quantity", "shipDate", "complete"];
@@ -667,7 +642,6 @@ impl runtime::Record for Order {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Order {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -676,10 +650,9 @@ impl<'de> serde::Deserialize<'de> for Order {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Order {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Order", 5);
         out.optional("id", &self.id);
         out.optional("petId", &self.pet_id);
         out.optional("quantity", &self.quantity);
@@ -707,7 +680,6 @@ pub struct OrderEvent {
     pub occurred_at: chrono::DateTime<chrono::Utc>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for OrderEvent {
     const NAME: &'static str = "OrderEvent";
     const FIELDS: &'static [&'static str] = &[
@@ -763,7 +735,6 @@ impl runtime::Record for OrderEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for OrderEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -772,10 +743,9 @@ impl<'de> serde::Deserialize<'de> for OrderEvent {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for OrderEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "OrderEvent", 7);
         out.field("id", &self.id);
         out.field("type", &self.type_);
         out.field("orderId", &self.order_id);
@@ -799,7 +769,6 @@ pub struct Pet {
     pub status: Option<PetStatus>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Pet {
     const NAME: &'static str = "Pet";
     const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
@@ -834,7 +803,6 @@ impl runtime::Record for Pet {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Pet {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -843,10 +811,9 @@ impl<'de> serde::Deserialize<'de> for Pet {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Pet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Pet", 4);
         out.field("id", &self.id);
         out.field("name", &self.name);
         out.field("categoryId", &self.category_id);
@@ -856,7 +823,7 @@ impl serde::Serialize for Pet {
 }
 
 /// Status of a pet, and of its inventory entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PetStatus {
     /// `available`
     Available,
@@ -864,25 +831,41 @@ pub enum PetStatus {
     Pending,
     /// `sold`
     Sold,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl PetStatus {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 3] = [Self::Available, Self::Pending, Self::Sold];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for PetStatus {
     const NAME: &'static str = "PetStatus";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["available", "pending", "sold"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Available => "available",
+            Self::Pending => "pending",
+            Self::Sold => "sold",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -900,14 +883,12 @@ impl std::str::FromStr for PetStatus {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for PetStatus {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for PetStatus {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -928,9 +909,11 @@ pub enum StoreEvent {
     InventoryEvent(InventoryEvent),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for StoreEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::OrderEvent(value) => serde::Serialize::serialize(value, serializer),
             Self::InventoryEvent(value) => serde::Serialize::serialize(value, serializer),
@@ -938,7 +921,6 @@ impl serde::Serialize for StoreEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for StoreEvent {
     fn decide(
         value: serde_json::Value,
@@ -962,7 +944,6 @@ impl runtime::Decide for StoreEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for StoreEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -972,7 +953,7 @@ impl<'de> serde::Deserialize<'de> for StoreEvent {
 }
 
 /// What a store event reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StoreEventType {
     /// `order.placed`
     OrderPlaced,
@@ -982,10 +963,14 @@ pub enum StoreEventType {
     OrderCancelled,
     /// `inventory.changed`
     InventoryChanged,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl StoreEventType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 4] = [
         Self::OrderPlaced,
         Self::OrderCompleted,
@@ -994,14 +979,13 @@ impl StoreEventType {
     ];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for StoreEventType {
     const NAME: &'static str = "StoreEventType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &[
         "order.placed",
         "order.completed",
@@ -1009,8 +993,22 @@ impl runtime::StringEnum for StoreEventType {
         "inventory.changed",
     ];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::OrderPlaced => "order.placed",
+            Self::OrderCompleted => "order.completed",
+            Self::OrderCancelled => "order.cancelled",
+            Self::InventoryChanged => "inventory.changed",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -1028,14 +1026,12 @@ impl std::str::FromStr for StoreEventType {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for StoreEventType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for StoreEventType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -1044,31 +1040,46 @@ impl<'de> serde::Deserialize<'de> for StoreEventType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum XApiStability {
     /// `experimental`
     Experimental,
     /// `beta`
     Beta,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl XApiStability {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Experimental, Self::Beta];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for XApiStability {
     const NAME: &'static str = "XApiStability";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["experimental", "beta"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Experimental => "experimental",
+            Self::Beta => "beta",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -1086,14 +1097,12 @@ impl std::str::FromStr for XApiStability {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for XApiStability {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for XApiStability {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -146,7 +146,7 @@ impl Db {
 
     pub async fn list_pets(&self, filter: &PetFilter, page: Page) -> Result<Listed<Pet>> {
         let mut q = Filtered::new(concat!(select_pets!(), " WHERE id > "), page);
-        if let Some(status) = filter.status {
+        if let Some(status) = &filter.status {
             q.and("status = ", status.as_str());
         }
         if let Some(category) = filter.category_id {
@@ -246,7 +246,7 @@ pub(super) async fn lock_pet(c: &mut Conn<'_>, id: i64) -> Result<Option<PetStat
         .transpose()
 }
 
-pub(super) async fn set_status(c: &mut Conn<'_>, pet_id: i64, status: PetStatus) -> Result<()> {
+pub(super) async fn set_status(c: &mut Conn<'_>, pet_id: i64, status: &PetStatus) -> Result<()> {
     c.execute(
         "UPDATE pets SET status = $1 WHERE id = $2",
         args![status.as_str(), pet_id],

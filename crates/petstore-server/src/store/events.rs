@@ -23,7 +23,7 @@ pub const EVENT_RETENTION: chrono::Duration = chrono::Duration::hours(24);
 
 /// What changed, for [`record`]: the stock and status come from the rows
 /// as the transaction left them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) enum Change {
     Order {
         kind: StoreEventType,
@@ -44,14 +44,14 @@ pub(super) async fn record(c: &mut Conn<'_>, changes: &[Change], now: DateTime<U
     let mut rows = String::new();
     let mut args = Vec::new();
     for (n, change) in changes.iter().enumerate() {
-        let (kind, order_id, pet_id, quantity) = match *change {
+        let (kind, order_id, pet_id, quantity) = match change {
             Change::Order {
                 kind,
                 order_id,
                 pet_id,
                 quantity,
-            } => (kind, Some(order_id), pet_id, Some(quantity)),
-            Change::Stock { pet_id } => (StoreEventType::InventoryChanged, None, pet_id, None),
+            } => (kind.clone(), Some(*order_id), *pet_id, Some(*quantity)),
+            Change::Stock { pet_id } => (StoreEventType::InventoryChanged, None, *pet_id, None),
         };
         let at = args.len();
         if n > 0 {
@@ -166,7 +166,7 @@ impl Db {
 impl FromRow for StoreEvent {
     fn from_row(r: &impl Columns) -> Result<Self> {
         let id = r.int(0)?;
-        let kind: StoreEventType = r.text(1)?.parse().map_err(corrupt)?;
+        let kind: StoreEventType = super::parse_known(r.text(1)?)?;
         let occurred_at = DateTime::<Utc>::from_timestamp_millis(r.int(7)?)
             .ok_or_else(|| corrupt(format_args!("event {id}'s time")))?;
         let pet_id = r.int(3)?;
@@ -205,8 +205,8 @@ impl FromRow for StoreEvent {
 /// An event's id and type, whatever its kind.
 pub fn event_meta(event: &StoreEvent) -> (i64, StoreEventType, i64) {
     match event {
-        StoreEvent::OrderEvent(e) => (e.id, e.type_, e.pet_id),
-        StoreEvent::InventoryEvent(e) => (e.id, e.type_, e.pet_id),
+        StoreEvent::OrderEvent(e) => (e.id, e.type_.clone(), e.pet_id),
+        StoreEvent::InventoryEvent(e) => (e.id, e.type_.clone(), e.pet_id),
     }
 }
 

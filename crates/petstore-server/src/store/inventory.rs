@@ -54,13 +54,13 @@ impl Db {
                 args![quantity, pet_id],
             )
             .await?;
-            let next = match (status, quantity) {
+            let next = match (&status, quantity) {
                 (PetStatus::Available, 0) => PetStatus::Sold,
                 (PetStatus::Sold, q) if q > 0 => PetStatus::Available,
-                (s, _) => s,
+                (s, _) => s.clone(),
             };
             if next != status {
-                set_status(c, pet_id, next).await?;
+                set_status(c, pet_id, &next).await?;
             }
             record(c, &[Change::Stock { pet_id }], chrono::Utc::now()).await?;
             Ok(InventoryItem {

@@ -628,8 +628,18 @@ fn corrupt(what: impl std::fmt::Display) -> ApiError {
     ApiError::Internal(format!("corrupt row: {what}").into())
 }
 
+/// A status the store wrote: one the spec lists (read strictly; a value it
+/// does not list is a corrupt row, not one kept as unknown).
 fn parse_status(s: &str) -> Result<PetStatus> {
-    s.parse().map_err(corrupt)
+    parse_known(s)
+}
+
+/// A string enum the store wrote, read strictly (see [`parse_status`]).
+fn parse_known<T: std::str::FromStr>(s: &str) -> Result<T>
+where
+    T::Err: std::fmt::Display,
+{
+    petstore_api::runtime::strictly(|| s.parse()).map_err(corrupt)
 }
 
 #[cfg(test)]

@@ -379,7 +379,7 @@ impl Placing {
         )
         .await?;
         if stock == wanted {
-            set_status(c, pet_id, PetStatus::Sold).await?;
+            set_status(c, pet_id, &PetStatus::Sold).await?;
         }
         let id = c
             .insert(

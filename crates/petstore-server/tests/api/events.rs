@@ -51,7 +51,7 @@ async fn subscribe(
             body,
             x_api_stability,
         } => {
-            assert_eq!(x_api_stability.map(|s| s.as_str()), Some("beta"));
+            assert_eq!(x_api_stability.as_ref().map(|s| s.as_str()), Some("beta"));
             body
         }
         other => panic!("expected the stream, got {other:?}"),
@@ -61,8 +61,8 @@ async fn subscribe(
 /// The (SSE id, type, pet) of an event, checked against its body.
 fn meta(event: &Event<StoreEvent>) -> (i64, StoreEventType, i64) {
     let (id, kind, pet) = match &event.data {
-        StoreEvent::OrderEvent(e) => (e.id, e.type_, e.pet_id),
-        StoreEvent::InventoryEvent(e) => (e.id, e.type_, e.pet_id),
+        StoreEvent::OrderEvent(e) => (e.id, e.type_.clone(), e.pet_id),
+        StoreEvent::InventoryEvent(e) => (e.id, e.type_.clone(), e.pet_id),
     };
     assert_eq!(event.id, Some(id.to_string()), "the SSE id is the event's");
     assert_eq!(event.event.as_deref(), Some(kind.as_str()));
@@ -133,7 +133,7 @@ async fn every_change_is_an_event_in_commit_order_and_filters_apply() {
         .chain(next_events(&mut all, 5).await)
         .collect();
     let seen: Vec<_> = events.iter().map(meta).collect();
-    let kinds: Vec<_> = seen.iter().map(|(_, kind, _)| *kind).collect();
+    let kinds: Vec<_> = seen.iter().map(|(_, kind, _)| kind.clone()).collect();
     use StoreEventType::*;
     assert_eq!(
         kinds,
@@ -162,7 +162,7 @@ async fn every_change_is_an_event_in_commit_order_and_filters_apply() {
     assert_eq!(stocks, [3, 3, 2, 2, 4, 4, 4]);
     // The filtered stream saw only this pet's placements and cancellation.
     let filtered: Vec<_> = next_events(&mut placed, 3).await.iter().map(meta).collect();
-    let kinds: Vec<_> = filtered.iter().map(|(_, kind, _)| *kind).collect();
+    let kinds: Vec<_> = filtered.iter().map(|(_, kind, _)| kind.clone()).collect();
     assert_eq!(kinds, [OrderPlaced, OrderPlaced, OrderCancelled]);
 }
 

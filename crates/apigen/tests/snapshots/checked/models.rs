@@ -11,7 +11,6 @@ pub struct Crate {
     pub notes: Option<Vec<Note>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Crate {
     const NAME: &'static str = "Crate";
     const FIELDS: &'static [&'static str] = &["shelf", "notes"];
@@ -41,7 +40,6 @@ impl runtime::Record for Crate {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Crate {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Crate {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Crate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Crate", 2);
         out.optional("shelf", &self.shelf);
         out.optional("notes", &self.notes);
         out.end()
@@ -65,7 +62,6 @@ pub struct Label {
     pub text: String,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Label {
     const NAME: &'static str = "Label";
     const FIELDS: &'static [&'static str] = &["text"];
@@ -91,7 +87,6 @@ impl runtime::Record for Label {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Label {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -100,10 +95,9 @@ impl<'de> serde::Deserialize<'de> for Label {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Label {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Label", 1);
         out.field("text", &self.text);
         out.end()
     }
@@ -122,7 +116,6 @@ pub struct Note {
     pub tag: Option<Tag>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Note {
     const NAME: &'static str = "Note";
     const FIELDS: &'static [&'static str] = &["text", "tag"];
@@ -152,7 +145,6 @@ impl runtime::Record for Note {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Note {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -161,10 +153,9 @@ impl<'de> serde::Deserialize<'de> for Note {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Note", 2);
         out.optional("text", &self.text);
         out.optional("tag", &self.tag);
         out.end()
@@ -177,7 +168,6 @@ pub struct Shelf {
     pub note: Option<Note>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Shelf {
     const NAME: &'static str = "Shelf";
     const FIELDS: &'static [&'static str] = &["labels", "note"];
@@ -207,7 +197,6 @@ impl runtime::Record for Shelf {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Shelf {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -216,10 +205,9 @@ impl<'de> serde::Deserialize<'de> for Shelf {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Shelf {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Shelf", 2);
         out.optional("labels", &self.labels);
         out.optional("note", &self.note);
         out.end()
@@ -239,31 +227,46 @@ impl runtime::Validate for Shelf {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Tag {
     /// `fragile`
     Fragile,
     /// `heavy`
     Heavy,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl Tag {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Fragile, Self::Heavy];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for Tag {
     const NAME: &'static str = "Tag";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["fragile", "heavy"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Fragile => "fragile",
+            Self::Heavy => "heavy",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -281,14 +284,12 @@ impl std::str::FromStr for Tag {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Tag {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Tag {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -26,17 +26,14 @@ pub struct Account {
     pub owner: serde_json::Value,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 fn default_account_plan() -> NewAccountPlan {
     NewAccountPlan::Free
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 fn default_account_retries() -> i32 {
     3
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Account {
     const NAME: &'static str = "Account";
     const FIELDS: &'static [&'static str] = &[
@@ -108,7 +105,6 @@ impl runtime::Record for Account {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Account {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -117,10 +113,9 @@ impl<'de> serde::Deserialize<'de> for Account {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Account {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Account", 11);
         out.optional("createdAt", &self.created_at);
         out.nullable("updatedAt", &self.updated_at);
         out.field("email", &self.email);
@@ -143,7 +138,6 @@ pub struct Audited {
     pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Audited {
     const NAME: &'static str = "Audited";
     const FIELDS: &'static [&'static str] = &["createdAt", "updatedAt"];
@@ -176,7 +170,6 @@ impl runtime::Record for Audited {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Audited {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -185,10 +178,9 @@ impl<'de> serde::Deserialize<'de> for Audited {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Audited {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Audited", 2);
         out.optional("createdAt", &self.created_at);
         out.nullable("updatedAt", &self.updated_at);
         out.end()
@@ -201,7 +193,6 @@ pub struct ClosedAppend {
     pub stream: Option<bool>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for ClosedAppend {
     const NAME: &'static str = "ClosedAppend";
     const FIELDS: &'static [&'static str] = &["inputs", "stream"];
@@ -232,7 +223,6 @@ impl runtime::Record for ClosedAppend {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for ClosedAppend {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -241,10 +231,9 @@ impl<'de> serde::Deserialize<'de> for ClosedAppend {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for ClosedAppend {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ClosedAppend", 2);
         out.optional("inputs", &self.inputs);
         out.optional("stream", &self.stream);
         out.end()
@@ -257,7 +246,6 @@ pub struct ClosedBase {
     pub stream: Option<bool>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for ClosedBase {
     const NAME: &'static str = "ClosedBase";
     const FIELDS: &'static [&'static str] = &["inputs", "stream"];
@@ -288,7 +276,6 @@ impl runtime::Record for ClosedBase {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for ClosedBase {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -297,10 +284,9 @@ impl<'de> serde::Deserialize<'de> for ClosedBase {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for ClosedBase {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ClosedBase", 2);
         out.optional("inputs", &self.inputs);
         out.optional("stream", &self.stream);
         out.end()
@@ -313,7 +299,6 @@ pub struct Legacy {
     pub value: Option<f64>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Legacy {
     const NAME: &'static str = "Legacy";
     const FIELDS: &'static [&'static str] = &["value"];
@@ -339,7 +324,6 @@ impl runtime::Record for Legacy {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Legacy {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -348,10 +332,9 @@ impl<'de> serde::Deserialize<'de> for Legacy {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Legacy {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Legacy", 1);
         out.optional("value", &self.value);
         out.end()
     }
@@ -372,17 +355,14 @@ pub struct NewAccount {
     pub address: Option<NewAccountAddress>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 fn default_new_account_plan() -> NewAccountPlan {
     NewAccountPlan::Free
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 fn default_new_account_retries() -> i32 {
     3
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for NewAccount {
     const NAME: &'static str = "NewAccount";
     const FIELDS: &'static [&'static str] = &[
@@ -434,7 +414,6 @@ impl runtime::Record for NewAccount {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewAccount {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -443,10 +422,9 @@ impl<'de> serde::Deserialize<'de> for NewAccount {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for NewAccount {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "NewAccount", 6);
         out.field("email", &self.email);
         out.optional("password", &self.password);
         out.field("plan", &self.plan);
@@ -484,7 +462,6 @@ pub struct NewAccountAddress {
     pub zip: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for NewAccountAddress {
     const NAME: &'static str = "NewAccountAddress";
     const FIELDS: &'static [&'static str] = &["street", "zip"];
@@ -514,7 +491,6 @@ impl runtime::Record for NewAccountAddress {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewAccountAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -523,10 +499,9 @@ impl<'de> serde::Deserialize<'de> for NewAccountAddress {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for NewAccountAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "NewAccountAddress", 2);
         out.optional("street", &self.street);
         out.optional("zip", &self.zip);
         out.end()
@@ -551,31 +526,46 @@ impl runtime::Validate for NewAccountAddress {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NewAccountPlan {
     /// `free`
     Free,
     /// `paid`
     Paid,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl NewAccountPlan {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for NewAccountPlan {
     const NAME: &'static str = "NewAccountPlan";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["free", "paid"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Free => "free",
+            Self::Paid => "paid",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -593,14 +583,12 @@ impl std::str::FromStr for NewAccountPlan {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for NewAccountPlan {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for NewAccountPlan {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

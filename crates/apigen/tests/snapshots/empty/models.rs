@@ -45,7 +45,7 @@ impl<'de> serde::Deserialize<'de> for Note {
 
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Note", 1);
         out.optional("text", &self.text);
         out.end()
     }

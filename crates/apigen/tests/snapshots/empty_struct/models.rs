@@ -8,7 +8,6 @@ use super::runtime;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ping {}
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Ping {
     const NAME: &'static str = "Ping";
     const FIELDS: &'static [&'static str] = &[];
@@ -30,7 +29,6 @@ impl runtime::Record for Ping {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Ping {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -39,10 +37,9 @@ impl<'de> serde::Deserialize<'de> for Ping {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Ping {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let out = runtime::Writer::start(serializer);
+        let out = runtime::Writer::start(serializer, "Ping", 0);
         out.end()
     }
 }

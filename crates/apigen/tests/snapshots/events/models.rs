@@ -11,7 +11,6 @@ pub struct CompleteBody {
     pub stream: Option<bool>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CompleteBody {
     const NAME: &'static str = "CompleteBody";
     const FIELDS: &'static [&'static str] = &["prompt", "stream"];
@@ -41,7 +40,6 @@ impl runtime::Record for CompleteBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CompleteBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for CompleteBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompleteBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "CompleteBody", 2);
         out.field("prompt", &self.prompt);
         out.optional("stream", &self.stream);
         out.end()
@@ -65,7 +62,6 @@ pub struct Completion {
     pub text: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Completion {
     const NAME: &'static str = "Completion";
     const FIELDS: &'static [&'static str] = &["text"];
@@ -91,7 +87,6 @@ impl runtime::Record for Completion {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Completion {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -100,10 +95,9 @@ impl<'de> serde::Deserialize<'de> for Completion {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Completion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Completion", 1);
         out.field("text", &self.text);
         out.end()
     }
@@ -117,9 +111,11 @@ pub enum FeedEvent {
     Restocked(Restocked),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for FeedEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Placed(value) => serde::Serialize::serialize(value, serializer),
             Self::Restocked(value) => serde::Serialize::serialize(value, serializer),
@@ -127,7 +123,6 @@ impl serde::Serialize for FeedEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for FeedEvent {
     fn decide(
         value: serde_json::Value,
@@ -151,7 +146,6 @@ impl runtime::Decide for FeedEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for FeedEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -166,7 +160,6 @@ pub struct Placed {
     pub order_id: i64,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Placed {
     const NAME: &'static str = "Placed";
     const FIELDS: &'static [&'static str] = &["type", "orderId"];
@@ -196,7 +189,6 @@ impl runtime::Record for Placed {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Placed {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -205,10 +197,9 @@ impl<'de> serde::Deserialize<'de> for Placed {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Placed {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Placed", 2);
         out.field("type", &self.type_);
         out.field("orderId", &self.order_id);
         out.end()
@@ -220,7 +211,6 @@ pub struct Problem {
     pub message: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["message"];
@@ -246,7 +236,6 @@ impl runtime::Record for Problem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -255,10 +244,9 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Problem", 1);
         out.field("message", &self.message);
         out.end()
     }
@@ -271,7 +259,6 @@ pub struct Restocked {
     pub stock: i32,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Restocked {
     const NAME: &'static str = "Restocked";
     const FIELDS: &'static [&'static str] = &["type", "petId", "stock"];
@@ -303,7 +290,6 @@ impl runtime::Record for Restocked {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Restocked {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -312,10 +298,9 @@ impl<'de> serde::Deserialize<'de> for Restocked {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Restocked {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Restocked", 3);
         out.field("type", &self.type_);
         out.field("petId", &self.pet_id);
         out.field("stock", &self.stock);
@@ -328,7 +313,6 @@ pub struct StreamChunksOkEvent {
     pub text: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for StreamChunksOkEvent {
     const NAME: &'static str = "StreamChunksOkEvent";
     const FIELDS: &'static [&'static str] = &["text"];
@@ -354,7 +338,6 @@ impl runtime::Record for StreamChunksOkEvent {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for StreamChunksOkEvent {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -363,10 +346,9 @@ impl<'de> serde::Deserialize<'de> for StreamChunksOkEvent {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for StreamChunksOkEvent {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "StreamChunksOkEvent", 1);
         out.field("text", &self.text);
         out.end()
     }

@@ -14,7 +14,6 @@ pub struct Open {
     pub additional_properties: std::collections::BTreeMap<String, i64>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Open {
     const NAME: &'static str = "Open";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -50,7 +49,6 @@ impl runtime::Record for Open {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Open {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -59,10 +57,9 @@ impl<'de> serde::Deserialize<'de> for Open {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Open {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start_open(serializer, self);
         out.optional("name", &self.name);
         out.rest(&self.additional_properties);
         out.end()
@@ -93,7 +90,6 @@ pub struct Sample {
     pub matrix: Option<Vec<Vec<f64>>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Sample {
     const NAME: &'static str = "Sample";
     const FIELDS: &'static [&'static str] = &[
@@ -223,7 +219,6 @@ impl runtime::Record for Sample {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Sample {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -232,10 +227,9 @@ impl<'de> serde::Deserialize<'de> for Sample {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Sample", 20);
         out.field("small", &self.small);
         out.field("big", &self.big);
         out.optional("ratio", &self.ratio);

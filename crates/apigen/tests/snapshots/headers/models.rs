@@ -10,7 +10,6 @@ pub struct GetHOkXJson {
     pub a: Option<i64>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for GetHOkXJson {
     const NAME: &'static str = "GetHOkXJson";
     const FIELDS: &'static [&'static str] = &["a"];
@@ -36,7 +35,6 @@ impl runtime::Record for GetHOkXJson {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetHOkXJson {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,10 +43,9 @@ impl<'de> serde::Deserialize<'de> for GetHOkXJson {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for GetHOkXJson {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "GetHOkXJson", 1);
         out.optional("a", &self.a);
         out.end()
     }

@@ -10,7 +10,6 @@ pub struct Box2 {
     pub b: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Box2 {
     const NAME: &'static str = "Box2";
     const FIELDS: &'static [&'static str] = &["b"];
@@ -36,7 +35,6 @@ impl runtime::Record for Box2 {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Box2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,10 +43,9 @@ impl<'de> serde::Deserialize<'de> for Box2 {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Box2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Box2", 1);
         out.optional("b", &self.b);
         out.end()
     }
@@ -69,7 +66,6 @@ pub struct Deserialize {
     pub d: Option<i64>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Deserialize {
     const NAME: &'static str = "Deserialize";
     const FIELDS: &'static [&'static str] = &["d"];
@@ -95,7 +91,6 @@ impl runtime::Record for Deserialize {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Deserialize {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -104,10 +99,9 @@ impl<'de> serde::Deserialize<'de> for Deserialize {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Deserialize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Deserialize", 1);
         out.optional("d", &self.d);
         out.end()
     }
@@ -118,7 +112,6 @@ pub struct Option2 {
     pub next: Option<Box<Option2>>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Option2 {
     const NAME: &'static str = "Option2";
     const FIELDS: &'static [&'static str] = &["next"];
@@ -144,7 +137,6 @@ impl runtime::Record for Option2 {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Option2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -153,10 +145,9 @@ impl<'de> serde::Deserialize<'de> for Option2 {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Option2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Option2", 1);
         out.optional("next", &self.next);
         out.end()
     }
@@ -168,7 +159,6 @@ pub struct Result2 {
     pub error: Option<String2>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Result2 {
     const NAME: &'static str = "Result2";
     const FIELDS: &'static [&'static str] = &["ok", "error"];
@@ -198,7 +188,6 @@ impl runtime::Record for Result2 {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Result2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -207,10 +196,9 @@ impl<'de> serde::Deserialize<'de> for Result2 {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Result2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Result2", 2);
         out.field("ok", &self.ok);
         out.optional("error", &self.error);
         out.end()
@@ -222,7 +210,6 @@ pub struct Serialize {
     pub s: Option<Deserialize>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Serialize {
     const NAME: &'static str = "Serialize";
     const FIELDS: &'static [&'static str] = &["s"];
@@ -248,7 +235,6 @@ impl runtime::Record for Serialize {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Serialize {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -257,10 +243,9 @@ impl<'de> serde::Deserialize<'de> for Serialize {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Serialize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Serialize", 1);
         out.optional("s", &self.s);
         out.end()
     }
@@ -271,7 +256,6 @@ pub struct String2 {
     pub s: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for String2 {
     const NAME: &'static str = "String2";
     const FIELDS: &'static [&'static str] = &["s"];
@@ -297,7 +281,6 @@ impl runtime::Record for String2 {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for String2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -306,10 +289,9 @@ impl<'de> serde::Deserialize<'de> for String2 {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for String2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "String2", 1);
         out.optional("s", &self.s);
         out.end()
     }
@@ -320,7 +302,6 @@ pub struct Validate {
     pub value: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Validate {
     const NAME: &'static str = "Validate";
     const FIELDS: &'static [&'static str] = &["value"];
@@ -346,7 +327,6 @@ impl runtime::Record for Validate {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Validate {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -355,10 +335,9 @@ impl<'de> serde::Deserialize<'de> for Validate {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Validate {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Validate", 1);
         out.optional("value", &self.value);
         out.end()
     }
@@ -376,31 +355,46 @@ impl runtime::Validate for Validate {
 
 pub type Vec2 = Vec<Box2>;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Violation {
     /// `a`
     A,
     /// `b`
     B,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl Violation {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::A, Self::B];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for Violation {
     const NAME: &'static str = "Violation";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["a", "b"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::A => "a",
+            Self::B => "b",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -418,14 +412,12 @@ impl std::str::FromStr for Violation {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Violation {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Violation {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -13,9 +13,11 @@ pub enum Event {
     MessageDeleted(EventMessageDeleted),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Event {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::MessageCreated(value) => serde::Serialize::serialize(value, serializer),
             Self::MessageDeleted(value) => serde::Serialize::serialize(value, serializer),
@@ -23,7 +25,6 @@ impl serde::Serialize for Event {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Event {
     fn decide(
         value: serde_json::Value,
@@ -47,7 +48,6 @@ impl runtime::Decide for Event {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Event {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -62,7 +62,6 @@ pub struct EventMessageCreated {
     pub text: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for EventMessageCreated {
     const NAME: &'static str = "EventMessageCreated";
     const FIELDS: &'static [&'static str] = &["type", "text"];
@@ -92,7 +91,6 @@ impl runtime::Record for EventMessageCreated {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageCreated {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -101,39 +99,52 @@ impl<'de> serde::Deserialize<'de> for EventMessageCreated {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageCreated {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "EventMessageCreated", 2);
         out.field("type", &self.type_);
         out.field("text", &self.text);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventMessageCreatedType {
     /// `message.created`
     MessageCreated,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl EventMessageCreatedType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 1] = [Self::MessageCreated];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for EventMessageCreatedType {
     const NAME: &'static str = "EventMessageCreatedType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["message.created"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::MessageCreated => "message.created",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -151,14 +162,12 @@ impl std::str::FromStr for EventMessageCreatedType {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageCreatedType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageCreatedType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -173,7 +182,6 @@ pub struct EventMessageDeleted {
     pub id: i64,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for EventMessageDeleted {
     const NAME: &'static str = "EventMessageDeleted";
     const FIELDS: &'static [&'static str] = &["type", "id"];
@@ -203,7 +211,6 @@ impl runtime::Record for EventMessageDeleted {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -212,39 +219,52 @@ impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageDeleted {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "EventMessageDeleted", 2);
         out.field("type", &self.type_);
         out.field("id", &self.id);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventMessageDeletedType {
     /// `message.deleted`
     MessageDeleted,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl EventMessageDeletedType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 1] = [Self::MessageDeleted];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for EventMessageDeletedType {
     const NAME: &'static str = "EventMessageDeletedType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["message.deleted"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::MessageDeleted => "message.deleted",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -262,14 +282,12 @@ impl std::str::FromStr for EventMessageDeletedType {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EventMessageDeletedType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EventMessageDeletedType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -286,9 +304,11 @@ pub enum Mapped {
     Y(MappedY),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Mapped {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::X(value) => serde::Serialize::serialize(value, serializer),
             Self::Y(value) => serde::Serialize::serialize(value, serializer),
@@ -296,7 +316,6 @@ impl serde::Serialize for Mapped {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for Mapped {
     fn decide(
         value: serde_json::Value,
@@ -327,7 +346,6 @@ impl runtime::Decide for Mapped {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Mapped {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -342,7 +360,6 @@ pub struct MappedX {
     pub a: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for MappedX {
     const NAME: &'static str = "MappedX";
     const FIELDS: &'static [&'static str] = &["kind", "a"];
@@ -372,7 +389,6 @@ impl runtime::Record for MappedX {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for MappedX {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -381,10 +397,9 @@ impl<'de> serde::Deserialize<'de> for MappedX {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for MappedX {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "MappedX", 2);
         out.optional("kind", &self.kind);
         out.optional("a", &self.a);
         out.end()
@@ -397,7 +412,6 @@ pub struct MappedY {
     pub b: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for MappedY {
     const NAME: &'static str = "MappedY";
     const FIELDS: &'static [&'static str] = &["kind", "b"];
@@ -427,7 +441,6 @@ impl runtime::Record for MappedY {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for MappedY {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -436,10 +449,9 @@ impl<'de> serde::Deserialize<'de> for MappedY {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for MappedY {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "MappedY", 2);
         out.optional("kind", &self.kind);
         out.optional("b", &self.b);
         out.end()

@@ -10,7 +10,6 @@ pub struct Thing {
     pub a: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
     const FIELDS: &'static [&'static str] = &["a"];
@@ -36,7 +35,6 @@ impl runtime::Record for Thing {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Thing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,10 +43,9 @@ impl<'de> serde::Deserialize<'de> for Thing {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Thing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Thing", 1);
         out.optional("a", &self.a);
         out.end()
     }

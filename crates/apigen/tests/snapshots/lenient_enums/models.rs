@@ -5,7 +5,7 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetASize {
     /// `16`
     V16,
@@ -13,25 +13,41 @@ pub enum GetASize {
     V32,
     /// `big`
     Big,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl GetASize {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 3] = [Self::V16, Self::V32, Self::Big];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for GetASize {
     const NAME: &'static str = "GetASize";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["16", "32", "big"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::V16 => "16",
+            Self::V32 => "32",
+            Self::Big => "big",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -49,14 +65,12 @@ impl std::str::FromStr for GetASize {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetASize {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetASize {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -74,7 +88,6 @@ pub struct Thing {
     pub version: Option<ThingVersion>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Thing {
     const NAME: &'static str = "Thing";
     const FIELDS: &'static [&'static str] = &["code", "mixed", "untyped", "flag", "version"];
@@ -116,7 +129,6 @@ impl runtime::Record for Thing {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Thing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -125,10 +137,9 @@ impl<'de> serde::Deserialize<'de> for Thing {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Thing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Thing", 5);
         out.optional("code", &self.code);
         out.optional("mixed", &self.mixed);
         out.optional("untyped", &self.untyped);
@@ -138,31 +149,46 @@ impl serde::Serialize for Thing {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThingUntyped {
     /// `a`
     A,
     /// `b`
     B,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl ThingUntyped {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::A, Self::B];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for ThingUntyped {
     const NAME: &'static str = "ThingUntyped";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["a", "b"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::A => "a",
+            Self::B => "b",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -180,14 +206,12 @@ impl std::str::FromStr for ThingUntyped {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ThingUntyped {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ThingUntyped {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -196,7 +220,7 @@ impl<'de> serde::Deserialize<'de> for ThingUntyped {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThingVersion {
     /// `1.0`
     V1_0,
@@ -206,25 +230,42 @@ pub enum ThingVersion {
     True,
     /// `false`
     False,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl ThingVersion {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 4] = [Self::V1_0, Self::V2_5, Self::True, Self::False];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for ThingVersion {
     const NAME: &'static str = "ThingVersion";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["1.0", "2.5", "true", "false"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::V1_0 => "1.0",
+            Self::V2_5 => "2.5",
+            Self::True => "true",
+            Self::False => "false",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -242,14 +283,12 @@ impl std::str::FromStr for ThingVersion {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ThingVersion {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ThingVersion {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -12,7 +12,6 @@ pub struct N {
     pub other: Option<serde_json::Value>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for N {
     const NAME: &'static str = "N";
     const FIELDS: &'static [&'static str] = &["name", "anything", "other"];
@@ -44,7 +43,6 @@ impl runtime::Record for N {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for N {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -53,10 +51,9 @@ impl<'de> serde::Deserialize<'de> for N {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for N {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "N", 3);
         out.optional("name", &self.name);
         out.optional("anything", &self.anything);
         out.optional("other", &self.other);

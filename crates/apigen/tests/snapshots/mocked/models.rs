@@ -10,7 +10,6 @@ pub struct AddNoteBadRequestBody {
     pub reason: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for AddNoteBadRequestBody {
     const NAME: &'static str = "AddNoteBadRequestBody";
     const FIELDS: &'static [&'static str] = &["reason"];
@@ -36,7 +35,6 @@ impl runtime::Record for AddNoteBadRequestBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,10 +43,9 @@ impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AddNoteBadRequestBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "AddNoteBadRequestBody", 1);
         out.field("reason", &self.reason);
         out.end()
     }
@@ -59,7 +56,6 @@ pub struct AdminStatsOkBody {
     pub books: i64,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for AdminStatsOkBody {
     const NAME: &'static str = "AdminStatsOkBody";
     const FIELDS: &'static [&'static str] = &["books"];
@@ -85,7 +81,6 @@ impl runtime::Record for AdminStatsOkBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -94,10 +89,9 @@ impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AdminStatsOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "AdminStatsOkBody", 1);
         out.field("books", &self.books);
         out.end()
     }
@@ -112,7 +106,6 @@ pub struct Book {
     pub related: Option<Vec<Book>>,
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Book {
     const NAME: &'static str = "Book";
     const FIELDS: &'static [&'static str] = &["isbn", "title", "pages", "format", "related"];
@@ -148,7 +141,6 @@ impl runtime::Record for Book {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Book {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -157,10 +149,9 @@ impl<'de> serde::Deserialize<'de> for Book {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Book {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Book", 5);
         out.field("isbn", &self.isbn);
         out.field("title", &self.title);
         out.field("pages", &self.pages);
@@ -208,7 +199,6 @@ pub struct Ebook {
     pub bytes: i64,
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Ebook {
     const NAME: &'static str = "Ebook";
     const FIELDS: &'static [&'static str] = &["kind", "bytes"];
@@ -238,7 +228,6 @@ impl runtime::Record for Ebook {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Ebook {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -247,10 +236,9 @@ impl<'de> serde::Deserialize<'de> for Ebook {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Ebook {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Ebook", 2);
         out.field("kind", &self.kind);
         out.field("bytes", &self.bytes);
         out.end()
@@ -279,9 +267,11 @@ pub enum Format {
     Ebook(Ebook),
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Format {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Paper(value) => serde::Serialize::serialize(value, serializer),
             Self::Ebook(value) => serde::Serialize::serialize(value, serializer),
@@ -289,7 +279,6 @@ impl serde::Serialize for Format {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Decide for Format {
     fn decide(
         value: serde_json::Value,
@@ -305,7 +294,6 @@ impl runtime::Decide for Format {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Format {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -329,7 +317,6 @@ pub struct Note {
     pub pinned: Option<bool>,
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Note {
     const NAME: &'static str = "Note";
     const FIELDS: &'static [&'static str] = &["text", "pinned"];
@@ -359,7 +346,6 @@ impl runtime::Record for Note {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Note {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -368,10 +354,9 @@ impl<'de> serde::Deserialize<'de> for Note {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Note {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Note", 2);
         out.field("text", &self.text);
         out.optional("pinned", &self.pinned);
         out.end()
@@ -391,7 +376,6 @@ pub struct Paper {
     pub weight: i64,
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Paper {
     const NAME: &'static str = "Paper";
     const FIELDS: &'static [&'static str] = &["kind", "weight"];
@@ -421,7 +405,6 @@ impl runtime::Record for Paper {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Paper {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -430,10 +413,9 @@ impl<'de> serde::Deserialize<'de> for Paper {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Paper {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Paper", 2);
         out.field("kind", &self.kind);
         out.field("weight", &self.weight);
         out.end()
@@ -460,7 +442,6 @@ pub struct Problem {
     pub message: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["code", "message"];
@@ -490,7 +471,6 @@ impl runtime::Record for Problem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -499,10 +479,9 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Problem", 2);
         out.field("code", &self.code);
         out.field("message", &self.message);
         out.end()
@@ -514,7 +493,6 @@ pub struct WhoAmIOkBody {
     pub name: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for WhoAmIOkBody {
     const NAME: &'static str = "WhoAmIOkBody";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -540,7 +518,6 @@ impl runtime::Record for WhoAmIOkBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -549,10 +526,9 @@ impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for WhoAmIOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "WhoAmIOkBody", 1);
         out.field("name", &self.name);
         out.end()
     }

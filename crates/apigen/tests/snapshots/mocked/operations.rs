@@ -174,7 +174,15 @@ impl runtime::Response for ListBooksResponse {
     type Error = ErrorResponse;
 
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
+        match error.status.as_u16() {
+            400 => {
+                let Some(body) = runtime::error_body(&error.body) else {
+                    return Err(error);
+                };
+                Ok(Self::BadRequest(body))
+            }
+            _ => Err(error),
+        }
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
@@ -243,7 +251,23 @@ impl runtime::Response for AddBookResponse {
     type Error = ErrorResponse;
 
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
+        match error.status.as_u16() {
+            404 => {
+                let Some(body) = runtime::error_body(&error.body) else {
+                    return Err(error);
+                };
+                Ok(Self::NotFound(body))
+            }
+            _ => {
+                let Some(body) = runtime::error_body(&error.body) else {
+                    return Err(error);
+                };
+                Ok(Self::Default {
+                    status: error.status,
+                    body,
+                })
+            }
+        }
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
@@ -304,7 +328,15 @@ impl runtime::Response for AddNoteResponse {
     type Error = ErrorResponse;
 
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
+        match error.status.as_u16() {
+            400 => {
+                let Some(body) = runtime::error_body(&error.body) else {
+                    return Err(error);
+                };
+                Ok(Self::BadRequest(body))
+            }
+            _ => Err(error),
+        }
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
@@ -351,7 +383,15 @@ impl runtime::Response for AdminStatsResponse {
     type Error = ErrorResponse;
 
     fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
-        Err(error)
+        match error.status.as_u16() {
+            400 => {
+                let Some(body) = runtime::error_body(&error.body) else {
+                    return Err(error);
+                };
+                Ok(Self::BadRequest(body))
+            }
+            _ => Err(error),
+        }
     }
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {

@@ -13,9 +13,11 @@ pub enum Animal {
     Cat(Cat),
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Animal {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Dog(value) => serde::Serialize::serialize(value, serializer),
             Self::Cat(value) => serde::Serialize::serialize(value, serializer),
@@ -23,7 +25,6 @@ impl serde::Serialize for Animal {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for Animal {
     fn decide(
         value: serde_json::Value,
@@ -39,7 +40,6 @@ impl runtime::Decide for Animal {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Animal {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -54,7 +54,6 @@ pub struct Cat {
     pub name: String,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Cat {
     const NAME: &'static str = "Cat";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
@@ -84,7 +83,6 @@ impl runtime::Record for Cat {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Cat {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -93,39 +91,52 @@ impl<'de> serde::Deserialize<'de> for Cat {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Cat {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Cat", 2);
         out.field("kind", &self.kind);
         out.field("name", &self.name);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CatKind {
     /// `cat`
     Cat,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl CatKind {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 1] = [Self::Cat];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for CatKind {
     const NAME: &'static str = "CatKind";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["cat"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Cat => "cat",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -143,14 +154,12 @@ impl std::str::FromStr for CatKind {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CatKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CatKind {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -164,7 +173,6 @@ pub struct Circle {
     pub radius: f64,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Circle {
     const NAME: &'static str = "Circle";
     const FIELDS: &'static [&'static str] = &["radius"];
@@ -191,7 +199,6 @@ impl runtime::Record for Circle {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Circle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -200,10 +207,9 @@ impl<'de> serde::Deserialize<'de> for Circle {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Circle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Circle", 1);
         out.field("radius", &self.radius);
         out.end()
     }
@@ -215,7 +221,6 @@ pub struct Dog {
     pub name: String,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Dog {
     const NAME: &'static str = "Dog";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
@@ -245,7 +250,6 @@ impl runtime::Record for Dog {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Dog {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -254,39 +258,52 @@ impl<'de> serde::Deserialize<'de> for Dog {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Dog {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Dog", 2);
         out.field("kind", &self.kind);
         out.field("name", &self.name);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DogKind {
     /// `dog`
     Dog,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl DogKind {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 1] = [Self::Dog];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for DogKind {
     const NAME: &'static str = "DogKind";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["dog"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Dog => "dog",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -304,14 +321,12 @@ impl std::str::FromStr for DogKind {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for DogKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for DogKind {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -326,7 +341,6 @@ pub struct Error {
     pub message: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message"];
@@ -356,7 +370,6 @@ impl runtime::Record for Error {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -365,10 +378,9 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Error", 2);
         out.field("code", &self.code);
         out.field("message", &self.message);
         out.end()
@@ -381,7 +393,6 @@ pub struct Rectangle {
     pub height: f64,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Rectangle {
     const NAME: &'static str = "Rectangle";
     const FIELDS: &'static [&'static str] = &["side", "height"];
@@ -411,7 +422,6 @@ impl runtime::Record for Rectangle {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Rectangle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -420,10 +430,9 @@ impl<'de> serde::Deserialize<'de> for Rectangle {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Rectangle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Rectangle", 2);
         out.field("side", &self.side);
         out.field("height", &self.height);
         out.end()
@@ -437,9 +446,11 @@ pub enum Shape {
     Rectangle(Rectangle),
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Shape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Circle(value) => serde::Serialize::serialize(value, serializer),
             Self::Square(value) => serde::Serialize::serialize(value, serializer),
@@ -448,7 +459,6 @@ impl serde::Serialize for Shape {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for Shape {
     fn decide(
         value: serde_json::Value,
@@ -474,7 +484,6 @@ impl runtime::Decide for Shape {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -488,7 +497,6 @@ pub struct Square {
     pub side: f64,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Square {
     const NAME: &'static str = "Square";
     const FIELDS: &'static [&'static str] = &["side"];
@@ -514,7 +522,6 @@ impl runtime::Record for Square {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Square {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -523,10 +530,9 @@ impl<'de> serde::Deserialize<'de> for Square {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Square", 1);
         out.field("side", &self.side);
         out.end()
     }

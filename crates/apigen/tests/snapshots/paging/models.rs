@@ -11,7 +11,6 @@ pub struct Item {
     pub name: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Item {
     const NAME: &'static str = "Item";
     const FIELDS: &'static [&'static str] = &["id", "name"];
@@ -41,7 +40,6 @@ impl runtime::Record for Item {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Item {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Item {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Item {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Item", 2);
         out.field("id", &self.id);
         out.optional("name", &self.name);
         out.end()
@@ -66,7 +63,6 @@ pub struct ListCursoredOkBody {
     pub meta: ListCursoredOkBodyMeta,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListCursoredOkBody {
     const NAME: &'static str = "ListCursoredOkBody";
     const FIELDS: &'static [&'static str] = &["items", "meta"];
@@ -96,7 +92,6 @@ impl runtime::Record for ListCursoredOkBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListCursoredOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -105,10 +100,9 @@ impl<'de> serde::Deserialize<'de> for ListCursoredOkBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListCursoredOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ListCursoredOkBody", 2);
         out.field("items", &self.items);
         out.field("meta", &self.meta);
         out.end()
@@ -120,7 +114,6 @@ pub struct ListCursoredOkBodyMeta {
     pub next: runtime::Nullable<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListCursoredOkBodyMeta {
     const NAME: &'static str = "ListCursoredOkBodyMeta";
     const FIELDS: &'static [&'static str] = &["next"];
@@ -146,7 +139,6 @@ impl runtime::Record for ListCursoredOkBodyMeta {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListCursoredOkBodyMeta {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -155,10 +147,9 @@ impl<'de> serde::Deserialize<'de> for ListCursoredOkBodyMeta {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListCursoredOkBodyMeta {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ListCursoredOkBodyMeta", 1);
         out.nullable("next", &self.next);
         out.end()
     }
@@ -169,7 +160,6 @@ pub struct ListNumberedOkBody {
     pub results: Option<Vec<Item>>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListNumberedOkBody {
     const NAME: &'static str = "ListNumberedOkBody";
     const FIELDS: &'static [&'static str] = &["results"];
@@ -195,7 +185,6 @@ impl runtime::Record for ListNumberedOkBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListNumberedOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -204,10 +193,9 @@ impl<'de> serde::Deserialize<'de> for ListNumberedOkBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListNumberedOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ListNumberedOkBody", 1);
         out.optional("results", &self.results);
         out.end()
     }
@@ -219,7 +207,6 @@ pub struct ListStripedOkBody {
     pub has_more: bool,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ListStripedOkBody {
     const NAME: &'static str = "ListStripedOkBody";
     const FIELDS: &'static [&'static str] = &["data", "has_more"];
@@ -249,7 +236,6 @@ impl runtime::Record for ListStripedOkBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListStripedOkBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -258,10 +244,9 @@ impl<'de> serde::Deserialize<'de> for ListStripedOkBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ListStripedOkBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ListStripedOkBody", 2);
         out.field("data", &self.data);
         out.field("has_more", &self.has_more);
         out.end()

@@ -11,7 +11,6 @@ pub struct Error {
     pub message: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "message"];
@@ -41,7 +40,6 @@ impl runtime::Record for Error {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Error", 2);
         out.field("code", &self.code);
         out.field("message", &self.message);
         out.end()
@@ -66,9 +63,11 @@ pub enum SearchChoice {
     ById(SearchChoiceById),
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::ByName(value) => serde::Serialize::serialize(value, serializer),
             Self::ById(value) => serde::Serialize::serialize(value, serializer),
@@ -76,7 +75,6 @@ impl serde::Serialize for SearchChoice {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for SearchChoice {
     fn decide(
         value: serde_json::Value,
@@ -97,7 +95,6 @@ impl runtime::Decide for SearchChoice {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchChoice {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -111,7 +108,6 @@ pub struct SearchChoiceById {
     pub id: i64,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchChoiceById {
     const NAME: &'static str = "SearchChoiceById";
     const FIELDS: &'static [&'static str] = &["id"];
@@ -137,7 +133,6 @@ impl runtime::Record for SearchChoiceById {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchChoiceById {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -146,10 +141,9 @@ impl<'de> serde::Deserialize<'de> for SearchChoiceById {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoiceById {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "SearchChoiceById", 1);
         out.field("id", &self.id);
         out.end()
     }
@@ -160,7 +154,6 @@ pub struct SearchChoiceByName {
     pub name: String,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchChoiceByName {
     const NAME: &'static str = "SearchChoiceByName";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -186,7 +179,6 @@ impl runtime::Record for SearchChoiceByName {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchChoiceByName {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -195,10 +187,9 @@ impl<'de> serde::Deserialize<'de> for SearchChoiceByName {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchChoiceByName {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "SearchChoiceByName", 1);
         out.field("name", &self.name);
         out.end()
     }
@@ -209,7 +200,6 @@ pub struct SearchFilter {
     pub tags: Option<Vec<SearchFilterTagsItem>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchFilter {
     const NAME: &'static str = "SearchFilter";
     const FIELDS: &'static [&'static str] = &["tags"];
@@ -235,7 +225,6 @@ impl runtime::Record for SearchFilter {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchFilter {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -244,10 +233,9 @@ impl<'de> serde::Deserialize<'de> for SearchFilter {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchFilter {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "SearchFilter", 1);
         out.optional("tags", &self.tags);
         out.end()
     }
@@ -259,7 +247,6 @@ pub struct SearchFilterTagsItem {
     pub v: String,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchFilterTagsItem {
     const NAME: &'static str = "SearchFilterTagsItem";
     const FIELDS: &'static [&'static str] = &["k", "v"];
@@ -289,7 +276,6 @@ impl runtime::Record for SearchFilterTagsItem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchFilterTagsItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -298,10 +284,9 @@ impl<'de> serde::Deserialize<'de> for SearchFilterTagsItem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchFilterTagsItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "SearchFilterTagsItem", 2);
         out.field("k", &self.k);
         out.field("v", &self.v);
         out.end()
@@ -313,7 +298,6 @@ pub struct SearchWhere {
     pub near: Option<Vec<f64>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchWhere {
     const NAME: &'static str = "SearchWhere";
     const FIELDS: &'static [&'static str] = &["near"];
@@ -339,7 +323,6 @@ impl runtime::Record for SearchWhere {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchWhere {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -348,10 +331,9 @@ impl<'de> serde::Deserialize<'de> for SearchWhere {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchWhere {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "SearchWhere", 1);
         out.optional("near", &self.near);
         out.end()
     }
@@ -362,7 +344,6 @@ pub struct SearchXContext {
     pub trace: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for SearchXContext {
     const NAME: &'static str = "SearchXContext";
     const FIELDS: &'static [&'static str] = &["trace"];
@@ -388,7 +369,6 @@ impl runtime::Record for SearchXContext {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for SearchXContext {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -397,10 +377,9 @@ impl<'de> serde::Deserialize<'de> for SearchXContext {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for SearchXContext {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "SearchXContext", 1);
         out.optional("trace", &self.trace);
         out.end()
     }

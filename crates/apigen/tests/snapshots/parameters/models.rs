@@ -5,31 +5,46 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetItemFieldsItem {
     /// `name`
     Name,
     /// `price`
     Price,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl GetItemFieldsItem {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Name, Self::Price];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for GetItemFieldsItem {
     const NAME: &'static str = "GetItemFieldsItem";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["name", "price"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Name => "name",
+            Self::Price => "price",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -47,14 +62,12 @@ impl std::str::FromStr for GetItemFieldsItem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetItemFieldsItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetItemFieldsItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -71,9 +84,11 @@ pub enum GetItemTraits {
     Array(Vec<GetItemTraitsArrayItem>),
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetItemTraits {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::String(value) => serde::Serialize::serialize(value, serializer),
             Self::Array(value) => serde::Serialize::serialize(value, serializer),
@@ -81,7 +96,6 @@ impl serde::Serialize for GetItemTraits {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for GetItemTraits {
     fn decide(
         value: serde_json::Value,
@@ -97,7 +111,6 @@ impl runtime::Decide for GetItemTraits {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetItemTraits {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -108,31 +121,46 @@ impl<'de> serde::Deserialize<'de> for GetItemTraits {
 
 pub type GetItemTraitsArrayItem = GetItemTraitsString;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetItemTraitsString {
     /// `cheap`
     Cheap,
     /// `rare`
     Rare,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl GetItemTraitsString {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Cheap, Self::Rare];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for GetItemTraitsString {
     const NAME: &'static str = "GetItemTraitsString";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["cheap", "rare"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Cheap => "cheap",
+            Self::Rare => "rare",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -150,14 +178,12 @@ impl std::str::FromStr for GetItemTraitsString {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for GetItemTraitsString {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for GetItemTraitsString {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -176,7 +202,6 @@ pub struct Item {
     pub n2fa: Option<bool>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Item {
     const NAME: &'static str = "Item";
     const FIELDS: &'static [&'static str] = &[
@@ -228,7 +253,6 @@ impl runtime::Record for Item {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Item {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -237,10 +261,9 @@ impl<'de> serde::Deserialize<'de> for Item {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Item {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Item", 6);
         out.optional("type", &self.type_);
         out.optional("self", &self.self_);
         out.optional("crate", &self.crate_);
@@ -256,7 +279,6 @@ pub struct Item2 {
     pub x: Option<i64>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Item2 {
     const NAME: &'static str = "Item2";
     const FIELDS: &'static [&'static str] = &["x"];
@@ -282,7 +304,6 @@ impl runtime::Record for Item2 {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Item2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -291,10 +312,9 @@ impl<'de> serde::Deserialize<'de> for Item2 {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Item2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Item2", 1);
         out.optional("x", &self.x);
         out.end()
     }
@@ -306,7 +326,6 @@ pub struct Problem {
     pub detail: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["title", "detail"];
@@ -336,7 +355,6 @@ impl runtime::Record for Problem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -345,10 +363,9 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Problem", 2);
         out.field("title", &self.title);
         out.optional("detail", &self.detail);
         out.end()

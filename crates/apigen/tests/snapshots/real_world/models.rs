@@ -14,7 +14,6 @@ pub struct CreateCustomerBody {
     pub expand: Option<Vec<String>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBody {
     const NAME: &'static str = "CreateCustomerBody";
     const FIELDS: &'static [&'static str] = &[
@@ -62,7 +61,6 @@ impl runtime::Record for CreateCustomerBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -71,10 +69,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "CreateCustomerBody", 5);
         out.field("email", &self.email);
         out.optional("balance", &self.balance);
         out.optional("tax_exempt", &self.tax_exempt);
@@ -97,7 +94,6 @@ pub struct CreateCustomerBodyAddress {
     pub line1: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBodyAddress {
     const NAME: &'static str = "CreateCustomerBodyAddress";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
@@ -127,7 +123,6 @@ impl runtime::Record for CreateCustomerBodyAddress {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -136,10 +131,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBodyAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "CreateCustomerBodyAddress", 2);
         out.optional("city", &self.city);
         out.optional("line1", &self.line1);
         out.end()
@@ -156,7 +150,6 @@ pub struct Customer {
     pub image_url: Option<CustomerImageUrl>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Customer {
     const NAME: &'static str = "Customer";
     const FIELDS: &'static [&'static str] = &["id", "tax_exempt", "seed", "image_url"];
@@ -190,7 +183,6 @@ impl runtime::Record for Customer {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Customer {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -199,10 +191,9 @@ impl<'de> serde::Deserialize<'de> for Customer {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Customer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Customer", 4);
         out.field("id", &self.id);
         out.optional("tax_exempt", &self.tax_exempt);
         out.optional("seed", &self.seed);
@@ -217,9 +208,11 @@ pub enum CustomerImageUrl {
     Null(serde_json::Value),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for CustomerImageUrl {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::String(value) => serde::Serialize::serialize(value, serializer),
             Self::Null(value) => serde::Serialize::serialize(value, serializer),
@@ -227,7 +220,6 @@ impl serde::Serialize for CustomerImageUrl {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for CustomerImageUrl {
     fn decide(
         value: serde_json::Value,
@@ -243,7 +235,6 @@ impl runtime::Decide for CustomerImageUrl {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -252,7 +243,7 @@ impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CustomerTaxExempt {
     /// `none`
     None,
@@ -260,25 +251,41 @@ pub enum CustomerTaxExempt {
     Exempt,
     /// `reverse`
     Reverse,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl CustomerTaxExempt {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 3] = [Self::None, Self::Exempt, Self::Reverse];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for CustomerTaxExempt {
     const NAME: &'static str = "CustomerTaxExempt";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["none", "exempt", "reverse"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::None => "none",
+            Self::Exempt => "exempt",
+            Self::Reverse => "reverse",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -296,14 +303,12 @@ impl std::str::FromStr for CustomerTaxExempt {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for CustomerTaxExempt {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CustomerTaxExempt {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -318,7 +323,6 @@ pub struct ListCustomersCreated {
     pub lte: Option<i64>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for ListCustomersCreated {
     const NAME: &'static str = "ListCustomersCreated";
     const FIELDS: &'static [&'static str] = &["gte", "lte"];
@@ -348,7 +352,6 @@ impl runtime::Record for ListCustomersCreated {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -357,10 +360,9 @@ impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for ListCustomersCreated {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ListCustomersCreated", 2);
         out.optional("gte", &self.gte);
         out.optional("lte", &self.lte);
         out.end()
@@ -374,7 +376,6 @@ pub struct UploadDocumentBody {
     pub note: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for UploadDocumentBody {
     const NAME: &'static str = "UploadDocumentBody";
     const FIELDS: &'static [&'static str] = &["file", "purpose", "note"];
@@ -406,7 +407,6 @@ impl runtime::Record for UploadDocumentBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -415,10 +415,9 @@ impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadDocumentBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "UploadDocumentBody", 3);
         out.field("file", &self.file);
         out.field("purpose", &self.purpose);
         out.optional("note", &self.note);
@@ -436,31 +435,46 @@ impl runtime::Validate for UploadDocumentBody {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UploadDocumentBodyPurpose {
     /// `identity`
     Identity,
     /// `invoice`
     Invoice,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl UploadDocumentBodyPurpose {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Identity, Self::Invoice];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for UploadDocumentBodyPurpose {
     const NAME: &'static str = "UploadDocumentBodyPurpose";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["identity", "invoice"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Identity => "identity",
+            Self::Invoice => "invoice",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -478,14 +492,12 @@ impl std::str::FromStr for UploadDocumentBodyPurpose {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadDocumentBodyPurpose {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for UploadDocumentBodyPurpose {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

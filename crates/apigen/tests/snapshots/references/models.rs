@@ -10,7 +10,6 @@ pub struct Base {
     pub id: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Base {
     const NAME: &'static str = "Base";
     const FIELDS: &'static [&'static str] = &["id"];
@@ -36,7 +35,6 @@ impl runtime::Record for Base {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Base {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,10 +43,9 @@ impl<'de> serde::Deserialize<'de> for Base {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Base {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Base", 1);
         out.optional("id", &self.id);
         out.end()
     }
@@ -59,7 +56,6 @@ pub struct ConflictResponse {
     pub message: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ConflictResponse {
     const NAME: &'static str = "ConflictResponse";
     const FIELDS: &'static [&'static str] = &["message"];
@@ -85,7 +81,6 @@ impl runtime::Record for ConflictResponse {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ConflictResponse {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -94,10 +89,9 @@ impl<'de> serde::Deserialize<'de> for ConflictResponse {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ConflictResponse {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ConflictResponse", 1);
         out.field("message", &self.message);
         out.end()
     }
@@ -112,7 +106,6 @@ pub struct Field {
     pub data_type: Option<FieldDataType>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Field {
     const NAME: &'static str = "Field";
     const FIELDS: &'static [&'static str] = &["data_type"];
@@ -138,7 +131,6 @@ impl runtime::Record for Field {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Field {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -147,40 +139,54 @@ impl<'de> serde::Deserialize<'de> for Field {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Field {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Field", 1);
         out.optional("data_type", &self.data_type);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FieldDataType {
     /// `text`
     Text,
     /// `number`
     Number,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl FieldDataType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Text, Self::Number];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for FieldDataType {
     const NAME: &'static str = "FieldDataType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["text", "number"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Text => "text",
+            Self::Number => "number",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -198,14 +204,12 @@ impl std::str::FromStr for FieldDataType {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for FieldDataType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for FieldDataType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -222,9 +226,11 @@ pub enum Found {
     Base(Base),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Found {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::ItemsGet200(value) => serde::Serialize::serialize(value, serializer),
             Self::Base(value) => serde::Serialize::serialize(value, serializer),
@@ -232,7 +238,6 @@ impl serde::Serialize for Found {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for Found {
     fn decide(
         value: serde_json::Value,
@@ -269,7 +274,6 @@ impl runtime::Decide for Found {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Found {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -283,7 +287,6 @@ pub struct Inner {
     pub inner: Option<bool>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Inner {
     const NAME: &'static str = "Inner";
     const FIELDS: &'static [&'static str] = &["inner"];
@@ -309,7 +312,6 @@ impl runtime::Record for Inner {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Inner {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -318,10 +320,9 @@ impl<'de> serde::Deserialize<'de> for Inner {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Inner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Inner", 1);
         out.optional("inner", &self.inner);
         out.end()
     }
@@ -333,7 +334,6 @@ pub struct ItemsGet200 {
     pub name: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ItemsGet200 {
     const NAME: &'static str = "ItemsGet200";
     const FIELDS: &'static [&'static str] = &["kind", "name"];
@@ -363,7 +363,6 @@ impl runtime::Record for ItemsGet200 {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ItemsGet200 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -372,10 +371,9 @@ impl<'de> serde::Deserialize<'de> for ItemsGet200 {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ItemsGet200 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ItemsGet200", 2);
         out.field("kind", &self.kind);
         out.optional("name", &self.name);
         out.end()
@@ -388,7 +386,6 @@ pub struct Middle {
     pub middle: i64,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Middle {
     const NAME: &'static str = "Middle";
     const FIELDS: &'static [&'static str] = &["inner", "middle"];
@@ -418,7 +415,6 @@ impl runtime::Record for Middle {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Middle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -427,10 +423,9 @@ impl<'de> serde::Deserialize<'de> for Middle {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Middle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Middle", 2);
         out.optional("inner", &self.inner);
         out.field("middle", &self.middle);
         out.end()
@@ -444,7 +439,6 @@ pub struct Outer {
     pub outer: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Outer {
     const NAME: &'static str = "Outer";
     const FIELDS: &'static [&'static str] = &["inner", "middle", "outer"];
@@ -476,7 +470,6 @@ impl runtime::Record for Outer {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Outer {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -485,10 +478,9 @@ impl<'de> serde::Deserialize<'de> for Outer {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Outer {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Outer", 3);
         out.optional("inner", &self.inner);
         out.field("middle", &self.middle);
         out.optional("outer", &self.outer);
@@ -504,7 +496,6 @@ pub struct Tag {
     pub id: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Tag {
     const NAME: &'static str = "Tag";
     const FIELDS: &'static [&'static str] = &["label", "id"];
@@ -534,7 +525,6 @@ impl runtime::Record for Tag {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Tag {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -543,10 +533,9 @@ impl<'de> serde::Deserialize<'de> for Tag {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Tag {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Tag", 2);
         out.optional("label", &self.label);
         out.optional("id", &self.id);
         out.end()
@@ -558,7 +547,6 @@ pub struct TagAllOf0 {
     pub label: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for TagAllOf0 {
     const NAME: &'static str = "TagAllOf0";
     const FIELDS: &'static [&'static str] = &["label"];
@@ -584,7 +572,6 @@ impl runtime::Record for TagAllOf0 {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for TagAllOf0 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -593,10 +580,9 @@ impl<'de> serde::Deserialize<'de> for TagAllOf0 {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for TagAllOf0 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "TagAllOf0", 1);
         out.optional("label", &self.label);
         out.end()
     }

@@ -11,7 +11,6 @@ pub struct Envelope {
     pub unit: Option<EnvelopePropertiesSizeDefsUnit>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Envelope {
     const NAME: &'static str = "Envelope";
     const FIELDS: &'static [&'static str] = &["size", "unit"];
@@ -41,7 +40,6 @@ impl runtime::Record for Envelope {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Envelope {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Envelope {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Envelope {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Envelope", 2);
         out.optional("size", &self.size);
         out.optional("unit", &self.unit);
         out.end()
@@ -68,7 +65,6 @@ pub struct EnvelopeDefinitionsPet {
     pub owner: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for EnvelopeDefinitionsPet {
     const NAME: &'static str = "EnvelopeDefinitionsPet";
     const FIELDS: &'static [&'static str] = &["name", "owner"];
@@ -98,7 +94,6 @@ impl runtime::Record for EnvelopeDefinitionsPet {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -107,41 +102,55 @@ impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for EnvelopeDefinitionsPet {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "EnvelopeDefinitionsPet", 2);
         out.field("name", &self.name);
         out.optional("owner", &self.owner);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnvelopePropertiesSizeDefsUnit {
     /// `bytes`
     Bytes,
     /// `kilobytes`
     Kilobytes,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl EnvelopePropertiesSizeDefsUnit {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Bytes, Self::Kilobytes];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for EnvelopePropertiesSizeDefsUnit {
     const NAME: &'static str = "EnvelopePropertiesSizeDefsUnit";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["bytes", "kilobytes"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Bytes => "bytes",
+            Self::Kilobytes => "kilobytes",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -159,14 +168,12 @@ impl std::str::FromStr for EnvelopePropertiesSizeDefsUnit {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for EnvelopePropertiesSizeDefsUnit {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for EnvelopePropertiesSizeDefsUnit {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

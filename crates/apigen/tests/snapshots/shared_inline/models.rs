@@ -11,7 +11,6 @@ pub struct Address {
     pub line1: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Address {
     const NAME: &'static str = "Address";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
@@ -41,7 +40,6 @@ impl runtime::Record for Address {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Address {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Address {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Address {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Address", 2);
         out.optional("city", &self.city);
         out.optional("line1", &self.line1);
         out.end()
@@ -67,7 +64,6 @@ pub struct CreateCustomerBody {
     pub address: Option<CreateCustomerBodyAddress>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBody {
     const NAME: &'static str = "CreateCustomerBody";
     const FIELDS: &'static [&'static str] = &["name", "address"];
@@ -97,7 +93,6 @@ impl runtime::Record for CreateCustomerBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -106,10 +101,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "CreateCustomerBody", 2);
         out.field("name", &self.name);
         out.optional("address", &self.address);
         out.end()
@@ -130,7 +124,6 @@ pub struct CreateCustomerBodyAddress {
     pub line1: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreateCustomerBodyAddress {
     const NAME: &'static str = "CreateCustomerBodyAddress";
     const FIELDS: &'static [&'static str] = &["city", "line1"];
@@ -160,7 +153,6 @@ impl runtime::Record for CreateCustomerBodyAddress {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -169,10 +161,9 @@ impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreateCustomerBodyAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "CreateCustomerBodyAddress", 2);
         out.optional("city", &self.city);
         out.optional("line1", &self.line1);
         out.end()
@@ -185,7 +176,6 @@ pub struct CreatePartnerBody {
     pub address: Option<CreatePartnerBodyAddress>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for CreatePartnerBody {
     const NAME: &'static str = "CreatePartnerBody";
     const FIELDS: &'static [&'static str] = &["name", "address"];
@@ -215,7 +205,6 @@ impl runtime::Record for CreatePartnerBody {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CreatePartnerBody {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -224,10 +213,9 @@ impl<'de> serde::Deserialize<'de> for CreatePartnerBody {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CreatePartnerBody {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "CreatePartnerBody", 2);
         out.field("name", &self.name);
         out.optional("address", &self.address);
         out.end()

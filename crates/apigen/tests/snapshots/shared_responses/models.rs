@@ -10,7 +10,6 @@ pub struct Problem {
     pub code: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Problem {
     const NAME: &'static str = "Problem";
     const FIELDS: &'static [&'static str] = &["code"];
@@ -36,7 +35,6 @@ impl runtime::Record for Problem {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Problem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -45,10 +43,9 @@ impl<'de> serde::Deserialize<'de> for Problem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Problem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Problem", 1);
         out.field("code", &self.code);
         out.end()
     }

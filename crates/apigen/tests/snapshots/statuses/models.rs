@@ -11,7 +11,6 @@ pub struct Error {
     pub status: i32,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Error {
     const NAME: &'static str = "Error";
     const FIELDS: &'static [&'static str] = &["code", "status"];
@@ -41,7 +40,6 @@ impl runtime::Record for Error {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Error {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Error {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Error", 2);
         out.field("code", &self.code);
         out.field("status", &self.status);
         out.end()
@@ -65,7 +62,6 @@ pub struct Teapot {
     pub id: i64,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Teapot {
     const NAME: &'static str = "Teapot";
     const FIELDS: &'static [&'static str] = &["id"];
@@ -91,7 +87,6 @@ impl runtime::Record for Teapot {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Teapot {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -100,10 +95,9 @@ impl<'de> serde::Deserialize<'de> for Teapot {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Teapot {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Teapot", 1);
         out.field("id", &self.id);
         out.end()
     }

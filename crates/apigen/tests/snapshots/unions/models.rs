@@ -11,7 +11,6 @@ pub struct Circle {
     pub radius: f32,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Circle {
     const NAME: &'static str = "Circle";
     const FIELDS: &'static [&'static str] = &["kind", "radius"];
@@ -41,7 +40,6 @@ impl runtime::Record for Circle {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Circle {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Circle {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Circle {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Circle", 2);
         out.field("kind", &self.kind);
         out.field("radius", &self.radius);
         out.end()
@@ -67,7 +64,6 @@ pub struct Drawing {
     pub label: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Drawing {
     const NAME: &'static str = "Drawing";
     const FIELDS: &'static [&'static str] = &["label"];
@@ -103,7 +99,6 @@ impl runtime::Record for Drawing {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Drawing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -112,10 +107,9 @@ impl<'de> serde::Deserialize<'de> for Drawing {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Drawing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start_open(serializer, self);
         out.optional("label", &self.label);
         out.flatten(&self.variant);
         out.end()
@@ -128,9 +122,11 @@ pub enum Expr {
     Sum(Box<Sum>),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Expr {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Literal(value) => serde::Serialize::serialize(value, serializer),
             Self::Sum(value) => serde::Serialize::serialize(value, serializer),
@@ -138,7 +134,6 @@ impl serde::Serialize for Expr {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for Expr {
     fn decide(
         value: serde_json::Value,
@@ -159,7 +154,6 @@ impl runtime::Decide for Expr {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Expr {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -174,9 +168,11 @@ pub enum IdOrName {
     String(String),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for IdOrName {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Integer(value) => serde::Serialize::serialize(value, serializer),
             Self::String(value) => serde::Serialize::serialize(value, serializer),
@@ -184,7 +180,6 @@ impl serde::Serialize for IdOrName {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for IdOrName {
     fn decide(
         value: serde_json::Value,
@@ -200,7 +195,6 @@ impl runtime::Decide for IdOrName {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for IdOrName {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -218,7 +212,6 @@ pub struct LabeledShape {
     pub label: Option<String>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for LabeledShape {
     const NAME: &'static str = "LabeledShape";
     const FIELDS: &'static [&'static str] = &["kind", "label"];
@@ -264,7 +257,6 @@ impl runtime::Record for LabeledShape {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for LabeledShape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -273,10 +265,9 @@ impl<'de> serde::Deserialize<'de> for LabeledShape {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for LabeledShape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start_open(serializer, self);
         out.field("kind", &self.kind);
         out.optional("label", &self.label);
         out.flatten_except(&self.variant, &["kind"]);
@@ -284,31 +275,46 @@ impl serde::Serialize for LabeledShape {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LabeledShapeKind {
     /// `circle`
     Circle,
     /// `square`
     Square,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl LabeledShapeKind {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Circle, Self::Square];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for LabeledShapeKind {
     const NAME: &'static str = "LabeledShapeKind";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["circle", "square"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Circle => "circle",
+            Self::Square => "square",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -328,7 +334,7 @@ impl std::str::FromStr for LabeledShapeKind {
 
 impl serde::Serialize for LabeledShapeKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
@@ -348,9 +354,11 @@ pub enum LabeledShapeVariant {
     Square(Square),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for LabeledShapeVariant {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Circle(value) => serde::Serialize::serialize(value, serializer),
             Self::Square(value) => serde::Serialize::serialize(value, serializer),
@@ -358,7 +366,6 @@ impl serde::Serialize for LabeledShapeVariant {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for LabeledShapeVariant {
     fn decide(
         value: serde_json::Value,
@@ -382,7 +389,6 @@ impl runtime::Decide for LabeledShapeVariant {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for LabeledShapeVariant {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -396,7 +402,6 @@ pub struct Literal {
     pub value: Option<i64>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Literal {
     const NAME: &'static str = "Literal";
     const FIELDS: &'static [&'static str] = &["value"];
@@ -422,7 +427,6 @@ impl runtime::Record for Literal {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Literal {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -431,10 +435,9 @@ impl<'de> serde::Deserialize<'de> for Literal {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Literal {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Literal", 1);
         out.optional("value", &self.value);
         out.end()
     }
@@ -447,7 +450,6 @@ pub struct Payment {
     pub amount: i64,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Payment {
     const NAME: &'static str = "Payment";
     const FIELDS: &'static [&'static str] = &["amount"];
@@ -483,7 +485,6 @@ impl runtime::Record for Payment {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Payment {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -492,10 +493,9 @@ impl<'de> serde::Deserialize<'de> for Payment {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Payment {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start_open(serializer, self);
         out.field("amount", &self.amount);
         out.flatten(&self.variant);
         out.end()
@@ -508,9 +508,11 @@ pub enum PaymentVariant {
     Object2(PaymentVariantObject2),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariant {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Object(value) => serde::Serialize::serialize(value, serializer),
             Self::Object2(value) => serde::Serialize::serialize(value, serializer),
@@ -518,7 +520,6 @@ impl serde::Serialize for PaymentVariant {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for PaymentVariant {
     fn decide(
         value: serde_json::Value,
@@ -539,7 +540,6 @@ impl runtime::Decide for PaymentVariant {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for PaymentVariant {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -553,7 +553,6 @@ pub struct PaymentVariantObject {
     pub card: String,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for PaymentVariantObject {
     const NAME: &'static str = "PaymentVariantObject";
     const FIELDS: &'static [&'static str] = &["card"];
@@ -579,7 +578,6 @@ impl runtime::Record for PaymentVariantObject {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -588,10 +586,9 @@ impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariantObject {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "PaymentVariantObject", 1);
         out.field("card", &self.card);
         out.end()
     }
@@ -602,7 +599,6 @@ pub struct PaymentVariantObject2 {
     pub iban: String,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for PaymentVariantObject2 {
     const NAME: &'static str = "PaymentVariantObject2";
     const FIELDS: &'static [&'static str] = &["iban"];
@@ -628,7 +624,6 @@ impl runtime::Record for PaymentVariantObject2 {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -637,10 +632,9 @@ impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for PaymentVariantObject2 {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "PaymentVariantObject2", 1);
         out.field("iban", &self.iban);
         out.end()
     }
@@ -654,9 +648,11 @@ pub enum Shape {
     Square(Square),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Shape {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Circle(value) => serde::Serialize::serialize(value, serializer),
             Self::Square(value) => serde::Serialize::serialize(value, serializer),
@@ -664,7 +660,6 @@ impl serde::Serialize for Shape {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Shape {
     fn decide(
         value: serde_json::Value,
@@ -688,7 +683,6 @@ impl runtime::Decide for Shape {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Shape {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -703,7 +697,6 @@ pub struct Square {
     pub side: f64,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Square {
     const NAME: &'static str = "Square";
     const FIELDS: &'static [&'static str] = &["kind", "side"];
@@ -733,7 +726,6 @@ impl runtime::Record for Square {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Square {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -742,10 +734,9 @@ impl<'de> serde::Deserialize<'de> for Square {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Square", 2);
         out.field("kind", &self.kind);
         out.field("side", &self.side);
         out.end()
@@ -758,7 +749,6 @@ pub struct Sum {
     pub right: Box<Expr>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Sum {
     const NAME: &'static str = "Sum";
     const FIELDS: &'static [&'static str] = &["left", "right"];
@@ -788,7 +778,6 @@ impl runtime::Record for Sum {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Sum {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -797,10 +786,9 @@ impl<'de> serde::Deserialize<'de> for Sum {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Sum {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Sum", 2);
         out.field("left", &self.left);
         out.field("right", &self.right);
         out.end()
@@ -814,7 +802,6 @@ pub struct Tree {
     pub children: Option<Vec<Tree>>,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Tree {
     const NAME: &'static str = "Tree";
     const FIELDS: &'static [&'static str] = &["label", "parent", "children"];
@@ -846,7 +833,6 @@ impl runtime::Record for Tree {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Tree {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -855,10 +841,9 @@ impl<'de> serde::Deserialize<'de> for Tree {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Tree {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Tree", 3);
         out.field("label", &self.label);
         out.optional("parent", &self.parent);
         out.optional("children", &self.children);

@@ -12,7 +12,6 @@ pub struct Comparison {
     pub value: String,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Comparison {
     const NAME: &'static str = "Comparison";
     const FIELDS: &'static [&'static str] = &["type", "key", "value"];
@@ -44,7 +43,6 @@ impl runtime::Record for Comparison {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Comparison {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -53,10 +51,9 @@ impl<'de> serde::Deserialize<'de> for Comparison {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Comparison {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Comparison", 3);
         out.field("type", &self.type_);
         out.field("key", &self.key);
         out.field("value", &self.value);
@@ -64,31 +61,46 @@ impl serde::Serialize for Comparison {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ComparisonType {
     /// `eq`
     Eq,
     /// `ne`
     Ne,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl ComparisonType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Eq, Self::Ne];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for ComparisonType {
     const NAME: &'static str = "ComparisonType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["eq", "ne"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Eq => "eq",
+            Self::Ne => "ne",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -106,14 +118,12 @@ impl std::str::FromStr for ComparisonType {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for ComparisonType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ComparisonType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -128,7 +138,6 @@ pub struct Compound {
     pub filters: Vec<CompoundFiltersItem>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Compound {
     const NAME: &'static str = "Compound";
     const FIELDS: &'static [&'static str] = &["type", "filters"];
@@ -158,7 +167,6 @@ impl runtime::Record for Compound {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Compound {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -167,10 +175,9 @@ impl<'de> serde::Deserialize<'de> for Compound {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Compound {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Compound", 2);
         out.field("type", &self.type_);
         out.field("filters", &self.filters);
         out.end()
@@ -185,9 +192,11 @@ pub enum CompoundFiltersItem {
     Compound(Compound),
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompoundFiltersItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Comparison(value) => serde::Serialize::serialize(value, serializer),
             Self::Compound(value) => serde::Serialize::serialize(value, serializer),
@@ -195,7 +204,6 @@ impl serde::Serialize for CompoundFiltersItem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for CompoundFiltersItem {
     fn decide(
         value: serde_json::Value,
@@ -215,7 +223,6 @@ impl runtime::Decide for CompoundFiltersItem {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CompoundFiltersItem {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -224,31 +231,46 @@ impl<'de> serde::Deserialize<'de> for CompoundFiltersItem {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CompoundType {
     /// `and`
     And,
     /// `or`
     Or,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl CompoundType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::And, Self::Or];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for CompoundType {
     const NAME: &'static str = "CompoundType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["and", "or"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::And => "and",
+            Self::Or => "or",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -266,14 +288,12 @@ impl std::str::FromStr for CompoundType {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for CompoundType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for CompoundType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -290,9 +310,11 @@ pub enum Filter {
     Compound(Compound),
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Filter {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Eq(value) => serde::Serialize::serialize(value, serializer),
             Self::Compound(value) => serde::Serialize::serialize(value, serializer),
@@ -300,7 +322,6 @@ impl serde::Serialize for Filter {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Decide for Filter {
     fn decide(
         value: serde_json::Value,
@@ -320,7 +341,6 @@ impl runtime::Decide for Filter {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Filter {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -335,7 +355,6 @@ pub struct Incoming {
     pub from: String,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Incoming {
     const NAME: &'static str = "Incoming";
     const FIELDS: &'static [&'static str] = &["type", "from"];
@@ -365,7 +384,6 @@ impl runtime::Record for Incoming {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Incoming {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -374,39 +392,52 @@ impl<'de> serde::Deserialize<'de> for Incoming {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Incoming {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Incoming", 2);
         out.field("type", &self.type_);
         out.field("from", &self.from);
         out.end()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IncomingType {
     /// `message`
     Message,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl IncomingType {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 1] = [Self::Message];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for IncomingType {
     const NAME: &'static str = "IncomingType";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["message"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Message => "message",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -424,14 +455,12 @@ impl std::str::FromStr for IncomingType {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for IncomingType {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for IncomingType {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -448,9 +477,11 @@ pub enum Message {
     Outgoing(Outgoing),
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Incoming(value) => serde::Serialize::serialize(value, serializer),
             Self::Outgoing(value) => serde::Serialize::serialize(value, serializer),
@@ -458,7 +489,6 @@ impl serde::Serialize for Message {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Decide for Message {
     fn decide(
         value: serde_json::Value,
@@ -477,7 +507,6 @@ impl runtime::Decide for Message {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Message {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -492,7 +521,6 @@ pub struct Outgoing {
     pub to: String,
 }
 
-#[cfg(feature = "deserialize")]
 impl runtime::Record for Outgoing {
     const NAME: &'static str = "Outgoing";
     const FIELDS: &'static [&'static str] = &["type", "to"];
@@ -522,7 +550,6 @@ impl runtime::Record for Outgoing {
     }
 }
 
-#[cfg(feature = "deserialize")]
 impl<'de> serde::Deserialize<'de> for Outgoing {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -531,10 +558,9 @@ impl<'de> serde::Deserialize<'de> for Outgoing {
     }
 }
 
-#[cfg(feature = "serialize")]
 impl serde::Serialize for Outgoing {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Outgoing", 2);
         out.field("type", &self.type_);
         out.field("to", &self.to);
         out.end()

@@ -11,7 +11,6 @@ pub struct Booking {
     pub seats: Option<i64>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Booking {
     const NAME: &'static str = "Booking";
     const FIELDS: &'static [&'static str] = &["id", "seats"];
@@ -41,7 +40,6 @@ impl runtime::Record for Booking {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Booking {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -50,10 +48,9 @@ impl<'de> serde::Deserialize<'de> for Booking {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Booking {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Booking", 2);
         out.field("id", &self.id);
         out.optional("seats", &self.seats);
         out.end()

@@ -17,7 +17,6 @@ pub struct Upload {
     pub label: Option<String>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Upload {
     const NAME: &'static str = "Upload";
     const FIELDS: &'static [&'static str] = &["kind", "size", "data", "preview", "label"];
@@ -59,7 +58,6 @@ impl runtime::Record for Upload {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Upload {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -68,10 +66,9 @@ impl<'de> serde::Deserialize<'de> for Upload {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Upload {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Upload", 5);
         out.field("kind", &self.kind);
         out.field("size", &self.size);
         out.optional("data", &self.data);
@@ -99,29 +96,43 @@ impl runtime::Validate for Upload {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UploadKind {
     /// `upload`
     Upload,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl UploadKind {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 1] = [Self::Upload];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for UploadKind {
     const NAME: &'static str = "UploadKind";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["upload"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Upload => "upload",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -139,14 +150,12 @@ impl std::str::FromStr for UploadKind {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for UploadKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for UploadKind {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -18,7 +18,6 @@ pub struct Account {
     pub address: runtime::Nullable<AccountAddress>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for Account {
     const NAME: &'static str = "Account";
     const FIELDS: &'static [&'static str] = &[
@@ -78,7 +77,6 @@ impl runtime::Record for Account {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Account {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -87,10 +85,9 @@ impl<'de> serde::Deserialize<'de> for Account {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Account {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Account", 8);
         out.field("id", &self.id);
         out.field("nickname", &self.nickname);
         out.field("owner", &self.owner);
@@ -108,7 +105,6 @@ pub struct AccountAddress {
     pub city: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for AccountAddress {
     const NAME: &'static str = "AccountAddress";
     const FIELDS: &'static [&'static str] = &["city"];
@@ -134,7 +130,6 @@ impl runtime::Record for AccountAddress {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountAddress {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -143,10 +138,9 @@ impl<'de> serde::Deserialize<'de> for AccountAddress {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountAddress {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "AccountAddress", 1);
         out.optional("city", &self.city);
         out.end()
     }
@@ -158,9 +152,11 @@ pub enum AccountExternalId {
     Integer(i64),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountExternalId {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::String(value) => serde::Serialize::serialize(value, serializer),
             Self::Integer(value) => serde::Serialize::serialize(value, serializer),
@@ -168,7 +164,6 @@ impl serde::Serialize for AccountExternalId {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for AccountExternalId {
     fn decide(
         value: serde_json::Value,
@@ -184,7 +179,6 @@ impl runtime::Decide for AccountExternalId {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountExternalId {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -199,7 +193,6 @@ pub struct AccountPatch {
     pub owner: runtime::Nullable<Owner>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for AccountPatch {
     const NAME: &'static str = "AccountPatch";
     const FIELDS: &'static [&'static str] = &["nickname", "owner"];
@@ -229,7 +222,6 @@ impl runtime::Record for AccountPatch {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountPatch {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -238,10 +230,9 @@ impl<'de> serde::Deserialize<'de> for AccountPatch {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for AccountPatch {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "AccountPatch", 2);
         out.nullable("nickname", &self.nickname);
         out.nullable("owner", &self.owner);
         out.end()
@@ -261,31 +252,46 @@ impl runtime::Validate for AccountPatch {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AccountTier {
     /// `free`
     Free,
     /// `paid`
     Paid,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
 }
 
 impl AccountTier {
-    /// Every value, in the order the spec lists them.
+    /// Every value the spec lists, in its order.
     pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
 
     /// The value as it is written on the wire.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         runtime::StringEnum::wire(self)
     }
 }
 
 impl runtime::StringEnum for AccountTier {
     const NAME: &'static str = "AccountTier";
-    const ALL: &'static [Self] = &Self::ALL;
     const WIRE: &'static [&'static str] = &["free", "paid"];
 
-    fn index(self) -> usize {
-        self as usize
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Free => "free",
+            Self::Paid => "paid",
+            Self::Unknown(value) => value.as_str(),
+        }
     }
 }
 
@@ -303,14 +309,12 @@ impl std::str::FromStr for AccountTier {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for AccountTier {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+        runtime::write_enum(self, serializer)
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for AccountTier {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -326,9 +330,11 @@ pub enum Contact {
     Phone(ContactPhone),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Contact {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::Email(value) => serde::Serialize::serialize(value, serializer),
             Self::Phone(value) => serde::Serialize::serialize(value, serializer),
@@ -336,7 +342,6 @@ impl serde::Serialize for Contact {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Contact {
     fn decide(
         value: serde_json::Value,
@@ -357,7 +362,6 @@ impl runtime::Decide for Contact {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Contact {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -372,7 +376,6 @@ pub struct ContactEmail {
     pub label: Option<String>,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ContactEmail {
     const NAME: &'static str = "ContactEmail";
     const FIELDS: &'static [&'static str] = &["address", "label"];
@@ -402,7 +405,6 @@ impl runtime::Record for ContactEmail {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ContactEmail {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -411,10 +413,9 @@ impl<'de> serde::Deserialize<'de> for ContactEmail {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ContactEmail {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ContactEmail", 2);
         out.field("address", &self.address);
         out.field("label", &self.label);
         out.end()
@@ -426,7 +427,6 @@ pub struct ContactPhone {
     pub number: String,
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Record for ContactPhone {
     const NAME: &'static str = "ContactPhone";
     const FIELDS: &'static [&'static str] = &["number"];
@@ -452,7 +452,6 @@ impl runtime::Record for ContactPhone {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for ContactPhone {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -461,10 +460,9 @@ impl<'de> serde::Deserialize<'de> for ContactPhone {
     }
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for ContactPhone {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "ContactPhone", 1);
         out.field("number", &self.number);
         out.end()
     }
@@ -477,7 +475,6 @@ pub struct Owner {
     pub name: String,
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl runtime::Record for Owner {
     const NAME: &'static str = "Owner";
     const FIELDS: &'static [&'static str] = &["name"];
@@ -503,7 +500,6 @@ impl runtime::Record for Owner {
     }
 }
 
-#[cfg(any(feature = "server", feature = "client", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Owner {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -512,10 +508,9 @@ impl<'de> serde::Deserialize<'de> for Owner {
     }
 }
 
-#[cfg(any(feature = "client", feature = "server", feature = "serialize"))]
 impl serde::Serialize for Owner {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Owner", 1);
         out.field("name", &self.name);
         out.end()
     }
@@ -530,7 +525,6 @@ pub struct PatchAccountRange {
     pub limit: runtime::Nullable<i64>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for PatchAccountRange {
     const NAME: &'static str = "PatchAccountRange";
     const FIELDS: &'static [&'static str] = &["min", "open", "label", "code", "limit"];
@@ -572,7 +566,6 @@ impl runtime::Record for PatchAccountRange {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for PatchAccountRange {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -581,10 +574,9 @@ impl<'de> serde::Deserialize<'de> for PatchAccountRange {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for PatchAccountRange {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "PatchAccountRange", 5);
         out.nullable("min", &self.min);
         out.nullable("open", &self.open);
         out.nullable("label", &self.label);
@@ -632,9 +624,11 @@ pub enum Stop {
     Array(Vec<String>),
 }
 
-#[cfg(any(feature = "server", feature = "serialize"))]
 impl serde::Serialize for Stop {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
         match self {
             Self::String(value) => serde::Serialize::serialize(value, serializer),
             Self::Array(value) => serde::Serialize::serialize(value, serializer),
@@ -642,7 +636,6 @@ impl serde::Serialize for Stop {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl runtime::Decide for Stop {
     fn decide(
         value: serde_json::Value,
@@ -658,7 +651,6 @@ impl runtime::Decide for Stop {
     }
 }
 
-#[cfg(any(feature = "client", feature = "mock", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Stop {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,

@@ -11,7 +11,6 @@ pub struct Point {
     pub labels: Option<std::collections::BTreeMap<String, String>>,
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl runtime::Record for Point {
     const NAME: &'static str = "Point";
     const FIELDS: &'static [&'static str] = &["at", "labels"];
@@ -42,7 +41,6 @@ impl runtime::Record for Point {
     }
 }
 
-#[cfg(any(feature = "server", feature = "deserialize"))]
 impl<'de> serde::Deserialize<'de> for Point {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -51,10 +49,9 @@ impl<'de> serde::Deserialize<'de> for Point {
     }
 }
 
-#[cfg(any(feature = "client", feature = "serialize"))]
 impl serde::Serialize for Point {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer);
+        let mut out = runtime::Writer::start(serializer, "Point", 2);
         out.field("at", &self.at);
         out.optional("labels", &self.labels);
         out.end()
