@@ -219,7 +219,7 @@ pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic
     } else {
         "3.0"
     };
-    let doc = crate::repair::deserialize::<OpenAPI>(&mut value, &mut normalized, |value| {
+    let doc = crate::repair::deserialize::<OpenAPI>(&mut value, &mut normalized.assumed, |value| {
         match serde_path_to_error::deserialize::<_, OpenAPI>(value) {
             Ok(_) => (Pointer::root(), "the document reads".into()),
             Err(e) => locate(value, &Pointer::root(), &e),
@@ -231,14 +231,41 @@ pub fn from_value(mut value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic
             format!("not a valid OpenAPI {label} document: {message}"),
         ))]
     })?;
+    // Each webhook is a path item of its own, read with the same repairs
+    // as the document's (3.1 lets its operations declare no `responses`),
+    // each noted where the webhook stands.
     let mut webhooks = Vec::new();
     let mut errors = Vec::new();
-    for (name, item) in &normalized.webhooks {
-        match serde_yaml::from_value::<PathItem>(item.clone()) {
-            Ok(item) => webhooks.push((name.clone(), item)),
-            Err(e) => errors.push(Diagnostic::at(
-                &Pointer::root().join("webhooks").join(name),
-                format!("not a valid webhook: {}", strip_location(&e.to_string())),
+    for (name, item) in normalized.webhooks.clone() {
+        let here = Pointer::root().join("webhooks").join(&name);
+        let mut item = item;
+        let mut assumed = Vec::new();
+        let read = crate::repair::deserialize::<PathItem>(&mut item, &mut assumed, |value| {
+            match serde_path_to_error::deserialize::<_, PathItem>(value) {
+                Ok(_) => (Pointer::root(), "the webhook reads".into()),
+                Err(e) => locate_part(value, &e, Part::PathItem),
+            }
+        });
+        let rebased = |pointer: &Pointer| {
+            pointer
+                .segments()
+                .fold(here.clone(), |p, segment| p.join(&segment))
+        };
+        normalized.assumed.extend(assumed.into_iter().map(|d| {
+            let pointer = match &d.location {
+                crate::diag::Location::Pointer(p) => Pointer::from_ref(p),
+                _ => None,
+            };
+            match pointer {
+                Some(pointer) => Diagnostic::at(&rebased(&pointer), d.message),
+                None => Diagnostic::at(&here, d.message),
+            }
+        }));
+        match read {
+            Ok(item) => webhooks.push((name, item)),
+            Err((pointer, message)) => errors.push(Diagnostic::at(
+                &rebased(&pointer),
+                format!("not a valid webhook: {}", strip_location(&message)),
             )),
         }
     }
@@ -274,6 +301,26 @@ fn locate(
     }
     let message = error.inner().to_string();
     refine(root, Pointer::root(), Part::Document).unwrap_or((pointer, message))
+}
+
+/// As [`locate`], for a value that is a `part` of a document read on its
+/// own (a webhook's path item): the pointer is relative to it.
+fn locate_part(
+    value: &serde_yaml::Value,
+    error: &serde_path_to_error::Error<serde_yaml::Error>,
+    part: Part,
+) -> (Pointer, String) {
+    use serde_path_to_error::Segment;
+    let mut pointer = Pointer::root();
+    for segment in error.path().iter() {
+        match segment {
+            Segment::Seq { index } => pointer = pointer.join(index),
+            Segment::Map { key } => pointer = pointer.join(key),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    let message = error.inner().to_string();
+    refine(value, Pointer::root(), part).unwrap_or((pointer, message))
 }
 
 /// The parts of a document that can be deserialized on their own.
@@ -615,14 +662,14 @@ mod tests {
 
     #[test]
     fn structural_errors_carry_a_pointer() {
-        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses: {'200': {description: [1]}}\n";
+        let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses: {'200': {description: ok, content: [1]}}\n";
         let errors = parse(text).unwrap_err();
         assert_eq!(
             errors[0].location,
             Location::Pointer("#/paths/~1a/get/responses/200".into())
         );
         assert!(
-            errors[0].message.contains("expected a string"),
+            errors[0].message.contains("expected a map"),
             "{}",
             errors[0].message
         );

@@ -145,7 +145,15 @@ pub fn normalize(doc: &mut Value, out: &mut Normalized) {
     if let Some(Value::Mapping(c)) = root.get_mut("components") {
         c.remove("pathItems");
     }
-    let webhooks = root.remove("webhooks");
+    let mut webhooks = root.remove("webhooks");
+    // 3.1 lets an operation declare no `responses`, which 3.0 requires:
+    // none declared, as the lowering reads them (and notes).
+    if let Some(Value::Mapping(paths)) = root.get_mut("paths") {
+        paths.values_mut().for_each(declare_no_responses);
+    }
+    if let Some(Value::Mapping(hooks)) = &mut webhooks {
+        hooks.values_mut().for_each(declare_no_responses);
+    }
 
     let mut defs = Vec::new();
     walk(doc, &Path::Root, false, &mut |schema, at| {
@@ -180,6 +188,24 @@ pub fn normalize(doc: &mut Value, out: &mut Normalized) {
                 walk(schema, &at, true, &mut |schema, at| {
                     rewrite(schema, at, out, &mut defs)
                 });
+            }
+        }
+    }
+}
+
+/// Gives each operation of a path item that declares no `responses` an
+/// empty set of them.
+fn declare_no_responses(item: &mut Value) {
+    const METHODS: [&str; 8] = [
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    let Some(item) = item.as_mapping_mut() else {
+        return;
+    };
+    for method in METHODS {
+        if let Some(Value::Mapping(operation)) = item.get_mut(method) {
+            if !operation.contains_key("responses") {
+                operation.insert("responses".into(), Value::Mapping(Mapping::new()));
             }
         }
     }

@@ -533,7 +533,7 @@ pub fn take_mutual_tls(doc: &mut Value) -> Vec<String> {
 /// repaired is returned, located by `locate`.
 pub fn deserialize<T: serde::de::DeserializeOwned>(
     doc: &mut Value,
-    out: &mut Normalized,
+    assumed: &mut Vec<Diagnostic>,
     locate: impl Fn(&Value) -> (Pointer, String),
 ) -> Result<T, (Pointer, String)> {
     for _ in 0..MAX_REPAIRS {
@@ -542,7 +542,7 @@ pub fn deserialize<T: serde::de::DeserializeOwned>(
         }
         let (pointer, message) = locate(doc);
         match repair(doc, &pointer, &message) {
-            Some((at, note)) => out.assumed.push(Diagnostic::at(&at, note)),
+            Some((at, note)) => assumed.push(Diagnostic::at(&at, note)),
             None => return Err((pointer, message)),
         }
     }
@@ -622,6 +622,21 @@ fn repair(doc: &mut Value, pointer: &Pointer, message: &str) -> Option<(Pointer,
         return Some((
             at,
             format!("`{name}` is null: read as {}", describe(&described)),
+        ));
+    }
+    if message.starts_with("invalid type: map, expected a string")
+        || message.starts_with("invalid type: sequence, expected a string")
+    {
+        // `summary: {text: ...}`: a mapping or a list under a key that holds
+        // text, as its JSON text (nothing it says is lost).
+        let (key, value) = replace_keyed(node, &|key, v| {
+            STRING_FIELDS.contains(&key) && matches!(v, Value::Mapping(_) | Value::Sequence(_))
+        })?;
+        let at = key.iter().fold(pointer.clone(), |p, s| p.join(s));
+        let name = key.last().map_or("the value", String::as_str);
+        return Some((
+            at,
+            format!("`{name}` is not text: read as its JSON text, {value}"),
         ));
     }
     if message.contains(", expected a string") {
@@ -713,6 +728,58 @@ fn replace_first(
                     let new = with(child)?;
                     *child = new.clone();
                     return Some((here, new));
+                }
+                next.push((here, child));
+            }
+        }
+        frontier = next;
+    }
+    None
+}
+
+/// The keys whose values are text in every object of the 3.0 model that
+/// has them.
+const STRING_FIELDS: &[&str] = &[
+    "summary",
+    "description",
+    "operationId",
+    "title",
+    "version",
+    "name",
+    "termsOfService",
+    "url",
+    "email",
+    "format",
+    "pattern",
+    "scheme",
+    "bearerFormat",
+    "openIdConnectUrl",
+    "authorizationUrl",
+    "tokenUrl",
+    "refreshUrl",
+    "operationRef",
+    "contentType",
+    "propertyName",
+];
+
+/// Replaces the first child of `node` (or child's child, breadth first)
+/// whose key and value `matches` with the value's JSON text; the keys that
+/// lead to it and the text.
+fn replace_keyed(
+    node: &mut Value,
+    matches: &dyn Fn(&str, &Value) -> bool,
+) -> Option<(Vec<String>, String)> {
+    let mut frontier: Vec<(Vec<String>, &mut Value)> = vec![(Vec::new(), node)];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for (path, value) in frontier {
+            for (name, child) in children(value) {
+                let mut here = path.clone();
+                here.push(name.clone());
+                if matches(&name, child) {
+                    let text = serde_json::to_string(&*child).ok()?;
+                    *child = Value::String(text.clone());
+                    return Some((here, text));
                 }
                 next.push((here, child));
             }

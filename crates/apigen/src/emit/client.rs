@@ -41,6 +41,7 @@ const BUILDERS: &[&str] = &[
     "with_http_client",
     "with_default_headers",
     "with_retries",
+    "strict",
 ];
 
 /// The methods of some operations, as items of `impl Client` (the file
@@ -171,6 +172,17 @@ pub fn head(api: &Api) -> TokenStream {
             /// policy's count and total time.
             pub fn with_retries(mut self, retry: runtime::Retry) -> Self {
                 self.core.set_retry(Some(retry));
+                self
+            }
+
+            /// Reads answers strictly: a property the spec forbids
+            /// (`additionalProperties: false`), or an enum value it does not
+            /// list, fails the call. Off by default, so that the client reads
+            /// what a newer server sends (skipping what it does not know, and
+            /// keeping unknown enum values in their `Unknown` variant); on in
+            /// a test that holds a server to its spec.
+            pub fn strict(mut self) -> Self {
+                self.core.set_strict(true);
                 self
             }
 

@@ -320,10 +320,19 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
         } else {
             format!("Option<{ty}>")
         };
-        out.push_str(&text::doc_text(
-            &[b.doc.clone(), Some("The JSON request body.".into())],
-            "    ",
-        ));
+        let what = match &b.media {
+            crate::ir::Media::Json => "The JSON request body.".to_string(),
+            crate::ir::Media::Form => "The request body, sent as a form.".to_string(),
+            crate::ir::Media::Multipart => "The request body, sent as multipart parts.".to_string(),
+            crate::ir::Media::Raw(types) if types.iter().any(|t| t == "*/*") => {
+                "The request body's bytes, of any media type.".to_string()
+            }
+            crate::ir::Media::Raw(types) => {
+                format!("The request body's bytes: `{}`.", types.join("`, `"))
+            }
+            crate::ir::Media::Events => "The request body.".to_string(),
+        };
+        out.push_str(&text::doc_text(&[b.doc.clone(), Some(what)], "    "));
         out.push_str(&format!("    pub body: {ty},\n"));
     }
     if !op.params.is_empty() || op.body.is_some() {

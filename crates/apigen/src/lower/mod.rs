@@ -241,7 +241,11 @@ impl<'a> Lowerer<'a> {
     /// Says what the generator made of something it reads but does not
     /// express fully, at `at`.
     pub(super) fn note(&mut self, at: &Pointer, message: impl Into<String>) {
-        self.notes.push(Diagnostic::at(at, message));
+        // A schema read twice (as a type and where it is used) says it once.
+        let note = Diagnostic::at(at, message);
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
     }
 
     /// Says what was assumed at `at`, where the document is strictly

@@ -7,6 +7,11 @@ use crate::ir::*;
 use crate::names::{sanitize, Case, Namer};
 use openapiv3::{ParameterSchemaOrContent, ReferenceOr, StatusCode};
 
+/// The media type of a body declared with `content: {}`: any, with no
+/// schema (bytes).
+static ANY_MEDIA: std::sync::LazyLock<(String, openapiv3::MediaType)> =
+    std::sync::LazyLock::new(|| ("*/*".to_string(), openapiv3::MediaType::default()));
+
 impl<'a> Lowerer<'a> {
     /// An operation's responses, one per status, range and `default`, each
     /// with a variant name of its own. An operation that declares none
@@ -164,6 +169,16 @@ impl<'a> Lowerer<'a> {
         let raw: Vec<String> = entries().map(|(m, _)| essence(m)).collect();
         match entries().next() {
             Some((m, c)) => Some((m, c, Media::Raw(raw))),
+            None if content.is_empty() => {
+                // `content: {}`: a body the document says nothing of, which
+                // any media type may carry.
+                self.note(
+                    at,
+                    "a body with no media type: read as bytes of any media type",
+                );
+                let (any, media) = &*ANY_MEDIA;
+                Some((any, media, Media::Raw(vec![any.clone()])))
+            }
             None => {
                 self.error(at, "a body with no media type");
                 None

@@ -79,7 +79,14 @@ impl<'a> Lowerer<'a> {
                 }
                 ReferenceOr::Item(schema) => {
                     let mark = self.errors.len();
+                    // Its own uses, through aliases, name it (see
+                    // `shape_of_ref`).
+                    let key = at.to_string();
+                    let own = self.resolving.insert(key.clone());
                     let kind = self.type_kind(schema, &at, &rust);
+                    if own {
+                        self.resolving.remove(&key);
+                    }
                     let kind = match kind {
                         Some(kind) if self.errors.len() == mark => kind,
                         _ => {
@@ -241,11 +248,11 @@ impl<'a> Lowerer<'a> {
                     .join(name);
                 let key = target_at.to_string();
                 if !self.resolving.insert(key.clone()) {
-                    self.error(
-                        at,
-                        format!("`{reference}` refers to itself through aliases only"),
-                    );
-                    return None;
+                    // Inlining it again would never end (an array of arrays
+                    // of itself, through other aliases): it is named, and
+                    // the cycle of aliases becomes newtypes
+                    // (`passes::newtype_alias_cycles`).
+                    return Some(Shape::new(Ty::Named(rust)));
                 }
                 let shape = self.shape_of_schema(schema, &target_at, &rust);
                 self.resolving.remove(&key);
@@ -264,9 +271,24 @@ impl<'a> Lowerer<'a> {
     /// The shape of the schema a reference to anything but a component root
     /// names.
     fn shape_of_pointer(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
-        let Some((target, Node::Schema(schema))) = pointer::find(self.doc, reference) else {
-            self.error(at, format!("unresolved reference `{reference}`"));
-            return None;
+        let (target, schema) = match pointer::find(self.doc, reference) {
+            Some((target, Node::Schema(schema))) => (target, schema),
+            // A parameter, header, response or request body where a schema
+            // is wanted (an invalid document that other tools read): the
+            // schema it holds.
+            Some((target, node)) => {
+                let (what, schema_at) = held_schema(&target, node)?;
+                self.assume(
+                    at,
+                    format!("`{reference}` names {what} where a schema is wanted"),
+                    "its schema is used",
+                );
+                return self.shape_of_ref(&schema_at.to_string(), at);
+            }
+            None => {
+                self.error(at, format!("unresolved reference `{reference}`"));
+                return None;
+            }
         };
         let segments: Vec<String> = target.segments().collect();
         if let [components, schemas, _] = segments.as_slice() {
@@ -451,6 +473,13 @@ impl<'a> Lowerer<'a> {
         };
         if matches!(ty, Ty::I32 | Ty::I64) {
             checks.one_of = flat.enumeration.iter().filter_map(|v| v.as_i64()).collect();
+        } else if !flat.enumeration.is_empty() && !matches!(ty, Ty::String | Ty::Bool) {
+            // Of numbers that may have fractions, arrays, objects: read as
+            // their type, the list of values not checked (said so).
+            self.note(
+                &at.join("enum"),
+                "`enum` of values that are not text or whole numbers is not checked",
+            );
         }
         if matches!(ty, Ty::DateTime | Ty::Date | Ty::Uuid | Ty::Base64) {
             // Parsing enforces the format; lengths and patterns of the
@@ -547,7 +576,8 @@ impl<'a> Lowerer<'a> {
     /// The variants of a string enum. A value of another type is taken as
     /// the text the wire carries for it (`16` as `"16"`, `true` as
     /// `"true"`), with a note: the document is strictly invalid, and
-    /// every mainstream tool reads it so.
+    /// every mainstream tool reads it so. An array or an object, which no
+    /// string is, is left out with a note.
     pub(super) fn enum_variants(&mut self, flat: &Flat<'_>, at: &Pointer) -> Vec<EnumVariant> {
         let mut namer = Namer::new();
         let mut variants = Vec::new();
@@ -565,10 +595,13 @@ impl<'a> Lowerer<'a> {
                     );
                     wire
                 }
+                // An array or an object names no string: the wire never
+                // carries it as this type.
                 other => {
-                    self.error(
+                    self.assume(
                         &at.join("enum").join(i),
                         format!("enum value {other} of a string enum is not a string"),
+                        "left out: no string is that value",
                     );
                     continue;
                 }
@@ -720,16 +753,22 @@ impl<'a> Lowerer<'a> {
                 }
             }
             if let Some(v) = out.iter().find(|v| v.tag_values.is_empty()) {
-                self.error(
+                // The discriminator cannot tell this variant: the union is
+                // decided as one without (exactly one variant must fit).
+                self.note(
                     at,
                     format!(
                         "variant `{}` of a union with a discriminator names no value of `{}` \
-                         of its own: neither a `$ref`, nor a `mapping` entry, nor an `enum` of \
-                         the property",
+                         of its own (neither a `$ref`, nor a `mapping` entry, nor an `enum` of \
+                         the property): the union is decided by its variants' shapes instead",
                         v.rust, d.property_name
                     ),
                 );
-                return None;
+                return Some(Union {
+                    variants: out,
+                    tag: None,
+                    exclusive,
+                });
             }
             return Some(Union {
                 variants: out,
@@ -1030,5 +1069,32 @@ fn component_name(reference: &str) -> String {
         }
         Some(p) => pointer::name_from(&p),
         None => reference.to_string(),
+    }
+}
+
+/// Where the schema a parameter, header, response or request body holds
+/// stands (below `target`, where the node is), and what the node is; `None`
+/// for a node that holds none. A response or request body's is its JSON
+/// media type's, else its first.
+fn held_schema(target: &Pointer, node: Node<'_>) -> Option<(&'static str, Pointer)> {
+    use openapiv3::ParameterSchemaOrContent;
+    let content = |content: &indexmap::IndexMap<String, openapiv3::MediaType>| {
+        let (media, _) = content
+            .iter()
+            .filter(|(_, m)| m.schema.is_some())
+            .find(|(m, _)| super::responses::is_json(m))
+            .or_else(|| content.iter().find(|(_, m)| m.schema.is_some()))?;
+        Some(target.join("content").join(media).join("schema"))
+    };
+    let from_format = |format: &ParameterSchemaOrContent| match format {
+        ParameterSchemaOrContent::Schema(_) => Some(target.join("schema")),
+        ParameterSchemaOrContent::Content(c) => content(c),
+    };
+    match node {
+        Node::Parameter(p) => Some(("a parameter", from_format(&p.parameter_data_ref().format)?)),
+        Node::Header(h) => Some(("a header", from_format(&h.format)?)),
+        Node::Response(r) => Some(("a response", content(&r.content)?)),
+        Node::RequestBody(b) => Some(("a request body", content(&b.content)?)),
+        Node::Schema(_) | Node::SecurityScheme(_) | Node::Other => None,
     }
 }

@@ -8,7 +8,7 @@ use actix_web::web;
 use runtime::mock::{Bounds, Response, Schema, Spec, Status, Type};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 4] = [
+static TYPES: [Type; 6] = [
     // 0: A
     Type::of(Schema::Array(&Schema::Named(0), Bounds::NONE)),
     // 1: B
@@ -17,6 +17,10 @@ static TYPES: [Type; 4] = [
     Type::of(Schema::Map(&Schema::Named(2))),
     // 3: D
     Type::of(Schema::Map(&Schema::Named(2))),
+    // 4: E
+    Type::of(Schema::Array(&Schema::Array(&Schema::Named(4), Bounds::NONE), Bounds::NONE)),
+    // 5: F
+    Type::of(Schema::Array(&Schema::Array(&Schema::Named(5), Bounds::NONE), Bounds::NONE)),
 ];
 
 /// The document, as `runtime::mock` reads it.

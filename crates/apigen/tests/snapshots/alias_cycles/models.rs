@@ -14,3 +14,11 @@ pub type B = Vec<A>;
 pub struct C(pub std::collections::BTreeMap<String, C>);
 
 pub type D = std::collections::BTreeMap<String, C>;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct E(pub Vec<Vec<E>>);
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct F(pub Vec<Vec<F>>);

@@ -49,6 +49,17 @@ impl Client {
         self
     }
 
+    /// Reads answers strictly: a property the spec forbids
+    /// (`additionalProperties: false`), or an enum value it does not
+    /// list, fails the call. Off by default, so that the client reads
+    /// what a newer server sends (skipping what it does not know, and
+    /// keeping unknown enum values in their `Unknown` variant); on in
+    /// a test that holds a server to its spec.
+    pub fn strict(mut self) -> Self {
+        self.core.set_strict(true);
+        self
+    }
+
     /// Credentials for the security scheme `key`: an API key in the header `X-Key`.
     pub fn with_key(mut self, key: impl Into<String>) -> Self {
         self.core.set_credential("key", runtime::Credential::Key(key.into()));

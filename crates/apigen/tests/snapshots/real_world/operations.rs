@@ -146,7 +146,7 @@ impl runtime::Response for ListCustomersResponse {
 /// The parameters and body of `create_customer`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateCustomerRequest {
-    /// The JSON request body.
+    /// The request body, sent as a form.
     pub body: models::CreateCustomerBody,
 }
 
@@ -198,7 +198,7 @@ impl runtime::Response for CreateCustomerResponse {
 pub struct UploadAttachmentRequest {
     /// Path parameter `id`.
     pub id: String,
-    /// The JSON request body.
+    /// The request body's bytes: `application/octet-stream`, `image/*`.
     pub body: Option<Vec<u8>>,
 }
 
@@ -243,7 +243,7 @@ impl runtime::Response for UploadAttachmentResponse {
 pub struct UploadDocumentRequest {
     /// Path parameter `id`.
     pub id: String,
-    /// The JSON request body.
+    /// The request body, sent as multipart parts.
     pub body: models::UploadDocumentBody,
 }
 
