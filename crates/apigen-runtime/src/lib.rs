@@ -202,9 +202,9 @@ pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };
 pub use record::{
-    fill, fill_nullable, flattened, is_strict, json_text, keep, keep_json, nullable, parse_enum,
-    read_enum, read_record, required_field, required_list, share, strictly, write_enum, Others,
-    Record, StringEnum, Unknown, Writer,
+    compare_enums, fill, fill_nullable, flattened, hash_enum, is_strict, json_text, keep,
+    keep_json, missing, nullable, parse_enum, read_enum, read_record, required_field,
+    required_list, share, strictly, write_enum, Others, Record, StringEnum, Unknown, Writer,
 };
 pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Explode, Style, ValueKind};

@@ -329,6 +329,19 @@ pub fn required_field<T, E: de::Error>(slot: Option<T>, name: &'static str) -> R
     slot.ok_or_else(|| de::Error::missing_field(name))
 }
 
+/// The error for the first of a record's required properties that is
+/// missing: `missing[i]` says whether `names[i]` is. (A generated
+/// `finish` binds every required property in one `let ... else`, which is
+/// a fraction of the code a check each would be.)
+pub fn missing<E: de::Error>(missing: &[bool], names: &[&'static str]) -> E {
+    let name = missing
+        .iter()
+        .zip(names)
+        .find_map(|(missing, name)| missing.then_some(*name))
+        .unwrap_or("a required property");
+    de::Error::missing_field(name)
+}
+
 /// A required property that is a list: its absence is an error, except
 /// in a form or multipart body, which cannot spell an empty list and
 /// leaves it out (so that a required list may be empty there too).
@@ -643,6 +656,25 @@ impl std::fmt::Display for Unknown {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// `Hash` for a [`StringEnum`]: its wire text (two values are equal when
+/// their text is).
+pub fn hash_enum<T: StringEnum, H: std::hash::Hasher>(value: &T, state: &mut H) {
+    std::hash::Hash::hash(value.wire(), state);
+}
+
+/// `Ord` for a [`StringEnum`]: the known values in the spec's order, then
+/// unknown ones by their text.
+pub fn compare_enums<T: StringEnum>(a: &T, b: &T) -> std::cmp::Ordering {
+    let (a, b) = (a.wire(), b.wire());
+    let at = |wire: &str| {
+        T::WIRE
+            .iter()
+            .position(|w| *w == wire)
+            .unwrap_or(T::WIRE.len())
+    };
+    at(a).cmp(&at(b)).then_with(|| a.cmp(b))
 }
 
 /// `FromStr` for a [`StringEnum`]: a known value, or (unless reading

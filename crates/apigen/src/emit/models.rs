@@ -434,9 +434,9 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
         .map(|(i, (field, wire, reading, _))| {
             let slot = format!("slots.{i}");
             let value = match reading {
-                Reading::Required | Reading::RequiredNullable => {
-                    format!("runtime::required_field({slot}, {wire:?})?")
-                }
+                // Bound by the `let ... else` below, which checks them all
+                // at once (one early return a record, not one a property).
+                Reading::Required | Reading::RequiredNullable => format!("f{i}"),
                 Reading::RequiredList => format!("runtime::required_list({slot}, {wire:?})?"),
                 Reading::Optional => slot,
                 Reading::OptionalNullable => format!("{slot}.flatten()"),
@@ -543,10 +543,69 @@ fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> 
             text::list(8, "", ("(", ")"), &empty, "", true)
         )
     };
+    let required: Vec<(usize, &str)> = named
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, _, reading, _))| {
+            matches!(reading, Reading::Required | Reading::RequiredNullable)
+        })
+        .map(|(i, (_, wire, _, _))| (i, *wire))
+        .collect();
+    let present = match required.as_slice() {
+        [] => String::new(),
+        [(i, wire)] => format!(
+            "        let Some(f{i}) = slots.{i} else {{\n            \
+             return Err(serde::de::Error::missing_field({wire:?}));\n        }};\n"
+        ),
+        _ => {
+            let checks: Vec<String> = required
+                .iter()
+                .map(|(i, _)| format!("slots.{i}.is_none()"))
+                .collect();
+            let names: Vec<String> = required.iter().map(|(_, w)| format!("{w:?}")).collect();
+            let bound: Vec<String> = required
+                .iter()
+                .map(|(i, _)| format!("Some(f{i})"))
+                .collect();
+            let moved: Vec<String> = required.iter().map(|(i, _)| format!("slots.{i}")).collect();
+            let one_line = format!(
+                "        let ({}) = ({}) else {{",
+                bound.join(", "),
+                moved.join(", ")
+            );
+            let binding = if one_line.len() <= text::WIDTH {
+                one_line + "\n"
+            } else {
+                let lines = |items: &[String]| {
+                    items
+                        .iter()
+                        .map(|item| format!("            {item},\n"))
+                        .collect::<String>()
+                };
+                format!(
+                    "        let (\n{}        ) = (\n{}        ) else {{\n",
+                    lines(&bound),
+                    lines(&moved)
+                )
+            };
+            format!(
+                "{}{binding}{}        }};\n",
+                text::list(8, "let missing = ", ("[", "]"), &checks, ";", false),
+                text::list(
+                    12,
+                    "return Err(runtime::missing(&missing, ",
+                    ("&[", "]"),
+                    &names,
+                    "));",
+                    false
+                ),
+            )
+        }
+    };
     let finish_body = if finished.is_empty() {
         format!("        Ok({name} {{}})\n")
     } else {
-        let mut body = format!("{sharing}        Ok({name} {{\n");
+        let mut body = format!("{sharing}{present}        Ok({name} {{\n");
         for line in &finished {
             let _ = writeln!(body, "            {line}");
         }
@@ -664,9 +723,7 @@ fn enumeration(
         .chain((2..).map(|n| format!("Unknown{n}")))
         .find(|candidate| !taken(candidate))
         .expect("a free name");
-    let mut out = format!(
-        "{docs}#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum {name} {{\n"
-    );
+    let mut out = format!("{docs}#[derive(Debug, Clone, PartialEq, Eq)]\npub enum {name} {{\n");
     for v in variants {
         let doc = text::doc_text(&[Some(format!("`{}`", v.wire))], "    ");
         out.push_str(&format!("{doc}    {},\n", v.rust));
@@ -727,6 +784,22 @@ fn enumeration(
          \x20       match self {{\n\
          {arms}\
          \x20       }}\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl std::hash::Hash for {name} {{\n\
+         \x20   fn hash<H: std::hash::Hasher>(&self, state: &mut H) {{\n\
+         \x20       runtime::hash_enum(self, state);\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl PartialOrd for {name} {{\n\
+         \x20   fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {{\n\
+         \x20       Some(self.cmp(other))\n\
+         \x20   }}\n\
+         }}\n\
+         \n{cfg}impl Ord for {name} {{\n\
+         \x20   /// The values in the spec's order, then unknown ones by their text.\n\
+         \x20   fn cmp(&self, other: &Self) -> std::cmp::Ordering {{\n\
+         \x20       runtime::compare_enums(self, other)\n\
          \x20   }}\n\
          }}\n\
          \n{cfg}impl std::fmt::Display for {name} {{\n\

@@ -40,9 +40,13 @@ impl runtime::Record for Category {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["id", "name"]));
+        };
         Ok(Category {
-            id: runtime::required_field(slots.0, "id")?,
-            name: runtime::required_field(slots.1, "name")?,
+            id: f0,
+            name: f1,
             description: slots.2,
         })
     }
@@ -100,10 +104,14 @@ impl runtime::Record for Error {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["code", "message", "status"]));
+        };
         Ok(Error {
-            code: runtime::required_field(slots.0, "code")?,
-            message: runtime::required_field(slots.1, "message")?,
-            status: runtime::required_field(slots.2, "status")?,
+            code: f0,
+            message: f1,
+            status: f2,
         })
     }
 }
@@ -184,13 +192,45 @@ impl runtime::Record for InventoryEvent {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [
+            slots.0.is_none(),
+            slots.1.is_none(),
+            slots.2.is_none(),
+            slots.3.is_none(),
+            slots.4.is_none(),
+            slots.5.is_none(),
+        ];
+        let (
+            Some(f0),
+            Some(f1),
+            Some(f2),
+            Some(f3),
+            Some(f4),
+            Some(f5),
+        ) = (
+            slots.0,
+            slots.1,
+            slots.2,
+            slots.3,
+            slots.4,
+            slots.5,
+        ) else {
+            return Err(runtime::missing(&missing, &[
+                "id",
+                "type",
+                "petId",
+                "stock",
+                "status",
+                "occurredAt",
+            ]));
+        };
         Ok(InventoryEvent {
-            id: runtime::required_field(slots.0, "id")?,
-            type_: runtime::required_field(slots.1, "type")?,
-            pet_id: runtime::required_field(slots.2, "petId")?,
-            stock: runtime::required_field(slots.3, "stock")?,
-            status: runtime::required_field(slots.4, "status")?,
-            occurred_at: runtime::required_field(slots.5, "occurredAt")?,
+            id: f0,
+            type_: f1,
+            pet_id: f2,
+            stock: f3,
+            status: f4,
+            occurred_at: f5,
         })
     }
 }
@@ -249,10 +289,14 @@ impl runtime::Record for InventoryItem {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["petId", "quantity", "status"]));
+        };
         Ok(InventoryItem {
-            pet_id: runtime::required_field(slots.0, "petId")?,
-            quantity: runtime::required_field(slots.1, "quantity")?,
-            status: runtime::required_field(slots.2, "status")?,
+            pet_id: f0,
+            quantity: f1,
+            status: f2,
         })
     }
 }
@@ -302,8 +346,11 @@ impl runtime::Record for InventoryUpdate {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("quantity"));
+        };
         Ok(InventoryUpdate {
-            quantity: runtime::required_field(slots.0, "quantity")?,
+            quantity: f0,
         })
     }
 }
@@ -375,9 +422,12 @@ impl runtime::Record for NewCategory {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f1) = slots.1 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(NewCategory {
             id: slots.0,
-            name: runtime::required_field(slots.1, "name")?,
+            name: f1,
             description: slots.2,
         })
     }
@@ -453,9 +503,13 @@ impl runtime::Record for NewOrder {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["petId", "quantity"]));
+        };
         Ok(NewOrder {
-            pet_id: runtime::required_field(slots.0, "petId")?,
-            quantity: runtime::required_field(slots.1, "quantity")?,
+            pet_id: f0,
+            quantity: f1,
             ship_date: slots.2,
         })
     }
@@ -540,10 +594,14 @@ impl runtime::Record for NewPet {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.1.is_none(), slots.2.is_none()];
+        let (Some(f1), Some(f2)) = (slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["name", "categoryId"]));
+        };
         Ok(NewPet {
             id: slots.0,
-            name: runtime::required_field(slots.1, "name")?,
-            category_id: runtime::required_field(slots.2, "categoryId")?,
+            name: f1,
+            category_id: f2,
             status: slots.3,
         })
     }
@@ -723,14 +781,50 @@ impl runtime::Record for OrderEvent {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [
+            slots.0.is_none(),
+            slots.1.is_none(),
+            slots.2.is_none(),
+            slots.3.is_none(),
+            slots.4.is_none(),
+            slots.5.is_none(),
+            slots.6.is_none(),
+        ];
+        let (
+            Some(f0),
+            Some(f1),
+            Some(f2),
+            Some(f3),
+            Some(f4),
+            Some(f5),
+            Some(f6),
+        ) = (
+            slots.0,
+            slots.1,
+            slots.2,
+            slots.3,
+            slots.4,
+            slots.5,
+            slots.6,
+        ) else {
+            return Err(runtime::missing(&missing, &[
+                "id",
+                "type",
+                "orderId",
+                "petId",
+                "quantity",
+                "stock",
+                "occurredAt",
+            ]));
+        };
         Ok(OrderEvent {
-            id: runtime::required_field(slots.0, "id")?,
-            type_: runtime::required_field(slots.1, "type")?,
-            order_id: runtime::required_field(slots.2, "orderId")?,
-            pet_id: runtime::required_field(slots.3, "petId")?,
-            quantity: runtime::required_field(slots.4, "quantity")?,
-            stock: runtime::required_field(slots.5, "stock")?,
-            occurred_at: runtime::required_field(slots.6, "occurredAt")?,
+            id: f0,
+            type_: f1,
+            order_id: f2,
+            pet_id: f3,
+            quantity: f4,
+            stock: f5,
+            occurred_at: f6,
         })
     }
 }
@@ -794,10 +888,14 @@ impl runtime::Record for Pet {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["id", "name", "categoryId"]));
+        };
         Ok(Pet {
-            id: runtime::required_field(slots.0, "id")?,
-            name: runtime::required_field(slots.1, "name")?,
-            category_id: runtime::required_field(slots.2, "categoryId")?,
+            id: f0,
+            name: f1,
+            category_id: f2,
             status: slots.3,
         })
     }
@@ -823,7 +921,7 @@ impl serde::Serialize for Pet {
 }
 
 /// Status of a pet, and of its inventory entry.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PetStatus {
     /// `available`
     Available,
@@ -866,6 +964,25 @@ impl runtime::StringEnum for PetStatus {
             Self::Sold => "sold",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for PetStatus {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for PetStatus {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PetStatus {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -953,7 +1070,7 @@ impl<'de> serde::Deserialize<'de> for StoreEvent {
 }
 
 /// What a store event reports.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreEventType {
     /// `order.placed`
     OrderPlaced,
@@ -1012,6 +1129,25 @@ impl runtime::StringEnum for StoreEventType {
     }
 }
 
+impl std::hash::Hash for StoreEventType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for StoreEventType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for StoreEventType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
+    }
+}
+
 impl std::fmt::Display for StoreEventType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -1040,7 +1176,7 @@ impl<'de> serde::Deserialize<'de> for StoreEventType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum XApiStability {
     /// `experimental`
     Experimental,
@@ -1080,6 +1216,25 @@ impl runtime::StringEnum for XApiStability {
             Self::Beta => "beta",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for XApiStability {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for XApiStability {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for XApiStability {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

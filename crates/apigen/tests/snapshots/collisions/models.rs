@@ -213,8 +213,11 @@ impl runtime::Record for ErrorResponse {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("message"));
+        };
         Ok(ErrorResponse {
-            message: runtime::required_field(slots.0, "message")?,
+            message: f0,
             error: slots.1,
         })
     }
@@ -237,7 +240,7 @@ impl serde::Serialize for ErrorResponse {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Option2 {
     /// `some`
     Some,
@@ -277,6 +280,25 @@ impl runtime::StringEnum for Option2 {
             Self::None => "none",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for Option2 {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for Option2 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Option2 {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -336,8 +358,11 @@ impl runtime::Record for Request {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("option"));
+        };
         Ok(Request {
-            option: runtime::required_field(slots.0, "option")?,
+            option: f0,
             string: slots.1,
         })
     }
@@ -450,8 +475,11 @@ impl runtime::Record for Result2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("ok"));
+        };
         Ok(Result2 {
-            ok: runtime::required_field(slots.0, "ok")?,
+            ok: f0,
             error: slots.1,
         })
     }
@@ -528,7 +556,7 @@ impl serde::Serialize for TooManyRequests {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
     /// `low`
     Low,
@@ -568,6 +596,25 @@ impl runtime::StringEnum for Value {
             Self::High => "high",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for Value {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Value {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

@@ -89,18 +89,22 @@ impl runtime::Record for Account {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.2.is_none(), slots.8.is_none(), slots.9.is_none(), slots.10.is_none()];
+        let (Some(f2), Some(f8), Some(f9), Some(f10)) = (slots.2, slots.8, slots.9, slots.10) else {
+            return Err(runtime::missing(&missing, &["email", "id", "region", "owner"]));
+        };
         Ok(Account {
             created_at: slots.0,
             updated_at: runtime::nullable(slots.1),
-            email: runtime::required_field(slots.2, "email")?,
+            email: f2,
             password: slots.3,
             plan: slots.4.unwrap_or_else(default_account_plan),
             retries: slots.5.unwrap_or_else(default_account_retries),
             nickname: runtime::nullable(slots.6),
             address: slots.7,
-            id: runtime::required_field(slots.8, "id")?,
-            region: runtime::required_field(slots.9, "region")?,
-            owner: runtime::required_field(slots.10, "owner")?,
+            id: f8,
+            region: f9,
+            owner: f10,
         })
     }
 }
@@ -403,8 +407,11 @@ impl runtime::Record for NewAccount {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("email"));
+        };
         Ok(NewAccount {
-            email: runtime::required_field(slots.0, "email")?,
+            email: f0,
             password: slots.1,
             plan: slots.2.unwrap_or_else(default_new_account_plan),
             retries: slots.3.unwrap_or_else(default_new_account_retries),
@@ -526,7 +533,7 @@ impl runtime::Validate for NewAccountAddress {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NewAccountPlan {
     /// `free`
     Free,
@@ -566,6 +573,25 @@ impl runtime::StringEnum for NewAccountPlan {
             Self::Paid => "paid",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for NewAccountPlan {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for NewAccountPlan {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NewAccountPlan {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

@@ -125,8 +125,11 @@ impl runtime::Record for GetAOkBodyObject {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("kind"));
+        };
         Ok(GetAOkBodyObject {
-            kind: runtime::required_field(slots.0, "kind")?,
+            kind: f0,
             r: slots.1,
         })
     }
@@ -177,8 +180,11 @@ impl runtime::Record for GetAOkBodyObject2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("kind"));
+        };
         Ok(GetAOkBodyObject2 {
-            kind: runtime::required_field(slots.0, "kind")?,
+            kind: f0,
             s: slots.1,
         })
     }

@@ -33,9 +33,13 @@ impl runtime::Record for Error {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["code", "status"]));
+        };
         Ok(Error {
-            code: runtime::required_field(slots.0, "code")?,
-            status: runtime::required_field(slots.1, "status")?,
+            code: f0,
+            status: f1,
         })
     }
 }
@@ -81,8 +85,11 @@ impl runtime::Record for Thing {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("id"));
+        };
         Ok(Thing {
-            id: runtime::required_field(slots.0, "id")?,
+            id: f0,
         })
     }
 }

@@ -33,8 +33,11 @@ impl runtime::Record for CompleteBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("prompt"));
+        };
         Ok(CompleteBody {
-            prompt: runtime::required_field(slots.0, "prompt")?,
+            prompt: f0,
             stream: slots.1,
         })
     }
@@ -81,8 +84,11 @@ impl runtime::Record for Completion {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("text"));
+        };
         Ok(Completion {
-            text: runtime::required_field(slots.0, "text")?,
+            text: f0,
         })
     }
 }
@@ -182,9 +188,13 @@ impl runtime::Record for Placed {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["type", "orderId"]));
+        };
         Ok(Placed {
-            type_: runtime::required_field(slots.0, "type")?,
-            order_id: runtime::required_field(slots.1, "orderId")?,
+            type_: f0,
+            order_id: f1,
         })
     }
 }
@@ -230,8 +240,11 @@ impl runtime::Record for Problem {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("message"));
+        };
         Ok(Problem {
-            message: runtime::required_field(slots.0, "message")?,
+            message: f0,
         })
     }
 }
@@ -282,10 +295,14 @@ impl runtime::Record for Restocked {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["type", "petId", "stock"]));
+        };
         Ok(Restocked {
-            type_: runtime::required_field(slots.0, "type")?,
-            pet_id: runtime::required_field(slots.1, "petId")?,
-            stock: runtime::required_field(slots.2, "stock")?,
+            type_: f0,
+            pet_id: f1,
+            stock: f2,
         })
     }
 }
@@ -332,8 +349,11 @@ impl runtime::Record for StreamChunksOkEvent {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("text"));
+        };
         Ok(StreamChunksOkEvent {
-            text: runtime::required_field(slots.0, "text")?,
+            text: f0,
         })
     }
 }

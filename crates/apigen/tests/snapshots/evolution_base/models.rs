@@ -36,10 +36,14 @@ impl runtime::Record for Thing {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f2)) = (slots.0, slots.2) else {
+            return Err(runtime::missing(&missing, &["id", "kind"]));
+        };
         Ok(Thing {
-            id: runtime::required_field(slots.0, "id")?,
+            id: f0,
             note: slots.1,
-            kind: runtime::required_field(slots.2, "kind")?,
+            kind: f2,
         })
     }
 }
@@ -62,7 +66,7 @@ impl serde::Serialize for Thing {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ThingKind {
     /// `small`
     Small,
@@ -102,6 +106,25 @@ impl runtime::StringEnum for ThingKind {
             Self::Large => "large",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for ThingKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for ThingKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ThingKind {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

@@ -194,9 +194,13 @@ impl runtime::Record for Sample {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.13.is_none()];
+        let (Some(f0), Some(f1), Some(f13)) = (slots.0, slots.1, slots.13) else {
+            return Err(runtime::missing(&missing, &["small", "big", "mandatoryNote"]));
+        };
         Ok(Sample {
-            small: runtime::required_field(slots.0, "small")?,
-            big: runtime::required_field(slots.1, "big")?,
+            small: f0,
+            big: f1,
             ratio: slots.2,
             precise: slots.3,
             at: slots.4,
@@ -208,7 +212,7 @@ impl runtime::Record for Sample {
             homepage: slots.10,
             every: slots.11,
             nickname: runtime::nullable(slots.12),
-            mandatory_note: runtime::required_field(slots.13, "mandatoryNote")?,
+            mandatory_note: f13,
             code: slots.14,
             tags: slots.15,
             scores: slots.16,

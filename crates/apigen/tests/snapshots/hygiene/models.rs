@@ -181,8 +181,11 @@ impl runtime::Record for Result2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("ok"));
+        };
         Ok(Result2 {
-            ok: runtime::required_field(slots.0, "ok")?,
+            ok: f0,
             error: slots.1,
         })
     }
@@ -355,7 +358,7 @@ impl runtime::Validate for Validate {
 
 pub type Vec2 = Vec<Box2>;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Violation {
     /// `a`
     A,
@@ -395,6 +398,25 @@ impl runtime::StringEnum for Violation {
             Self::B => "b",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for Violation {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for Violation {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Violation {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

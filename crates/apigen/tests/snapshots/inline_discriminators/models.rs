@@ -84,9 +84,13 @@ impl runtime::Record for EventMessageCreated {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["type", "text"]));
+        };
         Ok(EventMessageCreated {
-            type_: runtime::required_field(slots.0, "type")?,
-            text: runtime::required_field(slots.1, "text")?,
+            type_: f0,
+            text: f1,
         })
     }
 }
@@ -108,7 +112,7 @@ impl serde::Serialize for EventMessageCreated {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventMessageCreatedType {
     /// `message.created`
     MessageCreated,
@@ -145,6 +149,25 @@ impl runtime::StringEnum for EventMessageCreatedType {
             Self::MessageCreated => "message.created",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for EventMessageCreatedType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for EventMessageCreatedType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for EventMessageCreatedType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -204,9 +227,13 @@ impl runtime::Record for EventMessageDeleted {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["type", "id"]));
+        };
         Ok(EventMessageDeleted {
-            type_: runtime::required_field(slots.0, "type")?,
-            id: runtime::required_field(slots.1, "id")?,
+            type_: f0,
+            id: f1,
         })
     }
 }
@@ -228,7 +255,7 @@ impl serde::Serialize for EventMessageDeleted {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventMessageDeletedType {
     /// `message.deleted`
     MessageDeleted,
@@ -265,6 +292,25 @@ impl runtime::StringEnum for EventMessageDeletedType {
             Self::MessageDeleted => "message.deleted",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for EventMessageDeletedType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for EventMessageDeletedType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for EventMessageDeletedType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

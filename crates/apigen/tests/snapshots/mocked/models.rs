@@ -29,8 +29,11 @@ impl runtime::Record for AddNoteBadRequestBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("reason"));
+        };
         Ok(AddNoteBadRequestBody {
-            reason: runtime::required_field(slots.0, "reason")?,
+            reason: f0,
         })
     }
 }
@@ -75,8 +78,11 @@ impl runtime::Record for AdminStatsOkBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("books"));
+        };
         Ok(AdminStatsOkBody {
-            books: runtime::required_field(slots.0, "books")?,
+            books: f0,
         })
     }
 }
@@ -131,11 +137,15 @@ impl runtime::Record for Book {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none(), slots.3.is_none()];
+        let (Some(f0), Some(f1), Some(f2), Some(f3)) = (slots.0, slots.1, slots.2, slots.3) else {
+            return Err(runtime::missing(&missing, &["isbn", "title", "pages", "format"]));
+        };
         Ok(Book {
-            isbn: runtime::required_field(slots.0, "isbn")?,
-            title: runtime::required_field(slots.1, "title")?,
-            pages: runtime::required_field(slots.2, "pages")?,
-            format: runtime::required_field(slots.3, "format")?,
+            isbn: f0,
+            title: f1,
+            pages: f2,
+            format: f3,
             related: slots.4,
         })
     }
@@ -221,9 +231,13 @@ impl runtime::Record for Ebook {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "bytes"]));
+        };
         Ok(Ebook {
-            kind: runtime::required_field(slots.0, "kind")?,
-            bytes: runtime::required_field(slots.1, "bytes")?,
+            kind: f0,
+            bytes: f1,
         })
     }
 }
@@ -339,8 +353,11 @@ impl runtime::Record for Note {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("text"));
+        };
         Ok(Note {
-            text: runtime::required_field(slots.0, "text")?,
+            text: f0,
             pinned: slots.1,
         })
     }
@@ -398,9 +415,13 @@ impl runtime::Record for Paper {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "weight"]));
+        };
         Ok(Paper {
-            kind: runtime::required_field(slots.0, "kind")?,
-            weight: runtime::required_field(slots.1, "weight")?,
+            kind: f0,
+            weight: f1,
         })
     }
 }
@@ -464,9 +485,13 @@ impl runtime::Record for Problem {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["code", "message"]));
+        };
         Ok(Problem {
-            code: runtime::required_field(slots.0, "code")?,
-            message: runtime::required_field(slots.1, "message")?,
+            code: f0,
+            message: f1,
         })
     }
 }
@@ -512,8 +537,11 @@ impl runtime::Record for WhoAmIOkBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(WhoAmIOkBody {
-            name: runtime::required_field(slots.0, "name")?,
+            name: f0,
         })
     }
 }

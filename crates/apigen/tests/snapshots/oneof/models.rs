@@ -76,9 +76,13 @@ impl runtime::Record for Cat {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "name"]));
+        };
         Ok(Cat {
-            kind: runtime::required_field(slots.0, "kind")?,
-            name: runtime::required_field(slots.1, "name")?,
+            kind: f0,
+            name: f1,
         })
     }
 }
@@ -100,7 +104,7 @@ impl serde::Serialize for Cat {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatKind {
     /// `cat`
     Cat,
@@ -137,6 +141,25 @@ impl runtime::StringEnum for CatKind {
             Self::Cat => "cat",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for CatKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for CatKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for CatKind {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -193,8 +216,11 @@ impl runtime::Record for Circle {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("radius"));
+        };
         Ok(Circle {
-            radius: runtime::required_field(slots.0, "radius")?,
+            radius: f0,
         })
     }
 }
@@ -243,9 +269,13 @@ impl runtime::Record for Dog {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "name"]));
+        };
         Ok(Dog {
-            kind: runtime::required_field(slots.0, "kind")?,
-            name: runtime::required_field(slots.1, "name")?,
+            kind: f0,
+            name: f1,
         })
     }
 }
@@ -267,7 +297,7 @@ impl serde::Serialize for Dog {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DogKind {
     /// `dog`
     Dog,
@@ -304,6 +334,25 @@ impl runtime::StringEnum for DogKind {
             Self::Dog => "dog",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for DogKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for DogKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for DogKind {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -363,9 +412,13 @@ impl runtime::Record for Error {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["code", "message"]));
+        };
         Ok(Error {
-            code: runtime::required_field(slots.0, "code")?,
-            message: runtime::required_field(slots.1, "message")?,
+            code: f0,
+            message: f1,
         })
     }
 }
@@ -415,9 +468,13 @@ impl runtime::Record for Rectangle {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["side", "height"]));
+        };
         Ok(Rectangle {
-            side: runtime::required_field(slots.0, "side")?,
-            height: runtime::required_field(slots.1, "height")?,
+            side: f0,
+            height: f1,
         })
     }
 }
@@ -516,8 +573,11 @@ impl runtime::Record for Square {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("side"));
+        };
         Ok(Square {
-            side: runtime::required_field(slots.0, "side")?,
+            side: f0,
         })
     }
 }

@@ -33,8 +33,11 @@ impl runtime::Record for Item {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("id"));
+        };
         Ok(Item {
-            id: runtime::required_field(slots.0, "id")?,
+            id: f0,
             name: slots.1,
         })
     }
@@ -85,9 +88,12 @@ impl runtime::Record for ListCursoredOkBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f1) = slots.1 else {
+            return Err(serde::de::Error::missing_field("meta"));
+        };
         Ok(ListCursoredOkBody {
             items: runtime::required_list(slots.0, "items")?,
-            meta: runtime::required_field(slots.1, "meta")?,
+            meta: f1,
         })
     }
 }
@@ -229,9 +235,12 @@ impl runtime::Record for ListStripedOkBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f1) = slots.1 else {
+            return Err(serde::de::Error::missing_field("has_more"));
+        };
         Ok(ListStripedOkBody {
             data: runtime::required_list(slots.0, "data")?,
-            has_more: runtime::required_field(slots.1, "has_more")?,
+            has_more: f1,
         })
     }
 }

@@ -33,9 +33,13 @@ impl runtime::Record for Error {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["code", "message"]));
+        };
         Ok(Error {
-            code: runtime::required_field(slots.0, "code")?,
-            message: runtime::required_field(slots.1, "message")?,
+            code: f0,
+            message: f1,
         })
     }
 }
@@ -127,8 +131,11 @@ impl runtime::Record for SearchChoiceById {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("id"));
+        };
         Ok(SearchChoiceById {
-            id: runtime::required_field(slots.0, "id")?,
+            id: f0,
         })
     }
 }
@@ -173,8 +180,11 @@ impl runtime::Record for SearchChoiceByName {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(SearchChoiceByName {
-            name: runtime::required_field(slots.0, "name")?,
+            name: f0,
         })
     }
 }
@@ -269,9 +279,13 @@ impl runtime::Record for SearchFilterTagsItem {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["k", "v"]));
+        };
         Ok(SearchFilterTagsItem {
-            k: runtime::required_field(slots.0, "k")?,
-            v: runtime::required_field(slots.1, "v")?,
+            k: f0,
+            v: f1,
         })
     }
 }

@@ -5,7 +5,7 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GetItemFieldsItem {
     /// `name`
     Name,
@@ -45,6 +45,25 @@ impl runtime::StringEnum for GetItemFieldsItem {
             Self::Price => "price",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for GetItemFieldsItem {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for GetItemFieldsItem {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for GetItemFieldsItem {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -121,7 +140,7 @@ impl<'de> serde::Deserialize<'de> for GetItemTraits {
 
 pub type GetItemTraitsArrayItem = GetItemTraitsString;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GetItemTraitsString {
     /// `cheap`
     Cheap,
@@ -161,6 +180,25 @@ impl runtime::StringEnum for GetItemTraitsString {
             Self::Rare => "rare",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for GetItemTraitsString {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for GetItemTraitsString {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for GetItemTraitsString {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -348,8 +386,11 @@ impl runtime::Record for Problem {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("title"));
+        };
         Ok(Problem {
-            title: runtime::required_field(slots.0, "title")?,
+            title: f0,
             detail: slots.1,
         })
     }

@@ -51,8 +51,11 @@ impl runtime::Record for CreateCustomerBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("email"));
+        };
         Ok(CreateCustomerBody {
-            email: runtime::required_field(slots.0, "email")?,
+            email: f0,
             balance: slots.1,
             tax_exempt: slots.2,
             address: slots.3,
@@ -174,8 +177,11 @@ impl runtime::Record for Customer {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("id"));
+        };
         Ok(Customer {
-            id: runtime::required_field(slots.0, "id")?,
+            id: f0,
             tax_exempt: slots.1,
             seed: slots.2,
             image_url: slots.3,
@@ -243,7 +249,7 @@ impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CustomerTaxExempt {
     /// `none`
     None,
@@ -286,6 +292,25 @@ impl runtime::StringEnum for CustomerTaxExempt {
             Self::Reverse => "reverse",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for CustomerTaxExempt {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for CustomerTaxExempt {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for CustomerTaxExempt {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -399,9 +424,13 @@ impl runtime::Record for UploadDocumentBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["file", "purpose"]));
+        };
         Ok(UploadDocumentBody {
-            file: runtime::required_field(slots.0, "file")?,
-            purpose: runtime::required_field(slots.1, "purpose")?,
+            file: f0,
+            purpose: f1,
             note: slots.2,
         })
     }
@@ -435,7 +464,7 @@ impl runtime::Validate for UploadDocumentBody {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UploadDocumentBodyPurpose {
     /// `identity`
     Identity,
@@ -475,6 +504,25 @@ impl runtime::StringEnum for UploadDocumentBodyPurpose {
             Self::Invoice => "invoice",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for UploadDocumentBodyPurpose {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for UploadDocumentBodyPurpose {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for UploadDocumentBodyPurpose {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

@@ -75,8 +75,11 @@ impl runtime::Record for ConflictResponse {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("message"));
+        };
         Ok(ConflictResponse {
-            message: runtime::required_field(slots.0, "message")?,
+            message: f0,
         })
     }
 }
@@ -147,7 +150,7 @@ impl serde::Serialize for Field {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldDataType {
     /// `text`
     Text,
@@ -187,6 +190,25 @@ impl runtime::StringEnum for FieldDataType {
             Self::Number => "number",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for FieldDataType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for FieldDataType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FieldDataType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -356,8 +378,11 @@ impl runtime::Record for ItemsGet200 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("kind"));
+        };
         Ok(ItemsGet200 {
-            kind: runtime::required_field(slots.0, "kind")?,
+            kind: f0,
             name: slots.1,
         })
     }
@@ -408,9 +433,12 @@ impl runtime::Record for Middle {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f1) = slots.1 else {
+            return Err(serde::de::Error::missing_field("middle"));
+        };
         Ok(Middle {
             inner: slots.0,
-            middle: runtime::required_field(slots.1, "middle")?,
+            middle: f1,
         })
     }
 }
@@ -462,9 +490,12 @@ impl runtime::Record for Outer {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f1) = slots.1 else {
+            return Err(serde::de::Error::missing_field("middle"));
+        };
         Ok(Outer {
             inner: slots.0,
-            middle: runtime::required_field(slots.1, "middle")?,
+            middle: f1,
             outer: slots.2,
         })
     }

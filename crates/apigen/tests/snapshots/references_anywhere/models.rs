@@ -87,8 +87,11 @@ impl runtime::Record for EnvelopeDefinitionsPet {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(EnvelopeDefinitionsPet {
-            name: runtime::required_field(slots.0, "name")?,
+            name: f0,
             owner: slots.1,
         })
     }
@@ -111,7 +114,7 @@ impl serde::Serialize for EnvelopeDefinitionsPet {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EnvelopePropertiesSizeDefsUnit {
     /// `bytes`
     Bytes,
@@ -151,6 +154,25 @@ impl runtime::StringEnum for EnvelopePropertiesSizeDefsUnit {
             Self::Kilobytes => "kilobytes",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for EnvelopePropertiesSizeDefsUnit {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for EnvelopePropertiesSizeDefsUnit {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for EnvelopePropertiesSizeDefsUnit {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

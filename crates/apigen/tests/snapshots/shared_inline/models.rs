@@ -86,8 +86,11 @@ impl runtime::Record for CreateCustomerBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(CreateCustomerBody {
-            name: runtime::required_field(slots.0, "name")?,
+            name: f0,
             address: slots.1,
         })
     }
@@ -198,8 +201,11 @@ impl runtime::Record for CreatePartnerBody {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(CreatePartnerBody {
-            name: runtime::required_field(slots.0, "name")?,
+            name: f0,
             address: slots.1,
         })
     }

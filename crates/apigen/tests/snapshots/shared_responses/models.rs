@@ -29,8 +29,11 @@ impl runtime::Record for Problem {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("code"));
+        };
         Ok(Problem {
-            code: runtime::required_field(slots.0, "code")?,
+            code: f0,
         })
     }
 }

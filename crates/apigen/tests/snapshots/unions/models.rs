@@ -33,9 +33,13 @@ impl runtime::Record for Circle {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "radius"]));
+        };
         Ok(Circle {
-            kind: runtime::required_field(slots.0, "kind")?,
-            radius: runtime::required_field(slots.1, "radius")?,
+            kind: f0,
+            radius: f1,
         })
     }
 }
@@ -249,8 +253,11 @@ impl runtime::Record for LabeledShape {
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
         let mut shared = slots.2;
         runtime::share(&mut shared, "kind", &slots.0)?;
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("kind"));
+        };
         Ok(LabeledShape {
-            kind: runtime::required_field(slots.0, "kind")?,
+            kind: f0,
             label: slots.1,
             variant: runtime::flattened(shared)?,
         })
@@ -275,7 +282,7 @@ impl serde::Serialize for LabeledShape {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabeledShapeKind {
     /// `circle`
     Circle,
@@ -315,6 +322,25 @@ impl runtime::StringEnum for LabeledShapeKind {
             Self::Square => "square",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for LabeledShapeKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for LabeledShapeKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for LabeledShapeKind {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -478,8 +504,11 @@ impl runtime::Record for Payment {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("amount"));
+        };
         Ok(Payment {
-            amount: runtime::required_field(slots.0, "amount")?,
+            amount: f0,
             variant: runtime::flattened(slots.1)?,
         })
     }
@@ -572,8 +601,11 @@ impl runtime::Record for PaymentVariantObject {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("card"));
+        };
         Ok(PaymentVariantObject {
-            card: runtime::required_field(slots.0, "card")?,
+            card: f0,
         })
     }
 }
@@ -618,8 +650,11 @@ impl runtime::Record for PaymentVariantObject2 {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("iban"));
+        };
         Ok(PaymentVariantObject2 {
-            iban: runtime::required_field(slots.0, "iban")?,
+            iban: f0,
         })
     }
 }
@@ -719,9 +754,13 @@ impl runtime::Record for Square {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "side"]));
+        };
         Ok(Square {
-            kind: runtime::required_field(slots.0, "kind")?,
-            side: runtime::required_field(slots.1, "side")?,
+            kind: f0,
+            side: f1,
         })
     }
 }
@@ -771,9 +810,13 @@ impl runtime::Record for Sum {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["left", "right"]));
+        };
         Ok(Sum {
-            left: runtime::required_field(slots.0, "left")?,
-            right: runtime::required_field(slots.1, "right")?,
+            left: f0,
+            right: f1,
         })
     }
 }
@@ -825,8 +868,11 @@ impl runtime::Record for Tree {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("label"));
+        };
         Ok(Tree {
-            label: runtime::required_field(slots.0, "label")?,
+            label: f0,
             parent: slots.1,
             children: slots.2,
         })

@@ -35,10 +35,14 @@ impl runtime::Record for Comparison {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["type", "key", "value"]));
+        };
         Ok(Comparison {
-            type_: runtime::required_field(slots.0, "type")?,
-            key: runtime::required_field(slots.1, "key")?,
-            value: runtime::required_field(slots.2, "value")?,
+            type_: f0,
+            key: f1,
+            value: f2,
         })
     }
 }
@@ -61,7 +65,7 @@ impl serde::Serialize for Comparison {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ComparisonType {
     /// `eq`
     Eq,
@@ -101,6 +105,25 @@ impl runtime::StringEnum for ComparisonType {
             Self::Ne => "ne",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for ComparisonType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for ComparisonType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ComparisonType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -160,8 +183,11 @@ impl runtime::Record for Compound {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("type"));
+        };
         Ok(Compound {
-            type_: runtime::required_field(slots.0, "type")?,
+            type_: f0,
             filters: runtime::required_list(slots.1, "filters")?,
         })
     }
@@ -231,7 +257,7 @@ impl<'de> serde::Deserialize<'de> for CompoundFiltersItem {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CompoundType {
     /// `and`
     And,
@@ -271,6 +297,25 @@ impl runtime::StringEnum for CompoundType {
             Self::Or => "or",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for CompoundType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for CompoundType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for CompoundType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -377,9 +422,13 @@ impl runtime::Record for Incoming {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["type", "from"]));
+        };
         Ok(Incoming {
-            type_: runtime::required_field(slots.0, "type")?,
-            from: runtime::required_field(slots.1, "from")?,
+            type_: f0,
+            from: f1,
         })
     }
 }
@@ -401,7 +450,7 @@ impl serde::Serialize for Incoming {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IncomingType {
     /// `message`
     Message,
@@ -438,6 +487,25 @@ impl runtime::StringEnum for IncomingType {
             Self::Message => "message",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for IncomingType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for IncomingType {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for IncomingType {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -543,9 +611,13 @@ impl runtime::Record for Outgoing {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["type", "to"]));
+        };
         Ok(Outgoing {
-            type_: runtime::required_field(slots.0, "type")?,
-            to: runtime::required_field(slots.1, "to")?,
+            type_: f0,
+            to: f1,
         })
     }
 }

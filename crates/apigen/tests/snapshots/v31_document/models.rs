@@ -33,8 +33,11 @@ impl runtime::Record for Booking {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("id"));
+        };
         Ok(Booking {
-            id: runtime::required_field(slots.0, "id")?,
+            id: f0,
             seats: slots.1,
         })
     }

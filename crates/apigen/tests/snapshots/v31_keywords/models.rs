@@ -48,9 +48,13 @@ impl runtime::Record for Upload {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "size"]));
+        };
         Ok(Upload {
-            kind: runtime::required_field(slots.0, "kind")?,
-            size: runtime::required_field(slots.1, "size")?,
+            kind: f0,
+            size: f1,
             data: slots.2,
             preview: slots.3,
             label: slots.4,
@@ -96,7 +100,7 @@ impl runtime::Validate for Upload {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UploadKind {
     /// `upload`
     Upload,
@@ -133,6 +137,25 @@ impl runtime::StringEnum for UploadKind {
             Self::Upload => "upload",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for UploadKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for UploadKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for UploadKind {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 

@@ -64,10 +64,14 @@ impl runtime::Record for Account {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
+        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
+            return Err(runtime::missing(&missing, &["id", "nickname", "owner"]));
+        };
         Ok(Account {
-            id: runtime::required_field(slots.0, "id")?,
-            nickname: runtime::required_field(slots.1, "nickname")?,
-            owner: runtime::required_field(slots.2, "owner")?,
+            id: f0,
+            nickname: f1,
+            owner: f2,
             external_id: slots.3,
             tier: runtime::nullable(slots.4),
             stop: runtime::nullable(slots.5),
@@ -252,7 +256,7 @@ impl runtime::Validate for AccountPatch {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AccountTier {
     /// `free`
     Free,
@@ -292,6 +296,25 @@ impl runtime::StringEnum for AccountTier {
             Self::Paid => "paid",
             Self::Unknown(value) => value.as_str(),
         }
+    }
+}
+
+impl std::hash::Hash for AccountTier {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for AccountTier {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for AccountTier {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
     }
 }
 
@@ -398,9 +421,13 @@ impl runtime::Record for ContactEmail {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["address", "label"]));
+        };
         Ok(ContactEmail {
-            address: runtime::required_field(slots.0, "address")?,
-            label: runtime::required_field(slots.1, "label")?,
+            address: f0,
+            label: f1,
         })
     }
 }
@@ -446,8 +473,11 @@ impl runtime::Record for ContactPhone {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("number"));
+        };
         Ok(ContactPhone {
-            number: runtime::required_field(slots.0, "number")?,
+            number: f0,
         })
     }
 }
@@ -494,8 +524,11 @@ impl runtime::Record for Owner {
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("name"));
+        };
         Ok(Owner {
-            name: runtime::required_field(slots.0, "name")?,
+            name: f0,
         })
     }
 }
