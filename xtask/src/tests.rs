@@ -112,25 +112,15 @@ pub fn flake_hunt(options: &[&str]) -> Result<(), String> {
 /// One run: the end-to-end suites and the `tests` crate.
 fn one_run(shared: &str) -> Result<(), String> {
     let env = [("PETSTORE_TEST_CLUSTER", shared)];
+    let nextest = ["nextest", "run", "--profile", PROFILE];
+    let suites = ["--package", "petstore-server", "--test", "api", "--test", "system"];
+    run_with_env("cargo", &[&nextest[..], &suites[..]].concat(), &env)?;
+    on_postgres(shared, &[])?;
     run_with_env(
         "cargo",
-        &[
-            "nextest",
-            "run",
-            "--profile",
-            PROFILE,
-            "--package",
-            "petstore-server",
-            "--test",
-            "api",
-            "--test",
-            "system",
-            "--package",
-            "petstore-tests",
-        ],
+        &[&nextest[..], &["--package", "petstore-tests"][..]].concat(),
         &env,
-    )?;
-    on_postgres(shared, &[])
+    )
 }
 
 /// `stress-ng --cpu N`, stopped when dropped.
