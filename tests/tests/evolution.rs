@@ -31,7 +31,7 @@ fn findings(edit: impl FnOnce(String) -> String, today: &str) -> Vec<(String, Le
     diff(&released, &spec, today)
         .findings
         .into_iter()
-        .map(|f| (f.rule, f.level))
+        .map(|f| (f.rule.id().to_string(), f.level))
         .collect()
 }
 

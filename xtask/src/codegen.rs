@@ -37,16 +37,35 @@ pub fn run(mode: Mode) -> Result<(), String> {
         Mode::Check => apigen::sync::Mode::Check,
     };
     let stale = apigen::sync::sync(&out, &files, "", sync_mode)?;
-    if stale.is_empty() {
+    // The release notes, from the released interface to the spec.
+    let changelog = crate::spec_diff::changelog()?;
+    let changelog_path = root.join(crate::spec_diff::CHANGELOG);
+    let written = fs::read_to_string(&changelog_path).unwrap_or_default();
+    let stale_changelog = written != changelog;
+    if stale_changelog && mode == Mode::Write {
+        fs::write(&changelog_path, &changelog)
+            .map_err(|e| format!("cannot write {}: {e}", changelog_path.display()))?;
+    }
+    if stale.is_empty() && (!stale_changelog || mode == Mode::Write) {
         if mode == Mode::Write {
-            eprintln!("generated {} files in {OUT_DIR}", files.len());
+            eprintln!(
+                "generated {} files in {OUT_DIR}, and {}",
+                files.len(),
+                crate::spec_diff::CHANGELOG
+            );
         }
         return Ok(());
     }
-    let shown: Vec<String> = stale
+    let mut shown: Vec<String> = stale
         .iter()
         .map(|s| format!("{OUT_DIR}/{}:\n{}", s.path, s.diff))
         .collect();
+    if stale_changelog {
+        shown.push(format!(
+            "{} is stale: it should read\n{changelog}",
+            crate::spec_diff::CHANGELOG
+        ));
+    }
     Err(format!(
         "{}\nThe generated code is stale: run `{COMMAND}` and commit the result.",
         shown.join("\n")

@@ -113,7 +113,14 @@ pub fn flake_hunt(options: &[&str]) -> Result<(), String> {
 fn one_run(shared: &str) -> Result<(), String> {
     let env = [("PETSTORE_TEST_CLUSTER", shared)];
     let nextest = ["nextest", "run", "--profile", PROFILE];
-    let suites = ["--package", "petstore-server", "--test", "api", "--test", "system"];
+    let suites = [
+        "--package",
+        "petstore-server",
+        "--test",
+        "api",
+        "--test",
+        "system",
+    ];
     run_with_env("cargo", &[&nextest[..], &suites[..]].concat(), &env)?;
     on_postgres(shared, &[])?;
     run_with_env(

@@ -79,6 +79,11 @@ enum Command {
         /// List every rule (id, severity, what it reports) and exit.
         #[arg(long, conflicts_with_all = ["base", "revision"])]
         rules: bool,
+        /// `text` for a person; `json` for tools (versioned, see the
+        /// guide); `markdown`, release notes (breaking, deprecated,
+        /// removed, changed, added); `github`, workflow commands that show
+        /// each finding at its line in a pull request. The exit status is
+        /// the same whatever the format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// The day to judge sunsets on (YYYY-MM-DD; default: today, UTC).
@@ -122,6 +127,8 @@ enum Command {
 enum Format {
     Text,
     Json,
+    Markdown,
+    Github,
 }
 
 fn main() -> ExitCode {
@@ -163,6 +170,8 @@ fn main() -> ExitCode {
             let format = match format {
                 Format::Text => apigen::diff::Format::Text,
                 Format::Json => apigen::diff::Format::Json,
+                Format::Markdown => apigen::diff::Format::Markdown,
+                Format::Github => apigen::diff::Format::Github,
             };
             let outcome = apigen::diff::gate(&base, &revision, format, date.as_deref());
             outcome.print();

@@ -168,7 +168,31 @@ fn diff_is_the_evolution_gate_with_its_exit_codes() {
         dir.path(),
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(json.is_object(), "{json}");
+    assert_eq!(json["version"], 1, "{json}");
+    // The exit status is the gate's whatever the format, and every format
+    // names the breaking change.
+    for format in ["text", "json", "markdown", "github"] {
+        let out = apigen(
+            &["diff", "base.yaml", "broken.yaml", "--format", format],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(1), "--format {format}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("response-property-became-optional")
+                || stdout.contains("property `text`"),
+            "--format {format}: {stdout}"
+        );
+    }
+    let out = apigen(
+        &["diff", "base.yaml", "broken.yaml", "--format", "html"],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown format is a usage error"
+    );
 }
 
 #[test]

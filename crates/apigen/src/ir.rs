@@ -766,6 +766,11 @@ pub struct Operation {
     /// response enum is an alias of that one's, as an inline type the same
     /// as one already generated is.
     pub same_responses_as: Option<String>,
+    /// Its lifecycle annotations that could not be read (a stability, a
+    /// sunset, a successor), each at its place: a lenient run drops the
+    /// annotation and keeps the operation, and the evolution gate reports
+    /// them on it.
+    pub lifecycle_problems: Vec<crate::Diagnostic>,
 }
 
 impl Operation {

@@ -68,7 +68,7 @@ fn findings(base: &str, revision: &str) -> Vec<(String, Level)> {
     diff(&base, &revision, "2026-11-23")
         .findings
         .into_iter()
-        .map(|f| (f.rule, f.level))
+        .map(|f| (f.rule.id().to_string(), f.level))
         .collect()
 }
 
@@ -181,6 +181,17 @@ fn removing_operations_follows_stability_deprecation_and_sunset() {
         &no_date,
         &without_get(&no_date),
         &[("api-removed-deprecated", Info)],
+    );
+    // A sunset that cannot be read: whether it passed is unknown, so the
+    // removal fails the gate, and the base's bad date is named as well.
+    let unreadable = with_get("      deprecated: true\n      x-sunset: 'next spring'\n");
+    check(
+        &unreadable,
+        &without_get(&unreadable),
+        &[
+            ("api-removed-sunset-unreadable", Error),
+            ("lifecycle-annotation-unreadable", Warning),
+        ],
     );
 }
 
@@ -568,7 +579,8 @@ fn findings_name_both_places_with_lines() {
         text.ends_with("1 error, 0 warnings, 0 info: the revision breaks promises the base made\n"),
         "{text}"
     );
-    let json: serde_json::Value = serde_json::from_str(&report.json(&base, &revision)).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&report.json(&base, &revision, "2026-11-23")).unwrap();
     let finding = &json["findings"][0];
     assert_eq!(finding["rule"], "request-property-max-length-decreased");
     assert_eq!(finding["operation"], "POST /items");
@@ -895,8 +907,12 @@ fn findings_in_repeated_inline_bodies_name_their_own_place() {
     };
     let base = Document::parse("base.yaml", &doc(10)).unwrap();
     let revision = Document::parse("revision.yaml", &doc(5)).unwrap();
-    let json: serde_json::Value =
-        serde_json::from_str(&diff(&base, &revision, "2026-11-25").json(&base, &revision)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&diff(&base, &revision, "2026-11-25").json(
+        &base,
+        &revision,
+        "2026-11-25",
+    ))
+    .unwrap();
     let findings = json["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{json}");
     assert_eq!(findings[0]["operation"], "POST /second", "{json}");
@@ -1053,4 +1069,158 @@ fn integer_enums_narrow_requests_and_widen_responses() {
         ],
     );
     check(&base, &edit(&base, &[(&ids("1, 2"), &ids("1"))]), &[]);
+}
+
+/// One revision with a change of every section: the getter deprecated
+/// with a sunset, a property's bound tightened (breaking), a new optional
+/// parameter (added) and a property's description reworded (nothing).
+fn every_section() -> (Document, Document) {
+    let base = Document::parse("base.yaml", BASE).unwrap();
+    let revised = edit(
+        &with_get("      deprecated: true\n      x-sunset: '2031-01-01'\n"),
+        &[
+            (
+                "name: {type: string, maxLength: 100}",
+                "name: {type: string, maxLength: 50}",
+            ),
+            (
+                "        - {name: q, in: query, schema: {type: string, maxLength: 10}}\n",
+                "        - {name: q, in: query, schema: {type: string, maxLength: 10}}\n        - {name: 'lang%2C', in: query, schema: {type: string}}\n",
+            ),
+        ],
+    );
+    let revision = Document::parse("revision.yaml", &revised).unwrap();
+    (base, revision)
+}
+
+#[test]
+fn the_report_prints_as_a_markdown_changelog() {
+    let (base, revision) = every_section();
+    let markdown = diff(&base, &revision, "2026-11-23").markdown(&base, &revision);
+    assert_eq!(
+        markdown,
+        "## Changes from `base.yaml` to `revision.yaml`\n\
+         \n### Breaking\n\n\
+         - `POST /items` (stable): property `name` of the request body: maxLength is now 50\n\
+         \n### Deprecated\n\n\
+         - `GET /items/{id}` (stable, sunset 2031-01-01): deprecated, with sunset on 2031-01-01\n\
+         \n### Added\n\n\
+         - `GET /items/{id}` (stable, sunset 2031-01-01): new optional query parameter `lang%2C`\n"
+    );
+    let same = diff(&base, &base, "2026-11-23").markdown(&base, &base);
+    assert!(same.ends_with("\nNo changes to the interface.\n"), "{same}");
+}
+
+/// GitHub's workflow commands: a command per finding at its line in the
+/// file that has it, the data's `%` escaped so the runner reads it as text.
+#[test]
+fn the_report_prints_as_github_workflow_commands() {
+    let (base, revision) = every_section();
+    let github = diff(&base, &revision, "2026-11-23").github(&base, &revision);
+    assert_eq!(
+        github,
+        "::notice file=revision.yaml,line=7,col=5,title=api-deprecated::GET /items/{id}: deprecated, with sunset on 2031-01-01\n\
+         ::notice file=revision.yaml,line=15,col=12,title=new-optional-request-parameter::GET /items/{id}: new optional query parameter `lang%252C`\n\
+         ::error file=revision.yaml,line=47,col=9,title=request-property-max-length-decreased::POST /items: property `name` of the request body: maxLength is now 50\n"
+    );
+    // A removal is only in the base: its command points there.
+    let without = {
+        let start = BASE.find("  /items/{id}:").unwrap();
+        let end = BASE.find("  /items:\n").unwrap();
+        format!("{}{}", &BASE[..start], &BASE[end..])
+    };
+    let revision = Document::parse("revision.yaml", &without).unwrap();
+    let github = diff(&base, &revision, "2026-11-23").github(&base, &revision);
+    assert!(
+        github.starts_with("::error file=base.yaml,line=7,col=5,title=api-removed-without-deprecation::GET /items/{id}: "),
+        "{github}"
+    );
+}
+
+/// The JSON report, version 1: what CI tools read, one object per finding
+/// with the operation's stability and sunset, and both places.
+#[test]
+fn the_report_prints_as_versioned_json() {
+    let (base, revision) = every_section();
+    let json: serde_json::Value = serde_json::from_str(&diff(&base, &revision, "2026-11-23").json(
+        &base,
+        &revision,
+        "2026-11-23",
+    ))
+    .unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["date"], "2026-11-23");
+    assert_eq!(json["base"], "base.yaml");
+    assert_eq!(json["revision"], "revision.yaml");
+    assert_eq!(
+        json["summary"],
+        serde_json::json!({"errors": 1, "warnings": 0, "infos": 2})
+    );
+    let findings = json["findings"].as_array().unwrap();
+    let rules: Vec<&str> = findings
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "api-deprecated",
+            "new-optional-request-parameter",
+            "request-property-max-length-decreased"
+        ]
+    );
+    let deprecated = &findings[0];
+    assert_eq!(deprecated["level"], "info");
+    assert_eq!(deprecated["operation"], "GET /items/{id}");
+    assert_eq!(deprecated["stability"], "stable");
+    assert_eq!(deprecated["sunset"], "2031-01-01");
+    let added = &findings[1];
+    assert!(added["base"].is_null(), "{added}");
+    assert_eq!(
+        added["revision"],
+        serde_json::json!({"file": "revision.yaml", "pointer": "#/paths/~1items~1{id}/get/parameters/3", "line": 15, "column": 12})
+    );
+    assert!(findings[2]["sunset"].is_null());
+    // The text's count of errors is the JSON's.
+    let text = diff(&base, &revision, "2026-11-23").text(&base, &revision);
+    assert!(
+        text.ends_with("1 error, 0 warnings, 2 info: the revision breaks promises the base made\n"),
+        "{text}"
+    );
+}
+
+/// A lifecycle annotation that cannot be read is named on its operation,
+/// an error in the revision (it would ship) and a warning in the base.
+#[test]
+fn an_unreadable_lifecycle_annotation_is_named_on_its_operation() {
+    let bad = with_get("      x-stability: maybe\n");
+    check(BASE, &bad, &[("lifecycle-annotation-unreadable", Error)]);
+    check(&bad, BASE, &[("lifecycle-annotation-unreadable", Warning)]);
+    let base = Document::parse("base.yaml", BASE).unwrap();
+    let revision = Document::parse("revision.yaml", &bad).unwrap();
+    let text = diff(&base, &revision, "2026-11-23").text(&base, &revision);
+    assert!(
+        text.starts_with("GET /items/{id}\n  error[lifecycle-annotation-unreadable]: "),
+        "{text}"
+    );
+}
+
+/// A body declared with no media type (`content: {}`) is still a body:
+/// its becoming required is compared like any other's.
+#[test]
+fn a_body_without_a_media_type_is_compared() {
+    let post = |required: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  /items:\n    post:\n      operationId: createItem\n      requestBody:\n{required}        content: {{}}\n      responses:\n        '204': {{description: Done.}}\n"
+        )
+    };
+    let optional = post("");
+    let required = post("        required: true\n");
+    check(&optional, &optional, &[]);
+    check(
+        &optional,
+        &required,
+        &[("request-body-became-required", Error)],
+    );
+    check(&required, &optional, &[]);
 }

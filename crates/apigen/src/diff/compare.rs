@@ -20,6 +20,10 @@ pub(super) struct Compare<'a, 'o> {
     /// The day sunsets are judged on (YYYY-MM-DD).
     pub(super) today: &'o str,
     pub(super) operation: String,
+    /// The operation's stability in the base (what callers relied on), and
+    /// its sunset date (the revision's, else the base's).
+    pub(super) stability: Stability,
+    pub(super) sunset: Option<String>,
     /// The level of a breaking change to this operation.
     pub(super) level: Level,
     pub(super) out: &'o mut Vec<Finding>,
@@ -50,9 +54,11 @@ impl<'a> Compare<'a, '_> {
         message: String,
     ) {
         self.out.push(Finding {
-            rule: rule.id(),
+            rule,
             level,
             operation: self.operation.clone(),
+            stability: Some(self.stability),
+            sunset: self.sunset.clone(),
             base: (!base.is_empty()).then(|| base.to_string()),
             revision: (!rev.is_empty()).then(|| rev.to_string()),
             message,

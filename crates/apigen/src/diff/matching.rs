@@ -24,6 +24,8 @@ pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
                     rev,
                     today,
                     operation: format!("{} {}", rev_op.method, rev_op.path),
+                    stability: base_op.stability,
+                    sunset: rev_op.sunset.clone().or_else(|| base_op.sunset.clone()),
                     level: Level::of_breaking(base_op.stability),
                     out: &mut out,
                     seen: HashSet::new(),
@@ -41,9 +43,11 @@ pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
     for (i, added) in rev.operations.iter().enumerate() {
         if !matched.contains(&Some(i)) {
             out.push(Finding {
-                rule: Rule::ApiAdded.id(),
+                rule: Rule::ApiAdded,
                 level: Level::Info,
                 operation: format!("{} {}", added.method, added.path),
+                stability: Some(added.stability),
+                sunset: added.sunset.clone(),
                 base: None,
                 revision: Some(added.pointer.clone()),
                 message: format!("new operation `{}`", added.id),
@@ -54,7 +58,7 @@ pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
     out.retain(|f| {
         seen.insert((
             f.operation.clone(),
-            f.rule.clone(),
+            f.rule,
             f.base.clone(),
             f.revision.clone(),
         ))
@@ -117,13 +121,25 @@ fn template(path: &str) -> String {
 
 /// An operation of the base that the revision does not have.
 fn removed(base: &Operation, today: &str) -> Finding {
+    // A sunset it had but that could not be read: whether it has passed is
+    // unknown, so the removal may break a promise.
+    let sunset_unreadable = base.lifecycle_problems.iter().any(|p| match &p.location {
+        crate::Location::Pointer(pointer) => {
+            pointer.ends_with("/x-deprecated-sunset") || pointer.ends_with("/x-sunset")
+        }
+        _ => false,
+    });
     let (rule, message) = match (base.deprecated, &base.sunset) {
-        (true, Some(sunset)) if today < sunset.as_str() => (
-            Rule::ApiRemovedBeforeSunset,
+        (true, None) if sunset_unreadable => (
+            Rule::ApiRemovedSunsetUnreadable,
             format!(
-                "`{}` is removed before its sunset date, {sunset} (today is {today})",
+                "`{}` is removed, and its sunset date cannot be read: whether it has passed is unknown",
                 base.id
             ),
+        ),
+        (true, Some(sunset)) if today < sunset.as_str() => (
+            Rule::ApiRemovedBeforeSunset,
+            format!("`{}` is removed before its sunset date, {sunset}", base.id),
         ),
         (true, Some(sunset)) => (
             Rule::ApiRemovedAfterSunset,
@@ -146,9 +162,11 @@ fn removed(base: &Operation, today: &str) -> Finding {
         ),
     };
     Finding {
-        rule: rule.id(),
+        rule,
         level: rule.severity().level(Level::of_breaking(base.stability)),
         operation: format!("{} {}", base.method, base.path),
+        stability: Some(base.stability),
+        sunset: base.sunset.clone(),
         base: Some(base.pointer.clone()),
         revision: None,
         message,

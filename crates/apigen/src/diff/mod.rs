@@ -67,11 +67,17 @@ impl Level {
 /// One change between the two documents.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// What kind of change (`request-parameter-became-required`).
-    pub rule: String,
+    /// What kind of change (its id: `request-parameter-became-required`).
+    pub rule: rules::Rule,
     pub level: Level,
     /// `METHOD /path`, or empty for a change outside any operation.
     pub operation: String,
+    /// The operation's stability (the base's, or the revision's for one
+    /// that is new), when the finding is about an operation.
+    pub stability: Option<Stability>,
+    /// The operation's sunset date (the revision's, else the base's), when
+    /// it has one.
+    pub sunset: Option<String>,
     /// Where it stands in the base document, if it is there.
     pub base: Option<String>,
     /// Where it stands in the revision, if it is there.
@@ -139,14 +145,38 @@ impl Document {
     }
 }
 
-/// How a report is printed.
+/// How a report is printed. The exit status is the same whatever the
+/// format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// For a person, grouped by operation.
     #[default]
     Text,
-    /// For tools: `{"findings": [...]}`.
+    /// For tools: a versioned document ([`Report::json`]).
     Json,
+    /// Release notes: what breaks, what is deprecated, removed, changed
+    /// and added, each change once, in Markdown ([`Report::markdown`]).
+    Markdown,
+    /// GitHub Actions workflow commands (`::error file=...,line=...::...`),
+    /// so that a pull request shows each finding at its line
+    /// ([`Report::github`]).
+    Github,
+}
+
+impl Format {
+    /// The format a `--format` value names.
+    pub fn parse(name: &str) -> Option<Format> {
+        Some(match name {
+            "text" => Format::Text,
+            "json" => Format::Json,
+            "markdown" => Format::Markdown,
+            "github" => Format::Github,
+            _ => return None,
+        })
+    }
+
+    /// Every format's name, for usage text.
+    pub const NAMES: &'static str = "text|json|markdown|github";
 }
 
 /// What the gate prints, and the exit code it ends with: 0 when nothing is
@@ -202,7 +232,9 @@ pub fn gate(
     let report = diff(&base, &revision, &today);
     let output = match format {
         Format::Text => report.text(&base, &revision),
-        Format::Json => report.json(&base, &revision),
+        Format::Json => report.json(&base, &revision, &today),
+        Format::Markdown => report.markdown(&base, &revision),
+        Format::Github => report.github(&base, &revision),
     };
     Outcome {
         output,
@@ -227,30 +259,58 @@ pub fn diff(base: &Document, revision: &Document, today: &str) -> Report {
 
 /// What either document holds that the gate could not read: a lifecycle
 /// annotation it cannot read is an error in the revision (the policy would
-/// be guessed) and a warning in the base; any other construct left out is a
-/// warning, since changes inside it go unseen.
+/// be guessed) and a warning in the base, reported on the operation that
+/// carries it; any other construct left out is a warning, since changes
+/// inside it go unseen.
 fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
     let mut findings = Vec::new();
     for (doc, in_revision) in [(base, false), (revision, true)] {
+        let place = |pointer: &str| {
+            let pointer = Some(pointer.to_string());
+            if in_revision {
+                (None, pointer)
+            } else {
+                (pointer, None)
+            }
+        };
+        let mut lifecycle = std::collections::HashSet::new();
+        for op in &doc.api.operations {
+            for problem in &op.lifecycle_problems {
+                let crate::Location::Pointer(pointer) = &problem.location else {
+                    continue;
+                };
+                lifecycle.insert(pointer.as_str());
+                let (base_at, revision_at) = place(pointer);
+                findings.push(Finding {
+                    rule: rules::Rule::LifecycleAnnotationUnreadable,
+                    level: if in_revision {
+                        Level::Error
+                    } else {
+                        Level::Warning
+                    },
+                    operation: format!("{} {}", op.method, op.path),
+                    stability: Some(op.stability),
+                    sunset: op.sunset.clone(),
+                    base: base_at,
+                    revision: revision_at,
+                    message: problem.message.clone(),
+                });
+            }
+        }
         for skipped in &doc.skipped {
             let crate::Location::Pointer(pointer) = &skipped.location else {
                 continue;
             };
-            let annotation = skipped.message.starts_with("a lifecycle annotation");
-            let (rule, level) = match (annotation, in_revision) {
-                (true, true) => (rules::Rule::LifecycleAnnotationUnreadable, Level::Error),
-                (true, false) => (rules::Rule::LifecycleAnnotationUnreadable, Level::Warning),
-                (false, _) => (rules::Rule::ConstructNotCompared, Level::Warning),
-            };
-            let (base_at, revision_at) = if in_revision {
-                (None, Some(pointer.clone()))
-            } else {
-                (Some(pointer.clone()), None)
-            };
+            if lifecycle.contains(pointer.as_str()) {
+                continue;
+            }
+            let (base_at, revision_at) = place(pointer);
             findings.push(Finding {
-                rule: rule.id(),
-                level,
+                rule: rules::Rule::ConstructNotCompared,
+                level: Level::Warning,
                 operation: String::new(),
+                stability: None,
+                sunset: None,
                 base: base_at,
                 revision: revision_at,
                 message: skipped.message.clone(),
@@ -289,7 +349,13 @@ impl Report {
             };
             let _ = writeln!(out, "{heading}");
             for f in self.findings.iter().filter(|f| f.operation == operation) {
-                let _ = writeln!(out, "  {}[{}]: {}", f.level.as_str(), f.rule, f.message);
+                let _ = writeln!(
+                    out,
+                    "  {}[{}]: {}",
+                    f.level.as_str(),
+                    f.rule.id(),
+                    f.message
+                );
                 let place = |doc: &Document, at: &Option<String>, positions: &Positions| match at {
                     Some(pointer) => match positions.get(pointer) {
                         Some(p) => format!("{}:{}:{} {pointer}", doc.file, p.line, p.column),
@@ -325,57 +391,232 @@ impl Report {
         out
     }
 
-    /// `{"findings": [{"rule", "level", "operation", "base", "revision",
-    /// "message"}, ...]}`, where `base` and `revision` are `{"pointer",
-    /// "line", "column"}` (line and column when the text holds the pointer)
-    /// or `null` when the finding has no place there.
-    pub fn json<'a>(&'a self, base: &Document, revision: &Document) -> String {
+    /// The machine-readable report, version 1 (the shape is stable; a
+    /// change to it is a new version):
+    ///
+    /// ```json
+    /// {
+    ///   "version": 1,
+    ///   "date": "2026-11-27",
+    ///   "base": "spec/released/v1.yaml",
+    ///   "revision": "spec/openapi.yaml",
+    ///   "summary": {"errors": 0, "warnings": 1, "infos": 2},
+    ///   "findings": [{
+    ///     "rule": "response-property-added",
+    ///     "level": "info",
+    ///     "message": "property `made` of the 200 response body is new",
+    ///     "operation": "GET /things/{id}",
+    ///     "stability": "stable",
+    ///     "sunset": null,
+    ///     "base": {"file": "...", "pointer": "#/...", "line": 21, "column": 9},
+    ///     "revision": {"file": "...", "pointer": "#/...", "line": 46, "column": 9}
+    ///   }]
+    /// }
+    /// ```
+    ///
+    /// `operation`, `stability` and `sunset` are null for a finding about
+    /// no operation; `base` or `revision` is null where the finding has no
+    /// place in that document, and `line` and `column` are null where the
+    /// text does not hold the pointer. The summary counts what the text
+    /// report counts.
+    pub fn json(&self, base: &Document, revision: &Document, today: &str) -> String {
+        use serde_json::{json, Value};
         let (base_at, revision_at) = positions(self, base, revision);
-        #[derive(serde::Serialize)]
-        struct Place<'a> {
-            pointer: &'a str,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            line: Option<usize>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            column: Option<usize>,
-        }
-        #[derive(serde::Serialize)]
-        struct Json<'a> {
-            rule: &'a str,
-            level: &'a str,
-            operation: &'a str,
-            base: Option<Place<'a>>,
-            revision: Option<Place<'a>>,
-            message: &'a str,
-        }
-        #[derive(serde::Serialize)]
-        struct Findings<'a> {
-            findings: Vec<Json<'a>>,
-        }
-        let place = |at: &'a Option<String>, positions: &Positions| {
-            at.as_deref().map(|pointer| {
-                let p = positions.get(pointer);
-                Place {
-                    pointer,
-                    line: p.map(|p| p.line),
-                    column: p.map(|p| p.column),
+        let place = |doc: &Document, at: &Option<String>, positions: &Positions| -> Value {
+            match at {
+                None => Value::Null,
+                Some(pointer) => {
+                    let p = positions.get(pointer);
+                    json!({
+                        "file": doc.file,
+                        "pointer": pointer,
+                        "line": p.map(|p| p.line),
+                        "column": p.map(|p| p.column),
+                    })
                 }
-            })
+            }
         };
-        let findings = self
+        let findings: Vec<Value> = self
             .findings
             .iter()
-            .map(|f| Json {
-                rule: &f.rule,
-                level: f.level.as_str(),
-                operation: &f.operation,
-                base: place(&f.base, &base_at),
-                revision: place(&f.revision, &revision_at),
-                message: &f.message,
+            .map(|f| {
+                json!({
+                    "rule": f.rule.id(),
+                    "level": f.level.as_str(),
+                    "message": f.message,
+                    "operation": (!f.operation.is_empty()).then_some(&f.operation),
+                    "stability": f.stability.map(Stability::as_str),
+                    "sunset": f.sunset,
+                    "base": place(base, &f.base, &base_at),
+                    "revision": place(revision, &f.revision, &revision_at),
+                })
             })
             .collect();
-        serde_json::to_string_pretty(&Findings { findings }).unwrap_or_default() + "\n"
+        let report = json!({
+            "version": 1,
+            "date": today,
+            "base": base.file,
+            "revision": revision.file,
+            "summary": {
+                "errors": self.count(Level::Error),
+                "warnings": self.count(Level::Warning),
+                "infos": self.count(Level::Info),
+            },
+            "findings": findings,
+        });
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
     }
+
+    /// Release notes in Markdown: a section each for what breaks callers
+    /// (errors and warnings), what is deprecated, removed, changed and
+    /// added, each change listed once with its operation's method and path,
+    /// stability and sunset date. Ready to paste; nothing in it depends on
+    /// the day it is written but the levels of the breaking section.
+    pub fn markdown(&self, base: &Document, revision: &Document) -> String {
+        use rules::{Change, Rule};
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        enum Section {
+            Breaking,
+            Deprecated,
+            Removed,
+            Changed,
+            Added,
+        }
+        let section = |f: &Finding| match f.rule {
+            Rule::ApiRemovedWithoutDeprecation
+            | Rule::ApiRemovedBeforeSunset
+            | Rule::ApiRemovedAfterSunset
+            | Rule::ApiRemovedDeprecated
+            | Rule::ApiRemovedSunsetUnreadable => Section::Removed,
+            _ if f.level != Level::Info => Section::Breaking,
+            Rule::ApiDeprecated => Section::Deprecated,
+            Rule::ApiAdded
+            | Rule::NewOptionalRequestParameter
+            | Rule::RequestBodyAddedOptional
+            | Rule::NewOptionalRequestProperty
+            | Rule::ResponseStatusAdded
+            | Rule::ResponseBodyAdded
+            | Rule::ResponsePropertyAdded
+            | Rule::PagingAdded
+            | Rule::ApiSecurityRelaxed
+            | Rule::Value(_, Change::EnumValueAdded | Change::OneOfAdded) => Section::Added,
+            _ => Section::Changed,
+        };
+        let mut out = format!("## Changes from `{}` to `{}`\n", base.file, revision.file);
+        if self.findings.is_empty() {
+            out.push_str("\nNo changes to the interface.\n");
+            return out;
+        }
+        let sections = [
+            (Section::Breaking, "Breaking"),
+            (Section::Deprecated, "Deprecated"),
+            (Section::Removed, "Removed"),
+            (Section::Changed, "Changed"),
+            (Section::Added, "Added"),
+        ];
+        for (which, title) in sections {
+            let mut lines: Vec<String> = Vec::new();
+            for f in self.findings.iter().filter(|f| section(f) == which) {
+                let mut about = Vec::new();
+                if let Some(stability) = f.stability {
+                    about.push(stability.as_str().to_string());
+                }
+                if let Some(sunset) = &f.sunset {
+                    about.push(format!("sunset {sunset}"));
+                }
+                if which == Section::Breaking && f.level == Level::Warning {
+                    about.push("may break".into());
+                }
+                let operation = if f.operation.is_empty() {
+                    String::new()
+                } else if about.is_empty() {
+                    format!("`{}`: ", f.operation)
+                } else {
+                    format!("`{}` ({}): ", f.operation, about.join(", "))
+                };
+                let line = format!("- {operation}{}", markdown_text(&f.message));
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+            if !lines.is_empty() {
+                let _ = write!(out, "\n### {title}\n\n{}\n", lines.join("\n"));
+            }
+        }
+        out
+    }
+
+    /// GitHub Actions workflow commands, one a finding: `::error` for an
+    /// error, `::warning` for a warning, `::notice` for information, at the
+    /// finding's line in the revision (or in the base, for what the
+    /// revision no longer has), titled with the rule.
+    pub fn github(&self, base: &Document, revision: &Document) -> String {
+        let (base_at, revision_at) = positions(self, base, revision);
+        let mut out = String::new();
+        for f in &self.findings {
+            let command = match f.level {
+                Level::Error => "error",
+                Level::Warning => "warning",
+                Level::Info => "notice",
+            };
+            let (doc, at, positions) = match (&f.revision, &f.base) {
+                (Some(at), _) => (revision, at, &revision_at),
+                (None, Some(at)) => (base, at, &base_at),
+                (None, None) => (revision, &String::new(), &revision_at),
+            };
+            let mut properties = vec![format!("file={}", github_property(&doc.file))];
+            if let Some(p) = positions.get(at) {
+                properties.push(format!("line={}", p.line));
+                properties.push(format!("col={}", p.column));
+            }
+            properties.push(format!("title={}", github_property(&f.rule.id())));
+            let operation = if f.operation.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", f.operation)
+            };
+            let _ = writeln!(
+                out,
+                "::{command} {}::{}",
+                properties.join(","),
+                github_data(&format!("{operation}{}", f.message))
+            );
+        }
+        out
+    }
+}
+
+/// A message as Markdown text: what it quotes in backticks stays code;
+/// nothing else in it is Markdown.
+fn markdown_text(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push('`');
+            out.push_str(part);
+            out.push('`');
+        } else {
+            for c in part.chars() {
+                if matches!(c, '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '\\') {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// A workflow command's data, escaped as GitHub reads it.
+fn github_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value, escaped as GitHub reads it.
+fn github_property(text: &str) -> String {
+    github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// The positions of every pointer the report names, in each document.

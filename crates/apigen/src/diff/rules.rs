@@ -197,308 +197,176 @@ impl Severity {
     }
 }
 
-/// A rule of the evolution gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Rule {
+/// Declares [`Rule`] from one table: each rule's variant, id, severity and
+/// description, written once; the list of rules is the table's.
+macro_rules! rules {
+    ($($variant:ident = $id:literal, $severity:ident, $description:expr;)*) => {
+        /// A rule of the evolution gate.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule {
+            $($variant,)*
+            /// A value changed at a place.
+            Value(Place, Change),
+        }
+
+        impl Rule {
+            /// The rules that are not about a value, in the table's order.
+            const FIXED: &'static [Rule] = &[$(Rule::$variant,)*];
+
+            /// The rule's id, as findings carry it.
+            pub fn id(self) -> String {
+                match self {
+                    Rule::Value(place, change) => {
+                        format!("{}-{}", place.as_str(), change.as_str())
+                    }
+                    $(Rule::$variant => $id.to_string(),)*
+                }
+            }
+
+            /// How severe its findings are.
+            pub fn severity(self) -> Severity {
+                match self {
+                    Rule::Value(_, change) => change.severity(),
+                    $(Rule::$variant => Severity::$severity,)*
+                }
+            }
+
+            /// What the rule reports, in one line.
+            pub fn description(self) -> String {
+                match self {
+                    Rule::Value(place, change) => {
+                        format!("{} changed: {}", place.what(), change.describe())
+                    }
+                    $(Rule::$variant => $description.to_string(),)*
+                }
+            }
+        }
+    };
+}
+
+rules! {
     // Operations.
-    ApiAdded,
-    ApiRemovedWithoutDeprecation,
-    ApiRemovedBeforeSunset,
-    ApiRemovedAfterSunset,
-    ApiRemovedDeprecated,
+    ApiAdded = "api-added", Info,
+        "an operation is new";
+    ApiRemovedWithoutDeprecation = "api-removed-without-deprecation", Breaking,
+        "an operation is removed without having been deprecated";
+    ApiRemovedBeforeSunset = "api-removed-before-sunset", Error,
+        "a deprecated operation is removed before its sunset date";
+    ApiRemovedAfterSunset = "api-removed-after-sunset", Info,
+        "a deprecated operation is removed after its sunset date";
+    ApiRemovedDeprecated = "api-removed-deprecated", Info,
+        "a deprecated operation without a sunset date is removed";
+    ApiRemovedSunsetUnreadable = "api-removed-sunset-unreadable", Error,
+        "a deprecated operation is removed whose sunset date cannot be read: whether it has passed is unknown";
     // Lifecycle.
-    ApiStabilityDecreased,
-    ApiStabilityIncreased,
-    ApiDeprecated,
-    ApiDeprecatedWithoutSunset,
-    ApiDeprecationWithdrawn,
-    ApiSunsetDateChangedTooSmall,
-    ApiSunsetDateExtended,
-    LifecycleAnnotationUnreadable,
-    ConstructNotCompared,
+    ApiStabilityDecreased = "api-stability-decreased", Error,
+        "an operation's stability is lowered (stable to beta, say)";
+    ApiStabilityIncreased = "api-stability-increased", Info,
+        "an operation's stability is raised";
+    ApiDeprecated = "api-deprecated", Info,
+        "an operation is deprecated";
+    ApiDeprecatedWithoutSunset = "api-deprecated-without-sunset", Error,
+        "a stable operation is deprecated without a sunset date";
+    ApiDeprecationWithdrawn = "api-deprecation-withdrawn", Info,
+        "an operation is no longer deprecated";
+    ApiSunsetDateChangedTooSmall = "api-sunset-date-changed-too-small", Error,
+        "a sunset date moved earlier";
+    ApiSunsetDateExtended = "api-sunset-date-extended", Info,
+        "a sunset date moved later";
+    LifecycleAnnotationUnreadable = "lifecycle-annotation-unreadable", Depends,
+        "a stability, sunset or successor cannot be read: an error in the revision, a warning in the base";
+    ConstructNotCompared = "construct-not-compared", Possibly,
+        "a construct the generator left out, so changes in it go unseen";
     // Security.
-    ApiSecurityAdded,
-    ApiSecurityRelaxed,
+    ApiSecurityAdded = "api-security-added", AtLeastWarning,
+        "callers who got in before no longer do (a new requirement or scope); a policy of this gate: oasdiff calls it information";
+    ApiSecurityRelaxed = "api-security-relaxed", Info,
+        "the operation lets in callers it did not before";
     // Parameters.
-    NewRequiredRequestParameter,
-    NewOptionalRequestParameter,
-    RequestParameterBecameRequired,
-    RequestParameterStyleChanged,
-    RequestParameterRemoved,
-    RequestParameterRemovedBeforeSunset,
+    NewRequiredRequestParameter = "new-required-request-parameter", Breaking,
+        "a required request parameter is new";
+    NewOptionalRequestParameter = "new-optional-request-parameter", Info,
+        "an optional request parameter is new";
+    RequestParameterBecameRequired = "request-parameter-became-required", Breaking,
+        "a request parameter became required";
+    RequestParameterStyleChanged = "request-parameter-style-changed", Breaking,
+        "a request parameter is serialised another way (style or explode)";
+    RequestParameterRemoved = "request-parameter-removed", Info,
+        "a request parameter is no longer read";
+    RequestParameterRemovedBeforeSunset = "request-parameter-removed-before-sunset", Error,
+        "a deprecated request parameter is removed before its sunset date";
     // Request bodies.
-    RequestBodyAddedRequired,
-    RequestBodyAddedOptional,
-    RequestBodyRemoved,
-    RequestBodyBecameRequired,
-    RequestBodyMediaTypeChanged,
-    NewRequiredRequestProperty,
-    NewOptionalRequestProperty,
-    RequestPropertyBecameRequired,
-    RequestPropertyRemoved,
-    RequestAdditionalPropertiesRefused,
+    RequestBodyAddedRequired = "request-body-added-required", Breaking,
+        "a required request body is new";
+    RequestBodyAddedOptional = "request-body-added-optional", Info,
+        "an optional request body is new";
+    RequestBodyRemoved = "request-body-removed", Info,
+        "the request body is no longer read";
+    RequestBodyBecameRequired = "request-body-became-required", Breaking,
+        "the request body became required";
+    RequestBodyMediaTypeChanged = "request-body-media-type-changed", Breaking,
+        "the request body no longer accepts its media type";
+    NewRequiredRequestProperty = "new-required-request-property", Breaking,
+        "a required property of a request body is new";
+    NewOptionalRequestProperty = "new-optional-request-property", Info,
+        "an optional property of a request body is new";
+    RequestPropertyBecameRequired = "request-property-became-required", Breaking,
+        "a property of a request body became required";
+    RequestPropertyRemoved = "request-property-removed", Depends,
+        "a property of a request body is removed: breaking where unknown properties are refused, else info";
+    RequestAdditionalPropertiesRefused = "request-additional-properties-refused", Breaking,
+        "a request body refuses unknown properties now";
     // Responses.
-    ResponseSuccessStatusRemoved,
-    ResponseNonSuccessStatusRemoved,
-    ResponseStatusAdded,
-    ResponseBodyRemoved,
-    ResponseBodyAdded,
-    ResponseMediaTypeChanged,
-    ResponseRequiredHeaderRemoved,
-    ResponseOptionalHeaderRemoved,
-    ResponseHeaderBecameOptional,
-    ResponseRequiredPropertyRemoved,
-    ResponseOptionalPropertyRemoved,
-    ResponsePropertyBecameOptional,
-    ResponsePropertyAdded,
-    ResponseEventKindRemoved,
+    ResponseSuccessStatusRemoved = "response-success-status-removed", Breaking,
+        "a success response's status is removed";
+    ResponseNonSuccessStatusRemoved = "response-non-success-status-removed", Info,
+        "an error response's status is removed";
+    ResponseStatusAdded = "response-status-added", Info,
+        "a response status is new";
+    ResponseBodyRemoved = "response-body-removed", Breaking,
+        "a response no longer has a body";
+    ResponseBodyAdded = "response-body-added", Info,
+        "a response has a body now";
+    ResponseMediaTypeChanged = "response-media-type-changed", Breaking,
+        "a response's media type changed";
+    ResponseRequiredHeaderRemoved = "response-required-header-removed", Breaking,
+        "a response header that was always sent is removed";
+    ResponseOptionalHeaderRemoved = "response-optional-header-removed", Info,
+        "an optional response header is removed";
+    ResponseHeaderBecameOptional = "response-header-became-optional", Breaking,
+        "a response header is no longer always sent";
+    ResponseRequiredPropertyRemoved = "response-required-property-removed", Breaking,
+        "a property a response always had is removed";
+    ResponseOptionalPropertyRemoved = "response-optional-property-removed", Info,
+        "an optional property of a response is removed";
+    ResponsePropertyBecameOptional = "response-property-became-optional", Breaking,
+        "a property a response always had may be absent now";
+    ResponsePropertyAdded = "response-property-added", Info,
+        "a response has a new property";
+    ResponseEventKindRemoved = "response-event-kind-removed", Possibly,
+        "an event stream no longer sends a kind of event (a `oneOf` shape of its data): \
+                 subscribers relying on it stop receiving it";
     // Paging.
-    PagingChanged,
-    PagingAdded,
-    /// A value changed at a place.
-    Value(Place, Change),
+    PagingChanged = "paging-changed", Breaking,
+        "how the operation pages changed, or it no longer pages: the client's page walks break";
+    PagingAdded = "paging-added", Info,
+        "the operation pages: the client gains page and item streams";
 }
 
 impl Rule {
-    /// Every rule, in the order `--rules` lists them.
+    /// Every rule, in the order `--rules` lists them: the table's, then a
+    /// value rule for each change a place may not make.
     pub fn all() -> Vec<Rule> {
-        use Rule::*;
-        let mut all = vec![
-            ApiAdded,
-            ApiRemovedWithoutDeprecation,
-            ApiRemovedBeforeSunset,
-            ApiRemovedAfterSunset,
-            ApiRemovedDeprecated,
-            ApiStabilityDecreased,
-            ApiStabilityIncreased,
-            ApiDeprecated,
-            ApiDeprecatedWithoutSunset,
-            ApiDeprecationWithdrawn,
-            ApiSunsetDateChangedTooSmall,
-            ApiSunsetDateExtended,
-            LifecycleAnnotationUnreadable,
-            ConstructNotCompared,
-            ApiSecurityAdded,
-            ApiSecurityRelaxed,
-            NewRequiredRequestParameter,
-            NewOptionalRequestParameter,
-            RequestParameterBecameRequired,
-            RequestParameterStyleChanged,
-            RequestParameterRemoved,
-            RequestParameterRemovedBeforeSunset,
-            RequestBodyAddedRequired,
-            RequestBodyAddedOptional,
-            RequestBodyRemoved,
-            RequestBodyBecameRequired,
-            RequestBodyMediaTypeChanged,
-            NewRequiredRequestProperty,
-            NewOptionalRequestProperty,
-            RequestPropertyBecameRequired,
-            RequestPropertyRemoved,
-            RequestAdditionalPropertiesRefused,
-            ResponseSuccessStatusRemoved,
-            ResponseNonSuccessStatusRemoved,
-            ResponseStatusAdded,
-            ResponseBodyRemoved,
-            ResponseBodyAdded,
-            ResponseMediaTypeChanged,
-            ResponseRequiredHeaderRemoved,
-            ResponseOptionalHeaderRemoved,
-            ResponseHeaderBecameOptional,
-            ResponseRequiredPropertyRemoved,
-            ResponseOptionalPropertyRemoved,
-            ResponsePropertyBecameOptional,
-            ResponsePropertyAdded,
-            ResponseEventKindRemoved,
-            PagingChanged,
-            PagingAdded,
-        ];
+        let mut all = Rule::FIXED.to_vec();
         for place in Place::ALL {
             let changes: &[Change] = if place.is_request() {
                 &Change::REQUEST
             } else {
                 &Change::RESPONSE
             };
-            all.extend(changes.iter().map(|c| Value(place, *c)));
+            all.extend(changes.iter().map(|c| Rule::Value(place, *c)));
         }
         all
-    }
-
-    /// The rule's id, as findings carry it.
-    pub fn id(self) -> String {
-        use Rule::*;
-        let id = match self {
-            Value(place, change) => return format!("{}-{}", place.as_str(), change.as_str()),
-            ApiAdded => "api-added",
-            ApiRemovedWithoutDeprecation => "api-removed-without-deprecation",
-            ApiRemovedBeforeSunset => "api-removed-before-sunset",
-            ApiRemovedAfterSunset => "api-removed-after-sunset",
-            ApiRemovedDeprecated => "api-removed-deprecated",
-            ApiStabilityDecreased => "api-stability-decreased",
-            ApiStabilityIncreased => "api-stability-increased",
-            ApiDeprecated => "api-deprecated",
-            ApiDeprecatedWithoutSunset => "api-deprecated-without-sunset",
-            ApiDeprecationWithdrawn => "api-deprecation-withdrawn",
-            ApiSunsetDateChangedTooSmall => "api-sunset-date-changed-too-small",
-            ApiSunsetDateExtended => "api-sunset-date-extended",
-            LifecycleAnnotationUnreadable => "lifecycle-annotation-unreadable",
-            ConstructNotCompared => "construct-not-compared",
-            ApiSecurityAdded => "api-security-added",
-            ApiSecurityRelaxed => "api-security-relaxed",
-            NewRequiredRequestParameter => "new-required-request-parameter",
-            NewOptionalRequestParameter => "new-optional-request-parameter",
-            RequestParameterBecameRequired => "request-parameter-became-required",
-            RequestParameterStyleChanged => "request-parameter-style-changed",
-            RequestParameterRemoved => "request-parameter-removed",
-            RequestParameterRemovedBeforeSunset => "request-parameter-removed-before-sunset",
-            RequestBodyAddedRequired => "request-body-added-required",
-            RequestBodyAddedOptional => "request-body-added-optional",
-            RequestBodyRemoved => "request-body-removed",
-            RequestBodyBecameRequired => "request-body-became-required",
-            RequestBodyMediaTypeChanged => "request-body-media-type-changed",
-            NewRequiredRequestProperty => "new-required-request-property",
-            NewOptionalRequestProperty => "new-optional-request-property",
-            RequestPropertyBecameRequired => "request-property-became-required",
-            RequestPropertyRemoved => "request-property-removed",
-            RequestAdditionalPropertiesRefused => "request-additional-properties-refused",
-            ResponseSuccessStatusRemoved => "response-success-status-removed",
-            ResponseNonSuccessStatusRemoved => "response-non-success-status-removed",
-            ResponseStatusAdded => "response-status-added",
-            PagingChanged => "paging-changed",
-            PagingAdded => "paging-added",
-            ResponseBodyRemoved => "response-body-removed",
-            ResponseBodyAdded => "response-body-added",
-            ResponseMediaTypeChanged => "response-media-type-changed",
-            ResponseRequiredHeaderRemoved => "response-required-header-removed",
-            ResponseOptionalHeaderRemoved => "response-optional-header-removed",
-            ResponseHeaderBecameOptional => "response-header-became-optional",
-            ResponseRequiredPropertyRemoved => "response-required-property-removed",
-            ResponseOptionalPropertyRemoved => "response-optional-property-removed",
-            ResponsePropertyBecameOptional => "response-property-became-optional",
-            ResponsePropertyAdded => "response-property-added",
-            ResponseEventKindRemoved => "response-event-kind-removed",
-        };
-        id.to_string()
-    }
-
-    /// How severe its findings are.
-    pub fn severity(self) -> Severity {
-        use Rule::*;
-        use Severity as S;
-        match self {
-            Value(_, change) => change.severity(),
-            ApiRemovedWithoutDeprecation => S::Breaking,
-            ApiRemovedBeforeSunset | ApiStabilityDecreased | ApiDeprecatedWithoutSunset => S::Error,
-            ApiSunsetDateChangedTooSmall | RequestParameterRemovedBeforeSunset => S::Error,
-            LifecycleAnnotationUnreadable | RequestPropertyRemoved => S::Depends,
-            ConstructNotCompared | ResponseEventKindRemoved => S::Possibly,
-            ApiSecurityAdded => S::AtLeastWarning,
-            NewRequiredRequestParameter
-            | RequestParameterBecameRequired
-            | RequestParameterStyleChanged
-            | RequestBodyAddedRequired
-            | RequestBodyBecameRequired
-            | RequestBodyMediaTypeChanged
-            | NewRequiredRequestProperty
-            | RequestPropertyBecameRequired
-            | RequestAdditionalPropertiesRefused
-            | ResponseSuccessStatusRemoved
-            | ResponseBodyRemoved
-            | ResponseMediaTypeChanged
-            | ResponseRequiredHeaderRemoved
-            | ResponseHeaderBecameOptional
-            | ResponseRequiredPropertyRemoved
-            | ResponsePropertyBecameOptional
-            | PagingChanged => S::Breaking,
-            ApiAdded
-            | ApiRemovedAfterSunset
-            | ApiRemovedDeprecated
-            | ApiStabilityIncreased
-            | ApiDeprecated
-            | ApiDeprecationWithdrawn
-            | ApiSunsetDateExtended
-            | ApiSecurityRelaxed
-            | NewOptionalRequestParameter
-            | RequestParameterRemoved
-            | RequestBodyAddedOptional
-            | RequestBodyRemoved
-            | NewOptionalRequestProperty
-            | ResponseNonSuccessStatusRemoved
-            | ResponseStatusAdded
-            | PagingAdded
-            | ResponseBodyAdded
-            | ResponseOptionalHeaderRemoved
-            | ResponseOptionalPropertyRemoved
-            | ResponsePropertyAdded => S::Info,
-        }
-    }
-
-    /// What the rule reports, in one line.
-    pub fn description(self) -> String {
-        use Rule::*;
-        let text = match self {
-            Value(place, change) => {
-                return format!("{} changed: {}", place.what(), change.describe())
-            }
-            ApiAdded => "an operation is new",
-            ApiRemovedWithoutDeprecation => "an operation is removed without having been deprecated",
-            ApiRemovedBeforeSunset => "a deprecated operation is removed before its sunset date",
-            ApiRemovedAfterSunset => "a deprecated operation is removed after its sunset date",
-            ApiRemovedDeprecated => "a deprecated operation without a sunset date is removed",
-            ApiStabilityDecreased => "an operation's stability is lowered (stable to beta, say)",
-            ApiStabilityIncreased => "an operation's stability is raised",
-            ApiDeprecated => "an operation is deprecated",
-            ApiDeprecatedWithoutSunset => "a stable operation is deprecated without a sunset date",
-            ApiDeprecationWithdrawn => "an operation is no longer deprecated",
-            ApiSunsetDateChangedTooSmall => "a sunset date moved earlier",
-            ApiSunsetDateExtended => "a sunset date moved later",
-            LifecycleAnnotationUnreadable => {
-                "a stability, sunset or successor cannot be read: an error in the revision, a warning in the base"
-            }
-            ConstructNotCompared => "a construct the generator left out, so changes in it go unseen",
-            ApiSecurityAdded => "callers who got in before no longer do (a new requirement or scope)",
-            ApiSecurityRelaxed => "the operation lets in callers it did not before",
-            NewRequiredRequestParameter => "a required request parameter is new",
-            NewOptionalRequestParameter => "an optional request parameter is new",
-            RequestParameterBecameRequired => "a request parameter became required",
-            RequestParameterStyleChanged => "a request parameter is serialised another way (style or explode)",
-            RequestParameterRemoved => "a request parameter is no longer read",
-            RequestParameterRemovedBeforeSunset => "a deprecated request parameter is removed before its sunset date",
-            RequestBodyAddedRequired => "a required request body is new",
-            RequestBodyAddedOptional => "an optional request body is new",
-            RequestBodyRemoved => "the request body is no longer read",
-            RequestBodyBecameRequired => "the request body became required",
-            RequestBodyMediaTypeChanged => "the request body no longer accepts its media type",
-            NewRequiredRequestProperty => "a required property of a request body is new",
-            NewOptionalRequestProperty => "an optional property of a request body is new",
-            RequestPropertyBecameRequired => "a property of a request body became required",
-            RequestPropertyRemoved => {
-                "a property of a request body is removed: breaking where unknown properties are refused, else info"
-            }
-            RequestAdditionalPropertiesRefused => "a request body refuses unknown properties now",
-            ResponseSuccessStatusRemoved => "a success response's status is removed",
-            ResponseNonSuccessStatusRemoved => "an error response's status is removed",
-            ResponseStatusAdded => "a response status is new",
-            PagingChanged => {
-                "how the operation pages changed, or it no longer pages: the client's page walks break"
-            }
-            PagingAdded => "the operation pages: the client gains page and item streams",
-            ResponseBodyRemoved => "a response no longer has a body",
-            ResponseBodyAdded => "a response has a body now",
-            ResponseMediaTypeChanged => "a response's media type changed",
-            ResponseRequiredHeaderRemoved => "a response header that was always sent is removed",
-            ResponseOptionalHeaderRemoved => "an optional response header is removed",
-            ResponseHeaderBecameOptional => "a response header is no longer always sent",
-            ResponseRequiredPropertyRemoved => "a property a response always had is removed",
-            ResponseOptionalPropertyRemoved => "an optional property of a response is removed",
-            ResponsePropertyBecameOptional => "a property a response always had may be absent now",
-            ResponsePropertyAdded => "a response has a new property",
-            ResponseEventKindRemoved => {
-                "an event stream no longer sends a kind of event (a `oneOf` shape of its data): \
-                 subscribers relying on it stop receiving it"
-            }
-        };
-        text.to_string()
     }
 
     /// The rule whose id this is.

@@ -31,6 +31,8 @@ pub const STABILITY_EXTENSIONS: &[(&str, &[(&str, Stability)])] = &[
 /// What an operation says of its lifecycle.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Lifecycle {
+    /// The annotations that could not be read (a lenient run dropped them).
+    pub(super) problems: Vec<crate::Diagnostic>,
     pub stability: Stability,
     pub sunset: Option<String>,
     pub deprecated_since: Option<String>,
@@ -66,14 +68,19 @@ impl Lowerer<'_> {
                 format!("operation `{id}` has a sunset or successor but is not `deprecated: true`"),
             );
         }
-        if self.lenient {
+        let problems = if self.lenient {
+            let problems = self.errors[annotations..].to_vec();
             self.skip_since(annotations, &format!("a lifecycle annotation of `{id}`"));
-        }
+            problems
+        } else {
+            Vec::new()
+        };
         Lifecycle {
             stability,
             sunset,
             deprecated_since,
             successor,
+            problems,
         }
     }
 

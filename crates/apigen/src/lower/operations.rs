@@ -106,6 +106,15 @@ impl<'a> Lowerer<'a> {
                     &at,
                     format!("`x-successor` names `{successor}`, which is not an operationId"),
                 );
+                // The operation that names it keeps the problem too.
+                let problem = self.errors[mark..].to_vec();
+                let here = at.to_string();
+                if let Some(op) = ops
+                    .iter_mut()
+                    .find(|op| here.starts_with(&format!("{}/", op.pointer)))
+                {
+                    op.lifecycle_problems.extend(problem);
+                }
                 self.skip_since(mark, "a lifecycle annotation");
             }
         }
@@ -198,6 +207,7 @@ impl<'a> Lowerer<'a> {
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false),
             same_responses_as: None,
+            lifecycle_problems: lifecycle.problems,
         })
     }
 }
