@@ -3,7 +3,7 @@
 //! repeats; 410 for an id no longer kept; the per-key stream limit; a
 //! subscriber that never reads is cut off; the feed's close ends streams.
 
-use crate::helpers::{eventually, spawn_app, spawn_app_with_limits, TestApp};
+use crate::helpers::{eventually, spawn_app, spawn_app_with_limits, TestApp, HUNG};
 use petstore_api::client::Client;
 use petstore_api::models::{StoreEvent, StoreEventType};
 use petstore_api::operations::*;
@@ -13,10 +13,6 @@ use petstore_server::limits::ClientLimits;
 use reqwest::StatusCode;
 use serde_json::json;
 use std::time::Duration;
-
-/// The ceiling on waiting for an event the test causes: it only says the
-/// event never came.
-const HUNG: Duration = Duration::from_secs(60);
 
 fn client(app: &TestApp, key: &str) -> Client {
     Client::new(&format!("{}/v1", app.base))

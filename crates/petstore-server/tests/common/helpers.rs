@@ -342,6 +342,10 @@ pub async fn call(
     reply
 }
 
+/// How long a test waits for an event before calling the server hung: a
+/// ceiling far above any healthy wait, never a measure of speed.
+pub const HUNG: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Waits for `happened` to say so, looking again every few milliseconds:
 /// a test waits for the event itself, never for a sleep that stands in for
 /// it. `ceiling` only says the event never came (something hung): set it

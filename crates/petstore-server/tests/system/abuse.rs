@@ -4,7 +4,7 @@
 //! bounded in count and time; the server must keep serving a well-behaved
 //! client throughout, and its peak memory stays under 100 MB.
 
-use crate::helpers::{create_key, eventually, read, Server};
+use crate::helpers::{create_key, eventually, read, Server, HUNG};
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -86,10 +86,6 @@ async fn steady_client(
     }
     took
 }
-
-/// The ceiling on waiting for an event the test causes: it only says the
-/// event never came.
-const HUNG: Duration = Duration::from_secs(60);
 
 /// Minutes since the epoch, on the real clock the server's rate-limit
 /// windows follow.

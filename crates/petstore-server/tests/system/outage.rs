@@ -19,7 +19,7 @@
 //!   and retrying an unconfirmed order with its `Idempotency-Key` gets the
 //!   first answer if it committed and places it once if it did not.
 
-use crate::helpers::{create_key, eventually, read, Reply, Server};
+use crate::helpers::{create_key, eventually, read, Reply, Server, HUNG};
 use crate::postgres::Cluster;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -32,9 +32,6 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(2);
 /// The longest the server lets a health check wait (`app.rs`).
 const HEALTH_CHECK_BOUND: Duration = Duration::from_millis(900);
-/// The ceiling on waiting for an event the test causes: it only says the
-/// event never came.
-const HUNG: Duration = Duration::from_secs(60);
 const WRITERS: usize = 4;
 const READERS: usize = 4;
 
