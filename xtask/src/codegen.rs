@@ -1,9 +1,9 @@
 //! `cargo xtask codegen [--check]`: spec/openapi.yaml -> crates/petstore-api/src/generated.
 
 use crate::project_root;
+use crate::SPEC;
 use std::fs;
 
-pub const SPEC: &str = "spec/openapi.yaml";
 pub const OUT_DIR: &str = "crates/petstore-api/src/generated";
 const COMMAND: &str = "cargo xtask codegen";
 

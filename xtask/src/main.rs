@@ -24,10 +24,14 @@ mod examples;
 mod launch;
 mod mock_conformance;
 mod postgres;
+mod rooms;
 mod spec_diff;
 mod tests;
 
 use std::path::{Path, PathBuf};
+
+/// The spec, from the project root: the one source of the interface.
+pub const SPEC: &str = "spec/openapi.yaml";
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
@@ -39,7 +43,7 @@ commands:
   codegen --spec FILE --out DIR [--strict]
                     a standalone crate from any OpenAPI 3.0 or 3.1 document; unsupported
                     operations are skipped and listed (--strict: fail instead)
-  spec-diff BASE REVISION [--format text|json] [--date YYYY-MM-DD]
+  spec-diff BASE REVISION [--format text|json|markdown|github] [--date YYYY-MM-DD]
                     the evolution gate: changes that break callers, judged by each
                     operation's stability, deprecation and sunset; exits 1 on errors,
                     2 when a document cannot be read
@@ -95,6 +99,8 @@ commands:
   flake-hunt [RUNS] the end-to-end suites (on SQLite and PostgreSQL) and the tests
                     crate RUNS times in a row (5) while stress-ng --cpu 2 keeps both
                     cores busy; a table of each run's time and result
+  rooms             the generator's and the runtime's long files (over 1,000 lines),
+                    long functions (over 120) and import loops between modules
   ci                everything CI checks: fmt, codegen --check, spec validation, the
                     evolution gate, clippy, tests, conformance, examples, and (where
                     ../shared holds them) the corpora and their mocks; ends with a
@@ -133,6 +139,7 @@ fn main() -> ExitCode {
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
         ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
         ["ci"] => ci::ci(),
+        ["rooms"] => rooms::rooms(),
         ["flake-hunt", options @ ..] => tests::flake_hunt(options),
         ["help" | "--help" | "-h"] => {
             print!("{USAGE}");

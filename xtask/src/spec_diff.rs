@@ -28,12 +28,12 @@ pub fn spec_diff(args: &[&str]) -> u8 {
 /// of: `spec/released/v{MAJOR}.yaml` for the major version of its
 /// `info.version`. A new major version has none yet: it may break.
 fn baseline() -> Result<(PathBuf, String), String> {
-    let spec = project_root().join(crate::codegen::SPEC);
+    let spec = project_root().join(crate::SPEC);
     let text = std::fs::read_to_string(&spec)
         .map_err(|e| format!("cannot read {}: {e}", spec.display()))?;
     let doc = apigen::load::parse(&text).map_err(|errors| {
         apigen::Diagnostics {
-            file: crate::codegen::SPEC.into(),
+            file: crate::SPEC.into(),
             errors,
         }
         .to_string()
@@ -72,11 +72,11 @@ pub fn gate() -> Result<(), String> {
     eprintln!(
         "$ cargo xtask spec-diff {} {}",
         shown(&released),
-        crate::codegen::SPEC
+        crate::SPEC
     );
     let outcome = apigen::diff::gate(
         &released,
-        &project_root().join(crate::codegen::SPEC),
+        &project_root().join(crate::SPEC),
         apigen::diff::Format::Text,
         None,
     );
@@ -131,10 +131,7 @@ pub fn changelog() -> Result<String, String> {
         .display()
         .to_string();
     let base = read(&released, shown)?;
-    let revision = read(
-        &project_root().join(crate::codegen::SPEC),
-        crate::codegen::SPEC.to_string(),
-    )?;
+    let revision = read(&project_root().join(crate::SPEC), crate::SPEC.to_string())?;
     let report = apigen::diff::diff(&base, &revision, &apigen::diff::today());
     out.push_str(&report.markdown(&base, &revision));
     Ok(out)
@@ -148,8 +145,7 @@ pub fn release() -> Result<(), String> {
     if let Some(dir) = released.parent() {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     }
-    std::fs::copy(project_root().join(crate::codegen::SPEC), &released)
-        .map_err(|e| e.to_string())?;
+    std::fs::copy(project_root().join(crate::SPEC), &released).map_err(|e| e.to_string())?;
     eprintln!("released: {}", released.display());
     Ok(())
 }

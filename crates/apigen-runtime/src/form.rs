@@ -3,6 +3,7 @@
 //! numbers and booleans from text where the type wants them).
 
 use super::rejection::{Rejection, RejectionKind};
+use super::values::BYTES;
 
 /// JSON value: `a[b][c]=1` nests, `a[]=1&a[]=2` and repeated keys make arrays.
 /// Every leaf is a string; [`FormValue`] reads numbers and booleans from it.
@@ -283,9 +284,6 @@ impl FormValue {
 
 /// The name [`NullText`] asks to be read by.
 const NULL_TEXT: &str = "$apigen::NullText";
-
-/// The name [`super::Base64`] asks to be read by.
-pub(crate) const BYTES: &str = "$apigen::Base64";
 
 /// A value that admits null and whose type has no text `null` (a number,
 /// a boolean, a date): read from text (a form, a multipart part, a query

@@ -6,6 +6,10 @@ use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// The name [`Base64`] asks to be read by, so that a multipart body's
+/// reader can give a part's bytes as they are.
+pub(crate) const BYTES: &str = "$apigen::Base64";
+
 /// An optional property that may also be `null` (`nullable: true`, not
 /// required): absent, `null`, or a value. A PATCH-style body needs the
 /// three apart, since "leave it" and "clear it" are different requests.
@@ -188,7 +192,7 @@ impl<'de> Deserialize<'de> for Base64 {
 
         // By name, so that a multipart body's reader can give a part's
         // bytes as they are (`FormValue`).
-        deserializer.deserialize_newtype_struct(super::form::BYTES, Visitor)
+        deserializer.deserialize_newtype_struct(BYTES, Visitor)
     }
 }
 

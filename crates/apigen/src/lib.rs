@@ -26,8 +26,7 @@ pub mod ir;
 pub mod load;
 pub mod lower;
 pub mod names;
-pub mod normalize;
-mod repair;
+
 mod schema_view;
 pub mod source;
 pub mod standalone;

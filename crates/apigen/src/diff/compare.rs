@@ -7,9 +7,9 @@
 //! must still be accepted (a request may not tighten), what it receives
 //! must not surprise it (a response may not loosen).
 
-use super::matching::find_param;
+use super::ctx::{Ctx, Dir};
 use super::rules::{Place, Rule};
-use super::schema::{Ctx, Dir, Same};
+use super::same::Same;
 use super::{Finding, Level};
 use crate::ir::*;
 use std::collections::HashSet;
@@ -449,5 +449,33 @@ fn headers_of<'a>(api: &'a Api, rev: &'a Response) -> Vec<&'a ResponseHeader> {
     rev.headers
         .iter()
         .chain(api.common_headers.iter())
+        .collect()
+}
+
+/// The parameter of `of` that stands for `p` of `other`: the same place in
+/// the path template for path parameters, else the same location and name
+/// (header names in any case).
+fn find_param<'o>(of: &'o Operation, other: &Operation, p: &Param) -> Option<&'o Param> {
+    let place = path_params(&other.path).iter().position(|n| *n == p.wire);
+    if let (ParamLocation::Path, Some(place)) = (p.location, place) {
+        let name = path_params(&of.path).get(place)?.to_string();
+        return of
+            .params
+            .iter()
+            .find(|q| q.location == ParamLocation::Path && q.wire == name);
+    }
+    of.params.iter().find(|q| {
+        q.location == p.location
+            && match p.location {
+                ParamLocation::Header => q.wire.eq_ignore_ascii_case(&p.wire),
+                _ => q.wire == p.wire,
+            }
+    })
+}
+
+fn path_params(path: &str) -> Vec<&str> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|s| s.split_once('}').map(|(name, _)| name))
         .collect()
 }

@@ -23,9 +23,11 @@
 //! compared at all.
 
 mod compare;
+mod ctx;
 mod lifecycle;
 mod matching;
 pub mod rules;
+mod same;
 mod schema;
 
 use crate::ir::{Api, Stability};

@@ -8,9 +8,11 @@
 mod client;
 pub mod docs;
 mod metadata;
+mod method_docs;
 mod mock;
 mod models;
 mod operations;
+mod reading;
 mod server;
 mod text;
 pub mod vendor;

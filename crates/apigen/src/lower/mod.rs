@@ -103,7 +103,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         checked: Default::default(),
         shared_responses,
     };
-    let moved = &loaded.normalized;
+    let moved = &loaded.provenance;
     if options.lenient {
         l.notes.extend(moved.assumed.iter().cloned());
     } else {

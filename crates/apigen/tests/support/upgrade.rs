@@ -5,7 +5,7 @@
 use serde_yaml::{Mapping, Value};
 
 /// Rewrites a 3.0 document into its 3.1 spelling, in place: the inverse of
-/// `apigen::normalize::normalize` for what 3.0 can say (`nullable` as a `type` array or a
+/// `apigen::load::normalize::normalize` for what 3.0 can say (`nullable` as a `type` array or a
 /// `null` branch, boolean exclusive bounds as numbers, a lone `allOf`
 /// reference beside other keywords as a `$ref` beside them, schema
 /// `example` as `examples`). For tests and benchmarks that compare a
@@ -14,7 +14,7 @@ pub fn upgrade(doc: &mut Value) {
     if let Some(root) = doc.as_mapping_mut() {
         root.insert("openapi".into(), "3.1.0".into());
     }
-    apigen::normalize::visit_schemas(doc, &mut |schema| {
+    apigen::load::normalize::visit_schemas(doc, &mut |schema| {
         let Value::Mapping(map) = schema else { return };
         if map.contains_key("$ref") {
             // 3.0 ignores what stands beside a reference; 3.1 would apply it.

@@ -30,58 +30,11 @@
 //! wrapped references) are recorded, so that every pointer the rest of the
 //! pipeline reports is mapped back into the document the user wrote.
 
-use crate::diag::{Diagnostic, Location, Pointer};
+use super::provenance::Provenance;
+use super::tree::{rewrite_refs, METHODS};
+use crate::diag::Pointer;
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;
-
-/// What the pass did beside rewriting the document.
-#[derive(Debug, Default)]
-pub struct Normalized {
-    /// Each webhook's name and path item (rewritten like the rest).
-    pub webhooks: Vec<(String, Value)>,
-    /// Keywords read but not enforced, each at its pointer.
-    pub notes: Vec<Diagnostic>,
-    /// What was assumed of a strictly invalid document that other tools
-    /// read (a missing `description`, `version: 1.0`): notes in a lenient
-    /// run, errors in a strict one.
-    pub assumed: Vec<Diagnostic>,
-    /// Where moved values stood: pointer prefix in the rewritten document ->
-    /// pointer prefix in the document as written.
-    pub moved: BTreeMap<String, String>,
-}
-
-impl Normalized {
-    /// `pointer` (`#/...`) as it was in the document the user wrote.
-    pub fn original(&self, pointer: &str) -> String {
-        if self.moved.is_empty() {
-            return pointer.to_string();
-        }
-        // The longest moved prefix that `pointer` starts with, segment-wise.
-        let mut end = pointer.len();
-        loop {
-            let prefix = &pointer[..end];
-            if let Some(original) = self.moved.get(prefix) {
-                return format!("{original}{}", &pointer[end..]);
-            }
-            match prefix.rfind('/') {
-                Some(i) if i > 1 => end = i,
-                _ => return pointer.to_string(),
-            }
-        }
-    }
-
-    /// A diagnostic located in the document as written.
-    pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
-        if let Location::Pointer(p) = &d.location {
-            d.location = Location::Pointer(self.original(p));
-        }
-        d
-    }
-
-    fn note(&mut self, at: &Pointer, message: impl Into<String>) {
-        self.notes.push(Diagnostic::at(at, message));
-    }
-}
 
 /// Keywords of JSON Schema 2020-12 with no 3.0 equivalent: removed, noted.
 const UNMAPPED: &[(&str, &str)] = &[
@@ -119,10 +72,17 @@ fn is_data(key: &str) -> bool {
     ) || key.starts_with("x-")
 }
 
-/// Rewrites a 3.1 document into the 3.0 shape, in place, recording in
-/// `out` what it moved and noted. Path items given by `$ref` are already
-/// inlined ([`crate::repair::inline_path_items`]).
-pub fn normalize(doc: &mut Value, out: &mut Normalized) {
+/// A 3.1 document rewritten into the 3.0 shape, and its webhooks taken
+/// out (each name and path item, rewritten like the rest); what it moved
+/// and noted is recorded in `out`. Path items given by `$ref` are already
+/// inlined (the stage before).
+pub fn normalize(mut doc: Value, out: &mut Provenance) -> (Value, Vec<(String, Value)>) {
+    let mut webhooks = Vec::new();
+    rewrite_document(&mut doc, out, &mut webhooks);
+    (doc, webhooks)
+}
+
+fn rewrite_document(doc: &mut Value, out: &mut Provenance, taken: &mut Vec<(String, Value)>) {
     let Some(root) = doc.as_mapping_mut() else {
         return;
     };
@@ -167,7 +127,7 @@ pub fn normalize(doc: &mut Value, out: &mut Normalized) {
             walk(item, &at, false, &mut |schema, at| {
                 rewrite(schema, at, out, &mut defs)
             });
-            out.webhooks.push((name, item.clone()));
+            taken.push((name, item.clone()));
         }
     }
     // Moved schemas are rewritten where they land, and may hold `$defs` of
@@ -196,9 +156,6 @@ pub fn normalize(doc: &mut Value, out: &mut Normalized) {
 /// Gives each operation of a path item that declares no `responses` an
 /// empty set of them.
 fn declare_no_responses(item: &mut Value) {
-    const METHODS: [&str; 8] = [
-        "get", "put", "post", "delete", "options", "head", "patch", "trace",
-    ];
     let Some(item) = item.as_mapping_mut() else {
         return;
     };
@@ -290,7 +247,7 @@ fn component_root(at: &Path<'_>) -> Option<String> {
 type Def = (Pointer, Value);
 
 /// A schema's 3.1 spelling rewritten into 3.0's, its children after.
-fn rewrite(schema: &mut Value, at: &Path<'_>, out: &mut Normalized, defs: &mut Vec<Def>) {
+fn rewrite(schema: &mut Value, at: &Path<'_>, out: &mut Provenance, defs: &mut Vec<Def>) {
     if let Value::Bool(allowed) = schema {
         // A boolean schema: `true` allows anything; `false` nothing, which
         // 3.0 cannot say.
@@ -408,7 +365,7 @@ fn needs_rewrite(map: &Mapping) -> bool {
 }
 
 /// Rewrites one schema's own keywords (its children are walked after).
-fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: &mut Vec<Def>) {
+fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: &mut Vec<Def>) {
     if !needs_rewrite(map) {
         return;
     }
@@ -591,7 +548,7 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Normalized, defs: 
 }
 
 /// `anyOf: [X, {type: "null"}]` (or `oneOf`): `X`, nullable.
-fn collapse_null_branch(map: &mut Mapping, key: &str, at: &Path<'_>, out: &mut Normalized) {
+fn collapse_null_branch(map: &mut Mapping, key: &str, at: &Path<'_>, out: &mut Provenance) {
     let Some(Value::Sequence(branches)) = map.get(key) else {
         return;
     };
@@ -633,7 +590,7 @@ fn collapse_null_branch(map: &mut Mapping, key: &str, at: &Path<'_>, out: &mut N
 
 /// Moves every `$defs` schema into `components.schemas` under a name of its
 /// own, and points the references to it there; the names given.
-fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) -> Vec<String> {
+fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Provenance) -> Vec<String> {
     let mut given = Vec::new();
     let Some(root) = doc.as_mapping_mut() else {
         return given;
@@ -679,39 +636,6 @@ fn relocate_defs(doc: &mut Value, defs: Vec<Def>, out: &mut Normalized) -> Vec<S
     given
 }
 
-/// Points every `$ref` that names a moved value (or something inside it)
-/// at its new place.
-pub(crate) fn rewrite_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
-    rewrite_refs_in(value, None, renamed);
-}
-
-fn rewrite_refs_in(value: &mut Value, container: Option<&str>, renamed: &BTreeMap<String, String>) {
-    match value {
-        Value::Mapping(map) => {
-            if let Some(Value::String(reference)) = map.get_mut("$ref") {
-                for (old, new) in renamed {
-                    if let Some(rest) = reference.strip_prefix(old.as_str()) {
-                        if rest.is_empty() || rest.starts_with('/') {
-                            *reference = format!("{new}{rest}");
-                            break;
-                        }
-                    }
-                }
-            }
-            for (k, v) in map.iter_mut() {
-                let key = k.as_str();
-                if !key.is_some_and(|k| crate::load::is_extension(container, k)) {
-                    rewrite_refs_in(v, key, renamed);
-                }
-            }
-        }
-        Value::Sequence(items) => items
-            .iter_mut()
-            .for_each(|v| rewrite_refs_in(v, container, renamed)),
-        _ => {}
-    }
-}
-
 /// Calls `visit` on every schema of a document (components, parameters,
 /// bodies, responses, headers, and every schema inside another), each once,
 /// parents before their children. For tools that rewrite schemas the way
@@ -724,12 +648,17 @@ pub fn visit_schemas(doc: &mut Value, visit: &mut dyn FnMut(&mut Value)) {
 mod tests {
     use super::*;
 
-    fn normalized(yaml: &str) -> (Value, Normalized) {
-        let mut doc: Value = serde_yaml::from_str(yaml).unwrap();
-        let mut out = Normalized::default();
-        crate::repair::inline_path_items(&mut doc, &mut out);
-        normalize(&mut doc, &mut out);
+    fn normalized(yaml: &str) -> (Value, Provenance) {
+        let (doc, out, _) = with_webhooks(yaml);
         (doc, out)
+    }
+
+    fn with_webhooks(yaml: &str) -> (Value, Provenance, Vec<(String, Value)>) {
+        let doc: Value = serde_yaml::from_str(yaml).unwrap();
+        let mut out = Provenance::default();
+        let doc = super::super::paths::inline_path_items(doc, &mut out);
+        let (doc, webhooks) = normalize(doc, &mut out);
+        (doc, out, webhooks)
     }
 
     fn schema<'a>(doc: &'a Value, name: &str) -> &'a Value {
@@ -802,13 +731,13 @@ mod tests {
 
     #[test]
     fn webhooks_come_out_and_path_items_are_inlined() {
-        let (doc, out) = normalized(&format!(
+        let (doc, out, webhooks) = with_webhooks(&format!(
             "{HEAD}paths:\n  /a: {{$ref: '#/components/pathItems/A'}}\nwebhooks:\n  ping:\n    post:\n      requestBody: {{content: {{application/json: {{schema: {{type: [object, 'null']}}}}}}}}\n      responses: {{'200': {{description: ok}}}}\ncomponents:\n  pathItems:\n    A:\n      get:\n        responses: {{'204': {{description: ok}}}}\n"
         ));
         assert!(doc["paths"]["/a"]["get"].is_mapping());
         assert!(doc["components"].get("pathItems").is_none());
         assert!(doc.get("webhooks").is_none());
-        let (name, hook) = &out.webhooks[0];
+        let (name, hook) = &webhooks[0];
         assert_eq!(name, "ping");
         assert_eq!(
             hook["post"]["requestBody"]["content"]["application/json"]["schema"]["nullable"],
