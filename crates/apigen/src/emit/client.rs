@@ -4,10 +4,11 @@
 //! the spec declares, bodies in their media types, credentials applied from
 //! the spec's security schemes.
 
+use super::gates::Gates;
 use super::method_docs::MethodDocs;
 use super::reading::{match_status, Reading};
 use super::text::{self, Expr, Pieces};
-use super::{ident, rust_type, Gates};
+use super::{ident, rust_type};
 use crate::ir::{
     Api, Media, Operation, Param, ParamLocation, Response, Shape, Style, Ty, TypeKind,
 };
@@ -116,7 +117,7 @@ pub fn head(api: &Api) -> TokenStream {
                 ),
                 crate::ir::SchemeKind::MutualTls => unreachable!("filtered out above"),
             };
-            let doc = super::doc_paragraphs(&[
+            let doc = super::doc_comments::doc_paragraphs(&[
                 Some(format!(
                     "Credentials for the security scheme `{name}`: {kind}."
                 )),

@@ -1,7 +1,7 @@
 //! The doc comment and deprecation note of an operation's method, the same
 //! on the route trait and on the client.
 
-use super::doc_paragraphs;
+use super::doc_comments::doc_paragraphs;
 use super::text;
 use crate::ir::{Operation, Stability};
 use proc_macro2::TokenStream;

@@ -6,7 +6,7 @@
 //! (see `text.rs`): they grow with the document, and printing them from
 //! tokens would cost a large document's generation a fifth more time.
 
-use super::doc_paragraphs;
+use super::doc_comments::doc_paragraphs;
 use super::text::Pieces;
 use crate::ir::{
     Api, Checks, Media, Number, Operation, Response, Shape, Status, TextFormat, Ty, TypeKind,

@@ -3,8 +3,12 @@
 //! `Validate` impl where a request can carry the type and the schema bounds
 //! something ([`Api::checked`]).
 
+use super::doc_comments::doc_paragraphs;
+use super::gates::Gates;
+use super::literals::default_expr;
 use super::text::{self, compact, Expr, Pieces};
-use super::{check_expr, check_fn, default_expr, doc_paragraphs, ident, rust_type, Gates};
+use super::validation::{check_expr, check_fn};
+use super::{ident, rust_type};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind, Union};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -338,7 +342,7 @@ fn structure(
 fn validate_impl(api: &Api, def: &TypeDef, cfg: &TokenStream, checks: Vec<Expr>) -> Option<String> {
     api.checked
         .contains(&def.name)
-        .then(|| super::validate_impl(&ident(&def.name).to_string(), cfg, &checks))
+        .then(|| super::validation::validate_impl(&ident(&def.name).to_string(), cfg, &checks))
 }
 
 /// A struct's `runtime::Record` impl and its serde impls through it: one

@@ -1,9 +1,11 @@
 //! `operations.rs`: per operation, a request struct and a response enum; per
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
 
+use super::gates::Gates;
 use super::method_docs::MethodDocs;
 use super::text::{self, Expr, Pieces};
-use super::{check_expr, check_fn, ident, rust_type, Gates};
+use super::validation::{check_expr, check_fn};
+use super::{ident, rust_type};
 use crate::ir::{Api, Media, Operation, Param, Response, Shape, Status, Ty};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -168,7 +170,7 @@ fn param_type(api: &Api, p: &Param) -> TokenStream {
 }
 
 pub(crate) fn param_default(api: &Api, p: &Param) -> Option<TokenStream> {
-    super::default_expr(p.default.as_ref()?, &p.shape, api, &MODELS())
+    super::literals::default_expr(p.default.as_ref()?, &p.shape, api, &MODELS())
 }
 
 /// An operation's request struct, its `Default` when nothing is required,
@@ -275,7 +277,11 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
     }
     if api.request_checked(op) {
         out.push('\n');
-        out.push_str(&super::validate_impl(&name, cfg, &request_checks(api, op)));
+        out.push_str(&super::validation::validate_impl(
+            &name,
+            cfg,
+            &request_checks(api, op),
+        ));
     }
     pieces.text(&out);
 }

@@ -2,8 +2,9 @@
 //! request into its typed request struct (refusing what does not fit the spec
 //! with a `Rejection`), calls the route trait and renders the typed response.
 
+use super::gates::Gates;
 use super::text::{self, Expr};
-use super::{ident, operations::param_default, Gates};
+use super::{ident, operations::param_default};
 use crate::ir::{Api, Operation, ParamLocation, Style, Ty};
 use quote::quote;
 use std::collections::HashMap;

@@ -52,9 +52,9 @@ impl Pieces {
         if !self.tokens.is_empty() {
             let tokens = std::mem::take(&mut self.tokens);
             let rendered = if self.in_block {
-                super::render_in_block(tokens)
+                super::render::render_in_block(tokens)
             } else {
-                super::render(tokens)
+                super::render::render(tokens)
             };
             self.push(&rendered);
         }
@@ -77,7 +77,9 @@ impl Pieces {
 /// carriage return inside it) is written as the attribute.
 pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
     let mut out = String::new();
-    for line in super::doc_lines(Some(&super::joined_paragraphs(paragraphs))) {
+    for line in
+        super::doc_comments::doc_lines(Some(&super::doc_comments::joined_paragraphs(paragraphs)))
+    {
         if line.contains(|c: char| c.is_control()) {
             out.push_str(&format!("{indent}#[doc = {line:?}]\n"));
         } else {

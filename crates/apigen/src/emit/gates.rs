@@ -1,0 +1,218 @@
+//! Which Cargo features compile each item in: the `cfg` attributes of
+//! groups (a feature per group of operations) and of sides (the serde
+//! impls a client or a server needs).
+
+use crate::ir::{Api, OTHER_MODELS};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{BTreeSet, HashMap};
+
+/// The features that write and read a type only requests carry
+/// ([`Gates::serde_lines`]).
+const CLIENT_SENDS: [&str; 2] = [
+    r#"any(feature = "client", feature = "serialize")"#,
+    r#"any(feature = "server", feature = "deserialize")"#,
+];
+
+/// The same for a type only responses carry: a mock reads its answers from
+/// examples and made values.
+const SERVER_SENDS: [&str; 2] = [
+    r#"any(feature = "server", feature = "serialize")"#,
+    r#"any(feature = "client", feature = "mock", feature = "deserialize")"#,
+];
+
+/// The same for a type neither carries: a model no operation uses.
+const NEITHER_SENDS: [&str; 2] = [r#"feature = "serialize""#, r#"feature = "deserialize""#];
+
+/// The same for a type both carry.
+const BOTH_SEND: [&str; 2] = [
+    r#"any(feature = "client", feature = "server", feature = "serialize")"#,
+    r#"any(feature = "server", feature = "client", feature = "deserialize")"#,
+];
+
+/// Which Cargo features compile an item in ([`Config::group_features`]): a
+/// group's operations (their types, handlers and client methods) under its
+/// feature; a named type under the features of the groups that reach it,
+/// or none when every group does; a type no group reaches, and what it
+/// uses, also under [`OTHER_MODELS`](crate::ir::OTHER_MODELS). Without
+/// group features every item is always in.
+#[derive(Debug)]
+pub struct Gates<'a> {
+    api: &'a Api,
+    /// The groups that reach each type, when groups are features.
+    reach: Option<HashMap<&'a str, Vec<usize>>>,
+    /// Each group's index in `api.traits`, by the group's name.
+    traits: HashMap<&'a str, usize>,
+    /// The groups of the operations whose response enum is defined by an
+    /// operation ([`crate::ir::Operation::same_responses_as`]), by that
+    /// operation's `type_name`, when groups are features: its own, and
+    /// those of the operations whose enums are aliases of it.
+    responses: HashMap<&'a str, BTreeSet<&'a str>>,
+    /// Which sides send each type, for its serde impls, when they are
+    /// compiled for those sides only ([`crate::Config::serde_sides`]).
+    senders: Option<crate::ir::Senders<'a>>,
+}
+
+impl<'a> Gates<'a> {
+    pub fn new(api: &'a Api, group_features: bool, serde_sides: bool) -> Self {
+        let mut responses: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        if group_features {
+            for op in &api.operations {
+                let owner = op.same_responses_as.as_deref().unwrap_or(&op.type_name);
+                responses.entry(owner).or_default().insert(&op.group);
+            }
+        }
+        Gates {
+            api,
+            reach: group_features.then(|| api.reach()),
+            traits: api.trait_index(),
+            responses,
+            senders: serde_sides.then(|| api.senders()),
+        }
+    }
+
+    /// The `cfg` attributes of an operation's response enum, of its server
+    /// side (`impl runtime::Response`) and of its client side (`impl
+    /// runtime::ReadAnswer`): those of its group, or of every group using
+    /// it when other operations' enums are aliases of it.
+    pub fn response_attrs(&self, op: &crate::ir::Operation) -> [TokenStream; 3] {
+        let predicate = match self.responses.get(op.type_name.as_str()) {
+            Some(groups) if groups.len() > 1 => self.groups(groups.iter().copied()),
+            _ => self.group(&op.group),
+        };
+        [
+            Self::side_attr("server", predicate.as_ref()),
+            Self::side_attr("client", predicate.as_ref()),
+            Self::attr(predicate),
+        ]
+    }
+
+    /// The route trait of a group.
+    pub fn route_trait(&self, group: &str) -> Option<&'a crate::ir::RouteTrait> {
+        self.traits.get(group).map(|&i| &self.api.traits[i])
+    }
+
+    /// Whether groups are features.
+    pub fn on(&self) -> bool {
+        self.reach.is_some()
+    }
+
+    /// The `cfg` predicate of a group's items.
+    pub fn group(&self, group: &str) -> Option<TokenStream> {
+        self.reach.as_ref()?;
+        let feature = &self.route_trait(group)?.feature;
+        Some(quote!(feature = #feature))
+    }
+
+    /// The `cfg` predicate of a named type's items: `None` when it is
+    /// always in.
+    pub fn of_type(&self, name: &str) -> Option<TokenStream> {
+        let reach = self.reach.as_ref()?;
+        let groups = reach.get(name)?;
+        let all = self.api.traits.len();
+        // Groups are distinct: every group's index below `all` is there.
+        if groups.iter().filter(|&&g| g < all).count() == all {
+            return None;
+        }
+        let mut features = groups.iter().map(|&i| match self.api.traits.get(i) {
+            Some(t) => t.feature.as_str(),
+            None => OTHER_MODELS,
+        });
+        Some(if groups.len() == 1 {
+            let feature = features.next();
+            quote!(feature = #feature)
+        } else {
+            quote!(any(#(feature = #features),*))
+        })
+    }
+
+    /// The `cfg` lines of a named type's `Serialize` and `Deserialize`
+    /// impls, as text: `own`, the predicate of its items ([`Gates::of_type`],
+    /// written compactly), and the features of the sides that write and
+    /// read it ([`crate::ir::Api::senders`]) or of `serialize` and
+    /// `deserialize`, which implement them on every type. A client never
+    /// writes a response, a server never reads one: the impls neither side
+    /// uses are compiled out unless asked for, and a type no operation uses
+    /// has them only when asked for. Empty for no `cfg`.
+    pub fn serde_lines(&self, name: &str, own: Option<&str>) -> [String; 2] {
+        let sides = self.senders.as_ref().and_then(|s| {
+            match (s.requests.contains(name), s.responses.contains(name)) {
+                _ if s.both_ways.contains(name) => None,
+                (true, false) => Some(CLIENT_SENDS),
+                (false, true) => Some(SERVER_SENDS),
+                (true, true) => Some(BOTH_SEND),
+                (false, false) => Some(NEITHER_SENDS),
+            }
+        });
+        let line = |sides: Option<&str>| match (own, sides) {
+            (None, None) => String::new(),
+            (Some(one), None) | (None, Some(one)) => format!("#[cfg({one})]\n"),
+            (Some(own), Some(sides)) => format!("#[cfg(all({own}, {sides}))]\n"),
+        };
+        match sides {
+            Some([write, read]) => [line(Some(write)), line(Some(read))],
+            None => [line(None), line(None)],
+        }
+    }
+
+    /// The `cfg` predicate of items the operations of `groups` use:
+    /// `None` when every group does, or groups are not features.
+    pub fn groups<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Option<TokenStream> {
+        self.reach.as_ref()?;
+        let features = self.features_of(groups);
+        match features.as_slice() {
+            _ if features.len() == self.api.traits.len() => None,
+            [one] => Some(quote!(feature = #one)),
+            _ => Some(quote!(any(#(feature = #features),*))),
+        }
+    }
+
+    /// An import that only the operations of `groups` use: under the
+    /// `any(...)` of their features when groups are features.
+    pub fn group_import<'g>(
+        &self,
+        import: &str,
+        groups: impl IntoIterator<Item = &'g str>,
+    ) -> String {
+        if self.reach.is_none() {
+            return import.to_string();
+        }
+        let features: Vec<String> = self
+            .features_of(groups)
+            .iter()
+            .map(|f| format!("feature = {f:?}"))
+            .collect();
+        format!("#[cfg(any({}))]\n{import}", features.join(", "))
+    }
+
+    /// The features of `groups`, in the order of the traits.
+    fn features_of<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Vec<&'a str> {
+        let groups: BTreeSet<&str> = groups.into_iter().collect();
+        self.api
+            .traits
+            .iter()
+            .filter(|t| groups.contains(t.group.as_str()))
+            .map(|t| t.feature.as_str())
+            .collect()
+    }
+
+    /// `#[cfg(predicate)]`, or nothing for no predicate.
+    pub fn attr(predicate: Option<TokenStream>) -> TokenStream {
+        predicate.map(|p| quote!(#[cfg(#p)])).unwrap_or_default()
+    }
+
+    /// The `cfg` attribute of a group's server-side items: the `server`
+    /// feature, and the group's own when it has one.
+    pub fn server_attr(&self, group: &str) -> TokenStream {
+        Self::side_attr("server", self.group(group).as_ref())
+    }
+
+    /// The `cfg` attribute of items on one side (`server`, `client`): its
+    /// feature, and `predicate` when there is one.
+    fn side_attr(side: &str, predicate: Option<&TokenStream>) -> TokenStream {
+        match predicate {
+            Some(p) => quote!(#[cfg(all(feature = #side, #p))]),
+            None => quote!(#[cfg(feature = #side)]),
+        }
+    }
+}
