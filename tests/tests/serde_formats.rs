@@ -216,3 +216,22 @@ fn a_value_read_from_a_newer_server_round_trips_as_it_came() {
     );
     round_trip(&[read]);
 }
+
+#[test]
+fn in_json_an_array_is_never_an_object() {
+    // The positional form exists for formats that are not self-describing;
+    // in JSON a request body `[null, null]` where the spec declares an
+    // object is the client's mistake, and the server's reader says so.
+    let error = serde_json::from_str::<NewCategory>(r#"["Dogs"]"#).unwrap_err();
+    assert!(
+        error.to_string().contains("invalid type: sequence"),
+        "{error}"
+    );
+    let error = serde_json::from_str::<Pet>("[null, null]").unwrap_err();
+    assert!(
+        error.to_string().contains("invalid type: sequence"),
+        "{error}"
+    );
+    let value = serde_json::json!([1, "Rex"]);
+    assert!(serde_json::from_value::<NewPet>(value).is_err());
+}

@@ -1,6 +1,15 @@
 //! `apigen mock SPEC`: the document's crate with its `mock` feature, built
-//! once into a cache keyed by what was generated (so by the document and
-//! by this tool's version alike), then run.
+//! once and kept under a key of what was generated (so of the document and
+//! of this tool's version alike), then run.
+//!
+//! The cache holds one workspace per crate name, rewritten in place, and
+//! one binary per key beside it. A workspace per key would be wrong, not
+//! just wasteful: cargo keys a path package's build by its path relative
+//! to its workspace, so two such workspaces in one target directory share
+//! one fingerprint; and when the cache lies inside the target directory,
+//! cargo records the sources relative to that directory, so the second
+//! build checks the first one's sources, finds them unchanged, and keeps
+//! the first one's binary.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -63,8 +72,8 @@ pub fn run(request: Request) -> Result<(), String> {
     let cache = cache
         .canonicalize()
         .map_err(|e| format!("cannot read {}: {e}", cache.display()))?;
-    let dir = cache.join(format!("{}-{}", krate.name, key(&krate.files)));
-    let binary = dir.join("mock-server");
+    let dir = cache.join(&krate.name);
+    let binary = dir.join(format!("mock-server-{}", key(&krate.files)));
     if !binary.exists() {
         eprintln!(
             "building the mock of {} ({} operations) in {}: the first start for this \
@@ -74,7 +83,7 @@ pub fn run(request: Request) -> Result<(), String> {
             dir.display()
         );
         let started = Instant::now();
-        build(&cache, &dir, &krate)?;
+        build(&cache, &dir, &krate, &binary)?;
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
     }
     if request.build_only {
@@ -86,10 +95,16 @@ pub fn run(request: Request) -> Result<(), String> {
     exec(run, &binary)
 }
 
-/// Writes the crate and the server beside it, builds the server in the
-/// cache's shared target directory (or `CARGO_TARGET_DIR`), and keeps its
-/// binary in `dir`.
-fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<(), String> {
+/// Writes the crate and the server beside it into `dir` (only what
+/// changed, so cargo sees what changed), builds the server in the cache's
+/// shared target directory (or `CARGO_TARGET_DIR`), and keeps its binary
+/// as `binary`, removing the binaries of earlier builds in `dir`.
+fn build(
+    cache: &Path,
+    dir: &Path,
+    krate: &apigen::standalone::Crate,
+    binary: &Path,
+) -> Result<(), String> {
     let files = apigen::standalone::mock_workspace(krate);
     apigen::sync::sync(dir, &files, "api/src/generated", apigen::sync::Mode::Write)?;
     // A lock file at the cache's root (a project's own, say) pins what
@@ -119,7 +134,21 @@ fn build(cache: &Path, dir: &Path, krate: &apigen::standalone::Crate) -> Result<
     let built = target.join("debug").join("mock-server");
     let partial = dir.join("mock-server.partial");
     std::fs::copy(&built, &partial).map_err(|e| format!("cannot copy {}: {e}", built.display()))?;
-    std::fs::rename(&partial, dir.join("mock-server")).map_err(|e| e.to_string())
+    std::fs::rename(&partial, binary).map_err(|e| e.to_string())?;
+    // The binaries of earlier versions of this crate: never run again.
+    let entries = std::fs::read_dir(dir).map_err(|e| e.to_string())?;
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let earlier = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("mock-server-"));
+        if earlier && path != binary {
+            std::fs::remove_file(&path)
+                .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(unix)]

@@ -235,3 +235,82 @@ fn the_gate_lists_its_rules() {
         "{text}"
     );
 }
+
+/// The workspace's target directory, whose dependencies the tests built.
+fn workspace_target() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")
+}
+
+/// Builds the mock of `spec` into `dir/cache`, compiled in the
+/// workspace's target directory, and returns its binary.
+fn build_mock(dir: &Path, spec: &str) -> std::path::PathBuf {
+    std::fs::write(dir.join("notes.yaml"), spec).unwrap();
+    let target = workspace_target();
+    let out = Command::new(env!("CARGO_BIN_EXE_apigen"))
+        .args(["mock", "notes.yaml", "--cache", "cache", "--build-only"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .expect("apigen runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap().trim().into()
+}
+
+/// Starts the mock binary on a free port and answers `GET path` with it.
+fn ask_mock(binary: &Path, path: &str) -> String {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    let mut mock = Command::new(binary)
+        .args(["127.0.0.1:0", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the mock starts");
+    let mut line = String::new();
+    BufReader::new(mock.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    mock.kill().unwrap();
+    mock.wait().unwrap();
+    answer
+}
+
+#[test]
+fn a_changed_document_gets_a_mock_of_its_own_version() {
+    // The same document (so the same crate name) before and after an edit
+    // of its example: the second mock answers with the second example,
+    // built from the edited sources, not found stale in the target
+    // directory the first build left. Inside the target directory, as
+    // `cargo xtask mock-conformance` keeps its cache, cargo records the
+    // sources relative to it, where a cache keyed by directory went stale.
+    let dir = tempfile::tempdir_in(workspace_target()).unwrap();
+    let example = |text: &str| {
+        SPEC.replace(
+            "          content: {application/json: {schema: {$ref: '#/components/schemas/Note'}}}",
+            &format!(
+                "          content:\n            application/json:\n              \
+                 schema: {{$ref: '#/components/schemas/Note'}}\n              \
+                 example: {{id: 1, text: {text}}}"
+            ),
+        )
+    };
+    let first = build_mock(dir.path(), &example("first"));
+    assert!(ask_mock(&first, "/notes/1").contains(r#""text":"first""#));
+    let second = build_mock(dir.path(), &example("second"));
+    assert_ne!(first, second, "each version has its own binary");
+    assert!(!first.exists(), "the earlier version's binary is removed");
+    let answer = ask_mock(&second, "/notes/1");
+    assert!(answer.contains(r#""text":"second""#), "{answer}");
+}

@@ -130,7 +130,11 @@ pub fn read_record<'de, D: Deserializer<'de>, T: Record + de::DeserializeOwned>(
     if T::OTHERS == Others::Keep && !deserializer.is_human_readable() {
         return from_json_text(deserializer);
     }
-    deserializer.deserialize_struct(T::NAME, T::FIELDS, RecordVisitor(PhantomData))
+    let visitor = RecordVisitor {
+        positional: !deserializer.is_human_readable(),
+        record: PhantomData,
+    };
+    deserializer.deserialize_struct(T::NAME, T::FIELDS, visitor)
 }
 
 /// A value written as its JSON text (see [`Writer::start_open`]), read.
@@ -152,7 +156,13 @@ pub fn json_text<T: Serialize + ?Sized, S: Serializer>(
     serializer.serialize_str(&text)
 }
 
-struct RecordVisitor<T>(PhantomData<T>);
+/// Reads a record from an object or, in a format that is not
+/// self-describing only, from a sequence: in JSON an array is never an
+/// object, whatever serde's derive would accept.
+struct RecordVisitor<T> {
+    positional: bool,
+    record: PhantomData<T>,
+}
 
 impl<'de, T: Record> Visitor<'de> for RecordVisitor<T> {
     type Value = T;
@@ -182,6 +192,9 @@ impl<'de, T: Record> Visitor<'de> for RecordVisitor<T> {
 
     /// Every property in order, each an `Option`: `None` for one absent.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        if !self.positional {
+            return Err(de::Error::invalid_type(de::Unexpected::Seq, &self));
+        }
         let mut slots = T::slots();
         for index in 0..T::FIELDS.len() {
             let seed = Positional::<T> {
