@@ -404,10 +404,13 @@ fn split_top_level(list: &str) -> Vec<&str> {
     parts.into_iter().filter(|p| !p.trim().is_empty()).collect()
 }
 
-/// The text without `//` comments and without `#[cfg(test)]` modules
-/// (rustfmt's layout: the module closes at its opening indentation).
+/// The text without comments, string and character literals' contents,
+/// and `#[cfg(test)]` modules (rustfmt's layout: the module closes at its
+/// opening indentation). A string holding Rust (the emitter's templates:
+/// `"use super::models;"`) imports nothing.
 fn without_tests_and_comments(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
+    let code = code_only(text);
+    let lines: Vec<&str> = code.lines().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < lines.len() {
@@ -428,15 +431,72 @@ fn without_tests_and_comments(text: &str) -> String {
                 }
             }
         }
-        let code = match line.find("//") {
-            // A `//` inside a string (a URL) is kept: only whole-line and
-            // trailing comments after code that has no quote are cut.
-            Some(at) if !line[..at].contains('"') => &line[..at],
-            _ => line,
-        };
-        out.push_str(code);
+        out.push_str(line);
         out.push('\n');
         i += 1;
+    }
+    out
+}
+
+/// `text` with comments removed and the contents of string and character
+/// literals (raw ones too) removed, their quotes and every line break kept,
+/// so that line numbers stay.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    // Skips to `end`, keeping only the line breaks on the way.
+    let skip = |from: usize, end: usize, out: &mut String| {
+        out.extend(chars[from..end].iter().filter(|&&c| c == '\n'));
+        end
+    };
+    let find = |from: usize, needle: &[char]| {
+        (from..chars.len())
+            .find(|&j| chars[j..].starts_with(needle))
+            .unwrap_or(chars.len())
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let rest = &chars[i..];
+        let after_ident = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if rest.starts_with(&['/', '/']) {
+            i = find(i, &['\n']);
+        } else if rest.starts_with(&['/', '*']) {
+            let end = find(i + 2, &['*', '/']);
+            i = skip(i, (end + 2).min(chars.len()), &mut out);
+        } else if c == 'r' && !after_ident && matches!(rest.get(1), Some('"' | '#')) {
+            let hashes = rest[1..].iter().take_while(|&&h| h == '#').count();
+            if rest.get(1 + hashes) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            let close: Vec<char> = std::iter::once('"')
+                .chain(std::iter::repeat_n('#', hashes))
+                .collect();
+            let end = find(i + 2 + hashes, &close);
+            out.push_str("\"\"");
+            i = skip(i, (end + close.len()).min(chars.len()), &mut out);
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            out.push_str("\"\"");
+            i = skip(i, (j + 1).min(chars.len()), &mut out);
+        } else if c == '\'' && rest.get(1) == Some(&'\\') {
+            // An escaped character: up to the next quote.
+            let end = find(i + 2, &['\'']);
+            out.push_str("' '");
+            i = (end + 1).min(chars.len());
+        } else if c == '\'' && rest.get(2) == Some(&'\'') {
+            out.push_str("' '");
+            i += 3;
+        } else {
+            // A lifetime's quote, or code.
+            out.push(c);
+            i += 1;
+        }
     }
     out
 }
@@ -535,6 +595,21 @@ mod tests {
             long_functions(&text),
             vec![(4, "long".to_string(), FUNCTION_LINES + 5)]
         );
+    }
+
+    #[test]
+    fn strings_characters_and_comments_import_nothing() {
+        let text = "use a::b; // use c::d;\nfn f<'x>() { let _ = (\"use e::f;\", r#\"use \"g\"::h;\"#, '\"', '\\'', b'{'); }\n/* use i::j; */ use k::l;\n";
+        let code = code_only(text);
+        assert_eq!(code.lines().count(), text.lines().count());
+        assert_eq!(
+            imported_paths(text),
+            vec![
+                vec!["a".to_string(), "b".into()],
+                vec!["k".into(), "l".into()]
+            ]
+        );
+        assert!(code.contains("fn f<'x>()"), "{code}");
     }
 
     #[test]
