@@ -100,6 +100,9 @@ pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
 ///   schemathesis skips its check that the data it calls a violation is
 ///   one; and for one whose XML body may be an object without required
 ///   properties, whose empty element is an empty list's too; and for one
+///   whose body's discriminator names a variant by several values, where
+///   schemathesis pins the variant to one of them and calls a body with
+///   another a violation; and for one
 ///   with an object parameter (outside JSON) that allows
 ///   other properties: schemathesis writes a value of another type there
 ///   as the object `{"": value}`, which is a valid object;
@@ -191,6 +194,12 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
                  check that such a body breaks the schema before it sends it as a violation",
             ),
             (
+                body_names_a_variant_twice(api, op),
+                "takes a body whose discriminator maps several values to one variant: \
+                 schemathesis pins each variant to one of them (the mapping's last), so a \
+                 body with another is called a violation although the mapping names it",
+            ),
+            (
                 op.params.iter().any(|p| {
                     p.style != Style::Json && param_object(api, p) == Some(Openness::Open)
                 }),
@@ -248,6 +257,31 @@ fn body_struct<'a>(
         TypeKind::Struct(s) => Some((body, s)),
         _ => None,
     }
+}
+
+/// Whether an operation's body is (or holds, flattened beside its
+/// properties) a union whose discriminator names one of its variants by
+/// several values: a mapping of `oneA` and `oneB` to one schema, or a
+/// variant whose schema allows an `enum` of them.
+fn body_names_a_variant_twice(api: &apigen::ir::Api, op: &apigen::ir::Operation) -> bool {
+    use apigen::ir::TypeKind;
+    let twice = |shape: &apigen::ir::Shape| {
+        let Ty::Named(name) = &shape.ty else {
+            return false;
+        };
+        match apigen::lower::resolve(&api.types, name).map(|d| &d.kind) {
+            Some(TypeKind::Union(u)) => {
+                u.tag.is_some() && u.variants.iter().any(|v| v.tag_values.len() > 1)
+            }
+            _ => false,
+        }
+    };
+    let Some(body) = &op.body else {
+        return false;
+    };
+    twice(&body.shape)
+        || body_struct(api, op)
+            .is_some_and(|(_, s)| s.fields.iter().any(|f| f.flatten && twice(&f.shape)))
 }
 
 /// Whether a body may come as a form (`Some(true)`) or as multipart
