@@ -34,6 +34,7 @@ pub fn ci() -> Result<(), String> {
             "fmt",
             Box::new(|| crate::run("cargo", &["fmt", "--all", "--", "--check"])),
         ),
+        ("rooms", Box::new(crate::rooms::rooms)),
         (
             "codegen --check",
             Box::new(|| codegen::run(codegen::Mode::Check)),
@@ -99,38 +100,34 @@ pub fn ci() -> Result<(), String> {
         ),
         ("examples", Box::new(examples::examples)),
     ];
-    // Beside the 3.0 documents: the pet store's own spec (a small crate
-    // whose docs show paging and event streams, compiled as doc tests) and
-    // the document whose names collide with every item generated code
-    // uses, each with a feature per group.
-    let corpora: [(&str, &str, &[&str]); 2] = [
-        (
-            "corpus 3.0",
-            "../shared/corpus",
-            &[
+    // Both corpora in one workspace, so that cargo checks their crates side
+    // by side and their dependencies once; beside them, the pet store's own
+    // spec (a small crate whose docs show paging and event streams,
+    // compiled as doc tests) and the document whose names collide with
+    // every item generated code uses, each with a feature per group.
+    let corpora: Vec<String> = ["../shared/corpus", "../shared/corpus31"]
+        .iter()
+        .map(|dir| root.join(dir))
+        .filter(|dir| dir.is_dir())
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .collect();
+    if !corpora.is_empty() {
+        let mut paths = corpora;
+        paths.extend(
+            [
                 "spec/openapi.yaml",
                 "crates/apigen/tests/snapshots/collisions.yaml",
-            ],
-        ),
-        ("corpus 3.1", "../shared/corpus31", &[]),
-    ];
-    for (name, dir, beside) in corpora {
-        let dir = root.join(dir);
-        if dir.is_dir() {
-            let mut paths = vec![dir.to_string_lossy().into_owned()];
-            paths.extend(
-                beside
-                    .iter()
-                    .map(|b| root.join(b).to_string_lossy().into_owned()),
-            );
-            steps.push((
-                name,
-                Box::new(move || {
-                    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-                    corpus::corpus(&paths, false)
-                }),
-            ));
-        }
+            ]
+            .iter()
+            .map(|b| root.join(b).to_string_lossy().into_owned()),
+        );
+        steps.push((
+            "corpora",
+            Box::new(move || {
+                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                corpus::corpus(&paths, false)
+            }),
+        ));
     }
     let mut mock_docs = vec![root.join("spec/openapi.yaml")];
     mock_docs.extend(

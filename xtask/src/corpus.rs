@@ -436,26 +436,51 @@ fn doc_tests(work: &Path, rows: &mut [Row]) -> Result<(), String> {
             }
         }
     }
-    for i in chosen {
-        let package = crate_name(Path::new(&rows[i].document));
-        eprintln!("doc tests of {package} ...");
-        let phase = Instant::now();
-        let out = Command::new("cargo")
-            .args(["test", "--quiet", "--doc", "--package", &package])
-            .current_dir(work)
-            .env("CARGO_TARGET_DIR", target_dir())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        eprintln!("  ({:.1} s)", phase.elapsed().as_secs_f64());
-        if out.status.success() {
-            rows[i].result = "ok, doc tests pass".into();
-        } else {
-            fs::write(work.join(format!("{package}.doctest.log")), &out.stderr)
-                .map_err(|e| e.to_string())?;
-            rows[i].result = format!("FAILED: doc tests (target/corpus/{package}.doctest.log)");
+    let packages: Vec<String> = chosen
+        .iter()
+        .map(|&i| crate_name(Path::new(&rows[i].document)))
+        .collect();
+    eprintln!("doc tests of {} ...", packages.join(", "));
+    let phase = Instant::now();
+    // One run for all, so that cargo builds the crates side by side; only
+    // when it fails, one run each, to tell which.
+    let together = doc_test(work, &packages)?;
+    eprintln!("  ({:.1} s)", phase.elapsed().as_secs_f64());
+    for (i, package) in chosen.into_iter().zip(&packages) {
+        let failure = match &together {
+            Ok(()) => None,
+            Err(_) => doc_test(work, std::slice::from_ref(package))?.err(),
+        };
+        match failure {
+            None => rows[i].result = "ok, doc tests pass".into(),
+            Some(stderr) => {
+                fs::write(work.join(format!("{package}.doctest.log")), stderr)
+                    .map_err(|e| e.to_string())?;
+                rows[i].result = format!("FAILED: doc tests (target/corpus/{package}.doctest.log)");
+            }
         }
     }
     Ok(())
+}
+
+/// `cargo test --doc` of `packages` in the corpus workspace: its stderr
+/// when it fails.
+fn doc_test(work: &Path, packages: &[String]) -> Result<Result<(), Vec<u8>>, String> {
+    let mut command = Command::new("cargo");
+    command.args(["test", "--quiet", "--doc"]);
+    for package in packages {
+        command.args(["--package", package]);
+    }
+    let out = command
+        .current_dir(work)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    Ok(if out.status.success() {
+        Ok(())
+    } else {
+        Err(out.stderr)
+    })
 }
 
 /// Where the corpus crates are built: the workspace's own target directory,
