@@ -54,10 +54,17 @@ pub fn file_name(source: &str) -> &str {
 /// (`apigen_runtime::...`) and so cannot compile in a copy of it.
 const EXAMPLES: &str = "//! # Using it";
 
-/// A runtime source as the generated module carries it: the crate root's
-/// docs without their examples (from [`EXAMPLES`] to the end of the docs),
-/// every other file as it is.
+/// The declaration of a runtime file's unit tests, which live in a file of
+/// their own that a copy does not carry.
+const TESTS: &str = "\n#[cfg(test)]\nmod tests;\n";
+
+/// A runtime source as the generated module carries it: without the
+/// declaration of its unit tests ([`TESTS`]), and the crate root's docs
+/// without their examples (from [`EXAMPLES`] to the end of the docs).
 pub fn text(source: &str, text: &'static str) -> std::borrow::Cow<'static, str> {
+    if let Some(code) = text.strip_suffix(TESTS) {
+        return code.into();
+    }
     if source != "lib.rs" {
         return text.into();
     }
@@ -93,7 +100,11 @@ mod tests {
         assert!(!copied.contains("apigen_runtime::"), "{copied}");
         assert!(!copied.contains("```"), "{copied}");
         assert!(copied.contains("#![warn(missing_docs)]"), "the code stays");
-        assert_eq!(super::text("record.rs", SOURCES[13].1), SOURCES[13].1);
+        assert_eq!(super::text("style.rs", SOURCES[16].1), SOURCES[16].1);
+        // A file's unit tests stay with the runtime crate.
+        let record = super::text("record.rs", SOURCES[13].1);
+        assert!(SOURCES[13].1.ends_with(super::TESTS));
+        assert!(!record.contains("mod tests") && record.ends_with("}\n"));
         // No other file's docs name the crate: a copy could not compile them.
         for (name, source) in SOURCES {
             let copied = super::text(name, source);
@@ -181,9 +192,12 @@ mod tests {
     #[test]
     fn every_runtime_source_is_vendored() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../apigen-runtime/src");
+        // Directories hold files' unit tests, which a copy does not carry.
         let mut on_disk: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         on_disk.sort();
         let mut vendored: Vec<String> = SOURCES.iter().map(|(n, _)| n.to_string()).collect();
