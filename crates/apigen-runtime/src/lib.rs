@@ -180,6 +180,10 @@ mod context;
 mod glue;
 #[cfg(feature = "mock")]
 pub mod mock;
+#[cfg(feature = "mock")]
+mod mock_schema;
+#[cfg(feature = "mock")]
+mod mock_values;
 #[cfg(feature = "server")]
 mod params;
 #[cfg(feature = "server")]

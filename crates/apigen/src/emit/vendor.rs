@@ -21,6 +21,8 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "form.rs",
     "glue.rs",
     "mock.rs",
+    "mock_schema.rs",
+    "mock_values.rs",
     "operation.rs",
     "paging.rs",
     "params.rs",
@@ -100,10 +102,14 @@ mod tests {
         assert!(!copied.contains("apigen_runtime::"), "{copied}");
         assert!(!copied.contains("```"), "{copied}");
         assert!(copied.contains("#![warn(missing_docs)]"), "the code stays");
-        assert_eq!(super::text("style.rs", SOURCES[16].1), SOURCES[16].1);
+        let source = |name: &str| SOURCES.iter().find(|(n, _)| *n == name).unwrap().1;
+        assert_eq!(
+            super::text("style.rs", source("style.rs")),
+            source("style.rs")
+        );
         // A file's unit tests stay with the runtime crate.
-        let record = super::text("record.rs", SOURCES[13].1);
-        assert!(SOURCES[13].1.ends_with(super::TESTS));
+        let record = super::text("record.rs", source("record.rs"));
+        assert!(source("record.rs").ends_with(super::TESTS));
         assert!(!record.contains("mod tests") && record.ends_with("}\n"));
         // No other file's docs name the crate: a copy could not compile them.
         for (name, source) in SOURCES {
