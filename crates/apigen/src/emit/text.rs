@@ -582,9 +582,43 @@ pub(crate) fn doc_line(line: &str, indent: &str) -> String {
     doc_text(&[Some(line.to_string())], indent)
 }
 
+/// A template's text (a file beside the emitter that uses it, read with
+/// `include_str!`) with each `${key}` replaced by its value, in one pass:
+/// code of a fixed shape reads as the code it writes, indentation and all.
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let extra: usize = values.iter().map(|(_, v)| v.len()).sum();
+    let mut out = String::with_capacity(template.len() + extra);
+    let mut rest = template;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find('}').expect("a template's `${` closes");
+        let key = &after[..end];
+        let value = values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .unwrap_or_else(|| panic!("the template's `${{{key}}}` has no value"));
+        out.push_str(value.1);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_is_filled_in_one_pass() {
+        let filled = fill(
+            "impl ${trait} for ${name} {}\n${name}",
+            &[("name", "Pet"), ("trait", "Marker")],
+        );
+        assert_eq!(filled, "impl Marker for Pet {}\nPet");
+        // A value is never read as a template itself.
+        assert_eq!(fill("${a}", &[("a", "${b}")]), "${b}");
+    }
     use quote::quote;
 
     /// Every token, spacing aside.

@@ -1,0 +1,145 @@
+//! `models.rs`: one Rust type per named schema, with doc comments from the
+//! spec, serde impls through the runtime's record and enum readers, and a
+//! `Validate` impl where a request can carry the type and the schema bounds
+//! something ([`Api::checked`]).
+
+mod enums;
+mod record;
+mod structs;
+mod unions;
+
+use super::doc_comments::doc_paragraphs;
+use super::gates::Gates;
+use super::text::{self, compact, Expr, Pieces};
+use super::validation::check_expr;
+use super::{ident, rust_type};
+use crate::ir::{Api, Field, TypeDef, TypeKind};
+use enums::enumeration;
+use proc_macro2::TokenStream;
+use quote::quote;
+use structs::{structure, validate_impl};
+use unions::union;
+
+/// The module's doc comment.
+pub const DOC: &str = "Models: one type per schema of the spec.";
+
+/// What the module imports: the runtime, when a type has an impl calling
+/// it (every struct, enum and union, and a checked newtype) or an alias
+/// names a runtime type.
+pub fn imports(api: &Api) -> Vec<&'static str> {
+    let uses_runtime = api.types.values().any(|t| match &t.kind {
+        TypeKind::Alias(shape) => super::uses_runtime(shape),
+        TypeKind::Newtype { shape, .. } => {
+            api.checked.contains(&t.name) || super::uses_runtime(shape)
+        }
+        _ => true,
+    });
+    if uses_runtime {
+        vec!["use super::runtime;"]
+    } else {
+        Vec::new()
+    }
+}
+
+/// The items for some of the named types (the file is rendered in chunks),
+/// each under the `cfg` of the features that compile it in. Structs and
+/// enums, whose items have a fixed shape, are written as text.
+pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
+    let mut pieces = Pieces::default();
+    for def in defs {
+        let own = gates.of_type(&def.name);
+        let serde = gates.serde_lines(&def.name, own.as_ref().map(compact).as_deref());
+        let cfg = Gates::attr(own);
+        match &def.kind {
+            TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &mut pieces),
+            TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &serde)),
+            TypeKind::Union(u) => {
+                pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg, &serde));
+            }
+            TypeKind::Alias(shape) => {
+                let ty = compact(&rust_type(shape, &quote!()));
+                let name = ident(&def.name).to_string();
+                pieces.text(&(type_docs_text(def, &cfg) + &text::type_alias(&name, &ty)));
+            }
+            TypeKind::Newtype { shape, boxed } => {
+                pieces.text(&newtype(api, def, shape, *boxed, &cfg));
+            }
+        }
+    }
+    pieces.finish()
+}
+
+/// A type's doc paragraphs: its description, and whether it is deprecated.
+fn type_paragraphs(def: &TypeDef) -> [Option<String>; 2] {
+    let deprecated = def.deprecated.then(|| "**Deprecated.**".to_string());
+    [def.doc.clone(), deprecated]
+}
+
+/// A type's doc comment and `cfg` attribute.
+fn type_docs(def: &TypeDef, cfg: &TokenStream) -> TokenStream {
+    let docs = doc_paragraphs(&type_paragraphs(def));
+    quote!(#docs #cfg)
+}
+
+/// A type's doc comment and `cfg` attribute, as text.
+fn type_docs_text(def: &TypeDef, cfg: &TokenStream) -> String {
+    text::doc_text(&type_paragraphs(def), "") + &text::cfg_line(cfg)
+}
+
+/// A struct wrapping a shape that leads back to itself.
+fn newtype(
+    api: &Api,
+    def: &TypeDef,
+    shape: &crate::ir::Shape,
+    boxed: bool,
+    cfg: &TokenStream,
+) -> String {
+    let ty = compact(&rust_type(shape, &quote!()));
+    let ty = if boxed { format!("Box<{ty}>") } else { ty };
+    let mut out = format!(
+        "{}#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]\n\
+         #[serde(transparent)]\npub struct {}(pub {ty});\n",
+        type_docs_text(def, cfg),
+        ident(&def.name)
+    );
+    let check =
+        check_expr("&self.0", shape, api).map(|c| Expr::Stmt(String::new(), Box::new(c), "?;"));
+    if let Some(validate) = validate_impl(api, def, cfg, check.into_iter().collect()) {
+        out.push('\n');
+        out.push_str(&validate);
+    }
+    out
+}
+
+fn field_type(f: &Field) -> TokenStream {
+    let ty = rust_type(&f.shape, &quote!());
+    let ty = if f.boxed { quote!(Box<#ty>) } else { ty };
+    if three_state(f) {
+        quote!(runtime::Nullable<#ty>)
+    } else if is_optional(f) {
+        quote!(Option<#ty>)
+    } else {
+        ty
+    }
+}
+
+/// A field is an `Option` when it may be absent or null, and when it is
+/// read-only or write-only (clients never send the one, servers never send
+/// the other back, whatever `required` says; a required write-only field
+/// is checked present in requests).
+fn is_optional(f: &Field) -> bool {
+    !f.required || f.shape.nullable || f.read_only || f.write_only
+}
+
+/// A field that may be absent and may be `null`, and where the two mean
+/// different things (PATCH-style bodies): `runtime::Nullable`, not `Option`.
+fn three_state(f: &Field) -> bool {
+    !f.required && f.shape.nullable && !f.read_only && !f.write_only && !f.flatten
+}
+
+fn to_snake(name: &str) -> String {
+    crate::names::sanitize(name, crate::names::Case::Snake)
+}
+
+#[cfg(test)]
+mod tests;
