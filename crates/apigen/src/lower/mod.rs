@@ -10,6 +10,7 @@
 //!   recursive fields, headers every response shares, the shared error
 //!   type); each takes values and returns values.
 
+mod analyses;
 mod lifecycle;
 mod operations;
 mod paging;
