@@ -11,6 +11,7 @@
 //!   type); each takes values and returns values.
 
 mod analyses;
+mod kinds;
 mod lifecycle;
 mod operations;
 mod paging;
