@@ -8,104 +8,86 @@ use crate::ir::{Api, ParamLocation, SchemeKind, SecurityRequirement};
 pub const DOC: &str = "What the spec says about each operation, as data.";
 
 /// The module's items, as text.
-pub fn items(api: &Api) -> String {
-    let lit = |s: &str| Expr::Text(text::string_literal(s));
-    let opt = |v: &Option<String>| match v {
+/// A string literal.
+fn lit(s: &str) -> Expr {
+    Expr::Text(text::string_literal(s))
+}
+
+/// `Some("...")` or `None`.
+fn opt(v: &Option<String>) -> Expr {
+    match v {
         Some(s) => Expr::text(format!("Some({})", text::string_literal(s))),
         None => Expr::text("None"),
-    };
-    let array = |items: Vec<Expr>| Expr::Call {
+    }
+}
+
+/// A slice literal, `&[...]`.
+fn array(items: Vec<Expr>) -> Expr {
+    Expr::Call {
         callee: "&".into(),
         delims: ("[", "]"),
         args: items,
         after: "",
-    };
-    let requirements = |security: &[SecurityRequirement]| {
-        array(
-            security
-                .iter()
-                .map(|requirement| {
-                    let schemes = requirement
-                        .iter()
-                        .map(|(scheme, scopes)| {
-                            let scopes: Vec<Expr> = scopes.iter().map(|s| lit(s)).collect();
-                            Expr::Call {
-                                callee: String::new(),
-                                delims: ("(", ")"),
-                                args: vec![lit(scheme), array(scopes)],
-                                after: "",
-                            }
-                        })
-                        .collect();
-                    Expr::Struct {
-                        path: "runtime::SecurityRequirement".into(),
-                        fields: vec![("schemes".into(), array(schemes))],
-                    }
-                })
-                .collect(),
-        )
-    };
-    let mut out = String::new();
-    let mut item = |doc: &str, before: String, value: Expr| {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&text::doc_line(doc, ""));
-        value.write(&mut out, 0, &before, ";");
-    };
-    if !api.webhooks.is_empty() {
-        let entries = api
-            .webhooks
+    }
+}
+
+/// Security requirements as `runtime::SecurityRequirement`s.
+fn requirements(security: &[SecurityRequirement]) -> Expr {
+    array(
+        security
             .iter()
-            .map(|w| {
-                let payload = match w.payload.as_ref().map(|p| &p.ty) {
-                    Some(crate::ir::Ty::Named(model)) => {
-                        Expr::text(format!("Some({})", text::string_literal(model)))
-                    }
-                    _ => Expr::text("None"),
-                };
+            .map(|requirement| {
+                let schemes = requirement
+                    .iter()
+                    .map(|(scheme, scopes)| {
+                        let scopes: Vec<Expr> = scopes.iter().map(|s| lit(s)).collect();
+                        Expr::Call {
+                            callee: String::new(),
+                            delims: ("(", ")"),
+                            args: vec![lit(scheme), array(scopes)],
+                            after: "",
+                        }
+                    })
+                    .collect();
                 Expr::Struct {
-                    path: "runtime::Webhook".into(),
-                    fields: vec![
-                        ("name".into(), lit(&w.name)),
-                        ("method".into(), lit(&w.method)),
-                        ("id".into(), lit(&w.id)),
-                        ("summary".into(), opt(&w.summary)),
-                        ("deprecated".into(), Expr::text(w.deprecated.to_string())),
-                        ("payload".into(), payload),
-                    ],
+                    path: "runtime::SecurityRequirement".into(),
+                    fields: vec![("schemes".into(), array(schemes))],
                 }
             })
-            .collect();
-        item(
-            "The webhooks the API sends to its subscribers (OpenAPI 3.1\n\
-             `webhooks`): no route serves them; each payload is a model.",
-            "pub const WEBHOOKS: &[runtime::Webhook] = ".into(),
-            array(entries),
-        );
-    }
-    item(
-        "The spec's `info.title`.",
-        "pub const TITLE: &str = ".into(),
-        lit(&api.title),
-    );
-    item(
-        "The spec's `info.version`.",
-        "pub const VERSION: &str = ".into(),
-        lit(&api.version),
-    );
-    item(
-        "The path of the spec's first server URL: the operations' paths are\n\
-         relative to it.",
-        "pub const BASE_PATH: &str = ".into(),
-        lit(&api.base_path),
-    );
-    item(
-        "Response headers that every response of every operation declares. They\n\
-         are not fields of the response enums: middleware sets them.",
-        "pub const COMMON_RESPONSE_HEADERS: &[&str] = ".into(),
-        array(api.common_headers.iter().map(|h| lit(&h.wire)).collect()),
-    );
+            .collect(),
+    )
+}
+
+/// `WEBHOOKS`' value: each webhook as a `runtime::Webhook`.
+fn webhooks(api: &Api) -> Expr {
+    let entries = api
+        .webhooks
+        .iter()
+        .map(|w| {
+            let payload = match w.payload.as_ref().map(|p| &p.ty) {
+                Some(crate::ir::Ty::Named(model)) => {
+                    Expr::text(format!("Some({})", text::string_literal(model)))
+                }
+                _ => Expr::text("None"),
+            };
+            Expr::Struct {
+                path: "runtime::Webhook".into(),
+                fields: vec![
+                    ("name".into(), lit(&w.name)),
+                    ("method".into(), lit(&w.method)),
+                    ("id".into(), lit(&w.id)),
+                    ("summary".into(), opt(&w.summary)),
+                    ("deprecated".into(), Expr::text(w.deprecated.to_string())),
+                    ("payload".into(), payload),
+                ],
+            }
+        })
+        .collect();
+    array(entries)
+}
+
+/// `SECURITY_SCHEMES`' value.
+fn schemes(api: &Api) -> Expr {
     let schemes = api
         .security_schemes
         .iter()
@@ -142,17 +124,11 @@ pub fn items(api: &Api) -> String {
             }
         })
         .collect();
-    item(
-        "The spec's security schemes (`components.securitySchemes`).",
-        "pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = ".into(),
-        array(schemes),
-    );
-    item(
-        "The document's own `security`: what requests that no operation\n\
-         serves (an unknown path, say) are held to.",
-        "pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = ".into(),
-        requirements(&api.default_security),
-    );
+    array(schemes)
+}
+
+/// `OPERATIONS`' value: an array (not a slice) of every operation.
+fn operations(api: &Api) -> Expr {
     let entries = api
         .operations
         .iter()
@@ -179,6 +155,59 @@ pub fn items(api: &Api) -> String {
     if let Expr::Call { callee, .. } = &mut operations {
         callee.clear();
     }
+    operations
+}
+
+pub fn items(api: &Api) -> String {
+    let mut out = String::new();
+    let mut item = |doc: &str, before: String, value: Expr| {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&text::doc_line(doc, ""));
+        value.write(&mut out, 0, &before, ";");
+    };
+    if !api.webhooks.is_empty() {
+        item(
+            "The webhooks the API sends to its subscribers (OpenAPI 3.1\n\
+             `webhooks`): no route serves them; each payload is a model.",
+            "pub const WEBHOOKS: &[runtime::Webhook] = ".into(),
+            webhooks(api),
+        );
+    }
+    item(
+        "The spec's `info.title`.",
+        "pub const TITLE: &str = ".into(),
+        lit(&api.title),
+    );
+    item(
+        "The spec's `info.version`.",
+        "pub const VERSION: &str = ".into(),
+        lit(&api.version),
+    );
+    item(
+        "The path of the spec's first server URL: the operations' paths are\n\
+         relative to it.",
+        "pub const BASE_PATH: &str = ".into(),
+        lit(&api.base_path),
+    );
+    item(
+        "Response headers that every response of every operation declares. They\n\
+         are not fields of the response enums: middleware sets them.",
+        "pub const COMMON_RESPONSE_HEADERS: &[&str] = ".into(),
+        array(api.common_headers.iter().map(|h| lit(&h.wire)).collect()),
+    );
+    item(
+        "The spec's security schemes (`components.securitySchemes`).",
+        "pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = ".into(),
+        schemes(api),
+    );
+    item(
+        "The document's own `security`: what requests that no operation\n\
+         serves (an unknown path, say) are held to.",
+        "pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = ".into(),
+        requirements(&api.default_security),
+    );
     item(
         "Every operation, in the order of the spec. The constants below point\n\
          into it, so an operation has one address.",
@@ -186,7 +215,7 @@ pub fn items(api: &Api) -> String {
             "pub static OPERATIONS: [runtime::Operation; {}] = ",
             api.operations.len()
         ),
-        operations,
+        operations(api),
     );
     for (i, op) in api.operations.iter().enumerate() {
         out.push('\n');
