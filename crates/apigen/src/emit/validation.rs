@@ -10,87 +10,13 @@ use proc_macro2::TokenStream;
 /// when there is nothing to check.
 pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> {
     let c = &shape.checks;
-    let call = |callee: &str, args: Vec<String>| {
-        Expr::call(callee, args.into_iter().map(Expr::Text).collect(), "")
-    };
     let mut checks: Vec<Expr> = Vec::new();
     match &shape.ty {
         Ty::String => {
-            if c.min_length.is_some() || c.max_length.is_some() {
-                let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
-                checks.push(call("runtime::check_length", vec![value.into(), min, max]));
-            }
-            if let Some(pattern) = &c.pattern {
-                let regex = format!(
-                    "|| regex::Regex::new({}).expect(\"the generator checked the pattern\")",
-                    text::string_literal(pattern)
-                );
-                let lazy = Expr::Stmt(
-                    "static PATTERN: std::sync::LazyLock<regex::Regex> = ".into(),
-                    Box::new(call("std::sync::LazyLock::new", vec![regex])),
-                    ";",
-                );
-                checks.push(Expr::Block(
-                    vec![lazy],
-                    Box::new(call(
-                        "runtime::check_pattern",
-                        vec![value.into(), "&PATTERN".into()],
-                    )),
-                ));
-            }
-            if let Some(excluded) = excluded(&c.not_in, |v| v.as_str().map(text::string_literal)) {
-                checks.push(call(
-                    "runtime::check_not_one_of::<str>",
-                    vec![value.into(), format!("&[{}]", excluded.join(", "))],
-                ));
-            }
-            match c.format {
-                Some(crate::ir::TextFormat::Email) => {
-                    checks.push(call("runtime::check_email", vec![value.into()]));
-                }
-                Some(crate::ir::TextFormat::Uri) => {
-                    checks.push(call("runtime::check_uri", vec![value.into()]));
-                }
-                Some(crate::ir::TextFormat::Duration) => {
-                    checks.push(call("runtime::check_duration", vec![value.into()]));
-                }
-                None => {}
-            }
+            string_checks(value, c, &mut checks);
         }
         Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
-            let min = bound(c.minimum, c.exclusive_minimum, &shape.ty, Side::Min);
-            let max = bound(c.maximum, c.exclusive_maximum, &shape.ty, Side::Max);
-            if min.is_some() || max.is_some() {
-                let unbounded = || "runtime::Bound::Unbounded".to_string();
-                let (min, max) = (min.unwrap_or_else(unbounded), max.unwrap_or_else(unbounded));
-                checks.push(call("runtime::check_range", vec![value.into(), min, max]));
-            }
-            let integer = matches!(shape.ty, Ty::I32 | Ty::I64);
-            let number = |v: &serde_json::Value| {
-                let n = v.as_i64().filter(|_| integer)?;
-                let n = match shape.ty {
-                    Ty::I32 => i32::try_from(n).ok()?.to_string(),
-                    _ => n.to_string(),
-                };
-                Some(format!("&{n}"))
-            };
-            if let Some(excluded) = excluded(&c.not_in, number) {
-                checks.push(call(
-                    "runtime::check_not_one_of",
-                    vec![value.into(), format!("&[{}]", excluded.join(", "))],
-                ));
-            }
-            let allowed: Vec<String> = c
-                .one_of
-                .iter()
-                .filter_map(|n| number(&serde_json::Value::from(*n)))
-                .collect();
-            if !allowed.is_empty() {
-                checks.push(call(
-                    "runtime::check_one_of",
-                    vec![value.into(), format!("&[{}]", allowed.join(", "))],
-                ));
-            }
+            number_checks(value, shape, &mut checks);
         }
         Ty::Array(items) => {
             if c.min_items.is_some() || c.max_items.is_some() {
@@ -139,6 +65,95 @@ pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> 
             "",
         ))
     }))
+}
+
+/// A call of `callee` with `args` written as they are.
+fn call(callee: &str, args: Vec<String>) -> Expr {
+    Expr::call(callee, args.into_iter().map(Expr::Text).collect(), "")
+}
+
+/// The checks of a string: its length, pattern, excluded values and
+/// format.
+fn string_checks(value: &str, c: &crate::ir::Checks, checks: &mut Vec<Expr>) {
+    if c.min_length.is_some() || c.max_length.is_some() {
+        let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
+        checks.push(call("runtime::check_length", vec![value.into(), min, max]));
+    }
+    if let Some(pattern) = &c.pattern {
+        let regex = format!(
+            "|| regex::Regex::new({}).expect(\"the generator checked the pattern\")",
+            text::string_literal(pattern)
+        );
+        let lazy = Expr::Stmt(
+            "static PATTERN: std::sync::LazyLock<regex::Regex> = ".into(),
+            Box::new(call("std::sync::LazyLock::new", vec![regex])),
+            ";",
+        );
+        checks.push(Expr::Block(
+            vec![lazy],
+            Box::new(call(
+                "runtime::check_pattern",
+                vec![value.into(), "&PATTERN".into()],
+            )),
+        ));
+    }
+    if let Some(excluded) = excluded(&c.not_in, |v| v.as_str().map(text::string_literal)) {
+        checks.push(call(
+            "runtime::check_not_one_of::<str>",
+            vec![value.into(), format!("&[{}]", excluded.join(", "))],
+        ));
+    }
+    match c.format {
+        Some(crate::ir::TextFormat::Email) => {
+            checks.push(call("runtime::check_email", vec![value.into()]));
+        }
+        Some(crate::ir::TextFormat::Uri) => {
+            checks.push(call("runtime::check_uri", vec![value.into()]));
+        }
+        Some(crate::ir::TextFormat::Duration) => {
+            checks.push(call("runtime::check_duration", vec![value.into()]));
+        }
+        None => {}
+    }
+}
+
+/// The checks of a number: its range, excluded values and, for whole
+/// numbers, the values it may take.
+fn number_checks(value: &str, shape: &Shape, checks: &mut Vec<Expr>) {
+    let c = &shape.checks;
+    let min = bound(c.minimum, c.exclusive_minimum, &shape.ty, Side::Min);
+    let max = bound(c.maximum, c.exclusive_maximum, &shape.ty, Side::Max);
+    if min.is_some() || max.is_some() {
+        let unbounded = || "runtime::Bound::Unbounded".to_string();
+        let (min, max) = (min.unwrap_or_else(unbounded), max.unwrap_or_else(unbounded));
+        checks.push(call("runtime::check_range", vec![value.into(), min, max]));
+    }
+    let integer = matches!(shape.ty, Ty::I32 | Ty::I64);
+    let number = |v: &serde_json::Value| {
+        let n = v.as_i64().filter(|_| integer)?;
+        let n = match shape.ty {
+            Ty::I32 => i32::try_from(n).ok()?.to_string(),
+            _ => n.to_string(),
+        };
+        Some(format!("&{n}"))
+    };
+    if let Some(excluded) = excluded(&c.not_in, number) {
+        checks.push(call(
+            "runtime::check_not_one_of",
+            vec![value.into(), format!("&[{}]", excluded.join(", "))],
+        ));
+    }
+    let allowed: Vec<String> = c
+        .one_of
+        .iter()
+        .filter_map(|n| number(&serde_json::Value::from(*n)))
+        .collect();
+    if !allowed.is_empty() {
+        checks.push(call(
+            "runtime::check_one_of",
+            vec![value.into(), format!("&[{}]", allowed.join(", "))],
+        ));
+    }
 }
 
 /// A `Validate` impl for `name` under `cfg` running `checks` (statements
