@@ -75,62 +75,8 @@ pub fn head(api: &Api) -> TokenStream {
         .security_schemes
         .iter()
         .filter(|s| s.kind != crate::ir::SchemeKind::MutualTls)
-        .map(|scheme| {
-            let method =
-                ident(&names.unique(format!("with_{}", sanitize(&scheme.name, Case::Snake))));
-            let name = &scheme.name;
-            let (kind, params, credential) = match &scheme.kind {
-                crate::ir::SchemeKind::Http(s) if s == "basic" => (
-                    "HTTP basic authentication".to_string(),
-                    quote!(user: impl Into<String>, password: impl Into<String>),
-                    quote!(runtime::Credential::Basic {
-                        user: user.into(),
-                        password: password.into()
-                    }),
-                ),
-                crate::ir::SchemeKind::Http(s) => (
-                    format!("HTTP `{s}` authentication"),
-                    quote!(token: impl Into<String>),
-                    quote!(runtime::Credential::Token(token.into())),
-                ),
-                crate::ir::SchemeKind::ApiKey { location, name } => {
-                    let location = match location {
-                        ParamLocation::Header => "header",
-                        ParamLocation::Query => "query parameter",
-                        _ => "cookie",
-                    };
-                    (
-                        format!("an API key in the {location} `{name}`"),
-                        quote!(key: impl Into<String>),
-                        quote!(runtime::Credential::Key(key.into())),
-                    )
-                }
-                crate::ir::SchemeKind::OAuth2 => (
-                    "an OAuth 2 access token".to_string(),
-                    quote!(token: impl Into<String>),
-                    quote!(runtime::Credential::Token(token.into())),
-                ),
-                crate::ir::SchemeKind::OpenIdConnect => (
-                    "an OpenID Connect token".to_string(),
-                    quote!(token: impl Into<String>),
-                    quote!(runtime::Credential::Token(token.into())),
-                ),
-                crate::ir::SchemeKind::MutualTls => unreachable!("filtered out above"),
-            };
-            let doc = super::doc_comments::doc_paragraphs(&[
-                Some(format!(
-                    "Credentials for the security scheme `{name}`: {kind}."
-                )),
-                scheme.doc.clone(),
-            ]);
-            quote! {
-                #doc
-                pub fn #method(mut self, #params) -> Self {
-                    self.core.set_credential(#name, #credential);
-                    self
-                }
-            }
-        });
+        .map(|scheme| credential_setter(&mut names, scheme))
+        .collect::<Vec<_>>();
     let title = format!(" A client of {}.", api.title);
     quote! {
         #[doc = #title]
@@ -189,6 +135,64 @@ pub fn head(api: &Api) -> TokenStream {
             }
 
             #(#setters)*
+        }
+    }
+}
+
+/// The builder method that sets a credential of `scheme`, named
+/// `with_<scheme>` among `names`.
+fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> TokenStream {
+    let method = ident(&names.unique(format!("with_{}", sanitize(&scheme.name, Case::Snake))));
+    let name = &scheme.name;
+    let (kind, params, credential) = match &scheme.kind {
+        crate::ir::SchemeKind::Http(s) if s == "basic" => (
+            "HTTP basic authentication".to_string(),
+            quote!(user: impl Into<String>, password: impl Into<String>),
+            quote!(runtime::Credential::Basic {
+                user: user.into(),
+                password: password.into()
+            }),
+        ),
+        crate::ir::SchemeKind::Http(s) => (
+            format!("HTTP `{s}` authentication"),
+            quote!(token: impl Into<String>),
+            quote!(runtime::Credential::Token(token.into())),
+        ),
+        crate::ir::SchemeKind::ApiKey { location, name } => {
+            let location = match location {
+                ParamLocation::Header => "header",
+                ParamLocation::Query => "query parameter",
+                _ => "cookie",
+            };
+            (
+                format!("an API key in the {location} `{name}`"),
+                quote!(key: impl Into<String>),
+                quote!(runtime::Credential::Key(key.into())),
+            )
+        }
+        crate::ir::SchemeKind::OAuth2 => (
+            "an OAuth 2 access token".to_string(),
+            quote!(token: impl Into<String>),
+            quote!(runtime::Credential::Token(token.into())),
+        ),
+        crate::ir::SchemeKind::OpenIdConnect => (
+            "an OpenID Connect token".to_string(),
+            quote!(token: impl Into<String>),
+            quote!(runtime::Credential::Token(token.into())),
+        ),
+        crate::ir::SchemeKind::MutualTls => unreachable!("filtered out above"),
+    };
+    let doc = super::doc_comments::doc_paragraphs(&[
+        Some(format!(
+            "Credentials for the security scheme `{name}`: {kind}."
+        )),
+        scheme.doc.clone(),
+    ]);
+    quote! {
+        #doc
+        pub fn #method(mut self, #params) -> Self {
+            self.core.set_credential(#name, #credential);
+            self
         }
     }
 }

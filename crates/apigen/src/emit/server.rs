@@ -62,44 +62,14 @@ pub fn handlers(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
     out
 }
 
+/// The module's fixed items: `Rejections`, `configure` and
+/// `configure_with` (bounded by the route traits this build serves, with
+/// the resources), and `not_found`.
+const HEAD: &str = include_str!("templates/server_head.rs.in");
+
 /// Everything but the handlers: the `Rejections` trait, the routing
 /// (`configure`) and the answer for unknown paths, as text.
 pub fn head(api: &Api, gates: &Gates) -> String {
-    // Resources: one per path shape (templates that differ only in their
-    // parameters' names are one route to the router), static paths before
-    // templated ones so that a literal segment wins over a parameter.
-    let mut shapes: Vec<(String, Vec<&Operation>)> = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for op in &api.operations {
-        let shape = crate::ir::path_shape(&op.path);
-        match seen.get(&shape) {
-            Some(&i) => shapes[i].1.push(op),
-            None => {
-                seen.insert(shape.clone(), shapes.len());
-                shapes.push((shape, vec![op]));
-            }
-        }
-    }
-    shapes.sort_by_key(|(shape, _)| shape.matches('{').count());
-    let mut resources = String::new();
-    for (_, ops) in &shapes {
-        let path = text::string_literal(&ops[0].path);
-        let ops = dispatch_order(ops);
-        if gates.on() {
-            gated_resource(gates, &path, &ops, &mut resources);
-            continue;
-        }
-        resources.push_str(&format!(
-            "    cfg.service(\n        web::resource({path})\n"
-        ));
-        for o in &ops {
-            route(o, &ops).write(&mut resources, 12, ".route(", ")");
-        }
-        let allow = text::string_literal(&methods(&ops).join(", "));
-        resources.push_str("            .default_service(\n");
-        method_not_allowed(&allow, 16, &mut resources);
-        resources.push_str("            ),\n    );\n");
-    }
     // With group features, a route trait whose feature is off stands for
     // `runtime::FeatureOff`, which every type has: `configure` asks for the
     // traits this build serves, named through a module of their own so
@@ -141,55 +111,51 @@ pub fn head(api: &Api, gates: &Gates) -> String {
     } else {
         bounds.join("\n        + ")
     };
-    out.push_str(&format!(
-        r#"/// How a request refused before it reaches a handler (a malformed
-/// parameter, invalid JSON, an unknown route), or an answer the glue
-/// cannot send as it is, is answered.
-pub trait Rejections {{
-    /// The error to send for a rejection; its status should be the
-    /// rejection's. [`runtime::RejectionKind::Internal`] rejections
-    /// carry a message for logs, not for the client.
-    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse;
-}}
-
-/// Registers a route for every operation, with `service` serving them.
-/// Paths are relative to the spec's server URL: mount this inside a
-/// `web::scope` to serve under a base path.
-pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
-where
-    S: {bounds},
-{{
-    configure_with(cfg, service, actix_web::middleware::Identity::default);
-}}
-
-/// As [`configure`], with the middleware `layer()` makes around every
-/// route, and around the answers for unknown paths (404) and methods
-/// (405). The layer runs once the route is matched:
-/// `runtime::Operation::of(request)` gives the operation it serves
-/// (`None` for 404 and 405), so nothing has to match paths again.
-pub fn configure_with<S, L, B>(
-    cfg: &mut web::ServiceConfig,
-    service: web::Data<S>,
-    layer: impl Fn() -> L,
-) where
-    S: {bounds},
-    L: runtime::Layer<B>,
-    B: actix_web::body::MessageBody + 'static,
-{{
-    cfg.app_data(service);
-{resources}    cfg.default_service(web::to(not_found::<S>).wrap(layer()));
-}}
-
-/// The answer for a request that no route matches.
-pub async fn not_found<S: Rejections + 'static>(
-    service: web::Data<S>,
-    request: HttpRequest,
-) -> HttpResponse {{
-    runtime::not_found(&request, |rejection| service.reject(rejection))
-}}
-"#
+    out.push_str(&text::fill(
+        HEAD,
+        &[("bounds", &bounds), ("resources", &resources(api, gates))],
     ));
     out
+}
+
+/// `configure_with`'s resources: one per path shape (templates that differ
+/// only in their parameters' names are one route to the router), static
+/// paths before templated ones so that a literal segment wins over a
+/// parameter.
+fn resources(api: &Api, gates: &Gates) -> String {
+    let mut shapes: Vec<(String, Vec<&Operation>)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for op in &api.operations {
+        let shape = crate::ir::path_shape(&op.path);
+        match seen.get(&shape) {
+            Some(&i) => shapes[i].1.push(op),
+            None => {
+                seen.insert(shape.clone(), shapes.len());
+                shapes.push((shape, vec![op]));
+            }
+        }
+    }
+    shapes.sort_by_key(|(shape, _)| shape.matches('{').count());
+    let mut resources = String::new();
+    for (_, ops) in &shapes {
+        let path = text::string_literal(&ops[0].path);
+        let ops = dispatch_order(ops);
+        if gates.on() {
+            gated_resource(gates, &path, &ops, &mut resources);
+            continue;
+        }
+        resources.push_str(&format!(
+            "    cfg.service(\n        web::resource({path})\n"
+        ));
+        for o in &ops {
+            route(o, &ops).write(&mut resources, 12, ".route(", ")");
+        }
+        let allow = text::string_literal(&methods(&ops).join(", "));
+        resources.push_str("            .default_service(\n");
+        method_not_allowed(&allow, 16, &mut resources);
+        resources.push_str("            ),\n    );\n");
+    }
+    resources
 }
 
 /// An operation's route on its resource: its method (guarded, when it
