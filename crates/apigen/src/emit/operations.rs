@@ -369,6 +369,37 @@ fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> String {
 /// each under its attribute ([`Gates::response_attrs`]).
 fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStream; 3]) -> String {
     let name = format!("{}Response", op.type_name);
+    let mut out = response_enum(op, &name, cfg);
+    if let Some(read) = super::reading::read_impl(api, op, &name, client_cfg) {
+        out.push('\n');
+        out.push_str(&read);
+    }
+    let declared = declared(api, op);
+    out.push_str(&format!(
+        "\n{}impl runtime::Response for {name} {{\n    type Error = ErrorResponse;\n\n    \
+         fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {{\n",
+        text::cfg_line(server_cfg)
+    ));
+    declared.write(&mut out, 8, "", "");
+    out.push_str(
+        "    }\n\n    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {\n",
+    );
+    let arms = into_http_arms(api, op);
+    if arms.is_empty() {
+        out.push_str("        match self {}\n");
+    } else {
+        Expr::Match {
+            scrutinee: "self".into(),
+            arms,
+        }
+        .write(&mut out, 8, "", "");
+    }
+    out.push_str("    }\n}\n");
+    out
+}
+
+/// The response enum of `op`, named `name`: a variant per declared status.
+fn response_enum(op: &Operation, name: &str, cfg: &TokenStream) -> String {
     // A stream of events is read once: neither cloned nor compared.
     let derives = if op.responses.iter().any(|r| r.media == Media::Events) {
         "#[derive(Debug)]"
@@ -414,10 +445,10 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
                 out.push_str(&text::doc_line(&doc, "        "));
                 out.push_str("        status: runtime::StatusCode,\n");
             }
-            out.push_str(&body_and_headers(r, &name, "", "        "));
+            out.push_str(&body_and_headers(r, name, "", "        "));
             out.push_str("    },\n");
         } else if let Some(b) = &r.body {
-            out.push_str(&format!("    {variant}({}),\n", body_type(r, b, &name)));
+            out.push_str(&format!("    {variant}({}),\n", body_type(r, b, name)));
         } else {
             out.push_str(&format!("    {variant},\n"));
         }
@@ -425,11 +456,12 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
     if !op.responses.is_empty() {
         out.push_str("}\n");
     }
-    if let Some(read) = super::reading::read_impl(api, op, &name, client_cfg) {
-        out.push('\n');
-        out.push_str(&read);
-    }
+    out
+}
 
+/// `declared`'s body: the crate's error as the response the operation
+/// declares for its status, where one takes it.
+fn declared(api: &Api, op: &Operation) -> Expr {
     let error_arms: Vec<(String, Expr)> = super::by_precedence(&op.responses)
         .into_iter()
         .filter(|r| takes_error(api, r))
@@ -446,7 +478,7 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
         .filter(|r| r.status == Status::Default && takes_error(api, r))
         .find_map(|r| construct_from_error(api, r))
         .unwrap_or_else(|| Expr::text("Err(error)"));
-    let declared = if error_arms.is_empty() {
+    if error_arms.is_empty() {
         otherwise
     } else {
         let mut arms = error_arms;
@@ -455,18 +487,12 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
             scrutinee: "error.status.as_u16()".into(),
             arms,
         }
-    };
-    out.push_str(&format!(
-        "\n{}impl runtime::Response for {name} {{\n    type Error = ErrorResponse;\n\n    \
-         fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {{\n",
-        text::cfg_line(server_cfg)
-    ));
-    declared.write(&mut out, 8, "", "");
-    out.push_str(
-        "    }\n\n    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {\n",
-    );
-    let arms: Vec<(String, Expr)> = op
-        .responses
+    }
+}
+
+/// `into_http`'s arms: each variant rendered with its status.
+fn into_http_arms(api: &Api, op: &Operation) -> Vec<(String, Expr)> {
+    op.responses
         .iter()
         .map(|r| {
             let variant = ident(&r.variant);
@@ -495,18 +521,7 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
             };
             (pattern, build)
         })
-        .collect();
-    if arms.is_empty() {
-        out.push_str("        match self {}\n");
-    } else {
-        Expr::Match {
-            scrutinee: "self".into(),
-            arms,
-        }
-        .write(&mut out, 8, "", "");
-    }
-    out.push_str("    }\n}\n");
-    out
+        .collect()
 }
 
 /// The type of a response's body: its shape's, or, for a stream of
