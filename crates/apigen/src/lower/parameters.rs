@@ -107,28 +107,7 @@ impl<'a> Lowerer<'a> {
         names: &mut Namer,
     ) -> Option<Param> {
         let data = param.parameter_data_ref();
-        use openapiv3::{PathStyle, QueryStyle};
-        let (location, style) = match param {
-            Parameter::Path { style, .. } => (
-                ParamLocation::Path,
-                match style {
-                    PathStyle::Simple => Style::Simple,
-                    PathStyle::Label => Style::Label,
-                    PathStyle::Matrix => Style::Matrix,
-                },
-            ),
-            Parameter::Query { style, .. } => (
-                ParamLocation::Query,
-                match style {
-                    QueryStyle::Form => Style::Form,
-                    QueryStyle::SpaceDelimited => Style::SpaceDelimited,
-                    QueryStyle::PipeDelimited => Style::PipeDelimited,
-                    QueryStyle::DeepObject => Style::DeepObject,
-                },
-            ),
-            Parameter::Header { .. } => (ParamLocation::Header, Style::Simple),
-            Parameter::Cookie { .. } => (ParamLocation::Cookie, Style::Form),
-        };
+        let (location, style) = location_and_style(param);
         // OpenAPI's default: `form` explodes, every other style does not.
         let explode = data.explode.unwrap_or(style == Style::Form);
         // A parameter described by `content` is its media type's text: JSON,
@@ -152,24 +131,6 @@ impl<'a> Lowerer<'a> {
             (_, Some(false)) => Shape::new(Ty::String),
             (Some(schema), _) => self.shape_of(schema, &schema_at, &hint)?,
             (None, _) => Shape::new(Ty::Json),
-        };
-        let scalar_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
-            Ty::Named(n) => matches!(resolve(types, n).map(|t| &t.kind), Some(TypeKind::Enum(_))),
-            Ty::Json | Ty::Bytes | Ty::Map(_) | Ty::Array(_) => false,
-            _ => true,
-        };
-        // An object a style can write: its properties scalars or arrays of
-        // them.
-        let object_ok = |s: &Shape, types: &BTreeMap<String, TypeDef>| match &s.ty {
-            Ty::Named(n) => match resolve(types, n).map(|t| &t.kind) {
-                Some(TypeKind::Struct(st)) => st.fields.iter().all(|f| match &f.shape.ty {
-                    Ty::Array(items) => scalar_ok(items, types),
-                    _ => scalar_ok(&f.shape, types),
-                }),
-                _ => false,
-            },
-            Ty::Map(values) => scalar_ok(values, types),
-            _ => false,
         };
         let union = matches!(&shape.ty, Ty::Named(n) if matches!(resolve(&self.types, n).map(|t| &t.kind), Some(TypeKind::Union(_))));
         // A deepObject parameter is read as a nested value: any type will do;
@@ -230,6 +191,57 @@ pub(super) fn path_template_names(path: &str) -> Vec<String> {
         .skip(1)
         .filter_map(|s| s.split_once('}').map(|(name, _)| name.to_string()))
         .collect()
+}
+
+/// Where a parameter goes and in which style, as the document says.
+fn location_and_style(param: &Parameter) -> (ParamLocation, Style) {
+    use openapiv3::{PathStyle, QueryStyle};
+    match param {
+        Parameter::Path { style, .. } => (
+            ParamLocation::Path,
+            match style {
+                PathStyle::Simple => Style::Simple,
+                PathStyle::Label => Style::Label,
+                PathStyle::Matrix => Style::Matrix,
+            },
+        ),
+        Parameter::Query { style, .. } => (
+            ParamLocation::Query,
+            match style {
+                QueryStyle::Form => Style::Form,
+                QueryStyle::SpaceDelimited => Style::SpaceDelimited,
+                QueryStyle::PipeDelimited => Style::PipeDelimited,
+                QueryStyle::DeepObject => Style::DeepObject,
+            },
+        ),
+        Parameter::Header { .. } => (ParamLocation::Header, Style::Simple),
+        Parameter::Cookie { .. } => (ParamLocation::Cookie, Style::Form),
+    }
+}
+
+/// Whether a style can write a value of `s` as one text: no object, list
+/// or JSON.
+fn scalar_ok(s: &Shape, types: &BTreeMap<String, TypeDef>) -> bool {
+    match &s.ty {
+        Ty::Named(n) => matches!(resolve(types, n).map(|t| &t.kind), Some(TypeKind::Enum(_))),
+        Ty::Json | Ty::Bytes | Ty::Map(_) | Ty::Array(_) => false,
+        _ => true,
+    }
+}
+
+/// An object a style can write: its properties scalars or arrays of them.
+fn object_ok(s: &Shape, types: &BTreeMap<String, TypeDef>) -> bool {
+    match &s.ty {
+        Ty::Named(n) => match resolve(types, n).map(|t| &t.kind) {
+            Some(TypeKind::Struct(st)) => st.fields.iter().all(|f| match &f.shape.ty {
+                Ty::Array(items) => scalar_ok(items, types),
+                _ => scalar_ok(&f.shape, types),
+            }),
+            _ => false,
+        },
+        Ty::Map(values) => scalar_ok(values, types),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
