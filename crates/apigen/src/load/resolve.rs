@@ -313,35 +313,7 @@ fn repair_at(doc: &mut Value, pointer: &Pointer, message: &str) -> Option<(Point
     let node = at_mut(doc, pointer)?;
     if let Some(field) = missing_field(message) {
         let map = node.as_mapping_mut()?;
-        let (value, said): (Value, &str) = match field {
-            "responses" => (
-                Value::Mapping(Mapping::new()),
-                "`responses` is missing: read as none declared",
-            ),
-            "description" => (
-                Value::String(String::new()),
-                "`description` is missing: read as empty",
-            ),
-            "paths" => (
-                Value::Mapping(Mapping::new()),
-                "`paths` is missing: read as none",
-            ),
-            "info" => {
-                let mut info = Mapping::new();
-                info.insert("title".into(), "API".into());
-                info.insert("version".into(), "0".into());
-                (
-                    Value::Mapping(info),
-                    "`info` is missing: the API is called `API`, version 0",
-                )
-            }
-            "title" => (
-                Value::String("API".into()),
-                "`title` is missing: read as `API`",
-            ),
-            "version" => (Value::String("0".into()), "`version` is missing: read as 0"),
-            _ => return None,
-        };
+        let (value, said) = missing_default(field)?;
         map.insert(field.into(), value);
         return Some((pointer.clone(), said.to_string()));
     }
@@ -432,6 +404,40 @@ fn repair_at(doc: &mut Value, pointer: &Pointer, message: &str) -> Option<(Point
         ));
     }
     None
+}
+
+/// What a missing required field is read as, and the note that says so.
+fn missing_default(field: &str) -> Option<(Value, &'static str)> {
+    let default = match field {
+        "responses" => (
+            Value::Mapping(Mapping::new()),
+            "`responses` is missing: read as none declared",
+        ),
+        "description" => (
+            Value::String(String::new()),
+            "`description` is missing: read as empty",
+        ),
+        "paths" => (
+            Value::Mapping(Mapping::new()),
+            "`paths` is missing: read as none",
+        ),
+        "info" => {
+            let mut info = Mapping::new();
+            info.insert("title".into(), "API".into());
+            info.insert("version".into(), "0".into());
+            (
+                Value::Mapping(info),
+                "`info` is missing: the API is called `API`, version 0",
+            )
+        }
+        "title" => (
+            Value::String("API".into()),
+            "`title` is missing: read as `API`",
+        ),
+        "version" => (Value::String("0".into()), "`version` is missing: read as 0"),
+        _ => return None,
+    };
+    Some(default)
 }
 
 /// The field a serde "missing field `x`" message names.
