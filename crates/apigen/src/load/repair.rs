@@ -180,8 +180,38 @@ fn passes_unmodelled(reference: &str) -> bool {
 /// as JSON), with a note. Other tools read such documents; the model
 /// cannot.
 fn retarget_kinds(doc: &mut Value, out: &mut Provenance) {
-    // Only references to another kind's section are candidates: found
-    // without building a pointer for every response of the document.
+    let places = misplaced(doc);
+    for (here, place) in places {
+        let Some(reference) = at(doc, &here)
+            .and_then(|v| v.get("$ref"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        let Some(kind) = reference
+            .strip_prefix("#/components/")
+            .and_then(|rest| rest.split('/').next())
+        else {
+            continue;
+        };
+        let target = Pointer::from_ref(&reference).and_then(|p| at(doc, &p).cloned());
+        let Some((replacement, said)) = retargeted(place, kind, target.as_ref(), &reference) else {
+            continue;
+        };
+        if let Some(value) = at_mut(doc, &here) {
+            *value = Value::Mapping(replacement);
+            out.assumed
+                .push(Diagnostic::at(&here, format!("`{reference}`: {said}")));
+        }
+    }
+}
+
+/// The places (a request body, a response, under an operation or among
+/// the components) whose `$ref` names a component of another kind. Only
+/// such references are candidates: found without building a pointer for
+/// every response of the document.
+fn misplaced(doc: &Value) -> Vec<(Pointer, Place)> {
     let misplaced = |value: &Value, place: Place| {
         let wanted = match place {
             Place::Response => "#/components/responses/",
@@ -234,82 +264,73 @@ fn retarget_kinds(doc: &mut Value, out: &mut Provenance) {
             );
         }
     }
-    for (here, place) in places {
-        let Some(reference) = at(doc, &here)
-            .and_then(|v| v.get("$ref"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            continue;
-        };
-        let Some(kind) = reference
-            .strip_prefix("#/components/")
-            .and_then(|rest| rest.split('/').next())
-        else {
-            continue;
-        };
-        let target = Pointer::from_ref(&reference).and_then(|p| at(doc, &p).cloned());
-        let json_schema = || {
-            let mut media = Mapping::new();
-            media.insert("schema".into(), Value::Mapping(ref_to(&reference)));
-            let mut content = Mapping::new();
-            content.insert("application/json".into(), Value::Mapping(media));
-            Value::Mapping(content)
-        };
-        let (replacement, said) = match (place, kind, &target) {
-            (Place::Response, "requestBodies", Some(body)) => {
-                let mut response = Mapping::new();
-                response.insert(
-                    "description".into(),
-                    body.get("description")
-                        .cloned()
-                        .unwrap_or_else(|| "".into()),
-                );
-                if let Some(content) = body.get("content") {
-                    response.insert("content".into(), content.clone());
-                }
-                (
-                    response,
-                    "a request body named as a response: read as a response with its content",
-                )
+    places
+}
+
+/// What a reference to `kind`'s component `target` at a `place` of
+/// another kind is read as, and the note that says so.
+fn retargeted(
+    place: Place,
+    kind: &str,
+    target: Option<&Value>,
+    reference: &str,
+) -> Option<(Mapping, &'static str)> {
+    let json_schema = || {
+        let mut media = Mapping::new();
+        media.insert("schema".into(), Value::Mapping(ref_to(reference)));
+        let mut content = Mapping::new();
+        content.insert("application/json".into(), Value::Mapping(media));
+        Value::Mapping(content)
+    };
+    let retargeted = match (place, kind, target) {
+        (Place::Response, "requestBodies", Some(body)) => {
+            let mut response = Mapping::new();
+            response.insert(
+                "description".into(),
+                body.get("description")
+                    .cloned()
+                    .unwrap_or_else(|| "".into()),
+            );
+            if let Some(content) = body.get("content") {
+                response.insert("content".into(), content.clone());
             }
-            (Place::Response, "schemas", Some(_)) => {
-                let mut response = Mapping::new();
-                response.insert("description".into(), "".into());
-                response.insert("content".into(), json_schema());
-                (
-                    response,
-                    "a schema named as a response: read as a response with that JSON body",
-                )
-            }
-            (Place::RequestBody, "responses", Some(response)) => {
-                let mut body = Mapping::new();
-                for key in ["description", "content"] {
-                    if let Some(v) = response.get(key) {
-                        body.insert(key.into(), v.clone());
-                    }
-                }
-                (
-                    body,
-                    "a response named as a request body: read as a body with its content",
-                )
-            }
-            (Place::RequestBody, "schemas", Some(_)) => {
-                let mut body = Mapping::new();
-                body.insert("content".into(), json_schema());
-                (
-                    body,
-                    "a schema named as a request body: read as a JSON body of that schema",
-                )
-            }
-            _ => continue,
-        };
-        if let Some(value) = at_mut(doc, &here) {
-            *value = Value::Mapping(replacement);
-            out.assumed
-                .push(Diagnostic::at(&here, format!("`{reference}`: {said}")));
+            (
+                response,
+                "a request body named as a response: read as a response with its content",
+            )
         }
-    }
+        (Place::Response, "schemas", Some(_)) => {
+            let mut response = Mapping::new();
+            response.insert("description".into(), "".into());
+            response.insert("content".into(), json_schema());
+            (
+                response,
+                "a schema named as a response: read as a response with that JSON body",
+            )
+        }
+        (Place::RequestBody, "responses", Some(response)) => {
+            let mut body = Mapping::new();
+            for key in ["description", "content"] {
+                if let Some(v) = response.get(key) {
+                    body.insert(key.into(), v.clone());
+                }
+            }
+            (
+                body,
+                "a response named as a request body: read as a body with its content",
+            )
+        }
+        (Place::RequestBody, "schemas", Some(_)) => {
+            let mut body = Mapping::new();
+            body.insert("content".into(), json_schema());
+            (
+                body,
+                "a schema named as a request body: read as a JSON body of that schema",
+            )
+        }
+        _ => return None,
+    };
+    Some(retargeted)
 }
 
 #[derive(Debug, Clone, Copy)]
