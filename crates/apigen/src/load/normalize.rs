@@ -369,8 +369,61 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: 
     if !needs_rewrite(map) {
         return;
     }
-    // 2019-09's recursive reference, as OpenAI's documents use it: `#`
-    // with a `$recursiveAnchor` at the component is that component.
+    rewrite_references(map, at, out);
+    rewrite_type_list(map);
+    for key in ["anyOf", "oneOf"] {
+        collapse_null_branch(map, key, at, out);
+    }
+    if let Some(value) = take(map, "const") {
+        if !map.contains_key("enum") {
+            map.insert("enum".into(), Value::Sequence(vec![value]));
+        }
+    }
+    if let Some(Value::Sequence(mut examples)) = map.get("examples").cloned() {
+        map.remove("examples");
+        if !map.contains_key("example") && !examples.is_empty() {
+            map.insert("example".into(), examples.swap_remove(0));
+        }
+    }
+    for (exclusive, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        if let Some(n @ Value::Number(_)) = map.get(exclusive).cloned() {
+            map.insert(bound.into(), n);
+            map.insert(exclusive.into(), true.into());
+        }
+    }
+    rewrite_prefix_items(map, at, out);
+    rewrite_pattern_properties(map, at, out);
+    rewrite_content(map);
+    if let Some(unevaluated) = take(map, "unevaluatedProperties") {
+        let here = at.pointer().join("unevaluatedProperties");
+        if unevaluated == Value::Bool(false) && !map.contains_key("additionalProperties") {
+            map.insert("additionalProperties".into(), false.into());
+        } else {
+            out.note(&here, "`unevaluatedProperties` is not checked");
+        }
+    }
+    if let Some(Value::Mapping(entries)) = take(map, "$defs") {
+        let here = at.pointer().join("$defs");
+        for (name, schema) in entries {
+            if let Some(name) = name.as_str() {
+                defs.push((here.join(name), schema));
+            }
+        }
+    }
+    for (keyword, why) in UNMAPPED {
+        if map.remove(*keyword).is_some() {
+            out.note(&at.pointer().join(keyword), *why);
+        }
+    }
+}
+
+/// `$recursiveRef` (2019-09's recursive reference, as OpenAI's documents
+/// use it) and a reference beside other keywords, in 3.0's terms.
+fn rewrite_references(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance) {
+    // `#` with a `$recursiveAnchor` at the component is that component.
     map.remove("$recursiveAnchor");
     if let Some(target) = take(map, "$recursiveRef") {
         match (target.as_str(), component_root(at)) {
@@ -407,6 +460,10 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: 
         out.moved
             .insert(here.join("allOf").join(0).to_string(), here.to_string());
     }
+}
+
+/// A list of types: nullable, and one type or any of several.
+fn rewrite_type_list(map: &mut Mapping) {
     if let Some(Value::Sequence(types)) = map.get("type").filter(|t| t.is_sequence()).cloned() {
         let names: Vec<String> = types
             .iter()
@@ -433,29 +490,10 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: 
             map.insert("nullable".into(), true.into());
         }
     }
-    for key in ["anyOf", "oneOf"] {
-        collapse_null_branch(map, key, at, out);
-    }
-    if let Some(value) = take(map, "const") {
-        if !map.contains_key("enum") {
-            map.insert("enum".into(), Value::Sequence(vec![value]));
-        }
-    }
-    if let Some(Value::Sequence(mut examples)) = map.get("examples").cloned() {
-        map.remove("examples");
-        if !map.contains_key("example") && !examples.is_empty() {
-            map.insert("example".into(), examples.swap_remove(0));
-        }
-    }
-    for (exclusive, bound) in [
-        ("exclusiveMinimum", "minimum"),
-        ("exclusiveMaximum", "maximum"),
-    ] {
-        if let Some(n @ Value::Number(_)) = map.get(exclusive).cloned() {
-            map.insert(bound.into(), n);
-            map.insert(exclusive.into(), true.into());
-        }
-    }
+}
+
+/// `prefixItems` (a tuple) as a list of any of its items' shapes.
+fn rewrite_prefix_items(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance) {
     if let Some(Value::Sequence(prefix)) = take(map, "prefixItems") {
         let here = at.pointer();
         if !matches!(map.get("items"), Some(Value::Mapping(_))) {
@@ -491,6 +529,10 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: 
             out.note(&here.join("prefixItems"), "`prefixItems`: the array is read as a list of any of the items' shapes, not as a tuple");
         }
     }
+}
+
+/// `patternProperties` as `additionalProperties`.
+fn rewrite_pattern_properties(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance) {
     if let Some(Value::Mapping(patterns)) = take(map, "patternProperties") {
         let here = at.pointer();
         if !map.contains_key("additionalProperties") {
@@ -508,6 +550,10 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: 
             "`patternProperties`: values are read as `additionalProperties`; the key patterns are not checked",
         );
     }
+}
+
+/// `contentEncoding` and `contentMediaType` as 3.0's `format`.
+fn rewrite_content(map: &mut Mapping) {
     let encoding = take(map, "contentEncoding");
     let media = take(map, "contentMediaType");
     if !map.contains_key("format") {
@@ -522,27 +568,6 @@ fn rewrite_schema(map: &mut Mapping, at: &Path<'_>, out: &mut Provenance, defs: 
             map.insert("format".into(), "byte".into());
         } else if is_bytes {
             map.insert("format".into(), "binary".into());
-        }
-    }
-    if let Some(unevaluated) = take(map, "unevaluatedProperties") {
-        let here = at.pointer().join("unevaluatedProperties");
-        if unevaluated == Value::Bool(false) && !map.contains_key("additionalProperties") {
-            map.insert("additionalProperties".into(), false.into());
-        } else {
-            out.note(&here, "`unevaluatedProperties` is not checked");
-        }
-    }
-    if let Some(Value::Mapping(entries)) = take(map, "$defs") {
-        let here = at.pointer().join("$defs");
-        for (name, schema) in entries {
-            if let Some(name) = name.as_str() {
-                defs.push((here.join(name), schema));
-            }
-        }
-    }
-    for (keyword, why) in UNMAPPED {
-        if map.remove(*keyword).is_some() {
-            out.note(&at.pointer().join(keyword), *why);
         }
     }
 }
