@@ -5,11 +5,6 @@
 //! `emit/mod.rs` is not a loop, `emit/client.rs` and `emit/operations.rs`
 //! naming each other is).
 //!
-//! Rooms over a limit today are listed in `xtask/rooms.allowed` with the
-//! size they have: the run fails on a room that is new to the list, has
-//! grown past its size, or has come under the limit (its line is then
-//! removed), so the list only shrinks. Import loops have no allowance.
-//!
 //! It reads the source as rustfmt leaves it: a function's body closes at the
 //! indentation its signature opened at. Tests (`#[cfg(test)]` modules) are
 //! no part of a room's imports.
@@ -38,6 +33,10 @@ pub struct Report {
 }
 
 impl Report {
+    pub fn is_empty(&self) -> bool {
+        self.long_files.is_empty() && self.long_functions.is_empty() && self.loops.is_empty()
+    }
+
     pub fn text(&self) -> String {
         let mut out = String::new();
         for (file, lines) in &self.long_files {
@@ -59,86 +58,18 @@ impl Report {
     }
 }
 
-/// The allowances: what is over a limit today and may not grow.
-const ALLOWED: &str = "xtask/rooms.allowed";
-
 /// `cargo xtask rooms`.
 pub fn rooms() -> Result<(), String> {
-    let root = project_root();
-    let report = measure(&root)?;
-    let allowed = fs::read_to_string(root.join(ALLOWED)).unwrap_or_default();
-    eprint!("{}", report.text());
-    let problems = against_allowances(&report, &allowed);
-    if problems.is_empty() {
+    let report = measure(&project_root())?;
+    if report.is_empty() {
         eprintln!(
-            "{}: no import loop, and no room over the limits ({FILE_LINES} lines a file, \
-             {FUNCTION_LINES} a function) beyond {ALLOWED}",
+            "{}: no file over {FILE_LINES} lines, no function over {FUNCTION_LINES}, no import loop",
             CRATES.join(" and ")
         );
         return Ok(());
     }
-    for problem in &problems {
-        eprintln!("{problem}");
-    }
-    Err(format!(
-        "{} rooms beyond {ALLOWED}, or in a loop",
-        problems.len()
-    ))
-}
-
-/// The report's rooms, each as the allowance line that would let it be:
-/// `file PATH LINES` or `function PATH NAME LINES`.
-fn allowances(report: &Report) -> BTreeMap<String, usize> {
-    let files = report
-        .long_files
-        .iter()
-        .map(|(file, lines)| (format!("file {file}"), *lines));
-    let functions = report.long_functions.iter().map(|(at, name, lines)| {
-        let file = at.split(':').next().unwrap_or(at);
-        (format!("function {file} {name}"), *lines)
-    });
-    let mut out = BTreeMap::new();
-    for (key, lines) in files.chain(functions) {
-        // Two functions of one name in a file: the longer one counts.
-        let entry = out.entry(key).or_insert(0);
-        *entry = lines.max(*entry);
-    }
-    out
-}
-
-/// What the report breaks beyond the allowances `allowed` (one per line,
-/// `#` comments): a room not listed or grown, a listed one under the limit
-/// now, and every import loop.
-fn against_allowances(report: &Report, allowed: &str) -> Vec<String> {
-    let listed: BTreeMap<String, usize> = allowed
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| {
-            let (key, lines) = l.rsplit_once(' ')?;
-            Some((key.to_string(), lines.parse().ok()?))
-        })
-        .collect();
-    let found = allowances(report);
-    let mut problems = Vec::new();
-    for (key, lines) in &found {
-        match listed.get(key) {
-            None => problems.push(format!("new over the limit: {key} ({lines} lines)")),
-            Some(max) if lines > max => {
-                problems.push(format!("grown: {key} ({lines} lines, allowed {max})"))
-            }
-            Some(_) => {}
-        }
-    }
-    for key in listed.keys().filter(|k| !found.contains_key(*k)) {
-        problems.push(format!(
-            "under the limit now: {key}; remove its line from {ALLOWED}"
-        ));
-    }
-    if !report.loops.is_empty() {
-        problems.push(format!("{} import loops", report.loops.len()));
-    }
-    problems
+    eprint!("{}", report.text());
+    Err("rooms over their limits, or in a loop".into())
 }
 
 /// Measures [`CRATES`] under `root`.
@@ -667,36 +598,9 @@ mod tests {
     }
 
     #[test]
-    fn allowances_only_shrink() {
-        let report = Report {
-            long_files: vec![("a.rs".into(), 1200)],
-            long_functions: vec![
-                ("a.rs:10".into(), "big".into(), 130),
-                ("b.rs:5".into(), "new".into(), 121),
-            ],
-            loops: Vec::new(),
-        };
-        let allowed = "# today\nfile a.rs 1200\nfunction a.rs big 125\nfunction c.rs gone 150\n";
-        assert_eq!(
-            against_allowances(&report, allowed),
-            vec![
-                "grown: function a.rs big (130 lines, allowed 125)".to_string(),
-                "new over the limit: function b.rs new (121 lines)".into(),
-                "under the limit now: function c.rs gone; remove its line from xtask/rooms.allowed"
-                    .into(),
-            ]
-        );
-        let exact = "file a.rs 1200\nfunction a.rs big 130\nfunction b.rs new 121\n";
-        assert!(against_allowances(&report, exact).is_empty());
-    }
-
-    #[test]
-    fn the_workspace_is_within_its_allowances() {
-        let root = project_root();
-        let report = measure(&root).unwrap();
-        let allowed = fs::read_to_string(root.join(ALLOWED)).unwrap();
-        let problems = against_allowances(&report, &allowed);
-        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    fn the_generator_and_the_runtime_are_within_the_limits() {
+        let report = measure(&project_root()).unwrap();
+        assert!(report.is_empty(), "{}", report.text());
     }
 
     #[test]

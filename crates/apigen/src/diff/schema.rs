@@ -266,127 +266,146 @@ impl<'a> Compare<'a, '_> {
         base_at: &str,
         rev_at: &str,
     ) {
-        let field = |s: &'a Struct, wire: &str| -> Option<&'a Field> {
-            s.fields.iter().find(|f| f.wire == wire && !f.flatten)
-        };
         match ctx.dir {
-            Dir::Request => {
-                for rev_field in rev.fields.iter().filter(|f| !f.read_only && !f.flatten) {
-                    let inner = ctx.property(&rev_field.wire);
-                    match field(base, &rev_field.wire) {
-                        None if rev_field.required => self.report(
-                            Rule::NewRequiredRequestProperty,
-                            base_at,
-                            &rev_field.pointer,
-                            format!("{} is new and required", inner.what),
-                        ),
-                        None => self.report(
-                            Rule::NewOptionalRequestProperty,
-                            base_at,
-                            &rev_field.pointer,
-                            format!("{} is new", inner.what),
-                        ),
-                        Some(base_field) => {
-                            if rev_field.required && !base_field.required {
-                                self.report(
-                                    Rule::RequestPropertyBecameRequired,
-                                    &base_field.pointer,
-                                    &rev_field.pointer,
-                                    format!("{} became required", inner.what),
-                                );
-                            }
-                            self.shape(
-                                &base_field.shape,
-                                &rev_field.shape,
-                                &inner,
-                                &base_field.pointer,
-                                &rev_field.pointer,
-                            );
-                        }
-                    }
-                }
-                for base_field in base.fields.iter().filter(|f| !f.read_only && !f.flatten) {
-                    if field(rev, &base_field.wire).is_some() {
-                        continue;
-                    }
-                    let message = format!("{} is removed", ctx.property(&base_field.wire).what);
-                    if rev.deny_unknown {
-                        let message = format!("{message}, and unknown properties are refused");
-                        self.report_at(
-                            Rule::RequestPropertyRemoved,
-                            self.level,
-                            &base_field.pointer,
-                            rev_at,
-                            message,
-                        );
-                    } else {
-                        self.report_at(
-                            Rule::RequestPropertyRemoved,
-                            Level::Info,
-                            &base_field.pointer,
-                            rev_at,
-                            message,
-                        );
-                    }
-                }
-                if rev.deny_unknown && !base.deny_unknown {
-                    self.report(
-                        Rule::RequestAdditionalPropertiesRefused,
-                        base_at,
-                        rev_at,
-                        format!("{} now refuses properties it does not name", ctx.what),
-                    );
-                }
-            }
-            Dir::Response => {
-                for base_field in base.fields.iter().filter(|f| !f.write_only && !f.flatten) {
-                    let inner = ctx.property(&base_field.wire);
-                    match field(rev, &base_field.wire) {
-                        None if base_field.required => self.report(
-                            Rule::ResponseRequiredPropertyRemoved,
-                            &base_field.pointer,
-                            rev_at,
-                            format!("{} is removed", inner.what),
-                        ),
-                        None => self.report(
-                            Rule::ResponseOptionalPropertyRemoved,
-                            &base_field.pointer,
-                            rev_at,
-                            format!("{} is removed", inner.what),
-                        ),
-                        Some(rev_field) => {
-                            if base_field.required && !rev_field.required {
-                                self.report(
-                                    Rule::ResponsePropertyBecameOptional,
-                                    &base_field.pointer,
-                                    &rev_field.pointer,
-                                    format!("{} became optional", inner.what),
-                                );
-                            }
-                            self.shape(
-                                &base_field.shape,
-                                &rev_field.shape,
-                                &inner,
-                                &base_field.pointer,
-                                &rev_field.pointer,
-                            );
-                        }
-                    }
-                }
-                for rev_field in rev.fields.iter().filter(|f| !f.write_only && !f.flatten) {
-                    if field(base, &rev_field.wire).is_none() {
-                        self.report(
-                            Rule::ResponsePropertyAdded,
-                            base_at,
-                            &rev_field.pointer,
-                            format!("{} is new", ctx.property(&rev_field.wire).what),
-                        );
-                    }
-                }
-            }
+            Dir::Request => self.request_struct(base, rev, ctx, base_at, rev_at),
+            Dir::Response => self.response_struct(base, rev, ctx, base_at, rev_at),
         }
         if let (Some(base_variant), Some(rev_variant)) = (&base.additional, &rev.additional) {
             self.shape(base_variant, rev_variant, &ctx.items(), base_at, rev_at);
+        }
+    }
+
+    /// A struct a request carries: a property new and required, removed
+    /// where unknown ones are refused, or become required breaks callers.
+    fn request_struct(
+        &mut self,
+        base: &'a Struct,
+        rev: &'a Struct,
+        ctx: &Ctx,
+        base_at: &str,
+        rev_at: &str,
+    ) {
+        for rev_field in rev.fields.iter().filter(|f| !f.read_only && !f.flatten) {
+            let inner = ctx.property(&rev_field.wire);
+            match named_field(base, &rev_field.wire) {
+                None if rev_field.required => self.report(
+                    Rule::NewRequiredRequestProperty,
+                    base_at,
+                    &rev_field.pointer,
+                    format!("{} is new and required", inner.what),
+                ),
+                None => self.report(
+                    Rule::NewOptionalRequestProperty,
+                    base_at,
+                    &rev_field.pointer,
+                    format!("{} is new", inner.what),
+                ),
+                Some(base_field) => {
+                    if rev_field.required && !base_field.required {
+                        self.report(
+                            Rule::RequestPropertyBecameRequired,
+                            &base_field.pointer,
+                            &rev_field.pointer,
+                            format!("{} became required", inner.what),
+                        );
+                    }
+                    self.shape(
+                        &base_field.shape,
+                        &rev_field.shape,
+                        &inner,
+                        &base_field.pointer,
+                        &rev_field.pointer,
+                    );
+                }
+            }
+        }
+        for base_field in base.fields.iter().filter(|f| !f.read_only && !f.flatten) {
+            if named_field(rev, &base_field.wire).is_some() {
+                continue;
+            }
+            let message = format!("{} is removed", ctx.property(&base_field.wire).what);
+            if rev.deny_unknown {
+                let message = format!("{message}, and unknown properties are refused");
+                self.report_at(
+                    Rule::RequestPropertyRemoved,
+                    self.level,
+                    &base_field.pointer,
+                    rev_at,
+                    message,
+                );
+            } else {
+                self.report_at(
+                    Rule::RequestPropertyRemoved,
+                    Level::Info,
+                    &base_field.pointer,
+                    rev_at,
+                    message,
+                );
+            }
+        }
+        if rev.deny_unknown && !base.deny_unknown {
+            self.report(
+                Rule::RequestAdditionalPropertiesRefused,
+                base_at,
+                rev_at,
+                format!("{} now refuses properties it does not name", ctx.what),
+            );
+        }
+    }
+
+    /// A struct a response carries: a property removed or become optional
+    /// breaks callers; a new one is news.
+    fn response_struct(
+        &mut self,
+        base: &'a Struct,
+        rev: &'a Struct,
+        ctx: &Ctx,
+        base_at: &str,
+        rev_at: &str,
+    ) {
+        for base_field in base.fields.iter().filter(|f| !f.write_only && !f.flatten) {
+            let inner = ctx.property(&base_field.wire);
+            match named_field(rev, &base_field.wire) {
+                None if base_field.required => self.report(
+                    Rule::ResponseRequiredPropertyRemoved,
+                    &base_field.pointer,
+                    rev_at,
+                    format!("{} is removed", inner.what),
+                ),
+                None => self.report(
+                    Rule::ResponseOptionalPropertyRemoved,
+                    &base_field.pointer,
+                    rev_at,
+                    format!("{} is removed", inner.what),
+                ),
+                Some(rev_field) => {
+                    if base_field.required && !rev_field.required {
+                        self.report(
+                            Rule::ResponsePropertyBecameOptional,
+                            &base_field.pointer,
+                            &rev_field.pointer,
+                            format!("{} became optional", inner.what),
+                        );
+                    }
+                    self.shape(
+                        &base_field.shape,
+                        &rev_field.shape,
+                        &inner,
+                        &base_field.pointer,
+                        &rev_field.pointer,
+                    );
+                }
+            }
+        }
+        for rev_field in rev.fields.iter().filter(|f| !f.write_only && !f.flatten) {
+            if named_field(base, &rev_field.wire).is_none() {
+                self.report(
+                    Rule::ResponsePropertyAdded,
+                    base_at,
+                    &rev_field.pointer,
+                    format!("{} is new", ctx.property(&rev_field.wire).what),
+                );
+            }
         }
     }
 
@@ -526,4 +545,9 @@ fn describe_kind(k: &TypeKind) -> &'static str {
         TypeKind::Union(_) => "oneOf/anyOf",
         TypeKind::Alias(_) | TypeKind::Newtype { .. } => "another type",
     }
+}
+
+/// A struct's own (not flattened) property of the wire name `wire`.
+fn named_field<'s>(s: &'s Struct, wire: &str) -> Option<&'s Field> {
+    s.fields.iter().find(|f| f.wire == wire && !f.flatten)
 }
