@@ -463,7 +463,30 @@ pub struct Operation {
     /// sunset, a successor), each at its place: a lenient run drops the
     /// annotation and keeps the operation, and the evolution gate reports
     /// them on it.
-    pub lifecycle_problems: Vec<crate::Diagnostic>,
+    pub lifecycle_problems: Vec<LifecycleProblem>,
+}
+
+/// A lifecycle annotation of an operation that could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LifecycleProblem {
+    pub annotation: Annotation,
+    /// What is wrong with it, and where.
+    pub diagnostic: crate::Diagnostic,
+}
+
+/// The lifecycle annotations of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Annotation {
+    /// `x-stability` (or `x-stability-level`).
+    Stability,
+    /// `x-sunset` (or `x-deprecated-sunset`).
+    Sunset,
+    /// `x-deprecated-since`.
+    DeprecatedSince,
+    /// `x-successor`.
+    Successor,
+    /// `deprecated`, which a sunset or a successor needs.
+    Deprecated,
 }
 
 impl Operation {

@@ -44,7 +44,9 @@ pub(super) fn operations(base: &Api, rev: &Api, today: &str) -> Vec<Finding> {
         if !matched.contains(&Some(i)) {
             out.push(Finding {
                 rule: Rule::ApiAdded,
-                level: Level::Info,
+                level: Rule::ApiAdded
+                    .severity()
+                    .level(Level::of_breaking(added.stability)),
                 operation: format!("{} {}", added.method, added.path),
                 stability: Some(added.stability),
                 sunset: added.sunset.clone(),
@@ -123,12 +125,10 @@ fn template(path: &str) -> String {
 fn removed(base: &Operation, today: &str) -> Finding {
     // A sunset it had but that could not be read: whether it has passed is
     // unknown, so the removal may break a promise.
-    let sunset_unreadable = base.lifecycle_problems.iter().any(|p| match &p.location {
-        crate::Location::Pointer(pointer) => {
-            pointer.ends_with("/x-deprecated-sunset") || pointer.ends_with("/x-sunset")
-        }
-        _ => false,
-    });
+    let sunset_unreadable = base
+        .lifecycle_problems
+        .iter()
+        .any(|p| p.annotation == crate::ir::Annotation::Sunset);
     let (rule, message) = match (base.deprecated, &base.sunset) {
         (true, None) if sunset_unreadable => (
             Rule::ApiRemovedSunsetUnreadable,

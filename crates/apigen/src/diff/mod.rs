@@ -278,7 +278,7 @@ fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
         let mut lifecycle = std::collections::HashSet::new();
         for op in &doc.api.operations {
             for problem in &op.lifecycle_problems {
-                let crate::Location::Pointer(pointer) = &problem.location else {
+                let crate::Location::Pointer(pointer) = &problem.diagnostic.location else {
                     continue;
                 };
                 lifecycle.insert(pointer.as_str());
@@ -295,7 +295,7 @@ fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
                     sunset: op.sunset.clone(),
                     base: base_at,
                     revision: revision_at,
-                    message: problem.message.clone(),
+                    message: problem.diagnostic.message.clone(),
                 });
             }
         }
@@ -309,7 +309,10 @@ fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
             let (base_at, revision_at) = place(pointer);
             findings.push(Finding {
                 rule: rules::Rule::ConstructNotCompared,
-                level: Level::Warning,
+                // Possibly breaking, whatever it held: a warning.
+                level: rules::Rule::ConstructNotCompared
+                    .severity()
+                    .level(Level::Error),
                 operation: String::new(),
                 stability: None,
                 sunset: None,

@@ -32,7 +32,7 @@ pub const STABILITY_EXTENSIONS: &[(&str, &[(&str, Stability)])] = &[
 #[derive(Debug, Clone, Default)]
 pub(super) struct Lifecycle {
     /// The annotations that could not be read (a lenient run dropped them).
-    pub(super) problems: Vec<crate::Diagnostic>,
+    pub(super) problems: Vec<LifecycleProblem>,
     pub stability: Stability,
     pub sunset: Option<String>,
     pub deprecated_since: Option<String>,
@@ -49,11 +49,16 @@ impl Lowerer<'_> {
         at: &Pointer,
     ) -> Lifecycle {
         let annotations = self.errors.len();
+        // Where each annotation's errors end, in the order they are read.
+        let mut ends = Vec::new();
         let ext = |key: &'static str| op.extensions.get(key).map(|v| (key, v));
         let stability = self.stability(id, &op.extensions, at);
+        ends.push((Annotation::Stability, self.errors.len()));
         let sunset =
             self.date_extension(ext("x-deprecated-sunset").or_else(|| ext("x-sunset")), at);
+        ends.push((Annotation::Sunset, self.errors.len()));
         let deprecated_since = self.date_extension(ext("x-deprecated-since"), at);
+        ends.push((Annotation::DeprecatedSince, self.errors.len()));
         let successor = match ext("x-successor") {
             Some((_, serde_json::Value::String(s))) => Some(s.clone()),
             Some((key, _)) => {
@@ -62,14 +67,24 @@ impl Lowerer<'_> {
             }
             None => None,
         };
+        ends.push((Annotation::Successor, self.errors.len()));
         if (sunset.is_some() || successor.is_some()) && !op.deprecated {
             self.error(
                 at,
                 format!("operation `{id}` has a sunset or successor but is not `deprecated: true`"),
             );
         }
+        ends.push((Annotation::Deprecated, self.errors.len()));
         let problems = if self.lenient {
-            let problems = self.errors[annotations..].to_vec();
+            let mut start = annotations;
+            let mut problems = Vec::new();
+            for (annotation, end) in ends {
+                problems.extend(self.errors[start..end].iter().map(|d| LifecycleProblem {
+                    annotation,
+                    diagnostic: d.clone(),
+                }));
+                start = end;
+            }
             self.skip_since(annotations, &format!("a lifecycle annotation of `{id}`"));
             problems
         } else {

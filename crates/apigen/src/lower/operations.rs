@@ -113,7 +113,11 @@ impl<'a> Lowerer<'a> {
                     .iter_mut()
                     .find(|op| here.starts_with(&format!("{}/", op.pointer)))
                 {
-                    op.lifecycle_problems.extend(problem);
+                    op.lifecycle_problems
+                        .extend(problem.into_iter().map(|diagnostic| LifecycleProblem {
+                            annotation: Annotation::Successor,
+                            diagnostic,
+                        }));
                 }
                 self.skip_since(mark, "a lifecycle annotation");
             }
