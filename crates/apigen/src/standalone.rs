@@ -7,6 +7,7 @@
 //! that compile, how to implement the route traits and mount them in an
 //! actix-web `App`, and how to call an operation with the client.
 
+use crate::emit::text;
 use crate::ir::{Api, Operation};
 use crate::ir::{ALL_GROUPS, OTHER_MODELS};
 use crate::{Config, Diagnostics, Files, Generated};
@@ -132,6 +133,17 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
 
 /// The generated manifest's `serialize` and `deserialize` features, with
 /// the comment that says what they do ([`crate::ir::Api::senders`]).
+/// The end of the server example in the crate docs: the rejections and a
+/// `main` serving the routes and the reference page.
+const SERVER_EXAMPLE_MAIN: &str = include_str!("templates/server_example_main.rs.in");
+/// The crate docs' section on the mock server.
+const MOCK_EXAMPLE: &str = include_str!("templates/mock_example.md.in");
+/// The manifest of `apigen mock`'s server.
+const MOCK_SERVER_MANIFEST: &str = include_str!("templates/mock_server_Cargo.toml.in");
+/// `apigen mock`'s server: the mock of the crate, on the address and with
+/// the seed it is given.
+const MOCK_SERVER_MAIN: &str = include_str!("templates/mock_server_main.rs.in");
+
 const SERDE_FEATURES: &str = "\
 # Without these, a model implements `Serialize` only where an enabled side
 # writes it (a client its requests, a server its responses) and
@@ -298,15 +310,7 @@ fn server_example(api: &Api, path: &str) -> String {
             out.push_str("}\n");
         }
     }
-    out.push_str(
-        "\nimpl server::Rejections for Service {\n    fn reject(&self, _rejection: runtime::Rejection) -> operations::ErrorResponse { todo!() }\n}\n\n\
-         #[actix_web::main]\nasync fn main() -> std::io::Result<()> {\n    let service = web::Data::new(Service);\n    \
-         HttpServer::new(move || {\n        let service = service.clone();\n        \
-         App::new()\n            .route(\"/docs\", web::get().to(|| async {\n                \
-         actix_web::HttpResponse::Ok().content_type(\"text/html; charset=utf-8\").body(DOCS_HTML)\n            }))\n            \
-         .configure(move |cfg| server::configure(cfg, service))\n    })\n    \
-         .bind(\"127.0.0.1:8080\")?\n    .run()\n    .await\n}\n```\n",
-    );
+    out.push_str(SERVER_EXAMPLE_MAIN);
     out
 }
 
@@ -422,28 +426,7 @@ fn events_example(api: &Api, path: &str) -> String {
 }
 
 fn mock_example(path: &str) -> String {
-    format!(
-        "\n# A mock server\n\nThe `mock` feature adds `mock::MockService`, which implements every \
-         route trait from the spec alone: each operation answers its first success with the \
-         response's example or a value made from its schema (`Prefer: code=404`, \
-         `example=NAME` and `dynamic=true` choose otherwise), and requests are refused by the \
-         same glue as a real server's. `apigen mock SPEC` builds and runs one; to mount it in \
-         an `App` of your own:\n\n```no_run\n\
-         # #[cfg(feature = \"mock\")]\n\
-         # async fn run() -> std::io::Result<()> {{\n\
-         use actix_web::{{web, App, HttpServer}};\n\
-         use {path}::{{metadata, mock::MockService}};\n\n\
-         let mock = MockService::new(0).expect(\"a value of the error schema\");\n\
-         HttpServer::new(move || {{\n    \
-         let mock = mock.clone();\n    \
-         App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))\n\
-         }})\n\
-         .bind(\"127.0.0.1:4010\")?\n\
-         .run()\n\
-         .await\n\
-         # }}\n\
-         ```\n"
-    )
+    text::fill(MOCK_EXAMPLE, &[("path", path)])
 }
 
 /// The workspace `apigen mock` builds: the crate at `api/`, and at
@@ -466,35 +449,11 @@ pub fn mock_workspace(api: &Crate) -> Files {
     );
     files.insert(
         "server/Cargo.toml".into(),
-        format!(
-            "[package]\nname = \"mock-server\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\n{krate} = {{ path = \"../api\", default-features = false, features = [\"mock\"] }}\n\
-             actix-web = {{ version = \"4\", default-features = false, features = [\"macros\"] }}\n"
-        ),
+        text::fill(MOCK_SERVER_MANIFEST, &[("krate", krate)]),
     );
     files.insert(
         "server/src/main.rs".into(),
-        format!(
-            "//! The mock server of `{krate}`: `mock-server ADDR SEED`.\n\n\
-             use actix_web::{{web, App, HttpServer}};\n\
-             use {path}::{{metadata, mock::MockService}};\n\n\
-             #[actix_web::main]\n\
-             async fn main() -> std::io::Result<()> {{\n    \
-             let mut args = std::env::args().skip(1);\n    \
-             let listen = args.next().unwrap_or_else(|| \"127.0.0.1:4010\".into());\n    \
-             let seed = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);\n    \
-             let mock = MockService::new(seed).map_err(|e| std::io::Error::other(e.to_string()))?;\n    \
-             let server = HttpServer::new(move || {{\n        \
-             let mock = mock.clone();\n        \
-             App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))\n    \
-             }})\n    \
-             .bind(listen)?;\n    \
-             for address in server.addrs() {{\n        \
-             println!(\"mock of {{}} {{}} listening on http://{{address}}{{}}/ (seed {{seed}})\", metadata::TITLE, metadata::VERSION, metadata::BASE_PATH);\n    \
-             }}\n    \
-             server.run().await\n\
-             }}\n"
-        ),
+        text::fill(MOCK_SERVER_MAIN, &[("krate", krate), ("path", &path)]),
     );
     files
 }

@@ -19,7 +19,7 @@ mod operations;
 mod reading;
 mod render;
 mod server;
-mod text;
+pub(crate) mod text;
 mod validation;
 pub mod vendor;
 
