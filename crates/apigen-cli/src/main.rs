@@ -22,7 +22,7 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Rust from an OpenAPI document (3.0 or 3.1).
+/// Rust from an OpenAPI document (3.0, 3.1 or 3.2).
 #[derive(Debug, Parser)]
 #[command(name = "apigen", version, about)]
 struct Cli {

@@ -6,8 +6,10 @@
 //!
 //! 1. [`syntax`]: text -> value;
 //! 2. [`paths`]: path items and callbacks given by `$ref` inlined;
-//! 3. [`normalize`]: a 3.1 document rewritten into the 3.0 shape, its
-//!    webhooks taken out (3.0 is read as it is);
+//! 3. [`v32`] then [`normalize`]: a 3.2 document read as 3.1 (each
+//!    addition rewritten, or noted and taken out), and a 3.1 document
+//!    rewritten into the 3.0 shape, its webhooks taken out (3.0 is read as
+//!    it is);
 //! 4. [`repair`]: what the model cannot hold as written (references into
 //!    what it does not read, a reference to another kind of component,
 //!    `mutualTLS`) made into what it can;
@@ -25,6 +27,7 @@ mod repair;
 mod resolve;
 mod syntax;
 mod tree;
+mod v32;
 
 pub use provenance::Provenance;
 pub use syntax::syntax;
@@ -38,7 +41,7 @@ use openapiv3::{OpenAPI, PathItem};
 #[derive(Debug)]
 pub struct Loaded {
     pub doc: OpenAPI,
-    /// The version the document declares (`3.0.3`, `3.1.0`).
+    /// The version the document declares (`3.0.3`, `3.1.0`, `3.2.0`).
     pub version: String,
     /// 3.1 `webhooks`: each name and path item.
     pub webhooks: Vec<(String, PathItem)>,
@@ -63,10 +66,15 @@ pub fn from_value(value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic>> {
     let version = version(&value)?;
     let mut provenance = Provenance::default();
     let value = paths::inline_path_items(value, &mut provenance);
-    let (value, webhooks) = if version.starts_with("3.1.") {
-        normalize::normalize(value, &mut provenance)
+    let value = if version.starts_with("3.2.") {
+        v32::to_31(value, &mut provenance)
     } else {
+        value
+    };
+    let (value, webhooks) = if version.starts_with("3.0.") {
         (value, Vec::new())
+    } else {
+        normalize::normalize(value, &mut provenance)
     };
     let (value, mutual_tls) = repair::repair(value, &mut provenance);
     let resolve::Resolved { doc, webhooks } =
@@ -87,13 +95,18 @@ fn version(value: &serde_yaml::Value) -> Result<String, Vec<Diagnostic>> {
         .and_then(serde_yaml::Value::as_str)
         .unwrap_or_default()
         .to_string();
-    if !(version.starts_with("3.0.") || version.starts_with("3.1.")) {
+    if !["3.0.", "3.1.", "3.2."]
+        .iter()
+        .any(|v| version.starts_with(v))
+    {
         return Err(vec![Diagnostic {
             location: Location::Pointer(Pointer::root().join("openapi").to_string()),
             message: if version.is_empty() {
                 "not an OpenAPI document: `openapi` field is missing".to_string()
             } else {
-                format!("unsupported OpenAPI version `{version}`: 3.0.x and 3.1.x are supported")
+                format!(
+                    "unsupported OpenAPI version `{version}`: 3.0.x, 3.1.x and 3.2.x are supported"
+                )
             },
         }]);
     }
@@ -181,7 +194,7 @@ mod tests {
 
     #[test]
     fn other_versions_are_refused() {
-        for version in ["2.0", "3.2.0", "4"] {
+        for version in ["2.0", "3.3.0", "4"] {
             let errors = parse(&format!("openapi: '{version}'\n")).unwrap_err();
             assert_eq!(errors[0].location, Location::Pointer("#/openapi".into()));
             assert!(errors[0].message.contains(version), "{:?}", errors[0]);
@@ -191,8 +204,8 @@ mod tests {
     }
 
     #[test]
-    fn versions_3_0_and_3_1_are_read() {
-        for version in ["3.0.0", "3.0.3", "3.1.0", "3.1.1"] {
+    fn versions_3_0_3_1_and_3_2_are_read() {
+        for version in ["3.0.0", "3.0.3", "3.1.0", "3.1.1", "3.2.0"] {
             let loaded = parse(&format!(
                 "openapi: {version}\ninfo: {{title: t, version: '1'}}\npaths: {{}}\n"
             ))

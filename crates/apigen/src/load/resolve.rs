@@ -30,11 +30,7 @@ pub(super) fn resolve(
     version: &str,
     provenance: &mut Provenance,
 ) -> Result<Resolved, Vec<Diagnostic>> {
-    let label = if version.starts_with("3.1.") {
-        "3.1"
-    } else {
-        "3.0"
-    };
+    let label = version.get(..3).unwrap_or("3.0");
     let doc = deserialize::<OpenAPI>(&mut value, &mut provenance.assumed, |value| {
         match serde_path_to_error::deserialize::<_, OpenAPI>(value) {
             Ok(_) => (Pointer::root(), "the document reads".into()),

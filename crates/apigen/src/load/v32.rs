@@ -1,0 +1,376 @@
+//! OpenAPI 3.2 read as 3.1, which it extends. What 3.2 adds either has a
+//! 3.1 spelling, and is rewritten to it (a response's `summary` where it
+//! has no `description`, an example's `dataValue`), or is not generated
+//! yet: then it is taken out and noted where it was written, so that the
+//! rest of the document generates as its 3.1 reading would and nothing is
+//! dropped silently.
+//!
+//! Not generated yet, each noted: the `query` method and
+//! `additionalOperations`, `in: querystring` parameters, sequential media
+//! (`itemSchema`, `itemEncoding`, `prefixEncoding`), a discriminator's
+//! `defaultMapping`, an example's `serializedValue`, tags' `parent` and
+//! `kind`, `$self`, and the security schemes' `deprecated`,
+//! `oauth2MetadataUrl` and device authorization flow.
+
+use super::provenance::Provenance;
+use super::tree::METHODS;
+use crate::diag::Pointer;
+use serde_yaml::{Mapping, Value};
+
+/// The document's 3.2 additions rewritten or taken out, each noted.
+pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
+    let root = Pointer::root();
+    let Value::Mapping(map) = &mut doc else {
+        return doc;
+    };
+    take_noted(
+        map,
+        "$self",
+        &root,
+        out,
+        "`$self` is not used: references resolve against where the document was read",
+    );
+    if let Some(Value::Sequence(tags)) = map.get_mut("tags") {
+        for (i, tag) in tags.iter_mut().enumerate() {
+            if let Value::Mapping(tag) = tag {
+                let at = root.join("tags").join(i);
+                for key in ["summary", "parent", "kind"] {
+                    let why = format!("a tag's `{key}` is not used: groups follow tags as in 3.1");
+                    take_noted(tag, key, &at, out, &why);
+                }
+            }
+        }
+    }
+    for section in ["paths", "webhooks"] {
+        each_entry(map, section, &root.join(section), out, path_item);
+    }
+    if let Some(Value::Mapping(components)) = map.get_mut("components") {
+        let at = root.join("components");
+        each_entry(
+            components,
+            "pathItems",
+            &at.join("pathItems"),
+            out,
+            path_item,
+        );
+        each_entry(
+            components,
+            "responses",
+            &at.join("responses"),
+            out,
+            response,
+        );
+        each_entry(
+            components,
+            "requestBodies",
+            &at.join("requestBodies"),
+            out,
+            holder,
+        );
+        each_entry(components, "headers", &at.join("headers"), out, holder);
+        each_entry(components, "examples", &at.join("examples"), out, example);
+        each_entry(
+            components,
+            "securitySchemes",
+            &at.join("securitySchemes"),
+            out,
+            scheme,
+        );
+        parameters(components, &at, out);
+    }
+    discriminators(&mut doc, &root, out);
+    doc
+}
+
+/// Takes `key` out of `map`, noting `why` at its place.
+fn take_noted(map: &mut Mapping, key: &str, at: &Pointer, out: &mut Provenance, why: &str) {
+    if map.remove(key).is_some() {
+        out.note(&at.join(key), why);
+    }
+}
+
+/// Applies `each` to every entry of the mapping `map[key]`, at `at/name`.
+fn each_entry(
+    map: &mut Mapping,
+    key: &str,
+    at: &Pointer,
+    out: &mut Provenance,
+    each: fn(&mut Mapping, &Pointer, &mut Provenance),
+) {
+    if let Some(Value::Mapping(entries)) = map.get_mut(key) {
+        for (name, entry) in entries.iter_mut() {
+            if let (Some(name), Value::Mapping(entry)) = (name.as_str(), entry) {
+                each(entry, &at.join(name), out);
+            }
+        }
+    }
+}
+
+/// A path item: its 3.2 methods, its parameters and its operations.
+fn path_item(item: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    take_noted(
+        item,
+        "query",
+        at,
+        out,
+        "the QUERY method (OpenAPI 3.2) is not generated yet: the operation is left out",
+    );
+    if let Some(Value::Mapping(others)) = item.remove("additionalOperations") {
+        for method in others.keys().filter_map(Value::as_str) {
+            out.note(
+                &at.join("additionalOperations").join(method),
+                format!("the `{method}` method (`additionalOperations`) is not generated yet: the operation is left out"),
+            );
+        }
+    }
+    parameters(item, at, out);
+    for method in METHODS {
+        if let Some(Value::Mapping(operation)) = item.get_mut(method) {
+            self::operation(operation, &at.join(method), out);
+        }
+    }
+}
+
+/// An operation: its parameters, body, responses and callbacks.
+fn operation(op: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    parameters(op, at, out);
+    if let Some(Value::Mapping(body)) = op.get_mut("requestBody") {
+        holder(body, &at.join("requestBody"), out);
+    }
+    each_entry(op, "responses", &at.join("responses"), out, response);
+    if let Some(Value::Mapping(callbacks)) = op.get_mut("callbacks") {
+        for (name, callback) in callbacks.iter_mut() {
+            if let (Some(name), Value::Mapping(callback)) = (name.as_str(), callback) {
+                let at = at.join("callbacks").join(name);
+                for (expression, item) in callback.iter_mut() {
+                    if let (Some(expression), Value::Mapping(item)) = (expression.as_str(), item) {
+                        path_item(item, &at.join(expression), out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The parameters of `map` (a list, or the components' mapping): an
+/// `in: querystring` one is taken out, noted; the others' content and
+/// examples read.
+fn parameters(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    let at = at.join("parameters");
+    let querystring = |p: &Value| p.get("in").and_then(Value::as_str) == Some("querystring");
+    let why = "an `in: querystring` parameter (OpenAPI 3.2) is not generated yet: the query \
+               string is not read as one value";
+    match map.get_mut("parameters") {
+        Some(Value::Sequence(list)) => {
+            let mut index = 0;
+            list.retain_mut(|p| {
+                let here = at.join(index);
+                index += 1;
+                if querystring(p) {
+                    out.note(&here, why);
+                    return false;
+                }
+                if let Value::Mapping(p) = p {
+                    holder(p, &here, out);
+                }
+                true
+            });
+        }
+        Some(Value::Mapping(named)) => {
+            named.retain(|name, p| {
+                let here = at.join(name.as_str().unwrap_or_default());
+                if querystring(p) {
+                    out.note(&here, why);
+                    return false;
+                }
+                if let Value::Mapping(p) = p {
+                    holder(p, &here, out);
+                }
+                true
+            });
+        }
+        _ => {}
+    }
+}
+
+/// A response: its `summary` is its description where it has none.
+fn response(r: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    if let Some(summary) = r.remove("summary") {
+        if r.contains_key("description") {
+            out.note(
+                &at.join("summary"),
+                "a response's `summary` is not used beside its `description`",
+            );
+        } else {
+            r.insert("description".into(), summary);
+        }
+    }
+    holder(r, at, out);
+}
+
+/// What holds content and examples (a body, a response, a parameter, a
+/// header): each media type's sequential keywords and each example.
+fn holder(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    each_entry(map, "examples", &at.join("examples"), out, example);
+    each_entry(map, "headers", &at.join("headers"), out, holder);
+    each_entry(map, "content", &at.join("content"), out, media_type);
+}
+
+/// A media type: sequential media (3.2's `itemSchema` and its encodings)
+/// noted and taken out; the body is then read as its `schema` says, or as
+/// any value.
+fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    for key in ["itemSchema", "itemEncoding", "prefixEncoding"] {
+        let why = format!(
+            "`{key}` (sequential media, OpenAPI 3.2) is not generated yet: the body is read \
+             as its `schema` says, or as any value"
+        );
+        take_noted(media, key, at, out, &why);
+    }
+    each_entry(media, "examples", &at.join("examples"), out, example);
+}
+
+/// An example: `dataValue` is its value where it has none.
+fn example(e: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    if let Some(data) = e.remove("dataValue") {
+        if e.contains_key("value") {
+            out.note(
+                &at.join("dataValue"),
+                "`dataValue` beside `value` is not used",
+            );
+        } else {
+            e.insert("value".into(), data);
+        }
+    }
+    take_noted(
+        e,
+        "serializedValue",
+        at,
+        out,
+        "an example's `serializedValue` is not used: the mock and the reference page show its data",
+    );
+}
+
+/// A security scheme's 3.2 fields.
+fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    take_noted(
+        s,
+        "deprecated",
+        at,
+        out,
+        "a security scheme's `deprecated` is not used",
+    );
+    take_noted(
+        s,
+        "oauth2MetadataUrl",
+        at,
+        out,
+        "`oauth2MetadataUrl` is not used",
+    );
+    if let Some(Value::Mapping(flows)) = s.get_mut("flows") {
+        take_noted(
+            flows,
+            "deviceAuthorization",
+            &at.join("flows"),
+            out,
+            "the OAuth 2 device authorization flow is not used: the client takes a token however it was got",
+        );
+    }
+}
+
+/// Every discriminator's `defaultMapping`, wherever a schema stands.
+fn discriminators(value: &mut Value, at: &Pointer, out: &mut Provenance) {
+    match value {
+        Value::Mapping(map) => {
+            for (key, child) in map.iter_mut() {
+                let Some(key) = key.as_str() else { continue };
+                let here = at.join(key);
+                if let (true, Value::Mapping(d)) = (key == "discriminator", &mut *child) {
+                    if d.contains_key("propertyName") {
+                        take_noted(
+                            d,
+                            "defaultMapping",
+                            &here,
+                            out,
+                            "a discriminator's `defaultMapping` is not generated yet: a value \
+                             that names no variant is refused",
+                        );
+                    }
+                }
+                discriminators(child, &here, out);
+            }
+        }
+        Value::Sequence(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                discriminators(item, &at.join(i), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (Value, Vec<String>) {
+        let mut out = Provenance::default();
+        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let notes = out
+            .notes
+            .iter()
+            .map(|n| format!("{:?}", n.location))
+            .collect();
+        (doc, notes)
+    }
+
+    #[test]
+    fn each_addition_is_rewritten_or_noted_where_it_was_written() {
+        let (doc, notes) = read(
+            "openapi: 3.2.0\n$self: https://example.com/api.yaml\ninfo: {title: t, version: '1'}\n\
+             tags: [{name: pets, summary: Pets, parent: store, kind: nav}]\n\
+             paths:\n  /pets:\n    query:\n      responses: {'200': {description: ok}}\n\
+             \x20   additionalOperations:\n      LINK:\n        responses: {'200': {description: ok}}\n\
+             \x20   get:\n      parameters:\n        - {name: q, in: querystring, content: {application/json: {schema: {type: object}}}}\n\
+             \x20       - {name: limit, in: query, schema: {type: integer}}\n\
+             \x20     responses:\n        '200':\n          summary: The pets\n\
+             \x20         content:\n            text/event-stream:\n              itemSchema: {type: object}\n\
+             \x20             examples:\n                one: {dataValue: {a: 1}, serializedValue: 'data: 1'}\n\
+             components:\n  schemas:\n    Pet:\n      oneOf: [{type: object}]\n      discriminator: {propertyName: kind, defaultMapping: '#/components/schemas/Pet'}\n\
+             \x20 securitySchemes:\n    key: {type: apiKey, in: header, name: k, deprecated: true}\n",
+        );
+        for at in [
+            "#/$self",
+            "#/tags/0/summary",
+            "#/tags/0/parent",
+            "#/tags/0/kind",
+            "#/paths/~1pets/query",
+            "#/paths/~1pets/additionalOperations/LINK",
+            "#/paths/~1pets/get/parameters/0",
+            "#/paths/~1pets/get/responses/200/content/text~1event-stream/itemSchema",
+            "#/paths/~1pets/get/responses/200/content/text~1event-stream/examples/one/serializedValue",
+            "#/components/schemas/Pet/discriminator/defaultMapping",
+            "#/components/securitySchemes/key/deprecated",
+        ] {
+            assert!(notes.iter().any(|n| n.contains(at)), "{at} in {notes:?}");
+        }
+        let get = &doc["paths"]["/pets"]["get"];
+        let params = get["parameters"].as_sequence().unwrap();
+        assert_eq!(params.len(), 1, "the querystring parameter is out");
+        assert_eq!(params[0]["name"], "limit");
+        let ok = &get["responses"]["200"];
+        assert_eq!(ok["description"], "The pets", "a summary describes");
+        let example = &ok["content"]["text/event-stream"]["examples"]["one"];
+        assert_eq!(example["value"]["a"], 1, "dataValue is the value");
+        assert!(doc["paths"]["/pets"].get("query").is_none());
+        assert!(doc.get("$self").is_none());
+    }
+
+    #[test]
+    fn a_3_1_document_is_left_as_it_is() {
+        let text = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      parameters: [{name: q, in: query, schema: {type: string}}]\n      responses: {'200': {description: ok, content: {application/json: {schema: {type: string}, examples: {x: {value: a}}}}}}\n";
+        let (doc, notes) = read(text);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(doc, serde_yaml::from_str::<Value>(text).unwrap());
+    }
+}
