@@ -170,8 +170,8 @@ fn one_run_reports_every_error() {
 #[test]
 fn other_versions_and_non_documents_are_refused() {
     assert!(
-        errors("openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths: {}\n")
-            .contains("unsupported OpenAPI version `3.2.0`: 3.0.x and 3.1.x are supported")
+        errors("openapi: 3.3.0\ninfo: {title: t, version: '1'}\npaths: {}\n")
+            .contains("unsupported OpenAPI version `3.3.0`: 3.0.x, 3.1.x and 3.2.x are supported")
     );
     assert!(errors("just: text\n").contains("`openapi` field is missing"));
     assert!(errors("").contains("`openapi` field is missing"));
