@@ -623,11 +623,34 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
     app.outside(&away("", "_away")).await;
     walk.send_all(operations.iter().map(resuming).collect())
         .await;
+    // On SQLite a worker's read connection may keep its snapshot, which
+    // still sees the tables, until the worker's timer ends it, and a busy
+    // machine delays the timer: an operation not yet answered 500 is asked
+    // again until it is (the event), or it hung.
+    let declared = contract().declared();
+    for op in &operations {
+        let id = contract()
+            .route(&op.0, &op.1)
+            .map(|r| r.id.clone())
+            .expect("an operation");
+        let pair = (id.clone(), "500".to_string());
+        if !declared.contains(&pair) || named(&id, "500").is_some() {
+            continue;
+        }
+        let deadline = std::time::Instant::now() + HUNG;
+        while !walk.produced.contains(&pair) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{id} never answered 500 with the tables gone (it hung)"
+            );
+            walk.send(resuming(op)).await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
     app.outside(&away("_away", "")).await;
 
     // What the walk produced, with what is produced elsewhere, is what the
-    // spec declares.
-    let declared = contract().declared();
+    // spec declares (`declared`, above).
     let missing: Vec<&(String, String)> = declared
         .iter()
         .filter(|(op, key)| !walk.produced.contains(&(op.clone(), key.clone())))
