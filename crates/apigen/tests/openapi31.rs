@@ -4,21 +4,12 @@
 
 #[path = "support/upgrade.rs"]
 mod upgrade;
+#[path = "support/versions.rs"]
+mod versions;
+
+use versions::config;
 
 use std::path::Path;
-
-fn config() -> apigen::Config {
-    apigen::Config {
-        command: "test".into(),
-        // The same source for both versions, so that the preambles agree.
-        source: "spec.yaml".into(),
-        lenient: true,
-        runtime: apigen::Runtime::Crate,
-        group_features: false,
-        serde_sides: false,
-        check_formats: false,
-    }
-}
 
 fn generate(text: &str) -> apigen::Files {
     apigen::generate("spec.yaml", text, &config())

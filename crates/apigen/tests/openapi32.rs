@@ -5,20 +5,12 @@
 
 #[path = "support/upgrade.rs"]
 mod upgrade;
+#[path = "support/versions.rs"]
+mod versions;
+
+use versions::config;
 
 use std::path::Path;
-
-fn config() -> apigen::Config {
-    apigen::Config {
-        command: "test".into(),
-        source: "spec.yaml".into(),
-        lenient: true,
-        runtime: apigen::Runtime::Crate,
-        group_features: false,
-        serde_sides: false,
-        check_formats: false,
-    }
-}
 
 fn generate(text: &str) -> apigen::Generated {
     apigen::generate("spec.yaml", text, &config()).unwrap_or_else(|d| panic!("{d}"))

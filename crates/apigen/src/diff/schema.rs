@@ -301,21 +301,9 @@ impl<'a> Compare<'a, '_> {
                     format!("{} is new", inner.what),
                 ),
                 Some(base_field) => {
-                    if rev_field.required && !base_field.required {
-                        self.report(
-                            Rule::RequestPropertyBecameRequired,
-                            &base_field.pointer,
-                            &rev_field.pointer,
-                            format!("{} became required", inner.what),
-                        );
-                    }
-                    self.shape(
-                        &base_field.shape,
-                        &rev_field.shape,
-                        &inner,
-                        &base_field.pointer,
-                        &rev_field.pointer,
-                    );
+                    let became = (rev_field.required && !base_field.required)
+                        .then_some((Rule::RequestPropertyBecameRequired, "became required"));
+                    self.both_fields(base_field, rev_field, &inner, became);
                 }
             }
         }
@@ -324,24 +312,19 @@ impl<'a> Compare<'a, '_> {
                 continue;
             }
             let message = format!("{} is removed", ctx.property(&base_field.wire).what);
-            if rev.deny_unknown {
-                let message = format!("{message}, and unknown properties are refused");
-                self.report_at(
-                    Rule::RequestPropertyRemoved,
-                    self.level,
-                    &base_field.pointer,
-                    rev_at,
-                    message,
-                );
+            let (level, message) = if rev.deny_unknown {
+                let refused = format!("{message}, and unknown properties are refused");
+                (self.level, refused)
             } else {
-                self.report_at(
-                    Rule::RequestPropertyRemoved,
-                    Level::Info,
-                    &base_field.pointer,
-                    rev_at,
-                    message,
-                );
-            }
+                (Level::Info, message)
+            };
+            self.report_at(
+                Rule::RequestPropertyRemoved,
+                level,
+                &base_field.pointer,
+                rev_at,
+                message,
+            );
         }
         if rev.deny_unknown && !base.deny_unknown {
             self.report(
@@ -351,6 +334,33 @@ impl<'a> Compare<'a, '_> {
                 format!("{} now refuses properties it does not name", ctx.what),
             );
         }
+    }
+
+    /// A property both structs name: the change of its required-ness the
+    /// caller found (`became`: the rule, and what became of it), and its
+    /// shape.
+    fn both_fields(
+        &mut self,
+        base_field: &'a Field,
+        rev_field: &'a Field,
+        inner: &Ctx,
+        became: Option<(Rule, &str)>,
+    ) {
+        if let Some((rule, what)) = became {
+            self.report(
+                rule,
+                &base_field.pointer,
+                &rev_field.pointer,
+                format!("{} {what}", inner.what),
+            );
+        }
+        self.shape(
+            &base_field.shape,
+            &rev_field.shape,
+            inner,
+            &base_field.pointer,
+            &rev_field.pointer,
+        );
     }
 
     /// A struct a response carries: a property removed or become optional
@@ -379,21 +389,9 @@ impl<'a> Compare<'a, '_> {
                     format!("{} is removed", inner.what),
                 ),
                 Some(rev_field) => {
-                    if base_field.required && !rev_field.required {
-                        self.report(
-                            Rule::ResponsePropertyBecameOptional,
-                            &base_field.pointer,
-                            &rev_field.pointer,
-                            format!("{} became optional", inner.what),
-                        );
-                    }
-                    self.shape(
-                        &base_field.shape,
-                        &rev_field.shape,
-                        &inner,
-                        &base_field.pointer,
-                        &rev_field.pointer,
-                    );
+                    let became = (base_field.required && !rev_field.required)
+                        .then_some((Rule::ResponsePropertyBecameOptional, "became optional"));
+                    self.both_fields(base_field, rev_field, &inner, became);
                 }
             }
         }

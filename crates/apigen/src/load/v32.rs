@@ -157,37 +157,29 @@ fn operation(op: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 /// examples read.
 fn parameters(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     let at = at.join("parameters");
-    let querystring = |p: &Value| p.get("in").and_then(Value::as_str) == Some("querystring");
-    let why = "an `in: querystring` parameter (OpenAPI 3.2) is not generated yet: the query \
-               string is not read as one value";
+    // Whether the parameter at `here` stays.
+    let mut kept = |p: &mut Value, here: Pointer| {
+        if p.get("in").and_then(Value::as_str) == Some("querystring") {
+            let why = "an `in: querystring` parameter (OpenAPI 3.2) is not generated yet: the \
+                       query string is not read as one value";
+            out.note(&here, why);
+            return false;
+        }
+        if let Value::Mapping(p) = p {
+            holder(p, &here, out);
+        }
+        true
+    };
     match map.get_mut("parameters") {
         Some(Value::Sequence(list)) => {
             let mut index = 0;
             list.retain_mut(|p| {
-                let here = at.join(index);
                 index += 1;
-                if querystring(p) {
-                    out.note(&here, why);
-                    return false;
-                }
-                if let Value::Mapping(p) = p {
-                    holder(p, &here, out);
-                }
-                true
+                kept(p, at.join(index - 1))
             });
         }
         Some(Value::Mapping(named)) => {
-            named.retain(|name, p| {
-                let here = at.join(name.as_str().unwrap_or_default());
-                if querystring(p) {
-                    out.note(&here, why);
-                    return false;
-                }
-                if let Value::Mapping(p) = p {
-                    holder(p, &here, out);
-                }
-                true
-            });
+            named.retain(|name, p| kept(p, at.join(name.as_str().unwrap_or_default())));
         }
         _ => {}
     }
@@ -195,17 +187,28 @@ fn parameters(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 
 /// A response: its `summary` is its description where it has none.
 fn response(r: &mut Mapping, at: &Pointer, out: &mut Provenance) {
-    if let Some(summary) = r.remove("summary") {
-        if r.contains_key("description") {
-            out.note(
-                &at.join("summary"),
-                "a response's `summary` is not used beside its `description`",
-            );
+    spelled_as(r, "summary", "description", at, out, "a response's");
+    holder(r, at, out);
+}
+
+/// `map[from]` moved to `map[to]`, its 3.1 spelling, where that is absent;
+/// beside it, taken out and noted as not used (`whose`: of what it is).
+fn spelled_as(
+    map: &mut Mapping,
+    from: &str,
+    to: &str,
+    at: &Pointer,
+    out: &mut Provenance,
+    whose: &str,
+) {
+    if let Some(value) = map.remove(from) {
+        if map.contains_key(to) {
+            let why = format!("{whose} `{from}` is not used beside its `{to}`");
+            out.note(&at.join(from), why);
         } else {
-            r.insert("description".into(), summary);
+            map.insert(to.into(), value);
         }
     }
-    holder(r, at, out);
 }
 
 /// What holds content and examples (a body, a response, a parameter, a
@@ -232,16 +235,7 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 
 /// An example: `dataValue` is its value where it has none.
 fn example(e: &mut Mapping, at: &Pointer, out: &mut Provenance) {
-    if let Some(data) = e.remove("dataValue") {
-        if e.contains_key("value") {
-            out.note(
-                &at.join("dataValue"),
-                "`dataValue` beside `value` is not used",
-            );
-        } else {
-            e.insert("value".into(), data);
-        }
-    }
+    spelled_as(e, "dataValue", "value", at, out, "an example's");
     take_noted(
         e,
         "serializedValue",

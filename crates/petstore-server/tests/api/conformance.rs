@@ -6,7 +6,7 @@
 //! that a status added to the spec without a test fails here.
 
 use crate::contract::contract;
-use crate::helpers::{eventually, spawn_app_with_limits, Reply, TestApp, HUNG, STORE_TABLES};
+use crate::helpers::{eventually, spawn_app_with_limits, Reply, TestApp, HUNG, POLL, STORE_TABLES};
 use petstore_api::metadata::OPERATIONS;
 use petstore_server::keys::{Limits, Plan};
 use petstore_server::limits::ClientLimits;
@@ -582,10 +582,7 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
     // unknown (500, declared too): each operation is asked again until it
     // meets the open breaker.
     for op in &operations {
-        let id = contract()
-            .route(&op.0, &op.1)
-            .map(|r| r.id.clone())
-            .expect("an operation");
+        let id = operation_id(op);
         let pair = (id.clone(), "503".to_string());
         let mut tries = 0;
         while !walk.produced.contains(&pair) && named(&id, "503").is_none() {
@@ -629,10 +626,7 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
     // again until it is (the event), or it hung.
     let declared = contract().declared();
     for op in &operations {
-        let id = contract()
-            .route(&op.0, &op.1)
-            .map(|r| r.id.clone())
-            .expect("an operation");
+        let id = operation_id(op);
         let pair = (id.clone(), "500".to_string());
         if !declared.contains(&pair) || named(&id, "500").is_some() {
             continue;
@@ -644,7 +638,7 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
                 "{id} never answered 500 with the tables gone (it hung)"
             );
             walk.send(resuming(op)).await;
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            tokio::time::sleep(POLL).await;
         }
     }
     app.outside(&away("_away", "")).await;
@@ -678,4 +672,12 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
         stale.is_empty(),
         "ELSEWHERE names pairs the walk produces: {stale:?}"
     );
+}
+
+/// The operationId of the operation `op` (method, path, body) reaches.
+fn operation_id(op: &(Method, String, Option<Value>)) -> String {
+    contract()
+        .route(&op.0, &op.1)
+        .map(|r| r.id.clone())
+        .expect("an operation")
 }

@@ -346,7 +346,10 @@ pub async fn call(
 /// ceiling far above any healthy wait, never a measure of speed.
 pub const HUNG: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Waits for `happened` to say so, looking again every few milliseconds:
+/// How often a test that waits for an event looks again.
+pub const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Waits for `happened` to say so, looking again every [`POLL`]:
 /// a test waits for the event itself, never for a sleep that stands in for
 /// it. `ceiling` only says the event never came (something hung): set it
 /// at ten times or more what the event takes on a loaded machine.
@@ -361,7 +364,7 @@ where
             std::time::Instant::now() < deadline,
             "{what}: not after {ceiling:?} (it hung)"
         );
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        tokio::time::sleep(POLL).await;
     }
 }
 
