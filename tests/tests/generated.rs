@@ -3,6 +3,24 @@
 
 use petstore_tests::{hygiene, security};
 
+/// A response's status, `Allow` header and JSON body (`null` when there is
+/// none), read whole.
+async fn status_allow_body<B: actix_web::body::MessageBody>(
+    response: actix_web::dev::ServiceResponse<B>,
+) -> (u16, Option<String>, serde_json::Value) {
+    let status = response.status().as_u16();
+    let allow = response
+        .headers()
+        .get("allow")
+        .map(|v| v.to_str().unwrap().to_string());
+    let body = actix_web::test::read_body(response).await;
+    (
+        status,
+        allow,
+        serde_json::from_slice(&body).unwrap_or_default(),
+    )
+}
+
 #[test]
 fn each_operation_carries_its_own_security_or_the_documents() {
     use security::metadata::*;
@@ -298,18 +316,7 @@ mod statuses_glue {
             .method(method.parse().unwrap())
             .uri(path)
             .to_request();
-        let response = test::call_service(&app, request).await;
-        let status = response.status().as_u16();
-        let allow = response
-            .headers()
-            .get("allow")
-            .map(|v| v.to_str().unwrap().to_string());
-        let body = test::read_body(response).await;
-        (
-            status,
-            allow,
-            serde_json::from_slice(&body).unwrap_or_default(),
-        )
+        super::status_allow_body(test::call_service(&app, request).await).await
     }
 
     #[actix_web::test]
@@ -1116,4 +1123,173 @@ fn an_integer_enum_is_checked_as_a_bound_is() {
         refused.contains("must be one of 1, 2, 3, not 4"),
         "{refused}"
     );
+}
+
+/// OpenAPI 3.2's `query` operation and `additionalOperations`, through
+/// the generated client and server: each sent and routed as its own method.
+mod query_methods_glue {
+    use actix_web::{test, web, App, HttpServer};
+    use petstore_tests::query_methods::{client, metadata, models, operations::*, runtime, server};
+
+    struct Service;
+
+    fn pet(id: i64, name: &str) -> models::Pet {
+        models::Pet {
+            id,
+            name: name.into(),
+        }
+    }
+
+    impl Pets for Service {
+        async fn list_pets(
+            &self,
+            _: ListPetsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<ListPetsResponse, ErrorResponse> {
+            Ok(ListPetsResponse::Ok(vec![pet(1, "Rex"), pet(2, "Tom")]))
+        }
+
+        async fn search_pets(
+            &self,
+            request: SearchPetsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<SearchPetsResponse, ErrorResponse> {
+            let wanted = request.body.name.unwrap_or_default();
+            let found = [pet(1, "Rex"), pet(2, "Tom")]
+                .into_iter()
+                .filter(|p| p.name.contains(&wanted))
+                .collect();
+            Ok(SearchPetsResponse::Ok(found))
+        }
+
+        async fn link_pet(
+            &self,
+            request: LinkPetRequest,
+            _: runtime::RequestContext,
+        ) -> Result<LinkPetResponse, ErrorResponse> {
+            Ok(match (request.pet_id, request.link.as_str()) {
+                (1, "</pets/2>; rel=\"sibling\"") => LinkPetResponse::NoContent,
+                _ => LinkPetResponse::NotFound,
+            })
+        }
+
+        async fn copy_pets_pet_id(
+            &self,
+            request: CopyPetsPetIdRequest,
+            _: runtime::RequestContext,
+        ) -> Result<CopyPetsPetIdResponse, ErrorResponse> {
+            Ok(CopyPetsPetIdResponse::Created(pet(
+                request.pet_id + 100,
+                "copy",
+            )))
+        }
+    }
+
+    impl Hooks for Service {
+        async fn register_hook(
+            &self,
+            _: RegisterHookRequest,
+            _: runtime::RequestContext,
+        ) -> Result<RegisterHookResponse, ErrorResponse> {
+            Ok(RegisterHookResponse::NoContent)
+        }
+    }
+
+    impl server::Rejections for Service {
+        fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+            ErrorResponse::new(
+                rejection.status(),
+                serde_json::json!({ "code": rejection.kind.code() }),
+            )
+        }
+    }
+
+    fn app() -> App<
+        impl actix_web::dev::ServiceFactory<
+            actix_web::dev::ServiceRequest,
+            Config = (),
+            Response = actix_web::dev::ServiceResponse,
+            Error = actix_web::Error,
+            InitError = (),
+        >,
+    > {
+        App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service)))
+    }
+
+    #[actix_web::test]
+    async fn the_client_sends_query_and_link_as_themselves() {
+        let http = HttpServer::new(app)
+            .workers(1)
+            .bind(("127.0.0.1", 0))
+            .expect("a port");
+        let address = http.addrs()[0];
+        actix_web::rt::spawn(http.run());
+        let client = client::Client::new(&format!("http://{address}")).expect("a client");
+
+        assert_eq!(metadata::SEARCH_PETS.method, "QUERY");
+        let found = client
+            .search_pets(SearchPetsRequest {
+                body: models::Filter {
+                    name: Some("Re".into()),
+                    limit: None,
+                },
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(found, SearchPetsResponse::Ok(vec![pet(1, "Rex")]));
+
+        assert_eq!(metadata::LINK_PET.method, "LINK");
+        let link = |pet_id, link: &str| LinkPetRequest {
+            pet_id,
+            link: link.into(),
+        };
+        let linked = client.link_pet(link(1, "</pets/2>; rel=\"sibling\"")).await;
+        assert_eq!(linked.unwrap().into_inner(), LinkPetResponse::NoContent);
+        let missing = client.link_pet(link(1, "</pets/9>")).await;
+        assert_eq!(missing.unwrap().into_inner(), LinkPetResponse::NotFound);
+
+        let copy = client
+            .copy_pets_pet_id(CopyPetsPetIdRequest { pet_id: 7 })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(copy, CopyPetsPetIdResponse::Created(pet(107, "copy")));
+    }
+
+    /// Status, `Allow` header and body of one call.
+    async fn call(
+        method: &str,
+        path: &str,
+        body: &str,
+    ) -> (u16, Option<String>, serde_json::Value) {
+        let app = test::init_service(app()).await;
+        let request = test::TestRequest::default()
+            .method(method.parse().unwrap())
+            .uri(path)
+            .insert_header(("content-type", "application/json"))
+            .insert_header(("link", "</pets/2>; rel=\"sibling\""))
+            .set_payload(body.to_string())
+            .to_request();
+        super::status_allow_body(test::call_service(&app, request).await).await
+    }
+
+    #[actix_web::test]
+    async fn the_glue_routes_and_validates_them_like_any_method() {
+        let (s, _, body) = call("QUERY", "/pets", r#"{"name": "T"}"#).await;
+        assert_eq!((s, body[0]["name"].as_str()), (200, Some("Tom")));
+        // The body is read and checked against the spec's bounds; the 422
+        // goes out as the operation declares it, without a body.
+        let (s, _, body) = call("QUERY", "/pets", r#"{"limit": 0}"#).await;
+        assert_eq!((s, body), (422, serde_json::Value::Null));
+        // A path parameter the path item declares, for its other methods.
+        assert_eq!(call("LINK", "/pets/1", "").await.0, 204);
+        let (s, _, body) = call("LINK", "/pets/0", "").await;
+        assert_eq!((s, body["code"].as_str()), (422, Some("validation_failed")));
+        // Other methods: 405, naming what each path serves.
+        let (s, allow, _) = call("DELETE", "/pets", "").await;
+        assert_eq!((s, allow.as_deref()), (405, Some("GET, QUERY")));
+        let (s, allow, _) = call("GET", "/pets/1", "").await;
+        assert_eq!((s, allow.as_deref()), (405, Some("LINK, COPY")));
+    }
 }

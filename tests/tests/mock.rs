@@ -257,3 +257,39 @@ async fn a_body_offered_as_json_as_a_form_and_as_xml_is_read_each_way() {
         refused.2
     );
 }
+
+/// OpenAPI 3.2's `query` operation and an `additionalOperations` method
+/// are mocked like any other: routed by their own method, the body read.
+#[actix_web::test]
+async fn a_query_and_an_additional_method_are_answered_as_themselves() {
+    use petstore_tests::query_methods as spec;
+    let mock = spec::mock::MockService::new(7).expect("a problem body can be made");
+    let app = test::init_service(
+        App::new()
+            .service(web::scope(spec::metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
+    )
+    .await;
+    let call = |method: &str, path: &str| {
+        test::TestRequest::default()
+            .method(method.parse().unwrap())
+            .uri(path)
+            .insert_header(("content-type", "application/json"))
+            .set_payload(r#"{"name": "Re", "limit": 3}"#)
+            .to_request()
+    };
+    let response = test::call_service(&app, call("QUERY", "/pets")).await;
+    assert_eq!(response.status().as_u16(), 200);
+    let _: Vec<spec::models::Pet> = test::read_body_json(response).await;
+    let response = test::call_service(&app, call("COPY", "/pets/3")).await;
+    assert_eq!(response.status().as_u16(), 201);
+    let _: spec::models::Pet = test::read_body_json(response).await;
+    // The QUERY's body is checked like a POST's.
+    let refused = test::TestRequest::default()
+        .method("QUERY".parse().unwrap())
+        .uri("/pets")
+        .insert_header(("content-type", "application/json"))
+        .set_payload(r#"{"limit": 0}"#)
+        .to_request();
+    let response = test::call_service(&app, refused).await;
+    assert_eq!(response.status().as_u16(), 422);
+}

@@ -41,7 +41,7 @@ commands:
   codegen           regenerate crates/petstore-api/src/generated from spec/openapi.yaml
   codegen --check   fail (with a diff) when the checked-in generated code is stale
   codegen --spec FILE --out DIR [--strict]
-                    a standalone crate from any OpenAPI 3.0 or 3.1 document; unsupported
+                    a standalone crate from any OpenAPI 3.0, 3.1 or 3.2 document; unsupported
                     operations are skipped and listed (--strict: fail instead)
   spec-diff BASE REVISION [--format text|json|markdown|github] [--date YYYY-MM-DD]
                     the evolution gate: changes that break callers, judged by each

@@ -526,9 +526,11 @@ pub struct Call {
 impl Call {
     /// A call of `operation`, its path template not yet filled in.
     pub fn new(operation: &'static Operation) -> Call {
+        // QUERY is safe and idempotent by its definition (the HTTP QUERY
+        // method draft, which OpenAPI 3.2's `query` names).
         let idempotent = matches!(
             operation.method,
-            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE" | "TRACE"
+            "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE" | "TRACE" | "QUERY"
         );
         Call {
             operation,

@@ -113,3 +113,13 @@ pub fn method_not_allowed<E: ErrorAnswer>(
     }
     response
 }
+
+/// A route for a method that has no constructor of its own (`QUERY`,
+/// `OPTIONS`, `LINK`): a generated crate names only methods its generator
+/// checked are HTTP tokens.
+pub fn route_for(method: &'static str) -> actix_web::Route {
+    match actix_web::http::Method::from_bytes(method.as_bytes()) {
+        Ok(method) => actix_web::web::method(method),
+        Err(_) => panic!("`{method}` is not an HTTP method name"),
+    }
+}

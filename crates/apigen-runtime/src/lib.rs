@@ -240,7 +240,7 @@ pub use body::{
 #[cfg(feature = "server")]
 pub use context::RequestContext;
 #[cfg(feature = "server")]
-pub use glue::{answer, method_not_allowed, not_found, refuse, ErrorAnswer, Response};
+pub use glue::{answer, method_not_allowed, not_found, refuse, route_for, ErrorAnswer, Response};
 #[cfg(feature = "server")]
 pub use operation::{segment_is, serve, FeatureOff, Layer, RouteService};
 #[cfg(feature = "server")]

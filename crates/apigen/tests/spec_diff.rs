@@ -1224,3 +1224,35 @@ fn a_body_without_a_media_type_is_compared() {
     );
     check(&required, &optional, &[]);
 }
+
+/// OpenAPI 3.2's `query` and `additionalOperations` are compared like any
+/// operation: removed, added, or with a body that tightens.
+#[test]
+fn query_and_additional_operations_are_compared_like_any_other() {
+    let base = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /items:\n    query:\n      operationId: searchItems\n      requestBody:\n        content:\n          application/json:\n            schema:\n              type: object\n              properties:\n                name: {type: string}\n      responses: {'200': {description: ok}}\n    additionalOperations:\n      PURGE:\n        operationId: purgeItems\n        responses: {'204': {description: purged}}\n";
+    let without_purge = base.replace(
+        "    additionalOperations:\n      PURGE:\n        operationId: purgeItems\n        responses: {'204': {description: purged}}\n",
+        "",
+    );
+    check(
+        base,
+        &without_purge,
+        &[("api-removed-without-deprecation", Error)],
+    );
+    check(&without_purge, base, &[("api-added", Info)]);
+    let required = base.replace(
+        "              type: object\n",
+        "              type: object\n              required: [name]\n",
+    );
+    check(
+        base,
+        &required,
+        &[("request-property-became-required", Error)],
+    );
+    let report = diff(
+        &Document::parse("base.yaml", base).unwrap(),
+        &Document::parse("revision.yaml", &without_purge).unwrap(),
+        "2026-11-27",
+    );
+    assert_eq!(report.findings[0].operation, "PURGE /items");
+}

@@ -162,10 +162,14 @@ fn resources(api: &Api, gates: &Gates) -> String {
 /// shares its shape and method with others, by its typed path
 /// parameters), its handler and its metadata, under the layer.
 fn route(o: &Operation, ops: &[&Operation]) -> Expr {
-    // actix-web has a route constructor for each method but OPTIONS.
+    // actix-web has a route constructor for each method of HTTP's own but
+    // OPTIONS; any other (`QUERY`, `LINK`) is named.
     let method = match o.method.as_str() {
         "OPTIONS" => "web::method(actix_web::http::Method::OPTIONS)".to_string(),
-        other => format!("web::{}()", other.to_ascii_lowercase()),
+        "GET" | "PUT" | "POST" | "DELETE" | "HEAD" | "PATCH" | "TRACE" => {
+            format!("web::{}()", o.method.to_ascii_lowercase())
+        }
+        other => format!("runtime::route_for({})", text::string_literal(other)),
     };
     // Of several operations on one shape and method, each but the last
     // takes only a path its typed parameters read.

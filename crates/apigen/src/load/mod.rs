@@ -34,7 +34,18 @@ pub use syntax::syntax;
 pub(crate) use tree::is_extension;
 
 use crate::diag::{Diagnostic, Location, Pointer};
-use openapiv3::{OpenAPI, PathItem};
+use openapiv3::{OpenAPI, Operation, PathItem};
+
+/// An operation of a method the 3.0 model has no field for: OpenAPI 3.2's
+/// `query`, and each of `additionalOperations` (`LINK`, `COPY`).
+#[derive(Debug)]
+pub struct OtherOperation {
+    /// The path it stands under, as written.
+    pub path: String,
+    /// The method a request names, as sent (`QUERY`, `LINK`).
+    pub method: String,
+    pub op: Operation,
+}
 
 /// A document read into the 3.0 model, with what reading a 3.1 document
 /// took out of it.
@@ -45,6 +56,10 @@ pub struct Loaded {
     pub version: String,
     /// 3.1 `webhooks`: each name and path item.
     pub webhooks: Vec<(String, PathItem)>,
+    /// Operations of methods the model has no field for, in document
+    /// order; each stands in `doc`'s path item of its path, which holds
+    /// the parameters they share.
+    pub other_operations: Vec<OtherOperation>,
     /// What reading the document moved (inlined path items, 3.1's
     /// `$defs`) and noted (3.1 keywords, repairs of what is strictly
     /// invalid).
@@ -77,12 +92,16 @@ pub fn from_value(value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic>> {
         normalize::normalize(value, &mut provenance)
     };
     let (value, mutual_tls) = repair::repair(value, &mut provenance);
-    let resolve::Resolved { doc, webhooks } =
-        resolve::resolve(value, webhooks, &version, &mut provenance)?;
+    let resolve::Resolved {
+        doc,
+        webhooks,
+        other_operations,
+    } = resolve::resolve(value, webhooks, &version, &mut provenance)?;
     Ok(Loaded {
         doc,
         version,
         webhooks,
+        other_operations,
         provenance,
         mutual_tls,
     })

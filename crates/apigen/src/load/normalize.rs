@@ -31,7 +31,7 @@
 //! pipeline reports is mapped back into the document the user wrote.
 
 use super::provenance::Provenance;
-use super::tree::{rewrite_refs, METHODS};
+use super::tree::{operations, rewrite_refs};
 use crate::diag::Pointer;
 use serde_yaml::{Mapping, Value};
 use std::collections::BTreeMap;
@@ -159,8 +159,8 @@ fn declare_no_responses(item: &mut Value) {
     let Some(item) = item.as_mapping_mut() else {
         return;
     };
-    for method in METHODS {
-        if let Some(Value::Mapping(operation)) = item.get_mut(method) {
+    for place in operations(item) {
+        if let Some(Value::Mapping(operation)) = place.get_mut(item) {
             if !operation.contains_key("responses") {
                 operation.insert("responses".into(), Value::Mapping(Mapping::new()));
             }

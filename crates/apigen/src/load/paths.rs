@@ -3,7 +3,7 @@
 //! points (anywhere in the document), each move recorded.
 
 use super::provenance::Provenance;
-use super::tree::{at, at_mut, target, METHODS};
+use super::tree::{at, at_mut, operations, target};
 use crate::diag::Pointer;
 use serde_yaml::Value;
 
@@ -79,13 +79,17 @@ fn inline_all(doc: &mut Value, out: &mut Provenance) {
                     continue;
                 };
                 inline(&root, &here, out, value);
-                for method in METHODS {
+                let places = match value {
+                    Value::Mapping(item) => operations(item),
+                    _ => Vec::new(),
+                };
+                for place in places {
                     // An operation given by `$ref`: not OpenAPI, and common.
-                    let operation = here.join(method);
+                    let operation = place.at(&here);
                     if let Some(value) = at_mut(doc, &operation) {
                         inline(&root, &operation, out, value);
                     }
-                    let callbacks = here.join(method).join("callbacks");
+                    let callbacks = operation.join("callbacks");
                     if let Some(Value::Mapping(found)) = at(doc, &callbacks) {
                         work.extend(
                             found
@@ -124,11 +128,9 @@ fn mentions_path_item_refs(doc: &Value) -> bool {
     };
     let components = doc.get("components");
     let operation_refs = |items: Option<&Value>| match items {
-        Some(Value::Mapping(items)) => items.values().any(|item| {
-            METHODS
-                .iter()
-                .any(|m| item.get(m).is_some_and(|o| o.get("$ref").is_some()))
-        }),
+        Some(Value::Mapping(items)) => items
+            .values()
+            .any(|item| held(item, &|o| o.get("$ref").is_some())),
         _ => false,
     };
     section(doc.get("paths"))
@@ -140,10 +142,18 @@ fn mentions_path_item_refs(doc: &Value) -> bool {
             .get("paths")
             .and_then(Value::as_mapping)
             .is_some_and(|paths| {
-                paths.values().any(|item| {
-                    METHODS
-                        .iter()
-                        .any(|m| item.get(m).and_then(|o| o.get("callbacks")).is_some())
-                })
+                paths
+                    .values()
+                    .any(|item| held(item, &|o| o.get("callbacks").is_some()))
             })
+}
+
+/// Whether an operation of the path item `item` is one `this` holds of.
+fn held(item: &Value, this: &dyn Fn(&Value) -> bool) -> bool {
+    let Value::Mapping(item) = item else {
+        return false;
+    };
+    operations(item)
+        .iter()
+        .any(|place| place.get(item).is_some_and(this))
 }

@@ -7,7 +7,7 @@
 //! do but name it).
 
 use super::provenance::Provenance;
-use super::tree::{at, at_mut, is_extension, rewrite_refs, METHODS};
+use super::tree::{at, at_mut, is_extension, operations, rewrite_refs};
 use crate::diag::{Diagnostic, Pointer};
 use serde_yaml::{Mapping, Value};
 
@@ -226,11 +226,12 @@ fn misplaced(doc: &Value) -> Vec<(Pointer, Place)> {
     if let Some(Value::Mapping(paths)) = doc.get("paths") {
         for (path, item) in paths {
             let Some(path) = path.as_str() else { continue };
-            for method in METHODS {
-                let Some(operation) = item.get(method) else {
+            let Value::Mapping(item) = item else { continue };
+            for place in operations(item) {
+                let Some(operation) = place.get(item) else {
                     continue;
                 };
-                let at = || Pointer::root().join("paths").join(path).join(method);
+                let at = || place.at(&Pointer::root().join("paths").join(path));
                 if operation
                     .get("requestBody")
                     .is_some_and(|b| misplaced(b, Place::RequestBody))

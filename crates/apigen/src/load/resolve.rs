@@ -11,19 +11,24 @@
 //! reading the document's parts one by one ([`locate`]).
 
 use super::provenance::Provenance;
-use super::tree::{at_mut, strip_location};
+use super::tree::{at_mut, operations, strip_location, Field, Place, ADDITIONAL, METHODS, QUERY};
+use super::OtherOperation;
 use crate::diag::{Diagnostic, Pointer};
-use openapiv3::{OpenAPI, PathItem};
+use openapiv3::{OpenAPI, Operation, PathItem};
 use serde_yaml::{Mapping, Value};
 
-/// The document read as the model, and each webhook as a path item.
+/// The document read as the model, each webhook as a path item, and each
+/// operation the model has no field for.
 pub(super) struct Resolved {
     pub doc: OpenAPI,
     pub webhooks: Vec<(String, PathItem)>,
+    pub other_operations: Vec<OtherOperation>,
 }
 
-/// The document read as the model, and each webhook as a path item; every
-/// repair noted in `provenance`, located in the document as written.
+/// The document read as the model, each webhook as a path item and each
+/// operation of a method the model has no field for (3.2's `query` and
+/// `additionalOperations`) on its own; every repair noted in `provenance`,
+/// located in the document as written.
 pub(super) fn resolve(
     mut value: Value,
     webhooks: Vec<(String, Value)>,
@@ -31,6 +36,7 @@ pub(super) fn resolve(
     provenance: &mut Provenance,
 ) -> Result<Resolved, Vec<Diagnostic>> {
     let label = version.get(..3).unwrap_or("3.0");
+    let others = take_other_operations(&mut value, provenance);
     let doc = deserialize::<OpenAPI>(&mut value, &mut provenance.assumed, |value| {
         match serde_path_to_error::deserialize::<_, OpenAPI>(value) {
             Ok(_) => (Pointer::root(), "the document reads".into()),
@@ -43,28 +49,108 @@ pub(super) fn resolve(
             format!("not a valid OpenAPI {label} document: {message}"),
         ))]
     })?;
-    Ok(Resolved {
-        doc,
-        webhooks: read_webhooks(webhooks, provenance)?,
-    })
+    let webhooks = webhooks
+        .into_iter()
+        .map(|(name, item)| (Pointer::root().join("webhooks").join(&name), name, item))
+        .collect();
+    let webhooks = read_each::<PathItem, _>(webhooks, Part::PathItem, "webhook", provenance);
+    let others = read_each::<Operation, _>(others, Part::Operation, "operation", provenance);
+    match (webhooks, others) {
+        (Ok(webhooks), Ok(others)) => Ok(Resolved {
+            doc,
+            webhooks,
+            other_operations: others
+                .into_iter()
+                .map(|((path, method), op)| OtherOperation { path, method, op })
+                .collect(),
+        }),
+        (webhooks, others) => Err(webhooks
+            .err()
+            .into_iter()
+            .chain(others.err())
+            .flatten()
+            .collect()),
+    }
 }
 
-/// Each webhook is a path item of its own, read with the same repairs as
-/// the document's (3.1 lets its operations declare no `responses`), each
-/// noted where the webhook stands.
-fn read_webhooks(
-    webhooks: Vec<(String, Value)>,
+/// Each operation of the path items under `paths` that stands where the
+/// model has no field (`query`, `additionalOperations`), taken out: where
+/// it stood, its path and method, and the operation. A method that is not
+/// an HTTP token, or that has a field of its own, is left out with a note.
+fn take_other_operations(
+    doc: &mut Value,
+    out: &mut Provenance,
+) -> Vec<(Pointer, (String, String), Value)> {
+    let mut taken = Vec::new();
+    let Some(Value::Mapping(paths)) = doc.get_mut("paths") else {
+        return taken;
+    };
+    for (path, item) in paths.iter_mut() {
+        let (Some(path), Value::Mapping(item)) = (path.as_str(), item) else {
+            continue;
+        };
+        let at = Pointer::root().join("paths").join(path);
+        for place in operations(item) {
+            if place.field == Field::Model {
+                continue;
+            }
+            let Some(op) = place.get(item).cloned() else {
+                continue;
+            };
+            let here = place.at(&at);
+            match foreign_method(&place) {
+                Some(why) => out.note(&here, why),
+                None => taken.push((here, (path.to_string(), place.method), op)),
+            }
+        }
+        item.remove(QUERY);
+        item.remove(ADDITIONAL);
+    }
+    taken
+}
+
+/// Why an operation of `additionalOperations` is not generated, if it is
+/// not: its key is not a method a request can name, or it names one that
+/// has a field of its own.
+fn foreign_method(place: &Place) -> Option<String> {
+    let method = &place.method;
+    // RFC 9110's `token`.
+    let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if method.is_empty() || !method.chars().all(tchar) {
+        return Some(format!(
+            "`{method}` is not an HTTP method name (a token): this operation is left out"
+        ));
+    }
+    let own = METHODS
+        .iter()
+        .chain([&QUERY])
+        .find(|m| m.eq_ignore_ascii_case(method));
+    match own {
+        Some(own) if place.field == Field::Additional => Some(format!(
+            "`{method}` has a field of its own (`{own}`), which `additionalOperations` must not \
+             repeat: this operation is left out"
+        )),
+        _ => None,
+    }
+}
+
+/// Each part (a webhook's path item, an operation read on its own) read as
+/// `T`, with the same repairs as the document's, each noted where the part
+/// stands; `what` names the part in an error.
+fn read_each<T: serde::de::DeserializeOwned, K>(
+    parts: Vec<(Pointer, K, Value)>,
+    part: Part,
+    what: &str,
     provenance: &mut Provenance,
-) -> Result<Vec<(String, PathItem)>, Vec<Diagnostic>> {
+) -> Result<Vec<(K, T)>, Vec<Diagnostic>> {
     let mut read_all = Vec::new();
     let mut errors = Vec::new();
-    for (name, mut item) in webhooks {
-        let here = Pointer::root().join("webhooks").join(&name);
+    for (here, key, mut value) in parts {
         let mut assumed = Vec::new();
-        let read = deserialize::<PathItem>(&mut item, &mut assumed, |value| {
-            match serde_path_to_error::deserialize::<_, PathItem>(value) {
-                Ok(_) => (Pointer::root(), "the webhook reads".into()),
-                Err(e) => locate_part(value, &e, Part::PathItem),
+        let read = deserialize::<T>(&mut value, &mut assumed, |value| {
+            match serde_path_to_error::deserialize::<_, T>(value) {
+                Ok(_) => (Pointer::root(), format!("the {what} reads")),
+                Err(e) => locate_part(value, &e, part),
             }
         });
         let rebased = |pointer: &Pointer| {
@@ -83,11 +169,11 @@ fn read_webhooks(
             }
         }));
         match read {
-            Ok(item) => read_all.push((name, item)),
-            Err((pointer, message)) => errors.push(Diagnostic::at(
+            Ok(read) => read_all.push((key, read)),
+            Err((pointer, message)) => errors.push(provenance.locate(Diagnostic::at(
                 &rebased(&pointer),
-                format!("not a valid webhook: {}", strip_location(&message)),
-            )),
+                format!("not a valid {what}: {}", strip_location(&message)),
+            ))),
         }
     }
     if errors.is_empty() {

@@ -125,3 +125,89 @@ pub(super) fn target(root: &Value, value: &Value) -> Option<(Pointer, Value)> {
 pub(super) const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
+
+/// OpenAPI 3.2's `query` operation, beside the methods' own fields.
+pub(super) const QUERY: &str = "query";
+
+/// OpenAPI 3.2's map from other methods (`LINK`, `COPY`) to operations.
+pub(super) const ADDITIONAL: &str = "additionalOperations";
+
+/// An operation of a path item: where it stands below the item (`get`,
+/// `query`, `additionalOperations/LINK`) and the method a request names.
+pub(super) struct Place {
+    pub key: Pointer,
+    pub method: String,
+    pub field: Field,
+}
+
+/// Which field of a path item holds an operation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Field {
+    /// A method's own field that the 3.0 model reads (`get`, `trace`).
+    Model,
+    /// 3.2's `query`.
+    Query,
+    /// An entry of 3.2's `additionalOperations`.
+    Additional,
+}
+
+impl Place {
+    /// Where the operation stands, for an item at `item`.
+    pub fn at(&self, item: &Pointer) -> Pointer {
+        self.key
+            .segments()
+            .fold(item.clone(), |p, segment| p.join(segment))
+    }
+
+    /// The operation, in its path item `item`.
+    pub fn get<'v>(&self, item: &'v serde_yaml::Mapping) -> Option<&'v Value> {
+        let mut segments = self.key.segments();
+        let mut here = item.get(segments.next()?.as_str())?;
+        for segment in segments {
+            here = here.get(segment.as_str())?;
+        }
+        Some(here)
+    }
+
+    /// The operation, in its path item `item`, to change.
+    pub fn get_mut<'v>(&self, item: &'v mut serde_yaml::Mapping) -> Option<&'v mut Value> {
+        let mut segments = self.key.segments();
+        let mut here = item.get_mut(segments.next()?.as_str())?;
+        for segment in segments {
+            here = here.get_mut(segment.as_str())?;
+        }
+        Some(here)
+    }
+}
+
+/// Every operation `item` holds, in the order written: the methods' own
+/// fields, then `query`, then `additionalOperations` (whose keys are the
+/// methods as sent).
+pub(super) fn operations(map: &serde_yaml::Mapping) -> Vec<Place> {
+    let own = METHODS
+        .iter()
+        .chain([&QUERY])
+        .filter(|m| map.contains_key(**m))
+        .map(|m| Place {
+            key: Pointer::root().join(m),
+            method: m.to_ascii_uppercase(),
+            field: if *m == QUERY {
+                Field::Query
+            } else {
+                Field::Model
+            },
+        });
+    let additional = match map.get(ADDITIONAL) {
+        Some(Value::Mapping(others)) => others
+            .keys()
+            .filter_map(Value::as_str)
+            .map(|m| Place {
+                key: Pointer::root().join(ADDITIONAL).join(m),
+                method: m.to_string(),
+                field: Field::Additional,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    own.chain(additional).collect()
+}

@@ -5,15 +5,20 @@
 //! rest of the document generates as its 3.1 reading would and nothing is
 //! dropped silently.
 //!
-//! Not generated yet, each noted: the `query` method and
-//! `additionalOperations`, `in: querystring` parameters, sequential media
+//! The `query` method and `additionalOperations` stay where they are
+//! written under `paths`: every stage reads them as operations
+//! ([`super::tree::operations`]) and the last takes them out beside the
+//! model, which has no field for them. Under webhooks and callbacks they
+//! are taken out and noted.
+//!
+//! Not generated yet, each noted: `in: querystring` parameters, sequential media
 //! (`itemSchema`, `itemEncoding`, `prefixEncoding`), a discriminator's
 //! `defaultMapping`, an example's `serializedValue`, tags' `parent` and
 //! `kind`, `$self`, and the security schemes' `deprecated`,
 //! `oauth2MetadataUrl` and device authorization flow.
 
 use super::provenance::Provenance;
-use super::tree::METHODS;
+use super::tree::{operations, ADDITIONAL, QUERY};
 use crate::diag::Pointer;
 use serde_yaml::{Mapping, Value};
 
@@ -41,9 +46,8 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
             }
         }
     }
-    for section in ["paths", "webhooks"] {
-        each_entry(map, section, &root.join(section), out, path_item);
-    }
+    each_entry(map, "paths", &root.join("paths"), out, path_item);
+    each_entry(map, "webhooks", &root.join("webhooks"), out, hook_item);
     if let Some(Value::Mapping(components)) = map.get_mut("components") {
         let at = root.join("components");
         each_entry(
@@ -106,29 +110,42 @@ fn each_entry(
     }
 }
 
-/// A path item: its 3.2 methods, its parameters and its operations.
+/// A path item under `paths` (or the components' path items, which are
+/// inlined there): its `query` and `additionalOperations` stay, operations
+/// like the others; its parameters and operations are read.
 fn path_item(item: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    parameters(item, at, out);
+    for place in operations(item) {
+        if let Some(Value::Mapping(operation)) = place.get_mut(item) {
+            self::operation(operation, &place.at(at), out);
+        }
+    }
+}
+
+/// A webhook's or a callback's path item: the methods 3.2 adds are not
+/// generated there (a webhook's payload is a model of the POST or PUT it
+/// describes), so they are taken out and noted; the rest is read as a path
+/// item.
+fn hook_item(item: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     take_noted(
         item,
-        "query",
+        QUERY,
         at,
         out,
-        "the QUERY method (OpenAPI 3.2) is not generated yet: the operation is left out",
+        "the QUERY method is generated under `paths` only: this operation is left out",
     );
-    if let Some(Value::Mapping(others)) = item.remove("additionalOperations") {
+    if let Some(Value::Mapping(others)) = item.remove(ADDITIONAL) {
         for method in others.keys().filter_map(Value::as_str) {
             out.note(
-                &at.join("additionalOperations").join(method),
-                format!("the `{method}` method (`additionalOperations`) is not generated yet: the operation is left out"),
+                &at.join(ADDITIONAL).join(method),
+                format!(
+                    "the `{method}` method (`additionalOperations`) is generated under `paths` \
+                     only: this operation is left out"
+                ),
             );
         }
     }
-    parameters(item, at, out);
-    for method in METHODS {
-        if let Some(Value::Mapping(operation)) = item.get_mut(method) {
-            self::operation(operation, &at.join(method), out);
-        }
-    }
+    path_item(item, at, out);
 }
 
 /// An operation: its parameters, body, responses and callbacks.
@@ -144,7 +161,7 @@ fn operation(op: &mut Mapping, at: &Pointer, out: &mut Provenance) {
                 let at = at.join("callbacks").join(name);
                 for (expression, item) in callback.iter_mut() {
                     if let (Some(expression), Value::Mapping(item)) = (expression.as_str(), item) {
-                        path_item(item, &at.join(expression), out);
+                        hook_item(item, &at.join(expression), out);
                     }
                 }
             }
@@ -324,12 +341,13 @@ mod tests {
             "openapi: 3.2.0\n$self: https://example.com/api.yaml\ninfo: {title: t, version: '1'}\n\
              tags: [{name: pets, summary: Pets, parent: store, kind: nav}]\n\
              paths:\n  /pets:\n    query:\n      responses: {'200': {description: ok}}\n\
-             \x20   additionalOperations:\n      LINK:\n        responses: {'200': {description: ok}}\n\
+             \x20   additionalOperations:\n      LINK:\n        parameters: [{name: all, in: querystring, content: {text/plain: {schema: {type: string}}}}]\n        responses: {'200': {description: ok}}\n\
              \x20   get:\n      parameters:\n        - {name: q, in: querystring, content: {application/json: {schema: {type: object}}}}\n\
              \x20       - {name: limit, in: query, schema: {type: integer}}\n\
              \x20     responses:\n        '200':\n          summary: The pets\n\
              \x20         content:\n            text/event-stream:\n              itemSchema: {type: object}\n\
              \x20             examples:\n                one: {dataValue: {a: 1}, serializedValue: 'data: 1'}\n\
+             webhooks:\n  ping:\n    query:\n      responses: {'200': {description: ok}}\n\
              components:\n  schemas:\n    Pet:\n      oneOf: [{type: object}]\n      discriminator: {propertyName: kind, defaultMapping: '#/components/schemas/Pet'}\n\
              \x20 securitySchemes:\n    key: {type: apiKey, in: header, name: k, deprecated: true}\n",
         );
@@ -338,8 +356,8 @@ mod tests {
             "#/tags/0/summary",
             "#/tags/0/parent",
             "#/tags/0/kind",
-            "#/paths/~1pets/query",
-            "#/paths/~1pets/additionalOperations/LINK",
+            "#/paths/~1pets/additionalOperations/LINK/parameters/0",
+            "#/webhooks/ping/query",
             "#/paths/~1pets/get/parameters/0",
             "#/paths/~1pets/get/responses/200/content/text~1event-stream/itemSchema",
             "#/paths/~1pets/get/responses/200/content/text~1event-stream/examples/one/serializedValue",
@@ -356,7 +374,13 @@ mod tests {
         assert_eq!(ok["description"], "The pets", "a summary describes");
         let example = &ok["content"]["text/event-stream"]["examples"]["one"];
         assert_eq!(example["value"]["a"], 1, "dataValue is the value");
-        assert!(doc["paths"]["/pets"].get("query").is_none());
+        // Under `paths`, the methods 3.2 adds stay for the stages after
+        // this one, which read them as operations; under webhooks they go.
+        assert!(doc["paths"]["/pets"].get("query").is_some());
+        assert!(doc["paths"]["/pets"]["additionalOperations"]
+            .get("LINK")
+            .is_some());
+        assert!(doc["webhooks"]["ping"].get("query").is_none());
         assert!(doc.get("$self").is_none());
     }
 

@@ -72,7 +72,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         l.default_security = l.requirements(default, &Pointer::root().join("security"));
     }
     l.component_types();
-    let operations = l.operations();
+    let operations = l.operations(&loaded.other_operations);
     let webhooks = l.webhooks(&loaded.webhooks);
     let plans = l.plans();
     let (operations, traits) = passes::groups(doc, operations);

@@ -5,6 +5,7 @@
 use super::Lowerer;
 use crate::diag::Pointer;
 use crate::ir::*;
+use crate::load::OtherOperation;
 use crate::names::{sanitize, Case, Namer, GLUE_FUNCTIONS};
 use openapiv3::{Parameter, ReferenceOr};
 use std::collections::{BTreeMap, HashMap};
@@ -44,7 +45,9 @@ impl<'a> Lowerer<'a> {
         out
     }
 
-    pub(super) fn operations(&mut self) -> Vec<Operation> {
+    /// Every operation, in document order: by path, the methods' own
+    /// fields, then the methods the model has no field for (`others`).
+    pub(super) fn operations(&mut self, others: &'a [OtherOperation]) -> Vec<Operation> {
         let mut ops = Vec::new();
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut successors: Vec<(Pointer, String)> = Vec::new();
@@ -60,12 +63,18 @@ impl<'a> Lowerer<'a> {
                     continue;
                 }
             };
-            for (method, op) in item.iter() {
-                let oat = pat.join(method);
+            let own = item
+                .iter()
+                .map(|(method, op)| (method.to_ascii_uppercase(), pat.join(method), op));
+            let others = others
+                .iter()
+                .filter(|o| o.path == *path)
+                .map(|o| (o.method.clone(), other_pointer(&pat, &o.method), &o.op));
+            for (method, oat, op) in own.chain(others) {
                 let mut id = op
                     .operation_id
                     .clone()
-                    .unwrap_or_else(|| derived_operation_id(method, path));
+                    .unwrap_or_else(|| derived_operation_id(&method, path));
                 if let Some(first) = seen.get(&id) {
                     // Strictly invalid, and common: the second is served
                     // under a name of its own.
@@ -140,10 +149,7 @@ impl<'a> Lowerer<'a> {
             let key = (later.method.as_str(), crate::ir::path_shape(&later.path));
             let first = *first.entry(key).or_insert(later);
             if first.path != later.path {
-                let at = Pointer::root()
-                    .join("paths")
-                    .join(&later.path)
-                    .join(later.method.to_ascii_lowercase());
+                let at = Pointer::from_ref(&later.pointer).unwrap_or_else(Pointer::root);
                 self.note(
                     &at,
                     format!(
@@ -186,7 +192,7 @@ impl<'a> Lowerer<'a> {
             id: id.to_string(),
             fn_name,
             type_name,
-            method: route.method.to_ascii_uppercase(),
+            method: route.method.clone(),
             path: route.path.to_string(),
             pointer: at.to_string(),
             const_name,
@@ -221,7 +227,8 @@ impl<'a> Lowerer<'a> {
 /// itself and its pointer.
 pub(super) struct Route<'a> {
     pub id: String,
-    pub method: &'a str,
+    /// As a request names it: `GET`, `QUERY`, `LINK`.
+    pub method: String,
     pub path: &'a str,
     pub path_params: &'a [ReferenceOr<Parameter>],
     pub op: &'a openapiv3::Operation,
@@ -248,10 +255,21 @@ impl Default for OperationNames {
     }
 }
 
+/// Where an operation of a method the model has no field for stands in
+/// its path item at `item`: `query`, or its entry in
+/// `additionalOperations`.
+fn other_pointer(item: &Pointer, method: &str) -> Pointer {
+    if method == "QUERY" {
+        item.join("query")
+    } else {
+        item.join("additionalOperations").join(method)
+    }
+}
+
 /// `get /pets/{petId}/photos` -> `getPetsPetIdPhotos`: stable names for
 /// documents without operationIds.
 pub(super) fn derived_operation_id(method: &str, path: &str) -> String {
-    let mut id = method.to_string();
+    let mut id = method.to_ascii_lowercase();
     for segment in path.split('/').filter(|s| !s.is_empty()) {
         let segment = segment.trim_start_matches('{').trim_end_matches('}');
         id.push_str(&sanitize(segment, Case::Pascal));

@@ -199,7 +199,7 @@ impl Lowerer<'_> {
         params: &[Param],
         success: &Response,
     ) -> Option<Paging> {
-        if route.method != "get" {
+        if route.method != "GET" {
             return None;
         }
         let body = success.body.as_ref()?;
