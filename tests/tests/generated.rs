@@ -1127,9 +1127,9 @@ fn an_integer_enum_is_checked_as_a_bound_is() {
 
 /// OpenAPI 3.2's `query` operation and `additionalOperations`, through
 /// the generated client and server: each sent and routed as its own method.
-mod query_methods_glue {
+mod tour32_glue {
     use actix_web::{test, web, App, HttpServer};
-    use petstore_tests::query_methods::{client, metadata, models, operations::*, runtime, server};
+    use petstore_tests::tour32::{client, metadata, models, operations::*, runtime, server};
 
     struct Service;
 

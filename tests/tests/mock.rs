@@ -259,10 +259,11 @@ async fn a_body_offered_as_json_as_a_form_and_as_xml_is_read_each_way() {
 }
 
 /// OpenAPI 3.2's `query` operation and an `additionalOperations` method
-/// are mocked like any other: routed by their own method, the body read.
+/// are mocked like any other: routed by their own method, the body read,
+/// and answered with the examples of a media type given by reference.
 #[actix_web::test]
 async fn a_query_and_an_additional_method_are_answered_as_themselves() {
-    use petstore_tests::query_methods as spec;
+    use petstore_tests::tour32 as spec;
     let mock = spec::mock::MockService::new(7).expect("a problem body can be made");
     let app = test::init_service(
         App::new()
@@ -279,7 +280,11 @@ async fn a_query_and_an_additional_method_are_answered_as_themselves() {
     };
     let response = test::call_service(&app, call("QUERY", "/pets")).await;
     assert_eq!(response.status().as_u16(), 200);
-    let _: Vec<spec::models::Pet> = test::read_body_json(response).await;
+    // The example of the media type the response names by reference, its
+    // 3.2 `dataValue`.
+    let pets: Vec<spec::models::Pet> = test::read_body_json(response).await;
+    let names: Vec<&str> = pets.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["Rex", "Tom"]);
     let response = test::call_service(&app, call("COPY", "/pets/3")).await;
     assert_eq!(response.status().as_u16(), 201);
     let _: spec::models::Pet = test::read_body_json(response).await;

@@ -5,6 +5,9 @@
 //! rest of the document generates as its 3.1 reading would and nothing is
 //! dropped silently.
 //!
+//! A media type given by reference to `components.mediaTypes` is replaced
+//! by what it names, its move recorded, before anything else is read.
+//!
 //! The `query` method and `additionalOperations` stay where they are
 //! written under `paths`: every stage reads them as operations
 //! ([`super::tree::operations`]) and the last takes them out beside the
@@ -18,13 +21,14 @@
 //! `oauth2MetadataUrl` and device authorization flow.
 
 use super::provenance::Provenance;
-use super::tree::{operations, ADDITIONAL, QUERY};
+use super::tree::{operations, target, ADDITIONAL, QUERY};
 use crate::diag::Pointer;
 use serde_yaml::{Mapping, Value};
 
 /// The document's 3.2 additions rewritten or taken out, each noted.
 pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
     let root = Pointer::root();
+    media_types(&mut doc, out);
     let Value::Mapping(map) = &mut doc else {
         return doc;
     };
@@ -84,6 +88,71 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
     }
     discriminators(&mut doc, &root, out);
     doc
+}
+
+/// Where 3.2 keeps reusable media types, which 3.1 has no section for.
+const MEDIA_TYPES: &str = "#/components/mediaTypes/";
+
+/// Every reference to `components.mediaTypes` (a `content` entry given by
+/// `$ref`) replaced by the media type it names, each move recorded, and
+/// the section taken out: the rest of the line reads them where they are
+/// used, as 3.1 would have written them.
+fn media_types(doc: &mut Value, out: &mut Provenance) {
+    let defined = doc
+        .get("components")
+        .and_then(|c| c.get("mediaTypes"))
+        .is_some();
+    if !defined {
+        return;
+    }
+    let root = doc.clone();
+    inline_media_types(&root, doc, &Pointer::root(), out);
+    if let Some(Value::Mapping(components)) = doc.get_mut("components") {
+        components.remove("mediaTypes");
+    }
+}
+
+fn inline_media_types(root: &Value, value: &mut Value, at: &Pointer, out: &mut Provenance) {
+    match value {
+        Value::Mapping(map) => {
+            for (key, child) in map.iter_mut() {
+                let Some(key) = key.as_str() else { continue };
+                let here = at.join(key);
+                if let (true, Value::Mapping(content)) = (key == "content", &mut *child) {
+                    for (media, entry) in content.iter_mut() {
+                        let named = entry
+                            .get("$ref")
+                            .and_then(Value::as_str)
+                            .is_some_and(|r| r.starts_with(MEDIA_TYPES));
+                        if let (true, Some(media)) = (named, media.as_str()) {
+                            let place = here.join(media);
+                            match target(root, entry) {
+                                Some((there, found)) => {
+                                    *entry = found;
+                                    let there = out.original(&there.to_string());
+                                    out.moved.insert(place.to_string(), there);
+                                }
+                                None => {
+                                    *entry = Value::Mapping(Mapping::new());
+                                    out.assumed.push(crate::diag::Diagnostic::at(
+                                        &place,
+                                        "`$ref` names no media type: read as one with no schema",
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+                inline_media_types(root, child, &here, out);
+            }
+        }
+        Value::Sequence(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                inline_media_types(root, item, &at.join(i), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Takes `key` out of `map`, noting `why` at its place.
@@ -382,6 +451,34 @@ mod tests {
             .is_some());
         assert!(doc["webhooks"]["ping"].get("query").is_none());
         assert!(doc.get("$self").is_none());
+    }
+
+    #[test]
+    fn a_media_type_given_by_reference_is_read_where_it_is_used() {
+        let mut out = Provenance::default();
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json: {$ref: '#/components/mediaTypes/Page'}\n            text/plain: {$ref: '#/components/mediaTypes/Missing'}\ncomponents:\n  mediaTypes:\n    Page: {$ref: '#/components/mediaTypes/Items'}\n    Items:\n      schema: {type: array, items: {type: string}}\n      examples: {one: {dataValue: [a]}}\n";
+        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let content = &doc["paths"]["/a"]["get"]["responses"]["200"]["content"];
+        let json = &content["application/json"];
+        assert_eq!(json["schema"]["type"], "array");
+        assert_eq!(
+            json["examples"]["one"]["value"][0], "a",
+            "read as 3.2 where it is used"
+        );
+        assert!(doc["components"].get("mediaTypes").is_none());
+        let at = "#/paths/~1a/get/responses/200/content/application~1json";
+        assert_eq!(
+            out.original(&format!("{at}/schema")),
+            "#/components/mediaTypes/Items/schema",
+            "what is reported there points where it was written"
+        );
+        let missing = &out.assumed[0];
+        assert_eq!(
+            missing.location,
+            crate::diag::Location::Pointer(
+                "#/paths/~1a/get/responses/200/content/text~1plain".into()
+            )
+        );
     }
 
     #[test]
