@@ -15,9 +15,8 @@ pub struct Api {
     /// The path of the first server URL (`/v1` for `http://localhost:8080/v1`),
     /// under which the operations' paths are served; empty for none.
     pub base_path: String,
-    /// The document's absolute server URLs (`https://api.example.com/v1`),
-    /// variables replaced by their defaults, without a trailing slash.
-    pub servers: Vec<String>,
+    /// The document's servers with absolute URLs.
+    pub servers: Vec<Server>,
     /// Named types, keyed (and so emitted) by their Rust name.
     pub types: BTreeMap<String, TypeDef>,
     /// Operations in document order (path, then method).
@@ -294,6 +293,16 @@ pub struct UnionVariant {
     pub implicit_tag: Option<String>,
     pub shape: Shape,
     pub boxed: bool,
+}
+
+/// A server the document names, by an absolute URL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    /// `https://api.example.com/v1`: variables replaced by their defaults,
+    /// without a trailing slash.
+    pub url: String,
+    /// What the document says of it (3.2's `name` where it gives no more).
+    pub description: Option<String>,
 }
 
 /// A type in a position, with the checks that apply to values there.

@@ -48,7 +48,15 @@ pub fn page(api: &Api, generated_by: &str) -> String {
                     @if !api.servers.is_empty() {
                         select #server aria-label="Server that try it calls" {
                             option value=(api.base_path) { "This page's server" }
-                            @for url in &api.servers { option value=(url) { (url) } }
+                            @for server in &api.servers {
+                                option value=(server.url) {
+                                    @if let Some(description) = &server.description {
+                                        (description) " (" (server.url) ")"
+                                    } @else {
+                                        (server.url)
+                                    }
+                                }
+                            }
                         }
                     }
                     input #api-key type="password" autocomplete="off"

@@ -1,6 +1,8 @@
 //! OpenAPI 3.2 read as 3.1, which it extends. What 3.2 adds either has a
-//! 3.1 spelling, and is rewritten to it (a response's `summary` where it
-//! has no `description`, an example's `dataValue`), or is not generated
+//! 3.1 spelling, and is rewritten to it (a response's `summary` and a
+//! server's `name` where they have no `description`, an example's
+//! `dataValue`, XML's `nodeType: attribute` and an array's
+//! `nodeType: element`), or is not generated
 //! yet: then it is taken out and noted where it was written, so that the
 //! rest of the document generates as its 3.1 reading would and nothing is
 //! dropped silently.
@@ -17,7 +19,8 @@
 //! Not generated yet, each noted: `in: querystring` parameters, sequential media
 //! (`itemSchema`, `itemEncoding`, `prefixEncoding`), a discriminator's
 //! `defaultMapping`, an example's `serializedValue`, tags' `parent` and
-//! `kind`, `$self`, and the security schemes' `deprecated`,
+//! `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
+//! security schemes' `deprecated`,
 //! `oauth2MetadataUrl` and device authorization flow.
 
 use super::provenance::Provenance;
@@ -32,6 +35,7 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
     let Value::Mapping(map) = &mut doc else {
         return doc;
     };
+    servers(map, &root, out);
     take_noted(
         map,
         "$self",
@@ -86,7 +90,7 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
         );
         parameters(components, &at, out);
     }
-    discriminators(&mut doc, &root, out);
+    schema_keywords(&mut doc, &root, out);
     doc
 }
 
@@ -184,6 +188,7 @@ fn each_entry(
 /// like the others; its parameters and operations are read.
 fn path_item(item: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     parameters(item, at, out);
+    servers(item, at, out);
     for place in operations(item) {
         if let Some(Value::Mapping(operation)) = place.get_mut(item) {
             self::operation(operation, &place.at(at), out);
@@ -220,6 +225,7 @@ fn hook_item(item: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 /// An operation: its parameters, body, responses and callbacks.
 fn operation(op: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     parameters(op, at, out);
+    servers(op, at, out);
     if let Some(Value::Mapping(body)) = op.get_mut("requestBody") {
         holder(body, &at.join("requestBody"), out);
     }
@@ -358,10 +364,15 @@ fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     }
 }
 
-/// Every discriminator's `defaultMapping`, wherever a schema stands.
-fn discriminators(value: &mut Value, at: &Pointer, out: &mut Provenance) {
+/// Every schema's 3.2 keywords, wherever a schema stands: a
+/// discriminator's `defaultMapping`, and XML's `nodeType`.
+fn schema_keywords(value: &mut Value, at: &Pointer, out: &mut Provenance) {
     match value {
         Value::Mapping(map) => {
+            // A map of property names holds schemas, not keywords.
+            if at.segments().last().as_deref() != Some("properties") {
+                xml_node_type(map, at, out);
+            }
             for (key, child) in map.iter_mut() {
                 let Some(key) = key.as_str() else { continue };
                 let here = at.join(key);
@@ -377,15 +388,61 @@ fn discriminators(value: &mut Value, at: &Pointer, out: &mut Provenance) {
                         );
                     }
                 }
-                discriminators(child, &here, out);
+                schema_keywords(child, &here, out);
             }
         }
         Value::Sequence(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                discriminators(item, &at.join(i), out);
+                schema_keywords(item, &at.join(i), out);
             }
         }
         _ => {}
+    }
+}
+
+/// XML's `nodeType` in the schema `schema`, in 3.1's words: `attribute` is
+/// `attribute: true`, `element` on an array is `wrapped: true` (and on
+/// anything else what 3.1 assumes); `text`, `cdata` and `none` have no
+/// 3.1 spelling and are noted.
+fn xml_node_type(schema: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    let array =
+        schema.get("type").and_then(Value::as_str) == Some("array") || schema.contains_key("items");
+    let Some(Value::Mapping(xml)) = schema.get_mut("xml") else {
+        return;
+    };
+    let Some(node) = xml.remove("nodeType") else {
+        return;
+    };
+    let at = at.join("xml").join("nodeType");
+    match node.as_str() {
+        Some("attribute") => {
+            xml.entry("attribute".into()).or_insert(Value::Bool(true));
+        }
+        Some("element") if array => {
+            xml.entry("wrapped".into()).or_insert(Value::Bool(true));
+        }
+        Some("element") => {}
+        other => {
+            let node = other.unwrap_or("?");
+            out.note(
+                &at,
+                format!(
+                    "XML's `nodeType: {node}` is not generated: the value is read as an element"
+                ),
+            );
+        }
+    }
+}
+
+/// A server's 3.2 `name`: its description where it has none.
+fn servers(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    if let Some(Value::Sequence(servers)) = map.get_mut("servers") {
+        for (i, server) in servers.iter_mut().enumerate() {
+            if let Value::Mapping(server) = server {
+                let at = at.join("servers").join(i);
+                spelled_as(server, "name", "description", &at, out, "a server's");
+            }
+        }
     }
 }
 
@@ -478,6 +535,37 @@ mod tests {
             crate::diag::Location::Pointer(
                 "#/paths/~1a/get/responses/200/content/text~1plain".into()
             )
+        );
+    }
+
+    #[test]
+    fn servers_names_and_xml_node_types_are_said_as_3_1_says_them() {
+        let (doc, notes) = read(
+            "openapi: 3.2.0\ninfo: {title: t, version: '1'}\n\
+             servers: [{url: /v1, name: Production}, {url: /v2, name: Next, description: The next one}]\n\
+             paths: {}\ncomponents:\n  schemas:\n    Pet:\n      type: object\n      properties:\n\
+             \x20       id: {type: integer, xml: {nodeType: attribute}}\n\
+             \x20       tags: {type: array, items: {type: string}, xml: {nodeType: element}}\n\
+             \x20       note: {type: string, xml: {nodeType: text}}\n\
+             \x20       xml: {type: string, nodeType: x}\n",
+        );
+        assert_eq!(doc["servers"][0]["description"], "Production");
+        assert_eq!(doc["servers"][1]["description"], "The next one");
+        assert!(doc["servers"][0].get("name").is_none());
+        let properties = &doc["components"]["schemas"]["Pet"]["properties"];
+        assert_eq!(properties["id"]["xml"]["attribute"], true);
+        assert_eq!(properties["tags"]["xml"]["wrapped"], true);
+        assert!(properties["note"]["xml"].get("nodeType").is_none());
+        assert_eq!(
+            properties["xml"]["nodeType"], "x",
+            "a property named `xml` is a schema, not a keyword"
+        );
+        assert_eq!(
+            notes,
+            [
+                "Pointer(\"#/servers/1/name\")",
+                "Pointer(\"#/components/schemas/Pet/properties/note/xml/nodeType\")"
+            ]
         );
     }
 

@@ -342,13 +342,16 @@ fn base_path(url: &str) -> String {
 
 /// A server's URL with its variables at their defaults, when it is
 /// absolute (http or https).
-fn absolute_url(server: &openapiv3::Server) -> Option<String> {
+fn absolute_url(server: &openapiv3::Server) -> Option<crate::ir::Server> {
     let mut url = server.url.clone();
     for (name, variable) in server.variables.iter().flatten() {
         url = url.replace(&format!("{{{name}}}"), &variable.default);
     }
     let absolute = url.starts_with("https://") || url.starts_with("http://");
-    (absolute && !url.contains('{')).then(|| url.trim_end_matches('/').to_string())
+    (absolute && !url.contains('{')).then(|| crate::ir::Server {
+        url: url.trim_end_matches('/').to_string(),
+        description: server.description.clone(),
+    })
 }
 
 /// The type a name finally stands for, through aliases of named types.
@@ -373,24 +376,28 @@ mod tests {
     #[test]
     fn absolute_server_urls() {
         let server = |yaml: &str| serde_yaml::from_str::<openapiv3::Server>(yaml).unwrap();
+        let url = |yaml: &str| absolute_url(&server(yaml)).map(|s| s.url);
         assert_eq!(
-            absolute_url(&server("url: https://api.example.com/v1/")).as_deref(),
+            url("url: https://api.example.com/v1/").as_deref(),
             Some("https://api.example.com/v1")
         );
         assert_eq!(
-            absolute_url(&server(
+            absolute_url(&server("{url: 'https://a.example.com', description: Live}"))
+                .and_then(|s| s.description)
+                .as_deref(),
+            Some("Live")
+        );
+        assert_eq!(
+            url(
                 "{url: 'https://{region}.example.com/{v}', variables: {region: {default: eu}, v: {default: v2}}}"
-            ))
+            )
             .as_deref(),
             Some("https://eu.example.com/v2")
         );
         // Relative URLs are the page's own server; a variable without a
         // value cannot be called.
-        assert_eq!(absolute_url(&server("url: /v1")), None);
-        assert_eq!(
-            absolute_url(&server("url: 'https://{tenant}.example.com'")),
-            None
-        );
+        assert_eq!(url("url: /v1"), None);
+        assert_eq!(url("url: 'https://{tenant}.example.com'"), None);
     }
 
     #[test]
