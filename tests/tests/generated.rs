@@ -1293,3 +1293,34 @@ mod tour32_glue {
         assert_eq!((s, allow.as_deref()), (405, Some("LINK, COPY")));
     }
 }
+
+/// OpenAPI 3.2's `defaultMapping`: the variant it names reads a value whose
+/// tag names no variant, or is absent; a value the tag names is read as
+/// that variant, and refused when it does not fit it.
+#[test]
+fn a_default_mapping_reads_what_no_variant_is_named_for() {
+    use petstore_tests::tour32::models::{Animal, Cat, OtherAnimal};
+    let read = |json: &str| serde_json::from_str::<Animal>(json);
+    assert_eq!(
+        read(r#"{"kind": "cat", "lives": 9}"#).unwrap(),
+        Animal::Cat(Cat {
+            kind: "cat".into(),
+            lives: 9
+        })
+    );
+    let other = |kind: Option<&str>| {
+        Animal::OtherAnimal(OtherAnimal {
+            kind: kind.map(str::to_string),
+            name: Some("Rex".into()),
+        })
+    };
+    assert_eq!(
+        read(r#"{"kind": "dog", "name": "Rex"}"#).unwrap(),
+        other(Some("dog"))
+    );
+    assert_eq!(read(r#"{"name": "Rex"}"#).unwrap(), other(None));
+    assert!(read(r#"{"kind": "cat", "name": "Rex"}"#).is_err());
+    // Written back as it was read.
+    let json = serde_json::to_value(other(Some("dog"))).unwrap();
+    assert_eq!(json, serde_json::json!({"kind": "dog", "name": "Rex"}));
+}

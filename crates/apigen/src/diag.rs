@@ -99,6 +99,11 @@ impl Pointer {
         Pointer(format!("{}/{}", self.0, segment))
     }
 
+    /// The pointer one level up; the root's is the root.
+    pub fn parent(&self) -> Self {
+        Pointer(self.0.rfind('/').map_or("", |i| &self.0[..i]).to_string())
+    }
+
     /// The unescaped segments.
     pub fn segments(&self) -> impl Iterator<Item = String> + '_ {
         self.0

@@ -278,6 +278,10 @@ pub struct Union {
     /// `oneOf`: exactly one variant may accept a value. `anyOf` lets
     /// several accept it; the first that does is taken.
     pub exclusive: bool,
+    /// The variant read when the tag is absent or names no variant (3.2's
+    /// `defaultMapping`), by its Rust name; without one, such a value is
+    /// refused.
+    pub fallback: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

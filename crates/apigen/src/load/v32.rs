@@ -2,7 +2,8 @@
 //! 3.1 spelling, and is rewritten to it (a response's `summary` and a
 //! server's `name` where they have no `description`, an example's
 //! `dataValue`, XML's `nodeType: attribute` and an array's
-//! `nodeType: element`), or is not generated
+//! `nodeType: element`; a discriminator's `defaultMapping` as the
+//! extension [`DEFAULT_MAPPING`]), or is not generated
 //! yet: then it is taken out and noted where it was written, so that the
 //! rest of the document generates as its 3.1 reading would and nothing is
 //! dropped silently.
@@ -17,8 +18,8 @@
 //! are taken out and noted.
 //!
 //! Not generated yet, each noted: `in: querystring` parameters, sequential media
-//! (`itemSchema`, `itemEncoding`, `prefixEncoding`), a discriminator's
-//! `defaultMapping`, an example's `serializedValue`, tags' `parent` and
+//! (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
+//! `serializedValue`, tags' `parent` and
 //! `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
 //! security schemes' `deprecated`,
 //! `oauth2MetadataUrl` and device authorization flow.
@@ -364,6 +365,10 @@ fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     }
 }
 
+/// The extension a discriminator's `defaultMapping` is carried in, since
+/// the model has no field for it.
+pub(crate) const DEFAULT_MAPPING: &str = "x-defaultMapping";
+
 /// Every schema's 3.2 keywords, wherever a schema stands: a
 /// discriminator's `defaultMapping`, and XML's `nodeType`.
 fn schema_keywords(value: &mut Value, at: &Pointer, out: &mut Provenance) {
@@ -377,15 +382,15 @@ fn schema_keywords(value: &mut Value, at: &Pointer, out: &mut Provenance) {
                 let Some(key) = key.as_str() else { continue };
                 let here = at.join(key);
                 if let (true, Value::Mapping(d)) = (key == "discriminator", &mut *child) {
-                    if d.contains_key("propertyName") {
-                        take_noted(
-                            d,
-                            "defaultMapping",
-                            &here,
-                            out,
-                            "a discriminator's `defaultMapping` is not generated yet: a value \
-                             that names no variant is refused",
-                        );
+                    // The model has no field for it: carried as an
+                    // extension of the discriminator, which lowering reads.
+                    if let (true, Some(default)) =
+                        (d.contains_key("propertyName"), d.remove("defaultMapping"))
+                    {
+                        d.insert(DEFAULT_MAPPING.into(), default);
+                        let place = here.join(DEFAULT_MAPPING).to_string();
+                        let written = out.original(&here.join("defaultMapping").to_string());
+                        out.moved.insert(place, written);
                     }
                 }
                 schema_keywords(child, &here, out);
@@ -487,7 +492,6 @@ mod tests {
             "#/paths/~1pets/get/parameters/0",
             "#/paths/~1pets/get/responses/200/content/text~1event-stream/itemSchema",
             "#/paths/~1pets/get/responses/200/content/text~1event-stream/examples/one/serializedValue",
-            "#/components/schemas/Pet/discriminator/defaultMapping",
             "#/components/securitySchemes/key/deprecated",
         ] {
             assert!(notes.iter().any(|n| n.contains(at)), "{at} in {notes:?}");
@@ -508,6 +512,11 @@ mod tests {
             .is_some());
         assert!(doc["webhooks"]["ping"].get("query").is_none());
         assert!(doc.get("$self").is_none());
+        let discriminator = &doc["components"]["schemas"]["Pet"]["discriminator"];
+        assert_eq!(
+            discriminator[DEFAULT_MAPPING], "#/components/schemas/Pet",
+            "carried to lowering"
+        );
     }
 
     #[test]

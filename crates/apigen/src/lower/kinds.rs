@@ -260,19 +260,53 @@ impl<'a> Lowerer<'a> {
                     variants: out,
                     tag: None,
                     exclusive,
+                    fallback: None,
                 });
             }
+            let fallback = self.fallback(d, variants, &out, at);
             return Some(Union {
                 variants: out,
                 tag: Some(d.property_name.clone()),
                 exclusive,
+                fallback,
             });
         }
         Some(Union {
             variants: out,
             tag: None,
             exclusive,
+            fallback: None,
         })
+    }
+
+    /// The variant a discriminator's `defaultMapping` (3.2) names, by its
+    /// Rust name, for the union of `variants` (lowered as `lowered`) at
+    /// `at`; a target that is not one of them is noted.
+    fn fallback(
+        &mut self,
+        d: &openapiv3::Discriminator,
+        variants: &[ReferenceOr<Schema>],
+        lowered: &[UnionVariant],
+        at: &Pointer,
+    ) -> Option<String> {
+        let target = d.extensions.get(crate::load::DEFAULT_MAPPING)?.as_str()?;
+        let found = variants.iter().enumerate().position(|(i, v)| match v {
+            ReferenceOr::Reference { reference } => maps_to(target, reference),
+            ReferenceOr::Item(_) => target == at.join(i).to_string(),
+        });
+        if found.is_none() {
+            self.note(
+                &at.parent()
+                    .join("discriminator")
+                    .join(crate::load::DEFAULT_MAPPING),
+                format!(
+                    "`defaultMapping` names `{target}`, which is not a variant of the union: a \
+                     value whose `{}` names no variant is refused",
+                    d.property_name
+                ),
+            );
+        }
+        Some(lowered[found?].rust.clone())
     }
 
     /// The fields of an object schema, its `allOf` parts merged in (by

@@ -27,7 +27,14 @@ pub(super) fn union(
         let ty = rust_type(&v.shape, &quote!());
         let ty = if v.boxed { quote!(Box<#ty>) } else { ty };
         let doc = (!v.tag_values.is_empty()).then(|| {
-            let t = format!(" `{}`", v.tag_values.join("`, `"));
+            let mut t = format!(" `{}`", v.tag_values.join("`, `"));
+            if u.fallback.as_ref() == Some(&v.rust) {
+                if let Some(tag) = &u.tag {
+                    t.push_str(&format!(
+                        ", and any `{tag}` no other variant names, or none"
+                    ));
+                }
+            }
             quote!(#[doc = #t])
         });
         quote!(#doc #variant(#ty),)
@@ -230,12 +237,38 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
         })
         .collect::<Vec<_>>()
         .join("`, `");
-    let arms = arms.iter().map(|(values, variants)| {
-        let mut tries = variants.iter().map(|v| read(v));
-        let first = tries.next().expect("a value names a variant");
-        let rest = tries.map(|t| quote!(.or_else(|_| #t)));
-        quote!(#(#values)|* => #first #(#rest)*,)
-    });
+    // A value that names only the fallback is read by the last arm.
+    let only_fallback = |variants: &[&crate::ir::UnionVariant]| {
+        variants.len() == 1 && u.fallback.as_ref() == Some(&variants[0].rust)
+    };
+    let arms = arms
+        .iter()
+        .filter(|(_, variants)| !only_fallback(variants))
+        .map(|(values, variants)| {
+            let mut tries = variants.iter().map(|v| read(v));
+            let first = tries.next().expect("a value names a variant");
+            let rest = tries.map(|t| quote!(.or_else(|_| #t)));
+            if u.fallback.is_some() {
+                quote!(Some(#(#values)|*) => #first #(#rest)*,)
+            } else {
+                quote!(#(#values)|* => #first #(#rest)*,)
+            }
+        });
+    // The variant `defaultMapping` names reads a value whose tag is absent
+    // or names no variant; without one, such a value is refused.
+    if let Some(fallback) = u
+        .variants
+        .iter()
+        .find(|v| u.fallback.as_ref() == Some(&v.rust))
+    {
+        let fallback = read(fallback);
+        return quote! {
+            match runtime::tag_of(&value, #tag).ok() {
+                #(#arms)*
+                _ => #fallback,
+            }
+        };
+    }
     let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
     let by_tag = quote! {
         match runtime::tag_of(&value, #tag)? {

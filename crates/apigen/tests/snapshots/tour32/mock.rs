@@ -5,16 +5,31 @@
 
 use super::{metadata, operations, runtime, server};
 use actix_web::web;
-use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type};
+use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 2] = [
-    // 0: Filter
+static TYPES: [Type; 5] = [
+    // 0: Animal
+    Type::of(Schema::Union(Some("kind"), &[
+        Variant::new(&["cat"], Schema::Named(1)),
+        Variant::new(&["OtherAnimal"], Schema::Named(3)),
+    ])),
+    // 1: Cat
+    Type::of(Schema::Object(&[
+        Field::required("kind", Schema::String(Bounds::NONE)),
+        Field::required("lives", Schema::Integer(Bounds::NONE.minimum(0.0, false).maximum(9.0, false))),
+    ])),
+    // 2: Filter
     Type::of(Schema::Object(&[
         Field::optional("name", Schema::String(Bounds::NONE)),
         Field::optional("limit", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(100.0, false))),
     ])),
-    // 1: Pet
+    // 3: OtherAnimal
+    Type::of(Schema::Object(&[
+        Field::optional("kind", Schema::String(Bounds::NONE)),
+        Field::optional("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 4: Pet
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("name", Schema::String(Bounds::NONE)),
@@ -33,14 +48,14 @@ static SPEC: Spec = Spec {
 /// The responses of `listPets`.
 static LIST_PETS: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(1), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(4), Bounds::NONE))
         .examples(&[("two", "[{\"id\":1,\"name\":\"Rex\"},{\"id\":2,\"name\":\"Tom\"}]")]),
 ];
 
 /// The responses of `searchPets`.
 static SEARCH_PETS: [Response; 2] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(1), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(4), Bounds::NONE))
         .examples(&[("two", "[{\"id\":1,\"name\":\"Rex\"},{\"id\":2,\"name\":\"Tom\"}]")]),
     Response::new(Status::Code(422)),
 ];
@@ -53,7 +68,7 @@ static LINK_PET: [Response; 2] = [
 
 /// The responses of `copyPetsPetId`.
 static COPY_PETS_PET_ID: [Response; 1] = [
-    Response::new(Status::Code(201)).body(Schema::Named(1)),
+    Response::new(Status::Code(201)).body(Schema::Named(4)),
 ];
 
 /// The responses of `registerHook`.

@@ -6,6 +6,102 @@
 use super::runtime;
 
 #[derive(Debug, Clone, PartialEq)]
+pub enum Animal {
+    /// `cat`
+    Cat(Cat),
+    /// `OtherAnimal`, and any `kind` no other variant names, or none
+    OtherAnimal(OtherAnimal),
+}
+
+impl serde::Serialize for Animal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !serializer.is_human_readable() {
+            return runtime::json_text(self, serializer);
+        }
+        match self {
+            Self::Cat(value) => serde::Serialize::serialize(value, serializer),
+            Self::OtherAnimal(value) => serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+
+impl runtime::Decide for Animal {
+    fn decide(
+        value: serde_json::Value,
+        source: runtime::Source,
+    ) -> Result<Self, String> {
+        match runtime::tag_of(&value, "kind").ok() {
+            Some("cat" | "Cat") => runtime::read_variant(&value, source).map(Self::Cat),
+            _ => runtime::read_variant(&value, source).map(Self::OtherAnimal),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Animal {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::decide_json(deserializer)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cat {
+    pub kind: String,
+    pub lives: i64,
+}
+
+impl runtime::Record for Cat {
+    const NAME: &'static str = "Cat";
+    const FIELDS: &'static [&'static str] = &["kind", "lives"];
+    type Slots = (Option<String>, Option<i64>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["kind", "lives"]));
+        };
+        Ok(Cat {
+            kind: f0,
+            lives: f1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Cat {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for Cat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "Cat", 2);
+        out.field("kind", &self.kind);
+        out.field("lives", &self.lives);
+        out.end()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
     /// Part of the name.
     pub name: Option<String>,
@@ -74,6 +170,59 @@ impl runtime::Validate for Filter {
             ),
         )?;
         Ok(())
+    }
+}
+
+/// Any animal that is not a cat, whatever its `kind` says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherAnimal {
+    pub kind: Option<String>,
+    pub name: Option<String>,
+}
+
+impl runtime::Record for OtherAnimal {
+    const NAME: &'static str = "OtherAnimal";
+    const FIELDS: &'static [&'static str] = &["kind", "name"];
+    type Slots = (Option<String>, Option<String>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(OtherAnimal {
+            kind: slots.0,
+            name: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for OtherAnimal {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for OtherAnimal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "OtherAnimal", 2);
+        out.optional("kind", &self.kind);
+        out.optional("name", &self.name);
+        out.end()
     }
 }
 
