@@ -1183,6 +1183,19 @@ mod tour32_glue {
                 "copy",
             )))
         }
+
+        async fn pet_events(
+            &self,
+            _: PetEventsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<PetEventsResponse, ErrorResponse> {
+            let events = [pet(1, "Rex"), pet(2, "Tom")]
+                .into_iter()
+                .map(|p| runtime::Event::new(p).with_event("changed"));
+            Ok(PetEventsResponse::Ok(runtime::EventStream::new(
+                futures_util::stream::iter(events),
+            )))
+        }
     }
 
     impl Hooks for Service {
@@ -1255,6 +1268,27 @@ mod tour32_glue {
             .unwrap()
             .into_inner();
         assert_eq!(copy, CopyPetsPetIdResponse::Created(pet(107, "copy")));
+
+        // An event stream described by 3.2's `itemSchema`: each event's
+        // data typed by its `contentSchema`.
+        use futures_util::StreamExt as _;
+        let events: Vec<_> = client
+            .pet_events_events(PetEventsRequest::default())
+            .resume(false)
+            .map(|e| e.expect("an event"))
+            .collect()
+            .await;
+        let read: Vec<(Option<&str>, &models::Pet)> = events
+            .iter()
+            .map(|e| (e.event.as_deref(), &e.data))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (Some("changed"), &pet(1, "Rex")),
+                (Some("changed"), &pet(2, "Tom"))
+            ]
+        );
     }
 
     /// Status, `Allow` header and body of one call.

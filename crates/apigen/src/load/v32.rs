@@ -17,8 +17,12 @@
 //! model, which has no field for them. Under webhooks and callbacks they
 //! are taken out and noted.
 //!
+//! An event stream's `itemSchema` is its `schema` (the generator decides
+//! by its shape that it describes whole events), its `data`'s
+//! `contentSchema` the type of each event's data.
+//!
 //! Not generated yet, each noted: `in: querystring` parameters, sequential media
-//! (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
+//! other than events (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
 //! `serializedValue`, tags' `parent` and
 //! `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
 //! security schemes' `deprecated`,
@@ -312,10 +316,23 @@ fn holder(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     each_entry(map, "content", &at.join("content"), out, media_type);
 }
 
-/// A media type: sequential media (3.2's `itemSchema` and its encodings)
-/// noted and taken out; the body is then read as its `schema` says, or as
-/// any value.
+/// A media type: an event stream's `itemSchema` is its events' schema;
+/// other sequential media (3.2's `itemSchema` and its encodings elsewhere)
+/// are noted and taken out, and the body is then read as its `schema`
+/// says, or as any value.
 fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
+    let events = at
+        .segments()
+        .last()
+        .is_some_and(|m| m.split(';').next().unwrap_or_default().trim() == "text/event-stream");
+    if events && !media.contains_key("schema") {
+        if let Some(mut item) = media.remove("itemSchema") {
+            let written = out.original(&at.join("itemSchema").to_string());
+            out.moved.insert(at.join("schema").to_string(), written);
+            typed_event_data(&mut item, &at.join("schema"), out);
+            media.insert("schema".into(), item);
+        }
+    }
     for key in ["itemSchema", "itemEncoding", "prefixEncoding"] {
         let why = format!(
             "`{key}` (sequential media, OpenAPI 3.2) is not generated yet: the body is read \
@@ -324,6 +341,33 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
         take_noted(media, key, at, out, &why);
     }
     each_entry(media, "examples", &at.join("examples"), out, example);
+}
+
+/// An event's schema written in place (`at`) whose `data` is text holding
+/// JSON of a `contentSchema`: the data read as that schema, as the stream
+/// carries it, its move recorded. A `data` given otherwise is left as it is
+/// written (text, unless its schema says more).
+fn typed_event_data(event: &mut Value, at: &Pointer, out: &mut Provenance) {
+    let Some(Value::Mapping(data)) = event.get_mut("properties").and_then(|p| p.get_mut("data"))
+    else {
+        return;
+    };
+    let json = data
+        .get("contentMediaType")
+        .and_then(Value::as_str)
+        .is_none_or(|m| m.contains("json"));
+    if !json {
+        return;
+    }
+    if let Some(typed) = data.remove("contentSchema") {
+        *data = match typed {
+            Value::Mapping(typed) => typed,
+            other => Mapping::from_iter([("allOf".into(), Value::Sequence(vec![other]))]),
+        };
+        let here = at.join("properties").join("data");
+        let written = out.original(&here.join("contentSchema").to_string());
+        out.moved.insert(here.to_string(), written);
+    }
 }
 
 /// An example: `dataValue` is its value where it has none.
@@ -476,7 +520,7 @@ mod tests {
              \x20   get:\n      parameters:\n        - {name: q, in: querystring, content: {application/json: {schema: {type: object}}}}\n\
              \x20       - {name: limit, in: query, schema: {type: integer}}\n\
              \x20     responses:\n        '200':\n          summary: The pets\n\
-             \x20         content:\n            text/event-stream:\n              itemSchema: {type: object}\n\
+             \x20         content:\n            application/jsonl:\n              itemSchema: {type: object}\n\
              \x20             examples:\n                one: {dataValue: {a: 1}, serializedValue: 'data: 1'}\n\
              webhooks:\n  ping:\n    query:\n      responses: {'200': {description: ok}}\n\
              components:\n  schemas:\n    Pet:\n      oneOf: [{type: object}]\n      discriminator: {propertyName: kind, defaultMapping: '#/components/schemas/Pet'}\n\
@@ -490,8 +534,8 @@ mod tests {
             "#/paths/~1pets/additionalOperations/LINK/parameters/0",
             "#/webhooks/ping/query",
             "#/paths/~1pets/get/parameters/0",
-            "#/paths/~1pets/get/responses/200/content/text~1event-stream/itemSchema",
-            "#/paths/~1pets/get/responses/200/content/text~1event-stream/examples/one/serializedValue",
+            "#/paths/~1pets/get/responses/200/content/application~1jsonl/itemSchema",
+            "#/paths/~1pets/get/responses/200/content/application~1jsonl/examples/one/serializedValue",
             "#/components/securitySchemes/key/deprecated",
         ] {
             assert!(notes.iter().any(|n| n.contains(at)), "{at} in {notes:?}");
@@ -502,7 +546,7 @@ mod tests {
         assert_eq!(params[0]["name"], "limit");
         let ok = &get["responses"]["200"];
         assert_eq!(ok["description"], "The pets", "a summary describes");
-        let example = &ok["content"]["text/event-stream"]["examples"]["one"];
+        let example = &ok["content"]["application/jsonl"]["examples"]["one"];
         assert_eq!(example["value"]["a"], 1, "dataValue is the value");
         // Under `paths`, the methods 3.2 adds stay for the stages after
         // this one, which read them as operations; under webhooks they go.
@@ -545,6 +589,26 @@ mod tests {
                 "#/paths/~1a/get/responses/200/content/text~1plain".into()
             )
         );
+    }
+
+    #[test]
+    fn an_event_streams_item_schema_is_its_schema_and_its_data_typed() {
+        let mut out = Provenance::default();
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            text/event-stream:\n              itemSchema:\n                properties:\n                  id: {type: string}\n                  data: {type: string, contentMediaType: application/json, contentSchema: {type: integer}}\n";
+        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let at = "#/paths/~1e/get/responses/200/content/text~1event-stream";
+        let media = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"]["text/event-stream"];
+        assert!(media.get("itemSchema").is_none());
+        assert_eq!(media["schema"]["properties"]["data"]["type"], "integer");
+        assert_eq!(
+            out.original(&format!("{at}/schema/properties/data/minimum")),
+            format!("{at}/itemSchema/properties/data/contentSchema/minimum")
+        );
+        assert_eq!(
+            out.original(&format!("{at}/schema/properties/id")),
+            format!("{at}/itemSchema/properties/id")
+        );
+        assert!(out.notes.is_empty(), "{:?}", out.notes);
     }
 
     #[test]

@@ -115,6 +115,51 @@ impl Client {
         answer.typed()
     }
 
+    /// Pets as they change, one event each.
+    ///
+    /// `GET /pets/events` (operationId `petEvents`)
+    pub async fn pet_events(
+        &self,
+        request: operations::PetEventsRequest,
+    ) -> Result<runtime::Reply<operations::PetEventsResponse>, runtime::ClientError> {
+        let call = self.pet_events_call(request)?;
+        Self::pet_events_read(self.core.open(call).await?)
+    }
+
+    /// The events of [`Self::pet_events`] as they arrive (`GET /pets/events`, `text/event-stream`), each with its `id`, `event` and `retry`; nothing is sent until the stream is first polled. When the connection drops, the stream reconnects after the server's `retry` (and the client's backoff) with `Last-Event-ID`, so that no event is missed or repeated where the server resumes by id; `.resume(false)` turns this off. An answer that is not a stream (an error status) ends the stream with `runtime::StreamError::Answered`, the typed response.
+    pub fn pet_events_events(
+        &self,
+        request: operations::PetEventsRequest,
+    ) -> runtime::EventStream<super::models::Pet, operations::PetEventsResponse> {
+        runtime::EventStream::connect(
+            self.core.clone(),
+            self.pet_events_call(request),
+            Self::pet_events_read,
+        )
+    }
+
+    /// The call [`Self::pet_events`] sends.
+    fn pet_events_call(
+        &self,
+        _request: operations::PetEventsRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        let call = runtime::Call::new(metadata::PET_EVENTS);
+        Ok(call)
+    }
+
+    /// [`Self::pet_events`]'s typed response, read from its answer.
+    fn pet_events_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::PetEventsResponse>, runtime::ClientError> {
+        let value = match answer.status {
+            200 if answer.is_event_stream() => {
+                operations::PetEventsResponse::Ok(answer.events(Self::pet_events_read))
+            }
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
     /// `POST /hooks` (operationId `registerHook`)
     pub async fn register_hook(
         &self,

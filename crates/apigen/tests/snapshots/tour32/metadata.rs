@@ -28,7 +28,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 5] = [
+pub static OPERATIONS: [runtime::Operation; 6] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -78,6 +78,18 @@ pub static OPERATIONS: [runtime::Operation; 5] = [
         security: &[],
     },
     runtime::Operation {
+        id: "petEvents",
+        method: "GET",
+        path: "/pets/events",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
         id: "registerHook",
         method: "POST",
         path: "/hooks",
@@ -103,8 +115,11 @@ pub const LINK_PET: &runtime::Operation = &OPERATIONS[2];
 /// `COPY /pets/{petId}`
 pub const COPY_PETS_PET_ID: &runtime::Operation = &OPERATIONS[3];
 
+/// `GET /pets/events`
+pub const PET_EVENTS: &runtime::Operation = &OPERATIONS[4];
+
 /// `POST /hooks`
-pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[4];
+pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[5];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

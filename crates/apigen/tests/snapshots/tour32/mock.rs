@@ -71,6 +71,11 @@ static COPY_PETS_PET_ID: [Response; 1] = [
     Response::new(Status::Code(201)).body(Schema::Named(4)),
 ];
 
+/// The responses of `petEvents`.
+static PET_EVENTS: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Named(4)),
+];
+
 /// The responses of `registerHook`.
 static REGISTER_HOOK: [Response; 1] = [
     Response::new(Status::Code(204)),
@@ -83,6 +88,7 @@ fn responses(id: &str) -> &'static [Response] {
         "searchPets" => &SEARCH_PETS,
         "linkPet" => &LINK_PET,
         "copyPetsPetId" => &COPY_PETS_PET_ID,
+        "petEvents" => &PET_EVENTS,
         "registerHook" => &REGISTER_HOOK,
         _ => &[],
     }
@@ -212,6 +218,14 @@ impl operations::Pets for MockService {
         context: runtime::RequestContext,
     ) -> Result<operations::CopyPetsPetIdResponse, operations::ErrorResponse> {
         self.answer(&context, "copyPetsPetId", &COPY_PETS_PET_ID, |mock| Ok(operations::CopyPetsPetIdResponse::Created(mock.body()?)))
+    }
+
+    async fn pet_events(
+        &self,
+        _request: operations::PetEventsRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::PetEventsResponse, operations::ErrorResponse> {
+        self.answer(&context, "petEvents", &PET_EVENTS, |mock| Ok(operations::PetEventsResponse::Ok(mock.events()?)))
     }
 }
 

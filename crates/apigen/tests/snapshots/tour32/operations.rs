@@ -99,6 +99,15 @@ pub trait Pets {
         request: CopyPetsPetIdRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<CopyPetsPetIdResponse, ErrorResponse>>;
+
+    /// Pets as they change, one event each.
+    ///
+    /// `GET /pets/events` (operationId `petEvents`)
+    fn pet_events(
+        &self,
+        request: PetEventsRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<PetEventsResponse, ErrorResponse>>;
 }
 
 /// The untagged operations under `/hooks`. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -336,6 +345,37 @@ impl runtime::Response for CopyPetsPetIdResponse {
             Self::Created(body) => {
                 let builder = runtime::respond(runtime::StatusCode::CREATED);
                 runtime::json(builder, &body)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `pet_events`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PetEventsRequest {}
+
+/// The responses `pet_events` can give: one variant per status the spec declares.
+#[derive(Debug)]
+pub enum PetEventsResponse {
+    /// `200`: A stream of the pets that change.
+    ///
+    /// A stream of events (`text/event-stream`), read as they come.
+    Ok(runtime::EventStream<models::Pet, PetEventsResponse>),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for PetEventsResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::events(builder, body))
             }
         }
     }

@@ -61,6 +61,20 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
+        web::resource("/pets/events")
+            .route(runtime::serve(web::get().to(pet_events::<S>), metadata::PET_EVENTS, layer()))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/hooks")
             .route(runtime::serve(
                 web::post().to(register_hook::<S>),
@@ -205,6 +219,25 @@ async fn copy_pets_pet_id<S: operations::Pets + Rejections + 'static>(
             runtime::answer(service.copy_pets_pet_id(parsed, context).await, reject)
         }
         Err(rejection) => runtime::refuse::<operations::CopyPetsPetIdResponse>(rejection, reject),
+    }
+}
+
+/// `GET /pets/events`
+async fn pet_events<S: operations::Pets + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract() -> Result<operations::PetEventsRequest, runtime::Rejection> {
+        let parsed = operations::PetEventsRequest {};
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.pet_events(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::PetEventsResponse>(rejection, reject),
     }
 }
 
