@@ -17,6 +17,8 @@ pub struct Api {
     pub base_path: String,
     /// The document's servers with absolute URLs.
     pub servers: Vec<Server>,
+    /// The declared tags, for the reference page's navigation.
+    pub tags: Vec<NavTag>,
     /// Named types, keyed (and so emitted) by their Rust name.
     pub types: BTreeMap<String, TypeDef>,
     /// Operations in document order (path, then method).
@@ -297,6 +299,17 @@ pub struct UnionVariant {
     pub implicit_tag: Option<String>,
     pub shape: Shape,
     pub boxed: bool,
+}
+
+/// A declared tag, as the reference page's navigation shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NavTag {
+    pub name: String,
+    /// A short label (3.2's `summary`), shown for the name.
+    pub summary: Option<String>,
+    /// The tag it is shown under (3.2's `parent`): a declared tag, never
+    /// one that leads back to this one.
+    pub parent: Option<String>,
 }
 
 /// A server the document names, by an absolute URL.

@@ -116,10 +116,95 @@ fn lines(page: &str) -> String {
 
 /// The operations by tag, in route-trait order.
 fn sidebar(api: &Api) -> Markup {
+    let groups: Vec<(&str, Vec<&Operation>)> = api
+        .traits
+        .iter()
+        .zip(api.operations_by_group())
+        .filter(|(_, ops)| !ops.is_empty())
+        .map(|(t, ops)| (t.group.as_str(), ops))
+        .collect();
+    let nav = Nav { api, groups };
+    // Each group under the top of its tree of tags (3.2's `parent`), the
+    // tops in the order their first group comes.
+    let mut tops: Vec<&str> = Vec::new();
+    for (group, _) in &nav.groups {
+        let top = nav.top(group);
+        if !tops.contains(&top) {
+            tops.push(top);
+        }
+    }
     html! {
-        @for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
-            @if !ops.is_empty() {
-                h2 { @if t.group.is_empty() { "Operations" } @else { (t.group) } }
+        @for top in tops { (nav.group(top, 0)) }
+        h2 { a href="#schemas" { "Schemas" } }
+    }
+}
+
+/// The navigation's groups of operations, by tag (or path segment).
+struct Nav<'a> {
+    api: &'a Api,
+    groups: Vec<(&'a str, Vec<&'a Operation>)>,
+}
+
+impl<'a> Nav<'a> {
+    fn parent(&self, name: &str) -> Option<&'a str> {
+        let tag = self.api.tags.iter().find(|t| t.name == name)?;
+        tag.parent.as_deref()
+    }
+
+    /// The tag at the top of `name`'s tree (lowering keeps the parents a
+    /// forest).
+    fn top(&self, name: &'a str) -> &'a str {
+        let mut here = name;
+        while let Some(parent) = self.parent(here) {
+            here = parent;
+        }
+        here
+    }
+
+    /// Whether `name` or a tag under it has operations.
+    fn has_operations(&self, name: &str) -> bool {
+        self.groups.iter().any(|(group, _)| {
+            let mut here = *group;
+            loop {
+                if here == name {
+                    return true;
+                }
+                match self.parent(here) {
+                    Some(parent) => here = parent,
+                    None => return false,
+                }
+            }
+        })
+    }
+
+    /// A group's heading, its operations, and the groups under it.
+    fn group(&self, name: &str, depth: usize) -> Markup {
+        let ops = self
+            .groups
+            .iter()
+            .find(|(g, _)| *g == name)
+            .map(|(_, ops)| ops);
+        let children: Vec<&str> = self
+            .api
+            .tags
+            .iter()
+            .filter(|t| t.parent.as_deref() == Some(name) && self.has_operations(&t.name))
+            .map(|t| t.name.as_str())
+            .collect();
+        let summary = self
+            .api
+            .tags
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.summary.as_deref());
+        let label = match summary {
+            Some(summary) => summary,
+            None if name.is_empty() => "Operations",
+            None => name,
+        };
+        html! {
+            @if depth == 0 { h2 { (label) } } @else { h3 { (label) } }
+            @if let Some(ops) = ops {
                 ul {
                     @for op in ops {
                         li data-search=(search_text(op)) {
@@ -131,8 +216,10 @@ fn sidebar(api: &Api) -> Markup {
                     }
                 }
             }
+            @if !children.is_empty() {
+                div.children { @for child in &children { (self.group(child, depth + 1)) } }
+            }
         }
-        h2 { a href="#schemas" { "Schemas" } }
     }
 }
 

@@ -3,7 +3,8 @@
 //! server's `name` where they have no `description`, an example's
 //! `dataValue`, XML's `nodeType: attribute` and an array's
 //! `nodeType: element`; a discriminator's `defaultMapping` as the
-//! extension [`DEFAULT_MAPPING`]), or is not generated
+//! extension [`DEFAULT_MAPPING`]; a tag's `summary` and `parent` as
+//! [`TAG_SUMMARY`] and [`TAG_PARENT`]), or is not generated
 //! yet: then it is taken out and noted where it was written, so that the
 //! rest of the document generates as its 3.1 reading would and nothing is
 //! dropped silently.
@@ -23,8 +24,7 @@
 //!
 //! Not generated yet, each noted: `in: querystring` parameters, sequential media
 //! other than events (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
-//! `serializedValue`, tags' `parent` and
-//! `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
+//! `serializedValue`, tags' `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
 //! security schemes' `deprecated`,
 //! `oauth2MetadataUrl` and device authorization flow.
 
@@ -52,10 +52,20 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
         for (i, tag) in tags.iter_mut().enumerate() {
             if let Value::Mapping(tag) = tag {
                 let at = root.join("tags").join(i);
-                for key in ["summary", "parent", "kind"] {
-                    let why = format!("a tag's `{key}` is not used: groups follow tags as in 3.1");
-                    take_noted(tag, key, &at, out, &why);
+                for (key, carried) in [("summary", TAG_SUMMARY), ("parent", TAG_PARENT)] {
+                    if let Some(value) = tag.remove(key) {
+                        tag.insert(carried.into(), value);
+                        let written = out.original(&at.join(key).to_string());
+                        out.moved.insert(at.join(carried).to_string(), written);
+                    }
                 }
+                take_noted(
+                    tag,
+                    "kind",
+                    &at,
+                    out,
+                    "a tag's `kind` is not used: every tag is one of navigation",
+                );
             }
         }
     }
@@ -413,6 +423,10 @@ fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 /// the model has no field for it.
 pub(crate) const DEFAULT_MAPPING: &str = "x-defaultMapping";
 
+/// The extensions a tag's `summary` and `parent` are carried in.
+pub(crate) const TAG_SUMMARY: &str = "x-summary";
+pub(crate) const TAG_PARENT: &str = "x-parent";
+
 /// Every schema's 3.2 keywords, wherever a schema stands: a
 /// discriminator's `defaultMapping`, and XML's `nodeType`.
 fn schema_keywords(value: &mut Value, at: &Pointer, out: &mut Provenance) {
@@ -528,8 +542,6 @@ mod tests {
         );
         for at in [
             "#/$self",
-            "#/tags/0/summary",
-            "#/tags/0/parent",
             "#/tags/0/kind",
             "#/paths/~1pets/additionalOperations/LINK/parameters/0",
             "#/webhooks/ping/query",
@@ -556,6 +568,8 @@ mod tests {
             .is_some());
         assert!(doc["webhooks"]["ping"].get("query").is_none());
         assert!(doc.get("$self").is_none());
+        assert_eq!(doc["tags"][0][TAG_SUMMARY], "Pets");
+        assert_eq!(doc["tags"][0][TAG_PARENT], "store");
         let discriminator = &doc["components"]["schemas"]["Pet"]["discriminator"];
         assert_eq!(
             discriminator[DEFAULT_MAPPING], "#/components/schemas/Pet",

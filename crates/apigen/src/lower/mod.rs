@@ -6,6 +6,8 @@
 //!   inline types named after where they stand);
 //! - [`operations`]: operations, parameters, bodies, responses and their
 //!   lifecycle annotations;
+//! - [`tags`]: the tags as the reference page's navigation (3.2's
+//!   `summary` and `parent`);
 //! - [`passes`]: what needs the whole API first (route traits, boxing of
 //!   recursive fields, headers every response shares, the shared error
 //!   type); each takes values and returns values.
@@ -21,6 +23,7 @@ mod pointer;
 mod responses;
 mod schemas;
 mod security;
+mod tags;
 
 use crate::diag::{Diagnostic, Pointer};
 use crate::ir::*;
@@ -91,6 +94,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
             .map(|s| base_path(&s.url))
             .unwrap_or_default(),
         servers: doc.servers.iter().filter_map(absolute_url).collect(),
+        tags: l.nav_tags(),
         types: passes::mark_boxed(passes::newtype_alias_cycles(passes::shared_with_unions(
             passes::infer_discriminators(std::mem::take(&mut l.types)),
         ))),
