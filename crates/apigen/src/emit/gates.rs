@@ -185,6 +185,37 @@ impl<'a> Gates<'a> {
         format!("#[cfg(any({}))]\n{import}", features.join(", "))
     }
 
+    /// `import` under the features that compile in any of the named
+    /// types `names` (as [`Gates::group_import`] does for groups); as it is
+    /// when one of them is always in.
+    pub fn types_import<'n>(
+        &self,
+        import: &str,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> String {
+        let Some(reach) = &self.reach else {
+            return import.to_string();
+        };
+        let mut groups: BTreeSet<usize> = BTreeSet::new();
+        for name in names {
+            if self.of_type(name).is_none() {
+                return import.to_string();
+            }
+            groups.extend(reach.get(name).into_iter().flatten());
+        }
+        let features: Vec<String> = groups
+            .iter()
+            .map(|&i| {
+                self.api
+                    .traits
+                    .get(i)
+                    .map_or(OTHER_MODELS, |t| t.feature.as_str())
+            })
+            .map(|f| format!("feature = {f:?}"))
+            .collect();
+        format!("#[cfg(any({}))]\n{import}", features.join(", "))
+    }
+
     /// The features of `groups`, in the order of the traits.
     fn features_of<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Vec<&'a str> {
         let groups: BTreeSet<&str> = groups.into_iter().collect();

@@ -86,14 +86,14 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     put("mod.rs", render(mod_rs(api, config)), Vec::new());
     put(
         "models.rs",
-        module(models::DOC, &models::imports(api), ""),
+        module(models::DOC, &models::imports(api, gates), ""),
         done.take_each(models),
     );
     let mut parts = vec![done.take(shared)];
     parts.extend(done.take_each(per_operation));
     put(
         "operations.rs",
-        module(operations::DOC, &operations::imports(api), ""),
+        module(operations::DOC, &operations::imports(api, gates), ""),
         parts,
     );
     let mut parts = vec![done.take(server_head)];

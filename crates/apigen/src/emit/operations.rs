@@ -16,13 +16,23 @@ const MODELS: fn() -> TokenStream = || quote!(models::);
 pub const DOC: &str = "Requests, responses and route traits: one method per operation.";
 
 /// What the module imports: the runtime always (`ErrorResponse` names its
-/// status type), the models when an operation names one.
-pub fn imports(api: &Api) -> Vec<&'static str> {
+/// status type), the models when an operation names one, under the
+/// features of the groups whose operations do (always, when the error
+/// type names one).
+pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     let mut imports = Vec::new();
-    if api.operation_shapes().any(Shape::names_a_type) {
-        imports.push("use super::models;");
+    let naming: Vec<&str> = api
+        .operations
+        .iter()
+        .filter(|op| op.shapes().any(Shape::names_a_type))
+        .map(|op| op.group.as_str())
+        .collect();
+    if api.error_type.iter().any(Shape::names_a_type) {
+        imports.push("use super::models;".to_string());
+    } else if !naming.is_empty() {
+        imports.push(gates.group_import("use super::models;", naming));
     }
-    imports.push("use super::runtime;");
+    imports.push("use super::runtime;".to_string());
     imports
 }
 

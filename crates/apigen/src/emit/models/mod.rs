@@ -25,19 +25,24 @@ pub const DOC: &str = "Models: one type per schema of the spec.";
 
 /// What the module imports: the runtime, when a type has an impl calling
 /// it (every struct, enum and union, and a checked newtype) or an alias
-/// names a runtime type.
-pub fn imports(api: &Api) -> Vec<&'static str> {
-    let uses_runtime = api.types.values().any(|t| match &t.kind {
-        TypeKind::Alias(shape) => super::uses_runtime(shape),
-        TypeKind::Newtype { shape, .. } => {
-            api.checked.contains(&t.name) || super::uses_runtime(shape)
-        }
-        _ => true,
-    });
-    if uses_runtime {
-        vec!["use super::runtime;"]
-    } else {
+/// names a runtime type; under the features that compile such a type in.
+pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
+    let using: Vec<&str> = api
+        .types
+        .values()
+        .filter(|t| match &t.kind {
+            TypeKind::Alias(shape) => super::uses_runtime(shape),
+            TypeKind::Newtype { shape, .. } => {
+                api.checked.contains(&t.name) || super::uses_runtime(shape)
+            }
+            _ => true,
+        })
+        .map(|t| t.name.as_str())
+        .collect();
+    if using.is_empty() {
         Vec::new()
+    } else {
+        vec![gates.types_import("use super::runtime;", using)]
     }
 }
 
