@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// Where in the source document a diagnostic points.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Location {
     /// A JSON pointer into the document, such as `#/paths/~1pets/get`.
     Pointer(String),

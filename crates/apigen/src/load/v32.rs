@@ -273,6 +273,16 @@ fn parameters(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
             return false;
         }
         if let Value::Mapping(p) = p {
+            if p.get("style").and_then(Value::as_str) == Some("cookie") {
+                // 3.2's style for cookies as the `Cookie` header carries
+                // them: a scalar reads the same as `form`.
+                p.insert("style".into(), "form".into());
+                out.note(
+                    &here.join("style"),
+                    "`style: cookie` is read as `form`: the same for a single value; a list or \
+                     an object is read as `form` spells it, its values percent-decoded",
+                );
+            }
             holder(p, &here, out);
         }
         true

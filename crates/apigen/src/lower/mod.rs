@@ -131,6 +131,10 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         .collect();
     notes.extend(l.notes.into_iter().map(|d| moved.locate(d)));
     notes.extend(webhook_notes(&api));
+    // What was copied to several places (a media type used by reference)
+    // is said once, where it was written.
+    let mut said = std::collections::HashSet::new();
+    notes.retain(|d| said.insert((d.location.clone(), d.message.clone())));
     Ok(Lowered {
         api,
         skipped: l.skipped.into_iter().map(|d| moved.locate(d)).collect(),
