@@ -83,6 +83,8 @@ pub struct SecurityScheme {
     pub name: String,
     pub kind: SchemeKind,
     pub doc: Option<String>,
+    /// The document marks it deprecated (3.2): still used, shown so.
+    pub deprecated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -272,6 +272,7 @@ fn overview(api: &Api) -> Markup {
                     @for s in &api.security_schemes {
                         li {
                             code { (s.name) } ": " (scheme_kind(&s.kind))
+                            @if s.deprecated { " " span.badge.deprecated { "deprecated" } }
                             @if let Some(d) = &s.doc { " " (markdown(d)) }
                         }
                     }

@@ -32,7 +32,7 @@ mod v32;
 pub use provenance::Provenance;
 pub use syntax::syntax;
 pub(crate) use tree::is_extension;
-pub(crate) use v32::{DEFAULT_MAPPING, TAG_PARENT, TAG_SUMMARY};
+pub(crate) use v32::{DEFAULT_MAPPING, SCHEME_DEPRECATED, TAG_PARENT, TAG_SUMMARY};
 
 use crate::diag::{Diagnostic, Location, Pointer};
 use openapiv3::{OpenAPI, Operation, PathItem};

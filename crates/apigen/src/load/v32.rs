@@ -4,7 +4,8 @@
 //! `dataValue`, XML's `nodeType: attribute` and an array's
 //! `nodeType: element`; a discriminator's `defaultMapping` as the
 //! extension [`DEFAULT_MAPPING`]; a tag's `summary` and `parent` as
-//! [`TAG_SUMMARY`] and [`TAG_PARENT`]), or is not generated
+//! [`TAG_SUMMARY`] and [`TAG_PARENT`]; a security scheme's `deprecated`
+//! as [`SCHEME_DEPRECATED`], noted), or is not generated
 //! yet: then it is taken out and noted where it was written, so that the
 //! rest of the document generates as its 3.1 reading would and nothing is
 //! dropped silently.
@@ -404,13 +405,19 @@ fn example(e: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 
 /// A security scheme's 3.2 fields.
 fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
-    take_noted(
-        s,
-        "deprecated",
-        at,
-        out,
-        "a security scheme's `deprecated` is not used",
-    );
+    if let Some(deprecated) = s.remove("deprecated") {
+        if deprecated.as_bool() == Some(true) {
+            out.note(
+                &at.join("deprecated"),
+                "the security scheme is deprecated: the reference page marks it; clients and \
+                 servers still use it where operations require it",
+            );
+        }
+        s.insert(SCHEME_DEPRECATED.into(), deprecated);
+        let written = out.original(&at.join("deprecated").to_string());
+        out.moved
+            .insert(at.join(SCHEME_DEPRECATED).to_string(), written);
+    }
     take_noted(
         s,
         "oauth2MetadataUrl",
@@ -432,6 +439,9 @@ fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 /// The extension a discriminator's `defaultMapping` is carried in, since
 /// the model has no field for it.
 pub(crate) const DEFAULT_MAPPING: &str = "x-defaultMapping";
+
+/// The extension a security scheme's `deprecated` is carried in.
+pub(crate) const SCHEME_DEPRECATED: &str = "x-deprecated";
 
 /// The extensions a tag's `summary` and `parent` are carried in.
 pub(crate) const TAG_SUMMARY: &str = "x-summary";

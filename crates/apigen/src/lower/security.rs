@@ -16,6 +16,7 @@ impl Lowerer<'_> {
                 name: name.clone(),
                 kind: SchemeKind::MutualTls,
                 doc: Some("Enforced by the transport: the client presents a certificate.".into()),
+                deprecated: false,
             })
             .collect();
         let declared = self.doc.components.iter().flat_map(|c| &c.security_schemes);
@@ -27,6 +28,16 @@ impl Lowerer<'_> {
             let Some((scheme, _)) = self.resolve(scheme, Node::security_scheme, &at) else {
                 continue;
             };
+            let extensions = match scheme {
+                S::HTTP { extensions, .. }
+                | S::APIKey { extensions, .. }
+                | S::OAuth2 { extensions, .. }
+                | S::OpenIDConnect { extensions, .. } => extensions,
+            };
+            let deprecated = extensions
+                .get(crate::load::SCHEME_DEPRECATED)
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
             let (kind, doc) = match scheme {
                 S::HTTP {
                     scheme,
@@ -54,6 +65,7 @@ impl Lowerer<'_> {
                 name: name.clone(),
                 kind,
                 doc: doc.clone(),
+                deprecated,
             });
         }
         out

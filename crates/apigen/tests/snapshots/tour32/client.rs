@@ -60,6 +60,14 @@ impl Client {
         self
     }
 
+    /// Credentials for the security scheme `legacyKey`: an API key in the header `X-Legacy-Key`.
+    ///
+    /// The key of the first release; new clients use none.
+    pub fn with_legacy_key(mut self, key: impl Into<String>) -> Self {
+        self.core.set_credential("legacyKey", runtime::Credential::Key(key.into()));
+        self
+    }
+
     /// `GET /pets` (operationId `listPets`)
     pub async fn list_pets(
         &self,

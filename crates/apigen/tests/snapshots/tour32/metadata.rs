@@ -20,7 +20,13 @@ pub const BASE_PATH: &str = "";
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[];
 
 /// The spec's security schemes (`components.securitySchemes`).
-pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[];
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[runtime::SecurityScheme {
+    name: "legacyKey",
+    kind: runtime::SchemeKind::ApiKey {
+        location: runtime::ApiKeyLocation::Header,
+        name: "X-Legacy-Key",
+    },
+}];
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.
