@@ -114,15 +114,17 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
 const MEDIA_TYPES: &str = "#/components/mediaTypes/";
 
 /// Every reference to `components.mediaTypes` (a `content` entry given by
-/// `$ref`) replaced by the media type it names, each move recorded, and
-/// the section taken out: the rest of the line reads them where they are
-/// used, as 3.1 would have written them.
+/// `$ref`) replaced by the media type it names, and every event stream's
+/// `itemSchema` given by `$ref` by the schema it names (so that its
+/// `data`'s `contentSchema` is read where it is used); each move recorded,
+/// and the section taken out: the rest of the line reads them where they
+/// are used, as 3.1 would have written them.
 fn media_types(doc: &mut Value, out: &mut Provenance) {
     let defined = doc
         .get("components")
         .and_then(|c| c.get("mediaTypes"))
         .is_some();
-    if !defined {
+    if !defined && !has_event_item_refs(doc) {
         return;
     }
     let root = doc.clone();
@@ -144,13 +146,22 @@ fn inline_media_types(root: &Value, value: &mut Value, at: &Pointer, out: &mut P
                             .get("$ref")
                             .and_then(Value::as_str)
                             .is_some_and(|r| r.starts_with(MEDIA_TYPES));
-                        if let (true, Some(media)) = (named, media.as_str()) {
+                        let Some(media) = media.as_str() else {
+                            continue;
+                        };
+                        if is_events(media) {
+                            event_item_ref(root, entry, &here.join(media), out);
+                        }
+                        if named {
                             let place = here.join(media);
                             match target(root, entry) {
                                 Some((there, found)) => {
                                     *entry = found;
                                     let there = out.original(&there.to_string());
                                     out.moved.insert(place.to_string(), there);
+                                    if is_events(media) {
+                                        event_item_ref(root, entry, &place, out);
+                                    }
                                 }
                                 None => {
                                     *entry = Value::Mapping(Mapping::new());
@@ -172,6 +183,43 @@ fn inline_media_types(root: &Value, value: &mut Value, at: &Pointer, out: &mut P
             }
         }
         _ => {}
+    }
+}
+
+/// Whether a media type is an event stream (`text/event-stream`, with or
+/// without parameters).
+fn is_events(media: &str) -> bool {
+    media.split(';').next().unwrap_or_default().trim() == "text/event-stream"
+}
+
+/// An event stream's `itemSchema` given by a local `$ref`: the schema it
+/// names, written in place, its move recorded.
+fn event_item_ref(root: &Value, media: &mut Value, at: &Pointer, out: &mut Provenance) {
+    let Some(item) = media.get_mut("itemSchema") else {
+        return;
+    };
+    if item.get("$ref").is_none() {
+        return;
+    }
+    if let Some((there, found)) = target(root, item) {
+        *item = found;
+        let there = out.original(&there.to_string());
+        out.moved.insert(at.join("itemSchema").to_string(), there);
+    }
+}
+
+/// Whether an event stream anywhere gives its `itemSchema` by `$ref`.
+fn has_event_item_refs(value: &Value) -> bool {
+    match value {
+        Value::Mapping(map) => map.iter().any(|(key, child)| {
+            let events = key.as_str().is_some_and(is_events)
+                && child
+                    .get("itemSchema")
+                    .is_some_and(|i| i.get("$ref").is_some());
+            events || has_event_item_refs(child)
+        }),
+        Value::Sequence(items) => items.iter().any(has_event_item_refs),
+        _ => false,
     }
 }
 
@@ -342,10 +390,7 @@ fn holder(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 /// are noted and taken out, and the body is then read as its `schema`
 /// says, or as any value.
 fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
-    let events = at
-        .segments()
-        .last()
-        .is_some_and(|m| m.split(';').next().unwrap_or_default().trim() == "text/event-stream");
+    let events = at.segments().last().is_some_and(|m| is_events(&m));
     if events && !media.contains_key("schema") {
         if let Some(mut item) = media.remove("itemSchema") {
             let written = out.original(&at.join("itemSchema").to_string());
@@ -643,6 +688,26 @@ mod tests {
             format!("{at}/itemSchema/properties/id")
         );
         assert!(out.notes.is_empty(), "{:?}", out.notes);
+    }
+
+    #[test]
+    fn an_event_schema_given_by_reference_is_read_where_it_is_used() {
+        let mut out = Provenance::default();
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            'text/event-stream; charset=utf-8':\n              itemSchema: {$ref: '#/components/schemas/Tick'}\ncomponents:\n  schemas:\n    Tick:\n      properties:\n        data: {type: string, contentSchema: {type: integer}}\n";
+        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let media = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"]
+            ["text/event-stream; charset=utf-8"];
+        assert_eq!(media["schema"]["properties"]["data"]["type"], "integer");
+        let at = "#/paths/~1e/get/responses/200/content/text~1event-stream; charset=utf-8";
+        assert_eq!(
+            out.original(&format!("{at}/schema/properties/data")),
+            "#/components/schemas/Tick/properties/data/contentSchema"
+        );
+        let tick = &doc["components"]["schemas"]["Tick"];
+        assert_eq!(
+            tick["properties"]["data"]["type"], "string",
+            "the component stays"
+        );
     }
 
     #[test]
