@@ -151,30 +151,22 @@ impl<'a> Nav<'a> {
         tag.parent.as_deref()
     }
 
-    /// The tag at the top of `name`'s tree (lowering keeps the parents a
-    /// forest).
+    /// `name`, then its parent, its parent's, up to the top of its tree
+    /// (lowering keeps the parents a forest).
+    fn lineage(&self, name: &'a str) -> impl Iterator<Item = &'a str> + '_ {
+        std::iter::successors(Some(name), |here| self.parent(here))
+    }
+
+    /// The tag at the top of `name`'s tree.
     fn top(&self, name: &'a str) -> &'a str {
-        let mut here = name;
-        while let Some(parent) = self.parent(here) {
-            here = parent;
-        }
-        here
+        self.lineage(name).last().unwrap_or(name)
     }
 
     /// Whether `name` or a tag under it has operations.
     fn has_operations(&self, name: &str) -> bool {
-        self.groups.iter().any(|(group, _)| {
-            let mut here = *group;
-            loop {
-                if here == name {
-                    return true;
-                }
-                match self.parent(here) {
-                    Some(parent) => here = parent,
-                    None => return false,
-                }
-            }
-        })
+        self.groups
+            .iter()
+            .any(|(group, _)| self.lineage(group).any(|tag| tag == name))
     }
 
     /// A group's heading, its operations, and the groups under it.

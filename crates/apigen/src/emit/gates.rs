@@ -114,10 +114,7 @@ impl<'a> Gates<'a> {
         if groups.iter().filter(|&&g| g < all).count() == all {
             return None;
         }
-        let mut features = groups.iter().map(|&i| match self.api.traits.get(i) {
-            Some(t) => t.feature.as_str(),
-            None => OTHER_MODELS,
-        });
+        let mut features = groups.iter().map(|&i| self.reach_feature(i));
         Some(if groups.len() == 1 {
             let feature = features.next();
             quote!(feature = #feature)
@@ -177,12 +174,7 @@ impl<'a> Gates<'a> {
         if self.reach.is_none() {
             return import.to_string();
         }
-        let features: Vec<String> = self
-            .features_of(groups)
-            .iter()
-            .map(|f| format!("feature = {f:?}"))
-            .collect();
-        format!("#[cfg(any({}))]\n{import}", features.join(", "))
+        any_import(import, self.features_of(groups))
     }
 
     /// `import` under the features that compile in any of the named
@@ -203,17 +195,16 @@ impl<'a> Gates<'a> {
             }
             groups.extend(reach.get(name).into_iter().flatten());
         }
-        let features: Vec<String> = groups
-            .iter()
-            .map(|&i| {
-                self.api
-                    .traits
-                    .get(i)
-                    .map_or(OTHER_MODELS, |t| t.feature.as_str())
-            })
-            .map(|f| format!("feature = {f:?}"))
-            .collect();
-        format!("#[cfg(any({}))]\n{import}", features.join(", "))
+        any_import(import, groups.iter().map(|&i| self.reach_feature(i)))
+    }
+
+    /// The feature of a group index of [`Gates::reach`]: its trait's, or
+    /// the one of the types no group reaches.
+    fn reach_feature(&self, group: usize) -> &'a str {
+        self.api
+            .traits
+            .get(group)
+            .map_or(OTHER_MODELS, |t| t.feature.as_str())
     }
 
     /// The features of `groups`, in the order of the traits.
@@ -246,4 +237,13 @@ impl<'a> Gates<'a> {
             None => quote!(#[cfg(feature = #side)]),
         }
     }
+}
+
+/// `import` under `#[cfg(any(feature = ...))]` of `features`.
+fn any_import<'f>(import: &str, features: impl IntoIterator<Item = &'f str>) -> String {
+    let features: Vec<String> = features
+        .into_iter()
+        .map(|f| format!("feature = {f:?}"))
+        .collect();
+    format!("#[cfg(any({}))]\n{import}", features.join(", "))
 }

@@ -45,6 +45,8 @@ pub struct OtherOperation {
     pub path: String,
     /// The method a request names, as sent (`QUERY`, `LINK`).
     pub method: String,
+    /// Where it stands: `.../query`, `.../additionalOperations/LINK`.
+    pub at: Pointer,
     pub op: Operation,
 }
 

@@ -22,7 +22,7 @@ fn inline(root: &Value, here: &Pointer, out: &mut Provenance, value: &mut Value)
         }
     }
     *value = Value::Mapping(resolved);
-    out.moved.insert(here.to_string(), there.to_string());
+    out.record(here, &there);
     true
 }
 

@@ -47,6 +47,13 @@ impl Provenance {
         d
     }
 
+    /// Records that what is now at `now` was written at `written` (itself
+    /// perhaps moved by an earlier stage: the move is composed).
+    pub(super) fn record(&mut self, now: &Pointer, written: &Pointer) {
+        let written = self.original(&written.to_string());
+        self.moved.insert(now.to_string(), written);
+    }
+
     pub(super) fn note(&mut self, at: &Pointer, message: impl Into<String>) {
         self.notes.push(Diagnostic::at(at, message));
     }

@@ -61,7 +61,12 @@ pub(super) fn resolve(
             webhooks,
             other_operations: others
                 .into_iter()
-                .map(|((path, method), op)| OtherOperation { path, method, op })
+                .map(|((path, method, at), op)| OtherOperation {
+                    path,
+                    method,
+                    at,
+                    op,
+                })
                 .collect(),
         }),
         (webhooks, others) => Err(webhooks
@@ -80,7 +85,7 @@ pub(super) fn resolve(
 fn take_other_operations(
     doc: &mut Value,
     out: &mut Provenance,
-) -> Vec<(Pointer, (String, String), Value)> {
+) -> Vec<(Pointer, (String, String, Pointer), Value)> {
     let mut taken = Vec::new();
     let Some(Value::Mapping(paths)) = doc.get_mut("paths") else {
         return taken;
@@ -100,7 +105,7 @@ fn take_other_operations(
             let here = place.at(&at);
             match foreign_method(&place) {
                 Some(why) => out.note(&here, why),
-                None => taken.push((here, (path.to_string(), place.method), op)),
+                None => taken.push((here.clone(), (path.to_string(), place.method, here), op)),
             }
         }
         item.remove(QUERY);

@@ -53,13 +53,8 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
         for (i, tag) in tags.iter_mut().enumerate() {
             if let Value::Mapping(tag) = tag {
                 let at = root.join("tags").join(i);
-                for (key, carried) in [("summary", TAG_SUMMARY), ("parent", TAG_PARENT)] {
-                    if let Some(value) = tag.remove(key) {
-                        tag.insert(carried.into(), value);
-                        let written = out.original(&at.join(key).to_string());
-                        out.moved.insert(at.join(carried).to_string(), written);
-                    }
-                }
+                carry(tag, "summary", TAG_SUMMARY, &at, out);
+                carry(tag, "parent", TAG_PARENT, &at, out);
                 take_noted(
                     tag,
                     "kind",
@@ -142,34 +137,28 @@ fn inline_media_types(root: &Value, value: &mut Value, at: &Pointer, out: &mut P
                 let here = at.join(key);
                 if let (true, Value::Mapping(content)) = (key == "content", &mut *child) {
                     for (media, entry) in content.iter_mut() {
+                        let Some(media) = media.as_str() else {
+                            continue;
+                        };
+                        let place = here.join(media);
                         let named = entry
                             .get("$ref")
                             .and_then(Value::as_str)
                             .is_some_and(|r| r.starts_with(MEDIA_TYPES));
-                        let Some(media) = media.as_str() else {
-                            continue;
-                        };
-                        if is_events(media) {
-                            event_item_ref(root, entry, &here.join(media), out);
+                        if named && !inline_target(root, entry, &place, out) {
+                            *entry = Value::Mapping(Mapping::new());
+                            out.assumed.push(crate::diag::Diagnostic::at(
+                                &place,
+                                "`$ref` names no media type: read as one with no schema",
+                            ));
                         }
-                        if named {
-                            let place = here.join(media);
-                            match target(root, entry) {
-                                Some((there, found)) => {
-                                    *entry = found;
-                                    let there = out.original(&there.to_string());
-                                    out.moved.insert(place.to_string(), there);
-                                    if is_events(media) {
-                                        event_item_ref(root, entry, &place, out);
-                                    }
-                                }
-                                None => {
-                                    *entry = Value::Mapping(Mapping::new());
-                                    out.assumed.push(crate::diag::Diagnostic::at(
-                                        &place,
-                                        "`$ref` names no media type: read as one with no schema",
-                                    ));
-                                }
+                        // An event stream's schema given by `$ref`, written
+                        // in place so that its data's `contentSchema` is
+                        // read where it is used.
+                        let item = entry.get_mut("itemSchema");
+                        if let (true, Some(item)) = (is_events(media), item) {
+                            if item.get("$ref").is_some() {
+                                inline_target(root, item, &place.join("itemSchema"), out);
                             }
                         }
                     }
@@ -192,20 +181,15 @@ fn is_events(media: &str) -> bool {
     media.split(';').next().unwrap_or_default().trim() == "text/event-stream"
 }
 
-/// An event stream's `itemSchema` given by a local `$ref`: the schema it
-/// names, written in place, its move recorded.
-fn event_item_ref(root: &Value, media: &mut Value, at: &Pointer, out: &mut Provenance) {
-    let Some(item) = media.get_mut("itemSchema") else {
-        return;
+/// `value`, a local `$ref`, replaced by what it names (through any chain
+/// of them), its move recorded; `false` when it names nothing.
+fn inline_target(root: &Value, value: &mut Value, at: &Pointer, out: &mut Provenance) -> bool {
+    let Some((there, found)) = target(root, value) else {
+        return false;
     };
-    if item.get("$ref").is_none() {
-        return;
-    }
-    if let Some((there, found)) = target(root, item) {
-        *item = found;
-        let there = out.original(&there.to_string());
-        out.moved.insert(at.join("itemSchema").to_string(), there);
-    }
+    *value = found;
+    out.record(at, &there);
+    true
 }
 
 /// Whether an event stream anywhere gives its `itemSchema` by `$ref`.
@@ -367,14 +351,25 @@ fn spelled_as(
     out: &mut Provenance,
     whose: &str,
 ) {
-    if let Some(value) = map.remove(from) {
-        if map.contains_key(to) {
+    if map.contains_key(to) {
+        if map.remove(from).is_some() {
             let why = format!("{whose} `{from}` is not used beside its `{to}`");
             out.note(&at.join(from), why);
-        } else {
-            map.insert(to.into(), value);
         }
+    } else {
+        carry(map, from, to, at, out);
     }
+}
+
+/// `map[from]` moved to `map[to]` (the map at `at`), its move recorded;
+/// whether there was one to move.
+fn carry(map: &mut Mapping, from: &str, to: &str, at: &Pointer, out: &mut Provenance) -> bool {
+    let Some(value) = map.remove(from) else {
+        return false;
+    };
+    map.insert(to.into(), value);
+    out.record(&at.join(to), &at.join(from));
+    true
 }
 
 /// What holds content and examples (a body, a response, a parameter, a
@@ -391,12 +386,9 @@ fn holder(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 /// says, or as any value.
 fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     let events = at.segments().last().is_some_and(|m| is_events(&m));
-    if events && !media.contains_key("schema") {
-        if let Some(mut item) = media.remove("itemSchema") {
-            let written = out.original(&at.join("itemSchema").to_string());
-            out.moved.insert(at.join("schema").to_string(), written);
-            typed_event_data(&mut item, &at.join("schema"), out);
-            media.insert("schema".into(), item);
+    if events && !media.contains_key("schema") && carry(media, "itemSchema", "schema", at, out) {
+        if let Some(schema) = media.get_mut("schema") {
+            typed_event_data(schema, &at.join("schema"), out);
         }
     }
     for key in ["itemSchema", "itemEncoding", "prefixEncoding"] {
@@ -431,8 +423,7 @@ fn typed_event_data(event: &mut Value, at: &Pointer, out: &mut Provenance) {
             other => Mapping::from_iter([("allOf".into(), Value::Sequence(vec![other]))]),
         };
         let here = at.join("properties").join("data");
-        let written = out.original(&here.join("contentSchema").to_string());
-        out.moved.insert(here.to_string(), written);
+        out.record(&here, &here.join("contentSchema"));
     }
 }
 
@@ -450,19 +441,14 @@ fn example(e: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 
 /// A security scheme's 3.2 fields.
 fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
-    if let Some(deprecated) = s.remove("deprecated") {
-        if deprecated.as_bool() == Some(true) {
-            out.note(
-                &at.join("deprecated"),
-                "the security scheme is deprecated: the reference page marks it; clients and \
-                 servers still use it where operations require it",
-            );
-        }
-        s.insert(SCHEME_DEPRECATED.into(), deprecated);
-        let written = out.original(&at.join("deprecated").to_string());
-        out.moved
-            .insert(at.join(SCHEME_DEPRECATED).to_string(), written);
+    if s.get("deprecated").and_then(Value::as_bool) == Some(true) {
+        out.note(
+            &at.join("deprecated"),
+            "the security scheme is deprecated: the reference page marks it; clients and \
+             servers still use it where operations require it",
+        );
     }
+    carry(s, "deprecated", SCHEME_DEPRECATED, at, out);
     take_noted(
         s,
         "oauth2MetadataUrl",
@@ -507,13 +493,8 @@ fn schema_keywords(value: &mut Value, at: &Pointer, out: &mut Provenance) {
                 if let (true, Value::Mapping(d)) = (key == "discriminator", &mut *child) {
                     // The model has no field for it: carried as an
                     // extension of the discriminator, which lowering reads.
-                    if let (true, Some(default)) =
-                        (d.contains_key("propertyName"), d.remove("defaultMapping"))
-                    {
-                        d.insert(DEFAULT_MAPPING.into(), default);
-                        let place = here.join(DEFAULT_MAPPING).to_string();
-                        let written = out.original(&here.join("defaultMapping").to_string());
-                        out.moved.insert(place, written);
+                    if d.contains_key("propertyName") {
+                        carry(d, "defaultMapping", DEFAULT_MAPPING, &here, out);
                     }
                 }
                 schema_keywords(child, &here, out);

@@ -303,13 +303,4 @@ impl Api {
             .map(|(t, ops)| (t.feature.clone(), ops.len()))
             .collect()
     }
-
-    /// Every shape the operations use: parameters, bodies, responses and
-    /// their headers, and the shared error type.
-    pub fn operation_shapes(&self) -> impl Iterator<Item = &Shape> {
-        self.operations
-            .iter()
-            .flat_map(Operation::shapes)
-            .chain(self.error_type.iter())
-    }
 }

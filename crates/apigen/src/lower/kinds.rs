@@ -2,7 +2,7 @@
 //! merged), string enums and unions, with their fields and variants.
 
 use super::pointer::{self, Node};
-use super::schemas::{component_name, is_string_enum, maps_to, Class};
+use super::schemas::{component_name, is_string_enum, names_variant, Class};
 use super::Lowerer;
 use crate::diag::Pointer;
 use crate::ir::*;
@@ -180,14 +180,10 @@ impl<'a> Lowerer<'a> {
             let tag_values: Vec<String> = match discriminator {
                 None => Vec::new(),
                 Some(d) => {
-                    let here = vat.to_string();
                     let mapped: Vec<String> = d
                         .mapping
                         .iter()
-                        .filter(|(_, target)| match variant {
-                            ReferenceOr::Reference { reference } => maps_to(target, reference),
-                            ReferenceOr::Item(_) => **target == here,
-                        })
+                        .filter(|(_, target)| names_variant(target, variant, &vat))
                         .map(|(value, _)| value.clone())
                         .collect();
                     if !mapped.is_empty() {
@@ -290,10 +286,8 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
     ) -> Option<String> {
         let target = d.extensions.get(crate::load::DEFAULT_MAPPING)?.as_str()?;
-        let found = variants.iter().enumerate().position(|(i, v)| match v {
-            ReferenceOr::Reference { reference } => maps_to(target, reference),
-            ReferenceOr::Item(_) => target == at.join(i).to_string(),
-        });
+        let found =
+            (0..variants.len()).position(|i| names_variant(target, &variants[i], &at.join(i)));
         if found.is_none() {
             self.note(
                 &at.parent()

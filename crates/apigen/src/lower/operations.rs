@@ -69,7 +69,7 @@ impl<'a> Lowerer<'a> {
             let others = others
                 .iter()
                 .filter(|o| o.path == *path)
-                .map(|o| (o.method.clone(), other_pointer(&pat, &o.method), &o.op));
+                .map(|o| (o.method.clone(), o.at.clone(), &o.op));
             for (method, oat, op) in own.chain(others) {
                 let mut id = op
                     .operation_id
@@ -252,17 +252,6 @@ impl Default for OperationNames {
             fns: Namer::reserving(GLUE_FUNCTIONS),
             consts: Namer::new(),
         }
-    }
-}
-
-/// Where an operation of a method the model has no field for stands in
-/// its path item at `item`: `query`, or its entry in
-/// `additionalOperations`.
-fn other_pointer(item: &Pointer, method: &str) -> Pointer {
-    if method == "QUERY" {
-        item.join("query")
-    } else {
-        item.join("additionalOperations").join(method)
     }
 }
 

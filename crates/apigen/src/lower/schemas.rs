@@ -17,9 +17,19 @@ pub(super) enum Class {
     Inline,
 }
 
+/// Whether a discriminator's `mapping` or `defaultMapping` target names
+/// `variant`, which stands at `at`: by reference (or bare schema name),
+/// or, for a variant written in place, by its pointer.
+pub(super) fn names_variant(target: &str, variant: &ReferenceOr<Schema>, at: &Pointer) -> bool {
+    match variant {
+        ReferenceOr::Reference { reference } => maps_to(target, reference),
+        ReferenceOr::Item(_) => target == at.to_string(),
+    }
+}
+
 /// Whether a discriminator `mapping` target (a reference, or a bare schema
 /// name) names the schema `reference` names.
-pub(super) fn maps_to(target: &str, reference: &str) -> bool {
+fn maps_to(target: &str, reference: &str) -> bool {
     target == reference
         || (!target.starts_with('#')
             && !target.contains('/')

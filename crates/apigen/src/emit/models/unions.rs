@@ -237,9 +237,15 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
         })
         .collect::<Vec<_>>()
         .join("`, `");
-    // A value that names only the fallback is read by the last arm.
+    // The variant `defaultMapping` names reads a value whose tag is absent
+    // or names no variant (a value naming it alone among them too); without
+    // one, such a value is refused.
+    let fallback = u
+        .variants
+        .iter()
+        .find(|v| u.fallback.as_ref() == Some(&v.rust));
     let only_fallback = |variants: &[&crate::ir::UnionVariant]| {
-        variants.len() == 1 && u.fallback.as_ref() == Some(&variants[0].rust)
+        fallback.is_some_and(|f| variants.len() == 1 && variants[0].rust == f.rust)
     };
     let arms = arms
         .iter()
@@ -248,19 +254,13 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
             let mut tries = variants.iter().map(|v| read(v));
             let first = tries.next().expect("a value names a variant");
             let rest = tries.map(|t| quote!(.or_else(|_| #t)));
-            if u.fallback.is_some() {
+            if fallback.is_some() {
                 quote!(Some(#(#values)|*) => #first #(#rest)*,)
             } else {
                 quote!(#(#values)|* => #first #(#rest)*,)
             }
         });
-    // The variant `defaultMapping` names reads a value whose tag is absent
-    // or names no variant; without one, such a value is refused.
-    if let Some(fallback) = u
-        .variants
-        .iter()
-        .find(|v| u.fallback.as_ref() == Some(&v.rust))
-    {
+    if let Some(fallback) = fallback {
         let fallback = read(fallback);
         return quote! {
             match runtime::tag_of(&value, #tag).ok() {
