@@ -248,9 +248,10 @@ impl Core {
         Answer::read(self.open_response(&call).await?, self.strict).await
     }
 
-    /// Sends a call as [`Core::send`] does; a stream of events (a success
-    /// sent as `text/event-stream`) is left unread, for
-    /// [`Answer::events`] to read as it arrives.
+    /// Sends a call as [`Core::send`] does; a stream (a success sent as
+    /// `text/event-stream`, JSON Lines or a JSON text sequence) is left
+    /// unread, for [`Answer::events`] or [`Answer::items`] to read as it
+    /// arrives.
     pub async fn open(&self, call: Call) -> Result<Answer, ClientError> {
         let response = self.open_response(&call).await?;
         if !super::events::remote::is_stream(&response) {
@@ -773,6 +774,12 @@ impl Answer {
         super::events::remote::is_event_stream(&self.headers)
     }
 
+    /// Whether the answer is a stream: a success in a sequential media type
+    /// (`text/event-stream`, JSON Lines, a JSON text sequence).
+    pub fn is_stream(&self) -> bool {
+        (200..300).contains(&self.status) && super::events::remote::framing(&self.headers).is_some()
+    }
+
     /// The answer's events, read as they arrive (or from the body, for an
     /// answer read whole); `read` types a reconnect's answer that is not a
     /// stream.
@@ -780,18 +787,37 @@ impl Answer {
         &self,
         read: super::events::remote::Read<R>,
     ) -> super::EventStream<T, R> {
+        let (from, body) = self.stream_body();
+        let framing = super::events::remote::framing_of(&self.headers);
+        super::EventStream::answered(from, read, body, framing)
+    }
+
+    /// The answer's items (JSON Lines, a JSON text sequence), each read as
+    /// its bytes arrive (or from the body, for an answer read whole);
+    /// `read` types an answer that is not a stream.
+    pub fn items<T: DeserializeOwned, R>(
+        &self,
+        read: super::events::remote::Read<R>,
+    ) -> super::ItemStream<T, R> {
+        let (from, body) = self.stream_body();
+        let framing =
+            super::events::remote::framing(&self.headers).unwrap_or(super::events::Framing::Lines);
+        super::ItemStream::answered(from, read, body, framing)
+    }
+
+    /// The body of a stream: as it arrives, with the call that opened it,
+    /// or the body read whole.
+    fn stream_body(&self) -> (Option<(Core, Call)>, super::events::remote::Body) {
         let live = self.live.as_ref().and_then(|live| {
             live.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .take()
         });
         match live {
-            Some(live) => {
-                super::EventStream::answered(Some((live.core, live.call)), read, live.body)
-            }
+            Some(live) => (Some((live.core, live.call)), live.body),
             None => {
                 let body = Box::pin(futures_util::stream::iter([Ok(self.body.clone())]));
-                super::EventStream::answered(None, read, body)
+                (None, body)
             }
         }
     }

@@ -15,6 +15,14 @@
 //! anything but a stream ends the stream with that answer, typed, as the
 //! error ([`StreamError::Answered`]). `data: [DONE]`, which several APIs
 //! send as the end of a stream, ends it.
+//!
+//! [`ItemStream`] is the same for the other sequential media types, whose
+//! items have no fields beside them: JSON Lines (`application/jsonl`,
+//! `application/x-ndjson`), one JSON text a line, and JSON text sequences
+//! (`application/json-seq`, RFC 7464), each text after a record separator.
+//! The [`Framing`] of what arrives is told by its `Content-Type`, so a
+//! client reads a server that frames otherwise than the spec says. Such a
+//! stream is not resumed: a dropped connection ends it with the error.
 
 use futures_util::stream::Stream;
 use std::fmt;
@@ -80,6 +88,54 @@ fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 type Boxed<I> = Pin<Box<dyn Stream<Item = I> + Send>>;
+
+/// How the items of a stream are framed on the wire, told by its media
+/// type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `text/event-stream`: events, each with its fields (`id`, `event`,
+    /// `retry`) and its data.
+    Events,
+    /// JSON Lines (`application/jsonl`, `application/x-ndjson`): one JSON
+    /// text a line.
+    Lines,
+    /// JSON text sequences (RFC 7464, `application/json-seq` and
+    /// `+json-seq`): each JSON text after a record separator (0x1E) and
+    /// before a line feed.
+    Sequence,
+}
+
+impl Framing {
+    /// The framing of `media_type` (parameters and case aside), if it is a
+    /// sequential media type this runtime reads.
+    pub fn of(media_type: &str) -> Option<Framing> {
+        let essence = media_type.split(';').next()?.trim().to_ascii_lowercase();
+        match essence.as_str() {
+            "text/event-stream" => Some(Framing::Events),
+            "application/jsonl"
+            | "application/x-jsonl"
+            | "application/jsonlines"
+            | "application/x-jsonlines"
+            | "application/x-ndjson"
+            | "application/ndjson" => Some(Framing::Lines),
+            e if e.ends_with("+jsonl") || e.ends_with("+ndjson") => Some(Framing::Lines),
+            e if e == "application/json-seq" || e.ends_with("+json-seq") => Some(Framing::Sequence),
+            _ => None,
+        }
+    }
+
+    /// One item as it goes on the wire: an event's fields and data for
+    /// `text/event-stream`, its data alone for the others.
+    #[cfg(feature = "server")]
+    pub fn frame<T: serde::Serialize>(self, event: &Event<T>) -> Result<String, serde_json::Error> {
+        let json = || super::strictly(|| serde_json::to_string(&event.data));
+        Ok(match self {
+            Framing::Events => return frame(event),
+            Framing::Lines => json()? + "\n",
+            Framing::Sequence => format!("\u{1e}{}\n", json()?),
+        })
+    }
+}
 
 /// A stream of typed events: the body of a `text/event-stream` response.
 ///
@@ -193,24 +249,31 @@ where
         }
     }
 
-    /// The body as it goes on the wire: each event framed, and a comment
-    /// after its keep-alive of silence. An event whose data cannot be
-    /// serialized ends the stream (and is logged).
+    /// The body as it goes on the wire: each event framed as `framing`
+    /// says, and, for `text/event-stream`, a comment after its keep-alive
+    /// of silence (the other framings have no text that is not an item).
+    /// An event whose data cannot be serialized ends the stream (and is
+    /// logged).
     pub fn into_body(
         self,
+        framing: Framing,
     ) -> impl Stream<Item = Result<actix_web::web::Bytes, std::convert::Infallible>> + 'static {
         use futures_util::StreamExt as _;
-        let keep_alive = self.keep_alive;
+        let keep_alive = (framing == Framing::Events).then_some(self.keep_alive);
         let events = self.events();
         futures_util::stream::unfold(Some(events), move |events| async move {
             let mut events = events?;
-            let chunk = match tokio::time::timeout(keep_alive, events.next()).await {
+            let next = match keep_alive {
+                Some(keep_alive) => tokio::time::timeout(keep_alive, events.next()).await,
+                None => Ok(events.next().await),
+            };
+            let chunk = match next {
                 Err(_) => ": keep-alive\n\n".to_string(),
                 Ok(None) => return None,
-                Ok(Some(event)) => match frame(&event) {
+                Ok(Some(event)) => match framing.frame(&event) {
                     Ok(text) => text,
                     Err(e) => {
-                        tracing::error!(error = %e, "an event's data could not be serialized: the stream ends");
+                        tracing::error!(error = %e, "an item of a stream could not be serialized: the stream ends");
                         return None;
                     }
                 },
@@ -224,7 +287,40 @@ where
 /// (`text/event-stream`, not cached, each event sent as it comes).
 #[cfg(feature = "server")]
 pub fn events<T, R>(
+    builder: actix_web::HttpResponseBuilder,
+    events: EventStream<T, R>,
+) -> actix_web::HttpResponse
+where
+    T: serde::Serialize + Send + 'static,
+    R: Send + 'static,
+{
+    streamed(builder, "text/event-stream", Framing::Events, events)
+}
+
+/// Finishes a response whose body is the item stream `items`, sent as
+/// `media_type` (`application/jsonl`, say) and framed as it says (JSON
+/// Lines when it names no framing this runtime knows), each item as it
+/// comes.
+#[cfg(feature = "server")]
+pub fn item_stream<T, R>(
+    builder: actix_web::HttpResponseBuilder,
+    media_type: &'static str,
+    items: ItemStream<T, R>,
+) -> actix_web::HttpResponse
+where
+    T: serde::Serialize + Send + 'static,
+    R: Send + 'static,
+{
+    let framing = Framing::of(media_type).unwrap_or(Framing::Lines);
+    streamed(builder, media_type, framing, items.0)
+}
+
+/// A streamed response: not cached, and not buffered by a proxy.
+#[cfg(feature = "server")]
+fn streamed<T, R>(
     mut builder: actix_web::HttpResponseBuilder,
+    media_type: &'static str,
+    framing: Framing,
     events: EventStream<T, R>,
 ) -> actix_web::HttpResponse
 where
@@ -232,11 +328,67 @@ where
     R: Send + 'static,
 {
     builder
-        .content_type("text/event-stream")
+        .content_type(media_type)
         .insert_header(("cache-control", "no-cache"))
         // Nginx buffers a proxied response unless told not to.
         .insert_header(("x-accel-buffering", "no"))
-        .streaming(events.into_body())
+        .streaming(events.into_body(framing))
+}
+
+/// A stream of typed items: the body of a response in a sequential media
+/// type other than `text/event-stream` (JSON Lines, JSON text sequences).
+///
+/// `T` is the type of an item; `R` the operation's response enum, which a
+/// client's stream yields when the server answers with something other
+/// than a stream. A client reads it as a [`Stream`] of
+/// `Result<T, StreamError<R>>` (`.next().await`), each item as its bytes
+/// arrive; a server's handler builds one from any stream of items
+/// ([`ItemStream::new`]).
+pub struct ItemStream<T, R = ()>(EventStream<T, R>);
+
+impl<T, R> fmt::Debug for ItemStream<T, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ItemStream").field(&self.0).finish()
+    }
+}
+
+impl<T: Send + 'static, R> ItemStream<T, R> {
+    /// The stream of `items`, sent in order as each is produced; the
+    /// response ends when the stream does.
+    pub fn new(items: impl Stream<Item = T> + Send + 'static) -> Self {
+        use futures_util::StreamExt as _;
+        ItemStream(EventStream::new(items.map(Event::new)))
+    }
+}
+
+#[cfg(feature = "client")]
+impl<T: serde::de::DeserializeOwned, R> ItemStream<T, R> {
+    /// The stream of items `call` answers, asked for as `media_type`
+    /// (`Accept`) and opened when it is first polled; `read` types an
+    /// answer that is not a stream.
+    pub fn connect(
+        core: super::Core,
+        call: Result<super::Call, super::ClientError>,
+        read: remote::Read<R>,
+        media_type: &'static str,
+    ) -> Self {
+        ItemStream(EventStream::connecting(core, call, read, media_type))
+    }
+}
+
+#[cfg(feature = "client")]
+impl<T, R> Stream for ItemStream<T, R>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    type Item = Result<T, StreamError<R>>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.get_mut().0)
+            .poll_next(cx)
+            .map(|item| item.map(|event| event.map(|event| event.data)))
+    }
 }
 
 /// Why a client's event stream yielded an error.
@@ -322,8 +474,20 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
         call: Result<super::Call, super::ClientError>,
         read: remote::Read<R>,
     ) -> Self {
+        EventStream::connecting(core, call, read, "text/event-stream")
+    }
+
+    /// The stream `call` answers, asked for as `accept`.
+    fn connecting(
+        core: super::Core,
+        call: Result<super::Call, super::ClientError>,
+        read: remote::Read<R>,
+        accept: &'static str,
+    ) -> Self {
         let source = match call {
-            Ok(call) => remote::Remote::new(Some((core, call)), read, None),
+            Ok(call) => {
+                remote::Remote::new(Some((core, call)), read, remote::Start::Connect(accept))
+            }
             Err(e) => remote::Remote::failed(e),
         };
         EventStream {
@@ -332,18 +496,34 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
         }
     }
 
-    /// The stream of an answer already received (`Answer::events`).
-    /// `from` is the core and call that opened it, which a reconnect
-    /// repeats; `None` for an answer read whole, which cannot be resumed.
+    /// The stream of an answer already received (`Answer::events`), framed
+    /// as `framing`. `from` is the core and call that opened it, which a
+    /// reconnect repeats; `None` for an answer read whole, which cannot be
+    /// resumed.
     pub(crate) fn answered(
         from: Option<(super::Core, super::Call)>,
         read: remote::Read<R>,
         body: remote::Body,
+        framing: Framing,
     ) -> Self {
+        let start = remote::Start::Read(body, framing);
         EventStream {
-            source: Source::Remote(Box::new(remote::Remote::new(from, read, Some(body)))),
+            source: Source::Remote(Box::new(remote::Remote::new(from, read, start))),
             keep_alive: DEFAULT_KEEP_ALIVE,
         }
+    }
+}
+
+#[cfg(feature = "client")]
+impl<T: serde::de::DeserializeOwned, R> ItemStream<T, R> {
+    /// The stream of an answer already received (`Answer::items`).
+    pub(crate) fn answered(
+        from: Option<(super::Core, super::Call)>,
+        read: remote::Read<R>,
+        body: remote::Body,
+        framing: Framing,
+    ) -> Self {
+        ItemStream(EventStream::answered(from, read, body, framing))
     }
 }
 
@@ -351,7 +531,7 @@ impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
 #[cfg(feature = "client")]
 pub(crate) mod remote {
     use super::super::{Answer, Call, ClientError, Core, Explode, Reply, Retry};
-    use super::{Boxed, Event, StreamError};
+    use super::{Boxed, Event, Framing, StreamError};
     use futures_util::stream::{Stream, StreamExt as _};
     use std::collections::VecDeque;
     use std::pin::Pin;
@@ -378,26 +558,44 @@ pub(crate) mod remote {
         running: Option<Boxed<Result<Event<T>, StreamError<R>>>>,
     }
 
+    /// How a stream starts: by sending its call, asking for a media type,
+    /// or by reading an answer's body, framed as its `Content-Type` says.
+    pub(crate) enum Start {
+        Connect(&'static str),
+        Read(Body, Framing),
+    }
+
     impl<T: serde::de::DeserializeOwned, R> Remote<T, R> {
-        pub(super) fn new(from: Option<(Core, Call)>, read: Read<R>, body: Option<Body>) -> Self {
-            let phase = match body {
-                Some(body) => Phase::Read(body),
-                None => Phase::Connect {
-                    wait: Duration::ZERO,
-                    attempt: 0,
-                },
+        pub(super) fn new(from: Option<(Core, Call)>, read: Read<R>, start: Start) -> Self {
+            let (phase, accept, framing) = match start {
+                Start::Connect(accept) => {
+                    let framing = Framing::of(accept).unwrap_or(Framing::Events);
+                    let connect = Phase::Connect {
+                        wait: Duration::ZERO,
+                        attempt: 0,
+                    };
+                    (connect, accept, framing)
+                }
+                Start::Read(body, framing) => (Phase::Read(body), "text/event-stream", framing),
             };
-            Remote::starting(from, Some(read), phase)
+            Remote::starting(from, Some(read), phase, accept, framing)
         }
 
         /// A stream whose call could not be built: `error` is its one item.
         pub(super) fn failed(error: ClientError) -> Self {
-            Remote::starting(None, None, Phase::Failed(error))
+            let failed = Phase::Failed(error);
+            Remote::starting(None, None, failed, "text/event-stream", Framing::Events)
         }
 
         /// A stream that starts in `phase`. Only a GET resumes (resending
         /// another method would do its work again).
-        fn starting(from: Option<(Core, Call)>, read: Option<Read<R>>, phase: Phase) -> Self {
+        fn starting(
+            from: Option<(Core, Call)>,
+            read: Option<Read<R>>,
+            phase: Phase,
+            accept: &'static str,
+            framing: Framing,
+        ) -> Self {
             let resume = from
                 .as_ref()
                 .is_some_and(|(_, call)| call.operation().method.eq_ignore_ascii_case("GET"));
@@ -414,7 +612,8 @@ pub(crate) mod remote {
                     resume,
                     backoff,
                     phase,
-                    parser: Parser::default(),
+                    accept,
+                    parser: Parser::new(framing),
                     retry: DEFAULT_RETRY,
                     pending: VecDeque::new(),
                 }),
@@ -450,10 +649,21 @@ pub(crate) mod remote {
         resume: bool,
         backoff: Retry,
         phase: Phase,
+        /// The media type asked for (`Accept`).
+        accept: &'static str,
         parser: Parser,
         /// The server's reconnection delay.
         retry: Duration,
         pending: VecDeque<Raw>,
+    }
+
+    impl<T, R> State<T, R> {
+        /// Whether a dropped connection is resumed: only an event stream
+        /// names where it resumes (`Last-Event-ID`); the other framings
+        /// would start again from the first item.
+        fn resumes(&self) -> bool {
+            self.resume && self.parser.framing == Framing::Events
+        }
     }
 
     enum Phase {
@@ -487,13 +697,13 @@ pub(crate) mod remote {
                         return None;
                     };
                     let mut call = call.clone();
-                    call.header("Accept", &"text/event-stream", Explode::No);
+                    call.header("Accept", &s.accept, Explode::No);
                     if let Some(id) = s.parser.last_id.as_deref().filter(|id| !id.is_empty()) {
                         call.header("Last-Event-ID", &id, Explode::No);
                     }
                     match core.open_response(&call).await {
                         Ok(response) if is_stream(&response) => {
-                            s.parser.restart();
+                            s.parser.restart(framing_of(response.headers()));
                             s.phase = Phase::Read(body_of(response));
                         }
                         Ok(response) => {
@@ -528,7 +738,8 @@ pub(crate) mod remote {
                                 if let Some(retry) = raw.retry {
                                     s.retry = retry;
                                 }
-                                if raw.data.as_deref() == Some("[DONE]") {
+                                let events = s.parser.framing == Framing::Events;
+                                if events && raw.data.as_deref() == Some("[DONE]") {
                                     done = true;
                                     break;
                                 }
@@ -548,7 +759,7 @@ pub(crate) mod remote {
                             return Some((Err(StreamError::Client(error)), s));
                         }
                     },
-                    Some(Err(e)) if s.resume => {
+                    Some(Err(e)) if s.resumes() => {
                         tracing::debug!(error = %e, "event stream dropped: reconnecting");
                         s.phase = Phase::Connect {
                             wait: s.retry,
@@ -556,22 +767,37 @@ pub(crate) mod remote {
                         };
                     }
                     Some(Err(e)) => return Some((Err(StreamError::Client(e)), s)),
-                    None if s.resume => {
+                    None if s.resumes() => {
                         s.phase = Phase::Connect {
                             wait: s.retry,
                             attempt: 0,
                         };
                     }
-                    None => return None,
+                    // The end of the body: an item it did not end with a
+                    // line feed is whole.
+                    None => s.pending.extend(s.parser.finish()),
                 },
             }
         }
     }
 
-    /// Whether a response is a stream of events (a success sent as
-    /// `text/event-stream`).
+    /// Whether a response is a stream (a success sent in a sequential
+    /// media type: `text/event-stream`, JSON Lines, JSON text sequences).
     pub(crate) fn is_stream(response: &reqwest::Response) -> bool {
-        response.status().is_success() && is_event_stream(response.headers())
+        response.status().is_success() && framing(response.headers()).is_some()
+    }
+
+    /// The framing headers announce, if a sequential media type.
+    pub(crate) fn framing(headers: &reqwest::header::HeaderMap) -> Option<Framing> {
+        headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(Framing::of)
+    }
+
+    /// The framing headers announce, events when they announce none.
+    pub(crate) fn framing_of(headers: &reqwest::header::HeaderMap) -> Framing {
+        framing(headers).unwrap_or(Framing::Events)
     }
 
     /// Whether headers announce `text/event-stream`.
@@ -629,12 +855,19 @@ pub(crate) mod remote {
         at
     }
 
-    /// The `text/event-stream` parser of the HTML standard: lines ended by
-    /// CR, LF or CRLF; `field: value`; a blank line dispatches; comments
-    /// (`:`) and unknown fields ignored. Bytes are held until their line
-    /// ends, so a chunk may end anywhere, inside a character too.
-    #[derive(Debug, Default)]
+    /// The reader of a stream's framing. Lines end with CR, LF or CRLF;
+    /// bytes are held until their line ends, so a chunk may end anywhere,
+    /// inside a character too.
+    /// - `text/event-stream`, as the HTML standard reads it: `field: value`;
+    ///   a blank line dispatches; comments (`:`) and unknown fields ignored.
+    /// - JSON Lines: each line that is not blank is an item.
+    /// - JSON text sequences: a record separator (0x1E) opens each item,
+    ///   which ends with the next separator, or with a line once what is
+    ///   held is one JSON text (so that an item is read as soon as it has
+    ///   arrived, even written over several lines).
+    #[derive(Debug)]
     pub(crate) struct Parser {
+        pub(crate) framing: Framing,
         line: Vec<u8>,
         /// The previous chunk ended in CR: an LF opening this one belongs
         /// to it.
@@ -649,13 +882,47 @@ pub(crate) mod remote {
     }
 
     impl Parser {
-        /// Drops what a dropped connection left half-read; the last id stays.
-        pub(crate) fn restart(&mut self) {
+        pub(crate) fn new(framing: Framing) -> Self {
+            Parser {
+                framing,
+                line: Vec::new(),
+                after_cr: false,
+                current: Raw::default(),
+                started: false,
+                held: 0,
+                last_id: None,
+            }
+        }
+
+        /// Drops what a dropped connection left half-read, to read what
+        /// the new one sends, framed as `framing`; the last id stays.
+        pub(crate) fn restart(&mut self, framing: Framing) {
             let last_id = self.last_id.take();
             *self = Parser {
                 last_id,
-                ..Parser::default()
+                ..Parser::new(framing)
             };
+        }
+
+        /// The item the end of the body completes: a last line with no line
+        /// feed after it, or a last JSON text of a sequence. (An event not
+        /// ended by a blank line is dropped, as the standard says.)
+        pub(crate) fn finish(&mut self) -> Vec<Raw> {
+            let mut items = Vec::new();
+            if self.framing == Framing::Events {
+                return items;
+            }
+            let line = String::from_utf8_lossy(&std::mem::take(&mut self.line)).into_owned();
+            self.line_done(&line, &mut items);
+            if let Some(data) = self.current.data.take() {
+                if !data.trim().is_empty() {
+                    items.push(Raw {
+                        data: Some(data),
+                        ..Raw::default()
+                    });
+                }
+            }
+            items
         }
 
         /// The events `chunk` completes.
@@ -693,6 +960,65 @@ pub(crate) mod remote {
         }
 
         fn line_done(&mut self, line: &str, events: &mut Vec<Raw>) {
+            match self.framing {
+                Framing::Events => self.event_line(line, events),
+                Framing::Lines => {
+                    if !line.trim().is_empty() {
+                        events.push(Raw {
+                            data: Some(line.to_string()),
+                            ..Raw::default()
+                        });
+                    }
+                }
+                Framing::Sequence => self.sequence_line(line, events),
+            }
+        }
+
+        /// A line of a JSON text sequence.
+        fn sequence_line(&mut self, line: &str, items: &mut Vec<Raw>) {
+            fn add(parser: &mut Parser, text: &str) {
+                match &mut parser.current.data {
+                    Some(data) => {
+                        data.push('\n');
+                        data.push_str(text);
+                    }
+                    None => parser.current.data = Some(text.to_string()),
+                }
+            }
+            let mut records = line.split('\u{1e}');
+            // What comes before a separator belongs to the item being read.
+            if let Some(first) = records.next() {
+                if self.current.data.is_some() || !first.trim().is_empty() {
+                    add(self, first);
+                }
+            }
+            for record in records {
+                if let Some(data) = self.current.data.take() {
+                    if !data.trim().is_empty() {
+                        items.push(Raw {
+                            data: Some(data),
+                            ..Raw::default()
+                        });
+                    }
+                }
+                add(self, record);
+            }
+            let whole = self.current.data.as_deref().is_some_and(|data| {
+                !data.trim().is_empty()
+                    && serde_json::from_str::<serde::de::IgnoredAny>(data).is_ok()
+            });
+            self.held = self.current.data.as_ref().map_or(0, String::len);
+            if whole {
+                self.held = 0;
+                items.push(Raw {
+                    data: self.current.data.take(),
+                    ..Raw::default()
+                });
+            }
+        }
+
+        /// A line of an event stream.
+        fn event_line(&mut self, line: &str, events: &mut Vec<Raw>) {
             if line.is_empty() {
                 if self.started {
                     events.push(std::mem::take(&mut self.current));
@@ -745,7 +1071,7 @@ pub(crate) mod remote {
         use super::*;
 
         fn parse(chunks: &[&[u8]]) -> Vec<Raw> {
-            let mut parser = Parser::default();
+            let mut parser = Parser::new(Framing::Events);
             chunks
                 .iter()
                 .flat_map(|c| parser.push(c).unwrap())
@@ -782,18 +1108,72 @@ pub(crate) mod remote {
 
         #[test]
         fn the_last_id_outlives_a_restart_and_half_events_do_not() {
-            let mut parser = Parser::default();
+            let mut parser = Parser::new(Framing::Events);
             parser.push(b"id: 7\ndata: 1\n\ndata: half").unwrap();
-            parser.restart();
+            parser.restart(Framing::Events);
             assert_eq!(parser.last_id.as_deref(), Some("7"));
             let events = parser.push(b"\n\ndata: 2\n\n").unwrap();
             assert_eq!(events.len(), 1);
             assert_eq!(events[0].data.as_deref(), Some("2"));
         }
 
+        fn items(framing: Framing, chunks: &[&[u8]]) -> Vec<String> {
+            let mut parser = Parser::new(framing);
+            let mut items: Vec<Raw> = chunks
+                .iter()
+                .flat_map(|c| parser.push(c).unwrap())
+                .collect();
+            items.extend(parser.finish());
+            items.into_iter().filter_map(|raw| raw.data).collect()
+        }
+
+        #[test]
+        fn json_lines_are_read_a_line_an_item_across_any_chunking() {
+            let text = "{\"a\":1}\n\n[2, 3]\r\n\"é\"\n4";
+            let whole = items(Framing::Lines, &[text.as_bytes()]);
+            assert_eq!(whole, ["{\"a\":1}", "[2, 3]", "\"é\"", "4"]);
+            let bytes: Vec<&[u8]> = text.as_bytes().chunks(1).collect();
+            assert_eq!(items(Framing::Lines, &bytes), whole);
+        }
+
+        #[test]
+        fn a_json_sequence_item_is_read_once_it_is_whole() {
+            // Compact, pretty over several lines, and with no line feed
+            // before the next separator or the end.
+            let text = "\u{1e}{\"a\":1}\n\u{1e}{\n  \"b\": [1,\n 2]\n}\n\u{1e}3\u{1e}\"x\"";
+            let whole = items(Framing::Sequence, &[text.as_bytes()]);
+            assert_eq!(
+                whole,
+                ["{\"a\":1}", "{\n  \"b\": [1,\n 2]\n}", "3", "\"x\""]
+            );
+            let bytes: Vec<&[u8]> = text.as_bytes().chunks(1).collect();
+            assert_eq!(items(Framing::Sequence, &bytes), whole);
+            // An item is given as soon as its line completes it.
+            let mut parser = Parser::new(Framing::Sequence);
+            let first = parser.push(b"\x1e{\"a\":\n").unwrap();
+            assert!(first.is_empty());
+            let second = parser.push(b"1}\n").unwrap();
+            assert_eq!(second[0].data.as_deref(), Some("{\"a\":\n1}"));
+        }
+
+        #[test]
+        fn framings_are_told_by_media_type() {
+            assert_eq!(
+                Framing::of("text/event-stream; charset=utf-8"),
+                Some(Framing::Events)
+            );
+            assert_eq!(Framing::of("application/x-ndjson"), Some(Framing::Lines));
+            assert_eq!(Framing::of("Application/JSONL"), Some(Framing::Lines));
+            assert_eq!(
+                Framing::of("application/geo+json-seq"),
+                Some(Framing::Sequence)
+            );
+            assert_eq!(Framing::of("application/json"), None);
+        }
+
         #[test]
         fn an_event_past_the_limit_is_refused() {
-            let mut parser = Parser::default();
+            let mut parser = Parser::new(Framing::Events);
             let big = vec![b'x'; MAX_EVENT + 1];
             parser.push(b"data: ").unwrap();
             assert!(parser.push(&big).is_err());
@@ -804,6 +1184,15 @@ pub(crate) mod remote {
 #[cfg(all(test, feature = "server"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_are_framed_as_their_media_type_says() {
+        let item = Event::new(serde_json::json!({"orderId": 3})).with_id("dropped");
+        let lines = Framing::Lines.frame(&item).unwrap();
+        assert_eq!(lines, "{\"orderId\":3}\n");
+        let sequence = Framing::Sequence.frame(&item).unwrap();
+        assert_eq!(sequence, "\u{1e}{\"orderId\":3}\n");
+    }
 
     #[test]
     fn events_are_framed_one_field_per_line() {

@@ -196,8 +196,8 @@ pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of
 #[cfg(feature = "client")]
 pub use events::StreamError;
 #[cfg(feature = "server")]
-pub use events::{events, frame};
-pub use events::{Event, EventStream, DEFAULT_KEEP_ALIVE};
+pub use events::{events, frame, item_stream};
+pub use events::{Event, EventStream, Framing, ItemStream, DEFAULT_KEEP_ALIVE};
 pub use fields::{present, required_nullable};
 #[cfg(feature = "server")]
 pub use form::xml_tree;

@@ -204,6 +204,22 @@ impl Mock {
         Ok(super::EventStream::new(futures_util::stream::iter(events)))
     }
 
+    /// A stream of three items (JSON Lines, a JSON text sequence), each
+    /// made as a body is.
+    pub fn items<T, R>(&self) -> Result<super::ItemStream<T, R>, Rejection>
+    where
+        T: serde::de::DeserializeOwned + Send + 'static,
+    {
+        let schema = self
+            .response
+            .body
+            .ok_or_else(|| internal("the response has no body"))?;
+        let items = (0..3u64)
+            .map(|i| self.make(&schema, hash("item") ^ i))
+            .collect::<Result<Vec<T>, _>>()?;
+        Ok(super::ItemStream::new(futures_util::stream::iter(items)))
+    }
+
     /// A raw body (a media type other than JSON): its first example as
     /// text when it is a string, else a made value as JSON text.
     pub fn raw(&self) -> Result<Vec<u8>, Rejection> {
