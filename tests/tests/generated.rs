@@ -1196,6 +1196,32 @@ mod tour32_glue {
                 futures_util::stream::iter(events),
             )))
         }
+
+        async fn export_pets(
+            &self,
+            _: ExportPetsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<ExportPetsResponse, ErrorResponse> {
+            let pets = [pet(1, "Rex"), pet(2, "Tom"), pet(3, "Zoé")];
+            Ok(ExportPetsResponse::OkStream(runtime::ItemStream::new(
+                futures_util::stream::iter(pets),
+            )))
+        }
+
+        async fn pet_changes(
+            &self,
+            request: PetChangesRequest,
+            _: runtime::RequestContext,
+        ) -> Result<PetChangesResponse, ErrorResponse> {
+            let since = request.body.and_then(|b| b.since).unwrap_or(0);
+            let changes = (since + 1..=since + 2).map(|id| models::PetChangesOkItem {
+                id,
+                name: format!("change {id}"),
+            });
+            Ok(PetChangesResponse::Ok(runtime::ItemStream::new(
+                futures_util::stream::iter(changes),
+            )))
+        }
     }
 
     impl Hooks for Service {
@@ -1288,6 +1314,55 @@ mod tour32_glue {
                 (Some("changed"), &pet(1, "Rex")),
                 (Some("changed"), &pet(2, "Tom"))
             ]
+        );
+
+        // JSON Lines (`itemSchema` by `$ref`), beside JSON: each item typed.
+        let pets: Vec<models::Pet> = client
+            .export_pets_stream(ExportPetsRequest::default())
+            .map(|p| p.expect("a pet"))
+            .collect()
+            .await;
+        assert_eq!(pets, [pet(1, "Rex"), pet(2, "Tom"), pet(3, "Zoé")]);
+        // A JSON text sequence, answering a QUERY with a body.
+        let request = PetChangesRequest {
+            body: Some(models::PetChangesBody { since: Some(40) }),
+        };
+        let changes: Vec<i64> = client
+            .pet_changes_stream(request)
+            .map(|c| c.expect("a change").id)
+            .collect()
+            .await;
+        assert_eq!(changes, [41, 42]);
+    }
+
+    #[actix_web::test]
+    async fn items_go_out_framed_as_their_media_type_says() {
+        let app = test::init_service(app()).await;
+        let get = test::TestRequest::get().uri("/pets/export").to_request();
+        let response = test::call_service(&app, get).await;
+        let media = response.headers().get("content-type").cloned();
+        assert_eq!(media.unwrap(), "application/jsonl");
+        let body = test::read_body(response).await;
+        let text = std::str::from_utf8(&body).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON text a line"))
+            .collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[2]["name"], "Zoé");
+        let query = test::TestRequest::default()
+            .method("QUERY".parse().unwrap())
+            .uri("/pets/changes")
+            .insert_header(("content-type", "application/json"))
+            .set_payload(r#"{"since": 1}"#)
+            .to_request();
+        let response = test::call_service(&app, query).await;
+        let media = response.headers().get("content-type").cloned();
+        assert_eq!(media.unwrap(), "application/json-seq");
+        let body = test::read_body(response).await;
+        assert_eq!(
+            std::str::from_utf8(&body).unwrap(),
+            "\u{1e}{\"id\":2,\"name\":\"change 2\"}\n\u{1e}{\"id\":3,\"name\":\"change 3\"}\n"
         );
     }
 

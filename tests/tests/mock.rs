@@ -298,3 +298,59 @@ async fn a_query_and_an_additional_method_are_answered_as_themselves() {
     let response = test::call_service(&app, refused).await;
     assert_eq!(response.status().as_u16(), 422);
 }
+
+/// OpenAPI 3.2's sequential media are mocked as streams: JSON Lines one
+/// item of the spec's schema a line (when `Accept` asks for them beside
+/// JSON), a JSON text sequence each item after a record separator.
+#[actix_web::test]
+async fn sequential_media_are_mocked_one_valid_item_at_a_time() {
+    use petstore_tests::tour32 as spec;
+    let mock = spec::mock::MockService::new(7).expect("a problem body can be made");
+    let app = test::init_service(
+        App::new()
+            .service(web::scope(spec::metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
+    )
+    .await;
+    let read = |response: actix_web::dev::ServiceResponse| async move {
+        let media = response.headers().get("content-type").cloned();
+        let body = test::read_body(response).await;
+        let text = String::from_utf8(body.to_vec()).expect("UTF-8");
+        (media.map(|m| m.to_str().unwrap().to_string()), text)
+    };
+    let export = |accept: &str| {
+        test::TestRequest::get()
+            .uri("/pets/export")
+            .insert_header(("accept", accept))
+            .to_request()
+    };
+    let (media, text) = read(test::call_service(&app, export("application/jsonl")).await).await;
+    assert_eq!(media.as_deref(), Some("application/jsonl"));
+    let pets: Vec<spec::models::Pet> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a pet a line"))
+        .collect();
+    assert_eq!(pets.len(), 3, "{text}");
+    // Asked for JSON, the same status answers as JSON.
+    let (media, text) = read(test::call_service(&app, export("application/json")).await).await;
+    assert_eq!(media.as_deref(), Some("application/json"));
+    let _: Vec<spec::models::Pet> = serde_json::from_str(&text).expect("an array of pets");
+
+    let changes = test::TestRequest::default()
+        .method("QUERY".parse().unwrap())
+        .uri("/pets/changes")
+        .insert_header(("content-type", "application/json"))
+        .set_payload("{}")
+        .to_request();
+    let (media, text) = read(test::call_service(&app, changes).await).await;
+    assert_eq!(media.as_deref(), Some("application/json-seq"));
+    let records: Vec<&str> = text.split('\u{1e}').skip(1).collect();
+    assert_eq!(records.len(), 3, "{text:?}");
+    for record in records {
+        // Each record one JSON text, ended by a line feed, that the
+        // item's type (its `id` and `name` required) reads.
+        let text = record
+            .strip_suffix('\n')
+            .expect("a line feed ends a record");
+        let _: spec::models::PetChangesOkItem = serde_json::from_str(text).expect("a change");
+    }
+}

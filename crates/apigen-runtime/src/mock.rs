@@ -123,6 +123,7 @@ impl Mock {
             })?,
             None => first(responses),
         };
+        let chosen = negotiated(responses, chosen, request);
         let response = &responses[chosen];
         if let Some(name) = &prefer.example {
             if !prefer.dynamic && !response.examples.iter().any(|(n, _)| n == name) {
@@ -584,6 +585,34 @@ fn choose(responses: &[Response], code: u16) -> Option<(usize, u16)> {
 
 /// The response a request gets unasked: the first success, else the
 /// first response, with the status each stands for.
+/// Among the responses of `chosen`'s status, a stream (an event stream,
+/// JSON Lines) when the request's `Accept` names its media type, else one
+/// that is not a stream when there is one: `chosen` when the status has no
+/// other response.
+fn negotiated(responses: &[Response], chosen: usize, request: &HttpRequest) -> usize {
+    let status = responses[chosen].status;
+    let accept = request
+        .headers()
+        .get_all(actix_web::http::header::ACCEPT)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|m| m.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .collect::<Vec<_>>();
+    let same = || {
+        responses
+            .iter()
+            .enumerate()
+            .filter(move |(_, r)| r.status == status)
+    };
+    let asked = same().find(|(_, r)| {
+        r.stream
+            .is_some_and(|media| accept.iter().any(|a| a.eq_ignore_ascii_case(media)))
+    });
+    let whole = same().find(|(_, r)| r.stream.is_none());
+    asked.or(whole).map_or(chosen, |(index, _)| index)
+}
+
 fn first(responses: &[Response]) -> (usize, u16) {
     let code = |r: &Response| match r.status {
         Status::Code(code) => code,

@@ -267,6 +267,9 @@ pub struct Response {
     pub headers: &'static [(&'static str, bool, Schema)],
     /// The JSON media type of its body when it is not `application/json`.
     pub json_type: Option<&'static str>,
+    /// The sequential media type of a stream (`text/event-stream`,
+    /// `application/jsonl`), whose items the body's schema describes.
+    pub stream: Option<&'static str>,
 }
 
 impl Response {
@@ -278,7 +281,15 @@ impl Response {
             examples: &[],
             headers: &[],
             json_type: None,
+            stream: None,
         }
+    }
+
+    /// Its body a stream in the sequential media type `media`, each item
+    /// of the body's schema.
+    pub const fn stream(mut self, media: &'static str) -> Self {
+        self.stream = Some(media);
+        self
     }
 
     /// Its body sent as another JSON media type (`application/problem+json`).

@@ -717,6 +717,48 @@ pub enum Media {
     /// `text/event-stream` (responses only): a stream of events whose data
     /// is the body's shape, sent and read as the events come.
     Events,
+    /// Another sequential media type (responses only): JSON Lines or a JSON
+    /// text sequence, the media type named, whose items are each the body's
+    /// shape, sent and read as they come.
+    Items(String),
+}
+
+impl Media {
+    /// The stream a response in the sequential media type `media_type` is:
+    /// events, or items of JSON Lines or of a JSON text sequence (the media
+    /// type's essence: lower case, parameters aside); `None` for any other
+    /// media type.
+    pub fn stream_of(media_type: &str) -> Option<Media> {
+        let essence = media_type
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        let named = [
+            "application/jsonl",
+            "application/x-jsonl",
+            "application/jsonlines",
+            "application/x-jsonlines",
+            "application/x-ndjson",
+            "application/ndjson",
+            "application/json-seq",
+        ];
+        let items = named.contains(&essence.as_str())
+            || ["+jsonl", "+ndjson", "+json-seq"]
+                .iter()
+                .any(|suffix| essence.ends_with(suffix));
+        match essence.as_str() {
+            "text/event-stream" => Some(Media::Events),
+            _ if items => Some(Media::Items(essence)),
+            _ => None,
+        }
+    }
+
+    /// Whether a response in it is a stream, read as it arrives.
+    pub fn streams(&self) -> bool {
+        matches!(self, Media::Events | Media::Items(_))
+    }
 }
 
 /// The statuses a response stands for.

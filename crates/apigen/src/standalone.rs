@@ -385,22 +385,40 @@ fn paging_example(api: &Api, path: &str) -> String {
     out
 }
 
-/// The example of an event stream, when the API has an operation that
-/// streams.
+/// The example of a stream (of events, or of items), when the API has an
+/// operation that streams.
 fn events_example(api: &Api, path: &str) -> String {
-    let streams = |op: &&Operation| {
+    let stream = api.operations.iter().find_map(|op| {
         op.responses
             .iter()
-            .any(|r| r.media == crate::ir::Media::Events)
-    };
-    let Some(op) = api.operations.iter().find(streams) else {
+            .find(|r| r.media.streams())
+            .map(|r| (op, r))
+    });
+    let Some((op, r)) = stream else {
         return String::new();
     };
-    let mut out = String::from(
-        "\n# Event streams\n\nAn operation answering `text/event-stream` has `<op>_events`, \
-         a stream of typed events read as they arrive (a `GET` reconnects with \
-         `Last-Event-ID` when the connection drops):\n\n```no_run\n",
-    );
+    let (intro, method, (all, one), print) = match &r.media {
+        crate::ir::Media::Items(media) => (
+            format!(
+                "\n# Item streams\n\nAn operation answering `{media}` (or another \
+                 sequential media type but `text/event-stream`) has `<op>_stream`, a \
+                 stream of typed items, each read as soon as its bytes arrive:\n\n```no_run\n"
+            ),
+            "stream",
+            ("items", "item"),
+            "Ok(item) => println!(\"{item:?}\"),",
+        ),
+        _ => (
+            "\n# Event streams\n\nAn operation answering `text/event-stream` has \
+             `<op>_events`, a stream of typed events read as they arrive (a `GET` \
+             reconnects with `Last-Event-ID` when the connection drops):\n\n```no_run\n"
+                .to_string(),
+            "events",
+            ("events", "event"),
+            "Ok(event) => println!(\"{:?}: {:?}\", event.id, event.data),",
+        ),
+    };
+    let mut out = intro;
     let _ = writeln!(
         out,
         "use {path}::{{client, operations, runtime::StreamExt as _}};\n"
@@ -412,10 +430,10 @@ fn events_example(api: &Api, path: &str) -> String {
     }
     let _ = writeln!(
         out,
-        "let mut events = std::pin::pin!(client.{}_events({}));\n\
-         while let Some(event) = events.next().await {{\n    \
-         match event {{\n        \
-         Ok(event) => println!(\"{{:?}}: {{:?}}\", event.id, event.data),\n        \
+        "let mut {all} = std::pin::pin!(client.{}_{method}({}));\n\
+         while let Some({one}) = {all}.next().await {{\n    \
+         match {one} {{\n        \
+         {print}\n        \
          Err(e) => {{\n            eprintln!(\"{{e}}\");\n            break;\n        }}\n    \
          }}\n}}\n\
          # Ok(())\n# }}\n```",

@@ -246,7 +246,7 @@ impl<'a> Compare<'a, '_> {
         // A status may have two responses, a stream of events and another
         // media type: each is compared with its counterpart, else with the
         // status's other response.
-        let streams = |r: &Response| r.media == Media::Events;
+        let streams = |r: &Response| r.media.streams();
         let counterpart = |of: &Response, among: &'a [Response]| -> Option<&'a Response> {
             among
                 .iter()
@@ -441,6 +441,7 @@ fn describe_media(m: &Media) -> String {
         Media::Multipart => "multipart".into(),
         Media::Raw(types) => types.join(" or "),
         Media::Events => "an event stream".into(),
+        Media::Items(media) => format!("a stream of items ({media})"),
     }
 }
 

@@ -200,7 +200,7 @@ fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> T
 /// The method of an operation that neither pages nor streams, as text
 /// inside `impl Client`; `None` for one that does.
 fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> {
-    if op.paging.is_some() || op.responses.iter().any(|r| r.media == Media::Events) {
+    if op.paging.is_some() || op.responses.iter().any(|r| r.media.streams()) {
         return None;
     }
     let mut out = MethodDocs::new(op).text(&text::cfg_line(cfg), "    ");
@@ -300,7 +300,7 @@ fn build_call(api: &Api, op: &Operation, out: &mut String) {
     if let Some(b) = &op.body {
         match &b.media {
             // A request never streams events (lowering makes none).
-            Media::Json | Media::Events => {
+            Media::Json | Media::Events | Media::Items(_) => {
                 out.push_str(&format!("{pad}call.json_body(&request.body)?;\n"));
             }
             Media::Form => out.push_str(&format!("{pad}call.form_body(&request.body)?;\n")),
@@ -359,7 +359,7 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     let mut build_call_text = String::new();
     build_call(api, op, &mut build_call_text);
     let build_call = text::tokens(&build_call_text);
-    let streams = op.responses.iter().find(|r| r.media == Media::Events);
+    let streams = op.responses.iter().find(|r| r.media.streams());
     // The response enum reads the answer (`runtime::ReadAnswer`), but for
     // a stream of events, whose reconnects the operation's own read
     // function types.
@@ -442,8 +442,8 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
     }
 }
 
-/// What the methods beside an operation's own (`_events`, `_items`,
-/// `_pages`) build on: its request and response types, the functions that
+/// What the methods beside an operation's own (`_events`, `_stream`,
+/// `_items`, `_pages`) build on: its request and response types, the functions that
 /// build its call and read its answer, and its attributes.
 struct Split<'a> {
     op: &'a Operation,
@@ -455,8 +455,9 @@ struct Split<'a> {
     deprecated: &'a Option<TokenStream>,
 }
 
-/// A streaming operation's `<op>_events`: the stream itself, opened when
-/// first polled.
+/// A streaming operation's `<op>_events` (`text/event-stream`) or
+/// `<op>_stream` (another sequential media type): the stream itself,
+/// opened when first polled.
 fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
     let Split {
         op,
@@ -467,11 +468,39 @@ fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
         cfg,
         deprecated,
     } = split;
-    let events_fn = format_ident!("{}_events", op.fn_name);
     let data = r.body.as_ref().map_or_else(
         || quote!(serde_json::Value),
         |b| rust_type(b, &quote!(super::models::)),
     );
+    let answered = " An answer that is not a stream (an error status) ends the stream with \
+                    `runtime::StreamError::Answered`, the typed response.";
+    if let Media::Items(media) = &r.media {
+        let stream_fn = format_ident!("{}_stream", op.fn_name);
+        let doc = format!(
+            " The items of [`Self::{}`] as they arrive (`{} {}`, `{media}`), each read \
+             as soon as its bytes have; nothing is sent until the stream is first \
+             polled. The stream ends when the body does; a dropped connection ends it \
+             with the error.{answered}",
+            op.fn_name, op.method, op.path
+        );
+        return quote! {
+            #[doc = #doc]
+            #cfg
+            #deprecated
+            pub fn #stream_fn(
+                &self,
+                request: operations::#req,
+            ) -> runtime::ItemStream<#data, operations::#resp> {
+                runtime::ItemStream::connect(
+                    self.core.clone(),
+                    self.#call_fn(request),
+                    Self::#read_fn,
+                    #media,
+                )
+            }
+        };
+    }
+    let events_fn = format_ident!("{}_events", op.fn_name);
     let resumes = if op.method.eq_ignore_ascii_case("GET") {
         " When the connection drops, the stream reconnects after the server's `retry` \
          (and the client's backoff) with `Last-Event-ID`, so that no event is missed \
@@ -483,8 +512,7 @@ fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
     let doc = format!(
         " The events of [`Self::{}`] as they arrive (`{} {}`, `text/event-stream`), \
          each with its `id`, `event` and `retry`; nothing is sent until the stream is \
-         first polled.{resumes} An answer that is not a stream (an error status) ends \
-         the stream with `runtime::StreamError::Answered`, the typed response.",
+         first polled.{resumes}{answered}",
         op.fn_name, op.method, op.path
     );
     quote! {

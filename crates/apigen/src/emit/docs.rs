@@ -416,6 +416,7 @@ fn media(m: &Media) -> String {
         Media::Multipart => "multipart/form-data".into(),
         Media::Raw(types) => types.join(", "),
         Media::Events => "text/event-stream".into(),
+        Media::Items(media) => media.clone(),
     }
 }
 

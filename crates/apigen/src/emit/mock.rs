@@ -309,6 +309,7 @@ fn construct(resp: &str, r: &Response) -> String {
     let variant = &r.variant;
     let body = r.body.as_ref().map(|_| match r.media {
         Media::Events => "mock.events()?",
+        Media::Items(_) => "mock.items()?",
         Media::Raw(_) => "mock.raw()?",
         _ => "mock.body()?",
     });
@@ -440,6 +441,11 @@ impl Schemas<'_> {
         }
         if let (Some(media), Some(_)) = (&r.json_type, &r.body) {
             builders.push(format!(".json_type({media:?})"));
+        }
+        match &r.media {
+            Media::Events => builders.push(".stream(\"text/event-stream\")".to_string()),
+            Media::Items(media) => builders.push(format!(".stream({media:?})")),
+            _ => {}
         }
         let examples: Vec<String> = r
             .examples

@@ -266,7 +266,9 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
             crate::ir::Media::Raw(types) => {
                 format!("The request body's bytes: `{}`.", types.join("`, `"))
             }
-            crate::ir::Media::Events => "The request body.".to_string(),
+            crate::ir::Media::Events | crate::ir::Media::Items(_) => {
+                "The request body.".to_string()
+            }
         };
         out.push_str(&text::doc_text(&[b.doc.clone(), Some(what)], "    "));
         out.push_str(&format!("    pub body: {ty},\n"));
@@ -411,7 +413,7 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
 /// The response enum of `op`, named `name`: a variant per declared status.
 fn response_enum(op: &Operation, name: &str, cfg: &TokenStream) -> String {
     // A stream of events is read once: neither cloned nor compared.
-    let derives = if op.responses.iter().any(|r| r.media == Media::Events) {
+    let derives = if op.responses.iter().any(|r| r.media.streams()) {
         "#[derive(Debug)]"
     } else {
         "#[derive(Debug, Clone, PartialEq)]"
@@ -430,10 +432,12 @@ fn response_enum(op: &Operation, name: &str, cfg: &TokenStream) -> String {
     out.push_str(if op.responses.is_empty() { "}\n" } else { "\n" });
     for r in &op.responses {
         let variant = ident(&r.variant);
-        let stream = if r.media == Media::Events {
-            "\n\nA stream of events (`text/event-stream`), read as they come."
-        } else {
-            ""
+        let stream = match &r.media {
+            Media::Events => {
+                "\n\nA stream of events (`text/event-stream`), read as they come.".to_string()
+            }
+            Media::Items(media) => format!("\n\nA stream of items (`{media}`), read as they come."),
+            _ => String::new(),
         };
         out.push_str(&text::doc_text(
             &[Some(format!("`{}`: {}{stream}", r.status, r.doc.trim()))],
@@ -541,6 +545,7 @@ fn body_type(r: &Response, body: &Shape, owner: &str) -> String {
     let ty = text::compact(&rust_type(body, &MODELS()));
     match r.media {
         Media::Events => format!("runtime::EventStream<{ty}, {owner}>"),
+        Media::Items(_) => format!("runtime::ItemStream<{ty}, {owner}>"),
         _ => ty,
     }
 }
@@ -709,6 +714,10 @@ fn render_response(api: &Api, r: &Response, status: &str) -> Expr {
     }));
     let value = match (&r.body, &r.media) {
         (Some(_), Media::Events) => "Ok(runtime::events(builder, body))".to_string(),
+        (Some(_), Media::Items(media)) => format!(
+            "Ok(runtime::item_stream(builder, {}, body))",
+            text::string_literal(media)
+        ),
         (Some(_), Media::Raw(media)) => {
             let media = media
                 .first()

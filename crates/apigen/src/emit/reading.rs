@@ -26,13 +26,13 @@ pub(crate) fn match_status(api: &Api, op: &Operation, reading: &Reading<'_>) -> 
     // A stream of events is told from the other media of its status by
     // its `Content-Type`: its arm comes first.
     let mut ordered = super::by_precedence(&op.responses);
-    ordered.sort_by_key(|r| r.media != Media::Events);
+    ordered.sort_by_key(|r| !r.media.streams());
     let mut arms = ordered
         .into_iter()
         .filter_map(|r| {
             let pattern = super::status_pattern(r.status)?;
-            let guard = if r.media == Media::Events {
-                " if answer.is_event_stream()"
+            let guard = if r.media.streams() {
+                " if answer.is_stream()"
             } else {
                 ""
             };
@@ -64,7 +64,7 @@ pub(crate) fn read_impl(
     name: &str,
     cfg: &TokenStream,
 ) -> Option<String> {
-    if op.responses.iter().any(|r| r.media == Media::Events) {
+    if op.responses.iter().any(|r| r.media.streams()) {
         return None;
     }
     let value = match_status(
@@ -115,6 +115,7 @@ pub(crate) fn read_answer(api: &Api, r: &Response, ctor: &str, read_fn: Option<&
     let body = r.body.as_ref().map(|_| match (&r.media, read_fn) {
         (Media::Raw(_), _) => "answer.bytes()".to_string(),
         (Media::Events, Some(read_fn)) => format!("answer.events(Self::{read_fn})"),
+        (Media::Items(_), Some(read_fn)) => format!("answer.items(Self::{read_fn})"),
         _ => "answer.json()?".to_string(),
     });
     if r.named_fields() {

@@ -450,7 +450,7 @@ fn body_field(b: &crate::ir::Body) -> Expr {
             let also = format!("&[{}]", also.join(", "));
             Expr::call("runtime::json_body_or", args(Some(also)), "").then(".await?")
         }
-        crate::ir::Media::Json | crate::ir::Media::Events => {
+        crate::ir::Media::Json | crate::ir::Media::Events | crate::ir::Media::Items(_) => {
             Expr::call("runtime::json_body", args(None), "").then(".await?")
         }
         crate::ir::Media::Form => Expr::call("runtime::form_body", args(None), "").then(".await?"),

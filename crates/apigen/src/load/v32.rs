@@ -21,10 +21,12 @@
 //!
 //! An event stream's `itemSchema` is its `schema` (the generator decides
 //! by its shape that it describes whole events), its `data`'s
-//! `contentSchema` the type of each event's data.
+//! `contentSchema` the type of each event's data. Another sequential media
+//! type's (JSON Lines, JSON text sequences) is the `items` of an array
+//! `schema`, which the generator reads as the type of each item.
 //!
-//! Not generated yet, each noted: `in: querystring` parameters, sequential media
-//! other than events (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
+//! Not generated yet, each noted: `in: querystring` parameters, `multipart/mixed`'s
+//! sequential keywords (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
 //! `serializedValue`, tags' `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
 //! security schemes' `deprecated`,
 //! `oauth2MetadataUrl` and device authorization flow.
@@ -381,20 +383,39 @@ fn holder(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 }
 
 /// A media type: an event stream's `itemSchema` is its events' schema;
-/// other sequential media (3.2's `itemSchema` and its encodings elsewhere)
-/// are noted and taken out, and the body is then read as its `schema`
+/// another sequential media type's (JSON Lines, a JSON text sequence) is
+/// the schema of its items, written as 3.1 would, the `items` of an array
+/// `schema` (which the generator reads as the items' type). What stays
+/// (`itemEncoding`, `prefixEncoding`, an `itemSchema` of `multipart/mixed`)
+/// is noted and taken out, and the body is then read as its `schema`
 /// says, or as any value.
 fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
-    let events = at.segments().last().is_some_and(|m| is_events(&m));
+    let kind = at
+        .segments()
+        .last()
+        .and_then(|m| crate::ir::Media::stream_of(&m));
+    let events = kind == Some(crate::ir::Media::Events);
     if events && !media.contains_key("schema") && carry(media, "itemSchema", "schema", at, out) {
         if let Some(schema) = media.get_mut("schema") {
             typed_event_data(schema, &at.join("schema"), out);
         }
     }
+    let items = kind.is_some() && !events;
+    if let Some(item) = items.then(|| media.remove("itemSchema")).flatten() {
+        if media.contains_key("schema") {
+            let why = "`schema` beside `itemSchema`: the items are read by `itemSchema`";
+            out.note(&at.join("schema"), why);
+        }
+        let mut array = Mapping::new();
+        array.insert("type".into(), "array".into());
+        array.insert("items".into(), item);
+        media.insert("schema".into(), Value::Mapping(array));
+        out.record(&at.join("schema").join("items"), &at.join("itemSchema"));
+    }
     for key in ["itemSchema", "itemEncoding", "prefixEncoding"] {
         let why = format!(
-            "`{key}` (sequential media, OpenAPI 3.2) is not generated yet: the body is read \
-             as its `schema` says, or as any value"
+            "`{key}` (sequential media, OpenAPI 3.2) is not generated for this media type yet: \
+             the body is read as its `schema` says, or as any value"
         );
         take_noted(media, key, at, out, &why);
     }
@@ -592,7 +613,6 @@ mod tests {
             "#/paths/~1pets/additionalOperations/LINK/parameters/0",
             "#/webhooks/ping/query",
             "#/paths/~1pets/get/parameters/0",
-            "#/paths/~1pets/get/responses/200/content/application~1jsonl/itemSchema",
             "#/paths/~1pets/get/responses/200/content/application~1jsonl/examples/one/serializedValue",
             "#/components/securitySchemes/key/deprecated",
         ] {
@@ -604,6 +624,13 @@ mod tests {
         assert_eq!(params[0]["name"], "limit");
         let ok = &get["responses"]["200"];
         assert_eq!(ok["description"], "The pets", "a summary describes");
+        let items = &ok["content"]["application/jsonl"]["schema"];
+        assert_eq!(
+            items["type"], "array",
+            "items are an array's, as 3.1 writes them"
+        );
+        assert_eq!(items["items"]["type"], "object");
+        assert!(notes.iter().all(|n| !n.contains("itemSchema")), "{notes:?}");
         let example = &ok["content"]["application/jsonl"]["examples"]["one"];
         assert_eq!(example["value"]["a"], 1, "dataValue is the value");
         // Under `paths`, the methods 3.2 adds stay for the stages after
@@ -649,6 +676,24 @@ mod tests {
                 "#/paths/~1a/get/responses/200/content/text~1plain".into()
             )
         );
+    }
+
+    #[test]
+    fn item_schemas_are_the_items_of_a_json_sequence_and_noted_elsewhere() {
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json-seq:\n              schema: {type: array, maxItems: 9}\n              itemSchema: {type: integer}\n            multipart/mixed:\n              itemSchema: {type: string}\n";
+        let (doc, notes) = read(text);
+        let content = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"];
+        let sequence = &content["application/json-seq"];
+        assert_eq!(sequence["schema"]["items"]["type"], "integer");
+        assert!(sequence.get("itemSchema").is_none());
+        let at = "#/paths/~1e/get/responses/200/content";
+        for noted in [
+            format!("{at}/application~1json-seq/schema"),
+            format!("{at}/multipart~1mixed/itemSchema"),
+        ] {
+            assert!(notes.iter().any(|n| n.contains(&noted)), "{noted} in {notes:?}");
+        }
+        assert!(content["multipart/mixed"].get("itemSchema").is_none());
     }
 
     #[test]

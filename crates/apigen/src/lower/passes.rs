@@ -441,7 +441,7 @@ fn told_apart(types: &BTreeMap<String, TypeDef>, u: &Union) -> Option<(String, V
 pub(super) fn same_responses(mut ops: Vec<Operation>) -> Vec<Operation> {
     let mut first: HashMap<String, String> = HashMap::new();
     for op in &mut ops {
-        if op.responses.iter().any(|r| r.media == Media::Events) {
+        if op.responses.iter().any(|r| r.media.streams()) {
             continue;
         }
         let key = format!(

@@ -187,9 +187,10 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The response declared for `status`: one, or, for a success that
-    /// offers `text/event-stream` beside other media types, two (the other
-    /// media's, then the stream's, named `<Variant>Events`); none when it
-    /// cannot be read (reported).
+    /// offers a sequential media type (`text/event-stream`, JSON Lines, a
+    /// JSON text sequence) beside other media types, two (the other
+    /// media's, then the stream's, named `<Variant>Events` or
+    /// `<Variant>Stream`); none when it cannot be read (reported).
     pub(super) fn response(
         &mut self,
         status: Status,
@@ -202,17 +203,35 @@ impl<'a> Lowerer<'a> {
             return Vec::new();
         };
         let variant = variants.unique(status_variant(status));
-        // A stream of events, on a success: its own response.
-        let stream = status
-            .is_success()
-            .then(|| {
+        // A stream, on a success: its own response. An event stream is
+        // preferred to the other sequential media.
+        let stream = if status.is_success() {
+            let streams = || {
                 resolved
                     .content
                     .iter()
-                    .find(|(m, _)| essence(m) == "text/event-stream")
-            })
-            .flatten();
-        let Some((stream_type, stream_content)) = stream else {
+                    .filter_map(|(m, c)| Some((m, c, Media::stream_of(m)?)))
+            };
+            let events = streams().find(|(_, _, media)| *media == Media::Events);
+            events.or_else(|| streams().next())
+        } else {
+            None
+        };
+        let stream = stream.and_then(|(media_type, content, media)| {
+            let content_at = response_at.join("content").join(media_type);
+            let data = match media {
+                Media::Events => {
+                    let hint = format!("{op_type}{variant}Event");
+                    self.event_data(content, &content_at, &hint)?
+                }
+                _ => {
+                    let hint = format!("{op_type}{variant}Item");
+                    self.item_shape(content, &content_at, &hint)?
+                }
+            };
+            Some((media_type, media, data))
+        });
+        let Some((stream_type, media, data)) = stream else {
             return self
                 .response_of(status, variant, (resolved, &response_at), at, op_type, None)
                 .into_iter()
@@ -231,27 +250,65 @@ impl<'a> Lowerer<'a> {
             return Vec::new();
         };
         let alone = resolved.content.len() == 1;
-        let events_variant = if alone {
-            variant
-        } else {
-            variants.unique(format!("{variant}Events"))
+        let stream_variant = match (&media, alone) {
+            (_, true) => variant,
+            (Media::Events, false) => variants.unique(format!("{variant}Events")),
+            (_, false) => variants.unique(format!("{variant}Stream")),
         };
-        let content_at = response_at.join("content").join(stream_type);
-        let hint = format!("{op_type}{events_variant}Event");
-        let data = self.event_data(stream_content, &content_at, &hint);
-        let events = data.map(|data| Response {
-            variant: events_variant,
+        let stream = Response {
+            variant: stream_variant,
             body: Some(data),
-            media: Media::Events,
+            media,
             json_type: None,
             shared: None,
             examples: Vec::new(),
             ..others.clone()
-        });
+        };
         if alone {
-            events.into_iter().collect()
+            vec![stream]
         } else {
-            std::iter::once(others).chain(events).collect()
+            vec![others, stream]
+        }
+    }
+
+    /// The type of an item of a stream other than events: 3.2 gives the
+    /// items' schema (`itemSchema`, which the load stage writes as the
+    /// `items` of an array `schema`); earlier documents give either the
+    /// whole sequence as an array or one item, told apart by the schema's
+    /// shape. `None` for a schema of bytes (`format: binary`), which is no
+    /// stream of JSON texts: the body is then read as bytes.
+    fn item_shape(
+        &mut self,
+        content: &'a openapiv3::MediaType,
+        at: &Pointer,
+        hint: &str,
+    ) -> Option<Shape> {
+        let Some(schema) = &content.schema else {
+            return Some(Shape::new(Ty::Json));
+        };
+        let schema_at = at.join("schema");
+        let (target, resolved) = match schema {
+            ReferenceOr::Item(item) => (schema_at.clone(), item),
+            ReferenceOr::Reference { reference } => self.schema_at(reference, &schema_at)?,
+        };
+        match &resolved.schema_kind {
+            openapiv3::SchemaKind::Type(openapiv3::Type::Array(array)) => match &array.items {
+                Some(items) => {
+                    let items = items.clone().unbox();
+                    let shape = self.shape_of(&items, &target.join("items"), hint)?;
+                    Some(shape)
+                }
+                None => Some(Shape::new(Ty::Json)),
+            },
+            openapiv3::SchemaKind::Type(openapiv3::Type::String(string))
+                if matches!(
+                    string.format,
+                    openapiv3::VariantOrUnknownOrEmpty::Item(openapiv3::StringFormat::Binary)
+                ) =>
+            {
+                None
+            }
+            _ => self.shape_of(schema, &schema_at, hint),
         }
     }
 

@@ -724,7 +724,7 @@ impl Client {
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::WatchStoreResponse>, runtime::ClientError> {
         let value = match answer.status {
-            200 if answer.is_event_stream() => {
+            200 if answer.is_stream() => {
                 operations::WatchStoreResponse::Ok {
                     body: answer.events(Self::watch_store_read),
                     x_api_stability: answer.header("X-API-Stability")?,

@@ -96,7 +96,7 @@ impl Client {
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::WatchFeedResponse>, runtime::ClientError> {
         let value = match answer.status {
-            200 if answer.is_event_stream() => {
+            200 if answer.is_stream() => {
                 operations::WatchFeedResponse::Ok(answer.events(Self::watch_feed_read))
             }
             429 => operations::WatchFeedResponse::TooManyRequests(answer.json()?),
@@ -141,7 +141,7 @@ impl Client {
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::CompleteResponse>, runtime::ClientError> {
         let value = match answer.status {
-            200 if answer.is_event_stream() => {
+            200 if answer.is_stream() => {
                 operations::CompleteResponse::OkEvents {
                     body: answer.events(Self::complete_read),
                     x_request_id: answer.header("X-Request-Id")?,
@@ -201,7 +201,7 @@ impl Client {
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::StreamChunksResponse>, runtime::ClientError> {
         let value = match answer.status {
-            200 if answer.is_event_stream() => {
+            200 if answer.is_stream() => {
                 operations::StreamChunksResponse::Ok(
                     answer.events(Self::stream_chunks_read),
                 )

@@ -55,7 +55,9 @@ static SPEC: Spec = Spec {
 
 /// The responses of `watchFeed`.
 static WATCH_FEED: [Response; 2] = [
-    Response::new(Status::Code(200)).body(Schema::Named(2)),
+    Response::new(Status::Code(200))
+        .body(Schema::Named(2))
+        .stream("text/event-stream"),
     Response::new(Status::Code(429)).body(Schema::Named(4)),
 ];
 
@@ -66,13 +68,16 @@ static COMPLETE: [Response; 3] = [
         .headers(&[("X-Request-Id", false, Schema::String(Bounds::NONE))]),
     Response::new(Status::Code(200))
         .body(Schema::Named(1))
+        .stream("text/event-stream")
         .headers(&[("X-Request-Id", false, Schema::String(Bounds::NONE))]),
     Response::new(Status::Default).body(Schema::Named(4)),
 ];
 
 /// The responses of `streamChunks`.
 static STREAM_CHUNKS: [Response; 1] = [
-    Response::new(Status::Code(200)).body(Schema::Named(6)),
+    Response::new(Status::Code(200))
+        .body(Schema::Named(6))
+        .stream("text/event-stream"),
 ];
 
 /// The responses of the operation `id` names.

@@ -160,8 +160,108 @@ impl Client {
         answer: runtime::Answer,
     ) -> Result<runtime::Reply<operations::PetEventsResponse>, runtime::ClientError> {
         let value = match answer.status {
-            200 if answer.is_event_stream() => {
+            200 if answer.is_stream() => {
                 operations::PetEventsResponse::Ok(answer.events(Self::pet_events_read))
+            }
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
+    /// Every pet, one JSON text a line, each sent as it is read.
+    ///
+    /// `GET /pets/export` (operationId `exportPets`)
+    pub async fn export_pets(
+        &self,
+        request: operations::ExportPetsRequest,
+    ) -> Result<runtime::Reply<operations::ExportPetsResponse>, runtime::ClientError> {
+        let call = self.export_pets_call(request)?;
+        Self::export_pets_read(self.core.open(call).await?)
+    }
+
+    /// The items of [`Self::export_pets`] as they arrive (`GET /pets/export`, `application/jsonl`), each read as soon as its bytes have; nothing is sent until the stream is first polled. The stream ends when the body does; a dropped connection ends it with the error. An answer that is not a stream (an error status) ends the stream with `runtime::StreamError::Answered`, the typed response.
+    pub fn export_pets_stream(
+        &self,
+        request: operations::ExportPetsRequest,
+    ) -> runtime::ItemStream<super::models::Pet, operations::ExportPetsResponse> {
+        runtime::ItemStream::connect(
+            self.core.clone(),
+            self.export_pets_call(request),
+            Self::export_pets_read,
+            "application/jsonl",
+        )
+    }
+
+    /// The call [`Self::export_pets`] sends.
+    fn export_pets_call(
+        &self,
+        _request: operations::ExportPetsRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        let call = runtime::Call::new(metadata::EXPORT_PETS);
+        Ok(call)
+    }
+
+    /// [`Self::export_pets`]'s typed response, read from its answer.
+    fn export_pets_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::ExportPetsResponse>, runtime::ClientError> {
+        let value = match answer.status {
+            200 if answer.is_stream() => {
+                operations::ExportPetsResponse::OkStream(
+                    answer.items(Self::export_pets_read),
+                )
+            }
+            200 => operations::ExportPetsResponse::Ok(answer.json()?),
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
+    /// The changes a query selects, as a JSON text sequence.
+    ///
+    /// `QUERY /pets/changes` (operationId `petChanges`)
+    pub async fn pet_changes(
+        &self,
+        request: operations::PetChangesRequest,
+    ) -> Result<runtime::Reply<operations::PetChangesResponse>, runtime::ClientError> {
+        let call = self.pet_changes_call(request)?;
+        Self::pet_changes_read(self.core.open(call).await?)
+    }
+
+    /// The items of [`Self::pet_changes`] as they arrive (`QUERY /pets/changes`, `application/json-seq`), each read as soon as its bytes have; nothing is sent until the stream is first polled. The stream ends when the body does; a dropped connection ends it with the error. An answer that is not a stream (an error status) ends the stream with `runtime::StreamError::Answered`, the typed response.
+    pub fn pet_changes_stream(
+        &self,
+        request: operations::PetChangesRequest,
+    ) -> runtime::ItemStream<
+        super::models::PetChangesOkItem,
+        operations::PetChangesResponse,
+    > {
+        runtime::ItemStream::connect(
+            self.core.clone(),
+            self.pet_changes_call(request),
+            Self::pet_changes_read,
+            "application/json-seq",
+        )
+    }
+
+    /// The call [`Self::pet_changes`] sends.
+    fn pet_changes_call(
+        &self,
+        request: operations::PetChangesRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::PET_CHANGES);
+        call.json_body(&request.body)?;
+        Ok(call)
+    }
+
+    /// [`Self::pet_changes`]'s typed response, read from its answer.
+    fn pet_changes_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::PetChangesResponse>, runtime::ClientError> {
+        let value = match answer.status {
+            200 if answer.is_stream() => {
+                operations::PetChangesResponse::Ok(answer.items(Self::pet_changes_read))
             }
             _ => return Err(answer.undeclared()),
         };

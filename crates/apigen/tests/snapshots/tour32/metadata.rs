@@ -34,7 +34,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 6] = [
+pub static OPERATIONS: [runtime::Operation; 8] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -96,6 +96,30 @@ pub static OPERATIONS: [runtime::Operation; 6] = [
         security: &[],
     },
     runtime::Operation {
+        id: "exportPets",
+        method: "GET",
+        path: "/pets/export",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
+        id: "petChanges",
+        method: "QUERY",
+        path: "/pets/changes",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
         id: "registerHook",
         method: "POST",
         path: "/hooks",
@@ -124,8 +148,14 @@ pub const COPY_PETS_PET_ID: &runtime::Operation = &OPERATIONS[3];
 /// `GET /pets/events`
 pub const PET_EVENTS: &runtime::Operation = &OPERATIONS[4];
 
+/// `GET /pets/export`
+pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[5];
+
+/// `QUERY /pets/changes`
+pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[6];
+
 /// `POST /hooks`
-pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[5];
+pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[7];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

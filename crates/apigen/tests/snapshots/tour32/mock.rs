@@ -8,7 +8,7 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 5] = [
+static TYPES: [Type; 7] = [
     // 0: Animal
     Type::of(Schema::Union(Some("kind"), &[
         Variant::new(&["cat"], Schema::Named(1)),
@@ -30,6 +30,15 @@ static TYPES: [Type; 5] = [
         Field::optional("name", Schema::String(Bounds::NONE)),
     ])),
     // 4: Pet
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE)),
+        Field::required("name", Schema::String(Bounds::NONE)),
+    ])),
+    // 5: PetChangesBody
+    Type::of(Schema::Object(&[
+        Field::optional("since", Schema::Integer(Bounds::NONE.minimum(0.0, false))),
+    ])),
+    // 6: PetChangesOkItem
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("name", Schema::String(Bounds::NONE)),
@@ -73,7 +82,24 @@ static COPY_PETS_PET_ID: [Response; 1] = [
 
 /// The responses of `petEvents`.
 static PET_EVENTS: [Response; 1] = [
-    Response::new(Status::Code(200)).body(Schema::Named(4)),
+    Response::new(Status::Code(200))
+        .body(Schema::Named(4))
+        .stream("text/event-stream"),
+];
+
+/// The responses of `exportPets`.
+static EXPORT_PETS: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(4), Bounds::NONE)),
+    Response::new(Status::Code(200))
+        .body(Schema::Named(4))
+        .stream("application/jsonl"),
+];
+
+/// The responses of `petChanges`.
+static PET_CHANGES: [Response; 1] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(6))
+        .stream("application/json-seq"),
 ];
 
 /// The responses of `registerHook`.
@@ -89,6 +115,8 @@ fn responses(id: &str) -> &'static [Response] {
         "linkPet" => &LINK_PET,
         "copyPetsPetId" => &COPY_PETS_PET_ID,
         "petEvents" => &PET_EVENTS,
+        "exportPets" => &EXPORT_PETS,
+        "petChanges" => &PET_CHANGES,
         "registerHook" => &REGISTER_HOOK,
         _ => &[],
     }
@@ -226,6 +254,27 @@ impl operations::Pets for MockService {
         context: runtime::RequestContext,
     ) -> Result<operations::PetEventsResponse, operations::ErrorResponse> {
         self.answer(&context, "petEvents", &PET_EVENTS, |mock| Ok(operations::PetEventsResponse::Ok(mock.events()?)))
+    }
+
+    async fn export_pets(
+        &self,
+        _request: operations::ExportPetsRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::ExportPetsResponse, operations::ErrorResponse> {
+        self.answer(&context, "exportPets", &EXPORT_PETS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ExportPetsResponse::Ok(mock.body()?),
+                _ => operations::ExportPetsResponse::OkStream(mock.items()?),
+            })
+        })
+    }
+
+    async fn pet_changes(
+        &self,
+        _request: operations::PetChangesRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::PetChangesResponse, operations::ErrorResponse> {
+        self.answer(&context, "petChanges", &PET_CHANGES, |mock| Ok(operations::PetChangesResponse::Ok(mock.items()?)))
     }
 }
 

@@ -281,3 +281,124 @@ impl serde::Serialize for Pet {
         out.end()
     }
 }
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PetChangesBody {
+    pub since: Option<i64>,
+}
+
+impl runtime::Record for PetChangesBody {
+    const NAME: &'static str = "PetChangesBody";
+    const FIELDS: &'static [&'static str] = &["since"];
+    type Slots = (Option<i64>,);
+
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(PetChangesBody {
+            since: slots.0,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PetChangesBody {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for PetChangesBody {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "PetChangesBody", 1);
+        out.optional("since", &self.since);
+        out.end()
+    }
+}
+
+impl runtime::Validate for PetChangesBody {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "since",
+            runtime::check_some(
+                &self.since,
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PetChangesOkItem {
+    pub id: i64,
+    pub name: String,
+}
+
+impl runtime::Record for PetChangesOkItem {
+    const NAME: &'static str = "PetChangesOkItem";
+    const FIELDS: &'static [&'static str] = &["id", "name"];
+    type Slots = (Option<i64>, Option<String>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none()];
+        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
+            return Err(runtime::missing(&missing, &["id", "name"]));
+        };
+        Ok(PetChangesOkItem {
+            id: f0,
+            name: f1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PetChangesOkItem {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for PetChangesOkItem {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "PetChangesOkItem", 2);
+        out.field("id", &self.id);
+        out.field("name", &self.name);
+        out.end()
+    }
+}

@@ -108,6 +108,24 @@ pub trait Pets {
         request: PetEventsRequest,
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<PetEventsResponse, ErrorResponse>>;
+
+    /// Every pet, one JSON text a line, each sent as it is read.
+    ///
+    /// `GET /pets/export` (operationId `exportPets`)
+    fn export_pets(
+        &self,
+        request: ExportPetsRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<ExportPetsResponse, ErrorResponse>>;
+
+    /// The changes a query selects, as a JSON text sequence.
+    ///
+    /// `QUERY /pets/changes` (operationId `petChanges`)
+    fn pet_changes(
+        &self,
+        request: PetChangesRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<PetChangesResponse, ErrorResponse>>;
 }
 
 /// The untagged operations under `/hooks`. Implement this trait to serve them; `server::configure` routes requests to it.
@@ -376,6 +394,84 @@ impl runtime::Response for PetEventsResponse {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(runtime::events(builder, body))
+            }
+        }
+    }
+}
+
+/// The parameters and body of `export_pets`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExportPetsRequest {}
+
+/// The responses `export_pets` can give: one variant per status the spec declares.
+#[derive(Debug)]
+pub enum ExportPetsResponse {
+    /// `200`: The pets, as JSON Lines or as JSON.
+    Ok(Vec<models::Pet>),
+    /// `200`: The pets, as JSON Lines or as JSON.
+    ///
+    /// A stream of items (`application/jsonl`), read as they come.
+    OkStream(runtime::ItemStream<models::Pet, ExportPetsResponse>),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for ExportPetsResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
+            }
+            Self::OkStream(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::item_stream(builder, "application/jsonl", body))
+            }
+        }
+    }
+}
+
+/// The parameters and body of `pet_changes`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PetChangesRequest {
+    /// The JSON request body.
+    pub body: Option<models::PetChangesBody>,
+}
+
+impl runtime::Validate for PetChangesRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
+        Ok(())
+    }
+}
+
+/// The responses `pet_changes` can give: one variant per status the spec declares.
+#[derive(Debug)]
+pub enum PetChangesResponse {
+    /// `200`: One change a record.
+    ///
+    /// A stream of items (`application/json-seq`), read as they come.
+    Ok(runtime::ItemStream<models::PetChangesOkItem, PetChangesResponse>),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for PetChangesResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::item_stream(builder, "application/json-seq", body))
             }
         }
     }

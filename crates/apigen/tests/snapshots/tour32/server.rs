@@ -75,6 +75,38 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
+        web::resource("/pets/export")
+            .route(runtime::serve(web::get().to(export_pets::<S>), metadata::EXPORT_PETS, layer()))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
+        web::resource("/pets/changes")
+            .route(runtime::serve(
+                runtime::route_for("QUERY").to(pet_changes::<S>),
+                metadata::PET_CHANGES,
+                layer(),
+            ))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "QUERY",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/hooks")
             .route(runtime::serve(
                 web::post().to(register_hook::<S>),
@@ -238,6 +270,51 @@ async fn pet_events<S: operations::Pets + Rejections + 'static>(
             runtime::answer(service.pet_events(parsed, context).await, reject)
         }
         Err(rejection) => runtime::refuse::<operations::PetEventsResponse>(rejection, reject),
+    }
+}
+
+/// `GET /pets/export`
+async fn export_pets<S: operations::Pets + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract() -> Result<operations::ExportPetsRequest, runtime::Rejection> {
+        let parsed = operations::ExportPetsRequest {};
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.export_pets(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::ExportPetsResponse>(rejection, reject),
+    }
+}
+
+/// `QUERY /pets/changes`
+async fn pet_changes<S: operations::Pets + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    async fn extract(
+        request: &HttpRequest,
+        payload: web::Payload,
+    ) -> Result<operations::PetChangesRequest, runtime::Rejection> {
+        let parsed = operations::PetChangesRequest {
+            body: runtime::json_body(request, payload, runtime::DEFAULT_BODY_LIMIT).await?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request, payload).await {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.pet_changes(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::PetChangesResponse>(rejection, reject),
     }
 }
 
