@@ -1256,3 +1256,19 @@ fn query_and_additional_operations_are_compared_like_any_other() {
     );
     assert_eq!(report.findings[0].operation, "PURGE /items");
 }
+
+/// OpenAPI 3.2's item schemas are compared like any response body: an item
+/// property that stops being sent breaks a client, and a JSON Lines body
+/// that becomes bytes is another media type.
+#[test]
+fn item_schemas_are_compared_like_any_response_body() {
+    let base = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /items:\n    get:\n      operationId: exportItems\n      responses:\n        '200':\n          description: ok\n          content:\n            application/jsonl:\n              itemSchema:\n                type: object\n                required: [id]\n                properties:\n                  id: {type: integer}\n";
+    let optional = base.replace("                required: [id]\n", "");
+    check(
+        base,
+        &optional,
+        &[("response-property-became-optional", Error)],
+    );
+    let bytes = base.replace("application/jsonl", "application/octet-stream");
+    check(base, &bytes, &[("response-media-type-changed", Error)]);
+}
