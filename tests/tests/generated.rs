@@ -1197,6 +1197,23 @@ mod tour32_glue {
             )))
         }
 
+        async fn find_pets(
+            &self,
+            request: FindPetsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<FindPetsResponse, ErrorResponse> {
+            let (name, limit) = match request.filter {
+                Some(filter) => (filter.name.unwrap_or_default(), filter.limit),
+                None => (String::new(), None),
+            };
+            let found = [pet(1, "Rex"), pet(2, "Tom"), pet(3, "Rey")]
+                .into_iter()
+                .filter(|p| p.name.contains(&name))
+                .take(limit.map_or(10, |l| l as usize))
+                .collect();
+            Ok(FindPetsResponse::Ok(found))
+        }
+
         async fn export_pets(
             &self,
             _: ExportPetsRequest,
@@ -1316,6 +1333,20 @@ mod tour32_glue {
             ]
         );
 
+        // `in: querystring`: the whole query string, one form.
+        let filter = models::FindPetsFilter {
+            name: Some("Re".into()),
+            limit: Some(1),
+        };
+        let found = client
+            .find_pets(FindPetsRequest {
+                filter: Some(filter),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(found, FindPetsResponse::Ok(vec![pet(1, "Rex")]));
+
         // JSON Lines (`itemSchema` by `$ref`), beside JSON: each item typed.
         let pets: Vec<models::Pet> = client
             .export_pets_stream(ExportPetsRequest::default())
@@ -1391,6 +1422,12 @@ mod tour32_glue {
         // goes out as the operation declares it, without a body.
         let (s, _, body) = call("QUERY", "/pets", r#"{"limit": 0}"#).await;
         assert_eq!((s, body), (422, serde_json::Value::Null));
+        // A query string read whole as a form, each property a pair, and
+        // checked against the spec's bounds.
+        let (s, _, body) = call("GET", "/pets/find?name=Re&limit=2", "").await;
+        assert_eq!((s, body.as_array().map(Vec::len)), (200, Some(2)));
+        let (s, _, body) = call("GET", "/pets/find?limit=0", "").await;
+        assert_eq!((s, body["code"].as_str()), (422, Some("validation_failed")));
         // A path parameter the path item declares, for its other methods.
         assert_eq!(call("LINK", "/pets/1", "").await.0, 204);
         let (s, _, body) = call("LINK", "/pets/0", "").await;

@@ -25,7 +25,11 @@
 //! type's (JSON Lines, JSON text sequences) is the `items` of an array
 //! `schema`, which the generator reads as the type of each item.
 //!
-//! Not generated yet, each noted: `in: querystring` parameters, `multipart/mixed`'s
+//! An `in: querystring` parameter whose content is a form of an object is an
+//! `in: query` object in `style: form` with `explode: true`: each property a
+//! pair of the query string.
+//!
+//! Not generated yet, each noted: other `in: querystring` parameters, `multipart/mixed`'s
 //! sequential keywords (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
 //! `serializedValue`, tags' `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
 //! security schemes' `deprecated`,
@@ -295,16 +299,14 @@ fn operation(op: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 }
 
 /// The parameters of `map` (a list, or the components' mapping): an
-/// `in: querystring` one is taken out, noted; the others' content and
-/// examples read.
+/// `in: querystring` one is read as [`querystring`] says, or taken out,
+/// noted; the others' content and examples read.
 fn parameters(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     let at = at.join("parameters");
     // Whether the parameter at `here` stays.
     let mut kept = |p: &mut Value, here: Pointer| {
-        if p.get("in").and_then(Value::as_str) == Some("querystring") {
-            let why = "an `in: querystring` parameter (OpenAPI 3.2) is not generated yet: the \
-                       query string is not read as one value";
-            out.note(&here, why);
+        if p.get("in").and_then(Value::as_str) == Some("querystring") && !querystring(p, &here, out)
+        {
             return false;
         }
         if let Value::Mapping(p) = p {
@@ -335,6 +337,65 @@ fn parameters(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
         }
         _ => {}
     }
+}
+
+/// An `in: querystring` parameter whose content is a form
+/// (`application/x-www-form-urlencoded`) of an object: the whole query
+/// string is that object's properties, each a pair, which is what 3.1 says
+/// of an `in: query` object in `style: form` with `explode: true`; it is
+/// rewritten so, its schema's move recorded. Any other content (JSON text
+/// as the query string, say) is noted and the parameter left out: `false`.
+fn querystring(p: &mut Value, at: &Pointer, out: &mut Provenance) -> bool {
+    const FORM: &str = "application/x-www-form-urlencoded";
+    let Value::Mapping(param) = p else {
+        return false;
+    };
+    let form = param
+        .get("content")
+        .and_then(Value::as_mapping)
+        .filter(|content| content.len() == 1)
+        .and_then(|content| content.iter().next())
+        .filter(|(media, _)| {
+            media.as_str().is_some_and(|m| {
+                m.split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .eq_ignore_ascii_case(FORM)
+            })
+        })
+        .and_then(|(media, entry)| Some((media.as_str()?.to_string(), entry.get("schema")?)));
+    let object = |schema: &Value| {
+        schema.get("$ref").is_some()
+            || schema.get("properties").is_some()
+            || schema.get("type").and_then(Value::as_str) == Some("object")
+    };
+    let Some((media, schema)) = form.filter(|(_, schema)| object(schema)) else {
+        let why = "an `in: querystring` parameter (OpenAPI 3.2) is generated only for a form \
+                   (`application/x-www-form-urlencoded`) of an object: this one is left out, \
+                   and the query string is not read as one value";
+        out.note(at, why);
+        return false;
+    };
+    let schema = schema.clone();
+    let content_at = at.join("content").join(media.as_str());
+    if param
+        .get("content")
+        .and_then(|c| c.get(media.as_str()))
+        .and_then(|m| m.get("encoding"))
+        .is_some()
+    {
+        let why = "a query string's `encoding` is not used: each property is a pair, as a form \
+                   sends it";
+        out.note(&content_at.join("encoding"), why);
+    }
+    param.remove("content");
+    param.insert("in".into(), "query".into());
+    param.insert("style".into(), "form".into());
+    param.insert("explode".into(), true.into());
+    param.insert("schema".into(), schema);
+    out.record(&at.join("schema"), &content_at.join("schema"));
+    true
 }
 
 /// A response: its `summary` is its description where it has none.
@@ -679,6 +740,23 @@ mod tests {
     }
 
     #[test]
+    fn a_query_string_form_is_an_exploded_query_object() {
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      parameters:\n        - name: q\n          in: querystring\n          content:\n            application/x-www-form-urlencoded:\n              schema: {type: object, properties: {a: {type: integer}}}\n              encoding: {a: {style: form}}\n      responses: {'200': {description: ok}}\n";
+        let (doc, notes) = read(text);
+        let q = &doc["paths"]["/e"]["get"]["parameters"][0];
+        assert_eq!(
+            (&q["in"], &q["style"], &q["explode"]),
+            (&"query".into(), &"form".into(), &true.into())
+        );
+        assert_eq!(q["schema"]["properties"]["a"]["type"], "integer");
+        assert!(q.get("content").is_none());
+        let encoding =
+            "#/paths/~1e/get/parameters/0/content/application~1x-www-form-urlencoded/encoding";
+        assert!(notes.iter().any(|n| n.contains(encoding)), "{notes:?}");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+    }
+
+    #[test]
     fn item_schemas_are_the_items_of_a_json_sequence_and_noted_elsewhere() {
         let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json-seq:\n              schema: {type: array, maxItems: 9}\n              itemSchema: {type: integer}\n            multipart/mixed:\n              itemSchema: {type: string}\n";
         let (doc, notes) = read(text);
@@ -691,7 +769,10 @@ mod tests {
             format!("{at}/application~1json-seq/schema"),
             format!("{at}/multipart~1mixed/itemSchema"),
         ] {
-            assert!(notes.iter().any(|n| n.contains(&noted)), "{noted} in {notes:?}");
+            assert!(
+                notes.iter().any(|n| n.contains(&noted)),
+                "{noted} in {notes:?}"
+            );
         }
         assert!(content["multipart/mixed"].get("itemSchema").is_none());
     }

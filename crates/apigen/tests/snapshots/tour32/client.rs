@@ -168,6 +168,20 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// The pets a query string selects, read whole as one form.
+    ///
+    /// `GET /pets/find` (operationId `findPets`)
+    pub async fn find_pets(
+        &self,
+        request: operations::FindPetsRequest,
+    ) -> Result<runtime::Reply<operations::FindPetsResponse>, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::FIND_PETS);
+        call.query("filter", &request.filter, runtime::Style::Form, runtime::Explode::Yes);
+        let answer = self.core.send(call).await?;
+        answer.typed()
+    }
+
     /// Every pet, one JSON text a line, each sent as it is read.
     ///
     /// `GET /pets/export` (operationId `exportPets`)

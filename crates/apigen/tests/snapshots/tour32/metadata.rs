@@ -34,7 +34,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 8] = [
+pub static OPERATIONS: [runtime::Operation; 9] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -96,6 +96,18 @@ pub static OPERATIONS: [runtime::Operation; 8] = [
         security: &[],
     },
     runtime::Operation {
+        id: "findPets",
+        method: "GET",
+        path: "/pets/find",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
         id: "exportPets",
         method: "GET",
         path: "/pets/export",
@@ -148,14 +160,17 @@ pub const COPY_PETS_PET_ID: &runtime::Operation = &OPERATIONS[3];
 /// `GET /pets/events`
 pub const PET_EVENTS: &runtime::Operation = &OPERATIONS[4];
 
+/// `GET /pets/find`
+pub const FIND_PETS: &runtime::Operation = &OPERATIONS[5];
+
 /// `GET /pets/export`
-pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[5];
+pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[6];
 
 /// `QUERY /pets/changes`
-pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[6];
+pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[7];
 
 /// `POST /hooks`
-pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[7];
+pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[8];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

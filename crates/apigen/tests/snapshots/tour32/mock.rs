@@ -8,11 +8,11 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 7] = [
+static TYPES: [Type; 8] = [
     // 0: Animal
     Type::of(Schema::Union(Some("kind"), &[
         Variant::new(&["cat"], Schema::Named(1)),
-        Variant::new(&["OtherAnimal"], Schema::Named(3)),
+        Variant::new(&["OtherAnimal"], Schema::Named(4)),
     ])),
     // 1: Cat
     Type::of(Schema::Object(&[
@@ -24,21 +24,26 @@ static TYPES: [Type; 7] = [
         Field::optional("name", Schema::String(Bounds::NONE)),
         Field::optional("limit", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(100.0, false))),
     ])),
-    // 3: OtherAnimal
+    // 3: FindPetsFilter
+    Type::of(Schema::Object(&[
+        Field::optional("name", Schema::String(Bounds::NONE)),
+        Field::optional("limit", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(10.0, false))),
+    ])),
+    // 4: OtherAnimal
     Type::of(Schema::Object(&[
         Field::optional("kind", Schema::String(Bounds::NONE)),
         Field::optional("name", Schema::String(Bounds::NONE)),
     ])),
-    // 4: Pet
+    // 5: Pet
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("name", Schema::String(Bounds::NONE)),
     ])),
-    // 5: PetChangesBody
+    // 6: PetChangesBody
     Type::of(Schema::Object(&[
         Field::optional("since", Schema::Integer(Bounds::NONE.minimum(0.0, false))),
     ])),
-    // 6: PetChangesOkItem
+    // 7: PetChangesOkItem
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("name", Schema::String(Bounds::NONE)),
@@ -57,14 +62,14 @@ static SPEC: Spec = Spec {
 /// The responses of `listPets`.
 static LIST_PETS: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(4), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(5), Bounds::NONE))
         .examples(&[("two", "[{\"id\":1,\"name\":\"Rex\"},{\"id\":2,\"name\":\"Tom\"}]")]),
 ];
 
 /// The responses of `searchPets`.
 static SEARCH_PETS: [Response; 2] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(4), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(5), Bounds::NONE))
         .examples(&[("two", "[{\"id\":1,\"name\":\"Rex\"},{\"id\":2,\"name\":\"Tom\"}]")]),
     Response::new(Status::Code(422)),
 ];
@@ -77,28 +82,33 @@ static LINK_PET: [Response; 2] = [
 
 /// The responses of `copyPetsPetId`.
 static COPY_PETS_PET_ID: [Response; 1] = [
-    Response::new(Status::Code(201)).body(Schema::Named(4)),
+    Response::new(Status::Code(201)).body(Schema::Named(5)),
 ];
 
 /// The responses of `petEvents`.
 static PET_EVENTS: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(4))
+        .body(Schema::Named(5))
         .stream("text/event-stream"),
+];
+
+/// The responses of `findPets`.
+static FIND_PETS: [Response; 1] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
 ];
 
 /// The responses of `exportPets`.
 static EXPORT_PETS: [Response; 2] = [
-    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(4), Bounds::NONE)),
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
     Response::new(Status::Code(200))
-        .body(Schema::Named(4))
+        .body(Schema::Named(5))
         .stream("application/jsonl"),
 ];
 
 /// The responses of `petChanges`.
 static PET_CHANGES: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(6))
+        .body(Schema::Named(7))
         .stream("application/json-seq"),
 ];
 
@@ -115,6 +125,7 @@ fn responses(id: &str) -> &'static [Response] {
         "linkPet" => &LINK_PET,
         "copyPetsPetId" => &COPY_PETS_PET_ID,
         "petEvents" => &PET_EVENTS,
+        "findPets" => &FIND_PETS,
         "exportPets" => &EXPORT_PETS,
         "petChanges" => &PET_CHANGES,
         "registerHook" => &REGISTER_HOOK,
@@ -254,6 +265,14 @@ impl operations::Pets for MockService {
         context: runtime::RequestContext,
     ) -> Result<operations::PetEventsResponse, operations::ErrorResponse> {
         self.answer(&context, "petEvents", &PET_EVENTS, |mock| Ok(operations::PetEventsResponse::Ok(mock.events()?)))
+    }
+
+    async fn find_pets(
+        &self,
+        _request: operations::FindPetsRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::FindPetsResponse, operations::ErrorResponse> {
+        self.answer(&context, "findPets", &FIND_PETS, |mock| Ok(operations::FindPetsResponse::Ok(mock.body()?)))
     }
 
     async fn export_pets(

@@ -173,6 +173,77 @@ impl runtime::Validate for Filter {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindPetsFilter {
+    pub name: Option<String>,
+    pub limit: Option<i64>,
+}
+
+impl runtime::Record for FindPetsFilter {
+    const NAME: &'static str = "FindPetsFilter";
+    const FIELDS: &'static [&'static str] = &["name", "limit"];
+    type Slots = (Option<String>, Option<i64>);
+
+    fn slots() -> Self::Slots {
+        (None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            _ => runtime::fill(&mut slots.1, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(FindPetsFilter {
+            name: slots.0,
+            limit: slots.1,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FindPetsFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for FindPetsFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "FindPetsFilter", 2);
+        out.optional("name", &self.name);
+        out.optional("limit", &self.limit);
+        out.end()
+    }
+}
+
+impl runtime::Validate for FindPetsFilter {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "limit",
+            runtime::check_some(
+                &self.limit,
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(1),
+                        runtime::Bound::Included(10),
+                    )
+                },
+            ),
+        )?;
+        Ok(())
+    }
+}
+
 /// Any animal that is not a cat, whatever its `kind` says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OtherAnimal {

@@ -109,6 +109,15 @@ pub trait Pets {
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<PetEventsResponse, ErrorResponse>>;
 
+    /// The pets a query string selects, read whole as one form.
+    ///
+    /// `GET /pets/find` (operationId `findPets`)
+    fn find_pets(
+        &self,
+        request: FindPetsRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<FindPetsResponse, ErrorResponse>>;
+
     /// Every pet, one JSON text a line, each sent as it is read.
     ///
     /// `GET /pets/export` (operationId `exportPets`)
@@ -394,6 +403,56 @@ impl runtime::Response for PetEventsResponse {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(runtime::events(builder, body))
+            }
+        }
+    }
+}
+
+/// The parameters and body of `find_pets`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FindPetsRequest {
+    /// Query parameter `filter`.
+    pub filter: Option<models::FindPetsFilter>,
+}
+
+impl runtime::Validate for FindPetsRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("filter", runtime::check_some(&self.filter, runtime::Validate::validate))?;
+        Ok(())
+    }
+}
+
+/// The responses `find_pets` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FindPetsResponse {
+    /// `200`: The pets found.
+    Ok(Vec<models::Pet>),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for FindPetsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for FindPetsResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
             }
         }
     }

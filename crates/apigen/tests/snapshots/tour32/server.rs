@@ -75,6 +75,20 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
+        web::resource("/pets/find")
+            .route(runtime::serve(web::get().to(find_pets::<S>), metadata::FIND_PETS, layer()))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/pets/export")
             .route(runtime::serve(web::get().to(export_pets::<S>), metadata::EXPORT_PETS, layer()))
             .default_service(
@@ -270,6 +284,31 @@ async fn pet_events<S: operations::Pets + Rejections + 'static>(
             runtime::answer(service.pet_events(parsed, context).await, reject)
         }
         Err(rejection) => runtime::refuse::<operations::PetEventsResponse>(rejection, reject),
+    }
+}
+
+/// `GET /pets/find`
+async fn find_pets<S: operations::Pets + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::FindPetsRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::FindPetsRequest {
+            filter: query.exploded_object()?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.find_pets(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::FindPetsResponse>(rejection, reject),
     }
 }
 
