@@ -254,14 +254,14 @@ impl Core {
     /// arrives.
     pub async fn open(&self, call: Call) -> Result<Answer, ClientError> {
         let response = self.open_response(&call).await?;
-        if !super::events::remote::is_stream(&response) {
+        if !super::reading::is_stream(&response) {
             return Answer::read(response, self.strict).await;
         }
         let (status, headers) = (response.status().as_u16(), response.headers().clone());
-        let live = Live {
+        let live = super::reading::Live {
             core: self.clone(),
             call,
-            body: super::events::remote::body_of(response),
+            body: super::reading::body_of(response),
         };
         Ok(Answer {
             status,
@@ -738,7 +738,7 @@ pub struct Answer {
     /// The body; empty for a stream of events left unread.
     pub body: Vec<u8>,
     /// A stream of events being received, until [`Answer::events`] takes it.
-    live: Option<Arc<Mutex<Option<Live>>>>,
+    live: Option<Arc<Mutex<Option<super::reading::Live>>>>,
     /// Whether it is read strictly (its core's [`Core::set_strict`]).
     strict: bool,
 }
@@ -752,32 +752,11 @@ fn reading<R>(strict: bool, read: impl FnOnce() -> R) -> R {
     }
 }
 
-/// A stream of events as received, and the call that opened it (which a
-/// reconnect repeats).
-struct Live {
-    core: Core,
-    call: Call,
-    body: super::events::remote::Body,
-}
-
-impl fmt::Debug for Live {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Live")
-            .field("operation", &self.call.operation.id)
-            .finish_non_exhaustive()
-    }
-}
-
 impl Answer {
-    /// Whether the answer is a stream of events (`text/event-stream`).
-    pub fn is_event_stream(&self) -> bool {
-        super::events::remote::is_event_stream(&self.headers)
-    }
-
     /// Whether the answer is a stream: a success in a sequential media type
     /// (`text/event-stream`, JSON Lines, a JSON text sequence).
     pub fn is_stream(&self) -> bool {
-        (200..300).contains(&self.status) && super::events::remote::framing(&self.headers).is_some()
+        (200..300).contains(&self.status) && super::reading::framing(&self.headers).is_some()
     }
 
     /// The answer's events, read as they arrive (or from the body, for an
@@ -785,11 +764,9 @@ impl Answer {
     /// stream.
     pub fn events<T: DeserializeOwned, R>(
         &self,
-        read: super::events::remote::Read<R>,
+        read: super::reading::Read<R>,
     ) -> super::EventStream<T, R> {
-        let (from, body) = self.stream_body();
-        let framing = super::events::remote::framing_of(&self.headers);
-        super::EventStream::answered(from, read, body, framing)
+        self.stream(read, super::Framing::Events)
     }
 
     /// The answer's items (JSON Lines, a JSON text sequence), each read as
@@ -797,29 +774,33 @@ impl Answer {
     /// `read` types an answer that is not a stream.
     pub fn items<T: DeserializeOwned, R>(
         &self,
-        read: super::events::remote::Read<R>,
+        read: super::reading::Read<R>,
     ) -> super::ItemStream<T, R> {
-        let (from, body) = self.stream_body();
-        let framing =
-            super::events::remote::framing(&self.headers).unwrap_or(super::events::Framing::Lines);
-        super::ItemStream::answered(from, read, body, framing)
+        super::ItemStream(self.stream(read, super::Framing::Lines))
     }
 
-    /// The body of a stream: as it arrives, with the call that opened it,
-    /// or the body read whole.
-    fn stream_body(&self) -> (Option<(Core, Call)>, super::events::remote::Body) {
+    /// The answer's stream, framed as its `Content-Type` says (`otherwise`
+    /// when it names no sequential media type): as it arrives, with the
+    /// call that opened it, or from the body read whole.
+    fn stream<T: DeserializeOwned, R>(
+        &self,
+        read: super::reading::Read<R>,
+        otherwise: super::Framing,
+    ) -> super::EventStream<T, R> {
+        let framing = super::reading::framing(&self.headers).unwrap_or(otherwise);
         let live = self.live.as_ref().and_then(|live| {
             live.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .take()
         });
-        match live {
+        let (from, body): (_, super::reading::Body) = match live {
             Some(live) => (Some((live.core, live.call)), live.body),
-            None => {
-                let body = Box::pin(futures_util::stream::iter([Ok(self.body.clone())]));
-                (None, body)
-            }
-        }
+            None => (
+                None,
+                Box::pin(futures_util::stream::iter([Ok(self.body.clone())])),
+            ),
+        };
+        super::EventStream::answered(from, read, body, framing)
     }
 
     pub(crate) async fn read(

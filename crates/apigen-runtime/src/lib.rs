@@ -159,6 +159,7 @@ mod decide;
 mod events;
 mod fields;
 mod form;
+mod framing;
 mod operation;
 mod record;
 mod rejection;
@@ -171,6 +172,8 @@ mod vocabulary;
 mod client;
 #[cfg(feature = "client")]
 mod paging;
+#[cfg(feature = "client")]
+mod reading;
 
 #[cfg(feature = "server")]
 mod body;
@@ -193,15 +196,18 @@ mod response;
 pub use http::StatusCode;
 
 pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
-#[cfg(feature = "client")]
-pub use events::StreamError;
 #[cfg(feature = "server")]
-pub use events::{events, frame, item_stream};
-pub use events::{Event, EventStream, Framing, ItemStream, DEFAULT_KEEP_ALIVE};
+pub use events::{events, item_stream};
+pub use events::{EventStream, ItemStream, DEFAULT_KEEP_ALIVE};
 pub use fields::{present, required_nullable};
 #[cfg(feature = "server")]
 pub use form::xml_tree;
 pub use form::{form_tree, multipart_tree, FormValue, NullText};
+#[cfg(feature = "server")]
+pub use framing::frame;
+#[cfg(feature = "client")]
+pub use framing::StreamError;
+pub use framing::{Event, Framing};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };

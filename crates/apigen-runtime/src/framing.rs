@@ -1,0 +1,209 @@
+//! What goes on the wire of a stream: an [`Event`] with its fields, how a
+//! media type frames items ([`Framing`]), and why a client's stream yields
+//! an error ([`StreamError`]). The streams themselves are in `events.rs`,
+//! their reading side in `reading.rs`.
+
+use futures_util::stream::Stream;
+#[cfg(feature = "client")]
+use std::fmt;
+use std::pin::Pin;
+use std::time::Duration;
+
+/// One event: its data, with the fields SSE sends beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event<T> {
+    /// The event's id (`id:`), which a reconnecting client sends back as
+    /// `Last-Event-ID`.
+    pub id: Option<String>,
+    /// The event's type (`event:`); `message` when absent.
+    pub event: Option<String>,
+    /// How long a client should wait before reconnecting (`retry:`).
+    pub retry: Option<Duration>,
+    /// The data, sent as JSON on the `data:` line.
+    pub data: T,
+}
+
+impl<T> Event<T> {
+    /// An event with `data` and no other field.
+    pub fn new(data: T) -> Self {
+        Event {
+            id: None,
+            event: None,
+            retry: None,
+            data,
+        }
+    }
+
+    /// With the id `id`. Line breaks, which would end the field, are left
+    /// out when it is sent.
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// With the type `event`. Line breaks are left out when it is sent.
+    pub fn with_event(mut self, event: impl Into<String>) -> Self {
+        self.event = Some(event.into());
+        self
+    }
+
+    /// With the reconnection delay `retry`.
+    pub fn with_retry(mut self, retry: Duration) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+}
+
+/// The text without line breaks and NULs, which would end an SSE field.
+#[cfg(feature = "server")]
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(['\r', '\n', '\0']) {
+        text.replace(['\r', '\n', '\0'], "").into()
+    } else {
+        text.into()
+    }
+}
+
+pub(crate) type Boxed<I> = Pin<Box<dyn Stream<Item = I> + Send>>;
+
+/// How the items of a stream are framed on the wire, told by its media
+/// type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `text/event-stream`: events, each with its fields (`id`, `event`,
+    /// `retry`) and its data.
+    Events,
+    /// JSON Lines (`application/jsonl`, `application/x-ndjson`): one JSON
+    /// text a line.
+    Lines,
+    /// JSON text sequences (RFC 7464, `application/json-seq` and
+    /// `+json-seq`): each JSON text after a record separator (0x1E) and
+    /// before a line feed.
+    Sequence,
+}
+
+impl Framing {
+    /// The framing of `media_type` (parameters and case aside), if it is a
+    /// sequential media type this runtime reads.
+    pub fn of(media_type: &str) -> Option<Framing> {
+        let essence = media_type.split(';').next()?.trim().to_ascii_lowercase();
+        match essence.as_str() {
+            "text/event-stream" => Some(Framing::Events),
+            "application/jsonl"
+            | "application/x-jsonl"
+            | "application/jsonlines"
+            | "application/x-jsonlines"
+            | "application/x-ndjson"
+            | "application/ndjson" => Some(Framing::Lines),
+            e if e.ends_with("+jsonl") || e.ends_with("+ndjson") => Some(Framing::Lines),
+            e if e == "application/json-seq" || e.ends_with("+json-seq") => Some(Framing::Sequence),
+            _ => None,
+        }
+    }
+
+    /// One item as it goes on the wire: an event's fields and data for
+    /// `text/event-stream`, its data alone for the others.
+    #[cfg(feature = "server")]
+    pub fn frame<T: serde::Serialize>(self, event: &Event<T>) -> Result<String, serde_json::Error> {
+        let json = || super::strictly(|| serde_json::to_string(&event.data));
+        Ok(match self {
+            Framing::Events => return frame(event),
+            Framing::Lines => json()? + "\n",
+            Framing::Sequence => format!("\u{1e}{}\n", json()?),
+        })
+    }
+}
+
+/// The SSE framing of one event: its fields, then its data as JSON on one
+/// `data:` line, then a blank line.
+#[cfg(feature = "server")]
+pub fn frame<T: serde::Serialize>(event: &Event<T>) -> Result<String, serde_json::Error> {
+    use std::fmt::Write as _;
+    // Strictly, as every answer of a server is written.
+    let data = super::strictly(|| serde_json::to_string(&event.data))?;
+    let mut text = String::with_capacity(data.len() + 32);
+    if let Some(id) = &event.id {
+        let _ = writeln!(text, "id: {}", one_line(id));
+    }
+    if let Some(name) = &event.event {
+        let _ = writeln!(text, "event: {}", one_line(name));
+    }
+    if let Some(retry) = event.retry {
+        let _ = writeln!(text, "retry: {}", retry.as_millis());
+    }
+    let _ = write!(text, "data: {data}\n\n");
+    Ok(text)
+}
+
+/// Why a client's event stream yielded an error.
+#[cfg(feature = "client")]
+#[derive(Debug)]
+pub enum StreamError<R> {
+    /// The call could not be made or its events not read: a transport
+    /// failure once reconnecting gave up, or an event whose data does not
+    /// fit the spec (the stream goes on after it).
+    Client(super::ClientError),
+    /// The server answered with something other than a stream (the first
+    /// call, or a reconnect): its typed response, as the operation declares
+    /// it. The stream ends.
+    Answered(Box<super::Reply<R>>),
+}
+
+#[cfg(feature = "client")]
+impl<R> From<super::ClientError> for StreamError<R> {
+    fn from(error: super::ClientError) -> Self {
+        StreamError::Client(error)
+    }
+}
+
+#[cfg(feature = "client")]
+impl<R> fmt::Display for StreamError<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::Client(e) => e.fmt(f),
+            StreamError::Answered(reply) => {
+                write!(
+                    f,
+                    "the server answered {} instead of a stream",
+                    reply.status
+                )
+            }
+        }
+    }
+}
+
+#[cfg(feature = "client")]
+impl<R: fmt::Debug> std::error::Error for StreamError<R> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StreamError::Client(e) => Some(e),
+            StreamError::Answered(_) => None,
+        }
+    }
+}
+
+#[cfg(all(test, feature = "server"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_are_framed_as_their_media_type_says() {
+        let item = Event::new(serde_json::json!({"orderId": 3})).with_id("dropped");
+        let lines = Framing::Lines.frame(&item).unwrap();
+        assert_eq!(lines, "{\"orderId\":3}\n");
+        let sequence = Framing::Sequence.frame(&item).unwrap();
+        assert_eq!(sequence, "\u{1e}{\"orderId\":3}\n");
+    }
+
+    #[test]
+    fn events_are_framed_one_field_per_line() {
+        let event = Event::new(serde_json::json!({"orderId": 3}))
+            .with_id("12\r\n")
+            .with_event("order.placed")
+            .with_retry(Duration::from_millis(1500));
+        assert_eq!(
+            frame(&event).unwrap(),
+            "id: 12\nevent: order.placed\nretry: 1500\ndata: {\"orderId\":3}\n\n"
+        );
+    }
+}
