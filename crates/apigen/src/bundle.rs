@@ -30,6 +30,8 @@ pub fn bundle_text(path: &Path, text: &str) -> Result<Value, Vec<Diagnostic>> {
     if !has_external_refs(text) {
         return Ok(root);
     }
+    // References to the document by its own URI (3.2's `$self`) are local.
+    crate::load::self_references(&mut root);
     let existing = root
         .get("components")
         .and_then(Value::as_mapping)

@@ -20,6 +20,7 @@
 //! every pointer reported is one into the document as written; the tree
 //! they all walk is [`tree`].
 
+mod events;
 pub mod normalize;
 mod paths;
 mod provenance;
@@ -32,7 +33,9 @@ mod v32;
 pub use provenance::Provenance;
 pub use syntax::syntax;
 pub(crate) use tree::is_extension;
-pub(crate) use v32::{DEFAULT_MAPPING, SCHEME_DEPRECATED, TAG_PARENT, TAG_SUMMARY};
+pub(crate) use v32::{
+    self_references, DEFAULT_MAPPING, SCHEME_DEPRECATED, TAG_PARENT, TAG_SUMMARY,
+};
 
 use crate::diag::{Diagnostic, Location, Pointer};
 use openapiv3::{OpenAPI, Operation, PathItem};
@@ -84,11 +87,12 @@ pub fn from_value(value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic>> {
     let version = version(&value)?;
     let mut provenance = Provenance::default();
     let value = paths::inline_path_items(value, &mut provenance);
-    let value = if version.starts_with("3.2.") {
+    let mut value = if version.starts_with("3.2.") {
         v32::to_31(value, &mut provenance)
     } else {
         value
     };
+    events::typed_data(&mut value, &mut provenance);
     let (value, webhooks) = if version.starts_with("3.0.") {
         (value, Vec::new())
     } else {

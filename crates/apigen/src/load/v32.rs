@@ -43,6 +43,7 @@ use serde_yaml::{Mapping, Value};
 /// The document's 3.2 additions rewritten or taken out, each noted.
 pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
     let root = Pointer::root();
+    self_references(&mut doc);
     media_types(&mut doc, out);
     let Value::Mapping(map) = &mut doc else {
         return doc;
@@ -53,7 +54,8 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
         "$self",
         &root,
         out,
-        "`$self` is not used: references resolve against where the document was read",
+        "`$self` is read as the document's URI: a reference to the document by it is local; \
+         other relative references resolve against where the document was read",
     );
     if let Some(Value::Sequence(tags)) = map.get_mut("tags") {
         for (i, tag) in tags.iter_mut().enumerate() {
@@ -111,21 +113,75 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
     doc
 }
 
+/// OpenAPI 3.2's `$self`, the document's own URI: every `$ref` that
+/// resolves against it to the document itself
+/// (`https://example.com/api/openapi.yaml#/components/schemas/Pet`, or
+/// `openapi.yaml#/...` beside it) made local (`#/components/schemas/Pet`).
+/// Other references are left as written. Run before files are bundled, and
+/// again by the 3.2 stage (a document given as text): each run finds what
+/// is left.
+pub(crate) fn self_references(doc: &mut Value) {
+    let Some(own) = doc.get("$self").and_then(Value::as_str) else {
+        return;
+    };
+    let own = own.split('#').next().unwrap_or_default().to_string();
+    fn walk(value: &mut Value, own: &str) {
+        match value {
+            Value::Mapping(map) => {
+                for (key, child) in map.iter_mut() {
+                    if key.as_str() == Some("$ref") {
+                        if let Value::String(reference) = child {
+                            if let Some(local) = local_reference(own, reference) {
+                                *reference = local;
+                            }
+                        }
+                    } else {
+                        walk(child, own);
+                    }
+                }
+            }
+            Value::Sequence(items) => items.iter_mut().for_each(|item| walk(item, own)),
+            _ => {}
+        }
+    }
+    walk(doc, &own);
+}
+
+/// `reference` as a local one (`#...`), when it resolves against `own`
+/// (the document's URI, RFC 3986's way, dot segments aside) to `own`.
+fn local_reference(own: &str, reference: &str) -> Option<String> {
+    let (target, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+    if target.is_empty() {
+        return None;
+    }
+    let (scheme, rest) = own.split_once("://").unwrap_or(("", own));
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let resolved = if target.contains("://") {
+        target.to_string()
+    } else if let Some(network) = target.strip_prefix("//") {
+        format!("{scheme}://{network}")
+    } else if target.starts_with('/') {
+        format!("{scheme}://{}{target}", &rest[..authority_end])
+    } else {
+        let dir = own.rfind('/').map_or("", |i| &own[..=i]);
+        format!("{dir}{}", target.trim_start_matches("./"))
+    };
+    (resolved == own).then(|| format!("#{fragment}"))
+}
+
 /// Where 3.2 keeps reusable media types, which 3.1 has no section for.
 const MEDIA_TYPES: &str = "#/components/mediaTypes/";
 
 /// Every reference to `components.mediaTypes` (a `content` entry given by
-/// `$ref`) replaced by the media type it names, and every event stream's
-/// `itemSchema` given by `$ref` by the schema it names (so that its
-/// `data`'s `contentSchema` is read where it is used); each move recorded,
-/// and the section taken out: the rest of the line reads them where they
-/// are used, as 3.1 would have written them.
+/// `$ref`) replaced by the media type it names, each move recorded, and
+/// the section taken out: the rest of the line reads them where they are
+/// used, as 3.1 would have written them.
 fn media_types(doc: &mut Value, out: &mut Provenance) {
     let defined = doc
         .get("components")
         .and_then(|c| c.get("mediaTypes"))
         .is_some();
-    if !defined && !has_event_item_refs(doc) {
+    if !defined {
         return;
     }
     let root = doc.clone();
@@ -158,15 +214,6 @@ fn inline_media_types(root: &Value, value: &mut Value, at: &Pointer, out: &mut P
                                 "`$ref` names no media type: read as one with no schema",
                             ));
                         }
-                        // An event stream's schema given by `$ref`, written
-                        // in place so that its data's `contentSchema` is
-                        // read where it is used.
-                        let item = entry.get_mut("itemSchema");
-                        if let (true, Some(item)) = (is_events(media), item) {
-                            if item.get("$ref").is_some() {
-                                inline_target(root, item, &place.join("itemSchema"), out);
-                            }
-                        }
                     }
                 }
                 inline_media_types(root, child, &here, out);
@@ -181,12 +228,6 @@ fn inline_media_types(root: &Value, value: &mut Value, at: &Pointer, out: &mut P
     }
 }
 
-/// Whether a media type is an event stream (`text/event-stream`, with or
-/// without parameters).
-fn is_events(media: &str) -> bool {
-    media.split(';').next().unwrap_or_default().trim() == "text/event-stream"
-}
-
 /// `value`, a local `$ref`, replaced by what it names (through any chain
 /// of them), its move recorded; `false` when it names nothing.
 fn inline_target(root: &Value, value: &mut Value, at: &Pointer, out: &mut Provenance) -> bool {
@@ -196,21 +237,6 @@ fn inline_target(root: &Value, value: &mut Value, at: &Pointer, out: &mut Proven
     *value = found;
     out.record(at, &there);
     true
-}
-
-/// Whether an event stream anywhere gives its `itemSchema` by `$ref`.
-fn has_event_item_refs(value: &Value) -> bool {
-    match value {
-        Value::Mapping(map) => map.iter().any(|(key, child)| {
-            let events = key.as_str().is_some_and(is_events)
-                && child
-                    .get("itemSchema")
-                    .is_some_and(|i| i.get("$ref").is_some());
-            events || has_event_item_refs(child)
-        }),
-        Value::Sequence(items) => items.iter().any(has_event_item_refs),
-        _ => false,
-    }
 }
 
 /// Takes `key` out of `map`, noting `why` at its place.
@@ -455,11 +481,11 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
         .segments()
         .last()
         .and_then(|m| crate::ir::Media::stream_of(&m));
+    // An event's data typed by its `contentSchema` by the stage after
+    // this one (`super::events`), for every version.
     let events = kind == Some(crate::ir::Media::Events);
-    if events && !media.contains_key("schema") && carry(media, "itemSchema", "schema", at, out) {
-        if let Some(schema) = media.get_mut("schema") {
-            typed_event_data(schema, &at.join("schema"), out);
-        }
+    if events && !media.contains_key("schema") {
+        carry(media, "itemSchema", "schema", at, out);
     }
     let items = kind.is_some() && !events;
     if let Some(item) = items.then(|| media.remove("itemSchema")).flatten() {
@@ -481,32 +507,6 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
         take_noted(media, key, at, out, &why);
     }
     each_entry(media, "examples", &at.join("examples"), out, example);
-}
-
-/// An event's schema written in place (`at`) whose `data` is text holding
-/// JSON of a `contentSchema`: the data read as that schema, as the stream
-/// carries it, its move recorded. A `data` given otherwise is left as it is
-/// written (text, unless its schema says more).
-fn typed_event_data(event: &mut Value, at: &Pointer, out: &mut Provenance) {
-    let Some(Value::Mapping(data)) = event.get_mut("properties").and_then(|p| p.get_mut("data"))
-    else {
-        return;
-    };
-    let json = data
-        .get("contentMediaType")
-        .and_then(Value::as_str)
-        .is_none_or(|m| m.contains("json"));
-    if !json {
-        return;
-    }
-    if let Some(typed) = data.remove("contentSchema") {
-        *data = match typed {
-            Value::Mapping(typed) => typed,
-            other => Mapping::from_iter([("allOf".into(), Value::Sequence(vec![other]))]),
-        };
-        let here = at.join("properties").join("data");
-        out.record(&here, &here.join("contentSchema"));
-    }
 }
 
 /// An example: `dataValue` is its value where it has none.
@@ -643,7 +643,9 @@ mod tests {
 
     fn read(text: &str) -> (Value, Vec<String>) {
         let mut out = Provenance::default();
-        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let mut doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        // The stage after this one types an event's data, in every version.
+        super::super::events::typed_data(&mut doc, &mut out);
         let notes = out
             .notes
             .iter()
@@ -740,6 +742,39 @@ mod tests {
     }
 
     #[test]
+    fn references_to_the_document_by_its_own_uri_are_local() {
+        let own = "https://example.com/api/openapi.yaml";
+        for (reference, local) in [
+            (
+                "https://example.com/api/openapi.yaml#/components/schemas/Pet",
+                Some("#/components/schemas/Pet"),
+            ),
+            (
+                "openapi.yaml#/components/schemas/Pet",
+                Some("#/components/schemas/Pet"),
+            ),
+            ("./openapi.yaml#/a", Some("#/a")),
+            ("/api/openapi.yaml#/a", Some("#/a")),
+            ("//example.com/api/openapi.yaml", Some("#")),
+            ("other.yaml#/a", None),
+            ("https://example.org/api/openapi.yaml#/a", None),
+            ("#/a", None),
+        ] {
+            assert_eq!(
+                local_reference(own, reference).as_deref(),
+                local,
+                "{reference}"
+            );
+        }
+        let text = "openapi: 3.2.0\n$self: https://example.com/api/openapi.yaml\ninfo: {title: t, version: '1'}\ncomponents:\n  schemas:\n    A: {type: string}\n    B: {$ref: 'openapi.yaml#/components/schemas/A'}\n";
+        let (doc, _) = read(text);
+        assert_eq!(
+            doc["components"]["schemas"]["B"]["$ref"],
+            "#/components/schemas/A"
+        );
+    }
+
+    #[test]
     fn a_query_string_form_is_an_exploded_query_object() {
         let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      parameters:\n        - name: q\n          in: querystring\n          content:\n            application/x-www-form-urlencoded:\n              schema: {type: object, properties: {a: {type: integer}}}\n              encoding: {a: {style: form}}\n      responses: {'200': {description: ok}}\n";
         let (doc, notes) = read(text);
@@ -781,7 +816,8 @@ mod tests {
     fn an_event_streams_item_schema_is_its_schema_and_its_data_typed() {
         let mut out = Provenance::default();
         let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            text/event-stream:\n              itemSchema:\n                properties:\n                  id: {type: string}\n                  data: {type: string, contentMediaType: application/json, contentSchema: {type: integer}}\n";
-        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let mut doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        super::super::events::typed_data(&mut doc, &mut out);
         let at = "#/paths/~1e/get/responses/200/content/text~1event-stream";
         let media = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"]["text/event-stream"];
         assert!(media.get("itemSchema").is_none());
@@ -801,7 +837,8 @@ mod tests {
     fn an_event_schema_given_by_reference_is_read_where_it_is_used() {
         let mut out = Provenance::default();
         let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            'text/event-stream; charset=utf-8':\n              itemSchema: {$ref: '#/components/schemas/Tick'}\ncomponents:\n  schemas:\n    Tick:\n      properties:\n        data: {type: string, contentSchema: {type: integer}}\n";
-        let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        let mut doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+        super::super::events::typed_data(&mut doc, &mut out);
         let media = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"]
             ["text/event-stream; charset=utf-8"];
         assert_eq!(media["schema"]["properties"]["data"]["type"], "integer");

@@ -339,10 +339,20 @@ impl<'a> Lowerer<'a> {
                     .keys()
                     .all(|k| fields.contains(&k.as_str()));
             if whole_event {
+                self.note(
+                    &schema_at,
+                    "the schema describes each whole event (`data`, `event`, `id`, `retry`): \
+                     an event's data is read as `data`'s schema",
+                );
                 let data = &object.properties["data"];
                 return self.shape_of(data, &target.join("properties").join("data"), hint);
             }
         }
+        self.note(
+            &schema_at,
+            "the schema describes each event's data (an object of `data` and of `event`, `id` or \
+             `retry` alone would describe each whole event)",
+        );
         self.shape_of(schema, &schema_at, hint)
     }
 

@@ -300,7 +300,12 @@ impl Contract {
         let schema = format!("{response}/content/{}/schema", escape(&media_type));
         if media_type == "text/event-stream" {
             // The body is the data of the events read, each held to the
-            // schema of one event.
+            // schema of its data: the whole event's `data` property's
+            // content schema (`x-contentSchema`, 3.0's spelling of
+            // `contentSchema`) where the schema describes whole events.
+            let data = format!("{schema}/properties/data/x-contentSchema");
+            let whole = self.document.pointer(&data).is_some();
+            let schema = if whole { data } else { schema };
             let events = reply
                 .body
                 .as_array()
