@@ -312,6 +312,17 @@ pub struct NavTag {
     /// The tag it is shown under (3.2's `parent`): a declared tag, never
     /// one that leads back to this one.
     pub parent: Option<String>,
+    /// What kind of tag it is (3.2's `kind`: `nav`, `badge`, `audience`,
+    /// or another): any but `nav` also marks the operations that name it.
+    pub kind: Option<String>,
+}
+
+impl NavTag {
+    /// Whether it marks its operations on the reference page (a `kind`
+    /// other than `nav`).
+    pub fn marks(&self) -> bool {
+        self.kind.as_deref().is_some_and(|kind| kind != "nav")
+    }
 }
 
 /// A server the document names, by an absolute URL.
@@ -463,6 +474,8 @@ pub struct Operation {
     pub const_name: String,
     /// Its first tag; empty for none.
     pub tag: String,
+    /// Every tag it names, in order (the first is [`Self::tag`]).
+    pub tags: Vec<String>,
     /// The group it belongs to ([`RouteTrait::group`]).
     pub group: String,
     pub summary: Option<String>,

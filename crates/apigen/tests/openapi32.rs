@@ -114,5 +114,35 @@ fn every_public_3_2_document_generates_with_nothing_skipped() {
             Err(d) => panic!("{name}: {d}"),
         }
     }
-    assert_eq!(read, 37, "the corpus's documents");
+    assert_eq!(read, 38, "the corpus's documents");
+}
+
+/// 3.2's tag `kind`: the learning site's example nests its `nav` tags under
+/// their parent and marks the operation of its `badge` tag with it.
+#[test]
+fn a_badge_tag_marks_its_operations_and_nav_tags_nest() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus32");
+    let text = std::fs::read_to_string(dir.join("learn-3.2-tags-example.yaml")).unwrap();
+    let generated = generate(&text);
+    let page = &generated.files["docs.html"];
+    let delayed = page
+        .find("id=\"operation/get_flights_delayed\"")
+        .or_else(|| page.find("/flights/delayed</code>"))
+        .expect("the delayed flights' operation");
+    let heading = &page[delayed..delayed + page[delayed..].find("</h2>").unwrap()];
+    assert!(
+        heading.contains("class=\"badge tag\" data-kind=\"badge\"") && heading.contains(">Delays<"),
+        "{heading}"
+    );
+    // A `nav` tag marks nothing; its children nest under it.
+    assert_eq!(page.matches("class=\"badge tag\"").count(), 1);
+    let flights = page.find("<h2>Flights</h2>").expect("the parent's heading");
+    let international = page
+        .find("<h3>International</h3>")
+        .expect("a child's heading");
+    assert!(flights < international);
+    assert!(
+        !generated.notes.iter().any(|n| n.message.contains("kind")),
+        "kind is read, not noted"
+    );
 }

@@ -293,6 +293,17 @@ fn scheme_kind(kind: &SchemeKind) -> String {
 
 fn operation(api: &Api, op: &Operation) -> Markup {
     let id = format!("operation/{}", op.id);
+    // Its tags of a kind other than navigation (3.2's `kind: badge`, say),
+    // each a mark named by its summary.
+    let marks: Vec<(&str, &str)> = op
+        .tags
+        .iter()
+        .filter_map(|name| api.tags.iter().find(|t| &t.name == name && t.marks()))
+        .map(|t| {
+            let kind = t.kind.as_deref().unwrap_or_default();
+            (t.summary.as_deref().unwrap_or(&t.name), kind)
+        })
+        .collect();
     html! {
         section.operation id=(id) data-search=(search_text(op)) {
             h2 class=[op.deprecated.then_some("deprecated")] {
@@ -302,6 +313,9 @@ fn operation(api: &Api, op: &Operation) -> Markup {
                     " " span class=(format!("badge {}", op.stability.as_str())) { (op.stability.as_str()) }
                 }
                 @if op.deprecated { " " span.badge.deprecated { "deprecated" } }
+                @for (label, kind) in &marks {
+                    " " span.badge.tag data-kind=(kind) title=(format!("tag of kind {kind}")) { (label) }
+                }
             }
             p.opid { "operationId " code { (op.id) } }
             @if op.deprecated { (lifecycle(op)) }

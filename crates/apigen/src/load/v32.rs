@@ -31,7 +31,7 @@
 //!
 //! Not generated yet, each noted: other `in: querystring` parameters, `multipart/mixed`'s
 //! sequential keywords (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
-//! `serializedValue`, tags' `kind`, `$self`, XML's `nodeType` `text`, `cdata` and `none`, and the
+//! `serializedValue`, XML's `nodeType` `text`, `cdata` and `none`, and the
 //! security schemes' `deprecated`,
 //! `oauth2MetadataUrl` and device authorization flow.
 
@@ -63,13 +63,7 @@ pub(super) fn to_31(mut doc: Value, out: &mut Provenance) -> Value {
                 let at = root.join("tags").join(i);
                 carry(tag, "summary", TAG_SUMMARY, &at, out);
                 carry(tag, "parent", TAG_PARENT, &at, out);
-                take_noted(
-                    tag,
-                    "kind",
-                    &at,
-                    out,
-                    "a tag's `kind` is not used: every tag is one of navigation",
-                );
+                carry(tag, "kind", TAG_KIND, &at, out);
             }
         }
     }
@@ -560,6 +554,9 @@ pub(crate) const SCHEME_DEPRECATED: &str = "x-deprecated";
 pub(crate) const TAG_SUMMARY: &str = "x-summary";
 pub(crate) const TAG_PARENT: &str = "x-parent";
 
+/// The extension a tag's `kind` is carried in.
+pub(crate) const TAG_KIND: &str = "x-kind";
+
 /// Every schema's 3.2 keywords, wherever a schema stands: a
 /// discriminator's `defaultMapping`, and XML's `nodeType`.
 fn schema_keywords(value: &mut Value, at: &Pointer, out: &mut Provenance) {
@@ -672,7 +669,6 @@ mod tests {
         );
         for at in [
             "#/$self",
-            "#/tags/0/kind",
             "#/paths/~1pets/additionalOperations/LINK/parameters/0",
             "#/webhooks/ping/query",
             "#/paths/~1pets/get/parameters/0",
@@ -706,6 +702,7 @@ mod tests {
         assert!(doc.get("$self").is_none());
         assert_eq!(doc["tags"][0][TAG_SUMMARY], "Pets");
         assert_eq!(doc["tags"][0][TAG_PARENT], "store");
+        assert_eq!(doc["tags"][0][TAG_KIND], "nav");
         let discriminator = &doc["components"]["schemas"]["Pet"]["discriminator"];
         assert_eq!(
             discriminator[DEFAULT_MAPPING], "#/components/schemas/Pet",

@@ -197,6 +197,7 @@ impl<'a> Lowerer<'a> {
             pointer: at.to_string(),
             const_name,
             tag: op.tags.first().cloned().unwrap_or_default(),
+            tags: op.tags.clone(),
             // Decided once every operation is known (`passes::groups`).
             group: String::new(),
             summary: op.summary.clone(),

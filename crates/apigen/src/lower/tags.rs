@@ -1,11 +1,11 @@
 //! The document's tags as the reference page's navigation: each tag's
-//! label (3.2's `summary`) and parent (3.2's `parent`), the parents made a
-//! forest.
+//! label (3.2's `summary`), parent (3.2's `parent`), the parents made a
+//! forest, and kind (3.2's `kind`).
 
 use super::Lowerer;
 use crate::diag::Pointer;
 use crate::ir::NavTag;
-use crate::load::{TAG_PARENT, TAG_SUMMARY};
+use crate::load::{TAG_KIND, TAG_PARENT, TAG_SUMMARY};
 
 impl Lowerer<'_> {
     /// Every declared tag, with its summary and parent. A parent that names
@@ -26,6 +26,7 @@ impl Lowerer<'_> {
                 name: t.name.clone(),
                 summary: text(t, TAG_SUMMARY),
                 parent: text(t, TAG_PARENT),
+                kind: text(t, TAG_KIND),
             })
             .collect();
         for i in 0..tags.len() {
