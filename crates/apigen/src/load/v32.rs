@@ -29,11 +29,15 @@
 //! `in: query` object in `style: form` with `explode: true`: each property a
 //! pair of the query string.
 //!
-//! Not generated yet, each noted: other `in: querystring` parameters, `multipart/mixed`'s
-//! sequential keywords (`itemSchema`, `itemEncoding`, `prefixEncoding`), an example's
-//! `serializedValue`, XML's `nodeType` `text`, `cdata` and `none`, and the
-//! security schemes' `deprecated`,
-//! `oauth2MetadataUrl` and device authorization flow.
+//! An example's `serializedValue` under a media type, where it has no data,
+//! is its value (parsed, for JSON). `$self` makes a reference to the
+//! document by its own URI local ([`self_references`]).
+//!
+//! Not generated yet, each noted: other `in: querystring` parameters,
+//! `multipart/mixed`'s sequential keywords (`itemSchema`, `itemEncoding`,
+//! `prefixEncoding`), any other `serializedValue`, XML's `nodeType` `text`,
+//! `cdata` and `none`, and the security schemes' `oauth2MetadataUrl` and
+//! device authorization flow.
 
 use super::provenance::Provenance;
 use super::tree::{operations, target, ADDITIONAL, QUERY};
@@ -504,14 +508,48 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 }
 
 /// An example: `dataValue` is its value where it has none.
+///
+/// Without either, a `serializedValue` under a media type is its value:
+/// parsed, for a JSON media type, else the text as it is sent (which the
+/// mock sends as it is, and the reference page shows). Elsewhere (a
+/// parameter's, a shared one), or beside a value, it is noted and not used.
 fn example(e: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     spelled_as(e, "dataValue", "value", at, out, "an example's");
+    let media = {
+        let segments: Vec<String> = at.segments().collect();
+        let content = segments.iter().rposition(|s| s == "content");
+        content.and_then(|i| segments.get(i + 1).cloned())
+    };
+    let serialized = e.get("serializedValue").and_then(Value::as_str);
+    if let (false, Some(media), Some(text)) = (e.contains_key("value"), media, serialized) {
+        let essence = media
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        let json = essence == "application/json" || essence.ends_with("+json");
+        let value = if json {
+            serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| serde_yaml::to_value(v).ok())
+        } else {
+            Some(Value::String(text.to_string()))
+        };
+        if let Some(value) = value {
+            e.remove("serializedValue");
+            e.insert("value".into(), value);
+            out.record(&at.join("value"), &at.join("serializedValue"));
+            return;
+        }
+    }
     take_noted(
         e,
         "serializedValue",
         at,
         out,
-        "an example's `serializedValue` is not used: the mock and the reference page show its data",
+        "an example's `serializedValue` is not used here (beside its data, outside a media \
+         type, or not the JSON its media type says): the mock and the reference page show its data",
     );
 }
 
@@ -769,6 +807,31 @@ mod tests {
             doc["components"]["schemas"]["B"]["$ref"],
             "#/components/schemas/A"
         );
+    }
+
+    #[test]
+    fn a_serialized_value_under_a_media_type_is_its_value() {
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              examples:\n                a: {serializedValue: '{\"n\": 1}'}\n                b: {serializedValue: 'not json'}\n                c: {dataValue: 2, serializedValue: '3'}\n            text/csv:\n              examples:\n                d: {serializedValue: \"n\\n1\"}\n";
+        let (doc, notes) = read(text);
+        let content = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"];
+        let json = &content["application/json"]["examples"];
+        assert_eq!(json["a"]["value"]["n"], 1, "parsed as its media type says");
+        assert_eq!(json["c"]["value"], 2, "the data wins");
+        assert_eq!(
+            content["text/csv"]["examples"]["d"]["value"], "n\n1",
+            "sent as it is"
+        );
+        let at = "#/paths/~1e/get/responses/200/content/application~1json/examples";
+        for noted in [
+            format!("{at}/b/serializedValue"),
+            format!("{at}/c/serializedValue"),
+        ] {
+            assert!(
+                notes.iter().any(|n| n.contains(&noted)),
+                "{noted} in {notes:?}"
+            );
+        }
+        assert_eq!(notes.len(), 2, "{notes:?}");
     }
 
     #[test]
