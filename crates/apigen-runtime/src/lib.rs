@@ -167,6 +167,7 @@ mod style;
 mod validate;
 mod values;
 mod vocabulary;
+mod webhooks;
 
 #[cfg(feature = "client")]
 mod client;
@@ -225,6 +226,10 @@ pub use validate::{
 };
 pub use values::{Base64, Nullable};
 pub use vocabulary::Also;
+pub use webhooks::{
+    DeliveryHeaders, WebhookError, WebhookSecret, WEBHOOK_ID, WEBHOOK_SIGNATURE, WEBHOOK_TIMESTAMP,
+    WEBHOOK_TOLERANCE,
+};
 
 #[cfg(feature = "client")]
 pub use client::{

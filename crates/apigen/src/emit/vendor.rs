@@ -35,6 +35,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "validate.rs",
     "values.rs",
     "vocabulary.rs",
+    "webhooks.rs",
 ];
 
 /// The features and dependencies a crate with a vendored runtime needs:
