@@ -300,8 +300,9 @@ async fn a_query_and_an_additional_method_are_answered_as_themselves() {
 }
 
 /// OpenAPI 3.2's sequential media are mocked as streams: JSON Lines one
-/// item of the spec's schema a line (when `Accept` asks for them beside
-/// JSON), a JSON text sequence each item after a record separator.
+/// item of the spec's schema a line (when `Accept` asks for them, or names
+/// neither them nor the JSON beside them), a JSON text sequence each item
+/// after a record separator.
 #[actix_web::test]
 async fn sequential_media_are_mocked_one_valid_item_at_a_time() {
     use petstore_tests::tour32 as spec;
@@ -330,7 +331,11 @@ async fn sequential_media_are_mocked_one_valid_item_at_a_time() {
         .map(|line| serde_json::from_str(line).expect("a pet a line"))
         .collect();
     assert_eq!(pets.len(), 3, "{text}");
-    // Asked for JSON, the same status answers as JSON.
+    // Asked for nothing in particular, the media type the document lists
+    // first; asked for JSON, the same status answers as JSON.
+    let plain = test::TestRequest::get().uri("/pets/export").to_request();
+    let (media, _) = read(test::call_service(&app, plain).await).await;
+    assert_eq!(media.as_deref(), Some("application/jsonl"));
     let (media, text) = read(test::call_service(&app, export("application/json")).await).await;
     assert_eq!(media.as_deref(), Some("application/json"));
     let _: Vec<spec::models::Pet> = serde_json::from_str(&text).expect("an array of pets");

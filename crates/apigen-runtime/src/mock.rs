@@ -585,10 +585,9 @@ fn choose(responses: &[Response], code: u16) -> Option<(usize, u16)> {
 
 /// The response a request gets unasked: the first success, else the
 /// first response, with the status each stands for.
-/// Among the responses of `chosen`'s status, a stream (an event stream,
-/// JSON Lines) when the request's `Accept` names its media type, else one
-/// that is not a stream when there is one: `chosen` when the status has no
-/// other response.
+/// Among the responses of `chosen`'s status (a stream, an event stream or
+/// JSON Lines, beside JSON), the one whose media type the request's
+/// `Accept` names; else `chosen`, the first the document lists.
 fn negotiated(responses: &[Response], chosen: usize, request: &HttpRequest) -> usize {
     let status = responses[chosen].status;
     let accept = request
@@ -599,18 +598,21 @@ fn negotiated(responses: &[Response], chosen: usize, request: &HttpRequest) -> u
         .filter_map(|m| m.split(';').next())
         .map(|m| m.trim().to_ascii_lowercase())
         .collect::<Vec<_>>();
-    let same = || {
-        responses
-            .iter()
-            .enumerate()
-            .filter(move |(_, r)| r.status == status)
+    let media = |r: &Response| match (r.stream, r.json_type) {
+        (Some(stream), _) => stream,
+        (None, Some(json)) => json,
+        (None, None) => "application/json",
     };
-    let asked = same().find(|(_, r)| {
-        r.stream
-            .is_some_and(|media| accept.iter().any(|a| a.eq_ignore_ascii_case(media)))
-    });
-    let whole = same().find(|(_, r)| r.stream.is_none());
-    asked.or(whole).map_or(chosen, |(index, _)| index)
+    let mut same = responses
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.status == status);
+    let siblings = same.clone().count() > 1;
+    let asked = same.find(|(_, r)| accept.iter().any(|a| a.eq_ignore_ascii_case(media(r))));
+    match asked {
+        Some((index, _)) if siblings => index,
+        _ => chosen,
+    }
 }
 
 fn first(responses: &[Response]) -> (usize, u16) {

@@ -264,10 +264,13 @@ impl<'a> Lowerer<'a> {
             examples: Vec::new(),
             ..others.clone()
         };
-        if alone {
-            vec![stream]
-        } else {
-            vec![others, stream]
+        // In the order the document lists them: the first is the one a
+        // mock sends when a request's `Accept` names neither.
+        let stream_first = resolved.content.keys().next() == Some(stream_type);
+        match (alone, stream_first) {
+            (true, _) => vec![stream],
+            (false, true) => vec![stream, others],
+            (false, false) => vec![others, stream],
         }
     }
 

@@ -99,10 +99,10 @@ static FIND_PETS: [Response; 1] = [
 
 /// The responses of `exportPets`.
 static EXPORT_PETS: [Response; 2] = [
-    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
     Response::new(Status::Code(200))
         .body(Schema::Named(5))
         .stream("application/jsonl"),
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
 ];
 
 /// The responses of `petChanges`.
@@ -282,8 +282,8 @@ impl operations::Pets for MockService {
     ) -> Result<operations::ExportPetsResponse, operations::ErrorResponse> {
         self.answer(&context, "exportPets", &EXPORT_PETS, |mock| {
             Ok(match mock.chosen() {
-                0 => operations::ExportPetsResponse::Ok(mock.body()?),
-                _ => operations::ExportPetsResponse::OkStream(mock.items()?),
+                0 => operations::ExportPetsResponse::OkStream(mock.items()?),
+                _ => operations::ExportPetsResponse::Ok(mock.body()?),
             })
         })
     }

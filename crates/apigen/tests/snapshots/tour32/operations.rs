@@ -466,11 +466,11 @@ pub struct ExportPetsRequest {}
 #[derive(Debug)]
 pub enum ExportPetsResponse {
     /// `200`: The pets, as JSON Lines or as JSON.
-    Ok(Vec<models::Pet>),
-    /// `200`: The pets, as JSON Lines or as JSON.
     ///
     /// A stream of items (`application/jsonl`), read as they come.
     OkStream(runtime::ItemStream<models::Pet, ExportPetsResponse>),
+    /// `200`: The pets, as JSON Lines or as JSON.
+    Ok(Vec<models::Pet>),
 }
 
 #[cfg(feature = "server")]
@@ -483,13 +483,13 @@ impl runtime::Response for ExportPetsResponse {
 
     fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
         match self {
-            Self::Ok(body) => {
-                let builder = runtime::respond(runtime::StatusCode::OK);
-                runtime::json(builder, &body)
-            }
             Self::OkStream(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(runtime::item_stream(builder, "application/jsonl", body))
+            }
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
             }
         }
     }
