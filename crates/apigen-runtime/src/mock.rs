@@ -163,10 +163,7 @@ impl Mock {
     /// Its body: the named example `Prefer` asks for, else its first
     /// example that the type reads, else a value made from its schema.
     pub fn body<T: serde::de::DeserializeOwned>(&self) -> Result<T, Rejection> {
-        let schema = self
-            .response
-            .body
-            .ok_or_else(|| internal("the response has no body"))?;
+        let schema = self.body_schema()?;
         if let Some(refused) = &self.refused {
             let code = refused.kind.code();
             let said = error_value(self.types, &schema, self.status, code, &refused.message);
@@ -187,15 +184,19 @@ impl Mock {
         self.make(&schema, hash("body"))
     }
 
+    /// The schema of the response's body.
+    fn body_schema(&self) -> Result<Schema, Rejection> {
+        self.response
+            .body
+            .ok_or_else(|| internal("the response has no body"))
+    }
+
     /// A stream of three events whose data is made as a body is.
     pub fn events<T, R>(&self) -> Result<super::EventStream<T, R>, Rejection>
     where
         T: serde::de::DeserializeOwned + Send + 'static,
     {
-        let schema = self
-            .response
-            .body
-            .ok_or_else(|| internal("the response has no body"))?;
+        let schema = self.body_schema()?;
         let mut events = Vec::new();
         for i in 0..3u64 {
             let mut event = super::Event::new(self.make(&schema, hash("event") ^ i)?);
@@ -211,10 +212,7 @@ impl Mock {
     where
         T: serde::de::DeserializeOwned + Send + 'static,
     {
-        let schema = self
-            .response
-            .body
-            .ok_or_else(|| internal("the response has no body"))?;
+        let schema = self.body_schema()?;
         let items = (0..3u64)
             .map(|i| self.make(&schema, hash("item") ^ i))
             .collect::<Result<Vec<T>, _>>()?;

@@ -274,6 +274,30 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The schema a stream's media type (at `at`) gives, resolved; `Some(None)`
+    /// when it gives none (any JSON), `None` when its reference names
+    /// nothing (reported).
+    fn described(
+        &mut self,
+        content: &'a openapiv3::MediaType,
+        at: &Pointer,
+    ) -> Option<Option<Described<'a>>> {
+        let Some(written) = &content.schema else {
+            return Some(None);
+        };
+        let at = at.join("schema");
+        let (target, resolved) = match written {
+            ReferenceOr::Item(item) => (at.clone(), item),
+            ReferenceOr::Reference { reference } => self.schema_at(reference, &at)?,
+        };
+        Some(Some(Described {
+            written,
+            at,
+            target,
+            resolved,
+        }))
+    }
+
     /// The type of an item of a stream other than events: 3.2 gives the
     /// items' schema (`itemSchema`, which the load stage writes as the
     /// `items` of an array `schema`); earlier documents give either the
@@ -286,13 +310,14 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         hint: &str,
     ) -> Option<Shape> {
-        let Some(schema) = &content.schema else {
+        let Some(Described {
+            written: schema,
+            at: schema_at,
+            target,
+            resolved,
+        }) = self.described(content, at)?
+        else {
             return Some(Shape::new(Ty::Json));
-        };
-        let schema_at = at.join("schema");
-        let (target, resolved) = match schema {
-            ReferenceOr::Item(item) => (schema_at.clone(), item),
-            ReferenceOr::Reference { reference } => self.schema_at(reference, &schema_at)?,
         };
         match &resolved.schema_kind {
             openapiv3::SchemaKind::Type(openapiv3::Type::Array(array)) => match &array.items {
@@ -325,13 +350,14 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         hint: &str,
     ) -> Option<Shape> {
-        let Some(schema) = &content.schema else {
+        let Some(Described {
+            written: schema,
+            at: schema_at,
+            target,
+            resolved,
+        }) = self.described(content, at)?
+        else {
             return Some(Shape::new(Ty::Json));
-        };
-        let schema_at = at.join("schema");
-        let (target, resolved) = match schema {
-            ReferenceOr::Item(item) => (schema_at.clone(), item),
-            ReferenceOr::Reference { reference } => self.schema_at(reference, &schema_at)?,
         };
         if let openapiv3::SchemaKind::Type(openapiv3::Type::Object(object)) = &resolved.schema_kind
         {
@@ -500,6 +526,15 @@ fn essence(media: &str) -> String {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase()
+}
+
+/// A media type's schema: as written and where, and what it resolves to
+/// and where that stands.
+struct Described<'a> {
+    written: &'a ReferenceOr<openapiv3::Schema>,
+    at: Pointer,
+    target: Pointer,
+    resolved: &'a openapiv3::Schema,
 }
 
 pub(super) fn is_json(media: &str) -> bool {
