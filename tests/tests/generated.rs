@@ -1249,6 +1249,23 @@ mod tour32_glue {
         ) -> Result<RegisterHookResponse, ErrorResponse> {
             Ok(RegisterHookResponse::NoContent)
         }
+
+        async fn who_am_i(
+            &self,
+            _: WhoAmIRequest,
+            context: runtime::RequestContext,
+        ) -> Result<WhoAmIResponse, ErrorResponse> {
+            let token = context
+                .http()
+                .headers()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "));
+            Ok(match token {
+                Some(token) => WhoAmIResponse::Ok(token.to_string()),
+                None => WhoAmIResponse::Unauthorized,
+            })
+        }
     }
 
     impl server::Rejections for Service {
@@ -1395,6 +1412,72 @@ mod tour32_glue {
             std::str::from_utf8(&body).unwrap(),
             "\u{1e}{\"id\":2,\"name\":\"change 2\"}\n\u{1e}{\"id\":3,\"name\":\"change 3\"}\n"
         );
+    }
+
+    /// OpenAPI 3.2's device authorization flow: the client asks for a
+    /// code, shows it, polls while the user has not approved, and then
+    /// sends the token it got to an operation that requires the scheme.
+    #[actix_web::test]
+    async fn the_client_signs_in_through_the_device_flow() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        type Form = web::Form<std::collections::HashMap<String, String>>;
+        let polls = Arc::new(AtomicUsize::new(0));
+        let counted = polls.clone();
+        let http = HttpServer::new(move || {
+            let polls = counted.clone();
+            app()
+                .route(
+                    "/oauth/device",
+                    web::post().to(|form: Form| async move {
+                        assert_eq!(form.get("client_id").map(String::as_str), Some("cli"));
+                        assert_eq!(form.get("scope").map(String::as_str), Some("read:pets"));
+                        actix_web::HttpResponse::Ok().json(serde_json::json!({
+                            "device_code": "dc-1", "user_code": "WDJB-MJHT",
+                            "verification_uri": "https://example.com/device",
+                            "expires_in": 600, "interval": 0
+                        }))
+                    }),
+                )
+                .route(
+                    "/oauth/token",
+                    web::post().to(move |form: Form| {
+                        let polls = polls.clone();
+                        async move {
+                            assert_eq!(form.get("device_code").map(String::as_str), Some("dc-1"));
+                            // The user approves after the first poll.
+                            if polls.fetch_add(1, Ordering::SeqCst) == 0 {
+                                return actix_web::HttpResponse::BadRequest()
+                                    .json(serde_json::json!({"error": "authorization_pending"}));
+                            }
+                            actix_web::HttpResponse::Ok().json(serde_json::json!({
+                                "access_token": "tok-1", "token_type": "Bearer"
+                            }))
+                        }
+                    }),
+                )
+        })
+        .workers(1)
+        .bind(("127.0.0.1", 0))
+        .expect("a port");
+        let address = http.addrs()[0];
+        actix_web::rt::spawn(http.run());
+        let mut client = client::Client::new(&format!("http://{address}")).expect("a client");
+        let mut shown = None;
+        client
+            .sign_in_device_login("cli", &["read:pets"], |code| {
+                shown = Some(code.user_code.clone())
+            })
+            .await
+            .expect("signed in");
+        assert_eq!(shown.as_deref(), Some("WDJB-MJHT"));
+        assert_eq!(
+            polls.load(Ordering::SeqCst),
+            2,
+            "pending once, then the token"
+        );
+        let me = client.who_am_i(WhoAmIRequest::default()).await.unwrap();
+        assert_eq!(me.into_inner(), WhoAmIResponse::Ok("tok-1".into()));
     }
 
     /// Status, `Allow` header and body of one call.

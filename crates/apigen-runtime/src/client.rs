@@ -7,6 +7,7 @@
 use super::operation::{ApiKeyLocation, Operation, SchemeKind, SecurityScheme};
 #[cfg(test)]
 use super::operation::{SecurityRequirement, Stability};
+use super::retry::Retry;
 use super::style::{query_pairs, write, Style};
 use super::validate::Violation;
 use super::vocabulary::Explode;
@@ -37,6 +38,14 @@ pub enum ClientError {
     /// A page walk cannot go on: the server handed back a cursor or URL
     /// it had already given, which would walk the same pages forever.
     Paging(String),
+    /// An OAuth authorization server refused (RFC 6749's `error`, such as
+    /// `access_denied` or `expired_token`, with its description).
+    Authorization {
+        /// The error code.
+        error: String,
+        /// What the server says of it.
+        description: Option<String>,
+    },
     /// A declared status whose body or headers do not fit the spec.
     Decode {
         /// The status it answered.
@@ -51,6 +60,13 @@ impl fmt::Display for ClientError {
         match self {
             ClientError::Invalid(v) => write!(f, "the request is invalid: {v}"),
             ClientError::Url(u) => write!(f, "not a URL: {u}"),
+            ClientError::Authorization { error, description } => {
+                write!(f, "the authorization server refused: {error}")?;
+                match description {
+                    Some(description) => write!(f, " ({description})"),
+                    None => Ok(()),
+                }
+            }
             ClientError::Transport(e) => write!(f, "the request failed: {e}"),
             ClientError::Undeclared(answer) => write!(
                 f,
@@ -106,52 +122,6 @@ impl fmt::Debug for Credential {
             Credential::Basic { user, .. } => write!(f, "Basic({user}, ***)"),
             Credential::Key(_) => f.write_str("Key(***)"),
         }
-    }
-}
-
-/// When to try a call again. Retries are off unless a client asks for them.
-///
-/// A call is retried when the server says it did not do it (429, 503),
-/// waiting what `Retry-After` says; and, when resending is safe (an
-/// idempotent method, or an `Idempotency-Key` the client generated once and
-/// sends each time), after a transport failure or a 502 or 504, with
-/// exponential backoff and full jitter. Never more than `attempts` tries in
-/// all, never past `max_elapsed`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retry {
-    /// Tries in all, the first included.
-    pub attempts: u32,
-    /// The longest a call may take, waits included.
-    pub max_elapsed: Duration,
-    /// The first backoff's ceiling; each further one doubles it.
-    pub base: Duration,
-    /// The highest backoff ceiling.
-    pub cap: Duration,
-}
-
-impl Default for Retry {
-    fn default() -> Self {
-        Retry {
-            attempts: 4,
-            max_elapsed: Duration::from_secs(60),
-            base: Duration::from_millis(200),
-            cap: Duration::from_secs(10),
-        }
-    }
-}
-
-impl Retry {
-    /// The wait before try `attempt + 1` (0-based): `Retry-After` when the
-    /// server gave one, else a random time up to the backoff ceiling.
-    pub(crate) fn wait(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
-        if let Some(wait) = retry_after {
-            return wait;
-        }
-        let ceiling = self
-            .base
-            .saturating_mul(2u32.saturating_pow(attempt))
-            .min(self.cap);
-        ceiling.mul_f64(fastrand::f64())
     }
 }
 
@@ -215,6 +185,20 @@ impl Core {
     /// Runs `read` as this core reads answers: strictly or not.
     pub(crate) fn reading<R>(&self, read: impl FnOnce() -> R) -> R {
         reading(self.strict, read)
+    }
+
+    /// The HTTP client calls are sent through.
+    pub fn http_client(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// `url` as written in the spec: absolute, or relative to the base URL
+    /// (`/oauth/token` on `https://api.example.com/v1` is
+    /// `https://api.example.com/oauth/token`).
+    pub fn resolve(&self, url: &str) -> Result<reqwest::Url, ClientError> {
+        self.base
+            .join(url)
+            .map_err(|e| ClientError::Url(format!("{url}: {e}")))
     }
 
     /// Sends through `http` (timeouts, proxies, TLS roots are its own).

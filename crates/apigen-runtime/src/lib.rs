@@ -172,9 +172,13 @@ mod webhooks;
 #[cfg(feature = "client")]
 mod client;
 #[cfg(feature = "client")]
+mod device;
+#[cfg(feature = "client")]
 mod paging;
 #[cfg(feature = "client")]
 mod reading;
+#[cfg(feature = "client")]
+mod retry;
 
 #[cfg(feature = "server")]
 mod body;
@@ -234,14 +238,17 @@ pub use webhooks::{
 #[cfg(feature = "client")]
 pub use client::{
     new_idempotency_key, Answer, Call, ClientError, Core, Credential, RateLimit, ReadAnswer, Reply,
-    Retry,
 };
+#[cfg(feature = "client")]
+pub use device::{DeviceCode, DeviceFlow};
 /// The streams a paging operation's client methods return, and what
 /// consumes them (`.next().await`).
 #[cfg(feature = "client")]
 pub use futures_util::{Stream, StreamExt};
 #[cfg(feature = "client")]
 pub use paging::{items, pages, Next, Paging};
+#[cfg(feature = "client")]
+pub use retry::Retry;
 
 #[cfg(feature = "server")]
 pub use body::{

@@ -85,6 +85,19 @@ pub struct SecurityScheme {
     pub doc: Option<String>,
     /// The document marks it deprecated (3.2): still used, shown so.
     pub deprecated: bool,
+    /// An OAuth 2 scheme's device authorization flow (3.2), when it has
+    /// one: the client signs in through it.
+    pub device: Option<DeviceFlow>,
+}
+
+/// OAuth 2's device authorization flow (RFC 8628): where it asks, as the
+/// document writes them (absolute, or relative to the server).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceFlow {
+    pub authorization_url: String,
+    pub token_url: String,
+    /// The scopes it offers.
+    pub scopes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -188,11 +188,59 @@ fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> T
         )),
         scheme.doc.clone(),
     ]);
+    let device = scheme
+        .device
+        .as_ref()
+        .map(|flow| device_sign_in(names, scheme, flow));
     quote! {
         #doc
         pub fn #method(mut self, #params) -> Self {
             self.core.set_credential(#name, #credential);
             self
+        }
+
+        #device
+    }
+}
+
+/// The method that signs in through an OAuth 2 scheme's device
+/// authorization flow, named `sign_in_<scheme>` among `names`.
+fn device_sign_in(
+    names: &mut Namer,
+    scheme: &crate::ir::SecurityScheme,
+    flow: &crate::ir::DeviceFlow,
+) -> TokenStream {
+    let method = ident(&names.unique(format!("sign_in_{}", sanitize(&scheme.name, Case::Snake))));
+    let name = &scheme.name;
+    let (authorization, token) = (&flow.authorization_url, &flow.token_url);
+    let scopes = if flow.scopes.is_empty() {
+        String::new()
+    } else {
+        format!(" Scopes it offers: `{}`.", flow.scopes.join("`, `"))
+    };
+    let doc = format!(
+        " Signs in through `{name}`'s OAuth 2 device authorization flow (RFC 8628): asks \
+         `{authorization}` for a code (for `client_id`, with `scopes`), calls `show` with it \
+         (the user enters its `user_code` at its `verification_uri`, on any device), waits at \
+         `{token}` until the user approves, and keeps the access token as `{name}`'s \
+         credential. A URL the spec writes relative is relative to the base URL.{scopes} A \
+         refusal, or a code that expires first, is `runtime::ClientError::Authorization`."
+    );
+    quote! {
+        #[doc = #doc]
+        pub async fn #method(
+            &mut self,
+            client_id: &str,
+            scopes: &[&str],
+            show: impl FnOnce(&runtime::DeviceCode),
+        ) -> Result<(), runtime::ClientError> {
+            const FLOW: runtime::DeviceFlow = runtime::DeviceFlow {
+                device_authorization_url: #authorization,
+                token_url: #token,
+            };
+            let token = FLOW.authorize(&self.core, client_id, scopes, show).await?;
+            self.core.set_credential(#name, token);
+            Ok(())
         }
     }
 }

@@ -36,8 +36,7 @@
 //! Not generated yet, each noted: other `in: querystring` parameters,
 //! `multipart/mixed`'s sequential keywords (`itemSchema`, `itemEncoding`,
 //! `prefixEncoding`), any other `serializedValue`, XML's `nodeType` `text`,
-//! `cdata` and `none`, and the security schemes' `oauth2MetadataUrl` and
-//! device authorization flow.
+//! `cdata` and `none`, and the security schemes' `oauth2MetadataUrl`.
 
 use super::provenance::Provenance;
 use super::tree::{operations, target, ADDITIONAL, QUERY};
@@ -571,12 +570,12 @@ fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
         "`oauth2MetadataUrl` is not used",
     );
     if let Some(Value::Mapping(flows)) = s.get_mut("flows") {
-        take_noted(
+        carry(
             flows,
             "deviceAuthorization",
+            DEVICE_FLOW,
             &at.join("flows"),
             out,
-            "the OAuth 2 device authorization flow is not used: the client takes a token however it was got",
         );
     }
 }
@@ -591,6 +590,10 @@ pub(crate) const SCHEME_DEPRECATED: &str = "x-deprecated";
 /// The extensions a tag's `summary` and `parent` are carried in.
 pub(crate) const TAG_SUMMARY: &str = "x-summary";
 pub(crate) const TAG_PARENT: &str = "x-parent";
+
+/// The extension an OAuth 2 scheme's `deviceAuthorization` flow is
+/// carried in.
+pub(crate) const DEVICE_FLOW: &str = "x-deviceAuthorization";
 
 /// The extension a tag's `kind` is carried in.
 pub(crate) const TAG_KIND: &str = "x-kind";

@@ -17,6 +17,7 @@ impl Lowerer<'_> {
                 kind: SchemeKind::MutualTls,
                 doc: Some("Enforced by the transport: the client presents a certificate.".into()),
                 deprecated: false,
+                device: None,
             })
             .collect();
         let declared = self.doc.components.iter().flat_map(|c| &c.security_schemes);
@@ -61,14 +62,46 @@ impl Lowerer<'_> {
                 S::OAuth2 { description, .. } => (SchemeKind::OAuth2, description),
                 S::OpenIDConnect { description, .. } => (SchemeKind::OpenIdConnect, description),
             };
+            let device = match scheme {
+                S::OAuth2 { flows, .. } => self.device_flow(flows, &at.join("flows")),
+                _ => None,
+            };
             out.push(SecurityScheme {
                 name: name.clone(),
                 kind,
                 doc: doc.clone(),
                 deprecated,
+                device,
             });
         }
         out
+    }
+
+    /// An OAuth 2 scheme's device authorization flow (3.2's
+    /// `deviceAuthorization`, carried by the load stage), if it has one; one
+    /// without its two URLs is noted and left out.
+    fn device_flow(&mut self, flows: &openapiv3::OAuth2Flows, at: &Pointer) -> Option<DeviceFlow> {
+        let flow = flows.extensions.get(crate::load::DEVICE_FLOW)?;
+        let text = |key: &str| flow.get(key).and_then(serde_json::Value::as_str);
+        match (text("deviceAuthorizationUrl"), text("tokenUrl")) {
+            (Some(authorization), Some(token)) => Some(DeviceFlow {
+                authorization_url: authorization.to_string(),
+                token_url: token.to_string(),
+                scopes: flow
+                    .get("scopes")
+                    .and_then(serde_json::Value::as_object)
+                    .map(|scopes| scopes.keys().cloned().collect())
+                    .unwrap_or_default(),
+            }),
+            _ => {
+                self.note(
+                    &at.join("deviceAuthorization"),
+                    "a device authorization flow needs its `deviceAuthorizationUrl` and `tokenUrl`: \
+                     the client has no sign-in through it",
+                );
+                None
+            }
+        }
     }
 
     /// Security requirements as the document writes them at `at`; each

@@ -68,6 +68,31 @@ impl Client {
         self
     }
 
+    /// Credentials for the security scheme `deviceLogin`: an OAuth 2 access token.
+    ///
+    /// A device without a browser signs in with a code the user enters elsewhere.
+    pub fn with_device_login(mut self, token: impl Into<String>) -> Self {
+        self.core
+            .set_credential("deviceLogin", runtime::Credential::Token(token.into()));
+        self
+    }
+
+    /// Signs in through `deviceLogin`'s OAuth 2 device authorization flow (RFC 8628): asks `/oauth/device` for a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its `user_code` at its `verification_uri`, on any device), waits at `/oauth/token` until the user approves, and keeps the access token as `deviceLogin`'s credential. A URL the spec writes relative is relative to the base URL. Scopes it offers: `read:pets`. A refusal, or a code that expires first, is `runtime::ClientError::Authorization`.
+    pub async fn sign_in_device_login(
+        &mut self,
+        client_id: &str,
+        scopes: &[&str],
+        show: impl FnOnce(&runtime::DeviceCode),
+    ) -> Result<(), runtime::ClientError> {
+        const FLOW: runtime::DeviceFlow = runtime::DeviceFlow {
+            device_authorization_url: "/oauth/device",
+            token_url: "/oauth/token",
+        };
+        let token = FLOW.authorize(&self.core, client_id, scopes, show).await?;
+        self.core.set_credential("deviceLogin", token);
+        Ok(())
+    }
+
     /// `GET /pets` (operationId `listPets`)
     pub async fn list_pets(
         &self,
@@ -280,6 +305,18 @@ impl Client {
             _ => return Err(answer.undeclared()),
         };
         Ok(answer.reply(value))
+    }
+
+    /// The token the call carried, for a caller signed in on a device.
+    ///
+    /// `GET /me` (operationId `whoAmI`)
+    pub async fn who_am_i(
+        &self,
+        _request: operations::WhoAmIRequest,
+    ) -> Result<runtime::Reply<operations::WhoAmIResponse>, runtime::ClientError> {
+        let call = runtime::Call::new(metadata::WHO_AM_I);
+        let answer = self.core.send(call).await?;
+        answer.typed()
     }
 
     /// `POST /hooks` (operationId `registerHook`)

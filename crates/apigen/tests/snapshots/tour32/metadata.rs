@@ -20,13 +20,19 @@ pub const BASE_PATH: &str = "";
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[];
 
 /// The spec's security schemes (`components.securitySchemes`).
-pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[runtime::SecurityScheme {
-    name: "legacyKey",
-    kind: runtime::SchemeKind::ApiKey {
-        location: runtime::ApiKeyLocation::Header,
-        name: "X-Legacy-Key",
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
+    runtime::SecurityScheme {
+        name: "legacyKey",
+        kind: runtime::SchemeKind::ApiKey {
+            location: runtime::ApiKeyLocation::Header,
+            name: "X-Legacy-Key",
+        },
     },
-}];
+    runtime::SecurityScheme {
+        name: "deviceLogin",
+        kind: runtime::SchemeKind::OAuth2,
+    },
+];
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.
@@ -34,7 +40,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 9] = [
+pub static OPERATIONS: [runtime::Operation; 10] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -132,6 +138,20 @@ pub static OPERATIONS: [runtime::Operation; 9] = [
         security: &[],
     },
     runtime::Operation {
+        id: "whoAmI",
+        method: "GET",
+        path: "/me",
+        tag: "hooks",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("deviceLogin", &["read:pets"])],
+        }],
+    },
+    runtime::Operation {
         id: "registerHook",
         method: "POST",
         path: "/hooks",
@@ -169,8 +189,11 @@ pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[6];
 /// `QUERY /pets/changes`
 pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[7];
 
+/// `GET /me`
+pub const WHO_AM_I: &runtime::Operation = &OPERATIONS[8];
+
 /// `POST /hooks`
-pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[8];
+pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[9];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

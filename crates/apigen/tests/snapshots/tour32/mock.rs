@@ -112,6 +112,12 @@ static PET_CHANGES: [Response; 1] = [
         .stream("application/json-seq"),
 ];
 
+/// The responses of `whoAmI`.
+static WHO_AM_I: [Response; 2] = [
+    Response::new(Status::Code(200)).body(Schema::String(Bounds::NONE)),
+    Response::new(Status::Code(401)),
+];
+
 /// The responses of `registerHook`.
 static REGISTER_HOOK: [Response; 1] = [
     Response::new(Status::Code(204)),
@@ -128,6 +134,7 @@ fn responses(id: &str) -> &'static [Response] {
         "findPets" => &FIND_PETS,
         "exportPets" => &EXPORT_PETS,
         "petChanges" => &PET_CHANGES,
+        "whoAmI" => &WHO_AM_I,
         "registerHook" => &REGISTER_HOOK,
         _ => &[],
     }
@@ -298,6 +305,19 @@ impl operations::Pets for MockService {
 }
 
 impl operations::Hooks for MockService {
+    async fn who_am_i(
+        &self,
+        _request: operations::WhoAmIRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::WhoAmIResponse, operations::ErrorResponse> {
+        self.answer(&context, "whoAmI", &WHO_AM_I, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::WhoAmIResponse::Ok(mock.body()?),
+                _ => operations::WhoAmIResponse::Unauthorized,
+            })
+        })
+    }
+
     async fn register_hook(
         &self,
         _request: operations::RegisterHookRequest,

@@ -137,9 +137,18 @@ pub trait Pets {
     ) -> impl std::future::Future<Output = Result<PetChangesResponse, ErrorResponse>>;
 }
 
-/// The untagged operations under `/hooks`. Implement this trait to serve them; `server::configure` routes requests to it.
+/// The operations tagged `hooks`. Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "server")]
 pub trait Hooks {
+    /// The token the call carried, for a caller signed in on a device.
+    ///
+    /// `GET /me` (operationId `whoAmI`)
+    fn who_am_i(
+        &self,
+        request: WhoAmIRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>>;
+
     /// `POST /hooks` (operationId `registerHook`)
     fn register_hook(
         &self,
@@ -531,6 +540,56 @@ impl runtime::Response for PetChangesResponse {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 Ok(runtime::item_stream(builder, "application/json-seq", body))
+            }
+        }
+    }
+}
+
+/// The parameters and body of `who_am_i`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WhoAmIRequest {}
+
+/// The responses `who_am_i` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WhoAmIResponse {
+    /// `200`: The bearer token.
+    Ok(String),
+    /// `401`: No token.
+    Unauthorized,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for WhoAmIResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            401 => Self::Unauthorized,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for WhoAmIResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            401 => Ok(Self::Unauthorized),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized => {
+                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                Ok(builder.finish())
             }
         }
     }

@@ -121,6 +121,20 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
+        web::resource("/me")
+            .route(runtime::serve(web::get().to(who_am_i::<S>), metadata::WHO_AM_I, layer()))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/hooks")
             .route(runtime::serve(
                 web::post().to(register_hook::<S>),
@@ -354,6 +368,25 @@ async fn pet_changes<S: operations::Pets + Rejections + 'static>(
             runtime::answer(service.pet_changes(parsed, context).await, reject)
         }
         Err(rejection) => runtime::refuse::<operations::PetChangesResponse>(rejection, reject),
+    }
+}
+
+/// `GET /me`
+async fn who_am_i<S: operations::Hooks + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract() -> Result<operations::WhoAmIRequest, runtime::Rejection> {
+        let parsed = operations::WhoAmIRequest {};
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.who_am_i(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::WhoAmIResponse>(rejection, reject),
     }
 }
 

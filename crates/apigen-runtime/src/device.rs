@@ -1,0 +1,208 @@
+//! The OAuth 2.0 device authorization grant (RFC 8628; OpenAPI 3.2's
+//! `deviceAuthorization` flow): a client on a device without a browser
+//! signs its user in by showing a short code, which the user enters on any
+//! other device, and waits until the user has approved.
+
+use super::{ClientError, Core, Credential};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// Where a security scheme's device flow asks: as the spec writes them,
+/// absolute, or relative to the client's base URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceFlow {
+    /// The `deviceAuthorizationUrl`: where the code is asked for.
+    pub device_authorization_url: &'static str,
+    /// The `tokenUrl`: where the token is waited for.
+    pub token_url: &'static str,
+}
+
+/// What the authorization server answers: the code to show the user, and
+/// where they enter it.
+#[derive(Clone, serde::Deserialize)]
+pub struct DeviceCode {
+    /// The code the client polls with; never shown (nor printed).
+    device_code: String,
+    /// The code the user enters.
+    pub user_code: String,
+    /// Where the user enters it.
+    pub verification_uri: String,
+    /// The same with the code in it, when the server offers one (for a QR
+    /// code, say).
+    #[serde(default)]
+    pub verification_uri_complete: Option<String>,
+    /// How many seconds the code is good for.
+    pub expires_in: u64,
+    /// How many seconds to wait between polls (5 when the server says
+    /// nothing).
+    #[serde(default = "five")]
+    pub interval: u64,
+}
+
+fn five() -> u64 {
+    5
+}
+
+impl fmt::Debug for DeviceCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeviceCode")
+            .field("user_code", &self.user_code)
+            .field("verification_uri", &self.verification_uri)
+            .field("expires_in", &self.expires_in)
+            .field("interval", &self.interval)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An OAuth error answer (RFC 6749 section 5.2).
+#[derive(serde::Deserialize)]
+struct Refusal {
+    error: String,
+    #[serde(default)]
+    error_description: Option<String>,
+}
+
+/// What a poll tells the client to do next.
+#[derive(Debug, PartialEq, Eq)]
+enum Next {
+    /// Wait this long, then poll again.
+    Wait(Duration),
+    /// Stop: the server refused (denied, expired, or another error).
+    Refused,
+}
+
+/// The answer to a poll that gave no token: keep waiting (`authorization_
+/// pending`), wait 5 s longer from now on (`slow_down`), or stop.
+fn next(error: &str, interval: Duration) -> Next {
+    match error {
+        "authorization_pending" => Next::Wait(interval),
+        "slow_down" => Next::Wait(interval + Duration::from_secs(5)),
+        _ => Next::Refused,
+    }
+}
+
+impl DeviceFlow {
+    /// Signs in through this flow: asks for a code (`scopes` joined as the
+    /// `scope`), calls `show` with it, then polls for the token at the
+    /// interval the server asks (5 s longer after each `slow_down`) until
+    /// the user approves, refuses, or the code expires. The access token is
+    /// the credential it gives.
+    pub async fn authorize(
+        &self,
+        core: &Core,
+        client_id: &str,
+        scopes: &[&str],
+        show: impl FnOnce(&DeviceCode),
+    ) -> Result<Credential, ClientError> {
+        let scope = scopes.join(" ");
+        let mut form = vec![("client_id", client_id)];
+        if !scope.is_empty() {
+            form.push(("scope", &scope));
+        }
+        let url = core.resolve(self.device_authorization_url)?;
+        let response = core.http_client().post(url).form(&form).send().await;
+        let code: DeviceCode = read(response.map_err(ClientError::Transport)?).await?;
+        show(&code);
+        let expires = Instant::now() + Duration::from_secs(code.expires_in);
+        let mut interval = Duration::from_secs(code.interval);
+        let token_url = core.resolve(self.token_url)?;
+        loop {
+            tokio::time::sleep(interval).await;
+            let poll = [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                ("device_code", code.device_code.as_str()),
+                ("client_id", client_id),
+            ];
+            let response = core
+                .http_client()
+                .post(token_url.clone())
+                .form(&poll)
+                .send()
+                .await;
+            let response = response.map_err(ClientError::Transport)?;
+            if response.status().is_success() {
+                #[derive(serde::Deserialize)]
+                struct Token {
+                    access_token: String,
+                }
+                let token: Token = read(response).await?;
+                return Ok(Credential::Token(token.access_token));
+            }
+            let status = response.status().as_u16();
+            let refusal: Refusal = read_as(response, status).await?;
+            match next(&refusal.error, interval) {
+                Next::Wait(wait) if Instant::now() + wait < expires => interval = wait,
+                Next::Wait(_) => {
+                    return Err(ClientError::Authorization {
+                        error: "expired_token".into(),
+                        description: Some("the code expired before the user approved".into()),
+                    })
+                }
+                Next::Refused => {
+                    return Err(ClientError::Authorization {
+                        error: refusal.error,
+                        description: refusal.error_description,
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// A success's JSON body; an OAuth error answer as the refusal it is.
+async fn read<T: serde::de::DeserializeOwned>(
+    response: reqwest::Response,
+) -> Result<T, ClientError> {
+    let status = response.status().as_u16();
+    if !response.status().is_success() {
+        let refusal: Refusal = read_as(response, status).await?;
+        return Err(ClientError::Authorization {
+            error: refusal.error,
+            description: refusal.error_description,
+        });
+    }
+    read_as(response, status).await
+}
+
+async fn read_as<T: serde::de::DeserializeOwned>(
+    response: reqwest::Response,
+    status: u16,
+) -> Result<T, ClientError> {
+    let body = response.bytes().await.map_err(ClientError::Transport)?;
+    serde_json::from_slice(&body).map_err(|e| ClientError::Decode {
+        status,
+        message: format!("the authorization server's answer is not what RFC 8628 says: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_down_waits_five_seconds_longer_and_other_errors_stop() {
+        let second = Duration::from_secs(1);
+        assert_eq!(next("authorization_pending", second), Next::Wait(second));
+        assert_eq!(
+            next("slow_down", second),
+            Next::Wait(Duration::from_secs(6))
+        );
+        for error in ["access_denied", "expired_token", "invalid_client"] {
+            assert_eq!(next(error, second), Next::Refused, "{error}");
+        }
+    }
+
+    #[test]
+    fn the_device_code_is_never_printed() {
+        let code: DeviceCode = serde_json::from_str(
+            r#"{"device_code": "secret-handle", "user_code": "WDJB-MJHT", "verification_uri": "https://example.com/device", "expires_in": 1800}"#,
+        )
+        .unwrap();
+        assert_eq!(code.interval, 5, "the default interval");
+        let printed = format!("{code:?}");
+        assert!(
+            printed.contains("WDJB-MJHT") && !printed.contains("secret-handle"),
+            "{printed}"
+        );
+    }
+}
