@@ -17,8 +17,10 @@ use super::tree::{at, at_mut, operations, target};
 use crate::diag::Pointer;
 use serde_yaml::{Mapping, Value};
 
-/// The extensions a 3.0 document spells `contentSchema` and
-/// `contentMediaType` with.
+/// The keywords that type an event's data, and the extensions a 3.0
+/// document spells them with.
+const CONTENT_SCHEMA: &str = "contentSchema";
+const CONTENT_MEDIA_TYPE: &str = "contentMediaType";
 const X_CONTENT_SCHEMA: &str = "x-contentSchema";
 const X_CONTENT_MEDIA_TYPE: &str = "x-contentMediaType";
 
@@ -93,25 +95,19 @@ fn responses(responses: Option<&Value>, at: &Pointer, found: &mut Vec<Pointer>) 
     }
 }
 
-/// The `data` of a whole event, if it says its text is JSON of a schema.
-fn typed_data_of(event: &Value) -> Option<&Mapping> {
-    let data = event.get("properties")?.get("data")?.as_mapping()?;
+/// Whether a whole event's `data` says its text is JSON of a schema.
+fn has_typed_data(event: &Value) -> bool {
+    let Some(data) = event.get("properties").and_then(|p| p.get("data")) else {
+        return false;
+    };
     let media = [CONTENT_MEDIA_TYPE, X_CONTENT_MEDIA_TYPE]
         .iter()
         .find_map(|k| data.get(*k))
         .and_then(Value::as_str);
     let json = media.is_none_or(|m| m.contains("json"));
-    let typed = [CONTENT_SCHEMA, X_CONTENT_SCHEMA]
+    json && [CONTENT_SCHEMA, X_CONTENT_SCHEMA]
         .iter()
-        .any(|k| data.contains_key(*k));
-    (json && typed).then_some(data)
-}
-
-const CONTENT_SCHEMA: &str = "contentSchema";
-const CONTENT_MEDIA_TYPE: &str = "contentMediaType";
-
-fn has_typed_data(event: &Value) -> bool {
-    typed_data_of(event).is_some()
+        .any(|k| data.get(*k).is_some())
 }
 
 /// An event's schema written in place (`at`) whose `data` is text holding
@@ -126,10 +122,12 @@ fn type_data(event: &mut Value, at: &Pointer, out: &mut Provenance) {
     else {
         return;
     };
-    let (keyword, typed) = [CONTENT_SCHEMA, X_CONTENT_SCHEMA]
+    let Some((keyword, typed)) = [CONTENT_SCHEMA, X_CONTENT_SCHEMA]
         .iter()
         .find_map(|k| Some((*k, data.remove(*k)?)))
-        .expect("has_typed_data found one");
+    else {
+        return;
+    };
     *data = match typed {
         Value::Mapping(typed) => typed,
         other => Mapping::from_iter([("allOf".into(), Value::Sequence(vec![other]))]),
