@@ -359,3 +359,40 @@ async fn sequential_media_are_mocked_one_valid_item_at_a_time() {
         let _: spec::models::PetChangesOkItem = serde_json::from_str(text).expect("a change");
     }
 }
+
+/// An event stream whose schema describes whole events is mocked with
+/// each event's `event` field one its schema allows, beside its id and
+/// its data of the content schema.
+#[actix_web::test]
+async fn mocked_events_are_named_as_their_schema_allows() {
+    use petstore_tests::tour32 as spec;
+    let mock = spec::mock::MockService::new(3).expect("a problem body can be made");
+    let app = test::init_service(
+        App::new()
+            .service(web::scope(spec::metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
+    )
+    .await;
+    let request = test::TestRequest::get()
+        .uri("/pets/events")
+        .insert_header(("accept", "text/event-stream"))
+        .to_request();
+    let response = test::call_service(&app, request).await;
+    assert_eq!(response.status(), 200);
+    let body = test::read_body(response).await;
+    let text = String::from_utf8(body.to_vec()).expect("UTF-8");
+    let events: Vec<&str> = text.split("\n\n").filter(|e| e.contains("data:")).collect();
+    assert_eq!(events.len(), 3, "{text}");
+    let mut names = Vec::new();
+    for event in events {
+        let field = |name: &str| {
+            event
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .map(str::trim)
+        };
+        names.push(field("event:").expect("every event named").to_string());
+        let data = field("data:").expect("data");
+        let _: spec::models::Pet = serde_json::from_str(data).expect("a pet");
+    }
+    assert_eq!(names, ["pet.created", "pet.changed", "pet.created"]);
+}

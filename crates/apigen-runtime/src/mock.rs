@@ -191,16 +191,22 @@ impl Mock {
             .ok_or_else(|| internal("the response has no body"))
     }
 
-    /// A stream of three events whose data is made as a body is.
+    /// A stream of three events whose data is made as a body is, each
+    /// named in turn by the names its schema allows, when it names them.
     pub fn events<T, R>(&self) -> Result<super::EventStream<T, R>, Rejection>
     where
         T: serde::de::DeserializeOwned + Send + 'static,
     {
         let schema = self.body_schema()?;
+        let names = self.response.event_names;
         let mut events = Vec::new();
         for i in 0..3u64 {
             let mut event = super::Event::new(self.make(&schema, hash("event") ^ i)?);
             event.id = Some((i + 1).to_string());
+            if !names.is_empty() {
+                let index = usize::try_from(i).unwrap_or_default() % names.len();
+                event.event = Some(names[index].to_string());
+            }
             events.push(event);
         }
         Ok(super::EventStream::new(futures_util::stream::iter(events)))

@@ -270,6 +270,9 @@ pub struct Response {
     /// The sequential media type of a stream (`text/event-stream`,
     /// `application/jsonl`), whose items the body's schema describes.
     pub stream: Option<&'static str>,
+    /// The names an event stream's events may carry in their `event`
+    /// field, when its schema describes whole events with one.
+    pub event_names: &'static [&'static str],
 }
 
 impl Response {
@@ -282,6 +285,7 @@ impl Response {
             headers: &[],
             json_type: None,
             stream: None,
+            event_names: &[],
         }
     }
 
@@ -289,6 +293,12 @@ impl Response {
     /// of the body's schema.
     pub const fn stream(mut self, media: &'static str) -> Self {
         self.stream = Some(media);
+        self
+    }
+
+    /// Its events named, in turn, by `names` (their `event` field).
+    pub const fn event_names(mut self, names: &'static [&'static str]) -> Self {
+        self.event_names = names;
         self
     }
 

@@ -861,6 +861,10 @@ pub struct Response {
     pub body: Option<Shape>,
     /// How the body travels (JSON or raw bytes of a media type).
     pub media: Media,
+    /// For an event stream whose schema describes each whole event with
+    /// an `event` field: the names that field may take (its enum), which
+    /// a mock sends; `None` when the schema describes the data alone.
+    pub event_names: Option<Vec<String>>,
     /// The JSON media type the body is declared in, when it is not
     /// `application/json` (`application/problem+json`): it is sent as that.
     pub json_type: Option<String>,

@@ -447,6 +447,9 @@ impl Schemas<'_> {
             Media::Items(media) => builders.push(format!(".stream({media:?})")),
             _ => {}
         }
+        if let Some(names) = &r.event_names {
+            builders.push(format!(".event_names(&{names:?})"));
+        }
         let examples: Vec<String> = r
             .examples
             .iter()

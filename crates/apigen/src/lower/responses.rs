@@ -75,6 +75,7 @@ impl<'a> Lowerer<'a> {
                 doc: "Any answer: the spec declares none.".into(),
                 body: None,
                 media: Media::Json,
+                event_names: None,
                 json_type: None,
                 headers: Vec::new(),
                 examples: Vec::new(),
@@ -219,19 +220,19 @@ impl<'a> Lowerer<'a> {
         };
         let stream = stream.and_then(|(media_type, content, media)| {
             let content_at = response_at.join("content").join(media_type);
-            let data = match media {
+            let (data, event_names) = match media {
                 Media::Events => {
                     let hint = format!("{op_type}{variant}Event");
                     self.event_data(content, &content_at, &hint)?
                 }
                 _ => {
                     let hint = format!("{op_type}{variant}Item");
-                    self.item_shape(content, &content_at, &hint)?
+                    (self.item_shape(content, &content_at, &hint)?, None)
                 }
             };
-            Some((media_type, media, data))
+            Some((media_type, media, data, event_names))
         });
-        let Some((stream_type, media, data)) = stream else {
+        let Some((stream_type, media, data, event_names)) = stream else {
             return self
                 .response_of(status, variant, (resolved, &response_at), at, op_type, None)
                 .into_iter()
@@ -259,6 +260,7 @@ impl<'a> Lowerer<'a> {
             variant: stream_variant,
             body: Some(data),
             media,
+            event_names,
             json_type: None,
             shared: None,
             examples: Vec::new(),
@@ -349,7 +351,7 @@ impl<'a> Lowerer<'a> {
         content: &'a openapiv3::MediaType,
         at: &Pointer,
         hint: &str,
-    ) -> Option<Shape> {
+    ) -> Option<(Shape, Option<Vec<String>>)> {
         let Some(Described {
             written: schema,
             at: schema_at,
@@ -357,7 +359,7 @@ impl<'a> Lowerer<'a> {
             resolved,
         }) = self.described(content, at)?
         else {
-            return Some(Shape::new(Ty::Json));
+            return Some((Shape::new(Ty::Json), None));
         };
         if let openapiv3::SchemaKind::Type(openapiv3::Type::Object(object)) = &resolved.schema_kind
         {
@@ -373,8 +375,14 @@ impl<'a> Lowerer<'a> {
                     "the schema describes each whole event (`data`, `event`, `id`, `retry`): \
                      an event's data is read as `data`'s schema",
                 );
+                let properties = target.join("properties");
                 let data = &object.properties["data"];
-                return self.shape_of(data, &target.join("properties").join("data"), hint);
+                let data = self.shape_of(data, &properties.join("data"), hint)?;
+                let event = object
+                    .properties
+                    .get("event")
+                    .map(|event| self.event_names(event, &properties.join("event")));
+                return Some((data, event));
             }
         }
         self.note(
@@ -382,7 +390,36 @@ impl<'a> Lowerer<'a> {
             "the schema describes each event's data (an object of `data` and of `event`, `id` or \
              `retry` alone would describe each whole event)",
         );
-        self.shape_of(schema, &schema_at, hint)
+        Some((self.shape_of(schema, &schema_at, hint)?, None))
+    }
+
+    /// The names an event's `event` field (at `at`) may take, for a mock
+    /// to send: its enum's strings; else `message`, the
+    /// name SSE gives an event that names none. (A 3.1 `const` reaches
+    /// here as an enum of one.)
+    fn event_names(
+        &mut self,
+        event: &'a ReferenceOr<Box<openapiv3::Schema>>,
+        at: &Pointer,
+    ) -> Vec<String> {
+        let resolved = match event {
+            ReferenceOr::Item(item) => Some(&**item),
+            ReferenceOr::Reference { reference } => {
+                self.schema_at(reference, at).map(|(_, resolved)| resolved)
+            }
+        };
+        let mut names = Vec::new();
+        if let Some(resolved) = resolved {
+            if let openapiv3::SchemaKind::Type(openapiv3::Type::String(string)) =
+                &resolved.schema_kind
+            {
+                names.extend(string.enumeration.iter().flatten().cloned());
+            }
+        }
+        if names.is_empty() {
+            names.push("message".to_string());
+        }
+        names
     }
 
     /// The response `response` (standing at `response_at`, declared at
@@ -494,6 +531,7 @@ impl<'a> Lowerer<'a> {
             doc: response.description.clone(),
             body,
             media,
+            event_names: None,
             json_type,
             headers,
             examples,

@@ -443,6 +443,7 @@ static WATCH_STORE: [Response; 9] = [
     Response::new(Status::Code(200))
         .body(Schema::Named(14))
         .stream("text/event-stream")
+        .event_names(&["order.placed", "order.completed", "order.cancelled", "inventory.changed"])
         .headers(&[("X-API-Stability", false, Schema::Named(16))]),
     Response::new(Status::Code(400)).body(Schema::Named(1)),
     Response::new(Status::Code(401)).body(Schema::Named(1)),

@@ -77,7 +77,8 @@ static COMPLETE: [Response; 3] = [
 static STREAM_CHUNKS: [Response; 1] = [
     Response::new(Status::Code(200))
         .body(Schema::Named(6))
-        .stream("text/event-stream"),
+        .stream("text/event-stream")
+        .event_names(&["message"]),
 ];
 
 /// The responses of the operation `id` names.

@@ -89,7 +89,8 @@ static COPY_PETS_PET_ID: [Response; 1] = [
 static PET_EVENTS: [Response; 1] = [
     Response::new(Status::Code(200))
         .body(Schema::Named(5))
-        .stream("text/event-stream"),
+        .stream("text/event-stream")
+        .event_names(&["pet.created", "pet.changed"]),
 ];
 
 /// The responses of `findPets`.
