@@ -1414,19 +1414,41 @@ mod tour32_glue {
         );
     }
 
-    /// OpenAPI 3.2's device authorization flow: the client asks for a
-    /// code, shows it, polls while the user has not approved, and then
-    /// sends the token it got to an operation that requires the scheme.
-    #[actix_web::test]
-    async fn the_client_signs_in_through_the_device_flow() {
+    /// An authorization server with a device flow at `/oauth/device` and
+    /// `/oauth/token` that approves after the first poll, and its metadata
+    /// (RFC 8414) at `/.well-known/oauth-authorization-server`, naming the
+    /// flow's endpoints when `offers_device`; its address, and how many
+    /// polls it has had.
+    fn authorization_server(
+        offers_device: bool,
+    ) -> (
+        std::net::SocketAddr,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    ) {
         use std::sync::atomic::{AtomicUsize, Ordering};
         use std::sync::Arc;
         type Form = web::Form<std::collections::HashMap<String, String>>;
         let polls = Arc::new(AtomicUsize::new(0));
         let counted = polls.clone();
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("a port");
+        let address = listener.local_addr().expect("an address");
         let http = HttpServer::new(move || {
             let polls = counted.clone();
             app()
+                .route(
+                    "/.well-known/oauth-authorization-server",
+                    web::get().to(move || async move {
+                        let mut metadata = serde_json::json!({
+                            "issuer": format!("http://{address}"),
+                            "token_endpoint": format!("http://{address}/oauth/token"),
+                        });
+                        if offers_device {
+                            metadata["device_authorization_endpoint"] =
+                                format!("http://{address}/oauth/device").into();
+                        }
+                        actix_web::HttpResponse::Ok().json(metadata)
+                    }),
+                )
                 .route(
                     "/oauth/device",
                     web::post().to(|form: Form| async move {
@@ -1458,10 +1480,18 @@ mod tour32_glue {
                 )
         })
         .workers(1)
-        .bind(("127.0.0.1", 0))
-        .expect("a port");
-        let address = http.addrs()[0];
+        .listen(listener)
+        .expect("listening");
         actix_web::rt::spawn(http.run());
+        (address, polls)
+    }
+
+    /// OpenAPI 3.2's device authorization flow: the client asks for a
+    /// code, shows it, polls while the user has not approved, and then
+    /// sends the token it got to an operation that requires the scheme.
+    #[actix_web::test]
+    async fn the_client_signs_in_through_the_device_flow() {
+        let (address, polls) = authorization_server(false);
         let mut client = client::Client::new(&format!("http://{address}")).expect("a client");
         let mut shown = None;
         client
@@ -1472,12 +1502,46 @@ mod tour32_glue {
             .expect("signed in");
         assert_eq!(shown.as_deref(), Some("WDJB-MJHT"));
         assert_eq!(
-            polls.load(Ordering::SeqCst),
+            polls.load(std::sync::atomic::Ordering::SeqCst),
             2,
             "pending once, then the token"
         );
         let me = client.who_am_i(WhoAmIRequest::default()).await.unwrap();
         assert_eq!(me.into_inner(), WhoAmIResponse::Ok("tok-1".into()));
+    }
+
+    /// A scheme with 3.2's `oauth2MetadataUrl` and no device flow written:
+    /// the client finds the flow's two endpoints in the authorization
+    /// server's metadata, then signs in through them.
+    #[actix_web::test]
+    async fn the_client_finds_the_device_flow_in_the_servers_metadata() {
+        let (address, polls) = authorization_server(true);
+        let mut client = client::Client::new(&format!("http://{address}")).expect("a client");
+        client
+            .sign_in_partner_login("cli", &["read:pets"], |_| {})
+            .await
+            .expect("signed in");
+        assert_eq!(polls.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let me = client.who_am_i(WhoAmIRequest::default()).await.unwrap();
+        assert_eq!(me.into_inner(), WhoAmIResponse::Ok("tok-1".into()));
+        // Metadata that offers no device flow is a refusal that says so,
+        // before any code is asked for.
+        let (address, polls) = authorization_server(false);
+        let mut client = client::Client::new(&format!("http://{address}")).expect("a client");
+        let refused = client
+            .sign_in_partner_login("cli", &[], |_| panic!("no code to show"))
+            .await
+            .expect_err("no device flow offered");
+        match refused {
+            runtime::ClientError::Authorization { error, description } => {
+                assert_eq!(error, "unsupported_grant_type");
+                assert!(description
+                    .unwrap()
+                    .contains("device_authorization_endpoint"));
+            }
+            other => panic!("{other}"),
+        }
+        assert_eq!(polls.load(std::sync::atomic::Ordering::SeqCst), 0);
     }
 
     /// Status, `Allow` header and body of one call.

@@ -4,17 +4,28 @@
 //! other device, and waits until the user has approved.
 
 use super::{ClientError, Core, Credential};
+use std::borrow::Cow;
 use std::fmt;
 use std::time::{Duration, Instant};
 
-/// Where a security scheme's device flow asks: as the spec writes them,
-/// absolute, or relative to the client's base URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a security scheme's device flow asks: as the spec writes them
+/// (absolute, or relative to the client's base URL), or as the
+/// authorization server's metadata gives them ([`DeviceFlow::discover`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceFlow {
     /// The `deviceAuthorizationUrl`: where the code is asked for.
-    pub device_authorization_url: &'static str,
+    pub device_authorization_url: Cow<'static, str>,
     /// The `tokenUrl`: where the token is waited for.
-    pub token_url: &'static str,
+    pub token_url: Cow<'static, str>,
+}
+
+/// What of an authorization server's metadata (RFC 8414) the device flow
+/// needs.
+#[derive(serde::Deserialize)]
+struct Metadata {
+    #[serde(default)]
+    device_authorization_endpoint: Option<String>,
+    token_endpoint: Option<String>,
 }
 
 /// What the authorization server answers: the code to show the user, and
@@ -82,6 +93,41 @@ fn next(error: &str, interval: Duration) -> Next {
 }
 
 impl DeviceFlow {
+    /// The flow at the two URLs a spec writes.
+    pub const fn new(device_authorization_url: &'static str, token_url: &'static str) -> Self {
+        DeviceFlow {
+            device_authorization_url: Cow::Borrowed(device_authorization_url),
+            token_url: Cow::Borrowed(token_url),
+        }
+    }
+
+    /// The flow an authorization server offers, read from its metadata at
+    /// `metadata_url` (OpenAPI 3.2's `oauth2MetadataUrl`; RFC 8414's
+    /// `device_authorization_endpoint` and `token_endpoint`). Metadata
+    /// without both is [`ClientError::Authorization`]
+    /// `unsupported_grant_type`; a relative URL is relative to the base URL.
+    pub async fn discover(core: &Core, metadata_url: &str) -> Result<Self, ClientError> {
+        let url = core.resolve(metadata_url)?;
+        let response = core.http_client().get(url).send().await;
+        let metadata: Metadata = read(response.map_err(ClientError::Transport)?).await?;
+        match (
+            metadata.device_authorization_endpoint,
+            metadata.token_endpoint,
+        ) {
+            (Some(device), Some(token)) => Ok(DeviceFlow {
+                device_authorization_url: Cow::Owned(device),
+                token_url: Cow::Owned(token),
+            }),
+            _ => Err(ClientError::Authorization {
+                error: "unsupported_grant_type".into(),
+                description: Some(format!(
+                    "the authorization server's metadata ({metadata_url}) names no \
+                     `device_authorization_endpoint` and `token_endpoint`"
+                )),
+            }),
+        }
+    }
+
     /// Signs in through this flow: asks for a code (`scopes` joined as the
     /// `scope`), calls `show` with it, then polls for the token at the
     /// interval the server asks (5 s longer after each `slow_down`) until
@@ -99,13 +145,13 @@ impl DeviceFlow {
         if !scope.is_empty() {
             form.push(("scope", &scope));
         }
-        let url = core.resolve(self.device_authorization_url)?;
+        let url = core.resolve(&self.device_authorization_url)?;
         let response = core.http_client().post(url).form(&form).send().await;
         let code: DeviceCode = read(response.map_err(ClientError::Transport)?).await?;
         show(&code);
         let expires = Instant::now() + Duration::from_secs(code.expires_in);
         let mut interval = Duration::from_secs(code.interval);
-        let token_url = core.resolve(self.token_url)?;
+        let token_url = core.resolve(&self.token_url)?;
         loop {
             tokio::time::sleep(interval).await;
             let poll = [

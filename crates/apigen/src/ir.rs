@@ -90,14 +90,26 @@ pub struct SecurityScheme {
     pub device: Option<DeviceFlow>,
 }
 
-/// OAuth 2's device authorization flow (RFC 8628): where it asks, as the
-/// document writes them (absolute, or relative to the server).
+/// OAuth 2's device authorization flow (RFC 8628): where it asks, and
+/// the scopes it offers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceFlow {
-    pub authorization_url: String,
-    pub token_url: String,
+    pub endpoints: DeviceEndpoints,
     /// The scopes it offers.
     pub scopes: Vec<String>,
+}
+
+/// Where a device flow asks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeviceEndpoints {
+    /// As the document writes them (absolute, or relative to the server).
+    Written {
+        authorization_url: String,
+        token_url: String,
+    },
+    /// As the authorization server's metadata (RFC 8414) at this URL
+    /// (3.2's `oauth2MetadataUrl`) gives them, read at sign-in.
+    Metadata(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]

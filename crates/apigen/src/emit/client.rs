@@ -212,19 +212,43 @@ fn device_sign_in(
 ) -> TokenStream {
     let method = ident(&names.unique(format!("sign_in_{}", sanitize(&scheme.name, Case::Snake))));
     let name = &scheme.name;
-    let (authorization, token) = (&flow.authorization_url, &flow.token_url);
     let scopes = if flow.scopes.is_empty() {
         String::new()
     } else {
         format!(" Scopes it offers: `{}`.", flow.scopes.join("`, `"))
     };
+    let (asks, waits, binding, flow) = match &flow.endpoints {
+        crate::ir::DeviceEndpoints::Written {
+            authorization_url,
+            token_url,
+        } => (
+            format!("asks `{authorization_url}`"),
+            format!("waits at `{token_url}`"),
+            quote! {
+                const FLOW: runtime::DeviceFlow =
+                    runtime::DeviceFlow::new(#authorization_url, #token_url);
+            },
+            quote!(FLOW),
+        ),
+        crate::ir::DeviceEndpoints::Metadata(metadata) => (
+            format!(
+                "reads the authorization server's metadata at `{metadata}` (RFC 8414), asks its \
+                 `device_authorization_endpoint`"
+            ),
+            "waits at its `token_endpoint`".to_string(),
+            quote! {
+                let flow = runtime::DeviceFlow::discover(&self.core, #metadata).await?;
+            },
+            quote!(flow),
+        ),
+    };
     let doc = format!(
-        " Signs in through `{name}`'s OAuth 2 device authorization flow (RFC 8628): asks \
-         `{authorization}` for a code (for `client_id`, with `scopes`), calls `show` with it \
-         (the user enters its `user_code` at its `verification_uri`, on any device), waits at \
-         `{token}` until the user approves, and keeps the access token as `{name}`'s \
-         credential. A URL the spec writes relative is relative to the base URL.{scopes} A \
-         refusal, or a code that expires first, is `runtime::ClientError::Authorization`."
+        " Signs in through `{name}`'s OAuth 2 device authorization flow (RFC 8628): {asks} for \
+         a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its \
+         `user_code` at its `verification_uri`, on any device), {waits} until the user \
+         approves, and keeps the access token as `{name}`'s credential. A URL the spec writes \
+         relative is relative to the base URL.{scopes} A refusal, or a code that expires \
+         first, is `runtime::ClientError::Authorization`."
     );
     quote! {
         #[doc = #doc]
@@ -234,11 +258,8 @@ fn device_sign_in(
             scopes: &[&str],
             show: impl FnOnce(&runtime::DeviceCode),
         ) -> Result<(), runtime::ClientError> {
-            const FLOW: runtime::DeviceFlow = runtime::DeviceFlow {
-                device_authorization_url: #authorization,
-                token_url: #token,
-            };
-            let token = FLOW.authorize(&self.core, client_id, scopes, show).await?;
+            #binding
+            let token = #flow.authorize(&self.core, client_id, scopes, show).await?;
             self.core.set_credential(#name, token);
             Ok(())
         }

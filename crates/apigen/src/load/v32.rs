@@ -35,8 +35,9 @@
 //!
 //! Not generated yet, each noted: other `in: querystring` parameters,
 //! `multipart/mixed`'s sequential keywords (`itemSchema`, `itemEncoding`,
-//! `prefixEncoding`), any other `serializedValue`, XML's `nodeType` `text`,
-//! `cdata` and `none`, and the security schemes' `oauth2MetadataUrl`.
+//! `prefixEncoding`), any other `serializedValue`, and XML's `nodeType`
+//! `text`, `cdata` and `none`. A security scheme's `oauth2MetadataUrl` is
+//! carried as [`OAUTH2_METADATA_URL`]: a client discovers its device flow there.
 
 use super::provenance::Provenance;
 use super::tree::{operations, target, ADDITIONAL, QUERY};
@@ -562,13 +563,7 @@ fn scheme(s: &mut Mapping, at: &Pointer, out: &mut Provenance) {
         );
     }
     carry(s, "deprecated", SCHEME_DEPRECATED, at, out);
-    take_noted(
-        s,
-        "oauth2MetadataUrl",
-        at,
-        out,
-        "`oauth2MetadataUrl` is not used",
-    );
+    carry(s, "oauth2MetadataUrl", OAUTH2_METADATA_URL, at, out);
     if let Some(Value::Mapping(flows)) = s.get_mut("flows") {
         carry(
             flows,
@@ -594,6 +589,9 @@ pub(crate) const TAG_PARENT: &str = "x-parent";
 /// The extension an OAuth 2 scheme's `deviceAuthorization` flow is
 /// carried in.
 pub(crate) const DEVICE_FLOW: &str = "x-deviceAuthorization";
+
+/// The extension an OAuth 2 scheme's `oauth2MetadataUrl` is carried in.
+pub(crate) const OAUTH2_METADATA_URL: &str = "x-oauth2MetadataUrl";
 
 /// The extension a tag's `kind` is carried in.
 pub(crate) const TAG_KIND: &str = "x-kind";

@@ -62,8 +62,11 @@ impl Lowerer<'_> {
                 S::OAuth2 { description, .. } => (SchemeKind::OAuth2, description),
                 S::OpenIDConnect { description, .. } => (SchemeKind::OpenIdConnect, description),
             };
+            let metadata = extensions
+                .get(crate::load::OAUTH2_METADATA_URL)
+                .and_then(serde_json::Value::as_str);
             let device = match scheme {
-                S::OAuth2 { flows, .. } => self.device_flow(flows, &at.join("flows")),
+                S::OAuth2 { flows, .. } => self.device_flow(flows, metadata, &at),
                 _ => None,
             };
             out.push(SecurityScheme {
@@ -77,31 +80,41 @@ impl Lowerer<'_> {
         out
     }
 
-    /// An OAuth 2 scheme's device authorization flow (3.2's
-    /// `deviceAuthorization`, carried by the load stage), if it has one; one
-    /// without its two URLs is noted and left out.
-    fn device_flow(&mut self, flows: &openapiv3::OAuth2Flows, at: &Pointer) -> Option<DeviceFlow> {
-        let flow = flows.extensions.get(crate::load::DEVICE_FLOW)?;
-        let text = |key: &str| flow.get(key).and_then(serde_json::Value::as_str);
-        match (text("deviceAuthorizationUrl"), text("tokenUrl")) {
-            (Some(authorization), Some(token)) => Some(DeviceFlow {
+    /// An OAuth 2 scheme's (at `at`) device authorization flow: 3.2's
+    /// `deviceAuthorization` (carried by the load stage) where it writes
+    /// its two URLs, else the one the server's metadata at
+    /// `oauth2MetadataUrl` offers, read at sign-in. A flow written without
+    /// its URLs and without metadata to find them is noted and left out.
+    fn device_flow(
+        &mut self,
+        flows: &openapiv3::OAuth2Flows,
+        metadata: Option<&str>,
+        at: &Pointer,
+    ) -> Option<DeviceFlow> {
+        let flow = flows.extensions.get(crate::load::DEVICE_FLOW);
+        let text = |key: &str| flow?.get(key).and_then(serde_json::Value::as_str);
+        let scopes = flow
+            .and_then(|flow| flow.get("scopes"))
+            .and_then(serde_json::Value::as_object)
+            .map(|scopes| scopes.keys().cloned().collect())
+            .unwrap_or_default();
+        let endpoints = match (text("deviceAuthorizationUrl"), text("tokenUrl"), metadata) {
+            (Some(authorization), Some(token), _) => DeviceEndpoints::Written {
                 authorization_url: authorization.to_string(),
                 token_url: token.to_string(),
-                scopes: flow
-                    .get("scopes")
-                    .and_then(serde_json::Value::as_object)
-                    .map(|scopes| scopes.keys().cloned().collect())
-                    .unwrap_or_default(),
-            }),
-            _ => {
+            },
+            (_, _, Some(metadata)) => DeviceEndpoints::Metadata(metadata.to_string()),
+            _ if flow.is_some() => {
                 self.note(
-                    &at.join("deviceAuthorization"),
-                    "a device authorization flow needs its `deviceAuthorizationUrl` and `tokenUrl`: \
-                     the client has no sign-in through it",
+                    &at.join("flows").join("deviceAuthorization"),
+                    "a device authorization flow needs its `deviceAuthorizationUrl` and `tokenUrl`, \
+                     or the scheme's `oauth2MetadataUrl`: the client has no sign-in through it",
                 );
-                None
+                return None;
             }
-        }
+            _ => return None,
+        };
+        Some(DeviceFlow { endpoints, scopes })
     }
 
     /// Security requirements as the document writes them at `at`; each

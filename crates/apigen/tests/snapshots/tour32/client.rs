@@ -84,12 +84,38 @@ impl Client {
         scopes: &[&str],
         show: impl FnOnce(&runtime::DeviceCode),
     ) -> Result<(), runtime::ClientError> {
-        const FLOW: runtime::DeviceFlow = runtime::DeviceFlow {
-            device_authorization_url: "/oauth/device",
-            token_url: "/oauth/token",
-        };
+        const FLOW: runtime::DeviceFlow = runtime::DeviceFlow::new(
+            "/oauth/device",
+            "/oauth/token",
+        );
         let token = FLOW.authorize(&self.core, client_id, scopes, show).await?;
         self.core.set_credential("deviceLogin", token);
+        Ok(())
+    }
+
+    /// Credentials for the security scheme `partnerLogin`: an OAuth 2 access token.
+    ///
+    /// A partner's device signs in where the authorization server's metadata says.
+    pub fn with_partner_login(mut self, token: impl Into<String>) -> Self {
+        self.core
+            .set_credential("partnerLogin", runtime::Credential::Token(token.into()));
+        self
+    }
+
+    /// Signs in through `partnerLogin`'s OAuth 2 device authorization flow (RFC 8628): reads the authorization server's metadata at `/.well-known/oauth-authorization-server` (RFC 8414), asks its `device_authorization_endpoint` for a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its `user_code` at its `verification_uri`, on any device), waits at its `token_endpoint` until the user approves, and keeps the access token as `partnerLogin`'s credential. A URL the spec writes relative is relative to the base URL. A refusal, or a code that expires first, is `runtime::ClientError::Authorization`.
+    pub async fn sign_in_partner_login(
+        &mut self,
+        client_id: &str,
+        scopes: &[&str],
+        show: impl FnOnce(&runtime::DeviceCode),
+    ) -> Result<(), runtime::ClientError> {
+        let flow = runtime::DeviceFlow::discover(
+                &self.core,
+                "/.well-known/oauth-authorization-server",
+            )
+            .await?;
+        let token = flow.authorize(&self.core, client_id, scopes, show).await?;
+        self.core.set_credential("partnerLogin", token);
         Ok(())
     }
 

@@ -32,6 +32,10 @@ pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[
         name: "deviceLogin",
         kind: runtime::SchemeKind::OAuth2,
     },
+    runtime::SecurityScheme {
+        name: "partnerLogin",
+        kind: runtime::SchemeKind::OAuth2,
+    },
 ];
 
 /// The document's own `security`: what requests that no operation
@@ -147,9 +151,14 @@ pub static OPERATIONS: [runtime::Operation; 10] = [
         deprecated_since: None,
         sunset: None,
         successor: None,
-        security: &[runtime::SecurityRequirement {
-            schemes: &[("deviceLogin", &["read:pets"])],
-        }],
+        security: &[
+            runtime::SecurityRequirement {
+                schemes: &[("deviceLogin", &["read:pets"])],
+            },
+            runtime::SecurityRequirement {
+                schemes: &[("partnerLogin", &[])],
+            },
+        ],
     },
     runtime::Operation {
         id: "registerHook",
