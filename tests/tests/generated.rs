@@ -1225,6 +1225,17 @@ mod tour32_glue {
             )))
         }
 
+        async fn bundle_pets(
+            &self,
+            _: BundlePetsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<BundlePetsResponse, ErrorResponse> {
+            let pets = [pet(1, "Rex"), pet(2, "Tom")];
+            Ok(BundlePetsResponse::Ok(runtime::ItemStream::new(
+                futures_util::stream::iter(pets),
+            )))
+        }
+
         async fn pet_changes(
             &self,
             request: PetChangesRequest,
@@ -1371,6 +1382,13 @@ mod tour32_glue {
             .collect()
             .await;
         assert_eq!(pets, [pet(1, "Rex"), pet(2, "Tom"), pet(3, "Zoé")]);
+        // `multipart/mixed` with an `itemSchema`: a JSON part each.
+        let pets: Vec<models::Pet> = client
+            .bundle_pets_stream(BundlePetsRequest::default())
+            .map(|p| p.expect("a pet"))
+            .collect()
+            .await;
+        assert_eq!(pets, [pet(1, "Rex"), pet(2, "Tom")]);
         // A JSON text sequence, answering a QUERY with a body.
         let request = PetChangesRequest {
             body: Some(models::PetChangesBody { since: Some(40) }),
@@ -1411,6 +1429,23 @@ mod tour32_glue {
         assert_eq!(
             std::str::from_utf8(&body).unwrap(),
             "\u{1e}{\"id\":2,\"name\":\"change 2\"}\n\u{1e}{\"id\":3,\"name\":\"change 3\"}\n"
+        );
+        // Parts, between delimiters of the boundary the header names.
+        let get = test::TestRequest::get().uri("/pets/bundle").to_request();
+        let response = test::call_service(&app, get).await;
+        let media = response.headers().get("content-type").cloned().unwrap();
+        let media = media.to_str().unwrap();
+        let boundary = media
+            .strip_prefix("multipart/mixed; boundary=")
+            .expect("a boundary");
+        let body = test::read_body(response).await;
+        let part =
+            |p: &str| format!("--{boundary}\r\ncontent-type: application/json\r\n\r\n{p}\r\n");
+        assert_eq!(
+            std::str::from_utf8(&body).unwrap(),
+            part(r#"{"id":1,"name":"Rex"}"#)
+                + &part(r#"{"id":2,"name":"Tom"}"#)
+                + &format!("--{boundary}--\r\n")
         );
     }
 

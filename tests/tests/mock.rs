@@ -358,6 +358,30 @@ async fn sequential_media_are_mocked_one_valid_item_at_a_time() {
             .expect("a line feed ends a record");
         let _: spec::models::PetChangesOkItem = serde_json::from_str(text).expect("a change");
     }
+
+    // `multipart/mixed`: a JSON part each, between the delimiters of the
+    // boundary its `Content-Type` names, then the closing delimiter.
+    let bundle = test::TestRequest::get().uri("/pets/bundle").to_request();
+    let (media, text) = read(test::call_service(&app, bundle).await).await;
+    let media = media.expect("a media type");
+    let boundary = media
+        .strip_prefix("multipart/mixed; boundary=")
+        .expect("a boundary");
+    let delimiter = format!("--{boundary}\r\n");
+    let (parts, end) = text
+        .rsplit_once(&format!("--{boundary}--\r\n"))
+        .expect("a closing delimiter");
+    assert_eq!(end, "");
+    let parts: Vec<&str> = parts.split(&delimiter).skip(1).collect();
+    assert_eq!(parts.len(), 3, "{text:?}");
+    for part in parts {
+        let (headers, body) = part.split_once("\r\n\r\n").expect("headers, then a body");
+        assert_eq!(headers, "content-type: application/json");
+        let body = body
+            .strip_suffix("\r\n")
+            .expect("a line break before the delimiter");
+        let _: spec::models::Pet = serde_json::from_str(body).expect("a pet a part");
+    }
 }
 
 /// An event stream whose schema describes whole events is mocked with

@@ -141,24 +141,29 @@ where
         use futures_util::StreamExt as _;
         let keep_alive = (framing == Framing::Events).then_some(self.keep_alive);
         let events = self.events();
-        futures_util::stream::unfold(Some(events), move |events| async move {
-            let mut events = events?;
-            let next = match keep_alive {
-                Some(keep_alive) => tokio::time::timeout(keep_alive, events.next()).await,
-                None => Ok(events.next().await),
-            };
-            let chunk = match next {
-                Err(_) => ": keep-alive\n\n".to_string(),
-                Ok(None) => return None,
-                Ok(Some(event)) => match framing.frame(&event) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        tracing::error!(error = %e, "an item of a stream could not be serialized: the stream ends");
-                        return None;
-                    }
-                },
-            };
-            Some((Ok(actix_web::web::Bytes::from(chunk)), Some(events)))
+        futures_util::stream::unfold(Some(events), move |events| {
+            let framing = framing.clone();
+            async move {
+                let mut events = events?;
+                let next = match keep_alive {
+                    Some(keep_alive) => tokio::time::timeout(keep_alive, events.next()).await,
+                    None => Ok(events.next().await),
+                };
+                let chunk = match next {
+                    Err(_) => ": keep-alive\n\n".to_string(),
+                    // What closes the stream, if its framing has it, is its
+                    // last chunk.
+                    Ok(None) => return framing.close().map(|close| (Ok(close.into()), None)),
+                    Ok(Some(event)) => match framing.frame(&event) {
+                        Ok(text) => text,
+                        Err(e) => {
+                            tracing::error!(error = %e, "an item of a stream could not be serialized: the stream ends");
+                            return None;
+                        }
+                    },
+                };
+                Some((Ok(actix_web::web::Bytes::from(chunk)), Some(events)))
+            }
         })
     }
 }
@@ -179,8 +184,8 @@ where
 
 /// Finishes a response whose body is the item stream `items`, sent as
 /// `media_type` (`application/jsonl`, say) and framed as it says (JSON
-/// Lines when it names no framing this runtime knows), each item as it
-/// comes.
+/// Lines when it names no framing this runtime knows; `multipart/mixed`
+/// with a fresh boundary), each item as it comes.
 #[cfg(feature = "server")]
 pub fn item_stream<T, R>(
     builder: actix_web::HttpResponseBuilder,
@@ -208,7 +213,7 @@ where
     R: Send + 'static,
 {
     builder
-        .content_type(media_type)
+        .content_type(framing.content_type(media_type))
         .insert_header(("cache-control", "no-cache"))
         // Nginx buffers a proxied response unless told not to.
         .insert_header(("x-accel-buffering", "no"))

@@ -68,7 +68,7 @@ pub(crate) type Boxed<I> = Pin<Box<dyn Stream<Item = I> + Send>>;
 
 /// How the items of a stream are framed on the wire, told by its media
 /// type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Framing {
     /// `text/event-stream`: events, each with its fields (`id`, `event`,
     /// `retry`) and its data.
@@ -80,11 +80,54 @@ pub enum Framing {
     /// `+json-seq`): each JSON text after a record separator (0x1E) and
     /// before a line feed.
     Sequence,
+    /// `multipart/mixed` (RFC 2046): each item a part, after a delimiter
+    /// line of the boundary, with its own `Content-Type` (JSON, as this
+    /// runtime writes them); the stream ends with the closing delimiter.
+    Parts(Boundary),
+}
+
+/// A multipart body's boundary: what its `Content-Type` names, or, for a
+/// body being written, one made at random, which no JSON part will hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Boundary(std::sync::Arc<str>);
+
+impl Boundary {
+    /// A fresh boundary: 32 hexadecimal digits from the process's random
+    /// hash keys, after a fixed prefix.
+    pub fn fresh() -> Self {
+        use std::hash::{BuildHasher as _, Hasher as _};
+        let random = || {
+            std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish()
+        };
+        Boundary(format!("part-{:016x}{:016x}", random(), random()).into())
+    }
+
+    /// The boundary as written after `--`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The `boundary` parameter of a media type, unquoted.
+    fn of(media_type: &str) -> Option<Self> {
+        media_type.split(';').skip(1).find_map(|parameter| {
+            let (name, value) = parameter.split_once('=')?;
+            let value = value.trim();
+            let value = value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(value);
+            (name.trim().eq_ignore_ascii_case("boundary") && !value.is_empty())
+                .then(|| Boundary(value.into()))
+        })
+    }
 }
 
 impl Framing {
     /// The framing of `media_type` (parameters and case aside), if it is a
-    /// sequential media type this runtime reads.
+    /// sequential media type this runtime reads. A `multipart/mixed` one
+    /// has the boundary its parameter names, else a fresh one (to write).
     pub fn of(media_type: &str) -> Option<Framing> {
         let essence = media_type.split(';').next()?.trim().to_ascii_lowercase();
         match essence.as_str() {
@@ -97,20 +140,54 @@ impl Framing {
             | "application/ndjson" => Some(Framing::Lines),
             e if e.ends_with("+jsonl") || e.ends_with("+ndjson") => Some(Framing::Lines),
             e if e == "application/json-seq" || e.ends_with("+json-seq") => Some(Framing::Sequence),
+            "multipart/mixed" => Some(Framing::Parts(
+                Boundary::of(media_type).unwrap_or_else(Boundary::fresh),
+            )),
             _ => None,
+        }
+    }
+
+    /// The `Content-Type` a stream so framed is sent with: `media_type`,
+    /// and for parts the boundary.
+    #[cfg(feature = "server")]
+    pub fn content_type(&self, media_type: &str) -> String {
+        match self {
+            Framing::Parts(boundary) => {
+                let essence = media_type.split(';').next().unwrap_or(media_type).trim();
+                format!("{essence}; boundary={}", boundary.as_str())
+            }
+            _ => media_type.to_string(),
         }
     }
 
     /// One item as it goes on the wire: an event's fields and data for
     /// `text/event-stream`, its data alone for the others.
     #[cfg(feature = "server")]
-    pub fn frame<T: serde::Serialize>(self, event: &Event<T>) -> Result<String, serde_json::Error> {
+    pub fn frame<T: serde::Serialize>(
+        &self,
+        event: &Event<T>,
+    ) -> Result<String, serde_json::Error> {
         let json = || super::strictly(|| serde_json::to_string(&event.data));
         Ok(match self {
             Framing::Events => return frame(event),
             Framing::Lines => json()? + "\n",
             Framing::Sequence => format!("\u{1e}{}\n", json()?),
+            Framing::Parts(boundary) => format!(
+                "--{}\r\ncontent-type: application/json\r\n\r\n{}\r\n",
+                boundary.as_str(),
+                json()?
+            ),
         })
+    }
+
+    /// What ends a stream so framed, after its last item: the closing
+    /// delimiter of parts; nothing for the others.
+    #[cfg(feature = "server")]
+    pub fn close(&self) -> Option<String> {
+        match self {
+            Framing::Parts(boundary) => Some(format!("--{}--\r\n", boundary.as_str())),
+            _ => None,
+        }
     }
 }
 
@@ -193,6 +270,31 @@ mod tests {
         assert_eq!(lines, "{\"orderId\":3}\n");
         let sequence = Framing::Sequence.frame(&item).unwrap();
         assert_eq!(sequence, "\u{1e}{\"orderId\":3}\n");
+    }
+
+    #[test]
+    fn parts_are_framed_between_delimiters_of_their_boundary() {
+        let framing = Framing::of("multipart/mixed; boundary=\"b-1\"").unwrap();
+        assert_eq!(framing, Framing::Parts(Boundary("b-1".into())));
+        let item = Event::new(serde_json::json!({"orderId": 3}));
+        assert_eq!(
+            framing.frame(&item).unwrap(),
+            "--b-1\r\ncontent-type: application/json\r\n\r\n{\"orderId\":3}\r\n"
+        );
+        assert_eq!(framing.close().as_deref(), Some("--b-1--\r\n"));
+        assert_eq!(
+            framing.content_type("multipart/mixed"),
+            "multipart/mixed; boundary=b-1"
+        );
+        // A body to write gets a boundary of its own, a fresh one each.
+        let (Some(Framing::Parts(one)), Some(Framing::Parts(two))) = (
+            Framing::of("multipart/mixed"),
+            Framing::of("Multipart/Mixed"),
+        ) else {
+            panic!("parts");
+        };
+        assert_ne!(one, two);
+        assert_eq!(Framing::Lines.close(), None);
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub use form::{form_tree, multipart_tree, FormValue, NullText};
 pub use framing::frame;
 #[cfg(feature = "client")]
 pub use framing::StreamError;
-pub use framing::{Event, Framing};
+pub use framing::{Boundary, Event, Framing};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,
 };

@@ -357,6 +357,22 @@ pub(crate) struct Parser {
     held: usize,
     /// The last `id:` received: sent back as `Last-Event-ID`.
     pub(crate) last_id: Option<String>,
+    /// Where the reading of a multipart body is.
+    part: PartState,
+}
+
+/// Where the reading of a multipart body is.
+#[derive(Debug, Default)]
+struct PartState {
+    /// Past the first delimiter (before it is the preamble, ignored).
+    opened: bool,
+    /// Reading a part's headers, up to the blank line.
+    headers: bool,
+    /// The part's `Content-Type` names other than JSON: its text is the
+    /// item, as a JSON string.
+    text: bool,
+    /// Past the closing delimiter (after it is the epilogue, ignored).
+    closed: bool,
 }
 
 impl Parser {
@@ -369,6 +385,7 @@ impl Parser {
             started: false,
             held: 0,
             last_id: None,
+            part: PartState::default(),
         }
     }
 
@@ -392,6 +409,12 @@ impl Parser {
         }
         let line = String::from_utf8_lossy(&std::mem::take(&mut self.line)).into_owned();
         self.line_done(&line, &mut items);
+        if matches!(self.framing, Framing::Parts(_)) {
+            // A body cut before its closing delimiter: its last part is
+            // read as far as it came.
+            self.end_part(&mut items);
+            return items;
+        }
         if let Some(data) = self.current.data.take() {
             if !data.trim().is_empty() {
                 items.push(Raw {
@@ -438,7 +461,7 @@ impl Parser {
     }
 
     fn line_done(&mut self, line: &str, events: &mut Vec<Raw>) {
-        match self.framing {
+        match &self.framing {
             Framing::Events => self.event_line(line, events),
             Framing::Lines => {
                 if !line.trim().is_empty() {
@@ -449,7 +472,73 @@ impl Parser {
                 }
             }
             Framing::Sequence => self.sequence_line(line, events),
+            Framing::Parts(boundary) => {
+                let boundary = boundary.clone();
+                self.part_line(line, &boundary, events);
+            }
         }
+    }
+
+    /// A line of a multipart body: a delimiter (`--` and the boundary,
+    /// with `--` after it for the last) ends the part before it; then come
+    /// the part's headers, a blank line, and its body.
+    fn part_line(&mut self, line: &str, boundary: &super::framing::Boundary, items: &mut Vec<Raw>) {
+        let after = line
+            .strip_prefix("--")
+            .and_then(|rest| rest.strip_prefix(boundary.as_str()))
+            // Transport padding may follow a delimiter.
+            .map(str::trim_end);
+        if let Some(after @ ("" | "--")) = after {
+            self.end_part(items);
+            self.part = PartState {
+                opened: true,
+                headers: true,
+                text: false,
+                closed: after == "--",
+            };
+            return;
+        }
+        if !self.part.opened || self.part.closed {
+            return;
+        }
+        if self.part.headers {
+            if line.is_empty() {
+                self.part.headers = false;
+                self.current.data = Some(String::new());
+            } else if let Some((name, value)) = line.split_once(':') {
+                if name.trim().eq_ignore_ascii_case("content-type") {
+                    let essence = value.split(';').next().unwrap_or_default().trim();
+                    let essence = essence.to_ascii_lowercase();
+                    self.part.text = essence != "application/json" && !essence.ends_with("+json");
+                }
+            }
+            return;
+        }
+        self.held += line.len() + 1;
+        let data = self.current.data.get_or_insert_with(String::new);
+        if self.started {
+            data.push('\n');
+        }
+        data.push_str(line);
+        self.started = true;
+    }
+
+    /// The item the part being read makes, if its body has begun: its
+    /// text, as a JSON string when its media type is not JSON.
+    fn end_part(&mut self, items: &mut Vec<Raw>) {
+        self.started = false;
+        self.held = 0;
+        let Some(data) = self.current.data.take() else {
+            return;
+        };
+        let data = match self.part.text {
+            true => serde_json::Value::String(data).to_string(),
+            false => data,
+        };
+        items.push(Raw {
+            data: Some(data),
+            ..Raw::default()
+        });
     }
 
     /// A line of a JSON text sequence.
@@ -631,6 +720,30 @@ mod tests {
         assert!(first.is_empty());
         let second = parser.push(b"1}\n").unwrap();
         assert_eq!(second[0].data.as_deref(), Some("{\"a\":\n1}"));
+    }
+
+    #[test]
+    fn parts_are_read_one_item_each_across_any_chunking() {
+        let body = "preamble, ignored\r\n--b7\r\ncontent-type: application/json\r\n\r\n\
+                    {\"id\": 1,\r\n \"name\": \"R\u{e9}x\"}\r\n--b7  \r\nContent-Type: text/plain\r\n\r\n\
+                    two \"lines\"\r\nof text\r\n--b7--\r\nepilogue, ignored\r\n";
+        let framing = Framing::of("multipart/mixed; boundary=b7").unwrap();
+        let expected = [
+            "{\"id\": 1,\n \"name\": \"R\u{e9}x\"}".to_string(),
+            serde_json::Value::from("two \"lines\"\nof text").to_string(),
+        ];
+        for size in [1, 2, 3, 7, body.len()] {
+            let chunks: Vec<&[u8]> = body.as_bytes().chunks(size).collect();
+            assert_eq!(
+                items(framing.clone(), &chunks),
+                expected,
+                "chunks of {size}"
+            );
+        }
+        // A body cut short: the part it was in is read as far as it came,
+        // and a delimiter of another boundary is text of the part.
+        let cut = b"--b7\r\n\r\n[1,\r\n--b8\r\n2]";
+        assert_eq!(items(framing, &[cut]), ["[1,\n--b8\n2]"]);
     }
 
     #[test]

@@ -755,9 +755,10 @@ pub enum Media {
     /// `text/event-stream` (responses only): a stream of events whose data
     /// is the body's shape, sent and read as the events come.
     Events,
-    /// Another sequential media type (responses only): JSON Lines or a JSON
-    /// text sequence, the media type named, whose items are each the body's
-    /// shape, sent and read as they come.
+    /// Another sequential media type (responses only): JSON Lines, a JSON
+    /// text sequence, or `multipart/mixed` that 3.2's `itemSchema` makes a
+    /// stream of parts; the media type named, whose items are each the
+    /// body's shape, sent and read as they come.
     Items(String),
 }
 

@@ -35,7 +35,7 @@ pub use syntax::syntax;
 pub(crate) use tree::is_extension;
 pub(crate) use v32::{
     self_references, DEFAULT_MAPPING, DEVICE_FLOW, OAUTH2_METADATA_URL, SCHEME_DEPRECATED,
-    TAG_KIND, TAG_PARENT, TAG_SUMMARY,
+    SEQUENTIAL, TAG_KIND, TAG_PARENT, TAG_SUMMARY,
 };
 
 use crate::diag::{Diagnostic, Location, Pointer};

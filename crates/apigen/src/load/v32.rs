@@ -22,8 +22,9 @@
 //! An event stream's `itemSchema` is its `schema` (the generator decides
 //! by its shape that it describes whole events), its `data`'s
 //! `contentSchema` the type of each event's data. Another sequential media
-//! type's (JSON Lines, JSON text sequences) is the `items` of an array
-//! `schema`, which the generator reads as the type of each item.
+//! type's (JSON Lines, JSON text sequences, `multipart/mixed`) is the
+//! `items` of an array `schema`, which the generator reads as the type of
+//! each item.
 //!
 //! An `in: querystring` parameter whose content is a form of an object is an
 //! `in: query` object in `style: form` with `explode: true`: each property a
@@ -34,8 +35,8 @@
 //! document by its own URI local ([`self_references`]).
 //!
 //! Not generated yet, each noted: other `in: querystring` parameters,
-//! `multipart/mixed`'s sequential keywords (`itemSchema`, `itemEncoding`,
-//! `prefixEncoding`), any other `serializedValue`, and XML's `nodeType`
+//! `prefixEncoding` and an `itemEncoding` other than JSON parts, any other
+//! `serializedValue`, and XML's `nodeType`
 //! `text`, `cdata` and `none`. A security scheme's `oauth2MetadataUrl` is
 //! carried as [`OAUTH2_METADATA_URL`]: a client discovers its device flow there.
 
@@ -468,12 +469,13 @@ fn holder(map: &mut Mapping, at: &Pointer, out: &mut Provenance) {
 }
 
 /// A media type: an event stream's `itemSchema` is its events' schema;
-/// another sequential media type's (JSON Lines, a JSON text sequence) is
-/// the schema of its items, written as 3.1 would, the `items` of an array
-/// `schema` (which the generator reads as the items' type). What stays
-/// (`itemEncoding`, `prefixEncoding`, an `itemSchema` of `multipart/mixed`)
-/// is noted and taken out, and the body is then read as its `schema`
-/// says, or as any value.
+/// another sequential media type's (JSON Lines, a JSON text sequence,
+/// `multipart/mixed`, which is then marked [`SEQUENTIAL`]) is the schema of
+/// its items, written as 3.1 would, the `items` of an array `schema`
+/// (which the generator reads as the items' type). What stays
+/// (`prefixEncoding`, an `itemEncoding` other than JSON parts) is noted and
+/// taken out, and the body is then read as its `schema` says, or as any
+/// value.
 fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     let kind = at
         .segments()
@@ -485,7 +487,25 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     if events && !media.contains_key("schema") {
         carry(media, "itemSchema", "schema", at, out);
     }
-    let items = kind.is_some() && !events;
+    // `multipart/mixed` is a stream of parts only where `itemSchema` says
+    // so (an earlier document's `schema` of it describes named parts).
+    let essence = at.segments().last().unwrap_or_default();
+    let essence = essence.split(';').next().unwrap_or_default().trim();
+    let parts = essence.eq_ignore_ascii_case("multipart/mixed") && media.contains_key("itemSchema");
+    if parts {
+        media.insert(SEQUENTIAL.into(), Value::Bool(true));
+        // Each part is written and read as JSON: an encoding that says so
+        // says nothing more.
+        let json_parts = media
+            .get("itemEncoding")
+            .and_then(|e| e.get("contentType"))
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+        if json_parts {
+            media.remove("itemEncoding");
+        }
+    }
+    let items = (kind.is_some() && !events) || parts;
     if let Some(item) = items.then(|| media.remove("itemSchema")).flatten() {
         if media.contains_key("schema") {
             let why = "`schema` beside `itemSchema`: the items are read by `itemSchema`";
@@ -592,6 +612,10 @@ pub(crate) const DEVICE_FLOW: &str = "x-deviceAuthorization";
 
 /// The extension an OAuth 2 scheme's `oauth2MetadataUrl` is carried in.
 pub(crate) const OAUTH2_METADATA_URL: &str = "x-oauth2MetadataUrl";
+
+/// The extension that marks a `multipart/mixed` media type as a stream of
+/// parts, each an item of its `schema`'s `items` (3.2's `itemSchema`).
+pub(crate) const SEQUENTIAL: &str = "x-sequential";
 
 /// The extension a tag's `kind` is carried in.
 pub(crate) const TAG_KIND: &str = "x-kind";
@@ -853,24 +877,32 @@ mod tests {
     }
 
     #[test]
-    fn item_schemas_are_the_items_of_a_json_sequence_and_noted_elsewhere() {
-        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json-seq:\n              schema: {type: array, maxItems: 9}\n              itemSchema: {type: integer}\n            multipart/mixed:\n              itemSchema: {type: string}\n";
+    fn item_schemas_are_the_items_of_a_json_sequence_and_of_parts() {
+        let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json-seq:\n              schema: {type: array, maxItems: 9}\n              itemSchema: {type: integer}\n            multipart/mixed:\n              itemSchema: {type: string}\n              itemEncoding: {contentType: application/json}\n              prefixEncoding: [{contentType: text/plain}]\n            multipart/related:\n              itemSchema: {type: string}\n";
         let (doc, notes) = read(text);
         let content = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"];
         let sequence = &content["application/json-seq"];
         assert_eq!(sequence["schema"]["items"]["type"], "integer");
         assert!(sequence.get("itemSchema").is_none());
+        // Parts of `multipart/mixed` are items too, marked so; an encoding
+        // of JSON parts is what they are, positional ones are noted.
+        let parts = &content["multipart/mixed"];
+        assert_eq!(parts["schema"]["items"]["type"], "string");
+        assert_eq!(parts[SEQUENTIAL], true);
+        assert!(parts.get("itemEncoding").is_none());
+        assert!(content["multipart/related"].get(SEQUENTIAL).is_none());
         let at = "#/paths/~1e/get/responses/200/content";
         for noted in [
             format!("{at}/application~1json-seq/schema"),
-            format!("{at}/multipart~1mixed/itemSchema"),
+            format!("{at}/multipart~1mixed/prefixEncoding"),
+            format!("{at}/multipart~1related/itemSchema"),
         ] {
             assert!(
                 notes.iter().any(|n| n.contains(&noted)),
                 "{noted} in {notes:?}"
             );
         }
-        assert!(content["multipart/mixed"].get("itemSchema").is_none());
+        assert_eq!(notes.len(), 3, "{notes:?}");
     }
 
     #[test]

@@ -211,7 +211,7 @@ impl<'a> Lowerer<'a> {
                 resolved
                     .content
                     .iter()
-                    .filter_map(|(m, c)| Some((m, c, Media::stream_of(m)?)))
+                    .filter_map(|(m, c)| Some((m, c, stream_of(m, c)?)))
             };
             let events = streams().find(|(_, _, media)| *media == Media::Events);
             events.or_else(|| streams().next())
@@ -656,6 +656,26 @@ fn also_read<'m>(media_types: impl Iterator<Item = &'m String>) -> Vec<crate::ir
         }
     }
     also
+}
+
+/// The stream a response's media type `media_type` (its object `content`)
+/// is, if any: a sequential media type, or `multipart/mixed` where the
+/// load stage marked it a stream of parts (3.2's `itemSchema`).
+fn stream_of(media_type: &str, content: &openapiv3::MediaType) -> Option<Media> {
+    let parts =
+        content.extensions.get(crate::load::SEQUENTIAL) == Some(&serde_json::Value::Bool(true));
+    match Media::stream_of(media_type) {
+        Some(media) => Some(media),
+        None if parts => Some(Media::Items(
+            media_type
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase(),
+        )),
+        None => None,
+    }
 }
 
 #[cfg(test)]

@@ -282,6 +282,52 @@ impl Client {
         Ok(answer.reply(value))
     }
 
+    /// Every pet, one part each of a multipart body.
+    ///
+    /// `GET /pets/bundle` (operationId `bundlePets`)
+    pub async fn bundle_pets(
+        &self,
+        request: operations::BundlePetsRequest,
+    ) -> Result<runtime::Reply<operations::BundlePetsResponse>, runtime::ClientError> {
+        let call = self.bundle_pets_call(request)?;
+        Self::bundle_pets_read(self.core.open(call).await?)
+    }
+
+    /// The items of [`Self::bundle_pets`] as they arrive (`GET /pets/bundle`, `multipart/mixed`), each read as soon as its bytes have; nothing is sent until the stream is first polled. The stream ends when the body does; a dropped connection ends it with the error. An answer that is not a stream (an error status) ends the stream with `runtime::StreamError::Answered`, the typed response.
+    pub fn bundle_pets_stream(
+        &self,
+        request: operations::BundlePetsRequest,
+    ) -> runtime::ItemStream<super::models::Pet, operations::BundlePetsResponse> {
+        runtime::ItemStream::connect(
+            self.core.clone(),
+            self.bundle_pets_call(request),
+            Self::bundle_pets_read,
+            "multipart/mixed",
+        )
+    }
+
+    /// The call [`Self::bundle_pets`] sends.
+    fn bundle_pets_call(
+        &self,
+        _request: operations::BundlePetsRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        let call = runtime::Call::new(metadata::BUNDLE_PETS);
+        Ok(call)
+    }
+
+    /// [`Self::bundle_pets`]'s typed response, read from its answer.
+    fn bundle_pets_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::BundlePetsResponse>, runtime::ClientError> {
+        let value = match answer.status {
+            200 if answer.is_stream() => {
+                operations::BundlePetsResponse::Ok(answer.items(Self::bundle_pets_read))
+            }
+            _ => return Err(answer.undeclared()),
+        };
+        Ok(answer.reply(value))
+    }
+
     /// The changes a query selects, as a JSON text sequence.
     ///
     /// `QUERY /pets/changes` (operationId `petChanges`)

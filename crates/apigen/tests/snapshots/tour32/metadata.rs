@@ -44,7 +44,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 10] = [
+pub static OPERATIONS: [runtime::Operation; 11] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -130,6 +130,18 @@ pub static OPERATIONS: [runtime::Operation; 10] = [
         security: &[],
     },
     runtime::Operation {
+        id: "bundlePets",
+        method: "GET",
+        path: "/pets/bundle",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
         id: "petChanges",
         method: "QUERY",
         path: "/pets/changes",
@@ -195,14 +207,17 @@ pub const FIND_PETS: &runtime::Operation = &OPERATIONS[5];
 /// `GET /pets/export`
 pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[6];
 
+/// `GET /pets/bundle`
+pub const BUNDLE_PETS: &runtime::Operation = &OPERATIONS[7];
+
 /// `QUERY /pets/changes`
-pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[7];
+pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[8];
 
 /// `GET /me`
-pub const WHO_AM_I: &runtime::Operation = &OPERATIONS[8];
+pub const WHO_AM_I: &runtime::Operation = &OPERATIONS[9];
 
 /// `POST /hooks`
-pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[9];
+pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[10];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

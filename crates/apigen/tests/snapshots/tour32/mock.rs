@@ -106,6 +106,13 @@ static EXPORT_PETS: [Response; 2] = [
     Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
 ];
 
+/// The responses of `bundlePets`.
+static BUNDLE_PETS: [Response; 1] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(5))
+        .stream("multipart/mixed"),
+];
+
 /// The responses of `petChanges`.
 static PET_CHANGES: [Response; 1] = [
     Response::new(Status::Code(200))
@@ -134,6 +141,7 @@ fn responses(id: &str) -> &'static [Response] {
         "petEvents" => &PET_EVENTS,
         "findPets" => &FIND_PETS,
         "exportPets" => &EXPORT_PETS,
+        "bundlePets" => &BUNDLE_PETS,
         "petChanges" => &PET_CHANGES,
         "whoAmI" => &WHO_AM_I,
         "registerHook" => &REGISTER_HOOK,
@@ -294,6 +302,14 @@ impl operations::Pets for MockService {
                 _ => operations::ExportPetsResponse::Ok(mock.body()?),
             })
         })
+    }
+
+    async fn bundle_pets(
+        &self,
+        _request: operations::BundlePetsRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::BundlePetsResponse, operations::ErrorResponse> {
+        self.answer(&context, "bundlePets", &BUNDLE_PETS, |mock| Ok(operations::BundlePetsResponse::Ok(mock.items()?)))
     }
 
     async fn pet_changes(

@@ -127,6 +127,15 @@ pub trait Pets {
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<ExportPetsResponse, ErrorResponse>>;
 
+    /// Every pet, one part each of a multipart body.
+    ///
+    /// `GET /pets/bundle` (operationId `bundlePets`)
+    fn bundle_pets(
+        &self,
+        request: BundlePetsRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<BundlePetsResponse, ErrorResponse>>;
+
     /// The changes a query selects, as a JSON text sequence.
     ///
     /// `QUERY /pets/changes` (operationId `petChanges`)
@@ -499,6 +508,37 @@ impl runtime::Response for ExportPetsResponse {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `bundle_pets`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BundlePetsRequest {}
+
+/// The responses `bundle_pets` can give: one variant per status the spec declares.
+#[derive(Debug)]
+pub enum BundlePetsResponse {
+    /// `200`: The pets, a JSON part each.
+    ///
+    /// A stream of items (`multipart/mixed`), read as they come.
+    Ok(runtime::ItemStream<models::Pet, BundlePetsResponse>),
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for BundlePetsResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        Err(error)
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::item_stream(builder, "multipart/mixed", body))
             }
         }
     }

@@ -103,6 +103,20 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
+        web::resource("/pets/bundle")
+            .route(runtime::serve(web::get().to(bundle_pets::<S>), metadata::BUNDLE_PETS, layer()))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/pets/changes")
             .route(runtime::serve(
                 runtime::route_for("QUERY").to(pet_changes::<S>),
@@ -342,6 +356,25 @@ async fn export_pets<S: operations::Pets + Rejections + 'static>(
             runtime::answer(service.export_pets(parsed, context).await, reject)
         }
         Err(rejection) => runtime::refuse::<operations::ExportPetsResponse>(rejection, reject),
+    }
+}
+
+/// `GET /pets/bundle`
+async fn bundle_pets<S: operations::Pets + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract() -> Result<operations::BundlePetsRequest, runtime::Rejection> {
+        let parsed = operations::BundlePetsRequest {};
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract() {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.bundle_pets(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::BundlePetsResponse>(rejection, reject),
     }
 }
 
