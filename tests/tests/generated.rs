@@ -1197,6 +1197,19 @@ mod tour32_glue {
             )))
         }
 
+        async fn lookup_pets(
+            &self,
+            request: LookupPetsRequest,
+            _: runtime::RequestContext,
+        ) -> Result<LookupPetsResponse, ErrorResponse> {
+            let names = request.selector.names;
+            let found = [pet(1, "Rex"), pet(2, "Tom"), pet(3, "Zoé & co")]
+                .into_iter()
+                .filter(|p| names.contains(&p.name))
+                .collect();
+            Ok(LookupPetsResponse::Ok(found))
+        }
+
         async fn find_pets(
             &self,
             request: FindPetsRequest,
@@ -1374,6 +1387,20 @@ mod tour32_glue {
             .unwrap()
             .into_inner();
         assert_eq!(found, FindPetsResponse::Ok(vec![pet(1, "Rex")]));
+        // The whole query string as JSON text, whatever it holds (`&`, `+`,
+        // spaces and accents travel percent-encoded).
+        let selector = models::LookupPetsSelector {
+            names: vec!["Zoé & co".into(), "Tom".into()],
+        };
+        let found = client
+            .lookup_pets(LookupPetsRequest { selector })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            found,
+            LookupPetsResponse::Ok(vec![pet(2, "Tom"), pet(3, "Zoé & co")])
+        );
 
         // JSON Lines (`itemSchema` by `$ref`), beside JSON: each item typed.
         let pets: Vec<models::Pet> = client
@@ -1610,6 +1637,19 @@ mod tour32_glue {
         assert_eq!((s, body.as_array().map(Vec::len)), (200, Some(2)));
         let (s, _, body) = call("GET", "/pets/find?limit=0", "").await;
         assert_eq!((s, body["code"].as_str()), (422, Some("validation_failed")));
+        // A query string read whole as JSON text, percent-decoded, and
+        // checked against the spec's bounds; one that is no JSON is a 400.
+        let (s, _, body) = call(
+            "GET",
+            "/pets/lookup?%7B%22names%22%3A%5B%22Rex%22%5D%7D",
+            "",
+        )
+        .await;
+        assert_eq!((s, body[0]["name"].as_str()), (200, Some("Rex")));
+        let (s, _, body) = call("GET", "/pets/lookup?%7B%22names%22%3A%5B%5D%7D", "").await;
+        assert_eq!((s, body), (422, serde_json::Value::Null));
+        assert_eq!(call("GET", "/pets/lookup?names=Rex", "").await.0, 400);
+        assert_eq!(call("GET", "/pets/lookup", "").await.0, 400);
         // A path parameter the path item declares, for its other methods.
         assert_eq!(call("LINK", "/pets/1", "").await.0, 204);
         let (s, _, body) = call("LINK", "/pets/0", "").await;

@@ -339,6 +339,14 @@ impl Core {
         let mut headers = self.headers.clone();
         let mut cookies = call.cookies.clone();
         self.authorize(call.operation, &mut headers, &mut query, &mut cookies);
+        if let Some(whole) = &call.whole_query {
+            // Every byte but the unreserved ones percent-encoded, so that
+            // no `+` reads as a space and no `&` as a pair's end.
+            let encoded: String = form_urlencoded::byte_serialize(whole.as_bytes())
+                .collect::<String>()
+                .replace('+', "%20");
+            url.set_query(Some(&encoded));
+        }
         if !query.is_empty() {
             url.query_pairs_mut().extend_pairs(&query);
         }
@@ -498,6 +506,9 @@ pub struct Call {
     /// is built).
     segments: Vec<String>,
     query: Vec<(String, String)>,
+    /// The whole query string, for a parameter that is all of it
+    /// (encoded when the URL is built); pairs follow it.
+    whole_query: Option<String>,
     headers: Vec<(HeaderName, HeaderValue)>,
     cookies: Vec<(String, String)>,
     body: Option<Body>,
@@ -526,6 +537,7 @@ impl Call {
                 .map(str::to_string)
                 .collect(),
             query: Vec::new(),
+            whole_query: None,
             headers: Vec::new(),
             cookies: Vec::new(),
             body: None,
@@ -571,6 +583,7 @@ impl Call {
     /// query parameters; headers and credentials stay.
     pub fn follow(&mut self, url: String) {
         self.query.clear();
+        self.whole_query = None;
         self.follow = Some(url);
     }
 
@@ -599,6 +612,12 @@ impl Call {
             self.query
                 .extend(query_pairs(&v, name, style, explode.on()));
         }
+    }
+
+    /// A parameter that is the whole query string, sent as JSON text
+    /// (OpenAPI 3.2's `in: querystring`; left out when `None` or null).
+    pub fn query_string(&mut self, value: &impl Serialize) {
+        self.whole_query = json(value).map(|v| v.to_string());
     }
 
     /// A header parameter (left out when `None` or null).

@@ -32,7 +32,7 @@ pub fn styled<T: DeserializeOwned>(
     what: &str,
 ) -> Result<T, Rejection> {
     use serde_json::Value;
-    if style == Style::Json {
+    if matches!(style, Style::Json | Style::QueryString) {
         return serde_json::from_str(raw).map_err(|e| {
             Rejection::new(
                 RejectionKind::BadRequest,
@@ -156,7 +156,7 @@ pub fn write(value: &Value, name: &str, style: Style, explode: bool) -> Option<S
         Style::SpaceDelimited => items("=").join(" "),
         Style::PipeDelimited => items("=").join("|"),
         Style::Simple | Style::Form | Style::DeepObject => items("=").join(","),
-        Style::Json => value.to_string(),
+        Style::Json | Style::QueryString => value.to_string(),
     })
 }
 

@@ -57,6 +57,9 @@ pub enum Style {
     /// (`application/json`), or one whose shape no style can carry (an
     /// object holding arrays of objects, say).
     Json,
+    /// The whole query string as JSON text, percent-encoded (OpenAPI 3.2's
+    /// `in: querystring` with JSON content).
+    QueryString,
 }
 
 /// Whether a parameter's array or object is spelled exploded (OpenAPI's

@@ -52,7 +52,7 @@ fn what_3_2_adds_is_generated_as_3_1_says_it_or_noted() {
     let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\n\
         paths:\n  /pets:\n    query:\n      operationId: searchPets\n      responses: {'200': {description: ok}}\n\
         \x20   get:\n      operationId: listPets\n      parameters:\n\
-        \x20       - {name: q, in: querystring, content: {application/json: {schema: {type: object}}}}\n\
+        \x20       - {name: q, in: querystring, content: {text/plain: {schema: {type: string}}}}\n\
         \x20       - {name: limit, in: query, schema: {type: integer, maximum: 10}}\n\
         \x20     responses:\n        '200':\n          summary: The pets\n\
         \x20         content: {application/json: {schema: {type: array, items: {type: string}}}}\n";
@@ -66,7 +66,7 @@ fn what_3_2_adds_is_generated_as_3_1_says_it_or_noted() {
         notes
             .iter()
             .any(|n| n.contains("#/paths/~1pets/get/parameters/0")),
-        "the querystring parameter is noted: {notes:?}"
+        "a query string of plain text is noted: {notes:?}"
     );
     assert!(
         !notes.iter().any(|n| n.contains("#/paths/~1pets/query")),

@@ -354,6 +354,9 @@ fn build_call(api: &Api, op: &Operation, out: &mut String) {
         let style = format!("runtime::Style::{:?}", p.style);
         let (method, args): (&str, Vec<&str>) = match p.location {
             ParamLocation::Path => ("call.path", vec![&wire, &value, &style, explode]),
+            ParamLocation::Query if p.style == Style::QueryString => {
+                ("call.query_string", vec![&value])
+            }
             ParamLocation::Query => ("call.query", vec![&wire, &value, &style, explode]),
             ParamLocation::Header if p.style == Style::Json => {
                 ("call.header_json", vec![&wire, &value])

@@ -413,6 +413,7 @@ fn style(p: &Param) -> Option<String> {
         Style::PipeDelimited => "pipeDelimited",
         Style::DeepObject => "deepObject",
         Style::Json => return Some("Sent as JSON text.".into()),
+        Style::QueryString => return Some("The whole query string, as JSON text.".into()),
     };
     let plain = matches!(p.shape.ty, Ty::Array(_) | Ty::Map(_) | Ty::Named(_));
     plain.then(|| {

@@ -228,6 +228,9 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
     for p in &op.params {
         let location = match p.location {
             crate::ir::ParamLocation::Path => "Path",
+            crate::ir::ParamLocation::Query if p.style == crate::ir::Style::QueryString => {
+                "Query string"
+            }
             crate::ir::ParamLocation::Query => "Query",
             crate::ir::ParamLocation::Header => "Header",
             crate::ir::ParamLocation::Cookie => "Cookie",

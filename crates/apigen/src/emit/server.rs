@@ -341,6 +341,9 @@ fn param_value(p: &crate::ir::Param) -> Expr {
         Expr::call(callee, args.iter().map(|a| Expr::text(*a)).collect(), "?")
     };
     let request = "request";
+    if p.style == Style::QueryString {
+        return call("query.whole_json", &[&wire]);
+    }
     if p.style == Style::Json {
         return match p.location {
             ParamLocation::Path => call(
@@ -384,8 +387,12 @@ fn param_field(api: &Api, p: &crate::ir::Param) -> Expr {
     // A query parameter that admits null (and has no default) may be
     // sent as `null`, where that is no text of its type (JSON, a
     // number, an object...).
-    let text = matches!(p.shape.ty, Ty::String | Ty::Base64) && p.style != Style::Json;
-    let nullable = p.location == ParamLocation::Query && p.shape.nullable && !text;
+    let text = matches!(p.shape.ty, Ty::String | Ty::Base64)
+        && !matches!(p.style, Style::Json | Style::QueryString);
+    let nullable = p.location == ParamLocation::Query
+        && p.style != Style::QueryString
+        && p.shape.nullable
+        && !text;
     let default = param_default(api, p).map(|d| text::compact(&d));
     let value = if nullable && default.is_none() {
         Expr::IfElse {
@@ -398,6 +405,9 @@ fn param_field(api: &Api, p: &crate::ir::Param) -> Expr {
     };
     let what = match p.location {
         ParamLocation::Path => return value,
+        ParamLocation::Query if p.style == Style::QueryString => {
+            format!("the query string (`{wire}`)")
+        }
         ParamLocation::Query => format!("query parameter `{wire}`"),
         ParamLocation::Header => format!("header `{wire}`"),
         ParamLocation::Cookie => format!("cookie `{wire}`"),

@@ -34,8 +34,8 @@ pub use provenance::Provenance;
 pub use syntax::syntax;
 pub(crate) use tree::is_extension;
 pub(crate) use v32::{
-    self_references, DEFAULT_MAPPING, DEVICE_FLOW, OAUTH2_METADATA_URL, SCHEME_DEPRECATED,
-    SEQUENTIAL, TAG_KIND, TAG_PARENT, TAG_SUMMARY,
+    self_references, DEFAULT_MAPPING, DEVICE_FLOW, OAUTH2_METADATA_URL, QUERYSTRING,
+    SCHEME_DEPRECATED, SEQUENTIAL, TAG_KIND, TAG_PARENT, TAG_SUMMARY,
 };
 
 use crate::diag::{Diagnostic, Location, Pointer};

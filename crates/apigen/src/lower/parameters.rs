@@ -143,7 +143,13 @@ impl<'a> Lowerer<'a> {
             };
         // JSON text where the document says so, or where the style cannot
         // carry the shape: never a skipped operation.
+        let whole =
+            data.extensions.get(crate::load::QUERYSTRING) == Some(&serde_json::Value::Bool(true));
         let (style, note) = match content {
+            Some(true) if whole => (
+                Style::QueryString,
+                Some("The whole query string, as JSON text (`in: querystring`)."),
+            ),
             Some(true) => (
                 Style::Json,
                 Some("Sent as JSON text, as its `content` says."),
@@ -155,7 +161,8 @@ impl<'a> Lowerer<'a> {
                 Some("Sent as JSON text: its style cannot carry a value of this shape."),
             ),
         };
-        let scalar_named = style != Style::Json && scalar_ok(&shape, &self.types);
+        let scalar_named =
+            !matches!(style, Style::Json | Style::QueryString) && scalar_ok(&shape, &self.types);
         let default = match schema {
             Some(ReferenceOr::Item(s)) => s.schema_data.default.clone(),
             _ => None,

@@ -233,6 +233,20 @@ impl Client {
         answer.typed()
     }
 
+    /// The pets a query string of JSON names.
+    ///
+    /// `GET /pets/lookup` (operationId `lookupPets`)
+    pub async fn lookup_pets(
+        &self,
+        request: operations::LookupPetsRequest,
+    ) -> Result<runtime::Reply<operations::LookupPetsResponse>, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::LOOKUP_PETS);
+        call.query_string(&request.selector);
+        let answer = self.core.send(call).await?;
+        answer.typed()
+    }
+
     /// Every pet, one JSON text a line, each sent as it is read.
     ///
     /// `GET /pets/export` (operationId `exportPets`)

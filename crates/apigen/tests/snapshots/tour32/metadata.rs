@@ -44,7 +44,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[];
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 11] = [
+pub static OPERATIONS: [runtime::Operation; 12] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -109,6 +109,18 @@ pub static OPERATIONS: [runtime::Operation; 11] = [
         id: "findPets",
         method: "GET",
         path: "/pets/find",
+        tag: "",
+        stability: runtime::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    },
+    runtime::Operation {
+        id: "lookupPets",
+        method: "GET",
+        path: "/pets/lookup",
         tag: "",
         stability: runtime::Stability::Stable,
         deprecated: false,
@@ -204,20 +216,23 @@ pub const PET_EVENTS: &runtime::Operation = &OPERATIONS[4];
 /// `GET /pets/find`
 pub const FIND_PETS: &runtime::Operation = &OPERATIONS[5];
 
+/// `GET /pets/lookup`
+pub const LOOKUP_PETS: &runtime::Operation = &OPERATIONS[6];
+
 /// `GET /pets/export`
-pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[6];
+pub const EXPORT_PETS: &runtime::Operation = &OPERATIONS[7];
 
 /// `GET /pets/bundle`
-pub const BUNDLE_PETS: &runtime::Operation = &OPERATIONS[7];
+pub const BUNDLE_PETS: &runtime::Operation = &OPERATIONS[8];
 
 /// `QUERY /pets/changes`
-pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[8];
+pub const PET_CHANGES: &runtime::Operation = &OPERATIONS[9];
 
 /// `GET /me`
-pub const WHO_AM_I: &runtime::Operation = &OPERATIONS[9];
+pub const WHO_AM_I: &runtime::Operation = &OPERATIONS[10];
 
 /// `POST /hooks`
-pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[10];
+pub const REGISTER_HOOK: &runtime::Operation = &OPERATIONS[11];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

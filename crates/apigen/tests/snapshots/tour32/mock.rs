@@ -8,11 +8,11 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 8] = [
+static TYPES: [Type; 9] = [
     // 0: Animal
     Type::of(Schema::Union(Some("kind"), &[
         Variant::new(&["cat"], Schema::Named(1)),
-        Variant::new(&["OtherAnimal"], Schema::Named(4)),
+        Variant::new(&["OtherAnimal"], Schema::Named(5)),
     ])),
     // 1: Cat
     Type::of(Schema::Object(&[
@@ -29,21 +29,25 @@ static TYPES: [Type; 8] = [
         Field::optional("name", Schema::String(Bounds::NONE)),
         Field::optional("limit", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(10.0, false))),
     ])),
-    // 4: OtherAnimal
+    // 4: LookupPetsSelector
+    Type::of(Schema::Object(&[
+        Field::required("names", Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE.min_items(1))),
+    ])),
+    // 5: OtherAnimal
     Type::of(Schema::Object(&[
         Field::optional("kind", Schema::String(Bounds::NONE)),
         Field::optional("name", Schema::String(Bounds::NONE)),
     ])),
-    // 5: Pet
+    // 6: Pet
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("name", Schema::String(Bounds::NONE)),
     ])),
-    // 6: PetChangesBody
+    // 7: PetChangesBody
     Type::of(Schema::Object(&[
         Field::optional("since", Schema::Integer(Bounds::NONE.minimum(0.0, false))),
     ])),
-    // 7: PetChangesOkItem
+    // 8: PetChangesOkItem
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
         Field::required("name", Schema::String(Bounds::NONE)),
@@ -62,14 +66,14 @@ static SPEC: Spec = Spec {
 /// The responses of `listPets`.
 static LIST_PETS: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(5), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(6), Bounds::NONE))
         .examples(&[("two", "[{\"id\":1,\"name\":\"Rex\"},{\"id\":2,\"name\":\"Tom\"}]")]),
 ];
 
 /// The responses of `searchPets`.
 static SEARCH_PETS: [Response; 2] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(5), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(6), Bounds::NONE))
         .examples(&[("two", "[{\"id\":1,\"name\":\"Rex\"},{\"id\":2,\"name\":\"Tom\"}]")]),
     Response::new(Status::Code(422)),
 ];
@@ -82,41 +86,48 @@ static LINK_PET: [Response; 2] = [
 
 /// The responses of `copyPetsPetId`.
 static COPY_PETS_PET_ID: [Response; 1] = [
-    Response::new(Status::Code(201)).body(Schema::Named(5)),
+    Response::new(Status::Code(201)).body(Schema::Named(6)),
 ];
 
 /// The responses of `petEvents`.
 static PET_EVENTS: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(5))
+        .body(Schema::Named(6))
         .stream("text/event-stream")
         .event_names(&["pet.created", "pet.changed"]),
 ];
 
 /// The responses of `findPets`.
 static FIND_PETS: [Response; 1] = [
-    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(6), Bounds::NONE)),
+];
+
+/// The responses of `lookupPets`.
+static LOOKUP_PETS: [Response; 3] = [
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(6), Bounds::NONE)),
+    Response::new(Status::Code(400)),
+    Response::new(Status::Code(422)),
 ];
 
 /// The responses of `exportPets`.
 static EXPORT_PETS: [Response; 2] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(5))
+        .body(Schema::Named(6))
         .stream("application/jsonl"),
-    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(5), Bounds::NONE)),
+    Response::new(Status::Code(200)).body(Schema::Array(&Schema::Named(6), Bounds::NONE)),
 ];
 
 /// The responses of `bundlePets`.
 static BUNDLE_PETS: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(5))
+        .body(Schema::Named(6))
         .stream("multipart/mixed"),
 ];
 
 /// The responses of `petChanges`.
 static PET_CHANGES: [Response; 1] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(7))
+        .body(Schema::Named(8))
         .stream("application/json-seq"),
 ];
 
@@ -140,6 +151,7 @@ fn responses(id: &str) -> &'static [Response] {
         "copyPetsPetId" => &COPY_PETS_PET_ID,
         "petEvents" => &PET_EVENTS,
         "findPets" => &FIND_PETS,
+        "lookupPets" => &LOOKUP_PETS,
         "exportPets" => &EXPORT_PETS,
         "bundlePets" => &BUNDLE_PETS,
         "petChanges" => &PET_CHANGES,
@@ -289,6 +301,20 @@ impl operations::Pets for MockService {
         context: runtime::RequestContext,
     ) -> Result<operations::FindPetsResponse, operations::ErrorResponse> {
         self.answer(&context, "findPets", &FIND_PETS, |mock| Ok(operations::FindPetsResponse::Ok(mock.body()?)))
+    }
+
+    async fn lookup_pets(
+        &self,
+        _request: operations::LookupPetsRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::LookupPetsResponse, operations::ErrorResponse> {
+        self.answer(&context, "lookupPets", &LOOKUP_PETS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::LookupPetsResponse::Ok(mock.body()?),
+                1 => operations::LookupPetsResponse::BadRequest,
+                _ => operations::LookupPetsResponse::UnprocessableEntity,
+            })
+        })
     }
 
     async fn export_pets(

@@ -244,6 +244,59 @@ impl runtime::Validate for FindPetsFilter {
     }
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookupPetsSelector {
+    pub names: Vec<String>,
+}
+
+impl runtime::Record for LookupPetsSelector {
+    const NAME: &'static str = "LookupPetsSelector";
+    const FIELDS: &'static [&'static str] = &["names"];
+    type Slots = (Option<Vec<String>>,);
+
+    fn slots() -> Self::Slots {
+        (None,)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        _index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        runtime::fill(&mut slots.0, name, map)
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        Ok(LookupPetsSelector {
+            names: runtime::required_list(slots.0, "names")?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LookupPetsSelector {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for LookupPetsSelector {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "LookupPetsSelector", 1);
+        out.field("names", &self.names);
+        out.end()
+    }
+}
+
+impl runtime::Validate for LookupPetsSelector {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("names", runtime::check_items(Vec::len(&self.names), Some(1), None))?;
+        Ok(())
+    }
+}
+
 /// Any animal that is not a cat, whatever its `kind` says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OtherAnimal {

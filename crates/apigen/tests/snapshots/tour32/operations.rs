@@ -118,6 +118,15 @@ pub trait Pets {
         context: runtime::RequestContext,
     ) -> impl std::future::Future<Output = Result<FindPetsResponse, ErrorResponse>>;
 
+    /// The pets a query string of JSON names.
+    ///
+    /// `GET /pets/lookup` (operationId `lookupPets`)
+    fn lookup_pets(
+        &self,
+        request: LookupPetsRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<LookupPetsResponse, ErrorResponse>>;
+
     /// Every pet, one JSON text a line, each sent as it is read.
     ///
     /// `GET /pets/export` (operationId `exportPets`)
@@ -471,6 +480,76 @@ impl runtime::Response for FindPetsResponse {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `lookup_pets`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookupPetsRequest {
+    /// The whole query string, as JSON text (`in: querystring`).
+    ///
+    /// Query string parameter `selector`.
+    pub selector: models::LookupPetsSelector,
+}
+
+impl runtime::Validate for LookupPetsRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("selector", runtime::Validate::validate(&self.selector))?;
+        Ok(())
+    }
+}
+
+/// The responses `lookup_pets` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LookupPetsResponse {
+    /// `200`: The pets named.
+    Ok(Vec<models::Pet>),
+    /// `400`: The query string is not the JSON it should be.
+    BadRequest,
+    /// `422`: The query string names no pet.
+    UnprocessableEntity,
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for LookupPetsResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => Self::Ok(answer.json()?),
+            400 => Self::BadRequest,
+            422 => Self::UnprocessableEntity,
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "server")]
+impl runtime::Response for LookupPetsResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest),
+            422 => Ok(Self::UnprocessableEntity),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+        match self {
+            Self::Ok(body) => {
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest => {
+                let mut builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                Ok(builder.finish())
+            }
+            Self::UnprocessableEntity => {
+                let mut builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                Ok(builder.finish())
             }
         }
     }

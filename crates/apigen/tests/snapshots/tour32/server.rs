@@ -89,6 +89,20 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
+        web::resource("/pets/lookup")
+            .route(runtime::serve(web::get().to(lookup_pets::<S>), metadata::LOOKUP_PETS, layer()))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::method_not_allowed(
+                        &request,
+                        "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
         web::resource("/pets/export")
             .route(runtime::serve(web::get().to(export_pets::<S>), metadata::EXPORT_PETS, layer()))
             .default_service(
@@ -337,6 +351,34 @@ async fn find_pets<S: operations::Pets + Rejections + 'static>(
             runtime::answer(service.find_pets(parsed, context).await, reject)
         }
         Err(rejection) => runtime::refuse::<operations::FindPetsResponse>(rejection, reject),
+    }
+}
+
+/// `GET /pets/lookup`
+async fn lookup_pets<S: operations::Pets + Rejections + 'static>(
+    service: web::Data<S>,
+    request: HttpRequest,
+) -> HttpResponse {
+    fn extract(
+        request: &HttpRequest,
+    ) -> Result<operations::LookupPetsRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::LookupPetsRequest {
+            selector: runtime::required(
+                query.whole_json("selector")?,
+                "the query string (`selector`)",
+            )?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&request) {
+        Ok(parsed) => {
+            let context = runtime::RequestContext::new(request);
+            runtime::answer(service.lookup_pets(parsed, context).await, reject)
+        }
+        Err(rejection) => runtime::refuse::<operations::LookupPetsResponse>(rejection, reject),
     }
 }
 
