@@ -146,3 +146,38 @@ fn a_badge_tag_marks_its_operations_and_nav_tags_nest() {
         "kind is read, not noted"
     );
 }
+
+/// A `$ref` may point into an operation that stands where 3.1 has no
+/// field (`query`, `additionalOperations`): it names what stands there,
+/// as a pointer into a GET's does, and the two uses share one type.
+#[test]
+fn references_into_query_and_additional_operations_resolve() {
+    let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n\
+        \x20 /pets:\n    query:\n      operationId: searchPets\n      requestBody:\n        content:\n\
+        \x20         application/json:\n            schema: {type: object, properties: {name: {type: string}}}\n\
+        \x20     responses: {'200': {description: ok}}\n\
+        \x20   additionalOperations:\n      LINK:\n        operationId: linkPets\n\
+        \x20       parameters: [{name: Link, in: header, required: true, schema: {type: string}}]\n\
+        \x20       responses: {'204': {description: linked}}\n\
+        \x20 /other:\n    post:\n      operationId: other\n\
+        \x20     parameters: [{$ref: '#/paths/~1pets/additionalOperations/LINK/parameters/0'}]\n\
+        \x20     requestBody: {$ref: '#/paths/~1pets/query/requestBody'}\n\
+        \x20     responses: {'200': {description: ok}}\n";
+    let generated = generate(text);
+    let unresolved: Vec<String> = generated
+        .notes
+        .iter()
+        .map(|n| n.message.clone())
+        .filter(|m| m.contains("unresolved"))
+        .collect();
+    assert!(unresolved.is_empty(), "{unresolved:?}");
+    let operations = &generated.files["operations.rs"];
+    assert!(
+        operations.contains("pub struct OtherRequest"),
+        "{operations}"
+    );
+    let other = &operations[operations.find("pub struct OtherRequest").unwrap()..];
+    let other = &other[..other.find("\n}\n").unwrap()];
+    assert!(other.contains("pub link: String"), "{other}");
+    assert!(other.contains("models::SearchPetsBody"), "{other}");
+}

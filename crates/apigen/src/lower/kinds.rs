@@ -117,7 +117,7 @@ impl<'a> Lowerer<'a> {
         }
         let schema = match variant {
             ReferenceOr::Item(s) => s,
-            ReferenceOr::Reference { reference } => match pointer::find(self.doc, reference) {
+            ReferenceOr::Reference { reference } => match pointer::find(self.tree(), reference) {
                 Some((_, Node::Schema(s))) => s,
                 _ => return Vec::new(),
             },
@@ -126,7 +126,8 @@ impl<'a> Lowerer<'a> {
         if let Some((_, field)) = flat.properties.iter().find(|(name, _)| *name == property) {
             let field = match field {
                 ReferenceOr::Item(f) => Some(&**f),
-                ReferenceOr::Reference { reference } => match pointer::find(self.doc, reference) {
+                ReferenceOr::Reference { reference } => match pointer::find(self.tree(), reference)
+                {
                     Some((_, Node::Schema(f))) => Some(f),
                     _ => None,
                 },

@@ -66,7 +66,7 @@ pub struct Lowered {
 /// document as written (a 3.1 document's moved values mapped back).
 pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnostic>> {
     let doc = &loaded.doc;
-    let mut l = Lowerer::new(doc);
+    let mut l = Lowerer::new(doc, &loaded.other_operations);
     l.mutual_tls = loaded.mutual_tls.clone();
     l.lenient = options.lenient;
     l.check_formats = options.check_formats;
@@ -171,6 +171,9 @@ fn webhook_notes(api: &Api) -> Vec<Diagnostic> {
 
 struct Lowerer<'a> {
     doc: &'a OpenAPI,
+    /// The operations that stand where the model has no field (`query`,
+    /// `additionalOperations`), for pointers into them.
+    others: &'a [crate::load::OtherOperation],
     errors: Vec<Diagnostic>,
     types: BTreeMap<String, TypeDef>,
     namer: Namer,
@@ -207,9 +210,10 @@ struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(doc: &'a OpenAPI) -> Self {
+    fn new(doc: &'a OpenAPI, others: &'a [crate::load::OtherOperation]) -> Self {
         Lowerer {
             doc,
+            others,
             errors: Vec::new(),
             types: BTreeMap::new(),
             namer: Namer::reserving(PRELUDE_TYPES),
@@ -271,6 +275,14 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// What pointers walk: the model and the operations beside it.
+    fn tree(&self) -> pointer::Tree<'a> {
+        pointer::Tree {
+            doc: self.doc,
+            others: self.others,
+        }
+    }
+
     /// An item standing at `at`, or what a local reference names (a
     /// component, or anything inside a component or a path), after any chain
     /// of references; with the pointer where it stands. `expect` picks the
@@ -286,7 +298,7 @@ impl<'a> Lowerer<'a> {
             ReferenceOr::Item(t) => return Some((t, at.clone())),
             ReferenceOr::Reference { reference } => reference,
         };
-        match pointer::find(self.doc, reference) {
+        match pointer::find(self.tree(), reference) {
             Some((target, node)) => match expect(node) {
                 Some(t) => Some((t, target)),
                 None => {

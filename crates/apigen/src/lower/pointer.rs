@@ -19,6 +19,14 @@ use openapiv3::{
 /// References followed at most on the way to one value: deeper is a loop.
 const MAX_HOPS: usize = 64;
 
+/// What a pointer walks: the document's model, and the operations that
+/// stand where the model has no field (`query`, `additionalOperations`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tree<'a> {
+    pub(super) doc: &'a OpenAPI,
+    pub(super) others: &'a [crate::load::OtherOperation],
+}
+
 /// A value the lowering can use, where a pointer ends.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Node<'a> {
@@ -75,7 +83,10 @@ enum At<'a> {
     Doc,
     Components(&'a Components),
     Paths,
-    PathItem(&'a PathItem),
+    /// A path item, and the path it stands under.
+    PathItem(&'a str, &'a PathItem),
+    /// A path item's `additionalOperations`, under the path.
+    Additional(&'a str),
     Operation(&'a Operation),
     Parameters(&'a [ReferenceOr<Parameter>]),
     Responses(&'a openapiv3::Responses),
@@ -98,7 +109,7 @@ enum At<'a> {
 /// The value a local reference names, after following references, and the
 /// pointer where that value stands (the last reference's target). `None`
 /// when nothing stands there (or the references loop).
-pub(super) fn find<'a>(doc: &'a OpenAPI, reference: &str) -> Option<(Pointer, Node<'a>)> {
+pub(super) fn find<'a>(doc: Tree<'a>, reference: &str) -> Option<(Pointer, Node<'a>)> {
     let mut hops = 0;
     let (pointer, at) = resolve(doc, Pointer::from_ref(reference)?, &mut hops)?;
     Some((pointer, node(at)))
@@ -106,14 +117,14 @@ pub(super) fn find<'a>(doc: &'a OpenAPI, reference: &str) -> Option<(Pointer, No
 
 /// Whether anything stands where a local reference points (a reference
 /// there counts, even one that leads round in a loop).
-pub(super) fn names_something(doc: &OpenAPI, reference: &str) -> bool {
+pub(super) fn names_something(doc: Tree<'_>, reference: &str) -> bool {
     let mut hops = 0;
     Pointer::from_ref(reference).is_some_and(|p| walk(doc, &p, &mut hops).is_some())
 }
 
 /// Walks to `pointer` and follows the references standing there, counting
 /// every reference followed in `hops`.
-fn resolve<'a>(doc: &'a OpenAPI, pointer: Pointer, hops: &mut usize) -> Option<(Pointer, At<'a>)> {
+fn resolve<'a>(doc: Tree<'a>, pointer: Pointer, hops: &mut usize) -> Option<(Pointer, At<'a>)> {
     let mut pointer = pointer;
     loop {
         match walk(doc, &pointer, hops)? {
@@ -154,7 +165,7 @@ fn node(at: At<'_>) -> Node<'_> {
 /// The value at `pointer` (or the reference standing there), and where it
 /// stands: a reference on the way is followed, and the way goes on from its
 /// target.
-fn walk<'a>(doc: &'a OpenAPI, pointer: &Pointer, hops: &mut usize) -> Option<(Pointer, At<'a>)> {
+fn walk<'a>(doc: Tree<'a>, pointer: &Pointer, hops: &mut usize) -> Option<(Pointer, At<'a>)> {
     let mut at = At::Doc;
     let mut here = Pointer::root();
     for segment in pointer.segments() {
@@ -199,11 +210,20 @@ fn operation<'a>(item: &'a PathItem, method: &str) -> Option<&'a Operation> {
     }
 }
 
-fn step<'a>(doc: &'a OpenAPI, at: At<'a>, segment: &str) -> Option<At<'a>> {
+/// The operation taken out of the path item at `path` for `method` (3.2's
+/// `query`, or an entry of `additionalOperations`).
+fn other<'a>(doc: Tree<'a>, path: &str, method: &str) -> Option<&'a Operation> {
+    doc.others
+        .iter()
+        .find(|o| o.path == path && o.method == method)
+        .map(|o| &o.op)
+}
+
+fn step<'a>(doc: Tree<'a>, at: At<'a>, segment: &str) -> Option<At<'a>> {
     let index = || segment.parse::<usize>().ok();
     Some(match at {
         At::Doc => match segment {
-            "components" => At::Components(doc.components.as_ref()?),
+            "components" => At::Components(doc.doc.components.as_ref()?),
             "paths" => At::Paths,
             _ => return None,
         },
@@ -217,11 +237,20 @@ fn step<'a>(doc: &'a OpenAPI, at: At<'a>, segment: &str) -> Option<At<'a>> {
             "securitySchemes" => item(c.security_schemes.get(segment)?, At::SecurityScheme),
             _ => return None,
         },
-        At::Paths => item(doc.paths.paths.get(segment)?, At::PathItem),
-        At::PathItem(p) => match segment {
+        At::Paths => {
+            let (path, item) = doc.doc.paths.paths.get_key_value(segment)?;
+            match item {
+                ReferenceOr::Reference { reference } => At::Ref(reference),
+                ReferenceOr::Item(item) => At::PathItem(path, item),
+            }
+        }
+        At::PathItem(path, p) => match segment {
             "parameters" => At::Parameters(&p.parameters),
+            "query" => At::Operation(other(doc, path, "QUERY")?),
+            "additionalOperations" => At::Additional(path),
             method => At::Operation(operation(p, method)?),
         },
+        At::Additional(path) => At::Operation(other(doc, path, segment)?),
         At::Operation(o) => match segment {
             "parameters" => At::Parameters(&o.parameters),
             "requestBody" => item(o.request_body.as_ref()?, At::RequestBody),
@@ -392,8 +421,12 @@ components:
     Alias: { $ref: '#/components/schemas/Tag/allOf/1' }
 "##;
 
+    fn tree(doc: &OpenAPI) -> Tree<'_> {
+        Tree { doc, others: &[] }
+    }
+
     fn schema_at(doc: &OpenAPI, reference: &str) -> Option<(String, Option<&'static str>)> {
-        match find(doc, reference)? {
+        match find(tree(doc), reference)? {
             (p, Node::Schema(s)) => Some((p.to_string(), flatten(s).typ.map(|_| "typed"))),
             _ => None,
         }
@@ -438,7 +471,7 @@ components:
             assert_eq!(found.map(|f| f.0), Some(stands.to_string()), "{reference}");
         }
         assert!(matches!(
-            find(&d, "#/paths/~1items/get/parameters/0"),
+            find(tree(&d), "#/paths/~1items/get/parameters/0"),
             Some((_, Node::Parameter(_)))
         ));
         for missing in [
@@ -463,7 +496,7 @@ components:
     A: { $ref: '#/components/schemas/B' }
     B: { $ref: '#/components/schemas/A/allOf/0' }
 "##);
-        assert!(find(&d, "#/components/schemas/A").is_none());
+        assert!(find(tree(&d), "#/components/schemas/A").is_none());
     }
 
     #[test]

@@ -236,7 +236,7 @@ impl<'a> Lowerer<'a> {
     /// shape of the schema standing there, as that place would: one type,
     /// named from where it stands, shared by every reference to it.
     pub(super) fn shape_of_ref(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
-        if !pointer::names_something(self.doc, reference) {
+        if !pointer::names_something(self.tree(), reference) {
             // Nothing says what the value is: any value, as other tools
             // read it.
             self.assume(
@@ -282,7 +282,7 @@ impl<'a> Lowerer<'a> {
     /// The shape of the schema a reference to anything but a component root
     /// names.
     fn shape_of_pointer(&mut self, reference: &str, at: &Pointer) -> Option<Shape> {
-        let (target, schema) = match pointer::find(self.doc, reference) {
+        let (target, schema) = match pointer::find(self.tree(), reference) {
             Some((target, Node::Schema(schema))) => (target, schema),
             // A parameter, header, response or request body where a schema
             // is wanted (an invalid document that other tools read): the
@@ -328,7 +328,7 @@ impl<'a> Lowerer<'a> {
         reference: &str,
         at: &Pointer,
     ) -> Option<(Pointer, &'a Schema)> {
-        match pointer::find(self.doc, reference) {
+        match pointer::find(self.tree(), reference) {
             Some((target, Node::Schema(schema))) => Some((target, schema)),
             _ => {
                 self.error(at, format!("unresolved reference `{reference}`"));
