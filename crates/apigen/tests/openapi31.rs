@@ -156,6 +156,30 @@ fn webhooks_become_models_and_metadata_never_routes() {
     );
 }
 
+/// A callback (3.0 and later) is not generated, and says so where it is
+/// written; the operation that declares it is generated as ever.
+#[test]
+fn callbacks_are_noted_where_they_are_written() {
+    let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /hooks:\n    post:\n      operationId: registerHook\n      responses: {'204': {description: ok}}\n      callbacks:\n        ping:\n          '{$request.body#/url}':\n            post:\n              responses: {'200': {description: ok}}\n            put:\n              responses: {'200': {description: ok}}\n";
+    let generated = apigen::generate("spec.yaml", text, &config()).unwrap();
+    assert_eq!(generated.operations(), 1);
+    let note = generated
+        .notes
+        .iter()
+        .find(|n| n.message.contains("callback `ping`"))
+        .expect("the callback noted");
+    assert!(
+        note.message.contains("(PUT, POST `{$request.body#/url}`)"),
+        "{note:?}"
+    );
+    assert_eq!(
+        note.location,
+        apigen::Location::Pointer(
+            "#/paths/~1hooks/post/callbacks/ping/{$request.body#~1url}".into()
+        )
+    );
+}
+
 #[test]
 fn what_3_0_cannot_say_is_noted_where_it_was_written() {
     let text = doc(

@@ -162,6 +162,31 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// An operation's `callbacks` are not generated (neither their
+    /// payloads' models nor a way to send or receive them): each is noted
+    /// where it is written, never dropped silently.
+    fn note_callbacks(&mut self, op: &openapiv3::Operation, at: &Pointer) {
+        for (name, callback) in &op.callbacks {
+            for (expression, item) in callback {
+                let methods: Vec<String> =
+                    item.iter().map(|(m, _)| m.to_ascii_uppercase()).collect();
+                if methods.is_empty() {
+                    // Nothing the model holds (a QUERY is noted where it
+                    // was taken out).
+                    continue;
+                }
+                self.note(
+                    &at.join("callbacks").join(name).join(expression),
+                    format!(
+                        "callback `{name}` ({} `{expression}`) is not generated: neither its \
+                         payload's model nor a way to send or receive it",
+                        methods.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
     /// One operation, from its route: names, security, lifecycle,
     /// parameters, body and responses, each lowered by its own pass. In a
     /// lenient run an operation that cannot be expressed is left out.
@@ -185,6 +210,7 @@ impl<'a> Lowerer<'a> {
         };
         let responses = self.responses(route, &type_name);
         let paging = self.paging(route, &params, &responses);
+        self.note_callbacks(op, at);
         if self.skip_since(errors_before, &format!("operation `{id}`")) {
             return None;
         }
