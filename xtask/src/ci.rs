@@ -97,6 +97,7 @@ pub fn ci() -> Result<(), String> {
             "doc tests",
             Box::new(|| crate::run("cargo", &["test", "--workspace", "--doc"])),
         ),
+        ("guide", Box::new(crate::guide::guide)),
         (
             "runtime docs",
             Box::new(|| {

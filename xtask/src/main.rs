@@ -21,6 +21,7 @@ mod corpus;
 mod delay_proxy;
 mod docs_screenshot;
 mod examples;
+mod guide;
 mod launch;
 mod mock_conformance;
 mod postgres;
@@ -99,6 +100,8 @@ commands:
   flake-hunt [RUNS] the end-to-end suites (on SQLite and PostgreSQL) and the tests
                     crate RUNS times in a row (5) while stress-ng --cpu 2 keeps both
                     cores busy; a table of each run's time and result
+  guide             the user's guide (docs/, an mdBook) built into target/guide with
+                    mdbook, and every link and anchor in it checked, offline
   rooms             the generator's and the runtime's long files (over 1,000 lines),
                     long functions (over 120) and import loops between modules
   ci                everything CI checks: fmt, rooms, codegen --check, spec validation, the
@@ -139,6 +142,7 @@ fn main() -> ExitCode {
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
         ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
         ["ci"] => ci::ci(),
+        ["guide"] => guide::guide(),
         ["rooms"] => rooms::rooms(),
         ["flake-hunt", options @ ..] => tests::flake_hunt(options),
         ["help" | "--help" | "-h"] => {

@@ -140,6 +140,40 @@ pub use generated::mock;
 pub use generated::server;
 pub use generated::{metadata, models, operations, runtime, DOCS_HTML};
 
+/// The user's guide (`docs/src`, an mdBook): its Rust examples compile,
+/// and run where they are not marked `no_run`, as this crate's doc tests.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../../docs/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../../../docs/src/generating.md")]
+    struct Generating;
+    #[doc = include_str!("../../../docs/src/client.md")]
+    struct Client;
+    #[doc = include_str!("../../../docs/src/serving.md")]
+    struct Serving;
+    #[doc = include_str!("../../../docs/src/mock.md")]
+    struct Mock;
+    #[doc = include_str!("../../../docs/src/paging.md")]
+    struct Paging;
+    #[doc = include_str!("../../../docs/src/events.md")]
+    struct Events;
+    #[doc = include_str!("../../../docs/src/webhooks.md")]
+    struct Webhooks;
+    #[doc = include_str!("../../../docs/src/features.md")]
+    struct Features;
+    #[doc = include_str!("../../../docs/src/gate.md")]
+    struct Gate;
+    #[doc = include_str!("../../../docs/src/versions.md")]
+    struct Versions;
+    #[doc = include_str!("../../../docs/src/extensions.md")]
+    struct Extensions;
+    #[doc = include_str!("../../../docs/src/petstore.md")]
+    struct PetStore;
+    #[doc = include_str!("../../../docs/src/testing.md")]
+    struct Testing;
+}
+
 /// The spec this crate was generated from, as served at `/openapi.yaml`.
 pub const SPEC_YAML: &str = include_str!("../../../spec/openapi.yaml");
 

@@ -359,7 +359,7 @@ async fn hostile_authorization_headers() {
 /// Requests that are not valid HTTP/1.1 never reach the application: actix-http
 /// answers them itself with an empty 400 or 431 and closes the connection.
 /// They are not requests to any operation of the spec, so they carry no
-/// Error JSON (README says so); headers merely larger than the server's
+/// Error JSON (the guide says so); headers merely larger than the server's
 /// limit are refused by the gate with the Error JSON (`abuse.rs`).
 #[actix_web::test]
 async fn protocol_level_garbage_is_refused_and_the_server_stays_up() {
