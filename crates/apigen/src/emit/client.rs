@@ -3,6 +3,17 @@
 //! `runtime::Reply`, with the headers); parameters are written in the styles
 //! the spec declares, bodies in their media types, credentials applied from
 //! the spec's security schemes.
+//!
+//! Answers are typed through each response enum's `runtime::ReadAnswer`
+//! (`runtime::Answer::typed`); retries and the `Idempotency-Key` come from
+//! `runtime::Core`. A paging operation also gets `<op>_items` and `<op>_pages`
+//! streams over `runtime::items` and `runtime::pages` (one walk for every
+//! scheme, the next page fetched when the stream needs it). An operation that
+//! streams (`Media::Events`, `Media::Items`) leaves its answer unread
+//! (`Core::open`); its variant holds a `runtime::EventStream` or
+//! `runtime::ItemStream`, and `<op>_events` (resumed by `Last-Event-ID` for a
+//! GET) or `<op>_stream` opens one lazily. A security scheme with a device flow
+//! gets `sign_in_<scheme>`.
 
 use super::gates::Gates;
 use super::method_docs::MethodDocs;

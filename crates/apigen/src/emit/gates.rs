@@ -1,6 +1,24 @@
 //! Which Cargo features compile each item in: the `cfg` attributes of
 //! groups (a feature per group of operations) and of sides (the serde
 //! impls a client or a server needs).
+//!
+//! A standalone crate (`Config::group_features`) has a feature per group of
+//! operations (`ir::RouteTrait`: a tag, or the first path segment after the
+//! shared prefix for untagged operations). Every item's `cfg` comes from
+//! `Api::reach` (which groups' operations reach each type, through fields,
+//! variants and aliases; the types no operation reaches, and what they use,
+//! belong to `other-models`): a group's request and response types, trait,
+//! handlers and client methods under its feature; a model under `any(...)` of
+//! the groups that use it, or no `cfg` when every group does. `Api::reach`
+//! walks the types once per group, and `Api::operations_by_group` gives each
+//! group's operations in one pass: never filter the operations once per group,
+//! a large document has hundreds.
+//!
+//! With `Config::serde_sides`, a model's serde impls carry the sides that use
+//! them (`Gates::serde_lines`, from `Api::senders`): `Serialize` under the side
+//! that writes it, `Deserialize` under the side that reads it (and `mock`),
+//! each also under `serialize` / `deserialize`. Both sets are closed under
+//! holding, so an impl never lacks one of the type it holds.
 
 use crate::ir::{Api, OTHER_MODELS};
 use proc_macro2::TokenStream;

@@ -4,6 +4,37 @@
 //! text ([`text`]); the few of irregular shape are built as tokens with
 //! `quote`, parsed with `syn` and printed with `prettyplease`. Either way
 //! the output is formatted and the same IR always gives the same bytes.
+//!
+//! Formatted text: fixed lines with `format!`, and expressions as `text::Expr`
+//! (calls, method chains, struct literals, closures, blocks, `match`), which
+//! lays itself out as rustfmt would: on one line when it fits 100 columns, else
+//! broken at its method chain, then between a call's arguments. Items of a
+//! fixed shape (a record's and a string enum's impls, the server module's
+//! `configure`, the standalone crate's mock server and examples) are template
+//! files beside their emitter, read with `include_str!` and filled by
+//! `text::fill`, so they read as the code they write. The few items of
+//! irregular shape (unions, a paging or streaming client method,
+//! `ErrorResponse`, the mock) are built with `quote`; `text::Pieces` keeps text
+//! and rendered tokens in order.
+//!
+//! Every file that grows with the document is written in parts (a chunk of
+//! operations; of types) on every core and joined (`jobs.rs`). Beside this
+//! module, by concern: `render.rs` (tokens to formatted text), `gates.rs` (the
+//! `cfg` of groups and sides), `validation.rs` (the `Validate` impls' checks),
+//! `doc_comments.rs` and `literals.rs`. Each generated module's imports are
+//! decided from the IR; generated code names runtime items by path
+//! (`runtime::Validate`), so a schema called `Validate` or `Result` cannot
+//! clash with them.
+//!
+//! The generated `mod.rs` holds the modules, `DOCS_HTML`, and `runtime`: either
+//! `pub use apigen_runtime as runtime;` or, for a crate that must build on its
+//! own, `pub mod runtime;` with the runtime's sources written beside it
+//! (`Config::runtime`, `vendor.rs`; the manifest's dependency lines are derived
+//! from the runtime's own `Cargo.toml` by `build.rs`). The route traits,
+//! `into_http` and `server.rs` are behind the generated crate's `server`
+//! feature (the default), `client.rs` behind `client`, so a crate that only
+//! calls the API does not build actix-web, and one that only serves it does not
+//! build reqwest.
 
 mod client;
 mod doc_comments;

@@ -1,5 +1,14 @@
 //! `operations.rs`: per operation, a request struct and a response enum; per
 //! tag, a route trait; and the `ErrorResponse` every response converts from.
+//!
+//! A response enum implements `runtime::Response` (`declared(ErrorResponse)`
+//! picks the variant for an error's status, `into_http` renders it) and
+//! `runtime::ReadAnswer` (the client's `match` on the status, written once per
+//! enum). A response several operations reference with headers of its own (a
+//! 429 with `Retry-After`) is one struct they all hold (`TooManyRequests`). An
+//! operation whose responses are the same as an earlier one's
+//! (`Operation::same_responses_as`) gets an alias of that one's enum, compiled
+//! in for every group using it.
 
 use super::gates::Gates;
 use super::method_docs::MethodDocs;

@@ -1,6 +1,22 @@
 //! `server.rs`: the actix-web glue. Registers a route per operation, turns each
 //! request into its typed request struct (refusing what does not fit the spec
 //! with a `Rejection`), calls the route trait and renders the typed response.
+//!
+//! `configure_with(cfg, service, layer)` registers each operation's route
+//! through `runtime::serve`, which attaches the operation's `&'static
+//! runtime::Operation` to the request and then runs the caller's middleware
+//! (`layer()`), so middleware knows the operation the router chose. Handlers
+//! extract, validate, call the trait and hand the answer to `runtime::answer`
+//! (refusals to `runtime::refuse`; both generic over `runtime::Response`,
+//! written once in the runtime): an error goes out as the variant its operation
+//! declares for the status; an undeclared status, or a body that cannot be
+//! serialized, becomes the service's internal error. 404 and 405 answers pass
+//! through the layer too. One resource serves each path shape (templates that
+//! differ only in parameter names are one route to the router): `serve` names
+//! the matched values after the operation's own template, and of several
+//! operations on one shape and method each but the last is guarded by its typed
+//! path parameters (`runtime::segment_is`). A group whose feature is off is
+//! stood in for by `runtime::FeatureOff`, so `configure` keeps one signature.
 
 use super::gates::Gates;
 use super::text::{self, Expr};

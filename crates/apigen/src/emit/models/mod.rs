@@ -2,6 +2,27 @@
 //! spec, serde impls through the runtime's record and enum readers, and a
 //! `Validate` impl where a request can carry the type and the schema bounds
 //! something ([`Api::checked`]).
+//!
+//! Only requests are validated (the glue on the way in, the client on the way
+//! out), so a type only responses hold has no `Validate`. A struct implements
+//! `runtime::Record` (its wire names, a slot per field, how each is filled and
+//! finished), and its `Serialize` and `Deserialize` impls are three lines over
+//! `runtime::read_record` and `runtime::Writer` (a list of writes, no `?` each:
+//! the writer keeps the first error; a struct in JSON, every property in order
+//! in a format that is not self-describing). A string enum implements
+//! `runtime::StringEnum` and has an `Unknown` variant for values the spec does
+//! not list. Serde's derive would expand each type into hundreds of lines the
+//! compiler then type-checks, once per type; the runtime's generic reader is
+//! compiled once (on Stripe's crate this cut `cargo check` time by 60%, see
+//! BENCHMARKS.md). Reading is tolerant unless `runtime::strictly`: the glue
+//! reads requests and writes answers strictly, a client only when told.
+//!
+//! An object that is also one of several shapes (`oneOf` beside `properties`)
+//! holds the union as a flattened field read from the properties it does not
+//! name, and from those it shares with the union (`Field::shared`, marked in
+//! `lower/passes.rs`). A property that admits null and has no text `null` of
+//! its own (a number, a date) is read through `runtime::NullText`, so that a
+//! form's or multipart's `null` is null.
 
 mod enums;
 mod record;
