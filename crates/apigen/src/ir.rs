@@ -768,12 +768,7 @@ impl Media {
     /// type's essence: lower case, parameters aside); `None` for any other
     /// media type.
     pub fn stream_of(media_type: &str) -> Option<Media> {
-        let essence = media_type
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
+        let essence = crate::media::essence(media_type);
         let named = [
             "application/jsonl",
             "application/x-jsonl",

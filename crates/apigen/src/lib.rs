@@ -25,6 +25,7 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
+mod media;
 pub mod names;
 
 mod schema_view;

@@ -87,8 +87,7 @@ fn responses(responses: Option<&Value>, at: &Pointer, found: &mut Vec<Pointer>) 
             continue;
         };
         for media in content.keys().filter_map(Value::as_str) {
-            let essence = media.split(';').next().unwrap_or_default().trim();
-            if essence.eq_ignore_ascii_case("text/event-stream") {
+            if crate::media::essence(media) == "text/event-stream" {
                 found.push(at.join(status).join("content").join(media));
             }
         }

@@ -384,13 +384,9 @@ fn querystring(p: &mut Value, at: &Pointer, out: &mut Provenance) -> bool {
         .filter(|content| content.len() == 1)
         .and_then(|content| content.iter().next())
         .filter(|(media, _)| {
-            media.as_str().is_some_and(|m| {
-                m.split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .eq_ignore_ascii_case(FORM)
-            })
+            media
+                .as_str()
+                .is_some_and(|m| crate::media::essence(m) == FORM)
         })
         .and_then(|(media, entry)| Some((media.as_str()?.to_string(), entry.get("schema")?)));
     let object = |schema: &Value| {
@@ -434,11 +430,7 @@ fn json_querystring(param: &mut Mapping, at: &Pointer, out: &mut Provenance) -> 
         .filter(|content| content.len() == 1)
         .and_then(|content| content.keys().next())
         .and_then(Value::as_str)
-        .is_some_and(|media| {
-            let essence = media.split(';').next().unwrap_or_default().trim();
-            let essence = essence.to_ascii_lowercase();
-            essence == "application/json" || essence.ends_with("+json")
-        });
+        .is_some_and(crate::media::is_json);
     if !json {
         let why = "an `in: querystring` parameter (OpenAPI 3.2) is generated for a form \
                    (`application/x-www-form-urlencoded`) of an object, or for JSON: this one is \
@@ -517,9 +509,8 @@ fn media_type(media: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     }
     // `multipart/mixed` is a stream of parts only where `itemSchema` says
     // so (an earlier document's `schema` of it describes named parts).
-    let essence = at.segments().last().unwrap_or_default();
-    let essence = essence.split(';').next().unwrap_or_default().trim();
-    let parts = essence.eq_ignore_ascii_case("multipart/mixed") && media.contains_key("itemSchema");
+    let essence = crate::media::essence(&at.segments().last().unwrap_or_default());
+    let parts = essence == "multipart/mixed" && media.contains_key("itemSchema");
     if parts {
         media.insert(SEQUENTIAL.into(), Value::Bool(true));
         // Each part is written and read as JSON: an encoding that says so
@@ -570,14 +561,7 @@ fn example(e: &mut Mapping, at: &Pointer, out: &mut Provenance) {
     };
     let serialized = e.get("serializedValue").and_then(Value::as_str);
     if let (false, Some(media), Some(text)) = (e.contains_key("value"), media, serialized) {
-        let essence = media
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
-        let json = essence == "application/json" || essence.ends_with("+json");
-        let value = if json {
+        let value = if crate::media::is_json(&media) {
             serde_json::from_str::<serde_json::Value>(text)
                 .ok()
                 .and_then(|v| serde_yaml::to_value(v).ok())

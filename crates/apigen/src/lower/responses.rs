@@ -4,6 +4,7 @@ use super::pointer::{self, Node};
 use super::Lowerer;
 use crate::diag::Pointer;
 use crate::ir::*;
+use crate::media::essence;
 use crate::names::{sanitize, Case, Namer};
 use openapiv3::{ParameterSchemaOrContent, ReferenceOr, StatusCode};
 
@@ -556,16 +557,6 @@ fn media_examples(content: &openapiv3::MediaType) -> Vec<(String, serde_json::Va
         .collect()
 }
 
-/// A media type's essence: `text/plain` of `text/plain; charset=utf-8`.
-fn essence(media: &str) -> String {
-    media
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-}
-
 /// A media type's schema: as written and where, and what it resolves to
 /// and where that stands.
 struct Described<'a> {
@@ -575,9 +566,9 @@ struct Described<'a> {
     resolved: &'a openapiv3::Schema,
 }
 
+/// Whether a body in `media` is read as JSON: a JSON media type, or any.
 pub(super) fn is_json(media: &str) -> bool {
-    let essence = media.split(';').next().unwrap_or("").trim();
-    essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
+    crate::media::is_json(media) || essence(media) == "*/*"
 }
 
 /// The variant name for a status: a code's reason phrase, a range's class.
@@ -666,14 +657,7 @@ fn stream_of(media_type: &str, content: &openapiv3::MediaType) -> Option<Media> 
         content.extensions.get(crate::load::SEQUENTIAL) == Some(&serde_json::Value::Bool(true));
     match Media::stream_of(media_type) {
         Some(media) => Some(media),
-        None if parts => Some(Media::Items(
-            media_type
-                .split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase(),
-        )),
+        None if parts => Some(Media::Items(essence(media_type))),
         None => None,
     }
 }
