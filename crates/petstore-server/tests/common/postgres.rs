@@ -372,10 +372,20 @@ impl Cluster {
 
     /// A new, empty database; its URL.
     pub async fn fresh_database(&self) -> String {
-        // Named by process too: test processes may share the cluster.
+        // Named by process too: test processes may share the cluster. A
+        // process id alone is reused within a long run (nextest starts a
+        // process per test, and a flake hunt's stress more), and a later
+        // process met its predecessor's database: the time the process
+        // first asked is part of the name.
         static NEXT: AtomicU32 = AtomicU32::new(0);
+        static STARTED: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+        let started = STARTED.get_or_init(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        });
         let name = format!(
-            "test_{}_{}",
+            "test_{}_{started:x}_{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
