@@ -30,6 +30,7 @@ pub fn guide() -> Result<(), String> {
 /// the book (`https:`, `mailto:`, the site's root) are not followed.
 fn broken_links(dest: &Path) -> Result<Vec<String>, String> {
     let link = regex::Regex::new(r#"(?:href|src)="([^"]*)""#).map_err(|e| e.to_string())?;
+    let id = regex::Regex::new(r#"\bid="([^"]*)""#).map_err(|e| e.to_string())?;
     let mut ids: HashMap<PathBuf, HashSet<String>> = HashMap::new();
     let mut broken = Vec::new();
     for page in pages(dest)? {
@@ -65,7 +66,9 @@ fn broken_links(dest: &Path) -> Result<Vec<String>, String> {
             let Some(anchor) = anchor.filter(|a| !a.is_empty()) else {
                 continue;
             };
-            let known = ids.entry(file.clone()).or_insert_with(|| anchors(&file));
+            let known = ids
+                .entry(file.clone())
+                .or_insert_with(|| anchors(&file, &id));
             if !known.contains(anchor) {
                 broken.push(shown());
             }
@@ -93,10 +96,9 @@ fn pages(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(found)
 }
 
-/// The ids a page holds, which a link's anchor may name.
-fn anchors(page: &Path) -> HashSet<String> {
+/// The ids (matched by `id`) a page holds, which a link's anchor may name.
+fn anchors(page: &Path, id: &regex::Regex) -> HashSet<String> {
     let text = std::fs::read_to_string(page).unwrap_or_default();
-    let id = regex::Regex::new(r#"\bid="([^"]*)""#).expect("a valid pattern");
     id.captures_iter(&text).map(|c| c[1].to_string()).collect()
 }
 

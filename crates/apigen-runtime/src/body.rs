@@ -75,9 +75,7 @@ pub async fn json_body<T: DeserializeOwned>(
     if bytes.is_empty() && content_type.is_none() {
         return Ok(None);
     }
-    let essence = essence(content_type);
-    let is_json = essence == "application/json" || essence.ends_with("+json");
-    if !is_json {
+    if !super::media::is_json(content_type.unwrap_or("")) {
         return Err(Rejection::new(
             RejectionKind::UnsupportedMediaType,
             format!(
@@ -137,13 +135,7 @@ fn json_rejection(e: serde_json::Error) -> Rejection {
 /// A `Content-Type`'s media type, lower case, without its parameters
 /// (empty when there is none).
 fn essence(content_type: Option<&str>) -> String {
-    content_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+    super::media::essence(content_type.unwrap_or(""))
 }
 
 /// A required body that was not sent.

@@ -87,14 +87,8 @@ pub fn multipart_tree(
             format!("the multipart body is malformed: {why}"),
         )
     };
-    let boundary = content_type
-        .split(';')
-        .skip(1)
-        .filter_map(|p| p.trim().split_once('='))
-        .find(|(k, _)| k.eq_ignore_ascii_case("boundary"))
-        .map(|(_, v)| v.trim_matches('"').to_string())
-        .filter(|b| !b.is_empty())
-        .ok_or_else(|| bad("no boundary"))?;
+    let boundary =
+        super::media::parameter(content_type, "boundary").ok_or_else(|| bad("no boundary"))?;
     let delimiter = format!("--{boundary}");
     let find = |haystack: &[u8], needle: &[u8], from: usize| {
         haystack[from.min(haystack.len())..]

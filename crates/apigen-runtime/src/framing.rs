@@ -109,18 +109,9 @@ impl Boundary {
         &self.0
     }
 
-    /// The `boundary` parameter of a media type, unquoted.
+    /// The `boundary` parameter of a media type.
     fn of(media_type: &str) -> Option<Self> {
-        media_type.split(';').skip(1).find_map(|parameter| {
-            let (name, value) = parameter.split_once('=')?;
-            let value = value.trim();
-            let value = value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .unwrap_or(value);
-            (name.trim().eq_ignore_ascii_case("boundary") && !value.is_empty())
-                .then(|| Boundary(value.into()))
-        })
+        super::media::parameter(media_type, "boundary").map(|b| Boundary(b.into()))
     }
 }
 
@@ -129,7 +120,7 @@ impl Framing {
     /// sequential media type this runtime reads. A `multipart/mixed` one
     /// has the boundary its parameter names, else a fresh one (to write).
     pub fn of(media_type: &str) -> Option<Framing> {
-        let essence = media_type.split(';').next()?.trim().to_ascii_lowercase();
+        let essence = super::media::essence(media_type);
         match essence.as_str() {
             "text/event-stream" => Some(Framing::Events),
             "application/jsonl"
@@ -153,7 +144,7 @@ impl Framing {
     pub fn content_type(&self, media_type: &str) -> String {
         match self {
             Framing::Parts(boundary) => {
-                let essence = media_type.split(';').next().unwrap_or(media_type).trim();
+                let essence = super::media::essence(media_type);
                 format!("{essence}; boundary={}", boundary.as_str())
             }
             _ => media_type.to_string(),

@@ -160,6 +160,7 @@ mod events;
 mod fields;
 mod form;
 mod framing;
+pub mod media;
 mod operation;
 mod record;
 mod rejection;
@@ -264,7 +265,7 @@ pub use operation::{segment_is, serve, FeatureOff, Layer, RouteService};
 #[cfg(feature = "server")]
 pub use params::{
     cookie, cookie_json, cookie_styled, credentials, header, header_json, header_styled, path,
-    path_styled, required, Query,
+    path_styled, query_string_json, required, Query,
 };
 #[cfg(feature = "server")]
 pub use response::{

@@ -13,43 +13,20 @@ use std::str::FromStr;
 
 /// A query string, decoded once.
 #[derive(Debug, Clone, Default)]
-pub struct Query {
-    pairs: Vec<(String, String)>,
-    /// The query string as it came, for a parameter that is all of it.
-    whole: String,
-}
+pub struct Query(Vec<(String, String)>);
 
 impl Query {
     /// Decodes a query string (`a=1&b=x%20y`).
     pub fn parse(query: &str) -> Self {
-        Query {
-            pairs: form_urlencoded::parse(query.as_bytes())
+        Query(
+            form_urlencoded::parse(query.as_bytes())
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
-            whole: query.to_string(),
-        }
-    }
-
-    /// The whole query string read as JSON text, percent-decoded (OpenAPI
-    /// 3.2's `in: querystring` parameter `name`, with JSON content);
-    /// `None` when there is none.
-    pub fn whole_json<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
-        if self.whole.is_empty() {
-            return Ok(None);
-        }
-        let text = percent_encoding::percent_decode_str(&self.whole)
-            .decode_utf8()
-            .map_err(|e| {
-                Rejection::new(
-                    RejectionKind::BadRequest,
-                    format!("the query string (`{name}`) is not UTF-8: {e}"),
-                )
-            })?;
-        json_text(Some(text.into_owned()), name, "query string")
+        )
     }
 
     fn values<'q>(&'q self, name: &'q str) -> impl Iterator<Item = &'q str> + 'q {
-        self.pairs
+        self.0
             .iter()
             .filter(move |(k, _)| k == name)
             .map(|(_, v)| v.as_str())
@@ -153,11 +130,11 @@ impl Query {
     /// their own. An empty query is the object without properties when
     /// its type allows that, else no object (absent, when optional).
     pub fn exploded_object<T: DeserializeOwned>(&self) -> Result<Option<T>, Rejection> {
-        if self.pairs.is_empty() {
+        if self.0.is_empty() {
             let empty = FormValue::new(serde_json::Value::Object(Default::default()));
             return Ok(super::strictly(|| T::deserialize(empty)).ok());
         }
-        let tree = form_tree(self.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let tree = form_tree(self.0.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         super::strictly(|| T::deserialize(FormValue::new(tree)))
             .map(Some)
             .map_err(|e| {
@@ -172,7 +149,7 @@ impl Query {
     pub fn deep_union<T: Decide>(&self, name: &str) -> Result<Option<T>, Rejection> {
         let prefix = format!("{name}[");
         let pairs = self
-            .pairs
+            .0
             .iter()
             .filter(|(k, _)| k.starts_with(&prefix))
             .map(|(k, v)| (k.as_str(), v.as_str()));
@@ -196,7 +173,7 @@ impl Query {
     pub fn deep<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, Rejection> {
         let prefix = format!("{name}[");
         let pairs: Vec<(&str, &str)> = self
-            .pairs
+            .0
             .iter()
             .filter(|(k, _)| k.starts_with(&prefix))
             .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -321,6 +298,28 @@ pub fn header_json<T: DeserializeOwned>(
     name: &str,
 ) -> Result<Option<T>, Rejection> {
     json_text(header::<String>(request, name)?, name, "header")
+}
+
+/// The whole query string read as JSON text, percent-decoded (OpenAPI
+/// 3.2's `in: querystring` parameter `name`, with JSON content); `None`
+/// when there is none.
+pub fn query_string_json<T: DeserializeOwned>(
+    request: &HttpRequest,
+    name: &str,
+) -> Result<Option<T>, Rejection> {
+    let whole = request.query_string();
+    if whole.is_empty() {
+        return Ok(None);
+    }
+    let text = percent_encoding::percent_decode_str(whole)
+        .decode_utf8()
+        .map_err(|e| {
+            Rejection::new(
+                RejectionKind::BadRequest,
+                format!("the query string (`{name}`) is not UTF-8: {e}"),
+            )
+        })?;
+    json_text(Some(text.into_owned()), name, "query string")
 }
 
 /// A cookie whose value is JSON text.

@@ -507,9 +507,7 @@ impl Parser {
                 self.current.data = Some(String::new());
             } else if let Some((name, value)) = line.split_once(':') {
                 if name.trim().eq_ignore_ascii_case("content-type") {
-                    let essence = value.split(';').next().unwrap_or_default().trim();
-                    let essence = essence.to_ascii_lowercase();
-                    self.part.text = essence != "application/json" && !essence.ends_with("+json");
+                    self.part.text = !super::media::is_json(value);
                 }
             }
             return;

@@ -25,7 +25,8 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
-mod media;
+#[path = "../../apigen-runtime/src/media.rs"]
+pub mod media;
 pub mod names;
 
 mod schema_view;

@@ -358,7 +358,7 @@ fn param_value(p: &crate::ir::Param) -> Expr {
     };
     let request = "request";
     if p.style == Style::QueryString {
-        return call("query.whole_json", &[&wire]);
+        return call("runtime::query_string_json", &[request, &wire]);
     }
     if p.style == Style::Json {
         return match p.location {
@@ -505,7 +505,12 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
     let req = format!("operations::{}Request", op.type_name);
     let resp = format!("operations::{}Response", op.type_name);
     let has_body = op.body.is_some();
-    let needs_query = op.params.iter().any(|p| p.location == ParamLocation::Query);
+    // The pairs of the query string, for the parameters read from them
+    // (not the one that is the whole query string).
+    let needs_query = op
+        .params
+        .iter()
+        .any(|p| p.location == ParamLocation::Query && p.style != Style::QueryString);
 
     out.push_str(&text::doc_line(&format!("`{} {}`", op.method, op.path), ""));
     out.push_str(&cfg);

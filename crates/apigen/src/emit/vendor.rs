@@ -36,6 +36,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "style.rs",
     "validate.rs",
     "values.rs",
+    "media.rs",
     "vocabulary.rs",
     "webhooks.rs",
 ];

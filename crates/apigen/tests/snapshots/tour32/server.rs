@@ -362,10 +362,9 @@ async fn lookup_pets<S: operations::Pets + Rejections + 'static>(
     fn extract(
         request: &HttpRequest,
     ) -> Result<operations::LookupPetsRequest, runtime::Rejection> {
-        let query = runtime::Query::parse(request.query_string());
         let parsed = operations::LookupPetsRequest {
             selector: runtime::required(
-                query.whole_json("selector")?,
+                runtime::query_string_json(request, "selector")?,
                 "the query string (`selector`)",
             )?,
         };
