@@ -56,7 +56,6 @@ impl Feed for Service {
     ) -> Result<WatchFeedResponse, ErrorResponse> {
         let connection = self.connections.fetch_add(1, Ordering::SeqCst);
         let last: Option<String> = context
-            .http()
             .headers()
             .get("last-event-id")
             .and_then(|v| v.to_str().ok())

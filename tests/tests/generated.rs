@@ -1080,6 +1080,10 @@ async fn a_required_list_a_form_leaves_out_is_empty_and_json_must_send_it() {
         let payload = actix_web::web::Payload::from_request(&request, &mut payload)
             .await
             .unwrap();
+        let (request, payload) = (
+            runtime::actix::context(&request),
+            runtime::actix::payload(payload),
+        );
         let read = if content_type.starts_with("application/json") {
             runtime::json_body(&request, payload, 1024).await
         } else {
@@ -1280,7 +1284,6 @@ mod tour32_glue {
             context: runtime::RequestContext,
         ) -> Result<WhoAmIResponse, ErrorResponse> {
             let token = context
-                .http()
                 .headers()
                 .get("authorization")
                 .and_then(|v| v.to_str().ok())

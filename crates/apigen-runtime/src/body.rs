@@ -5,10 +5,55 @@ use super::form::{form_tree, multipart_tree, xml_tree, FormValue};
 use super::record::TextBody;
 use super::rejection::{Rejection, RejectionKind};
 use super::vocabulary::Also;
-use actix_web::http::header;
-use actix_web::web::{Bytes, BytesMut, Payload};
-use actix_web::HttpRequest;
+use super::RequestContext;
+use bytes::{Bytes, BytesMut};
+use futures_util::Stream;
+use http::header;
 use serde::de::DeserializeOwned;
+use std::fmt;
+
+/// A request's body as it arrives: chunks of bytes, or the failure to read
+/// the next. Each framework's adapter gives its own body stream this shape.
+pub trait Payload: Stream<Item = Result<Bytes, BodyError>> {}
+
+impl<S: Stream<Item = Result<Bytes, BodyError>>> Payload for S {}
+
+/// Why a body could not be read to its end.
+#[derive(Debug, Clone)]
+pub struct BodyError {
+    /// A layer gave the body a deadline, and it passed.
+    pub timed_out: bool,
+    /// What went wrong, for the rejection's message.
+    pub message: String,
+}
+
+impl BodyError {
+    /// A failure to read, from an error of the framework's body stream: a
+    /// timeout when it is (or is caused by) an I/O error of kind
+    /// `TimedOut`.
+    pub fn of(error: &(dyn std::error::Error + 'static)) -> Self {
+        let mut cause = Some(error);
+        let mut timed_out = false;
+        while let Some(e) = cause {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+            {
+                timed_out = true;
+            }
+            cause = e.source();
+        }
+        BodyError {
+            timed_out,
+            message: error.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 
 /// The largest request body an operation accepts unless its spec says
 /// otherwise (`x-max-body-size` on the request body), in bytes: 1 MiB.
@@ -20,8 +65,8 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// with a timeout (a layer gave the body a deadline) is 408, any other
 /// failure to read it 400.
 pub async fn read_body(
-    request: &HttpRequest,
-    mut payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
 ) -> Result<Bytes, Rejection> {
     use futures_util::StreamExt as _;
@@ -39,16 +84,15 @@ pub async fn read_body(
     if declared.is_some_and(|len| len > limit) {
         return Err(too_large());
     }
+    let mut payload = std::pin::pin!(payload);
     let mut body = BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| match &e {
-            actix_web::error::PayloadError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-                Rejection::new(
-                    RejectionKind::RequestTimeout,
-                    format!("the body did not arrive in time: {io}"),
-                )
-            }
-            _ => Rejection::new(
+        let chunk = chunk.map_err(|e| match e.timed_out {
+            true => Rejection::new(
+                RejectionKind::RequestTimeout,
+                format!("the body did not arrive in time: {e}"),
+            ),
+            false => Rejection::new(
                 RejectionKind::BadRequest,
                 format!("the body could not be read: {e}"),
             ),
@@ -63,8 +107,8 @@ pub async fn read_body(
 
 /// Decodes a JSON body of at most `limit` bytes. An absent body is `None`.
 pub async fn json_body<T: DeserializeOwned>(
-    request: &HttpRequest,
-    payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let content_type = request
@@ -146,8 +190,8 @@ pub fn missing_body() -> Rejection {
 /// Decodes a `multipart/form-data` body of at most `limit` bytes into its
 /// typed struct. An absent body is `None`.
 pub async fn multipart_body<T: DeserializeOwned>(
-    request: &HttpRequest,
-    payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let content_type = request
@@ -183,8 +227,8 @@ pub async fn multipart_body<T: DeserializeOwned>(
 /// Decodes a form body (`application/x-www-form-urlencoded`) of at most
 /// `limit` bytes, refusing other content types. An absent body is `None`.
 pub async fn form_body<T: DeserializeOwned>(
-    request: &HttpRequest,
-    payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let content_type = request
@@ -222,8 +266,8 @@ pub async fn form_body<T: DeserializeOwned>(
 /// `also`, by its `Content-Type`: JSON unless it names one of them (and
 /// JSON's reader refuses any other media type).
 pub async fn json_body_or<T: DeserializeOwned>(
-    request: &HttpRequest,
-    payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
     also: &[Also],
 ) -> Result<Option<T>, Rejection> {
@@ -242,8 +286,8 @@ pub async fn json_body_or<T: DeserializeOwned>(
 /// known to be XML) into its typed struct, as [`xml_tree`] reads it. An
 /// empty body is `None`.
 async fn xml_body<T: DeserializeOwned>(
-    request: &HttpRequest,
-    payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
 ) -> Result<Option<T>, Rejection> {
     let bytes = read_body(request, payload, limit).await?;
@@ -266,8 +310,8 @@ async fn xml_body<T: DeserializeOwned>(
 /// Reads a body of at most `limit` bytes, of any of the declared (non-JSON,
 /// non-form) media types, as bytes. An absent body is `None`.
 pub async fn raw_body(
-    request: &HttpRequest,
-    payload: Payload,
+    request: &RequestContext,
+    payload: impl Payload,
     limit: usize,
     media_types: &[&str],
 ) -> Result<Option<Bytes>, Rejection> {
@@ -302,8 +346,6 @@ pub async fn raw_body(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::test::TestRequest;
-    use actix_web::FromRequest as _;
 
     #[derive(Debug, PartialEq, serde::Deserialize)]
     struct Pet {
@@ -311,14 +353,17 @@ mod tests {
     }
 
     /// The request and its body stream, as a handler receives them.
-    async fn parts(content_type: Option<&str>, body: &'static [u8]) -> (HttpRequest, Payload) {
-        let mut request = TestRequest::post().set_payload(body);
+    async fn parts(
+        content_type: Option<&str>,
+        body: &'static [u8],
+    ) -> (RequestContext, impl Payload) {
+        let mut request = http::Request::post("/");
         if let Some(ct) = content_type {
-            request = request.insert_header(("content-type", ct));
+            request = request.header("content-type", ct);
         }
-        let (request, mut payload) = request.to_http_parts();
-        let payload = Payload::from_request(&request, &mut payload).await.unwrap();
-        (request, payload)
+        let (parts, ()) = request.body(()).unwrap().into_parts();
+        let payload = futures_util::stream::iter([Ok(Bytes::from_static(body))]);
+        (RequestContext::new(parts, Vec::new()), payload)
     }
 
     async fn json(
@@ -329,7 +374,7 @@ mod tests {
         json_body(&request, payload, DEFAULT_BODY_LIMIT).await
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn an_integer_written_with_a_zero_fraction_is_an_integer() {
         #[derive(Debug, PartialEq, serde::Deserialize)]
         struct Page {
@@ -364,7 +409,7 @@ mod tests {
         }
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn json_bodies_are_checked_for_media_type_syntax_and_shape() {
         let ok = json(Some("application/json"), br#"{"name": "Rex"}"#).await;
         assert_eq!(ok.unwrap(), Some(Pet { name: "Rex".into() }));
@@ -386,7 +431,7 @@ mod tests {
         );
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn bodies_over_the_limit_are_refused() {
         static BIG: [u8; 1001] = [b' '; 1001];
         let (request, payload) = parts(Some("application/json"), &BIG).await;
@@ -399,27 +444,18 @@ mod tests {
         );
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_body_stream_that_times_out_is_408() {
-        let stream = futures_util::stream::iter([
-            Ok(Bytes::from_static(b"{")),
-            Err(actix_web::error::PayloadError::Io(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "no more within 10 s",
-            ))),
-        ]);
-        type Stream = std::pin::Pin<
-            Box<dyn futures_util::Stream<Item = Result<Bytes, actix_web::error::PayloadError>>>,
-        >;
-        let (request, _) = TestRequest::post().to_http_parts();
-        let mut stream = actix_web::dev::Payload::from(Box::pin(stream) as Stream);
-        let payload = Payload::from_request(&request, &mut stream).await.unwrap();
+        let io = std::io::Error::new(std::io::ErrorKind::TimedOut, "no more within 10 s");
+        let payload =
+            futures_util::stream::iter([Ok(Bytes::from_static(b"{")), Err(BodyError::of(&io))]);
+        let request = RequestContext::of(http::Method::POST, "/");
         let e = read_body(&request, payload, 1000).await.unwrap_err();
         assert_eq!(e.kind, RejectionKind::RequestTimeout);
         assert_eq!(e.status().as_u16(), 408);
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn forms_and_raw_bodies() {
         let (request, payload) =
             parts(Some("application/x-www-form-urlencoded"), b"name=Rex%20II").await;

@@ -24,7 +24,7 @@
 //! client reads a server that frames otherwise than the spec says. Such a
 //! stream is not resumed: a dropped connection ends it with the error.
 
-#[cfg(any(feature = "server", feature = "client"))]
+#[cfg(any(feature = "serving", feature = "client"))]
 use super::framing::Framing;
 #[cfg(feature = "client")]
 use super::framing::StreamError;
@@ -47,14 +47,14 @@ use std::time::Duration;
 pub struct EventStream<T, R = ()> {
     source: Source<T, R>,
     /// How long a server's stream stays silent before a comment goes out.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    #[cfg_attr(not(feature = "serving"), allow(dead_code))]
     keep_alive: Duration,
 }
 
 enum Source<T, R> {
     /// Events a handler produces (read by the glue and the client side,
     /// when either is built).
-    #[cfg_attr(not(any(feature = "server", feature = "client")), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "serving", feature = "client")), allow(dead_code))]
     Local(Boxed<Event<T>>, PhantomData<fn() -> R>),
     /// Events a server sends, read as they arrive.
     #[cfg(feature = "client")]
@@ -102,7 +102,7 @@ impl<T, R> EventStream<T, R> {
 /// connection open and a vanished client is noticed.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl<T, R> EventStream<T, R>
 where
     T: serde::Serialize + Send + 'static,
@@ -134,10 +134,7 @@ where
     /// of silence (the other framings have no text that is not an item).
     /// An event whose data cannot be serialized ends the stream (and is
     /// logged).
-    pub fn into_body(
-        self,
-        framing: Framing,
-    ) -> impl Stream<Item = Result<actix_web::web::Bytes, std::convert::Infallible>> + 'static {
+    pub fn into_body(self, framing: Framing) -> impl Stream<Item = bytes::Bytes> + Send + 'static {
         use futures_util::StreamExt as _;
         let keep_alive = (framing == Framing::Events).then_some(self.keep_alive);
         let events = self.events();
@@ -153,7 +150,7 @@ where
                     Err(_) => ": keep-alive\n\n".to_string(),
                     // What closes the stream, if its framing has it, is its
                     // last chunk.
-                    Ok(None) => return framing.close().map(|close| (Ok(close.into()), None)),
+                    Ok(None) => return framing.close().map(|close| (close.into(), None)),
                     Ok(Some(event)) => match framing.frame(&event) {
                         Ok(text) => text,
                         Err(e) => {
@@ -162,7 +159,7 @@ where
                         }
                     },
                 };
-                Some((Ok(actix_web::web::Bytes::from(chunk)), Some(events)))
+                Some((bytes::Bytes::from(chunk), Some(events)))
             }
         })
     }
@@ -170,11 +167,8 @@ where
 
 /// Finishes a response whose body is the event stream `events`
 /// (`text/event-stream`, not cached, each event sent as it comes).
-#[cfg(feature = "server")]
-pub fn events<T, R>(
-    builder: actix_web::HttpResponseBuilder,
-    events: EventStream<T, R>,
-) -> actix_web::HttpResponse
+#[cfg(feature = "serving")]
+pub fn events<T, R>(builder: http::response::Builder, events: EventStream<T, R>) -> super::Outgoing
 where
     T: serde::Serialize + Send + 'static,
     R: Send + 'static,
@@ -186,12 +180,12 @@ where
 /// `media_type` (`application/jsonl`, say) and framed as it says (JSON
 /// Lines when it names no framing this runtime knows; `multipart/mixed`
 /// with a fresh boundary), each item as it comes.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub fn item_stream<T, R>(
-    builder: actix_web::HttpResponseBuilder,
+    builder: http::response::Builder,
     media_type: &'static str,
     items: ItemStream<T, R>,
-) -> actix_web::HttpResponse
+) -> super::Outgoing
 where
     T: serde::Serialize + Send + 'static,
     R: Send + 'static,
@@ -201,23 +195,31 @@ where
 }
 
 /// A streamed response: not cached, and not buffered by a proxy.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 fn streamed<T, R>(
-    mut builder: actix_web::HttpResponseBuilder,
+    mut builder: http::response::Builder,
     media_type: &'static str,
     framing: Framing,
     events: EventStream<T, R>,
-) -> actix_web::HttpResponse
+) -> super::Outgoing
 where
     T: serde::Serialize + Send + 'static,
     R: Send + 'static,
 {
-    builder
-        .content_type(framing.content_type(media_type))
-        .insert_header(("cache-control", "no-cache"))
-        // Nginx buffers a proxied response unless told not to.
-        .insert_header(("x-accel-buffering", "no"))
-        .streaming(events.into_body(framing))
+    super::set_header(
+        &mut builder,
+        "content-type",
+        framing.content_type(media_type),
+    );
+    super::set_header(&mut builder, "cache-control", "no-cache");
+    // Nginx buffers a proxied response unless told not to.
+    super::set_header(&mut builder, "x-accel-buffering", "no");
+    let body = super::OutgoingBody::Stream(Box::pin(events.into_body(framing)));
+    builder.body(body).unwrap_or_else(|_| {
+        let mut response = http::Response::new(super::OutgoingBody::Empty);
+        *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+        response
+    })
 }
 
 /// A stream of typed items: the body of a response in a sequential media

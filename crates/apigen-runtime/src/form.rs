@@ -159,7 +159,7 @@ pub fn multipart_tree(
     Ok((tree, json_parts))
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 /// Elements nested deeper than this are refused: the tree is built by
 /// recursion, and a body of a megabyte could nest a quarter of a million.
 const XML_DEPTH: usize = 64;
@@ -169,7 +169,7 @@ const XML_DEPTH: usize = 64;
 /// name repeated is an array); any other element is its text. The root
 /// element's own name is not read (a schema's `xml.name` renames nothing
 /// here). A document type declaration is refused.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub fn xml_tree(text: &str) -> Result<serde_json::Value, Rejection> {
     let malformed = |why: String| {
         Rejection::new(
@@ -182,7 +182,7 @@ pub fn xml_tree(text: &str) -> Result<serde_json::Value, Rejection> {
         .ok_or_else(|| malformed(format!("elements nest deeper than {XML_DEPTH}")))
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 fn xml_element(node: roxmltree::Node<'_, '_>, depth: usize) -> Option<serde_json::Value> {
     use serde_json::Value;
     if depth > XML_DEPTH {
@@ -516,7 +516,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     #[test]
     fn xml_elements_are_properties_and_wrapped_arrays_are_arrays() {
         #[derive(Debug, PartialEq, serde::Deserialize)]
@@ -579,7 +579,7 @@ mod tests {
         assert!(read.is_err());
     }
 
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     #[test]
     fn xml_that_is_malformed_nests_too_deep_or_declares_a_type_is_refused() {
         let deep = "<a>".repeat(100) + &"</a>".repeat(100);

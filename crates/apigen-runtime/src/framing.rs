@@ -55,7 +55,7 @@ impl<T> Event<T> {
 }
 
 /// The text without line breaks and NULs, which would end an SSE field.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     if text.contains(['\r', '\n', '\0']) {
         text.replace(['\r', '\n', '\0'], "").into()
@@ -140,7 +140,7 @@ impl Framing {
 
     /// The `Content-Type` a stream so framed is sent with: `media_type`,
     /// and for parts the boundary.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn content_type(&self, media_type: &str) -> String {
         match self {
             Framing::Parts(boundary) => {
@@ -153,7 +153,7 @@ impl Framing {
 
     /// One item as it goes on the wire: an event's fields and data for
     /// `text/event-stream`, its data alone for the others.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn frame<T: serde::Serialize>(
         &self,
         event: &Event<T>,
@@ -173,7 +173,7 @@ impl Framing {
 
     /// What ends a stream so framed, after its last item: the closing
     /// delimiter of parts; nothing for the others.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn close(&self) -> Option<String> {
         match self {
             Framing::Parts(boundary) => Some(format!("--{}--\r\n", boundary.as_str())),
@@ -184,7 +184,7 @@ impl Framing {
 
 /// The SSE framing of one event: its fields, then its data as JSON on one
 /// `data:` line, then a blank line.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub fn frame<T: serde::Serialize>(event: &Event<T>) -> Result<String, serde_json::Error> {
     use std::fmt::Write as _;
     // Strictly, as every answer of a server is written.
@@ -250,7 +250,7 @@ impl<R: fmt::Debug> std::error::Error for StreamError<R> {
     }
 }
 
-#[cfg(all(test, feature = "server"))]
+#[cfg(all(test, feature = "serving"))]
 mod tests {
     use super::*;
 

@@ -4,9 +4,9 @@
 //! the operation's response type, rather than once per generated crate.
 
 use super::rejection::{Rejection, RejectionKind};
-use actix_web::http::header::{HeaderValue, ALLOW};
-use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse};
+use super::response::Outgoing;
+use http::header::{HeaderValue, ALLOW};
+use http::StatusCode;
 
 /// The error any operation of a generated crate may answer with (its
 /// `ErrorResponse`): a status, and the response it is outside any operation.
@@ -14,7 +14,7 @@ pub trait ErrorAnswer: Clone {
     /// The error's status.
     fn status(&self) -> StatusCode;
     /// The response as it is sent when no operation declares its status.
-    fn into_http(self) -> HttpResponse;
+    fn into_http(self) -> Outgoing;
 }
 
 /// An operation's typed response: one variant per status its spec declares.
@@ -28,7 +28,7 @@ pub trait Response: Sized {
 
     /// Renders the response: status, headers and body. A body that cannot
     /// be serialized is an internal rejection.
-    fn into_http(self) -> Result<HttpResponse, Rejection>;
+    fn into_http(self) -> Result<Outgoing, Rejection>;
 }
 
 /// Sends a handler's answer. An error goes out as the variant the operation
@@ -38,7 +38,7 @@ pub trait Response: Sized {
 pub fn answer<R: Response>(
     answer: Result<R, R::Error>,
     reject: impl Fn(Rejection) -> R::Error,
-) -> HttpResponse {
+) -> Outgoing {
     match answer.or_else(R::declared) {
         Ok(response) => response
             .into_http()
@@ -63,7 +63,7 @@ pub fn answer<R: Response>(
 pub fn refuse<R: Response>(
     rejection: Rejection,
     reject: impl Fn(Rejection) -> R::Error,
-) -> HttpResponse {
+) -> Outgoing {
     let unread = rejection.kind.leaves_body_unread();
     let client_mistake = matches!(
         rejection.kind,
@@ -88,38 +88,26 @@ pub fn refuse<R: Response>(
 
 /// The answer for a request that no route matches.
 pub fn not_found<E: ErrorAnswer>(
-    request: &HttpRequest,
+    method: &str,
+    path: &str,
     reject: impl Fn(Rejection) -> E,
-) -> HttpResponse {
-    let message = format!("no route for {} {}", request.method(), request.path());
+) -> Outgoing {
+    let message = format!("no route for {method} {path}");
     reject(Rejection::new(RejectionKind::NotFound, message)).into_http()
 }
 
 /// The answer for a method that the path's resource does not serve, with
 /// `Allow` naming the methods it does (`GET, POST`).
 pub fn method_not_allowed<E: ErrorAnswer>(
-    request: &HttpRequest,
+    method: &str,
+    path: &str,
     allow: &str,
     reject: impl Fn(Rejection) -> E,
-) -> HttpResponse {
-    let message = format!(
-        "{} is not allowed on {}; allowed: {allow}",
-        request.method(),
-        request.path()
-    );
+) -> Outgoing {
+    let message = format!("{method} is not allowed on {path}; allowed: {allow}");
     let mut response = reject(Rejection::new(RejectionKind::MethodNotAllowed, message)).into_http();
     if let Ok(allow) = HeaderValue::from_str(allow) {
         response.headers_mut().insert(ALLOW, allow);
     }
     response
-}
-
-/// A route for a method that has no constructor of its own (`QUERY`,
-/// `OPTIONS`, `LINK`): a generated crate names only methods its generator
-/// checked are HTTP tokens.
-pub fn route_for(method: &'static str) -> actix_web::Route {
-    match actix_web::http::Method::from_bytes(method.as_bytes()) {
-        Ok(method) => actix_web::web::method(method),
-        Err(_) => panic!("`{method}` is not an HTTP method name"),
-    }
 }

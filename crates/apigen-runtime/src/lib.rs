@@ -9,9 +9,13 @@
 //! generated code names it `runtime::...`. Modules refer to each other
 //! through `super::` only, so that the copy needs no editing.
 //!
-//! Features: `server` (the default) adds what the actix-web glue needs;
-//! `client` what a generated client needs (reqwest with rustls); `mock`
-//! what a generated mock server needs (values made from schemas).
+//! Features: `server` (the default) adds what the actix-web glue needs,
+//! and `axum` what the axum glue needs: both serve one framework-neutral
+//! core (`serving`), which reads a request's parts as a
+//! [`RequestContext`] and renders an [`Outgoing`] response, and a thin
+//! adapter for each framework (the `actix` and `axum` modules). `client`
+//! adds what a generated client needs (reqwest with rustls); `mock` what a
+//! generated mock server needs (values made from schemas).
 //!
 //! # Using it
 //!
@@ -72,20 +76,20 @@
 //! # }
 //! ```
 //!
-//! **Streaming events** (`server`): a handler's stream of `Event`s goes
-//! out as `text/event-stream`, each event as it comes, with a comment
-//! after each quiet `DEFAULT_KEEP_ALIVE` (or the stream's own):
+//! **Streaming events** (`server` or `axum`): a handler's stream of
+//! `Event`s goes out as `text/event-stream`, each event as it comes, with
+//! a comment after each quiet `DEFAULT_KEEP_ALIVE` (or the stream's own):
 //!
 //! ```no_run
-//! # #[cfg(feature = "server")]
-//! # fn example() -> actix_web::HttpResponse {
-//! use apigen_runtime::{events, Event, EventStream};
+//! # #[cfg(feature = "serving")]
+//! # fn example() -> apigen_runtime::Outgoing {
+//! use apigen_runtime::{events, respond, Event, EventStream, StatusCode};
 //! use std::time::Duration;
 //!
 //! let ticks = futures_util::stream::iter(1..=3).map(|n| Event::new(n).with_id(n.to_string()));
 //! # use futures_util::StreamExt as _;
 //! let stream: EventStream<i32> = EventStream::new(ticks).keep_alive(Duration::from_secs(5));
-//! events(actix_web::HttpResponse::Ok(), stream)
+//! events(respond(StatusCode::OK), stream)
 //! # }
 //! ```
 //!
@@ -182,10 +186,14 @@ mod reading;
 mod retry;
 
 #[cfg(feature = "server")]
+pub mod actix;
+#[cfg(feature = "axum")]
+pub mod axum;
+#[cfg(feature = "serving")]
 mod body;
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 mod context;
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 mod glue;
 #[cfg(feature = "mock")]
 pub mod mock;
@@ -193,23 +201,24 @@ pub mod mock;
 mod mock_schema;
 #[cfg(feature = "mock")]
 mod mock_values;
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 mod params;
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 mod response;
 
-/// The status of a response (the type actix-web uses too).
+/// The status of a response (the `http` crate's, as axum, hyper and
+/// reqwest use it).
 pub use http::StatusCode;
 
 pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub use events::{events, item_stream};
 pub use events::{EventStream, ItemStream, DEFAULT_KEEP_ALIVE};
 pub use fields::{present, required_nullable};
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub use form::xml_tree;
 pub use form::{form_tree, multipart_tree, FormValue, NullText};
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub use framing::frame;
 #[cfg(feature = "client")]
 pub use framing::StreamError;
@@ -251,26 +260,29 @@ pub use paging::{items, pages, Next, Paging};
 #[cfg(feature = "client")]
 pub use retry::Retry;
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub use body::{
     form_body, json_body, json_body_or, missing_body, multipart_body, raw_body, read_body,
-    DEFAULT_BODY_LIMIT,
+    BodyError, Payload, DEFAULT_BODY_LIMIT,
 };
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub use context::RequestContext;
+#[cfg(feature = "serving")]
+pub use glue::{answer, method_not_allowed, not_found, refuse, ErrorAnswer, Response};
+#[cfg(feature = "serving")]
+pub use operation::{path_segment_is, FeatureOff};
 #[cfg(feature = "server")]
-pub use glue::{answer, method_not_allowed, not_found, refuse, route_for, ErrorAnswer, Response};
-#[cfg(feature = "server")]
-pub use operation::{segment_is, serve, FeatureOff, Layer, RouteService};
-#[cfg(feature = "server")]
+pub use operation::{segment_is, serve, Layer, RouteService};
+#[cfg(feature = "serving")]
 pub use params::{
     cookie, cookie_json, cookie_styled, credentials, header, header_json, header_styled, path,
     path_styled, query_string_json, required, Query,
 };
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub use response::{
-    allowed, bytes, close_connection, error_body, error_json, json, json_as, respond, set_header,
-    set_header_styled, status, status_in_class,
+    allowed, bytes, close_connection, closes_connection, empty, error_body, error_json, json,
+    json_as, respond, set_header, set_header_styled, status, status_in_class, Outgoing,
+    OutgoingBody,
 };
 
 #[cfg(test)]

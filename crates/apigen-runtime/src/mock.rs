@@ -9,8 +9,8 @@
 
 pub use super::mock_schema::{fits, Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 use super::mock_values::{hash, Maker, Rng, ATTEMPTS};
+use super::RequestContext;
 use super::{Rejection, RejectionKind, SchemeKind, StatusCode};
-use actix_web::HttpRequest;
 use serde_json::{Map, Value};
 
 /// What `Prefer` asks of the mock.
@@ -27,9 +27,9 @@ pub struct Prefer {
 impl Prefer {
     /// Reads every `Prefer` header of a request (`code=404, example=a`,
     /// `;` or `,` between preferences, values quoted or not).
-    pub fn read(request: &HttpRequest) -> Result<Prefer, Rejection> {
+    pub fn read(request: &RequestContext) -> Result<Prefer, Rejection> {
         let mut prefer = Prefer::default();
-        for value in request.headers().get_all("prefer") {
+        for value in request.headers().get_all("prefer").iter() {
             let text = value.to_str().map_err(|_| bad("`Prefer` is not text"))?;
             for item in text.split([',', ';']) {
                 let Some((key, value)) = item.split_once('=') else {
@@ -85,7 +85,7 @@ impl Mock {
         seed: u64,
         id: &str,
         responses: &'static [Response],
-        request: &HttpRequest,
+        request: &RequestContext,
     ) -> Result<Mock, Rejection> {
         let types = spec.types;
         let seed = seed ^ hash(id);
@@ -109,7 +109,7 @@ impl Mock {
         seed: u64,
         types: &'static [Type],
         responses: &'static [Response],
-        request: &HttpRequest,
+        request: &RequestContext,
     ) -> Result<Mock, Rejection> {
         let prefer = Prefer::read(request)?;
         let (chosen, status) = match prefer.code {
@@ -363,7 +363,8 @@ async fn conform<B>(
 where
     B: actix_web::body::MessageBody + 'static,
 {
-    let sent_status = response.status();
+    let sent_status = StatusCode::from_u16(response.status().as_u16())
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let refused = sent_status.is_client_error() || sent_status.is_server_error();
     // A broken bound (422) or an unread media type (415) is a bad request
     // too, as the glue has it; other statuses are meant as they are.
@@ -382,7 +383,8 @@ where
     };
     let (request, http) = response.into_parts();
     let (mut head, body) = http.into_parts();
-    *head.status_mut() = status;
+    *head.status_mut() = actix_web::http::StatusCode::from_u16(status.as_u16())
+        .unwrap_or(actix_web::http::StatusCode::INTERNAL_SERVER_ERROR);
     let content_type = declared.json_type.unwrap_or("application/json");
     head.headers_mut().insert(
         actix_web::http::header::CONTENT_TYPE,
@@ -451,11 +453,14 @@ where
 {
     let operation = super::Operation::of(request.request());
     let declared = operation.map_or(&[][..], |o| (spec.responses)(o.id));
-    let refusal = operation.and_then(|o| unauthorized(request.request(), o, spec, declared));
+    let refusal = operation.and_then(|o| {
+        let context = super::actix::context(request.request());
+        unauthorized(&context, o, spec, declared)
+    });
     let response = match refusal {
         Some((status, message)) => {
             let body = error_value(spec.types, &spec.error, status, "unauthorized", &message);
-            request.into_response(super::error_json(status, &body, &[]))
+            request.into_response(super::actix::respond(super::error_json(status, &body, &[])))
         }
         None => next.call(request).await?.map_into_boxed_body(),
     };
@@ -475,7 +480,7 @@ where
 /// travel in `Authorization`; for a key elsewhere, the declared 400 where
 /// the operation declares no 401. `None` when it has them, or needs none.
 fn unauthorized(
-    request: &HttpRequest,
+    request: &RequestContext,
     operation: &super::Operation,
     spec: &Spec,
     declared: &[Response],
@@ -527,7 +532,7 @@ fn unauthorized(
 }
 
 /// Whether the request carries a non-empty credential of the scheme.
-fn credential(request: &HttpRequest, kind: &SchemeKind) -> bool {
+fn credential(request: &RequestContext, kind: &SchemeKind) -> bool {
     let header = |name: &str| {
         request
             .headers()
@@ -592,11 +597,12 @@ fn choose(responses: &[Response], code: u16) -> Option<(usize, u16)> {
 /// Among the responses of `chosen`'s status (a stream, an event stream or
 /// JSON Lines, beside JSON), the one whose media type the request's
 /// `Accept` names; else `chosen`, the first the document lists.
-fn negotiated(responses: &[Response], chosen: usize, request: &HttpRequest) -> usize {
+fn negotiated(responses: &[Response], chosen: usize, request: &RequestContext) -> usize {
     let status = responses[chosen].status;
     let accept = request
         .headers()
-        .get_all(actix_web::http::header::ACCEPT)
+        .get_all(http::header::ACCEPT)
+        .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .filter_map(|m| m.split(';').next())

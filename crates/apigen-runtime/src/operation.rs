@@ -128,8 +128,29 @@ impl Operation {
     }
 }
 
+/// What the name of a route trait stands for in a generated crate built
+/// without that trait's feature: a trait every type has, so that the
+/// glue asks only for the traits the build serves.
+#[cfg(feature = "serving")]
+pub trait FeatureOff {}
+
+#[cfg(feature = "serving")]
+impl<T: ?Sized> FeatureOff for T {}
+
 #[cfg(feature = "server")]
-pub use layer::{segment_is, serve, FeatureOff, Layer, RouteService};
+pub use layer::{segment_is, serve, Layer, RouteService};
+
+/// Whether the segment `from_end` places before the end of `path` (0 is
+/// the last) reads as a `T`: what tells apart operations whose templates
+/// have the same shape, by their typed path parameters.
+#[cfg(feature = "serving")]
+pub fn path_segment_is<T: std::str::FromStr>(path: &str, from_end: usize) -> bool {
+    let Some(segment) = path.trim_end_matches('/').rsplit('/').nth(from_end) else {
+        return false;
+    };
+    let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
+    decoded.parse::<T>().is_ok()
+}
 
 #[cfg(feature = "server")]
 mod layer {
@@ -139,13 +160,6 @@ mod layer {
     use actix_web::{Error, HttpMessage as _, Route};
     use futures_util::future::LocalBoxFuture;
     use std::task::{Context, Poll};
-
-    /// What the name of a route trait stands for in a generated crate
-    /// built without that trait's feature: a trait every type has, so that
-    /// `server::configure` asks only for the traits the build serves.
-    pub trait FeatureOff {}
-
-    impl<T: ?Sized> FeatureOff for T {}
 
     /// The service a route's middleware wraps.
     pub type RouteService =
@@ -236,6 +250,7 @@ mod layer {
 
         fn call(&self, mut request: ServiceRequest) -> Self::Future {
             request.extensions_mut().insert(self.operation);
+            super::super::actix::attach(&request, self.operation);
             name_path_parameters(&mut request, self.operation.path);
             self.inner.call(request)
         }
@@ -279,12 +294,7 @@ mod layer {
         context: &actix_web::guard::GuardContext<'_>,
         from_end: usize,
     ) -> bool {
-        let path = context.head().uri.path();
-        let Some(segment) = path.trim_end_matches('/').rsplit('/').nth(from_end) else {
-            return false;
-        };
-        let decoded = percent_encoding::percent_decode_str(segment).decode_utf8_lossy();
-        decoded.parse::<T>().is_ok()
+        super::path_segment_is::<T>(context.head().uri.path(), from_end)
     }
 }
 

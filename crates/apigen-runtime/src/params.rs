@@ -6,8 +6,8 @@ use super::form::{form_tree, FormValue};
 use super::rejection::{Rejection, RejectionKind};
 use super::style::{styled, Style, ValueKind};
 use super::vocabulary::Explode;
-use actix_web::http::header;
-use actix_web::HttpRequest;
+use super::RequestContext;
+use http::header;
 use serde::de::DeserializeOwned;
 use std::str::FromStr;
 
@@ -220,13 +220,13 @@ fn parse<T: FromStr>(raw: &str, what: impl FnOnce() -> String) -> Result<T, Reje
 }
 
 /// A path parameter, by its name in the route template.
-pub fn path<T: FromStr>(request: &HttpRequest, name: &str) -> Result<T, Rejection> {
-    let raw = request.match_info().get(name).unwrap_or_default();
+pub fn path<T: FromStr>(request: &RequestContext, name: &str) -> Result<T, Rejection> {
+    let raw = request.path_parameter(name).unwrap_or_default();
     parse(raw, || format!("path parameter `{name}`"))
 }
 
 /// A header parameter.
-pub fn header<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>, Rejection> {
+pub fn header<T: FromStr>(request: &RequestContext, name: &str) -> Result<Option<T>, Rejection> {
     let Some(value) = request.headers().get(name) else {
         return Ok(None);
     };
@@ -240,10 +240,11 @@ pub fn header<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>
 }
 
 /// A cookie parameter.
-pub fn cookie<T: FromStr>(request: &HttpRequest, name: &str) -> Result<Option<T>, Rejection> {
+pub fn cookie<T: FromStr>(request: &RequestContext, name: &str) -> Result<Option<T>, Rejection> {
     let found = request
         .headers()
         .get_all(header::COOKIE)
+        .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
@@ -272,13 +273,13 @@ pub fn credentials<T>(value: Option<T>) -> Result<T, Rejection> {
 
 /// A path parameter in a style other than `simple`, or holding an array or object.
 pub fn path_styled<T: DeserializeOwned>(
-    request: &HttpRequest,
+    request: &RequestContext,
     name: &str,
     kind: ValueKind,
     style: Style,
     explode: Explode,
 ) -> Result<T, Rejection> {
-    let raw = request.match_info().get(name).unwrap_or_default();
+    let raw = request.path_parameter(name).unwrap_or_default();
     super::strictly(|| {
         styled(
             raw,
@@ -294,7 +295,7 @@ pub fn path_styled<T: DeserializeOwned>(
 /// A header whose value is JSON text (described by `content`, or of a
 /// shape no style carries).
 pub fn header_json<T: DeserializeOwned>(
-    request: &HttpRequest,
+    request: &RequestContext,
     name: &str,
 ) -> Result<Option<T>, Rejection> {
     json_text(header::<String>(request, name)?, name, "header")
@@ -304,7 +305,7 @@ pub fn header_json<T: DeserializeOwned>(
 /// 3.2's `in: querystring` parameter `name`, with JSON content); `None`
 /// when there is none.
 pub fn query_string_json<T: DeserializeOwned>(
-    request: &HttpRequest,
+    request: &RequestContext,
     name: &str,
 ) -> Result<Option<T>, Rejection> {
     let whole = request.query_string();
@@ -324,7 +325,7 @@ pub fn query_string_json<T: DeserializeOwned>(
 
 /// A cookie whose value is JSON text.
 pub fn cookie_json<T: DeserializeOwned>(
-    request: &HttpRequest,
+    request: &RequestContext,
     name: &str,
 ) -> Result<Option<T>, Rejection> {
     json_text(cookie::<String>(request, name)?, name, "cookie")
@@ -345,7 +346,7 @@ fn json_text<T: DeserializeOwned>(
 
 /// A header holding an array or object (`simple` style).
 pub fn header_styled<T: DeserializeOwned>(
-    request: &HttpRequest,
+    request: &RequestContext,
     name: &str,
     kind: ValueKind,
     explode: Explode,
@@ -374,7 +375,7 @@ pub fn header_styled<T: DeserializeOwned>(
 
 /// A cookie holding an array or object (`form` style).
 pub fn cookie_styled<T: DeserializeOwned>(
-    request: &HttpRequest,
+    request: &RequestContext,
     name: &str,
     kind: ValueKind,
 ) -> Result<Option<T>, Rejection> {
@@ -397,7 +398,6 @@ pub fn cookie_styled<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::test::TestRequest;
     use std::collections::BTreeMap;
 
     #[test]
@@ -529,11 +529,13 @@ mod tests {
 
     #[test]
     fn path_header_and_cookie_parameters() {
-        let request = TestRequest::default()
-            .param("petId", "42")
-            .insert_header(("X-Count", "5"))
-            .insert_header(("Cookie", "session=abc; ids=1,2"))
-            .to_http_request();
+        let (parts, ()) = http::Request::get("/pets/42")
+            .header("X-Count", "5")
+            .header("Cookie", "session=abc; ids=1,2")
+            .body(())
+            .unwrap()
+            .into_parts();
+        let request = RequestContext::new(parts, vec![("petId".into(), "42".into())]);
         assert_eq!(path::<i64>(&request, "petId").unwrap(), 42);
         assert_eq!(header::<u8>(&request, "x-count").unwrap(), Some(5));
         assert_eq!(header::<u8>(&request, "x-absent").unwrap(), None);

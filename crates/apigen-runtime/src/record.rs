@@ -379,7 +379,7 @@ thread_local! {
 pub(crate) struct TextBody(bool);
 
 impl TextBody {
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub(crate) fn begin() -> Self {
         TextBody(TEXT_BODY.with(|flag| flag.replace(true)))
     }

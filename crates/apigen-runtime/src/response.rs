@@ -1,27 +1,55 @@
-//! Building responses: status, headers and bodies.
+//! Building responses: status, headers and bodies, as values of the `http`
+//! crate that each framework's adapter sends as its own.
 
 use super::rejection::{Rejection, RejectionKind};
-use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::http::StatusCode;
-use actix_web::web::Bytes;
-use actix_web::{HttpResponse, HttpResponseBuilder};
+use bytes::Bytes;
+use futures_util::Stream;
+use http::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE};
+use http::response::Builder;
+use http::StatusCode;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::fmt;
+use std::pin::Pin;
+
+/// A response as the glue renders it, whatever framework sends it.
+pub type Outgoing = http::Response<OutgoingBody>;
+
+/// The body of an [`Outgoing`] response.
+pub enum OutgoingBody {
+    /// No body.
+    Empty,
+    /// A body in one piece.
+    Full(Bytes),
+    /// A body sent chunk by chunk as each is ready (an event stream), each
+    /// flushed as it comes.
+    Stream(Pin<Box<dyn Stream<Item = Bytes> + Send>>),
+}
+
+impl fmt::Debug for OutgoingBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutgoingBody::Empty => f.write_str("Empty"),
+            OutgoingBody::Full(bytes) => f.debug_tuple("Full").field(bytes).finish(),
+            OutgoingBody::Stream(_) => f.write_str("Stream"),
+        }
+    }
+}
 
 /// Starts a response with the given status.
-pub fn respond(status: StatusCode) -> HttpResponseBuilder {
-    HttpResponse::build(status)
+pub fn respond(status: StatusCode) -> Builder {
+    http::Response::builder().status(status)
 }
 
 /// Sets a header from any displayable value; values that are not valid header
 /// text are left out rather than sent broken.
-pub fn set_header(builder: &mut HttpResponseBuilder, name: &'static str, value: impl fmt::Display) {
-    if let (Ok(name), Ok(value)) = (
+pub fn set_header(builder: &mut Builder, name: &'static str, value: impl fmt::Display) {
+    if let (Ok(name), Ok(value), Some(headers)) = (
         HeaderName::from_bytes(name.as_bytes()),
         HeaderValue::from_str(&value.to_string()),
+        builder.headers_mut(),
     ) {
-        builder.insert_header((name, value));
+        headers.insert(name, value);
     }
 }
 
@@ -30,7 +58,7 @@ pub fn set_header(builder: &mut HttpResponseBuilder, name: &'static str, value: 
 /// `content`), as the client reads it back. A value that cannot be
 /// spelled (null, or not valid header text) is left out.
 pub fn set_header_styled(
-    builder: &mut HttpResponseBuilder,
+    builder: &mut Builder,
     name: &'static str,
     value: &impl Serialize,
     style: super::style::Style,
@@ -43,25 +71,40 @@ pub fn set_header_styled(
     }
 }
 
+/// Finishes a response with `body`. Headers are checked as they are set,
+/// so the builder holds no error; were it to, the answer is a bare 500.
+fn finish(builder: Builder, body: OutgoingBody) -> Outgoing {
+    builder.body(body).unwrap_or_else(|_| {
+        let mut response = http::Response::new(OutgoingBody::Empty);
+        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        response
+    })
+}
+
+/// Finishes a response without a body.
+pub fn empty(builder: Builder) -> Outgoing {
+    finish(builder, OutgoingBody::Empty)
+}
+
 /// Finishes a response with a JSON body. A body that cannot be serialized
 /// (a map with non-string keys, say) is an [`RejectionKind::Internal`]
 /// rejection: the glue answers it with the service's own internal error.
-pub fn json(
-    builder: HttpResponseBuilder,
-    body: &impl Serialize,
-) -> Result<HttpResponse, Rejection> {
+pub fn json(builder: Builder, body: &impl Serialize) -> Result<Outgoing, Rejection> {
     json_as(builder, "application/json", body)
 }
 
 /// A JSON response sent as another JSON media type the spec declares
 /// (`application/problem+json`).
 pub fn json_as(
-    mut builder: HttpResponseBuilder,
+    builder: Builder,
     content_type: &'static str,
     body: &impl Serialize,
-) -> Result<HttpResponse, Rejection> {
+) -> Result<Outgoing, Rejection> {
     match to_json(body) {
-        Ok(bytes) => Ok(builder.content_type(content_type).body(bytes)),
+        Ok(bytes) => Ok(finish(
+            builder.header(CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            OutgoingBody::Full(bytes),
+        )),
         Err(e) => Err(Rejection::new(
             RejectionKind::Internal,
             format!("the response body could not be serialized: {e}"),
@@ -77,19 +120,21 @@ pub fn error_json(
     status: StatusCode,
     body: &impl Serialize,
     headers: &[(String, String)],
-) -> HttpResponse {
+) -> Outgoing {
     let mut builder = respond(status);
-    for (name, value) in headers {
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
-        ) {
-            builder.insert_header((name, value));
+    if let Some(map) = builder.headers_mut() {
+        for (name, value) in headers {
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                map.insert(name, value);
+            }
         }
     }
     json(builder, body).unwrap_or_else(|rejection| {
         tracing::error!(error = %rejection.message, "an error response could not be rendered");
-        HttpResponse::InternalServerError().finish()
+        empty(respond(StatusCode::INTERNAL_SERVER_ERROR))
     })
 }
 
@@ -165,27 +210,40 @@ pub fn status_in_class(status: StatusCode, class: u16) -> Result<StatusCode, Rej
 }
 
 /// Finishes a response with a body of bytes and its media type.
-pub fn bytes(
-    mut builder: HttpResponseBuilder,
-    media_type: &'static str,
-    body: Vec<u8>,
-) -> HttpResponse {
-    builder.content_type(media_type).body(body)
+pub fn bytes(builder: Builder, media_type: &'static str, body: Vec<u8>) -> Outgoing {
+    finish(
+        builder.header(CONTENT_TYPE, HeaderValue::from_static(media_type)),
+        OutgoingBody::Full(body.into()),
+    )
 }
 
 /// Makes `response` the connection's last: it is closed once the response
 /// is sent, and whatever the client still sends (an unread body) is not
-/// read.
-pub fn close_connection(response: &mut actix_web::HttpResponse) {
+/// read. Each adapter reads `Connection: close` as its framework says it.
+pub fn close_connection(response: &mut Outgoing) {
     response
-        .head_mut()
-        .set_connection_type(actix_web::http::ConnectionType::Close);
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+}
+
+/// Whether [`close_connection`] marked `response`.
+pub fn closes_connection(response: &Outgoing) -> bool {
+    response
+        .headers()
+        .get(CONNECTION)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::body::MessageBody as _;
+
+    fn whole(response: Outgoing) -> Bytes {
+        match response.into_body() {
+            OutgoingBody::Full(bytes) => bytes,
+            other => panic!("a JSON body is one piece, not {other:?}"),
+        }
+    }
 
     #[test]
     fn json_bodies_and_headers() {
@@ -203,14 +261,9 @@ mod tests {
             !response.headers().contains_key("x-bad"),
             "invalid header text is left out"
         );
-        let body = response.into_body().try_into_bytes().unwrap();
-        assert_eq!(&body[..], br#"{"id":1}"#);
+        assert_eq!(&whole(response)[..], br#"{"id":1}"#);
         // The kept buffer does not leak one body into the next.
-        let second = json(respond(status(200)), &[1, 2])
-            .unwrap()
-            .into_body()
-            .try_into_bytes()
-            .unwrap();
+        let second = whole(json(respond(status(200)), &[1, 2]).unwrap());
         assert_eq!(&second[..], b"[1,2]");
     }
 
@@ -227,7 +280,7 @@ mod tests {
             Style::Json,
         );
         set_header_styled(&mut builder, "X-None", &None::<Vec<u8>>, Style::Simple);
-        let response = builder.finish();
+        let response = empty(builder);
         let header = |name: &str| response.headers().get(name).unwrap().to_str().unwrap();
         assert_eq!(header("x-list"), "a,b");
         let list: Vec<String> = styled(
@@ -282,11 +335,8 @@ mod tests {
         assert_eq!(gone.headers().get("retry-after").unwrap(), "3");
     }
 
-    fn body_of(response: Result<HttpResponse, Rejection>) -> Vec<u8> {
-        match response.unwrap().into_body().try_into_bytes() {
-            Ok(bytes) => bytes.to_vec(),
-            Err(_) => panic!("a JSON body is one piece"),
-        }
+    fn body_of(response: Result<Outgoing, Rejection>) -> Vec<u8> {
+        whole(response.unwrap()).to_vec()
     }
 
     /// Bodies come out whole and exact whatever the thread rendered before:

@@ -257,7 +257,7 @@ mod tests {
         assert_eq!(write(&Value::Null, "id", Style::Simple, false), None);
     }
 
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     #[test]
     fn query_styles_read_back_what_they_write() {
         use super::super::params::Query;

@@ -48,8 +48,8 @@ fn lines(write: &str, read: &str) -> [Option<String>; 2] {
 }
 
 const CLIENT_WRITES: &str = r#"any(feature = "client", feature = "serialize")"#;
-const SERVER_READS: &str = r#"any(feature = "server", feature = "deserialize")"#;
-const SERVER_WRITES: &str = r#"any(feature = "server", feature = "serialize")"#;
+const SERVER_READS: &str = r#"any(feature = "serving", feature = "deserialize")"#;
+const SERVER_WRITES: &str = r#"any(feature = "serving", feature = "serialize")"#;
 const CLIENT_READS: &str = r#"any(feature = "client", feature = "mock", feature = "deserialize")"#;
 
 const DOC: &str = r#"openapi: 3.1.0
@@ -160,8 +160,8 @@ fn a_type_both_carry_is_on_with_either_side() {
     assert_eq!(
         sides(&m, "Note"),
         lines(
-            r#"any(feature = "client", feature = "server", feature = "serialize")"#,
-            r#"any(feature = "server", feature = "client", feature = "deserialize")"#
+            r#"any(feature = "client", feature = "serving", feature = "serialize")"#,
+            r#"any(feature = "serving", feature = "client", feature = "deserialize")"#
         )
     );
 }

@@ -89,7 +89,7 @@ fn the_same_responses_are_one_enum_compiled_for_every_group_using_it() {
     );
     assert!(
         attributes_of(&text, "impl runtime::Response for DeleteAppleResponse").contains(
-            &r#"#[cfg(all(feature = "server", any(feature = "apples", feature = "pears")))]"#
+            &r#"#[cfg(all(feature = "serving", any(feature = "apples", feature = "pears")))]"#
         ),
         "{text}"
     );

@@ -132,8 +132,12 @@
 #[rustfmt::skip]
 mod generated;
 
+#[cfg(feature = "axum")]
+pub use generated::axum;
 #[cfg(feature = "client")]
 pub use generated::client;
+#[cfg(feature = "serving")]
+pub use generated::glue;
 #[cfg(feature = "mock")]
 pub use generated::mock;
 #[cfg(feature = "server")]

@@ -8,9 +8,9 @@
 //! commit was sent but never confirmed is [`ApiError::Indeterminate`]; any
 //! other failure is [`ApiError::Internal`].
 
-use actix_web::http::StatusCode;
 use petstore_api::models;
 use petstore_api::operations::ErrorResponse;
+use petstore_api::runtime::StatusCode;
 use std::fmt;
 
 #[derive(Debug)]

@@ -21,12 +21,12 @@ use crate::service::PetStore;
 use actix_web::body::BoxBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue, X_FORWARDED_FOR};
-use actix_web::http::StatusCode;
 use actix_web::{web, HttpMessage, HttpResponse};
 use petstore_api::metadata::{DEFAULT_SECURITY, SECURITY_SCHEMES};
 use petstore_api::models;
 use petstore_api::operations::ErrorResponse;
-use petstore_api::runtime::{Operation, SchemeKind, SecurityRequirement};
+use petstore_api::runtime::StatusCode;
+use petstore_api::runtime::{self, Operation, SchemeKind, SecurityRequirement};
 use std::net::{IpAddr, Ipv4Addr};
 
 /// The security schemes the gate can check: HTTP bearer keys. Any other
@@ -60,7 +60,9 @@ pub fn unsupported_schemes() -> Vec<String> {
 }
 
 fn error(status: StatusCode, code: &str, message: &str) -> HttpResponse {
-    ErrorResponse::new(status, models::Error::new(status, code, message)).into_http()
+    runtime::actix::respond(
+        ErrorResponse::new(status, models::Error::new(status, code, message)).into_http(),
+    )
 }
 
 /// The key in `Authorization: Bearer <key>`, if one is given.
@@ -191,6 +193,9 @@ pub async fn gate(
         }
         (Verdict::Allowed, key) => {
             if let Some(key) = key {
+                // For the handler (`RequestContext::extension`), and for
+                // the request log, which reads actix-web's own.
+                runtime::actix::attach(&request, key.clone());
                 request.extensions_mut().insert::<KeyInfo>(key);
             }
             inner(request).await?
@@ -203,7 +208,9 @@ pub async fn gate(
 /// The answer to a failure of the gate's own storage: 503 `unavailable`
 /// while the database is away, 500 otherwise, logged with what failed.
 fn failed(request: ServiceRequest, what: &str, e: ApiError) -> ServiceResponse<BoxBody> {
-    request.into_response(ErrorResponse::from(e.context(what)).into_http())
+    request.into_response(runtime::actix::respond(
+        ErrorResponse::from(e.context(what)).into_http(),
+    ))
 }
 
 /// Sets a header to a number (numbers are always valid header text).

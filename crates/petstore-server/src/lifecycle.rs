@@ -11,13 +11,13 @@ use crate::service::PetStore;
 use actix_web::body::BoxBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::http::StatusCode;
 use actix_web::web;
 use chrono::{DateTime, NaiveDate, Utc};
 use petstore_api::metadata::{self, BASE_PATH};
 use petstore_api::models;
 use petstore_api::operations::ErrorResponse;
-use petstore_api::runtime::{Operation, Stability};
+use petstore_api::runtime::StatusCode;
+use petstore_api::runtime::{self, Operation, Stability};
 use std::sync::LazyLock;
 
 /// What the lifecycle adds to one operation's answers.
@@ -112,7 +112,9 @@ pub async fn lifecycle(
                 entry.operation.sunset.unwrap_or_default()
             );
             let body = models::Error::new(status, "sunset", message);
-            request.into_response(ErrorResponse::new(status, body).into_http())
+            request.into_response(runtime::actix::respond(
+                ErrorResponse::new(status, body).into_http(),
+            ))
         }
         _ => inner(request).await?,
     };

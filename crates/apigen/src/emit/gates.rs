@@ -29,13 +29,13 @@ use std::collections::{BTreeSet, HashMap};
 /// ([`Gates::serde_lines`]).
 const CLIENT_SENDS: [&str; 2] = [
     r#"any(feature = "client", feature = "serialize")"#,
-    r#"any(feature = "server", feature = "deserialize")"#,
+    r#"any(feature = "serving", feature = "deserialize")"#,
 ];
 
 /// The same for a type only responses carry: a mock reads its answers from
 /// examples and made values.
 const SERVER_SENDS: [&str; 2] = [
-    r#"any(feature = "server", feature = "serialize")"#,
+    r#"any(feature = "serving", feature = "serialize")"#,
     r#"any(feature = "client", feature = "mock", feature = "deserialize")"#,
 ];
 
@@ -44,8 +44,8 @@ const NEITHER_SENDS: [&str; 2] = [r#"feature = "serialize""#, r#"feature = "dese
 
 /// The same for a type both carry.
 const BOTH_SEND: [&str; 2] = [
-    r#"any(feature = "client", feature = "server", feature = "serialize")"#,
-    r#"any(feature = "server", feature = "client", feature = "deserialize")"#,
+    r#"any(feature = "client", feature = "serving", feature = "serialize")"#,
+    r#"any(feature = "serving", feature = "client", feature = "deserialize")"#,
 ];
 
 /// Which Cargo features compile an item in ([`Config::group_features`]): a
@@ -99,7 +99,7 @@ impl<'a> Gates<'a> {
             _ => self.group(&op.group),
         };
         [
-            Self::side_attr("server", predicate.as_ref()),
+            Self::side_attr("serving", predicate.as_ref()),
             Self::side_attr("client", predicate.as_ref()),
             Self::attr(predicate),
         ]
@@ -241,10 +241,11 @@ impl<'a> Gates<'a> {
         predicate.map(|p| quote!(#[cfg(#p)])).unwrap_or_default()
     }
 
-    /// The `cfg` attribute of a group's server-side items: the `server`
-    /// feature, and the group's own when it has one.
+    /// The `cfg` attribute of a group's server-side items: the `serving`
+    /// feature (the framework-neutral glue, which `server` and `axum` turn
+    /// on), and the group's own when it has one.
     pub fn server_attr(&self, group: &str) -> TokenStream {
-        Self::side_attr("server", self.group(group).as_ref())
+        Self::side_attr("serving", self.group(group).as_ref())
     }
 
     /// The `cfg` attribute of items on one side (`server`, `client`): its

@@ -21,9 +21,9 @@ pub const DOC: &str = "A mock server: every operation answered from the spec's e
 pub fn imports(api: &Api) -> Vec<String> {
     // Models are named only by the error body's type.
     let modules = if api.error_type.as_ref().is_some_and(Shape::names_a_type) {
-        "use super::{metadata, models, operations, runtime, server};"
+        "use super::{glue, metadata, models, operations, runtime, server};"
     } else {
-        "use super::{metadata, operations, runtime, server};"
+        "use super::{glue, metadata, operations, runtime, server};"
     };
     // The names of `runtime::mock` the tables use.
     let shapes = || {
@@ -200,9 +200,9 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
                 build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
             ) -> Result<R, operations::ErrorResponse> {
                 let refuse = |rejection: runtime::Rejection| {
-                    server::Rejections::reject(self, rejection)
+                    glue::Rejections::reject(self, rejection)
                 };
-                let mock = runtime::mock::Mock::start(&SPEC, self.seed, id, responses, context.http())
+                let mock = runtime::mock::Mock::start(&SPEC, self.seed, id, responses, context)
                     .map_err(refuse)?;
                 build(&mock).map_err(refuse)
             }
@@ -249,7 +249,7 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
             #answer
         }
 
-        impl server::Rejections for MockService {
+        impl glue::Rejections for MockService {
             fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse {
                 self.error(rejection.status(), rejection.kind.code(), &rejection.message)
             }

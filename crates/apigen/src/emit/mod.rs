@@ -36,10 +36,12 @@
 //! calls the API does not build actix-web, and one that only serves it does not
 //! build reqwest.
 
+mod axum;
 mod client;
 mod doc_comments;
 pub mod docs;
 mod gates;
+mod glue;
 mod jobs;
 mod literals;
 mod metadata;
@@ -83,7 +85,8 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     // The reference page first: it is one job, as long as several others.
     let docs_html = jobs.one(move || docs::page(api, &generated_by));
     let server_head = jobs.one(move || server::head(api, gates));
-    let handlers = jobs.each(&op_chunks, |chunk| server::handlers(api, gates, chunk));
+    let axum_rs = jobs.one(move || render(axum::items(api, gates)));
+    let handlers = jobs.each(&op_chunks, |chunk| glue::handlers(api, gates, chunk));
     let client_head = jobs.one(move || render(client::head(api)));
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
     let metadata_rs = jobs.one(move || metadata::items(api));
@@ -127,12 +130,22 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         module(operations::DOC, &operations::imports(api, gates), ""),
         parts,
     );
-    let mut parts = vec![done.take(server_head)];
+    let mut parts = vec![format!("{}{}", glue::HEAD, glue::served(api, gates))];
     parts.extend(done.take_each(handlers));
+    put(
+        "glue.rs",
+        module(glue::DOC, &glue::imports(api, gates), ""),
+        parts,
+    );
     put(
         "server.rs",
         module(server::DOC, &server::imports(api, gates), ""),
-        parts,
+        vec![done.take(server_head)],
+    );
+    put(
+        "axum.rs",
+        module(axum::DOC, &axum::imports(api, gates), ""),
+        vec![done.take(axum_rs)],
     );
     put(
         "client.rs",
@@ -176,8 +189,12 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
         #![doc = #title]
         #![doc = ""]
         #( #![doc = #description] )*
+        #[cfg(feature = "axum")]
+        pub mod axum;
         #[cfg(feature = "client")]
         pub mod client;
+        #[cfg(feature = "serving")]
+        pub mod glue;
         pub mod metadata;
         #[cfg(feature = "mock")]
         pub mod mock;

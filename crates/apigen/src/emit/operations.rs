@@ -138,19 +138,19 @@ fn error_response(api: &Api) -> TokenStream {
 
             /// The response as it is sent, for errors outside any operation (an
             /// unknown route, say).
-            #[cfg(feature = "server")]
-            pub fn into_http(self) -> actix_web::HttpResponse {
+            #[cfg(feature = "serving")]
+            pub fn into_http(self) -> runtime::Outgoing {
                 runtime::error_json(self.status, &self.body, &self.headers)
             }
         }
 
-        #[cfg(feature = "server")]
+        #[cfg(feature = "serving")]
         impl runtime::ErrorAnswer for ErrorResponse {
             fn status(&self) -> runtime::StatusCode {
                 self.status
             }
 
-            fn into_http(self) -> actix_web::HttpResponse {
+            fn into_http(self) -> runtime::Outgoing {
                 ErrorResponse::into_http(self)
             }
         }
@@ -165,6 +165,8 @@ fn method(op: &Operation, out: &mut String) {
         ident(&op.fn_name),
         op.type_name
     ));
+    // `Send`, so that every framework can run it (axum's handlers are
+    // `Send` futures).
     Expr::generic(
         "impl std::future::Future",
         vec![Expr::generic(
@@ -175,7 +177,7 @@ fn method(op: &Operation, out: &mut String) {
             ],
         )],
     )
-    .write(out, 4, ") -> ", ";");
+    .write(out, 4, ") -> ", " + Send;");
 }
 
 /// The type of a parameter in the request struct.
@@ -406,7 +408,7 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
     ));
     declared.write(&mut out, 8, "", "");
     out.push_str(
-        "    }\n\n    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {\n",
+        "    }\n\n    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {\n",
     );
     let arms = into_http_arms(api, op);
     if arms.is_empty() {
@@ -625,7 +627,7 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
         out.push_str(
             "    /// The response an error makes: its body, and the headers it\n    \
              /// carries; the error back when it lacks a required one.\n    \
-             #[cfg(feature = \"server\")]\n    \
+             #[cfg(feature = \"serving\")]\n    \
              pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {\n",
         );
         read.write_body(&mut out, 8);
@@ -643,9 +645,9 @@ fn shared_response(api: &Api, gates: &Gates, shared: &crate::ir::SharedResponse)
     };
     out.push_str(&format!(
         "    /// Renders the response, sent with `status`.\n    \
-         #[cfg(feature = \"server\")]\n    \
+         #[cfg(feature = \"serving\")]\n    \
          pub fn into_http(\n        self,\n        status: runtime::StatusCode,\n    \
-         ) -> Result<actix_web::HttpResponse, runtime::Rejection> {{\n        \
+         ) -> Result<runtime::Outgoing, runtime::Rejection> {{\n        \
          let Self {names} = self;\n"
     ));
     render_response(api, r, "status").write_body(&mut out, 8);
@@ -681,11 +683,8 @@ fn status_expr(status: Status) -> String {
 /// of their names (`body`, each header's field, `status` for a range),
 /// ending in the rendered response.
 fn render_response(api: &Api, r: &Response, status: &str) -> Expr {
-    let builder_mut = if r.headers.is_empty() && r.body.is_some() {
-        ""
-    } else {
-        "mut "
-    };
+    // Only headers are set in place; every body is given the builder.
+    let builder_mut = if r.headers.is_empty() { "" } else { "mut " };
     let mut statements = vec![Expr::Stmt(
         format!("let {builder_mut}builder = "),
         Box::new(Expr::call("runtime::respond", vec![Expr::text(status)], "")),
@@ -746,7 +745,7 @@ fn render_response(api: &Api, r: &Response, status: &str) -> Expr {
             ),
             None => "runtime::json(builder, &body)".to_string(),
         },
-        (None, _) => "Ok(builder.finish())".to_string(),
+        (None, _) => "Ok(runtime::empty(builder))".to_string(),
     };
     Expr::Block(statements, Box::new(Expr::Text(value)))
 }

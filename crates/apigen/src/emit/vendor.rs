@@ -12,6 +12,8 @@ macro_rules! sources {
 /// Each source file of the runtime crate, by name, with its text.
 pub const SOURCES: &[(&str, &str)] = sources![
     "lib.rs",
+    "actix.rs",
+    "axum.rs",
     "body.rs",
     "client.rs",
     "context.rs",

@@ -39,8 +39,14 @@
 //! exceeds 1,000,000: cancelling an order whose quantity would take it above that is
 //! refused with 409 `stock_limit_exceeded`, and the order stays.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -44,19 +44,19 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
@@ -76,7 +76,7 @@ pub struct TooManyRequests {
 impl TooManyRequests {
     /// The response an error makes: its body, and the headers it
     /// carries; the error back when it lacks a required one.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         let Some(retry_after) = error.header("Retry-After") else {
             return Err(error);
@@ -88,11 +88,11 @@ impl TooManyRequests {
     }
 
     /// Renders the response, sent with `status`.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn into_http(
         self,
         status: runtime::StatusCode,
-    ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    ) -> Result<runtime::Outgoing, runtime::Rejection> {
         let Self { body, retry_after } = self;
         let mut builder = runtime::respond(status);
         runtime::set_header(&mut builder, "Retry-After", retry_after);
@@ -125,7 +125,7 @@ pub struct ServiceUnavailable {
 impl ServiceUnavailable {
     /// The response an error makes: its body, and the headers it
     /// carries; the error back when it lacks a required one.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         let Some(retry_after) = error.header("Retry-After") else {
             return Err(error);
@@ -137,11 +137,11 @@ impl ServiceUnavailable {
     }
 
     /// Renders the response, sent with `status`.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn into_http(
         self,
         status: runtime::StatusCode,
-    ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    ) -> Result<runtime::Outgoing, runtime::Rejection> {
         let Self { body, retry_after } = self;
         let mut builder = runtime::respond(status);
         runtime::set_header(&mut builder, "Retry-After", retry_after);
@@ -161,7 +161,7 @@ impl ServiceUnavailable {
 /// Pets and the categories they belong to.
 ///
 /// The operations tagged `Pets`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Pets {
     /// List pets
     ///
@@ -172,7 +172,7 @@ pub trait Pets {
         &self,
         request: ListPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListPetsResponse, ErrorResponse>> + Send;
 
     /// Create a pet
     ///
@@ -183,7 +183,7 @@ pub trait Pets {
         &self,
         request: CreatePetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreatePetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreatePetResponse, ErrorResponse>> + Send;
 
     /// Get a pet
     ///
@@ -199,7 +199,7 @@ pub trait Pets {
         &self,
         request: GetPetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>> + Send;
 
     /// Replace a pet
     ///
@@ -210,7 +210,7 @@ pub trait Pets {
         &self,
         request: ReplacePetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ReplacePetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ReplacePetResponse, ErrorResponse>> + Send;
 
     /// Delete a pet
     ///
@@ -221,7 +221,7 @@ pub trait Pets {
         &self,
         request: DeletePetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<DeletePetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DeletePetResponse, ErrorResponse>> + Send;
 
     /// List categories
     ///
@@ -230,7 +230,7 @@ pub trait Pets {
         &self,
         request: ListCategoriesRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListCategoriesResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListCategoriesResponse, ErrorResponse>> + Send;
 
     /// Create a category
     ///
@@ -239,7 +239,7 @@ pub trait Pets {
         &self,
         request: CreateCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreateCategoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreateCategoryResponse, ErrorResponse>> + Send;
 
     /// Get a category
     ///
@@ -250,7 +250,7 @@ pub trait Pets {
         &self,
         request: GetCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetCategoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetCategoryResponse, ErrorResponse>> + Send;
 
     /// Delete a category
     ///
@@ -263,13 +263,13 @@ pub trait Pets {
         &self,
         request: DeleteCategoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<DeleteCategoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DeleteCategoryResponse, ErrorResponse>> + Send;
 }
 
 /// Orders and inventory.
 ///
 /// The operations tagged `Store`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Store {
     /// List orders
     ///
@@ -278,7 +278,7 @@ pub trait Store {
         &self,
         request: ListOrdersRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListOrdersResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListOrdersResponse, ErrorResponse>> + Send;
 
     /// Place an order
     ///
@@ -292,7 +292,7 @@ pub trait Store {
         &self,
         request: PlaceOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PlaceOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PlaceOrderResponse, ErrorResponse>> + Send;
 
     /// Get an order
     ///
@@ -301,7 +301,7 @@ pub trait Store {
         &self,
         request: GetOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetOrderResponse, ErrorResponse>> + Send;
 
     /// Cancel an order
     ///
@@ -316,7 +316,7 @@ pub trait Store {
         &self,
         request: CancelOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CancelOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CancelOrderResponse, ErrorResponse>> + Send;
 
     /// Complete an order
     ///
@@ -328,7 +328,7 @@ pub trait Store {
         &self,
         request: CompleteOrderRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CompleteOrderResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CompleteOrderResponse, ErrorResponse>> + Send;
 
     /// List inventory entries
     ///
@@ -339,7 +339,7 @@ pub trait Store {
         &self,
         request: ListInventoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListInventoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListInventoryResponse, ErrorResponse>> + Send;
 
     /// Get a pet's inventory entry
     ///
@@ -350,7 +350,7 @@ pub trait Store {
         &self,
         request: GetInventoryItemRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetInventoryItemResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetInventoryItemResponse, ErrorResponse>> + Send;
 
     /// Set a pet's stock
     ///
@@ -364,7 +364,7 @@ pub trait Store {
         &self,
         request: UpdateInventoryRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<UpdateInventoryResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<UpdateInventoryResponse, ErrorResponse>> + Send;
 
     /// Follow orders and stock as they change
     ///
@@ -392,7 +392,7 @@ pub trait Store {
         &self,
         request: WatchStoreRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<WatchStoreResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<WatchStoreResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_pets`.
@@ -553,7 +553,7 @@ impl runtime::ReadAnswer for ListPetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListPetsResponse {
     type Error = ErrorResponse;
 
@@ -570,7 +570,7 @@ impl runtime::Response for ListPetsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -706,7 +706,7 @@ impl runtime::ReadAnswer for CreatePetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CreatePetResponse {
     type Error = ErrorResponse;
 
@@ -726,7 +726,7 @@ impl runtime::Response for CreatePetResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -873,7 +873,7 @@ impl runtime::ReadAnswer for GetPetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetPetResponse {
     type Error = ErrorResponse;
 
@@ -892,7 +892,7 @@ impl runtime::Response for GetPetResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, deprecation, sunset, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -1033,7 +1033,7 @@ impl runtime::ReadAnswer for ReplacePetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ReplacePetResponse {
     type Error = ErrorResponse;
 
@@ -1054,7 +1054,7 @@ impl runtime::Response for ReplacePetResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -1183,7 +1183,7 @@ impl runtime::ReadAnswer for DeletePetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for DeletePetResponse {
     type Error = ErrorResponse;
 
@@ -1202,11 +1202,11 @@ impl runtime::Response for DeletePetResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
@@ -1357,7 +1357,7 @@ impl runtime::ReadAnswer for ListCategoriesResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListCategoriesResponse {
     type Error = ErrorResponse;
 
@@ -1374,7 +1374,7 @@ impl runtime::Response for ListCategoriesResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -1510,7 +1510,7 @@ impl runtime::ReadAnswer for CreateCategoryResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CreateCategoryResponse {
     type Error = ErrorResponse;
 
@@ -1530,7 +1530,7 @@ impl runtime::Response for CreateCategoryResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -1664,7 +1664,7 @@ impl runtime::ReadAnswer for GetCategoryResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetCategoryResponse {
     type Error = ErrorResponse;
 
@@ -1682,7 +1682,7 @@ impl runtime::Response for GetCategoryResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -1811,7 +1811,7 @@ impl runtime::ReadAnswer for DeleteCategoryResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for DeleteCategoryResponse {
     type Error = ErrorResponse;
 
@@ -1830,14 +1830,14 @@ impl runtime::Response for DeleteCategoryResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent { x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 if let Some(value) = x_api_stability {
                     runtime::set_header(&mut builder, "X-API-Stability", value);
                 }
-                Ok(builder.finish())
+                Ok(runtime::empty(builder))
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
@@ -2011,7 +2011,7 @@ impl runtime::ReadAnswer for ListOrdersResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListOrdersResponse {
     type Error = ErrorResponse;
 
@@ -2028,7 +2028,7 @@ impl runtime::Response for ListOrdersResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -2167,7 +2167,7 @@ impl runtime::ReadAnswer for PlaceOrderResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PlaceOrderResponse {
     type Error = ErrorResponse;
 
@@ -2188,7 +2188,7 @@ impl runtime::Response for PlaceOrderResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created { body, location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -2315,7 +2315,7 @@ impl runtime::ReadAnswer for GetOrderResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetOrderResponse {
     type Error = ErrorResponse;
 
@@ -2333,7 +2333,7 @@ impl runtime::Response for GetOrderResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -2450,7 +2450,7 @@ impl runtime::ReadAnswer for CancelOrderResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CancelOrderResponse {
     type Error = ErrorResponse;
 
@@ -2469,11 +2469,11 @@ impl runtime::Response for CancelOrderResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::BadRequest(body) => {
                 let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
@@ -2600,7 +2600,7 @@ impl runtime::ReadAnswer for CompleteOrderResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CompleteOrderResponse {
     type Error = ErrorResponse;
 
@@ -2618,7 +2618,7 @@ impl runtime::Response for CompleteOrderResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -2779,7 +2779,7 @@ impl runtime::ReadAnswer for ListInventoryResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListInventoryResponse {
     type Error = ErrorResponse;
 
@@ -2796,7 +2796,7 @@ impl runtime::Response for ListInventoryResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -2923,7 +2923,7 @@ impl runtime::ReadAnswer for GetInventoryItemResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetInventoryItemResponse {
     type Error = ErrorResponse;
 
@@ -2941,7 +2941,7 @@ impl runtime::Response for GetInventoryItemResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -3083,7 +3083,7 @@ impl runtime::ReadAnswer for UpdateInventoryResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for UpdateInventoryResponse {
     type Error = ErrorResponse;
 
@@ -3104,7 +3104,7 @@ impl runtime::Response for UpdateInventoryResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -3256,7 +3256,7 @@ pub enum WatchStoreResponse {
     ServiceUnavailable(ServiceUnavailable),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for WatchStoreResponse {
     type Error = ErrorResponse;
 
@@ -3274,7 +3274,7 @@ impl runtime::Response for WatchStoreResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_api_stability } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);

@@ -170,7 +170,7 @@ impl Columns for rusqlite::Row<'_> {
 
 /// A connection (inside a transaction, for writes) of either database.
 pub enum Conn<'a> {
-    Sqlite(&'a rusqlite::Connection),
+    Sqlite(&'a mut rusqlite::Connection),
     Postgres(&'a mut sqlx::PgConnection),
 }
 

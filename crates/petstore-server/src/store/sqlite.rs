@@ -58,7 +58,7 @@ struct Job {
 /// Does a write's work on the connection and returns whether to keep it,
 /// and how to answer once the group's commit is known. Given no connection,
 /// it does nothing and answers that the write waited too long.
-type Work = Box<dyn FnOnce(Option<&rusqlite::Connection>) -> Done + Send>;
+type Work = Box<dyn FnOnce(Option<&mut rusqlite::Connection>) -> Done + Send>;
 
 struct Done {
     keep: bool,
@@ -143,7 +143,7 @@ impl SqliteStore {
     /// Nothing waits on the database longer than `timeout`.
     pub fn open(path: &Path, timeout: Duration) -> Result<SqliteStore> {
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-        let writer = connect(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE, timeout)?;
+        let mut writer = connect(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE, timeout)?;
         // Checkpoints stay SQLite's automatic ones, run by the writer between
         // groups: one run from another thread cannot finish while writes keep
         // coming, and the WAL then grows without bound (measured: 1.2 GB in
@@ -160,7 +160,7 @@ impl SqliteStore {
         let (counted, taken) = (commits.clone(), queued.clone());
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(&writer, &queue, &counted, &taken))
+            .spawn(move || write_loop(&mut writer, &queue, &counted, &taken))
             .map_err(|e| ApiError::Internal(Box::new(e)))?;
         Ok(SqliteStore {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -179,7 +179,7 @@ impl SqliteStore {
 
     /// Runs `op` on this thread's read connection, in a snapshot that holds
     /// every write answered so far.
-    pub fn read<T>(&self, op: impl FnOnce(&rusqlite::Connection) -> Result<T>) -> Result<T> {
+    pub fn read<T>(&self, op: impl FnOnce(&mut rusqlite::Connection) -> Result<T>) -> Result<T> {
         READERS.with(|readers| {
             let mut readers = readers.borrow_mut();
             let reader = match readers.entry(self.id) {
@@ -213,7 +213,7 @@ impl SqliteStore {
                 run(&reader.conn, "BEGIN")?;
                 reader.snapshot = Some(now());
             }
-            let result = op(&reader.conn);
+            let result = op(&mut reader.conn);
             // Keep the snapshot only when writes have been quiet for a while:
             // held between reads while writes come in, snapshots keep
             // checkpoints from ever rewinding the WAL.
@@ -230,11 +230,11 @@ impl SqliteStore {
     /// without running.
     pub async fn write<T: Send + 'static>(
         &self,
-        op: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
+        op: impl FnOnce(&mut rusqlite::Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let (reply, answer) = tokio::sync::oneshot::channel();
         let timeout = self.timeout;
-        let work = move |conn: Option<&rusqlite::Connection>| {
+        let work = move |conn: Option<&mut rusqlite::Connection>| {
             let result = match conn {
                 Some(conn) => op(conn),
                 None => Err(ApiError::unavailable(format!(
@@ -292,7 +292,7 @@ fn stopped() -> ApiError {
 /// than waiting a whole group. A write whose deadline has passed is answered
 /// at once, unrun. Each commit is counted before its writes are answered.
 fn write_loop(
-    conn: &rusqlite::Connection,
+    conn: &mut rusqlite::Connection,
     queue: &mpsc::Receiver<Job>,
     commits: &AtomicU64,
     queued: &AtomicUsize,
@@ -335,7 +335,7 @@ fn run(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<()> {
 /// lock is waited for no longer than the oldest job may wait; not granted,
 /// that job is answered with the failure and the others stay queued.
 fn run_group(
-    conn: &rusqlite::Connection,
+    conn: &mut rusqlite::Connection,
     group: impl Iterator<Item = Job>,
     answers: &mut Vec<Answer>,
 ) -> rusqlite::Result<()> {
@@ -352,8 +352,9 @@ fn run_group(
     }
     for job in group {
         run(conn, "SAVEPOINT job")?;
-        let done =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (job.work)(Some(conn))));
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (job.work)(Some(&mut *conn))
+        }));
         let keep = matches!(done, Ok(Done { keep: true, .. }));
         if !keep {
             run(conn, "ROLLBACK TO job")?;

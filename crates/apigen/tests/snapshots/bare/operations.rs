@@ -43,43 +43,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/ping`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Ping {
     /// `GET /ping` (operationId `ping`)
     fn ping(
         &self,
         request: PingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/pong`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Pong {
     /// `POST /pong` (operationId `pong`)
     fn pong(
         &self,
         request: PongRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PongResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PongResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `ping`.
@@ -104,7 +104,7 @@ impl runtime::ReadAnswer for PingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
 
@@ -112,11 +112,11 @@ impl runtime::Response for PingResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -144,7 +144,7 @@ impl runtime::ReadAnswer for PongResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PongResponse {
     type Error = ErrorResponse;
 
@@ -152,11 +152,11 @@ impl runtime::Response for PongResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -44,43 +44,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/shelves`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Shelves {
     /// `POST /shelves` (operationId `stockShelf`)
     fn stock_shelf(
         &self,
         request: StockShelfRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<StockShelfResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<StockShelfResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/crates`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Crates {
     /// `POST /crates` (operationId `packCrate`)
     fn pack_crate(
         &self,
         request: PackCrateRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PackCrateResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PackCrateResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `stock_shelf`.
@@ -138,7 +138,7 @@ impl runtime::ReadAnswer for StockShelfResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for StockShelfResponse {
     type Error = ErrorResponse;
 
@@ -146,11 +146,11 @@ impl runtime::Response for StockShelfResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -181,7 +181,7 @@ impl runtime::ReadAnswer for PackCrateResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PackCrateResponse {
     type Error = ErrorResponse;
 
@@ -189,11 +189,11 @@ impl runtime::Response for PackCrateResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -11,8 +11,14 @@
 //! of its own (which becomes a struct named `TooManyRequests`). The crate
 //! must compile with every feature set.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -44,19 +44,19 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
@@ -74,7 +74,7 @@ pub struct TooManyRequests {
 impl TooManyRequests {
     /// The response an error makes: its body, and the headers it
     /// carries; the error back when it lacks a required one.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         let Some(body) = runtime::error_body(&error.body) else {
             return Err(error);
@@ -89,11 +89,11 @@ impl TooManyRequests {
     }
 
     /// Renders the response, sent with `status`.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn into_http(
         self,
         status: runtime::StatusCode,
-    ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    ) -> Result<runtime::Outgoing, runtime::Rejection> {
         let Self { body, retry_after } = self;
         let mut builder = runtime::respond(status);
         runtime::set_header(&mut builder, "Retry-After", retry_after);
@@ -111,47 +111,47 @@ impl TooManyRequests {
 }
 
 /// The operations tagged `S`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait S {
     /// `POST /requests` (operationId `sendRequest`)
     fn send_request(
         &self,
         request: SendRequestRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<SendRequestResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<SendRequestResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `L`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait L {
     /// `GET /clients/{id}` (operationId `getClient`)
     fn get_client(
         &self,
         request: GetClientRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetClientResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetClientResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `B`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait B {
     /// `GET /results` (operationId `listResults`)
     fn list_results(
         &self,
         request: ListResultsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListResultsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListResultsResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `Rejections`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Rejections2 {
     /// `PUT /boxes` (operationId `putBox`)
     fn put_box(
         &self,
         request: PutBoxRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PutBoxResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PutBoxResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `send_request`.
@@ -200,7 +200,7 @@ impl runtime::ReadAnswer for SendRequestResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for SendRequestResponse {
     type Error = ErrorResponse;
 
@@ -219,7 +219,7 @@ impl runtime::Response for SendRequestResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -277,7 +277,7 @@ impl runtime::ReadAnswer for GetClientResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetClientResponse {
     type Error = ErrorResponse;
 
@@ -296,7 +296,7 @@ impl runtime::Response for GetClientResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -349,7 +349,7 @@ impl runtime::ReadAnswer for ListResultsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListResultsResponse {
     type Error = ErrorResponse;
 
@@ -368,7 +368,7 @@ impl runtime::Response for ListResultsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -431,7 +431,7 @@ impl runtime::ReadAnswer for PutBoxResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PutBoxResponse {
     type Error = ErrorResponse;
 
@@ -450,7 +450,7 @@ impl runtime::Response for PutBoxResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

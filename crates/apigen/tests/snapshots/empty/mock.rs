@@ -3,7 +3,7 @@
 
 //! A mock server: every operation answered from the spec's examples, or with values made from its schemas (`MockService`).
 
-use super::{metadata, operations, runtime, server};
+use super::{glue, metadata, operations, runtime, server};
 use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Type};
 
@@ -72,7 +72,7 @@ impl MockService {
     }
 }
 
-impl server::Rejections for MockService {
+impl glue::Rejections for MockService {
     fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse {
         self.error(rejection.status(), rejection.kind.code(), &rejection.message)
     }

@@ -44,46 +44,46 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/things`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Things {
     /// `GET /things/{id}` (operationId `getThing`)
     fn get_thing(
         &self,
         request: GetThingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>> + Send;
 
     /// `DELETE /things/{id}` (operationId `deleteThing`)
     fn delete_thing(
         &self,
         request: DeleteThingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<DeleteThingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DeleteThingResponse, ErrorResponse>> + Send;
 
     /// `GET /things` (operationId `listThings`)
     fn list_things(
         &self,
         request: ListThingsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListThingsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListThingsResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_thing`.
@@ -117,7 +117,7 @@ impl runtime::ReadAnswer for GetThingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
 
@@ -129,7 +129,7 @@ impl runtime::Response for GetThingResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -175,7 +175,7 @@ impl runtime::ReadAnswer for DeleteThingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for DeleteThingResponse {
     type Error = ErrorResponse;
 
@@ -186,11 +186,11 @@ impl runtime::Response for DeleteThingResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::NotFound(body) => {
                 let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
@@ -233,7 +233,7 @@ impl runtime::ReadAnswer for ListThingsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListThingsResponse {
     type Error = ErrorResponse;
 
@@ -244,7 +244,7 @@ impl runtime::Response for ListThingsResponse {
         })
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

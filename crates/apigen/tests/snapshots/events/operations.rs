@@ -44,54 +44,54 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/feed`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Feed {
     /// `GET /feed` (operationId `watchFeed`)
     fn watch_feed(
         &self,
         request: WatchFeedRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<WatchFeedResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<WatchFeedResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/completions`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Completions {
     /// `POST /completions` (operationId `complete`)
     fn complete(
         &self,
         request: CompleteRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CompleteResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CompleteResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/chunks`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Chunks {
     /// `POST /chunks` (operationId `streamChunks`)
     fn stream_chunks(
         &self,
         request: StreamChunksRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<StreamChunksResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<StreamChunksResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `watch_feed`.
@@ -112,7 +112,7 @@ pub enum WatchFeedResponse {
     TooManyRequests(models::Problem),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for WatchFeedResponse {
     type Error = ErrorResponse;
 
@@ -123,7 +123,7 @@ impl runtime::Response for WatchFeedResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -169,7 +169,7 @@ pub enum CompleteResponse {
     },
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CompleteResponse {
     type Error = ErrorResponse;
 
@@ -180,7 +180,7 @@ impl runtime::Response for CompleteResponse {
         })
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_request_id } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -217,7 +217,7 @@ pub enum StreamChunksResponse {
     Ok(runtime::EventStream<models::StreamChunksOkEvent, StreamChunksResponse>),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for StreamChunksResponse {
     type Error = ErrorResponse;
 
@@ -225,7 +225,7 @@ impl runtime::Response for StreamChunksResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

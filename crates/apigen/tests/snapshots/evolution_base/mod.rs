@@ -9,8 +9,14 @@
 //! client generated from this document reads the answers of a server
 //! generated from the revision (`tests/tests/evolution.rs`).
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -7,8 +7,14 @@
 //! optional one, `kind` gains a value, the optional header and the 404 are
 //! gone, `getThing` may answer 202, and `ping` gained a body.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

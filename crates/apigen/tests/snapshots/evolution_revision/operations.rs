@@ -44,43 +44,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/things`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Things {
     /// `GET /things/{id}` (operationId `getThing`)
     fn get_thing(
         &self,
         request: GetThingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/ping`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Ping {
     /// `GET /ping` (operationId `ping`)
     fn ping(
         &self,
         request: PingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_thing`.
@@ -111,7 +111,7 @@ impl runtime::ReadAnswer for GetThingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
 
@@ -119,15 +119,15 @@ impl runtime::Response for GetThingResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::Accepted => {
-                let mut builder = runtime::respond(runtime::StatusCode::ACCEPTED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::ACCEPTED);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -155,7 +155,7 @@ impl runtime::ReadAnswer for PingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
 
@@ -163,7 +163,7 @@ impl runtime::Response for PingResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -44,32 +44,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/h`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait H {
     /// `GET /h` (operationId `getH`)
     fn get_h(
         &self,
         request: GetHRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetHResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetHResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_h`.
@@ -122,7 +122,7 @@ impl runtime::ReadAnswer for GetHResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetHResponse {
     type Error = ErrorResponse;
 
@@ -130,7 +130,7 @@ impl runtime::Response for GetHResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { x_list, x_ints, x_content, x_json } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -154,7 +154,7 @@ impl runtime::Response for GetHResponse {
                         runtime::Style::Json,
                     );
                 }
-                Ok(builder.finish())
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -9,8 +9,14 @@
 //! `Vec`, `Box`); operationIds that differ only in case or separators; an
 //! operation named after a function of the glue; a tag named `Result`.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

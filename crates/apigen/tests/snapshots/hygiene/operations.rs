@@ -44,61 +44,61 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The operations tagged `Result`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Result2 {
     /// `GET /a` (operationId `getPet`)
     fn get_pet(
         &self,
         request: GetPetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetPetResponse, ErrorResponse>> + Send;
 
     /// `GET /b` (operationId `get_pet`)
     fn get_pet2(
         &self,
         request: GetPet2Request,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetPet2Response, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetPet2Response, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/c`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait C {
     /// `POST /c` (operationId `configure`)
     fn configure2(
         &self,
         request: ConfigureRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ConfigureResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ConfigureResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/d`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait D {
     /// `PUT /d` (operationId `respond`)
     fn respond2(
         &self,
         request: RespondRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<RespondResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<RespondResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_pet`.
@@ -123,7 +123,7 @@ impl runtime::ReadAnswer for GetPetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetPetResponse {
     type Error = ErrorResponse;
 
@@ -131,7 +131,7 @@ impl runtime::Response for GetPetResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -166,7 +166,7 @@ impl runtime::ReadAnswer for GetPet2Response {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetPet2Response {
     type Error = ErrorResponse;
 
@@ -174,7 +174,7 @@ impl runtime::Response for GetPet2Response {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -220,7 +220,7 @@ impl runtime::ReadAnswer for ConfigureResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ConfigureResponse {
     type Error = ErrorResponse;
 
@@ -228,11 +228,11 @@ impl runtime::Response for ConfigureResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -270,7 +270,7 @@ impl runtime::ReadAnswer for RespondResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for RespondResponse {
     type Error = ErrorResponse;
 
@@ -278,7 +278,7 @@ impl runtime::Response for RespondResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -4,8 +4,14 @@
 //! disc 1
 //!
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -7,8 +7,14 @@
 //! list not checked, said so), values no string is in a string enum (left
 //! out, said so), an untyped property's.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -44,43 +44,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/a`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait A {
     /// `GET /a` (operationId `getThing`)
     fn get_thing(
         &self,
         request: GetThingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/b`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait B {
     /// `GET /b` (operationId `getThing2`)
     fn get_thing2(
         &self,
         request: GetThing2Request,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetThing2Response, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetThing2Response, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_thing`.
@@ -105,7 +105,7 @@ impl runtime::ReadAnswer for GetThingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
 
@@ -113,7 +113,7 @@ impl runtime::Response for GetThingResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -44,32 +44,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/a`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait A {
     /// `GET /a` (operationId `getA`)
     fn get_a(
         &self,
         request: GetARequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetAResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetAResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_a`.
@@ -119,7 +119,7 @@ impl runtime::ReadAnswer for GetAResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetAResponse {
     type Error = ErrorResponse;
 
@@ -130,7 +130,7 @@ impl runtime::Response for GetAResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

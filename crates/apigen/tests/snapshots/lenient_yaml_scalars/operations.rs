@@ -44,25 +44,25 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The operations tagged `1`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait N1 {
     /// {"text":"hello"}
     ///
@@ -71,7 +71,7 @@ pub trait N1 {
         &self,
         request: N123Request,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<N123Response, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<N123Response, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `n123`.
@@ -96,7 +96,7 @@ impl runtime::ReadAnswer for N123Response {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for N123Response {
     type Error = ErrorResponse;
 
@@ -104,7 +104,7 @@ impl runtime::Response for N123Response {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

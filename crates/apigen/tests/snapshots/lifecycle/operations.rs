@@ -43,19 +43,19 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
@@ -63,7 +63,7 @@ impl runtime::ErrorAnswer for ErrorResponse {
 /// Widgets, for administrators.
 ///
 /// The operations tagged `widget admin`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait WidgetAdmin {
     /// `GET /widgets` (operationId `listWidgets`)
     ///
@@ -72,7 +72,7 @@ pub trait WidgetAdmin {
         &self,
         request: ListWidgetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListWidgetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListWidgetsResponse, ErrorResponse>> + Send;
 
     /// `POST /widgets` (operationId `createWidget`)
     ///
@@ -81,7 +81,7 @@ pub trait WidgetAdmin {
         &self,
         request: CreateWidgetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreateWidgetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreateWidgetResponse, ErrorResponse>> + Send;
 
     /// `GET /widgets/old` (operationId `oldWidgets`)
     #[deprecated(
@@ -91,7 +91,7 @@ pub trait WidgetAdmin {
         &self,
         request: OldWidgetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<OldWidgetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<OldWidgetsResponse, ErrorResponse>> + Send;
 
     /// `GET /widgets/older` (operationId `olderWidgets`)
     #[deprecated(note = "deprecated; sunset on 2025-06-30, after which it answers 410 Gone")]
@@ -99,11 +99,11 @@ pub trait WidgetAdmin {
         &self,
         request: OlderWidgetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<OlderWidgetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<OlderWidgetsResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/ping`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Ping {
     /// `GET /ping` (operationId `ping`)
     ///
@@ -112,7 +112,7 @@ pub trait Ping {
         &self,
         request: PingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PingResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_widgets`.
@@ -137,7 +137,7 @@ impl runtime::ReadAnswer for ListWidgetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListWidgetsResponse {
     type Error = ErrorResponse;
 
@@ -145,7 +145,7 @@ impl runtime::Response for ListWidgetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -177,7 +177,7 @@ impl runtime::ReadAnswer for CreateWidgetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CreateWidgetResponse {
     type Error = ErrorResponse;
 
@@ -185,11 +185,11 @@ impl runtime::Response for CreateWidgetResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created => {
-                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::CREATED);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -217,7 +217,7 @@ impl runtime::ReadAnswer for OldWidgetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for OldWidgetsResponse {
     type Error = ErrorResponse;
 
@@ -225,11 +225,11 @@ impl runtime::Response for OldWidgetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::StatusCode::OK);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -257,7 +257,7 @@ impl runtime::ReadAnswer for OlderWidgetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for OlderWidgetsResponse {
     type Error = ErrorResponse;
 
@@ -265,11 +265,11 @@ impl runtime::Response for OlderWidgetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::StatusCode::OK);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -297,7 +297,7 @@ impl runtime::ReadAnswer for PingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PingResponse {
     type Error = ErrorResponse;
 
@@ -305,11 +305,11 @@ impl runtime::Response for PingResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::StatusCode::OK);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::empty(builder))
             }
         }
     }

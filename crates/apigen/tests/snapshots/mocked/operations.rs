@@ -44,57 +44,57 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The operations tagged `Books`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Books {
     /// `GET /books` (operationId `listBooks`)
     fn list_books(
         &self,
         request: ListBooksRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListBooksResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListBooksResponse, ErrorResponse>> + Send;
 
     /// `POST /books` (operationId `addBook`)
     fn add_book(
         &self,
         request: AddBookRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<AddBookResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<AddBookResponse, ErrorResponse>> + Send;
 
     /// `POST /notes` (operationId `addNote`)
     fn add_note(
         &self,
         request: AddNoteRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<AddNoteResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<AddNoteResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `Meta`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Meta {
     /// `GET /admin/stats` (operationId `adminStats`)
     fn admin_stats(
         &self,
         request: AdminStatsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<AdminStatsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<AdminStatsResponse, ErrorResponse>> + Send;
 
     /// Credentials as a header parameter rather than a scheme.
     ///
@@ -103,14 +103,14 @@ pub trait Meta {
         &self,
         request: WhoAmIRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>> + Send;
 
     /// `GET /health` (operationId `health`)
     fn health(
         &self,
         request: HealthRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<HealthResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<HealthResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_books`.
@@ -169,7 +169,7 @@ impl runtime::ReadAnswer for ListBooksResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListBooksResponse {
     type Error = ErrorResponse;
 
@@ -185,7 +185,7 @@ impl runtime::Response for ListBooksResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, x_total } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -246,7 +246,7 @@ impl runtime::ReadAnswer for AddBookResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for AddBookResponse {
     type Error = ErrorResponse;
 
@@ -270,7 +270,7 @@ impl runtime::Response for AddBookResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created(body) => {
                 let builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -323,7 +323,7 @@ impl runtime::ReadAnswer for AddNoteResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for AddNoteResponse {
     type Error = ErrorResponse;
 
@@ -339,7 +339,7 @@ impl runtime::Response for AddNoteResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created(body) => {
                 let builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -378,7 +378,7 @@ impl runtime::ReadAnswer for AdminStatsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for AdminStatsResponse {
     type Error = ErrorResponse;
 
@@ -394,7 +394,7 @@ impl runtime::Response for AdminStatsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -436,7 +436,7 @@ impl runtime::ReadAnswer for WhoAmIResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for WhoAmIResponse {
     type Error = ErrorResponse;
 
@@ -447,15 +447,15 @@ impl runtime::Response for WhoAmIResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -483,7 +483,7 @@ impl runtime::ReadAnswer for HealthResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for HealthResponse {
     type Error = ErrorResponse;
 
@@ -491,11 +491,11 @@ impl runtime::Response for HealthResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -7,8 +7,14 @@
 //! must accept a value. And one whose variants fix a property to one value
 //! each, read by that property as if it were the discriminator.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

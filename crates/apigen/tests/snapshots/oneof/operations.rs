@@ -44,43 +44,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/shapes`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Shapes {
     /// `POST /shapes` (operationId `measure`)
     fn measure(
         &self,
         request: MeasureRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<MeasureResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<MeasureResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/animals`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Animals {
     /// `POST /animals` (operationId `greet`)
     fn greet(
         &self,
         request: GreetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GreetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GreetResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `measure`.
@@ -111,7 +111,7 @@ impl runtime::ReadAnswer for MeasureResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for MeasureResponse {
     type Error = ErrorResponse;
 
@@ -122,7 +122,7 @@ impl runtime::Response for MeasureResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -164,7 +164,7 @@ impl runtime::ReadAnswer for GreetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GreetResponse {
     type Error = ErrorResponse;
 
@@ -175,7 +175,7 @@ impl runtime::Response for GreetResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

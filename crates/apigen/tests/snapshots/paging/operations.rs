@@ -44,87 +44,87 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/linked`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Linked {
     /// `GET /linked` (operationId `listLinked`)
     fn list_linked(
         &self,
         request: ListLinkedRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListLinkedResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListLinkedResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/cursored`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Cursored {
     /// `GET /cursored` (operationId `listCursored`)
     fn list_cursored(
         &self,
         request: ListCursoredRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListCursoredResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListCursoredResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/after-last`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait AfterLast {
     /// `GET /after-last` (operationId `listAfterLast`)
     fn list_after_last(
         &self,
         request: ListAfterLastRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListAfterLastResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListAfterLastResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/numbered`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Numbered {
     /// `GET /numbered` (operationId `listNumbered`)
     fn list_numbered(
         &self,
         request: ListNumberedRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListNumberedResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListNumberedResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/offsets`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Offsets {
     /// `GET /offsets` (operationId `listOffsets`)
     fn list_offsets(
         &self,
         request: ListOffsetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListOffsetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListOffsetsResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/striped`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Striped {
     /// `GET /striped` (operationId `listStriped`)
     fn list_striped(
         &self,
         request: ListStripedRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListStripedResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListStripedResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_linked`.
@@ -163,7 +163,7 @@ impl runtime::ReadAnswer for ListLinkedResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListLinkedResponse {
     type Error = ErrorResponse;
 
@@ -171,7 +171,7 @@ impl runtime::Response for ListLinkedResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, link } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -209,7 +209,7 @@ impl runtime::ReadAnswer for ListCursoredResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListCursoredResponse {
     type Error = ErrorResponse;
 
@@ -217,7 +217,7 @@ impl runtime::Response for ListCursoredResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -254,7 +254,7 @@ impl runtime::ReadAnswer for ListAfterLastResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListAfterLastResponse {
     type Error = ErrorResponse;
 
@@ -262,7 +262,7 @@ impl runtime::Response for ListAfterLastResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -299,7 +299,7 @@ impl runtime::ReadAnswer for ListNumberedResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListNumberedResponse {
     type Error = ErrorResponse;
 
@@ -307,7 +307,7 @@ impl runtime::Response for ListNumberedResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -356,7 +356,7 @@ impl runtime::ReadAnswer for ListStripedResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListStripedResponse {
     type Error = ErrorResponse;
 
@@ -364,7 +364,7 @@ impl runtime::Response for ListStripedResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -7,8 +7,14 @@
 //! travels as JSON text; a parameter described by `content` is its JSON; a
 //! `deepObject` may hold a union.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

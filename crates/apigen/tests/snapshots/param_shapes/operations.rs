@@ -44,32 +44,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/search`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Search {
     /// `GET /search` (operationId `search`)
     fn search(
         &self,
         request: SearchRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<SearchResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<SearchResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `search`.
@@ -114,7 +114,7 @@ impl runtime::ReadAnswer for SearchResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for SearchResponse {
     type Error = ErrorResponse;
 
@@ -125,7 +125,7 @@ impl runtime::Response for SearchResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

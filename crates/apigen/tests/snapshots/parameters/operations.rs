@@ -44,39 +44,39 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The operations with neither a tag nor a path segment to group them by. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Api {
     /// `GET /items/{itemId}` (operationId `getItem`)
     fn get_item(
         &self,
         request: GetItemRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetItemResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetItemResponse, ErrorResponse>> + Send;
 
     /// `DELETE /items/{itemId}` (operationId `deleteItemsItemId`)
     fn delete_items_item_id(
         &self,
         request: DeleteItemsItemIdRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<DeleteItemsItemIdResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DeleteItemsItemIdResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_item`.
@@ -166,7 +166,7 @@ impl runtime::ReadAnswer for GetItemResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetItemResponse {
     type Error = ErrorResponse;
 
@@ -177,7 +177,7 @@ impl runtime::Response for GetItemResponse {
         })
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok { body, e_tag, x_count } => {
                 let mut builder = runtime::respond(runtime::StatusCode::OK);
@@ -188,8 +188,8 @@ impl runtime::Response for GetItemResponse {
                 runtime::json(builder, &body)
             }
             Self::NotModified => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_MODIFIED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_MODIFIED);
+                Ok(runtime::empty(builder))
             }
             Self::Default { status, body } => {
                 let builder = runtime::respond(status);
@@ -241,7 +241,7 @@ impl runtime::ReadAnswer for DeleteItemsItemIdResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for DeleteItemsItemIdResponse {
     type Error = ErrorResponse;
 
@@ -252,11 +252,11 @@ impl runtime::Response for DeleteItemsItemIdResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::NotFound(body) => {
                 let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);

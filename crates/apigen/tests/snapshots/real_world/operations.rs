@@ -44,60 +44,60 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/customers`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Customers {
     /// `GET /customers` (operationId `listCustomers`)
     fn list_customers(
         &self,
         request: ListCustomersRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListCustomersResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListCustomersResponse, ErrorResponse>> + Send;
 
     /// `POST /customers` (operationId `createCustomer`)
     fn create_customer(
         &self,
         request: CreateCustomerRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreateCustomerResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreateCustomerResponse, ErrorResponse>> + Send;
 
     /// `PUT /customers/{id}/attachments` (operationId `uploadAttachment`)
     fn upload_attachment(
         &self,
         request: UploadAttachmentRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<UploadAttachmentResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<UploadAttachmentResponse, ErrorResponse>> + Send;
 
     /// `POST /customers/{id}/documents` (operationId `uploadDocument`)
     fn upload_document(
         &self,
         request: UploadDocumentRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<UploadDocumentResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<UploadDocumentResponse, ErrorResponse>> + Send;
 
     /// `GET /customers/{id}/invoice` (operationId `getInvoicePdf`)
     fn get_invoice_pdf(
         &self,
         request: GetInvoicePdfRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetInvoicePdfResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetInvoicePdfResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_customers`.
@@ -125,7 +125,7 @@ impl runtime::ReadAnswer for ListCustomersResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListCustomersResponse {
     type Error = ErrorResponse;
 
@@ -133,7 +133,7 @@ impl runtime::Response for ListCustomersResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -175,7 +175,7 @@ impl runtime::ReadAnswer for CreateCustomerResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CreateCustomerResponse {
     type Error = ErrorResponse;
 
@@ -183,7 +183,7 @@ impl runtime::Response for CreateCustomerResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -220,7 +220,7 @@ impl runtime::ReadAnswer for UploadAttachmentResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for UploadAttachmentResponse {
     type Error = ErrorResponse;
 
@@ -228,11 +228,11 @@ impl runtime::Response for UploadAttachmentResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -282,7 +282,7 @@ impl runtime::ReadAnswer for GetInvoicePdfResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetInvoicePdfResponse {
     type Error = ErrorResponse;
 
@@ -290,7 +290,7 @@ impl runtime::Response for GetInvoicePdfResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -6,8 +6,14 @@
 //! References to any JSON pointer, not only to component roots, and `allOf`
 //! through chains of references: the shapes vendors' documents use.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

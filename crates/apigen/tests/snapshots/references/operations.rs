@@ -44,43 +44,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/items`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Items {
     /// `GET /items` (operationId `listItems`)
     fn list_items(
         &self,
         request: ListItemsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListItemsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListItemsResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/things`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Things {
     /// `GET /things` (operationId `getThing`)
     fn get_thing(
         &self,
         request: GetThingRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetThingResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_items`.
@@ -130,7 +130,7 @@ impl runtime::ReadAnswer for ListItemsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListItemsResponse {
     type Error = ErrorResponse;
 
@@ -141,7 +141,7 @@ impl runtime::Response for ListItemsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -177,7 +177,7 @@ impl runtime::ReadAnswer for GetThingResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetThingResponse {
     type Error = ErrorResponse;
 
@@ -185,7 +185,7 @@ impl runtime::Response for GetThingResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -44,43 +44,43 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/pets`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Pets {
     /// `GET /pets/{petId}` (operationId `getPetsPetId`)
     fn get_pets_pet_id(
         &self,
         request: GetPetsPetIdRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetPetsPetIdResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetPetsPetIdResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/animals`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Animals {
     /// `GET /animals/{petId}` (operationId `getAnimalsPetId`)
     fn get_animals_pet_id(
         &self,
         request: GetAnimalsPetIdRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetAnimalsPetIdResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetAnimalsPetIdResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_pets_pet_id`.
@@ -108,7 +108,7 @@ impl runtime::ReadAnswer for GetPetsPetIdResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetPetsPetIdResponse {
     type Error = ErrorResponse;
 
@@ -116,7 +116,7 @@ impl runtime::Response for GetPetsPetIdResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

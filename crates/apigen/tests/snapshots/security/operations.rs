@@ -43,25 +43,25 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/public`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Public {
     /// Anyone may call it.
     ///
@@ -70,11 +70,11 @@ pub trait Public {
         &self,
         request: GetPublicRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetPublicResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetPublicResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/optional`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Optional {
     /// A key if the caller has one; anonymous otherwise.
     ///
@@ -83,22 +83,22 @@ pub trait Optional {
         &self,
         request: GetOptionalRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetOptionalResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetOptionalResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/keys`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Keys {
     /// `GET /keys` (operationId `getWithKey`)
     fn get_with_key(
         &self,
         request: GetWithKeyRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetWithKeyResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetWithKeyResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/admin`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Admin {
     /// Both schemes at once, with scopes.
     ///
@@ -107,11 +107,11 @@ pub trait Admin {
         &self,
         request: DoAdminRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<DoAdminResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DoAdminResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/default`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Default {
     /// The document's security.
     ///
@@ -120,11 +120,11 @@ pub trait Default {
         &self,
         request: GetDefaultRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetDefaultResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetDefaultResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/legacy`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Legacy {
     /// Credentials as a header parameter, not a scheme; without it, a 401.
     ///
@@ -133,18 +133,18 @@ pub trait Legacy {
         &self,
         request: GetLegacyRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetLegacyResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetLegacyResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/oidc`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Oidc {
     /// `GET /oidc` (operationId `getOidc`)
     fn get_oidc(
         &self,
         request: GetOidcRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetOidcResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetOidcResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_public`.
@@ -169,7 +169,7 @@ impl runtime::ReadAnswer for GetPublicResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetPublicResponse {
     type Error = ErrorResponse;
 
@@ -177,11 +177,11 @@ impl runtime::Response for GetPublicResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -209,7 +209,7 @@ impl runtime::ReadAnswer for GetOptionalResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetOptionalResponse {
     type Error = ErrorResponse;
 
@@ -217,11 +217,11 @@ impl runtime::Response for GetOptionalResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -276,7 +276,7 @@ impl runtime::ReadAnswer for GetLegacyResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetLegacyResponse {
     type Error = ErrorResponse;
 
@@ -287,15 +287,15 @@ impl runtime::Response for GetLegacyResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::Unauthorized => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -44,65 +44,65 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/customers`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Customers {
     /// `POST /customers` (operationId `createCustomer`)
     fn create_customer(
         &self,
         request: CreateCustomerRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreateCustomerResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreateCustomerResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/vendors`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Vendors {
     /// `POST /vendors` (operationId `createVendor`)
     fn create_vendor(
         &self,
         request: CreateVendorRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreateVendorResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreateVendorResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/partners`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Partners {
     /// `POST /partners` (operationId `createPartner`)
     fn create_partner(
         &self,
         request: CreatePartnerRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreatePartnerResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreatePartnerResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/places`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Places {
     /// `POST /places` (operationId `createPlace`)
     fn create_place(
         &self,
         request: CreatePlaceRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CreatePlaceResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CreatePlaceResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `create_customer`.
@@ -137,7 +137,7 @@ impl runtime::ReadAnswer for CreateCustomerResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CreateCustomerResponse {
     type Error = ErrorResponse;
 
@@ -145,11 +145,11 @@ impl runtime::Response for CreateCustomerResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -44,19 +44,19 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
@@ -76,7 +76,7 @@ pub struct Throttled {
 impl Throttled {
     /// The response an error makes: its body, and the headers it
     /// carries; the error back when it lacks a required one.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn from_error(error: ErrorResponse) -> Result<Self, ErrorResponse> {
         let Some(retry_after) = error.header("Retry-After") else {
             return Err(error);
@@ -90,11 +90,11 @@ impl Throttled {
     }
 
     /// Renders the response, sent with `status`.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "serving")]
     pub fn into_http(
         self,
         status: runtime::StatusCode,
-    ) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    ) -> Result<runtime::Outgoing, runtime::Rejection> {
         let Self { body, retry_after, x_reason } = self;
         let mut builder = runtime::respond(status);
         runtime::set_header(&mut builder, "Retry-After", retry_after);
@@ -116,36 +116,36 @@ impl Throttled {
 }
 
 /// The operations tagged `Boats`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Boats {
     /// `GET /boats` (operationId `listBoats`)
     fn list_boats(
         &self,
         request: ListBoatsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListBoatsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListBoatsResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `Cars`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Cars {
     /// `GET /cars` (operationId `listCars`)
     fn list_cars(
         &self,
         request: ListCarsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListCarsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListCarsResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `Docks`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Docks {
     /// `GET /docks` (operationId `listDocks`)
     fn list_docks(
         &self,
         request: ListDocksRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListDocksResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListDocksResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_boats`.
@@ -176,7 +176,7 @@ impl runtime::ReadAnswer for ListBoatsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListBoatsResponse {
     type Error = ErrorResponse;
 
@@ -188,7 +188,7 @@ impl runtime::Response for ListBoatsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -243,7 +243,7 @@ impl runtime::ReadAnswer for ListCarsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListCarsResponse {
     type Error = ErrorResponse;
 
@@ -255,7 +255,7 @@ impl runtime::Response for ListCarsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -264,7 +264,7 @@ impl runtime::Response for ListCarsResponse {
             Self::MovedPermanently { location } => {
                 let mut builder = runtime::respond(runtime::StatusCode::MOVED_PERMANENTLY);
                 runtime::set_header(&mut builder, "Location", location);
-                Ok(builder.finish())
+                Ok(runtime::empty(builder))
             }
             Self::NotFound(body) => {
                 let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
@@ -299,7 +299,7 @@ impl runtime::ReadAnswer for ListDocksResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListDocksResponse {
     type Error = ErrorResponse;
 
@@ -307,11 +307,11 @@ impl runtime::Response for ListDocksResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -43,60 +43,62 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The operations with neither a tag nor a path segment to group them by. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Api {
     /// `GET /journals/{JournalID}` (operationId `getJournal`)
     fn get_journal(
         &self,
         request: GetJournalRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetJournalResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetJournalResponse, ErrorResponse>> + Send;
 
     /// `GET /journals/{JournalNumber}` (operationId `getJournalByNumber`)
     fn get_journal_by_number(
         &self,
         request: GetJournalByNumberRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetJournalByNumberResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<
+        Output = Result<GetJournalByNumberResponse, ErrorResponse>,
+    > + Send;
 
     /// `GET /journals/{Name}` (operationId `getJournalByName`)
     fn get_journal_by_name(
         &self,
         request: GetJournalByNameRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetJournalByNameResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetJournalByNameResponse, ErrorResponse>> + Send;
 
     /// `DELETE /journals/{Name}` (operationId `deleteJournal`)
     fn delete_journal(
         &self,
         request: DeleteJournalRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<DeleteJournalResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<DeleteJournalResponse, ErrorResponse>> + Send;
 
     /// `GET /journals/{Title}` (operationId `getJournalByTitle`)
     fn get_journal_by_title(
         &self,
         request: GetJournalByTitleRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetJournalByTitleResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetJournalByTitleResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_journal`.
@@ -124,7 +126,7 @@ impl runtime::ReadAnswer for GetJournalResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetJournalResponse {
     type Error = ErrorResponse;
 
@@ -132,7 +134,7 @@ impl runtime::Response for GetJournalResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -167,7 +169,7 @@ impl runtime::ReadAnswer for GetJournalByNumberResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetJournalByNumberResponse {
     type Error = ErrorResponse;
 
@@ -175,7 +177,7 @@ impl runtime::Response for GetJournalByNumberResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -210,7 +212,7 @@ impl runtime::ReadAnswer for GetJournalByNameResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetJournalByNameResponse {
     type Error = ErrorResponse;
 
@@ -218,7 +220,7 @@ impl runtime::Response for GetJournalByNameResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -253,7 +255,7 @@ impl runtime::ReadAnswer for DeleteJournalResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for DeleteJournalResponse {
     type Error = ErrorResponse;
 
@@ -261,11 +263,11 @@ impl runtime::Response for DeleteJournalResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -296,7 +298,7 @@ impl runtime::ReadAnswer for GetJournalByTitleResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetJournalByTitleResponse {
     type Error = ErrorResponse;
 
@@ -304,7 +306,7 @@ impl runtime::Response for GetJournalByTitleResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -3,7 +3,7 @@
 
 //! A mock server: every operation answered from the spec's examples, or with values made from its schemas (`MockService`).
 
-use super::{metadata, models, operations, runtime, server};
+use super::{glue, metadata, models, operations, runtime, server};
 use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type};
 
@@ -123,21 +123,15 @@ impl MockService {
         build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
     ) -> Result<R, operations::ErrorResponse> {
         let refuse = |rejection: runtime::Rejection| {
-            server::Rejections::reject(self, rejection)
+            glue::Rejections::reject(self, rejection)
         };
-        let mock = runtime::mock::Mock::start(
-                &SPEC,
-                self.seed,
-                id,
-                responses,
-                context.http(),
-            )
+        let mock = runtime::mock::Mock::start(&SPEC, self.seed, id, responses, context)
             .map_err(refuse)?;
         build(&mock).map_err(refuse)
     }
 }
 
-impl server::Rejections for MockService {
+impl glue::Rejections for MockService {
     fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse {
         self.error(rejection.status(), rejection.kind.code(), &rejection.message)
     }

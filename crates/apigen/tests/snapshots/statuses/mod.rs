@@ -6,8 +6,14 @@
 //! Status ranges (`4XX`, in any case) and `default` beside explicit codes, and
 //! every method OpenAPI allows: `options`, `head` and `trace` too.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -44,64 +44,64 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/teapots`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Teapots {
     /// `GET /teapots/{id}` (operationId `getTeapot`)
     fn get_teapot(
         &self,
         request: GetTeapotRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetTeapotResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetTeapotResponse, ErrorResponse>> + Send;
 
     /// `OPTIONS /teapots` (operationId `teapotOptions`)
     fn teapot_options(
         &self,
         request: TeapotOptionsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<TeapotOptionsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<TeapotOptionsResponse, ErrorResponse>> + Send;
 
     /// `HEAD /teapots` (operationId `teapotsHead`)
     fn teapots_head(
         &self,
         request: TeapotsHeadRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<TeapotsHeadResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<TeapotsHeadResponse, ErrorResponse>> + Send;
 
     /// `TRACE /teapots` (operationId `traceTeapots`)
     fn trace_teapots(
         &self,
         request: TraceTeapotsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<TraceTeapotsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<TraceTeapotsResponse, ErrorResponse>> + Send;
 }
 
 /// The untagged operations under `/kettles`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Kettles {
     /// `HEAD /kettles` (operationId `kettlesHead`)
     fn kettles_head(
         &self,
         request: KettlesHeadRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<KettlesHeadResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<KettlesHeadResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_teapot`.
@@ -156,7 +156,7 @@ impl runtime::ReadAnswer for GetTeapotResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetTeapotResponse {
     type Error = ErrorResponse;
 
@@ -179,7 +179,7 @@ impl runtime::Response for GetTeapotResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -230,7 +230,7 @@ impl runtime::ReadAnswer for TeapotOptionsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for TeapotOptionsResponse {
     type Error = ErrorResponse;
 
@@ -238,14 +238,14 @@ impl runtime::Response for TeapotOptionsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent { allow } => {
                 let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
                 if let Some(value) = allow {
                     runtime::set_header(&mut builder, "Allow", value);
                 }
-                Ok(builder.finish())
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -273,7 +273,7 @@ impl runtime::ReadAnswer for TeapotsHeadResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for TeapotsHeadResponse {
     type Error = ErrorResponse;
 
@@ -281,11 +281,11 @@ impl runtime::Response for TeapotsHeadResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::StatusCode::OK);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -331,7 +331,7 @@ impl runtime::ReadAnswer for TraceTeapotsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for TraceTeapotsResponse {
     type Error = ErrorResponse;
 
@@ -342,11 +342,11 @@ impl runtime::Response for TraceTeapotsResponse {
         })
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Success { status } => {
-                let mut builder = runtime::respond(runtime::status_in_class(status, 2)?);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::status_in_class(status, 2)?);
+                Ok(runtime::empty(builder))
             }
             Self::Default { status, body } => {
                 let builder = runtime::respond(status);
@@ -378,7 +378,7 @@ impl runtime::ReadAnswer for KettlesHeadResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for KettlesHeadResponse {
     type Error = ErrorResponse;
 
@@ -386,11 +386,11 @@ impl runtime::Response for KettlesHeadResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::StatusCode::OK);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::empty(builder))
             }
         }
     }

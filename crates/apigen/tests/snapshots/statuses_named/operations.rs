@@ -43,32 +43,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/answers`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Answers {
     /// `GET /answers` (operationId `getAnswer`)
     fn get_answer(
         &self,
         request: GetAnswerRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<GetAnswerResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<GetAnswerResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `get_answer`.
@@ -273,7 +273,7 @@ impl runtime::ReadAnswer for GetAnswerResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for GetAnswerResponse {
     type Error = ErrorResponse;
 
@@ -322,261 +322,255 @@ impl runtime::Response for GetAnswerResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Status100 => {
-                let mut builder = runtime::respond(runtime::StatusCode::CONTINUE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::CONTINUE);
+                Ok(runtime::empty(builder))
             }
             Self::Status101 => {
-                let mut builder = runtime::respond(runtime::StatusCode::SWITCHING_PROTOCOLS);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::SWITCHING_PROTOCOLS);
+                Ok(runtime::empty(builder))
             }
             Self::Status102 => {
-                let mut builder = runtime::respond(runtime::StatusCode::PROCESSING);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PROCESSING);
+                Ok(runtime::empty(builder))
             }
             Self::Ok => {
-                let mut builder = runtime::respond(runtime::StatusCode::OK);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::OK);
+                Ok(runtime::empty(builder))
             }
             Self::Created => {
-                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::CREATED);
+                Ok(runtime::empty(builder))
             }
             Self::Accepted => {
-                let mut builder = runtime::respond(runtime::StatusCode::ACCEPTED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::ACCEPTED);
+                Ok(runtime::empty(builder))
             }
             Self::NonAuthoritativeInformation => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::NON_AUTHORITATIVE_INFORMATION,
-                );
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NON_AUTHORITATIVE_INFORMATION);
+                Ok(runtime::empty(builder))
             }
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::Status205 => {
-                let mut builder = runtime::respond(runtime::StatusCode::RESET_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::RESET_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::PartialContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::PARTIAL_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PARTIAL_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::Status207 => {
-                let mut builder = runtime::respond(runtime::StatusCode::MULTI_STATUS);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::MULTI_STATUS);
+                Ok(runtime::empty(builder))
             }
             Self::Status208 => {
-                let mut builder = runtime::respond(runtime::StatusCode::ALREADY_REPORTED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::ALREADY_REPORTED);
+                Ok(runtime::empty(builder))
             }
             Self::Status226 => {
-                let mut builder = runtime::respond(runtime::StatusCode::IM_USED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::IM_USED);
+                Ok(runtime::empty(builder))
             }
             Self::Status300 => {
-                let mut builder = runtime::respond(runtime::StatusCode::MULTIPLE_CHOICES);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::MULTIPLE_CHOICES);
+                Ok(runtime::empty(builder))
             }
             Self::MovedPermanently => {
-                let mut builder = runtime::respond(runtime::StatusCode::MOVED_PERMANENTLY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::MOVED_PERMANENTLY);
+                Ok(runtime::empty(builder))
             }
             Self::Found => {
-                let mut builder = runtime::respond(runtime::StatusCode::FOUND);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::FOUND);
+                Ok(runtime::empty(builder))
             }
             Self::SeeOther => {
-                let mut builder = runtime::respond(runtime::StatusCode::SEE_OTHER);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::SEE_OTHER);
+                Ok(runtime::empty(builder))
             }
             Self::NotModified => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_MODIFIED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_MODIFIED);
+                Ok(runtime::empty(builder))
             }
             Self::Status305 => {
-                let mut builder = runtime::respond(runtime::StatusCode::USE_PROXY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::USE_PROXY);
+                Ok(runtime::empty(builder))
             }
             Self::TemporaryRedirect => {
-                let mut builder = runtime::respond(runtime::StatusCode::TEMPORARY_REDIRECT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::TEMPORARY_REDIRECT);
+                Ok(runtime::empty(builder))
             }
             Self::PermanentRedirect => {
-                let mut builder = runtime::respond(runtime::StatusCode::PERMANENT_REDIRECT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PERMANENT_REDIRECT);
+                Ok(runtime::empty(builder))
             }
             Self::BadRequest => {
-                let mut builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                Ok(runtime::empty(builder))
             }
             Self::Unauthorized => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                Ok(runtime::empty(builder))
             }
             Self::PaymentRequired => {
-                let mut builder = runtime::respond(runtime::StatusCode::PAYMENT_REQUIRED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PAYMENT_REQUIRED);
+                Ok(runtime::empty(builder))
             }
             Self::Forbidden => {
-                let mut builder = runtime::respond(runtime::StatusCode::FORBIDDEN);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::FORBIDDEN);
+                Ok(runtime::empty(builder))
             }
             Self::NotFound => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
+                Ok(runtime::empty(builder))
             }
             Self::MethodNotAllowed => {
-                let mut builder = runtime::respond(runtime::StatusCode::METHOD_NOT_ALLOWED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::METHOD_NOT_ALLOWED);
+                Ok(runtime::empty(builder))
             }
             Self::NotAcceptable => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_ACCEPTABLE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_ACCEPTABLE);
+                Ok(runtime::empty(builder))
             }
             Self::Status407 => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::PROXY_AUTHENTICATION_REQUIRED,
-                );
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PROXY_AUTHENTICATION_REQUIRED);
+                Ok(runtime::empty(builder))
             }
             Self::RequestTimeout => {
-                let mut builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
+                Ok(runtime::empty(builder))
             }
             Self::Conflict => {
-                let mut builder = runtime::respond(runtime::StatusCode::CONFLICT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::CONFLICT);
+                Ok(runtime::empty(builder))
             }
             Self::Gone => {
-                let mut builder = runtime::respond(runtime::StatusCode::GONE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::GONE);
+                Ok(runtime::empty(builder))
             }
             Self::LengthRequired => {
-                let mut builder = runtime::respond(runtime::StatusCode::LENGTH_REQUIRED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::LENGTH_REQUIRED);
+                Ok(runtime::empty(builder))
             }
             Self::PreconditionFailed => {
-                let mut builder = runtime::respond(runtime::StatusCode::PRECONDITION_FAILED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PRECONDITION_FAILED);
+                Ok(runtime::empty(builder))
             }
             Self::PayloadTooLarge => {
-                let mut builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
+                Ok(runtime::empty(builder))
             }
             Self::UriTooLong => {
-                let mut builder = runtime::respond(runtime::StatusCode::URI_TOO_LONG);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::URI_TOO_LONG);
+                Ok(runtime::empty(builder))
             }
             Self::UnsupportedMediaType => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
+                Ok(runtime::empty(builder))
             }
             Self::RangeNotSatisfiable => {
-                let mut builder = runtime::respond(runtime::StatusCode::RANGE_NOT_SATISFIABLE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::RANGE_NOT_SATISFIABLE);
+                Ok(runtime::empty(builder))
             }
             Self::ExpectationFailed => {
-                let mut builder = runtime::respond(runtime::StatusCode::EXPECTATION_FAILED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::EXPECTATION_FAILED);
+                Ok(runtime::empty(builder))
             }
             Self::ImATeapot => {
-                let mut builder = runtime::respond(runtime::StatusCode::IM_A_TEAPOT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::IM_A_TEAPOT);
+                Ok(runtime::empty(builder))
             }
             Self::Status421 => {
-                let mut builder = runtime::respond(runtime::StatusCode::MISDIRECTED_REQUEST);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::MISDIRECTED_REQUEST);
+                Ok(runtime::empty(builder))
             }
             Self::UnprocessableEntity => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                Ok(runtime::empty(builder))
             }
             Self::Locked => {
-                let mut builder = runtime::respond(runtime::StatusCode::LOCKED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::LOCKED);
+                Ok(runtime::empty(builder))
             }
             Self::FailedDependency => {
-                let mut builder = runtime::respond(runtime::StatusCode::FAILED_DEPENDENCY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::FAILED_DEPENDENCY);
+                Ok(runtime::empty(builder))
             }
             Self::UpgradeRequired => {
-                let mut builder = runtime::respond(runtime::StatusCode::UPGRADE_REQUIRED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UPGRADE_REQUIRED);
+                Ok(runtime::empty(builder))
             }
             Self::PreconditionRequired => {
-                let mut builder = runtime::respond(runtime::StatusCode::PRECONDITION_REQUIRED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::PRECONDITION_REQUIRED);
+                Ok(runtime::empty(builder))
             }
             Self::TooManyRequests => {
-                let mut builder = runtime::respond(runtime::StatusCode::TOO_MANY_REQUESTS);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::TOO_MANY_REQUESTS);
+                Ok(runtime::empty(builder))
             }
             Self::RequestHeaderFieldsTooLarge => {
-                let mut builder = runtime::respond(
+                let builder = runtime::respond(
                     runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
                 );
-                Ok(builder.finish())
+                Ok(runtime::empty(builder))
             }
             Self::UnavailableForLegalReasons => {
-                let mut builder = runtime::respond(
-                    runtime::StatusCode::UNAVAILABLE_FOR_LEGAL_REASONS,
-                );
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNAVAILABLE_FOR_LEGAL_REASONS);
+                Ok(runtime::empty(builder))
             }
             Self::InternalServerError => {
-                let mut builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
+                Ok(runtime::empty(builder))
             }
             Self::NotImplemented => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_IMPLEMENTED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_IMPLEMENTED);
+                Ok(runtime::empty(builder))
             }
             Self::BadGateway => {
-                let mut builder = runtime::respond(runtime::StatusCode::BAD_GATEWAY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::BAD_GATEWAY);
+                Ok(runtime::empty(builder))
             }
             Self::ServiceUnavailable => {
-                let mut builder = runtime::respond(runtime::StatusCode::SERVICE_UNAVAILABLE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::SERVICE_UNAVAILABLE);
+                Ok(runtime::empty(builder))
             }
             Self::GatewayTimeout => {
-                let mut builder = runtime::respond(runtime::StatusCode::GATEWAY_TIMEOUT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::GATEWAY_TIMEOUT);
+                Ok(runtime::empty(builder))
             }
             Self::Status505 => {
-                let mut builder = runtime::respond(runtime::StatusCode::HTTP_VERSION_NOT_SUPPORTED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::HTTP_VERSION_NOT_SUPPORTED);
+                Ok(runtime::empty(builder))
             }
             Self::Status506 => {
-                let mut builder = runtime::respond(runtime::StatusCode::VARIANT_ALSO_NEGOTIATES);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::VARIANT_ALSO_NEGOTIATES);
+                Ok(runtime::empty(builder))
             }
             Self::Status507 => {
-                let mut builder = runtime::respond(runtime::StatusCode::INSUFFICIENT_STORAGE);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::INSUFFICIENT_STORAGE);
+                Ok(runtime::empty(builder))
             }
             Self::Status508 => {
-                let mut builder = runtime::respond(runtime::StatusCode::LOOP_DETECTED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::LOOP_DETECTED);
+                Ok(runtime::empty(builder))
             }
             Self::Status510 => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_EXTENDED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_EXTENDED);
+                Ok(runtime::empty(builder))
             }
             Self::Status511 => {
-                let mut builder = runtime::respond(
+                let builder = runtime::respond(
                     runtime::StatusCode::NETWORK_AUTHENTICATION_REQUIRED,
                 );
-                Ok(builder.finish())
+                Ok(runtime::empty(builder))
             }
             Self::Status299 => {
-                let mut builder = runtime::respond(runtime::status(299));
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::status(299));
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -5,8 +5,14 @@
 //!
 //! What OpenAPI 3.2 adds, as far as the generator reads it: the `query` operation (a safe request with a body) and `additionalOperations` (any other method), each an operation of its own beside the path's GET; media types kept in `components.mediaTypes` and used by reference; a server's `name`; tags' `summary` and `parent`, the reference page's navigation nested; a deprecated security scheme; an event stream described by `itemSchema`, each event's data typed by `contentSchema`; a discriminator's `defaultMapping`, the variant read when the tag is absent or names no variant.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

@@ -44,32 +44,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/pets`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Pets {
     /// `GET /pets` (operationId `listPets`)
     fn list_pets(
         &self,
         request: ListPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ListPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ListPetsResponse, ErrorResponse>> + Send;
 
     /// Pets that match a filter.
     ///
@@ -80,7 +80,7 @@ pub trait Pets {
         &self,
         request: SearchPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<SearchPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<SearchPetsResponse, ErrorResponse>> + Send;
 
     /// Links a pet to another.
     ///
@@ -89,7 +89,7 @@ pub trait Pets {
         &self,
         request: LinkPetRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<LinkPetResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<LinkPetResponse, ErrorResponse>> + Send;
 
     /// Copies a pet under a new id.
     ///
@@ -98,7 +98,7 @@ pub trait Pets {
         &self,
         request: CopyPetsPetIdRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<CopyPetsPetIdResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<CopyPetsPetIdResponse, ErrorResponse>> + Send;
 
     /// Pets as they change, one event each.
     ///
@@ -107,7 +107,7 @@ pub trait Pets {
         &self,
         request: PetEventsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PetEventsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PetEventsResponse, ErrorResponse>> + Send;
 
     /// The pets a query string selects, read whole as one form.
     ///
@@ -116,7 +116,7 @@ pub trait Pets {
         &self,
         request: FindPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<FindPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<FindPetsResponse, ErrorResponse>> + Send;
 
     /// The pets a query string of JSON names.
     ///
@@ -125,7 +125,7 @@ pub trait Pets {
         &self,
         request: LookupPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<LookupPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<LookupPetsResponse, ErrorResponse>> + Send;
 
     /// Every pet, one JSON text a line, each sent as it is read.
     ///
@@ -134,7 +134,7 @@ pub trait Pets {
         &self,
         request: ExportPetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<ExportPetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<ExportPetsResponse, ErrorResponse>> + Send;
 
     /// Every pet, one part each of a multipart body.
     ///
@@ -143,7 +143,7 @@ pub trait Pets {
         &self,
         request: BundlePetsRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<BundlePetsResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<BundlePetsResponse, ErrorResponse>> + Send;
 
     /// The changes a query selects, as a JSON text sequence.
     ///
@@ -152,11 +152,11 @@ pub trait Pets {
         &self,
         request: PetChangesRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PetChangesResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PetChangesResponse, ErrorResponse>> + Send;
 }
 
 /// The operations tagged `hooks`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Hooks {
     /// The token the call carried, for a caller signed in on a device.
     ///
@@ -165,14 +165,14 @@ pub trait Hooks {
         &self,
         request: WhoAmIRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<WhoAmIResponse, ErrorResponse>> + Send;
 
     /// `POST /hooks` (operationId `registerHook`)
     fn register_hook(
         &self,
         request: RegisterHookRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<RegisterHookResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<RegisterHookResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `list_pets`.
@@ -197,7 +197,7 @@ impl runtime::ReadAnswer for ListPetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ListPetsResponse {
     type Error = ErrorResponse;
 
@@ -205,7 +205,7 @@ impl runtime::Response for ListPetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -250,7 +250,7 @@ impl runtime::ReadAnswer for SearchPetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for SearchPetsResponse {
     type Error = ErrorResponse;
 
@@ -261,15 +261,15 @@ impl runtime::Response for SearchPetsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -322,7 +322,7 @@ impl runtime::ReadAnswer for LinkPetResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for LinkPetResponse {
     type Error = ErrorResponse;
 
@@ -333,15 +333,15 @@ impl runtime::Response for LinkPetResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
             Self::NotFound => {
-                let mut builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -386,7 +386,7 @@ impl runtime::ReadAnswer for CopyPetsPetIdResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for CopyPetsPetIdResponse {
     type Error = ErrorResponse;
 
@@ -394,7 +394,7 @@ impl runtime::Response for CopyPetsPetIdResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Created(body) => {
                 let builder = runtime::respond(runtime::StatusCode::CREATED);
@@ -417,7 +417,7 @@ pub enum PetEventsResponse {
     Ok(runtime::EventStream<models::Pet, PetEventsResponse>),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PetEventsResponse {
     type Error = ErrorResponse;
 
@@ -425,7 +425,7 @@ impl runtime::Response for PetEventsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -467,7 +467,7 @@ impl runtime::ReadAnswer for FindPetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for FindPetsResponse {
     type Error = ErrorResponse;
 
@@ -475,7 +475,7 @@ impl runtime::Response for FindPetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -525,7 +525,7 @@ impl runtime::ReadAnswer for LookupPetsResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for LookupPetsResponse {
     type Error = ErrorResponse;
 
@@ -537,19 +537,19 @@ impl runtime::Response for LookupPetsResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::BadRequest => {
-                let mut builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                Ok(runtime::empty(builder))
             }
             Self::UnprocessableEntity => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -570,7 +570,7 @@ pub enum ExportPetsResponse {
     Ok(Vec<models::Pet>),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for ExportPetsResponse {
     type Error = ErrorResponse;
 
@@ -578,7 +578,7 @@ impl runtime::Response for ExportPetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::OkStream(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -605,7 +605,7 @@ pub enum BundlePetsResponse {
     Ok(runtime::ItemStream<models::Pet, BundlePetsResponse>),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for BundlePetsResponse {
     type Error = ErrorResponse;
 
@@ -613,7 +613,7 @@ impl runtime::Response for BundlePetsResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -646,7 +646,7 @@ pub enum PetChangesResponse {
     Ok(runtime::ItemStream<models::PetChangesOkItem, PetChangesResponse>),
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PetChangesResponse {
     type Error = ErrorResponse;
 
@@ -654,7 +654,7 @@ impl runtime::Response for PetChangesResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
@@ -689,7 +689,7 @@ impl runtime::ReadAnswer for WhoAmIResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for WhoAmIResponse {
     type Error = ErrorResponse;
 
@@ -700,15 +700,15 @@ impl runtime::Response for WhoAmIResponse {
         }
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);
                 runtime::json(builder, &body)
             }
             Self::Unauthorized => {
-                let mut builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                Ok(runtime::empty(builder))
             }
         }
     }
@@ -736,7 +736,7 @@ impl runtime::ReadAnswer for RegisterHookResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for RegisterHookResponse {
     type Error = ErrorResponse;
 
@@ -744,11 +744,11 @@ impl runtime::Response for RegisterHookResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::NoContent => {
-                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
-                Ok(builder.finish())
+                let builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                Ok(runtime::empty(builder))
             }
         }
     }

@@ -5,8 +5,14 @@
 //!
 //! Bookings, and the webhook that announces them.
 
+#[cfg(feature = "axum")]
+pub mod axum;
+
 #[cfg(feature = "client")]
 pub mod client;
+
+#[cfg(feature = "serving")]
+pub mod glue;
 pub mod metadata;
 
 #[cfg(feature = "mock")]

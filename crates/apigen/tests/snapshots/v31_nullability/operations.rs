@@ -44,32 +44,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The operations with neither a tag nor a path segment to group them by. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait Api {
     /// `PATCH /accounts/{id}` (operationId `patchAccount`)
     fn patch_account(
         &self,
         request: PatchAccountRequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PatchAccountResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PatchAccountResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `patch_account`.
@@ -117,7 +117,7 @@ impl runtime::ReadAnswer for PatchAccountResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PatchAccountResponse {
     type Error = ErrorResponse;
 
@@ -125,7 +125,7 @@ impl runtime::Response for PatchAccountResponse {
         Err(error)
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Ok(body) => {
                 let builder = runtime::respond(runtime::StatusCode::OK);

@@ -43,32 +43,32 @@ impl ErrorResponse {
 
     /// The response as it is sent, for errors outside any operation (an
     /// unknown route, say).
-    #[cfg(feature = "server")]
-    pub fn into_http(self) -> actix_web::HttpResponse {
+    #[cfg(feature = "serving")]
+    pub fn into_http(self) -> runtime::Outgoing {
         runtime::error_json(self.status, &self.body, &self.headers)
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::ErrorAnswer for ErrorResponse {
     fn status(&self) -> runtime::StatusCode {
         self.status
     }
 
-    fn into_http(self) -> actix_web::HttpResponse {
+    fn into_http(self) -> runtime::Outgoing {
         ErrorResponse::into_http(self)
     }
 }
 
 /// The untagged operations under `/a`. Implement this trait to serve them; `server::configure` routes requests to it.
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 pub trait A {
     /// `POST /a` (operationId `postA`)
     fn post_a(
         &self,
         request: PostARequest,
         context: runtime::RequestContext,
-    ) -> impl std::future::Future<Output = Result<PostAResponse, ErrorResponse>>;
+    ) -> impl std::future::Future<Output = Result<PostAResponse, ErrorResponse>> + Send;
 }
 
 /// The parameters and body of `post_a`.
@@ -95,7 +95,7 @@ impl runtime::ReadAnswer for PostAResponse {
     }
 }
 
-#[cfg(feature = "server")]
+#[cfg(feature = "serving")]
 impl runtime::Response for PostAResponse {
     type Error = ErrorResponse;
 
@@ -105,11 +105,11 @@ impl runtime::Response for PostAResponse {
         })
     }
 
-    fn into_http(self) -> Result<actix_web::HttpResponse, runtime::Rejection> {
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
         match self {
             Self::Default { status } => {
-                let mut builder = runtime::respond(status);
-                Ok(builder.finish())
+                let builder = runtime::respond(status);
+                Ok(runtime::empty(builder))
             }
         }
     }

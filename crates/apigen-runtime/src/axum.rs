@@ -1,0 +1,299 @@
+//! The axum adapter: serves the framework-neutral glue on axum.
+//!
+//! A generated crate's `axum::router` builds an `axum::Router` from these
+//! pieces: a [`resource`] per path, holding each operation served there
+//! ([`serve`]), and the answer for paths no route matches ([`not_found`]).
+//! A resource picks the operation by method itself, so that any method
+//! (`QUERY`, `LINK`) is served, and a method the path does not serve is a
+//! 405 naming those it does. Each operation's route attaches its `&'static
+//! Operation` to the request's extensions before the caller's middleware
+//! ([`Layer`]) runs, so that middleware knows which operation it serves.
+
+use super::body::BodyError;
+use super::context::RequestContext;
+use super::operation::Operation;
+use super::rejection::Rejection;
+use super::response::{Outgoing, OutgoingBody};
+use super::ErrorAnswer;
+use ::axum::body::Body;
+use ::axum::extract::Request;
+use ::axum::response::{IntoResponse, Response};
+use ::axum::routing::{any, MethodRouter, Route};
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use futures_util::StreamExt as _;
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use tower_service::Service;
+
+/// The layer that adds nothing: what `router` passes to `router_with`.
+pub use tower_layer::Identity;
+
+/// The body stream an operation's glue reads on axum.
+pub type AxumPayload = futures_util::stream::Map<
+    ::axum::body::BodyDataStream,
+    fn(Result<Bytes, ::axum::Error>) -> Result<Bytes, BodyError>,
+>;
+
+/// An axum body as the glue reads bodies.
+pub fn payload(body: Body) -> AxumPayload {
+    fn chunk(chunk: Result<Bytes, ::axum::Error>) -> Result<Bytes, BodyError> {
+        chunk.map_err(|e| BodyError::of(&e))
+    }
+    body.into_data_stream().map(chunk as fn(_) -> _)
+}
+
+/// Sends a neutral response on axum: its status, headers and body (a
+/// stream sent chunk by chunk). `Connection: close`, when set, is sent as
+/// it is, and the server closes the connection after the response.
+pub fn respond(outgoing: Outgoing) -> Response {
+    let (parts, body) = outgoing.into_parts();
+    let body = match body {
+        OutgoingBody::Empty => Body::empty(),
+        OutgoingBody::Full(bytes) => Body::from(bytes),
+        OutgoingBody::Stream(stream) => Body::from_stream(stream.map(Ok::<Bytes, Infallible>)),
+    };
+    Response::from_parts(parts, body)
+}
+
+/// The context of a request routed to `operation`: its parts, with the
+/// path's values read by the operation's own template (the route may be
+/// registered under another template of the same shape, and a parameter
+/// may be part of a segment, `{name}.json`), percent-decoded.
+fn context(request: Request, operation: &'static Operation) -> (RequestContext, Body) {
+    let (parts, body) = request.into_parts();
+    let path = path_parameters(operation.path, parts.uri.path());
+    (RequestContext::new(parts, path), body)
+}
+
+/// The values of `template`'s parameters in `path`, matched segment by
+/// segment from the end (a router nested under a prefix sees the whole
+/// path or the rest of it; the template's segments are the last ones).
+fn path_parameters(template: &str, path: &str) -> Vec<(String, String)> {
+    let template: Vec<&str> = template.trim_end_matches('/').split('/').collect();
+    let path: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let Some(skip) = path.len().checked_sub(template.len()) else {
+        return Vec::new();
+    };
+    let mut values = Vec::new();
+    for (pattern, segment) in template.iter().zip(&path[skip..]) {
+        let Some((prefix, rest)) = pattern.split_once('{') else {
+            continue;
+        };
+        let Some((name, suffix)) = rest.split_once('}') else {
+            continue;
+        };
+        let value = segment
+            .strip_prefix(prefix)
+            .and_then(|v| v.strip_suffix(suffix))
+            .unwrap_or(segment);
+        let decoded = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+        values.push((name.to_string(), decoded.into_owned()));
+    }
+    values
+}
+
+/// Middleware around every operation's route, and around the answers for
+/// unknown paths (404) and methods (405): any tower layer axum accepts on
+/// a route (`axum::middleware::from_fn(...)`, tower-http's layers,
+/// `tower::layer::util::Identity`).
+pub trait Layer: Clone + Send + Sync + 'static {
+    /// `route` with this layer around it.
+    fn around(&self, route: MethodRouter) -> MethodRouter;
+}
+
+impl<L> Layer for L
+where
+    L: tower_layer::Layer<Route> + Clone + Send + Sync + 'static,
+    L::Service: Service<Request> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Request>>::Response: IntoResponse + 'static,
+    <L::Service as Service<Request>>::Error: Into<Infallible> + 'static,
+    <L::Service as Service<Request>>::Future: Send + 'static,
+{
+    fn around(&self, route: MethodRouter) -> MethodRouter {
+        route.layer(self.clone())
+    }
+}
+
+type Handler<S> =
+    Arc<dyn Fn(Arc<S>, RequestContext, AxumPayload) -> BoxFuture<'static, Outgoing> + Send + Sync>;
+
+/// One operation of a [`resource`]: its metadata and its handler (the
+/// generated glue's function), and the guard that tells it apart from
+/// another operation of the same method on a path of the same shape.
+pub struct Serve<S> {
+    operation: &'static Operation,
+    handler: Handler<S>,
+    guard: Option<fn(&str) -> bool>,
+}
+
+/// `operation`, served by `handler`.
+pub fn serve<S, F, Fut>(operation: &'static Operation, handler: F) -> Serve<S>
+where
+    F: Fn(Arc<S>, RequestContext, AxumPayload) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Outgoing> + Send + 'static,
+{
+    Serve {
+        operation,
+        handler: Arc::new(move |service, context, payload| {
+            Box::pin(handler(service, context, payload))
+        }),
+        guard: None,
+    }
+}
+
+impl<S> std::fmt::Debug for Serve<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Serve")
+            .field("operation", &self.operation.id)
+            .field("guarded", &self.guard.is_some())
+            .finish()
+    }
+}
+
+impl<S> Serve<S> {
+    /// Serves only requests whose path `guard` takes (its typed path
+    /// parameters read, see [`super::path_segment_is`]).
+    pub fn guard(mut self, guard: fn(&str) -> bool) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+}
+
+/// The route of one path: each of `operations` for its method, under
+/// `layer`, and otherwise the 405 (`reject` makes its error) naming the
+/// methods it serves.
+pub fn resource<S, E>(
+    service: &Arc<S>,
+    layer: &impl Layer,
+    operations: impl IntoIterator<Item = Serve<S>>,
+    reject: fn(&S, Rejection) -> E,
+) -> MethodRouter
+where
+    S: Send + Sync + 'static,
+    E: ErrorAnswer + 'static,
+{
+    let operations: Vec<Serve<S>> = operations.into_iter().collect();
+    let mut allow: Vec<&str> = Vec::new();
+    for serve in &operations {
+        if !allow.contains(&serve.operation.method) {
+            allow.push(serve.operation.method);
+        }
+    }
+    let allow = allow.join(", ");
+    let routes: Arc<Vec<(Serve<S>, MethodRouter)>> = Arc::new(
+        operations
+            .into_iter()
+            .map(|serve| {
+                let route = operation_route(service, &serve, layer);
+                (serve, route)
+            })
+            .collect(),
+    );
+    let refusal = {
+        let service = service.clone();
+        layer.around(any(move |request: Request| {
+            let service = service.clone();
+            let allow = allow.clone();
+            async move {
+                respond(super::method_not_allowed(
+                    request.method().as_str(),
+                    request.uri().path(),
+                    &allow,
+                    |rejection| reject(&service, rejection),
+                ))
+            }
+        }))
+    };
+    any(move |request: Request| {
+        let routes = routes.clone();
+        let mut refusal = refusal.clone();
+        async move {
+            let method = request.method().as_str();
+            let path = request.uri().path();
+            let chosen = routes.iter().find(|(serve, _)| {
+                serve.operation.method == method && serve.guard.is_none_or(|guard| guard(path))
+            });
+            let result = match chosen {
+                Some((_, route)) => route.clone().call(request).await,
+                None => refusal.call(request).await,
+            };
+            match result {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        }
+    })
+}
+
+/// One operation's route: its handler under `layer`, with the operation
+/// attached to the request before the layer runs.
+fn operation_route<S: Send + Sync + 'static>(
+    service: &Arc<S>,
+    serve: &Serve<S>,
+    layer: &impl Layer,
+) -> MethodRouter {
+    let service = service.clone();
+    let handler = serve.handler.clone();
+    let operation = serve.operation;
+    layer
+        .around(any(move |request: Request| {
+            let service = service.clone();
+            let handler = handler.clone();
+            async move {
+                let (context, body) = context(request, operation);
+                respond(handler(service, context, payload(body)).await)
+            }
+        }))
+        .layer(::axum::Extension(operation))
+}
+
+/// The answer for a request that no route matches, under `layer`.
+pub fn not_found<S, E>(
+    service: &Arc<S>,
+    layer: &impl Layer,
+    reject: fn(&S, Rejection) -> E,
+) -> MethodRouter
+where
+    S: Send + Sync + 'static,
+    E: ErrorAnswer + 'static,
+{
+    let service = service.clone();
+    layer.around(any(move |request: Request| {
+        let service = service.clone();
+        async move {
+            respond(super::not_found(
+                request.method().as_str(),
+                request.uri().path(),
+                |rejection| reject(&service, rejection),
+            ))
+        }
+    }))
+}
+
+/// The operation a request was routed to, attached before any middleware
+/// around the route runs; `None` for requests no operation serves.
+pub fn operation_of<B>(request: &http::Request<B>) -> Option<&'static Operation> {
+    request.extensions().get::<&'static Operation>().copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_values_are_read_by_the_operations_own_template() {
+        let read = |template, path| path_parameters(template, path);
+        assert_eq!(
+            read("/pets/{petId}", "/pets/42"),
+            [("petId".to_string(), "42".to_string())]
+        );
+        // Nested under a prefix, and a parameter within a segment.
+        assert_eq!(
+            read("/files/{name}.json", "/v1/files/a%20b.json"),
+            [("name".to_string(), "a b".to_string())]
+        );
+        assert_eq!(read("/pets/{petId}", "/"), []);
+    }
+}

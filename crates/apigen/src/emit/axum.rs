@@ -1,0 +1,176 @@
+//! `axum.rs`: the axum routing. `router_with(service, layer)` builds an
+//! `axum::Router` with a route per path shape, each a
+//! `runtime::axum::resource` holding the operations served there: their
+//! metadata and their framework-neutral handlers (`glue.rs`), and, for
+//! several of one method on one shape, the guard that reads their typed
+//! path parameters (as the actix-web routing's guards do). The resource
+//! attaches each operation to its requests before the caller's layer runs,
+//! and answers a method it does not serve with 405; a path no route
+//! matches is the router's fallback, 404, under the layer too.
+
+use super::gates::Gates;
+use super::text;
+use super::{ident, server};
+use crate::ir::{Api, Operation};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The module's doc comment.
+pub const DOC: &str = "axum glue: each operation's route, serving its handler.";
+
+/// What the module imports: what the router's bounds and routes use.
+pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
+    let mut imports = server::router_imports(api, gates);
+    imports.push("use std::sync::Arc;".to_string());
+    imports
+}
+
+/// The module's items: `Rejections` (the glue's, named here too),
+/// `router` and `router_with`.
+pub fn items(api: &Api, gates: &Gates) -> TokenStream {
+    let bounds: Vec<TokenStream> = super::glue::bounds(api, gates)
+        .iter()
+        .map(|b| text::tokens(b))
+        .collect();
+    // Shapes that differ only within a segment (`{name}.json`,
+    // `{name}.xml`) are one route to axum.
+    let mut resources: Vec<(String, Vec<&Operation>)> = Vec::new();
+    for ops in server::path_shapes(api) {
+        let path = axum_path(&ops[0].path);
+        match resources.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, same)) => same.extend(ops),
+            None => resources.push((path, ops)),
+        }
+    }
+    let routes: Vec<TokenStream> = resources
+        .iter()
+        .map(|(path, ops)| resource(gates, path, ops))
+        .collect();
+    quote! {
+        pub use super::glue::Rejections;
+
+        /// An `axum::Router` serving every operation with `service`.
+        /// Paths are relative to the spec's server URL: nest it
+        /// (`Router::nest`) to serve under a base path.
+        pub fn router<S>(service: Arc<S>) -> ::axum::Router
+        where
+            S: #(#bounds)+* + Send + Sync + 'static,
+        {
+            router_with(service, runtime::axum::Identity::new())
+        }
+
+        /// As [`router`], with `layer` around every operation's route, and
+        /// around the answers for unknown paths (404) and methods (405).
+        /// The layer runs once the route is matched: the request's
+        /// extensions hold the operation it serves
+        /// (`runtime::axum::operation_of(&request)`; `None` for 404 and
+        /// 405), so nothing has to match paths again.
+        pub fn router_with<S>(service: Arc<S>, layer: impl runtime::axum::Layer) -> ::axum::Router
+        where
+            S: #(#bounds)+* + Send + Sync + 'static,
+        {
+            let router = ::axum::Router::new();
+            #(#routes)*
+            router.fallback_service(runtime::axum::not_found(
+                &service,
+                &layer,
+                <S as Rejections>::reject,
+            ))
+        }
+    }
+}
+
+/// The statements adding one path shape's route to `router`.
+fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> TokenStream {
+    let serves: Vec<TokenStream> = ops.iter().map(|o| serve(o, ops)).collect();
+    if !gates.on() {
+        return quote! {
+            let router = router.route(
+                #path,
+                runtime::axum::resource(
+                    &service,
+                    &layer,
+                    [#(#serves),*],
+                    <S as Rejections>::reject,
+                ),
+            );
+        };
+    }
+    let mut groups: Vec<&str> = Vec::new();
+    for o in ops {
+        if !groups.contains(&o.group.as_str()) {
+            groups.push(&o.group);
+        }
+    }
+    let any = Gates::attr(gates.groups(groups.iter().copied()));
+    let pushes = ops.iter().zip(&serves).map(|(o, serve)| {
+        let cfg = Gates::attr(gates.group(&o.group));
+        quote! {
+            #cfg
+            operations.push(#serve);
+        }
+    });
+    quote! {
+        #any
+        let router = {
+            let mut operations = Vec::new();
+            #(#pushes)*
+            router.route(
+                #path,
+                runtime::axum::resource(&service, &layer, operations, <S as Rejections>::reject),
+            )
+        };
+    }
+}
+
+/// One operation of a resource: its metadata and handler, and its guard
+/// when it shares its method with another operation of the shape.
+fn serve(o: &Operation, ops: &[&Operation]) -> TokenStream {
+    let constant = ident(&o.const_name);
+    let handler = ident(&o.fn_name);
+    let serve = quote!(runtime::axum::serve(metadata::#constant, glue::#handler::<S>));
+    let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
+    let last = ops
+        .iter()
+        .rev()
+        .find(|p| p.method == o.method)
+        .map(|p| &p.id);
+    match (shares && last != Some(&o.id))
+        .then(|| server::path_guard(o, "path"))
+        .flatten()
+    {
+        Some(guard) => {
+            let guard = text::tokens(&guard);
+            quote!(#serve.guard(#guard))
+        }
+        None => serve,
+    }
+}
+
+/// A template as axum's router reads it: the same `{name}` segments, with
+/// a parameter that is not a whole segment (`/files/{name}.json`), which
+/// axum cannot match, taking the whole segment (the glue reads the value
+/// by the operation's own template).
+fn axum_path(template: &str) -> String {
+    template
+        .split('/')
+        .map(|segment| {
+            let whole = segment.starts_with('{')
+                && segment.ends_with('}')
+                && segment.matches('{').count() == 1;
+            match segment.find('{') {
+                Some(_) if !whole => {
+                    let name: String = segment
+                        .split('{')
+                        .nth(1)
+                        .and_then(|rest| rest.split('}').next())
+                        .unwrap_or("value")
+                        .to_string();
+                    format!("{{{name}}}")
+                }
+                _ => segment.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
