@@ -1132,7 +1132,7 @@ fn an_integer_enum_is_checked_as_a_bound_is() {
 /// OpenAPI 3.2's `query` operation and `additionalOperations`, through
 /// the generated client and server: each sent and routed as its own method.
 mod tour32_glue {
-    use actix_web::{test, web, App, HttpServer};
+    use actix_web::{web, App, HttpServer};
     use petstore_tests::tour32::{client, metadata, models, operations::*, runtime, server};
 
     struct Service;
@@ -1316,15 +1316,23 @@ mod tour32_glue {
         App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service)))
     }
 
+    /// The glue on every framework: `test(base_url)` runs once on each,
+    /// and a failure names the framework.
+    async fn on_every_framework<F: std::future::Future<Output = ()>>(test: impl Fn(String) -> F) {
+        for framework in petstore_tests::Framework::ALL {
+            eprintln!("on {framework:?}");
+            let base = petstore_tests::serve!(framework, petstore_tests::tour32, Service);
+            test(base).await;
+        }
+    }
+
     #[actix_web::test]
     async fn the_client_sends_query_and_link_as_themselves() {
-        let http = HttpServer::new(app)
-            .workers(1)
-            .bind(("127.0.0.1", 0))
-            .expect("a port");
-        let address = http.addrs()[0];
-        actix_web::rt::spawn(http.run());
-        let client = client::Client::new(&format!("http://{address}")).expect("a client");
+        on_every_framework(the_client_sends_query_and_link_on).await;
+    }
+
+    async fn the_client_sends_query_and_link_on(base: String) {
+        let client = client::Client::new(&base).expect("a client");
 
         assert_eq!(metadata::SEARCH_PETS.method, "QUERY");
         let found = client
@@ -1433,46 +1441,54 @@ mod tour32_glue {
 
     #[actix_web::test]
     async fn items_go_out_framed_as_their_media_type_says() {
-        let app = test::init_service(app()).await;
-        let get = test::TestRequest::get().uri("/pets/export").to_request();
-        let response = test::call_service(&app, get).await;
+        on_every_framework(items_go_out_framed_on).await;
+    }
+
+    async fn items_go_out_framed_on(base: String) {
+        let http = reqwest::Client::new();
+        let response = http
+            .get(format!("{base}/pets/export"))
+            .send()
+            .await
+            .unwrap();
         let media = response.headers().get("content-type").cloned();
         assert_eq!(media.unwrap(), "application/jsonl");
-        let body = test::read_body(response).await;
-        let text = std::str::from_utf8(&body).unwrap();
+        let text = response.text().await.unwrap();
         let lines: Vec<serde_json::Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).expect("one JSON text a line"))
             .collect();
         assert_eq!(lines.len(), 3, "{text}");
         assert_eq!(lines[2]["name"], "Zoé");
-        let query = test::TestRequest::default()
-            .method("QUERY".parse().unwrap())
-            .uri("/pets/changes")
-            .insert_header(("content-type", "application/json"))
-            .set_payload(r#"{"since": 1}"#)
-            .to_request();
-        let response = test::call_service(&app, query).await;
+        let response = http
+            .request("QUERY".parse().unwrap(), format!("{base}/pets/changes"))
+            .header("content-type", "application/json")
+            .body(r#"{"since": 1}"#)
+            .send()
+            .await
+            .unwrap();
         let media = response.headers().get("content-type").cloned();
         assert_eq!(media.unwrap(), "application/json-seq");
-        let body = test::read_body(response).await;
         assert_eq!(
-            std::str::from_utf8(&body).unwrap(),
+            response.text().await.unwrap(),
             "\u{1e}{\"id\":2,\"name\":\"change 2\"}\n\u{1e}{\"id\":3,\"name\":\"change 3\"}\n"
         );
         // Parts, between delimiters of the boundary the header names.
-        let get = test::TestRequest::get().uri("/pets/bundle").to_request();
-        let response = test::call_service(&app, get).await;
+        let response = http
+            .get(format!("{base}/pets/bundle"))
+            .send()
+            .await
+            .unwrap();
         let media = response.headers().get("content-type").cloned().unwrap();
         let media = media.to_str().unwrap();
         let boundary = media
             .strip_prefix("multipart/mixed; boundary=")
-            .expect("a boundary");
-        let body = test::read_body(response).await;
+            .expect("a boundary")
+            .to_string();
         let part =
             |p: &str| format!("--{boundary}\r\ncontent-type: application/json\r\n\r\n{p}\r\n");
         assert_eq!(
-            std::str::from_utf8(&body).unwrap(),
+            response.text().await.unwrap(),
             part(r#"{"id":1,"name":"Rex"}"#)
                 + &part(r#"{"id":2,"name":"Tom"}"#)
                 + &format!("--{boundary}--\r\n")
@@ -1609,58 +1625,74 @@ mod tour32_glue {
         assert_eq!(polls.load(std::sync::atomic::Ordering::SeqCst), 0);
     }
 
-    /// Status, `Allow` header and body of one call.
+    /// Status, `Allow` header and body of one call to the server at `base`.
     async fn call(
+        base: &str,
         method: &str,
         path: &str,
         body: &str,
     ) -> (u16, Option<String>, serde_json::Value) {
-        let app = test::init_service(app()).await;
-        let request = test::TestRequest::default()
-            .method(method.parse().unwrap())
-            .uri(path)
-            .insert_header(("content-type", "application/json"))
-            .insert_header(("link", "</pets/2>; rel=\"sibling\""))
-            .set_payload(body.to_string())
-            .to_request();
-        super::status_allow_body(test::call_service(&app, request).await).await
+        let response = reqwest::Client::new()
+            .request(method.parse().unwrap(), format!("{base}{path}"))
+            .header("content-type", "application/json")
+            .header("link", "</pets/2>; rel=\"sibling\"")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("an answer");
+        let status = response.status().as_u16();
+        let allow = response
+            .headers()
+            .get("allow")
+            .map(|v| v.to_str().unwrap().to_string());
+        let body = response.bytes().await.unwrap();
+        (
+            status,
+            allow,
+            serde_json::from_slice(&body).unwrap_or_default(),
+        )
     }
 
     #[actix_web::test]
     async fn the_glue_routes_and_validates_them_like_any_method() {
-        let (s, _, body) = call("QUERY", "/pets", r#"{"name": "T"}"#).await;
+        on_every_framework(|base| async move { routes_and_validates_on(&base).await }).await;
+    }
+
+    async fn routes_and_validates_on(base: &str) {
+        let (s, _, body) = call(base, "QUERY", "/pets", r#"{"name": "T"}"#).await;
         assert_eq!((s, body[0]["name"].as_str()), (200, Some("Tom")));
         // The body is read and checked against the spec's bounds; the 422
         // goes out as the operation declares it, without a body.
-        let (s, _, body) = call("QUERY", "/pets", r#"{"limit": 0}"#).await;
+        let (s, _, body) = call(base, "QUERY", "/pets", r#"{"limit": 0}"#).await;
         assert_eq!((s, body), (422, serde_json::Value::Null));
         // A query string read whole as a form, each property a pair, and
         // checked against the spec's bounds.
-        let (s, _, body) = call("GET", "/pets/find?name=Re&limit=2", "").await;
+        let (s, _, body) = call(base, "GET", "/pets/find?name=Re&limit=2", "").await;
         assert_eq!((s, body.as_array().map(Vec::len)), (200, Some(2)));
-        let (s, _, body) = call("GET", "/pets/find?limit=0", "").await;
+        let (s, _, body) = call(base, "GET", "/pets/find?limit=0", "").await;
         assert_eq!((s, body["code"].as_str()), (422, Some("validation_failed")));
         // A query string read whole as JSON text, percent-decoded, and
         // checked against the spec's bounds; one that is no JSON is a 400.
         let (s, _, body) = call(
+            base,
             "GET",
             "/pets/lookup?%7B%22names%22%3A%5B%22Rex%22%5D%7D",
             "",
         )
         .await;
         assert_eq!((s, body[0]["name"].as_str()), (200, Some("Rex")));
-        let (s, _, body) = call("GET", "/pets/lookup?%7B%22names%22%3A%5B%5D%7D", "").await;
+        let (s, _, body) = call(base, "GET", "/pets/lookup?%7B%22names%22%3A%5B%5D%7D", "").await;
         assert_eq!((s, body), (422, serde_json::Value::Null));
-        assert_eq!(call("GET", "/pets/lookup?names=Rex", "").await.0, 400);
-        assert_eq!(call("GET", "/pets/lookup", "").await.0, 400);
+        assert_eq!(call(base, "GET", "/pets/lookup?names=Rex", "").await.0, 400);
+        assert_eq!(call(base, "GET", "/pets/lookup", "").await.0, 400);
         // A path parameter the path item declares, for its other methods.
-        assert_eq!(call("LINK", "/pets/1", "").await.0, 204);
-        let (s, _, body) = call("LINK", "/pets/0", "").await;
+        assert_eq!(call(base, "LINK", "/pets/1", "").await.0, 204);
+        let (s, _, body) = call(base, "LINK", "/pets/0", "").await;
         assert_eq!((s, body["code"].as_str()), (422, Some("validation_failed")));
         // Other methods: 405, naming what each path serves.
-        let (s, allow, _) = call("DELETE", "/pets", "").await;
+        let (s, allow, _) = call(base, "DELETE", "/pets", "").await;
         assert_eq!((s, allow.as_deref()), (405, Some("GET, QUERY")));
-        let (s, allow, _) = call("GET", "/pets/1", "").await;
+        let (s, allow, _) = call(base, "GET", "/pets/1", "").await;
         assert_eq!((s, allow.as_deref()), (405, Some("LINK, COPY")));
     }
 }
