@@ -21,15 +21,15 @@ impl Framework {
     pub const ALL: [Framework; 2] = [Framework::Actix, Framework::Axum];
 }
 
-/// Serves `$service` with the generated crate `$api` on `$framework`, on
-/// a free local port, for the rest of the test; evaluates to the base URL
-/// (`http://127.0.0.1:PORT`). Runs inside `#[actix_web::test]`, whose
-/// runtime is tokio's too.
+/// Serves `$service` (an `Arc` of the implementation) with the generated
+/// crate `$api` on `$framework`, on a free local port, for the rest of the
+/// test; evaluates to the base URL (`http://127.0.0.1:PORT`). Runs inside
+/// `#[actix_web::test]`, whose runtime is tokio's too.
 #[macro_export]
 macro_rules! serve {
     ($framework:expr, $api:path, $service:expr) => {{
         use $api as api;
-        let service = std::sync::Arc::new($service);
+        let service: std::sync::Arc<_> = $service;
         let address = match $framework {
             $crate::Framework::Actix => {
                 let service = actix_web::web::Data::from(service);

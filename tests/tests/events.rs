@@ -5,8 +5,8 @@
 //! with a declared status ends the stream with that typed response; one
 //! status answered as JSON or as a stream, told apart by `Content-Type`.
 
-use actix_web::{web, App, HttpServer};
 use petstore_tests::events::{client::Client, models::*, operations::*, runtime, server};
+use petstore_tests::Framework;
 use runtime::StreamExt as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -131,25 +131,24 @@ impl server::Rejections for Service {
     }
 }
 
-async fn serve(total: u64, per_connection: usize, refuse_after: usize) -> (Client, Arc<Service>) {
-    let service = web::Data::new(Service {
+/// The feed served on `framework`, and a client of it.
+async fn serve(
+    framework: Framework,
+    total: u64,
+    per_connection: usize,
+    refuse_after: usize,
+) -> (Client, Arc<Service>) {
+    eprintln!("on {framework:?}");
+    let service = Arc::new(Service {
         total,
         per_connection,
         refuse_after,
         connections: AtomicUsize::new(0),
         resumed_from: std::sync::Mutex::default(),
     });
-    let shared = service.clone().into_inner();
-    let http = HttpServer::new(move || {
-        App::new().configure(|cfg| server::configure(cfg, service.clone()))
-    })
-    .workers(1)
-    .bind(("127.0.0.1", 0))
-    .expect("a port");
-    let address = http.addrs()[0];
-    actix_web::rt::spawn(http.run());
-    let client = Client::new(&format!("http://{address}")).expect("a client");
-    (client, shared)
+    let base = petstore_tests::serve!(framework, petstore_tests::events, service.clone());
+    let client = Client::new(&base).expect("a client");
+    (client, service)
 }
 
 fn id_of(event: &FeedEvent) -> i64 {
@@ -161,125 +160,137 @@ fn id_of(event: &FeedEvent) -> i64 {
 
 #[actix_web::test]
 async fn events_arrive_typed_with_their_ids_and_kinds() {
-    let (client, _) = serve(4, 10, usize::MAX).await;
-    let mut stream = client
-        .watch_feed_events(WatchFeedRequest::default())
-        .resume(false);
-    let mut seen = Vec::new();
-    while let Some(event) = stream.next().await {
-        let event = event.expect("an event");
-        assert_eq!(event.id, Some(id_of(&event.data).to_string()));
-        let kind = match &event.data {
-            FeedEvent::Placed(_) => "order.placed",
-            FeedEvent::Restocked(_) => "inventory.changed",
-        };
-        assert_eq!(event.event.as_deref(), Some(kind));
-        assert_eq!(event.retry, Some(Duration::from_millis(10)));
-        seen.push(id_of(&event.data));
+    for framework in Framework::ALL {
+        let (client, _) = serve(framework, 4, 10, usize::MAX).await;
+        let mut stream = client
+            .watch_feed_events(WatchFeedRequest::default())
+            .resume(false);
+        let mut seen = Vec::new();
+        while let Some(event) = stream.next().await {
+            let event = event.expect("an event");
+            assert_eq!(event.id, Some(id_of(&event.data).to_string()));
+            let kind = match &event.data {
+                FeedEvent::Placed(_) => "order.placed",
+                FeedEvent::Restocked(_) => "inventory.changed",
+            };
+            assert_eq!(event.event.as_deref(), Some(kind));
+            assert_eq!(event.retry, Some(Duration::from_millis(10)));
+            seen.push(id_of(&event.data));
+        }
+        assert_eq!(seen, [1, 2, 3, 4]);
     }
-    assert_eq!(seen, [1, 2, 3, 4]);
 }
 
 #[actix_web::test]
 async fn a_dropped_get_stream_resumes_after_the_last_id_without_gaps_or_repeats() {
-    // Two events per connection: seven events take four connections.
-    let (client, service) = serve(7, 2, usize::MAX).await;
-    let stream = client.watch_feed_events(WatchFeedRequest::default());
-    let seen: Vec<i64> = stream
-        .take(7)
-        .map(|event| id_of(&event.expect("an event").data))
-        .collect()
-        .await;
-    assert_eq!(seen, [1, 2, 3, 4, 5, 6, 7]);
-    let resumed = service.resumed_from.lock().unwrap().clone();
-    assert_eq!(
-        resumed[..4],
-        [None, Some("2".into()), Some("4".into()), Some("6".into())]
-    );
+    for framework in Framework::ALL {
+        // Two events per connection: seven events take four connections.
+        let (client, service) = serve(framework, 7, 2, usize::MAX).await;
+        let stream = client.watch_feed_events(WatchFeedRequest::default());
+        let seen: Vec<i64> = stream
+            .take(7)
+            .map(|event| id_of(&event.expect("an event").data))
+            .collect()
+            .await;
+        assert_eq!(seen, [1, 2, 3, 4, 5, 6, 7]);
+        let resumed = service.resumed_from.lock().unwrap().clone();
+        assert_eq!(
+            resumed[..4],
+            [None, Some("2".into()), Some("4".into()), Some("6".into())]
+        );
+    }
 }
 
 #[actix_web::test]
 async fn a_refused_reconnect_ends_the_stream_with_the_typed_response() {
-    // One connection of two events, then every connection refused.
-    let (client, _) = serve(5, 2, 1).await;
-    let mut stream = client.watch_feed_events(WatchFeedRequest::default());
-    for id in 1..=2 {
-        assert_eq!(id_of(&stream.next().await.unwrap().unwrap().data), id);
-    }
-    match stream.next().await {
-        Some(Err(runtime::StreamError::Answered(reply))) => {
-            assert_eq!(reply.status, 429);
-            match &reply.value {
-                WatchFeedResponse::TooManyRequests(problem) => {
-                    assert_eq!(problem.message, "too many streams")
-                }
-                other => panic!("expected the 429 variant, got {other:?}"),
-            }
+    for framework in Framework::ALL {
+        // One connection of two events, then every connection refused.
+        let (client, _) = serve(framework, 5, 2, 1).await;
+        let mut stream = client.watch_feed_events(WatchFeedRequest::default());
+        for id in 1..=2 {
+            assert_eq!(id_of(&stream.next().await.unwrap().unwrap().data), id);
         }
-        other => panic!("expected the typed 429, got {other:?}"),
+        match stream.next().await {
+            Some(Err(runtime::StreamError::Answered(reply))) => {
+                assert_eq!(reply.status, 429);
+                match &reply.value {
+                    WatchFeedResponse::TooManyRequests(problem) => {
+                        assert_eq!(problem.message, "too many streams")
+                    }
+                    other => panic!("expected the 429 variant, got {other:?}"),
+                }
+            }
+            other => panic!("expected the typed 429, got {other:?}"),
+        }
+        assert!(stream.next().await.is_none(), "the stream ends after it");
     }
-    assert!(stream.next().await.is_none(), "the stream ends after it");
 }
 
 #[actix_web::test]
 async fn a_stream_that_will_not_resume_ends_with_its_connection() {
-    let (client, service) = serve(7, 2, usize::MAX).await;
-    let stream = client
-        .watch_feed_events(WatchFeedRequest::default())
-        .resume(false);
-    let seen: Vec<_> = stream.collect().await;
-    assert_eq!(seen.len(), 2);
-    assert_eq!(service.connections.load(Ordering::SeqCst), 1);
+    for framework in Framework::ALL {
+        let (client, service) = serve(framework, 7, 2, usize::MAX).await;
+        let stream = client
+            .watch_feed_events(WatchFeedRequest::default())
+            .resume(false);
+        let seen: Vec<_> = stream.collect().await;
+        assert_eq!(seen.len(), 2);
+        assert_eq!(service.connections.load(Ordering::SeqCst), 1);
+    }
 }
 
 #[actix_web::test]
 async fn one_status_answers_json_or_a_stream_by_content_type() {
-    let (client, _) = serve(0, 0, usize::MAX).await;
-    let request = |stream| CompleteRequest {
-        body: CompleteBody {
-            prompt: "one two three".into(),
-            stream: Some(stream),
-        },
-    };
-    let whole = client.complete(request(false)).await.expect("an answer");
-    match whole.into_inner() {
-        CompleteResponse::Ok { body, x_request_id } => {
-            assert_eq!(body.text, "one two three");
-            assert_eq!(x_request_id.as_deref(), Some("r-1"));
+    for framework in Framework::ALL {
+        let (client, _) = serve(framework, 0, 0, usize::MAX).await;
+        let request = |stream| CompleteRequest {
+            body: CompleteBody {
+                prompt: "one two three".into(),
+                stream: Some(stream),
+            },
+        };
+        let whole = client.complete(request(false)).await.expect("an answer");
+        match whole.into_inner() {
+            CompleteResponse::Ok { body, x_request_id } => {
+                assert_eq!(body.text, "one two three");
+                assert_eq!(x_request_id.as_deref(), Some("r-1"));
+            }
+            other => panic!("expected JSON, got {other:?}"),
         }
-        other => panic!("expected JSON, got {other:?}"),
+        let streamed = client.complete(request(true)).await.expect("an answer");
+        let CompleteResponse::OkEvents { body, x_request_id } = streamed.into_inner() else {
+            panic!("expected a stream");
+        };
+        assert_eq!(x_request_id.as_deref(), Some("r-1"));
+        let words: Vec<String> = body.map(|e| e.expect("an event").data.text).collect().await;
+        assert_eq!(words, ["one", "two", "three"]);
+        // The `_events` method reads the same stream; a POST is not resent.
+        let words: Vec<String> = client
+            .complete_events(request(true))
+            .map(|e| e.expect("an event").data.text)
+            .collect()
+            .await;
+        assert_eq!(words, ["one", "two", "three"]);
     }
-    let streamed = client.complete(request(true)).await.expect("an answer");
-    let CompleteResponse::OkEvents { body, x_request_id } = streamed.into_inner() else {
-        panic!("expected a stream");
-    };
-    assert_eq!(x_request_id.as_deref(), Some("r-1"));
-    let words: Vec<String> = body.map(|e| e.expect("an event").data.text).collect().await;
-    assert_eq!(words, ["one", "two", "three"]);
-    // The `_events` method reads the same stream; a POST is not resent.
-    let words: Vec<String> = client
-        .complete_events(request(true))
-        .map(|e| e.expect("an event").data.text)
-        .collect()
-        .await;
-    assert_eq!(words, ["one", "two", "three"]);
 }
 
 #[actix_web::test]
 async fn a_schema_of_the_whole_event_types_its_data() {
-    let (client, _) = serve(0, 0, usize::MAX).await;
-    let reply = client
-        .stream_chunks(StreamChunksRequest::default())
-        .await
-        .expect("an answer");
-    assert_eq!(
-        reply.headers["content-type"].to_str().unwrap(),
-        "text/event-stream"
-    );
-    let StreamChunksResponse::Ok(events) = reply.into_inner();
-    let texts: Vec<String> = events
-        .map(|e| e.expect("an event").data.text)
-        .collect()
-        .await;
-    assert_eq!(texts, ["chunk 1", "chunk 2", "chunk 3"]);
+    for framework in Framework::ALL {
+        let (client, _) = serve(framework, 0, 0, usize::MAX).await;
+        let reply = client
+            .stream_chunks(StreamChunksRequest::default())
+            .await
+            .expect("an answer");
+        assert_eq!(
+            reply.headers["content-type"].to_str().unwrap(),
+            "text/event-stream"
+        );
+        let StreamChunksResponse::Ok(events) = reply.into_inner();
+        let texts: Vec<String> = events
+            .map(|e| e.expect("an event").data.text)
+            .collect()
+            .await;
+        assert_eq!(texts, ["chunk 1", "chunk 2", "chunk 3"]);
+    }
 }

@@ -1318,10 +1318,12 @@ mod tour32_glue {
 
     /// The glue on every framework: `test(base_url)` runs once on each,
     /// and a failure names the framework.
+    use std::sync::Arc;
+
     async fn on_every_framework<F: std::future::Future<Output = ()>>(test: impl Fn(String) -> F) {
         for framework in petstore_tests::Framework::ALL {
             eprintln!("on {framework:?}");
-            let base = petstore_tests::serve!(framework, petstore_tests::tour32, Service);
+            let base = petstore_tests::serve!(framework, petstore_tests::tour32, Arc::new(Service));
             test(base).await;
         }
     }
