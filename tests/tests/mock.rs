@@ -5,15 +5,58 @@
 //! a named example or made values; credentials required where the spec
 //! secures an operation; refusals by the same glue, as declared statuses.
 
-use actix_web::{test, web, App};
-use petstore_tests::mocked::{metadata, mock::MockService, models::*};
+use actix_web::{test, web, App, FromRequest as _};
+use petstore_tests::mocked::{metadata, mock::MockService, models::*, runtime};
 use serde_json::Value;
 
 type Answer = (u16, Vec<(String, String)>, Value);
 
-/// Sends one request to a fresh mock with `seed` and returns the status,
-/// the headers and the JSON body (`null` when there is none).
+/// Sends one request to a fresh mock with `seed`, on actix-web and on
+/// axum, checks that both answer alike, and returns the status, the
+/// headers and the JSON body (`null` when there is none).
 async fn ask(seed: u64, request: test::TestRequest) -> Answer {
+    let (request, payload) = request.to_http_parts();
+    let body = actix_web::web::Payload::from_request(&request, &mut payload.into())
+        .await
+        .unwrap()
+        .to_bytes()
+        .await
+        .unwrap();
+    let mut again = test::TestRequest::default()
+        .method(request.method().clone())
+        .uri(&request.uri().to_string())
+        .set_payload(body.clone());
+    for (name, value) in request.headers() {
+        again = again.append_header((name.clone(), value.clone()));
+    }
+    let on_actix = ask_actix(seed, again).await;
+    let mut on_axum = http::Request::builder()
+        .method(request.method().as_str())
+        .uri(request.uri().to_string());
+    for (name, value) in request.headers() {
+        on_axum = on_axum.header(name.as_str(), value.as_bytes());
+    }
+    let on_axum = ask_axum(seed, on_axum.body(axum::body::Body::from(body)).unwrap()).await;
+    let comparable = |answer: &Answer| {
+        let mut headers: Vec<(String, String)> = answer
+            .1
+            .iter()
+            .filter(|(n, _)| !matches!(n.as_str(), "content-length" | "date"))
+            .cloned()
+            .collect();
+        headers.sort();
+        (answer.0, headers, answer.2.clone())
+    };
+    assert_eq!(
+        comparable(&on_actix),
+        comparable(&on_axum),
+        "actix-web, then axum"
+    );
+    on_actix
+}
+
+/// The answer of a mock served by actix-web.
+async fn ask_actix(seed: u64, request: test::TestRequest) -> Answer {
     let mock = MockService::new(seed).expect("a problem body can be made");
     let app = test::init_service(
         App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
@@ -27,12 +70,33 @@ async fn ask(seed: u64, request: test::TestRequest) -> Answer {
         .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_string()))
         .collect();
     let body = test::read_body(response).await;
-    let body = if body.is_empty() {
+    (status, headers, json_of(&body))
+}
+
+/// The answer of a mock served by axum.
+async fn ask_axum(seed: u64, request: http::Request<axum::body::Body>) -> Answer {
+    use tower::ServiceExt as _;
+    let mock = MockService::new(seed).expect("a problem body can be made");
+    let router = runtime::axum::mounted(metadata::BASE_PATH, mock.router());
+    let response = router.oneshot(request).await.expect("infallible");
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_string()))
+        .collect();
+    let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("a body");
+    (status, headers, json_of(&body))
+}
+
+fn json_of(body: &[u8]) -> Value {
+    if body.is_empty() {
         Value::Null
     } else {
-        serde_json::from_slice(&body).expect("a JSON body")
-    };
-    (status, headers, body)
+        serde_json::from_slice(body).expect("a JSON body")
+    }
 }
 
 fn get(path: &str) -> test::TestRequest {

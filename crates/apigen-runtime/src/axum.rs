@@ -272,6 +272,16 @@ where
     }))
 }
 
+/// `router` served under `base_path` (a spec's `metadata::BASE_PATH`):
+/// nested there, or as it is for an empty base path or `/`, which axum
+/// does not nest at.
+pub fn mounted(base_path: &str, router: ::axum::Router) -> ::axum::Router {
+    match base_path.trim_end_matches('/') {
+        "" => router,
+        base => ::axum::Router::new().nest(base, router),
+    }
+}
+
 /// The operation a request was routed to, attached before any middleware
 /// around the route runs; `None` for requests no operation serves.
 pub fn operation_of<B>(request: &http::Request<B>) -> Option<&'static Operation> {

@@ -348,100 +348,94 @@ fn has_place(map: &Map<String, Value>) -> bool {
         .any(|k| k.eq_ignore_ascii_case("message") || k.eq_ignore_ascii_case("detail"))
 }
 
-/// A refusal as its operation declares it: a 422 or 415 the operation
-/// does not declare as its declared 400 (see [`refusal_status`]); and when `responses` give the status a body that
-/// the one sent does not fit (the glue refuses with the crate's one error
-/// body, and an operation may declare another for a status), the body made
-/// anew from the declared schema, keeping the refusal's `code` and
-/// `message` where it has places for them. Successes, and refusals that
-/// fit, go out as they are.
-async fn conform<B>(
-    response: actix_web::dev::ServiceResponse<B>,
-    types: &'static [Type],
+/// The schema a refusal sent as `sent` must fit, as its operation
+/// declares it: for a 422 or 415 the operation does not declare, its
+/// declared 400 (see [`refusal_status`]); with the status it goes out
+/// with and its media type. `None` for successes, and for statuses the
+/// operation declares no body for: those go out as they are.
+fn refusal_schema(
+    sent: StatusCode,
     responses: &[Response],
-) -> Result<actix_web::dev::ServiceResponse, actix_web::Error>
-where
-    B: actix_web::body::MessageBody + 'static,
-{
-    let sent_status = StatusCode::from_u16(response.status().as_u16())
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let refused = sent_status.is_client_error() || sent_status.is_server_error();
+) -> Option<(StatusCode, &'static str, Schema)> {
+    if !(sent.is_client_error() || sent.is_server_error()) {
+        return None;
+    }
     // A broken bound (422) or an unread media type (415) is a bad request
     // too, as the glue has it; other statuses are meant as they are.
-    let status = match sent_status {
+    let status = match sent {
         StatusCode::UNPROCESSABLE_ENTITY | StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-            refusal_status(responses, sent_status)
+            refusal_status(responses, sent)
         }
-        _ => sent_status,
+        _ => sent,
     };
-    let declared = choose(responses, status.as_u16()).map(|(i, _)| &responses[i]);
-    let Some(declared) = declared.filter(|_| refused) else {
-        return Ok(response.map_into_boxed_body());
-    };
-    let Some(schema) = declared.body else {
-        return Ok(response.map_into_boxed_body());
-    };
-    let (request, http) = response.into_parts();
-    let (mut head, body) = http.into_parts();
-    *head.status_mut() = actix_web::http::StatusCode::from_u16(status.as_u16())
-        .unwrap_or(actix_web::http::StatusCode::INTERNAL_SERVER_ERROR);
-    let content_type = declared.json_type.unwrap_or("application/json");
-    head.headers_mut().insert(
-        actix_web::http::header::CONTENT_TYPE,
-        actix_web::http::header::HeaderValue::from_static(content_type),
-    );
-    let bytes = actix_web::body::to_bytes(body)
-        .await
-        .map_err(|e| actix_web::error::ErrorInternalServerError(e.into().to_string()))?;
-    let sent: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    if fits(types, &schema, &sent) {
-        return Ok(actix_web::dev::ServiceResponse::new(
-            request,
-            head.set_body(bytes).map_into_boxed_body(),
-        ));
+    let (index, _) = choose(responses, status.as_u16())?;
+    let declared = &responses[index];
+    let schema = declared.body?;
+    Some((
+        status,
+        declared.json_type.unwrap_or("application/json"),
+        schema,
+    ))
+}
+
+/// A refusal's body as `schema` declares it: the body sent when it fits
+/// (the glue refuses with the crate's one error body, and an operation may
+/// declare another for a status), else one made anew from the schema,
+/// keeping the refusal's `code` and `message` where it has places for them.
+fn conformed_body(
+    types: &'static [Type],
+    schema: &Schema,
+    status: StatusCode,
+    sent: &[u8],
+) -> Vec<u8> {
+    let value: Value = serde_json::from_slice(sent).unwrap_or(Value::Null);
+    if fits(types, schema, &value) {
+        return sent.to_vec();
     }
     let said = |key: &str| {
-        sent.get(key)
+        value
+            .get(key)
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string()
     };
-    let remade = error_value(types, &schema, status, &said("code"), &said("message"));
-    let http = head.set_body(remade.to_string()).map_into_boxed_body();
-    Ok(actix_web::dev::ServiceResponse::new(request, http))
+    error_value(types, schema, status, &said("code"), &said("message"))
+        .to_string()
+        .into_bytes()
 }
 
-/// Sets each required header of `common` that the response lacks, with a
-/// value made from its schema.
-fn set_headers(
-    headers: &mut actix_web::http::header::HeaderMap,
+/// The headers every response carries (`common`) that `has` says the
+/// response lacks, each with a value made from its schema.
+fn made_headers(
     seed: u64,
     types: &'static [Type],
     common: &[(&'static str, bool, Schema)],
-) {
-    use actix_web::http::header::{HeaderName, HeaderValue};
+    has: impl Fn(&str) -> bool,
+) -> Vec<(&'static str, String)> {
+    let mut made = Vec::new();
     for (name, required, schema) in common {
-        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else {
-            continue;
-        };
-        if !required || headers.contains_key(&name) {
+        if !required || has(name) {
             continue;
         }
-        let made = Maker::new(types, false).value(schema, &mut Rng(seed ^ hash(name.as_str())), 0);
-        let text = match made {
+        let value = Maker::new(types, false).value(
+            schema,
+            &mut Rng(seed ^ hash(&name.to_ascii_lowercase())),
+            0,
+        );
+        let text = match value {
             Value::String(text) => text,
             other => other.to_string(),
         };
-        if let Ok(value) = HeaderValue::from_str(&text) {
-            headers.insert(name, value);
-        }
+        made.push((*name, text));
     }
+    made
 }
 
 /// The mock's layer around every route (its generated `guard` passes the
-/// seed): refuses a request to a secured operation without a credential
-/// of one of its schemes, sends every refusal as its operation declares
-/// it (see [`conform`]), and sets the headers every response carries.
+/// seed), on actix-web: refuses a request to a secured operation without
+/// a credential of one of its schemes, sends every refusal as its
+/// operation declares it, and sets the headers every response carries.
+#[cfg(feature = "server")]
 pub async fn guard<B>(
     request: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<B>,
@@ -451,6 +445,7 @@ pub async fn guard<B>(
 where
     B: actix_web::body::MessageBody + 'static,
 {
+    use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
     let operation = super::Operation::of(request.request());
     let declared = operation.map_or(&[][..], |o| (spec.responses)(o.id));
     let refusal = operation.and_then(|o| {
@@ -464,14 +459,104 @@ where
         }
         None => next.call(request).await?.map_into_boxed_body(),
     };
-    let mut response = conform(response, spec.types, declared).await?;
-    set_headers(
-        response.headers_mut(),
-        seed,
-        spec.types,
-        spec.common_headers,
-    );
+    let sent = StatusCode::from_u16(response.status().as_u16())
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = match refusal_schema(sent, declared) {
+        None => response,
+        Some((status, content_type, schema)) => {
+            let (request, http) = response.into_parts();
+            let (mut head, body) = http.into_parts();
+            *head.status_mut() = actix_web::http::StatusCode::from_u16(status.as_u16())
+                .unwrap_or(actix_web::http::StatusCode::INTERNAL_SERVER_ERROR);
+            head.headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+            let bytes = actix_web::body::to_bytes(body)
+                .await
+                .map_err(|e| actix_web::error::ErrorInternalServerError(e.to_string()))?;
+            let body = conformed_body(spec.types, &schema, status, &bytes);
+            actix_web::dev::ServiceResponse::new(request, head.set_body(body).map_into_boxed_body())
+        }
+    };
+    let headers = response.headers_mut();
+    for (name, value) in made_headers(seed, spec.types, spec.common_headers, |n| {
+        headers.contains_key(n)
+    }) {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&value),
+        ) {
+            headers.insert(name, value);
+        }
+    }
     Ok(response)
+}
+
+/// The mock's layer around every route, on axum (its generated router
+/// passes the seed): what [`guard`] does on actix-web.
+#[cfg(feature = "axum")]
+pub async fn axum_guard(
+    request: ::axum::extract::Request,
+    next: ::axum::middleware::Next,
+    spec: &'static Spec,
+    seed: u64,
+) -> ::axum::response::Response {
+    use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+    let operation = super::axum::operation_of(&request);
+    let declared = operation.map_or(&[][..], |o| (spec.responses)(o.id));
+    let (parts, body) = request.into_parts();
+    let context = RequestContext::new(parts.clone(), Vec::new());
+    let request = ::axum::extract::Request::from_parts(parts, body);
+    let refusal = operation.and_then(|o| unauthorized(&context, o, spec, declared));
+    let response = match refusal {
+        Some((status, message)) => {
+            let body = error_value(spec.types, &spec.error, status, "unauthorized", &message);
+            super::axum::respond(super::error_json(status, &body, &[]))
+        }
+        None => next.run(request).await,
+    };
+    let mut response = match refusal_schema(response.status(), declared) {
+        None => response,
+        Some((status, content_type, schema)) => {
+            let (mut parts, body) = response.into_parts();
+            let bytes = match ::axum::body::to_bytes(body, usize::MAX).await {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    let message = format!("the refusal's body could not be read: {e}");
+                    let body = error_value(
+                        spec.types,
+                        &spec.error,
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "internal",
+                        &message,
+                    );
+                    return super::axum::respond(super::error_json(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        &body,
+                        &[],
+                    ));
+                }
+            };
+            parts.status = status;
+            parts
+                .headers
+                .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+            parts.headers.remove(http::header::CONTENT_LENGTH);
+            let body = conformed_body(spec.types, &schema, status, &bytes);
+            ::axum::response::Response::from_parts(parts, ::axum::body::Body::from(body))
+        }
+    };
+    let headers = response.headers_mut();
+    for (name, value) in made_headers(seed, spec.types, spec.common_headers, |n| {
+        headers.contains_key(n)
+    }) {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&value),
+        ) {
+            headers.insert(name, value);
+        }
+    }
+    response
 }
 
 /// How a request that lacks the credentials its operation asks for (none

@@ -181,7 +181,8 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
         ),
         Some(
             "Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| \
-             mock.configure(cfg)))`, a clone of the mock in each worker's `App`."
+             mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, \
+             `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`."
                 .into(),
         ),
     ]);
@@ -235,6 +236,20 @@ fn service(api: &Api) -> proc_macro2::TokenStream {
                 server::configure_with(cfg, web::Data::new(self), || {
                     actix_web::middleware::from_fn(guard)
                 });
+            }
+
+            /// Every operation, answered by this mock, as an axum router;
+            /// serve it under `metadata::BASE_PATH`
+            /// (`runtime::axum::mounted`).
+            #[cfg(feature = "axum")]
+            pub fn router(self) -> ::axum::Router {
+                let seed = self.seed;
+                super::axum::router_with(
+                    std::sync::Arc::new(self),
+                    ::axum::middleware::from_fn(move |request, next| {
+                        runtime::mock::axum_guard(request, next, &SPEC, seed)
+                    }),
+                )
             }
 
             /// An error of `status`, its body of the document's error

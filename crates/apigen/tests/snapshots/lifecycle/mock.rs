@@ -59,7 +59,7 @@ fn responses(id: &str) -> &'static [Response] {
 
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
 ///
-/// Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))`, a clone of the mock in each worker's `App`.
+/// Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`.
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
@@ -83,6 +83,20 @@ impl MockService {
             web::Data::new(self),
             || { actix_web::middleware::from_fn(guard) },
         );
+    }
+
+    /// Every operation, answered by this mock, as an axum router;
+    /// serve it under `metadata::BASE_PATH`
+    /// (`runtime::axum::mounted`).
+    #[cfg(feature = "axum")]
+    pub fn router(self) -> ::axum::Router {
+        let seed = self.seed;
+        super::axum::router_with(
+            std::sync::Arc::new(self),
+            ::axum::middleware::from_fn(move |request, next| {
+                runtime::mock::axum_guard(request, next, &SPEC, seed)
+            }),
+        )
     }
 
     /// An error of `status`, its body of the document's error
