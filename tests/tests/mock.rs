@@ -15,8 +15,8 @@ type Answer = (u16, Vec<(String, String)>, Value);
 /// axum, checks that both answer alike, and returns the status, the
 /// headers and the JSON body (`null` when there is none).
 async fn ask(seed: u64, request: test::TestRequest) -> Answer {
-    let (request, payload) = request.to_http_parts();
-    let body = actix_web::web::Payload::from_request(&request, &mut payload.into())
+    let (request, mut payload) = request.to_http_parts();
+    let body = actix_web::web::Payload::from_request(&request, &mut payload)
         .await
         .unwrap()
         .to_bytes()
