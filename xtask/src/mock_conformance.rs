@@ -1,7 +1,8 @@
 //! `cargo xtask mock-conformance [PATH...]`: schemathesis against the mock
 //! server of other documents. Each document's mock is built by `apigen
 //! mock --build-only` (into `target/mock`, with this workspace's lock
-//! file), started on a free port, and checked with every check, positive
+//! file), started on a free port once on actix-web and once on axum (one
+//! build serves both), and checked each time with every check, positive
 //! and negative data, sending a credential of each security scheme the
 //! document defines. Directories are read for `.yaml`, `.yml` and `.json`
 //! documents under 1 MB; files are taken as they are.
@@ -567,9 +568,34 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         eprintln!("skipped: {} has no operations to call", doc.display());
         return Ok(());
     }
+    // The same checks of the same build, served on each framework.
+    let mut failed = Vec::new();
+    for framework in ["actix", "axum"] {
+        eprintln!("-- on {framework}");
+        if let Err(e) = check_on(schemathesis, cache, doc, &binary, &api, framework) {
+            failed.push(format!("on {framework}: {e}"));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed.join("; "))
+    }
+}
+
+/// Schemathesis against the mock `binary` serving on `framework`.
+fn check_on(
+    schemathesis: &Path,
+    cache: &Path,
+    doc: &Path,
+    binary: &str,
+    api: &apigen::ir::Api,
+    framework: &str,
+) -> Result<(), String> {
+    let root = project_root();
     let server = launch(
-        Command::new(&binary)
-            .args(["127.0.0.1:0", "1"])
+        Command::new(binary)
+            .args(["127.0.0.1:0", "1", framework])
             .stderr(Stdio::inherit()),
     )?;
     let url = format!("http://{}{}", server.address, api.base_path);
@@ -583,7 +609,7 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
         "{}.schemathesis.toml",
         doc.file_stem().unwrap_or_default().to_string_lossy()
     ));
-    std::fs::write(&settings, schemathesis_settings(&api)).map_err(|e| e.to_string())?;
+    std::fs::write(&settings, schemathesis_settings(api)).map_err(|e| e.to_string())?;
     let mut args: Vec<String> = vec![
         "--config-file".into(),
         settings.display().to_string(),

@@ -111,16 +111,27 @@ enum Command {
         /// Made values follow from it: the same seed, the same answers.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The framework the mock serves on.
+        #[arg(long, value_enum, default_value_t = MockFramework::Actix)]
+        framework: MockFramework,
         /// Where built mocks are kept (default: `$XDG_CACHE_HOME/apigen/mock`,
         /// or `~/.cache/apigen/mock`). They are compiled in its `target`
         /// directory, or in `CARGO_TARGET_DIR` when that is set.
         #[arg(long)]
         cache: Option<PathBuf>,
         /// Build the mock (or find it built), print its binary's path, and
-        /// stop; the binary takes ADDR and SEED.
+        /// stop; the binary takes ADDR, SEED and FRAMEWORK (`actix` or
+        /// `axum`).
         #[arg(long)]
         build_only: bool,
     },
+}
+
+/// `--framework`: actix-web (the `server` feature) or axum (`axum`).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum MockFramework {
+    Actix,
+    Axum,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -183,12 +194,17 @@ fn main() -> ExitCode {
             spec,
             listen,
             seed,
+            framework,
             cache,
             build_only,
         } => exit(mock::run(mock::Request {
             spec: &spec,
             listen: &listen,
             seed,
+            framework: match framework {
+                MockFramework::Actix => "actix",
+                MockFramework::Axum => "axum",
+            },
             cache,
             build_only,
         })),

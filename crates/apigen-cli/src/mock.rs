@@ -20,6 +20,8 @@ pub struct Request<'a> {
     pub spec: &'a Path,
     pub listen: &'a str,
     pub seed: u64,
+    /// The framework the mock serves on: `actix` or `axum`.
+    pub framework: &'a str,
     pub cache: Option<PathBuf>,
     /// Build (or find) the mock, print its binary's path, and stop.
     pub build_only: bool,
@@ -36,7 +38,7 @@ fn default_cache() -> PathBuf {
     base.join("apigen").join("mock")
 }
 
-/// FNV-1a over every generated file, by path, and this tool's version:
+/// FNV-1a over every file of the mock's workspace, by path, and this tool's version:
 /// the same document and tool give the same key on any machine.
 fn key(files: &apigen::Files) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -73,7 +75,8 @@ pub fn run(request: Request) -> Result<(), String> {
         .canonicalize()
         .map_err(|e| format!("cannot read {}: {e}", cache.display()))?;
     let dir = cache.join(&krate.name);
-    let binary = dir.join(format!("mock-server-{}", key(&krate.files)));
+    let files = apigen::standalone::mock_workspace(&krate);
+    let binary = dir.join(format!("mock-server-{}", key(&files)));
     if !binary.exists() {
         eprintln!(
             "building the mock of {} ({} operations) in {}: the first start for this \
@@ -83,7 +86,7 @@ pub fn run(request: Request) -> Result<(), String> {
             dir.display()
         );
         let started = Instant::now();
-        build(&cache, &dir, &krate, &binary)?;
+        build(&cache, &dir, &files, &binary)?;
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
     }
     if request.build_only {
@@ -91,7 +94,7 @@ pub fn run(request: Request) -> Result<(), String> {
         return Ok(());
     }
     let mut run = Command::new(&binary);
-    run.args([request.listen, &request.seed.to_string()]);
+    run.args([request.listen, &request.seed.to_string(), request.framework]);
     exec(run, &binary)
 }
 
@@ -99,14 +102,8 @@ pub fn run(request: Request) -> Result<(), String> {
 /// changed, so cargo sees what changed), builds the server in the cache's
 /// shared target directory (or `CARGO_TARGET_DIR`), and keeps its binary
 /// as `binary`, removing the binaries of earlier builds in `dir`.
-fn build(
-    cache: &Path,
-    dir: &Path,
-    krate: &apigen::standalone::Crate,
-    binary: &Path,
-) -> Result<(), String> {
-    let files = apigen::standalone::mock_workspace(krate);
-    apigen::sync::sync(dir, &files, "api/src/generated", apigen::sync::Mode::Write)?;
+fn build(cache: &Path, dir: &Path, files: &apigen::Files, binary: &Path) -> Result<(), String> {
+    apigen::sync::sync(dir, files, "api/src/generated", apigen::sync::Mode::Write)?;
     // A lock file at the cache's root (a project's own, say) pins what
     // every mock builds with.
     let shared_lock = cache.join("Cargo.lock");

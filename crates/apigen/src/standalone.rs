@@ -144,6 +144,7 @@ const MOCK_SERVER_MANIFEST: &str = include_str!("templates/mock_server_Cargo.tom
 /// the seed it is given.
 const MOCK_SERVER_MAIN: &str = include_str!("templates/mock_server_main.rs.in");
 
+
 const SERDE_FEATURES: &str = "\
 # Without these, a model implements `Serialize` only where an enabled side
 # writes it (a client its requests, a server its responses) and
@@ -448,9 +449,9 @@ fn mock_example(path: &str) -> String {
 }
 
 /// The workspace `apigen mock` builds: the crate at `api/`, and at
-/// `server/` a binary serving its `mock` feature on the address and with
-/// the seed it is given; built once, run as it is (no debug info, no
-/// incremental state).
+/// `server/` a binary serving its `mock` feature on the address, with the
+/// seed and on the framework (actix-web or axum) it is given; built once,
+/// run as it is (no debug info, no incremental state).
 pub fn mock_workspace(api: &Crate) -> Files {
     let krate = &api.name;
     let path = krate.replace('-', "_");
