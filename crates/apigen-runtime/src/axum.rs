@@ -62,8 +62,11 @@ pub fn respond(outgoing: Outgoing) -> Response {
 /// registered under another template of the same shape, and a parameter
 /// may be part of a segment, `{name}.json`), percent-decoded.
 fn context(request: Request, operation: &'static Operation) -> (RequestContext, Body) {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let path = path_parameters(operation.path, parts.uri.path());
+    if let Some(original) = parts.extensions.get::<::axum::extract::OriginalUri>() {
+        parts.uri = original.0.clone();
+    }
     (RequestContext::new(parts, path), body)
 }
 
@@ -199,16 +202,18 @@ where
             async move {
                 respond(super::method_not_allowed(
                     request.method().as_str(),
-                    request.uri().path(),
+                    &sent_path(&request),
                     &allow,
                     |rejection| reject(&service, rejection),
                 ))
             }
         }))
     };
+    let missing = not_found(service, layer, reject);
     any(move |request: Request| {
         let routes = routes.clone();
         let mut refusal = refusal.clone();
+        let mut missing = missing.clone();
         async move {
             let method = request.method().as_str();
             let path = request.uri().path();
@@ -216,6 +221,9 @@ where
                 serve.operation.method == method && serve.guard.is_none_or(|guard| guard(path))
             });
             let result = match chosen {
+                // A path outside the base path matches no route, even one
+                // it would match without it.
+                _ if request.extensions().get::<Outside>().is_some() => missing.call(request).await,
                 Some((_, route)) => route.clone().call(request).await,
                 None => refusal.call(request).await,
             };
@@ -265,20 +273,76 @@ where
         async move {
             respond(super::not_found(
                 request.method().as_str(),
-                request.uri().path(),
+                &sent_path(&request),
                 |rejection| reject(&service, rejection),
             ))
         }
     }))
 }
 
-/// `router` served under `base_path` (a spec's `metadata::BASE_PATH`):
-/// nested there, or as it is for an empty base path or `/`, which axum
-/// does not nest at.
+/// `router` served under `base_path` (a spec's `metadata::BASE_PATH`), as
+/// actix-web's `web::scope` serves it: a request under the base path is
+/// routed by the rest of its path (`/base` and `/base/` both by `/`); any
+/// other reaches the router's own 404. The handlers and the refusals see
+/// the whole path, as the request sent it (`OriginalUri`).
 pub fn mounted(base_path: &str, router: ::axum::Router) -> ::axum::Router {
-    match base_path.trim_end_matches('/') {
-        "" => router,
-        base => ::axum::Router::new().nest(base, router),
+    let base = base_path.trim_end_matches('/').to_string();
+    if base.is_empty() {
+        return router;
+    }
+    ::axum::Router::new().fallback(move |mut request: Request| {
+        let mut router = router.clone();
+        let base = base.clone();
+        async move {
+            let original = request.uri().clone();
+            let rest = original
+                .path()
+                .strip_prefix(base.as_str())
+                .filter(|rest| rest.is_empty() || rest.starts_with('/'));
+            match rest {
+                None => {
+                    request.extensions_mut().insert(Outside);
+                }
+                Some(rest) => {
+                    let rest = if rest.is_empty() { "/" } else { rest };
+                    let path_and_query = match original.query() {
+                        Some(query) => format!("{rest}?{query}"),
+                        None => rest.to_string(),
+                    };
+                    if let Ok(uri) = path_and_query.parse() {
+                        *request.uri_mut() = uri;
+                    }
+                }
+            }
+            request
+                .extensions_mut()
+                .insert(::axum::extract::OriginalUri(original));
+            let ready = std::future::poll_fn(|cx| {
+                <::axum::Router as Service<Request>>::poll_ready(&mut router, cx)
+            });
+            let answer = match ready.await {
+                Ok(()) => router.call(request).await,
+                Err(never) => match never {},
+            };
+            match answer {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        }
+    })
+}
+
+/// Marks a request [`mounted`] saw outside its base path: no route
+/// serves it.
+#[derive(Debug, Clone, Copy)]
+struct Outside;
+
+/// The path the request was sent to: before [`mounted`] took the base
+/// path off, when it did.
+fn sent_path(request: &Request) -> String {
+    match request.extensions().get::<::axum::extract::OriginalUri>() {
+        Some(original) => original.0.path().to_string(),
+        None => request.uri().path().to_string(),
     }
 }
 
@@ -305,5 +369,97 @@ mod tests {
             [("name".to_string(), "a b".to_string())]
         );
         assert_eq!(read("/pets/{petId}", "/"), []);
+    }
+
+    /// The body of `router`'s answer to `GET path`.
+    async fn get(router: &::axum::Router, path: &str) -> String {
+        let request = Request::get(path).body(Body::empty()).unwrap();
+        let mut router = router.clone();
+        let response = router.call(request).await.unwrap();
+        let body = ::axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .unwrap();
+        String::from_utf8(body.to_vec()).unwrap()
+    }
+
+    /// An error answered as its message, with its status.
+    #[derive(Clone)]
+    struct Refusal(Rejection);
+
+    impl ErrorAnswer for Refusal {
+        fn status(&self) -> http::StatusCode {
+            self.0.status()
+        }
+        fn into_http(self) -> Outgoing {
+            super::super::error_json(self.0.status(), &self.0.message, &[])
+        }
+    }
+
+    static LIST: Operation = Operation {
+        id: "listPets",
+        method: "GET",
+        path: "/pets/{kind}",
+        tag: "Pets",
+        stability: super::super::Stability::Stable,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[],
+    };
+
+    /// A router serving `listPets`, which answers with the operation the
+    /// request carries and its `kind`.
+    fn pets() -> ::axum::Router {
+        let service = Arc::new(());
+        let list = serve(&LIST, |_: Arc<()>, context: RequestContext, _| async move {
+            let said = format!(
+                "{} {}",
+                context.operation().map_or("none", |o| o.id),
+                context.path_parameter("kind").unwrap_or_default()
+            );
+            super::super::json(super::super::respond(http::StatusCode::OK), &said).unwrap()
+        });
+        let reject = |_: &(), rejection| Refusal(rejection);
+        ::axum::Router::new()
+            .route(
+                "/pets/{kind}",
+                resource(&service, &Identity::new(), [list], reject),
+            )
+            .fallback_service(not_found(&service, &Identity::new(), reject))
+    }
+
+    #[tokio::test]
+    async fn operations_are_served_by_method_and_the_rest_refused() {
+        let app = pets();
+        assert_eq!(get(&app, "/pets/cats").await, r#""listPets cats""#);
+        let request = Request::post("/pets/cats").body(Body::empty()).unwrap();
+        let response = app.clone().call(request).await.unwrap();
+        assert_eq!(response.status(), 405);
+        assert_eq!(response.headers()["allow"], "GET");
+        assert_eq!(get(&app, "/dogs").await, r#""no route for GET /dogs""#);
+    }
+
+    #[tokio::test]
+    async fn a_mounted_router_serves_under_its_base_path_as_a_scope_does() {
+        let app = mounted("/api/", pets());
+        assert_eq!(
+            get(&app, "/api/pets/cats?limit=2").await,
+            r#""listPets cats""#
+        );
+        // Outside the base path: the router's 404, naming the path sent,
+        // even where the rest would match a route.
+        assert_eq!(
+            get(&app, "/pets/cats").await,
+            r#""no route for GET /pets/cats""#
+        );
+        assert_eq!(
+            get(&app, "/apis/pets/cats").await,
+            r#""no route for GET /apis/pets/cats""#
+        );
+        assert_eq!(
+            get(&app, "/api/dogs").await,
+            r#""no route for GET /api/dogs""#
+        );
     }
 }

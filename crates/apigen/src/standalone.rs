@@ -144,7 +144,6 @@ const MOCK_SERVER_MANIFEST: &str = include_str!("templates/mock_server_Cargo.tom
 /// the seed it is given.
 const MOCK_SERVER_MAIN: &str = include_str!("templates/mock_server_main.rs.in");
 
-
 const SERDE_FEATURES: &str = "\
 # Without these, a model implements `Serialize` only where an enabled side
 # writes it (a client its requests, a server its responses) and
@@ -246,7 +245,8 @@ fn lib_rs(
 /// per group of operations with the operations it compiles in.
 fn features_section(api: &Api, features: &[(String, Vec<String>)]) -> String {
     let mut out = String::from(
-        "\n# Features\n\n`server` compiles the actix-web glue, `client` a typed client. Each \
+        "\n# Features\n\n`server` compiles the actix-web glue, `axum` the axum glue (both serve \
+         one framework-neutral glue, `serving`), `client` a typed client. Each \
          group of operations (a route trait) is a feature of its own, compiling in its \
          operations and the types they use; `all-groups` (on by default) turns every one \
          on. A build that needs a few groups turns the default features off and names \
@@ -312,6 +312,45 @@ fn server_example(api: &Api, path: &str) -> String {
         }
     }
     out.push_str(SERVER_EXAMPLE_MAIN);
+    out.push_str(&axum_example(api, path));
+    out
+}
+
+/// The crate docs' account of serving on axum: the same implementation
+/// as a router (compiled where the `axum` feature is on).
+fn axum_example(api: &Api, path: &str) -> String {
+    let mut bounds: Vec<String> = api
+        .traits
+        .iter()
+        .map(|t| format!("operations::{}", t.name))
+        .collect();
+    bounds.push("axum_glue::Rejections".into());
+    let mut out = String::from(
+        "\nOn axum (feature `axum`), the same implementation is a router, \
+         `axum::router(Arc::new(service))`; `axum::router_with` puts a layer around \
+         every route, which finds the operation it serves in the request's extensions \
+         (`runtime::axum::operation_of`):\n\n```no_run\n# #[cfg(feature = \"axum\")]\n# mod example {\n",
+    );
+    let _ = writeln!(
+        out,
+        "use {path}::{{axum as axum_glue, metadata, operations, runtime}};"
+    );
+    let _ = write!(
+        out,
+        "use std::sync::Arc;\n\n\
+         async fn log(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {{\n    \
+         let operation = runtime::axum::operation_of(&request).map(|o| o.id);\n    \
+         let response = next.run(request).await;\n    \
+         println!(\"{{operation:?}}: {{}}\", response.status());\n    \
+         response\n}}\n\n\
+         pub async fn serve<S>(service: Arc<S>) -> std::io::Result<()>\nwhere\n    \
+         S: {} + Send + Sync + 'static,\n{{\n    \
+         let router = axum_glue::router_with(service, axum::middleware::from_fn(log));\n    \
+         let app = runtime::axum::mounted(metadata::BASE_PATH, router);\n    \
+         let listener = tokio::net::TcpListener::bind(\"127.0.0.1:8080\").await?;\n    \
+         axum::serve(listener, app).await\n}}\n# }}\n```\n",
+        bounds.join(" + ")
+    );
     out
 }
 
