@@ -1,8 +1,9 @@
-//! `cargo xtask bench-compile [DOC] [--group NAME] [--against APIGEN]`: what
-//! a generated crate costs to build. `cargo check` time and rustc's peak
-//! memory for the crate alone (its dependencies are built first, against
-//! an empty `lib.rs`), with every feature on, with `client` only, with
-//! `server` only, and with one group's feature and `client`.
+//! `cargo xtask bench-compile [DOC] [--group NAME] [--only LABEL] [--against
+//! APIGEN]`: what a generated crate costs to build. `cargo check` time and
+//! rustc's peak memory for the crate alone (its dependencies are built
+//! first, against an empty `lib.rs`), with every feature on, with `client`
+//! only, with `server` only, and with one group's feature and `client`;
+//! `--only` keeps the builds whose label contains LABEL (`server`).
 //!
 //! `--against APIGEN` also generates the document with another build of
 //! the `apigen` binary (an older release, say) and measures its crate the
@@ -40,10 +41,12 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
     let mut doc = None;
     let mut group = None;
     let mut against = None;
+    let mut only = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match *arg {
             "--group" => group = Some(rest.next().ok_or("--group needs a name")?.to_string()),
+            "--only" => only = Some(rest.next().ok_or("--only needs a label")?.to_string()),
             "--against" => {
                 against = Some(PathBuf::from(
                     rest.next().ok_or("--against needs a binary")?,
@@ -157,6 +160,9 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
         }),
         Some(g) => return Err(format!("the crate has no group `{g}`")),
         None => {}
+    }
+    if let Some(only) = &only {
+        builds.retain(|b| b.label.contains(only.as_str()));
     }
     let api = &krate.generated.api;
     let reach = api.reach();

@@ -6,12 +6,14 @@
 //! through `runtime::serve`, which attaches the operation's `&'static
 //! runtime::Operation` to the request and then runs the caller's middleware
 //! (`layer()`), so middleware knows the operation the router chose. 404 and
-//! 405 answers pass through the layer too. One resource serves each path shape (templates that
-//! differ only in parameter names are one route to the router): `serve` names
-//! the matched values after the operation's own template, and of several
-//! operations on one shape and method each but the last is guarded by its typed
-//! path parameters (`runtime::segment_is`). A group whose feature is off is
-//! stood in for by `runtime::FeatureOff`, so `configure` keeps one signature.
+//! 405 answers pass through the layer too. One resource serves each path
+//! shape (templates that differ only in parameter names are one route to the
+//! router, [`path_shapes`]): `serve` names the matched values after the
+//! operation's own template, and of several operations on one shape and
+//! method each but the last is guarded by its typed path parameters
+//! (`runtime::segment_is`). A group whose feature is off is stood in for by
+//! `runtime::FeatureOff` (`glue::served`), so `configure` keeps one
+//! signature.
 
 use super::gates::Gates;
 use super::ident;
@@ -23,9 +25,7 @@ use std::collections::HashMap;
 /// The module's doc comment.
 pub const DOC: &str = "actix-web glue: each operation's route, serving its handler.";
 
-/// What the module imports: `glue` and `metadata` when there are routes,
-/// `models` when a route's guard names a model; all only for routes, which
-/// group features may leave out.
+/// What the module imports: what a router imports, and actix-web's names.
 pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
     let mut imports = router_imports(api, gates);
     imports.push("use actix_web::{web, HttpRequest, HttpResponse};".into());
@@ -72,13 +72,13 @@ pub fn router_imports(api: &Api, gates: &Gates) -> Vec<String> {
     imports
 }
 
-/// The module's fixed items: `Rejections`, `configure` and
-/// `configure_with` (bounded by the route traits this build serves, with
-/// the resources), and `not_found`.
+/// The module's fixed items: `Rejections` (the glue's, named here too),
+/// `configure` and `configure_with` (bounded by the route traits this
+/// build serves, with the resources), and `not_found`.
 const HEAD: &str = include_str!("templates/server_head.rs.in");
 
-/// Everything but the handlers: the `Rejections` trait, the routing
-/// (`configure`) and the answer for unknown paths, as text.
+/// The module: the routing (`configure`) and the answer for unknown
+/// paths, as text.
 pub fn head(api: &Api, gates: &Gates) -> String {
     let mut bounds = super::glue::bounds(api, gates);
     bounds.push("'static".into());
