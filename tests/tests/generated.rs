@@ -5,15 +5,12 @@ use petstore_tests::{hygiene, security};
 
 /// A response's status, `Allow` header and JSON body (`null` when there is
 /// none), read whole.
-async fn status_allow_body<B: actix_web::body::MessageBody>(
-    response: actix_web::dev::ServiceResponse<B>,
-) -> (u16, Option<String>, serde_json::Value) {
-    let status = response.status().as_u16();
-    let allow = response
-        .headers()
-        .get("allow")
-        .map(|v| v.to_str().unwrap().to_string());
-    let body = actix_web::test::read_body(response).await;
+fn status_allow_body(answer: petstore_tests::Answered) -> (u16, Option<String>, serde_json::Value) {
+    let (status, headers, body) = answer;
+    let allow = headers
+        .into_iter()
+        .find(|(name, _)| name == "allow")
+        .map(|(_, value)| value);
     (
         status,
         allow,
@@ -106,7 +103,7 @@ fn schemas_named_like_the_prelude_keep_working_types() {
 }
 
 mod errors_glue {
-    use actix_web::{test, web, App};
+
     use petstore_tests::errors::{models, operations::*, runtime, server};
 
     /// Answers by id: 1 a thing, 2 not found, anything else a status no
@@ -164,17 +161,12 @@ mod errors_glue {
     }
 
     async fn call(method: &str, path: &str) -> (u16, serde_json::Value) {
-        let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
-        )
-        .await;
-        let request = test::TestRequest::default()
-            .method(method.parse().unwrap())
-            .uri(path)
-            .to_request();
-        let response = test::call_service(&app, request).await;
-        let status = response.status().as_u16();
-        let body = test::read_body(response).await;
+        let request = petstore_tests::request(method, path, &[], b"");
+        let (status, _, body) = petstore_tests::answer_on_both!(
+            petstore_tests::errors,
+            std::sync::Arc::new(Service),
+            request
+        );
         (status, serde_json::from_slice(&body).unwrap_or_default())
     }
 
@@ -216,7 +208,7 @@ mod errors_glue {
 /// Status ranges and `default` beside explicit codes, and the methods
 /// actix-web has no shorthand for, through the generated glue.
 mod statuses_glue {
-    use actix_web::{test, web, App};
+
     use petstore_tests::statuses::{models, operations::*, runtime, server};
     use runtime::Response as _;
 
@@ -306,17 +298,15 @@ mod statuses_glue {
         }
     }
 
-    /// Status, `Allow` header and body of one call.
+    /// Status, `Allow` header and body of one call, on both frameworks.
     async fn call(method: &str, path: &str) -> (u16, Option<String>, serde_json::Value) {
-        let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
-        )
-        .await;
-        let request = test::TestRequest::default()
-            .method(method.parse().unwrap())
-            .uri(path)
-            .to_request();
-        super::status_allow_body(test::call_service(&app, request).await).await
+        let request = petstore_tests::request(method, path, &[], b"");
+        let answer = petstore_tests::answer_on_both!(
+            petstore_tests::statuses,
+            std::sync::Arc::new(Service),
+            request
+        );
+        super::status_allow_body(answer)
     }
 
     #[actix_web::test]
@@ -371,7 +361,7 @@ mod statuses_glue {
 /// Unions decided by the schema, and the inferred discriminator, through the
 /// generated glue.
 mod oneof_glue {
-    use actix_web::{test, web, App};
+
     use petstore_tests::oneof::{models, operations::*, runtime, server};
 
     struct Service;
@@ -417,17 +407,13 @@ mod oneof_glue {
     }
 
     async fn post(path: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
-        let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
-        )
-        .await;
-        let request = test::TestRequest::post()
-            .uri(path)
-            .set_json(body)
-            .to_request();
-        let response = test::call_service(&app, request).await;
-        let status = response.status().as_u16();
-        let body = test::read_body(response).await;
+        let json = [("content-type", "application/json")];
+        let request = petstore_tests::request("POST", path, &json, body.to_string().as_bytes());
+        let (status, _, body) = petstore_tests::answer_on_both!(
+            petstore_tests::oneof,
+            std::sync::Arc::new(Service),
+            request
+        );
         (status, serde_json::from_slice(&body).unwrap_or_default())
     }
 
@@ -492,7 +478,7 @@ mod oneof_glue {
 /// Parameters whose shape no style carries travel as JSON text; a
 /// `deepObject` holds a union; `content` parameters are their JSON.
 mod param_shapes_glue {
-    use actix_web::{test, web, App};
+
     use petstore_tests::param_shapes::{models, operations::*, runtime, server};
 
     struct Service;
@@ -536,17 +522,13 @@ mod param_shapes_glue {
     }
 
     async fn get(query: &str, context: Option<&str>) -> (u16, serde_json::Value) {
-        let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Service))),
-        )
-        .await;
-        let mut request = test::TestRequest::get().uri(&format!("/search?{query}"));
-        if let Some(context) = context {
-            request = request.insert_header(("X-Context", context));
-        }
-        let response = test::call_service(&app, request.to_request()).await;
-        let status = response.status().as_u16();
-        let body = test::read_body(response).await;
+        let headers: Vec<(&str, &str)> = context.map(|c| ("X-Context", c)).into_iter().collect();
+        let request = petstore_tests::request("GET", &format!("/search?{query}"), &headers, b"");
+        let (status, _, body) = petstore_tests::answer_on_both!(
+            petstore_tests::param_shapes,
+            std::sync::Arc::new(Service),
+            request
+        );
         (status, serde_json::from_slice(&body).unwrap_or_default())
     }
 
@@ -969,7 +951,6 @@ fn a_required_write_only_property_is_required_in_requests_only() {
 }
 
 mod shared_shapes_glue {
-    use actix_web::{test, web, App};
     use petstore_tests::shared_shapes::{operations::*, runtime, server};
     use serde_json::json;
 
@@ -1033,36 +1014,38 @@ mod shared_shapes_glue {
         }
     }
 
-    async fn call(request: test::TestRequest) -> (u16, String) {
-        let app = test::init_service(
-            App::new().configure(|cfg| server::configure(cfg, web::Data::new(Journals))),
+    /// The status, and the `Allow` header or the answer's text, of one
+    /// call on both frameworks.
+    async fn call(method: &str, path: &str) -> (u16, String) {
+        let request = petstore_tests::request(method, path, &[], b"");
+        let (status, allow, body) = super::status_allow_body(petstore_tests::answer_on_both!(
+            petstore_tests::shared_shapes,
+            std::sync::Arc::new(Journals),
+            request
+        ));
+        (
+            status,
+            allow.unwrap_or_else(|| body.as_str().unwrap_or_default().to_string()),
         )
-        .await;
-        let response = test::call_service(&app, request.to_request()).await;
-        let status = response.status().as_u16();
-        let allow = response
-            .headers()
-            .get("allow")
-            .map(|v| v.to_str().unwrap_or_default().to_string());
-        let body = test::read_body(response).await;
-        let text = serde_json::from_slice::<String>(&body).unwrap_or_default();
-        (status, allow.unwrap_or(text))
     }
 
     #[actix_web::test]
     async fn a_request_goes_to_the_operation_whose_path_parameters_it_reads_as() {
         let id = "9b2f6a3c-1d4e-4f5a-8b6c-7d8e9f0a1b2c";
-        let get = |path: &str| test::TestRequest::get().uri(path);
         assert_eq!(
-            call(get(&format!("/journals/{id}"))).await,
+            call("GET", &format!("/journals/{id}")).await,
             (200, format!("id {id}"))
         );
-        assert_eq!(call(get("/journals/30")).await, (200, "number 30".into()));
-        assert_eq!(call(get("/journals/q%204")).await, (200, "name q 4".into()));
-        let delete = test::TestRequest::delete().uri("/journals/30");
-        assert_eq!(call(delete).await.0, 204);
-        let post = test::TestRequest::post().uri("/journals/30");
-        assert_eq!(call(post).await, (405, "GET, DELETE".into()));
+        assert_eq!(call("GET", "/journals/30").await, (200, "number 30".into()));
+        assert_eq!(
+            call("GET", "/journals/q%204").await,
+            (200, "name q 4".into())
+        );
+        assert_eq!(call("DELETE", "/journals/30").await.0, 204);
+        assert_eq!(
+            call("POST", "/journals/30").await,
+            (405, "GET, DELETE".into())
+        );
     }
 }
 
