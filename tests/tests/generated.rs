@@ -5,6 +5,25 @@ use petstore_tests::{hygiene, security};
 
 /// A response's status, `Allow` header and JSON body (`null` when there is
 /// none), read whole.
+/// What a handler got on both frameworks (`answer_on_both!` calls it
+/// twice): the same value twice, or nothing when the glue refused the
+/// request before the handler on both.
+fn same_on_both<T: PartialEq + std::fmt::Debug>(mut got: Vec<T>) -> Option<T> {
+    match got.len() {
+        0 => None,
+        2 => {
+            let axum = got.pop();
+            let actix = got.pop();
+            assert_eq!(
+                actix, axum,
+                "what the handler got on actix-web, then on axum"
+            );
+            actix
+        }
+        n => panic!("the handler ran {n} times for one request on each framework"),
+    }
+}
+
 fn status_allow_body(answer: petstore_tests::Answered) -> (u16, Option<String>, serde_json::Value) {
     let (status, headers, body) = answer;
     let allow = headers
@@ -572,14 +591,13 @@ mod param_shapes_glue {
 /// Formats users expect typed, format checks on request, and optional
 /// nullable properties in three states, through the generated glue.
 mod formats_glue {
-    use actix_web::{test, web, App};
     use petstore_tests::formats::{models, operations::*, runtime, server};
     use serde_json::json;
     use std::sync::Mutex;
 
-    /// Keeps the last sample it was sent.
+    /// Keeps each sample it was sent.
     #[derive(Default)]
-    struct Store(Mutex<Option<models::Sample>>);
+    struct Store(Mutex<Vec<Option<models::Sample>>>);
 
     impl Samples for Store {
         async fn put_sample(
@@ -587,7 +605,7 @@ mod formats_glue {
             request: PutSampleRequest,
             _: runtime::RequestContext,
         ) -> Result<PutSampleResponse, ErrorResponse> {
-            *self.0.lock().unwrap() = request.body;
+            self.0.lock().unwrap().push(request.body);
             Ok(PutSampleResponse::NoContent)
         }
     }
@@ -600,21 +618,16 @@ mod formats_glue {
 
     /// The status, and the sample the handler got.
     async fn put(body: serde_json::Value) -> (u16, Option<models::Sample>, serde_json::Value) {
-        let store = web::Data::new(Store::default());
-        let app =
-            test::init_service(App::new().configure(|cfg| server::configure(cfg, store.clone())))
-                .await;
-        let request = test::TestRequest::put()
-            .uri("/samples")
-            .set_json(body)
-            .to_request();
-        let response = test::call_service(&app, request).await;
-        let status = response.status().as_u16();
-        let body = test::read_body(response).await;
-        let got = store.0.lock().unwrap().take();
+        let store = std::sync::Arc::new(Store::default());
+        let json = [("content-type", "application/json")];
+        let request =
+            petstore_tests::request("PUT", "/samples", &json, body.to_string().as_bytes());
+        let (status, _, body) =
+            petstore_tests::answer_on_both!(petstore_tests::formats, store.clone(), request);
+        let got = super::same_on_both(std::mem::take(&mut *store.0.lock().unwrap()));
         (
             status,
-            got,
+            got.flatten(),
             serde_json::from_slice(&body).unwrap_or_default(),
         )
     }
@@ -755,7 +768,6 @@ fn a_union_whose_variants_may_omit_the_tag_is_decided_by_structure_without_it() 
 }
 
 mod nullability_glue {
-    use actix_web::{test, web, App};
     use petstore_tests::v31_nullability::{models, operations::*, runtime, server};
     use serde_json::json;
     use std::collections::BTreeMap;
@@ -770,8 +782,8 @@ mod nullability_glue {
     /// Keeps the query parameters it was sent, and the query object apart.
     #[derive(Default)]
     struct Store(
-        Mutex<Option<Seen>>,
-        Mutex<Option<models::PatchAccountRange>>,
+        Mutex<Vec<Seen>>,
+        Mutex<Vec<Option<models::PatchAccountRange>>>,
     );
 
     impl Api for Store {
@@ -780,8 +792,11 @@ mod nullability_glue {
             request: PatchAccountRequest,
             _: runtime::RequestContext,
         ) -> Result<PatchAccountResponse, ErrorResponse> {
-            *self.0.lock().unwrap() = Some((request.since, request.filter, request.note));
-            *self.1.lock().unwrap() = request.range;
+            self.0
+                .lock()
+                .unwrap()
+                .push((request.since, request.filter, request.note));
+            self.1.lock().unwrap().push(request.range);
             Err(ErrorResponse::new(
                 runtime::StatusCode::IM_A_TEAPOT,
                 json!({}),
@@ -802,19 +817,18 @@ mod nullability_glue {
 
     /// What the handler got for this query, its query object too.
     async fn patched(query: &str) -> Result<(Seen, Option<models::PatchAccountRange>), u16> {
-        let store = web::Data::new(Store::default());
-        let app =
-            test::init_service(App::new().configure(|cfg| server::configure(cfg, store.clone())))
-                .await;
-        let request = test::TestRequest::patch()
-            .uri(&format!("/accounts/1?{query}"))
-            .set_json(json!({}))
-            .to_request();
-        let response = test::call_service(&app, request).await;
-        let status = response.status().as_u16();
-        let seen = store.0.lock().unwrap().take();
-        let range = store.1.lock().unwrap().take();
-        seen.map(|seen| (seen, range)).ok_or(status)
+        let store = std::sync::Arc::new(Store::default());
+        let json = [("content-type", "application/json")];
+        let request =
+            petstore_tests::request("PATCH", &format!("/accounts/1?{query}"), &json, b"{}");
+        let (status, _, _) = petstore_tests::answer_on_both!(
+            petstore_tests::v31_nullability,
+            store.clone(),
+            request
+        );
+        let seen = super::same_on_both(std::mem::take(&mut *store.0.lock().unwrap()));
+        let range = super::same_on_both(std::mem::take(&mut *store.1.lock().unwrap()));
+        seen.map(|seen| (seen, range.flatten())).ok_or(status)
     }
 
     #[actix_web::test]
