@@ -213,6 +213,52 @@ mod errors_glue {
         assert_eq!((status, body["code"].as_str()), (418, Some("teapot")));
     }
 
+    /// On axum, a layer around the routes sees each request's operation
+    /// (none for a 404 or a 405) and its answer.
+    #[actix_web::test]
+    async fn an_axum_layer_knows_the_operation_it_observes() {
+        use std::sync::{Arc, Mutex};
+        use tower::ServiceExt as _;
+        /// Each answer's operation and status.
+        type Seen = Mutex<Vec<(Option<&'static str>, u16)>>;
+        let seen: Arc<Seen> = Arc::default();
+        let observed = seen.clone();
+        let layer = runtime::axum::Observe::new(move |answered: &runtime::axum::Answered| {
+            let operation = answered.operation.map(|o| o.id);
+            observed
+                .lock()
+                .unwrap()
+                .push((operation, answered.status.as_u16()));
+        });
+        // Stacked with the request log, as a service would stack layers.
+        let layers = tower::ServiceBuilder::new()
+            .layer(runtime::axum::request_log())
+            .layer(layer);
+        let router = petstore_tests::errors::axum::router_with(Arc::new(Service), layers);
+        for (method, path) in [
+            ("GET", "/things/1"),
+            ("GET", "/things/3"),
+            ("GET", "/things/x"),
+            ("PUT", "/things/1"),
+            ("GET", "/nowhere"),
+        ] {
+            let request = petstore_tests::request(method, path, &[], b"");
+            let (parts, body) = request.into_parts();
+            let request = http::Request::from_parts(parts, axum::body::Body::from(body));
+            router.clone().oneshot(request).await.expect("infallible");
+        }
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                (Some("getThing"), 200),
+                (Some("getThing"), 500),
+                (Some("getThing"), 400),
+                (None, 405),
+                (None, 404),
+            ]
+        );
+    }
+
     #[actix_web::test]
     async fn refusals_before_the_handler_use_the_same_path() {
         let (status, body) = call("GET", "/things/x").await;

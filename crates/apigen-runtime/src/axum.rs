@@ -352,6 +352,128 @@ pub fn operation_of<B>(request: &http::Request<B>) -> Option<&'static Operation>
     request.extensions().get::<&'static Operation>().copied()
 }
 
+/// What a layer learns of one answered request: the operation it was
+/// routed to (`None` for a 404 or 405), its method and path as sent, the
+/// status, and the time to the answer's head (a stream goes on after it).
+#[derive(Debug, Clone)]
+pub struct Answered {
+    /// The operation that served it.
+    pub operation: Option<&'static Operation>,
+    /// The request's method.
+    pub method: http::Method,
+    /// The request's path, as sent.
+    pub path: String,
+    /// The answer's status.
+    pub status: http::StatusCode,
+    /// From the request to the answer's head.
+    pub elapsed: std::time::Duration,
+}
+
+/// A tower layer that tells `on_answer` of every request it wraps once
+/// it is answered, with the operation it was routed to: what a metrics
+/// layer records (a counter per operation and status, a latency
+/// histogram per operation), in whichever metrics library the service
+/// uses. Pass it to a generated `axum::router_with` (or stack it with
+/// others in a `tower::ServiceBuilder`).
+#[derive(Clone)]
+pub struct Observe<F> {
+    on_answer: F,
+}
+
+impl<F> Observe<F>
+where
+    F: Fn(&Answered) + Clone + Send + Sync + 'static,
+{
+    /// A layer calling `on_answer` for every answered request.
+    pub fn new(on_answer: F) -> Self {
+        Observe { on_answer }
+    }
+}
+
+impl<F> std::fmt::Debug for Observe<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observe")
+    }
+}
+
+/// The request log: an `info` event per answered request (`tracing`),
+/// with its operation's id, method, path, status and milliseconds.
+pub fn request_log() -> Observe<fn(&Answered)> {
+    fn log(answered: &Answered) {
+        tracing::info!(
+            operation = answered.operation.map_or("-", |o| o.id),
+            method = %answered.method,
+            path = %answered.path,
+            status = answered.status.as_u16(),
+            millis = answered.elapsed.as_secs_f64() * 1000.0,
+            "answered"
+        );
+    }
+    Observe::new(log as fn(&Answered))
+}
+
+impl<S, F: Clone> tower_layer::Layer<S> for Observe<F> {
+    type Service = Observed<S, F>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Observed {
+            inner,
+            on_answer: self.on_answer.clone(),
+        }
+    }
+}
+
+/// A service wrapped by [`Observe`].
+#[derive(Clone)]
+pub struct Observed<S, F> {
+    inner: S,
+    on_answer: F,
+}
+
+impl<S, F> std::fmt::Debug for Observed<S, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observed")
+    }
+}
+
+impl<S, F> Service<Request> for Observed<S, F>
+where
+    S: Service<Request, Response = Response> + Send + 'static,
+    S::Future: Send + 'static,
+    F: Fn(&Answered) + Clone + Send + Sync + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = BoxFuture<'static, Result<Response, S::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let operation = operation_of(&request);
+        let method = request.method().clone();
+        let path = sent_path(&request);
+        let started = std::time::Instant::now();
+        let answer = self.inner.call(request);
+        let on_answer = self.on_answer.clone();
+        Box::pin(async move {
+            let response = answer.await?;
+            on_answer(&Answered {
+                operation,
+                method,
+                path,
+                status: response.status(),
+                elapsed: started.elapsed(),
+            });
+            Ok(response)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
