@@ -7,31 +7,36 @@
 
 use super::body::BodyError;
 use super::context::RequestContext;
+use super::operation::Operation;
 use super::rejection::Rejection;
 use super::response::{closes_connection, Outgoing, OutgoingBody};
 use super::ErrorAnswer;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::error::PayloadError;
 use actix_web::web::{self, Bytes};
-use actix_web::{HttpMessage as _, HttpRequest, HttpResponse, Route};
+use actix_web::{Error, HttpMessage as _, HttpRequest, HttpResponse, Route};
+use futures_util::future::LocalBoxFuture;
 use futures_util::StreamExt as _;
 use std::future::Future;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 /// What middleware attached to a request for its handler, as the
 /// [`RequestContext`] will hold it: actix-web's own extensions are not
 /// `Send`.
 #[derive(Default)]
-struct Attached(http::Extensions);
+struct ForHandler(http::Extensions);
 
 /// Attaches `value` to the request for its handler, which reads it with
 /// [`RequestContext::extension`]: what middleware calls where it would
 /// insert into actix-web's extensions.
 pub fn attach<T: Clone + Send + Sync + 'static>(request: &impl actix_web::HttpMessage, value: T) {
     let mut extensions = request.extensions_mut();
-    if !extensions.contains::<Attached>() {
-        extensions.insert(Attached::default());
+    if !extensions.contains::<ForHandler>() {
+        extensions.insert(ForHandler::default());
     }
-    if let Some(attached) = extensions.get_mut::<Attached>() {
+    if let Some(attached) = extensions.get_mut::<ForHandler>() {
         attached.0.insert(value);
     }
 }
@@ -52,7 +57,7 @@ pub fn context(request: &HttpRequest) -> RequestContext {
             parts.headers.append(name, value);
         }
     }
-    if let Some(attached) = request.extensions().get::<Attached>() {
+    if let Some(attached) = request.extensions().get::<ForHandler>() {
         parts.extensions = attached.0.clone();
     }
     let path = request
@@ -170,10 +175,148 @@ pub fn route_for(method: &'static str) -> Route {
     }
 }
 
+// The layer that attaches each route's operation before the caller's
+// middleware runs.
+
+/// The service a route's middleware wraps.
+pub type RouteService = actix_service::boxed::BoxService<ServiceRequest, ServiceResponse, Error>;
+
+/// Middleware that can wrap a route: any actix-web `Transform` of the
+/// route's service (`from_fn(...)`, `Logger`, `Identity`, ...).
+pub trait Layer<B>:
+    Transform<
+        RouteService,
+        ServiceRequest,
+        Response = ServiceResponse<B>,
+        Error = Error,
+        InitError = (),
+    > + 'static
+{
+}
+
+impl<T, B> Layer<B> for T where
+    T: Transform<
+            RouteService,
+            ServiceRequest,
+            Response = ServiceResponse<B>,
+            Error = Error,
+            InitError = (),
+        > + 'static
+{
+}
+
+/// A route serving `operation`, with `layer` around its handler. The
+/// operation is attached to the request first, so the layer can read it
+/// with [`Operation::of`].
+pub fn serve<L, B>(route: Route, operation: &'static Operation, layer: L) -> Route
+where
+    L: Layer<B>,
+    B: MessageBody + 'static,
+{
+    route.wrap(Attach {
+        operation,
+        inner: layer,
+    })
+}
+
+/// Attaches an operation, then runs the layer inside it.
+struct Attach<L> {
+    operation: &'static Operation,
+    inner: L,
+}
+
+impl<L> Transform<RouteService, ServiceRequest> for Attach<L>
+where
+    L: Transform<RouteService, ServiceRequest, Error = Error, InitError = ()> + 'static,
+{
+    type Response = L::Response;
+    type Error = Error;
+    type Transform = Attached<L::Transform>;
+    type InitError = ();
+    type Future = LocalBoxFuture<'static, Result<Self::Transform, ()>>;
+
+    fn new_transform(&self, service: RouteService) -> Self::Future {
+        let operation = self.operation;
+        let inner = self.inner.new_transform(service);
+        Box::pin(async move {
+            Ok(Attached {
+                operation,
+                inner: inner.await?,
+            })
+        })
+    }
+}
+
+struct Attached<S> {
+    operation: &'static Operation,
+    inner: S,
+}
+
+impl<S> Service<ServiceRequest> for Attached<S>
+where
+    S: Service<ServiceRequest, Error = Error>,
+{
+    type Response = S::Response;
+    type Error = Error;
+    type Future = S::Future;
+
+    fn poll_ready(&self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&self, mut request: ServiceRequest) -> Self::Future {
+        request.extensions_mut().insert(self.operation);
+        attach(&request, self.operation);
+        name_path_parameters(&mut request, self.operation.path);
+        self.inner.call(request)
+    }
+}
+
+/// Names the path's values as this operation's template names them,
+/// where its route was registered under another template of the same
+/// shape (`/journals/{JournalID}` serving `/journals/{JournalNumber}`
+/// too): the template's parameters are the last values matched.
+fn name_path_parameters(request: &mut ServiceRequest, template: &'static str) {
+    let names = || {
+        template
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+    };
+    // The usual case, on every request: the route's own template.
+    if names().all(|n| request.match_info().get(n).is_some()) {
+        return;
+    }
+    let values: Vec<String> = request
+        .match_info()
+        .iter()
+        .map(|(_, value)| value.to_string())
+        .collect();
+    let Some(skip) = values.len().checked_sub(names().count()) else {
+        return;
+    };
+    for (name, value) in names().zip(values.into_iter().skip(skip)) {
+        if request.match_info().get(name).is_none() {
+            request.match_info_mut().add_static(name, value);
+        }
+    }
+}
+
+/// Whether the request's path segment `from_end` places before its end
+/// (0 is the last) reads as a `T`: the guard that sends a request to
+/// the operation whose path parameter it fits, of several whose
+/// templates have the same shape.
+pub fn segment_is<T: std::str::FromStr>(
+    context: &actix_web::guard::GuardContext<'_>,
+    from_end: usize,
+) -> bool {
+    super::path_segment_is::<T>(context.head().uri.path(), from_end)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::Stability;
     use super::*;
-    use actix_web::body::MessageBody as _;
     use actix_web::test::TestRequest;
 
     #[test]
@@ -206,5 +349,45 @@ mod tests {
         assert!(!response.head().keep_alive());
         let body = response.into_body().try_into_bytes().unwrap();
         assert_eq!(&body[..], b"[1,2]");
+    }
+
+    #[actix_web::test]
+    async fn the_layer_sees_the_operation_of_its_route() {
+        use actix_web::middleware::{from_fn, Next};
+        use actix_web::{test, web, App, HttpResponse};
+        static LIST: Operation = Operation {
+            id: "listPets",
+            method: "GET",
+            path: "/pets",
+            tag: "Pets",
+            stability: Stability::Beta,
+            deprecated: false,
+            deprecated_since: None,
+            sunset: None,
+            successor: None,
+            security: &[],
+        };
+        async fn stamp(
+            request: actix_web::dev::ServiceRequest,
+            next: Next<actix_web::body::BoxBody>,
+        ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
+            let id = Operation::of(request.request()).map_or("none", |op| op.id);
+            let mut response = next.call(request).await?;
+            response.headers_mut().insert(
+                actix_web::http::header::HeaderName::from_static("x-operation"),
+                actix_web::http::header::HeaderValue::from_static(id),
+            );
+            Ok(response)
+        }
+        let app = test::init_service(App::new().service(web::resource("/pets").route(serve(
+            web::get().to(|| async { HttpResponse::Ok().finish() }),
+            &LIST,
+            from_fn(stamp),
+        ))))
+        .await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/pets").to_request()).await;
+        assert_eq!(response.headers().get("x-operation").unwrap(), "listPets");
+        assert_eq!(Operation::of(response.request()), Some(&LIST));
     }
 }

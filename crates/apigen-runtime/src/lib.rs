@@ -260,6 +260,8 @@ pub use paging::{items, pages, Next, Paging};
 #[cfg(feature = "client")]
 pub use retry::Retry;
 
+#[cfg(feature = "server")]
+pub use actix::{segment_is, serve, Layer, RouteService};
 #[cfg(feature = "serving")]
 pub use body::{
     form_body, json_body, json_body_or, missing_body, multipart_body, raw_body, read_body,
@@ -271,8 +273,6 @@ pub use context::RequestContext;
 pub use glue::{answer, method_not_allowed, not_found, refuse, ErrorAnswer, Response};
 #[cfg(feature = "serving")]
 pub use operation::{path_segment_is, FeatureOff};
-#[cfg(feature = "server")]
-pub use operation::{segment_is, serve, Layer, RouteService};
 #[cfg(feature = "serving")]
 pub use params::{
     cookie, cookie_json, cookie_styled, credentials, header, header_json, header_styled, path,
