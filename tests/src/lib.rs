@@ -51,16 +51,12 @@ macro_rules! answer_on_both {
             on_actix = on_actix.append_header((name.as_str(), value.as_bytes()));
         }
         let response = actix_web::test::call_service(&app, on_actix.to_request()).await;
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.to_string(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
+        let headers = $crate::headers(
+            response
+                .headers()
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_bytes())),
+        );
         let status = response.status().as_u16();
         let body = actix_web::test::read_body(response).await.to_vec();
         let on_actix: $crate::Answered = (status, headers, body);
@@ -69,16 +65,12 @@ macro_rules! answer_on_both {
         let response = tower::ServiceExt::oneshot(api::axum::router(service), request)
             .await
             .expect("infallible");
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.to_string(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
+        let headers = $crate::headers(
+            response
+                .headers()
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_bytes())),
+        );
         let status = response.status().as_u16();
         let body = axum::body::to_bytes(response.into_body(), usize::MAX)
             .await
@@ -92,6 +84,18 @@ macro_rules! answer_on_both {
         );
         on_actix
     }};
+}
+
+/// Headers as [`Answered`] holds them, from either framework's map.
+pub fn headers<'h>(headers: impl Iterator<Item = (&'h str, &'h [u8])>) -> Vec<(String, String)> {
+    headers
+        .map(|(name, value)| {
+            (
+                name.to_string(),
+                String::from_utf8_lossy(value).into_owned(),
+            )
+        })
+        .collect()
 }
 
 /// An answer as two frameworks must agree on it: headers sorted, but the

@@ -129,16 +129,7 @@ fn serve(o: &Operation, ops: &[&Operation]) -> TokenStream {
     let constant = ident(&o.const_name);
     let handler = ident(&o.fn_name);
     let serve = quote!(runtime::axum::serve(metadata::#constant, glue::#handler::<S>));
-    let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
-    let last = ops
-        .iter()
-        .rev()
-        .find(|p| p.method == o.method)
-        .map(|p| &p.id);
-    match (shares && last != Some(&o.id))
-        .then(|| server::path_guard(o, "path"))
-        .flatten()
-    {
+    match server::guard(o, ops, "path") {
         Some(guard) => {
             let guard = text::tokens(&guard);
             quote!(#serve.guard(#guard))

@@ -161,18 +161,7 @@ fn route(o: &Operation, ops: &[&Operation]) -> Expr {
         }
         other => format!("runtime::actix::route_for({})", text::string_literal(other)),
     };
-    // Of several operations on one shape and method, each but the last
-    // takes only a path its typed parameters read.
-    let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
-    let last = ops
-        .iter()
-        .rev()
-        .find(|p| p.method == o.method)
-        .map(|p| &p.id);
-    let method = match (shares && last != Some(&o.id))
-        .then(|| path_guard(o, "context"))
-        .flatten()
-    {
+    let method = match guard(o, ops, "context") {
         Some(guard) => format!("{method}.guard(actix_web::guard::fn_guard({guard}))"),
         None => method,
     };
@@ -212,6 +201,21 @@ fn method_not_allowed(allow: &str, indent: usize, out: &mut String) {
     )
     .write(out, indent + 4, "", "");
     out.push_str(&format!("{pad}}})\n{pad}.wrap(layer()),\n"));
+}
+
+/// The guard of `o`'s route among `ops` (one path shape's operations), as
+/// a closure of `argument`: of several operations on one shape and
+/// method, each but the last takes only a path its typed parameters read.
+pub fn guard(o: &Operation, ops: &[&Operation], argument: &str) -> Option<String> {
+    let shares = ops.iter().any(|p| p.method == o.method && p.id != o.id);
+    let last = ops
+        .iter()
+        .rev()
+        .find(|p| p.method == o.method)
+        .map(|p| &p.id);
+    (shares && last != Some(&o.id))
+        .then(|| path_guard(o, argument))
+        .flatten()
 }
 
 /// The operations of one path shape in the order their routes are tried:
