@@ -272,14 +272,20 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
     let checked = check_all(&work, &["--all-features".to_string()])?;
     eprintln!("  ({:.1} s)", phase.elapsed().as_secs_f64());
     // Then each crate with one side alone: with its smallest group, once
-    // with `client` and once with `server`, and with every group and
+    // with `client` and once with the server's glue (`server` and `axum`,
+    // which share everything but their routing), and with every group and
     // `client`. Every other group's items are out, and the serde impls
     // only the other side uses, so a type a group uses but does not pull
     // in, an impl a side needs but does not compile (a model no operation
     // uses holding one a response carries), or an item left dead, shows
     // here.
     let mut alone = Vec::new();
-    for (side, every_group) in [("client", false), ("server", false), ("client", true)] {
+    for (sides, every_group) in [
+        (&["client"][..], false),
+        (&["server", "axum"][..], false),
+        (&["client"][..], true),
+    ] {
+        let side = sides.join("` and `");
         let features: Vec<String> = rows
             .iter()
             .filter(|r| r.result.starts_with("corpus-"))
@@ -290,8 +296,8 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
                 } else {
                     r.smallest_group.iter().cloned().collect()
                 };
-                let side = std::iter::once(side.to_string());
-                side.chain(groups).map(move |f| format!("{package}/{f}"))
+                let sides = sides.iter().map(|s| s.to_string());
+                sides.chain(groups).map(move |f| format!("{package}/{f}"))
             })
             .collect();
         let which = if every_group {
