@@ -1,6 +1,6 @@
-//! A spec-agnostic OpenAPI code generator for Rust: from an OpenAPI 3.0 or
-//! 3.1 document, serde models, one route trait per tag with actix-web glue
-//! for servers, a typed client, operation metadata and a reference page;
+//! A spec-agnostic OpenAPI code generator for Rust: from an OpenAPI 3.0,
+//! 3.1 or 3.2 document, serde models, one route trait per tag with glue
+//! for servers on actix-web and on axum, a typed client, operation metadata and a reference page;
 //! and the evolution gate ([`diff`]) that judges a change to a document.
 //!
 //! The pipeline has four stages, each in its own module:
