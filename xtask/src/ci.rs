@@ -76,8 +76,9 @@ pub fn ci() -> Result<(), String> {
             "feature sets",
             Box::new(|| {
                 // The pet store's crate with one side alone, as a program
-                // that only calls the API (or only serves it) builds it:
-                // its models are serde types both ways either way.
+                // that only calls the API (or only serves it, on either
+                // framework) builds it: its models are serde types both
+                // ways either way.
                 crate::run(
                     "cargo",
                     &[
@@ -89,7 +90,19 @@ pub fn ci() -> Result<(), String> {
                         "client",
                     ],
                 )?;
-                crate::run("cargo", &["check", "-p", "petstore-api"])
+                crate::run("cargo", &["check", "-p", "petstore-api"])?;
+                // And served on axum alone, without actix-web.
+                crate::run(
+                    "cargo",
+                    &[
+                        "check",
+                        "-p",
+                        "petstore-api",
+                        "--no-default-features",
+                        "--features",
+                        "axum",
+                    ],
+                )
             }),
         ),
         ("tests", Box::new(crate::tests::all)),
