@@ -37,26 +37,17 @@ async fn ask(seed: u64, request: test::TestRequest) -> Answer {
         on_axum = on_axum.header(name.as_str(), value.as_bytes());
     }
     let on_axum = ask_axum(seed, on_axum.body(axum::body::Body::from(body)).unwrap()).await;
-    let comparable = |answer: &Answer| {
-        let mut headers: Vec<(String, String)> = answer
-            .1
-            .iter()
-            .filter(|(n, _)| !matches!(n.as_str(), "content-length" | "date"))
-            .cloned()
-            .collect();
-        headers.sort();
-        (answer.0, headers, answer.2.clone())
-    };
     assert_eq!(
-        comparable(&on_actix),
-        comparable(&on_axum),
+        petstore_tests::comparable(&on_actix),
+        petstore_tests::comparable(&on_axum),
         "actix-web, then axum"
     );
-    on_actix
+    let (status, headers, body) = on_actix;
+    (status, headers, json_of(&body))
 }
 
 /// The answer of a mock served by actix-web.
-async fn ask_actix(seed: u64, request: test::TestRequest) -> Answer {
+async fn ask_actix(seed: u64, request: test::TestRequest) -> petstore_tests::Answered {
     let mock = MockService::new(seed).expect("a problem body can be made");
     let app = test::init_service(
         App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
@@ -64,31 +55,33 @@ async fn ask_actix(seed: u64, request: test::TestRequest) -> Answer {
     .await;
     let response = test::call_service(&app, request.to_request()).await;
     let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_string()))
-        .collect();
+    let headers = petstore_tests::headers(
+        response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_bytes())),
+    );
     let body = test::read_body(response).await;
-    (status, headers, json_of(&body))
+    (status, headers, body.to_vec())
 }
 
 /// The answer of a mock served by axum.
-async fn ask_axum(seed: u64, request: http::Request<axum::body::Body>) -> Answer {
+async fn ask_axum(seed: u64, request: http::Request<axum::body::Body>) -> petstore_tests::Answered {
     use tower::ServiceExt as _;
     let mock = MockService::new(seed).expect("a problem body can be made");
     let router = runtime::axum::mounted(metadata::BASE_PATH, mock.router());
     let response = router.oneshot(request).await.expect("infallible");
     let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_string()))
-        .collect();
+    let headers = petstore_tests::headers(
+        response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_bytes())),
+    );
     let body = axum::body::to_bytes(response.into_body(), usize::MAX)
         .await
         .expect("a body");
-    (status, headers, json_of(&body))
+    (status, headers, body.to_vec())
 }
 
 fn json_of(body: &[u8]) -> Value {

@@ -47,7 +47,8 @@ pub fn context(request: &HttpRequest) -> RequestContext {
     let (mut parts, ()) = http::Request::new(()).into_parts();
     parts.method =
         http::Method::from_bytes(request.method().as_str().as_bytes()).unwrap_or_default();
-    parts.uri = request.uri().to_string().parse().unwrap_or_default();
+    let path_and_query = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    parts.uri = http::Uri::try_from(path_and_query).unwrap_or_default();
     parts.headers.reserve(request.headers().len());
     for (name, value) in request.headers() {
         if let (Ok(name), Ok(value)) = (

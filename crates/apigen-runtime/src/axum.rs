@@ -178,13 +178,11 @@ where
     E: ErrorAnswer + 'static,
 {
     let operations: Vec<Serve<S>> = operations.into_iter().collect();
-    let mut allow: Vec<&str> = Vec::new();
-    for serve in &operations {
-        if !allow.contains(&serve.operation.method) {
-            allow.push(serve.operation.method);
-        }
-    }
-    let allow = allow.join(", ");
+    let methods: Vec<(bool, &str)> = operations
+        .iter()
+        .map(|serve| (true, serve.operation.method))
+        .collect();
+    let allow = super::allowed(&methods);
     let routes: Arc<Vec<(Serve<S>, MethodRouter)>> = Arc::new(
         operations
             .into_iter()
@@ -211,23 +209,23 @@ where
     };
     let missing = not_found(service, layer, reject);
     any(move |request: Request| {
-        let routes = routes.clone();
-        let mut refusal = refusal.clone();
-        let mut missing = missing.clone();
-        async move {
+        // A path outside the base path matches no route, even one it would
+        // match without it; else the operation of the request's method
+        // whose guard takes the path, or the 405.
+        let mut route = if request.extensions().get::<Outside>().is_some() {
+            missing.clone()
+        } else {
             let method = request.method().as_str();
             let path = request.uri().path();
-            let chosen = routes.iter().find(|(serve, _)| {
-                serve.operation.method == method && serve.guard.is_none_or(|guard| guard(path))
-            });
-            let result = match chosen {
-                // A path outside the base path matches no route, even one
-                // it would match without it.
-                _ if request.extensions().get::<Outside>().is_some() => missing.call(request).await,
-                Some((_, route)) => route.clone().call(request).await,
-                None => refusal.call(request).await,
-            };
-            match result {
+            routes
+                .iter()
+                .find(|(serve, _)| {
+                    serve.operation.method == method && serve.guard.is_none_or(|guard| guard(path))
+                })
+                .map_or_else(|| refusal.clone(), |(_, route)| route.clone())
+        };
+        async move {
+            match route.call(request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
             }

@@ -215,11 +215,7 @@ where
     // Nginx buffers a proxied response unless told not to.
     super::set_header(&mut builder, "x-accel-buffering", "no");
     let body = super::OutgoingBody::Stream(Box::pin(events.into_body(framing)));
-    builder.body(body).unwrap_or_else(|_| {
-        let mut response = http::Response::new(super::OutgoingBody::Empty);
-        *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
-        response
-    })
+    super::response::finish(builder, body)
 }
 
 /// A stream of typed items: the body of a response in a sequential media

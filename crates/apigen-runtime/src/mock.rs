@@ -503,10 +503,18 @@ pub async fn axum_guard(
     use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
     let operation = super::axum::operation_of(&request);
     let declared = operation.map_or(&[][..], |o| (spec.responses)(o.id));
+    // The request's parts are copied for the credentials check only where
+    // the operation asks for credentials.
     let (parts, body) = request.into_parts();
-    let context = RequestContext::new(parts.clone(), Vec::new());
+    let refusal = operation.filter(|o| !o.security.is_empty()).and_then(|o| {
+        unauthorized(
+            &RequestContext::new(parts.clone(), Vec::new()),
+            o,
+            spec,
+            declared,
+        )
+    });
     let request = ::axum::extract::Request::from_parts(parts, body);
-    let refusal = operation.and_then(|o| unauthorized(&context, o, spec, declared));
     let response = match refusal {
         Some((status, message)) => {
             let body = error_value(spec.types, &spec.error, status, "unauthorized", &message);

@@ -73,7 +73,7 @@ pub fn set_header_styled(
 
 /// Finishes a response with `body`. Headers are checked as they are set,
 /// so the builder holds no error; were it to, the answer is a bare 500.
-fn finish(builder: Builder, body: OutgoingBody) -> Outgoing {
+pub(super) fn finish(builder: Builder, body: OutgoingBody) -> Outgoing {
     builder.body(body).unwrap_or_else(|_| {
         let mut response = http::Response::new(OutgoingBody::Empty);
         *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;

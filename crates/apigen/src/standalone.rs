@@ -136,6 +136,8 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
 /// The end of the server example in the crate docs: the rejections and a
 /// `main` serving the routes and the reference page.
 const SERVER_EXAMPLE_MAIN: &str = include_str!("templates/server_example_main.rs.in");
+/// The crate docs' account of serving on axum.
+const AXUM_EXAMPLE: &str = include_str!("templates/axum_example.md.in");
 /// The crate docs' section on the mock server.
 const MOCK_EXAMPLE: &str = include_str!("templates/mock_example.md.in");
 /// The manifest of `apigen mock`'s server.
@@ -325,33 +327,10 @@ fn axum_example(api: &Api, path: &str) -> String {
         .map(|t| format!("operations::{}", t.name))
         .collect();
     bounds.push("axum_glue::Rejections".into());
-    let mut out = String::from(
-        "\nOn axum (feature `axum`), the same implementation is a router, \
-         `axum::router(Arc::new(service))`; `axum::router_with` puts a layer around \
-         every route, which finds the operation it serves in the request's extensions \
-         (`runtime::axum::operation_of`):\n\n```no_run\n# #[cfg(feature = \"axum\")]\n# mod example {\n",
-    );
-    let _ = writeln!(
-        out,
-        "use {path}::{{axum as axum_glue, metadata, operations, runtime}};"
-    );
-    let _ = write!(
-        out,
-        "use std::sync::Arc;\n\n\
-         async fn log(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {{\n    \
-         let operation = runtime::axum::operation_of(&request).map(|o| o.id);\n    \
-         let response = next.run(request).await;\n    \
-         println!(\"{{operation:?}}: {{}}\", response.status());\n    \
-         response\n}}\n\n\
-         pub async fn serve<S>(service: Arc<S>) -> std::io::Result<()>\nwhere\n    \
-         S: {} + Send + Sync + 'static,\n{{\n    \
-         let router = axum_glue::router_with(service, axum::middleware::from_fn(log));\n    \
-         let app = runtime::axum::mounted(metadata::BASE_PATH, router);\n    \
-         let listener = tokio::net::TcpListener::bind(\"127.0.0.1:8080\").await?;\n    \
-         axum::serve(listener, app).await\n}}\n# }}\n```\n",
-        bounds.join(" + ")
-    );
-    out
+    text::fill(
+        AXUM_EXAMPLE,
+        &[("path", path), ("bounds", &bounds.join(" + "))],
+    )
 }
 
 /// Whether an operation's request can be made with `Default::default()`.

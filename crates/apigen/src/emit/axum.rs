@@ -146,20 +146,13 @@ fn axum_path(template: &str) -> String {
     template
         .split('/')
         .map(|segment| {
-            let whole = segment.starts_with('{')
-                && segment.ends_with('}')
-                && segment.matches('{').count() == 1;
-            match segment.find('{') {
-                Some(_) if !whole => {
-                    let name: String = segment
-                        .split('{')
-                        .nth(1)
-                        .and_then(|rest| rest.split('}').next())
-                        .unwrap_or("value")
-                        .to_string();
-                    format!("{{{name}}}")
-                }
-                _ => segment.to_string(),
+            let name = segment
+                .split_once('{')
+                .and_then(|(_, rest)| rest.split_once('}'))
+                .map(|(name, _)| name);
+            match name {
+                Some(name) => format!("{{{name}}}"),
+                None => segment.to_string(),
             }
         })
         .collect::<Vec<_>>()
