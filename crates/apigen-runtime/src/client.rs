@@ -144,6 +144,16 @@ pub struct Core {
     strict: bool,
     /// Operations already warned about as deprecated.
     warned: Arc<Mutex<HashSet<&'static str>>>,
+    /// How requests are signed, when they are (a webhook sender's).
+    signing: Option<Arc<Signing>>,
+}
+
+/// A webhook sender's signing: the endpoint's secret, and the message id
+/// every try of the delivery carries.
+#[derive(Debug)]
+struct Signing {
+    secret: super::WebhookSecret,
+    id: String,
 }
 
 impl Core {
@@ -164,6 +174,7 @@ impl Core {
             retry: None,
             strict: false,
             warned: Arc::default(),
+            signing: None,
         })
     }
 
@@ -199,6 +210,15 @@ impl Core {
         self.base
             .join(url)
             .map_err(|e| ClientError::Url(format!("{url}: {e}")))
+    }
+
+    /// Signs every request as Standard Webhooks say: `webhook-id` is
+    /// `message_id` (the same on every try, for the receiver to drop
+    /// repeats by), `webhook-timestamp` the try's time, and
+    /// `webhook-signature` the HMAC of both and the body with `secret`.
+    /// `None` stops signing.
+    pub fn set_signing(&mut self, signing: Option<(super::WebhookSecret, String)>) {
+        self.signing = signing.map(|(secret, id)| Arc::new(Signing { secret, id }));
     }
 
     /// Sends through `http` (timeouts, proxies, TLS roots are its own).
@@ -365,6 +385,28 @@ impl Core {
         }
         let method = reqwest::Method::from_bytes(call.operation.method.as_bytes())
             .map_err(|e| ClientError::Url(e.to_string()))?;
+        if let Some(signing) = &self.signing {
+            let body = match &call.body {
+                None => &[][..],
+                Some(Body::Bytes { bytes, .. }) => bytes.as_slice(),
+                Some(Body::Multipart(_)) => {
+                    return Err(ClientError::Url(
+                        "a multipart body cannot be signed as a webhook".into(),
+                    ))
+                }
+            };
+            let timestamp = super::webhooks::unix_now();
+            let signature = signing.secret.sign(&signing.id, timestamp, body);
+            for (name, value) in [
+                (super::WEBHOOK_ID, signing.id.clone()),
+                (super::WEBHOOK_TIMESTAMP, timestamp.to_string()),
+                (super::WEBHOOK_SIGNATURE, signature),
+            ] {
+                let value = HeaderValue::from_str(&value)
+                    .map_err(|_| ClientError::Url(format!("`{value}` is not a header value")))?;
+                headers.insert(HeaderName::from_static(name), value);
+            }
+        }
         let mut builder = self.http.request(method, url).headers(headers);
         builder = match &call.body {
             None => builder,

@@ -240,9 +240,11 @@ pub use validate::{
 };
 pub use values::{Base64, Nullable};
 pub use vocabulary::Also;
+#[cfg(feature = "serving")]
+pub use webhooks::verified;
 pub use webhooks::{
-    DeliveryHeaders, WebhookError, WebhookSecret, WEBHOOK_ID, WEBHOOK_SIGNATURE, WEBHOOK_TIMESTAMP,
-    WEBHOOK_TOLERANCE,
+    DeliveryHeaders, Signatures, WebhookError, WebhookSecret, WEBHOOK_ID, WEBHOOK_SIGNATURE,
+    WEBHOOK_TIMESTAMP, WEBHOOK_TOLERANCE,
 };
 
 #[cfg(feature = "client")]

@@ -92,8 +92,9 @@ pub struct Operation {
     pub security: &'static [SecurityRequirement],
 }
 
-/// A webhook (OpenAPI 3.1 `webhooks`): a request the API sends to its
-/// subscribers, not one it serves.
+/// A webhook (OpenAPI 3.1 `webhooks`, or a 3.0 callback): a request the
+/// API sends to its subscribers, not one it serves. The generated crate's
+/// `webhooks` module receives and sends it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Webhook {
     /// Its name under `webhooks`.
@@ -108,6 +109,11 @@ pub struct Webhook {
     pub deprecated: bool,
     /// The Rust type of its payload, as `models` names it (`Booking`).
     pub payload: Option<&'static str>,
+    /// Where a receiver takes it, relative to the subscriber's URL.
+    pub path: &'static str,
+    /// Its deliveries are signed as Standard Webhooks say
+    /// (`x-webhook-signature: standard-webhooks`).
+    pub signed: bool,
 }
 
 impl Operation {

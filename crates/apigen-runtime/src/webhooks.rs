@@ -184,6 +184,68 @@ impl WebhookSecret {
     }
 }
 
+/// What a receiver of signed webhooks knows, for the generated glue to
+/// check each delivery before its handler runs: the secrets deliveries may
+/// be signed with (more than one while a secret rotates) and how far a
+/// delivery's timestamp may stray from the receiver's clock.
+pub trait Signatures {
+    /// The secrets a delivery's signature may be made with; one of them
+    /// must match.
+    fn webhook_secrets(&self) -> &[WebhookSecret];
+
+    /// How far from now a delivery's timestamp may be, either way.
+    fn webhook_tolerance(&self) -> Duration {
+        WEBHOOK_TOLERANCE
+    }
+}
+
+/// A delivery's body once its signature is verified: the request's body,
+/// read whole (up to `limit` bytes), if one of `signatures`' secrets
+/// signed it within the tolerance; else a 401 rejection saying why.
+#[cfg(feature = "serving")]
+pub async fn verified(
+    request: &super::RequestContext,
+    payload: impl super::Payload,
+    limit: usize,
+    signatures: &(impl Signatures + ?Sized),
+) -> Result<impl super::Payload, super::Rejection> {
+    let body = super::read_body(request, payload, limit).await?;
+    let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
+    let headers = DeliveryHeaders {
+        id: header(WEBHOOK_ID),
+        timestamp: header(WEBHOOK_TIMESTAMP),
+        signature: header(WEBHOOK_SIGNATURE),
+    };
+    let now = unix_now();
+    let tolerance = signatures.webhook_tolerance();
+    let mut outcome = Err(WebhookError::InvalidSignature);
+    for secret in signatures.webhook_secrets() {
+        outcome = secret.verify(headers, &body, now, tolerance);
+        if outcome.is_ok() || !matches!(outcome, Err(WebhookError::InvalidSignature)) {
+            break;
+        }
+    }
+    match outcome {
+        Ok(()) => Ok(futures_util::stream::once(std::future::ready(Ok::<
+            bytes::Bytes,
+            super::BodyError,
+        >(
+            body
+        )))),
+        Err(e) => Err(super::Rejection::new(
+            super::RejectionKind::Unauthorized,
+            format!("the delivery is not believed: {e}"),
+        )),
+    }
+}
+
+/// The current Unix time in seconds.
+pub(crate) fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
 /// The values of a delivery's three headers, as received (`None` for one
 /// absent).
 #[derive(Debug, Clone, Copy, Default)]

@@ -38,7 +38,9 @@ pub struct Api {
     /// The document's own `security`, which operations without their own
     /// inherit.
     pub default_security: Vec<SecurityRequirement>,
-    /// OpenAPI 3.1 `webhooks`: requests the API sends, not routes it serves.
+    /// The requests the API sends rather than serves: 3.1 `webhooks` and
+    /// 3.0 `callbacks`, which a generated crate receives and sends in its
+    /// `webhooks` module.
     pub webhooks: Vec<Webhook>,
     /// `info.x-plans`: the plans callers subscribe to, and their limits.
     pub plans: Vec<Plan>,
@@ -60,20 +62,37 @@ pub struct Plan {
     pub description: Option<String>,
 }
 
-/// A webhook (OpenAPI 3.1): a request the API sends to its subscribers.
+/// A request the API sends to its subscribers rather than serves: a 3.1
+/// webhook or a 3.0 callback. A generated crate has both ends of it in its
+/// `webhooks` module: a receiver (a route trait and glue, as an operation's)
+/// and a sender (a client method).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Webhook {
-    /// Its key under `webhooks`.
+    /// Its key under `webhooks`, or the callback's name.
     pub name: String,
-    /// Upper-case HTTP method.
-    pub method: String,
-    /// Its `operationId`, or its name.
-    pub id: String,
-    pub pointer: String,
-    pub summary: Option<String>,
-    pub deprecated: bool,
-    /// The shape of the request body it sends.
-    pub payload: Option<Shape>,
+    /// Where it is declared.
+    pub source: HookSource,
+    /// The request, as an operation the receiver serves: its path is where
+    /// the receiver takes it (see [`HookSource`]), its group `webhooks`,
+    /// its security only what it declares itself, and it is
+    /// [`Operation::signed`] when the document says so.
+    pub operation: Operation,
+}
+
+/// Where a webhook is declared, which decides the path it is received at.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookSource {
+    /// Under the document's `webhooks`: received at `/{name}`.
+    Webhook,
+    /// In an operation's `callbacks`: received at the literal part of the
+    /// URL expression after its runtime expression (`/` for
+    /// `{$request.body#/url}`), the subscriber's URL being the base.
+    Callback {
+        /// The operationId of the operation that declares it.
+        operation: String,
+        /// The URL expression, as written.
+        expression: String,
+    },
 }
 
 /// A security scheme (`components.securitySchemes`).
@@ -169,6 +188,9 @@ pub struct RouteTrait {
     /// `default-tag`).
     pub feature: String,
     pub doc: Option<String>,
+    /// What its operations are, in words, when the group does not say it
+    /// (`webhooks Hooks sends`); else it is said from the tag or path.
+    pub summary: Option<String>,
 }
 
 /// A named type.
@@ -530,6 +552,10 @@ pub struct Operation {
     /// annotation and keeps the operation, and the evolution gate reports
     /// them on it.
     pub lifecycle_problems: Vec<LifecycleProblem>,
+    /// Its requests carry a Standard Webhooks signature (a webhook's, by
+    /// `x-webhook-signature: standard-webhooks`): the glue verifies it
+    /// before the handler runs, and the client signs what it sends.
+    pub signed: bool,
 }
 
 /// A lifecycle annotation of an operation that could not be read.

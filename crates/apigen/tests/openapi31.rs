@@ -129,7 +129,7 @@ fn document_level_3_1_fields_change_nothing() {
 }
 
 #[test]
-fn webhooks_become_models_and_metadata_never_routes() {
+fn webhooks_are_received_and_sent_by_the_webhooks_module_never_served_by_the_api() {
     let text = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nwebhooks:\n  newBooking:\n    post:\n      operationId: bookingCreated\n      summary: A booking was made.\n      requestBody:\n        content: {application/json: {schema: {type: object, required: [id], properties: {id: {type: string}}}}}\n      responses: {'200': {description: Received.}}\n";
     let generated = apigen::generate("spec.yaml", text, &config()).unwrap();
     let models = &generated.files["models.rs"];
@@ -146,38 +146,76 @@ fn webhooks_become_models_and_metadata_never_routes() {
         metadata.contains("payload: Some(\"BookingCreatedWebhookBody\")"),
         "{metadata}"
     );
+    assert!(metadata.contains("path: \"/newBooking\""), "{metadata}");
+    assert!(metadata.contains("signed: false"), "{metadata}");
     assert!(!generated.files["server.rs"].contains("newBooking"));
-    assert_eq!(generated.operations(), 0, "a webhook is not an operation");
-    let note = &generated.notes[0];
-    assert!(note.message.contains("no route serves it"), "{note:?}");
     assert_eq!(
-        note.location,
-        apigen::Location::Pointer("#/webhooks/newBooking/post".into())
+        generated.operations(),
+        0,
+        "a webhook is not the API's operation"
     );
+    assert!(generated.files["mod.rs"].contains("pub mod webhooks;"));
+    // The receiver serves it at its name; the sender sends it there.
+    let receiver = &generated.files["webhooks/server.rs"];
+    assert!(
+        receiver.contains("web::resource(\"/newBooking\")"),
+        "{receiver}"
+    );
+    let sender = &generated.files["webhooks/client.rs"];
+    assert!(sender.contains("pub async fn booking_created("), "{sender}");
+    assert!(generated.notes.is_empty(), "{:?}", generated.notes);
 }
 
-/// A callback (3.0 and later) is not generated, and says so where it is
-/// written; the operation that declares it is generated as ever.
+/// A callback (3.0 and later) is a webhook: received at the literal path of
+/// its URL expression, one operation per method; the operation that
+/// declares it is generated as ever.
 #[test]
-fn callbacks_are_noted_where_they_are_written() {
-    let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /hooks:\n    post:\n      operationId: registerHook\n      responses: {'204': {description: ok}}\n      callbacks:\n        ping:\n          '{$request.body#/url}':\n            post:\n              responses: {'200': {description: ok}}\n            put:\n              responses: {'200': {description: ok}}\n";
+fn callbacks_are_received_at_the_path_of_their_url_expression() {
+    let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /hooks:\n    post:\n      operationId: registerHook\n      responses: {'204': {description: ok}}\n      callbacks:\n        ping:\n          '{$request.body#/url}/ping':\n            post:\n              responses: {'200': {description: ok}}\n            put:\n              responses: {'200': {description: ok}}\n        pong:\n          '{$request.body#/url}/{$request.body#/id}':\n            post:\n              operationId: pong\n              responses: {'200': {description: ok}}\n";
     let generated = apigen::generate("spec.yaml", text, &config()).unwrap();
     assert_eq!(generated.operations(), 1);
+    let metadata = generated.files["webhooks/metadata.rs"]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    // The methods of `ping` (in the order a path item lists them) share
+    // its path, told apart by method; the second id is made unique.
+    for (id, method, path) in [
+        ("ping", "PUT", "/ping"),
+        ("ping2", "POST", "/ping"),
+        ("pong", "POST", "/pong"),
+    ] {
+        let entry = format!("id: \"{id}\", method: \"{method}\", path: \"{path}\"");
+        assert!(metadata.contains(&entry), "{entry} in {metadata}");
+    }
+    // A path built from the request cannot be served at one place: said.
     let note = generated
         .notes
         .iter()
-        .find(|n| n.message.contains("callback `ping`"))
+        .find(|n| n.message.contains("no literal path"))
         .expect("the callback noted");
-    assert!(
-        note.message.contains("(PUT, POST `{$request.body#/url}`)"),
-        "{note:?}"
-    );
+    assert!(note.message.contains("received at `/pong`"), "{note:?}");
     assert_eq!(
         note.location,
         apigen::Location::Pointer(
-            "#/paths/~1hooks/post/callbacks/ping/{$request.body#~1url}".into()
+            "#/paths/~1hooks/post/callbacks/pong/{$request.body#~1url}~1{$request.body#~1id}"
+                .into()
         )
     );
+}
+
+/// `x-webhook-signature` takes two values; another is an error at its
+/// place, not a webhook left unsigned.
+#[test]
+fn an_unknown_signature_scheme_is_an_error_at_its_place() {
+    let text = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nx-webhook-signature: hmac\nwebhooks:\n  ping:\n    post:\n      responses: {'200': {description: ok}}\n";
+    let errors = apigen::generate("spec.yaml", text, &config()).unwrap_err();
+    let message = format!("{errors:?}");
+    assert!(
+        message.contains("`x-webhook-signature` is \\\"hmac\\\""),
+        "{message}"
+    );
+    assert!(message.contains("#/x-webhook-signature"), "{message}");
 }
 
 #[test]

@@ -166,10 +166,12 @@ fn a_type_both_carry_is_on_with_either_side() {
     );
 }
 
+/// A webhook's payload is a request of the `webhooks` module: its sender
+/// (a client) writes it, its receiver (served) reads it.
 #[test]
-fn a_webhook_payload_is_written_by_servers_and_read_by_clients() {
+fn a_webhook_payload_is_written_by_senders_and_read_by_receivers() {
     let m = models(DOC);
-    assert_eq!(sides(&m, "Shipment"), lines(SERVER_WRITES, CLIENT_READS));
+    assert_eq!(sides(&m, "Shipment"), lines(CLIENT_WRITES, SERVER_READS));
 }
 
 #[test]

@@ -75,7 +75,10 @@ pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
 
 /// The `Client` type and its constructor and settings: the operations'
 /// methods ([`methods`]) follow in the same `impl` block.
-pub fn head(api: &Api) -> TokenStream {
+///
+/// `whole` is false for the `webhooks` module's client: a sender, whose
+/// base URL is a subscriber's.
+pub fn head(api: &Api, whole: bool) -> TokenStream {
     let mut names = Namer::reserving(BUILDERS);
     for op in &api.operations {
         names.reserve(&op.fn_name);
@@ -88,7 +91,41 @@ pub fn head(api: &Api) -> TokenStream {
         .filter(|s| s.kind != crate::ir::SchemeKind::MutualTls)
         .map(|scheme| credential_setter(&mut names, scheme))
         .collect::<Vec<_>>();
-    let title = format!(" A client of {}.", api.title);
+    let (title, new_doc) = if whole {
+        (
+            format!(" A client of {}.", api.title),
+            [
+                " A client of the API served at `base_url` (the spec's server URL,",
+                " with its base path).",
+            ],
+        )
+    } else {
+        (
+            format!(" A sender of {}: one method per webhook.", api.title),
+            [
+                " A sender to the subscriber at `base_url` (the URL it subscribed",
+                " with): each webhook goes to its path under it.",
+            ],
+        )
+    };
+    let signing = api.operations.iter().any(|op| op.signed).then(|| {
+        let method = ident(&names.unique("signed".to_string()));
+        quote! {
+            /// Signs what it sends as Standard Webhooks say, with the
+            /// subscriber's `secret`: `webhook-id` is `message_id` (the same
+            /// on every try of one delivery, so that the receiver can drop
+            /// repeats), `webhook-timestamp` the try's time and
+            /// `webhook-signature` their HMAC with the body.
+            pub fn #method(
+                mut self,
+                secret: runtime::WebhookSecret,
+                message_id: impl Into<String>,
+            ) -> Self {
+                self.core.set_signing(Some((secret, message_id.into())));
+                self
+            }
+        }
+    });
     quote! {
         #[doc = #title]
         ///
@@ -103,8 +140,7 @@ pub fn head(api: &Api) -> TokenStream {
         }
 
         impl Client {
-            /// A client of the API served at `base_url` (the spec's server URL,
-            /// with its base path).
+            #(#[doc = #new_doc])*
             pub fn new(base_url: &str) -> Result<Self, runtime::ClientError> {
                 Ok(Client {
                     core: runtime::Core::new(base_url, metadata::SECURITY_SCHEMES)?,
@@ -145,6 +181,7 @@ pub fn head(api: &Api) -> TokenStream {
                 self
             }
 
+            #signing
             #(#setters)*
         }
     }

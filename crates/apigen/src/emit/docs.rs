@@ -653,10 +653,12 @@ fn webhooks(api: &Api) -> Markup {
             h2 { "Webhooks" }
             p { "Requests the API sends to its subscribers; this server serves no route for them." }
             @for w in &api.webhooks {
+                @let op = &w.operation;
                 section.webhook id=(format!("webhook/{}", w.name)) {
-                    h3 { span class=(format!("method {}", w.method.to_ascii_lowercase())) { (w.method) } " " code { (w.name) } }
-                    @if let Some(s) = &w.summary { p { (s) } }
-                    @if let Some(payload) = &w.payload { div.meta { "Payload: " (shape(payload)) } }
+                    h3 { span class=(format!("method {}", op.method.to_ascii_lowercase())) { (op.method) } " " code { (w.name) } }
+                    @if let Some(s) = &op.summary { p { (s) } }
+                    @if let Some(body) = &op.body { div.meta { "Payload: " (shape(&body.shape)) } }
+                    @if op.signed { div.meta { "Signed as Standard Webhooks say (" code { "webhook-signature" } ")." } }
                 }
             }
         }

@@ -61,6 +61,9 @@ pub fn bounds(api: &Api, gates: &Gates) -> Vec<String> {
         })
         .collect();
     bounds.push("Rejections".into());
+    if api.operations.iter().any(|op| op.signed) {
+        bounds.push("runtime::Signatures".into());
+    }
     bounds
 }
 
@@ -298,6 +301,41 @@ fn body_field(b: &crate::ir::Body) -> Expr {
     }
 }
 
+/// A signed operation's first step: its body read and its signature
+/// verified (`runtime::verified`), or the request refused with a 401.
+fn verification(op: &Operation, resp: &str, out: &mut String) {
+    let limit = match op.body.as_ref().and_then(|b| b.limit) {
+        Some(n) => n.to_string(),
+        None => "runtime::DEFAULT_BODY_LIMIT".to_string(),
+    };
+    let verify = Expr::call(
+        "runtime::verified",
+        vec![
+            Expr::text("&context"),
+            Expr::text("payload"),
+            Expr::text(limit),
+            Expr::text("service.as_ref()"),
+        ],
+        "",
+    )
+    .then(".await");
+    let binding = if op.body.is_some() {
+        "payload"
+    } else {
+        "_payload"
+    };
+    verify.write(out, 4, "let verified = ", ";");
+    out.push_str(&format!("    let {binding} = match verified {{\n"));
+    out.push_str("        Ok(payload) => payload,\n");
+    let refuse = Expr::call(
+        format!("return runtime::refuse::<{resp}>"),
+        vec![Expr::text("rejection"), Expr::text("reject")],
+        "",
+    );
+    refuse.write_arm(out, 8, "Err(rejection)");
+    out.push_str("    };\n");
+}
+
 fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
     let cfg = text::cfg_line(&Gates::attr(gates.group(&op.group)));
     let name = &ident(&op.fn_name).to_string();
@@ -319,7 +357,11 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
             "#[allow(\n    deprecated,\n    reason = \"the glue serves a deprecated operation until it is removed from the spec\"\n)]\n",
         );
     }
-    let generics = format!("S: operations::{trait_name} + Rejections");
+    let generics = if op.signed {
+        format!("S: operations::{trait_name} + Rejections + runtime::Signatures")
+    } else {
+        format!("S: operations::{trait_name} + Rejections")
+    };
     let head = format!("pub(super) async fn {name}<{generics}>(");
     if head.len() <= text::WIDTH {
         out.push_str(&head);
@@ -330,7 +372,11 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
         ));
     }
     out.push_str("    service: Arc<S>,\n    context: runtime::RequestContext,\n");
-    let payload = if has_body { "payload" } else { "_payload" };
+    let payload = if has_body || op.signed {
+        "payload"
+    } else {
+        "_payload"
+    };
     out.push_str(&format!("    {payload}: impl runtime::Payload,\n"));
     out.push_str(") -> runtime::Outgoing {\n");
 
@@ -380,6 +426,9 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
     }
     out.push_str("        Ok(parsed)\n    }\n");
     out.push_str("    let reject = |rejection| service.reject(rejection);\n");
+    if op.signed {
+        verification(op, &resp, out);
+    }
     let args: Vec<&str> = params.iter().map(|(_, arg)| *arg).collect();
     let await_ = if has_body { ".await" } else { "" };
     out.push_str(&format!(

@@ -64,7 +64,8 @@ fn webhooks(api: &Api) -> Expr {
         .webhooks
         .iter()
         .map(|w| {
-            let payload = match w.payload.as_ref().map(|p| &p.ty) {
+            let op = &w.operation;
+            let payload = match op.body.as_ref().map(|b| &b.shape.ty) {
                 Some(crate::ir::Ty::Named(model)) => {
                     Expr::text(format!("Some({})", text::string_literal(model)))
                 }
@@ -74,11 +75,13 @@ fn webhooks(api: &Api) -> Expr {
                 path: "runtime::Webhook".into(),
                 fields: vec![
                     ("name".into(), lit(&w.name)),
-                    ("method".into(), lit(&w.method)),
-                    ("id".into(), lit(&w.id)),
-                    ("summary".into(), opt(&w.summary)),
-                    ("deprecated".into(), Expr::text(w.deprecated.to_string())),
+                    ("method".into(), lit(&op.method)),
+                    ("id".into(), lit(&op.id)),
+                    ("summary".into(), opt(&op.summary)),
+                    ("deprecated".into(), Expr::text(op.deprecated.to_string())),
                     ("payload".into(), payload),
+                    ("path".into(), lit(&op.path)),
+                    ("signed".into(), Expr::text(op.signed.to_string())),
                 ],
             }
         })

@@ -71,10 +71,39 @@ use render::{in_block, module, preamble, render};
 const TYPES_PER_JOB: usize = 400;
 const OPERATIONS_PER_JOB: usize = 100;
 
+/// Which modules a run of the emitter writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The API's own: models, operations, glue, routers, client, metadata,
+    /// mock and reference page.
+    Api,
+    /// The `webhooks` module ([`crate::lower::receiver`]): the same
+    /// modules for the webhooks, as operations that a receiver serves and
+    /// a sender calls, but for the models (the API's) and the mock.
+    Webhooks,
+}
+
 pub fn emit(api: &Api, config: &Config) -> Files {
-    let gates = Gates::new(api, config.group_features, config.serde_sides);
+    let mut files = emit_part(api, config, Part::Api);
+    if let Some(receiver) = crate::lower::receiver(api) {
+        for (name, text) in emit_part(&receiver, config, Part::Webhooks) {
+            files.insert(format!("webhooks/{name}"), text);
+        }
+    }
+    files
+}
+
+fn emit_part(api: &Api, config: &Config, part: Part) -> Files {
+    let whole = part == Part::Api;
+    // The webhooks are one group, compiled in with the models no group
+    // reaches (see `mod_rs`).
+    let gates = Gates::new(api, whole && config.group_features, config.serde_sides);
     let gates = &gates;
-    let defs: Vec<&crate::ir::TypeDef> = api.types.values().collect();
+    // The webhooks module uses the API's models.
+    let defs: Vec<&crate::ir::TypeDef> = match part {
+        Part::Api => api.types.values().collect(),
+        Part::Webhooks => Vec::new(),
+    };
     let op_chunks: Vec<&[crate::ir::Operation]> =
         api.operations.chunks(OPERATIONS_PER_JOB).collect();
     let generated_by = format!("`{}` from {}", config.command, config.source);
@@ -83,14 +112,20 @@ pub fn emit(api: &Api, config: &Config) -> Files {
     // holds gigabytes of tokens, and leaves one core with most of the work.
     let mut jobs = Jobs::default();
     // The reference page first: it is one job, as long as several others.
-    let docs_html = jobs.one(move || docs::page(api, &generated_by));
+    let docs_html = jobs.one(move || match part {
+        Part::Api => docs::page(api, &generated_by),
+        Part::Webhooks => String::new(),
+    });
     let server_head = jobs.one(move || server::head(api, gates));
     let axum_rs = jobs.one(move || render(axum::items(api, gates)));
     let handlers = jobs.each(&op_chunks, |chunk| glue::handlers(api, gates, chunk));
-    let client_head = jobs.one(move || render(client::head(api)));
+    let client_head = jobs.one(move || render(client::head(api, whole)));
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
     let metadata_rs = jobs.one(move || metadata::items(api));
-    let mock_rs = jobs.one(move || mock::items(api));
+    let mock_rs = jobs.one(move || match part {
+        Part::Api => mock::items(api),
+        Part::Webhooks => String::new(),
+    });
     let shared = jobs.one(move || operations::shared_items(api, gates));
     let per_operation = jobs.each(&op_chunks, |chunk| {
         operations::operation_items(api, gates, chunk)
@@ -117,12 +152,17 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         }
         files.insert(name.to_string(), text);
     };
-    put("mod.rs", render(mod_rs(api, config)), Vec::new());
-    put(
-        "models.rs",
-        module(models::DOC, &models::imports(api, gates), ""),
-        done.take_each(models),
-    );
+    match part {
+        Part::Api => put("mod.rs", render(mod_rs(api, config)), Vec::new()),
+        Part::Webhooks => put("mod.rs", render(webhooks_mod_rs(api)), Vec::new()),
+    }
+    if whole {
+        put(
+            "models.rs",
+            module(models::DOC, &models::imports(api, gates), ""),
+            done.take_each(models),
+        );
+    }
     let mut parts = vec![done.take(shared)];
     parts.extend(done.take_each(per_operation));
     put(
@@ -157,12 +197,17 @@ pub fn emit(api: &Api, config: &Config) -> Files {
         module(metadata::DOC, &["use super::runtime;"], ""),
         vec![done.take(metadata_rs)],
     );
+    let mock_rs = done.take(mock_rs);
+    let docs_html = done.take(docs_html);
+    if !whole {
+        return files;
+    }
     put(
         "mock.rs",
         module(mock::DOC, &mock::imports(api), ""),
-        vec![done.take(mock_rs)],
+        vec![mock_rs],
     );
-    files.insert("docs.html".to_string(), done.take(docs_html));
+    files.insert("docs.html".to_string(), docs_html);
     if config.runtime == crate::Runtime::Vendored {
         for (name, source) in vendor::SOURCES {
             files.insert(
@@ -185,6 +230,21 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
     };
     let title = format!(" {} {}", api.title, api.version);
     let description = doc_lines(api.description.as_deref());
+    // With group features, the webhooks use what the groups do not
+    // reach, which `other-models` compiles in.
+    let webhooks = match (api.webhooks.is_empty(), config.group_features) {
+        (true, _) => quote!(),
+        (false, false) => quote!(
+            pub mod webhooks;
+        ),
+        (false, true) => {
+            let feature = crate::ir::OTHER_MODELS;
+            quote!(
+                #[cfg(feature = #feature)]
+                pub mod webhooks;
+            )
+        }
+    };
     quote! {
         #![doc = #title]
         #![doc = ""]
@@ -203,6 +263,7 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
         #runtime
         #[cfg(feature = "server")]
         pub mod server;
+        #webhooks
 
         /// The API's reference page: one self-contained HTML file, `docs.html`
         /// beside this module, generated from the same spec.
@@ -210,9 +271,49 @@ fn mod_rs(api: &Api, config: &Config) -> TokenStream {
     }
 }
 
+/// The `webhooks` module's `mod.rs`: the modules of its part, the API's
+/// models and runtime under the names they use.
+fn webhooks_mod_rs(api: &Api) -> TokenStream {
+    let signed = api.operations.iter().any(|op| op.signed);
+    let signing = if signed {
+        quote! {
+            #![doc = ""]
+            #![doc = " Deliveries are signed as Standard Webhooks say: the receiver's glue"]
+            #![doc = " verifies each (`runtime::Signatures` gives it the secrets) before its"]
+            #![doc = " handler runs, and the sender signs what it sends"]
+            #![doc = " (`client::Client::signed`)."]
+        }
+    } else {
+        quote!()
+    };
+    quote! {
+        #![doc = " The webhooks the API sends, as operations of their own: a receiver"]
+        #![doc = " implements `operations::Webhooks` and serves it with `server::configure`"]
+        #![doc = " (actix-web) or `axum::router`; a sender delivers each with `client::Client`,"]
+        #![doc = " whose base URL is the subscriber's. `metadata::WEBHOOKS` of the API"]
+        #![doc = " says where each is received."]
+        #signing
+        #[cfg(feature = "axum")]
+        pub mod axum;
+        #[cfg(feature = "client")]
+        pub mod client;
+        #[cfg(feature = "serving")]
+        pub mod glue;
+        pub mod metadata;
+        pub mod operations;
+        #[cfg(feature = "server")]
+        pub mod server;
+
+        pub use super::{models, runtime};
+    }
+}
+
 /// Which operations a group holds, in words: `operations tagged `Pets``,
 /// `untagged operations under `/v1/customers``.
 pub fn group_summary(t: &crate::ir::RouteTrait, ops: &[&crate::ir::Operation]) -> String {
+    if let Some(summary) = &t.summary {
+        return summary.clone();
+    }
     if t.group.is_empty() {
         return "operations with neither a tag nor a path segment to group them by".into();
     }

@@ -51,12 +51,7 @@ impl Api {
                 pending.push(name);
             }
         }
-        let requested = self.reached(
-            self.operations
-                .iter()
-                .flat_map(Operation::request_shapes)
-                .chain(self.webhooks.iter().filter_map(|w| w.payload.as_ref())),
-        );
+        let requested = self.reached(self.every_operation().flat_map(Operation::request_shapes));
         let mut checked: HashSet<String> = HashSet::new();
         while let Some(name) = pending.pop() {
             if requested.contains(name) && checked.insert(name.to_string()) {
@@ -79,12 +74,11 @@ impl Api {
     /// writes its shared properties back), and everything they hold; and
     /// every model of a document with neither operations nor webhooks.
     pub fn senders(&self) -> Senders<'_> {
-        let requests = self.reached(self.operations.iter().flat_map(Operation::request_shapes));
+        let requests = self.reached(self.every_operation().flat_map(Operation::request_shapes));
         let responses = self.reached(
             self.shared_shapes()
                 .into_iter()
-                .chain(self.operations.iter().flat_map(Operation::response_shapes))
-                .chain(self.webhooks.iter().filter_map(|w| w.payload.as_ref())),
+                .chain(self.every_operation().flat_map(Operation::response_shapes)),
         );
         let mut roots: Vec<&Shape> = Vec::new();
         let mut own: Vec<&str> = Vec::new();
@@ -143,7 +137,8 @@ impl Api {
                 }
             }
         }
-        for op in &mut self.operations {
+        let received = self.webhooks.iter_mut().map(|w| &mut w.operation);
+        for op in self.operations.iter_mut().chain(received) {
             op.pointer = f(&op.pointer);
             for p in &mut op.params {
                 p.pointer = f(&p.pointer);
@@ -168,9 +163,13 @@ impl Api {
         for h in &mut self.common_headers {
             h.pointer = f(&h.pointer);
         }
-        for w in &mut self.webhooks {
-            w.pointer = f(&w.pointer);
-        }
+    }
+
+    /// The operations served, then the webhooks received: every request a
+    /// generated crate reads or writes.
+    pub fn every_operation(&self) -> impl Iterator<Item = &Operation> {
+        let received = self.webhooks.iter().map(|w| &w.operation);
+        self.operations.iter().chain(received)
     }
 
     /// Each group's index in [`Api::traits`], by its name.
@@ -200,9 +199,9 @@ impl Api {
     /// For each named type, the groups (indices into [`Api::traits`])
     /// whose operations reach it, through every field, variant and alias.
     /// Types every operation shares (the error type, the common headers')
-    /// are reached by every group. The types no operation reaches, and
-    /// every type they use, are also reached by one more group, index
-    /// `traits.len()`: the document's other models.
+    /// are reached by every group. The types no operation reaches, those
+    /// the webhooks use, and every type they use, are also reached by one
+    /// more group, index `traits.len()`: the document's other models.
     pub fn reach(&self) -> HashMap<&str, Vec<usize>> {
         // Types by index, and the types each one uses directly.
         let index: HashMap<&str, usize> = self
@@ -238,9 +237,13 @@ impl Api {
             }
             walk(group, named(roots), &mut groups);
         }
-        let unreached = (0..groups.len())
+        // The webhooks module is compiled with the types no group
+        // reaches: what its webhooks use is in that set too.
+        let mut unreached: Vec<usize> = (0..groups.len())
             .filter(|&t| groups[t].is_empty())
             .collect();
+        let received = self.webhooks.iter().flat_map(|w| w.operation.shapes());
+        unreached.extend(named(received.collect()));
         walk(self.traits.len(), unreached, &mut groups);
         self.types
             .keys()

@@ -13,6 +13,7 @@
 //!   type); each takes values and returns values.
 
 mod analyses;
+mod hooks;
 mod kinds;
 mod lifecycle;
 mod operations;
@@ -33,6 +34,7 @@ use openapiv3::{OpenAPI, ReferenceOr};
 use pointer::Node;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+pub use hooks::receiver;
 pub use lifecycle::STABILITY_EXTENSIONS;
 
 /// How a document is lowered.
@@ -76,7 +78,7 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
     }
     l.component_types();
     let operations = l.operations(&loaded.other_operations);
-    let webhooks = l.webhooks(&loaded.webhooks);
+    let webhooks = l.hooks(&loaded.webhooks);
     let plans = l.plans();
     let (operations, traits) = passes::groups(doc, operations);
     let (operations, common_headers) = passes::common_headers(operations);
@@ -130,7 +132,6 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         .map(|d| moved.locate(d))
         .collect();
     notes.extend(l.notes.into_iter().map(|d| moved.locate(d)));
-    notes.extend(webhook_notes(&api));
     // What was copied to several places (a media type used by reference)
     // is said once, where it was written.
     let mut said = std::collections::HashSet::new();
@@ -140,33 +141,6 @@ pub fn lower(loaded: &Loaded, options: Options) -> Result<Lowered, Vec<Diagnosti
         skipped: l.skipped.into_iter().map(|d| moved.locate(d)).collect(),
         notes,
     })
-}
-
-/// What the generator does with each webhook, said once per webhook.
-fn webhook_notes(api: &Api) -> Vec<Diagnostic> {
-    api.webhooks
-        .iter()
-        .map(|w| {
-            let payload = match &w.payload {
-                Some(shape) => format!(
-                    "its payload is {}",
-                    match &shape.ty {
-                        Ty::Named(name) => format!("the model `{name}`"),
-                        _ => "a value of the operation's request type".to_string(),
-                    }
-                ),
-                None => "it has no payload".to_string(),
-            };
-            Diagnostic {
-                location: crate::diag::Location::Pointer(w.pointer.clone()),
-                message: format!(
-                    "webhook `{}` ({}): {payload}, and it is listed in `metadata::WEBHOOKS`; \
-                     no route serves it (the API calls it, on the receiver's side)",
-                    w.name, w.method
-                ),
-            }
-        })
-        .collect()
 }
 
 struct Lowerer<'a> {
@@ -207,6 +181,8 @@ struct Lowerer<'a> {
     default_security: Vec<SecurityRequirement>,
     /// Security schemes the transport enforces (3.1's `mutualTLS`).
     mutual_tls: Vec<String>,
+    /// The callbacks the operations lowered so far declare.
+    callbacks: Vec<hooks::DeclaredCallback<'a>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -230,6 +206,7 @@ impl<'a> Lowerer<'a> {
             notes: Vec::new(),
             default_security: Vec::new(),
             mutual_tls: Vec::new(),
+            callbacks: Vec::new(),
         }
     }
 

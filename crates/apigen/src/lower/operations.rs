@@ -1,6 +1,6 @@
 //! Operations: each path's methods, named and assembled from the passes
 //! of their own rooms (`parameters`, `responses`, `lifecycle`,
-//! `security`); and webhooks.
+//! `security`).
 
 use super::Lowerer;
 use crate::diag::Pointer;
@@ -11,40 +11,6 @@ use openapiv3::{Parameter, ReferenceOr};
 use std::collections::{BTreeMap, HashMap};
 
 impl<'a> Lowerer<'a> {
-    /// OpenAPI 3.1 webhooks: for each operation of each, its payload's shape
-    /// (a model, as a request body's would be) and what metadata lists.
-    pub(super) fn webhooks(&mut self, hooks: &'a [(String, openapiv3::PathItem)]) -> Vec<Webhook> {
-        let mut out = Vec::new();
-        for (name, item) in hooks {
-            let at = Pointer::root().join("webhooks").join(name);
-            for (method, op) in item.iter() {
-                let oat = at.join(method);
-                let id = op.operation_id.clone().unwrap_or_else(|| name.clone());
-                let type_name = format!("{}Webhook", sanitize(&id, Case::Pascal));
-                let mark = self.errors.len();
-                let payload = match &op.request_body {
-                    Some(body) => self
-                        .request_body(body, &oat.join("requestBody"), &type_name)
-                        .map(|b| b.shape),
-                    None => None,
-                };
-                if self.skip_since(mark, &format!("webhook `{name}`")) {
-                    continue;
-                }
-                out.push(Webhook {
-                    name: name.clone(),
-                    method: method.to_ascii_uppercase(),
-                    id,
-                    pointer: oat.to_string(),
-                    summary: op.summary.clone(),
-                    deprecated: op.deprecated,
-                    payload,
-                });
-            }
-        }
-        out
-    }
-
     /// Every operation, in document order: by path, the methods' own
     /// fields, then the methods the model has no field for (`others`).
     pub(super) fn operations(&mut self, others: &'a [OtherOperation]) -> Vec<Operation> {
@@ -97,10 +63,12 @@ impl<'a> Lowerer<'a> {
                 let route = Route {
                     id,
                     method,
-                    path,
+                    path: path.clone(),
+                    item_at: pat.clone(),
                     path_params: &item.parameters,
                     op,
                     at: oat,
+                    type_suffix: "",
                 };
                 if let Some(op) = self.operation(&route, &mut names) {
                     ops.push(op);
@@ -162,38 +130,19 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// An operation's `callbacks` are not generated (neither their
-    /// payloads' models nor a way to send or receive them): each is noted
-    /// where it is written, never dropped silently.
-    fn note_callbacks(&mut self, op: &openapiv3::Operation, at: &Pointer) {
-        for (name, callback) in &op.callbacks {
-            for (expression, item) in callback {
-                let methods: Vec<String> =
-                    item.iter().map(|(m, _)| m.to_ascii_uppercase()).collect();
-                if methods.is_empty() {
-                    // Nothing the model holds (a QUERY is noted where it
-                    // was taken out).
-                    continue;
-                }
-                self.note(
-                    &at.join("callbacks").join(name).join(expression),
-                    format!(
-                        "callback `{name}` ({} `{expression}`) is not generated: neither its \
-                         payload's model nor a way to send or receive it",
-                        methods.join(", ")
-                    ),
-                );
-            }
-        }
-    }
-
     /// One operation, from its route: names, security, lifecycle,
     /// parameters, body and responses, each lowered by its own pass. In a
     /// lenient run an operation that cannot be expressed is left out.
-    fn operation(&mut self, route: &Route<'a>, names: &mut OperationNames) -> Option<Operation> {
+    pub(super) fn operation(
+        &mut self,
+        route: &Route<'a>,
+        names: &mut OperationNames,
+    ) -> Option<Operation> {
         let (id, op, at) = (route.id.as_str(), route.op, &route.at);
         let errors_before = self.errors.len();
-        let type_name = names.types.unique(sanitize(id, Case::Pascal));
+        let type_name = names
+            .types
+            .unique(sanitize(id, Case::Pascal) + route.type_suffix);
         let fn_name = names.fns.unique(sanitize(id, Case::Snake));
         let const_name = names.consts.unique(sanitize(id, Case::ScreamingSnake));
         let security = match &op.security {
@@ -210,10 +159,10 @@ impl<'a> Lowerer<'a> {
         };
         let responses = self.responses(route, &type_name);
         let paging = self.paging(route, &params, &responses);
-        self.note_callbacks(op, at);
         if self.skip_since(errors_before, &format!("operation `{id}`")) {
             return None;
         }
+        self.declare_callbacks(id, op, at);
         Some(Operation {
             id: id.to_string(),
             fn_name,
@@ -245,6 +194,7 @@ impl<'a> Lowerer<'a> {
                 .unwrap_or(false),
             same_responses_as: None,
             lifecycle_problems: lifecycle.problems,
+            signed: false,
         })
     }
 }
@@ -256,14 +206,20 @@ pub(super) struct Route<'a> {
     pub id: String,
     /// As a request names it: `GET`, `QUERY`, `LINK`.
     pub method: String,
-    pub path: &'a str,
+    pub path: String,
+    /// Where its path item stands (`/paths/~1pets`, `/webhooks/newPet`).
+    pub item_at: Pointer,
     pub path_params: &'a [ReferenceOr<Parameter>],
     pub op: &'a openapiv3::Operation,
     pub at: Pointer,
+    /// What its request and response types' prefix ends with: `Webhook`
+    /// for a webhook's, so that its inline payload's model is not taken
+    /// for an operation's.
+    pub type_suffix: &'static str,
 }
 
 /// The names handed out to operations, each unique in its own namespace.
-struct OperationNames {
+pub(super) struct OperationNames {
     /// Request and response type prefixes.
     types: Namer,
     /// Trait methods and handlers.

@@ -22,7 +22,7 @@ impl<'a> Lowerer<'a> {
         names: &mut Namer,
     ) -> Vec<Param> {
         let at = &route.at;
-        let path_at = Pointer::root().join("paths").join(route.path);
+        let path_at = &route.item_at;
         let path_level = route
             .path_params
             .iter()
@@ -53,7 +53,7 @@ impl<'a> Lowerer<'a> {
             .into_iter()
             .filter_map(|(pat, param)| self.param(param, &pat, type_name, names))
             .collect();
-        for segment in path_template_names(route.path) {
+        for segment in path_template_names(&route.path) {
             if params
                 .iter()
                 .any(|p| p.location == ParamLocation::Path && p.wire == segment)

@@ -55,6 +55,7 @@ pub(super) fn groups(doc: &OpenAPI, mut ops: Vec<Operation>) -> (Vec<Operation>,
             feature: features.unique(feature),
             group,
             doc,
+            summary: None,
         });
     }
     (ops, traits)

@@ -5,6 +5,31 @@
 
 use super::runtime;
 
+/// The webhooks the API sends to its subscribers (OpenAPI 3.1
+/// `webhooks`): no route serves them; each payload is a model.
+pub const WEBHOOKS: &[runtime::Webhook] = &[
+    runtime::Webhook {
+        name: "changed",
+        method: "POST",
+        id: "changed",
+        summary: None,
+        deprecated: false,
+        payload: None,
+        path: "/",
+        signed: false,
+    },
+    runtime::Webhook {
+        name: "changed",
+        method: "POST",
+        id: "changed2",
+        summary: None,
+        deprecated: false,
+        payload: None,
+        path: "/changed2",
+        signed: false,
+    },
+];
+
 /// The spec's `info.title`.
 pub const TITLE: &str = "references anywhere";
 

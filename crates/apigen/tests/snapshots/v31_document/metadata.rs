@@ -14,6 +14,8 @@ pub const WEBHOOKS: &[runtime::Webhook] = &[runtime::Webhook {
     summary: Some("A booking was made."),
     deprecated: false,
     payload: Some("Booking"),
+    path: "/newBooking",
+    signed: false,
 }];
 
 /// The spec's `info.title`.

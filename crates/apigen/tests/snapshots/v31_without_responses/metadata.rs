@@ -14,6 +14,8 @@ pub const WEBHOOKS: &[runtime::Webhook] = &[runtime::Webhook {
     summary: None,
     deprecated: false,
     payload: Some("NewThingWebhookBody"),
+    path: "/newThing",
+    signed: false,
 }];
 
 /// The spec's `info.title`.
