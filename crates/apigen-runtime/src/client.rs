@@ -146,6 +146,8 @@ pub struct Core {
     warned: Arc<Mutex<HashSet<&'static str>>>,
     /// How requests are signed, when they are (a webhook sender's).
     signing: Option<Arc<Signing>>,
+    /// The most of an answer's body read (see [`Core::set_answer_limit`]).
+    answer_limit: Option<usize>,
 }
 
 /// A webhook sender's signing: the endpoint's secret, and the message id
@@ -175,6 +177,7 @@ impl Core {
             strict: false,
             warned: Arc::default(),
             signing: None,
+            answer_limit: None,
         })
     }
 
@@ -210,6 +213,18 @@ impl Core {
         self.base
             .join(url)
             .map_err(|e| ClientError::Url(format!("{url}: {e}")))
+    }
+
+    /// Reads at most `limit` bytes of an answer's body; the rest is left
+    /// unread and the connection closed. For a sender to a URL it does
+    /// not trust (a webhook's): its answer's status is what counts.
+    pub fn set_answer_limit(&mut self, limit: Option<usize>) {
+        self.answer_limit = limit;
+    }
+
+    /// The limit [`Core::set_answer_limit`] set.
+    pub(crate) fn answer_limit(&self) -> Option<usize> {
+        self.answer_limit
     }
 
     /// Signs every request as Standard Webhooks say: `webhook-id` is
@@ -249,7 +264,12 @@ impl Core {
     /// Sends a call, retrying as the policy allows, and returns the answer,
     /// whatever its status.
     pub async fn send(&self, call: Call) -> Result<Answer, ClientError> {
-        Answer::read(self.open_response(&call).await?, self.strict).await
+        Answer::read(
+            self.open_response(&call).await?,
+            self.strict,
+            self.answer_limit,
+        )
+        .await
     }
 
     /// Sends a call as [`Core::send`] does; a stream (a success sent as
@@ -259,7 +279,7 @@ impl Core {
     pub async fn open(&self, call: Call) -> Result<Answer, ClientError> {
         let response = self.open_response(&call).await?;
         if !super::reading::is_stream(&response) {
-            return Answer::read(response, self.strict).await;
+            return Answer::read(response, self.strict, self.answer_limit).await;
         }
         let (status, headers) = (response.status().as_u16(), response.headers().clone());
         let live = super::reading::Live {
@@ -848,17 +868,33 @@ impl Answer {
         super::EventStream::answered(from, read, body, framing)
     }
 
+    /// The answer of `response`, its body read whole, or its first
+    /// `limit` bytes.
     pub(crate) async fn read(
-        response: reqwest::Response,
+        mut response: reqwest::Response,
         strict: bool,
+        limit: Option<usize>,
     ) -> Result<Answer, ClientError> {
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let body = response
-            .bytes()
-            .await
-            .map_err(ClientError::Transport)?
-            .to_vec();
+        let body = match limit {
+            None => response
+                .bytes()
+                .await
+                .map_err(ClientError::Transport)?
+                .to_vec(),
+            Some(limit) => {
+                let mut body = Vec::new();
+                while body.len() < limit {
+                    match response.chunk().await.map_err(ClientError::Transport)? {
+                        Some(chunk) => body.extend_from_slice(&chunk),
+                        None => break,
+                    }
+                }
+                body.truncate(limit);
+                body
+            }
+        };
         Ok(Answer {
             status,
             headers,

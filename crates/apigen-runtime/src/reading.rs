@@ -195,14 +195,17 @@ async fn step<T, R>(mut s: State<T, R>) -> Option<(Result<Event<T>, StreamError<
                     }
                     Ok(response) => {
                         // Not a stream: the typed answer ends it.
-                        let error = match Answer::read(response, core.is_strict()).await {
-                            Ok(answer) => match s.read.map(|read| read(answer)) {
-                                Some(Ok(reply)) => StreamError::Answered(Box::new(reply)),
-                                Some(Err(e)) => StreamError::Client(e),
-                                None => return None,
-                            },
-                            Err(e) => StreamError::Client(e),
-                        };
+                        let error =
+                            match Answer::read(response, core.is_strict(), core.answer_limit())
+                                .await
+                            {
+                                Ok(answer) => match s.read.map(|read| read(answer)) {
+                                    Some(Ok(reply)) => StreamError::Answered(Box::new(reply)),
+                                    Some(Err(e)) => StreamError::Client(e),
+                                    None => return None,
+                                },
+                                Err(e) => StreamError::Client(e),
+                            };
                         return Some((Err(error), s));
                     }
                     Err(e) => {

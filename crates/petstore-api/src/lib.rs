@@ -142,7 +142,7 @@ pub use generated::glue;
 pub use generated::mock;
 #[cfg(feature = "server")]
 pub use generated::server;
-pub use generated::{metadata, models, operations, runtime, DOCS_HTML};
+pub use generated::{metadata, models, operations, runtime, webhooks, DOCS_HTML};
 
 /// The user's guide (`docs/src`, an mdBook): its Rust examples compile,
 /// and run where they are not marked `no_run`, as this crate's doc tests.

@@ -40,6 +40,8 @@ pub struct Settings {
     pub metrics_listen: Option<Listen>,
     /// What a client may take: deadlines and header size.
     pub client_limits: ClientLimits,
+    /// How webhooks are delivered.
+    pub webhooks: crate::webhooks::WebhookSettings,
 }
 
 /// Where a server listens: an address to bind (`HOST:PORT`; port 0 picks a
@@ -101,12 +103,15 @@ impl Shared {
     /// reference page cannot be served (see [`DocsHeaders::of`]).
     pub fn new(settings: &Settings) -> std::io::Result<Self> {
         let docs = DocsHeaders::of(petstore_api::DOCS_HTML).map_err(std::io::Error::other)?;
+        let feed = Feed::start(settings.db.clone());
+        crate::webhooks::start(settings.db.clone(), &feed, settings.webhooks.clone());
         Ok(Shared {
             state: web::Data::new(PetStore {
                 db: settings.db.clone(),
                 clock: settings.clock.clone(),
-                feed: Feed::start(settings.db.clone()),
+                feed,
                 stream_keep_alive: settings.client_limits.stream_keep_alive,
+                webhooks_allow_private: settings.webhooks.allow_private,
             }),
             limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),

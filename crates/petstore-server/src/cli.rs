@@ -116,6 +116,18 @@ pub struct ServeArgs {
         value_parser = clap::value_parser!(u32).range(1024..=65536)
     )]
     pub max_header_bytes: u32,
+    /// When failed webhook deliveries are retried: comma-separated waits
+    /// (`5s,5m,30m`); after the last, the endpoint is disabled.
+    #[arg(
+        long,
+        env = "PETSTORE_WEBHOOK_RETRY_SCHEDULE",
+        default_value = "5s,5m,30m,2h,5h,10h,10h"
+    )]
+    pub webhook_retry_schedule: crate::webhooks::Schedule,
+    /// Let webhook URLs name loopback and private addresses (for tests, and
+    /// for receivers on the same network).
+    #[arg(long, env = "PETSTORE_WEBHOOKS_ALLOW_PRIVATE", default_value_t = false)]
+    pub webhooks_allow_private: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -250,6 +262,10 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
             stream_keep_alive: args.stream_keep_alive,
             body_timeout: args.body_timeout,
             max_header_bytes: args.max_header_bytes as usize,
+        },
+        webhooks: crate::webhooks::WebhookSettings {
+            schedule: args.webhook_retry_schedule,
+            allow_private: args.webhooks_allow_private,
         },
     })
     .map_err(|e| e.to_string())?;

@@ -86,6 +86,8 @@ struct Inner {
     /// Subscribers dropped for falling behind (a counter, for tests and
     /// metrics).
     dropped: AtomicU64,
+    /// The last id handed out, for those woken by new events (webhooks).
+    newest: tokio::sync::watch::Sender<i64>,
 }
 
 #[derive(Default)]
@@ -142,6 +144,7 @@ impl Feed {
                 state: Mutex::default(),
                 next_id: AtomicU64::new(0),
                 dropped: AtomicU64::new(0),
+                newest: tokio::sync::watch::Sender::new(0),
             }),
         };
         // The hub and the listener run on a thread of their own: neither the
@@ -197,6 +200,13 @@ impl Feed {
     /// Streams open on this instance.
     pub fn subscribers(&self) -> usize {
         lock(&self.inner.state).subscribers.len()
+    }
+
+    /// The last event id handed out, changing as new events are: what the
+    /// webhooks dispatcher waits on. It ends (`changed` fails) with the
+    /// feed.
+    pub fn newest(&self) -> tokio::sync::watch::Receiver<i64> {
+        self.inner.newest.subscribe()
     }
 
     /// Subscribers dropped since start for falling behind.
@@ -359,6 +369,7 @@ impl Feed {
             }
         }
         state.position = Some(last);
+        self.inner.newest.send_replace(last);
     }
 }
 

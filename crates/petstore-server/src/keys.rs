@@ -50,6 +50,15 @@ impl Plan {
         }
     }
 
+    /// The webhook endpoints a key may hold.
+    pub fn max_webhooks(self) -> usize {
+        match self {
+            Plan::Free => 2,
+            Plan::Pro => 10,
+            Plan::Business | Plan::Enterprise => 50,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Plan::Free => "free",

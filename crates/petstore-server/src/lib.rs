@@ -21,6 +21,7 @@ pub mod request_log;
 mod rounds;
 pub mod service;
 pub mod store;
+pub mod webhooks;
 
 /// A mutex's guard. The server's mutexes guard caches and counters, which a
 /// panic while one was held leaves at worst stale, so a poisoned mutex is

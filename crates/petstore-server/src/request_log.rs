@@ -152,6 +152,7 @@ mod tests {
             trusted_proxies: TrustedProxies::default(),
             metrics_listen: None,
             client_limits: ClientLimits::default(),
+            webhooks: Default::default(),
         })
         .unwrap();
         let service = actix_web::test::init_service(app(&shared)).await;

@@ -32,6 +32,8 @@ pub struct PetStore {
     pub feed: Feed,
     /// How long an event stream stays silent before a comment goes out.
     pub stream_keep_alive: std::time::Duration,
+    /// Webhook URLs may name loopback and private addresses.
+    pub webhooks_allow_private: bool,
 }
 
 impl std::fmt::Debug for PetStore {
@@ -439,6 +441,140 @@ impl Store for PetStore {
             .await?;
         Ok(UpdateInventoryResponse::Ok {
             body: item,
+            x_api_stability: None,
+        })
+    }
+}
+
+/// The key a request was made with: the gate attaches it to every
+/// operation that needs one, as the webhooks' do.
+fn caller(context: &RequestContext) -> Result<KeyInfo> {
+    context
+        .extension::<KeyInfo>()
+        .ok_or_else(|| ApiError::Internal("no API key attached to a keyed operation".into()).into())
+}
+
+/// A new endpoint's signing secret: `whsec_` and 32 random bytes in base64.
+fn webhook_secret() -> std::result::Result<String, ApiError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApiError::Internal(format!("no random bytes for a secret: {e}").into()))?;
+    let secret = petstore_api::runtime::WebhookSecret::from_bytes(bytes.to_vec())
+        .ok_or_else(|| ApiError::Internal("an empty secret".into()))?;
+    Ok(secret.expose())
+}
+
+impl Webhooks for PetStore {
+    async fn list_webhooks(
+        &self,
+        request: ListWebhooksRequest,
+        context: RequestContext,
+    ) -> Result<ListWebhooksResponse> {
+        let key = caller(&context)?;
+        let listed = self
+            .db
+            .list_webhooks(key.id, page(request.limit, request.after))
+            .await?;
+        let link = next_link(
+            &listed,
+            metadata::LIST_WEBHOOKS,
+            request.limit,
+            |w| w.id,
+            &[],
+        );
+        Ok(ListWebhooksResponse::Ok {
+            body: listed.items,
+            link,
+            x_api_stability: None,
+        })
+    }
+
+    async fn create_webhook(
+        &self,
+        request: CreateWebhookRequest,
+        context: RequestContext,
+    ) -> Result<CreateWebhookResponse> {
+        let key = caller(&context)?;
+        crate::webhooks::check_url(&request.body.url, self.webhooks_allow_private)
+            .await
+            .map_err(|message| ApiError::Unprocessable {
+                code: "validation_failed",
+                message,
+            })?;
+        let idem = self.idempotency(
+            &context,
+            request.idempotency_key.as_ref(),
+            metadata::CREATE_WEBHOOK.id,
+            &request.body,
+        );
+        let new = request.body;
+        let endpoint = crate::store::webhooks::NewEndpoint {
+            key_id: key.id,
+            url: new.url,
+            events: new.events,
+            description: new.description,
+            secret: webhook_secret()?,
+            max_endpoints: key.plan.max_webhooks(),
+        };
+        let created = self
+            .db
+            .create_webhook(endpoint, (self.clock)(), idem.as_ref())
+            .await?;
+        Ok(CreateWebhookResponse::Created {
+            location: location(metadata::GET_WEBHOOK, created.id),
+            body: created,
+            x_api_stability: None,
+        })
+    }
+
+    async fn get_webhook(
+        &self,
+        request: GetWebhookRequest,
+        context: RequestContext,
+    ) -> Result<GetWebhookResponse> {
+        let key = caller(&context)?;
+        Ok(GetWebhookResponse::Ok {
+            body: self.db.webhook(key.id, request.webhook_id).await?,
+            x_api_stability: None,
+        })
+    }
+
+    async fn delete_webhook(
+        &self,
+        request: DeleteWebhookRequest,
+        context: RequestContext,
+    ) -> Result<DeleteWebhookResponse> {
+        let key = caller(&context)?;
+        self.db.delete_webhook(key.id, request.webhook_id).await?;
+        Ok(DeleteWebhookResponse::NoContent {
+            x_api_stability: None,
+        })
+    }
+
+    async fn list_webhook_deliveries(
+        &self,
+        request: ListWebhookDeliveriesRequest,
+        context: RequestContext,
+    ) -> Result<ListWebhookDeliveriesResponse> {
+        let key = caller(&context)?;
+        let listed = self
+            .db
+            .list_webhook_deliveries(
+                key.id,
+                request.webhook_id,
+                page(request.limit, request.after),
+            )
+            .await?;
+        let link = next_link(
+            &listed,
+            metadata::LIST_WEBHOOK_DELIVERIES,
+            request.limit,
+            |d| d.id,
+            &[],
+        );
+        Ok(ListWebhookDeliveriesResponse::Ok {
+            body: listed.items,
+            link,
             x_api_stability: None,
         })
     }

@@ -108,6 +108,19 @@ pub fn head(api: &Api, whole: bool) -> TokenStream {
             ],
         )
     };
+    // A sender's receivers are not trusted: their answers' bodies are
+    // read only so far.
+    let answer_limit = (!whole).then(|| {
+        let method = ident(&names.unique("with_answer_limit".to_string()));
+        quote! {
+            /// Reads at most `limit` bytes of a receiver's answer; the rest
+            /// is left unread. Its status is what a delivery's outcome is.
+            pub fn #method(mut self, limit: usize) -> Self {
+                self.core.set_answer_limit(Some(limit));
+                self
+            }
+        }
+    });
     let signing = api.operations.iter().any(|op| op.signed).then(|| {
         let method = ident(&names.unique("signed".to_string()));
         quote! {
@@ -181,6 +194,7 @@ pub fn head(api: &Api, whole: bool) -> TokenStream {
                 self
             }
 
+            #answer_limit
             #signing
             #(#setters)*
         }

@@ -13,7 +13,8 @@ pub use super::glue::Rejections;
 /// (`Router::nest`) to serve under a base path.
 pub fn router<S>(service: Arc<S>) -> ::axum::Router
 where
-    S: operations::Pets + operations::Store + Rejections + Send + Sync + 'static,
+    S: operations::Pets + operations::Store + operations::Webhooks + Rejections + Send
+        + Sync + 'static,
 {
     router_with(service, runtime::axum::Identity::new())
 }
@@ -29,7 +30,8 @@ pub fn router_with<S>(
     layer: impl runtime::axum::Layer,
 ) -> ::axum::Router
 where
-    S: operations::Pets + operations::Store + Rejections + Send + Sync + 'static,
+    S: operations::Pets + operations::Store + operations::Webhooks + Rejections + Send
+        + Sync + 'static,
 {
     let router = ::axum::Router::new();
     let router = router
@@ -99,6 +101,25 @@ where
                 &service,
                 &layer,
                 [runtime::axum::serve(metadata::WATCH_STORE, glue::watch_store::<S>)],
+                <S as Rejections>::reject,
+            ),
+        );
+    let router = router
+        .route(
+            "/webhooks",
+            runtime::axum::resource(
+                &service,
+                &layer,
+                [
+                    runtime::axum::serve(
+                        metadata::LIST_WEBHOOKS,
+                        glue::list_webhooks::<S>,
+                    ),
+                    runtime::axum::serve(
+                        metadata::CREATE_WEBHOOK,
+                        glue::create_webhook::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
@@ -177,6 +198,37 @@ where
                     runtime::axum::serve(
                         metadata::UPDATE_INVENTORY,
                         glue::update_inventory::<S>,
+                    ),
+                ],
+                <S as Rejections>::reject,
+            ),
+        );
+    let router = router
+        .route(
+            "/webhooks/{webhookId}",
+            runtime::axum::resource(
+                &service,
+                &layer,
+                [
+                    runtime::axum::serve(metadata::GET_WEBHOOK, glue::get_webhook::<S>),
+                    runtime::axum::serve(
+                        metadata::DELETE_WEBHOOK,
+                        glue::delete_webhook::<S>,
+                    ),
+                ],
+                <S as Rejections>::reject,
+            ),
+        );
+    let router = router
+        .route(
+            "/webhooks/{webhookId}/deliveries",
+            runtime::axum::resource(
+                &service,
+                &layer,
+                [
+                    runtime::axum::serve(
+                        metadata::LIST_WEBHOOK_DELIVERIES,
+                        glue::list_webhook_deliveries::<S>,
                     ),
                 ],
                 <S as Rejections>::reject,

@@ -754,4 +754,248 @@ impl Client {
         };
         Ok(answer.reply(value))
     }
+
+    /// List webhook endpoints
+    ///
+    /// The calling key's webhook endpoints, without their secrets.
+    ///
+    /// `GET /webhooks` (operationId `listWebhooks`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    pub async fn list_webhooks(
+        &self,
+        request: operations::ListWebhooksRequest,
+    ) -> Result<runtime::Reply<operations::ListWebhooksResponse>, runtime::ClientError> {
+        let call = self.list_webhooks_call(request)?;
+        Self::list_webhooks_read(self.core.send(call).await?)
+    }
+
+    const LIST_WEBHOOKS_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
+
+    /// Every item of [`Self::list_webhooks`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
+    ///
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
+    pub fn list_webhooks_items(
+        &self,
+        request: operations::ListWebhooksRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<super::models::WebhookEndpoint, runtime::ClientError>,
+    > + '_ {
+        runtime::items(
+            &self.core,
+            self.list_webhooks_call(request),
+            &Self::LIST_WEBHOOKS_PAGING,
+        )
+    }
+
+    /// Every page of [`Self::list_webhooks`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
+    ///
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
+    pub fn list_webhooks_pages(
+        &self,
+        request: operations::ListWebhooksRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<
+            runtime::Reply<operations::ListWebhooksResponse>,
+            runtime::ClientError,
+        >,
+    > + '_ {
+        runtime::pages(
+            &self.core,
+            self.list_webhooks_call(request),
+            &Self::LIST_WEBHOOKS_PAGING,
+            Self::list_webhooks_read,
+        )
+    }
+
+    /// The call [`Self::list_webhooks`] sends.
+    fn list_webhooks_call(
+        &self,
+        request: operations::ListWebhooksRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::LIST_WEBHOOKS);
+        call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
+        Ok(call)
+    }
+
+    /// [`Self::list_webhooks`]'s typed response, read from its answer.
+    fn list_webhooks_read(
+        answer: runtime::Answer,
+    ) -> Result<runtime::Reply<operations::ListWebhooksResponse>, runtime::ClientError> {
+        answer.typed()
+    }
+
+    /// Subscribe a URL to the store's events
+    ///
+    /// Creates a webhook endpoint of the calling key: every event of the listed
+    /// types committed from now on is delivered to `url` as a `POST` of the
+    /// event's JSON (the `data` of the event stream), signed as Standard Webhooks
+    /// say (`webhook-id` is the event's id, the same on every retry;
+    /// `webhook-timestamp`; `webhook-signature`, an HMAC-SHA256 with the
+    /// endpoint's `secret`). The secret is in this answer only.
+    ///
+    /// A 2xx answer within 10 seconds is a success; anything else is retried,
+    /// by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with
+    /// jitter); after the last failure the endpoint is disabled, and says why.
+    /// Every attempt is listed under the endpoint's `deliveries`.
+    ///
+    /// `url` must be `http` or `https` and must not resolve to a loopback,
+    /// private, link-local or unique-local address (checked here, and again at
+    /// every delivery); redirects are not followed. A key holds at most 2
+    /// endpoints on the `free` plan, 10 on `pro` and 50 on any other. Each of
+    /// these refusals is a 422 `validation_failed`.
+    ///
+    /// `POST /webhooks` (operationId `createWebhook`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    pub async fn create_webhook(
+        &self,
+        request: operations::CreateWebhookRequest,
+    ) -> Result<runtime::Reply<operations::CreateWebhookResponse>, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::CREATE_WEBHOOK);
+        let idempotency_key = request
+            .idempotency_key
+            .clone()
+            .or_else(|| self.core.retries().then(runtime::new_idempotency_key));
+        if idempotency_key.is_some() {
+            call.resendable();
+        }
+        call.header("Idempotency-Key", &idempotency_key, runtime::Explode::No);
+        call.json_body(&request.body)?;
+        let answer = self.core.send(call).await?;
+        answer.typed()
+    }
+
+    /// Get a webhook endpoint
+    ///
+    /// The endpoint, without its secret; `enabled` is false once its deliveries failed for good, and `disabledReason` says why.
+    ///
+    /// `GET /webhooks/{webhookId}` (operationId `getWebhook`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    pub async fn get_webhook(
+        &self,
+        request: operations::GetWebhookRequest,
+    ) -> Result<runtime::Reply<operations::GetWebhookResponse>, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::GET_WEBHOOK);
+        call.path("webhookId", &request.webhook_id, runtime::Style::Simple, runtime::Explode::No);
+        let answer = self.core.send(call).await?;
+        answer.typed()
+    }
+
+    /// Delete a webhook endpoint
+    ///
+    /// Deletes the endpoint and its pending deliveries; an attempt in flight may still arrive.
+    ///
+    /// `DELETE /webhooks/{webhookId}` (operationId `deleteWebhook`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    pub async fn delete_webhook(
+        &self,
+        request: operations::DeleteWebhookRequest,
+    ) -> Result<runtime::Reply<operations::DeleteWebhookResponse>, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::DELETE_WEBHOOK);
+        call.path("webhookId", &request.webhook_id, runtime::Style::Simple, runtime::Explode::No);
+        let answer = self.core.send(call).await?;
+        answer.typed()
+    }
+
+    /// List a webhook endpoint's delivery attempts
+    ///
+    /// Every attempt to deliver an event to the endpoint, oldest first, with its result.
+    ///
+    /// `GET /webhooks/{webhookId}/deliveries` (operationId `listWebhookDeliveries`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    pub async fn list_webhook_deliveries(
+        &self,
+        request: operations::ListWebhookDeliveriesRequest,
+    ) -> Result<
+        runtime::Reply<operations::ListWebhookDeliveriesResponse>,
+        runtime::ClientError,
+    > {
+        let call = self.list_webhook_deliveries_call(request)?;
+        Self::list_webhook_deliveries_read(self.core.send(call).await?)
+    }
+
+    const LIST_WEBHOOK_DELIVERIES_PAGING: runtime::Paging = runtime::Paging {
+        next: runtime::Next::Link,
+        items: "",
+        has_more: None,
+        limit: Some("limit"),
+    };
+
+    /// Every item of [`Self::list_webhook_deliveries`], page after page: the next page is fetched when the stream is asked for an item past the last one fetched, through the client's retries (which honour `Retry-After`). The stream ends after the last page; an answer that is not a page ends it with `ClientError::NotAPage`, a cursor the server already gave with `ClientError::Paging`.
+    ///
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
+    pub fn list_webhook_deliveries_items(
+        &self,
+        request: operations::ListWebhookDeliveriesRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<super::models::WebhookDelivery, runtime::ClientError>,
+    > + '_ {
+        runtime::items(
+            &self.core,
+            self.list_webhook_deliveries_call(request),
+            &Self::LIST_WEBHOOK_DELIVERIES_PAGING,
+        )
+    }
+
+    /// Every page of [`Self::list_webhook_deliveries`] as its typed response (with the headers it came with, the rate limits among them), fetched as the stream is asked for them. A response that is not a page (a 429 the retries did not outlast, say) is the last item.
+    ///
+    /// Pages by the `Link` header's `rel="next"` URL, page size `limit`.
+    pub fn list_webhook_deliveries_pages(
+        &self,
+        request: operations::ListWebhookDeliveriesRequest,
+    ) -> impl runtime::Stream<
+        Item = Result<
+            runtime::Reply<operations::ListWebhookDeliveriesResponse>,
+            runtime::ClientError,
+        >,
+    > + '_ {
+        runtime::pages(
+            &self.core,
+            self.list_webhook_deliveries_call(request),
+            &Self::LIST_WEBHOOK_DELIVERIES_PAGING,
+            Self::list_webhook_deliveries_read,
+        )
+    }
+
+    /// The call [`Self::list_webhook_deliveries`] sends.
+    fn list_webhook_deliveries_call(
+        &self,
+        request: operations::ListWebhookDeliveriesRequest,
+    ) -> Result<runtime::Call, runtime::ClientError> {
+        runtime::Validate::validate(&request).map_err(runtime::ClientError::Invalid)?;
+        let mut call = runtime::Call::new(metadata::LIST_WEBHOOK_DELIVERIES);
+        call.path(
+            "webhookId",
+            &request.webhook_id,
+            runtime::Style::Simple,
+            runtime::Explode::No,
+        );
+        call.query("limit", &request.limit, runtime::Style::Form, runtime::Explode::Yes);
+        call.query("after", &request.after, runtime::Style::Form, runtime::Explode::Yes);
+        Ok(call)
+    }
+
+    /// [`Self::list_webhook_deliveries`]'s typed response, read from its answer.
+    fn list_webhook_deliveries_read(
+        answer: runtime::Answer,
+    ) -> Result<
+        runtime::Reply<operations::ListWebhookDeliveriesResponse>,
+        runtime::ClientError,
+    > {
+        answer.typed()
+    }
 }

@@ -455,3 +455,126 @@ pub(super) async fn watch_store<S: operations::Store + Rejections>(
         Err(rejection) => runtime::refuse::<operations::WatchStoreResponse>(rejection, reject),
     }
 }
+
+/// `GET /webhooks`
+pub(super) async fn list_webhooks<S: operations::Webhooks + Rejections>(
+    service: Arc<S>,
+    context: runtime::RequestContext,
+    _payload: impl runtime::Payload,
+) -> runtime::Outgoing {
+    fn extract(
+        request: &runtime::RequestContext,
+    ) -> Result<operations::ListWebhooksRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListWebhooksRequest {
+            limit: query.one("limit")?.unwrap_or(20),
+            after: query.one("after")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&context) {
+        Ok(parsed) => runtime::answer(service.list_webhooks(parsed, context).await, reject),
+        Err(rejection) => runtime::refuse::<operations::ListWebhooksResponse>(rejection, reject),
+    }
+}
+
+/// `POST /webhooks`
+pub(super) async fn create_webhook<S: operations::Webhooks + Rejections>(
+    service: Arc<S>,
+    context: runtime::RequestContext,
+    payload: impl runtime::Payload,
+) -> runtime::Outgoing {
+    async fn extract(
+        request: &runtime::RequestContext,
+        payload: impl runtime::Payload,
+    ) -> Result<operations::CreateWebhookRequest, runtime::Rejection> {
+        let parsed = operations::CreateWebhookRequest {
+            idempotency_key: runtime::header(request, "Idempotency-Key")?,
+            body: runtime::json_body(request, payload, 65536)
+                .await?
+                .ok_or_else(runtime::missing_body)?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&context, payload).await {
+        Ok(parsed) => runtime::answer(service.create_webhook(parsed, context).await, reject),
+        Err(rejection) => runtime::refuse::<operations::CreateWebhookResponse>(rejection, reject),
+    }
+}
+
+/// `GET /webhooks/{webhookId}`
+pub(super) async fn get_webhook<S: operations::Webhooks + Rejections>(
+    service: Arc<S>,
+    context: runtime::RequestContext,
+    _payload: impl runtime::Payload,
+) -> runtime::Outgoing {
+    fn extract(
+        request: &runtime::RequestContext,
+    ) -> Result<operations::GetWebhookRequest, runtime::Rejection> {
+        let parsed = operations::GetWebhookRequest {
+            webhook_id: runtime::path(request, "webhookId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&context) {
+        Ok(parsed) => runtime::answer(service.get_webhook(parsed, context).await, reject),
+        Err(rejection) => runtime::refuse::<operations::GetWebhookResponse>(rejection, reject),
+    }
+}
+
+/// `DELETE /webhooks/{webhookId}`
+pub(super) async fn delete_webhook<S: operations::Webhooks + Rejections>(
+    service: Arc<S>,
+    context: runtime::RequestContext,
+    _payload: impl runtime::Payload,
+) -> runtime::Outgoing {
+    fn extract(
+        request: &runtime::RequestContext,
+    ) -> Result<operations::DeleteWebhookRequest, runtime::Rejection> {
+        let parsed = operations::DeleteWebhookRequest {
+            webhook_id: runtime::path(request, "webhookId")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&context) {
+        Ok(parsed) => runtime::answer(service.delete_webhook(parsed, context).await, reject),
+        Err(rejection) => runtime::refuse::<operations::DeleteWebhookResponse>(rejection, reject),
+    }
+}
+
+/// `GET /webhooks/{webhookId}/deliveries`
+pub(super) async fn list_webhook_deliveries<S: operations::Webhooks + Rejections>(
+    service: Arc<S>,
+    context: runtime::RequestContext,
+    _payload: impl runtime::Payload,
+) -> runtime::Outgoing {
+    fn extract(
+        request: &runtime::RequestContext,
+    ) -> Result<operations::ListWebhookDeliveriesRequest, runtime::Rejection> {
+        let query = runtime::Query::parse(request.query_string());
+        let parsed = operations::ListWebhookDeliveriesRequest {
+            webhook_id: runtime::path(request, "webhookId")?,
+            limit: query.one("limit")?.unwrap_or(20),
+            after: query.one("after")?,
+        };
+        runtime::Validate::validate(&parsed)?;
+        Ok(parsed)
+    }
+    let reject = |rejection| service.reject(rejection);
+    match extract(&context) {
+        Ok(parsed) => {
+            runtime::answer(service.list_webhook_deliveries(parsed, context).await, reject)
+        }
+        Err(rejection) => {
+            runtime::refuse::<operations::ListWebhookDeliveriesResponse>(rejection, reject)
+        }
+    }
+}

@@ -5,6 +5,19 @@
 
 use super::runtime;
 
+/// The webhooks the API sends to its subscribers (OpenAPI 3.1
+/// `webhooks`): no route serves them; each payload is a model.
+pub const WEBHOOKS: &[runtime::Webhook] = &[runtime::Webhook {
+    name: "storeEvent",
+    method: "POST",
+    id: "deliverStoreEvent",
+    summary: Some("An event of the store, delivered to a webhook endpoint"),
+    deprecated: false,
+    payload: Some("StoreEvent"),
+    path: "/",
+    signed: true,
+}];
+
 /// The spec's `info.title`.
 pub const TITLE: &str = "Pet Store API";
 
@@ -39,7 +52,7 @@ pub const DEFAULT_SECURITY: &[runtime::SecurityRequirement] = &[runtime::Securit
 
 /// Every operation, in the order of the spec. The constants below point
 /// into it, so an operation has one address.
-pub static OPERATIONS: [runtime::Operation; 18] = [
+pub static OPERATIONS: [runtime::Operation; 23] = [
     runtime::Operation {
         id: "listPets",
         method: "GET",
@@ -292,6 +305,76 @@ pub static OPERATIONS: [runtime::Operation; 18] = [
             schemes: &[("bearerAuth", &[])],
         }],
     },
+    runtime::Operation {
+        id: "listWebhooks",
+        method: "GET",
+        path: "/webhooks",
+        tag: "Webhooks",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
+    },
+    runtime::Operation {
+        id: "createWebhook",
+        method: "POST",
+        path: "/webhooks",
+        tag: "Webhooks",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
+    },
+    runtime::Operation {
+        id: "getWebhook",
+        method: "GET",
+        path: "/webhooks/{webhookId}",
+        tag: "Webhooks",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
+    },
+    runtime::Operation {
+        id: "deleteWebhook",
+        method: "DELETE",
+        path: "/webhooks/{webhookId}",
+        tag: "Webhooks",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
+    },
+    runtime::Operation {
+        id: "listWebhookDeliveries",
+        method: "GET",
+        path: "/webhooks/{webhookId}/deliveries",
+        tag: "Webhooks",
+        stability: runtime::Stability::Beta,
+        deprecated: false,
+        deprecated_since: None,
+        sunset: None,
+        successor: None,
+        security: &[runtime::SecurityRequirement {
+            schemes: &[("bearerAuth", &[])],
+        }],
+    },
 ];
 
 /// `GET /pets`
@@ -347,6 +430,21 @@ pub const UPDATE_INVENTORY: &runtime::Operation = &OPERATIONS[16];
 
 /// `GET /store/events`
 pub const WATCH_STORE: &runtime::Operation = &OPERATIONS[17];
+
+/// `GET /webhooks`
+pub const LIST_WEBHOOKS: &runtime::Operation = &OPERATIONS[18];
+
+/// `POST /webhooks`
+pub const CREATE_WEBHOOK: &runtime::Operation = &OPERATIONS[19];
+
+/// `GET /webhooks/{webhookId}`
+pub const GET_WEBHOOK: &runtime::Operation = &OPERATIONS[20];
+
+/// `DELETE /webhooks/{webhookId}`
+pub const DELETE_WEBHOOK: &runtime::Operation = &OPERATIONS[21];
+
+/// `GET /webhooks/{webhookId}/deliveries`
+pub const LIST_WEBHOOK_DELIVERIES: &runtime::Operation = &OPERATIONS[22];
 
 /// The operation with this operationId.
 pub fn by_id(id: &str) -> Option<&'static runtime::Operation> {

@@ -8,60 +8,77 @@ use actix_web::web;
 use runtime::mock::{Bounds, Field, Response, Schema, Spec, Status, Type, Variant};
 
 /// Every named type's schema, in the order of `models`.
-static TYPES: [Type; 17] = [
+static TYPES: [Type; 22] = [
     // 0: Category
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
         Field::optional("description", Schema::String(Bounds::NONE.max_length(500))),
     ])),
-    // 1: Error
+    // 1: CreatedWebhookEndpoint
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("url", Schema::String(Bounds::NONE)),
+        Field::required("events", Schema::Array(&Schema::Named(17), Bounds::NONE)),
+        Field::optional("description", Schema::String(Bounds::NONE)),
+        Field::required("enabled", Schema::Bool),
+        Field::optional("disabledReason", Schema::String(Bounds::NONE)),
+        Field::required("createdAt", Schema::DateTime),
+        Field::required("secret", Schema::String(Bounds::NONE.pattern("^whsec_[A-Za-z0-9+/=]+$"))),
+    ])),
+    // 2: Error
     Type::of(Schema::Object(&[
         Field::required("code", Schema::String(Bounds::NONE)),
         Field::required("message", Schema::String(Bounds::NONE)),
         Field::required("status", Schema::Integer(Bounds::NONE)),
     ])),
-    // 2: Id
+    // 3: Id
     Type::of(Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
-    // 3: InventoryEvent
+    // 4: InventoryEvent
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
-        Field::required("type", Schema::Named(15)),
+        Field::required("type", Schema::Named(17)),
         Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("stock", Schema::Integer(Bounds::NONE)),
-        Field::required("status", Schema::Named(12)),
+        Field::required("status", Schema::Named(14)),
         Field::required("occurredAt", Schema::DateTime),
     ])),
-    // 4: InventoryItem
+    // 5: InventoryItem
     Type::of(Schema::Object(&[
         Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("quantity", Schema::Integer(Bounds::NONE.minimum(0.0, false).maximum(1000000.0, false))),
-        Field::required("status", Schema::Named(12)),
+        Field::required("status", Schema::Named(14)),
     ])),
-    // 5: InventoryUpdate
+    // 6: InventoryUpdate
     Type::of(Schema::Object(&[
         Field::required("quantity", Schema::Integer(Bounds::NONE.minimum(0.0, false).maximum(1000000.0, false))),
     ])),
-    // 6: NewCategory
+    // 7: NewCategory
     Type::of(Schema::Object(&[
         Field::optional("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
         Field::optional("description", Schema::String(Bounds::NONE.max_length(500))),
     ])),
-    // 7: NewOrder
+    // 8: NewOrder
     Type::of(Schema::Object(&[
         Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("quantity", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(1000.0, false))),
         Field::optional("shipDate", Schema::DateTime),
     ])),
-    // 8: NewPet
+    // 9: NewPet
     Type::of(Schema::Object(&[
         Field::optional("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
         Field::required("categoryId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
-        Field::optional("status", Schema::Named(12)),
+        Field::optional("status", Schema::Named(14)),
     ])),
-    // 9: Order
+    // 10: NewWebhookEndpoint
+    Type::of(Schema::Object(&[
+        Field::required("url", Schema::String(Bounds::NONE.min_length(1).max_length(2048))).example("\"https://shop.example.com/hooks/store\""),
+        Field::required("events", Schema::Array(&Schema::Named(17), Bounds::NONE.min_items(1).max_items(4))),
+        Field::optional("description", Schema::String(Bounds::NONE.max_length(200))),
+    ])),
+    // 11: Order
     Type::of(Schema::Object(&[
         Field::optional("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::optional("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
@@ -69,42 +86,64 @@ static TYPES: [Type; 17] = [
         Field::optional("shipDate", Schema::DateTime),
         Field::optional("complete", Schema::Bool),
     ])),
-    // 10: OrderEvent
+    // 12: OrderEvent
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE)),
-        Field::required("type", Schema::Named(15)),
+        Field::required("type", Schema::Named(17)),
         Field::required("orderId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("petId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("quantity", Schema::Integer(Bounds::NONE)),
         Field::required("stock", Schema::Integer(Bounds::NONE)),
         Field::required("occurredAt", Schema::DateTime),
     ])),
-    // 11: Pet
+    // 13: Pet
     Type::of(Schema::Object(&[
         Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
         Field::required("name", Schema::String(Bounds::NONE.min_length(1).max_length(100))),
         Field::required("categoryId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
-        Field::optional("status", Schema::Named(12)),
+        Field::optional("status", Schema::Named(14)),
     ])),
-    // 12: PetStatus
+    // 14: PetStatus
     Type::of(Schema::Enum(&["available", "pending", "sold"])),
-    // 13: Pets
-    Type::of(Schema::Array(&Schema::Named(11), Bounds::NONE)),
-    // 14: StoreEvent
+    // 15: Pets
+    Type::of(Schema::Array(&Schema::Named(13), Bounds::NONE)),
+    // 16: StoreEvent
     Type::of(Schema::Union(Some("type"), &[
-        Variant::new(&["order.placed", "order.completed", "order.cancelled"], Schema::Named(10)),
-        Variant::new(&["inventory.changed"], Schema::Named(3)),
+        Variant::new(&["order.placed", "order.completed", "order.cancelled"], Schema::Named(12)),
+        Variant::new(&["inventory.changed"], Schema::Named(4)),
     ])),
-    // 15: StoreEventType
+    // 17: StoreEventType
     Type::of(Schema::Enum(&["order.placed", "order.completed", "order.cancelled", "inventory.changed"])),
-    // 16: XApiStability
+    // 18: WebhookDelivery
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("eventId", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("attempt", Schema::Integer(Bounds::NONE.minimum(1.0, false))),
+        Field::required("result", Schema::Named(19)),
+        Field::optional("status", Schema::Integer(Bounds::NONE)),
+        Field::optional("error", Schema::String(Bounds::NONE)),
+        Field::required("attemptedAt", Schema::DateTime),
+    ])),
+    // 19: WebhookDeliveryResult
+    Type::of(Schema::Enum(&["succeeded", "failed", "timed_out", "unreachable", "refused"])),
+    // 20: WebhookEndpoint
+    Type::of(Schema::Object(&[
+        Field::required("id", Schema::Integer(Bounds::NONE.minimum(1.0, false).maximum(9.223372036854776e18, false))),
+        Field::required("url", Schema::String(Bounds::NONE)),
+        Field::required("events", Schema::Array(&Schema::Named(17), Bounds::NONE)),
+        Field::optional("description", Schema::String(Bounds::NONE)),
+        Field::required("enabled", Schema::Bool),
+        Field::optional("disabledReason", Schema::String(Bounds::NONE)),
+        Field::required("createdAt", Schema::DateTime),
+    ])),
+    // 21: XApiStability
     Type::of(Schema::Enum(&["experimental", "beta"])),
 ];
 
 /// The document, as `runtime::mock` reads it.
 static SPEC: Spec = Spec {
     types: &TYPES,
-    error: Schema::Named(1),
+    error: Schema::Named(2),
     common_headers: &[
         ("X-RateLimit-Limit", false, Schema::Integer(Bounds::NONE)),
         ("X-RateLimit-Remaining", false, Schema::Integer(Bounds::NONE)),
@@ -117,97 +156,97 @@ static SPEC: Spec = Spec {
 /// The responses of `listPets`.
 static LIST_PETS: [Response; 8] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(11), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(13), Bounds::NONE))
         .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `createPet`.
 static CREATE_PET: [Response; 11] = [
     Response::new(Status::Code(201))
-        .body(Schema::Named(11))
+        .body(Schema::Named(13))
         .headers(&[("Location", true, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(408)).body(Schema::Named(1)),
-    Response::new(Status::Code(413)).body(Schema::Named(1)),
-    Response::new(Status::Code(415)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(408)).body(Schema::Named(2)),
+    Response::new(Status::Code(413)).body(Schema::Named(2)),
+    Response::new(Status::Code(415)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getPet`.
 static GET_PET: [Response; 10] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(11))
+        .body(Schema::Named(13))
         .headers(&[("Deprecation", false, Schema::String(Bounds::NONE)), ("Sunset", false, Schema::String(Bounds::NONE)), ("Link", false, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(410)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(410)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `replacePet`.
 static REPLACE_PET: [Response; 12] = [
-    Response::new(Status::Code(200)).body(Schema::Named(11)),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(408)).body(Schema::Named(1)),
-    Response::new(Status::Code(413)).body(Schema::Named(1)),
-    Response::new(Status::Code(415)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(200)).body(Schema::Named(13)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(408)).body(Schema::Named(2)),
+    Response::new(Status::Code(413)).body(Schema::Named(2)),
+    Response::new(Status::Code(415)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `deletePet`.
 static DELETE_PET: [Response; 10] = [
     Response::new(Status::Code(204)),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(409)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(409)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
@@ -216,16 +255,16 @@ static LIST_CATEGORIES: [Response; 8] = [
     Response::new(Status::Code(200))
         .body(Schema::Array(&Schema::Named(0), Bounds::NONE))
         .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
@@ -234,19 +273,19 @@ static CREATE_CATEGORY: [Response; 11] = [
     Response::new(Status::Code(201))
         .body(Schema::Named(0))
         .headers(&[("Location", true, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(408)).body(Schema::Named(1)),
-    Response::new(Status::Code(413)).body(Schema::Named(1)),
-    Response::new(Status::Code(415)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(408)).body(Schema::Named(2)),
+    Response::new(Status::Code(413)).body(Schema::Named(2)),
+    Response::new(Status::Code(415)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
@@ -254,208 +293,302 @@ static CREATE_CATEGORY: [Response; 11] = [
 static GET_CATEGORY: [Response; 9] = [
     Response::new(Status::Code(200))
         .body(Schema::Named(0))
-        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+        .headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `deleteCategory`.
 static DELETE_CATEGORY: [Response; 10] = [
-    Response::new(Status::Code(204)).headers(&[("X-API-Stability", false, Schema::Named(16))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(409)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(204)).headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(409)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `listOrders`.
 static LIST_ORDERS: [Response; 8] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(9), Bounds::NONE))
+        .body(Schema::Array(&Schema::Named(11), Bounds::NONE))
         .headers(&[("Link", false, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `placeOrder`.
 static PLACE_ORDER: [Response; 12] = [
     Response::new(Status::Code(201))
-        .body(Schema::Named(9))
+        .body(Schema::Named(11))
         .headers(&[("Location", true, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(408)).body(Schema::Named(1)),
-    Response::new(Status::Code(409)).body(Schema::Named(1)),
-    Response::new(Status::Code(413)).body(Schema::Named(1)),
-    Response::new(Status::Code(415)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(408)).body(Schema::Named(2)),
+    Response::new(Status::Code(409)).body(Schema::Named(2)),
+    Response::new(Status::Code(413)).body(Schema::Named(2)),
+    Response::new(Status::Code(415)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getOrder`.
 static GET_ORDER: [Response; 9] = [
-    Response::new(Status::Code(200)).body(Schema::Named(9)),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(200)).body(Schema::Named(11)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `cancelOrder`.
 static CANCEL_ORDER: [Response; 10] = [
     Response::new(Status::Code(204)),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(409)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(409)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `completeOrder`.
 static COMPLETE_ORDER: [Response; 9] = [
-    Response::new(Status::Code(200)).body(Schema::Named(9)),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+    Response::new(Status::Code(200)).body(Schema::Named(11)),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `listInventory`.
 static LIST_INVENTORY: [Response; 8] = [
     Response::new(Status::Code(200))
-        .body(Schema::Array(&Schema::Named(4), Bounds::NONE))
-        .headers(&[("X-API-Stability", false, Schema::Named(16)), ("Link", false, Schema::String(Bounds::NONE))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+        .body(Schema::Array(&Schema::Named(5), Bounds::NONE))
+        .headers(&[("X-API-Stability", false, Schema::Named(21)), ("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `getInventoryItem`.
 static GET_INVENTORY_ITEM: [Response; 9] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(4))
-        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+        .body(Schema::Named(5))
+        .headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `updateInventory`.
 static UPDATE_INVENTORY: [Response; 12] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(4))
-        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(404)).body(Schema::Named(1)),
-    Response::new(Status::Code(408)).body(Schema::Named(1)),
-    Response::new(Status::Code(413)).body(Schema::Named(1)),
-    Response::new(Status::Code(415)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+        .body(Schema::Named(5))
+        .headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(408)).body(Schema::Named(2)),
+    Response::new(Status::Code(413)).body(Schema::Named(2)),
+    Response::new(Status::Code(415)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
 /// The responses of `watchStore`.
 static WATCH_STORE: [Response; 9] = [
     Response::new(Status::Code(200))
-        .body(Schema::Named(14))
+        .body(Schema::Named(16))
         .stream("text/event-stream")
         .event_names(&["order.placed", "order.completed", "order.cancelled", "inventory.changed"])
-        .headers(&[("X-API-Stability", false, Schema::Named(16))]),
-    Response::new(Status::Code(400)).body(Schema::Named(1)),
-    Response::new(Status::Code(401)).body(Schema::Named(1)),
-    Response::new(Status::Code(410)).body(Schema::Named(1)),
-    Response::new(Status::Code(422)).body(Schema::Named(1)),
+        .headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(410)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
     Response::new(Status::Code(429))
-        .body(Schema::Named(1))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
-    Response::new(Status::Code(431)).body(Schema::Named(1)),
-    Response::new(Status::Code(500)).body(Schema::Named(1)),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
     Response::new(Status::Code(503))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+];
+
+/// The responses of `listWebhooks`.
+static LIST_WEBHOOKS: [Response; 8] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(20), Bounds::NONE))
+        .headers(&[("X-API-Stability", false, Schema::Named(21)), ("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+];
+
+/// The responses of `createWebhook`.
+static CREATE_WEBHOOK: [Response; 11] = [
+    Response::new(Status::Code(201))
         .body(Schema::Named(1))
+        .headers(&[("X-API-Stability", false, Schema::Named(21)), ("Location", true, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(408)).body(Schema::Named(2)),
+    Response::new(Status::Code(413)).body(Schema::Named(2)),
+    Response::new(Status::Code(415)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+];
+
+/// The responses of `getWebhook`.
+static GET_WEBHOOK: [Response; 9] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Named(20))
+        .headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+];
+
+/// The responses of `deleteWebhook`.
+static DELETE_WEBHOOK: [Response; 9] = [
+    Response::new(Status::Code(204)).headers(&[("X-API-Stability", false, Schema::Named(21))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+];
+
+/// The responses of `listWebhookDeliveries`.
+static LIST_WEBHOOK_DELIVERIES: [Response; 9] = [
+    Response::new(Status::Code(200))
+        .body(Schema::Array(&Schema::Named(18), Bounds::NONE))
+        .headers(&[("X-API-Stability", false, Schema::Named(21)), ("Link", false, Schema::String(Bounds::NONE))]),
+    Response::new(Status::Code(400)).body(Schema::Named(2)),
+    Response::new(Status::Code(401)).body(Schema::Named(2)),
+    Response::new(Status::Code(404)).body(Schema::Named(2)),
+    Response::new(Status::Code(422)).body(Schema::Named(2)),
+    Response::new(Status::Code(429))
+        .body(Schema::Named(2))
+        .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
+    Response::new(Status::Code(431)).body(Schema::Named(2)),
+    Response::new(Status::Code(500)).body(Schema::Named(2)),
+    Response::new(Status::Code(503))
+        .body(Schema::Named(2))
         .headers(&[("Retry-After", true, Schema::Integer(Bounds::NONE))]),
 ];
 
@@ -480,6 +613,11 @@ fn responses(id: &str) -> &'static [Response] {
         "getInventoryItem" => &GET_INVENTORY_ITEM,
         "updateInventory" => &UPDATE_INVENTORY,
         "watchStore" => &WATCH_STORE,
+        "listWebhooks" => &LIST_WEBHOOKS,
+        "createWebhook" => &CREATE_WEBHOOK,
+        "getWebhook" => &GET_WEBHOOK,
+        "deleteWebhook" => &DELETE_WEBHOOK,
+        "listWebhookDeliveries" => &LIST_WEBHOOK_DELIVERIES,
         _ => &[],
     }
 }
@@ -947,6 +1085,109 @@ impl operations::Store for MockService {
                 6 => operations::WatchStoreResponse::RequestHeaderFieldsTooLarge(mock.body()?),
                 7 => operations::WatchStoreResponse::InternalServerError(mock.body()?),
                 _ => operations::WatchStoreResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
+    }
+}
+
+impl operations::Webhooks for MockService {
+    async fn list_webhooks(
+        &self,
+        _request: operations::ListWebhooksRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::ListWebhooksResponse, operations::ErrorResponse> {
+        self.answer(&context, "listWebhooks", &LIST_WEBHOOKS, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListWebhooksResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)?, link: mock.header(1)? },
+                1 => operations::ListWebhooksResponse::BadRequest(mock.body()?),
+                2 => operations::ListWebhooksResponse::Unauthorized(mock.body()?),
+                3 => operations::ListWebhooksResponse::UnprocessableEntity(mock.body()?),
+                4 => operations::ListWebhooksResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                5 => operations::ListWebhooksResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                6 => operations::ListWebhooksResponse::InternalServerError(mock.body()?),
+                _ => operations::ListWebhooksResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
+    }
+
+    async fn create_webhook(
+        &self,
+        _request: operations::CreateWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::CreateWebhookResponse, operations::ErrorResponse> {
+        self.answer(&context, "createWebhook", &CREATE_WEBHOOK, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::CreateWebhookResponse::Created { body: mock.body()?, x_api_stability: mock.header(0)?, location: mock.header(1)? },
+                1 => operations::CreateWebhookResponse::BadRequest(mock.body()?),
+                2 => operations::CreateWebhookResponse::Unauthorized(mock.body()?),
+                3 => operations::CreateWebhookResponse::RequestTimeout(mock.body()?),
+                4 => operations::CreateWebhookResponse::PayloadTooLarge(mock.body()?),
+                5 => operations::CreateWebhookResponse::UnsupportedMediaType(mock.body()?),
+                6 => operations::CreateWebhookResponse::UnprocessableEntity(mock.body()?),
+                7 => operations::CreateWebhookResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                8 => operations::CreateWebhookResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                9 => operations::CreateWebhookResponse::InternalServerError(mock.body()?),
+                _ => operations::CreateWebhookResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
+    }
+
+    async fn get_webhook(
+        &self,
+        _request: operations::GetWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::GetWebhookResponse, operations::ErrorResponse> {
+        self.answer(&context, "getWebhook", &GET_WEBHOOK, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::GetWebhookResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)? },
+                1 => operations::GetWebhookResponse::BadRequest(mock.body()?),
+                2 => operations::GetWebhookResponse::Unauthorized(mock.body()?),
+                3 => operations::GetWebhookResponse::NotFound(mock.body()?),
+                4 => operations::GetWebhookResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::GetWebhookResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::GetWebhookResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::GetWebhookResponse::InternalServerError(mock.body()?),
+                _ => operations::GetWebhookResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
+    }
+
+    async fn delete_webhook(
+        &self,
+        _request: operations::DeleteWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::DeleteWebhookResponse, operations::ErrorResponse> {
+        self.answer(&context, "deleteWebhook", &DELETE_WEBHOOK, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::DeleteWebhookResponse::NoContent { x_api_stability: mock.header(0)? },
+                1 => operations::DeleteWebhookResponse::BadRequest(mock.body()?),
+                2 => operations::DeleteWebhookResponse::Unauthorized(mock.body()?),
+                3 => operations::DeleteWebhookResponse::NotFound(mock.body()?),
+                4 => operations::DeleteWebhookResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::DeleteWebhookResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::DeleteWebhookResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::DeleteWebhookResponse::InternalServerError(mock.body()?),
+                _ => operations::DeleteWebhookResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
+            })
+        })
+    }
+
+    async fn list_webhook_deliveries(
+        &self,
+        _request: operations::ListWebhookDeliveriesRequest,
+        context: runtime::RequestContext,
+    ) -> Result<operations::ListWebhookDeliveriesResponse, operations::ErrorResponse> {
+        self.answer(&context, "listWebhookDeliveries", &LIST_WEBHOOK_DELIVERIES, |mock| {
+            Ok(match mock.chosen() {
+                0 => operations::ListWebhookDeliveriesResponse::Ok { body: mock.body()?, x_api_stability: mock.header(0)?, link: mock.header(1)? },
+                1 => operations::ListWebhookDeliveriesResponse::BadRequest(mock.body()?),
+                2 => operations::ListWebhookDeliveriesResponse::Unauthorized(mock.body()?),
+                3 => operations::ListWebhookDeliveriesResponse::NotFound(mock.body()?),
+                4 => operations::ListWebhookDeliveriesResponse::UnprocessableEntity(mock.body()?),
+                5 => operations::ListWebhookDeliveriesResponse::TooManyRequests(operations::TooManyRequests { body: mock.body()?, retry_after: mock.header(0)? }),
+                6 => operations::ListWebhookDeliveriesResponse::RequestHeaderFieldsTooLarge(mock.body()?),
+                7 => operations::ListWebhookDeliveriesResponse::InternalServerError(mock.body()?),
+                _ => operations::ListWebhookDeliveriesResponse::ServiceUnavailable(operations::ServiceUnavailable { body: mock.body()?, retry_after: mock.header(0)? }),
             })
         })
     }

@@ -58,6 +58,7 @@ pub use apigen_runtime as runtime;
 
 #[cfg(feature = "server")]
 pub mod server;
+pub mod webhooks;
 
 /// The API's reference page: one self-contained HTML file, `docs.html`
 /// beside this module, generated from the same spec.

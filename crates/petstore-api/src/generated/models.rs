@@ -70,6 +70,132 @@ impl serde::Serialize for Category {
     }
 }
 
+/// A webhook endpoint just created, with its signing secret.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreatedWebhookEndpoint {
+    pub id: i64,
+    pub url: String,
+    pub events: Vec<StoreEventType>,
+    pub description: Option<String>,
+    /// False once a delivery failed after its last retry; nothing is delivered to it any more.
+    pub enabled: bool,
+    /// Why the endpoint was disabled.
+    pub disabled_reason: Option<String>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// The signing secret, `whsec_` and the base64 of 32 random bytes; shown only when the endpoint is created.
+    pub secret: String,
+}
+
+impl runtime::Record for CreatedWebhookEndpoint {
+    const NAME: &'static str = "CreatedWebhookEndpoint";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "url",
+        "events",
+        "description",
+        "enabled",
+        "disabledReason",
+        "createdAt",
+        "secret",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<String>,
+        Option<Vec<StoreEventType>>,
+        Option<String>,
+        Option<bool>,
+        Option<String>,
+        Option<chrono::DateTime<chrono::Utc>>,
+        Option<String>,
+    );
+
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            6 => runtime::fill(&mut slots.6, name, map),
+            _ => runtime::fill(&mut slots.7, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [
+            slots.0.is_none(),
+            slots.1.is_none(),
+            slots.4.is_none(),
+            slots.6.is_none(),
+            slots.7.is_none(),
+        ];
+        let (
+            Some(f0),
+            Some(f1),
+            Some(f4),
+            Some(f6),
+            Some(f7),
+        ) = (
+            slots.0,
+            slots.1,
+            slots.4,
+            slots.6,
+            slots.7,
+        ) else {
+            return Err(runtime::missing(&missing, &[
+                "id",
+                "url",
+                "enabled",
+                "createdAt",
+                "secret",
+            ]));
+        };
+        Ok(CreatedWebhookEndpoint {
+            id: f0,
+            url: f1,
+            events: runtime::required_list(slots.2, "events")?,
+            description: slots.3,
+            enabled: f4,
+            disabled_reason: slots.5,
+            created_at: f6,
+            secret: f7,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CreatedWebhookEndpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for CreatedWebhookEndpoint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "CreatedWebhookEndpoint", 8);
+        out.field("id", &self.id);
+        out.field("url", &self.url);
+        out.field("events", &self.events);
+        out.optional("description", &self.description);
+        out.field("enabled", &self.enabled);
+        out.optional("disabledReason", &self.disabled_reason);
+        out.field("createdAt", &self.created_at);
+        out.field("secret", &self.secret);
+        out.end()
+    }
+}
+
 /// The body of every error response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
@@ -253,6 +379,20 @@ impl serde::Serialize for InventoryEvent {
         out.field("status", &self.status);
         out.field("occurredAt", &self.occurred_at);
         out.end()
+    }
+}
+
+impl runtime::Validate for InventoryEvent {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "petId",
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
     }
 }
 
@@ -644,6 +784,85 @@ impl runtime::Validate for NewPet {
     }
 }
 
+/// A URL to deliver the store's events to, and which.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewWebhookEndpoint {
+    /// Where events are delivered (`http` or `https`).
+    pub url: String,
+    /// The event types to deliver.
+    pub events: Vec<StoreEventType>,
+    /// What the endpoint is for.
+    pub description: Option<String>,
+}
+
+impl runtime::Record for NewWebhookEndpoint {
+    const NAME: &'static str = "NewWebhookEndpoint";
+    const FIELDS: &'static [&'static str] = &["url", "events", "description"];
+    const OTHERS: runtime::Others = runtime::Others::Deny;
+    type Slots = (Option<String>, Option<Vec<StoreEventType>>, Option<String>);
+
+    fn slots() -> Self::Slots {
+        (None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let Some(f0) = slots.0 else {
+            return Err(serde::de::Error::missing_field("url"));
+        };
+        Ok(NewWebhookEndpoint {
+            url: f0,
+            events: runtime::required_list(slots.1, "events")?,
+            description: slots.2,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NewWebhookEndpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for NewWebhookEndpoint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "NewWebhookEndpoint", 3);
+        out.field("url", &self.url);
+        out.field("events", &self.events);
+        out.optional("description", &self.description);
+        out.end()
+    }
+}
+
+impl runtime::Validate for NewWebhookEndpoint {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within("url", runtime::check_length(&self.url, Some(1), Some(2048)))?;
+        runtime::within("events", runtime::check_items(Vec::len(&self.events), Some(1), Some(4)))?;
+        runtime::within(
+            "description",
+            runtime::check_some(
+                &self.description,
+                |value| runtime::check_length(value, None, Some(200)),
+            ),
+        )?;
+        Ok(())
+    }
+}
+
 /// An order for a pet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Order {
@@ -848,6 +1067,28 @@ impl serde::Serialize for OrderEvent {
         out.field("stock", &self.stock);
         out.field("occurredAt", &self.occurred_at);
         out.end()
+    }
+}
+
+impl runtime::Validate for OrderEvent {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "orderId",
+            runtime::check_range(
+                &self.order_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        runtime::within(
+            "petId",
+            runtime::check_range(
+                &self.pet_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
     }
 }
 
@@ -1069,6 +1310,15 @@ impl<'de> serde::Deserialize<'de> for StoreEvent {
     }
 }
 
+impl runtime::Validate for StoreEvent {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        match self {
+            Self::OrderEvent(value) => runtime::Validate::validate(value),
+            Self::InventoryEvent(value) => runtime::Validate::validate(value),
+        }
+    }
+}
+
 /// What a store event reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreEventType {
@@ -1173,6 +1423,333 @@ impl<'de> serde::Deserialize<'de> for StoreEventType {
         deserializer: D,
     ) -> Result<Self, D::Error> {
         runtime::read_enum(deserializer)
+    }
+}
+
+/// One attempt to deliver an event to a webhook endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhookDelivery {
+    pub id: i64,
+    pub event_id: i64,
+    /// 1 for the first attempt, 2 for the first retry, and so on.
+    pub attempt: i32,
+    pub result: WebhookDeliveryResult,
+    /// The receiver's HTTP status, when it answered.
+    pub status: Option<i32>,
+    /// What went wrong, when the attempt failed.
+    pub error: Option<String>,
+    pub attempted_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl runtime::Record for WebhookDelivery {
+    const NAME: &'static str = "WebhookDelivery";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "eventId",
+        "attempt",
+        "result",
+        "status",
+        "error",
+        "attemptedAt",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<i64>,
+        Option<i32>,
+        Option<WebhookDeliveryResult>,
+        Option<i32>,
+        Option<String>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    );
+
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            _ => runtime::fill(&mut slots.6, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [
+            slots.0.is_none(),
+            slots.1.is_none(),
+            slots.2.is_none(),
+            slots.3.is_none(),
+            slots.6.is_none(),
+        ];
+        let (
+            Some(f0),
+            Some(f1),
+            Some(f2),
+            Some(f3),
+            Some(f6),
+        ) = (
+            slots.0,
+            slots.1,
+            slots.2,
+            slots.3,
+            slots.6,
+        ) else {
+            return Err(runtime::missing(&missing, &[
+                "id",
+                "eventId",
+                "attempt",
+                "result",
+                "attemptedAt",
+            ]));
+        };
+        Ok(WebhookDelivery {
+            id: f0,
+            event_id: f1,
+            attempt: f2,
+            result: f3,
+            status: slots.4,
+            error: slots.5,
+            attempted_at: f6,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WebhookDelivery {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for WebhookDelivery {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "WebhookDelivery", 7);
+        out.field("id", &self.id);
+        out.field("eventId", &self.event_id);
+        out.field("attempt", &self.attempt);
+        out.field("result", &self.result);
+        out.optional("status", &self.status);
+        out.optional("error", &self.error);
+        out.field("attemptedAt", &self.attempted_at);
+        out.end()
+    }
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WebhookDeliveryResult {
+    /// `succeeded`
+    Succeeded,
+    /// `failed`
+    Failed,
+    /// `timed_out`
+    TimedOut,
+    /// `unreachable`
+    Unreachable,
+    /// `refused`
+    Refused,
+    /// A value the spec does not list, as it was read: a newer server's,
+    /// which a client keeps. A server refuses one in a request and cannot
+    /// send one.
+    Unknown(runtime::Unknown),
+}
+
+impl WebhookDeliveryResult {
+    /// Every value the spec lists, in its order.
+    pub const ALL: [Self; 5] = [
+        Self::Succeeded,
+        Self::Failed,
+        Self::TimedOut,
+        Self::Unreachable,
+        Self::Refused,
+    ];
+
+    /// The value as it is written on the wire.
+    pub fn as_str(&self) -> &str {
+        runtime::StringEnum::wire(self)
+    }
+}
+
+impl runtime::StringEnum for WebhookDeliveryResult {
+    const NAME: &'static str = "WebhookDeliveryResult";
+    const WIRE: &'static [&'static str] = &[
+        "succeeded",
+        "failed",
+        "timed_out",
+        "unreachable",
+        "refused",
+    ];
+
+    fn known(index: usize) -> Self {
+        Self::ALL[index].clone()
+    }
+
+    fn unknown(value: runtime::Unknown) -> Self {
+        Self::Unknown(value)
+    }
+
+    fn wire(&self) -> &str {
+        match self {
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::TimedOut => "timed_out",
+            Self::Unreachable => "unreachable",
+            Self::Refused => "refused",
+            Self::Unknown(value) => value.as_str(),
+        }
+    }
+}
+
+impl std::hash::Hash for WebhookDeliveryResult {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        runtime::hash_enum(self, state);
+    }
+}
+
+impl PartialOrd for WebhookDeliveryResult {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for WebhookDeliveryResult {
+    /// The values in the spec's order, then unknown ones by their text.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        runtime::compare_enums(self, other)
+    }
+}
+
+impl std::fmt::Display for WebhookDeliveryResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for WebhookDeliveryResult {
+    type Err = runtime::UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        runtime::parse_enum(s)
+    }
+}
+
+impl serde::Serialize for WebhookDeliveryResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        runtime::write_enum(self, serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WebhookDeliveryResult {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_enum(deserializer)
+    }
+}
+
+/// A URL the store delivers its events to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhookEndpoint {
+    pub id: i64,
+    pub url: String,
+    pub events: Vec<StoreEventType>,
+    pub description: Option<String>,
+    /// False once a delivery failed after its last retry; nothing is delivered to it any more.
+    pub enabled: bool,
+    /// Why the endpoint was disabled.
+    pub disabled_reason: Option<String>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl runtime::Record for WebhookEndpoint {
+    const NAME: &'static str = "WebhookEndpoint";
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "url",
+        "events",
+        "description",
+        "enabled",
+        "disabledReason",
+        "createdAt",
+    ];
+    type Slots = (
+        Option<i64>,
+        Option<String>,
+        Option<Vec<StoreEventType>>,
+        Option<String>,
+        Option<bool>,
+        Option<String>,
+        Option<chrono::DateTime<chrono::Utc>>,
+    );
+
+    fn slots() -> Self::Slots {
+        (None, None, None, None, None, None, None)
+    }
+
+    fn fill<'de, A: serde::de::MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        name: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => runtime::fill(&mut slots.0, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            2 => runtime::fill(&mut slots.2, name, map),
+            3 => runtime::fill(&mut slots.3, name, map),
+            4 => runtime::fill(&mut slots.4, name, map),
+            5 => runtime::fill(&mut slots.5, name, map),
+            _ => runtime::fill(&mut slots.6, name, map),
+        }
+    }
+
+    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
+        let missing = [slots.0.is_none(), slots.1.is_none(), slots.4.is_none(), slots.6.is_none()];
+        let (Some(f0), Some(f1), Some(f4), Some(f6)) = (slots.0, slots.1, slots.4, slots.6) else {
+            return Err(runtime::missing(&missing, &["id", "url", "enabled", "createdAt"]));
+        };
+        Ok(WebhookEndpoint {
+            id: f0,
+            url: f1,
+            events: runtime::required_list(slots.2, "events")?,
+            description: slots.3,
+            enabled: f4,
+            disabled_reason: slots.5,
+            created_at: f6,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for WebhookEndpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        runtime::read_record(deserializer)
+    }
+}
+
+impl serde::Serialize for WebhookEndpoint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = runtime::Writer::start(serializer, "WebhookEndpoint", 7);
+        out.field("id", &self.id);
+        out.field("url", &self.url);
+        out.field("events", &self.events);
+        out.optional("description", &self.description);
+        out.field("enabled", &self.enabled);
+        out.optional("disabledReason", &self.disabled_reason);
+        out.field("createdAt", &self.created_at);
+        out.end()
     }
 }
 

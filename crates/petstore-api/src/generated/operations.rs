@@ -395,6 +395,95 @@ pub trait Store {
     ) -> impl std::future::Future<Output = Result<WatchStoreResponse, ErrorResponse>> + Send;
 }
 
+/// The store's events, pushed to URLs its callers subscribe.
+///
+/// The operations tagged `Webhooks`. Implement this trait to serve them; `server::configure` routes requests to it.
+#[cfg(feature = "serving")]
+pub trait Webhooks {
+    /// List webhook endpoints
+    ///
+    /// The calling key's webhook endpoints, without their secrets.
+    ///
+    /// `GET /webhooks` (operationId `listWebhooks`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    fn list_webhooks(
+        &self,
+        request: ListWebhooksRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<ListWebhooksResponse, ErrorResponse>> + Send;
+
+    /// Subscribe a URL to the store's events
+    ///
+    /// Creates a webhook endpoint of the calling key: every event of the listed
+    /// types committed from now on is delivered to `url` as a `POST` of the
+    /// event's JSON (the `data` of the event stream), signed as Standard Webhooks
+    /// say (`webhook-id` is the event's id, the same on every retry;
+    /// `webhook-timestamp`; `webhook-signature`, an HMAC-SHA256 with the
+    /// endpoint's `secret`). The secret is in this answer only.
+    ///
+    /// A 2xx answer within 10 seconds is a success; anything else is retried,
+    /// by default after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with
+    /// jitter); after the last failure the endpoint is disabled, and says why.
+    /// Every attempt is listed under the endpoint's `deliveries`.
+    ///
+    /// `url` must be `http` or `https` and must not resolve to a loopback,
+    /// private, link-local or unique-local address (checked here, and again at
+    /// every delivery); redirects are not followed. A key holds at most 2
+    /// endpoints on the `free` plan, 10 on `pro` and 50 on any other. Each of
+    /// these refusals is a 422 `validation_failed`.
+    ///
+    /// `POST /webhooks` (operationId `createWebhook`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    fn create_webhook(
+        &self,
+        request: CreateWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<CreateWebhookResponse, ErrorResponse>> + Send;
+
+    /// Get a webhook endpoint
+    ///
+    /// The endpoint, without its secret; `enabled` is false once its deliveries failed for good, and `disabledReason` says why.
+    ///
+    /// `GET /webhooks/{webhookId}` (operationId `getWebhook`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    fn get_webhook(
+        &self,
+        request: GetWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<GetWebhookResponse, ErrorResponse>> + Send;
+
+    /// Delete a webhook endpoint
+    ///
+    /// Deletes the endpoint and its pending deliveries; an attempt in flight may still arrive.
+    ///
+    /// `DELETE /webhooks/{webhookId}` (operationId `deleteWebhook`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    fn delete_webhook(
+        &self,
+        request: DeleteWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<Output = Result<DeleteWebhookResponse, ErrorResponse>> + Send;
+
+    /// List a webhook endpoint's delivery attempts
+    ///
+    /// Every attempt to deliver an event to the endpoint, oldest first, with its result.
+    ///
+    /// `GET /webhooks/{webhookId}/deliveries` (operationId `listWebhookDeliveries`)
+    ///
+    /// **Stability: beta.** The operation may change without a new API version.
+    fn list_webhook_deliveries(
+        &self,
+        request: ListWebhookDeliveriesRequest,
+        context: runtime::RequestContext,
+    ) -> impl std::future::Future<
+        Output = Result<ListWebhookDeliveriesResponse, ErrorResponse>,
+    > + Send;
+}
+
 /// The parameters and body of `list_pets`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPetsRequest {
@@ -3293,6 +3382,830 @@ impl runtime::Response for WatchStoreResponse {
             }
             Self::Gone(body) => {
                 let builder = runtime::respond(runtime::StatusCode::GONE);
+                runtime::json(builder, &body)
+            }
+            Self::UnprocessableEntity(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                runtime::json(builder, &body)
+            }
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::InternalServerError(body) => {
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `list_webhooks`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListWebhooksRequest {
+    /// The most items to return.
+    ///
+    /// Query parameter `limit`.
+    ///
+    /// Defaults to `20`.
+    pub limit: i32,
+    /// Return only items whose id is greater than this one (the last id of the previous page).
+    ///
+    /// Query parameter `after`.
+    pub after: Option<i64>,
+}
+
+impl Default for ListWebhooksRequest {
+    /// No parameter set but the spec's defaults.
+    fn default() -> Self {
+        ListWebhooksRequest {
+            limit: 20,
+            after: None,
+        }
+    }
+}
+
+impl runtime::Validate for ListWebhooksRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "limit",
+            runtime::check_range(
+                &self.limit,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(100),
+            ),
+        )?;
+        runtime::within(
+            "after",
+            runtime::check_some(
+                &self.after,
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+/// The responses `list_webhooks` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListWebhooksResponse {
+    /// `200`: One page of webhook endpoints.
+    Ok {
+        body: Vec<models::WebhookEndpoint>,
+        /// The operation's stability, `experimental` or `beta`.
+        ///
+        /// Header `X-API-Stability`.
+        x_api_stability: Option<models::XApiStability>,
+        /// `<url>; rel="next"` when more items may follow.
+        ///
+        /// Header `Link`.
+        link: Option<String>,
+    },
+    /// `400`: The request could not be read (`bad_request`).
+    BadRequest(models::Error),
+    /// `401`: No valid API key was given (`unauthorized`).
+    Unauthorized(models::Error),
+    /// `422`: The request is well-formed but breaks the interface's bounds or refers to
+    /// something unknown (`validation_failed`, `unknown_pet`, `unknown_category`,
+    /// `idempotency_key_reused`).
+    UnprocessableEntity(models::Error),
+    /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+    TooManyRequests(TooManyRequests),
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
+    InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListWebhooksResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "serving")]
+impl runtime::Response for ListWebhooksResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
+        match self {
+            Self::Ok { body, x_api_stability, link } => {
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
+                if let Some(value) = x_api_stability {
+                    runtime::set_header(&mut builder, "X-API-Stability", value);
+                }
+                if let Some(value) = link {
+                    runtime::set_header(&mut builder, "Link", value);
+                }
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                runtime::json(builder, &body)
+            }
+            Self::UnprocessableEntity(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                runtime::json(builder, &body)
+            }
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::InternalServerError(body) => {
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `create_webhook`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateWebhookRequest {
+    /// A client-chosen key that makes a POST safe to retry: a retry with the same key
+    /// and body within 24 hours replays the first response without doing the work
+    /// again; the same key with another body is refused with 422 `idempotency_key_reused`.
+    ///
+    /// Header parameter `Idempotency-Key`.
+    pub idempotency_key: Option<String>,
+    /// The JSON request body.
+    pub body: models::NewWebhookEndpoint,
+}
+
+impl runtime::Validate for CreateWebhookRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "Idempotency-Key",
+            runtime::check_some(
+                &self.idempotency_key,
+                |value| runtime::check_length(value, Some(1), Some(255)),
+            ),
+        )?;
+        runtime::within("body", runtime::Validate::validate(&self.body))?;
+        Ok(())
+    }
+}
+
+/// The responses `create_webhook` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateWebhookResponse {
+    /// `201`: The endpoint was created; its `secret` is shown this once.
+    Created {
+        body: models::CreatedWebhookEndpoint,
+        /// The operation's stability, `experimental` or `beta`.
+        ///
+        /// Header `X-API-Stability`.
+        x_api_stability: Option<models::XApiStability>,
+        /// The URL of the created resource.
+        ///
+        /// Header `Location`.
+        location: String,
+    },
+    /// `400`: The request could not be read (`bad_request`).
+    BadRequest(models::Error),
+    /// `401`: No valid API key was given (`unauthorized`).
+    Unauthorized(models::Error),
+    /// `408`: The request body did not arrive within the server's deadline
+    /// (`request_timeout`); nothing was done.
+    RequestTimeout(models::Error),
+    /// `413`: The body is larger than the operation accepts (`payload_too_large`): its
+    /// request body's `x-max-body-size`, 64 KiB for every operation here.
+    PayloadTooLarge(models::Error),
+    /// `415`: The body is not `application/json` (`unsupported_media_type`).
+    UnsupportedMediaType(models::Error),
+    /// `422`: The request is well-formed but breaks the interface's bounds or refers to
+    /// something unknown (`validation_failed`, `unknown_pet`, `unknown_category`,
+    /// `idempotency_key_reused`).
+    UnprocessableEntity(models::Error),
+    /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+    TooManyRequests(TooManyRequests),
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
+    InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for CreateWebhookResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            201 => {
+                Self::Created {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                    location: answer.required_header("Location")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            408 => Self::RequestTimeout(answer.json()?),
+            413 => Self::PayloadTooLarge(answer.json()?),
+            415 => Self::UnsupportedMediaType(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "serving")]
+impl runtime::Response for CreateWebhookResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            408 => Ok(Self::RequestTimeout(error.body)),
+            413 => Ok(Self::PayloadTooLarge(error.body)),
+            415 => Ok(Self::UnsupportedMediaType(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
+        match self {
+            Self::Created { body, x_api_stability, location } => {
+                let mut builder = runtime::respond(runtime::StatusCode::CREATED);
+                if let Some(value) = x_api_stability {
+                    runtime::set_header(&mut builder, "X-API-Stability", value);
+                }
+                runtime::set_header(&mut builder, "Location", location);
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                runtime::json(builder, &body)
+            }
+            Self::RequestTimeout(body) => {
+                let builder = runtime::respond(runtime::StatusCode::REQUEST_TIMEOUT);
+                runtime::json(builder, &body)
+            }
+            Self::PayloadTooLarge(body) => {
+                let builder = runtime::respond(runtime::StatusCode::PAYLOAD_TOO_LARGE);
+                runtime::json(builder, &body)
+            }
+            Self::UnsupportedMediaType(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNSUPPORTED_MEDIA_TYPE);
+                runtime::json(builder, &body)
+            }
+            Self::UnprocessableEntity(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                runtime::json(builder, &body)
+            }
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::InternalServerError(body) => {
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `get_webhook`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetWebhookRequest {
+    /// The webhook endpoint's id.
+    ///
+    /// Path parameter `webhookId`.
+    pub webhook_id: i64,
+}
+
+impl runtime::Validate for GetWebhookRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "webhookId",
+            runtime::check_range(
+                &self.webhook_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+/// The responses `get_webhook` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GetWebhookResponse {
+    /// `200`: The endpoint.
+    Ok {
+        body: models::WebhookEndpoint,
+        /// The operation's stability, `experimental` or `beta`.
+        ///
+        /// Header `X-API-Stability`.
+        x_api_stability: Option<models::XApiStability>,
+    },
+    /// `400`: The request could not be read (`bad_request`).
+    BadRequest(models::Error),
+    /// `401`: No valid API key was given (`unauthorized`).
+    Unauthorized(models::Error),
+    /// `404`: There is no such resource (`not_found`).
+    NotFound(models::Error),
+    /// `422`: The request is well-formed but breaks the interface's bounds or refers to
+    /// something unknown (`validation_failed`, `unknown_pet`, `unknown_category`,
+    /// `idempotency_key_reused`).
+    UnprocessableEntity(models::Error),
+    /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+    TooManyRequests(TooManyRequests),
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
+    InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for GetWebhookResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "serving")]
+impl runtime::Response for GetWebhookResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
+        match self {
+            Self::Ok { body, x_api_stability } => {
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
+                if let Some(value) = x_api_stability {
+                    runtime::set_header(&mut builder, "X-API-Stability", value);
+                }
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                runtime::json(builder, &body)
+            }
+            Self::NotFound(body) => {
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
+                runtime::json(builder, &body)
+            }
+            Self::UnprocessableEntity(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                runtime::json(builder, &body)
+            }
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::InternalServerError(body) => {
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `delete_webhook`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteWebhookRequest {
+    /// The webhook endpoint's id.
+    ///
+    /// Path parameter `webhookId`.
+    pub webhook_id: i64,
+}
+
+impl runtime::Validate for DeleteWebhookRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "webhookId",
+            runtime::check_range(
+                &self.webhook_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+/// The responses `delete_webhook` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeleteWebhookResponse {
+    /// `204`: The endpoint was deleted.
+    NoContent {
+        /// The operation's stability, `experimental` or `beta`.
+        ///
+        /// Header `X-API-Stability`.
+        x_api_stability: Option<models::XApiStability>,
+    },
+    /// `400`: The request could not be read (`bad_request`).
+    BadRequest(models::Error),
+    /// `401`: No valid API key was given (`unauthorized`).
+    Unauthorized(models::Error),
+    /// `404`: There is no such resource (`not_found`).
+    NotFound(models::Error),
+    /// `422`: The request is well-formed but breaks the interface's bounds or refers to
+    /// something unknown (`validation_failed`, `unknown_pet`, `unknown_category`,
+    /// `idempotency_key_reused`).
+    UnprocessableEntity(models::Error),
+    /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+    TooManyRequests(TooManyRequests),
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
+    InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for DeleteWebhookResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            204 => {
+                Self::NoContent {
+                    x_api_stability: answer.header("X-API-Stability")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "serving")]
+impl runtime::Response for DeleteWebhookResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
+        match self {
+            Self::NoContent { x_api_stability } => {
+                let mut builder = runtime::respond(runtime::StatusCode::NO_CONTENT);
+                if let Some(value) = x_api_stability {
+                    runtime::set_header(&mut builder, "X-API-Stability", value);
+                }
+                Ok(runtime::empty(builder))
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                runtime::json(builder, &body)
+            }
+            Self::NotFound(body) => {
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
+                runtime::json(builder, &body)
+            }
+            Self::UnprocessableEntity(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNPROCESSABLE_ENTITY);
+                runtime::json(builder, &body)
+            }
+            Self::TooManyRequests(response) => {
+                response.into_http(runtime::StatusCode::TOO_MANY_REQUESTS)
+            }
+            Self::RequestHeaderFieldsTooLarge(body) => {
+                let builder = runtime::respond(
+                    runtime::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                );
+                runtime::json(builder, &body)
+            }
+            Self::InternalServerError(body) => {
+                let builder = runtime::respond(runtime::StatusCode::INTERNAL_SERVER_ERROR);
+                runtime::json(builder, &body)
+            }
+            Self::ServiceUnavailable(response) => {
+                response.into_http(runtime::StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The parameters and body of `list_webhook_deliveries`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListWebhookDeliveriesRequest {
+    /// The webhook endpoint's id.
+    ///
+    /// Path parameter `webhookId`.
+    pub webhook_id: i64,
+    /// The most items to return.
+    ///
+    /// Query parameter `limit`.
+    ///
+    /// Defaults to `20`.
+    pub limit: i32,
+    /// Return only items whose id is greater than this one (the last id of the previous page).
+    ///
+    /// Query parameter `after`.
+    pub after: Option<i64>,
+}
+
+impl runtime::Validate for ListWebhookDeliveriesRequest {
+    fn validate(&self) -> Result<(), runtime::Violation> {
+        runtime::within(
+            "webhookId",
+            runtime::check_range(
+                &self.webhook_id,
+                runtime::Bound::Included(1),
+                runtime::Bound::Unbounded,
+            ),
+        )?;
+        runtime::within(
+            "limit",
+            runtime::check_range(
+                &self.limit,
+                runtime::Bound::Included(1),
+                runtime::Bound::Included(100),
+            ),
+        )?;
+        runtime::within(
+            "after",
+            runtime::check_some(
+                &self.after,
+                |value| {
+                    runtime::check_range(
+                        value,
+                        runtime::Bound::Included(0),
+                        runtime::Bound::Unbounded,
+                    )
+                },
+            ),
+        )?;
+        Ok(())
+    }
+}
+
+/// The responses `list_webhook_deliveries` can give: one variant per status the spec declares.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListWebhookDeliveriesResponse {
+    /// `200`: One page of attempts.
+    Ok {
+        body: Vec<models::WebhookDelivery>,
+        /// The operation's stability, `experimental` or `beta`.
+        ///
+        /// Header `X-API-Stability`.
+        x_api_stability: Option<models::XApiStability>,
+        /// `<url>; rel="next"` when more items may follow.
+        ///
+        /// Header `Link`.
+        link: Option<String>,
+    },
+    /// `400`: The request could not be read (`bad_request`).
+    BadRequest(models::Error),
+    /// `401`: No valid API key was given (`unauthorized`).
+    Unauthorized(models::Error),
+    /// `404`: There is no such resource (`not_found`).
+    NotFound(models::Error),
+    /// `422`: The request is well-formed but breaks the interface's bounds or refers to
+    /// something unknown (`validation_failed`, `unknown_pet`, `unknown_category`,
+    /// `idempotency_key_reused`).
+    UnprocessableEntity(models::Error),
+    /// `429`: Over the rate limit (`rate_limited`), or the key is banned (`api_key_banned`).
+    TooManyRequests(TooManyRequests),
+    /// `431`: The request's headers are larger than the server accepts
+    /// (`request_header_fields_too_large`; 16 KB unless the operator set otherwise).
+    /// The request counts against the caller's rate limits like any other.
+    RequestHeaderFieldsTooLarge(models::Error),
+    /// `500`: Something failed inside the server (`internal`); no details are given. A
+    /// write answered so may or may not have happened: retry it with the same
+    /// `Idempotency-Key`.
+    InternalServerError(models::Error),
+    /// `503`: The database cannot be reached or cannot take the request now
+    /// (`unavailable`); nothing was done. Retry after `Retry-After` seconds.
+    ServiceUnavailable(ServiceUnavailable),
+}
+
+#[cfg(feature = "client")]
+impl runtime::ReadAnswer for ListWebhookDeliveriesResponse {
+    fn read(answer: &runtime::Answer) -> Result<Option<Self>, runtime::ClientError> {
+        let value = match answer.status {
+            200 => {
+                Self::Ok {
+                    body: answer.json()?,
+                    x_api_stability: answer.header("X-API-Stability")?,
+                    link: answer.header("Link")?,
+                }
+            }
+            400 => Self::BadRequest(answer.json()?),
+            401 => Self::Unauthorized(answer.json()?),
+            404 => Self::NotFound(answer.json()?),
+            422 => Self::UnprocessableEntity(answer.json()?),
+            429 => Self::TooManyRequests(TooManyRequests::read(answer)?),
+            431 => Self::RequestHeaderFieldsTooLarge(answer.json()?),
+            500 => Self::InternalServerError(answer.json()?),
+            503 => Self::ServiceUnavailable(ServiceUnavailable::read(answer)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+}
+
+#[cfg(feature = "serving")]
+impl runtime::Response for ListWebhookDeliveriesResponse {
+    type Error = ErrorResponse;
+
+    fn declared(error: ErrorResponse) -> Result<Self, ErrorResponse> {
+        match error.status.as_u16() {
+            400 => Ok(Self::BadRequest(error.body)),
+            401 => Ok(Self::Unauthorized(error.body)),
+            404 => Ok(Self::NotFound(error.body)),
+            422 => Ok(Self::UnprocessableEntity(error.body)),
+            429 => TooManyRequests::from_error(error).map(Self::TooManyRequests),
+            431 => Ok(Self::RequestHeaderFieldsTooLarge(error.body)),
+            500 => Ok(Self::InternalServerError(error.body)),
+            503 => ServiceUnavailable::from_error(error).map(Self::ServiceUnavailable),
+            _ => Err(error),
+        }
+    }
+
+    fn into_http(self) -> Result<runtime::Outgoing, runtime::Rejection> {
+        match self {
+            Self::Ok { body, x_api_stability, link } => {
+                let mut builder = runtime::respond(runtime::StatusCode::OK);
+                if let Some(value) = x_api_stability {
+                    runtime::set_header(&mut builder, "X-API-Stability", value);
+                }
+                if let Some(value) = link {
+                    runtime::set_header(&mut builder, "Link", value);
+                }
+                runtime::json(builder, &body)
+            }
+            Self::BadRequest(body) => {
+                let builder = runtime::respond(runtime::StatusCode::BAD_REQUEST);
+                runtime::json(builder, &body)
+            }
+            Self::Unauthorized(body) => {
+                let builder = runtime::respond(runtime::StatusCode::UNAUTHORIZED);
+                runtime::json(builder, &body)
+            }
+            Self::NotFound(body) => {
+                let builder = runtime::respond(runtime::StatusCode::NOT_FOUND);
                 runtime::json(builder, &body)
             }
             Self::UnprocessableEntity(body) => {

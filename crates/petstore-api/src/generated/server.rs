@@ -13,7 +13,7 @@ pub use super::glue::Rejections;
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Pets + operations::Store + Rejections + 'static,
+    S: operations::Pets + operations::Store + operations::Webhooks + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -28,7 +28,7 @@ pub fn configure_with<S, L, B>(
     service: web::Data<S>,
     layer: impl Fn() -> L,
 ) where
-    S: operations::Pets + operations::Store + Rejections + 'static,
+    S: operations::Pets + operations::Store + operations::Webhooks + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {
@@ -132,6 +132,29 @@ pub fn configure_with<S, L, B>(
                     runtime::actix::method_not_allowed(
                         &request,
                         "GET",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
+        web::resource("/webhooks")
+            .route(runtime::serve(
+                runtime::actix::to(web::get(), glue::list_webhooks::<S>),
+                metadata::LIST_WEBHOOKS,
+                layer(),
+            ))
+            .route(runtime::serve(
+                runtime::actix::to(web::post(), glue::create_webhook::<S>),
+                metadata::CREATE_WEBHOOK,
+                layer(),
+            ))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::actix::method_not_allowed(
+                        &request,
+                        "GET, POST",
                         |rejection| service.reject(rejection),
                     )
                 })
@@ -247,6 +270,47 @@ pub fn configure_with<S, L, B>(
                     runtime::actix::method_not_allowed(
                         &request,
                         "GET, PATCH",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
+        web::resource("/webhooks/{webhookId}")
+            .route(runtime::serve(
+                runtime::actix::to(web::get(), glue::get_webhook::<S>),
+                metadata::GET_WEBHOOK,
+                layer(),
+            ))
+            .route(runtime::serve(
+                runtime::actix::to(web::delete(), glue::delete_webhook::<S>),
+                metadata::DELETE_WEBHOOK,
+                layer(),
+            ))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::actix::method_not_allowed(
+                        &request,
+                        "GET, DELETE",
+                        |rejection| service.reject(rejection),
+                    )
+                })
+                .wrap(layer()),
+            ),
+    );
+    cfg.service(
+        web::resource("/webhooks/{webhookId}/deliveries")
+            .route(runtime::serve(
+                runtime::actix::to(web::get(), glue::list_webhook_deliveries::<S>),
+                metadata::LIST_WEBHOOK_DELIVERIES,
+                layer(),
+            ))
+            .default_service(
+                web::to(|service: web::Data<S>, request: HttpRequest| async move {
+                    runtime::actix::method_not_allowed(
+                        &request,
+                        "GET",
                         |rejection| service.reject(rejection),
                     )
                 })

@@ -33,8 +33,9 @@
 //! database is away.
 //!
 //! The rules live by what they govern: [`catalog`] (categories and pets),
-//! [`orders`], [`inventory`], [`idempotency`] (retried POSTs) and [`events`]
-//! (each change, for the event stream).
+//! [`orders`], [`inventory`], [`idempotency`] (retried POSTs), [`events`]
+//! (each change, for the event stream) and [`webhooks`] (the endpoints and
+//! the outbox of deliveries).
 
 mod catalog;
 pub(crate) mod conn;
@@ -46,6 +47,7 @@ mod orders;
 mod pet_reads;
 mod setup;
 mod sqlite;
+pub mod webhooks;
 
 pub use catalog::PetFilter;
 pub use idempotency::Idempotency;

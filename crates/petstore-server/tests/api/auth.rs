@@ -152,6 +152,7 @@ async fn each_operation_is_held_to_its_own_security() {
         trusted_proxies: Default::default(),
         metrics_listen: None,
         client_limits: Default::default(),
+        webhooks: Default::default(),
     })
     .unwrap();
     let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });

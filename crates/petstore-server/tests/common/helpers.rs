@@ -6,6 +6,7 @@ use petstore_server::limiter::BanPolicy;
 use petstore_server::limits::ClientLimits;
 use petstore_server::service::Clock;
 use petstore_server::store::Db;
+use petstore_server::webhooks::WebhookSettings;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -81,20 +82,42 @@ pub async fn database_url(dir: &std::path::Path) -> String {
 }
 
 pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
-    spawn(ban, false, Default::default()).await
+    spawn(ban, false, Default::default(), Default::default()).await
 }
 
 /// A server that also serves Prometheus metrics on a port of its own.
 pub async fn spawn_app_with_metrics() -> TestApp {
-    spawn(BanPolicy::default(), true, Default::default()).await
+    spawn(
+        BanPolicy::default(),
+        true,
+        Default::default(),
+        Default::default(),
+    )
+    .await
 }
 
 /// A server with these client limits (deadlines, keep-alives, sizes).
 pub async fn spawn_app_with_limits(client_limits: ClientLimits) -> TestApp {
-    spawn(BanPolicy::default(), false, client_limits).await
+    spawn(
+        BanPolicy::default(),
+        false,
+        client_limits,
+        Default::default(),
+    )
+    .await
 }
 
-async fn spawn(ban: BanPolicy, metrics: bool, client_limits: ClientLimits) -> TestApp {
+/// A server delivering webhooks as `webhooks` says.
+pub async fn spawn_app_with_webhooks(webhooks: WebhookSettings) -> TestApp {
+    spawn(BanPolicy::default(), false, Default::default(), webhooks).await
+}
+
+async fn spawn(
+    ban: BanPolicy,
+    metrics: bool,
+    client_limits: ClientLimits,
+    webhooks: WebhookSettings,
+) -> TestApp {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = database_url(dir.path()).await;
     let db = Db::connect(&url).await.expect("database opens");
@@ -125,6 +148,7 @@ async fn spawn(ban: BanPolicy, metrics: bool, client_limits: ClientLimits) -> Te
         trusted_proxies: Default::default(),
         metrics_listen: metrics.then(Listen::any_local_port),
         client_limits,
+        webhooks,
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());

@@ -60,6 +60,13 @@ impl Client {
         self
     }
 
+    /// Reads at most `limit` bytes of a receiver's answer; the rest
+    /// is left unread. Its status is what a delivery's outcome is.
+    pub fn with_answer_limit(mut self, limit: usize) -> Self {
+        self.core.set_answer_limit(Some(limit));
+        self
+    }
+
     /// `POST /newThing` (operationId `newThing`)
     pub async fn new_thing(
         &self,
