@@ -97,6 +97,18 @@ pub fn head(api: &Api, gates: &Gates) -> String {
     out
 }
 
+/// A resource's path pattern: the root (`/`) is served with and without
+/// its slash, so that under a scope (`web::scope("/hooks")`, the spec's
+/// base path) `/hooks` reaches it as `/hooks/` does: a callback's URL is
+/// the subscriber's own, whichever it ends with.
+fn resource_path(path: &str) -> String {
+    if path == "/" {
+        "[\"\", \"/\"]".to_string()
+    } else {
+        text::string_literal(path)
+    }
+}
+
 /// `configure_with`'s resources: one per path shape (templates that differ
 /// only in their parameters' names are one route to the router), static
 /// paths before templated ones so that a literal segment wins over a
@@ -105,7 +117,7 @@ fn resources(api: &Api, gates: &Gates) -> String {
     let shapes = path_shapes(api);
     let mut resources = String::new();
     for ops in &shapes {
-        let path = text::string_literal(&ops[0].path);
+        let path = resource_path(&ops[0].path);
         if gates.on() {
             gated_resource(gates, &path, ops, &mut resources);
             continue;

@@ -29,3 +29,4 @@ mod lifecycle;
 mod limits;
 mod metrics;
 mod orders;
+mod webhooks;

@@ -34,7 +34,7 @@ pub fn configure_with<S, L, B>(
 {
     cfg.app_data(service);
     cfg.service(
-        web::resource("/")
+        web::resource(["", "/"])
             .route(runtime::serve(
                 runtime::actix::to(web::post(), glue::deliver_store_event::<S>),
                 metadata::DELIVER_STORE_EVENT,

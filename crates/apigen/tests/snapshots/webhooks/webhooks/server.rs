@@ -52,7 +52,7 @@ pub fn configure_with<S, L, B>(
             ),
     );
     cfg.service(
-        web::resource("/")
+        web::resource(["", "/"])
             .route(runtime::serve(
                 runtime::actix::to(web::post(), glue::deliver_event::<S>),
                 metadata::DELIVER_EVENT,

@@ -1,0 +1,426 @@
+//! Webhooks (`/v1/webhooks`): endpoints belong to their key, the secret is
+//! shown once, bad URLs and plans' limits are refused, and deliveries reach
+//! a receiver generated from the same spec (`petstore_api::webhooks`),
+//! which verifies their signatures: retried with the same id on failure,
+//! the endpoint disabled after the schedule, a dead receiver holding up no
+//! other.
+
+use crate::helpers::{eventually, spawn_app_with_webhooks, TestApp};
+use petstore_api::models::StoreEvent;
+use petstore_api::runtime::{self, WebhookSecret};
+use petstore_api::webhooks::operations::{
+    DeliverStoreEventWebhookRequest, DeliverStoreEventWebhookResponse, ErrorResponse, Webhooks,
+};
+use petstore_server::keys::Plan;
+use petstore_server::webhooks::WebhookSettings;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The longest a delivery may take to arrive here before the test says it
+/// hung: attempts follow a commit within milliseconds.
+const HUNG: Duration = Duration::from_secs(30);
+
+/// What the receiver's handler was given: the `webhook-id` and the event.
+#[derive(Debug, Clone)]
+struct Got {
+    webhook_id: String,
+    event: StoreEvent,
+}
+
+/// A receiver generated from the spec, answering every delivery with
+/// `status` once its signature is verified with the endpoint's secret.
+#[derive(Debug)]
+struct Receiver {
+    secrets: OnceLock<Vec<WebhookSecret>>,
+    status: AtomicU16,
+    got: mpsc::UnboundedSender<Got>,
+}
+
+impl Webhooks for Receiver {
+    async fn deliver_store_event(
+        &self,
+        request: DeliverStoreEventWebhookRequest,
+        context: runtime::RequestContext,
+    ) -> Result<DeliverStoreEventWebhookResponse, ErrorResponse> {
+        let webhook_id = context
+            .headers()
+            .get(runtime::WEBHOOK_ID)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let _ = self.got.send(Got {
+            webhook_id,
+            event: request.body,
+        });
+        let status = runtime::StatusCode::from_u16(self.status.load(Ordering::Relaxed)).unwrap();
+        Ok(if status.is_success() {
+            DeliverStoreEventWebhookResponse::Success { status }
+        } else {
+            DeliverStoreEventWebhookResponse::Default { status }
+        })
+    }
+}
+
+impl petstore_api::webhooks::server::Rejections for Receiver {
+    fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
+        ErrorResponse::new(rejection.status(), json!({ "message": rejection.message }))
+    }
+}
+
+impl runtime::Signatures for Receiver {
+    fn webhook_secrets(&self) -> &[WebhookSecret] {
+        self.secrets.get().map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A receiver answering `status`, served on a port of its own: its URL,
+/// the receiver (to give it its secret) and what it is given.
+async fn receiver(status: u16) -> (String, Arc<Receiver>, mpsc::UnboundedReceiver<Got>) {
+    let (got, deliveries) = mpsc::unbounded_channel();
+    let receiver = Arc::new(Receiver {
+        secrets: OnceLock::new(),
+        status: AtomicU16::new(status),
+        got,
+    });
+    let data = actix_web::web::Data::from(receiver.clone());
+    let server = actix_web::HttpServer::new(move || {
+        let data = data.clone();
+        actix_web::App::new().service(
+            actix_web::web::scope("/hooks/store")
+                .configure(move |cfg| petstore_api::webhooks::server::configure(cfg, data)),
+        )
+    })
+    .workers(1)
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let url = format!("http://{}/hooks/store", server.addrs()[0]);
+    actix_web::rt::spawn(server.run());
+    (url, receiver, deliveries)
+}
+
+/// A server that delivers to loopback receivers, retrying after 50 ms
+/// twice.
+async fn app() -> TestApp {
+    spawn_app_with_webhooks(WebhookSettings {
+        schedule: "50ms,50ms".parse().unwrap(),
+        allow_private: true,
+    })
+    .await
+}
+
+/// Subscribes `url` to `events` with the app's key; the created endpoint.
+async fn subscribe(app: &TestApp, url: &str, events: &[&str]) -> Value {
+    let r = app
+        .post("/v1/webhooks", json!({ "url": url, "events": events }))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
+    r.body
+}
+
+/// Places an order for a new pet: one `order.placed` event.
+async fn order(app: &TestApp) -> i64 {
+    let pet = app.pet_with_stock(5).await;
+    let r = app
+        .post("/v1/store/orders", json!({ "petId": pet, "quantity": 1 }))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
+    r.body["id"].as_i64().unwrap()
+}
+
+async fn next(deliveries: &mut mpsc::UnboundedReceiver<Got>) -> Got {
+    tokio::time::timeout(HUNG, deliveries.recv())
+        .await
+        .expect("a delivery (it hung)")
+        .expect("the receiver lives")
+}
+
+fn order_of(event: &StoreEvent) -> (i64, i64) {
+    match event {
+        StoreEvent::OrderEvent(e) => (e.id, e.order_id),
+        other => panic!("an order event, not {other:?}"),
+    }
+}
+
+#[actix_web::test]
+async fn an_endpoint_shows_its_secret_once_and_belongs_to_its_key() {
+    let app = app().await;
+    let created = subscribe(&app, "https://example.com/hooks", &["order.placed"]).await;
+    let secret = created["secret"].as_str().unwrap();
+    let key = WebhookSecret::parse(secret).expect("a Standard Webhooks secret");
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    assert_eq!(key.expose(), secret);
+    let id = created["id"].as_i64().unwrap();
+    assert_eq!(created["enabled"], true);
+
+    let got = app.get(&format!("/v1/webhooks/{id}")).await;
+    assert_eq!(got.status, StatusCode::OK, "{got:?}");
+    assert_eq!(got.body["url"], "https://example.com/hooks");
+    assert_eq!(got.body.get("secret"), None, "shown only at creation");
+    let listed = app.get("/v1/webhooks").await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 1);
+    assert_eq!(listed.body[0].get("secret"), None);
+
+    // Another key sees none of it.
+    let other = app.key(Plan::Pro, None).await;
+    let theirs = app.get_as(Some(&other), "/v1/webhooks").await;
+    assert_eq!(theirs.body, json!([]));
+    let theirs = app
+        .get_as(Some(&other), &format!("/v1/webhooks/{id}"))
+        .await;
+    theirs.assert_error(404, "not_found");
+
+    let deleted = app
+        .call(Method::DELETE, &format!("/v1/webhooks/{id}"), None)
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{deleted:?}");
+    app.get(&format!("/v1/webhooks/{id}"))
+        .await
+        .assert_error(404, "not_found");
+}
+
+#[actix_web::test]
+async fn bad_urls_unknown_events_and_a_plans_limit_are_refused_with_422() {
+    // The address rule on, as in production.
+    let app = spawn_app_with_webhooks(WebhookSettings::default()).await;
+    let refused = [
+        (
+            json!({ "url": "ftp://example.com/x", "events": ["order.placed"] }),
+            "http or https",
+        ),
+        (
+            json!({ "url": "http://127.0.0.1:8080/x", "events": ["order.placed"] }),
+            "127.0.0.1",
+        ),
+        (
+            json!({ "url": "http://[::1]/x", "events": ["order.placed"] }),
+            "::1",
+        ),
+        (
+            json!({ "url": "http://10.0.0.7/x", "events": ["order.placed"] }),
+            "10.0.0.7",
+        ),
+        // A name is resolved: one that leads to loopback is refused too.
+        (
+            json!({ "url": "http://localhost:9/x", "events": ["order.placed"] }),
+            "internal",
+        ),
+        (
+            json!({ "url": "https://example.com/x", "events": ["order.shipped"] }),
+            "order.shipped",
+        ),
+        (
+            json!({ "url": "https://example.com/x", "events": [] }),
+            "events",
+        ),
+    ];
+    for (body, says) in refused {
+        let r = app.post("/v1/webhooks", body.clone()).await;
+        r.assert_error(422, "validation_failed");
+        let message = r.body["message"].as_str().unwrap();
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    // A public address passes (written as one: this test needs no DNS).
+    let r = app
+        .post(
+            "/v1/webhooks",
+            json!({ "url": "http://93.184.216.34/x", "events": ["order.placed"] }),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
+    // A free key holds two endpoints.
+    let app = self::app().await;
+    let free = app.key(Plan::Free, None).await;
+    for n in 0..3 {
+        let r = crate::helpers::call(
+            &app.client,
+            &app.base,
+            &free,
+            Method::POST,
+            "/v1/webhooks",
+            Some(json!({ "url": format!("https://example.com/{n}"), "events": ["order.placed"] })),
+        )
+        .await;
+        if n < 2 {
+            assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
+        } else {
+            r.assert_error(422, "validation_failed");
+            let message = r.body["message"].as_str().unwrap();
+            assert!(
+                message.contains("the most its plan allows (2)"),
+                "{message}"
+            );
+        }
+    }
+}
+
+#[actix_web::test]
+async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
+    let app = app().await;
+    let (url, receiver, mut deliveries) = receiver(204).await;
+    let created = subscribe(&app, &url, &["order.placed"]).await;
+    let secret = WebhookSecret::parse(created["secret"].as_str().unwrap()).unwrap();
+    receiver.secrets.set(vec![secret]).unwrap();
+    let placed = order(&app).await;
+    let got = next(&mut deliveries).await;
+    let (event_id, order_id) = order_of(&got.event);
+    assert_eq!(order_id, placed);
+    assert_eq!(got.webhook_id, event_id.to_string(), "the event's id");
+    // The same event as the feed has it.
+    let feed = app.db.events_after(event_id - 1, 1).await.unwrap();
+    assert_eq!(feed, [got.event.clone()]);
+
+    let id = created["id"].as_i64().unwrap();
+    let path = format!("/v1/webhooks/{id}/deliveries");
+    eventually("the attempt is listed", HUNG, || async {
+        app.get(&path)
+            .await
+            .body
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    })
+    .await;
+    let attempts = app.get(&path).await.body;
+    assert_eq!(attempts[0]["eventId"], event_id);
+    assert_eq!(attempts[0]["attempt"], 1);
+    assert_eq!(attempts[0]["result"], "succeeded");
+    assert_eq!(attempts[0]["status"], 204);
+}
+
+#[actix_web::test]
+async fn a_failing_receiver_gets_retries_with_the_same_id_then_the_endpoint_is_disabled() {
+    let app = app().await;
+    let (url, receiver, mut deliveries) = receiver(500).await;
+    let created = subscribe(&app, &url, &["order.placed"]).await;
+    let secret = WebhookSecret::parse(created["secret"].as_str().unwrap()).unwrap();
+    receiver.secrets.set(vec![secret]).unwrap();
+    order(&app).await;
+    // The first attempt and the schedule's two retries, one id.
+    let first = next(&mut deliveries).await;
+    for _ in 0..2 {
+        let again = next(&mut deliveries).await;
+        assert_eq!(again.webhook_id, first.webhook_id);
+        assert_eq!(again.event, first.event);
+    }
+    let id = created["id"].as_i64().unwrap();
+    let endpoint = format!("/v1/webhooks/{id}");
+    eventually("the endpoint is disabled", HUNG, || async {
+        app.get(&endpoint).await.body["enabled"] == false
+    })
+    .await;
+    let reason = app.get(&endpoint).await.body["disabledReason"].clone();
+    assert!(
+        reason
+            .as_str()
+            .is_some_and(|r| r.contains("3 attempts") && r.contains("HTTP 500")),
+        "{reason}"
+    );
+    let attempts = app.get(&format!("{endpoint}/deliveries")).await.body;
+    let seen: Vec<(i64, &str, i64)> = attempts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["attempt"].as_i64().unwrap(),
+                a["result"].as_str().unwrap(),
+                a["status"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [(1, "failed", 500), (2, "failed", 500), (3, "failed", 500)]
+    );
+    // A disabled endpoint is sent nothing more.
+    receiver.status.store(204, Ordering::Relaxed);
+    order(&app).await;
+    let (url2, receiver2, mut healthy) = self::receiver(204).await;
+    let created2 = subscribe(&app, &url2, &["order.placed"]).await;
+    receiver2
+        .secrets
+        .set(vec![WebhookSecret::parse(
+            created2["secret"].as_str().unwrap(),
+        )
+        .unwrap()])
+        .unwrap();
+    order(&app).await;
+    next(&mut healthy).await;
+    assert!(
+        deliveries.try_recv().is_err(),
+        "nothing more to a disabled endpoint"
+    );
+}
+
+#[actix_web::test]
+async fn a_receiver_that_never_answers_holds_up_no_other_endpoint() {
+    let app = app().await;
+    // Takes connections and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_url = format!("http://{}/", silent.local_addr().unwrap());
+    actix_web::rt::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let stuck = subscribe(&app, &silent_url, &["order.placed"]).await;
+    let (url, receiver, mut deliveries) = receiver(204).await;
+    let created = subscribe(&app, &url, &["order.placed"]).await;
+    receiver
+        .secrets
+        .set(vec![WebhookSecret::parse(
+            created["secret"].as_str().unwrap(),
+        )
+        .unwrap()])
+        .unwrap();
+    for _ in 0..3 {
+        order(&app).await;
+    }
+    for _ in 0..3 {
+        next(&mut deliveries).await;
+    }
+    // Every event reached the healthy receiver while the silent one's
+    // first attempt is still waiting out its 10 seconds.
+    let stuck = stuck["id"].as_i64().unwrap();
+    let attempts = app.get(&format!("/v1/webhooks/{stuck}/deliveries")).await;
+    assert_eq!(
+        attempts.body,
+        json!([]),
+        "no attempt of the silent one has ended"
+    );
+}
+
+#[actix_web::test]
+async fn a_delivery_without_a_valid_signature_is_refused_by_the_receiver() {
+    // The receiver knows another secret: it answers 401 before its
+    // handler runs, and the store counts a failure.
+    let app = app().await;
+    let (url, receiver, mut deliveries) = receiver(204).await;
+    receiver
+        .secrets
+        .set(vec![WebhookSecret::parse(
+            "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        )
+        .unwrap()])
+        .unwrap();
+    let created = subscribe(&app, &url, &["order.placed"]).await;
+    order(&app).await;
+    let id = created["id"].as_i64().unwrap();
+    let path = format!("/v1/webhooks/{id}/deliveries");
+    eventually("the attempt is listed", HUNG, || async {
+        app.get(&path)
+            .await
+            .body
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    })
+    .await;
+    let attempts = app.get(&path).await.body;
+    assert_eq!(attempts[0]["result"], "failed");
+    assert_eq!(attempts[0]["status"], 401);
+    assert!(deliveries.try_recv().is_err(), "the handler never ran");
+}
