@@ -554,6 +554,18 @@ mod tests {
     }
 
     #[actix_web::test]
+    async fn the_senders_resolver_refuses_a_name_that_leads_inside() {
+        use reqwest::dns::Resolve as _;
+        use std::str::FromStr as _;
+        let name = reqwest::dns::Name::from_str("localhost").unwrap();
+        let refused = match Guarded.resolve(name).await {
+            Ok(addresses) => panic!("{:?}", addresses.collect::<Vec<_>>()),
+            Err(e) => e.to_string(),
+        };
+        assert!(refused.contains("webhooks may reach"), "{refused}");
+    }
+
+    #[actix_web::test]
     async fn urls_are_checked_for_scheme_and_address() {
         let refused =
             |url: &'static str| async move { check_url(url, false).await.expect_err(url) };

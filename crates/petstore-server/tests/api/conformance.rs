@@ -45,6 +45,9 @@ async fn stream_reply(app: &crate::helpers::TestApp, path: &str, count: usize) -
     }
 }
 
+/// A webhook endpoint's URL: a public address, written as one.
+const HOOK_URL: &str = "http://93.184.216.34/hooks";
+
 /// Declared pairs the walk does not produce, each with where it is
 /// produced or why it cannot be: the operationId (`*` for every
 /// operation), the response key, the database it holds for, the reason.
@@ -58,6 +61,9 @@ const ELSEWHERE: &[(&str, &str, On, &str)] = &[
     ("listInventory", "503", On::Sqlite, SQLITE_READS),
     ("getInventoryItem", "503", On::Sqlite, SQLITE_READS),
     ("watchStore", "503", On::Sqlite, SQLITE_READS),
+    ("listWebhooks", "503", On::Sqlite, SQLITE_READS),
+    ("getWebhook", "503", On::Sqlite, SQLITE_READS),
+    ("listWebhookDeliveries", "503", On::Sqlite, SQLITE_READS),
 ];
 
 /// Why reads are never answered 503 on SQLite.
@@ -326,7 +332,19 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
         )
         .await;
     let order = order.body["id"].as_i64().expect("an order");
+    // A webhook endpoint (an address written as one: the walk needs no
+    // DNS), for its reads.
+    let hook = walk
+        .send(Ask::new(post.clone(), "/v1/webhooks").json(json!({
+            "url": HOOK_URL,
+            "events": ["order.completed"]
+        })))
+        .await;
+    let hook = hook.body["id"].as_i64().expect("a webhook endpoint");
     let successes = vec![
+        Ask::new(get.clone(), "/v1/webhooks"),
+        Ask::new(get.clone(), format!("/v1/webhooks/{hook}")),
+        Ask::new(get.clone(), format!("/v1/webhooks/{hook}/deliveries")),
         Ask::new(get.clone(), "/v1/categories"),
         Ask::new(get.clone(), format!("/v1/categories/{dogs}")),
         Ask::new(get.clone(), "/v1/pets?limit=1"),
@@ -386,14 +404,23 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
     .await;
     walk.send(Ask::new(delete.clone(), format!("/v1/categories/{cats}")))
         .await;
+    walk.send(Ask::new(delete.clone(), format!("/v1/webhooks/{hook}")))
+        .await;
     // The event stream: its head and first events, every change so far
     // replayed from the start.
     let stream = stream_reply(&app, "/v1/store/events", 3).await;
     walk.record(&get, "/v1/store/events", &stream);
 
-    // Every operation, as a template with a pet, order and category that
-    // exist, a valid body where it takes one, and a path parameter to
-    // break.
+    let hook2 = walk
+        .send(Ask::new(post.clone(), "/v1/webhooks").json(json!({
+            "url": HOOK_URL,
+            "events": ["order.completed"]
+        })))
+        .await;
+    let hook2 = hook2.body["id"].as_i64().expect("a webhook endpoint");
+    // Every operation, as a template with a pet, order, category and
+    // webhook endpoint that exist, a valid body where it takes one, and a
+    // path parameter to break.
     let operations: Vec<(Method, String, Option<Value>)> = vec![
         (get.clone(), "/v1/pets".into(), None),
         (
@@ -437,6 +464,19 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
             Some(json!({ "quantity": 5 })),
         ),
         (get.clone(), "/v1/store/events".into(), None),
+        (get.clone(), "/v1/webhooks".into(), None),
+        (
+            post.clone(),
+            "/v1/webhooks".into(),
+            Some(json!({ "url": HOOK_URL, "events": ["order.completed"] })),
+        ),
+        (get.clone(), format!("/v1/webhooks/{hook2}"), None),
+        (delete.clone(), format!("/v1/webhooks/{hook2}"), None),
+        (
+            get.clone(),
+            format!("/v1/webhooks/{hook2}/deliveries"),
+            None,
+        ),
     ];
     assert_eq!(
         operations.len(),
@@ -520,6 +560,8 @@ async fn every_declared_response_is_produced_and_keeps_its_schemas() {
         Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "" })),
         Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": 999_999, "quantity": 1 })),
         Ask::new(patch.clone(), format!("/v1/inventory/{pet}")).json(json!({ "quantity": -1 })),
+        Ask::new(post.clone(), "/v1/webhooks")
+            .json(json!({ "url": "http://127.0.0.1/x", "events": ["order.placed"] })),
     ])
     .await;
     // Bodies that never finish arriving.

@@ -424,3 +424,135 @@ async fn a_delivery_without_a_valid_signature_is_refused_by_the_receiver() {
     assert_eq!(attempts[0]["status"], 401);
     assert!(deliveries.try_recv().is_err(), "the handler never ran");
 }
+
+#[actix_web::test]
+async fn a_url_that_leads_inside_when_delivered_to_is_refused_then() {
+    let app = spawn_app_with_webhooks(WebhookSettings {
+        schedule: "50ms".parse().unwrap(),
+        allow_private: false,
+    })
+    .await;
+    let (url, _receiver, mut deliveries) = receiver(204).await;
+    let created = subscribe(&app, "http://93.184.216.34/hooks/store", &["order.placed"]).await;
+    let id = created["id"].as_i64().unwrap();
+    // As if its name were rebound after the check: it now resolves to the
+    // loopback receiver.
+    let inside = url.replace("127.0.0.1", "localhost");
+    app.outside(&format!(
+        "UPDATE webhook_endpoints SET url = '{inside}' WHERE id = {id}"
+    ))
+    .await;
+    order(&app).await;
+    let path = format!("/v1/webhooks/{id}/deliveries");
+    eventually("both attempts are listed", HUNG, || async {
+        app.get(&path)
+            .await
+            .body
+            .as_array()
+            .is_some_and(|a| a.len() == 2)
+    })
+    .await;
+    let attempts = app.get(&path).await.body;
+    for attempt in attempts.as_array().unwrap() {
+        assert_eq!(attempt["result"], "refused", "{attempt}");
+        assert!(
+            attempt["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("localhost")),
+            "{attempt}"
+        );
+    }
+    assert!(
+        deliveries.try_recv().is_err(),
+        "nothing reached the receiver"
+    );
+}
+
+/// A delivery queued for its retry survives `kill -9`: the restarted
+/// server makes it, with the same id.
+#[actix_web::test]
+async fn a_pending_delivery_survives_kill_9() {
+    use crate::helpers::{database_url, read, Server};
+    let dir = tempfile::tempdir().unwrap();
+    let url = database_url(dir.path()).await;
+    let args = [
+        "--webhooks-allow-private",
+        "--webhook-retry-schedule",
+        "1s,1s,1s",
+    ];
+    let (mut server, key) = Server::start_with(&url, &args);
+    let key = key.expect("a fresh database prints a bootstrap key");
+    let client = reqwest::Client::new();
+    let send = |method: Method, base: &str, path: &str, body: Option<Value>| {
+        let mut request = client
+            .request(method, format!("{base}{path}"))
+            .bearer_auth(&key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move { read(request.send().await.unwrap()).await }
+    };
+    // The receiver fails the first attempt: a retry is queued.
+    let (receiver_url, receiver, mut deliveries) = receiver(503).await;
+    let created = send(
+        Method::POST,
+        &server.base,
+        "/v1/webhooks",
+        Some(json!({ "url": receiver_url, "events": ["order.placed"] })),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let secret = WebhookSecret::parse(created.body["secret"].as_str().unwrap()).unwrap();
+    receiver.secrets.set(vec![secret]).unwrap();
+    let id = created.body["id"].as_i64().unwrap();
+    let category = send(
+        Method::POST,
+        &server.base,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    let pet = send(
+        Method::POST,
+        &server.base,
+        "/v1/pets",
+        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
+    )
+    .await;
+    let placed = send(
+        Method::POST,
+        &server.base,
+        "/v1/store/orders",
+        Some(json!({ "petId": pet.body["id"], "quantity": 1 })),
+    )
+    .await;
+    assert_eq!(placed.status, 201, "{placed:?}");
+    let first = next(&mut deliveries).await;
+    let path = format!("/v1/webhooks/{id}/deliveries");
+    let base = server.base.clone();
+    eventually("the failed attempt is recorded", HUNG, || {
+        let attempt = send(Method::GET, &base, &path, None);
+        async move { attempt.await.body.as_array().is_some_and(|a| a.len() == 1) }
+    })
+    .await;
+    server.kill_9();
+
+    receiver.status.store(204, Ordering::Relaxed);
+    let (mut server, _) = Server::start_with(&url, &args);
+    let retried = next(&mut deliveries).await;
+    assert_eq!(
+        retried.webhook_id, first.webhook_id,
+        "the same id after the restart"
+    );
+    assert_eq!(retried.event, first.event);
+    let base = server.base.clone();
+    eventually("the success is recorded", HUNG, || {
+        let attempt = send(Method::GET, &base, &path, None);
+        async move { attempt.await.body.as_array().is_some_and(|a| a.len() == 2) }
+    })
+    .await;
+    let attempts = send(Method::GET, &server.base, &path, None).await.body;
+    assert_eq!(attempts[1]["result"], "succeeded", "{attempts}");
+    assert_eq!(attempts[1]["attempt"], 2, "{attempts}");
+    server.kill_9();
+}

@@ -179,6 +179,9 @@ pub const STORE_TABLES: &[&str] = &[
     "idempotency",
     "events",
     "event_horizon",
+    "webhook_endpoints",
+    "webhook_deliveries",
+    "webhook_attempts",
 ];
 
 /// The database held from outside (another process, as far as the server
