@@ -5,102 +5,16 @@
 //! the endpoint disabled after the schedule, a dead receiver holding up no
 //! other.
 
+use crate::helpers::HUNG;
 use crate::helpers::{eventually, spawn_app_with_webhooks, TestApp};
+use crate::receiver::{next, receiver};
 use petstore_api::models::StoreEvent;
-use petstore_api::runtime::{self, WebhookSecret};
-use petstore_api::webhooks::operations::{
-    DeliverStoreEventWebhookRequest, DeliverStoreEventWebhookResponse, ErrorResponse, Webhooks,
-};
+use petstore_api::runtime::WebhookSecret;
 use petstore_server::keys::Plan;
 use petstore_server::webhooks::WebhookSettings;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
-use tokio::sync::mpsc;
-
-/// The longest a delivery may take to arrive here before the test says it
-/// hung: attempts follow a commit within milliseconds.
-const HUNG: Duration = Duration::from_secs(30);
-
-/// What the receiver's handler was given: the `webhook-id` and the event.
-#[derive(Debug, Clone)]
-struct Got {
-    webhook_id: String,
-    event: StoreEvent,
-}
-
-/// A receiver generated from the spec, answering every delivery with
-/// `status` once its signature is verified with the endpoint's secret.
-#[derive(Debug)]
-struct Receiver {
-    secrets: OnceLock<Vec<WebhookSecret>>,
-    status: AtomicU16,
-    got: mpsc::UnboundedSender<Got>,
-}
-
-impl Webhooks for Receiver {
-    async fn deliver_store_event(
-        &self,
-        request: DeliverStoreEventWebhookRequest,
-        context: runtime::RequestContext,
-    ) -> Result<DeliverStoreEventWebhookResponse, ErrorResponse> {
-        let webhook_id = context
-            .headers()
-            .get(runtime::WEBHOOK_ID)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        let _ = self.got.send(Got {
-            webhook_id,
-            event: request.body,
-        });
-        let status = runtime::StatusCode::from_u16(self.status.load(Ordering::Relaxed)).unwrap();
-        Ok(if status.is_success() {
-            DeliverStoreEventWebhookResponse::Success { status }
-        } else {
-            DeliverStoreEventWebhookResponse::Default { status }
-        })
-    }
-}
-
-impl petstore_api::webhooks::server::Rejections for Receiver {
-    fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
-        ErrorResponse::new(rejection.status(), json!({ "message": rejection.message }))
-    }
-}
-
-impl runtime::Signatures for Receiver {
-    fn webhook_secrets(&self) -> &[WebhookSecret] {
-        self.secrets.get().map_or(&[], Vec::as_slice)
-    }
-}
-
-/// A receiver answering `status`, served on a port of its own: its URL,
-/// the receiver (to give it its secret) and what it is given.
-async fn receiver(status: u16) -> (String, Arc<Receiver>, mpsc::UnboundedReceiver<Got>) {
-    let (got, deliveries) = mpsc::unbounded_channel();
-    let receiver = Arc::new(Receiver {
-        secrets: OnceLock::new(),
-        status: AtomicU16::new(status),
-        got,
-    });
-    let data = actix_web::web::Data::from(receiver.clone());
-    let server = actix_web::HttpServer::new(move || {
-        let data = data.clone();
-        actix_web::App::new().service(
-            actix_web::web::scope("/hooks/store")
-                .configure(move |cfg| petstore_api::webhooks::server::configure(cfg, data)),
-        )
-    })
-    .workers(1)
-    .bind(("127.0.0.1", 0))
-    .unwrap();
-    let url = format!("http://{}/hooks/store", server.addrs()[0]);
-    actix_web::rt::spawn(server.run());
-    (url, receiver, deliveries)
-}
+use std::sync::atomic::Ordering;
 
 /// A server that delivers to loopback receivers, retrying after 50 ms
 /// twice.
@@ -129,13 +43,6 @@ async fn order(app: &TestApp) -> i64 {
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{r:?}");
     r.body["id"].as_i64().unwrap()
-}
-
-async fn next(deliveries: &mut mpsc::UnboundedReceiver<Got>) -> Got {
-    tokio::time::timeout(HUNG, deliveries.recv())
-        .await
-        .expect("a delivery (it hung)")
-        .expect("the receiver lives")
 }
 
 fn order_of(event: &StoreEvent) -> (i64, i64) {

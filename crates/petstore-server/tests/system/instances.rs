@@ -780,3 +780,107 @@ async fn events_an_instance_left_pending_are_delivered_by_another() {
         other => panic!("not the inventory event: {other:?}"),
     }
 }
+
+/// Each event reaches a healthy receiver once, whichever of the instances
+/// its order went through and whichever delivers it: every instance queues
+/// and claims deliveries, skipping the rows another holds.
+#[actix_web::test]
+async fn each_event_is_delivered_once_by_one_of_the_instances() {
+    use crate::receiver::{next, receiver};
+    use petstore_api::runtime::WebhookSecret;
+    let (servers, key) = service(
+        &["--webhooks-allow-private", "--webhook-retry-schedule", "1s"],
+        (100_000_000, 100_000_000),
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let (url, hook, mut deliveries) = receiver(204).await;
+    let created = send(
+        &client,
+        &servers[0],
+        &key,
+        Method::POST,
+        "/v1/webhooks",
+        Some(json!({ "url": url, "events": ["order.placed"] })),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let secret = WebhookSecret::parse(created.body["secret"].as_str().unwrap()).unwrap();
+    hook.secrets.set(vec![secret]).unwrap();
+    let endpoint = created.body["id"].as_i64().unwrap();
+    let category = send(
+        &client,
+        &servers[1],
+        &key,
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    let pet = send(
+        &client,
+        &servers[1],
+        &key,
+        Method::POST,
+        "/v1/pets",
+        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
+    )
+    .await;
+    let pet = pet.body["id"].as_i64().unwrap();
+    const ORDERS: usize = 30;
+    send(
+        &client,
+        &servers[2],
+        &key,
+        Method::PATCH,
+        &format!("/v1/inventory/{pet}"),
+        Some(json!({ "quantity": ORDERS })),
+    )
+    .await;
+    let placed = futures_util::future::join_all((0..ORDERS).map(|i| {
+        let (client, server, key) = (&client, &servers[i % INSTANCES], &key);
+        async move {
+            send(
+                client,
+                server,
+                key,
+                Method::POST,
+                "/v1/store/orders",
+                Some(json!({ "petId": pet, "quantity": 1 })),
+            )
+            .await
+        }
+    }))
+    .await;
+    assert!(placed.iter().all(|r| r.status == 201), "{placed:?}");
+    let mut ids = std::collections::BTreeSet::new();
+    for _ in 0..ORDERS {
+        let got = next(&mut deliveries).await;
+        assert!(
+            ids.insert(got.webhook_id.clone()),
+            "{} twice",
+            got.webhook_id
+        );
+    }
+    // Every attempt recorded: one each, all succeeded.
+    let path = format!("/v1/webhooks/{endpoint}/deliveries?limit=100");
+    let listed = || async {
+        let listed = send(&client, &servers[0], &key, Method::GET, &path, None).await;
+        listed.body.as_array().cloned().unwrap_or_default()
+    };
+    crate::helpers::eventually(
+        "every attempt is recorded",
+        crate::helpers::HUNG,
+        || async { listed().await.len() >= ORDERS },
+    )
+    .await;
+    let attempts = listed().await;
+    assert_eq!(attempts.len(), ORDERS, "{attempts:?}");
+    assert!(
+        attempts
+            .iter()
+            .all(|a| a["attempt"] == 1 && a["result"] == "succeeded"),
+        "{attempts:?}"
+    );
+    assert!(deliveries.try_recv().is_err(), "no event twice");
+}

@@ -15,6 +15,9 @@ mod helpers;
 #[allow(dead_code)]
 #[path = "../common/postgres.rs"]
 mod postgres;
+#[allow(dead_code)]
+#[path = "../common/receiver.rs"]
+mod receiver;
 
 mod abuse;
 mod browser;
