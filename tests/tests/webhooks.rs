@@ -1,25 +1,25 @@
-//! Webhooks at both ends (the `webhooks` snapshot): a sender generated from
+//! Webhooks at both ends (the `hooks` snapshot): a sender generated from
 //! the document delivers to a receiver generated from it, served on
 //! actix-web and on axum. Signed deliveries are verified before the
 //! handler runs; what is not believed is a 401 that never reaches it.
 
-use petstore_tests::webhooks::models::{BookingCreatedWebhookBody, Event, EventType};
-use petstore_tests::webhooks::runtime;
-use petstore_tests::webhooks::webhooks::{client::Client, operations::*, server};
+use petstore_tests::hooks::models::{BookingCreatedWebhookBody, Event, EventType};
+use petstore_tests::hooks::runtime;
+use petstore_tests::hooks::webhooks::{client::Client, operations::*, server};
 use petstore_tests::Framework;
 use std::sync::{Arc, Mutex};
 
 /// A receiver that keeps what its handlers were given.
 #[derive(Debug)]
-struct Receiver {
+struct Hook {
     secrets: Vec<runtime::WebhookSecret>,
     events: Mutex<Vec<(Event, Option<String>)>>,
     bookings: Mutex<Vec<String>>,
 }
 
-impl Receiver {
+impl Hook {
     fn new(secrets: &[&str]) -> Arc<Self> {
-        Arc::new(Receiver {
+        Arc::new(Hook {
             secrets: secrets
                 .iter()
                 .map(|s| runtime::WebhookSecret::parse(s).expect("a secret"))
@@ -34,7 +34,7 @@ impl Receiver {
     }
 }
 
-impl Webhooks for Receiver {
+impl Receiver for Hook {
     async fn booking_created(
         &self,
         request: BookingCreatedWebhookRequest,
@@ -60,7 +60,7 @@ impl Webhooks for Receiver {
     }
 }
 
-impl server::Rejections for Receiver {
+impl server::Rejections for Hook {
     fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
         ErrorResponse::new(
             rejection.status(),
@@ -69,7 +69,7 @@ impl server::Rejections for Receiver {
     }
 }
 
-impl runtime::Signatures for Receiver {
+impl runtime::Signatures for Hook {
     fn webhook_secrets(&self) -> &[runtime::WebhookSecret] {
         &self.secrets
     }
@@ -111,12 +111,9 @@ fn now() -> i64 {
 async fn a_signed_delivery_from_the_generated_sender_reaches_the_handler_once() {
     for framework in Framework::ALL {
         eprintln!("on {framework:?}");
-        let receiver = Receiver::new(&[SECRET]);
-        let base = petstore_tests::serve!(
-            framework,
-            petstore_tests::webhooks::webhooks,
-            receiver.clone()
-        );
+        let receiver = Hook::new(&[SECRET]);
+        let base =
+            petstore_tests::serve!(framework, petstore_tests::hooks::webhooks, receiver.clone());
         // The callback's URL expression is `{$request.body#/url}`: the
         // subscriber's URL is where it goes, whatever its path.
         let sender = Client::new(&format!("{base}/"))
@@ -140,12 +137,9 @@ async fn a_signed_delivery_from_the_generated_sender_reaches_the_handler_once() 
 async fn a_delivery_that_is_not_believed_is_refused_with_401_before_the_handler() {
     for framework in Framework::ALL {
         eprintln!("on {framework:?}");
-        let receiver = Receiver::new(&[SECRET]);
-        let base = petstore_tests::serve!(
-            framework,
-            petstore_tests::webhooks::webhooks,
-            receiver.clone()
-        );
+        let receiver = Hook::new(&[SECRET]);
+        let base =
+            petstore_tests::serve!(framework, petstore_tests::hooks::webhooks, receiver.clone());
         let url = format!("{base}/");
         let body = r#"{"id":"evt_2","type":"order.placed"}"#;
         let signed = |key: &str, id: &str, at: i64, body: &str| {
@@ -202,12 +196,9 @@ async fn a_delivery_that_is_not_believed_is_refused_with_401_before_the_handler(
 #[actix_web::test]
 async fn a_receiver_rotating_its_secret_believes_either() {
     for framework in Framework::ALL {
-        let receiver = Receiver::new(&[SECRET, OLD_SECRET]);
-        let base = petstore_tests::serve!(
-            framework,
-            petstore_tests::webhooks::webhooks,
-            receiver.clone()
-        );
+        let receiver = Hook::new(&[SECRET, OLD_SECRET]);
+        let base =
+            petstore_tests::serve!(framework, petstore_tests::hooks::webhooks, receiver.clone());
         for (key, id) in [(OLD_SECRET, "msg_old"), (SECRET, "msg_new")] {
             let sender = Client::new(&format!("{base}/"))
                 .unwrap()
@@ -225,12 +216,9 @@ async fn a_receiver_rotating_its_secret_believes_either() {
 #[actix_web::test]
 async fn an_unsigned_webhook_is_validated_as_any_request() {
     for framework in Framework::ALL {
-        let receiver = Receiver::new(&[SECRET]);
-        let base = petstore_tests::serve!(
-            framework,
-            petstore_tests::webhooks::webhooks,
-            receiver.clone()
-        );
+        let receiver = Hook::new(&[SECRET]);
+        let base =
+            petstore_tests::serve!(framework, petstore_tests::hooks::webhooks, receiver.clone());
         // `newBooking` says `x-webhook-signature: none`: no headers needed.
         let sender = Client::new(&base).unwrap();
         sender

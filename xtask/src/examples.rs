@@ -3,7 +3,7 @@
 //! must exit successfully.
 
 use crate::conformance::{create_key, with_scratch_database};
-use crate::launch::pet_store;
+use crate::launch::{launch, pet_store_with};
 use crate::{project_root, run, succeed};
 use std::process::Command;
 
@@ -13,9 +13,23 @@ pub fn examples() -> Result<(), String> {
         // 20 a minute: `backoff` is limited partway through its 30 requests
         // and has to wait for the window to reset (at most a minute).
         let key = create_key(database_url, 20)?;
-        let server = pet_store(database_url)?;
+        // Webhooks to the receiver below, on loopback.
+        let server = pet_store_with(database_url, &["--webhooks-allow-private"])?;
         let base = format!("http://{}/v1", server.address);
+        // The webhook receiver subscribes itself (with a key of its own,
+        // outside the others' limits) and ends once it has printed the
+        // first of the walkthrough's changes, verified.
+        let receiver = launch(
+            Command::new(project_root().join("target/debug/examples/webhook_receiver"))
+                .args(["--listen", "127.0.0.1:0", "--subscribe", "--count", "1"])
+                .env("PETSTORE_URL", &base)
+                .env("PETSTORE_KEY", create_key(database_url, 20)?),
+        )?;
+        eprintln!("$ webhook_receiver --listen 127.0.0.1:0 --subscribe --count 1");
         example("walkthrough", &[], &base, &key)?;
+        receiver
+            .finish(std::time::Duration::from_secs(60))
+            .map_err(|e| format!("example webhook_receiver: {e}"))?;
         example("inventory_report", &["2"], &base, &key)?;
         // The walkthrough's changes, replayed from the first event kept: it
         // makes four (a pet's stock, an order placed with the stock it took,

@@ -17,6 +17,22 @@ impl Launched {
     pub fn id(&self) -> u32 {
         self.child.id()
     }
+
+    /// Waits for the process to end by itself, within `within`; an error
+    /// when it fails or is still running then (it is killed).
+    pub fn finish(mut self, within: std::time::Duration) -> Result<(), String> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            match self.child.try_wait().map_err(|e| e.to_string())? {
+                Some(status) if status.success() => return Ok(()),
+                Some(status) => return Err(format!("it exited with {status}")),
+                None if std::time::Instant::now() >= deadline => {
+                    return Err(format!("it did not end within {within:?}"))
+                }
+                None => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    }
 }
 
 impl Drop for Launched {
@@ -38,7 +54,8 @@ pub fn launch(command: &mut Command) -> Result<Launched, String> {
         child,
         address: String::new(),
     };
-    for line in BufReader::new(stdout).lines() {
+    let mut lines = BufReader::new(stdout).lines();
+    while let Some(line) = lines.next() {
         let line = line.map_err(|e| e.to_string())?;
         if let Some(rest) = line.split("listening on ").nth(1) {
             launched.address = rest
@@ -47,6 +64,13 @@ pub fn launch(command: &mut Command) -> Result<Launched, String> {
                 .next()
                 .unwrap_or_default()
                 .to_string();
+            // What it prints later goes on to our stderr: a closed pipe
+            // would fail its writes.
+            std::thread::spawn(move || {
+                for line in lines.map_while(Result::ok) {
+                    eprintln!("{line}");
+                }
+            });
             return Ok(launched);
         }
     }
@@ -55,9 +79,15 @@ pub fn launch(command: &mut Command) -> Result<Launched, String> {
 
 /// The pet store's debug build, started on `database_url` at a free port.
 pub fn pet_store(database_url: &str) -> Result<Launched, String> {
+    pet_store_with(database_url, &[])
+}
+
+/// As [`pet_store`], with more command-line arguments.
+pub fn pet_store_with(database_url: &str, args: &[&str]) -> Result<Launched, String> {
     launch(
         Command::new(crate::project_root().join("target/debug/petstore-server"))
             .args(["--listen", "127.0.0.1:0", "--database-url", database_url])
+            .args(args)
             .env("RUST_LOG", "warn")
             .stderr(Stdio::inherit()),
     )

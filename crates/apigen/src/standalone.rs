@@ -227,8 +227,10 @@ fn lib_rs(
     }
     if !api.webhooks.is_empty() {
         docs.push_str(
-            "\nThe API also sends webhooks: `metadata::WEBHOOKS` lists them, and their \
-             payloads are models.\n",
+            "\nThe API also sends webhooks: the `webhooks` module has a receiver (its \
+             route trait `webhooks::operations::Receiver`, served as the API is) and a \
+             sender (`webhooks::client::Client`, whose base URL is the subscriber's); \
+             `metadata::WEBHOOKS` lists them.\n",
         );
     }
     let mut out = String::new();

@@ -5,12 +5,16 @@
 //!
 //! - [`models`]: the spec's schemas as serde types (`Pet`, `PetStatus`, ...);
 //! - [`operations`]: per operation a request struct and a response enum, and the
-//!   route traits [`operations::Pets`] and [`operations::Store`];
+//!   route traits [`operations::Pets`], [`operations::Store`] and
+//!   [`operations::Webhooks`] (subscriptions);
 //! - [`server`]: the actix-web glue ([`server::configure`]), with the
 //!   `server` feature (the default);
 //! - `client`: a typed client, `client::Client`, with the `client` feature;
 //! - [`metadata`]: stability, deprecation, sunset and security of every
-//!   operation.
+//!   operation;
+//! - [`webhooks`]: the store's deliveries (a callback of
+//!   `POST /webhooks`), with a receiver (`webhooks::operations::Receiver`,
+//!   served on either framework) and a sender (`webhooks::client`).
 //!
 //! This file adds only what the spec cannot say: how a [`runtime::Rejection`]
 //! becomes the spec's `Error` body.
@@ -18,7 +22,7 @@
 //! # Serving it
 //!
 //! A service implements the route traits ([`operations::Pets`],
-//! [`operations::Store`]) and says how refusals look
+//! [`operations::Store`], [`operations::Webhooks`]) and says how refusals look
 //! (`server::Rejections`); `server::configure` mounts every operation's
 //! route, with its validation, in an actix-web `App` (the pet store's own
 //! server is built so, in `petstore-server`):
@@ -37,7 +41,7 @@
 //!     InitError = (),
 //! >>
 //! where
-//!     S: operations::Pets + operations::Store + server::Rejections + 'static,
+//!     S: operations::Pets + operations::Store + operations::Webhooks + server::Rejections + 'static,
 //! {
 //!     App::new().service(
 //!         web::scope(metadata::BASE_PATH).configure(|cfg| server::configure(cfg, service)),

@@ -172,8 +172,8 @@ pub fn items(api: &Api) -> String {
     };
     if !api.webhooks.is_empty() {
         item(
-            "The webhooks the API sends to its subscribers (OpenAPI 3.1\n\
-             `webhooks`): no route serves them; each payload is a model.",
+            "The webhooks the API sends to its subscribers (3.1 `webhooks`,\n\
+             3.0 `callbacks`): the `webhooks` module receives and sends them.",
             "pub const WEBHOOKS: &[runtime::Webhook] = ".into(),
             webhooks(api),
         );

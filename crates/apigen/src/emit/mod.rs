@@ -288,7 +288,7 @@ fn webhooks_mod_rs(api: &Api) -> TokenStream {
     };
     quote! {
         #![doc = " The webhooks the API sends, as operations of their own: a receiver"]
-        #![doc = " implements `operations::Webhooks` and serves it with `server::configure`"]
+        #![doc = " implements `operations::Receiver` and serves it with `server::configure`"]
         #![doc = " (actix-web) or `axum::router`; a sender delivers each with `client::Client`,"]
         #![doc = " whose base URL is the subscriber's. `metadata::WEBHOOKS` of the API"]
         #![doc = " says where each is received."]

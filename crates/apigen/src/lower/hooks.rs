@@ -234,7 +234,7 @@ impl<'a> Lowerer<'a> {
 
 /// The API its webhooks make, for the `webhooks` module: its operations
 /// are the webhooks, served by a receiver and called by a sender, grouped
-/// in one route trait, `Webhooks`; it shares the API's types. `None` for
+/// in one route trait, `Receiver`; it shares the API's types. `None` for
 /// an API without webhooks.
 pub fn receiver(api: &Api) -> Option<Api> {
     if api.webhooks.is_empty() {
@@ -242,6 +242,19 @@ pub fn receiver(api: &Api) -> Option<Api> {
     }
     let operations: Vec<Operation> = api.webhooks.iter().map(|w| w.operation.clone()).collect();
     let error_type = super::passes::shared_error_type(&operations);
+    // Only the schemes a webhook asks for: the API's own are not its
+    // receivers'.
+    let security_schemes = api
+        .security_schemes
+        .iter()
+        .filter(|s| {
+            operations
+                .iter()
+                .flat_map(|op| op.security.iter().flatten())
+                .any(|(name, _)| *name == s.name)
+        })
+        .cloned()
+        .collect();
     Some(Api {
         title: format!("{} webhooks", api.title),
         version: api.version.clone(),
@@ -252,7 +265,7 @@ pub fn receiver(api: &Api) -> Option<Api> {
         types: api.types.clone(),
         operations,
         traits: vec![RouteTrait {
-            name: "Webhooks".to_string(),
+            name: "Receiver".to_string(),
             group: RECEIVER_GROUP.to_string(),
             feature: RECEIVER_GROUP.to_string(),
             doc: None,
@@ -263,7 +276,7 @@ pub fn receiver(api: &Api) -> Option<Api> {
         }],
         common_headers: Vec::new(),
         error_type,
-        security_schemes: api.security_schemes.clone(),
+        security_schemes,
         default_security: Vec::new(),
         webhooks: Vec::new(),
         plans: Vec::new(),

@@ -178,7 +178,7 @@ async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
     assert_eq!(got.webhook_id, event_id.to_string(), "the event's id");
     // The same event as the feed has it.
     let feed = app.db.events_after(event_id - 1, 1).await.unwrap();
-    assert_eq!(feed, [got.event.clone()]);
+    assert_eq!(feed, std::slice::from_ref(&got.event));
 
     let id = created["id"].as_i64().unwrap();
     let path = format!("/v1/webhooks/{id}/deliveries");

@@ -7,7 +7,7 @@ use crate::helpers::HUNG;
 use petstore_api::models::StoreEvent;
 use petstore_api::runtime::{self, WebhookSecret};
 use petstore_api::webhooks::operations::{
-    DeliverStoreEventWebhookRequest, DeliverStoreEventWebhookResponse, ErrorResponse, Webhooks,
+    DeliverStoreEventWebhookRequest, DeliverStoreEventWebhookResponse, ErrorResponse, Receiver,
 };
 use serde_json::json;
 use std::sync::atomic::{AtomicU16, Ordering};
@@ -24,13 +24,13 @@ pub struct Got {
 /// A receiver generated from the spec, answering every delivery with
 /// `status` once its signature is verified with the endpoint's secret.
 #[derive(Debug)]
-pub struct Receiver {
+pub struct Listener {
     pub secrets: OnceLock<Vec<WebhookSecret>>,
     pub status: AtomicU16,
     got: mpsc::UnboundedSender<Got>,
 }
 
-impl Webhooks for Receiver {
+impl Receiver for Listener {
     async fn deliver_store_event(
         &self,
         request: DeliverStoreEventWebhookRequest,
@@ -55,13 +55,13 @@ impl Webhooks for Receiver {
     }
 }
 
-impl petstore_api::webhooks::server::Rejections for Receiver {
+impl petstore_api::webhooks::server::Rejections for Listener {
     fn reject(&self, rejection: runtime::Rejection) -> ErrorResponse {
         ErrorResponse::new(rejection.status(), json!({ "message": rejection.message }))
     }
 }
 
-impl runtime::Signatures for Receiver {
+impl runtime::Signatures for Listener {
     fn webhook_secrets(&self) -> &[WebhookSecret] {
         self.secrets.get().map_or(&[], Vec::as_slice)
     }
@@ -69,9 +69,9 @@ impl runtime::Signatures for Receiver {
 
 /// A receiver answering `status`, served on a port of its own: its URL,
 /// the receiver (to give it its secret) and what it is given.
-pub async fn receiver(status: u16) -> (String, Arc<Receiver>, mpsc::UnboundedReceiver<Got>) {
+pub async fn receiver(status: u16) -> (String, Arc<Listener>, mpsc::UnboundedReceiver<Got>) {
     let (got, deliveries) = mpsc::unbounded_channel();
-    let receiver = Arc::new(Receiver {
+    let receiver = Arc::new(Listener {
         secrets: OnceLock::new(),
         status: AtomicU16::new(status),
         got,

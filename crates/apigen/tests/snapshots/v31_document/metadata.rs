@@ -5,8 +5,8 @@
 
 use super::runtime;
 
-/// The webhooks the API sends to its subscribers (OpenAPI 3.1
-/// `webhooks`): no route serves them; each payload is a model.
+/// The webhooks the API sends to its subscribers (3.1 `webhooks`,
+/// 3.0 `callbacks`): the `webhooks` module receives and sends them.
 pub const WEBHOOKS: &[runtime::Webhook] = &[runtime::Webhook {
     name: "newBooking",
     method: "POST",

@@ -81,14 +81,6 @@ impl Client {
         self
     }
 
-    /// Credentials for the security scheme `bearerAuth`: HTTP `bearer` authentication.
-    ///
-    /// An API key, sent as `Authorization: Bearer <key>`.
-    pub fn with_bearer_auth(mut self, token: impl Into<String>) -> Self {
-        self.core.set_credential("bearerAuth", runtime::Credential::Token(token.into()));
-        self
-    }
-
     /// An event of the store, delivered to a webhook endpoint
     ///
     /// One event, as JSON. `webhook-id` is the event's id (a receiver

@@ -17,7 +17,7 @@ pub trait Rejections {
 }
 
 /// `POST /`
-pub(super) async fn deliver_store_event<S: operations::Webhooks + Rejections + runtime::Signatures>(
+pub(super) async fn deliver_store_event<S: operations::Receiver + Rejections + runtime::Signatures>(
     service: Arc<S>,
     context: runtime::RequestContext,
     payload: impl runtime::Payload,

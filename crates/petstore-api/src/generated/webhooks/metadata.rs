@@ -20,12 +20,7 @@ pub const BASE_PATH: &str = "";
 pub const COMMON_RESPONSE_HEADERS: &[&str] = &[];
 
 /// The spec's security schemes (`components.securitySchemes`).
-pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[runtime::SecurityScheme {
-    name: "bearerAuth",
-    kind: runtime::SchemeKind::Http {
-        scheme: "bearer",
-    },
-}];
+pub const SECURITY_SCHEMES: &[runtime::SecurityScheme] = &[];
 
 /// The document's own `security`: what requests that no operation
 /// serves (an unknown path, say) are held to.

@@ -63,7 +63,7 @@ impl runtime::ErrorAnswer for ErrorResponse {
 
 /// The webhooks Pet Store API sends (its `webhooks`, and its operations' `callbacks`). Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "serving")]
-pub trait Webhooks {
+pub trait Receiver {
     /// An event of the store, delivered to a webhook endpoint
     ///
     /// One event, as JSON. `webhook-id` is the event's id (a receiver

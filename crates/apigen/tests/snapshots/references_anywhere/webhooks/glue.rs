@@ -17,7 +17,7 @@ pub trait Rejections {
 }
 
 /// `POST /`
-pub(super) async fn changed<S: operations::Webhooks + Rejections>(
+pub(super) async fn changed<S: operations::Receiver + Rejections>(
     service: Arc<S>,
     context: runtime::RequestContext,
     _payload: impl runtime::Payload,
@@ -34,7 +34,7 @@ pub(super) async fn changed<S: operations::Webhooks + Rejections>(
 }
 
 /// `POST /changed2`
-pub(super) async fn changed2<S: operations::Webhooks + Rejections>(
+pub(super) async fn changed2<S: operations::Receiver + Rejections>(
     service: Arc<S>,
     context: runtime::RequestContext,
     _payload: impl runtime::Payload,

@@ -62,7 +62,7 @@ impl runtime::ErrorAnswer for ErrorResponse {
 
 /// The webhooks references anywhere sends (its `webhooks`, and its operations' `callbacks`). Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "serving")]
-pub trait Webhooks {
+pub trait Receiver {
     /// `POST /` (operationId `changed`)
     fn changed(
         &self,

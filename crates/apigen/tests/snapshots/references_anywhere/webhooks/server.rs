@@ -13,7 +13,7 @@ pub use super::glue::Rejections;
 /// `web::scope` to serve under a base path.
 pub fn configure<S>(cfg: &mut web::ServiceConfig, service: web::Data<S>)
 where
-    S: operations::Webhooks + Rejections + 'static,
+    S: operations::Receiver + Rejections + 'static,
 {
     configure_with(cfg, service, actix_web::middleware::Identity::default);
 }
@@ -28,7 +28,7 @@ pub fn configure_with<S, L, B>(
     service: web::Data<S>,
     layer: impl Fn() -> L,
 ) where
-    S: operations::Webhooks + Rejections + 'static,
+    S: operations::Receiver + Rejections + 'static,
     L: runtime::Layer<B>,
     B: actix_web::body::MessageBody + 'static,
 {

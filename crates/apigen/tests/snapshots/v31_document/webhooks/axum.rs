@@ -13,7 +13,7 @@ pub use super::glue::Rejections;
 /// (`Router::nest`) to serve under a base path.
 pub fn router<S>(service: Arc<S>) -> ::axum::Router
 where
-    S: operations::Webhooks + Rejections + Send + Sync + 'static,
+    S: operations::Receiver + Rejections + Send + Sync + 'static,
 {
     router_with(service, runtime::axum::Identity::new())
 }
@@ -29,7 +29,7 @@ pub fn router_with<S>(
     layer: impl runtime::axum::Layer,
 ) -> ::axum::Router
 where
-    S: operations::Webhooks + Rejections + Send + Sync + 'static,
+    S: operations::Receiver + Rejections + Send + Sync + 'static,
 {
     let router = ::axum::Router::new();
     let router = router

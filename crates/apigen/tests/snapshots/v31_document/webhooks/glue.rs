@@ -17,7 +17,7 @@ pub trait Rejections {
 }
 
 /// `POST /newBooking`
-pub(super) async fn booking_created<S: operations::Webhooks + Rejections>(
+pub(super) async fn booking_created<S: operations::Receiver + Rejections>(
     service: Arc<S>,
     context: runtime::RequestContext,
     payload: impl runtime::Payload,

@@ -2,7 +2,7 @@
 // Do not edit by hand: edit the spec and run the command again.
 
 //! The webhooks the API sends, as operations of their own: a receiver
-//! implements `operations::Webhooks` and serves it with `server::configure`
+//! implements `operations::Receiver` and serves it with `server::configure`
 //! (actix-web) or `axum::router`; a sender delivers each with `client::Client`,
 //! whose base URL is the subscriber's. `metadata::WEBHOOKS` of the API
 //! says where each is received.

@@ -63,7 +63,7 @@ impl runtime::ErrorAnswer for ErrorResponse {
 
 /// The webhooks Document sends (its `webhooks`, and its operations' `callbacks`). Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "serving")]
-pub trait Webhooks {
+pub trait Receiver {
     /// A booking was made.
     ///
     /// `POST /newBooking` (operationId `bookingCreated`)

@@ -17,7 +17,7 @@ pub trait Rejections {
 }
 
 /// `POST /newThing`
-pub(super) async fn new_thing<S: operations::Webhooks + Rejections>(
+pub(super) async fn new_thing<S: operations::Receiver + Rejections>(
     service: Arc<S>,
     context: runtime::RequestContext,
     payload: impl runtime::Payload,

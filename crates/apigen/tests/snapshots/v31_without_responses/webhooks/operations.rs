@@ -63,7 +63,7 @@ impl runtime::ErrorAnswer for ErrorResponse {
 
 /// The webhooks Without responses sends (its `webhooks`, and its operations' `callbacks`). Implement this trait to serve them; `server::configure` routes requests to it.
 #[cfg(feature = "serving")]
-pub trait Webhooks {
+pub trait Receiver {
     /// `POST /newThing` (operationId `newThing`)
     fn new_thing(
         &self,
