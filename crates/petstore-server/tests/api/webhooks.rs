@@ -35,6 +35,20 @@ async fn subscribe(app: &TestApp, url: &str, events: &[&str]) -> Value {
     r.body
 }
 
+/// The attempts to deliver to endpoint `id`, once `n` are recorded.
+async fn attempts(app: &TestApp, id: i64, n: usize) -> Value {
+    let path = format!("/v1/webhooks/{id}/deliveries");
+    eventually(&format!("{n} attempt(s) recorded"), HUNG, || async {
+        app.get(&path)
+            .await
+            .body
+            .as_array()
+            .is_some_and(|a| a.len() >= n)
+    })
+    .await;
+    app.get(&path).await.body
+}
+
 /// Places an order for a new pet: one `order.placed` event.
 async fn order(app: &TestApp) -> i64 {
     let pet = app.pet_with_stock(5).await;
@@ -181,16 +195,7 @@ async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
     assert_eq!(feed, std::slice::from_ref(&got.event));
 
     let id = created["id"].as_i64().unwrap();
-    let path = format!("/v1/webhooks/{id}/deliveries");
-    eventually("the attempt is listed", HUNG, || async {
-        app.get(&path)
-            .await
-            .body
-            .as_array()
-            .is_some_and(|a| !a.is_empty())
-    })
-    .await;
-    let attempts = app.get(&path).await.body;
+    let attempts = attempts(&app, id, 1).await;
     assert_eq!(attempts[0]["eventId"], event_id);
     assert_eq!(attempts[0]["attempt"], 1);
     assert_eq!(attempts[0]["result"], "succeeded");
@@ -317,16 +322,7 @@ async fn a_delivery_without_a_valid_signature_is_refused_by_the_receiver() {
     let created = subscribe(&app, &url, &["order.placed"]).await;
     order(&app).await;
     let id = created["id"].as_i64().unwrap();
-    let path = format!("/v1/webhooks/{id}/deliveries");
-    eventually("the attempt is listed", HUNG, || async {
-        app.get(&path)
-            .await
-            .body
-            .as_array()
-            .is_some_and(|a| !a.is_empty())
-    })
-    .await;
-    let attempts = app.get(&path).await.body;
+    let attempts = attempts(&app, id, 1).await;
     assert_eq!(attempts[0]["result"], "failed");
     assert_eq!(attempts[0]["status"], 401);
     assert!(deliveries.try_recv().is_err(), "the handler never ran");
@@ -350,16 +346,7 @@ async fn a_url_that_leads_inside_when_delivered_to_is_refused_then() {
     ))
     .await;
     order(&app).await;
-    let path = format!("/v1/webhooks/{id}/deliveries");
-    eventually("both attempts are listed", HUNG, || async {
-        app.get(&path)
-            .await
-            .body
-            .as_array()
-            .is_some_and(|a| a.len() == 2)
-    })
-    .await;
-    let attempts = app.get(&path).await.body;
+    let attempts = attempts(&app, id, 2).await;
     for attempt in attempts.as_array().unwrap() {
         assert_eq!(attempt["result"], "refused", "{attempt}");
         assert!(
@@ -462,4 +449,37 @@ async fn a_pending_delivery_survives_kill_9() {
     assert_eq!(attempts[1]["result"], "succeeded", "{attempts}");
     assert_eq!(attempts[1]["attempt"], 2, "{attempts}");
     server.kill_9();
+}
+
+#[actix_web::test]
+async fn a_redirect_is_not_followed() {
+    let app = app().await;
+    let (target, _receiver, mut deliveries) = receiver(204).await;
+    // Answers every request with a redirect to the receiver.
+    let redirecting = actix_web::HttpServer::new(move || {
+        let target = target.clone();
+        actix_web::App::new().default_service(actix_web::web::to(move || {
+            let target = target.clone();
+            async move {
+                actix_web::HttpResponse::TemporaryRedirect()
+                    .insert_header(("location", target))
+                    .finish()
+            }
+        }))
+    })
+    .workers(1)
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let url = format!("http://{}/", redirecting.addrs()[0]);
+    actix_web::rt::spawn(redirecting.run());
+    let created = subscribe(&app, &url, &["order.placed"]).await;
+    order(&app).await;
+    let id = created["id"].as_i64().unwrap();
+    let attempts = attempts(&app, id, 1).await;
+    assert_eq!(attempts[0]["result"], "failed", "{attempts}");
+    assert_eq!(attempts[0]["status"], 307, "{attempts}");
+    assert!(
+        deliveries.try_recv().is_err(),
+        "the redirect's target got nothing"
+    );
 }

@@ -33,6 +33,40 @@ async fn send(
     call(client, &server.base, key, method, path, body).await
 }
 
+/// A new pet, in a new category, with `stock` in stock.
+async fn stocked_pet(client: &reqwest::Client, server: &Server, key: &str, stock: i64) -> i64 {
+    let category = send(
+        client,
+        server,
+        key,
+        Method::POST,
+        "/v1/categories",
+        Some(json!({ "name": "Dogs" })),
+    )
+    .await;
+    let pet = send(
+        client,
+        server,
+        key,
+        Method::POST,
+        "/v1/pets",
+        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
+    )
+    .await;
+    let pet = pet.body["id"].as_i64().unwrap();
+    let stocked = send(
+        client,
+        server,
+        key,
+        Method::PATCH,
+        &format!("/v1/inventory/{pet}"),
+        Some(json!({ "quantity": stock })),
+    )
+    .await;
+    assert_eq!(stocked.status, 200, "{stocked:?}");
+    pet
+}
+
 /// The limits below are per day; a test started seconds before midnight UTC
 /// would see two days. Wait for the day to turn.
 async fn away_from_midnight() {
@@ -445,36 +479,8 @@ async fn event_streams_see_every_instance_in_commit_order_and_resume_anywhere() 
 
     let (servers, key) = service(&[], (100_000_000, 100_000_000)).await;
     let http = reqwest::Client::new();
-    let category = send(
-        &http,
-        &servers[0],
-        &key,
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Dogs" })),
-    )
-    .await;
-    let pet = send(
-        &http,
-        &servers[0],
-        &key,
-        Method::POST,
-        "/v1/pets",
-        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
-    )
-    .await;
-    let pet = pet.body["id"].as_i64().unwrap();
     const STOCK: i64 = 1_000;
-    let stocked = send(
-        &http,
-        &servers[0],
-        &key,
-        Method::PATCH,
-        &format!("/v1/inventory/{pet}"),
-        Some(json!({ "quantity": STOCK })),
-    )
-    .await;
-    assert_eq!(stocked.status, 200, "{stocked:?}");
+    let pet = stocked_pet(&http, &servers[0], &key, STOCK).await;
 
     let client = |server: &Server| {
         Client::new(&format!("{}/v1", server.base))
@@ -808,35 +814,8 @@ async fn each_event_is_delivered_once_by_one_of_the_instances() {
     let secret = WebhookSecret::parse(created.body["secret"].as_str().unwrap()).unwrap();
     hook.secrets.set(vec![secret]).unwrap();
     let endpoint = created.body["id"].as_i64().unwrap();
-    let category = send(
-        &client,
-        &servers[1],
-        &key,
-        Method::POST,
-        "/v1/categories",
-        Some(json!({ "name": "Dogs" })),
-    )
-    .await;
-    let pet = send(
-        &client,
-        &servers[1],
-        &key,
-        Method::POST,
-        "/v1/pets",
-        Some(json!({ "name": "Rex", "categoryId": category.body["id"] })),
-    )
-    .await;
-    let pet = pet.body["id"].as_i64().unwrap();
     const ORDERS: usize = 30;
-    send(
-        &client,
-        &servers[2],
-        &key,
-        Method::PATCH,
-        &format!("/v1/inventory/{pet}"),
-        Some(json!({ "quantity": ORDERS })),
-    )
-    .await;
+    let pet = stocked_pet(&client, &servers[1], &key, ORDERS as i64).await;
     let placed = futures_util::future::join_all((0..ORDERS).map(|i| {
         let (client, server, key) = (&client, &servers[i % INSTANCES], &key);
         async move {
