@@ -4,7 +4,8 @@
 //! `Idempotency-Key` ([`Retry`]), and the answer ([`Answer`]) decoded by the
 //! generated code into the operation's response enum ([`Reply`]).
 
-use super::operation::{ApiKeyLocation, Operation, SchemeKind, SecurityScheme};
+use super::credentials::Credential;
+use super::operation::{Operation, SecurityScheme};
 #[cfg(test)]
 use super::operation::{SecurityRequirement, Stability};
 use super::retry::Retry;
@@ -93,34 +94,6 @@ impl std::error::Error for ClientError {
         match self {
             ClientError::Transport(e) => Some(e),
             _ => None,
-        }
-    }
-}
-
-/// Credentials for one security scheme of the spec.
-#[derive(Clone)]
-pub enum Credential {
-    /// A token sent as `Authorization: Bearer <token>` (HTTP bearer,
-    /// OAuth 2, OpenID Connect).
-    Token(String),
-    /// HTTP basic authentication.
-    Basic {
-        /// The user name.
-        user: String,
-        /// The password.
-        password: String,
-    },
-    /// An API key, sent where the scheme says (header, query or cookie).
-    Key(String),
-}
-
-impl fmt::Debug for Credential {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Secrets never reach logs.
-        match self {
-            Credential::Token(_) => f.write_str("Token(***)"),
-            Credential::Basic { user, .. } => write!(f, "Basic({user}, ***)"),
-            Credential::Key(_) => f.write_str("Key(***)"),
         }
     }
 }
@@ -378,7 +351,12 @@ impl Core {
         let mut query = call.query.clone();
         let mut headers = self.headers.clone();
         let mut cookies = call.cookies.clone();
-        self.authorize(call.operation, &mut headers, &mut query, &mut cookies);
+        let mut sent = super::credentials::Sent {
+            headers: &mut headers,
+            query: &mut query,
+            cookies: &mut cookies,
+        };
+        super::credentials::authorize(self.schemes, &self.credentials, call.operation, &mut sent);
         if let Some(whole) = &call.whole_query {
             // Every byte but the unreserved ones percent-encoded, so that
             // no `+` reads as a space and no `&` as a pair's end.
@@ -448,65 +426,6 @@ impl Core {
             }
         };
         builder.build().map_err(ClientError::Transport)
-    }
-
-    /// Applies the first of the operation's security requirements whose
-    /// schemes all have credentials; none, if none has. A `mutualTLS`
-    /// scheme needs none here: the client certificate belongs to the
-    /// HTTP client the caller built.
-    fn authorize(
-        &self,
-        operation: &Operation,
-        headers: &mut HeaderMap,
-        query: &mut Vec<(String, String)>,
-        cookies: &mut Vec<(String, String)>,
-    ) {
-        let by_transport = |name: &str| {
-            self.schemes
-                .iter()
-                .any(|s| s.name == name && matches!(s.kind, SchemeKind::MutualTls))
-        };
-        let usable = operation.security.iter().find(|r| {
-            r.schemes
-                .iter()
-                .all(|(scheme, _)| self.credentials.contains_key(scheme) || by_transport(scheme))
-        });
-        for (name, _) in usable.map_or(&[][..], |r| r.schemes) {
-            let (Some(scheme), Some(credential)) = (
-                self.schemes.iter().find(|s| s.name == *name),
-                self.credentials.get(name),
-            ) else {
-                continue;
-            };
-            let authorization = |value: String| HeaderValue::from_str(&value).ok();
-            match (scheme.kind, credential) {
-                (SchemeKind::ApiKey { location, name }, Credential::Key(key)) => match location {
-                    ApiKeyLocation::Header => {
-                        if let (Ok(name), Ok(value)) = (
-                            HeaderName::from_bytes(name.as_bytes()),
-                            HeaderValue::from_str(key),
-                        ) {
-                            headers.insert(name, value);
-                        }
-                    }
-                    ApiKeyLocation::Query => query.push((name.to_string(), key.clone())),
-                    ApiKeyLocation::Cookie => cookies.push((name.to_string(), key.clone())),
-                },
-                (_, Credential::Basic { user, password }) => {
-                    use base64::Engine as _;
-                    let encoded = base64::engine::general_purpose::STANDARD
-                        .encode(format!("{user}:{password}"));
-                    if let Some(value) = authorization(format!("Basic {encoded}")) {
-                        headers.insert(reqwest::header::AUTHORIZATION, value);
-                    }
-                }
-                (_, Credential::Token(token) | Credential::Key(token)) => {
-                    if let Some(value) = authorization(format!("Bearer {token}")) {
-                        headers.insert(reqwest::header::AUTHORIZATION, value);
-                    }
-                }
-            }
-        }
     }
 
     /// Logs once per operation when an answer says the operation is

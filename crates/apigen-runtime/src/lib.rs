@@ -177,6 +177,8 @@ mod webhooks;
 #[cfg(feature = "client")]
 mod client;
 #[cfg(feature = "client")]
+mod credentials;
+#[cfg(feature = "client")]
 mod device;
 #[cfg(feature = "client")]
 mod paging;
@@ -249,8 +251,10 @@ pub use webhooks::{
 
 #[cfg(feature = "client")]
 pub use client::{
-    new_idempotency_key, Answer, Call, ClientError, Core, Credential, RateLimit, ReadAnswer, Reply,
+    new_idempotency_key, Answer, Call, ClientError, Core, RateLimit, ReadAnswer, Reply,
 };
+#[cfg(feature = "client")]
+pub use credentials::Credential;
 #[cfg(feature = "client")]
 pub use device::{DeviceCode, DeviceFlow};
 /// The streams a paging operation's client methods return, and what

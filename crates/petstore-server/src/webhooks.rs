@@ -49,6 +49,9 @@ pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most of a receiver's answer read.
 pub const ANSWER_LIMIT: usize = 4096;
 
+/// How long creating an endpoint waits for its host's addresses.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Attempts in flight at once, per instance.
 const IN_FLIGHT: usize = 64;
 
@@ -224,8 +227,12 @@ pub async fn check_url(url: &str, allow_private: bool) -> Result<(), String> {
     }
     let port = parsed.port_or_known_default().unwrap_or(443);
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+    let lookup = tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host, port)))
         .await
+        .map_err(|_| {
+            format!("`url`'s host `{host}` was not resolved within {RESOLVE_TIMEOUT:?}")
+        })?;
+    let addresses: Vec<SocketAddr> = lookup
         .map_err(|e| format!("`url`'s host `{host}` cannot be resolved: {e}"))?
         .collect();
     match addresses.iter().find(|a| forbidden(a.ip())) {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::operation::{ApiKeyLocation, SchemeKind};
 
 static SCHEMES: &[SecurityScheme] = &[
     SecurityScheme {

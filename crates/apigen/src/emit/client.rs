@@ -108,37 +108,7 @@ pub fn head(api: &Api, whole: bool) -> TokenStream {
             ],
         )
     };
-    // A sender's receivers are not trusted: their answers' bodies are
-    // read only so far.
-    let answer_limit = (!whole).then(|| {
-        let method = ident(&names.unique("with_answer_limit".to_string()));
-        quote! {
-            /// Reads at most `limit` bytes of a receiver's answer; the rest
-            /// is left unread. Its status is what a delivery's outcome is.
-            pub fn #method(mut self, limit: usize) -> Self {
-                self.core.set_answer_limit(Some(limit));
-                self
-            }
-        }
-    });
-    let signing = api.operations.iter().any(|op| op.signed).then(|| {
-        let method = ident(&names.unique("signed".to_string()));
-        quote! {
-            /// Signs what it sends as Standard Webhooks say, with the
-            /// subscriber's `secret`: `webhook-id` is `message_id` (the same
-            /// on every try of one delivery, so that the receiver can drop
-            /// repeats), `webhook-timestamp` the try's time and
-            /// `webhook-signature` their HMAC with the body.
-            pub fn #method(
-                mut self,
-                secret: runtime::WebhookSecret,
-                message_id: impl Into<String>,
-            ) -> Self {
-                self.core.set_signing(Some((secret, message_id.into())));
-                self
-            }
-        }
-    });
+    let sender = sender_builders(api, whole, &mut names);
     quote! {
         #[doc = #title]
         ///
@@ -194,10 +164,49 @@ pub fn head(api: &Api, whole: bool) -> TokenStream {
                 self
             }
 
-            #answer_limit
-            #signing
+            #sender
             #(#setters)*
         }
+    }
+}
+
+/// A sender's builders (the `webhooks` module's client): how much of an
+/// answer it reads, and, when a webhook is signed, how it signs.
+fn sender_builders(api: &Api, whole: bool, names: &mut Namer) -> TokenStream {
+    // A sender's receivers are not trusted: their answers' bodies are
+    // read only so far.
+    let answer_limit = (!whole).then(|| {
+        let method = ident(&names.unique("with_answer_limit".to_string()));
+        quote! {
+            /// Reads at most `limit` bytes of a receiver's answer; the rest
+            /// is left unread. Its status is what a delivery's outcome is.
+            pub fn #method(mut self, limit: usize) -> Self {
+                self.core.set_answer_limit(Some(limit));
+                self
+            }
+        }
+    });
+    let signing = api.operations.iter().any(|op| op.signed).then(|| {
+        let method = ident(&names.unique("signed".to_string()));
+        quote! {
+            /// Signs what it sends as Standard Webhooks say, with the
+            /// subscriber's `secret`: `webhook-id` is `message_id` (the same
+            /// on every try of one delivery, so that the receiver can drop
+            /// repeats), `webhook-timestamp` the try's time and
+            /// `webhook-signature` their HMAC with the body.
+            pub fn #method(
+                mut self,
+                secret: runtime::WebhookSecret,
+                message_id: impl Into<String>,
+            ) -> Self {
+                self.core.set_signing(Some((secret, message_id.into())));
+                self
+            }
+        }
+    });
+    quote! {
+        #answer_limit
+        #signing
     }
 }
 

@@ -17,6 +17,7 @@ use super::gates::Gates;
 use super::text::{self, Expr};
 use super::{ident, operations::param_default};
 use crate::ir::{Api, Operation, ParamLocation, Style, Ty};
+use proc_macro2::Ident;
 
 /// The module's doc comment.
 pub const DOC: &str = "The framework-neutral glue: request extraction and validation, responses.";
@@ -336,27 +337,10 @@ fn verification(op: &Operation, resp: &str, out: &mut String) {
     out.push_str("    };\n");
 }
 
-fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
-    let cfg = text::cfg_line(&Gates::attr(gates.group(&op.group)));
-    let name = &ident(&op.fn_name).to_string();
-    let trait_name = ident(gates.route_trait(&op.group).map_or("", |t| t.name.as_str()));
-    let req = format!("operations::{}Request", op.type_name);
-    let resp = format!("operations::{}Response", op.type_name);
+/// A handler's signature: its name, the service's bounds (a signed
+/// operation's include `runtime::Signatures`), and its parameters.
+fn signature(op: &Operation, name: &str, trait_name: Ident, out: &mut String) {
     let has_body = op.body.is_some();
-    // The pairs of the query string, for the parameters read from them
-    // (not the one that is the whole query string).
-    let needs_query = op
-        .params
-        .iter()
-        .any(|p| p.location == ParamLocation::Query && p.style != Style::QueryString);
-
-    out.push_str(&text::doc_line(&format!("`{} {}`", op.method, op.path), ""));
-    out.push_str(&cfg);
-    if op.deprecated {
-        out.push_str(
-            "#[allow(\n    deprecated,\n    reason = \"the glue serves a deprecated operation until it is removed from the spec\"\n)]\n",
-        );
-    }
     let generics = if op.signed {
         format!("S: operations::{trait_name} + Rejections + runtime::Signatures")
     } else {
@@ -379,6 +363,30 @@ fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
     };
     out.push_str(&format!("    {payload}: impl runtime::Payload,\n"));
     out.push_str(") -> runtime::Outgoing {\n");
+}
+
+fn handler(api: &Api, gates: &Gates, op: &Operation, out: &mut String) {
+    let cfg = text::cfg_line(&Gates::attr(gates.group(&op.group)));
+    let name = &ident(&op.fn_name).to_string();
+    let trait_name = ident(gates.route_trait(&op.group).map_or("", |t| t.name.as_str()));
+    let req = format!("operations::{}Request", op.type_name);
+    let resp = format!("operations::{}Response", op.type_name);
+    let has_body = op.body.is_some();
+    // The pairs of the query string, for the parameters read from them
+    // (not the one that is the whole query string).
+    let needs_query = op
+        .params
+        .iter()
+        .any(|p| p.location == ParamLocation::Query && p.style != Style::QueryString);
+
+    out.push_str(&text::doc_line(&format!("`{} {}`", op.method, op.path), ""));
+    out.push_str(&cfg);
+    if op.deprecated {
+        out.push_str(
+            "#[allow(\n    deprecated,\n    reason = \"the glue serves a deprecated operation until it is removed from the spec\"\n)]\n",
+        );
+    }
+    signature(op, name, trait_name, out);
 
     // An operation with nothing to extract does not look at the request.
     let mut params = Vec::new();

@@ -209,14 +209,19 @@ fn emit_part(api: &Api, config: &Config, part: Part) -> Files {
     );
     files.insert("docs.html".to_string(), docs_html);
     if config.runtime == crate::Runtime::Vendored {
-        for (name, source) in vendor::SOURCES {
-            files.insert(
-                format!("runtime/{}", vendor::file_name(name)),
-                vendor::text(name, source).into_owned(),
-            );
-        }
+        files.extend(vendored_runtime());
     }
     files
+}
+
+/// The runtime's sources as the generated `runtime` module's files.
+fn vendored_runtime() -> impl Iterator<Item = (String, String)> {
+    vendor::SOURCES.iter().map(|(name, source)| {
+        (
+            format!("runtime/{}", vendor::file_name(name)),
+            vendor::text(name, source).into_owned(),
+        )
+    })
 }
 
 fn mod_rs(api: &Api, config: &Config) -> TokenStream {

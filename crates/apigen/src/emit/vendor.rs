@@ -17,6 +17,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "body.rs",
     "client.rs",
     "context.rs",
+    "credentials.rs",
     "decide.rs",
     "device.rs",
     "events.rs",
