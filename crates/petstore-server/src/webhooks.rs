@@ -65,6 +65,9 @@ const QUEUE_BATCH: u32 = 256;
 /// instance died mid-attempt), another round may take it again.
 const LEASE: Duration = Duration::from_secs(60);
 
+/// How often attempts older than the store keeps are pruned.
+const PRUNE_EVERY: Duration = Duration::from_secs(600);
+
 /// The longest the dispatcher sleeps without being woken.
 const POLL: Duration = Duration::from_secs(1);
 
@@ -336,8 +339,17 @@ async fn dispatch(
     let slots = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     // Woken when an attempt ends, for the retry it may have scheduled.
     let ended = Arc::new(tokio::sync::Notify::new());
+    let mut last_prune: Option<std::time::Instant> = None;
     loop {
         let now = Utc::now();
+        if last_prune.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+            last_prune = Some(std::time::Instant::now());
+            match db.prune_webhook_attempts(now).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(pruned = n, "old webhook attempts pruned"),
+                Err(e) => tracing::debug!(error = %e, "old webhook attempts cannot be pruned now"),
+            }
+        }
         if let Err(e) = db.queue_deliveries(now, QUEUE_BATCH).await {
             tracing::debug!(error = %e, "webhook deliveries cannot be queued now");
         }

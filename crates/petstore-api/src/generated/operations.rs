@@ -470,7 +470,7 @@ pub trait Webhooks {
 
     /// List a webhook endpoint's delivery attempts
     ///
-    /// Every attempt to deliver an event to the endpoint, oldest first, with its result.
+    /// Every attempt to deliver an event to the endpoint in the last 30 days, oldest first, with its result.
     ///
     /// `GET /webhooks/{webhookId}/deliveries` (operationId `listWebhookDeliveries`)
     ///

@@ -25,6 +25,9 @@ use petstore_api::models::{
     WebhookEndpoint,
 };
 
+/// How long the attempts listed under an endpoint's deliveries are kept.
+pub const ATTEMPT_RETENTION: chrono::Duration = chrono::Duration::days(30);
+
 /// A new endpoint, as the store records it.
 #[derive(Debug, Clone)]
 pub struct NewEndpoint {
@@ -474,6 +477,20 @@ impl Db {
                 }
             }
             Ok(())
+        })
+        .await
+    }
+
+    /// Deletes the attempts recorded before `now` less [`ATTEMPT_RETENTION`];
+    /// the number deleted.
+    pub async fn prune_webhook_attempts(&self, now: DateTime<Utc>) -> Result<u64> {
+        let cutoff = (now - ATTEMPT_RETENTION).timestamp_millis();
+        self.write(async move |c| {
+            c.execute(
+                "DELETE FROM webhook_attempts WHERE attempted_at < $1",
+                args![cutoff],
+            )
+            .await
         })
         .await
     }

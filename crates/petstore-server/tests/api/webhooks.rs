@@ -483,3 +483,30 @@ async fn a_redirect_is_not_followed() {
         "the redirect's target got nothing"
     );
 }
+
+#[actix_web::test]
+async fn attempts_older_than_thirty_days_are_pruned() {
+    let app = app().await;
+    let created = subscribe(&app, "http://93.184.216.34/x", &["order.completed"]).await;
+    let id = created["id"].as_i64().unwrap();
+    let now = chrono::Utc::now();
+    let old = (now - chrono::Duration::days(31)).timestamp_millis();
+    let recent = (now - chrono::Duration::days(29)).timestamp_millis();
+    app.outside(&format!(
+        "INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, result, status, \
+         attempted_at) VALUES ({id}, 1, 1, 'failed', 500, {old}), \
+         ({id}, 2, 1, 'succeeded', 204, {recent})"
+    ))
+    .await;
+    // The dispatcher prunes every ten minutes too: only what is left is
+    // asserted.
+    app.db.prune_webhook_attempts(now).await.unwrap();
+    let left = app.get(&format!("/v1/webhooks/{id}/deliveries")).await.body;
+    let events: Vec<&Value> = left
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["eventId"])
+        .collect();
+    assert_eq!(events, [&json!(2)], "{left}");
+}
