@@ -104,7 +104,16 @@ impl Shared {
     pub fn new(settings: &Settings) -> std::io::Result<Self> {
         let docs = DocsHeaders::of(petstore_api::DOCS_HTML).map_err(std::io::Error::other)?;
         let feed = Feed::start(settings.db.clone());
-        crate::webhooks::start(settings.db.clone(), &feed, settings.webhooks.clone());
+        let metrics = settings
+            .metrics_listen
+            .as_ref()
+            .map(|_| web::Data::new(Metrics::default()));
+        crate::webhooks::start(
+            settings.db.clone(),
+            &feed,
+            settings.webhooks.clone(),
+            metrics.clone(),
+        );
         Ok(Shared {
             state: web::Data::new(PetStore {
                 db: settings.db.clone(),
@@ -117,10 +126,7 @@ impl Shared {
             key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
             proxies: web::Data::new(settings.trusted_proxies.clone()),
             client_limits: web::Data::new(settings.client_limits),
-            metrics: settings
-                .metrics_listen
-                .as_ref()
-                .map(|_| web::Data::new(Metrics::default())),
+            metrics,
             docs: web::Data::new(docs),
         })
     }

@@ -15,7 +15,11 @@
 //!   database away and answers 503 without trying (PostgreSQL's circuit
 //!   breaker), else 0;
 //! - `petstore_database_breaker_refusals_total`: requests the breaker
-//!   answered 503 without touching the database.
+//!   answered 503 without touching the database;
+//! - `petstore_webhook_attempts_total{result}`: webhook delivery attempts
+//!   this instance made, by result (`succeeded`, `failed`, `timed_out`,
+//!   `unreachable`, `refused`), and
+//!   `petstore_webhook_attempt_duration_seconds`, their latency.
 //!
 //! The listener answers `GET /metrics` only, without a key: bind it where
 //! only the scraper reaches it.
@@ -47,6 +51,11 @@ struct RefusalLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AttemptLabels {
+    result: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ConnectionLabels {
     state: &'static str,
 }
@@ -65,6 +74,8 @@ pub struct Metrics {
     connections: Family<ConnectionLabels, Gauge>,
     breaker_open: Gauge,
     breaker_refusals: Counter,
+    webhook_attempts: Family<AttemptLabels, Counter>,
+    webhook_latency: Histogram,
     /// Held while the database's figures are copied in, so that two
     /// scrapes at once do not both add the same refusals.
     rendering: std::sync::Mutex<()>,
@@ -127,8 +138,22 @@ impl Default for Metrics {
             "Requests answered 503 by the open circuit breaker without touching the database",
             breaker_refusals.clone(),
         );
+        let webhook_attempts = Family::<AttemptLabels, Counter>::default();
+        registry.register(
+            "webhook_attempts",
+            "Webhook delivery attempts made by this instance, by result",
+            webhook_attempts.clone(),
+        );
+        let webhook_latency = latency_histogram();
+        registry.register(
+            "webhook_attempt_duration_seconds",
+            "Time from a webhook attempt's start to its receiver's answer (or its failure)",
+            webhook_latency.clone(),
+        );
         Metrics {
             registry,
+            webhook_attempts,
+            webhook_latency,
             requests,
             latency,
             refusals,
@@ -175,6 +200,14 @@ impl Metrics {
     /// `api_key_banned`.
     pub fn refused(&self, reason: &'static str) {
         self.refusals.get_or_create(&RefusalLabels { reason }).inc();
+    }
+
+    /// A webhook attempt ended with `result` after `elapsed`.
+    pub fn attempted(&self, result: &'static str, elapsed: Duration) {
+        self.webhook_attempts
+            .get_or_create(&AttemptLabels { result })
+            .inc();
+        self.webhook_latency.observe(elapsed.as_secs_f64());
     }
 
     /// The exposition text, with the database's gauges read now.
@@ -232,6 +265,8 @@ mod tests {
         metrics.finished(Some("listPets"), 200, Duration::from_millis(3));
         metrics.finished(None, 404, Duration::from_millis(1));
         metrics.refused("rate_limited");
+        metrics.attempted("succeeded", Duration::from_millis(2));
+        metrics.attempted("timed_out", Duration::from_secs(10));
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &metrics.registry).unwrap();
         for line in [
@@ -241,6 +276,10 @@ mod tests {
             "petstore_request_duration_seconds_bucket{le=\"0.004\",operation=\"listPets\"} 1",
             "petstore_rate_limit_refusals_total{reason=\"rate_limited\"} 1",
             "petstore_requests_in_flight 0",
+            "petstore_webhook_attempts_total{result=\"succeeded\"} 1",
+            "petstore_webhook_attempts_total{result=\"timed_out\"} 1",
+            "petstore_webhook_attempt_duration_seconds_count 2",
+            "petstore_webhook_attempt_duration_seconds_bucket{le=\"0.004\"} 1",
         ] {
             assert!(text.contains(line), "{line} missing from:\n{text}");
         }

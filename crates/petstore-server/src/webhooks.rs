@@ -297,7 +297,12 @@ fn http_client(allow_private: bool) -> reqwest::Result<reqwest::Client> {
 
 /// Starts this instance's dispatcher on a thread of its own; it runs for
 /// as long as the process does.
-pub fn start(db: Db, feed: &Feed, settings: WebhookSettings) {
+pub fn start(
+    db: Db,
+    feed: &Feed,
+    settings: WebhookSettings,
+    metrics: Option<actix_web::web::Data<crate::metrics::Metrics>>,
+) {
     let db = db.for_background();
     let newest = feed.newest();
     let started = std::thread::Builder::new()
@@ -316,7 +321,7 @@ pub fn start(db: Db, feed: &Feed, settings: WebhookSettings) {
             tokio::task::LocalSet::new().block_on(&runtime, async move {
                 db.start_worker();
                 match http_client(settings.allow_private) {
-                    Ok(http) => dispatch(db, newest, settings, http).await,
+                    Ok(http) => dispatch(db, newest, settings, http, metrics).await,
                     Err(e) => {
                         tracing::error!(error = %e, "webhooks cannot start: nothing is delivered")
                     }
@@ -334,6 +339,7 @@ async fn dispatch(
     mut newest: tokio::sync::watch::Receiver<i64>,
     settings: WebhookSettings,
     http: reqwest::Client,
+    metrics: Option<actix_web::web::Data<crate::metrics::Metrics>>,
 ) {
     let settings = Arc::new(settings);
     let slots = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
@@ -367,10 +373,19 @@ async fn dispatch(
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
             };
-            let (db, http, settings, ended) =
-                (db.clone(), http.clone(), settings.clone(), ended.clone());
+            let (db, http, settings, ended, metrics) = (
+                db.clone(),
+                http.clone(),
+                settings.clone(),
+                ended.clone(),
+                metrics.clone(),
+            );
             tokio::task::spawn_local(async move {
-                attempt(&db, &http, &settings, delivery).await;
+                let started = std::time::Instant::now();
+                let result = attempt(&db, &http, &settings, delivery).await;
+                if let Some(metrics) = &metrics {
+                    metrics.attempted(label(&result), started.elapsed());
+                }
                 drop(slot);
                 ended.notify_one();
             });
@@ -395,8 +410,13 @@ async fn dispatch(
     }
 }
 
-/// One attempt of `delivery`, and its outcome recorded.
-async fn attempt(db: &Db, http: &reqwest::Client, settings: &WebhookSettings, delivery: Claimed) {
+/// One attempt of `delivery`, and its outcome recorded; how it ended.
+async fn attempt(
+    db: &Db,
+    http: &reqwest::Client,
+    settings: &WebhookSettings,
+    delivery: Claimed,
+) -> WebhookDeliveryResult {
     let outcome = send(http, settings, &delivery).await;
     let attempts = delivery.attempts + 1;
     let now = Utc::now();
@@ -424,6 +444,7 @@ async fn attempt(db: &Db, http: &reqwest::Client, settings: &WebhookSettings, de
         // it twice, as after any attempt whose outcome was not recorded.
         tracing::warn!(error = %e, delivery = delivery.delivery_id, "a webhook attempt could not be recorded");
     }
+    outcome.result
 }
 
 /// Sends one attempt through the generated sender.
@@ -497,6 +518,19 @@ async fn send(http: &reqwest::Client, settings: &WebhookSettings, delivery: &Cla
             failed(result, error)
         }
         Err(e) => failed(WebhookDeliveryResult::Failed, e.to_string()),
+    }
+}
+
+/// A result as a metric's label (the values the spec lists).
+fn label(result: &WebhookDeliveryResult) -> &'static str {
+    match result {
+        WebhookDeliveryResult::Succeeded => "succeeded",
+        WebhookDeliveryResult::Failed => "failed",
+        WebhookDeliveryResult::TimedOut => "timed_out",
+        WebhookDeliveryResult::Unreachable => "unreachable",
+        WebhookDeliveryResult::Refused => "refused",
+        // The store makes none other.
+        WebhookDeliveryResult::Unknown(_) => "failed",
     }
 }
 

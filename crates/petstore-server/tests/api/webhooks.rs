@@ -200,6 +200,21 @@ async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
     assert_eq!(attempts[0]["attempt"], 1);
     assert_eq!(attempts[0]["result"], "succeeded");
     assert_eq!(attempts[0]["status"], 204);
+    // And counted (just after it is recorded).
+    let metrics = app.metrics.as_ref().expect("metrics on");
+    eventually("the attempt is counted", HUNG, || async {
+        let text = app
+            .client
+            .get(metrics)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.contains("petstore_webhook_attempts_total{result=\"succeeded\"} 1")
+    })
+    .await;
 }
 
 #[actix_web::test]

@@ -107,9 +107,9 @@ pub async fn spawn_app_with_limits(client_limits: ClientLimits) -> TestApp {
     .await
 }
 
-/// A server delivering webhooks as `webhooks` says.
+/// A server delivering webhooks as `webhooks` says, with metrics on.
 pub async fn spawn_app_with_webhooks(webhooks: WebhookSettings) -> TestApp {
-    spawn(BanPolicy::default(), false, Default::default(), webhooks).await
+    spawn(BanPolicy::default(), true, Default::default(), webhooks).await
 }
 
 async fn spawn(
