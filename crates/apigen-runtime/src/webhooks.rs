@@ -226,12 +226,10 @@ pub async fn verified(
         }
     }
     match outcome {
-        Ok(()) => Ok(futures_util::stream::once(std::future::ready(Ok::<
-            bytes::Bytes,
-            super::BodyError,
-        >(
-            body
-        )))),
+        Ok(()) => {
+            let whole: Result<bytes::Bytes, super::BodyError> = Ok(body);
+            Ok(futures_util::stream::once(std::future::ready(whole)))
+        }
         Err(e) => Err(super::Rejection::new(
             super::RejectionKind::Unauthorized,
             format!("the delivery is not believed: {e}"),
