@@ -58,7 +58,7 @@ fn every_operation_is_a_trait_method() {
             op.id
         );
     }
-    assert_eq!(petstore_api::metadata::OPERATIONS.len(), 18);
+    assert_eq!(petstore_api::metadata::OPERATIONS.len(), 23);
 }
 
 /// The deprecated operation carries `#[deprecated]` naming its sunset date, and

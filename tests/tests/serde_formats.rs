@@ -38,6 +38,7 @@ where
 /// The models round-tripped, by name (kept with [`samples`]).
 const SAMPLED: &[&str] = &[
     "Category",
+    "CreatedWebhookEndpoint",
     "Error",
     "Id",
     "InventoryEvent",
@@ -46,6 +47,7 @@ const SAMPLED: &[&str] = &[
     "NewCategory",
     "NewOrder",
     "NewPet",
+    "NewWebhookEndpoint",
     "Order",
     "OrderEvent",
     "Pet",
@@ -53,6 +55,9 @@ const SAMPLED: &[&str] = &[
     "Pets",
     "StoreEvent",
     "StoreEventType",
+    "WebhookDelivery",
+    "WebhookDeliveryResult",
+    "WebhookEndpoint",
     "XApiStability",
 ];
 
@@ -185,6 +190,69 @@ fn samples() {
     ]);
     round_trip(&StoreEventType::ALL);
     round_trip(&XApiStability::ALL);
+    round_trip(&[
+        NewWebhookEndpoint {
+            url: "https://shop.example.com/hooks".into(),
+            events: vec![StoreEventType::OrderPlaced],
+            description: None,
+        },
+        NewWebhookEndpoint {
+            url: "https://shop.example.com/hooks".into(),
+            events: StoreEventType::ALL.to_vec(),
+            description: Some("the back office".into()),
+        },
+    ]);
+    round_trip(&[
+        WebhookEndpoint {
+            id: 1,
+            url: "https://shop.example.com/hooks".into(),
+            events: vec![StoreEventType::OrderPlaced],
+            description: None,
+            enabled: true,
+            disabled_reason: None,
+            created_at: at(),
+        },
+        WebhookEndpoint {
+            id: 2,
+            url: "https://shop.example.com/hooks".into(),
+            events: vec![StoreEventType::InventoryChanged],
+            description: Some("stock".into()),
+            enabled: false,
+            disabled_reason: Some("event 9 could not be delivered in 8 attempts".into()),
+            created_at: at(),
+        },
+    ]);
+    round_trip(&[CreatedWebhookEndpoint {
+        id: 1,
+        url: "https://shop.example.com/hooks".into(),
+        events: vec![StoreEventType::OrderPlaced],
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        created_at: at(),
+        secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw".into(),
+    }]);
+    round_trip(&[
+        WebhookDelivery {
+            id: 1,
+            event_id: 9,
+            attempt: 1,
+            result: WebhookDeliveryResult::Succeeded,
+            status: Some(204),
+            error: None,
+            attempted_at: at(),
+        },
+        WebhookDelivery {
+            id: 2,
+            event_id: 9,
+            attempt: 2,
+            result: WebhookDeliveryResult::TimedOut,
+            status: None,
+            error: Some("no answer within 10s".into()),
+            attempted_at: at(),
+        },
+    ]);
+    round_trip(&WebhookDeliveryResult::ALL);
 }
 
 #[test]
