@@ -5,7 +5,8 @@
 //! One dispatcher per instance, on a thread of its own, does three things
 //! in turn, whenever the event feed hands out new events or a delivery
 //! falls due (and once a [`POLL`] in any case, for what other instances
-//! queued or left behind):
+//! queued or left behind; idle, it reads when the next delivery is due and
+//! writes nothing):
 //! 1. queues the new events of every endpoint that wants them
 //!    ([`Db::queue_deliveries`]: outbox rows and cursors in one
 //!    transaction);
@@ -346,6 +347,9 @@ async fn dispatch(
     // Woken when an attempt ends, for the retry it may have scheduled.
     let ended = Arc::new(tokio::sync::Notify::new());
     let mut last_prune: Option<std::time::Instant> = None;
+    // The newest event id the outbox was filled through (`None` at start:
+    // what was committed while no instance ran is queued first).
+    let mut queued_through: Option<i64> = None;
     loop {
         let now = Utc::now();
         if last_prune.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
@@ -356,19 +360,40 @@ async fn dispatch(
                 Err(e) => tracing::debug!(error = %e, "old webhook attempts cannot be pruned now"),
             }
         }
-        if let Err(e) = db.queue_deliveries(now, QUEUE_BATCH).await {
-            tracing::debug!(error = %e, "webhook deliveries cannot be queued now");
+        // Events newer than those queued: queued now. A write, made only
+        // then: an idle dispatcher only reads.
+        let newest_id = *newest.borrow_and_update();
+        let mut more = false;
+        if queued_through.is_none_or(|through| through < newest_id) {
+            match db.queue_deliveries(now, QUEUE_BATCH).await {
+                Ok(queued) if queued.more => more = true,
+                Ok(_) => queued_through = Some(newest_id),
+                Err(e) => tracing::debug!(error = %e, "webhook deliveries cannot be queued now"),
+            }
         }
-        let free = u32::try_from(slots.available_permits()).unwrap_or(CLAIM);
-        let lease = now + chrono::Duration::from_std(LEASE).unwrap_or_default();
-        let claimed = match db.claim_deliveries(now, lease, free.min(CLAIM)).await {
-            Ok(claimed) => claimed,
+        // Deliveries due: claimed (a write) only when one is.
+        let due = match db.next_delivery_due().await {
+            Ok(due) => due,
             Err(e) => {
-                tracing::debug!(error = %e, "webhook deliveries cannot be claimed now");
-                Vec::new()
+                tracing::debug!(error = %e, "webhook deliveries cannot be read now");
+                None
             }
         };
+        let free = u32::try_from(slots.available_permits()).unwrap_or(CLAIM);
+        let lease = now + chrono::Duration::from_std(LEASE).unwrap_or_default();
+        let claimed = if due.is_some_and(|due| due <= now) && free > 0 {
+            match db.claim_deliveries(now, lease, free.min(CLAIM)).await {
+                Ok(claimed) => claimed,
+                Err(e) => {
+                    tracing::debug!(error = %e, "webhook deliveries cannot be claimed now");
+                    Vec::new()
+                }
+            }
+        } else {
+            Vec::new()
+        };
         let full = claimed.len() == CLAIM as usize;
+        let claimed_any = !claimed.is_empty();
         for delivery in claimed {
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
@@ -390,13 +415,21 @@ async fn dispatch(
                 ended.notify_one();
             });
         }
-        if full {
+        if full || more {
             continue;
         }
         // Until new events, an attempt's end, the next due delivery, or
         // the poll, whichever is first.
-        let wait = match db.next_delivery_due().await {
-            Ok(Some(due)) => (due - Utc::now()).to_std().unwrap_or_default().min(POLL),
+        // What was claimed is held: the next due is another.
+        let due = if claimed_any {
+            db.next_delivery_due().await.ok().flatten()
+        } else {
+            due
+        };
+        let now = Utc::now();
+        let wait = match due {
+            Some(due) if due > now => (due - now).to_std().unwrap_or_default().min(POLL),
+            // None, or due with every slot taken: an attempt's end wakes it.
             _ => POLL,
         };
         tokio::select! {

@@ -71,6 +71,15 @@ impl Attempt {
     }
 }
 
+/// What one call of [`Db::queue_deliveries`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Queued {
+    /// Deliveries put in the outbox.
+    pub deliveries: u64,
+    /// It stopped at its batch's end: more events may wait.
+    pub more: bool,
+}
+
 /// What to do after a failed attempt: try again at this time, or give up
 /// (the schedule is spent) and disable the endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,10 +285,9 @@ impl Db {
 
     /// Moves the events past each enabled endpoint's cursor into the
     /// outbox (those of its types), at most `batch` events per call, due
-    /// at `now`; the number of deliveries queued. On PostgreSQL the
-    /// endpoints another instance is queuing for are skipped (it moves
-    /// their cursors).
-    pub async fn queue_deliveries(&self, now: DateTime<Utc>, batch: u32) -> Result<u64> {
+    /// at `now`. On PostgreSQL the endpoints another instance is queuing
+    /// for are skipped (it moves their cursors).
+    pub async fn queue_deliveries(&self, now: DateTime<Utc>, batch: u32) -> Result<Queued> {
         self.write(async move |c| {
             let skip_locked = match c.backend() {
                 Backend::Sqlite => "",
@@ -305,7 +313,7 @@ impl Db {
                 .into_iter()
                 .min()
             else {
-                return Ok(0);
+                return Ok(Queued::default());
             };
             let events: Vec<StoreEvent> = c
                 .query_as(
@@ -315,7 +323,7 @@ impl Db {
                 )
                 .await?;
             let Some(last) = events.last().map(|e| super::events::event_meta(e).0) else {
-                return Ok(0);
+                return Ok(Queued::default());
             };
             let due = now.timestamp_millis();
             let mut queued = 0;
@@ -348,7 +356,10 @@ impl Db {
                     .await?;
                 }
             }
-            Ok(queued)
+            Ok(Queued {
+                deliveries: queued,
+                more: events.len() == batch as usize,
+            })
         })
         .await
     }
