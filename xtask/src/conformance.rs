@@ -12,7 +12,7 @@
 //! the first of them.
 
 use crate::bench::seed_pets;
-use crate::launch::{pet_store, Launched};
+use crate::launch::{pet_store_with, Launched};
 use crate::{project_root, run, succeed, venv_tool};
 use std::path::Path;
 use std::process::Command;
@@ -50,9 +50,20 @@ pub(crate) fn create_key(database_url: &str, per_minute: u32) -> Result<String, 
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn schemathesis(bin: &Path, server: &Launched, key: &str, extra: &[&str]) -> Result<(), String> {
+/// Schemathesis against `server` with `key`, as the client at address
+/// `client` (sent as `X-Forwarded-For`, which the server trusts from
+/// loopback): each run's requests without a key count against an address
+/// of its own, so that one run's do not leave the next rate limited.
+fn schemathesis(
+    bin: &Path,
+    server: &Launched,
+    key: &str,
+    client: &str,
+    extra: &[&str],
+) -> Result<(), String> {
     let root = project_root();
     let auth = format!("Authorization: Bearer {key}");
+    let forwarded = format!("X-Forwarded-For: {client}");
     let url = format!("http://{}/v1", server.address);
     let mut args = vec![
         "--config-file",
@@ -63,6 +74,8 @@ fn schemathesis(bin: &Path, server: &Launched, key: &str, extra: &[&str]) -> Res
         &url,
         "--header",
         &auth,
+        "--header",
+        &forwarded,
         "--checks",
         "all",
         // One worker: runs repeat exactly for a given seed.
@@ -145,7 +158,9 @@ fn conform(bin: &Path, database_url: &str, stream: bool) -> Result<(), String> {
     let examples = std::env::var("CONFORMANCE_EXAMPLES").unwrap_or_else(|_| "60".into());
     let seed = std::env::var("CONFORMANCE_SEED").unwrap_or_else(|_| "20261122".into());
     let key = create_key(database_url, 100_000_000)?;
-    let server = pet_store(database_url)?;
+    // Each schemathesis run names a client address of its own
+    // (`schemathesis`).
+    let server = pet_store_with(database_url, &["--trusted-proxies", "127.0.0.1/32"])?;
     // Pets to order from: generated requests name small ids often, and an
     // order for a pet that exists (in stock) gets past the 422s to the
     // 201 and the order's own operations.
@@ -158,6 +173,7 @@ fn conform(bin: &Path, database_url: &str, stream: bool) -> Result<(), String> {
         bin,
         &server,
         &key,
+        "192.0.2.1",
         &[
             "--exclude-operation-id",
             STREAM,
@@ -172,6 +188,7 @@ fn conform(bin: &Path, database_url: &str, stream: bool) -> Result<(), String> {
             bin,
             &server,
             &key,
+            "192.0.2.2",
             &[
                 "--include-operation-id",
                 STREAM,
@@ -194,6 +211,7 @@ fn conform(bin: &Path, database_url: &str, stream: bool) -> Result<(), String> {
         bin,
         &server,
         &limited,
+        "192.0.2.3",
         &[
             "--exclude-operation-id",
             STREAM,

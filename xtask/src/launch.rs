@@ -77,12 +77,8 @@ pub fn launch(command: &mut Command) -> Result<Launched, String> {
     Err(format!("{command:?} exited before listening"))
 }
 
-/// The pet store's debug build, started on `database_url` at a free port.
-pub fn pet_store(database_url: &str) -> Result<Launched, String> {
-    pet_store_with(database_url, &[])
-}
-
-/// As [`pet_store`], with more command-line arguments.
+/// The pet store's debug build, started on `database_url` at a free port,
+/// with `args` added to its command line.
 pub fn pet_store_with(database_url: &str, args: &[&str]) -> Result<Launched, String> {
     launch(
         Command::new(crate::project_root().join("target/debug/petstore-server"))
