@@ -778,6 +778,7 @@ fn bounds_are_checked_where_a_type_can_break_one() {
         body: models::Shelf {
             labels: Some(vec![models::Label { text: label.into() }]),
             note: None,
+            tags: None,
         },
     };
     // `minimum: 1.5`, `maximum: 9.5` (exclusive): 2 to 9.
@@ -793,6 +794,15 @@ fn bounds_are_checked_where_a_type_can_break_one() {
             .unwrap_err()
             .to_string(),
         "`body.labels.0.text` must be at most 8 characters long"
+    );
+    // `uniqueItems`: no tag twice.
+    let mut tagged = request(2, "ok");
+    tagged.body.tags = Some(vec!["new".into(), "sale".into()]);
+    assert_eq!(tagged.validate(), Ok(()));
+    tagged.body.tags = Some(vec!["new".into(), "sale".into(), "new".into()]);
+    assert_eq!(
+        tagged.validate().unwrap_err().to_string(),
+        "`body.tags` must not repeat an item: items 0 and 2 are the same"
     );
 }
 
@@ -1162,6 +1172,7 @@ fn an_integer_enum_is_checked_as_a_bound_is() {
         body: Shelf {
             labels: None,
             note: None,
+            tags: None,
         },
     };
     assert_eq!(request(2).validate(), Ok(()));

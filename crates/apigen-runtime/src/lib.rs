@@ -237,8 +237,8 @@ pub use rejection::{Rejection, RejectionKind, UnknownVariant};
 pub use style::{query_pairs, styled, write, Explode, Style, ValueKind};
 pub use validate::{
     check_duration, check_each, check_email, check_items, check_length, check_not_one_of,
-    check_nullable, check_one_of, check_pattern, check_range, check_some, check_uri, check_values,
-    within, Bound, Validate, Violation,
+    check_nullable, check_one_of, check_pattern, check_range, check_some, check_unique, check_uri,
+    check_values, within, Bound, Validate, Violation,
 };
 pub use values::{Base64, Nullable};
 pub use vocabulary::Also;

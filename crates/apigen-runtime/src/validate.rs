@@ -146,6 +146,26 @@ pub fn check_items(len: usize, min: Option<usize>, max: Option<usize>) -> Result
     Ok(())
 }
 
+/// `uniqueItems: true`: no two items are equal. Items are grouped by their
+/// `Debug` text, which every generated type derives and which equal values
+/// share, and only items of one group are compared with `==`: the check is
+/// linear in the items for any values that print apart (a pairwise `==`
+/// would let a large body cost quadratic time).
+pub fn check_unique<T: std::fmt::Debug + PartialEq>(items: &[T]) -> Result<(), Violation> {
+    let mut groups: std::collections::HashMap<String, Vec<usize>> =
+        std::collections::HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let group = groups.entry(format!("{item:?}")).or_default();
+        if let Some(first) = group.iter().find(|&&j| items[j] == *item) {
+            return Err(Violation::new(format!(
+                "must not repeat an item: items {first} and {i} are the same"
+            )));
+        }
+        group.push(i);
+    }
+    Ok(())
+}
+
 fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("{n} {noun}")
@@ -373,6 +393,23 @@ pub fn check_pattern(value: &str, pattern: &regex::Regex) -> Result<(), Violatio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unique_items_are_told_apart_as_equality_does() {
+        assert!(check_unique::<i64>(&[]).is_ok());
+        assert!(check_unique(&[1, 2, 3]).is_ok());
+        let repeated = check_unique(&["a", "b", "a"]).unwrap_err();
+        assert!(repeated.to_string().contains("items 0 and 2"), "{repeated}");
+        // Values that print alike only when equal: text and numbers.
+        assert!(check_unique(&["1", "01"]).is_ok());
+        assert!(check_unique(&[1.0, 1.5]).is_ok());
+        assert!(check_unique(&[Some(1), None]).is_ok());
+        assert!(check_unique(&[Some(1), Some(1)]).is_err());
+        // Values that print alike and differ (base64 prints its length).
+        let bytes = [crate::Base64(vec![1, 2]), crate::Base64(vec![2, 1])];
+        assert!(check_unique(&bytes).is_ok());
+        assert!(check_unique(&[bytes[0].clone(), bytes[0].clone()]).is_err());
+    }
 
     #[test]
     fn a_number_just_inside_a_bound_is_read_inside_it() {

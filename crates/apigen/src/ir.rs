@@ -474,6 +474,8 @@ pub struct Checks {
     pub exclusive_maximum: bool,
     pub min_items: Option<usize>,
     pub max_items: Option<usize>,
+    /// `uniqueItems: true`: no two items equal.
+    pub unique_items: bool,
     /// A string format that generated code can check (`email`, `uri`),
     /// when the run asks for format checks.
     pub format: Option<TextFormat>,

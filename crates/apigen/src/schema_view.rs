@@ -25,6 +25,8 @@ pub struct Flat<'a> {
     pub pattern: Option<&'a str>,
     pub min_items: Option<usize>,
     pub max_items: Option<usize>,
+    /// `uniqueItems: true`.
+    pub unique_items: bool,
     pub one_of: &'a [ReferenceOr<Schema>],
     pub any_of: &'a [ReferenceOr<Schema>],
     pub all_of: &'a [ReferenceOr<Schema>],
@@ -112,6 +114,7 @@ pub fn flatten(schema: &Schema) -> Flat<'_> {
             flat.items = a.items.as_ref();
             flat.min_items = a.min_items;
             flat.max_items = a.max_items;
+            flat.unique_items = a.unique_items;
         }
         SchemaKind::OneOf { one_of } => flat.one_of = one_of,
         SchemaKind::AnyOf { any_of } => flat.any_of = any_of,
@@ -137,6 +140,7 @@ pub fn flatten(schema: &Schema) -> Flat<'_> {
             flat.pattern = a.pattern.as_deref();
             flat.min_items = a.min_items;
             flat.max_items = a.max_items;
+            flat.unique_items = a.unique_items.unwrap_or(false);
             flat.one_of = &a.one_of;
             flat.any_of = &a.any_of;
             flat.all_of = &a.all_of;

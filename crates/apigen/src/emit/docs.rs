@@ -577,6 +577,9 @@ fn constraints(c: &Checks) -> Markup {
     if let Some(n) = c.max_items {
         parts.push(format!("at most {n} items"));
     }
+    if c.unique_items {
+        parts.push("no item twice".to_string());
+    }
     html! {
         @if !parts.is_empty() { p.meta { (parts.join("; ")) } }
     }

@@ -26,6 +26,9 @@ pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> 
                     vec![format!("Vec::len({value})"), min, max],
                 ));
             }
+            if c.unique_items {
+                checks.push(call("runtime::check_unique", vec![value.into()]));
+            }
             if let Some(item) = check_fn("item", items, api) {
                 checks.push(Expr::call(
                     "runtime::check_each",

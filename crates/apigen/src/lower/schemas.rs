@@ -406,6 +406,7 @@ impl<'a> Lowerer<'a> {
             exclusive_maximum: flat.exclusive_maximum,
             min_items: flat.min_items,
             max_items: flat.max_items,
+            unique_items: flat.unique_items,
             format: None,
             not_in,
             one_of: Vec::new(),

@@ -851,7 +851,11 @@ impl serde::Serialize for NewWebhookEndpoint {
 impl runtime::Validate for NewWebhookEndpoint {
     fn validate(&self) -> Result<(), runtime::Violation> {
         runtime::within("url", runtime::check_length(&self.url, Some(1), Some(2048)))?;
-        runtime::within("events", runtime::check_items(Vec::len(&self.events), Some(1), Some(4)))?;
+        runtime::within(
+            "events",
+            runtime::check_items(Vec::len(&self.events), Some(1), Some(4))
+                .and_then(|()| runtime::check_unique(&self.events)),
+        )?;
         runtime::within(
             "description",
             runtime::check_some(

@@ -26,6 +26,7 @@ static TYPES: [Type; 5] = [
     // 3: Shelf
     Type::of(Schema::Object(&[
         Field::optional("labels", Schema::Array(&Schema::Named(1), Bounds::NONE)),
+        Field::optional("tags", Schema::Array(&Schema::String(Bounds::NONE), Bounds::NONE)),
         Field::optional("note", Schema::Named(2)),
     ])),
     // 4: Tag

@@ -168,16 +168,18 @@ impl serde::Serialize for Note {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shelf {
     pub labels: Option<Vec<Label>>,
+    /// No tag twice (`uniqueItems`).
+    pub tags: Option<Vec<String>>,
     pub note: Option<Note>,
 }
 
 impl runtime::Record for Shelf {
     const NAME: &'static str = "Shelf";
-    const FIELDS: &'static [&'static str] = &["labels", "note"];
-    type Slots = (Option<Vec<Label>>, Option<Note>);
+    const FIELDS: &'static [&'static str] = &["labels", "tags", "note"];
+    type Slots = (Option<Vec<Label>>, Option<Vec<String>>, Option<Note>);
 
     fn slots() -> Self::Slots {
-        (None, None)
+        (None, None, None)
     }
 
     fn fill<'de, A: serde::de::MapAccess<'de>>(
@@ -188,14 +190,16 @@ impl runtime::Record for Shelf {
     ) -> Result<(), A::Error> {
         match index {
             0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
+            1 => runtime::fill(&mut slots.1, name, map),
+            _ => runtime::fill(&mut slots.2, name, map),
         }
     }
 
     fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
         Ok(Shelf {
             labels: slots.0,
-            note: slots.1,
+            tags: slots.1,
+            note: slots.2,
         })
     }
 }
@@ -210,8 +214,9 @@ impl<'de> serde::Deserialize<'de> for Shelf {
 
 impl serde::Serialize for Shelf {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Shelf", 2);
+        let mut out = runtime::Writer::start(serializer, "Shelf", 3);
         out.optional("labels", &self.labels);
+        out.optional("tags", &self.tags);
         out.optional("note", &self.note);
         out.end()
     }
@@ -225,6 +230,10 @@ impl runtime::Validate for Shelf {
                 &self.labels,
                 |value| runtime::check_each(value, runtime::Validate::validate),
             ),
+        )?;
+        runtime::within(
+            "tags",
+            runtime::check_some(&self.tags, |value| runtime::check_unique(value)),
         )?;
         Ok(())
     }
