@@ -406,7 +406,10 @@ mod tests {
         assert!(check_unique(&[Some(1), None]).is_ok());
         assert!(check_unique(&[Some(1), Some(1)]).is_err());
         // Values that print alike and differ (base64 prints its length).
-        let bytes = [crate::Base64(vec![1, 2]), crate::Base64(vec![2, 1])];
+        let bytes = [
+            super::super::Base64(vec![1, 2]),
+            super::super::Base64(vec![2, 1]),
+        ];
         assert!(check_unique(&bytes).is_ok());
         assert!(check_unique(&[bytes[0].clone(), bytes[0].clone()]).is_err());
     }
