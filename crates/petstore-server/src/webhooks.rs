@@ -135,7 +135,7 @@ impl Schedule {
         match self.0.get(attempts.saturating_sub(1) as usize) {
             None => Then::GiveUp,
             Some(wait) => {
-                let jitter = wait.mul_f64(fastrand_fraction() / 10.0);
+                let jitter = wait.mul_f64(random_fraction() / 10.0);
                 let wait =
                     chrono::Duration::from_std(*wait + jitter).unwrap_or(chrono::Duration::MAX);
                 Then::RetryAt(now.checked_add_signed(wait).unwrap_or(now))
@@ -145,7 +145,7 @@ impl Schedule {
 }
 
 /// A number in 0..1 from the OS's random source (no generator to seed).
-fn fastrand_fraction() -> f64 {
+fn random_fraction() -> f64 {
     let mut bytes = [0u8; 4];
     let _ = getrandom::fill(&mut bytes);
     f64::from(u32::from_le_bytes(bytes)) / f64::from(u32::MAX)

@@ -164,6 +164,17 @@ impl Backend {
     /// What a transaction appends to a `SELECT` whose rows it is about to
     /// decide on. SQLite needs nothing: its writer holds the database's only
     /// write lock for the whole transaction.
+    /// What a transaction appends to a `SELECT` of rows it claims when no
+    /// other holds them (`FOR UPDATE{of} SKIP LOCKED`), so that several
+    /// instances each take different rows. SQLite needs nothing, as for
+    /// [`Backend::for_update`].
+    fn skip_locked(self, of: &str) -> String {
+        match self {
+            Backend::Sqlite => String::new(),
+            Backend::Postgres => format!(" FOR UPDATE{of} SKIP LOCKED"),
+        }
+    }
+
     fn for_update(self) -> &'static str {
         match self {
             Backend::Sqlite => "",

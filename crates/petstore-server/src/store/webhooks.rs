@@ -17,7 +17,7 @@
 //! failure, which disables the endpoint) or schedules the next try.
 
 use super::conn::{args, Columns, FromRow, Value};
-use super::{corrupt, listed, parse_known, Backend, Db, Filtered, Listed, Page, Result};
+use super::{corrupt, listed, parse_known, Db, Filtered, Listed, Page, Result};
 use crate::error::ApiError;
 use chrono::{DateTime, Utc};
 use petstore_api::models::{
@@ -289,10 +289,7 @@ impl Db {
     /// for are skipped (it moves their cursors).
     pub async fn queue_deliveries(&self, now: DateTime<Utc>, batch: u32) -> Result<Queued> {
         self.write(async move |c| {
-            let skip_locked = match c.backend() {
-                Backend::Sqlite => "",
-                Backend::Postgres => " FOR UPDATE SKIP LOCKED",
-            };
+            let skip_locked = c.backend().skip_locked("");
             let newest = c
                 .query_one("SELECT COALESCE(max(id), 0) FROM events", &[])
                 .await?
@@ -374,10 +371,7 @@ impl Db {
         limit: u32,
     ) -> Result<Vec<Claimed>> {
         self.write(async move |c| {
-            let skip_locked = match c.backend() {
-                Backend::Sqlite => "",
-                Backend::Postgres => " FOR UPDATE OF d SKIP LOCKED",
-            };
+            let skip_locked = c.backend().skip_locked(" OF d");
             let rows = c
                 .query(
                     &format!(
