@@ -6,7 +6,8 @@
 //! `../shared/corpus31`) are generated and checked, and their mocks run
 //! under schemathesis, when they are present.
 
-use crate::{codegen, conformance, corpus, examples, mock_conformance, project_root, spec_diff};
+use crate::jobs::{self, Job};
+use crate::{codegen, conformance, corpus, mock_conformance, project_root, spec_diff};
 use std::time::{Duration, Instant};
 
 /// A step: its name and what it runs.
@@ -42,7 +43,8 @@ const CORPUS32: &[&str] = &[
     "oai-webhook-example.yaml",
 ];
 
-pub fn ci() -> Result<(), String> {
+/// Every step, or only the step named `only`.
+pub fn ci(only: Option<&str>) -> Result<(), String> {
     let root = project_root();
     let mut steps: Vec<Step> = vec![
         (
@@ -123,11 +125,6 @@ pub fn ci() -> Result<(), String> {
                 )
             }),
         ),
-        (
-            "conformance",
-            Box::new(|| conformance::conformance(conformance::Databases::Both)),
-        ),
-        ("examples", Box::new(examples::examples)),
     ];
     // Both corpora in one workspace, so that cargo checks their crates side
     // by side and their dependencies once; beside them, the pet store's own
@@ -166,25 +163,68 @@ pub fn ci() -> Result<(), String> {
             }),
         ));
     }
-    let mut mock_docs = vec![root.join("spec/openapi.yaml")];
-    mock_docs.extend(
+    steps.push(("conformance", Box::new(side_by_side)));
+    if let Some(name) = only {
+        steps.retain(|(step, _)| *step == name);
+        if steps.is_empty() {
+            return Err(format!("ci has no step named `{name}`"));
+        }
+    }
+    run_steps(steps)
+}
+
+/// Schemathesis against the real server (on SQLite, on PostgreSQL) and
+/// against the mocks (on actix-web, on axum), and the example clients:
+/// runs that each keep about one core busy, so they run side by side, one
+/// per core ([`jobs`]), once the binaries and the mocks they start are
+/// built.
+fn side_by_side() -> Result<(), String> {
+    let root = project_root();
+    crate::build_binaries()?;
+    // Installed once, before the runs that use it start.
+    crate::venv_tool(conformance::SCHEMATHESIS, "schemathesis")?;
+    mock_conformance::prepare_cache()?;
+    let mut docs = vec![root.join("spec/openapi.yaml")];
+    docs.extend(
         MOCK_DOCUMENTS
             .iter()
             .map(|d| root.join(d))
             .filter(|d| d.is_file()),
     );
-    steps.push((
-        "mock conformance",
-        Box::new(move || {
-            let docs: Vec<String> = mock_docs
-                .iter()
-                .map(|d| d.to_string_lossy().into_owned())
-                .collect();
-            let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
-            mock_conformance::mock_conformance(&docs)
-        }),
-    ));
-    run_steps(steps)
+    let docs: Vec<String> = docs
+        .iter()
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect();
+    let mocks = |first: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = first.iter().map(|a| a.to_string()).collect();
+        args.extend(docs.iter().cloned());
+        args
+    };
+    // In the order they start as cores come free: the mocks' runs are
+    // the longest, so they start as soon as their builds are done.
+    let jobs = [
+        Job::with("mock builds", mocks(&["mock-conformance", "--build-only"])),
+        Job::new(
+            "conformance on SQLite",
+            &["conformance", "--database", "sqlite"],
+        ),
+        Job::with(
+            "mocks on actix-web",
+            mocks(&["mock-conformance", "--framework", "actix"]),
+        )
+        .after(0),
+        Job::with(
+            "mocks on axum",
+            mocks(&["mock-conformance", "--framework", "axum"]),
+        )
+        .after(0),
+        Job::new(
+            "conformance on PostgreSQL",
+            &["conformance", "--database", "postgres", "--without-stream"],
+        ),
+        Job::new("examples", &["examples"]),
+    ];
+    jobs::run_all(&jobs, jobs::width())
 }
 
 /// Runs the steps in order until one fails, then prints each one's

@@ -13,11 +13,11 @@
 
 use crate::bench::seed_pets;
 use crate::launch::{pet_store_with, Launched};
-use crate::{project_root, run, succeed, venv_tool};
+use crate::{project_root, succeed, venv_tool};
 use std::path::Path;
 use std::process::Command;
 
-const SCHEMATHESIS: &str = "schemathesis==4.32.5";
+pub(crate) const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 
 fn server_binary() -> String {
     project_root()
@@ -117,32 +117,51 @@ pub enum Databases {
     Both,
 }
 
-impl Databases {
-    pub fn parse(args: &[&str]) -> Result<Databases, String> {
-        match args {
-            [] => Ok(Databases::Both),
-            ["--database", "sqlite"] => Ok(Databases::Sqlite),
-            ["--database", "postgres"] => Ok(Databases::Postgres),
-            other => Err(format!(
-                "conformance takes `--database sqlite|postgres` (both when absent), not {other:?}"
-            )),
-        }
+/// What `conformance` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub databases: Databases,
+    /// The event stream's run too (on the first database): its framing
+    /// and events do not depend on the database, so one run is enough.
+    pub stream: bool,
+}
+
+impl Options {
+    /// `[--database sqlite|postgres] [--without-stream]`.
+    pub fn parse(args: &[&str]) -> Result<Options, String> {
+        let (stream, rest) = match args {
+            [rest @ .., "--without-stream"] => (false, rest),
+            rest => (true, rest),
+        };
+        let databases = match rest {
+            [] => Databases::Both,
+            ["--database", "sqlite"] => Databases::Sqlite,
+            ["--database", "postgres"] => Databases::Postgres,
+            other => {
+                return Err(format!(
+                    "conformance takes `[--database sqlite|postgres] [--without-stream]` \
+                     (both databases when none is named), not {other:?}"
+                ))
+            }
+        };
+        Ok(Options { databases, stream })
     }
 }
 
 /// Every phase, every check, on SQLite and on PostgreSQL (a private
 /// cluster), each on a fresh database.
-pub fn conformance(databases: Databases) -> Result<(), String> {
-    run("cargo", &["build", "-p", "petstore-server"])?;
+pub fn conformance(options: Options) -> Result<(), String> {
+    crate::build_binaries()?;
     let bin = venv_tool(SCHEMATHESIS, "schemathesis")?;
+    let Options { databases, stream } = options;
     if databases != Databases::Postgres {
         eprintln!("conformance on SQLite");
-        with_scratch_database("conformance", |url| conform(&bin, url, true))?;
+        with_scratch_database("conformance", |url| conform(&bin, url, stream))?;
     }
     if databases != Databases::Sqlite {
         eprintln!("conformance on PostgreSQL");
         let cluster = crate::postgres::Cluster::start()?;
-        let stream = databases == Databases::Postgres;
+        let stream = stream && databases == Databases::Postgres;
         conform(&bin, &cluster.database("conformance")?, stream)?;
     }
     Ok(())

@@ -4,11 +4,11 @@
 
 use crate::conformance::{create_key, with_scratch_database};
 use crate::launch::{launch, pet_store_with};
-use crate::{project_root, run, succeed};
+use crate::{project_root, succeed};
 use std::process::Command;
 
 pub fn examples() -> Result<(), String> {
-    run("cargo", &["build", "--workspace", "--bins", "--examples"])?;
+    crate::build_binaries()?;
     with_scratch_database("examples", |database_url| {
         // 20 a minute: `backoff` is limited partway through its 30 requests
         // and has to wait for the window to reset (at most a minute).

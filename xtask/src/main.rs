@@ -22,6 +22,7 @@ mod delay_proxy;
 mod docs_screenshot;
 mod examples;
 mod guide;
+mod jobs;
 mod launch;
 mod mock_conformance;
 mod postgres;
@@ -87,15 +88,18 @@ commands:
   docs-screenshot [PAGE]
                     PNGs of the reference page (the pet store's by default) at desktop
                     and phone width: target/docs-desktop.png, target/docs-phone.png
-  mock-conformance PATH...
+  mock-conformance [--build-only | --framework actix|axum] PATH...
                     schemathesis against the mock server (`apigen mock`) of
-                    each document (a directory's under 1 MB), every check;
-                    MOCK_CONFORMANCE_PHASES and _EXAMPLES change its phases
-                    (examples,coverage,fuzzing) and examples per operation (20)
-  conformance [--database sqlite|postgres]
+                    each document (a directory's under 1 MB), every check, on
+                    actix-web and on axum unless one is named (--build-only: build
+                    the mocks, run nothing); MOCK_CONFORMANCE_PHASES and _EXAMPLES
+                    change its phases (examples,coverage,fuzzing) and examples per
+                    operation (20)
+  conformance [--database sqlite|postgres] [--without-stream]
                     schemathesis (pinned, in target/venv, on Python 3.12 or newer)
                     against the real server, every phase and check, on SQLite and on
-                    PostgreSQL (a private cluster) unless one is named
+                    PostgreSQL (a private cluster) unless one is named; the event
+                    stream on the first (--without-stream: on neither)
   examples          the example clients (walkthrough, backoff) against the real server
   flake-hunt [RUNS] the end-to-end suites (on SQLite and PostgreSQL) and the tests
                     crate RUNS times in a row (5) while stress-ng --cpu 2 keeps both
@@ -104,16 +108,18 @@ commands:
                     mdbook, and every link and anchor in it checked, offline
   rooms             the generator's and the runtime's long files (over 1,000 lines),
                     long functions (over 120) and import loops between modules
-  ci                everything CI checks: fmt, rooms, codegen --check, spec validation, the
-                    evolution gate, clippy, tests, conformance, examples, and (where
-                    ../shared holds them) the corpora and their mocks; ends with a
-                    table of each step's duration
+  ci [--only STEP]  everything CI checks: fmt, rooms, codegen --check, spec validation, the
+                    evolution gate, clippy, tests, (where ../shared holds them) the
+                    corpora, and conformance (schemathesis against the server and the
+                    mocks, and the example clients, side by side, one per core);
+                    ends with a table of each step's duration. --only: that step alone
 ";
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    jobs::remember_exe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     if let ["spec-diff", rest @ ..] = args.as_slice() {
@@ -129,10 +135,11 @@ fn main() -> ExitCode {
         ["corpus", paths @ .., "--allow-skips"] if !paths.is_empty() => corpus::corpus(paths, true),
         ["corpus", paths @ ..] if !paths.is_empty() => corpus::corpus(paths, false),
         ["conformance", options @ ..] => {
-            conformance::Databases::parse(options).and_then(conformance::conformance)
+            conformance::Options::parse(options).and_then(conformance::conformance)
         }
         ["examples"] => examples::examples(),
-        ["mock-conformance", paths @ ..] => mock_conformance::mock_conformance(paths),
+        ["mock-conformance", options @ ..] => mock_conformance::Run::parse(options)
+            .and_then(|(run, paths)| mock_conformance::mock_conformance(run, paths)),
         ["release"] => spec_diff::release(),
         ["bench", options @ ..] => bench::Options::parse(options).and_then(bench::bench),
         ["bench-client", options @ ..] => bench_client::bench_client(options),
@@ -141,7 +148,8 @@ fn main() -> ExitCode {
         ["delay-proxy", options @ ..] => delay_proxy::delay_proxy(options),
         ["docs-screenshot"] => docs_screenshot::docs_screenshot(None),
         ["docs-screenshot", page] => docs_screenshot::docs_screenshot(Some(page)),
-        ["ci"] => ci::ci(),
+        ["ci"] => ci::ci(None),
+        ["ci", "--only", step] => ci::ci(Some(step)),
         ["guide"] => guide::guide(),
         ["rooms"] => rooms::rooms(),
         ["flake-hunt", options @ ..] => tests::flake_hunt(options),
@@ -197,6 +205,21 @@ fn succeed(command: &mut Command, shown: &str) -> Result<(), String> {
     } else {
         Err(format!("`{shown}` failed ({status})"))
     }
+}
+
+/// Set by an xtask that built the workspace's binaries before it started
+/// others side by side ([`jobs`]): they need not wait on cargo's lock of
+/// the target directory to learn that nothing is left to build.
+pub(crate) const BUILT: &str = "XTASK_BINARIES_BUILT";
+
+/// The workspace's binaries and examples (the server, `apigen`, the example
+/// clients), as the tests build them: the same features, so nothing is
+/// built twice.
+pub fn build_binaries() -> Result<(), String> {
+    if std::env::var_os(BUILT).is_some() {
+        return Ok(());
+    }
+    run("cargo", &["build", "--workspace", "--bins", "--examples"])
 }
 
 /// Validates the spec with openapi-spec-validator.

@@ -1,8 +1,9 @@
-//! `cargo xtask mock-conformance [PATH...]`: schemathesis against the mock
-//! server of other documents. Each document's mock is built by `apigen
-//! mock --build-only` (into `target/mock`, with this workspace's lock
-//! file), started on a free port once on actix-web and once on axum (one
-//! build serves both), and checked each time with every check, positive
+//! `cargo xtask mock-conformance [--build-only | --framework F] [PATH...]`:
+//! schemathesis against the mock server of other documents. Each
+//! document's mock is built by `apigen mock --build-only` (into
+//! `target/mock`, with this workspace's lock file), started on a free port
+//! once on actix-web and once on axum (one build serves both; `--framework`
+//! names one, `--build-only` only builds), and checked each time with every check, positive
 //! and negative data, sending a credential of each security scheme the
 //! document defines. Directories are read for `.yaml`, `.yml` and `.json`
 //! documents under 1 MB; files are taken as they are.
@@ -10,13 +11,12 @@
 //! (`examples,coverage,fuzzing`) change schemathesis's examples per
 //! operation and phases.
 
+use crate::conformance::SCHEMATHESIS;
 use crate::launch::launch;
-use crate::{project_root, run, venv_tool};
+use crate::{project_root, venv_tool};
 use apigen::ir::{ParamLocation, SchemeKind, Style, Ty};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 
 /// Documents larger than this are left out of a directory's run: their
 /// crates take minutes to build.
@@ -47,27 +47,75 @@ fn documents(paths: &[&str]) -> Result<Vec<PathBuf>, String> {
     Ok(found)
 }
 
-pub fn mock_conformance(paths: &[&str]) -> Result<(), String> {
+/// What `mock-conformance` runs: every document's mock on the frameworks
+/// named (both unless one is), or only their builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    On(&'static [&'static str]),
+    BuildOnly,
+}
+
+impl Run {
+    /// `[--build-only | --framework actix|axum] PATH...`: the run and the
+    /// paths.
+    pub fn parse<'a>(args: &'a [&'a str]) -> Result<(Run, &'a [&'a str]), String> {
+        match args {
+            ["--build-only", paths @ ..] => Ok((Run::BuildOnly, paths)),
+            ["--framework", "actix", paths @ ..] => Ok((Run::On(&["actix"]), paths)),
+            ["--framework", "axum", paths @ ..] => Ok((Run::On(&["axum"]), paths)),
+            ["--framework", other, ..] => Err(format!(
+                "mock-conformance serves on `actix` or `axum`, not `{other}`"
+            )),
+            paths => Ok((Run::On(&["actix", "axum"]), paths)),
+        }
+    }
+}
+
+/// The mocks' cache, with the workspace's lock file at its root (so that
+/// every mock builds with what the workspace builds with).
+pub fn prepare_cache() -> Result<PathBuf, String> {
     let root = project_root();
+    let cache = root.join("target").join("mock");
+    std::fs::create_dir_all(&cache).map_err(|e| e.to_string())?;
+    let lock = std::fs::read(root.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    // Written only when it differs: another run side by side may be
+    // building with it.
+    if std::fs::read(cache.join("Cargo.lock")).ok().as_ref() != Some(&lock) {
+        std::fs::write(cache.join("Cargo.lock"), lock).map_err(|e| e.to_string())?;
+    }
+    Ok(cache)
+}
+
+pub fn mock_conformance(run: Run, paths: &[&str]) -> Result<(), String> {
     let documents = documents(paths)?;
     if documents.is_empty() {
         return Err("mock-conformance needs documents or directories of them".into());
     }
-    run("cargo", &["build", "--quiet", "-p", "apigen-cli"])?;
-    let schemathesis = venv_tool(SCHEMATHESIS, "schemathesis")?;
-    let cache = root.join("target").join("mock");
-    std::fs::create_dir_all(&cache).map_err(|e| e.to_string())?;
-    std::fs::copy(root.join("Cargo.lock"), cache.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    crate::build_binaries()?;
+    let schemathesis = match run {
+        Run::BuildOnly => PathBuf::new(),
+        Run::On(_) => venv_tool(SCHEMATHESIS, "schemathesis")?,
+    };
+    let cache = prepare_cache()?;
     let mut failed = Vec::new();
     for doc in &documents {
         eprintln!("== {}", doc.display());
-        if let Err(e) = check(&schemathesis, &cache, doc) {
+        let outcome = match run {
+            Run::BuildOnly => build(&cache, doc).map(drop),
+            Run::On(frameworks) => check(&schemathesis, &cache, doc, frameworks),
+        };
+        if let Err(e) = outcome {
             eprintln!("FAILED: {}: {e}", doc.display());
             failed.push(doc.display().to_string());
         }
     }
+    let done = if run == Run::BuildOnly {
+        "build"
+    } else {
+        "conform"
+    };
     eprintln!(
-        "{} of {} mocks conform",
+        "{} of {} mocks {done}",
         documents.len() - failed.len(),
         documents.len()
     );
@@ -533,7 +581,8 @@ fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
     Ok(out)
 }
 
-fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
+/// The mock of `doc` built (or found built) in `cache`: its binary.
+fn build(cache: &Path, doc: &Path) -> Result<String, String> {
     let root = project_root();
     let out = Command::new(root.join("target/debug/apigen"))
         // Built in the workspace's target directory, where the tests built
@@ -550,7 +599,12 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
     if !out.status.success() {
         return Err("apigen mock failed".into());
     }
-    let binary = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Schemathesis against the mock of `doc` served on each of `frameworks`.
+fn check(schemathesis: &Path, cache: &Path, doc: &Path, frameworks: &[&str]) -> Result<(), String> {
+    let binary = build(cache, doc)?;
     let config = apigen::Config {
         command: "cargo xtask mock-conformance".into(),
         source: doc.display().to_string(),
@@ -570,7 +624,7 @@ fn check(schemathesis: &Path, cache: &Path, doc: &Path) -> Result<(), String> {
     }
     // The same checks of the same build, served on each framework.
     let mut failed = Vec::new();
-    for framework in ["actix", "axum"] {
+    for &framework in frameworks {
         eprintln!("-- on {framework}");
         if let Err(e) = check_on(schemathesis, cache, doc, &binary, &api, framework) {
             failed.push(format!("on {framework}: {e}"));

@@ -22,31 +22,26 @@ const PROFILE: &str = "ci";
 pub fn all() -> Result<(), String> {
     let cluster = Cluster::start()?;
     let shared = cluster.shared_name();
-    let env = [("PETSTORE_TEST_CLUSTER", shared.as_str())];
-    run_with_env(
-        "cargo",
-        &["nextest", "run", "--workspace", "--profile", PROFILE],
-        &env,
-    )?;
-    on_postgres(&shared, &[])
+    nextest(None, &[("PETSTORE_TEST_CLUSTER", shared.as_str())])?;
+    on_postgres(&shared)
+}
+
+/// `cargo nextest run` over the whole workspace, running only the tests
+/// `filter` selects (a nextest filterset). Always the whole workspace:
+/// cargo unifies the dependencies' features over the packages it builds, so
+/// a run of one package would build them all again, differently.
+fn nextest(filter: Option<&str>, env: &[(&str, &str)]) -> Result<(), String> {
+    let mut args = vec!["nextest", "run", "--workspace", "--profile", PROFILE];
+    if let Some(filter) = filter {
+        args.extend(["-E", filter]);
+    }
+    run_with_env("cargo", &args, env)
 }
 
 /// The `api` suite on PostgreSQL, on the shared cluster `shared`.
-fn on_postgres(shared: &str, extra: &[&str]) -> Result<(), String> {
-    let mut args = vec![
-        "nextest",
-        "run",
-        "--package",
-        "petstore-server",
-        "--test",
-        "api",
-        "--profile",
-        PROFILE,
-    ];
-    args.extend_from_slice(extra);
-    run_with_env(
-        "cargo",
-        &args,
+fn on_postgres(shared: &str) -> Result<(), String> {
+    nextest(
+        Some("package(petstore-server) & binary(api)"),
         &[
             ("PETSTORE_TEST_CLUSTER", shared),
             ("PETSTORE_TEST_DATABASE", "postgres"),
@@ -110,22 +105,12 @@ pub fn flake_hunt(options: &[&str]) -> Result<(), String> {
 /// One run: the end-to-end suites and the `tests` crate.
 fn one_run(shared: &str) -> Result<(), String> {
     let env = [("PETSTORE_TEST_CLUSTER", shared)];
-    let nextest = ["nextest", "run", "--profile", PROFILE];
-    let suites = [
-        "--package",
-        "petstore-server",
-        "--test",
-        "api",
-        "--test",
-        "system",
-    ];
-    run_with_env("cargo", &[&nextest[..], &suites[..]].concat(), &env)?;
-    on_postgres(shared, &[])?;
-    run_with_env(
-        "cargo",
-        &[&nextest[..], &["--package", "petstore-tests"][..]].concat(),
+    nextest(
+        Some("package(petstore-server) & (binary(api) | binary(system))"),
         &env,
-    )
+    )?;
+    on_postgres(shared)?;
+    nextest(Some("package(petstore-tests)"), &env)
 }
 
 /// `stress-ng --cpu N`, stopped when dropped.
