@@ -253,7 +253,6 @@ fn internal(what: impl std::fmt::Display) -> ApiError {
 
 /// A row `rate_limit_round_cached` returns: a decision, or (the last) the
 /// subject's row as the round left it.
-#[derive(sqlx::FromRow)]
 struct RoundRow {
     verdict: Option<i32>,
     retry_after: Option<i64>,
@@ -267,6 +266,26 @@ struct RoundRow {
     day_count_: Option<i32>,
     while_limited_: Option<i32>,
     banned_until_: Option<i64>,
+}
+
+impl sqlx::FromRow<'_, sqlx::postgres::PgRow> for RoundRow {
+    fn from_row(row: &sqlx::postgres::PgRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row as _;
+        Ok(RoundRow {
+            verdict: row.try_get("verdict")?,
+            retry_after: row.try_get("retry_after")?,
+            limit_: row.try_get("limit_")?,
+            remaining: row.try_get("remaining")?,
+            reset: row.try_get("reset")?,
+            version_: row.try_get("version_")?,
+            minute_start_: row.try_get("minute_start_")?,
+            minute_count_: row.try_get("minute_count_")?,
+            day_start_: row.try_get("day_start_")?,
+            day_count_: row.try_get("day_count_")?,
+            while_limited_: row.try_get("while_limited_")?,
+            banned_until_: row.try_get("banned_until_")?,
+        })
+    }
 }
 
 impl RoundRow {

@@ -5,10 +5,49 @@ use super::{health, sqlite, Backend, Db, Inner, Postgres, Result};
 use crate::error::ApiError;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{ConnectOptions, Connection};
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Each backend's migrations, embedded by `build.rs`.
+mod migrations {
+    include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+}
+
+/// Embedded migrations (version, description, SQL), handed to sqlx's
+/// migrator as it would read them from their directory: the same versions,
+/// descriptions and checksums, so a database migrated by either is
+/// current for the other.
+#[derive(Debug)]
+struct Embedded(&'static [(i64, &'static str, &'static str)]);
+
+impl MigrationSource<'static> for Embedded {
+    fn resolve(
+        self,
+    ) -> Pin<Box<dyn Future<Output = std::result::Result<Vec<Migration>, sqlx::error::BoxDynError>> + Send>>
+    {
+        let migrations = self
+            .0
+            .iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(
+                    version,
+                    Cow::Borrowed(description),
+                    MigrationType::Simple,
+                    Cow::Borrowed(sql),
+                    // sqlx's own reading of a migration that opts out.
+                    sql.starts_with("-- no-transaction"),
+                )
+            })
+            .collect();
+        Box::pin(std::future::ready(Ok(migrations)))
+    }
+}
 
 /// Connections per PostgreSQL pool (per server process) unless told otherwise.
 pub const DEFAULT_PG_CONNECTIONS: u32 = 16;
@@ -67,7 +106,9 @@ impl Db {
                 // the file at run time.
                 let options = SqliteConnectOptions::from_str(url)?.create_if_missing(true);
                 let mut migrating = options.connect().await?;
-                sqlx::migrate!("./migrations/sqlite")
+                Migrator::new(Embedded(migrations::SQLITE))
+                    .await
+                    .map_err(sqlx::Error::from)?
                     .run(&mut migrating)
                     .await
                     .map_err(sqlx::Error::from)?;
@@ -87,7 +128,9 @@ impl Db {
                             "PostgreSQL did not answer within {timeout:?}"
                         ))
                     })??;
-                sqlx::migrate!("./migrations/postgres")
+                Migrator::new(Embedded(migrations::POSTGRES))
+                    .await
+                    .map_err(sqlx::Error::from)?
                     .run(&mut migrating)
                     .await
                     .map_err(sqlx::Error::from)?;
@@ -165,6 +208,34 @@ pub fn redact(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What sqlx reads from a migrations directory, as `migrate!` would
+    /// embed it, equals what `build.rs` embeds: a database migrated by an
+    /// earlier build (which used `migrate!`) stays current.
+    #[tokio::test]
+    async fn embedded_migrations_are_the_directories_as_sqlx_reads_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        for (dir, embedded) in [
+            ("sqlite", migrations::SQLITE),
+            ("postgres", migrations::POSTGRES),
+        ] {
+            let read = Migrator::new(root.join(dir)).await.unwrap();
+            let ours = Migrator::new(Embedded(embedded)).await.unwrap();
+            let fields = |m: &Migration| {
+                (
+                    m.version,
+                    m.description.to_string(),
+                    m.checksum.to_vec(),
+                    m.no_tx,
+                    m.migration_type,
+                )
+            };
+            let read: Vec<_> = read.iter().map(fields).collect();
+            let ours: Vec<_> = ours.iter().map(fields).collect();
+            assert!(read.len() >= 4, "{dir}: {read:?}");
+            assert_eq!(ours, read, "{dir}");
+        }
+    }
 
     #[test]
     fn passwords_are_not_repeated() {
