@@ -28,8 +28,8 @@ fn main() {
         }
         out.push_str("];\n");
     }
-    let target = Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
-        .join("migrations.rs");
+    let target =
+        Path::new(&std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("migrations.rs");
     std::fs::write(&target, out).expect("OUT_DIR is writable");
 }
 
@@ -40,7 +40,10 @@ fn migrations(dir: &Path) -> Vec<(i64, String, String)> {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries {
         let name = entry.expect("a directory entry").file_name();
-        let name = name.to_str().expect("migration names are UTF-8").to_string();
+        let name = name
+            .to_str()
+            .expect("migration names are UTF-8")
+            .to_string();
         let Some(stem) = name.strip_suffix(".sql") else {
             continue;
         };

@@ -45,6 +45,9 @@ const CORPUS32: &[&str] = &[
 
 /// Every step, or only the step named `only`.
 pub fn ci(only: Option<&str>) -> Result<(), String> {
+    // Every build of the workspace in this run, and in the xtasks it
+    // starts, is linted as it compiles (`cargo_with`).
+    std::env::set_var(crate::LINTED, "1");
     let root = project_root();
     let mut steps: Vec<Step> = vec![
         (
@@ -58,22 +61,6 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
         ),
         ("spec validation", Box::new(crate::validate_spec)),
         ("evolution gate", Box::new(spec_diff::gate)),
-        (
-            "clippy",
-            Box::new(|| {
-                crate::run(
-                    "cargo",
-                    &[
-                        "clippy",
-                        "--workspace",
-                        "--all-targets",
-                        "--",
-                        "-D",
-                        "warnings",
-                    ],
-                )
-            }),
-        ),
         (
             "feature sets",
             Box::new(|| {
@@ -107,10 +94,19 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
                 )
             }),
         ),
-        ("tests", Box::new(crate::tests::all)),
+        (
+            "clippy and tests",
+            Box::new(|| {
+                // Built by clippy's driver (`cargo_with`): the build is
+                // `cargo clippy --workspace --all-targets -- -D warnings`
+                // too, with the benchmarks, which no test run builds.
+                crate::tests::all()?;
+                run_cargo(&["test", "--workspace", "--benches", "--no-run"])
+            }),
+        ),
         (
             "doc tests",
-            Box::new(|| crate::run("cargo", &["test", "--workspace", "--doc"])),
+            Box::new(|| run_cargo(&["test", "--workspace", "--doc"])),
         ),
         ("guide", Box::new(crate::guide::guide)),
         (
@@ -225,6 +221,16 @@ fn side_by_side() -> Result<(), String> {
         Job::new("examples", &["examples"]),
     ];
     jobs::run_all(&jobs, jobs::width())
+}
+
+/// `cargo ARGS` as every build of the workspace in this run
+/// ([`crate::cargo_with`]).
+fn run_cargo(args: &[&str]) -> Result<(), String> {
+    let args = crate::cargo_with(args);
+    crate::run(
+        "cargo",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
 }
 
 /// Runs the steps in order until one fails, then prints each one's

@@ -109,10 +109,12 @@ commands:
   rooms             the generator's and the runtime's long files (over 1,000 lines),
                     long functions (over 120) and import loops between modules
   ci [--only STEP]  everything CI checks: fmt, rooms, codegen --check, spec validation, the
-                    evolution gate, clippy, tests, (where ../shared holds them) the
-                    corpora, and conformance (schemathesis against the server and the
-                    mocks, and the example clients, side by side, one per core);
-                    ends with a table of each step's duration. --only: that step alone
+                    evolution gate, feature sets, clippy and tests (one build: clippy's
+                    driver compiles the workspace, warnings denied), doc tests, the
+                    guide, (where ../shared holds them) the corpora, and conformance
+                    (schemathesis against the server and the mocks, and the example
+                    clients, side by side, one per core); ends with a table of each
+                    step's duration. --only: that step alone
 ";
 
 #[global_allocator]
@@ -212,6 +214,35 @@ fn succeed(command: &mut Command, shown: &str) -> Result<(), String> {
 /// the target directory to learn that nothing is left to build.
 pub(crate) const BUILT: &str = "XTASK_BINARIES_BUILT";
 
+/// Set (by `ci`, for itself and the xtasks it starts) when every build of
+/// the workspace is to be linted as it compiles ([`cargo_with`]).
+pub(crate) const LINTED: &str = "XTASK_LINTED_BUILDS";
+
+/// `cargo ARGS`, built as clippy would check it when [`LINTED`] is set:
+/// clippy's driver compiles the workspace's own crates (as
+/// `build.rustc-workspace-wrapper`), with warnings denied, so one build
+/// both lints and makes the binaries; the dependencies are compiled once,
+/// not once for clippy's check and again for the tests. Set through cargo's
+/// configuration, not its environment, so that a test that runs cargo on
+/// another workspace (a generated mock, say) does not inherit it. Every
+/// build of the workspace in a run must take the same flags, or cargo
+/// builds its crates again.
+pub(crate) fn cargo_with(args: &[&str]) -> Vec<String> {
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    if std::env::var_os(LINTED).is_some() {
+        all.extend(
+            [
+                "--config",
+                "build.rustc-workspace-wrapper=\"clippy-driver\"",
+                "--config",
+                "env.CLIPPY_ARGS=\"-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__\"",
+            ]
+            .map(String::from),
+        );
+    }
+    all
+}
+
 /// The workspace's binaries and examples (the server, `apigen`, the example
 /// clients), as the tests build them: the same features, so nothing is
 /// built twice.
@@ -219,7 +250,11 @@ pub fn build_binaries() -> Result<(), String> {
     if std::env::var_os(BUILT).is_some() {
         return Ok(());
     }
-    run("cargo", &["build", "--workspace", "--bins", "--examples"])
+    let args = cargo_with(&["build", "--workspace", "--bins", "--examples"]);
+    run(
+        "cargo",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
 }
 
 /// Validates the spec with openapi-spec-validator.

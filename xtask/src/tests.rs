@@ -35,7 +35,12 @@ fn nextest(filter: Option<&str>, env: &[(&str, &str)]) -> Result<(), String> {
     if let Some(filter) = filter {
         args.extend(["-E", filter]);
     }
-    run_with_env("cargo", &args, env)
+    let args = crate::cargo_with(&args);
+    run_with_env(
+        "cargo",
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        env,
+    )
 }
 
 /// The `api` suite on PostgreSQL, on the shared cluster `shared`.

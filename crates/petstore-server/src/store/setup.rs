@@ -3,9 +3,9 @@
 
 use super::{health, sqlite, Backend, Db, Inner, Postgres, Result};
 use crate::error::ApiError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{ConnectOptions, Connection};
 use std::borrow::Cow;
 use std::future::Future;
@@ -29,8 +29,12 @@ struct Embedded(&'static [(i64, &'static str, &'static str)]);
 impl MigrationSource<'static> for Embedded {
     fn resolve(
         self,
-    ) -> Pin<Box<dyn Future<Output = std::result::Result<Vec<Migration>, sqlx::error::BoxDynError>> + Send>>
-    {
+    ) -> Pin<
+        Box<
+            dyn Future<Output = std::result::Result<Vec<Migration>, sqlx::error::BoxDynError>>
+                + Send,
+        >,
+    > {
         let migrations = self
             .0
             .iter()
