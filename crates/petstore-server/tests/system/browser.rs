@@ -648,7 +648,7 @@ async fn script_in_a_description_stays_text() {
 /// the same run. Prints first paint, DOM ready, load, the element count, a
 /// search and its clearing, and opening the first reference.
 #[actix_web::test]
-#[ignore = "a measurement: PAGES=a.html,b.html cargo test -p petstore-server --test api page_load_figures -- --ignored --nocapture"]
+#[ignore = "a measurement: PAGES=a.html,b.html cargo test -p petstore-server --test system page_load_figures -- --ignored --nocapture"]
 async fn page_load_figures() {
     let program = chromium().expect("Chromium is installed");
     let dir = tempfile::tempdir().unwrap();

@@ -593,7 +593,7 @@ async fn event_streams_see_every_instance_in_commit_order_and_resume_anywhere() 
 /// order's answer to its event at a subscriber of another instance, over
 /// 1,000 orders; and what 1,000 idle open streams cost an instance.
 #[actix_web::test]
-#[ignore = "a measurement: cargo test -p petstore-server --test api event_feed_figures -- --ignored --nocapture"]
+#[ignore = "a measurement: cargo test -p petstore-server --test system event_feed_figures -- --ignored --nocapture"]
 async fn event_feed_figures() {
     use std::collections::HashMap;
     use std::io::{BufRead as _, Write as _};
