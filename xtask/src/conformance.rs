@@ -129,11 +129,13 @@ pub struct Options {
 impl Options {
     /// `[--database sqlite|postgres] [--without-stream]`.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
-        let (stream, rest) = match args {
-            [rest @ .., "--without-stream"] => (false, rest),
-            rest => (true, rest),
-        };
-        let databases = match rest {
+        let stream = !args.contains(&"--without-stream");
+        let rest: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| *a != "--without-stream")
+            .collect();
+        let databases = match rest.as_slice() {
             [] => Databases::Both,
             ["--database", "sqlite"] => Databases::Sqlite,
             ["--database", "postgres"] => Databases::Postgres,
@@ -242,4 +244,25 @@ fn conform(bin: &Path, database_url: &str, stream: bool) -> Result<(), String> {
             &seed,
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_read_in_any_order_and_refuse_the_unknown() {
+        let parsed = |args: &[&str]| Options::parse(args).map(|o| (o.databases, o.stream));
+        assert_eq!(parsed(&[]), Ok((Databases::Both, true)));
+        assert_eq!(
+            parsed(&["--database", "postgres", "--without-stream"]),
+            Ok((Databases::Postgres, false))
+        );
+        assert_eq!(
+            parsed(&["--without-stream", "--database", "sqlite"]),
+            Ok((Databases::Sqlite, false))
+        );
+        assert!(parsed(&["--database", "mysql"]).is_err());
+        assert!(parsed(&["--stream"]).is_err());
+    }
 }

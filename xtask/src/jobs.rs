@@ -112,9 +112,17 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
                 jobs[i].name,
                 jobs[i].args.join(" ")
             );
-            start(&exe, &jobs[i], &log, i, done.clone())?;
-            states[i] = State::Running;
-            running += 1;
+            match start(&exe, &jobs[i], &log, i, done.clone()) {
+                Ok(()) => {
+                    states[i] = State::Running;
+                    running += 1;
+                }
+                // The others run on: every job that can run does.
+                Err(e) => {
+                    eprintln!("== {}: FAILED to start: {e}", jobs[i].name);
+                    states[i] = State::Failed;
+                }
+            }
         }
         if running == 0 {
             break;

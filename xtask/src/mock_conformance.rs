@@ -734,6 +734,29 @@ fn check_on(
 mod tests {
     use super::{as_generated, format_pattern};
 
+    #[test]
+    fn a_run_names_its_framework_or_only_builds() {
+        let docs = ["a.yaml", "b.yaml"];
+        let with = |first: &[&'static str]| -> Vec<&'static str> {
+            first.iter().chain(docs.iter()).copied().collect()
+        };
+        let args = with(&["--framework", "axum"]);
+        assert_eq!(
+            super::Run::parse(&args),
+            Ok((super::Run::On(&["axum"]), &docs[..]))
+        );
+        let args = with(&["--build-only"]);
+        assert_eq!(
+            super::Run::parse(&args),
+            Ok((super::Run::BuildOnly, &docs[..]))
+        );
+        assert_eq!(
+            super::Run::parse(&docs),
+            Ok((super::Run::On(&["actix", "axum"]), &docs[..]))
+        );
+        assert!(super::Run::parse(&["--framework", "rocket", "a.yaml"]).is_err());
+    }
+
     fn read(yaml: &str, formats: bool) -> serde_yaml::Value {
         let mut value = serde_yaml::from_str(yaml).unwrap();
         as_generated(&mut value, formats);
