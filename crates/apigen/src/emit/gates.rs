@@ -15,38 +15,109 @@
 //! a large document has hundreds.
 //!
 //! With `Config::serde_sides`, a model's serde impls carry the sides that use
-//! them (`Gates::serde_lines`, from `Api::senders`): `Serialize` under the side
+//! them (`Gates::serde_cfgs`, from `Api::senders`): `Serialize` under the side
 //! that writes it, `Deserialize` under the side that reads it (and `mock`),
 //! each also under `serialize` / `deserialize`. Both sets are closed under
 //! holding, so an impl never lacks one of the type it holds.
 
+use super::text::compact;
 use crate::ir::{Api, OTHER_MODELS};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::{BTreeSet, HashMap};
 
-/// The features that write and read a type only requests carry
-/// ([`Gates::serde_lines`]).
-const CLIENT_SENDS: [&str; 2] = [
-    r#"any(feature = "client", feature = "serialize")"#,
-    r#"any(feature = "serving", feature = "deserialize")"#,
-];
+/// How a type travels, for the features that write and read it (its
+/// `Serialize` and `Deserialize` impls, [`Gates::serde_cfgs`]).
+#[derive(Debug, Clone, Copy)]
+enum Travel {
+    /// Only in requests.
+    Requests,
+    /// Only in responses: a mock reads its answers from examples and made
+    /// values.
+    Responses,
+    /// In neither: a model no operation uses.
+    Neither,
+    /// In both.
+    Both,
+}
 
-/// The same for a type only responses carry: a mock reads its answers from
-/// examples and made values.
-const SERVER_SENDS: [&str; 2] = [
-    r#"any(feature = "serving", feature = "serialize")"#,
-    r#"any(feature = "client", feature = "mock", feature = "deserialize")"#,
-];
+impl Travel {
+    const ALL: [Travel; 4] = [
+        Travel::Requests,
+        Travel::Responses,
+        Travel::Neither,
+        Travel::Both,
+    ];
 
-/// The same for a type neither carries: a model no operation uses.
-const NEITHER_SENDS: [&str; 2] = [r#"feature = "serialize""#, r#"feature = "deserialize""#];
+    /// The predicates of the features that write and read such a type.
+    fn predicates(self) -> [TokenStream; 2] {
+        match self {
+            Travel::Requests => [
+                quote!(any(feature = "client", feature = "serialize")),
+                quote!(any(feature = "serving", feature = "deserialize")),
+            ],
+            Travel::Responses => [
+                quote!(any(feature = "serving", feature = "serialize")),
+                quote!(any(
+                    feature = "client",
+                    feature = "mock",
+                    feature = "deserialize"
+                )),
+            ],
+            Travel::Neither => [
+                quote!(feature = "serialize"),
+                quote!(feature = "deserialize"),
+            ],
+            Travel::Both => [
+                quote!(any(
+                    feature = "client",
+                    feature = "serving",
+                    feature = "serialize"
+                )),
+                quote!(any(
+                    feature = "serving",
+                    feature = "client",
+                    feature = "deserialize"
+                )),
+            ],
+        }
+    }
+}
 
-/// The same for a type both carry.
-const BOTH_SEND: [&str; 2] = [
-    r#"any(feature = "client", feature = "serving", feature = "serialize")"#,
-    r#"any(feature = "serving", feature = "client", feature = "deserialize")"#,
-];
+/// The `cfg` of one serde impl of a type: the type's own predicate and the
+/// sides that use the impl, either or both absent. Items written as text
+/// take its line, items quoted its attribute: one value, no text read back
+/// as tokens.
+#[derive(Debug, Clone, Default)]
+pub struct ImplCfg {
+    own: Option<TokenStream>,
+    /// How the type travels, and which impl (0 writes, 1 reads).
+    sides: Option<(Travel, usize)>,
+    line: String,
+}
+
+impl ImplCfg {
+    /// `#[cfg(...)]` and a newline, or nothing.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// The same attribute as tokens.
+    pub fn attr(&self) -> TokenStream {
+        match (&self.own, self.sides) {
+            (None, None) => TokenStream::new(),
+            (Some(own), None) => quote!(#[cfg(#own)]),
+            (None, Some((travel, way))) => {
+                let sides = &travel.predicates()[way];
+                quote!(#[cfg(#sides)])
+            }
+            (Some(own), Some((travel, way))) => {
+                let sides = &travel.predicates()[way];
+                quote!(#[cfg(all(#own, #sides))])
+            }
+        }
+    }
+}
 
 /// Which Cargo features compile an item in ([`Config::group_features`]): a
 /// group's operations (their types, handlers and client methods) under its
@@ -69,6 +140,9 @@ pub struct Gates<'a> {
     /// Which sides send each type, for its serde impls, when they are
     /// compiled for those sides only ([`crate::Config::serde_sides`]).
     senders: Option<crate::ir::Senders<'a>>,
+    /// The predicates of each way a type travels ([`Travel::ALL`]), as
+    /// text, when `senders` is set: written once, read for every type.
+    travels: Option<[[String; 2]; 4]>,
 }
 
 impl<'a> Gates<'a> {
@@ -86,6 +160,8 @@ impl<'a> Gates<'a> {
             traits: api.trait_index(),
             responses,
             senders: serde_sides.then(|| api.senders()),
+            travels: serde_sides
+                .then(|| Travel::ALL.map(|t| t.predicates().each_ref().map(compact))),
         }
     }
 
@@ -141,33 +217,44 @@ impl<'a> Gates<'a> {
         })
     }
 
-    /// The `cfg` lines of a named type's `Serialize` and `Deserialize`
-    /// impls, as text: `own`, the predicate of its items ([`Gates::of_type`],
-    /// written compactly), and the features of the sides that write and
-    /// read it ([`crate::ir::Api::senders`]) or of `serialize` and
-    /// `deserialize`, which implement them on every type. A client never
-    /// writes a response, a server never reads one: the impls neither side
-    /// uses are compiled out unless asked for, and a type no operation uses
-    /// has them only when asked for. Empty for no `cfg`.
-    pub fn serde_lines(&self, name: &str, own: Option<&str>) -> [String; 2] {
-        let sides = self.senders.as_ref().and_then(|s| {
-            match (s.requests.contains(name), s.responses.contains(name)) {
-                _ if s.both_ways.contains(name) => None,
-                (true, false) => Some(CLIENT_SENDS),
-                (false, true) => Some(SERVER_SENDS),
-                (true, true) => Some(BOTH_SEND),
-                (false, false) => Some(NEITHER_SENDS),
+    /// The `cfg`s of a named type's `Serialize` and `Deserialize` impls:
+    /// `own`, the predicate of its items ([`Gates::of_type`]), and the
+    /// features of the sides that write and read it
+    /// ([`crate::ir::Api::senders`]) or of `serialize` and `deserialize`,
+    /// which implement them on every type. A client never writes a
+    /// response, a server never reads one: the impls neither side uses are
+    /// compiled out unless asked for, and a type no operation uses has them
+    /// only when asked for.
+    pub fn serde_cfgs(&self, name: &str, own: Option<&TokenStream>) -> [ImplCfg; 2] {
+        let travel = self
+            .senders
+            .as_ref()
+            .zip(self.travels.as_ref())
+            .and_then(|(s, text)| {
+                let travel = match (s.requests.contains(name), s.responses.contains(name)) {
+                    _ if s.both_ways.contains(name) => return None,
+                    (true, false) => Travel::Requests,
+                    (false, true) => Travel::Responses,
+                    (false, false) => Travel::Neither,
+                    (true, true) => Travel::Both,
+                };
+                Some((travel, &text[travel as usize]))
+            });
+        let own_text = own.map(compact);
+        let cfg = |way: usize| {
+            let line = match (&own_text, travel) {
+                (None, None) => String::new(),
+                (Some(one), None) => format!("#[cfg({one})]\n"),
+                (None, Some((_, text))) => format!("#[cfg({})]\n", text[way]),
+                (Some(own), Some((_, text))) => format!("#[cfg(all({own}, {}))]\n", text[way]),
+            };
+            ImplCfg {
+                own: own.cloned(),
+                sides: travel.map(|(travel, _)| (travel, way)),
+                line,
             }
-        });
-        let line = |sides: Option<&str>| match (own, sides) {
-            (None, None) => String::new(),
-            (Some(one), None) | (None, Some(one)) => format!("#[cfg({one})]\n"),
-            (Some(own), Some(sides)) => format!("#[cfg(all({own}, {sides}))]\n"),
         };
-        match sides {
-            Some([write, read]) => [line(Some(write)), line(Some(read))],
-            None => [line(None), line(None)],
-        }
+        [cfg(0), cfg(1)]
     }
 
     /// The `cfg` predicate of items the operations of `groups` use:

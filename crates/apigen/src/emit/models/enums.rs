@@ -2,6 +2,7 @@
 //! list, and its `runtime::StringEnum` impl.
 
 use super::type_docs_text;
+use crate::emit::gates::ImplCfg;
 use crate::emit::text::{self};
 use crate::ir::TypeDef;
 use proc_macro2::TokenStream;
@@ -16,8 +17,9 @@ pub(super) fn enumeration(
     def: &TypeDef,
     variants: &[crate::ir::EnumVariant],
     cfg: &TokenStream,
-    [write, read]: &[String; 2],
+    serde: &[ImplCfg; 2],
 ) -> String {
+    let [write, read] = serde.each_ref().map(ImplCfg::line);
     let name = &def.name;
     let docs = type_docs_text(def, cfg);
     let cfg = text::cfg_line(cfg);

@@ -74,7 +74,7 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     let mut pieces = Pieces::default();
     for def in defs {
         let own = gates.of_type(&def.name);
-        let serde = gates.serde_lines(&def.name, own.as_ref().map(compact).as_deref());
+        let serde = gates.serde_cfgs(&def.name, own.as_ref());
         let cfg = Gates::attr(own);
         match &def.kind {
             TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &mut pieces),

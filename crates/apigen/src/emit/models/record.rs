@@ -1,5 +1,6 @@
 //! A struct's `runtime::Record` impl and its serde impls through it.
 
+use crate::emit::gates::ImplCfg;
 use crate::emit::rust_type;
 use crate::emit::text::{self, compact};
 use crate::ir::{Struct, TypeDef};
@@ -63,10 +64,10 @@ const KEEP_OTHERS: &str = include_str!("templates/record_others.rs.in");
 /// parts, or ignores them). The flattened parts read the other properties
 /// and, from their slots, the `shared` ones ([`crate::ir::Field::shared`]).
 /// Each impl is under the `cfg` line of its direction (`serde`: writing,
-/// reading; [`crate::emit::gates::Gates::serde_lines`]).
-pub(super) fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[String; 2]) -> String {
+/// reading; [`crate::emit::gates::Gates::serde_cfgs`]).
+pub(super) fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[ImplCfg; 2]) -> String {
     let name = &def.name;
-    let [write, read] = serde;
+    let [write, read] = serde.each_ref().map(ImplCfg::line);
     let named = slots.named;
     let count = named.len();
     let wires: Vec<String> = named

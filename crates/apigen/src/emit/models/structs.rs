@@ -3,6 +3,7 @@
 
 use super::record::{record, Reading, Slots};
 use super::{field_type, is_optional, three_state, to_snake, type_docs_text};
+use crate::emit::gates::ImplCfg;
 use crate::emit::literals::default_expr;
 use crate::emit::text::{self, compact, Expr, Pieces};
 use crate::emit::validation::{check_expr, check_fn};
@@ -91,7 +92,7 @@ pub(super) fn structure(
     def: &TypeDef,
     s: &Struct,
     cfg: &TokenStream,
-    serde: &[String; 2],
+    serde: &[ImplCfg; 2],
     pieces: &mut Pieces,
 ) {
     let docs = type_docs_text(def, cfg);
@@ -125,7 +126,7 @@ pub(super) fn structure(
                     f.rust.trim_end_matches('_')
                 );
                 // Only reading fills a default in.
-                let read: TokenStream = serde[1].parse().expect("a `cfg` line is Rust");
+                let read = serde[1].attr();
                 defaults.push(quote! {
                     #read
                     fn #fn_name() -> #plain {

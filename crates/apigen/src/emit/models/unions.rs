@@ -1,6 +1,7 @@
 //! A union (`oneOf`, `anyOf`): one variant per shape, read by its
 //! discriminator or by trying each.
 
+use crate::emit::gates::ImplCfg;
 use crate::emit::validation::check_expr;
 use crate::emit::{ident, rust_type};
 use crate::ir::{Api, Ty, TypeDef, TypeKind, Union};
@@ -16,11 +17,9 @@ pub(super) fn union(
     u: &Union,
     docs: TokenStream,
     cfg: &TokenStream,
-    serde: &[String; 2],
+    serde: &[ImplCfg; 2],
 ) -> TokenStream {
-    let [write, read] = serde
-        .each_ref()
-        .map(|line| line.parse::<TokenStream>().expect("a `cfg` line is Rust"));
+    let [write, read] = serde.each_ref().map(ImplCfg::attr);
     let name = ident(&def.name);
     let variants = u.variants.iter().map(|v| {
         let variant = ident(&v.rust);
