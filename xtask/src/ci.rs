@@ -196,10 +196,14 @@ fn side_by_side() -> Result<(), String> {
         args.extend(docs.iter().cloned());
         args
     };
-    // In the order they start as cores come free: the mocks' runs are
-    // the longest, so they start as soon as their builds are done.
+    // In the order they start as cores come free. The example clients
+    // first, beside the mocks' builds: they mostly wait (for up to a
+    // minute, on a rate limit's window), so their wait is spent while
+    // cargo keeps the cores busy. The mocks' runs are the longest, so they
+    // start as soon as their builds (job 0) are done.
     let jobs = [
         Job::with("mock builds", mocks(&["mock-conformance", "--build-only"])),
+        Job::new("examples", &["examples"]),
         Job::new(
             "conformance on SQLite",
             &["conformance", "--database", "sqlite"],
@@ -218,7 +222,6 @@ fn side_by_side() -> Result<(), String> {
             "conformance on PostgreSQL",
             &["conformance", "--database", "postgres", "--without-stream"],
         ),
-        Job::new("examples", &["examples"]),
     ];
     jobs::run_all(&jobs, jobs::width())
 }
