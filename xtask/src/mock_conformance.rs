@@ -81,7 +81,7 @@ pub fn prepare_cache() -> Result<PathBuf, String> {
     // Written only when it differs: another run side by side may be
     // building with it.
     if std::fs::read(cache.join("Cargo.lock")).ok().as_ref() != Some(&lock) {
-        std::fs::write(cache.join("Cargo.lock"), lock).map_err(|e| e.to_string())?;
+        write_whole(&cache.join("Cargo.lock"), &lock)?;
     }
     Ok(cache)
 }
@@ -577,8 +577,19 @@ fn as_generated_document(doc: &Path, cache: &Path) -> Result<PathBuf, String> {
         doc.file_stem().unwrap_or_default().to_string_lossy()
     ));
     let text = serde_yaml::to_string(&value).map_err(|e| e.to_string())?;
-    std::fs::write(&out, text).map_err(|e| e.to_string())?;
+    write_whole(&out, text.as_bytes())?;
     Ok(out)
+}
+
+/// Writes `path` so that a reader sees the old file or the new one, never
+/// part of either: the runs on each framework (side by side in `ci`)
+/// write the same document's files, and one may read what the other is
+/// writing.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".{}.partial", std::process::id()));
+    std::fs::write(&partial, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::rename(&partial, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The mock of `doc` built (or found built) in `cache`: its binary.
@@ -663,7 +674,7 @@ fn check_on(
         "{}.schemathesis.toml",
         doc.file_stem().unwrap_or_default().to_string_lossy()
     ));
-    std::fs::write(&settings, schemathesis_settings(api)).map_err(|e| e.to_string())?;
+    write_whole(&settings, schemathesis_settings(api).as_bytes())?;
     let mut args: Vec<String> = vec![
         "--config-file".into(),
         settings.display().to_string(),
