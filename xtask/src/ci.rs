@@ -46,7 +46,7 @@ const CORPUS32: &[&str] = &[
 /// Every step, or only the step named `only`.
 pub fn ci(only: Option<&str>) -> Result<(), String> {
     // Every build of the workspace in this run, and in the xtasks it
-    // starts, is linted as it compiles (`cargo_with`).
+    // starts, is linted as it compiles (`crate::cargo`).
     std::env::set_var(crate::LINTED, "1");
     let root = project_root();
     let mut steps: Vec<Step> = vec![
@@ -97,16 +97,16 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
         (
             "clippy and tests",
             Box::new(|| {
-                // Built by clippy's driver (`cargo_with`): the build is
+                // Built by clippy's driver (`crate::cargo`): the build is
                 // `cargo clippy --workspace --all-targets -- -D warnings`
                 // too, with the benchmarks, which no test run builds.
                 crate::tests::all()?;
-                run_cargo(&["test", "--workspace", "--benches", "--no-run"])
+                crate::cargo(&["test", "--workspace", "--benches", "--no-run"], &[])
             }),
         ),
         (
             "doc tests",
-            Box::new(|| run_cargo(&["test", "--workspace", "--doc"])),
+            Box::new(|| crate::cargo(&["test", "--workspace", "--doc"], &[])),
         ),
         ("guide", Box::new(crate::guide::guide)),
         (
@@ -224,16 +224,6 @@ fn side_by_side() -> Result<(), String> {
         ),
     ];
     jobs::run_all(&jobs, jobs::width())
-}
-
-/// `cargo ARGS` as every build of the workspace in this run
-/// ([`crate::cargo_with`]).
-fn run_cargo(args: &[&str]) -> Result<(), String> {
-    let args = crate::cargo_with(args);
-    crate::run(
-        "cargo",
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    )
 }
 
 /// Runs the steps in order until one fails, then prints each one's

@@ -83,6 +83,9 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
         .get()
         .cloned()
         .ok_or("this binary's path is unknown: `jobs::remember_exe` was not called")?;
+    let log_paths: Vec<PathBuf> = (0..jobs.len())
+        .map(|i| log_path(&logs, i, jobs[i].name))
+        .collect();
     let mut states = vec![State::Waiting; jobs.len()];
     let mut took = vec![Duration::ZERO; jobs.len()];
     let (done, ended) = mpsc::channel::<(usize, bool, Duration)>();
@@ -106,13 +109,12 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
                         .is_none_or(|first| states[first] == State::Passed)
             });
             let Some(i) = ready else { break };
-            let log = log_path(&logs, i, jobs[i].name);
             eprintln!(
                 "-- started: {} (cargo xtask {})",
                 jobs[i].name,
                 jobs[i].args.join(" ")
             );
-            match start(&exe, &jobs[i], &log, i, done.clone()) {
+            match start(&exe, &jobs[i], &log_paths[i], i, done.clone()) {
                 Ok(()) => {
                     states[i] = State::Running;
                     running += 1;
@@ -131,8 +133,8 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
         running -= 1;
         states[i] = if passed { State::Passed } else { State::Failed };
         took[i] = elapsed;
-        let log = log_path(&logs, i, jobs[i].name);
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let log = &log_paths[i];
+        let text = std::fs::read_to_string(log).unwrap_or_default();
         eprintln!(
             "== {}: {} in {:.1} s (log: {})\n{text}",
             jobs[i].name,

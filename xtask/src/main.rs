@@ -215,32 +215,29 @@ fn succeed(command: &mut Command, shown: &str) -> Result<(), String> {
 pub(crate) const BUILT: &str = "XTASK_BINARIES_BUILT";
 
 /// Set (by `ci`, for itself and the xtasks it starts) when every build of
-/// the workspace is to be linted as it compiles ([`cargo_with`]).
+/// the workspace is to be linted as it compiles ([`cargo`]).
 pub(crate) const LINTED: &str = "XTASK_LINTED_BUILDS";
 
-/// `cargo ARGS`, built as clippy would check it when [`LINTED`] is set:
-/// clippy's driver compiles the workspace's own crates (as
-/// `build.rustc-workspace-wrapper`), with warnings denied, so one build
-/// both lints and makes the binaries; the dependencies are compiled once,
-/// not once for clippy's check and again for the tests. Set through cargo's
-/// configuration, not its environment, so that a test that runs cargo on
-/// another workspace (a generated mock, say) does not inherit it. Every
-/// build of the workspace in a run must take the same flags, or cargo
-/// builds its crates again.
-pub(crate) fn cargo_with(args: &[&str]) -> Vec<String> {
-    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+/// Runs `cargo ARGS` (with `env`) on the workspace, built as clippy would
+/// check it when [`LINTED`] is set: clippy's driver compiles the
+/// workspace's own crates (as `build.rustc-workspace-wrapper`), with
+/// warnings denied, so one build both lints and makes the binaries; the
+/// dependencies are compiled once, not once for clippy's check and again
+/// for the tests. Set through cargo's configuration, not its environment,
+/// so that a test that runs cargo on another workspace (a generated mock,
+/// say) does not inherit it. Every build of the workspace in a run goes
+/// through here, so all take the same flags and cargo builds nothing twice.
+pub(crate) fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+    let mut all = args.to_vec();
     if std::env::var_os(LINTED).is_some() {
-        all.extend(
-            [
-                "--config",
-                "build.rustc-workspace-wrapper=\"clippy-driver\"",
-                "--config",
-                "env.CLIPPY_ARGS=\"-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__\"",
-            ]
-            .map(String::from),
-        );
+        all.extend([
+            "--config",
+            "build.rustc-workspace-wrapper=\"clippy-driver\"",
+            "--config",
+            "env.CLIPPY_ARGS=\"-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__\"",
+        ]);
     }
-    all
+    run_with_env("cargo", &all, env)
 }
 
 /// The workspace's binaries and examples (the server, `apigen`, the example
@@ -250,11 +247,7 @@ pub fn build_binaries() -> Result<(), String> {
     if std::env::var_os(BUILT).is_some() {
         return Ok(());
     }
-    let args = cargo_with(&["build", "--workspace", "--bins", "--examples"]);
-    run(
-        "cargo",
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    )
+    cargo(&["build", "--workspace", "--bins", "--examples"], &[])
 }
 
 /// Validates the spec with openapi-spec-validator.

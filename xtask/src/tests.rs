@@ -9,7 +9,6 @@
 //! (the tests that run on the database they are given) on PostgreSQL.
 
 use crate::postgres::Cluster;
-use crate::run_with_env;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
@@ -35,12 +34,7 @@ fn nextest(filter: Option<&str>, env: &[(&str, &str)]) -> Result<(), String> {
     if let Some(filter) = filter {
         args.extend(["-E", filter]);
     }
-    let args = crate::cargo_with(&args);
-    run_with_env(
-        "cargo",
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-        env,
-    )
+    crate::cargo(&args, env)
 }
 
 /// The `api` suite on PostgreSQL, on the shared cluster `shared`.

@@ -161,9 +161,6 @@ impl Backend {
         }
     }
 
-    /// What a transaction appends to a `SELECT` whose rows it is about to
-    /// decide on. SQLite needs nothing: its writer holds the database's only
-    /// write lock for the whole transaction.
     /// What a transaction appends to a `SELECT` of rows it claims when no
     /// other holds them (`FOR UPDATE{of} SKIP LOCKED`), so that several
     /// instances each take different rows. SQLite needs nothing, as for
@@ -175,6 +172,9 @@ impl Backend {
         }
     }
 
+    /// What a transaction appends to a `SELECT` whose rows it is about to
+    /// decide on. SQLite needs nothing: its writer holds the database's only
+    /// write lock for the whole transaction.
     fn for_update(self) -> &'static str {
         match self {
             Backend::Sqlite => "",
