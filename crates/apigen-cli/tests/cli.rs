@@ -242,9 +242,15 @@ fn workspace_target() -> std::path::PathBuf {
 }
 
 /// Builds the mock of `spec` into `dir/cache`, compiled in the
-/// workspace's target directory, and returns its binary.
+/// workspace's target directory, and returns its binary. The workspace's
+/// lock file at the cache's root pins the versions the tests built, as
+/// `cargo xtask mock-conformance` does: without it, cargo resolves the
+/// newest versions and compiles a second copy of most dependencies.
 fn build_mock(dir: &Path, spec: &str) -> std::path::PathBuf {
     std::fs::write(dir.join("notes.yaml"), spec).unwrap();
+    std::fs::create_dir_all(dir.join("cache")).unwrap();
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+    std::fs::copy(lock, dir.join("cache/Cargo.lock")).unwrap();
     let target = workspace_target();
     let out = Command::new(env!("CARGO_BIN_EXE_apigen"))
         .args(["mock", "notes.yaml", "--cache", "cache", "--build-only"])
