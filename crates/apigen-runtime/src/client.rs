@@ -21,6 +21,8 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub(super) mod reading;
+
 /// Why a call gave no typed answer.
 #[derive(Debug)]
 pub enum ClientError {
@@ -251,14 +253,14 @@ impl Core {
     /// arrives.
     pub async fn open(&self, call: Call) -> Result<Answer, ClientError> {
         let response = self.open_response(&call).await?;
-        if !super::reading::is_stream(&response) {
+        if !reading::is_stream(&response) {
             return Answer::read(response, self.strict, self.answer_limit).await;
         }
         let (status, headers) = (response.status().as_u16(), response.headers().clone());
-        let live = super::reading::Live {
+        let live = reading::Live {
             core: self.clone(),
             call,
-            body: super::reading::body_of(response),
+            body: reading::body_of(response),
         };
         Ok(Answer {
             status,
@@ -722,7 +724,7 @@ pub struct Answer {
     /// The body; empty for a stream of events left unread.
     pub body: Vec<u8>,
     /// A stream of events being received, until [`Answer::events`] takes it.
-    live: Option<Arc<Mutex<Option<super::reading::Live>>>>,
+    live: Option<Arc<Mutex<Option<reading::Live>>>>,
     /// Whether it is read strictly (its core's [`Core::set_strict`]).
     strict: bool,
 }
@@ -740,15 +742,15 @@ impl Answer {
     /// Whether the answer is a stream: a success in a sequential media type
     /// (`text/event-stream`, JSON Lines, a JSON text sequence).
     pub fn is_stream(&self) -> bool {
-        (200..300).contains(&self.status) && super::reading::framing(&self.headers).is_some()
+        (200..300).contains(&self.status) && reading::framing(&self.headers).is_some()
     }
 
     /// The answer's events, read as they arrive (or from the body, for an
     /// answer read whole); `read` types a reconnect's answer that is not a
     /// stream.
-    pub fn events<T: DeserializeOwned, R>(
+    pub fn events<T: DeserializeOwned + Send + 'static, R: Send + 'static>(
         &self,
-        read: super::reading::Read<R>,
+        read: reading::Read<R>,
     ) -> super::EventStream<T, R> {
         self.stream(read, super::Framing::Events)
     }
@@ -756,9 +758,9 @@ impl Answer {
     /// The answer's items (JSON Lines, a JSON text sequence), each read as
     /// its bytes arrive (or from the body, for an answer read whole);
     /// `read` types an answer that is not a stream.
-    pub fn items<T: DeserializeOwned, R>(
+    pub fn items<T: DeserializeOwned + Send + 'static, R: Send + 'static>(
         &self,
-        read: super::reading::Read<R>,
+        read: reading::Read<R>,
     ) -> super::ItemStream<T, R> {
         super::ItemStream(self.stream(read, super::Framing::Lines))
     }
@@ -766,18 +768,18 @@ impl Answer {
     /// The answer's stream, framed as its `Content-Type` says (`otherwise`
     /// when it names no sequential media type): as it arrives, with the
     /// call that opened it, or from the body read whole.
-    fn stream<T: DeserializeOwned, R>(
+    fn stream<T: DeserializeOwned + Send + 'static, R: Send + 'static>(
         &self,
-        read: super::reading::Read<R>,
+        read: reading::Read<R>,
         otherwise: super::Framing,
     ) -> super::EventStream<T, R> {
-        let framing = super::reading::framing(&self.headers).unwrap_or(otherwise);
+        let framing = reading::framing(&self.headers).unwrap_or(otherwise);
         let live = self.live.as_ref().and_then(|live| {
             live.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .take()
         });
-        let (from, body): (_, super::reading::Body) = match live {
+        let (from, body): (_, reading::Body) = match live {
             Some(live) => (Some((live.core, live.call)), live.body),
             None => (
                 None,

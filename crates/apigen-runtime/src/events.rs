@@ -13,8 +13,8 @@
 //! client's backoff) and sends `Last-Event-ID`, so that the server resumes
 //! after the last event received; a reconnect the server answers with
 //! anything but a stream ends the stream with that answer, typed, as the
-//! error ([`StreamError::Answered`]). `data: [DONE]`, which several APIs
-//! send as the end of a stream, ends it.
+//! error ([`StreamError::Answered`](super::StreamError::Answered)).
+//! `data: [DONE]`, which several APIs send as the end of a stream, ends it.
 //!
 //! [`ItemStream`] is the same for the other sequential media types, whose
 //! items have no fields beside them: JSON Lines (`application/jsonl`,
@@ -24,18 +24,12 @@
 //! client reads a server that frames otherwise than the spec says. Such a
 //! stream is not resumed: a dropped connection ends it with the error.
 
-#[cfg(any(feature = "serving", feature = "client"))]
+#[cfg(feature = "serving")]
 use super::framing::Framing;
-#[cfg(feature = "client")]
-use super::framing::StreamError;
 use super::framing::{Boxed, Event};
 use futures_util::stream::Stream;
 use std::fmt;
 use std::marker::PhantomData;
-#[cfg(feature = "client")]
-use std::pin::Pin;
-#[cfg(feature = "client")]
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// A stream of typed events: the body of a `text/event-stream` response.
@@ -45,20 +39,22 @@ use std::time::Duration;
 /// something other than a stream. A client reads it as a
 /// [`Stream`] of `Result<Event<T>, StreamError<R>>` (`.next().await`).
 pub struct EventStream<T, R = ()> {
-    source: Source<T, R>,
+    pub(crate) source: Source<T, R>,
     /// How long a server's stream stays silent before a comment goes out.
     #[cfg_attr(not(feature = "serving"), allow(dead_code))]
     keep_alive: Duration,
 }
 
-enum Source<T, R> {
+pub(crate) enum Source<T, R> {
     /// Events a handler produces (read by the glue and the client side,
     /// when either is built).
     #[cfg_attr(not(any(feature = "serving", feature = "client")), allow(dead_code))]
     Local(Boxed<Event<T>>, PhantomData<fn() -> R>),
-    /// Events a server sends, read as they arrive.
+    /// Events a server sends, read as they arrive by the client's reader
+    /// (`client::reading`), which alone knows its type: this module, which
+    /// both sides build, names nothing of the client's.
     #[cfg(feature = "client")]
-    Remote(Box<super::reading::Remote<T, R>>),
+    Remote(Box<dyn std::any::Any + Send>),
 }
 
 impl<T, R> fmt::Debug for EventStream<T, R> {
@@ -117,7 +113,7 @@ where
             Source::Remote(remote) => {
                 use futures_util::StreamExt as _;
                 let stream = EventStream {
-                    source: Source::Remote(remote),
+                    source: Source::<T, R>::Remote(remote),
                     keep_alive: self.keep_alive,
                 };
                 Box::pin(
@@ -245,108 +241,12 @@ impl<T: Send + 'static, R> ItemStream<T, R> {
 }
 
 #[cfg(feature = "client")]
-impl<T: serde::de::DeserializeOwned, R> ItemStream<T, R> {
-    /// The stream of items `call` answers, asked for as `media_type`
-    /// (`Accept`) and opened when it is first polled; `read` types an
-    /// answer that is not a stream.
-    pub fn connect(
-        core: super::Core,
-        call: Result<super::Call, super::ClientError>,
-        read: super::reading::Read<R>,
-        media_type: &'static str,
-    ) -> Self {
-        ItemStream(EventStream::connecting(core, call, read, media_type))
-    }
-}
-
-#[cfg(feature = "client")]
-impl<T, R> Stream for ItemStream<T, R>
-where
-    T: Send + 'static,
-    R: Send + 'static,
-{
-    type Item = Result<T, StreamError<R>>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut self.get_mut().0)
-            .poll_next(cx)
-            .map(|item| item.map(|event| event.map(|event| event.data)))
-    }
-}
-
-#[cfg(feature = "client")]
-impl<T, R> Stream for EventStream<T, R>
-where
-    T: Send + 'static,
-    R: Send + 'static,
-{
-    type Item = Result<Event<T>, StreamError<R>>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match &mut self.get_mut().source {
-            Source::Local(events, _) => events.as_mut().poll_next(cx).map(|e| e.map(Ok)),
-            Source::Remote(remote) => remote.poll_next(cx),
-        }
-    }
-}
-
-#[cfg(feature = "client")]
-impl<T: serde::de::DeserializeOwned, R> EventStream<T, R> {
-    /// Whether a dropped connection is resumed (the default for a GET):
-    /// `false` ends the stream when the connection ends. Has no effect on
-    /// a stream already being read, or on one whose operation is not a GET
-    /// (resending a POST would do its work again).
-    pub fn resume(mut self, resume: bool) -> Self {
-        if let Source::Remote(remote) = &mut self.source {
-            remote.resume = resume;
-        }
-        self
-    }
-
-    /// The stream of events `call` answers, opened when it is first polled;
-    /// `read` types an answer that is not a stream.
-    pub fn connect(
-        core: super::Core,
-        call: Result<super::Call, super::ClientError>,
-        read: super::reading::Read<R>,
-    ) -> Self {
-        EventStream::connecting(core, call, read, "text/event-stream")
-    }
-
-    /// The stream `call` answers, asked for as `accept`.
-    fn connecting(
-        core: super::Core,
-        call: Result<super::Call, super::ClientError>,
-        read: super::reading::Read<R>,
-        accept: &'static str,
-    ) -> Self {
-        let source = match call {
-            Ok(call) => super::reading::Remote::new(
-                Some((core, call)),
-                read,
-                super::reading::Start::Connect(accept),
-            ),
-            Err(e) => super::reading::Remote::failed(e),
-        };
+impl<T, R> EventStream<T, R> {
+    /// The stream of the events `source` reads from a server (the client's
+    /// `connect` and `Answer::events`).
+    pub(crate) fn received(source: Box<dyn std::any::Any + Send>) -> Self {
         EventStream {
-            source: Source::Remote(Box::new(source)),
-            keep_alive: DEFAULT_KEEP_ALIVE,
-        }
-    }
-
-    /// The stream of an answer already received (`Answer::events`), framed
-    /// as `framing`. `from` is the core and call that opened it, which a
-    /// reconnect repeats; `None` for an answer read whole, which cannot be
-    /// resumed.
-    pub(crate) fn answered(
-        from: Option<(super::Core, super::Call)>,
-        read: super::reading::Read<R>,
-        body: super::reading::Body,
-        framing: Framing,
-    ) -> Self {
-        let start = super::reading::Start::Read(body, framing);
-        EventStream {
-            source: Source::Remote(Box::new(super::reading::Remote::new(from, read, start))),
+            source: Source::Remote(source),
             keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }

@@ -1,11 +1,8 @@
-//! What goes on the wire of a stream: an [`Event`] with its fields, how a
-//! media type frames items ([`Framing`]), and why a client's stream yields
-//! an error ([`StreamError`]). The streams themselves are in `events.rs`,
-//! their reading side in `reading.rs`.
+//! What goes on the wire of a stream: an [`Event`] with its fields, and how
+//! a media type frames items ([`Framing`]). The streams themselves are in
+//! `events.rs`, their reading side in `client/reading.rs`.
 
 use futures_util::stream::Stream;
-#[cfg(feature = "client")]
-use std::fmt;
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -201,53 +198,6 @@ pub fn frame<T: serde::Serialize>(event: &Event<T>) -> Result<String, serde_json
     }
     let _ = write!(text, "data: {data}\n\n");
     Ok(text)
-}
-
-/// Why a client's event stream yielded an error.
-#[cfg(feature = "client")]
-#[derive(Debug)]
-pub enum StreamError<R> {
-    /// The call could not be made or its events not read: a transport
-    /// failure once reconnecting gave up, or an event whose data does not
-    /// fit the spec (the stream goes on after it).
-    Client(super::ClientError),
-    /// The server answered with something other than a stream (the first
-    /// call, or a reconnect): its typed response, as the operation declares
-    /// it. The stream ends.
-    Answered(Box<super::Reply<R>>),
-}
-
-#[cfg(feature = "client")]
-impl<R> From<super::ClientError> for StreamError<R> {
-    fn from(error: super::ClientError) -> Self {
-        StreamError::Client(error)
-    }
-}
-
-#[cfg(feature = "client")]
-impl<R> fmt::Display for StreamError<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StreamError::Client(e) => e.fmt(f),
-            StreamError::Answered(reply) => {
-                write!(
-                    f,
-                    "the server answered {} instead of a stream",
-                    reply.status
-                )
-            }
-        }
-    }
-}
-
-#[cfg(feature = "client")]
-impl<R: fmt::Debug> std::error::Error for StreamError<R> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StreamError::Client(e) => Some(e),
-            StreamError::Answered(_) => None,
-        }
-    }
 }
 
 #[cfg(all(test, feature = "serving"))]

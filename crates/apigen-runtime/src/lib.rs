@@ -183,8 +183,6 @@ mod device;
 #[cfg(feature = "client")]
 mod paging;
 #[cfg(feature = "client")]
-mod reading;
-#[cfg(feature = "client")]
 mod retry;
 
 #[cfg(feature = "server")]
@@ -212,6 +210,8 @@ mod response;
 /// reqwest use it).
 pub use http::StatusCode;
 
+#[cfg(feature = "client")]
+pub use client::reading::StreamError;
 pub use decide::{decide, decide_json, fits_object, none_of, read_variant, tag_of, Decide, Source};
 #[cfg(feature = "serving")]
 pub use events::{events, item_stream};
@@ -222,8 +222,6 @@ pub use form::xml_tree;
 pub use form::{form_tree, multipart_tree, FormValue, NullText};
 #[cfg(feature = "serving")]
 pub use framing::frame;
-#[cfg(feature = "client")]
-pub use framing::StreamError;
 pub use framing::{Boundary, Event, Framing};
 pub use operation::{
     ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme, Stability, Webhook,

@@ -1,12 +1,17 @@
-//! The reading side of a client's streams ([`super::EventStream`],
-//! [`super::ItemStream`]): the parser of each framing (server-sent events,
-//! JSON Lines, JSON text sequences) and the stream that reads a body as it
-//! arrives, reconnecting an event stream with `Last-Event-ID`.
+//! The reading side of a client's streams ([`EventStream`],
+//! [`ItemStream`]): the parser of each framing (server-sent events, JSON
+//! Lines, JSON text sequences), the stream that reads a body as it arrives,
+//! reconnecting an event stream with `Last-Event-ID`, and the streams'
+//! constructors on the client's side.
 
-use super::framing::{Boxed, Event, Framing, StreamError};
-use super::{Answer, Call, ClientError, Core, Explode, Reply, Retry};
+use super::super::events::Source;
+use super::super::framing::{Boxed, Event, Framing};
+use super::super::{EventStream, Explode, ItemStream, Retry};
+use super::{Answer, Call, ClientError, Core, Reply};
 use futures_util::stream::{Stream, StreamExt as _};
+use serde::de::DeserializeOwned;
 use std::collections::VecDeque;
+use std::fmt;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -40,22 +45,23 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(3);
 /// stream is not one this client can read.
 const MAX_EVENT: usize = 16 << 20;
 
-pub(crate) struct Remote<T, R> {
+/// The events of a stream received, read as they arrive.
+struct Remote<T, R> {
     /// Whether the caller lets the stream resume (`EventStream::resume`).
-    pub(super) resume: bool,
+    resume: bool,
     start: Option<State<T, R>>,
     running: Option<Boxed<Result<Event<T>, StreamError<R>>>>,
 }
 
 /// How a stream starts: by sending its call, asking for a media type,
 /// or by reading an answer's body, framed as its `Content-Type` says.
-pub(crate) enum Start {
+enum Start {
     Connect(&'static str),
     Read(Body, Framing),
 }
 
-impl<T: serde::de::DeserializeOwned, R> Remote<T, R> {
-    pub(super) fn new(from: Option<(Core, Call)>, read: Read<R>, start: Start) -> Self {
+impl<T: DeserializeOwned, R> Remote<T, R> {
+    fn new(from: Option<(Core, Call)>, read: Read<R>, start: Start) -> Self {
         let (phase, accept, framing) = match start {
             Start::Connect(accept) => {
                 let framing = Framing::of(accept).unwrap_or(Framing::Events);
@@ -71,7 +77,7 @@ impl<T: serde::de::DeserializeOwned, R> Remote<T, R> {
     }
 
     /// A stream whose call could not be built: `error` is its one item.
-    pub(super) fn failed(error: ClientError) -> Self {
+    fn failed(error: ClientError) -> Self {
         let failed = Phase::Failed(error);
         Remote::starting(None, None, failed, "text/event-stream", Framing::Events)
     }
@@ -112,7 +118,22 @@ impl<T: serde::de::DeserializeOwned, R> Remote<T, R> {
 }
 
 impl<T: Send + 'static, R: Send + 'static> Remote<T, R> {
-    pub(super) fn poll_next(
+    /// The stream whose events this reads: the one place a reader goes
+    /// into an [`EventStream`], which holds it untyped and which
+    /// [`Remote::of`] gives back.
+    fn stream(self) -> EventStream<T, R> {
+        EventStream::received(Box::new(self))
+    }
+
+    /// The reader of `stream`'s source, which only [`Remote::stream`]
+    /// made: of these types, always.
+    fn of(source: &mut (dyn std::any::Any + Send)) -> &mut Self {
+        source
+            .downcast_mut()
+            .expect("a stream's reader is made for its own types")
+    }
+
+    fn poll_event(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Event<T>, StreamError<R>>>> {
@@ -124,6 +145,140 @@ impl<T: Send + 'static, R: Send + 'static> Remote<T, R> {
             Some(running) => Pin::new(running).poll_next(cx),
             None => Poll::Ready(None),
         }
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static, R: Send + 'static> EventStream<T, R> {
+    /// The stream of events `call` answers, opened when it is first polled;
+    /// `read` types an answer that is not a stream.
+    pub fn connect(core: Core, call: Result<Call, ClientError>, read: Read<R>) -> Self {
+        EventStream::connecting(core, call, read, "text/event-stream")
+    }
+
+    /// The stream `call` answers, asked for as `accept`.
+    fn connecting(
+        core: Core,
+        call: Result<Call, ClientError>,
+        read: Read<R>,
+        accept: &'static str,
+    ) -> Self {
+        Remote::stream(match call {
+            Ok(call) => Remote::new(Some((core, call)), read, Start::Connect(accept)),
+            Err(e) => Remote::failed(e),
+        })
+    }
+
+    /// The stream of an answer already received (`Answer::events`), framed
+    /// as `framing`. `from` is the core and call that opened it, which a
+    /// reconnect repeats; `None` for an answer read whole, which cannot be
+    /// resumed.
+    pub(crate) fn answered(
+        from: Option<(Core, Call)>,
+        read: Read<R>,
+        body: Body,
+        framing: Framing,
+    ) -> Self {
+        let start = Start::Read(body, framing);
+        Remote::stream(Remote::new(from, read, start))
+    }
+}
+
+impl<T: DeserializeOwned + Send + 'static, R: Send + 'static> ItemStream<T, R> {
+    /// The stream of items `call` answers, asked for as `media_type`
+    /// (`Accept`) and opened when it is first polled; `read` types an
+    /// answer that is not a stream.
+    pub fn connect(
+        core: Core,
+        call: Result<Call, ClientError>,
+        read: Read<R>,
+        media_type: &'static str,
+    ) -> Self {
+        ItemStream(EventStream::connecting(core, call, read, media_type))
+    }
+}
+
+/// Why a client's event stream yielded an error.
+#[derive(Debug)]
+pub enum StreamError<R> {
+    /// The call could not be made or its events not read: a transport
+    /// failure once reconnecting gave up, or an event whose data does not
+    /// fit the spec (the stream goes on after it).
+    Client(ClientError),
+    /// The server answered with something other than a stream (the first
+    /// call, or a reconnect): its typed response, as the operation declares
+    /// it. The stream ends.
+    Answered(Box<Reply<R>>),
+}
+
+impl<R> From<ClientError> for StreamError<R> {
+    fn from(error: ClientError) -> Self {
+        StreamError::Client(error)
+    }
+}
+
+impl<R> fmt::Display for StreamError<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::Client(e) => e.fmt(f),
+            StreamError::Answered(reply) => {
+                write!(
+                    f,
+                    "the server answered {} instead of a stream",
+                    reply.status
+                )
+            }
+        }
+    }
+}
+
+impl<R: fmt::Debug> std::error::Error for StreamError<R> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StreamError::Client(e) => Some(e),
+            StreamError::Answered(_) => None,
+        }
+    }
+}
+
+impl<T, R> Stream for EventStream<T, R>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    type Item = Result<Event<T>, StreamError<R>>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match &mut self.get_mut().source {
+            Source::Local(events, _) => events.as_mut().poll_next(cx).map(|e| e.map(Ok)),
+            Source::Remote(remote) => Remote::<T, R>::of(remote.as_mut()).poll_event(cx),
+        }
+    }
+}
+
+impl<T, R> Stream for ItemStream<T, R>
+where
+    T: Send + 'static,
+    R: Send + 'static,
+{
+    type Item = Result<T, StreamError<R>>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.get_mut().0)
+            .poll_next(cx)
+            .map(|item| item.map(|event| event.map(|event| event.data)))
+    }
+}
+
+impl<T: Send + 'static, R: Send + 'static> EventStream<T, R> {
+    /// Whether a dropped connection is resumed (the default for a GET):
+    /// `false` ends the stream when the connection ends. Has no effect on
+    /// a stream already being read, or on one whose operation is not a GET
+    /// (resending a POST would do its work again).
+    pub fn resume(mut self, resume: bool) -> Self {
+        if let Source::Remote(remote) = &mut self.source {
+            Remote::<T, R>::of(remote.as_mut()).resume = resume;
+        }
+        self
     }
 }
 
@@ -485,7 +640,12 @@ impl Parser {
     /// A line of a multipart body: a delimiter (`--` and the boundary,
     /// with `--` after it for the last) ends the part before it; then come
     /// the part's headers, a blank line, and its body.
-    fn part_line(&mut self, line: &str, boundary: &super::framing::Boundary, items: &mut Vec<Raw>) {
+    fn part_line(
+        &mut self,
+        line: &str,
+        boundary: &super::super::framing::Boundary,
+        items: &mut Vec<Raw>,
+    ) {
         let after = line
             .strip_prefix("--")
             .and_then(|rest| rest.strip_prefix(boundary.as_str()))
@@ -510,7 +670,7 @@ impl Parser {
                 self.current.data = Some(String::new());
             } else if let Some((name, value)) = line.split_once(':') {
                 if name.trim().eq_ignore_ascii_case("content-type") {
-                    self.part.text = !super::media::is_json(value);
+                    self.part.text = !super::super::media::is_json(value);
                 }
             }
             return;
