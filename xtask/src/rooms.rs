@@ -553,16 +553,21 @@ fn reexport<'m>(
     text: &str,
     name: &str,
 ) -> Option<&'m Vec<String>> {
-    for line in text.lines() {
-        let line = line.trim_start();
-        let Some(rest) = ["pub use ", "pub(crate) use "]
-            .iter()
-            .find_map(|p| line.strip_prefix(p))
-        else {
+    // Each `use` item, which may span lines; a re-export is a public one.
+    let code = without_tests_and_comments(text);
+    let mut rest = code.as_str();
+    while let Some(at) = find_word(rest, "use ") {
+        let public = rest[..at].trim_end();
+        let public = public.ends_with("pub") || public.ends_with("pub(crate)");
+        let after = &rest[at + 4..];
+        let Some(end) = after.find(';') else { break };
+        let tree = &after[..end];
+        rest = &after[end..];
+        if !public {
             continue;
-        };
+        }
         let mut paths = Vec::new();
-        flatten_use(rest.trim_end_matches(';'), &mut Vec::new(), &mut paths);
+        flatten_use(tree, &mut Vec::new(), &mut paths);
         for path in paths {
             if path.last().map(String::as_str) != Some(name) {
                 continue;
@@ -689,5 +694,11 @@ mod tests {
             ),
         ]);
         assert_eq!(loops(&looped).len(), 1);
+        let across_lines = modules(&[
+            ("", "mod a;\nmod b;\npub use b::{\n    Bee,\n    Cee,\n};\n"),
+            ("a", "use crate::Cee;\npub struct Ay;\n"),
+            ("b", "pub struct Bee;\npub struct Cee;\nuse super::a::Ay;\n"),
+        ]);
+        assert_eq!(loops(&across_lines).len(), 1, "a re-export over lines");
     }
 }
