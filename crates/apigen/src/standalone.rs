@@ -131,8 +131,6 @@ fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
     features
 }
 
-/// The generated manifest's `serialize` and `deserialize` features, with
-/// the comment that says what they do ([`crate::ir::Api::senders`]).
 /// The end of the server example in the crate docs: the rejections and a
 /// `main` serving the routes and the reference page.
 const SERVER_EXAMPLE_MAIN: &str = include_str!("templates/server_example_main.rs.in");
@@ -146,6 +144,11 @@ const MOCK_SERVER_MANIFEST: &str = include_str!("templates/mock_server_Cargo.tom
 /// the seed it is given.
 const MOCK_SERVER_MAIN: &str = include_str!("templates/mock_server_main.rs.in");
 
+/// The manifest's `serialize` and `deserialize` features of a crate whose
+/// models implement serde's traits only where a side uses them
+/// (`--serde-sides`), with the comment that says what they do
+/// ([`crate::ir::Api::senders`]). A crate generated without that option
+/// implements both on every model and has no such features.
 const SERDE_FEATURES: &str = "\
 # Without these, a model implements `Serialize` only where an enabled side
 # writes it (a client its requests, a server its responses) and
@@ -169,7 +172,10 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
             .join(", ")
     };
     let default = format!("default = [{}]\n", quoted(&mut defaults.iter().copied()));
-    let mut groups = String::from(SERDE_FEATURES);
+    let mut groups = String::new();
+    if options.serde_sides {
+        groups.push_str(SERDE_FEATURES);
+    }
     groups.push_str("# One feature per group of operations; see the crate docs.\n");
     for (feature, enables) in features {
         let _ = writeln!(
@@ -212,7 +218,7 @@ fn lib_rs(
          and check it is current with `--check` (in CI, say). `DOCS_HTML` is the API's \
          reference page (`src/generated/docs.html`), one self-contained HTML file."
     );
-    docs.push_str(&features_section(api, features));
+    docs.push_str(&features_section(api, features, options.serde_sides));
     let server = options.server || !options.client;
     if server && !api.operations.is_empty() {
         docs.push_str(&server_example(api, &path));
@@ -247,20 +253,25 @@ fn lib_rs(
 
 /// The crate docs' account of its features: `server`, `client`, and one
 /// per group of operations with the operations it compiles in.
-fn features_section(api: &Api, features: &[(String, Vec<String>)]) -> String {
+fn features_section(api: &Api, features: &[(String, Vec<String>)], serde_sides: bool) -> String {
     let mut out = String::from(
         "\n# Features\n\n`server` compiles the actix-web glue, `axum` the axum glue (both serve \
          one framework-neutral glue, `serving`), `client` a typed client. Each \
          group of operations (a route trait) is a feature of its own, compiling in its \
          operations and the types they use; `all-groups` (on by default) turns every one \
          on. A build that needs a few groups turns the default features off and names \
-         them, `features = [\"client\", \"GROUP\"]`, and compiles nothing else.\n\n\
-         A model implements `Serialize` where an enabled side writes it (a client its \
+         them, `features = [\"client\", \"GROUP\"]`, and compiles nothing else.\n\n",
+    );
+    out.push_str(if serde_sides {
+        "A model implements `Serialize` where an enabled side writes it (a client its \
          requests, a server its responses) and `Deserialize` where one reads it; \
          `serialize` and `deserialize` implement them on every model (to store or log \
          a client's responses, say), and are what implements them on the models no \
-         operation uses. Webhook payloads go as responses do.\n\n",
-    );
+         operation uses. Webhook payloads go as responses do.\n\n"
+    } else {
+        "Every model implements `Serialize` and `Deserialize` whichever features are on, \
+         so a program can store, log or forward what it reads.\n\n"
+    });
     for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
         let summary = crate::emit::group_summary(t, &ops);
         let names: Vec<String> = ops.iter().map(|op| format!("`{}`", op.fn_name)).collect();
@@ -523,5 +534,52 @@ mod tests {
         assert_eq!(crate_name("3D Printing"), "api-3d-printing");
         assert_eq!(crate_name("  ¡Olé!  "), "ol");
         assert_eq!(crate_name("***"), "api");
+    }
+
+    /// The `serialize` and `deserialize` features, and the docs' words on
+    /// serde, are a `--serde-sides` crate's alone: by default every model
+    /// implements both, and the crate says so.
+    #[test]
+    fn only_a_side_only_crate_has_serde_features() {
+        let spec = std::env::temp_dir().join(format!("apigen-serde-{}.yaml", std::process::id()));
+        std::fs::write(
+            &spec,
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      \
+             operationId: getA\n      responses:\n        '200':\n          description: ok\n          \
+             content: {application/json: {schema: {$ref: '#/components/schemas/A'}}}\n\
+             components:\n  schemas:\n    A: {type: object, properties: {b: {type: string}}}\n",
+        )
+        .unwrap();
+        for serde_sides in [false, true] {
+            let options = Options {
+                server: true,
+                client: true,
+                serde_sides,
+                ..Options::default()
+            };
+            let generated = generate(&spec, &options, "test").unwrap();
+            let manifest = &generated.files["Cargo.toml"];
+            let docs = &generated.files["src/lib.rs"];
+            assert_eq!(
+                manifest.contains("\nserialize = []\n"),
+                serde_sides,
+                "{manifest}"
+            );
+            assert_eq!(
+                manifest.contains("\ndeserialize = []\n"),
+                serde_sides,
+                "{manifest}"
+            );
+            assert_eq!(
+                docs.contains("Every model implements `Serialize` and `Deserialize`"),
+                !serde_sides,
+                "{docs}"
+            );
+            assert_eq!(
+                docs.contains("where an enabled side writes it"),
+                serde_sides
+            );
+        }
+        std::fs::remove_file(spec).unwrap();
     }
 }
