@@ -214,7 +214,7 @@ mod tests {
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
                 if path.is_dir() {
                     sources(&path, &format!("{under}{name}/"), out);
-                } else if !(name == "tests.rs" && !under.is_empty()) {
+                } else if name != "tests.rs" || under.is_empty() {
                     out.push(format!("{under}{name}"));
                 }
             }
