@@ -7,7 +7,7 @@
 //! under schemathesis, when they are present.
 
 use crate::jobs::{self, Job};
-use crate::{codegen, conformance, corpus, mock_conformance, project_root, spec_diff};
+use crate::{codegen, conformance, mock_conformance, project_root, spec_diff};
 use std::time::{Duration, Instant};
 
 /// A step: its name and what it runs.
@@ -29,7 +29,7 @@ const MOCK_DOCUMENTS: &[&str] = &[
 ];
 
 /// The public 3.2 documents (`crates/apigen/tests/corpus32`) whose crates
-/// CI compiles in the corpora step: those with operations or schemas of
+/// CI compiles with the corpora: those with operations or schemas of
 /// note. The openapi32 test generates every one of them; compiling all 37
 /// (each a crate with the runtime beside it) would cost minutes.
 const CORPUS32: &[&str] = &[
@@ -134,6 +134,7 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
         .filter(|dir| dir.is_dir())
         .map(|dir| dir.to_string_lossy().into_owned())
         .collect();
+    let mut corpus_paths = None;
     if !corpora.is_empty() {
         let mut paths = corpora;
         paths.extend(
@@ -151,15 +152,12 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
                 .to_string_lossy()
                 .into_owned()
         }));
-        steps.push((
-            "corpora",
-            Box::new(move || {
-                let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-                corpus::corpus(&paths, false)
-            }),
-        ));
+        corpus_paths = Some(paths);
     }
-    steps.push(("conformance", Box::new(side_by_side)));
+    steps.push((
+        "corpora and conformance",
+        Box::new(move || side_by_side(corpus_paths)),
+    ));
     if let Some(name) = only {
         steps.retain(|(step, _)| *step == name);
         if steps.is_empty() {
@@ -169,12 +167,15 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
     run_steps(steps)
 }
 
-/// Schemathesis against the real server (on SQLite, on PostgreSQL) and
-/// against the mocks (on actix-web, on axum), and the example clients:
-/// runs that each keep about one core busy, so they run side by side, one
-/// per core ([`jobs`]), once the binaries and the mocks they start are
-/// built.
-fn side_by_side() -> Result<(), String> {
+/// The corpora (`cargo xtask corpus`, when `corpus` names their
+/// documents), schemathesis against the real server (on SQLite, on
+/// PostgreSQL) and against the mocks (on actix-web, on axum), and the
+/// example clients, side by side ([`jobs`]), once the binaries are built.
+/// A schemathesis run keeps about one core busy and waits on its server
+/// the rest of the time (the runs alone used 1.5 of 2 cores), so they run
+/// one per core, and the corpora's checks run beside them in that slack:
+/// one job more than there are cores.
+fn side_by_side(corpus: Option<Vec<String>>) -> Result<(), String> {
     let root = project_root();
     crate::build_binaries()?;
     // Installed once, before the runs that use it start.
@@ -196,13 +197,28 @@ fn side_by_side() -> Result<(), String> {
         args.extend(docs.iter().cloned());
         args
     };
-    // In the order they start as cores come free. The example clients
-    // first, beside the mocks' builds: they mostly wait (for up to a
-    // minute, on a rate limit's window), so their wait is spent while
-    // cargo keeps the cores busy. The mocks' runs are the longest, so they
-    // start as soon as their builds (job 0) are done.
-    let jobs = [
-        Job::with("mock builds", mocks(&["mock-conformance", "--build-only"])),
+    // In the order they start as slots come free. The mocks' builds
+    // first, and the corpora, the longest job, once they are done: both
+    // run cargo in the target directory the tests built (where the
+    // corpora's doc tests find the dependencies built), so one would wait
+    // on the other's lock, and the mocks' runs, the longest after the
+    // corpora, wait on the builds. Meanwhile the example clients: they
+    // mostly wait (for up to a minute, on a rate limit's window), so their
+    // wait is spent while cargo keeps the cores busy.
+    let mut jobs = vec![Job::with(
+        "mock builds",
+        mocks(&["mock-conformance", "--build-only"]),
+    )];
+    let width = match corpus {
+        Some(paths) => {
+            let mut args = vec!["corpus".to_string()];
+            args.extend(paths);
+            jobs.push(Job::with("corpora", args).after(0));
+            jobs::width() + 1
+        }
+        None => jobs::width(),
+    };
+    jobs.extend([
         Job::new("examples", &["examples"]),
         Job::new(
             "conformance on SQLite",
@@ -222,8 +238,8 @@ fn side_by_side() -> Result<(), String> {
             "conformance on PostgreSQL",
             &["conformance", "--database", "postgres", "--without-stream"],
         ),
-    ];
-    jobs::run_all(&jobs, jobs::width())
+    ]);
+    jobs::run_all(&jobs, width)
 }
 
 /// Runs the steps in order until one fails, then prints each one's

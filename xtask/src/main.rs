@@ -111,10 +111,10 @@ commands:
   ci [--only STEP]  everything CI checks: fmt, rooms, codegen --check, spec validation, the
                     evolution gate, feature sets, clippy and tests (one build: clippy's
                     driver compiles the workspace, warnings denied), doc tests, the
-                    guide, (where ../shared holds them) the corpora, and conformance
-                    (schemathesis against the server and the mocks, and the example
-                    clients, side by side, one per core); ends with a table of each
-                    step's duration. --only: that step alone
+                    guide, then side by side: (where ../shared holds them) the
+                    corpora, schemathesis against the server and the mocks, and the
+                    example clients (one job per core, and the corpora beside them);
+                    ends with a table of each step's duration. --only: that step alone
 ";
 
 #[global_allocator]
