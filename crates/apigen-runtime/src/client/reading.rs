@@ -125,8 +125,8 @@ impl<T: Send + 'static, R: Send + 'static> Remote<T, R> {
         EventStream::received(Box::new(self))
     }
 
-    /// The reader of `stream`'s source, which only [`Remote::stream`]
-    /// made: of these types, always.
+    /// The reader `source` holds, which only [`Remote::stream`] put
+    /// there: of these types, always.
     fn of(source: &mut (dyn std::any::Any + Send)) -> &mut Self {
         source
             .downcast_mut()
