@@ -190,6 +190,13 @@ type Modules = BTreeMap<Vec<String>, (String, String)>;
 
 /// The loops among `modules` (path -> (file, text)).
 fn loops(modules: &Modules) -> Vec<Vec<(String, String, BTreeSet<String>)>> {
+    // Each module's code, read once: a path's re-exports are looked up in
+    // the module it reaches, path after path.
+    let code: Modules = modules
+        .iter()
+        .map(|(m, (file, text))| (m.clone(), (file.clone(), without_tests_and_comments(text))))
+        .collect();
+    let modules = &code;
     // Edges between modules, with the names that make them, leaving out a
     // module's ties to the modules that enclose it and that it encloses.
     let mut edges: BTreeMap<&Vec<String>, BTreeMap<&Vec<String>, BTreeSet<String>>> =
@@ -554,8 +561,8 @@ fn reexport<'m>(
     name: &str,
 ) -> Option<&'m Vec<String>> {
     // Each `use` item, which may span lines; a re-export is a public one.
-    let code = without_tests_and_comments(text);
-    let mut rest = code.as_str();
+    // `text` is code alone (`loops` strips comments and tests first).
+    let mut rest = text;
     while let Some(at) = find_word(rest, "use ") {
         let public = rest[..at].trim_end();
         let public = public.ends_with("pub") || public.ends_with("pub(crate)");
