@@ -237,7 +237,9 @@ pub async fn verified(
     }
 }
 
-/// The current Unix time in seconds.
+/// The current Unix time in seconds: when a delivery is signed (the
+/// client's side) or checked (the serving side).
+#[cfg(any(feature = "client", feature = "serving"))]
 pub(crate) fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
