@@ -515,9 +515,20 @@ fn check_all(
     work: &Path,
     features: &[String],
 ) -> Result<std::collections::BTreeMap<String, Checked>, String> {
+    let mut args = vec!["--workspace".to_string()];
+    args.extend(features.iter().cloned());
+    check(work, &args)
+}
+
+/// `cargo check ARGS` in the workspace at `work`, going on past failures:
+/// what each of its own packages' compilation said, by package name.
+fn check(
+    work: &Path,
+    args: &[String],
+) -> Result<std::collections::BTreeMap<String, Checked>, String> {
     let out = Command::new("cargo")
-        .args(["check", "--quiet", "--workspace"])
-        .args(features)
+        .args(["check", "--quiet"])
+        .args(args)
         .args(["--keep-going", "--message-format=json"])
         .current_dir(work)
         .env("CARGO_TARGET_DIR", target_dir())
@@ -555,12 +566,76 @@ fn check_all(
     Ok(found)
 }
 
-/// The name of a corpus package from a cargo package id: `path+file:///
-/// .../corpus-foo#0.1.0` (cargo 1.77 and later) or `corpus-foo 0.1.0 (...)`.
+/// The name of a local package from a cargo package id (`None` for a
+/// registry's, whose warnings cargo caps): `path+file:///.../foo#0.1.0`
+/// or `path+file:///.../dir#foo@0.1.0` (cargo 1.77 and later), or `foo
+/// 0.1.0 (path+file:///...)`.
 fn package_name(id: &str) -> Option<String> {
+    if !id.contains("path+file://") {
+        return None;
+    }
     let name = match id.split_once('#') {
-        Some((path, _)) => path.rsplit('/').next()?,
+        Some((path, fragment)) => match fragment.split_once('@') {
+            Some((name, _)) => name,
+            None => path.rsplit('/').next()?,
+        },
         None => id.split(' ').next()?,
     };
-    name.starts_with("corpus-").then(|| name.to_string())
+    Some(name.to_string())
+}
+
+/// `cargo check ARGS` in the workspace, failing on any warning or error
+/// in its own packages (the dependencies' are capped by cargo), each
+/// printed as the compiler rendered it: a plain check, where clippy's
+/// driver would add its own minutes for lints the full build already
+/// runs.
+pub fn check_denying_warnings(args: &[&str]) -> Result<(), String> {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    eprintln!("$ cargo check {} (warnings denied)", args.join(" "));
+    let found = check(&project_root(), &args)?;
+    let mut failed = Vec::new();
+    for (package, checked) in &found {
+        if checked.errors + checked.warnings > 0 {
+            eprint!("{}", checked.rendered);
+            failed.push(format!(
+                "{package}: {} errors, {} warnings",
+                checked.errors, checked.warnings
+            ));
+        }
+    }
+    if failed.is_empty() && found.values().all(|c| c.built) {
+        Ok(())
+    } else if failed.is_empty() {
+        Err(format!("cargo check {} did not finish", args.join(" ")))
+    } else {
+        Err(format!(
+            "cargo check {}: {}",
+            args.join(" "),
+            failed.join("; ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package_name;
+
+    #[test]
+    fn local_packages_are_named_from_their_ids_and_registry_ones_are_not() {
+        let named = |id| package_name(id).unwrap_or_default();
+        assert_eq!(
+            named("path+file:///w/target/corpus/corpus-foo#0.1.0"),
+            "corpus-foo"
+        );
+        assert_eq!(
+            named("path+file:///w/tests#petstore-tests@0.1.0"),
+            "petstore-tests"
+        );
+        assert_eq!(
+            named("corpus-foo 0.1.0 (path+file:///w/corpus-foo)"),
+            "corpus-foo"
+        );
+        let registry = "registry+https://github.com/rust-lang/crates.io-index#serde@1.0.228";
+        assert_eq!(package_name(registry), None);
+    }
 }
