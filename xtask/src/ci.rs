@@ -87,11 +87,21 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
         (
             "clippy and tests",
             Box::new(|| {
+                // The mocks that conformance runs are built beside the
+                // tests: cargo's lock holds their build back while the
+                // tests' build runs, and they compile while the tests run,
+                // which mostly wait on servers and clocks (flake-hunt
+                // shows them unhurt by a busy machine). Conformance then
+                // finds them built, and the corpora start at once.
+                let builds = jobs::beside(&mock_builds())?;
                 // Built by clippy's driver (`crate::cargo`): the build is
                 // `cargo clippy --workspace --all-targets -- -D warnings`
                 // too, with the benchmarks, which no test run builds.
-                crate::tests::all()?;
-                crate::cargo(&["test", "--workspace", "--benches", "--no-run"], &[])
+                let tested = crate::tests::all().and_then(|()| {
+                    crate::cargo(&["test", "--workspace", "--benches", "--no-run"], &[])
+                });
+                let built = builds.wait();
+                tested.and(built)
             }),
         ),
         (
@@ -166,39 +176,19 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
 /// one per core, and the corpora's checks run beside them in that slack:
 /// one job more than there are cores.
 fn side_by_side(corpus: Option<Vec<String>>) -> Result<(), String> {
-    let root = project_root();
     crate::build_binaries()?;
     // Installed once, before the runs that use it start.
     crate::venv_tool(conformance::SCHEMATHESIS, "schemathesis")?;
     mock_conformance::prepare_cache()?;
-    let mut docs = vec![root.join("spec/openapi.yaml")];
-    docs.extend(
-        MOCK_DOCUMENTS
-            .iter()
-            .map(|d| root.join(d))
-            .filter(|d| d.is_file()),
-    );
-    let docs: Vec<String> = docs
-        .iter()
-        .map(|d| d.to_string_lossy().into_owned())
-        .collect();
-    let mocks = |first: &[&str]| -> Vec<String> {
-        let mut args: Vec<String> = first.iter().map(|a| a.to_string()).collect();
-        args.extend(docs.iter().cloned());
-        args
-    };
     // In the order they start as slots come free. The mocks' builds
-    // first, and the corpora, the longest job, once they are done: both
-    // run cargo in the target directory the tests built (where the
-    // corpora's doc tests find the dependencies built), so one would wait
-    // on the other's lock, and the mocks' runs, the longest after the
-    // corpora, wait on the builds. Meanwhile the example clients: they
-    // mostly wait (for up to a minute, on a rate limit's window), so their
-    // wait is spent while cargo keeps the cores busy.
-    let mut jobs = vec![Job::with(
-        "mock builds",
-        mocks(&["mock-conformance", "--build-only"]),
-    )];
+    // first (done beside the tests, so found built), and the corpora, the
+    // longest job, once they are done: both run cargo in the target
+    // directory the tests built (where the corpora's doc tests find the
+    // dependencies built), so one would wait on the other's lock, and the
+    // mocks' runs, the longest after the corpora, wait on the builds.
+    // Meanwhile the example clients: they mostly wait (for up to a
+    // minute, on a rate limit's window).
+    let mut jobs = vec![mock_builds()];
     let width = match corpus {
         Some(paths) => {
             let mut args = vec!["corpus".to_string()];
@@ -230,6 +220,27 @@ fn side_by_side(corpus: Option<Vec<String>>) -> Result<(), String> {
         ),
     ]);
     jobs::run_all(&jobs, width)
+}
+
+/// `cargo xtask ARGS` followed by the documents whose mocks CI runs
+/// under schemathesis: the pet store's spec and [`MOCK_DOCUMENTS`].
+fn mocks(first: &[&str]) -> Vec<String> {
+    let root = project_root();
+    let mut docs = vec![root.join("spec/openapi.yaml")];
+    docs.extend(
+        MOCK_DOCUMENTS
+            .iter()
+            .map(|d| root.join(d))
+            .filter(|d| d.is_file()),
+    );
+    let mut args: Vec<String> = first.iter().map(|a| a.to_string()).collect();
+    args.extend(docs.iter().map(|d| d.to_string_lossy().into_owned()));
+    args
+}
+
+/// The job that builds those mocks.
+fn mock_builds() -> Job {
+    Job::with("mock builds", mocks(&["mock-conformance", "--build-only"]))
 }
 
 /// Runs the steps in order until one fails, then prints each one's

@@ -114,7 +114,7 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
                 jobs[i].name,
                 jobs[i].args.join(" ")
             );
-            match start(&exe, &jobs[i], &log_paths[i], i, done.clone()) {
+            match start(&exe, &jobs[i], &log_paths[i], i, done.clone(), true) {
                 Ok(()) => {
                     states[i] = State::Running;
                     running += 1;
@@ -161,29 +161,90 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
 }
 
 fn log_path(logs: &std::path::Path, i: usize, name: &str) -> PathBuf {
-    let slug: String = name
-        .chars()
+    logs.join(format!("{i:02}-{}.log", slug(name)))
+}
+
+/// A job's name as a file name's part.
+fn slug(name: &str) -> String {
+    name.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    logs.join(format!("{i:02}-{slug}.log"))
+        .collect()
+}
+
+/// A job run beside what its caller goes on to do ([`beside`]).
+pub struct Beside {
+    name: &'static str,
+    log: PathBuf,
+    ended: mpsc::Receiver<(usize, bool, Duration)>,
+}
+
+/// Starts `job` now, beside what the caller goes on to do, its output in
+/// its log; [`Beside::wait`] waits for it. It builds what it needs (the
+/// workspace may not be built yet): a build of the workspace the caller
+/// runs meanwhile holds cargo's lock, and the job's waits for it.
+pub fn beside(job: &Job) -> Result<Beside, String> {
+    let logs = project_root().join("target").join("jobs");
+    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
+    let exe = EXE
+        .get()
+        .cloned()
+        .ok_or("this binary's path is unknown: `jobs::remember_exe` was not called")?;
+    let log = logs.join(format!("beside-{}.log", slug(job.name)));
+    let (done, ended) = mpsc::channel();
+    eprintln!(
+        "-- started beside: {} (cargo xtask {})",
+        job.name,
+        job.args.join(" ")
+    );
+    start(&exe, job, &log, 0, done, false)?;
+    Ok(Beside {
+        name: job.name,
+        log,
+        ended,
+    })
+}
+
+impl Beside {
+    /// Waits for the job to end, prints its log, and fails if it failed.
+    pub fn wait(self) -> Result<(), String> {
+        let (_, passed, elapsed) = self.ended.recv().map_err(|e| e.to_string())?;
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        eprintln!(
+            "== {} (beside): {} in {:.1} s (log: {})\n{text}",
+            self.name,
+            if passed { "passed" } else { "FAILED" },
+            elapsed.as_secs_f64(),
+            self.log.display()
+        );
+        if passed {
+            Ok(())
+        } else {
+            Err(format!("{} failed", self.name))
+        }
+    }
 }
 
 /// Starts job `i`, its output into `log`; a thread reports its end on
-/// `done`.
+/// `done`. `built`: the workspace's binaries are built, and the job
+/// need not build them (`crate::BUILT`).
 fn start(
     exe: &std::path::Path,
     job: &Job,
     log: &std::path::Path,
     i: usize,
     done: mpsc::Sender<(usize, bool, Duration)>,
+    built: bool,
 ) -> Result<(), String> {
     let out = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
     let started = Instant::now();
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    if built {
+        command.env(crate::BUILT, "1");
+    }
+    let mut child = command
         .args(&job.args)
         .current_dir(project_root())
-        .env(crate::BUILT, "1")
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
