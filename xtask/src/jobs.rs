@@ -77,12 +77,7 @@ pub fn width() -> usize {
 /// ready; every job that can run does, whatever another's result. Ends
 /// with each job's time and result; fails if any job failed or was not run.
 pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
-    let logs = project_root().join("target").join("jobs");
-    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
-    let exe = EXE
-        .get()
-        .cloned()
-        .ok_or("this binary's path is unknown: `jobs::remember_exe` was not called")?;
+    let (logs, exe) = logs_and_exe()?;
     let log_paths: Vec<PathBuf> = (0..jobs.len())
         .map(|i| log_path(&logs, i, jobs[i].name))
         .collect();
@@ -160,6 +155,18 @@ pub fn run_all(jobs: &[Job], width: usize) -> Result<(), String> {
     }
 }
 
+/// Where the jobs' logs go (made if need be), and this binary, which
+/// runs each job.
+fn logs_and_exe() -> Result<(PathBuf, PathBuf), String> {
+    let logs = project_root().join("target").join("jobs");
+    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
+    let exe = EXE
+        .get()
+        .cloned()
+        .ok_or("this binary's path is unknown: `jobs::remember_exe` was not called")?;
+    Ok((logs, exe))
+}
+
 fn log_path(logs: &std::path::Path, i: usize, name: &str) -> PathBuf {
     logs.join(format!("{i:02}-{}.log", slug(name)))
 }
@@ -183,12 +190,7 @@ pub struct Beside {
 /// workspace may not be built yet): a build of the workspace the caller
 /// runs meanwhile holds cargo's lock, and the job's waits for it.
 pub fn beside(job: &Job) -> Result<Beside, String> {
-    let logs = project_root().join("target").join("jobs");
-    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
-    let exe = EXE
-        .get()
-        .cloned()
-        .ok_or("this binary's path is unknown: `jobs::remember_exe` was not called")?;
+    let (logs, exe) = logs_and_exe()?;
     let log = logs.join(format!("beside-{}.log", slug(job.name)));
     let (done, ended) = mpsc::channel();
     eprintln!(
