@@ -7,7 +7,7 @@
 //! under schemathesis, when they are present.
 
 use crate::jobs::{self, Job};
-use crate::{codegen, conformance, corpus, mock_conformance, project_root, spec_diff};
+use crate::{check, codegen, conformance, mock_conformance, project_root, spec_diff};
 use std::time::{Duration, Instant};
 
 /// A step: its name and what it runs.
@@ -79,7 +79,7 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
                 ] {
                     let mut args = vec!["-p", "petstore-api"];
                     args.extend(features);
-                    corpus::check_denying_warnings(&args)?;
+                    check::denying_warnings(&args)?;
                 }
                 Ok(())
             }),

@@ -1,7 +1,9 @@
 //! `cargo xtask codegen --spec FILE --out DIR` and `cargo xtask corpus DIR`:
 //! the generator on any OpenAPI 3.0 document, as a standalone crate.
 
+use crate::check::{self, Checked};
 use crate::project_root;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -479,7 +481,7 @@ fn doc_test(work: &Path, packages: &[String]) -> Result<Result<(), Vec<u8>>, Str
     }
     let out = command
         .current_dir(work)
-        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_TARGET_DIR", check::target_dir())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     Ok(if out.status.success() {
@@ -489,153 +491,11 @@ fn doc_test(work: &Path, packages: &[String]) -> Result<Result<(), Vec<u8>>, Str
     })
 }
 
-/// Where the corpus crates are built: the workspace's own target directory,
-/// so that the dependencies `cargo clippy` and the tests built already are
-/// not built again.
-fn target_dir() -> PathBuf {
-    project_root().join("target")
-}
-
-/// What checking one generated crate found.
-#[derive(Debug, Clone, Default)]
-struct Checked {
-    errors: usize,
-    warnings: usize,
-    first_error: Option<String>,
-    /// Every message as the compiler rendered it, for the log.
-    rendered: String,
-    /// The crate's own library was checked (not stopped by a failure).
-    built: bool,
-}
-
 /// `cargo check` of every crate of the corpus workspace in one run, with
 /// `features`, so that cargo builds them in parallel on every core, going
 /// on past failures; what each crate's compilation said, by package name.
-fn check_all(
-    work: &Path,
-    features: &[String],
-) -> Result<std::collections::BTreeMap<String, Checked>, String> {
+fn check_all(work: &Path, features: &[String]) -> Result<BTreeMap<String, Checked>, String> {
     let mut args = vec!["--workspace".to_string()];
     args.extend(features.iter().cloned());
-    check(work, &args)
-}
-
-/// `cargo check ARGS` in the workspace at `work`, going on past failures:
-/// what each of its own packages' compilation said, by package name.
-fn check(
-    work: &Path,
-    args: &[String],
-) -> Result<std::collections::BTreeMap<String, Checked>, String> {
-    let out = Command::new("cargo")
-        .args(["check", "--quiet"])
-        .args(args)
-        .args(["--keep-going", "--message-format=json"])
-        .current_dir(work)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    let mut found: std::collections::BTreeMap<String, Checked> = Default::default();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let Some(package) = message["package_id"].as_str().and_then(package_name) else {
-            continue;
-        };
-        let entry = found.entry(package).or_default();
-        match message["reason"].as_str() {
-            Some("compiler-message") => {
-                let level = message["message"]["level"].as_str().unwrap_or_default();
-                let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
-                entry.rendered.push_str(rendered);
-                match level {
-                    "error" => {
-                        entry.errors += 1;
-                        if entry.first_error.is_none() {
-                            entry.first_error = rendered.lines().next().map(str::to_string);
-                        }
-                    }
-                    "warning" => entry.warnings += 1,
-                    _ => {}
-                }
-            }
-            Some("compiler-artifact") => entry.built = true,
-            _ => {}
-        }
-    }
-    Ok(found)
-}
-
-/// The name of a local package from a cargo package id (`None` for a
-/// registry's, whose warnings cargo caps): `path+file:///.../foo#0.1.0`
-/// or `path+file:///.../dir#foo@0.1.0` (cargo 1.77 and later), or `foo
-/// 0.1.0 (path+file:///...)`.
-fn package_name(id: &str) -> Option<String> {
-    if !id.contains("path+file://") {
-        return None;
-    }
-    let name = match id.split_once('#') {
-        Some((path, fragment)) => match fragment.split_once('@') {
-            Some((name, _)) => name,
-            None => path.rsplit('/').next()?,
-        },
-        None => id.split(' ').next()?,
-    };
-    Some(name.to_string())
-}
-
-/// `cargo check ARGS` in the workspace, failing on any warning or error
-/// in its own packages (the dependencies' are capped by cargo), each
-/// printed as the compiler rendered it: a plain check, where clippy's
-/// driver would add its own minutes for lints the full build already
-/// runs.
-pub fn check_denying_warnings(args: &[&str]) -> Result<(), String> {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    eprintln!("$ cargo check {} (warnings denied)", args.join(" "));
-    let found = check(&project_root(), &args)?;
-    let mut failed = Vec::new();
-    for (package, checked) in &found {
-        if checked.errors + checked.warnings > 0 {
-            eprint!("{}", checked.rendered);
-            failed.push(format!(
-                "{package}: {} errors, {} warnings",
-                checked.errors, checked.warnings
-            ));
-        }
-    }
-    if failed.is_empty() && found.values().all(|c| c.built) {
-        Ok(())
-    } else if failed.is_empty() {
-        Err(format!("cargo check {} did not finish", args.join(" ")))
-    } else {
-        Err(format!(
-            "cargo check {}: {}",
-            args.join(" "),
-            failed.join("; ")
-        ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::package_name;
-
-    #[test]
-    fn local_packages_are_named_from_their_ids_and_registry_ones_are_not() {
-        let named = |id| package_name(id).unwrap_or_default();
-        assert_eq!(
-            named("path+file:///w/target/corpus/corpus-foo#0.1.0"),
-            "corpus-foo"
-        );
-        assert_eq!(
-            named("path+file:///w/tests#petstore-tests@0.1.0"),
-            "petstore-tests"
-        );
-        assert_eq!(
-            named("corpus-foo 0.1.0 (path+file:///w/corpus-foo)"),
-            "corpus-foo"
-        );
-        let registry = "registry+https://github.com/rust-lang/crates.io-index#serde@1.0.228";
-        assert_eq!(package_name(registry), None);
-    }
+    check::check(work, &args)
 }

@@ -14,6 +14,7 @@ mod bench;
 mod bench_client;
 mod bench_codegen;
 mod bench_compile;
+mod check;
 mod ci;
 mod codegen;
 mod conformance;
