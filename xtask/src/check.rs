@@ -67,6 +67,15 @@ pub fn check(work: &Path, args: &[String]) -> Result<BTreeMap<String, Checked>, 
             _ => {}
         }
     }
+    // Cargo stopped before compiling any of the packages (an unknown
+    // feature, a manifest it cannot read): nothing above says so.
+    if found.is_empty() && !out.status.success() {
+        return Err(format!(
+            "cargo check {} failed before compiling anything:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
     Ok(found)
 }
 
