@@ -7,7 +7,7 @@
 //! under schemathesis, when they are present.
 
 use crate::jobs::{self, Job};
-use crate::{check, codegen, conformance, mock_conformance, project_root, spec_diff};
+use crate::{check, codegen, conformance, installs, mock_conformance, project_root, spec_diff};
 use std::time::{Duration, Instant};
 
 /// A step: its name and what it runs.
@@ -87,6 +87,9 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
         (
             "clippy and tests",
             Box::new(|| {
+                // The tests need Chromium, PostgreSQL and openssl, which
+                // `.ci/run` installs while the steps before run.
+                installs::installed()?;
                 // The mocks that conformance runs are built beside the
                 // tests: cargo's lock holds their build back while the
                 // tests' build runs, and they compile while the tests run,
@@ -108,7 +111,10 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
             "doc tests",
             Box::new(|| crate::cargo(&["test", "--workspace", "--doc"], &[])),
         ),
-        ("guide", Box::new(crate::guide::guide)),
+        (
+            "guide",
+            Box::new(|| installs::installed().and_then(|()| crate::guide::guide())),
+        ),
         (
             "runtime docs",
             Box::new(|| {

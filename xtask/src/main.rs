@@ -23,6 +23,7 @@ mod delay_proxy;
 mod docs_screenshot;
 mod examples;
 mod guide;
+mod installs;
 mod jobs;
 mod launch;
 mod mock_conformance;
