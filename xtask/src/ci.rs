@@ -91,7 +91,7 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
                 // `.ci/run` installs while the steps before run.
                 installs::installed()?;
                 // The mocks that conformance runs are built beside the
-                // tests: cargo's lock holds their build back while the
+                // tests (and schemathesis installed, while cargo waits): cargo's lock holds their build back while the
                 // tests' build runs, and they compile while the tests run,
                 // which mostly wait on servers and clocks (flake-hunt
                 // shows them unhurt by a busy machine). Conformance then

@@ -94,7 +94,7 @@ commands:
                     schemathesis against the mock server (`apigen mock`) of
                     each document (a directory's under 1 MB), every check, on
                     actix-web and on axum unless one is named (--build-only: build
-                    the mocks, run nothing); MOCK_CONFORMANCE_PHASES and _EXAMPLES
+                    the mocks and install schemathesis, run nothing); MOCK_CONFORMANCE_PHASES and _EXAMPLES
                     change its phases (examples,coverage,fuzzing) and examples per
                     operation (20)
   conformance [--database sqlite|postgres] [--without-stream]

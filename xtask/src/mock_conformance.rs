@@ -3,10 +3,11 @@
 //! document's mock is built by `apigen mock --build-only` (into
 //! `target/mock`, with this workspace's lock file), started on a free port
 //! once on actix-web and once on axum (one build serves both; `--framework`
-//! names one, `--build-only` only builds), and checked each time with every check, positive
-//! and negative data, sending a credential of each security scheme the
-//! document defines. Directories are read for `.yaml`, `.yml` and `.json`
-//! documents under 1 MB; files are taken as they are.
+//! names one, `--build-only` only builds them and installs schemathesis),
+//! and checked each time with every check, positive and negative data,
+//! sending a credential of each security scheme the document defines.
+//! Directories are read for `.yaml`, `.yml` and `.json` documents under
+//! 1 MB; files are taken as they are.
 //! `MOCK_CONFORMANCE_EXAMPLES` (20) and `MOCK_CONFORMANCE_PHASES`
 //! (`examples,coverage,fuzzing`) change schemathesis's examples per
 //! operation and phases.
@@ -91,11 +92,11 @@ pub fn mock_conformance(run: Run, paths: &[&str]) -> Result<(), String> {
     if documents.is_empty() {
         return Err("mock-conformance needs documents or directories of them".into());
     }
+    // Installed first even when only building, so that a run found
+    // prepared (`ci` builds beside the tests) starts at once: pip mostly
+    // downloads while cargo compiles.
+    let schemathesis = venv_tool(SCHEMATHESIS, "schemathesis")?;
     crate::build_binaries()?;
-    let schemathesis = match run {
-        Run::BuildOnly => PathBuf::new(),
-        Run::On(_) => venv_tool(SCHEMATHESIS, "schemathesis")?,
-    };
     let cache = prepare_cache()?;
     let mut failed = Vec::new();
     for doc in &documents {
