@@ -164,6 +164,7 @@ fn main() -> ExitCode {
                 strict,
                 check_formats,
                 serde_sides,
+                runtime_crate: None,
             };
             exit(generate(&spec, &out, &options, check))
         }

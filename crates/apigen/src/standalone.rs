@@ -31,6 +31,13 @@ pub struct Options {
     /// Serde impls only for the sides that use them
     /// ([`crate::Config::serde_sides`]).
     pub serde_sides: bool,
+    /// The `apigen-runtime` crate at this path as a dependency, instead of
+    /// its sources carried in the crate (`None`, the default): crates
+    /// generated side by side then compile the runtime once between them,
+    /// not once each. The generated code is the same but for the line that
+    /// names the runtime, and the manifest adds the dependency, with each
+    /// of the runtime's features turning on the runtime's own.
+    pub runtime_crate: Option<std::path::PathBuf>,
 }
 
 /// A crate: its files by path relative to its directory, and what the
@@ -86,7 +93,10 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         source: spec.display().to_string(),
         lenient: !options.strict,
         check_formats: options.check_formats,
-        runtime: crate::Runtime::Vendored,
+        runtime: match options.runtime_crate {
+            Some(_) => crate::Runtime::Crate,
+            None => crate::Runtime::Vendored,
+        },
         group_features: true,
         serde_sides: options.serde_sides,
     };
@@ -184,14 +194,55 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
             quoted(&mut enables.iter().map(String::as_str))
         );
     }
+    let dependencies = match &options.runtime_crate {
+        Some(path) => on_runtime_crate(crate::emit::vendor::MANIFEST_DEPENDENCIES, path),
+        None => crate::emit::vendor::MANIFEST_DEPENDENCIES.to_string(),
+    };
     // The mock implements every route trait, so it needs every group.
-    let dependencies = crate::emit::vendor::MANIFEST_DEPENDENCIES
+    let dependencies = dependencies
         .replacen("default = [\"server\"]\n", &default, 1)
         .replacen("mock = [", &format!("mock = [\"{ALL_GROUPS}\", "), 1)
         .replacen("\n[dependencies]", &format!("{groups}\n[dependencies]"), 1);
     format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{dependencies}"
     )
+}
+
+/// The vendoring manifest's features and dependencies (`vendored`) for a
+/// crate that depends on the runtime crate at `path` instead: the
+/// dependency added, and each of the runtime's features (every feature
+/// but `default` there) turning on the runtime's own as well. The
+/// runtime's dependencies stay declared, as the generated code uses some
+/// of them directly, with the same features, so they are built once.
+fn on_runtime_crate(vendored: &str, path: &Path) -> String {
+    let mut out = String::new();
+    let mut in_features = false;
+    for line in vendored.lines() {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+        }
+        match line.split_once(" = [") {
+            Some((feature, rest)) if in_features && feature != "default" => {
+                let others = if rest == "]" { "" } else { ", " };
+                let _ = writeln!(
+                    out,
+                    "{feature} = [\"apigen-runtime/{feature}\"{others}{rest}"
+                );
+            }
+            _ if line == "[dependencies]" => {
+                let _ = writeln!(
+                    out,
+                    "{line}\napigen-runtime = {{ path = {:?}, default-features = false }}",
+                    path.display().to_string()
+                );
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// The crate root: docs that say what the crate is and how to use it, with
@@ -523,6 +574,37 @@ pub fn check(dir: &Path, files: &Files) -> Result<Vec<crate::sync::Stale>, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crate_on_the_runtime_crate_turns_on_the_runtimes_features() {
+        let vendored: toml::Table = crate::emit::vendor::MANIFEST_DEPENDENCIES.parse().unwrap();
+        let text = on_runtime_crate(
+            crate::emit::vendor::MANIFEST_DEPENDENCIES,
+            Path::new("/src/apigen-runtime"),
+        );
+        let on_crate: toml::Table = text.parse().unwrap();
+        let runtime = &on_crate["dependencies"]["apigen-runtime"];
+        assert_eq!(runtime["path"].as_str(), Some("/src/apigen-runtime"));
+        assert_eq!(runtime["default-features"].as_bool(), Some(false));
+        // Every dependency stays as it was, beside the runtime crate.
+        for (name, dep) in vendored["dependencies"].as_table().unwrap() {
+            assert_eq!(on_crate["dependencies"].get(name), Some(dep), "{name}");
+        }
+        let features = on_crate["features"].as_table().unwrap();
+        let before = vendored["features"].as_table().unwrap();
+        assert_eq!(features.len(), before.len());
+        for (name, enables) in before {
+            let enables = enables.as_array().unwrap();
+            let now = features[name].as_array().unwrap();
+            if name == "default" {
+                assert_eq!(now, enables);
+            } else {
+                let runtime = toml::Value::String(format!("apigen-runtime/{name}"));
+                assert_eq!(now[0], runtime, "{name}");
+                assert_eq!(&now[1..], &enables[..], "{name}");
+            }
+        }
+    }
 
     #[test]
     fn crate_names_come_from_titles() {
