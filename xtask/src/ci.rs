@@ -91,11 +91,13 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
                 // `.ci/run` installs while the steps before run.
                 installs::installed()?;
                 // The mocks that conformance runs are built beside the
-                // tests (and schemathesis installed, while cargo waits): cargo's lock holds their build back while the
-                // tests' build runs, and they compile while the tests run,
-                // which mostly wait on servers and clocks (flake-hunt
-                // shows them unhurt by a busy machine). Conformance then
-                // finds them built, and the corpora start at once.
+                // tests, and schemathesis installed. Cargo's lock lets one
+                // of the two builds run at a time (the workspace's binaries,
+                // which both need, are built once), and the mocks compile
+                // while the tests run, which mostly wait on servers and
+                // clocks (flake-hunt shows them unhurt by a busy machine).
+                // Conformance then finds them built, and the corpora start
+                // at once.
                 let builds = jobs::beside(&mock_builds())?;
                 // Built by clippy's driver (`crate::cargo`): the build is
                 // `cargo clippy --workspace --all-targets -- -D warnings`

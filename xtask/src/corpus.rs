@@ -417,7 +417,8 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
     if let Some(name) = &vendored {
         let _ = writeln!(
             table,
-            "(the runtime's sources carried in {name}, as `apigen generate` writes a crate; the others on the `apigen-runtime` crate)"
+            "(the runtime's sources carried in {name}, as `apigen generate` writes a crate; \
+             the others on the `apigen-runtime` crate)"
         );
     }
     for r in rows.iter().filter(|r| !r.skipped.is_empty()) {

@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn a_step_waits_for_the_installer_to_finish() {
         let dir = installer_dir("busy");
-        let installer = File::create(dir.join("lock")).unwrap();
+        let installer = File::open(dir.join("lock")).unwrap();
         installer.lock().unwrap();
         let (tx, rx) = mpsc::channel();
         let step = {

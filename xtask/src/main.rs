@@ -94,9 +94,9 @@ commands:
                     schemathesis against the mock server (`apigen mock`) of
                     each document (a directory's under 1 MB), every check, on
                     actix-web and on axum unless one is named (--build-only: build
-                    the mocks and install schemathesis, run nothing); MOCK_CONFORMANCE_PHASES and _EXAMPLES
-                    change its phases (examples,coverage,fuzzing) and examples per
-                    operation (20)
+                    the mocks and install schemathesis, run nothing);
+                    MOCK_CONFORMANCE_PHASES and _EXAMPLES change its phases
+                    (examples,coverage,fuzzing) and examples per operation (20)
   conformance [--database sqlite|postgres] [--without-stream]
                     schemathesis (pinned, in target/venv, on Python 3.12 or newer)
                     against the real server, every phase and check, on SQLite and on

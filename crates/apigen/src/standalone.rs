@@ -232,8 +232,8 @@ fn on_runtime_crate(vendored: &str, path: &Path) -> String {
             _ if line == "[dependencies]" => {
                 let _ = writeln!(
                     out,
-                    "{line}\napigen-runtime = {{ path = {:?}, default-features = false }}",
-                    path.display().to_string()
+                    "{line}\napigen-runtime = {{ path = {}, default-features = false }}",
+                    toml_string(&path.display().to_string())
                 );
             }
             _ => {
@@ -242,6 +242,27 @@ fn on_runtime_crate(vendored: &str, path: &Path) -> String {
             }
         }
     }
+    out
+}
+
+/// `text` as a TOML basic string: quoted, with backslashes, quotes and
+/// control characters escaped (Rust's `{:?}` would write `\u{301}`,
+/// which TOML does not read).
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
     out
 }
 
@@ -603,6 +624,21 @@ mod tests {
                 assert_eq!(now[0], runtime, "{name}");
                 assert_eq!(&now[1..], &enables[..], "{name}");
             }
+        }
+    }
+
+    #[test]
+    fn a_runtime_path_is_written_as_toml_reads_it() {
+        for path in [
+            "/src/apigen-runtime",
+            r"C:\src\apigen-runtime",
+            "/a \"b\"/c\u{301}\t",
+        ] {
+            let text =
+                on_runtime_crate(crate::emit::vendor::MANIFEST_DEPENDENCIES, Path::new(path));
+            let on_crate: toml::Table = text.parse().unwrap();
+            let runtime = &on_crate["dependencies"]["apigen-runtime"];
+            assert_eq!(runtime["path"].as_str(), Some(path));
         }
     }
 
