@@ -124,6 +124,12 @@ enum Command {
         /// `axum`).
         #[arg(long)]
         build_only: bool,
+        /// Depend on the `apigen-runtime` crate in this directory (of the
+        /// same version as this tool) instead of carrying the runtime's
+        /// sources in the mock's crate: mocks of many documents built in
+        /// one target directory then compile the runtime once.
+        #[arg(long, value_name = "DIR")]
+        runtime_crate: Option<PathBuf>,
     },
 }
 
@@ -198,6 +204,7 @@ fn main() -> ExitCode {
             framework,
             cache,
             build_only,
+            runtime_crate,
         } => exit(mock::run(mock::Request {
             spec: &spec,
             listen: &listen,
@@ -208,6 +215,7 @@ fn main() -> ExitCode {
             },
             cache,
             build_only,
+            runtime_crate,
         })),
     }
 }

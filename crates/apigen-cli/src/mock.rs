@@ -25,6 +25,9 @@ pub struct Request<'a> {
     pub cache: Option<PathBuf>,
     /// Build (or find) the mock, print its binary's path, and stop.
     pub build_only: bool,
+    /// The `apigen-runtime` crate's directory to depend on, instead of
+    /// carrying the runtime's sources.
+    pub runtime_crate: Option<PathBuf>,
 }
 
 /// Where built mocks are kept: `$XDG_CACHE_HOME/apigen/mock`, else
@@ -57,11 +60,17 @@ fn key(files: &apigen::Files) -> String {
 
 pub fn run(request: Request) -> Result<(), String> {
     let spec = request.spec;
+    // Absolute: the manifest that names it lies in the cache.
+    let runtime_crate = match &request.runtime_crate {
+        Some(dir) => Some(runtime_crate(dir)?),
+        None => None,
+    };
     // Formats checked: the mock refuses an `email` that is not one, and
     // makes ones that are.
     let options = apigen::standalone::Options {
         server: true,
         check_formats: true,
+        runtime_crate,
         ..Default::default()
     };
     let command = format!("apigen mock {}", spec.display());
@@ -96,6 +105,31 @@ pub fn run(request: Request) -> Result<(), String> {
     let mut run = Command::new(&binary);
     run.args([request.listen, &request.seed.to_string(), request.framework]);
     exec(run, &binary)
+}
+
+/// `dir` as the runtime crate's absolute path, if it holds the
+/// `apigen-runtime` package.
+fn runtime_crate(dir: &Path) -> Result<PathBuf, String> {
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).map_err(|e| {
+        format!(
+            "--runtime-crate {}: cannot read {} ({e}); it names the apigen-runtime crate's directory",
+            dir.display(),
+            manifest.display()
+        )
+    })?;
+    if !text
+        .lines()
+        .any(|l| l.trim() == r#"name = "apigen-runtime""#)
+    {
+        return Err(format!(
+            "--runtime-crate {}: {} is not the apigen-runtime package's manifest",
+            dir.display(),
+            manifest.display()
+        ));
+    }
+    dir.canonicalize()
+        .map_err(|e| format!("--runtime-crate {}: {e}", dir.display()))
 }
 
 /// Writes the crate and the server beside it into `dir` (only what

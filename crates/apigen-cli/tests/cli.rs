@@ -320,3 +320,42 @@ fn a_changed_document_gets_a_mock_of_its_own_version() {
     let answer = ask_mock(&second, "/notes/1");
     assert!(answer.contains(r#""text":"second""#), "{answer}");
 }
+
+#[test]
+fn a_mock_on_a_runtime_crate_names_a_real_one() {
+    // `--runtime-crate` must name the apigen-runtime package: any other
+    // directory is refused before anything is generated or built.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), SPEC).unwrap();
+    let cache = dir.path().join("cache");
+    let mock = |runtime: &Path| {
+        apigen(
+            &[
+                "mock",
+                "notes.yaml",
+                "--build-only",
+                "--cache",
+                &cache.to_string_lossy(),
+                "--runtime-crate",
+                &runtime.to_string_lossy(),
+            ],
+            dir.path(),
+        )
+    };
+    let out = mock(&dir.path().join("nowhere"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("it names the apigen-runtime crate's directory"),
+        "{}",
+        stderr(&out)
+    );
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = mock(cli);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is not the apigen-runtime package's manifest"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!cache.exists(), "nothing is generated");
+}
