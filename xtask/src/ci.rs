@@ -101,10 +101,10 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
                 let builds = jobs::beside(&mock_builds())?;
                 // Built by clippy's driver (`crate::cargo`): the build is
                 // `cargo clippy --workspace --all-targets -- -D warnings`
-                // too, with the benchmarks, which no test run builds: the
-                // mocks' job builds them with the binaries
-                // (`crate::build_binaries`), while the tests run.
-                let tested = crate::tests::all();
+                // too, with the benchmarks, which no test run builds.
+                let tested = crate::tests::all().and_then(|()| {
+                    crate::cargo(&["test", "--workspace", "--benches", "--no-run"], &[])
+                });
                 let built = builds.wait();
                 tested.and(built)
             }),

@@ -244,17 +244,12 @@ pub(crate) fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
 
 /// The workspace's binaries and examples (the server, `apigen`, the example
 /// clients), as the tests build them: the same features, so nothing is
-/// built twice. A linted run ([`LINTED`], CI) builds the benchmarks too,
-/// which no test run builds, so that clippy's driver sees them.
+/// built twice.
 pub fn build_binaries() -> Result<(), String> {
     if std::env::var_os(BUILT).is_some() {
         return Ok(());
     }
-    let mut args = vec!["build", "--workspace", "--bins", "--examples"];
-    if std::env::var_os(LINTED).is_some() {
-        args.push("--benches");
-    }
-    cargo(&args, &[])
+    cargo(&["build", "--workspace", "--bins", "--examples"], &[])
 }
 
 /// Validates the spec with openapi-spec-validator.
