@@ -31,6 +31,8 @@ mod postgres;
 mod rooms;
 mod spec_diff;
 mod tests;
+#[cfg(test)]
+mod unified;
 
 use std::path::{Path, PathBuf};
 
