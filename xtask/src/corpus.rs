@@ -192,7 +192,6 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
     // is checked once per feature set, not once per document (with 32
     // crates, two thirds of the corpora's checks were the runtime again).
     let mut vendored = None;
-    let runtime_crate = project_root().join("crates").join("apigen-runtime");
     for (dir, doc) in &docs {
         let name = crate_name(doc);
         let out = work.join(&name);
@@ -206,7 +205,7 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
             strict: false,
             check_formats: true,
             serde_sides: false,
-            runtime_crate: vendored.is_some().then(|| runtime_crate.clone()),
+            runtime_crate: vendored.is_some().then(crate::runtime_crate),
         };
         let generated = write_crate(doc, &out, &options).map(|k| k.generated);
         if generated.is_ok() && vendored.is_none() {

@@ -244,6 +244,13 @@ pub(crate) fn cargo(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     run_with_env("cargo", &all, env)
 }
 
+/// The `apigen-runtime` crate's directory, which generated crates built
+/// side by side depend on instead of each carrying its sources (the
+/// corpora, CI's mocks).
+pub fn runtime_crate() -> PathBuf {
+    project_root().join("crates").join("apigen-runtime")
+}
+
 /// The workspace's binaries and examples (the server, `apigen`, the example
 /// clients), as the tests build them: the same features, so nothing is
 /// built twice.

@@ -609,7 +609,7 @@ fn build(cache: &Path, doc: &Path) -> Result<String, String> {
         // for every document's mock instead of once in each (the
         // vendored form is built by the corpora and the CLI's tests).
         .arg("--runtime-crate")
-        .arg(root.join("crates/apigen-runtime"))
+        .arg(crate::runtime_crate())
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| e.to_string())?;

@@ -118,10 +118,12 @@ fn runtime_crate(dir: &Path) -> Result<PathBuf, String> {
             manifest.display()
         )
     })?;
-    if !text
-        .lines()
-        .any(|l| l.trim() == r#"name = "apigen-runtime""#)
-    {
+    let names_the_runtime = text.lines().any(|line| {
+        line.split_once('=').is_some_and(|(key, value)| {
+            key.trim() == "name" && value.trim() == r#""apigen-runtime""#
+        })
+    });
+    if !names_the_runtime {
         return Err(format!(
             "--runtime-crate {}: {} is not the apigen-runtime package's manifest",
             dir.display(),
