@@ -64,7 +64,7 @@ use doc_comments::doc_lines;
 use jobs::Jobs;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
-use render::{in_block, module, preamble, render};
+use render::{in_block, module, preamble, render, space_items};
 
 /// Types per job: models are written in chunks, on as many threads as the
 /// machine has.
@@ -153,8 +153,8 @@ fn emit_part(api: &Api, config: &Config, part: Part) -> Files {
         files.insert(name.to_string(), text);
     };
     match part {
-        Part::Api => put("mod.rs", render(mod_rs(api, config)), Vec::new()),
-        Part::Webhooks => put("mod.rs", render(webhooks_mod_rs(api)), Vec::new()),
+        Part::Api => put("mod.rs", mod_rs(api, config), Vec::new()),
+        Part::Webhooks => put("mod.rs", webhooks_mod_rs(api), Vec::new()),
     }
     if whole {
         put(
@@ -224,94 +224,56 @@ fn vendored_runtime() -> impl Iterator<Item = (String, String)> {
     })
 }
 
-fn mod_rs(api: &Api, config: &Config) -> TokenStream {
+/// The generated `mod.rs`: the API's title and description, its modules.
+/// The template is written as prettyplease prints items, one after
+/// another; [`space_items`] puts the blank lines between them.
+fn mod_rs(api: &Api, config: &Config) -> String {
     let runtime = match config.runtime {
-        crate::Runtime::Crate => quote!(
-            pub use apigen_runtime as runtime;
-        ),
-        crate::Runtime::Vendored => quote!(
-            pub mod runtime;
-        ),
+        crate::Runtime::Crate => "pub use apigen_runtime as runtime;\n",
+        crate::Runtime::Vendored => "pub mod runtime;\n",
     };
-    let title = format!(" {} {}", api.title, api.version);
-    let description = doc_lines(api.description.as_deref());
     // With group features, the webhooks use what the groups do not
     // reach, which `other-models` compiles in.
     let webhooks = match (api.webhooks.is_empty(), config.group_features) {
-        (true, _) => quote!(),
-        (false, false) => quote!(
-            pub mod webhooks;
+        (true, _) => String::new(),
+        (false, false) => "pub mod webhooks;\n".to_string(),
+        (false, true) => format!(
+            "#[cfg(feature = \"{}\")]\npub mod webhooks;\n",
+            crate::ir::OTHER_MODELS
         ),
-        (false, true) => {
-            let feature = crate::ir::OTHER_MODELS;
-            quote!(
-                #[cfg(feature = #feature)]
-                pub mod webhooks;
-            )
-        }
     };
-    quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #( #![doc = #description] )*
-        #[cfg(feature = "axum")]
-        pub mod axum;
-        #[cfg(feature = "client")]
-        pub mod client;
-        #[cfg(feature = "serving")]
-        pub mod glue;
-        pub mod metadata;
-        #[cfg(feature = "mock")]
-        pub mod mock;
-        pub mod models;
-        pub mod operations;
-        #runtime
-        #[cfg(feature = "server")]
-        pub mod server;
-        #webhooks
-
-        /// The API's reference page: one self-contained HTML file, `docs.html`
-        /// beside this module, generated from the same spec.
-        pub const DOCS_HTML: &str = include_str!("docs.html");
-    }
+    let title = format!(" {} {}", api.title, api.version);
+    let mut docs = vec![title.trim_end().to_string(), String::new()];
+    docs.extend(doc_lines(api.description.as_deref()));
+    let filled = text::fill(
+        MOD_RS,
+        &[
+            ("docs", &text::doc_comment(&docs, "//!", "")),
+            ("runtime", runtime),
+            ("webhooks", &webhooks),
+        ],
+    );
+    space_items(&filled)
 }
+
+const MOD_RS: &str = include_str!("templates/mod.rs.in");
 
 /// The `webhooks` module's `mod.rs`: the modules of its part, the API's
-/// models and runtime under the names they use.
-fn webhooks_mod_rs(api: &Api) -> TokenStream {
-    let signed = api.operations.iter().any(|op| op.signed);
-    let signing = if signed {
-        quote! {
-            #![doc = ""]
-            #![doc = " Deliveries are signed as Standard Webhooks say: the receiver's glue"]
-            #![doc = " verifies each (`runtime::Signatures` gives it the secrets) before its"]
-            #![doc = " handler runs, and the sender signs what it sends"]
-            #![doc = " (`client::Client::signed`)."]
-        }
+/// models and runtime under the names they use ([`mod_rs`]'s layout).
+fn webhooks_mod_rs(api: &Api) -> String {
+    let signing = if api.operations.iter().any(|op| op.signed) {
+        "//!\n\
+         //! Deliveries are signed as Standard Webhooks say: the receiver's glue\n\
+         //! verifies each (`runtime::Signatures` gives it the secrets) before its\n\
+         //! handler runs, and the sender signs what it sends\n\
+         //! (`client::Client::signed`).\n"
     } else {
-        quote!()
+        ""
     };
-    quote! {
-        #![doc = " The webhooks the API sends, as operations of their own: a receiver"]
-        #![doc = " implements `operations::Receiver` and serves it with `server::configure`"]
-        #![doc = " (actix-web) or `axum::router`; a sender delivers each with `client::Client`,"]
-        #![doc = " whose base URL is the subscriber's. `metadata::WEBHOOKS` of the API"]
-        #![doc = " says where each is received."]
-        #signing
-        #[cfg(feature = "axum")]
-        pub mod axum;
-        #[cfg(feature = "client")]
-        pub mod client;
-        #[cfg(feature = "serving")]
-        pub mod glue;
-        pub mod metadata;
-        pub mod operations;
-        #[cfg(feature = "server")]
-        pub mod server;
-
-        pub use super::{models, runtime};
-    }
+    space_items(&text::fill(WEBHOOKS_MOD_RS, &[("signing", signing)]))
 }
+
+const WEBHOOKS_MOD_RS: &str = include_str!("templates/webhooks_mod.rs.in");
 
 /// Which operations a group holds, in words: `operations tagged `Pets``,
 /// `untagged operations under `/v1/customers``.

@@ -73,17 +73,32 @@ impl Pieces {
 
 /// Doc comment lines for `paragraphs` (the empty ones skipped), each
 /// indented by `indent`: what `doc_paragraphs` makes as attributes and
-/// prettyplease prints. A line a `///` comment cannot hold as it is (a
-/// carriage return inside it) is written as the attribute.
+/// prettyplease prints.
 pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
+    let text = super::doc_comments::joined_paragraphs(paragraphs);
+    doc_comment(&super::doc_comments::doc_lines(Some(&text)), "///", indent)
+}
+
+/// Doc comment lines (each with the space after its marker, as
+/// `doc_lines` makes them) after `marker`, `///` for an item or `//!` for
+/// the module. A line an item's comment should not hold as it is (a
+/// control character, which a reader would not see) is written as the
+/// attribute; the module's lines are, as they always were, only when a
+/// comment cannot hold them (a carriage return).
+pub(crate) fn doc_comment(lines: &[String], marker: &str, indent: &str) -> String {
+    let inner = marker == "//!";
     let mut out = String::new();
-    for line in
-        super::doc_comments::doc_lines(Some(&super::doc_comments::joined_paragraphs(paragraphs)))
-    {
-        if line.contains(|c: char| c.is_control()) {
-            out.push_str(&format!("{indent}#[doc = {line:?}]\n"));
+    for line in lines {
+        let attribute = if inner {
+            line.contains('\r')
         } else {
-            out.push_str(&format!("{indent}///{line}\n"));
+            line.contains(|c: char| c.is_control())
+        };
+        if attribute {
+            let bang = if inner { "!" } else { "" };
+            out.push_str(&format!("{indent}#{bang}[doc = {line:?}]\n"));
+        } else {
+            out.push_str(&format!("{indent}{marker}{line}\n"));
         }
     }
     out
