@@ -6,8 +6,7 @@
 //! (see `text.rs`): they grow with the document, and printing them from
 //! tokens would cost a large document's generation a fifth more time.
 
-use super::doc_comments::doc_paragraphs;
-use super::text::Pieces;
+use super::text::{self, Pieces};
 use crate::ir::{
     Api, Checks, Media, Number, Operation, Response, Shape, Status, TextFormat, Ty, TypeKind,
 };
@@ -149,7 +148,7 @@ pub fn items(api: &Api) -> String {
         tables.push_str("        _ => &[],\n    }\n}\n");
     }
     pieces.text(&tables);
-    pieces.tokens(service(api));
+    pieces.text(&service(api));
     for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
         let mut text = format!("impl operations::{} for MockService {{\n", t.name);
         for (i, op) in ops.iter().enumerate() {
@@ -167,120 +166,51 @@ pub fn items(api: &Api) -> String {
 /// `MockService`: its constructor, how it mounts, how it answers and
 /// refuses, and the credentials layer. The same few items for every
 /// document.
-fn service(api: &Api) -> proc_macro2::TokenStream {
-    let service_docs = doc_paragraphs(&[
-        Some(
-            "Answers every operation as the spec describes it: the first success the \
-             operation declares (or the status `Prefer: code=N` names), with the \
-             response's example (`Prefer: example=NAME` picks a named one), else a value \
-             made from its schema within every bound it sets (always so with \
-             `Prefer: dynamic=true`); the same seed gives the same values. Requests are \
-             read and refused by the same glue as a real server's, and a secured \
-             operation needs a credential of one of its schemes (any non-empty one)."
-                .into(),
-        ),
-        Some(
-            "Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| \
-             mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, \
-             `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`."
-                .into(),
-        ),
-    ]);
+fn service(api: &Api) -> String {
+    let docs = text::doc_text(
+        &[
+            Some(
+                "Answers every operation as the spec describes it: the first success the \
+                 operation declares (or the status `Prefer: code=N` names), with the \
+                 response's example (`Prefer: example=NAME` picks a named one), else a value \
+                 made from its schema within every bound it sets (always so with \
+                 `Prefer: dynamic=true`); the same seed gives the same values. Requests are \
+                 read and refused by the same glue as a real server's, and a secured \
+                 operation needs a credential of one of its schemes (any non-empty one)."
+                    .into(),
+            ),
+            Some(
+                "Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| \
+                 mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, \
+                 `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`."
+                    .into(),
+            ),
+        ],
+        "",
+    );
     // Operations build their answers with `answer`; a document without
     // any has no use for it.
-    let answer = (!api.operations.is_empty()).then(|| {
-        quote! {
-            /// The answer `build` makes from the response the request
-            /// asks for; a refusal when it asks for one the operation
-            /// does not declare.
-            fn answer<R>(
-                &self,
-                context: &runtime::RequestContext,
-                id: &str,
-                responses: &'static [Response],
-                build: impl FnOnce(&runtime::mock::Mock) -> Result<R, runtime::Rejection>,
-            ) -> Result<R, operations::ErrorResponse> {
-                let refuse = |rejection: runtime::Rejection| {
-                    glue::Rejections::reject(self, rejection)
-                };
-                let mock = runtime::mock::Mock::start(&SPEC, self.seed, id, responses, context)
-                    .map_err(refuse)?;
-                build(&mock).map_err(refuse)
-            }
-        }
-    });
-    let error_type = match &api.error_type {
-        Some(shape) => super::rust_type(shape, &quote!(models::)),
-        None => quote!(serde_json::Value),
+    let answer = if api.operations.is_empty() {
+        ""
+    } else {
+        ANSWER
     };
-    quote! {
-        #service_docs
-        #[derive(Debug, Clone)]
-        pub struct MockService {
-            seed: u64,
-            /// The body of a refusal whose own cannot be made.
-            error: #error_type,
-        }
-
-        impl MockService {
-            /// A mock whose made values follow from `seed`; an error when
-            /// the error schema admits no value it can make.
-            pub fn new(seed: u64) -> Result<Self, runtime::Rejection> {
-                let status = runtime::StatusCode::INTERNAL_SERVER_ERROR;
-                let error = runtime::mock::error_body(&SPEC, status, "internal", "")?;
-                Ok(MockService { seed, error })
-            }
-
-            /// Mounts every operation, answered by this mock, in `cfg`.
-            pub fn configure(self, cfg: &mut web::ServiceConfig) {
-                server::configure_with(cfg, web::Data::new(self), || {
-                    actix_web::middleware::from_fn(guard)
-                });
-            }
-
-            /// Every operation, answered by this mock, as an axum router;
-            /// serve it under `metadata::BASE_PATH`
-            /// (`runtime::axum::mounted`).
-            #[cfg(feature = "axum")]
-            pub fn router(self) -> ::axum::Router {
-                let seed = self.seed;
-                super::axum::router_with(
-                    std::sync::Arc::new(self),
-                    ::axum::middleware::from_fn(move |request, next| {
-                        runtime::mock::axum_guard(request, next, &SPEC, seed)
-                    }),
-                )
-            }
-
-            /// An error of `status`, its body of the document's error
-            /// schema, saying `code` and `message` where the schema has a
-            /// place for them.
-            fn error(&self, status: runtime::StatusCode, code: &str, message: &str) -> operations::ErrorResponse {
-                let body = runtime::mock::error_body(&SPEC, status, code, message)
-                    .unwrap_or_else(|_| self.error.clone());
-                operations::ErrorResponse::new(status, body)
-            }
-
-            #answer
-        }
-
-        impl glue::Rejections for MockService {
-            fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse {
-                self.error(rejection.status(), rejection.kind.code(), &rejection.message)
-            }
-        }
-
-        /// The mock's layer around every route (`runtime::mock::guard`),
-        /// with the mock's seed.
-        async fn guard(
-            request: actix_web::dev::ServiceRequest,
-            next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
-        ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
-            let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
-            runtime::mock::guard(request, next, &SPEC, seed).await
-        }
-    }
+    let error_type = match &api.error_type {
+        Some(shape) => text::compact(&super::rust_type(shape, &quote!(models::))),
+        None => "serde_json::Value".to_string(),
+    };
+    text::fill(
+        SERVICE,
+        &[
+            ("docs", &docs),
+            ("error_type", &error_type),
+            ("answer", answer),
+        ],
+    )
 }
+
+const SERVICE: &str = include_str!("templates/mock_service.rs.in");
+const ANSWER: &str = include_str!("templates/mock_answer.rs.in");
 
 /// A route trait method answering from the mock, indented for an impl.
 fn method(op: &Operation) -> String {
