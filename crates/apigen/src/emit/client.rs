@@ -78,19 +78,11 @@ pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
 ///
 /// `whole` is false for the `webhooks` module's client: a sender, whose
 /// base URL is a subscriber's.
-pub fn head(api: &Api, whole: bool) -> TokenStream {
+pub fn head(api: &Api, whole: bool) -> String {
     let mut names = Namer::reserving(BUILDERS);
     for op in &api.operations {
         names.reserve(&op.fn_name);
     }
-    // A mutual TLS certificate is the HTTP client's (`with_http_client`):
-    // there is no credential to set here.
-    let setters = api
-        .security_schemes
-        .iter()
-        .filter(|s| s.kind != crate::ir::SchemeKind::MutualTls)
-        .map(|scheme| credential_setter(&mut names, scheme))
-        .collect::<Vec<_>>();
     let (title, new_doc) = if whole {
         (
             format!(" A client of {}.", api.title),
@@ -108,107 +100,55 @@ pub fn head(api: &Api, whole: bool) -> TokenStream {
             ],
         )
     };
-    let sender = sender_builders(api, whole, &mut names);
-    quote! {
-        #[doc = #title]
-        ///
-        /// Each method validates its request against the spec's bounds, sends
-        /// it, and decodes the answer into the operation's response enum;
-        /// `runtime::Reply` also holds the status and every header (the rate
-        /// limits among them). A status the operation does not declare is a
-        /// `runtime::ClientError`, as are transport failures.
-        #[derive(Debug, Clone)]
-        pub struct Client {
-            core: runtime::Core,
-        }
-
-        impl Client {
-            #(#[doc = #new_doc])*
-            pub fn new(base_url: &str) -> Result<Self, runtime::ClientError> {
-                Ok(Client {
-                    core: runtime::Core::new(base_url, metadata::SECURITY_SCHEMES)?,
-                })
-            }
-
-            /// Sends through this HTTP client (its timeouts, proxies, TLS roots).
-            pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
-                self.core.set_http_client(http);
-                self
-            }
-
-            /// Headers sent with every call.
-            pub fn with_default_headers(mut self, headers: reqwest::header::HeaderMap) -> Self {
-                self.core.set_default_headers(headers);
-                self
-            }
-
-            /// Retries a call the server did not do (429, 503) after its
-            /// `Retry-After`, and one that is safe to resend (an idempotent
-            /// method, or a POST with an `Idempotency-Key`, which the client
-            /// generates once when the request has none) after a transport
-            /// failure, with exponential backoff and full jitter; within the
-            /// policy's count and total time.
-            pub fn with_retries(mut self, retry: runtime::Retry) -> Self {
-                self.core.set_retry(Some(retry));
-                self
-            }
-
-            /// Reads answers strictly: a property the spec forbids
-            /// (`additionalProperties: false`), or an enum value it does not
-            /// list, fails the call. Off by default, so that the client reads
-            /// what a newer server sends (skipping what it does not know, and
-            /// keeping unknown enum values in their `Unknown` variant); on in
-            /// a test that holds a server to its spec.
-            pub fn strict(mut self) -> Self {
-                self.core.set_strict(true);
-                self
-            }
-
-            #sender
-            #(#setters)*
-        }
+    // A mutual TLS certificate is the HTTP client's (`with_http_client`):
+    // there is no credential to set here. The setters take their names
+    // first, the sender's builders after them.
+    let setters: TokenStream = api
+        .security_schemes
+        .iter()
+        .filter(|s| s.kind != crate::ir::SchemeKind::MutualTls)
+        .map(|scheme| credential_setter(&mut names, scheme))
+        .collect();
+    let mut builders = sender_builders(api, whole, &mut names);
+    if !setters.is_empty() {
+        builders.push('\n');
+        builders.push_str(&super::render::render_in_block(setters));
     }
+    text::fill(
+        HEAD,
+        &[
+            ("title", &text::doc_comment(&[title], "///", "")),
+            (
+                "new_doc",
+                &text::doc_comment(&new_doc.map(String::from), "///", "    "),
+            ),
+            ("builders", &builders),
+        ],
+    )
 }
+
+const HEAD: &str = include_str!("templates/client_head.rs.in");
 
 /// A sender's builders (the `webhooks` module's client): how much of an
-/// answer it reads, and, when a webhook is signed, how it signs.
-fn sender_builders(api: &Api, whole: bool, names: &mut Namer) -> TokenStream {
+/// answer it reads, and, when a webhook is signed, how it signs. Each
+/// follows a blank line.
+fn sender_builders(api: &Api, whole: bool, names: &mut Namer) -> String {
+    let mut out = String::new();
     // A sender's receivers are not trusted: their answers' bodies are
     // read only so far.
-    let answer_limit = (!whole).then(|| {
-        let method = ident(&names.unique("with_answer_limit".to_string()));
-        quote! {
-            /// Reads at most `limit` bytes of a receiver's answer; the rest
-            /// is left unread. Its status is what a delivery's outcome is.
-            pub fn #method(mut self, limit: usize) -> Self {
-                self.core.set_answer_limit(Some(limit));
-                self
-            }
-        }
-    });
-    let signing = api.operations.iter().any(|op| op.signed).then(|| {
-        let method = ident(&names.unique("signed".to_string()));
-        quote! {
-            /// Signs what it sends as Standard Webhooks say, with the
-            /// subscriber's `secret`: `webhook-id` is `message_id` (the same
-            /// on every try of one delivery, so that the receiver can drop
-            /// repeats), `webhook-timestamp` the try's time and
-            /// `webhook-signature` their HMAC with the body.
-            pub fn #method(
-                mut self,
-                secret: runtime::WebhookSecret,
-                message_id: impl Into<String>,
-            ) -> Self {
-                self.core.set_signing(Some((secret, message_id.into())));
-                self
-            }
-        }
-    });
-    quote! {
-        #answer_limit
-        #signing
+    if !whole {
+        let method = names.unique("with_answer_limit".to_string());
+        out.push_str(&text::fill(ANSWER_LIMIT, &[("method", &method)]));
     }
+    if api.operations.iter().any(|op| op.signed) {
+        let method = names.unique("signed".to_string());
+        out.push_str(&text::fill(SIGNED, &[("method", &method)]));
+    }
+    out
 }
+
+const ANSWER_LIMIT: &str = include_str!("templates/client_answer_limit.rs.in");
+const SIGNED: &str = include_str!("templates/client_signed.rs.in");
 
 /// The builder method that sets a credential of `scheme`, named
 /// `with_<scheme>` among `names`.

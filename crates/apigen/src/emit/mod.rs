@@ -119,7 +119,7 @@ fn emit_part(api: &Api, config: &Config, part: Part) -> Files {
     let server_head = jobs.one(move || server::head(api, gates));
     let axum_rs = jobs.one(move || render(axum::items(api, gates)));
     let handlers = jobs.each(&op_chunks, |chunk| glue::handlers(api, gates, chunk));
-    let client_head = jobs.one(move || render(client::head(api, whole)));
+    let client_head = jobs.one(move || client::head(api, whole));
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
     let metadata_rs = jobs.one(move || metadata::items(api));
     let mock_rs = jobs.one(move || match part {

@@ -73,29 +73,28 @@ impl Pieces {
 
 /// Doc comment lines for `paragraphs` (the empty ones skipped), each
 /// indented by `indent`: what `doc_paragraphs` makes as attributes and
-/// prettyplease prints.
+/// prettyplease prints. A line with a control character, which a reader
+/// would not see in a comment, is written as the attribute.
 pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
     let text = super::doc_comments::joined_paragraphs(paragraphs);
-    doc_comment(&super::doc_comments::doc_lines(Some(&text)), "///", indent)
+    let lines = super::doc_comments::doc_lines(Some(&text));
+    doc_lines_as(&lines, "///", indent, |c| c.is_control())
 }
 
 /// Doc comment lines (each with the space after its marker, as
 /// `doc_lines` makes them) after `marker`, `///` for an item or `//!` for
-/// the module. A line an item's comment should not hold as it is (a
-/// control character, which a reader would not see) is written as the
-/// attribute; the module's lines are, as they always were, only when a
-/// comment cannot hold them (a carriage return).
+/// the module, as prettyplease prints doc attributes: a line is written
+/// as the attribute only when a comment cannot hold it (a carriage
+/// return or a line break inside it).
 pub(crate) fn doc_comment(lines: &[String], marker: &str, indent: &str) -> String {
-    let inner = marker == "//!";
+    doc_lines_as(lines, marker, indent, |c| c == '\r' || c == '\n')
+}
+
+fn doc_lines_as(lines: &[String], marker: &str, indent: &str, attribute: fn(char) -> bool) -> String {
     let mut out = String::new();
     for line in lines {
-        let attribute = if inner {
-            line.contains('\r')
-        } else {
-            line.contains(|c: char| c.is_control())
-        };
-        if attribute {
-            let bang = if inner { "!" } else { "" };
+        if line.contains(attribute) {
+            let bang = if marker == "//!" { "!" } else { "" };
             out.push_str(&format!("{indent}#{bang}[doc = {line:?}]\n"));
         } else {
             out.push_str(&format!("{indent}{marker}{line}\n"));
