@@ -49,7 +49,7 @@ pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
 /// share and the route traits.
 pub fn shared_items(api: &Api, gates: &Gates) -> String {
     let mut pieces = Pieces::default();
-    pieces.tokens(error_response(api));
+    pieces.text(&error_response(api));
     for shared in &api.shared_responses {
         pieces.text(&shared_response(api, gates, shared));
     }
@@ -101,61 +101,27 @@ fn error_body_type(api: &Api) -> TokenStream {
     }
 }
 
-fn error_response(api: &Api) -> TokenStream {
-    let body = error_body_type(api);
-    quote! {
-        /// An error any operation may answer with: a status and the body the spec
-        /// gives its error responses. A handler returns it as its error (`?`
-        /// converts anything that converts into it); the glue sends it as the
-        /// variant its operation declares for the status.
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct ErrorResponse {
-            pub status: runtime::StatusCode,
-            pub body: #body,
-            /// Headers sent with it (`Retry-After`, say): a response that
-            /// declares one takes its value from here.
-            pub headers: Vec<(String, String)>,
-        }
-
-        impl ErrorResponse {
-            pub fn new(status: runtime::StatusCode, body: #body) -> Self {
-                ErrorResponse { status, body, headers: Vec::new() }
-            }
-
-            /// The same error, sent with one more header.
-            pub fn with_header(mut self, name: &str, value: impl std::fmt::Display) -> Self {
-                self.headers.push((name.to_string(), value.to_string()));
-                self
-            }
-
-            /// A header's value, read as the type a response declares for it.
-            pub fn header<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
-                self.headers
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                    .and_then(|(_, value)| value.parse().ok())
-            }
-
-            /// The response as it is sent, for errors outside any operation (an
-            /// unknown route, say).
-            #[cfg(feature = "serving")]
-            pub fn into_http(self) -> runtime::Outgoing {
-                runtime::error_json(self.status, &self.body, &self.headers)
-            }
-        }
-
-        #[cfg(feature = "serving")]
-        impl runtime::ErrorAnswer for ErrorResponse {
-            fn status(&self) -> runtime::StatusCode {
-                self.status
-            }
-
-            fn into_http(self) -> runtime::Outgoing {
-                ErrorResponse::into_http(self)
-            }
-        }
-    }
+/// `ErrorResponse`, its constructor and accessors: a template, the body's
+/// type filled in.
+fn error_response(api: &Api) -> String {
+    error_response_of(&text::compact(&error_body_type(api)))
 }
+
+fn error_response_of(body: &str) -> String {
+    // The constructor's signature, on one line where it fits the width
+    // the item has always been laid out in.
+    let one_line = format!("    pub fn new(status: runtime::StatusCode, body: {body}) -> Self {{");
+    let new = if one_line.len() <= text::ITEM_WIDTH {
+        one_line
+    } else {
+        format!(
+            "    pub fn new(\n        status: runtime::StatusCode,\n        body: {body},\n    ) -> Self {{"
+        )
+    };
+    text::fill(ERROR_RESPONSE, &[("body", body), ("new", &new)])
+}
+
+const ERROR_RESPONSE: &str = include_str!("templates/error_response.rs.in");
 
 /// An operation's method in its route trait.
 fn method(op: &Operation, out: &mut String) {
@@ -909,4 +875,20 @@ fn status_name(code: u16) -> Option<&'static str> {
         511 => "NETWORK_AUTHENTICATION_REQUIRED",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn error_response_is_laid_out_as_prettyplease_prints_it() {
+        // The constructor's signature fits its line up to a body type of
+        // 28 characters, and is broken after.
+        for n in [1, 20, 21, 60] {
+            let body = format!("models::{}", "E".repeat(n));
+            let written = super::error_response_of(&body);
+            let printed = super::super::render::render(super::text::tokens(&written));
+            assert_eq!(written, printed, "body type {body}");
+            assert_eq!(written.contains("pub fn new(\n"), n > 20, "body type {body}");
+        }
+    }
 }

@@ -10,6 +10,10 @@ use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 /// The width lines are kept within where they can be broken, as rustfmt keeps them.
 pub(crate) const WIDTH: usize = 100;
 
+/// The width within which the items that were once printed by
+/// prettyplease, now templates, keep their lines: its margin.
+pub(crate) const ITEM_WIDTH: usize = 89;
+
 /// A part of a file: token streams rendered together, and text written
 /// as it is, in the order they were added. Items are separated by a
 /// blank line.
