@@ -12,8 +12,6 @@ use super::gates::Gates;
 use super::text;
 use super::{ident, server};
 use crate::ir::{Api, Operation};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// The module's doc comment.
 pub const DOC: &str = "axum glue: each operation's route, serving its handler.";
@@ -26,12 +24,10 @@ pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
 }
 
 /// The module's items: `Rejections` (the glue's, named here too),
-/// `router` and `router_with`.
-pub fn items(api: &Api, gates: &Gates) -> TokenStream {
-    let bounds: Vec<TokenStream> = super::glue::bounds(api, gates)
-        .iter()
-        .map(|b| text::tokens(b))
-        .collect();
+/// `router` and `router_with`, as text for prettyplease to lay out (the
+/// bounds and routes grow with the document).
+pub fn items(api: &Api, gates: &Gates) -> String {
+    let bounds = super::glue::bounds(api, gates).join(" + ");
     // Shapes that differ only within a segment (`{name}.json`,
     // `{name}.xml`) are one route to axum.
     let mut resources: Vec<(String, Vec<&Operation>)> = Vec::new();
@@ -42,59 +38,50 @@ pub fn items(api: &Api, gates: &Gates) -> TokenStream {
             None => resources.push((path, ops)),
         }
     }
-    let routes: Vec<TokenStream> = resources
+    let routes: String = resources
         .iter()
         .map(|(path, ops)| resource(gates, path, ops))
         .collect();
-    quote! {
-        pub use super::glue::Rejections;
+    format!(
+        "pub use super::glue::Rejections;
 
-        /// An `axum::Router` serving every operation with `service`.
-        /// Paths are relative to the spec's server URL: nest it
-        /// (`Router::nest`) to serve under a base path.
-        pub fn router<S>(service: Arc<S>) -> ::axum::Router
-        where
-            S: #(#bounds)+* + Send + Sync + 'static,
-        {
-            router_with(service, runtime::axum::Identity::new())
-        }
+/// An `axum::Router` serving every operation with `service`.
+/// Paths are relative to the spec's server URL: nest it
+/// (`Router::nest`) to serve under a base path.
+pub fn router<S>(service: Arc<S>) -> ::axum::Router
+where
+    S: {bounds} + Send + Sync + 'static,
+{{
+    router_with(service, runtime::axum::Identity::new())
+}}
 
-        /// As [`router`], with `layer` around every operation's route, and
-        /// around the answers for unknown paths (404) and methods (405).
-        /// The layer runs once the route is matched: the request's
-        /// extensions hold the operation it serves
-        /// (`runtime::axum::operation_of(&request)`; `None` for 404 and
-        /// 405), so nothing has to match paths again.
-        pub fn router_with<S>(service: Arc<S>, layer: impl runtime::axum::Layer) -> ::axum::Router
-        where
-            S: #(#bounds)+* + Send + Sync + 'static,
-        {
-            let router = ::axum::Router::new();
-            #(#routes)*
-            router.fallback_service(runtime::axum::not_found(
-                &service,
-                &layer,
-                <S as Rejections>::reject,
-            ))
-        }
-    }
+/// As [`router`], with `layer` around every operation's route, and
+/// around the answers for unknown paths (404) and methods (405).
+/// The layer runs once the route is matched: the request's
+/// extensions hold the operation it serves
+/// (`runtime::axum::operation_of(&request)`; `None` for 404 and
+/// 405), so nothing has to match paths again.
+pub fn router_with<S>(service: Arc<S>, layer: impl runtime::axum::Layer) -> ::axum::Router
+where
+    S: {bounds} + Send + Sync + 'static,
+{{
+    let router = ::axum::Router::new();
+    {routes}
+    router.fallback_service(runtime::axum::not_found(&service, &layer, <S as Rejections>::reject))
+}}
+"
+    )
 }
 
 /// The statements adding one path shape's route to `router`.
-fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> TokenStream {
-    let serves: Vec<TokenStream> = ops.iter().map(|o| serve(o, ops)).collect();
+fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
+    let path = text::string_literal(path);
+    let serves: Vec<String> = ops.iter().map(|o| serve(o, ops)).collect();
     if !gates.on() {
-        return quote! {
-            let router = router.route(
-                #path,
-                runtime::axum::resource(
-                    &service,
-                    &layer,
-                    [#(#serves),*],
-                    <S as Rejections>::reject,
-                ),
-            );
-        };
+        return format!(
+            "let router = router.route({path}, runtime::axum::resource(&service, &layer, [{}], <S as Rejections>::reject));\n",
+            serves.join(", ")
+        );
     }
     let mut groups: Vec<&str> = Vec::new();
     for o in ops {
@@ -103,37 +90,31 @@ fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> TokenStream {
         }
     }
     let any = Gates::attr(gates.groups(groups.iter().copied()));
-    let pushes = ops.iter().zip(&serves).map(|(o, serve)| {
-        let cfg = Gates::attr(gates.group(&o.group));
-        quote! {
-            #cfg
-            operations.push(#serve);
-        }
-    });
-    quote! {
-        #any
-        let router = {
-            let mut operations = Vec::new();
-            #(#pushes)*
-            router.route(
-                #path,
-                runtime::axum::resource(&service, &layer, operations, <S as Rejections>::reject),
+    let pushes: String = ops
+        .iter()
+        .zip(&serves)
+        .map(|(o, serve)| {
+            format!(
+                "{}\noperations.push({serve});\n",
+                Gates::attr(gates.group(&o.group))
             )
-        };
-    }
+        })
+        .collect();
+    format!(
+        "{any}\nlet router = {{ let mut operations = Vec::new(); {pushes} router.route({path}, runtime::axum::resource(&service, &layer, operations, <S as Rejections>::reject)) }};\n"
+    )
 }
 
 /// One operation of a resource: its metadata and handler, and its guard
 /// when it shares its method with another operation of the shape.
-fn serve(o: &Operation, ops: &[&Operation]) -> TokenStream {
-    let constant = ident(&o.const_name);
-    let handler = ident(&o.fn_name);
-    let serve = quote!(runtime::axum::serve(metadata::#constant, glue::#handler::<S>));
+fn serve(o: &Operation, ops: &[&Operation]) -> String {
+    let serve = format!(
+        "runtime::axum::serve(metadata::{}, glue::{}::<S>)",
+        ident(&o.const_name),
+        ident(&o.fn_name)
+    );
     match server::guard(o, ops, "path") {
-        Some(guard) => {
-            let guard = text::tokens(&guard);
-            quote!(#serve.guard(#guard))
-        }
+        Some(guard) => format!("{serve}.guard({guard})"),
         None => serve,
     }
 }

@@ -24,8 +24,7 @@ use crate::ir::{
     Api, Media, Operation, Param, ParamLocation, Response, Shape, Style, Ty, TypeKind,
 };
 use crate::names::{sanitize, Case, Namer};
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use text::string_literal as lit;
 
 pub const DOC: &str = "A typed client: one async method per operation.";
 
@@ -59,15 +58,16 @@ const BUILDERS: &[&str] = &[
 
 /// The methods of some operations, as items of `impl Client` (the file
 /// is written in chunks): the lines between the block's braces. A method
-/// of the common shape is written as text; one that pages or streams
-/// events, with the functions beside it, is built as tokens and rendered.
+/// of the common shape is written as formatted text; one that pages or
+/// streams events, with the functions beside it, as text that prettyplease
+/// lays out.
 pub fn methods(api: &Api, gates: &Gates, ops: &[Operation]) -> String {
     let mut pieces = Pieces::in_block();
     for op in ops {
         let cfg = Gates::attr(gates.group(&op.group));
         match plain_method(api, op, &cfg) {
             Some(text) => pieces.text(&text),
-            None => pieces.tokens(method(api, op, &cfg)),
+            None => pieces.printed(&method(api, op, &cfg)),
         }
     }
     pieces.finish()
@@ -103,7 +103,7 @@ pub fn head(api: &Api, whole: bool) -> String {
     // A mutual TLS certificate is the HTTP client's (`with_http_client`):
     // there is no credential to set here. The setters take their names
     // first, the sender's builders after them.
-    let setters: TokenStream = api
+    let setters: String = api
         .security_schemes
         .iter()
         .filter(|s| s.kind != crate::ir::SchemeKind::MutualTls)
@@ -112,7 +112,7 @@ pub fn head(api: &Api, whole: bool) -> String {
     let mut builders = sender_builders(api, whole, &mut names);
     if !setters.is_empty() {
         builders.push('\n');
-        builders.push_str(&super::render::render_in_block(setters));
+        builders.push_str(&super::render::render_in_block(&setters));
     }
     text::fill(
         HEAD,
@@ -152,22 +152,19 @@ const SIGNED: &str = include_str!("templates/client_signed.rs.in");
 
 /// The builder method that sets a credential of `scheme`, named
 /// `with_<scheme>` among `names`.
-fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> TokenStream {
+fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> String {
     let method = ident(&names.unique(format!("with_{}", sanitize(&scheme.name, Case::Snake))));
     let name = &scheme.name;
     let (kind, params, credential) = match &scheme.kind {
         crate::ir::SchemeKind::Http(s) if s == "basic" => (
             "HTTP basic authentication".to_string(),
-            quote!(user: impl Into<String>, password: impl Into<String>),
-            quote!(runtime::Credential::Basic {
-                user: user.into(),
-                password: password.into()
-            }),
+            "user: impl Into<String>, password: impl Into<String>",
+            "runtime::Credential::Basic { user: user.into(), password: password.into() }",
         ),
         crate::ir::SchemeKind::Http(s) => (
             format!("HTTP `{s}` authentication"),
-            quote!(token: impl Into<String>),
-            quote!(runtime::Credential::Token(token.into())),
+            "token: impl Into<String>",
+            "runtime::Credential::Token(token.into())",
         ),
         crate::ir::SchemeKind::ApiKey { location, name } => {
             let location = match location {
@@ -177,23 +174,23 @@ fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> T
             };
             (
                 format!("an API key in the {location} `{name}`"),
-                quote!(key: impl Into<String>),
-                quote!(runtime::Credential::Key(key.into())),
+                "key: impl Into<String>",
+                "runtime::Credential::Key(key.into())",
             )
         }
         crate::ir::SchemeKind::OAuth2 => (
             "an OAuth 2 access token".to_string(),
-            quote!(token: impl Into<String>),
-            quote!(runtime::Credential::Token(token.into())),
+            "token: impl Into<String>",
+            "runtime::Credential::Token(token.into())",
         ),
         crate::ir::SchemeKind::OpenIdConnect => (
             "an OpenID Connect token".to_string(),
-            quote!(token: impl Into<String>),
-            quote!(runtime::Credential::Token(token.into())),
+            "token: impl Into<String>",
+            "runtime::Credential::Token(token.into())",
         ),
         crate::ir::SchemeKind::MutualTls => unreachable!("filtered out above"),
     };
-    let doc = super::doc_comments::doc_paragraphs(&[
+    let doc = text::doc_attrs(&[
         Some(format!(
             "Credentials for the security scheme `{name}`: {kind}."
         )),
@@ -202,16 +199,16 @@ fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> T
     let device = scheme
         .device
         .as_ref()
-        .map(|flow| device_sign_in(names, scheme, flow));
-    quote! {
-        #doc
-        pub fn #method(mut self, #params) -> Self {
-            self.core.set_credential(#name, #credential);
-            self
-        }
-
-        #device
-    }
+        .map(|flow| device_sign_in(names, scheme, flow))
+        .unwrap_or_default();
+    let name = lit(name);
+    format!(
+        "{doc}pub fn {method}(mut self, {params}) -> Self {{
+    self.core.set_credential({name}, {credential});
+    self
+}}
+{device}"
+    )
 }
 
 /// The method that signs in through an OAuth 2 scheme's device
@@ -220,7 +217,7 @@ fn device_sign_in(
     names: &mut Namer,
     scheme: &crate::ir::SecurityScheme,
     flow: &crate::ir::DeviceFlow,
-) -> TokenStream {
+) -> String {
     let method = ident(&names.unique(format!("sign_in_{}", sanitize(&scheme.name, Case::Snake))));
     let name = &scheme.name;
     let scopes = if flow.scopes.is_empty() {
@@ -235,11 +232,12 @@ fn device_sign_in(
         } => (
             format!("asks `{authorization_url}`"),
             format!("waits at `{token_url}`"),
-            quote! {
-                const FLOW: runtime::DeviceFlow =
-                    runtime::DeviceFlow::new(#authorization_url, #token_url);
-            },
-            quote!(FLOW),
+            format!(
+                "const FLOW: runtime::DeviceFlow = runtime::DeviceFlow::new({}, {});",
+                lit(authorization_url),
+                lit(token_url)
+            ),
+            "FLOW",
         ),
         crate::ir::DeviceEndpoints::Metadata(metadata) => (
             format!(
@@ -247,39 +245,42 @@ fn device_sign_in(
                  `device_authorization_endpoint`"
             ),
             "waits at its `token_endpoint`".to_string(),
-            quote! {
-                let flow = runtime::DeviceFlow::discover(&self.core, #metadata).await?;
-            },
-            quote!(flow),
+            format!(
+                "let flow = runtime::DeviceFlow::discover(&self.core, {}).await?;",
+                lit(metadata)
+            ),
+            "flow",
         ),
     };
-    let doc = format!(
+    let doc = lit(&format!(
         " Signs in through `{name}`'s OAuth 2 device authorization flow (RFC 8628): {asks} for \
          a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its \
          `user_code` at its `verification_uri`, on any device), {waits} until the user \
          approves, and keeps the access token as `{name}`'s credential. A URL the spec writes \
          relative is relative to the base URL.{scopes} A refusal, or a code that expires \
          first, is `runtime::ClientError::Authorization`."
-    );
-    quote! {
-        #[doc = #doc]
-        pub async fn #method(
-            &mut self,
-            client_id: &str,
-            scopes: &[&str],
-            show: impl FnOnce(&runtime::DeviceCode),
-        ) -> Result<(), runtime::ClientError> {
-            #binding
-            let token = #flow.authorize(&self.core, client_id, scopes, show).await?;
-            self.core.set_credential(#name, token);
-            Ok(())
-        }
-    }
+    ));
+    let name = lit(name);
+    format!(
+        "#[doc = {doc}]
+pub async fn {method}(
+    &mut self,
+    client_id: &str,
+    scopes: &[&str],
+    show: impl FnOnce(&runtime::DeviceCode),
+) -> Result<(), runtime::ClientError> {{
+    {binding}
+    let token = {flow}.authorize(&self.core, client_id, scopes, show).await?;
+    self.core.set_credential({name}, token);
+    Ok(())
+}}
+"
+    )
 }
 
 /// The method of an operation that neither pages nor streams, as text
 /// inside `impl Client`; `None` for one that does.
-fn plain_method(api: &Api, op: &Operation, cfg: &TokenStream) -> Option<String> {
+fn plain_method(api: &Api, op: &Operation, cfg: &str) -> Option<String> {
     if op.paging.is_some() || op.responses.iter().any(|r| r.media.streams()) {
         return None;
     }
@@ -431,17 +432,20 @@ fn idempotency_param(op: &Operation) -> Option<&Param> {
     })
 }
 
-fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
+/// An operation's method that pages or streams, with the functions beside
+/// it, as text for prettyplease to lay out.
+fn method(api: &Api, op: &Operation, cfg: &str) -> String {
     let name = ident(&op.fn_name);
-    let req = format_ident!("{}Request", op.type_name);
-    let resp = format_ident!("{}Response", op.type_name);
-    let (docs, deprecated) = MethodDocs::new(op).tokens();
+    let req = format!("{}Request", op.type_name);
+    let resp = format!("{}Response", op.type_name);
+    let docs = MethodDocs::new(op);
+    let deprecated = docs.deprecated_attr();
+    let docs = docs.doc_attrs();
     let request = ident(request_binding(api, op));
     // The call from the request, and the typed response from the answer:
     // functions of their own that the page walks and the event stream reuse.
     let mut build_call_text = String::new();
     build_call(api, op, &mut build_call_text);
-    let build_call = text::tokens(&build_call_text);
     let streams = op.responses.iter().find(|r| r.media.streams());
     // The response enum reads the answer (`runtime::ReadAnswer`), but for
     // a stream of events, whose reconnects the operation's own read
@@ -459,89 +463,80 @@ fn method(api: &Api, op: &Operation, cfg: &TokenStream) -> TokenStream {
                 read_fn: Some(&read_fn),
             },
         )
-        .tokens();
-        quote! {
-            let value = #value;
-            Ok(answer.reply(value))
-        }
+        .written();
+        format!("let value = {value};\nOk(answer.reply(value))")
     } else {
-        quote!(answer.typed())
+        "answer.typed()".to_string()
     };
     let split = Split {
         op,
-        req: req.clone(),
-        resp: resp.clone(),
-        call_fn: format_ident!("{}_call", op.fn_name),
-        read_fn: format_ident!("{}_read", op.fn_name),
+        req: &req,
+        resp: &resp,
+        call_fn: format!("{}_call", op.fn_name),
+        read_fn: format!("{}_read", op.fn_name),
         cfg,
         deprecated: &deprecated,
     };
     let (call_fn, read_fn) = (&split.call_fn, &split.read_fn);
-    let call_doc = format!(" The call [`Self::{}`] sends.", op.fn_name);
-    let read_doc = format!(
+    let call_doc = lit(&format!(" The call [`Self::{}`] sends.", op.fn_name));
+    let read_doc = lit(&format!(
         " [`Self::{}`]'s typed response, read from its answer.",
         op.fn_name
-    );
+    ));
     // A stream of events is left unread until its variant reads it.
-    let send = if streams.is_some() {
-        quote!(open)
-    } else {
-        quote!(send)
-    };
+    let send = if streams.is_some() { "open" } else { "send" };
     let paging = op
         .paging
         .as_ref()
-        .map(|paging| paging_methods(&split, paging));
-    let events = streams.map(|r| events_method(&split, r));
-    quote! {
-        #docs
-        #cfg
-        #deprecated
-        pub async fn #name(
-            &self,
-            request: operations::#req,
-        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            let call = self.#call_fn(request)?;
-            Self::#read_fn(self.core.#send(call).await?)
-        }
-
-        #paging
-        #events
-
-        #[doc = #call_doc]
-        #cfg
-        fn #call_fn(&self, #request: operations::#req) -> Result<runtime::Call, runtime::ClientError> {
-            #build_call
-            Ok(call)
-        }
-
-        #[doc = #read_doc]
-        #cfg
-        fn #read_fn(
-            answer: runtime::Answer,
-        ) -> Result<runtime::Reply<operations::#resp>, runtime::ClientError> {
-            #read
-        }
-    }
+        .map(|paging| paging_methods(&split, paging))
+        .unwrap_or_default();
+    let events = streams
+        .map(|r| events_method(&split, r))
+        .unwrap_or_default();
+    format!(
+        "{docs}{cfg}{deprecated}
+pub async fn {name}(
+    &self,
+    request: operations::{req},
+) -> Result<runtime::Reply<operations::{resp}>, runtime::ClientError> {{
+    let call = self.{call_fn}(request)?;
+    Self::{read_fn}(self.core.{send}(call).await?)
+}}
+{paging}{events}
+#[doc = {call_doc}]
+{cfg}
+fn {call_fn}(&self, {request}: operations::{req}) -> Result<runtime::Call, runtime::ClientError> {{
+    {build_call_text}
+    Ok(call)
+}}
+#[doc = {read_doc}]
+{cfg}
+fn {read_fn}(
+    answer: runtime::Answer,
+) -> Result<runtime::Reply<operations::{resp}>, runtime::ClientError> {{
+    {read}
+}}
+"
+    )
 }
 
 /// What the methods beside an operation's own (`_events`, `_stream`,
 /// `_items`, `_pages`) build on: its request and response types, the functions that
-/// build its call and read its answer, and its attributes.
+/// build its call and read its answer, and its attributes (as text).
 struct Split<'a> {
     op: &'a Operation,
-    req: proc_macro2::Ident,
-    resp: proc_macro2::Ident,
-    call_fn: proc_macro2::Ident,
-    read_fn: proc_macro2::Ident,
-    cfg: &'a TokenStream,
-    deprecated: &'a Option<TokenStream>,
+    req: &'a str,
+    resp: &'a str,
+    call_fn: String,
+    read_fn: String,
+    cfg: &'a str,
+    deprecated: &'a str,
 }
 
 /// A streaming operation's `<op>_events` (`text/event-stream`) or
 /// `<op>_stream` (another sequential media type): the stream itself,
 /// opened when first polled.
-fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
+fn events_method(split: &Split<'_>, r: &Response) -> String {
     let Split {
         op,
         req,
@@ -552,38 +547,33 @@ fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
         deprecated,
     } = split;
     let data = r.body.as_ref().map_or_else(
-        || quote!(serde_json::Value),
-        |b| rust_type(b, &quote!(super::models::)),
+        || "serde_json::Value".to_string(),
+        |b| rust_type(b, "super::models::"),
     );
     let answered = " An answer that is not a stream (an error status) ends the stream with \
                     `runtime::StreamError::Answered`, the typed response.";
     if let Media::Items(media) = &r.media {
-        let stream_fn = format_ident!("{}_stream", op.fn_name);
-        let doc = format!(
+        let doc = lit(&format!(
             " The items of [`Self::{}`] as they arrive (`{} {}`, `{media}`), each read \
              as soon as its bytes have; nothing is sent until the stream is first \
              polled. The stream ends when the body does; a dropped connection ends it \
              with the error.{answered}",
             op.fn_name, op.method, op.path
+        ));
+        let media = lit(media);
+        return format!(
+            "#[doc = {doc}]
+{cfg}{deprecated}
+pub fn {}_stream(
+    &self,
+    request: operations::{req},
+) -> runtime::ItemStream<{data}, operations::{resp}> {{
+    runtime::ItemStream::connect(self.core.clone(), self.{call_fn}(request), Self::{read_fn}, {media})
+}}
+",
+            op.fn_name
         );
-        return quote! {
-            #[doc = #doc]
-            #cfg
-            #deprecated
-            pub fn #stream_fn(
-                &self,
-                request: operations::#req,
-            ) -> runtime::ItemStream<#data, operations::#resp> {
-                runtime::ItemStream::connect(
-                    self.core.clone(),
-                    self.#call_fn(request),
-                    Self::#read_fn,
-                    #media,
-                )
-            }
-        };
     }
-    let events_fn = format_ident!("{}_events", op.fn_name);
     let resumes = if op.method.eq_ignore_ascii_case("GET") {
         " When the connection drops, the stream reconnects after the server's `retry` \
          (and the client's backoff) with `Last-Event-ID`, so that no event is missed \
@@ -592,28 +582,29 @@ fn events_method(split: &Split<'_>, r: &Response) -> TokenStream {
         " The stream ends when the connection does: a dropped call is not resent, \
          which would do its work again."
     };
-    let doc = format!(
+    let doc = lit(&format!(
         " The events of [`Self::{}`] as they arrive (`{} {}`, `text/event-stream`), \
          each with its `id`, `event` and `retry`; nothing is sent until the stream is \
          first polled.{resumes}{answered}",
         op.fn_name, op.method, op.path
-    );
-    quote! {
-        #[doc = #doc]
-        #cfg
-        #deprecated
-        pub fn #events_fn(
-            &self,
-            request: operations::#req,
-        ) -> runtime::EventStream<#data, operations::#resp> {
-            runtime::EventStream::connect(self.core.clone(), self.#call_fn(request), Self::#read_fn)
-        }
-    }
+    ));
+    format!(
+        "#[doc = {doc}]
+{cfg}{deprecated}
+pub fn {}_events(
+    &self,
+    request: operations::{req},
+) -> runtime::EventStream<{data}, operations::{resp}> {{
+    runtime::EventStream::connect(self.core.clone(), self.{call_fn}(request), Self::{read_fn})
+}}
+",
+        op.fn_name
+    )
 }
 
 /// A paging operation's `<op>_items` and `<op>_pages`, with the constant
 /// describing its paging.
-fn paging_methods(split: &Split<'_>, paging: &crate::ir::Paging) -> TokenStream {
+fn paging_methods(split: &Split<'_>, paging: &crate::ir::Paging) -> String {
     let Split {
         op,
         req,
@@ -623,13 +614,12 @@ fn paging_methods(split: &Split<'_>, paging: &crate::ir::Paging) -> TokenStream 
         cfg,
         deprecated,
     } = split;
-    let pages_fn = format_ident!("{}_pages", op.fn_name);
-    let items_fn = format_ident!("{}_items", op.fn_name);
-    let paging_const = format_ident!("{}_PAGING", op.const_name);
-    let item = rust_type(&paging.item, &quote!(super::models::));
+    let fn_name = &op.fn_name;
+    let paging_const = format!("{}_PAGING", op.const_name);
+    let item = rust_type(&paging.item, "super::models::");
     let paging_value = paging_literal(paging);
-    let how = format!(" Pages by {}.", paging.describe());
-    let items_doc = format!(
+    let how = lit(&format!(" Pages by {}.", paging.describe()));
+    let items_doc = lit(&format!(
         " Every item of [`Self::{}`], page after page: the next page is fetched when \
          the stream is asked for an item past the last one fetched, through the \
          client's retries (which honour `Retry-After`). The stream ends after the \
@@ -637,77 +627,74 @@ fn paging_methods(split: &Split<'_>, paging: &crate::ir::Paging) -> TokenStream 
          `ClientError::NotAPage`, a cursor the server already gave with \
          `ClientError::Paging`.",
         op.fn_name
-    );
-    let pages_doc = format!(
+    ));
+    let pages_doc = lit(&format!(
         " Every page of [`Self::{}`] as its typed response (with the headers it came \
          with, the rate limits among them), fetched as the stream is asked for \
          them. A response that is not a page (a 429 the retries did not outlast, \
          say) is the last item.",
         op.fn_name
-    );
-    quote! {
-        #cfg
-        const #paging_const: runtime::Paging = #paging_value;
-
-        #[doc = #items_doc]
-        #[doc = ""]
-        #[doc = #how]
-        #cfg
-        #deprecated
-        pub fn #items_fn(
-            &self,
-            request: operations::#req,
-        ) -> impl runtime::Stream<Item = Result<#item, runtime::ClientError>> + '_ {
-            runtime::items(&self.core, self.#call_fn(request), &Self::#paging_const)
-        }
-
-        #[doc = #pages_doc]
-        #[doc = ""]
-        #[doc = #how]
-        #cfg
-        #deprecated
-        pub fn #pages_fn(
-            &self,
-            request: operations::#req,
-        ) -> impl runtime::Stream<
-            Item = Result<runtime::Reply<operations::#resp>, runtime::ClientError>,
-        > + '_ {
-            runtime::pages(&self.core, self.#call_fn(request), &Self::#paging_const, Self::#read_fn)
-        }
-    }
+    ));
+    format!(
+        "{cfg}
+const {paging_const}: runtime::Paging = {paging_value};
+#[doc = {items_doc}]
+#[doc = \"\"]
+#[doc = {how}]
+{cfg}{deprecated}
+pub fn {fn_name}_items(
+    &self,
+    request: operations::{req},
+) -> impl runtime::Stream<Item = Result<{item}, runtime::ClientError>> + '_ {{
+    runtime::items(&self.core, self.{call_fn}(request), &Self::{paging_const})
+}}
+#[doc = {pages_doc}]
+#[doc = \"\"]
+#[doc = {how}]
+{cfg}{deprecated}
+pub fn {fn_name}_pages(
+    &self,
+    request: operations::{req},
+) -> impl runtime::Stream<Item = Result<runtime::Reply<operations::{resp}>, runtime::ClientError>> + '_ {{
+    runtime::pages(&self.core, self.{call_fn}(request), &Self::{paging_const}, Self::{read_fn})
+}}
+"
+    )
 }
 
 /// An operation's `runtime::Paging`, as a constant expression.
-fn paging_literal(paging: &crate::ir::Paging) -> TokenStream {
+fn paging_literal(paging: &crate::ir::Paging) -> String {
     use crate::ir::PageNext;
     let next = match &paging.next {
-        PageNext::Link => quote!(runtime::Next::Link),
-        PageNext::Cursor { param, from } => {
-            quote!(runtime::Next::Cursor { param: #param, from: #from })
-        }
-        PageNext::LastItem { param, field } => {
-            quote!(runtime::Next::LastItem { param: #param, field: #field })
-        }
+        PageNext::Link => "runtime::Next::Link".to_string(),
+        PageNext::Cursor { param, from } => format!(
+            "runtime::Next::Cursor {{ param: {}, from: {} }}",
+            lit(param),
+            lit(from)
+        ),
+        PageNext::LastItem { param, field } => format!(
+            "runtime::Next::LastItem {{ param: {}, field: {} }}",
+            lit(param),
+            lit(field)
+        ),
         PageNext::Page { param, start } => {
-            let start = proc_macro2::Literal::u64_unsuffixed(*start);
-            quote!(runtime::Next::Page { param: #param, start: #start })
+            format!(
+                "runtime::Next::Page {{ param: {}, start: {start} }}",
+                lit(param)
+            )
         }
-        PageNext::Offset { param } => quote!(runtime::Next::Offset { param: #param }),
+        PageNext::Offset { param } => format!("runtime::Next::Offset {{ param: {} }}", lit(param)),
     };
-    let items = &paging.items;
     let optional = |value: &Option<String>| match value {
-        Some(v) => quote!(Some(#v)),
-        None => quote!(None),
+        Some(v) => format!("Some({})", lit(v)),
+        None => "None".to_string(),
     };
-    let (has_more, limit) = (optional(&paging.has_more), optional(&paging.limit));
-    quote! {
-        runtime::Paging {
-            next: #next,
-            items: #items,
-            has_more: #has_more,
-            limit: #limit,
-        }
-    }
+    format!(
+        "runtime::Paging {{ next: {next}, items: {}, has_more: {}, limit: {} }}",
+        lit(&paging.items),
+        optional(&paging.has_more),
+        optional(&paging.limit)
+    )
 }
 
 /// The names of a multipart body's file parts: properties of `format:

@@ -1,16 +1,8 @@
 //! Doc comments from the spec's descriptions.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-/// `///` lines from a description. Fenced code blocks become `text` blocks so
-/// that rustdoc does not try to compile examples written in other languages.
-pub(crate) fn doc(text: Option<&str>) -> TokenStream {
-    let lines = doc_lines(text);
-    quote! { #( #[doc = #lines] )* }
-}
-
 /// The lines of a doc comment, each with the space that follows `///`.
+/// Fenced code blocks become `text` blocks so that rustdoc does not try to
+/// compile examples written in other languages.
 pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
     let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
         return Vec::new();
@@ -46,9 +38,4 @@ pub(crate) fn joined_paragraphs(paragraphs: &[Option<String>]) -> String {
         .filter(|p| !p.is_empty())
         .collect();
     text.join("\n\n")
-}
-
-/// Joins paragraphs into one doc block, skipping empty ones.
-pub(crate) fn doc_paragraphs(paragraphs: &[Option<String>]) -> TokenStream {
-    doc(Some(&joined_paragraphs(paragraphs)))
 }

@@ -20,10 +20,8 @@
 //! each also under `serialize` / `deserialize`. Both sets are closed under
 //! holding, so an impl never lacks one of the type it holds.
 
-use super::text::compact;
+use super::text::string_literal;
 use crate::ir::{Api, OTHER_MODELS};
-use proc_macro2::TokenStream;
-use quote::quote;
 use std::collections::{BTreeSet, HashMap};
 
 /// How a type travels, for the features that write and read it (its
@@ -42,57 +40,31 @@ enum Travel {
 }
 
 impl Travel {
-    const ALL: [Travel; 4] = [
-        Travel::Requests,
-        Travel::Responses,
-        Travel::Neither,
-        Travel::Both,
-    ];
-
     /// The predicates of the features that write and read such a type.
-    fn predicates(self) -> [TokenStream; 2] {
+    fn predicates(self) -> [&'static str; 2] {
         match self {
             Travel::Requests => [
-                quote!(any(feature = "client", feature = "serialize")),
-                quote!(any(feature = "serving", feature = "deserialize")),
+                r#"any(feature = "client", feature = "serialize")"#,
+                r#"any(feature = "serving", feature = "deserialize")"#,
             ],
             Travel::Responses => [
-                quote!(any(feature = "serving", feature = "serialize")),
-                quote!(any(
-                    feature = "client",
-                    feature = "mock",
-                    feature = "deserialize"
-                )),
+                r#"any(feature = "serving", feature = "serialize")"#,
+                r#"any(feature = "client", feature = "mock", feature = "deserialize")"#,
             ],
-            Travel::Neither => [
-                quote!(feature = "serialize"),
-                quote!(feature = "deserialize"),
-            ],
+            Travel::Neither => [r#"feature = "serialize""#, r#"feature = "deserialize""#],
             Travel::Both => [
-                quote!(any(
-                    feature = "client",
-                    feature = "serving",
-                    feature = "serialize"
-                )),
-                quote!(any(
-                    feature = "serving",
-                    feature = "client",
-                    feature = "deserialize"
-                )),
+                r#"any(feature = "client", feature = "serving", feature = "serialize")"#,
+                r#"any(feature = "serving", feature = "client", feature = "deserialize")"#,
             ],
         }
     }
 }
 
 /// The `cfg` of one serde impl of a type: the type's own predicate and the
-/// sides that use the impl, either or both absent. Items written as text
-/// take its line, items quoted its attribute: one value, no text read back
-/// as tokens.
+/// sides that use the impl, either or both absent, as its attribute's
+/// line.
 #[derive(Debug, Clone, Default)]
 pub struct ImplCfg {
-    own: Option<TokenStream>,
-    /// How the type travels, and which impl (0 writes, 1 reads).
-    sides: Option<(Travel, usize)>,
     line: String,
 }
 
@@ -100,22 +72,6 @@ impl ImplCfg {
     /// `#[cfg(...)]` and a newline, or nothing.
     pub fn line(&self) -> &str {
         &self.line
-    }
-
-    /// The same attribute as tokens.
-    pub fn attr(&self) -> TokenStream {
-        match (&self.own, self.sides) {
-            (None, None) => TokenStream::new(),
-            (Some(own), None) => quote!(#[cfg(#own)]),
-            (None, Some((travel, way))) => {
-                let sides = &travel.predicates()[way];
-                quote!(#[cfg(#sides)])
-            }
-            (Some(own), Some((travel, way))) => {
-                let sides = &travel.predicates()[way];
-                quote!(#[cfg(all(#own, #sides))])
-            }
-        }
     }
 }
 
@@ -140,9 +96,8 @@ pub struct Gates<'a> {
     /// Which sides send each type, for its serde impls, when they are
     /// compiled for those sides only ([`crate::Config::serde_sides`]).
     senders: Option<crate::ir::Senders<'a>>,
-    /// The predicates of each way a type travels ([`Travel::ALL`]), as
-    /// text, when `senders` is set: written once, read for every type.
-    travels: Option<[[String; 2]; 4]>,
+    /// Whether a type's serde impls carry the sides that use them.
+    sides: bool,
 }
 
 impl<'a> Gates<'a> {
@@ -160,8 +115,7 @@ impl<'a> Gates<'a> {
             traits: api.trait_index(),
             responses,
             senders: serde_sides.then(|| api.senders()),
-            travels: serde_sides
-                .then(|| Travel::ALL.map(|t| t.predicates().each_ref().map(compact))),
+            sides: serde_sides,
         }
     }
 
@@ -169,7 +123,7 @@ impl<'a> Gates<'a> {
     /// side (`impl runtime::Response`) and of its client side (`impl
     /// runtime::ReadAnswer`): those of its group, or of every group using
     /// it when other operations' enums are aliases of it.
-    pub fn response_attrs(&self, op: &crate::ir::Operation) -> [TokenStream; 3] {
+    pub fn response_attrs(&self, op: &crate::ir::Operation) -> [String; 3] {
         let predicate = match self.responses.get(op.type_name.as_str()) {
             Some(groups) if groups.len() > 1 => self.groups(groups.iter().copied()),
             _ => self.group(&op.group),
@@ -192,15 +146,14 @@ impl<'a> Gates<'a> {
     }
 
     /// The `cfg` predicate of a group's items.
-    pub fn group(&self, group: &str) -> Option<TokenStream> {
+    pub fn group(&self, group: &str) -> Option<String> {
         self.reach.as_ref()?;
-        let feature = &self.route_trait(group)?.feature;
-        Some(quote!(feature = #feature))
+        Some(feature(&self.route_trait(group)?.feature))
     }
 
     /// The `cfg` predicate of a named type's items: `None` when it is
     /// always in.
-    pub fn of_type(&self, name: &str) -> Option<TokenStream> {
+    pub fn of_type(&self, name: &str) -> Option<String> {
         let reach = self.reach.as_ref()?;
         let groups = reach.get(name)?;
         let all = self.api.traits.len();
@@ -208,13 +161,7 @@ impl<'a> Gates<'a> {
         if groups.iter().filter(|&&g| g < all).count() == all {
             return None;
         }
-        let mut features = groups.iter().map(|&i| self.reach_feature(i));
-        Some(if groups.len() == 1 {
-            let feature = features.next();
-            quote!(feature = #feature)
-        } else {
-            quote!(any(#(feature = #features),*))
-        })
+        Some(any(groups.iter().map(|&i| self.reach_feature(i)).collect()))
     }
 
     /// The `cfg`s of a named type's `Serialize` and `Deserialize` impls:
@@ -225,48 +172,35 @@ impl<'a> Gates<'a> {
     /// response, a server never reads one: the impls neither side uses are
     /// compiled out unless asked for, and a type no operation uses has them
     /// only when asked for.
-    pub fn serde_cfgs(&self, name: &str, own: Option<&TokenStream>) -> [ImplCfg; 2] {
-        let travel = self
-            .senders
-            .as_ref()
-            .zip(self.travels.as_ref())
-            .and_then(|(s, text)| {
-                let travel = match (s.requests.contains(name), s.responses.contains(name)) {
-                    _ if s.both_ways.contains(name) => return None,
-                    (true, false) => Travel::Requests,
-                    (false, true) => Travel::Responses,
-                    (false, false) => Travel::Neither,
-                    (true, true) => Travel::Both,
-                };
-                Some((travel, &text[travel as usize]))
-            });
-        let own_text = own.map(compact);
+    pub fn serde_cfgs(&self, name: &str, own: Option<&str>) -> [ImplCfg; 2] {
+        let travel = self.senders.as_ref().filter(|_| self.sides).and_then(|s| {
+            let travel = match (s.requests.contains(name), s.responses.contains(name)) {
+                _ if s.both_ways.contains(name) => return None,
+                (true, false) => Travel::Requests,
+                (false, true) => Travel::Responses,
+                (false, false) => Travel::Neither,
+                (true, true) => Travel::Both,
+            };
+            Some(travel.predicates())
+        });
         let cfg = |way: usize| {
-            let line = match (&own_text, travel) {
+            let line = match (own, travel) {
                 (None, None) => String::new(),
                 (Some(one), None) => format!("#[cfg({one})]\n"),
-                (None, Some((_, text))) => format!("#[cfg({})]\n", text[way]),
-                (Some(own), Some((_, text))) => format!("#[cfg(all({own}, {}))]\n", text[way]),
+                (None, Some(sides)) => format!("#[cfg({})]\n", sides[way]),
+                (Some(own), Some(sides)) => format!("#[cfg(all({own}, {}))]\n", sides[way]),
             };
-            ImplCfg {
-                own: own.cloned(),
-                sides: travel.map(|(travel, _)| (travel, way)),
-                line,
-            }
+            ImplCfg { line }
         };
         [cfg(0), cfg(1)]
     }
 
     /// The `cfg` predicate of items the operations of `groups` use:
     /// `None` when every group does, or groups are not features.
-    pub fn groups<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Option<TokenStream> {
+    pub fn groups<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Option<String> {
         self.reach.as_ref()?;
         let features = self.features_of(groups);
-        match features.as_slice() {
-            _ if features.len() == self.api.traits.len() => None,
-            [one] => Some(quote!(feature = #one)),
-            _ => Some(quote!(any(#(feature = #features),*))),
-        }
+        (features.len() != self.api.traits.len()).then(|| any(features))
     }
 
     /// An import that only the operations of `groups` use: under the
@@ -279,7 +213,7 @@ impl<'a> Gates<'a> {
         if self.reach.is_none() {
             return import.to_string();
         }
-        any_import(import, self.features_of(groups))
+        any_import(import, &self.features_of(groups))
     }
 
     /// `import` under the features that compile in any of the named
@@ -300,7 +234,8 @@ impl<'a> Gates<'a> {
             }
             groups.extend(reach.get(name).into_iter().flatten());
         }
-        any_import(import, groups.iter().map(|&i| self.reach_feature(i)))
+        let features: Vec<&str> = groups.iter().map(|&i| self.reach_feature(i)).collect();
+        any_import(import, &features)
     }
 
     /// The feature of a group index of [`Gates::reach`]: its trait's, or
@@ -324,32 +259,47 @@ impl<'a> Gates<'a> {
     }
 
     /// `#[cfg(predicate)]`, or nothing for no predicate.
-    pub fn attr(predicate: Option<TokenStream>) -> TokenStream {
-        predicate.map(|p| quote!(#[cfg(#p)])).unwrap_or_default()
+    pub fn attr(predicate: Option<String>) -> String {
+        predicate
+            .map(|p| format!("#[cfg({p})]"))
+            .unwrap_or_default()
     }
 
     /// The `cfg` attribute of a group's server-side items: the `serving`
     /// feature (the framework-neutral glue, which `server` and `axum` turn
     /// on), and the group's own when it has one.
-    pub fn server_attr(&self, group: &str) -> TokenStream {
+    pub fn server_attr(&self, group: &str) -> String {
         Self::side_attr("serving", self.group(group).as_ref())
     }
 
     /// The `cfg` attribute of items on one side (`server`, `client`): its
     /// feature, and `predicate` when there is one.
-    fn side_attr(side: &str, predicate: Option<&TokenStream>) -> TokenStream {
+    fn side_attr(side: &str, predicate: Option<&String>) -> String {
         match predicate {
-            Some(p) => quote!(#[cfg(all(feature = #side, #p))]),
-            None => quote!(#[cfg(feature = #side)]),
+            Some(p) => format!("#[cfg(all({}, {p}))]", feature(side)),
+            None => format!("#[cfg({})]", feature(side)),
         }
     }
 }
 
 /// `import` under `#[cfg(any(feature = ...))]` of `features`.
-fn any_import<'f>(import: &str, features: impl IntoIterator<Item = &'f str>) -> String {
-    let features: Vec<String> = features
-        .into_iter()
-        .map(|f| format!("feature = {f:?}"))
-        .collect();
+fn any_import(import: &str, features: &[&str]) -> String {
+    let features: Vec<String> = features.iter().map(|f| feature(f)).collect();
     format!("#[cfg(any({}))]\n{import}", features.join(", "))
+}
+
+/// The predicate `feature = "name"`.
+fn feature(name: &str) -> String {
+    format!("feature = {}", string_literal(name))
+}
+
+/// The predicate of any of `features`: the one itself, or `any(...)`.
+fn any(features: Vec<&str>) -> String {
+    match features.as_slice() {
+        [one] => feature(one),
+        _ => {
+            let features: Vec<String> = features.iter().map(|f| feature(f)).collect();
+            format!("any({})", features.join(", "))
+        }
+    }
 }

@@ -80,10 +80,7 @@ pub fn served(api: &Api, gates: &Gates) -> String {
     }
     for t in &api.traits {
         let name = ident(&t.name);
-        let on = gates
-            .group(&t.group)
-            .map(|p| text::compact(&p))
-            .unwrap_or_default();
+        let on = gates.group(&t.group).map(|p| p).unwrap_or_default();
         served.push_str(&format!(
             "    #[cfg({on})]\n    pub use super::super::operations::{name};\n    \
              #[cfg(not({on}))]\n    pub use super::super::runtime::FeatureOff as {name};\n"
@@ -213,7 +210,7 @@ fn param_field(api: &Api, p: &crate::ir::Param) -> Expr {
         && p.style != Style::QueryString
         && p.shape.nullable
         && !text;
-    let default = param_default(api, p).map(|d| text::compact(&d));
+    let default = param_default(api, p);
     let value = if nullable && default.is_none() {
         Expr::IfElse {
             cond: format!("query.null({})", text::string_literal(wire)),

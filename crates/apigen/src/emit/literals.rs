@@ -2,14 +2,8 @@
 
 use super::ident;
 use crate::ir::{Api, Shape, Ty, TypeKind};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// A numeric literal, negative ones included.
-pub(super) fn number(text: &str) -> TokenStream {
-    text.parse()
-        .expect("a formatted number is a valid token stream")
-}
 
 /// An expression for a JSON default value in a position of the given shape,
 /// when the value is a literal Rust can write directly.
@@ -17,22 +11,21 @@ pub(crate) fn default_expr(
     value: &serde_json::Value,
     shape: &Shape,
     api: &Api,
-    models: &TokenStream,
-) -> Option<TokenStream> {
+    models: &str,
+) -> Option<String> {
     use serde_json::Value;
     Some(match (&shape.ty, value) {
-        (Ty::Bool, Value::Bool(b)) => quote!(#b),
-        (Ty::I32, Value::Number(n)) => number(&i32::try_from(n.as_i64()?).ok()?.to_string()),
-        (Ty::I64, Value::Number(n)) => number(&n.as_i64()?.to_string()),
-        (Ty::F32 | Ty::F64, Value::Number(n)) => number(&format!("{:?}", n.as_f64()?)),
-        (Ty::String, Value::String(s)) => quote!(#s.to_string()),
+        (Ty::Bool, Value::Bool(b)) => b.to_string(),
+        (Ty::I32, Value::Number(n)) => i32::try_from(n.as_i64()?).ok()?.to_string(),
+        (Ty::I64, Value::Number(n)) => n.as_i64()?.to_string(),
+        (Ty::F32 | Ty::F64, Value::Number(n)) => format!("{:?}", n.as_f64()?),
+        (Ty::String, Value::String(s)) => format!("{}.to_string()", super::text::string_literal(s)),
         (Ty::Named(name), Value::String(s)) => {
             let def = crate::lower::resolve(&api.types, name)?;
             match &def.kind {
                 TypeKind::Enum(variants) => {
                     let variant = ident(&variants.iter().find(|v| &v.wire == s)?.rust);
-                    let name = ident(&def.name);
-                    quote!(#models #name::#variant)
+                    format!("{models}{}::{variant}", ident(&def.name))
                 }
                 _ => return None,
             }

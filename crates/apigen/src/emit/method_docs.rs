@@ -1,11 +1,8 @@
 //! The doc comment and deprecation note of an operation's method, the same
 //! on the route trait and on the client.
 
-use super::doc_comments::doc_paragraphs;
 use super::text;
 use crate::ir::{Operation, Stability};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// The doc comment's paragraphs and the deprecation note of an
 /// operation's method, on the route trait and the client alike.
@@ -52,13 +49,18 @@ impl MethodDocs {
         }
     }
 
-    /// The doc comment and `#[deprecated]` as tokens.
-    pub fn tokens(&self) -> (TokenStream, Option<TokenStream>) {
-        let deprecated = self
-            .deprecated
+    /// The doc attributes, as text for prettyplease to lay out.
+    pub fn doc_attrs(&self) -> String {
+        text::doc_attrs(&self.paragraphs)
+    }
+
+    /// `#[deprecated(note = ...)]`, or nothing, as text for prettyplease
+    /// to lay out.
+    pub fn deprecated_attr(&self) -> String {
+        self.deprecated
             .as_ref()
-            .map(|note| quote!(#[deprecated(note = #note)]));
-        (doc_paragraphs(&self.paragraphs), deprecated)
+            .map(|note| format!("#[deprecated(note = {})]", text::string_literal(note)))
+            .unwrap_or_default()
     }
 
     /// The doc comment, then `cfg` (an attribute's line, or nothing),

@@ -10,7 +10,6 @@ use super::text::{self, Pieces};
 use crate::ir::{
     Api, Checks, Media, Number, Operation, Response, Shape, Status, TextFormat, Ty, TypeKind,
 };
-use quote::quote;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -196,7 +195,7 @@ fn service(api: &Api) -> String {
         ANSWER
     };
     let error_type = match &api.error_type {
-        Some(shape) => text::compact(&super::rust_type(shape, &quote!(models::))),
+        Some(shape) => super::rust_type(shape, "models::"),
         None => "serde_json::Value".to_string(),
     };
     text::fill(

@@ -62,8 +62,8 @@ use crate::ir::{Api, Response, Shape, Status, Ty, TypeKind};
 use crate::{Config, Files};
 use doc_comments::doc_lines;
 use jobs::Jobs;
-use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::Ident;
+use quote::format_ident;
 use render::{in_block, module, preamble, render, space_items};
 
 /// Types per job: models are written in chunks, on as many threads as the
@@ -117,7 +117,7 @@ fn emit_part(api: &Api, config: &Config, part: Part) -> Files {
         Part::Webhooks => String::new(),
     });
     let server_head = jobs.one(move || server::head(api, gates));
-    let axum_rs = jobs.one(move || render(axum::items(api, gates)));
+    let axum_rs = jobs.one(move || render(&axum::items(api, gates)));
     let handlers = jobs.each(&op_chunks, |chunk| glue::handlers(api, gates, chunk));
     let client_head = jobs.one(move || client::head(api, whole));
     let methods = jobs.each(&op_chunks, |chunk| client::methods(api, gates, chunk));
@@ -311,33 +311,29 @@ pub(crate) fn ident(name: &str) -> Ident {
     format_ident!("{}", name)
 }
 
-/// The Rust type of a shape. `models` is the path prefix of named types.
-pub(crate) fn rust_type(shape: &Shape, models: &TokenStream) -> TokenStream {
+/// The Rust type of a shape, as a person writes it
+/// (`Option<Vec<models::Pet>>`). `models` is the path prefix of named
+/// types: `"models::"`, `"super::models::"`, or `""` inside `models`.
+pub(crate) fn rust_type(shape: &Shape, models: &str) -> String {
     match &shape.ty {
-        Ty::Bool => quote!(bool),
-        Ty::I32 => quote!(i32),
-        Ty::I64 => quote!(i64),
-        Ty::F32 => quote!(f32),
-        Ty::F64 => quote!(f64),
-        Ty::String => quote!(String),
-        Ty::DateTime => quote!(chrono::DateTime<chrono::Utc>),
-        Ty::Date => quote!(chrono::NaiveDate),
-        Ty::Uuid => quote!(uuid::Uuid),
-        Ty::Base64 => quote!(runtime::Base64),
-        Ty::Json => quote!(serde_json::Value),
-        Ty::Bytes => quote!(Vec<u8>),
-        Ty::Array(items) => {
-            let items = rust_type(items, models);
-            quote!(Vec<#items>)
-        }
-        Ty::Map(values) => {
-            let values = rust_type(values, models);
-            quote!(std::collections::BTreeMap<String, #values>)
-        }
-        Ty::Named(name) => {
-            let name = ident(name);
-            quote!(#models #name)
-        }
+        Ty::Bool => "bool".into(),
+        Ty::I32 => "i32".into(),
+        Ty::I64 => "i64".into(),
+        Ty::F32 => "f32".into(),
+        Ty::F64 => "f64".into(),
+        Ty::String => "String".into(),
+        Ty::DateTime => "chrono::DateTime<chrono::Utc>".into(),
+        Ty::Date => "chrono::NaiveDate".into(),
+        Ty::Uuid => "uuid::Uuid".into(),
+        Ty::Base64 => "runtime::Base64".into(),
+        Ty::Json => "serde_json::Value".into(),
+        Ty::Bytes => "Vec<u8>".into(),
+        Ty::Array(items) => format!("Vec<{}>", rust_type(items, models)),
+        Ty::Map(values) => format!(
+            "std::collections::BTreeMap<String, {}>",
+            rust_type(values, models)
+        ),
+        Ty::Named(name) => format!("{models}{}", ident(name)),
     }
 }
 

@@ -16,10 +16,8 @@ use super::text::{self, Expr, Pieces};
 use super::validation::{check_expr, check_fn};
 use super::{ident, rust_type};
 use crate::ir::{Api, Media, Operation, Param, Response, Shape, Status, Ty};
-use proc_macro2::TokenStream;
-use quote::quote;
 
-const MODELS: fn() -> TokenStream = || quote!(models::);
+const MODELS: &str = "models::";
 
 /// The module's doc comment.
 pub const DOC: &str = "Requests, responses and route traits: one method per operation.";
@@ -94,17 +92,17 @@ pub fn operation_items(api: &Api, gates: &Gates, ops: &[crate::ir::Operation]) -
     pieces.finish()
 }
 
-fn error_body_type(api: &Api) -> TokenStream {
+fn error_body_type(api: &Api) -> String {
     match &api.error_type {
-        Some(shape) => rust_type(shape, &MODELS()),
-        None => quote!(serde_json::Value),
+        Some(shape) => rust_type(shape, MODELS),
+        None => "serde_json::Value".to_string(),
     }
 }
 
 /// `ErrorResponse`, its constructor and accessors: a template, the body's
 /// type filled in.
 fn error_response(api: &Api) -> String {
-    error_response_of(&text::compact(&error_body_type(api)))
+    error_response_of(&error_body_type(api))
 }
 
 fn error_response_of(body: &str) -> String {
@@ -147,29 +145,25 @@ fn method(op: &Operation, out: &mut String) {
 }
 
 /// The type of a parameter in the request struct.
-fn param_type(api: &Api, p: &Param) -> TokenStream {
-    let ty = rust_type(&p.shape, &MODELS());
+fn param_type(api: &Api, p: &Param) -> String {
+    let ty = rust_type(&p.shape, MODELS);
     if p.required || param_default(api, p).is_some() {
         ty
     } else {
-        quote!(Option<#ty>)
+        format!("Option<{ty}>")
     }
 }
 
-pub(crate) fn param_default(api: &Api, p: &Param) -> Option<TokenStream> {
-    super::literals::default_expr(p.default.as_ref()?, &p.shape, api, &MODELS())
+pub(crate) fn param_default(api: &Api, p: &Param) -> Option<String> {
+    super::literals::default_expr(p.default.as_ref()?, &p.shape, api, MODELS)
 }
 
 /// An operation's request struct, its `Default` when nothing is required,
 /// and its `Validate` impl when something is checked.
-fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
+fn request(api: &Api, op: &Operation, cfg: &str, pieces: &mut Pieces) {
     let name = format!("{}Request", op.type_name);
     let cfg_line = text::cfg_line(cfg);
-    let defaults: Vec<Option<String>> = op
-        .params
-        .iter()
-        .map(|p| param_default(api, p).map(|d| text::compact(&d)))
-        .collect();
+    let defaults: Vec<Option<String>> = op.params.iter().map(|p| param_default(api, p)).collect();
     // Nothing required: a default request, with the spec's defaults.
     let default_fields: Option<Vec<(String, Expr)>> = op
         .params
@@ -226,11 +220,11 @@ fn request(api: &Api, op: &Operation, cfg: &TokenStream, pieces: &mut Pieces) {
         out.push_str(&format!(
             "    pub {}: {},\n",
             ident(&p.rust),
-            text::compact(&param_type(api, p))
+            param_type(api, p)
         ));
     }
     if let Some(b) = &op.body {
-        let ty = text::compact(&rust_type(&b.shape, &MODELS()));
+        let ty = rust_type(&b.shape, MODELS);
         let ty = if b.required {
             ty
         } else {
@@ -341,7 +335,7 @@ fn converts_error_body(api: &Api, r: &Response) -> bool {
 
 /// The response enum of an operation whose responses are the same as an
 /// earlier one's: an alias of that one's enum.
-fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> String {
+fn response_alias(op: &Operation, owner: &str, cfg: &str) -> String {
     let docs = text::doc_line(
         &format!(
             "The responses `{}` can give: the same as [`{owner}Response`]'s.",
@@ -359,7 +353,7 @@ fn response_alias(op: &Operation, owner: &str, cfg: &TokenStream) -> String {
 /// An operation's response enum, its server side (how it is sent, how an
 /// error becomes it) and its client side (how an answer is read as it),
 /// each under its attribute ([`Gates::response_attrs`]).
-fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStream; 3]) -> String {
+fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[String; 3]) -> String {
     let name = format!("{}Response", op.type_name);
     let mut out = response_enum(op, &name, cfg);
     if let Some(read) = super::reading::read_impl(api, op, &name, client_cfg) {
@@ -391,7 +385,7 @@ fn response(api: &Api, op: &Operation, [server_cfg, client_cfg, cfg]: &[TokenStr
 }
 
 /// The response enum of `op`, named `name`: a variant per declared status.
-fn response_enum(op: &Operation, name: &str, cfg: &TokenStream) -> String {
+fn response_enum(op: &Operation, name: &str, cfg: &str) -> String {
     // A stream of events is read once: neither cloned nor compared.
     let derives = if op.responses.iter().any(|r| r.media.streams()) {
         "#[derive(Debug)]"
@@ -522,7 +516,7 @@ fn into_http_arms(api: &Api, op: &Operation) -> Vec<(String, Expr)> {
 /// events, a `runtime::EventStream` of them that `owner` (the response
 /// enum) types a reconnect's other answers with.
 fn body_type(r: &Response, body: &Shape, owner: &str) -> String {
-    let ty = text::compact(&rust_type(body, &MODELS()));
+    let ty = rust_type(body, MODELS);
     match r.media {
         Media::Events => format!("runtime::EventStream<{ty}, {owner}>"),
         Media::Items(_) => format!("runtime::ItemStream<{ty}, {owner}>"),
@@ -545,7 +539,7 @@ fn body_and_headers(r: &Response, owner: &str, vis: &str, indent: &str) -> Strin
         out.push_str(&format!(
             "{indent}{vis}{}: {},\n",
             ident(&h.rust),
-            text::compact(&header_type(h.required, &h.shape))
+            header_type(h.required, &h.shape)
         ));
     }
     out
@@ -798,12 +792,12 @@ fn read_error(api: &Api, r: &Response, ctor: &str) -> Option<Expr> {
     Some(Expr::Block(statements, Box::new(value)))
 }
 
-fn header_type(required: bool, shape: &Shape) -> TokenStream {
-    let ty = rust_type(shape, &MODELS());
+fn header_type(required: bool, shape: &Shape) -> String {
+    let ty = rust_type(shape, MODELS);
     if required {
         ty
     } else {
-        quote!(Option<#ty>)
+        format!("Option<{ty}>")
     }
 }
 
@@ -886,9 +880,13 @@ mod tests {
         for n in [1, 20, 21, 60] {
             let body = format!("models::{}", "E".repeat(n));
             let written = super::error_response_of(&body);
-            let printed = super::super::render::render(super::text::tokens(&written));
+            let printed = super::super::render::render(&written);
             assert_eq!(written, printed, "body type {body}");
-            assert_eq!(written.contains("pub fn new(\n"), n > 20, "body type {body}");
+            assert_eq!(
+                written.contains("pub fn new(\n"),
+                n > 20,
+                "body type {body}"
+            );
         }
     }
 }

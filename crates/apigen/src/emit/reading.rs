@@ -5,8 +5,6 @@
 use super::text::{self, Expr};
 use super::{ident, rust_type};
 use crate::ir::{Api, Media, Operation, Response, Status, Ty};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// Where an answer is read into a response enum: the enum (`Self`, or
 /// `operations::XResponse`), the path of the shared responses, the answer
@@ -58,12 +56,7 @@ pub(crate) fn match_status(api: &Api, op: &Operation, reading: &Reading<'_>) -> 
 /// `impl runtime::ReadAnswer` for an operation's response enum `name`,
 /// under `cfg`, as text; `None` for one holding a stream of events, which
 /// its client method reads.
-pub(crate) fn read_impl(
-    api: &Api,
-    op: &Operation,
-    name: &str,
-    cfg: &TokenStream,
-) -> Option<String> {
+pub(crate) fn read_impl(api: &Api, op: &Operation, name: &str, cfg: &str) -> Option<String> {
     if op.responses.iter().any(|r| r.media.streams()) {
         return None;
     }
@@ -136,7 +129,7 @@ pub(crate) fn read_answer(api: &Api, r: &Response, ctor: &str, read_fn: Option<&
                 };
                 Expr::call(method, vec![Expr::Text(wire)], "?")
             } else {
-                let ty = text::compact(&rust_type(&h.shape, &quote!(super::models::)));
+                let ty = rust_type(&h.shape, "super::models::");
                 let kind = match &h.shape.ty {
                     Ty::Array(_) => "runtime::ValueKind::Array",
                     Ty::Map(_) | Ty::Named(_) => "runtime::ValueKind::Object",

@@ -1,9 +1,7 @@
-//! Token streams rendered as formatted source (`syn` and `prettyplease`),
-//! and the files put together from their parts.
+//! Items of an irregular shape, written as text, laid out by prettyplease
+//! (parsed with `syn`), and the files put together from their parts.
 
 use crate::Config;
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// A module file: its doc comment, its imports (decided from the IR by
 /// each emitter, never by reading the rendered text), and the body.
@@ -27,8 +25,10 @@ pub(super) fn preamble(config: &Config) -> String {
     )
 }
 
-pub(super) fn render(tokens: TokenStream) -> String {
-    match syn::parse2::<syn::File>(tokens) {
+/// Items written as text, laid out as prettyplease prints them, a blank
+/// line between items ([`space_items`]).
+pub(super) fn render(items: &str) -> String {
+    match syn::parse2::<syn::File>(super::text::tokens(items)) {
         Ok(file) => space_items(&prettyplease::unparse(&file)),
         // Reaching this is a bug in the emitter, not in the document: make
         // the generated crate fail to build, saying why.
@@ -38,8 +38,8 @@ pub(super) fn render(tokens: TokenStream) -> String {
 
 /// Items of a block (the methods of an `impl`), rendered on their own:
 /// the lines prettyplease prints between the block's braces.
-pub(super) fn render_in_block(items: TokenStream) -> String {
-    let block = render(quote!(impl Block { #items }));
+pub(super) fn render_in_block(items: &str) -> String {
+    let block = render(&format!("impl Block {{\n{items}}}\n"));
     match block.strip_prefix("impl Block {\n") {
         Some(inside) => inside.strip_suffix("}\n").unwrap_or(inside).to_string(),
         // An empty block is printed on one line.

@@ -19,7 +19,6 @@ use super::gates::Gates;
 use super::ident;
 use super::text::{self, Expr};
 use crate::ir::{Api, Operation};
-use quote::quote;
 use std::collections::HashMap;
 
 /// The module's doc comment.
@@ -252,7 +251,7 @@ pub fn path_guard(op: &Operation, argument: &str) -> Option<String> {
         .filter_map(|p| {
             let whole = format!("{{{}}}", p.wire);
             let at = segments.iter().position(|s| *s == whole)?;
-            let ty = text::compact(&super::rust_type(&p.shape, &quote!(models::)));
+            let ty = super::rust_type(&p.shape, "models::");
             let check = match argument {
                 "context" => "runtime::segment_is",
                 _ => "runtime::path_segment_is",
@@ -286,7 +285,7 @@ fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut Strin
     for o in ops {
         if !groups.contains(&o.group.as_str()) {
             groups.push(&o.group);
-            features.extend(gates.group(&o.group).map(|p| text::compact(&p)));
+            features.extend(gates.group(&o.group).map(|p| p));
         }
     }
     let any = if features.len() == 1 {
@@ -294,12 +293,7 @@ fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut Strin
     } else {
         format!("any({})", features.join(", "))
     };
-    let on = |o: &Operation| {
-        gates
-            .group(&o.group)
-            .map(|p| text::compact(&p))
-            .unwrap_or_default()
-    };
+    let on = |o: &Operation| gates.group(&o.group).map(|p| p).unwrap_or_default();
     out.push_str(&format!("    #[cfg({any})]\n"));
     Expr::call("web::resource", vec![Expr::text(path)], "").write(out, 4, "let resource = ", ";");
     for o in ops {

@@ -5,7 +5,7 @@
 //! lays itself out as rustfmt would. [`Pieces`] keeps text and the few
 //! items still built as tokens in order.
 
-use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 
 /// The width lines are kept within where they can be broken, as rustfmt keeps them.
 pub(crate) const WIDTH: usize = 100;
@@ -14,15 +14,16 @@ pub(crate) const WIDTH: usize = 100;
 /// prettyplease, now templates, keep their lines: its margin.
 pub(crate) const ITEM_WIDTH: usize = 89;
 
-/// A part of a file: token streams rendered together, and text written
-/// as it is, in the order they were added. Items are separated by a
-/// blank line.
+/// A part of a file: items of an irregular shape laid out together by
+/// prettyplease, and formatted text written as it is, in the order they
+/// were added. Items are separated by a blank line.
 #[derive(Default)]
 pub(crate) struct Pieces {
-    tokens: TokenStream,
+    /// Items not yet laid out ([`Pieces::printed`]).
+    printed: String,
     out: String,
-    /// Whether the items are inside a block (`impl Client { ... }`), their
-    /// tokens rendered as its items.
+    /// Whether the items are inside a block (`impl Client { ... }`), laid
+    /// out as its items.
     in_block: bool,
 }
 
@@ -35,9 +36,11 @@ impl Pieces {
         }
     }
 
-    /// Items built as tokens.
-    pub fn tokens(&mut self, tokens: TokenStream) {
-        self.tokens.extend(tokens);
+    /// Items written as text of an irregular shape (unformatted), laid out
+    /// by prettyplease with those added next to them.
+    pub fn printed(&mut self, text: &str) {
+        self.printed.push_str(text);
+        self.printed.push('\n');
     }
 
     /// Items written as text, each line ending in a newline.
@@ -53,12 +56,12 @@ impl Pieces {
     }
 
     fn flush(&mut self) {
-        if !self.tokens.is_empty() {
-            let tokens = std::mem::take(&mut self.tokens);
+        if !self.printed.is_empty() {
+            let items = std::mem::take(&mut self.printed);
             let rendered = if self.in_block {
-                super::render::render_in_block(tokens)
+                super::render::render_in_block(&items)
             } else {
-                super::render::render(tokens)
+                super::render::render(&items)
             };
             self.push(&rendered);
         }
@@ -94,7 +97,12 @@ pub(crate) fn doc_comment(lines: &[String], marker: &str, indent: &str) -> Strin
     doc_lines_as(lines, marker, indent, |c| c == '\r' || c == '\n')
 }
 
-fn doc_lines_as(lines: &[String], marker: &str, indent: &str, attribute: fn(char) -> bool) -> String {
+fn doc_lines_as(
+    lines: &[String],
+    marker: &str,
+    indent: &str,
+    attribute: fn(char) -> bool,
+) -> String {
     let mut out = String::new();
     for line in lines {
         if line.contains(attribute) {
@@ -107,89 +115,23 @@ fn doc_lines_as(lines: &[String], marker: &str, indent: &str, attribute: fn(char
     out
 }
 
+/// Doc attributes (`#[doc = " ..."]`) for `paragraphs`, for items laid
+/// out by prettyplease, which prints them as comments.
+pub(crate) fn doc_attrs(paragraphs: &[Option<String>]) -> String {
+    let text = super::doc_comments::joined_paragraphs(paragraphs);
+    super::doc_comments::doc_lines(Some(&text))
+        .iter()
+        .map(|line| format!("#[doc = {}]\n", string_literal(line)))
+        .collect()
+}
+
 /// A `cfg` attribute on a line of its own; nothing for none.
-pub(crate) fn cfg_line(cfg: &TokenStream) -> String {
-    match compact(cfg) {
-        line if line.is_empty() => line,
-        line => line + "\n",
+pub(crate) fn cfg_line(cfg: &str) -> String {
+    if cfg.is_empty() {
+        String::new()
+    } else {
+        format!("{cfg}\n")
     }
-}
-
-/// A short token stream (a type, a path, a `cfg` attribute) as a person
-/// writes it: `Option<Vec<models::Pet>>`, `#[cfg(feature = "pets")]`.
-pub(crate) fn compact(tokens: &TokenStream) -> String {
-    let mut out = String::new();
-    write_compact(tokens.clone(), &mut out);
-    out
-}
-
-fn write_compact(tokens: TokenStream, out: &mut String) {
-    // Whether the next word needs a space before it.
-    let mut space = false;
-    for tree in tokens {
-        match tree {
-            TokenTree::Ident(ident) => {
-                if space {
-                    out.push(' ');
-                }
-                out.push_str(&ident.to_string());
-                space = true;
-            }
-            TokenTree::Literal(literal) => {
-                if space {
-                    out.push(' ');
-                }
-                out.push_str(&literal.to_string());
-                space = true;
-            }
-            TokenTree::Punct(punct) => {
-                let c = punct.as_char();
-                let joint = punct.spacing() == Spacing::Joint;
-                match c {
-                    ',' => {
-                        out.push(',');
-                        space = true;
-                    }
-                    '=' if !joint && !out.ends_with(['=', '!', '<', '>']) => {
-                        out.push_str(" = ");
-                        space = false;
-                    }
-                    _ => {
-                        // A lone operator between words keeps its spaces
-                        // (`a + b`); paths, generics and references do not.
-                        let spaced = !joint && space && matches!(c, '+' | '|');
-                        if spaced {
-                            out.push(' ');
-                        }
-                        out.push(c);
-                        space = spaced;
-                    }
-                }
-            }
-            TokenTree::Group(group) => {
-                // `&'a [T]`: a slice after a lifetime; else `f(x)`, `a[i]`.
-                if space && group.delimiter() == Delimiter::Bracket && after_lifetime(out) {
-                    out.push(' ');
-                }
-                let (open, close) = match group.delimiter() {
-                    Delimiter::Parenthesis => ("(", ")"),
-                    Delimiter::Bracket => ("[", "]"),
-                    Delimiter::Brace => ("{ ", " }"),
-                    Delimiter::None => ("", ""),
-                };
-                out.push_str(open);
-                write_compact(group.stream(), out);
-                out.push_str(close);
-                space = true;
-            }
-        }
-    }
-}
-
-/// Whether the text ends in a lifetime (`'static`).
-fn after_lifetime(out: &str) -> bool {
-    let word = out.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
-    word.len() < out.len() && word.ends_with('\'')
 }
 
 /// `head` followed by `items` in `open`/`close`, separated by commas: on
@@ -562,11 +504,12 @@ impl Expr {
         }
     }
 
-    /// The expression as tokens, for the items still built with `quote`.
-    pub fn tokens(&self) -> TokenStream {
+    /// The expression written at no indentation, for items laid out by
+    /// prettyplease ([`Pieces::printed`]).
+    pub fn written(&self) -> String {
         let mut text = String::new();
         self.write(&mut text, 0, "", "");
-        tokens(&text)
+        text
     }
 }
 
@@ -637,50 +580,6 @@ mod tests {
         // A value is never read as a template itself.
         assert_eq!(fill("${a}", &[("a", "${b}")]), "${b}");
     }
-    use quote::quote;
-
-    /// Every token, spacing aside.
-    fn leaves(tokens: TokenStream) -> Vec<String> {
-        tokens
-            .into_iter()
-            .flat_map(|tree| match tree {
-                TokenTree::Group(g) => {
-                    let mut inner = vec![format!("{:?}", g.delimiter())];
-                    inner.extend(leaves(g.stream()));
-                    inner
-                }
-                TokenTree::Punct(p) => vec![p.as_char().to_string()],
-                other => vec![other.to_string()],
-            })
-            .collect()
-    }
-
-    #[test]
-    fn types_and_attributes_read_as_written() {
-        let cases = [
-            (
-                quote!(Option<Option<models::Pet>>),
-                "Option<Option<models::Pet>>",
-            ),
-            (
-                quote!(std::collections::BTreeMap<String, serde_json::Value>),
-                "std::collections::BTreeMap<String, serde_json::Value>",
-            ),
-            (quote!(&'static [&'static str]), "&'static [&'static str]"),
-            (
-                quote!(#[cfg(any(feature = "a", feature = "b-c"))]),
-                "#[cfg(any(feature = \"a\", feature = \"b-c\"))]",
-            ),
-            (quote!((Option<i64>, Vec<u8>)), "(Option<i64>, Vec<u8>)"),
-        ];
-        for (tokens, text) in cases {
-            assert_eq!(compact(&tokens), text);
-            // And it is still the same tokens.
-            let reparsed: TokenStream = text.parse().unwrap();
-            assert_eq!(leaves(reparsed), leaves(tokens));
-        }
-    }
-
     #[test]
     fn expressions_break_at_their_chain_then_between_arguments() {
         let read = |limit: &str| {
@@ -795,7 +694,9 @@ mod tests {
             )
         );
         // What is written reads back as tokens.
-        assert!(!check.tokens().to_string().contains("compile_error"));
+        assert!(!tokens(&check.written())
+            .to_string()
+            .contains("compile_error"));
     }
 
     #[test]

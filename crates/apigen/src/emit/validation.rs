@@ -3,7 +3,6 @@
 
 use super::text::{self, Expr};
 use crate::ir::{Api, Number, Shape, Ty, TypeKind};
-use proc_macro2::TokenStream;
 
 /// An expression of type `Result<(), runtime::Violation>` checking the value
 /// `value` (an expression of type `&T`) against the shape's bounds, or `None`
@@ -161,7 +160,7 @@ fn number_checks(value: &str, shape: &Shape, checks: &mut Vec<Expr>) {
 
 /// A `Validate` impl for `name` under `cfg` running `checks` (statements
 /// returning a violation), as text.
-pub(crate) fn validate_impl(name: &str, cfg: &TokenStream, checks: &[Expr]) -> String {
+pub(crate) fn validate_impl(name: &str, cfg: &str, checks: &[Expr]) -> String {
     let mut out = format!(
         "{}impl runtime::Validate for {name} {{\n    \
          fn validate(&self) -> Result<(), runtime::Violation> {{\n",

@@ -5,7 +5,6 @@ use super::type_docs_text;
 use crate::emit::gates::ImplCfg;
 use crate::emit::text::{self};
 use crate::ir::TypeDef;
-use proc_macro2::TokenStream;
 
 /// The impls of every string enum: its values, `runtime::StringEnum`,
 /// the standard traits and serde, through the runtime.
@@ -16,7 +15,7 @@ const TEMPLATE: &str = include_str!("templates/enum.rs.in");
 pub(super) fn enumeration(
     def: &TypeDef,
     variants: &[crate::ir::EnumVariant],
-    cfg: &TokenStream,
+    cfg: &str,
     serde: &[ImplCfg; 2],
 ) -> String {
     let [write, read] = serde.each_ref().map(ImplCfg::line);

@@ -29,15 +29,12 @@ mod record;
 mod structs;
 mod unions;
 
-use super::doc_comments::doc_paragraphs;
 use super::gates::Gates;
-use super::text::{self, compact, Expr, Pieces};
+use super::text::{self, Expr, Pieces};
 use super::validation::check_expr;
 use super::{ident, rust_type};
 use crate::ir::{Api, Field, TypeDef, TypeKind};
 use enums::enumeration;
-use proc_macro2::TokenStream;
-use quote::quote;
 use structs::{structure, validate_impl};
 use unions::union;
 
@@ -74,16 +71,17 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     let mut pieces = Pieces::default();
     for def in defs {
         let own = gates.of_type(&def.name);
-        let serde = gates.serde_cfgs(&def.name, own.as_ref());
+        let serde = gates.serde_cfgs(&def.name, own.as_deref());
         let cfg = Gates::attr(own);
         match &def.kind {
             TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &mut pieces),
             TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &serde)),
             TypeKind::Union(u) => {
-                pieces.tokens(union(api, def, u, type_docs(def, &cfg), &cfg, &serde));
+                let docs = text::doc_attrs(&type_paragraphs(def));
+                pieces.printed(&union(api, def, u, &docs, &text::cfg_line(&cfg), &serde));
             }
             TypeKind::Alias(shape) => {
-                let ty = compact(&rust_type(shape, &quote!()));
+                let ty = rust_type(shape, "");
                 let name = ident(&def.name).to_string();
                 pieces.text(&(type_docs_text(def, &cfg) + &text::type_alias(&name, &ty)));
             }
@@ -101,26 +99,14 @@ fn type_paragraphs(def: &TypeDef) -> [Option<String>; 2] {
     [def.doc.clone(), deprecated]
 }
 
-/// A type's doc comment and `cfg` attribute.
-fn type_docs(def: &TypeDef, cfg: &TokenStream) -> TokenStream {
-    let docs = doc_paragraphs(&type_paragraphs(def));
-    quote!(#docs #cfg)
-}
-
 /// A type's doc comment and `cfg` attribute, as text.
-fn type_docs_text(def: &TypeDef, cfg: &TokenStream) -> String {
+fn type_docs_text(def: &TypeDef, cfg: &str) -> String {
     text::doc_text(&type_paragraphs(def), "") + &text::cfg_line(cfg)
 }
 
 /// A struct wrapping a shape that leads back to itself.
-fn newtype(
-    api: &Api,
-    def: &TypeDef,
-    shape: &crate::ir::Shape,
-    boxed: bool,
-    cfg: &TokenStream,
-) -> String {
-    let ty = compact(&rust_type(shape, &quote!()));
+fn newtype(api: &Api, def: &TypeDef, shape: &crate::ir::Shape, boxed: bool, cfg: &str) -> String {
+    let ty = rust_type(shape, "");
     let ty = if boxed { format!("Box<{ty}>") } else { ty };
     let mut out = format!(
         "{}#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]\n\
@@ -137,13 +123,13 @@ fn newtype(
     out
 }
 
-fn field_type(f: &Field) -> TokenStream {
-    let ty = rust_type(&f.shape, &quote!());
-    let ty = if f.boxed { quote!(Box<#ty>) } else { ty };
+fn field_type(f: &Field) -> String {
+    let ty = rust_type(&f.shape, "");
+    let ty = if f.boxed { format!("Box<{ty}>") } else { ty };
     if three_state(f) {
-        quote!(runtime::Nullable<#ty>)
+        format!("runtime::Nullable<{ty}>")
     } else if is_optional(f) {
-        quote!(Option<#ty>)
+        format!("Option<{ty}>")
     } else {
         ty
     }

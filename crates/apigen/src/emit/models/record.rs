@@ -2,10 +2,8 @@
 
 use crate::emit::gates::ImplCfg;
 use crate::emit::rust_type;
-use crate::emit::text::{self, compact};
+use crate::emit::text;
 use crate::ir::{Struct, TypeDef};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// How a field is read from its slot and written back, as its schema says.
 pub(super) enum Reading {
@@ -30,12 +28,12 @@ pub(super) enum Reading {
 
 impl Reading {
     /// The slot's type for a field whose plain type is `plain`.
-    fn slot(&self, plain: &TokenStream) -> TokenStream {
+    fn slot(&self, plain: &str) -> String {
         match self {
             Reading::OptionalNullable | Reading::RequiredNullable | Reading::ThreeState => {
-                quote!(Option<Option<#plain>>)
+                format!("Option<Option<{plain}>>")
             }
-            _ => quote!(Option<#plain>),
+            _ => format!("Option<{plain}>"),
         }
     }
 }
@@ -46,7 +44,7 @@ impl Reading {
 /// null and have no text `null`.
 #[derive(Clone, Copy)]
 pub(super) struct Slots<'a> {
-    pub(super) named: &'a [(proc_macro2::Ident, &'a str, Reading, TokenStream)],
+    pub(super) named: &'a [(proc_macro2::Ident, &'a str, Reading, String)],
     pub(super) flattened: &'a [proc_macro2::Ident],
     pub(super) shared: &'a [usize],
     pub(super) null_text: &'a [usize],
@@ -76,7 +74,7 @@ pub(super) fn record(def: &TypeDef, s: &Struct, slots: &Slots<'_>, serde: &[Impl
         .collect();
     let mut slot_types: Vec<String> = named
         .iter()
-        .map(|(_, _, reading, plain)| compact(&reading.slot(plain)))
+        .map(|(_, _, reading, plain)| reading.slot(plain))
         .collect();
     let mut empty: Vec<String> = named.iter().map(|_| "None".to_string()).collect();
     let others = others(s, slots, &mut slot_types, &mut empty);
@@ -154,7 +152,7 @@ fn others(
             "keep_json",
         )
     } else if let Some(shape) = &s.additional {
-        let ty = compact(&rust_type(shape, &quote!()));
+        let ty = rust_type(shape, "");
         keep(format!("std::collections::BTreeMap<String, {ty}>"), "keep")
     } else if s.deny_unknown {
         "    const OTHERS: runtime::Others = runtime::Others::Deny;\n".into()
@@ -279,7 +277,7 @@ fn finish(name: &str, s: &Struct, slots: &Slots<'_>) -> (String, String) {
 /// The required properties bound from their slots by one `let ... else`,
 /// which checks them all at once (one early return a record, not one a
 /// property).
-fn present(named: &[(proc_macro2::Ident, &str, Reading, TokenStream)]) -> String {
+fn present(named: &[(proc_macro2::Ident, &str, Reading, String)]) -> String {
     let required: Vec<(usize, &str)> = named
         .iter()
         .enumerate()

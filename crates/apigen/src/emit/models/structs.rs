@@ -5,12 +5,11 @@ use super::record::{record, Reading, Slots};
 use super::{field_type, is_optional, three_state, to_snake, type_docs_text};
 use crate::emit::gates::ImplCfg;
 use crate::emit::literals::default_expr;
-use crate::emit::text::{self, compact, Expr, Pieces};
+use crate::emit::text::{self, Expr, Pieces};
 use crate::emit::validation::{check_expr, check_fn};
 use crate::emit::{ident, rust_type};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind};
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::format_ident;
 
 /// Whether the text `null` may be a value of the shape itself (a string
 /// without a format, an enum that lists it, any JSON), so that a form's
@@ -74,7 +73,7 @@ fn reading(f: &Field) -> Reading {
 
 /// A struct's `Validate` impl, where a request can carry it: each field's
 /// checks, and the additional properties'.
-fn struct_validate(api: &Api, def: &TypeDef, s: &Struct, cfg: &TokenStream) -> Option<String> {
+fn struct_validate(api: &Api, def: &TypeDef, s: &Struct, cfg: &str) -> Option<String> {
     let checks = s.fields.iter().map(|f| field_check(api, f));
     let additional_check = s.additional.as_ref().and_then(|shape| {
         let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
@@ -91,14 +90,15 @@ pub(super) fn structure(
     api: &Api,
     def: &TypeDef,
     s: &Struct,
-    cfg: &TokenStream,
+    cfg: &str,
     serde: &[ImplCfg; 2],
     pieces: &mut Pieces,
 ) {
     let docs = type_docs_text(def, cfg);
-    let mut defaults = Vec::new();
+    // Printed by prettyplease, which lays each out by its length.
+    let mut defaults = String::new();
     // Per named property: its field, wire name, reading and plain type.
-    let mut named: Vec<(proc_macro2::Ident, &str, Reading, TokenStream)> = Vec::new();
+    let mut named: Vec<(proc_macro2::Ident, &str, Reading, String)> = Vec::new();
     let mut flattened: Vec<proc_macro2::Ident> = Vec::new();
     // The indices in `named` of the properties the flattened parts read too.
     let mut shared: Vec<usize> = Vec::new();
@@ -110,10 +110,14 @@ pub(super) fn structure(
         .map(|f| {
             let fname = ident(&f.rust);
             let mut paragraphs = field_paragraphs(f);
-            let plain = rust_type(&f.shape, &quote!());
-            let plain = if f.boxed { quote!(Box<#plain>) } else { plain };
+            let plain = rust_type(&f.shape, "");
+            let plain = if f.boxed {
+                format!("Box<{plain}>")
+            } else {
+                plain
+            };
             if f.flatten {
-                let ty = compact(&field_type(f));
+                let ty = field_type(f);
                 let docs = text::doc_text(std::slice::from_ref(&f.doc), "    ");
                 flattened.push(fname.clone());
                 return format!("{docs}    pub {fname}: {ty},\n");
@@ -126,13 +130,8 @@ pub(super) fn structure(
                     f.rust.trim_end_matches('_')
                 );
                 // Only reading fills a default in.
-                let read = serde[1].attr();
-                defaults.push(quote! {
-                    #read
-                    fn #fn_name() -> #plain {
-                        #expr
-                    }
-                });
+                let read = serde[1].line();
+                defaults.push_str(&format!("{read}fn {fn_name}() -> {plain} {{ {expr} }}\n"));
                 paragraphs.push(Some(format!("Defaults to `{value}`.")));
                 (Reading::Defaulted(fn_name), plain.clone())
             } else {
@@ -153,11 +152,11 @@ pub(super) fn structure(
             }
             named.push((fname.clone(), f.wire.as_str(), reading, plain));
             let docs = text::doc_text(&paragraphs, "    ");
-            format!("{docs}    pub {fname}: {},\n", compact(&ty))
+            format!("{docs}    pub {fname}: {ty},\n")
         })
         .collect();
     if let Some(shape) = &s.additional {
-        let ty = compact(&rust_type(shape, &quote!()));
+        let ty = rust_type(shape, "");
         fields.push(format!(
             "    /// Properties beyond the named ones.\n    \
              pub additional_properties: std::collections::BTreeMap<String, {ty}>,\n"
@@ -173,7 +172,7 @@ pub(super) fn structure(
         "{docs}#[derive(Debug, Clone, PartialEq)]\npub struct {} {body}",
         def.name
     ));
-    pieces.tokens(quote!(#(#defaults)*));
+    pieces.printed(&defaults);
     let slots = Slots {
         named: &named,
         flattened: &flattened,
@@ -194,7 +193,7 @@ pub(super) fn structure(
 pub(super) fn validate_impl(
     api: &Api,
     def: &TypeDef,
-    cfg: &TokenStream,
+    cfg: &str,
     checks: Vec<Expr>,
 ) -> Option<String> {
     api.checked.contains(&def.name).then(|| {
@@ -204,11 +203,11 @@ pub(super) fn validate_impl(
 
 /// The default of an optional field, when Rust can spell it: the field is then
 /// the plain type, filled in by serde when absent.
-fn spelled_default(api: &Api, f: &Field) -> Option<TokenStream> {
+fn spelled_default(api: &Api, f: &Field) -> Option<String> {
     if f.required || f.shape.nullable || f.read_only || f.write_only || f.boxed {
         return None;
     }
-    default_expr(f.default.as_ref()?, &f.shape, api, &quote!())
+    default_expr(f.default.as_ref()?, &f.shape, api, "")
 }
 
 /// The statements that check one field, with the field's wire name in

@@ -20,5 +20,5 @@ fn read_only_fields_are_optional_even_when_required() {
         shared: false,
     };
     assert!(is_optional(&f));
-    assert_eq!(field_type(&f).to_string(), "Option < i64 >");
+    assert_eq!(field_type(&f), "Option<i64>");
 }

@@ -1,31 +1,34 @@
 //! A union (`oneOf`, `anyOf`): one variant per shape, read by its
 //! discriminator or by trying each.
+//!
+//! Its items are irregular (their length follows the variants and the
+//! discriminator's values), so they are written as unformatted text and
+//! laid out by prettyplease (`text::Pieces::printed`).
 
 use crate::emit::gates::ImplCfg;
+use crate::emit::text::string_literal as lit;
 use crate::emit::validation::check_expr;
 use crate::emit::{ident, rust_type};
-use crate::ir::{Api, Ty, TypeDef, TypeKind, Union};
-use proc_macro2::TokenStream;
-use quote::quote;
+use crate::ir::{Api, Ty, TypeDef, TypeKind, Union, UnionVariant};
 
 /// A union's enum, its serde impls (by the discriminator's value, or the
 /// first variant that reads the value) and, where a request can carry it,
-/// its `Validate` impl.
+/// its `Validate` impl: `docs` and `cfg` are attributes' text.
 pub(super) fn union(
     api: &Api,
     def: &TypeDef,
     u: &Union,
-    docs: TokenStream,
-    cfg: &TokenStream,
+    docs: &str,
+    cfg: &str,
     serde: &[ImplCfg; 2],
-) -> TokenStream {
-    let [write, read] = serde.each_ref().map(ImplCfg::attr);
+) -> String {
+    let [write, read] = serde.each_ref().map(ImplCfg::line);
     let name = ident(&def.name);
-    let variants = u.variants.iter().map(|v| {
-        let variant = ident(&v.rust);
-        let ty = rust_type(&v.shape, &quote!());
-        let ty = if v.boxed { quote!(Box<#ty>) } else { ty };
-        let doc = (!v.tag_values.is_empty()).then(|| {
+    let mut variants = String::new();
+    for v in &u.variants {
+        let ty = rust_type(&v.shape, "");
+        let ty = if v.boxed { format!("Box<{ty}>") } else { ty };
+        if !v.tag_values.is_empty() {
             let mut t = format!(" `{}`", v.tag_values.join("`, `"));
             if u.fallback.as_ref() == Some(&v.rust) {
                 if let Some(tag) = &u.tag {
@@ -34,11 +37,11 @@ pub(super) fn union(
                     ));
                 }
             }
-            quote!(#[doc = #t])
-        });
-        quote!(#doc #variant(#ty),)
-    });
-    let validate = validate_impl(api, def, u, cfg);
+            variants.push_str(&format!("#[doc = {}]\n", lit(&t)));
+        }
+        variants.push_str(&format!("{}({ty}),\n", ident(&v.rust)));
+    }
+    let validate = validate_impl(api, def, u, cfg).unwrap_or_default();
     let type_name = &def.name;
     let decide_body = match &u.tag {
         Some(tag) => by_tag(api, u, tag, type_name),
@@ -46,81 +49,75 @@ pub(super) fn union(
     };
     // A value is written as its variant's value (serde's `untagged`,
     // written out: the derive's expansion is several times the size).
-    let writes = u.variants.iter().map(|v| {
-        let variant = ident(&v.rust);
-        quote!(Self::#variant(value) => serde::Serialize::serialize(value, serializer),)
-    });
-    quote! {
-        #docs
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum #name {
-            #(#variants)*
-        }
-
-        #write
-        impl serde::Serialize for #name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                // A format that is not self-describing could not tell the
-                // variants apart on reading: there, the JSON text.
-                if !serializer.is_human_readable() {
-                    return runtime::json_text(self, serializer);
-                }
-                match self {
-                    #(#writes)*
-                }
-            }
-        }
-
-        #read
-        impl runtime::Decide for #name {
-            fn decide(value: serde_json::Value, source: runtime::Source) -> Result<Self, String> {
-                #decide_body
-            }
-        }
-
-        #read
-        impl<'de> serde::Deserialize<'de> for #name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                runtime::decide_json(deserializer)
-            }
-        }
-
-        #validate
-    }
+    let writes: String = u
+        .variants
+        .iter()
+        .map(|v| {
+            format!(
+                "Self::{}(value) => serde::Serialize::serialize(value, serializer),\n",
+                ident(&v.rust)
+            )
+        })
+        .collect();
+    format!(
+        "{docs}{cfg}#[derive(Debug, Clone, PartialEq)]
+pub enum {name} {{ {variants} }}
+{write}impl serde::Serialize for {name} {{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {{
+        // A format that is not self-describing could not tell the
+        // variants apart on reading: there, the JSON text.
+        if !serializer.is_human_readable() {{
+            return runtime::json_text(self, serializer);
+        }}
+        match self {{ {writes} }}
+    }}
+}}
+{read}impl runtime::Decide for {name} {{
+    fn decide(value: serde_json::Value, source: runtime::Source) -> Result<Self, String> {{
+        {decide_body}
+    }}
+}}
+{read}impl<'de> serde::Deserialize<'de> for {name} {{
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{
+        runtime::decide_json(deserializer)
+    }}
+}}
+{validate}"
+    )
 }
 
 /// A union's `Validate` impl, where a request can carry it: its variant's
 /// checks.
-fn validate_impl(api: &Api, def: &TypeDef, u: &Union, cfg: &TokenStream) -> Option<TokenStream> {
-    let name = ident(&def.name);
-    let checks = u.variants.iter().map(|v| {
-        let variant = ident(&v.rust);
-        match check_expr("value", &v.shape, api).map(|check| check.tokens()) {
-            Some(check) => quote!(Self::#variant(value) => #check,),
-            None => quote!(Self::#variant(_) => Ok(()),),
-        }
-    });
+fn validate_impl(api: &Api, def: &TypeDef, u: &Union, cfg: &str) -> Option<String> {
     api.checked.contains(&def.name).then(|| {
-        quote! {
-            #cfg
-            impl runtime::Validate for #name {
-                fn validate(&self) -> Result<(), runtime::Violation> {
-                    match self {
-                        #(#checks)*
-                    }
-                }
+        let mut checks = String::new();
+        for v in &u.variants {
+            let variant = ident(&v.rust);
+            match check_expr("value", &v.shape, api).map(|check| check.written()) {
+                Some(check) => checks.push_str(&format!("Self::{variant}(value) => {check},\n")),
+                None => checks.push_str(&format!("Self::{variant}(_) => Ok(()),\n")),
             }
         }
+        format!(
+            "{cfg}impl runtime::Validate for {} {{
+    fn validate(&self) -> Result<(), runtime::Violation> {{
+        match self {{ {checks} }}
+    }}
+}}
+",
+            ident(&def.name)
+        )
     })
 }
 
 /// `decide`'s body without a tag: every variant tried, by its structure.
-fn structural(api: &Api, u: &Union, type_name: &str) -> TokenStream {
-    let names: Vec<&str> = u.variants.iter().map(|v| v.rust.as_str()).collect();
+fn structural(api: &Api, u: &Union, type_name: &str) -> String {
+    let names: Vec<String> = u.variants.iter().map(|v| lit(&v.rust)).collect();
+    let names = names.join(", ");
     // In text (a query, a header) every value is a string, and one
     // value is also an array of one: array variants come after the
     // others, free-text ones last.
-    let tier = |v: &crate::ir::UnionVariant| {
+    let tier = |v: &UnionVariant| {
         if free_text(api, &v.shape) {
             2
         } else if matches!(v.shape.ty, Ty::Array(_)) {
@@ -129,75 +126,69 @@ fn structural(api: &Api, u: &Union, type_name: &str) -> TokenStream {
             0
         }
     };
-    let mut ordered: Vec<&crate::ir::UnionVariant> = u.variants.iter().collect();
+    let mut ordered: Vec<&UnionVariant> = u.variants.iter().collect();
     ordered.sort_by_key(|v| tier(v));
-    let attempt = |v: &crate::ir::UnionVariant, then: TokenStream| {
-        let read = quote!(if let Ok(v) = runtime::read_variant(&value, source) { #then });
+    let attempt = |v: &UnionVariant, then: String| {
+        let read = format!("if let Ok(v) = runtime::read_variant(&value, source) {{ {then} }}\n");
         match object_fit(api, &v.shape) {
-            Some(fits) => quote!(if #fits { #read }),
+            Some(fits) => format!("if {fits} {{ {read} }}\n"),
             None => read,
         }
     };
-    let wrap = |v: &crate::ir::UnionVariant| {
+    let wrap = |v: &UnionVariant| {
         let variant = ident(&v.rust);
         if v.boxed {
-            quote!(Self::#variant(Box::new(v)))
+            format!("Self::{variant}(Box::new(v))")
         } else {
-            quote!(Self::#variant(v))
+            format!("Self::{variant}(v)")
         }
     };
+    let type_name = lit(type_name);
     if u.exclusive {
         // `oneOf`: every variant is tried, and exactly one must
         // accept. In text, later tiers only when earlier ones took
         // nothing.
-        let mut blocks = Vec::new();
+        let mut blocks = String::new();
         for level in 0..3 {
-            let tries: Vec<TokenStream> = ordered
+            let tries: String = ordered
                 .iter()
                 .filter(|v| tier(v) == level)
                 .map(|v| {
-                    let (name, value) = (&v.rust, wrap(v));
-                    attempt(v, quote!(accepted.push((#name, #value));))
+                    let (name, value) = (lit(&v.rust), wrap(v));
+                    attempt(v, format!("accepted.push(({name}, {value}));"))
                 })
                 .collect();
             if tries.is_empty() {
                 continue;
             }
-            blocks.push(if level == 0 {
-                quote!(#(#tries)*)
+            if level == 0 {
+                blocks.push_str(&tries);
             } else {
-                quote! {
-                    if source == runtime::Source::Json || accepted.is_empty() {
-                        #(#tries)*
-                    }
-                }
-            });
+                blocks.push_str(&format!(
+                    "if source == runtime::Source::Json || accepted.is_empty() {{ {tries} }}\n"
+                ));
+            }
         }
-        quote! {
-            let mut accepted = Vec::new();
-            #(#blocks)*
-            runtime::decide(#type_name, &[#(#names),*], accepted)
-        }
+        format!(
+            "let mut accepted = Vec::new();\n{blocks}runtime::decide({type_name}, &[{names}], accepted)"
+        )
     } else {
         // `anyOf`: the first variant, in tier order, that accepts.
-        let tries = ordered.iter().map(|v| {
-            let value = wrap(v);
-            attempt(v, quote!(return Ok(#value);))
-        });
-        quote! {
-            #(#tries)*
-            Err(runtime::none_of(#type_name, &[#(#names),*]))
-        }
+        let tries: String = ordered
+            .iter()
+            .map(|v| attempt(v, format!("return Ok({});", wrap(v))))
+            .collect();
+        format!("{tries}Err(runtime::none_of({type_name}, &[{names}]))")
     }
 }
 
 /// `decide`'s body with the tag `tag`: the variants the tag's value names,
 /// and, where a variant may omit the tag, by structure when it is absent.
-fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
+fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> String {
     // Each tag value, with the variants it names in order (a value
     // two variants allow tries them in turn); values naming the
     // same variants share an arm.
-    let mut named: Vec<(&str, Vec<&crate::ir::UnionVariant>)> = Vec::new();
+    let mut named: Vec<(&str, Vec<&UnionVariant>)> = Vec::new();
     for v in &u.variants {
         for value in v.tag_values.iter().chain(&v.implicit_tag) {
             match named.iter_mut().find(|(t, _)| t == value) {
@@ -206,9 +197,9 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
             }
         }
     }
-    let mut arms: Vec<(Vec<&str>, Vec<&crate::ir::UnionVariant>)> = Vec::new();
+    let mut arms: Vec<(Vec<&str>, Vec<&UnionVariant>)> = Vec::new();
     for (value, variants) in named {
-        let same = |(_, vs): &&mut (Vec<&str>, Vec<&crate::ir::UnionVariant>)| {
+        let same = |(_, vs): &&mut (Vec<&str>, Vec<&UnionVariant>)| {
             vs.len() == variants.len() && vs.iter().zip(&variants).all(|(a, b)| a.rust == b.rust)
         };
         match arms.iter_mut().find(same) {
@@ -216,12 +207,12 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
             None => arms.push((vec![value], variants)),
         }
     }
-    let read = |v: &crate::ir::UnionVariant| {
+    let read = |v: &UnionVariant| {
         let variant = ident(&v.rust);
         if v.boxed {
-            quote!(runtime::read_variant(&value, source).map(|v| Self::#variant(Box::new(v))))
+            format!("runtime::read_variant(&value, source).map(|v| Self::{variant}(Box::new(v)))")
         } else {
-            quote!(runtime::read_variant(&value, source).map(Self::#variant))
+            format!("runtime::read_variant(&value, source).map(Self::{variant})")
         }
     };
     // The values the document names (an implicit name is taken,
@@ -243,38 +234,38 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
         .variants
         .iter()
         .find(|v| u.fallback.as_ref() == Some(&v.rust));
-    let only_fallback = |variants: &[&crate::ir::UnionVariant]| {
+    let only_fallback = |variants: &[&UnionVariant]| {
         fallback.is_some_and(|f| variants.len() == 1 && variants[0].rust == f.rust)
     };
-    let arms = arms
+    let arms: String = arms
         .iter()
         .filter(|(_, variants)| !only_fallback(variants))
         .map(|(values, variants)| {
             let mut tries = variants.iter().map(|v| read(v));
             let first = tries.next().expect("a value names a variant");
-            let rest = tries.map(|t| quote!(.or_else(|_| #t)));
+            let rest: String = tries.map(|t| format!(".or_else(|_| {t})")).collect();
+            let values: Vec<String> = values.iter().map(|v| lit(v)).collect();
+            let values = values.join(" | ");
             if fallback.is_some() {
-                quote!(Some(#(#values)|*) => #first #(#rest)*,)
+                format!("Some({values}) => {first}{rest},\n")
             } else {
-                quote!(#(#values)|* => #first #(#rest)*,)
+                format!("{values} => {first}{rest},\n")
             }
-        });
+        })
+        .collect();
+    let tag_lit = lit(tag);
     if let Some(fallback) = fallback {
-        let fallback = read(fallback);
-        return quote! {
-            match runtime::tag_of(&value, #tag).ok() {
-                #(#arms)*
-                _ => #fallback,
-            }
-        };
+        return format!(
+            "match runtime::tag_of(&value, {tag_lit}).ok() {{ {arms} _ => {}, }}",
+            read(fallback)
+        );
     }
-    let unknown = format!("unknown `{tag}` value `{{other}}`: expected `{values}`");
-    let by_tag = quote! {
-        match runtime::tag_of(&value, #tag)? {
-            #(#arms)*
-            other => Err(format!(#unknown)),
-        }
-    };
+    let unknown = lit(&format!(
+        "unknown `{tag}` value `{{other}}`: expected `{values}`"
+    ));
+    let by_tag = format!(
+        "match runtime::tag_of(&value, {tag_lit})? {{ {arms} other => Err(format!({unknown})), }}"
+    );
     // A variant that may omit the tag (the discriminator is a hint
     // where the schemas leave it optional) is found by its
     // structure when the tag is absent.
@@ -282,13 +273,7 @@ fn by_tag(api: &Api, u: &Union, tag: &str, type_name: &str) -> TokenStream {
         by_tag
     } else {
         let structural = structural(api, u, type_name);
-        quote! {
-            if value.get(#tag).is_none() {
-                #structural
-            } else {
-                #by_tag
-            }
-        }
+        format!("if value.get({tag_lit}).is_none() {{ {structural} }} else {{ {by_tag} }}")
     }
 }
 
@@ -322,7 +307,7 @@ fn requires(api: &Api, shape: &crate::ir::Shape, tag: &str) -> bool {
 /// The test an object variant's value must pass before it is tried: its
 /// required properties present and, when it refuses others, nothing else.
 /// `None` for a variant that is not an object.
-fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
+fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<String> {
     let Ty::Named(name) = &shape.ty else {
         return None;
     };
@@ -340,13 +325,20 @@ fn object_fit(api: &Api, shape: &crate::ir::Shape) -> Option<TokenStream> {
         .map(|f| f.wire.as_str())
         .collect();
     if required.is_empty() && !s.deny_unknown {
-        return Some(quote!(value.is_object()));
+        return Some("value.is_object()".to_string());
     }
+    let list =
+        |names: &mut dyn Iterator<Item = &str>| names.map(lit).collect::<Vec<_>>().join(", ");
     let known = if s.deny_unknown {
-        let names = s.fields.iter().map(|f| f.wire.as_str());
-        quote!(Some(&[#(#names),*]))
+        format!(
+            "Some(&[{}])",
+            list(&mut s.fields.iter().map(|f| f.wire.as_str()))
+        )
     } else {
-        quote!(None)
+        "None".to_string()
     };
-    Some(quote!(runtime::fits_object(&value, &[#(#required),*], #known)))
+    let required = list(&mut required.into_iter());
+    Some(format!(
+        "runtime::fits_object(&value, &[{required}], {known})"
+    ))
 }
