@@ -80,7 +80,7 @@ pub fn served(api: &Api, gates: &Gates) -> String {
     }
     for t in &api.traits {
         let name = ident(&t.name);
-        let on = gates.group(&t.group).map(|p| p).unwrap_or_default();
+        let on = gates.group(&t.group).unwrap_or_default();
         served.push_str(&format!(
             "    #[cfg({on})]\n    pub use super::super::operations::{name};\n    \
              #[cfg(not({on}))]\n    pub use super::super::runtime::FeatureOff as {name};\n"

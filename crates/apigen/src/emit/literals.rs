@@ -1,9 +1,7 @@
-//! Values from the spec written as Rust literals: numbers, and defaults.
+//! Values from the spec written as Rust literals: defaults.
 
 use super::ident;
 use crate::ir::{Api, Shape, Ty, TypeKind};
-
-/// A numeric literal, negative ones included.
 
 /// An expression for a JSON default value in a position of the given shape,
 /// when the value is a literal Rust can write directly.

@@ -1,25 +1,26 @@
 //! Emission: [`Api`] -> formatted Rust source files.
 //!
-//! Items that repeat per operation or per type are written as formatted
-//! text ([`text`]); the few of irregular shape are built as tokens with
-//! `quote`, parsed with `syn` and printed with `prettyplease`. Either way
-//! the output is formatted and the same IR always gives the same bytes.
-//!
-//! Formatted text: fixed lines with `format!`, and expressions as `text::Expr`
+//! Every item is written as text ([`text`]). Those that repeat per
+//! operation or per type, and those of a fixed shape, are written already
+//! formatted: fixed lines with `format!`, and expressions as `text::Expr`
 //! (calls, method chains, struct literals, closures, blocks, `match`), which
 //! lays itself out as rustfmt would: on one line when it fits 100 columns, else
 //! broken at its method chain, then between a call's arguments. Items of a
-//! fixed shape (a record's and a string enum's impls, the server module's
+//! fixed shape (a record's and a string enum's impls, `ErrorResponse`, the
+//! client's head, the mock's service, the `mod.rs` files, the server module's
 //! `configure`, the standalone crate's mock server and examples) are template
 //! files beside their emitter, read with `include_str!` and filled by
-//! `text::fill`, so they read as the code they write. The few items of
-//! irregular shape (unions, a paging or streaming client method,
-//! `ErrorResponse`, the mock) are built with `quote`; `text::Pieces` keeps text
-//! and rendered tokens in order.
+//! `text::fill`, so they read as the code they write; those prettyplease once
+//! printed keep its layout (its 89-column margin, `text::ITEM_WIDTH`). The few
+//! items of an irregular shape (unions, a paging or streaming client method,
+//! the axum router, the credential setters, a struct's default functions) are
+//! written as unformatted text that prettyplease lays out (`render.rs`,
+//! `text::Pieces::printed`). Either way the output is formatted and the same IR
+//! always gives the same bytes.
 //!
 //! Every file that grows with the document is written in parts (a chunk of
 //! operations; of types) on every core and joined (`jobs.rs`). Beside this
-//! module, by concern: `render.rs` (tokens to formatted text), `gates.rs` (the
+//! module, by concern: `render.rs` (text laid out by prettyplease), `gates.rs` (the
 //! `cfg` of groups and sides), `validation.rs` (the `Validate` impls' checks),
 //! `doc_comments.rs` and `literals.rs`. Each generated module's imports are
 //! decided from the IR; generated code names runtime items by path

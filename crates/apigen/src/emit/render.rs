@@ -108,3 +108,33 @@ pub(super) fn space_items(source: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    /// The emitter writes Rust one way, as text: no emitter builds tokens
+    /// with `quote`, whose items would be laid out apart from the text's.
+    #[test]
+    fn every_emitter_writes_text() {
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/emit")];
+        let mut read = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the emitter's sources are readable") {
+                let path = entry.expect("a directory entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let source = std::fs::read_to_string(&path).expect("a source file");
+                    let macro_call = concat!("quote", "!");
+                    assert!(
+                        !source.contains(macro_call),
+                        "{} builds tokens with {macro_call}: write the item as text \
+                         (text::Expr, a template, or text::Pieces::printed)",
+                        path.display()
+                    );
+                    read += 1;
+                }
+            }
+        }
+        assert!(read > 20, "only {read} emitter sources found");
+    }
+}

@@ -285,7 +285,7 @@ fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut Strin
     for o in ops {
         if !groups.contains(&o.group.as_str()) {
             groups.push(&o.group);
-            features.extend(gates.group(&o.group).map(|p| p));
+            features.extend(gates.group(&o.group));
         }
     }
     let any = if features.len() == 1 {
@@ -293,7 +293,7 @@ fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut Strin
     } else {
         format!("any({})", features.join(", "))
     };
-    let on = |o: &Operation| gates.group(&o.group).map(|p| p).unwrap_or_default();
+    let on = |o: &Operation| gates.group(&o.group).unwrap_or_default();
     out.push_str(&format!("    #[cfg({any})]\n"));
     Expr::call("web::resource", vec![Expr::text(path)], "").write(out, 4, "let resource = ", ";");
     for o in ops {

@@ -1,9 +1,11 @@
-//! Generated code written as text. Parsing and printing token streams
-//! (`syn` and `prettyplease`) was most of generation's time, so every item
-//! that repeats per operation or per type is written directly, already
-//! formatted: fixed lines with `format!`, expressions as [`Expr`], which
-//! lays itself out as rustfmt would. [`Pieces`] keeps text and the few
-//! items still built as tokens in order.
+//! Generated code written as text, the emitter's one way to write Rust.
+//! Parsing and printing token streams (`syn` and `prettyplease`) was most
+//! of generation's time, so every item that repeats per operation or per
+//! type is written already formatted: fixed lines with `format!` and
+//! templates ([`fill`]), expressions as [`Expr`], which lays itself out as
+//! rustfmt would. The few items of an irregular shape are written as
+//! unformatted text that prettyplease lays out ([`Pieces::printed`]);
+//! [`Pieces`] keeps both in order.
 
 use proc_macro2::TokenStream;
 
@@ -518,7 +520,10 @@ impl Expr {
 pub(crate) fn tokens(text: &str) -> TokenStream {
     text.parse().unwrap_or_else(|e: proc_macro2::LexError| {
         let message = format!("the generator wrote code it cannot read back: {e}");
-        quote::quote!(compile_error!(#message);)
+        let error = proc_macro2::Literal::string(&message);
+        format!("compile_error!({error});")
+            .parse()
+            .expect("a call with a string literal is tokens")
     })
 }
 
