@@ -2,6 +2,7 @@
 //! (parsed with `syn`), and the files put together from their parts.
 
 use crate::Config;
+use proc_macro2::TokenStream;
 
 /// A module file: its doc comment, its imports (decided from the IR by
 /// each emitter, never by reading the rendered text), and the body.
@@ -28,12 +29,24 @@ pub(super) fn preamble(config: &Config) -> String {
 /// Items written as text, laid out as prettyplease prints them, a blank
 /// line between items ([`space_items`]).
 pub(super) fn render(items: &str) -> String {
-    match syn::parse2::<syn::File>(super::text::tokens(items)) {
+    match syn::parse2::<syn::File>(tokens(items)) {
         Ok(file) => space_items(&prettyplease::unparse(&file)),
         // Reaching this is a bug in the emitter, not in the document: make
         // the generated crate fail to build, saying why.
         Err(e) => format!("compile_error!({:?});\n", e.to_string()),
     }
+}
+
+/// Source text as tokens. The text is the emitter's own, so a failure
+/// is its bug: the generated crate then fails to build, saying so.
+pub(super) fn tokens(text: &str) -> TokenStream {
+    text.parse().unwrap_or_else(|e: proc_macro2::LexError| {
+        let message = format!("the generator wrote code it cannot read back: {e}");
+        let error = proc_macro2::Literal::string(&message);
+        format!("compile_error!({error});")
+            .parse()
+            .expect("a call with a string literal is tokens")
+    })
 }
 
 /// Items of a block (the methods of an `impl`), rendered on their own:

@@ -7,8 +7,6 @@
 //! unformatted text that prettyplease lays out ([`Pieces::printed`]);
 //! [`Pieces`] keeps both in order.
 
-use proc_macro2::TokenStream;
-
 /// The width lines are kept within where they can be broken, as rustfmt keeps them.
 pub(crate) const WIDTH: usize = 100;
 
@@ -515,18 +513,6 @@ impl Expr {
     }
 }
 
-/// Source text as tokens. The text is the emitter's own, so a failure
-/// is its bug: the generated crate then fails to build, saying so.
-pub(crate) fn tokens(text: &str) -> TokenStream {
-    text.parse().unwrap_or_else(|e: proc_macro2::LexError| {
-        let message = format!("the generator wrote code it cannot read back: {e}");
-        let error = proc_macro2::Literal::string(&message);
-        format!("compile_error!({error});")
-            .parse()
-            .expect("a call with a string literal is tokens")
-    })
-}
-
 /// `pub type name = ty;`, the type on a line of its own when the whole
 /// does not fit on one, as rustfmt writes it.
 pub(crate) fn type_alias(name: &str, ty: &str) -> String {
@@ -699,7 +685,7 @@ mod tests {
             )
         );
         // What is written reads back as tokens.
-        assert!(!tokens(&check.written())
+        assert!(!super::super::render::tokens(&check.written())
             .to_string()
             .contains("compile_error"));
     }
