@@ -24,9 +24,14 @@ const CONTENT_MEDIA_TYPE: &str = "contentMediaType";
 const X_CONTENT_SCHEMA: &str = "x-contentSchema";
 const X_CONTENT_MEDIA_TYPE: &str = "x-contentMediaType";
 
-/// Every event stream's whole-event schema with its `data` typed by its
-/// content schema.
-pub(super) fn typed_data(doc: &mut Value, out: &mut Provenance) {
+/// The document with every event stream's whole-event schema's `data`
+/// typed by its content schema.
+pub(super) fn typed_data(mut doc: Value, out: &mut Provenance) -> Value {
+    type_streams(&mut doc, out);
+    doc
+}
+
+fn type_streams(doc: &mut Value, out: &mut Provenance) {
     for media in event_streams(doc) {
         let schema_at = media.join("schema");
         // A whole event given by `$ref`, written in place when its data
@@ -140,9 +145,8 @@ mod tests {
     use super::*;
 
     fn typed(text: &str) -> (Value, Provenance) {
-        let mut doc: Value = serde_yaml::from_str(text).unwrap();
         let mut out = Provenance::default();
-        typed_data(&mut doc, &mut out);
+        let doc = typed_data(serde_yaml::from_str(text).unwrap(), &mut out);
         (doc, out)
     }
 

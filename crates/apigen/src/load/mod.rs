@@ -107,12 +107,12 @@ pub fn from_value(value: serde_yaml::Value) -> Result<Loaded, Vec<Diagnostic>> {
     let version = version(&value)?;
     let mut provenance = Provenance::default();
     let value = paths::inline_path_items(value, &mut provenance);
-    let mut value = if version.starts_with("3.2.") {
+    let value = if version.starts_with("3.2.") {
         v32::to_31(value, &mut provenance)
     } else {
         value
     };
-    events::typed_data(&mut value, &mut provenance);
+    let value = events::typed_data(value, &mut provenance);
     let (value, webhooks) = if version.starts_with("3.0.") {
         (value, Vec::new())
     } else {

@@ -4,9 +4,9 @@ use super::*;
 
 fn read(text: &str) -> (Value, Vec<String>) {
     let mut out = Provenance::default();
-    let mut doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+    let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
     // The stage after this one types an event's data, in every version.
-    super::super::events::typed_data(&mut doc, &mut out);
+    let doc = super::super::events::typed_data(doc, &mut out);
     let notes = out
         .notes
         .iter()
@@ -217,8 +217,8 @@ fn item_schemas_are_the_items_of_a_json_sequence_and_of_parts() {
 fn an_event_streams_item_schema_is_its_schema_and_its_data_typed() {
     let mut out = Provenance::default();
     let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            text/event-stream:\n              itemSchema:\n                properties:\n                  id: {type: string}\n                  data: {type: string, contentMediaType: application/json, contentSchema: {type: integer}}\n";
-    let mut doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
-    super::super::events::typed_data(&mut doc, &mut out);
+    let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+    let doc = super::super::events::typed_data(doc, &mut out);
     let at = "#/paths/~1e/get/responses/200/content/text~1event-stream";
     let media = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"]["text/event-stream"];
     assert!(media.get("itemSchema").is_none());
@@ -238,8 +238,8 @@ fn an_event_streams_item_schema_is_its_schema_and_its_data_typed() {
 fn an_event_schema_given_by_reference_is_read_where_it_is_used() {
     let mut out = Provenance::default();
     let text = "openapi: 3.2.0\ninfo: {title: t, version: '1'}\npaths:\n  /e:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            'text/event-stream; charset=utf-8':\n              itemSchema: {$ref: '#/components/schemas/Tick'}\ncomponents:\n  schemas:\n    Tick:\n      properties:\n        data: {type: string, contentSchema: {type: integer}}\n";
-    let mut doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
-    super::super::events::typed_data(&mut doc, &mut out);
+    let doc = to_31(serde_yaml::from_str(text).unwrap(), &mut out);
+    let doc = super::super::events::typed_data(doc, &mut out);
     let media = &doc["paths"]["/e"]["get"]["responses"]["200"]["content"]
         ["text/event-stream; charset=utf-8"];
     assert_eq!(media["schema"]["properties"]["data"]["type"], "integer");
