@@ -78,9 +78,12 @@ fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
     let path = text::string_literal(path);
     let serves: Vec<String> = ops.iter().map(|o| serve(o, ops)).collect();
     if !gates.on() {
+        let serves = serves.join(", ");
         return format!(
-            "let router = router.route({path}, runtime::axum::resource(&service, &layer, [{}], <S as Rejections>::reject));\n",
-            serves.join(", ")
+            "let router = router.route(
+                {path},
+                runtime::axum::resource(&service, &layer, [{serves}], <S as Rejections>::reject),
+            );\n"
         );
     }
     let mut groups: Vec<&str> = Vec::new();
@@ -101,7 +104,15 @@ fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
         })
         .collect();
     format!(
-        "{any}\nlet router = {{ let mut operations = Vec::new(); {pushes} router.route({path}, runtime::axum::resource(&service, &layer, operations, <S as Rejections>::reject)) }};\n"
+        "{any}
+        let router = {{
+            let mut operations = Vec::new();
+            {pushes}
+            router.route(
+                {path},
+                runtime::axum::resource(&service, &layer, operations, <S as Rejections>::reject),
+            )
+        }};\n"
     )
 }
 

@@ -96,8 +96,6 @@ pub struct Gates<'a> {
     /// Which sides send each type, for its serde impls, when they are
     /// compiled for those sides only ([`crate::Config::serde_sides`]).
     senders: Option<crate::ir::Senders<'a>>,
-    /// Whether a type's serde impls carry the sides that use them.
-    sides: bool,
 }
 
 impl<'a> Gates<'a> {
@@ -115,7 +113,6 @@ impl<'a> Gates<'a> {
             traits: api.trait_index(),
             responses,
             senders: serde_sides.then(|| api.senders()),
-            sides: serde_sides,
         }
     }
 
@@ -173,7 +170,7 @@ impl<'a> Gates<'a> {
     /// compiled out unless asked for, and a type no operation uses has them
     /// only when asked for.
     pub fn serde_cfgs(&self, name: &str, own: Option<&str>) -> [ImplCfg; 2] {
-        let travel = self.senders.as_ref().filter(|_| self.sides).and_then(|s| {
+        let travel = self.senders.as_ref().and_then(|s| {
             let travel = match (s.requests.contains(name), s.responses.contains(name)) {
                 _ if s.both_ways.contains(name) => return None,
                 (true, false) => Travel::Requests,

@@ -39,6 +39,9 @@ impl Pieces {
     /// Items written as text of an irregular shape (unformatted), laid out
     /// by prettyplease with those added next to them.
     pub fn printed(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
         self.printed.push_str(text);
         self.printed.push('\n');
     }
@@ -78,10 +81,10 @@ impl Pieces {
     }
 }
 
-/// Doc comment lines for `paragraphs` (the empty ones skipped), each
-/// indented by `indent`: what `doc_paragraphs` makes as attributes and
-/// prettyplease prints. A line with a control character, which a reader
-/// would not see in a comment, is written as the attribute.
+/// Doc comment lines for `paragraphs` (the empty ones skipped, a blank
+/// `///` between them), each indented by `indent`. A line with a control
+/// character, which a reader would not see in a comment, is written as the
+/// attribute.
 pub(crate) fn doc_text(paragraphs: &[Option<String>], indent: &str) -> String {
     let text = super::doc_comments::joined_paragraphs(paragraphs);
     let lines = super::doc_comments::doc_lines(Some(&text));
