@@ -447,11 +447,14 @@ fn method(api: &Api, op: &Operation, cfg: &str) -> String {
     let mut build_call_text = String::new();
     build_call(api, op, &mut build_call_text);
     let streams = op.responses.iter().find(|r| r.media.streams());
+    let (call_fn, read_fn) = (
+        format!("{}_call", op.fn_name),
+        format!("{}_read", op.fn_name),
+    );
     // The response enum reads the answer (`runtime::ReadAnswer`), but for
     // a stream of events, whose reconnects the operation's own read
     // function types.
     let read = if streams.is_some() {
-        let read_fn = format!("{}_read", op.fn_name);
         let value = match_status(
             api,
             op,
@@ -472,12 +475,11 @@ fn method(api: &Api, op: &Operation, cfg: &str) -> String {
         op,
         req: &req,
         resp: &resp,
-        call_fn: format!("{}_call", op.fn_name),
-        read_fn: format!("{}_read", op.fn_name),
+        call_fn: &call_fn,
+        read_fn: &read_fn,
         cfg,
         deprecated: &deprecated,
     };
-    let (call_fn, read_fn) = (&split.call_fn, &split.read_fn);
     let call_doc = lit(&format!(" The call [`Self::{}`] sends.", op.fn_name));
     let read_doc = lit(&format!(
         " [`Self::{}`]'s typed response, read from its answer.",
@@ -527,8 +529,8 @@ struct Split<'a> {
     op: &'a Operation,
     req: &'a str,
     resp: &'a str,
-    call_fn: String,
-    read_fn: String,
+    call_fn: &'a str,
+    read_fn: &'a str,
     cfg: &'a str,
     deprecated: &'a str,
 }
