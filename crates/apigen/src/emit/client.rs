@@ -84,20 +84,11 @@ pub fn head(api: &Api, whole: bool) -> String {
         names.reserve(&op.fn_name);
     }
     let (title, new_doc) = if whole {
-        (
-            format!(" A client of {}.", api.title),
-            [
-                " A client of the API served at `base_url` (the spec's server URL,",
-                " with its base path).",
-            ],
-        )
+        (format!(" A client of {}.", api.title), CLIENT_NEW)
     } else {
         (
             format!(" A sender of {}: one method per webhook.", api.title),
-            [
-                " A sender to the subscriber at `base_url` (the URL it subscribed",
-                " with): each webhook goes to its path under it.",
-            ],
+            SENDER_NEW,
         )
     };
     // A mutual TLS certificate is the HTTP client's (`with_http_client`):
@@ -118,16 +109,20 @@ pub fn head(api: &Api, whole: bool) -> String {
         HEAD,
         &[
             ("title", &text::doc_comment(&[title], "///", "")),
-            (
-                "new_doc",
-                &text::doc_comment(&new_doc.map(String::from), "///", "    "),
-            ),
+            ("new_doc", new_doc),
             ("builders", &builders),
         ],
     )
 }
 
 const HEAD: &str = include_str!("templates/client_head.rs.in");
+/// The constructor's doc lines in a client, and in a webhooks sender.
+const CLIENT_NEW: &str = "    /// A client of the API served at `base_url` (the spec's server URL,
+    /// with its base path).
+";
+const SENDER_NEW: &str = "    /// A sender to the subscriber at `base_url` (the URL it subscribed
+    /// with): each webhook goes to its path under it.
+";
 
 /// A sender's builders (the `webhooks` module's client): how much of an
 /// answer it reads, and, when a webhook is signed, how it signs. Each

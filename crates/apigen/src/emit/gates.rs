@@ -158,7 +158,10 @@ impl<'a> Gates<'a> {
         if groups.iter().filter(|&&g| g < all).count() == all {
             return None;
         }
-        Some(any(groups.iter().map(|&i| self.reach_feature(i)).collect()))
+        Some(any(groups
+            .iter()
+            .map(|&i| feature(self.reach_feature(i)))
+            .collect()))
     }
 
     /// The `cfg`s of a named type's `Serialize` and `Deserialize` impls:
@@ -197,7 +200,8 @@ impl<'a> Gates<'a> {
     pub fn groups<'g>(&self, groups: impl IntoIterator<Item = &'g str>) -> Option<String> {
         self.reach.as_ref()?;
         let features = self.features_of(groups);
-        (features.len() != self.api.traits.len()).then(|| any(features))
+        (features.len() != self.api.traits.len())
+            .then(|| any(features.into_iter().map(feature).collect()))
     }
 
     /// An import that only the operations of `groups` use: under the
@@ -290,13 +294,11 @@ fn feature(name: &str) -> String {
     format!("feature = {}", string_literal(name))
 }
 
-/// The predicate of any of `features`: the one itself, or `any(...)`.
-fn any(features: Vec<&str>) -> String {
-    match features.as_slice() {
-        [one] => feature(one),
-        _ => {
-            let features: Vec<String> = features.iter().map(|f| feature(f)).collect();
-            format!("any({})", features.join(", "))
-        }
+/// The predicate that holds when any of `predicates` does: the one
+/// itself, or `any(...)`.
+pub fn any(predicates: Vec<String>) -> String {
+    match <[String; 1]>::try_from(predicates) {
+        Ok([one]) => one,
+        Err(many) => format!("any({})", many.join(", ")),
     }
 }

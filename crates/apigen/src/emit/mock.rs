@@ -166,27 +166,6 @@ pub fn items(api: &Api) -> String {
 /// refuses, and the credentials layer. The same few items for every
 /// document.
 fn service(api: &Api) -> String {
-    let docs = text::doc_text(
-        &[
-            Some(
-                "Answers every operation as the spec describes it: the first success the \
-                 operation declares (or the status `Prefer: code=N` names), with the \
-                 response's example (`Prefer: example=NAME` picks a named one), else a value \
-                 made from its schema within every bound it sets (always so with \
-                 `Prefer: dynamic=true`); the same seed gives the same values. Requests are \
-                 read and refused by the same glue as a real server's, and a secured \
-                 operation needs a credential of one of its schemes (any non-empty one)."
-                    .into(),
-            ),
-            Some(
-                "Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| \
-                 mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, \
-                 `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`."
-                    .into(),
-            ),
-        ],
-        "",
-    );
     // Operations build their answers with `answer`; a document without
     // any has no use for it.
     let answer = if api.operations.is_empty() {
@@ -198,14 +177,7 @@ fn service(api: &Api) -> String {
         Some(shape) => super::rust_type(shape, "models::"),
         None => "serde_json::Value".to_string(),
     };
-    text::fill(
-        SERVICE,
-        &[
-            ("docs", &docs),
-            ("error_type", &error_type),
-            ("answer", answer),
-        ],
-    )
+    text::fill(SERVICE, &[("error_type", &error_type), ("answer", answer)])
 }
 
 const SERVICE: &str = include_str!("templates/mock_service.rs.in");

@@ -33,7 +33,7 @@ pub(super) fn render(items: &str) -> String {
         Ok(file) => space_items(&prettyplease::unparse(&file)),
         // Reaching this is a bug in the emitter, not in the document: make
         // the generated crate fail to build, saying why.
-        Err(e) => format!("compile_error!({:?});\n", e.to_string()),
+        Err(e) => compile_error(&e.to_string()),
     }
 }
 
@@ -41,12 +41,19 @@ pub(super) fn render(items: &str) -> String {
 /// is its bug: the generated crate then fails to build, saying so.
 pub(super) fn tokens(text: &str) -> TokenStream {
     text.parse().unwrap_or_else(|e: proc_macro2::LexError| {
-        let message = format!("the generator wrote code it cannot read back: {e}");
-        let error = proc_macro2::Literal::string(&message);
-        format!("compile_error!({error});")
-            .parse()
-            .expect("a call with a string literal is tokens")
+        compile_error(&format!(
+            "the generator wrote code it cannot read back: {e}"
+        ))
+        .parse()
+        .expect("a call with a string literal is tokens")
     })
+}
+
+/// `compile_error!` with `message`: what the emitter writes where it has
+/// a bug, so that the generated crate fails to build saying why.
+fn compile_error(message: &str) -> String {
+    let message = proc_macro2::Literal::string(message);
+    format!("compile_error!({message});\n")
 }
 
 /// Items of a block (the methods of an `impl`), rendered on their own:

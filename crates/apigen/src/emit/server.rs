@@ -288,11 +288,7 @@ fn gated_resource(gates: &Gates, path: &str, ops: &[&Operation], out: &mut Strin
             features.extend(gates.group(&o.group));
         }
     }
-    let any = if features.len() == 1 {
-        features[0].clone()
-    } else {
-        format!("any({})", features.join(", "))
-    };
+    let any = super::gates::any(features);
     let on = |o: &Operation| gates.group(&o.group).unwrap_or_default();
     out.push_str(&format!("    #[cfg({any})]\n"));
     Expr::call("web::resource", vec![Expr::text(path)], "").write(out, 4, "let resource = ", ";");
