@@ -23,7 +23,6 @@
 
 use crate::error::ApiError;
 use crate::lock;
-use crate::store::conn::{args, Columns as _};
 use crate::store::events::{event_meta, expired};
 use crate::store::{Backend, Db};
 use futures_util::Stream;
@@ -58,8 +57,8 @@ const SEQUENCE_PACE: Duration = Duration::from_millis(10);
 
 /// Events one call must have sequenced for the next to wait out
 /// [`SEQUENCE_PACE`]: fewer, and the instance is not busy; the next commit
-/// is sequenced at once, so a write's event is in the stream by the time a
-/// client that saw the write's answer subscribes, as a rule.
+/// is sequenced at once. (A new subscriber does not rely on this pace: it
+/// sequences what is pending itself, [`Feed::subscribe`].)
 const BUSY_SEQUENCING: i64 = 8;
 
 /// How often old events are pruned.
@@ -88,6 +87,9 @@ struct Inner {
     dropped: AtomicU64,
     /// The last id handed out, for those woken by new events (webhooks).
     newest: tokio::sync::watch::Sender<i64>,
+    /// What this instance's `NOTIFY`s carry, so that its listener skips
+    /// them: its hub is woken by the sequencing itself.
+    me: String,
 }
 
 #[derive(Default)]
@@ -145,6 +147,7 @@ impl Feed {
                 next_id: AtomicU64::new(0),
                 dropped: AtomicU64::new(0),
                 newest: tokio::sync::watch::Sender::new(0),
+                me: format!("{}@{:?}", std::process::id(), std::time::SystemTime::now()),
             }),
         };
         // The hub and the listener run on a thread of their own: neither the
@@ -153,6 +156,7 @@ impl Feed {
         // server drops it.
         let weak = Arc::downgrade(&feed.inner);
         let db = feed.inner.db.clone();
+        let me = feed.inner.me.clone();
         let started = std::thread::Builder::new()
             .name("event-feed".into())
             .spawn(move || {
@@ -169,10 +173,6 @@ impl Feed {
                 tokio::task::LocalSet::new().block_on(&runtime, async move {
                     db.start_worker();
                     if db.backend() == Backend::Postgres {
-                        // What this instance's `NOTIFY`s carry, so that its
-                        // listener skips them: its hub was woken by the
-                        // commits themselves.
-                        let me = format!("{}@{:?}", std::process::id(), std::time::SystemTime::now());
                         tokio::join!(
                             hub(weak.clone(), db.clone()),
                             listen(weak.clone(), db.clone(), &me),
@@ -215,7 +215,9 @@ impl Feed {
     }
 
     /// A stream of the events after `after` (or after the last one
-    /// committed, for none) that `filter` lets through, for `holder`. 410
+    /// committed before this call, for none: a client that saw a write's
+    /// answer and then subscribes does not get that write's events) that
+    /// `filter` lets through, for `holder`. 410
     /// when `after` is older than the events kept; 429 when the holder has
     /// all its streams open; 503 while the hub has not yet read the table,
     /// or the database is away.
@@ -235,8 +237,16 @@ impl Feed {
             }
             // From now: after every event committed before this request,
             // those the hub has not handed out yet among them (it lags
-            // commits by a wake-up; a subscriber must not see them).
-            None => self.inner.db.event_horizon().await?.last,
+            // commits by a wake-up; a subscriber must not see them). On
+            // PostgreSQL such an event may not even have its final id yet
+            // (the sequencer runs after the commit): sequenced here first,
+            // or it would come later with an id above the one read.
+            None => {
+                if self.inner.db.sequence_events(&self.inner.me).await? > 0 {
+                    self.inner.db.commits().notify_one();
+                }
+                self.inner.db.event_horizon().await?.last
+            }
         };
         let lease = self.lease(holder)?;
         let unavailable = || ApiError::away(crate::error::RETRY_AFTER_SECONDS);
@@ -431,14 +441,7 @@ async fn sequence(feed: Weak<Inner>, db: Db, me: &str) {
             tokio::time::sleep_until(until).await;
         }
         let started = tokio::time::Instant::now();
-        let me = me.to_string();
-        let sequenced = db
-            .statement(async move |c| {
-                c.query_one("SELECT sequence_events($1)", args![me])
-                    .await?
-                    .int(0)
-            })
-            .await;
+        let sequenced = db.sequence_events(me).await;
         paced_until = None;
         match sequenced {
             Ok(0) => {}

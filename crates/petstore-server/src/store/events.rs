@@ -99,6 +99,23 @@ pub struct Horizon {
 const EVENT_COLUMNS: &str = "id, kind, order_id, pet_id, quantity, stock, status, occurred_at";
 
 impl Db {
+    /// PostgreSQL: gives every committed pending event its final id
+    /// (`sequence_events`, migration 0008), its `NOTIFY` carrying `caller`;
+    /// the number given. One transaction of its own, outside any write's.
+    /// Nothing to do on SQLite, whose ids are final at commit: 0.
+    pub async fn sequence_events(&self, caller: &str) -> Result<i64> {
+        if self.backend() != super::Backend::Postgres {
+            return Ok(0);
+        }
+        let caller = caller.to_string();
+        self.statement(async move |c| {
+            c.query_one("SELECT sequence_events($1)", args![caller])
+                .await?
+                .int(0)
+        })
+        .await
+    }
+
     /// Events with ids above `after`, in id order, at most `limit`; never a
     /// pending one (below zero).
     pub async fn events_after(&self, after: i64, limit: u32) -> Result<Vec<StoreEvent>> {

@@ -162,6 +162,39 @@ async fn every_change_is_an_event_in_commit_order_and_filters_apply() {
     assert_eq!(kinds, [OrderPlaced, OrderPlaced, OrderCancelled]);
 }
 
+/// A stream opened without an id starts after every event committed
+/// before it was asked for, whether or not the feed has handed it out yet.
+/// On PostgreSQL a committed event waits for the sequencer to get its final
+/// id: the row planted here is committed and pending (the server's own
+/// writes are sequenced within milliseconds, this one not until the next
+/// write or the second's fallback), so the order's write, after the
+/// subscription, sequences both; the stream must begin with the order's.
+#[actix_web::test]
+async fn a_new_stream_starts_after_every_committed_event() {
+    let app = spawn_app().await;
+    let client = client(&app, &app.key);
+    let pet = app.pet_with_stock(5).await;
+    let other = app.pet_with_stock(1).await;
+    app.outside(&format!(
+        "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
+         VALUES ('inventory.changed', {other}, 9, 'available', {})",
+        chrono::Utc::now().timestamp_millis()
+    ))
+    .await;
+    let mut all = subscribe(&client, watch(None, None, None)).await;
+    order(&app, pet, 1).await;
+    let seen: Vec<_> = next_events(&mut all, 2).await.iter().map(meta).collect();
+    let kinds: Vec<_> = seen.iter().map(|(_, kind, pet)| (kind.clone(), *pet)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (StoreEventType::OrderPlaced, pet),
+            (StoreEventType::InventoryChanged, pet)
+        ],
+        "an event committed before the stream was opened was sent: {seen:?}"
+    );
+}
+
 #[actix_web::test]
 async fn resuming_by_id_misses_nothing_and_repeats_nothing() {
     let app = spawn_app().await;
