@@ -242,9 +242,7 @@ impl Feed {
             // (the sequencer runs after the commit): sequenced here first,
             // or it would come later with an id above the one read.
             None => {
-                if self.inner.db.sequence_events(&self.inner.me).await? > 0 {
-                    self.inner.db.commits().notify_one();
-                }
+                self.sequence_committed().await?;
                 self.inner.db.event_horizon().await?.last
             }
         };
@@ -276,6 +274,20 @@ impl Feed {
             taken,
             |mut taken| async move { taken.recv().await.map(|event| (event, taken)) },
         ))
+    }
+
+    /// Gives every event committed so far its final id, waking the hub if
+    /// there were any: afterwards the table's highest id is at or past
+    /// every event committed before the call. On PostgreSQL the sequencer
+    /// does so a moment after each commit; whoever starts "from now" (a
+    /// new stream, a new webhook endpoint) calls this first, or a write
+    /// its client has seen answered could come after it. Nothing to do on
+    /// SQLite.
+    pub async fn sequence_committed(&self) -> Result<(), ApiError> {
+        if self.inner.db.sequence_events(&self.inner.me).await? > 0 {
+            self.inner.db.commits().notify_one();
+        }
+        Ok(())
     }
 
     /// Where the hub is: the last id handed out, read from the table when

@@ -516,6 +516,10 @@ impl Webhooks for PetStore {
             secret: webhook_secret()?,
             max_endpoints: key.plan.max_webhooks(),
         };
+        // The endpoint gets the events after its creation: those committed
+        // before it, its client's own writes among them, have final ids
+        // below its cursor.
+        self.feed.sequence_committed().await?;
         let created = self
             .db
             .create_webhook(endpoint, (self.clock)(), idem.as_ref())

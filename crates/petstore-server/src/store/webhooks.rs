@@ -177,7 +177,8 @@ impl Db {
                 });
             }
             // The events from now on: the newest id written so far (pending
-            // ones on PostgreSQL get higher ids once sequenced).
+            // ones on PostgreSQL get higher ids once sequenced: the service
+            // sequences what is committed first, `Feed::sequence_committed`).
             let cursor = c
                 .query_one("SELECT COALESCE(max(id), 0) FROM events", &[])
                 .await?

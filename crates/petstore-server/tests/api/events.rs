@@ -184,7 +184,10 @@ async fn a_new_stream_starts_after_every_committed_event() {
     let mut all = subscribe(&client, watch(None, None, None)).await;
     order(&app, pet, 1).await;
     let seen: Vec<_> = next_events(&mut all, 2).await.iter().map(meta).collect();
-    let kinds: Vec<_> = seen.iter().map(|(_, kind, pet)| (kind.clone(), *pet)).collect();
+    let kinds: Vec<_> = seen
+        .iter()
+        .map(|(_, kind, pet)| (kind.clone(), *pet))
+        .collect();
     assert_eq!(
         kinds,
         [

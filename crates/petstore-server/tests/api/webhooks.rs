@@ -217,6 +217,39 @@ async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
     .await;
 }
 
+/// A new endpoint gets the events committed after its creation, not one
+/// committed before it. The row planted here is committed and still
+/// pending on PostgreSQL (the sequencer gives it its final id at the next
+/// write), as a write the client has just seen answered can be.
+#[actix_web::test]
+async fn a_new_endpoint_gets_no_event_committed_before_it() {
+    let app = app().await;
+    app.outside(&format!(
+        "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
+         VALUES ('inventory.changed', 999999, 9, 'available', {})",
+        chrono::Utc::now().timestamp_millis()
+    ))
+    .await;
+    let (url, receiver, mut deliveries) = receiver(204).await;
+    let created = subscribe(&app, &url, &["inventory.changed", "order.placed"]).await;
+    let secret = WebhookSecret::parse(created["secret"].as_str().unwrap()).unwrap();
+    receiver.secrets.set(vec![secret]).unwrap();
+    let placed = order(&app).await;
+    loop {
+        let got = next(&mut deliveries).await;
+        match &got.event {
+            StoreEvent::InventoryEvent(e) => assert_ne!(
+                e.pet_id, 999999,
+                "the event committed before the endpoint was delivered"
+            ),
+            StoreEvent::OrderEvent(e) => {
+                assert_eq!(e.order_id, placed);
+                break;
+            }
+        }
+    }
+}
+
 #[actix_web::test]
 async fn a_failing_receiver_gets_retries_with_the_same_id_then_the_endpoint_is_disabled() {
     let app = app().await;
