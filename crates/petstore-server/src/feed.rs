@@ -13,6 +13,11 @@
 //! `NOTIFY` of another instance's sequencing); and in any case once a
 //! second, which is also how it carries on after the database was away.
 //!
+//! A new subscriber starts after every event committed before it asked:
+//! on PostgreSQL it first sequences what is committed and still pending
+//! ([`Feed::sequence_committed`]), so that no write its client has seen
+//! answered comes to it later with a higher id.
+//!
 //! A subscriber is a bounded queue of shared events. One that falls
 //! [`QUEUE`] events behind (its client reads too slowly) is dropped: its
 //! stream ends after what it holds, and its client resumes by id. A

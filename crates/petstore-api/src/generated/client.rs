@@ -660,8 +660,9 @@ impl Client {
     ///
     /// A stream of server-sent events (`text/event-stream`): one event per order
     /// placed, completed or cancelled and per change of a pet's stock, in the order
-    /// the changes were committed, on whichever server instance they were made. Each
-    /// event's SSE `id` is its `id`, increasing; a client that reconnects with
+    /// the changes were committed, on whichever server instance they were made. A
+    /// stream opened without `Last-Event-ID` begins after every change committed
+    /// before it was opened. Each event's SSE `id` is its `id`, increasing; a client that reconnects with
     /// `Last-Event-ID` receives every event after that one, once, from any
     /// instance. Events are kept 24 hours: resuming from an older id is refused with
     /// 410 `event_id_expired`. A comment is sent after 15 seconds without an event.
