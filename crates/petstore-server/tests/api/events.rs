@@ -175,12 +175,7 @@ async fn a_new_stream_starts_after_every_committed_event() {
     let client = client(&app, &app.key);
     let pet = app.pet_with_stock(5).await;
     let other = app.pet_with_stock(1).await;
-    app.outside(&format!(
-        "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
-         VALUES ('inventory.changed', {other}, 9, 'available', {})",
-        chrono::Utc::now().timestamp_millis()
-    ))
-    .await;
+    app.commit_event_outside(other).await;
     let mut all = subscribe(&client, watch(None, None, None)).await;
     order(&app, pet, 1).await;
     let seen: Vec<_> = next_events(&mut all, 2).await.iter().map(meta).collect();

@@ -224,12 +224,7 @@ async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
 #[actix_web::test]
 async fn a_new_endpoint_gets_no_event_committed_before_it() {
     let app = app().await;
-    app.outside(&format!(
-        "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
-         VALUES ('inventory.changed', 999999, 9, 'available', {})",
-        chrono::Utc::now().timestamp_millis()
-    ))
-    .await;
+    app.commit_event_outside(999999).await;
     let (url, receiver, mut deliveries) = receiver(204).await;
     let created = subscribe(&app, &url, &["inventory.changed", "order.placed"]).await;
     let secret = WebhookSecret::parse(created["secret"].as_str().unwrap()).unwrap();

@@ -223,6 +223,19 @@ impl TestApp {
         }
     }
 
+    /// Commits an `inventory.changed` event of `pet_id` from outside, as a
+    /// write of another instance would: on PostgreSQL it stays pending
+    /// (no final id) until a feed's sequencer runs, at this app's next
+    /// write or within a second.
+    pub async fn commit_event_outside(&self, pet_id: i64) {
+        self.outside(&format!(
+            "INSERT INTO events (kind, pet_id, stock, status, occurred_at) \
+             VALUES ('inventory.changed', {pet_id}, 9, 'available', {})",
+            Utc::now().timestamp_millis()
+        ))
+        .await;
+    }
+
     /// Holds the database from outside so that every request that needs
     /// it (on SQLite, every write) waits out the database timeout;
     /// released when dropped.
