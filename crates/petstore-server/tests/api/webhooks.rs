@@ -224,7 +224,8 @@ async fn events_are_delivered_signed_and_verified_by_the_generated_receiver() {
 #[actix_web::test]
 async fn a_new_endpoint_gets_no_event_committed_before_it() {
     let app = app().await;
-    app.commit_event_outside(999999).await;
+    let elsewhere = 999_999;
+    app.commit_event_outside(elsewhere).await;
     let (url, receiver, mut deliveries) = receiver(204).await;
     let created = subscribe(&app, &url, &["inventory.changed", "order.placed"]).await;
     let secret = WebhookSecret::parse(created["secret"].as_str().unwrap()).unwrap();
@@ -234,7 +235,7 @@ async fn a_new_endpoint_gets_no_event_committed_before_it() {
         let got = next(&mut deliveries).await;
         match &got.event {
             StoreEvent::InventoryEvent(e) => assert_ne!(
-                e.pet_id, 999999,
+                e.pet_id, elsewhere,
                 "the event committed before the endpoint was delivered"
             ),
             StoreEvent::OrderEvent(e) => {
