@@ -549,50 +549,42 @@ fn events_method(split: &Split<'_>, r: &Response) -> String {
     );
     let answered = " An answer that is not a stream (an error status) ends the stream with \
                     `runtime::StreamError::Answered`, the typed response.";
-    if let Media::Items(media) = &r.media {
-        let doc = lit(&format!(
+    // (method suffix, stream type, the media argument, the doc)
+    let (suffix, stream, media, doc) = if let Media::Items(media) = &r.media {
+        let doc = format!(
             " The items of [`Self::{}`] as they arrive (`{} {}`, `{media}`), each read \
              as soon as its bytes have; nothing is sent until the stream is first \
              polled. The stream ends when the body does; a dropped connection ends it \
              with the error.{answered}",
             op.fn_name, op.method, op.path
-        ));
-        let media = lit(media);
-        return format!(
-            "#[doc = {doc}]
-{cfg}{deprecated}
-pub fn {}_stream(
-    &self,
-    request: operations::{req},
-) -> runtime::ItemStream<{data}, operations::{resp}> {{
-    runtime::ItemStream::connect(self.core.clone(), self.{call_fn}(request), Self::{read_fn}, {media})
-}}
-",
-            op.fn_name
         );
-    }
-    let resumes = if op.method.eq_ignore_ascii_case("GET") {
-        " When the connection drops, the stream reconnects after the server's `retry` \
-         (and the client's backoff) with `Last-Event-ID`, so that no event is missed \
-         or repeated where the server resumes by id; `.resume(false)` turns this off."
+        ("stream", "ItemStream", format!(", {}", lit(media)), doc)
     } else {
-        " The stream ends when the connection does: a dropped call is not resent, \
-         which would do its work again."
+        let resumes = if op.method.eq_ignore_ascii_case("GET") {
+            " When the connection drops, the stream reconnects after the server's `retry` \
+             (and the client's backoff) with `Last-Event-ID`, so that no event is missed \
+             or repeated where the server resumes by id; `.resume(false)` turns this off."
+        } else {
+            " The stream ends when the connection does: a dropped call is not resent, \
+             which would do its work again."
+        };
+        let doc = format!(
+            " The events of [`Self::{}`] as they arrive (`{} {}`, `text/event-stream`), \
+             each with its `id`, `event` and `retry`; nothing is sent until the stream is \
+             first polled.{resumes}{answered}",
+            op.fn_name, op.method, op.path
+        );
+        ("events", "EventStream", String::new(), doc)
     };
-    let doc = lit(&format!(
-        " The events of [`Self::{}`] as they arrive (`{} {}`, `text/event-stream`), \
-         each with its `id`, `event` and `retry`; nothing is sent until the stream is \
-         first polled.{resumes}{answered}",
-        op.fn_name, op.method, op.path
-    ));
+    let doc = lit(&doc);
     format!(
         "#[doc = {doc}]
 {cfg}{deprecated}
-pub fn {}_events(
+pub fn {}_{suffix}(
     &self,
     request: operations::{req},
-) -> runtime::EventStream<{data}, operations::{resp}> {{
-    runtime::EventStream::connect(self.core.clone(), self.{call_fn}(request), Self::{read_fn})
+) -> runtime::{stream}<{data}, operations::{resp}> {{
+    runtime::{stream}::connect(self.core.clone(), self.{call_fn}(request), Self::{read_fn}{media})
 }}
 ",
         op.fn_name
