@@ -908,12 +908,15 @@ pub struct Response {
     /// The examples of its body, by name: the media type's `example` (named
     /// `example`), then its `examples` written in place, in order.
     pub examples: Vec<(String, serde_json::Value)>,
+    /// The response component this one is given by (`#/components/responses/
+    /// RateLimited`), when it is a reference and of one status: what the
+    /// pass that names shared responses groups by. Never an identifier.
+    pub referenced: Option<String>,
     /// The name of the type this response shares with the other
     /// operations that reference the same response (a rate limit's 429,
-    /// say): set for a referenced response of one status with headers of
-    /// its own, which would otherwise be spelled out in every operation.
-    /// Lowering records the referenced pointer here; the pass that names
-    /// shared responses replaces it with the name, or clears it.
+    /// say): set by that pass, through the operations module's `Namer`,
+    /// for a referenced response with headers of its own, which would
+    /// otherwise be spelled out in every operation.
     pub shared: Option<String>,
 }
 

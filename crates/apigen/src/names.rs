@@ -151,13 +151,17 @@ impl Namer {
         if self.taken.insert(wanted.clone()) {
             return wanted;
         }
-        let separator = if wanted.ends_with(|c: char| c.is_ascii_digit()) {
-            "_"
+        // `V1` -> `V1_2`; a type named after a keyword, `Self_`, ->
+        // `Self2` (an underscore before a digit is not camel case).
+        let (base, separator) = if wanted.ends_with(|c: char| c.is_ascii_digit()) {
+            (wanted.as_str(), "_")
+        } else if wanted.starts_with(|c: char| c.is_ascii_uppercase()) {
+            (wanted.trim_end_matches('_'), "")
         } else {
-            ""
+            (wanted.as_str(), "")
         };
         (2..)
-            .map(|n| format!("{wanted}{separator}{n}"))
+            .map(|n| format!("{base}{separator}{n}"))
             .find(|candidate| self.taken.insert(candidate.clone()))
             .expect("an unbounded range always yields a free name")
     }
@@ -202,5 +206,9 @@ mod tests {
         assert_eq!(namer.unique("Error".into()), "Error2");
         assert_eq!(namer.unique("V1".into()), "V1");
         assert_eq!(namer.unique("V1".into()), "V1_2");
+        assert_eq!(namer.unique("Self_".into()), "Self_");
+        assert_eq!(namer.unique("Self_".into()), "Self2");
+        assert_eq!(namer.unique("type_".into()), "type_");
+        assert_eq!(namer.unique("type_".into()), "type_2");
     }
 }

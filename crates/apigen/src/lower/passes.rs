@@ -485,7 +485,7 @@ pub(super) fn shared_responses(
 ) -> (Vec<Operation>, Vec<SharedResponse>) {
     let mut uses: HashMap<String, usize> = HashMap::new();
     for r in ops.iter().flat_map(|o| &o.responses) {
-        if let Some(target) = r.shared.as_ref().filter(|_| !r.headers.is_empty()) {
+        if let Some(target) = r.referenced.as_ref().filter(|_| !r.headers.is_empty()) {
             *uses.entry(target.clone()).or_default() += 1;
         }
     }
@@ -504,7 +504,7 @@ pub(super) fn shared_responses(
     let mut named: HashMap<String, String> = HashMap::new();
     let mut shared = Vec::new();
     for r in ops.iter_mut().flat_map(|o| &mut o.responses) {
-        let Some(target) = r.shared.take() else {
+        let Some(target) = r.referenced.clone() else {
             continue;
         };
         if r.headers.is_empty() || uses.get(&target).is_none_or(|&n| n < 2) {

@@ -80,6 +80,7 @@ impl<'a> Lowerer<'a> {
                 json_type: None,
                 headers: Vec::new(),
                 examples: Vec::new(),
+                referenced: None,
                 shared: None,
             });
         }
@@ -523,7 +524,7 @@ impl<'a> Lowerer<'a> {
         }
         // A referenced response of one status may be shared: see
         // `passes::shared_responses`.
-        let shared = (response_at != *at && matches!(status, Status::Code(_)))
+        let referenced = (response_at != *at && matches!(status, Status::Code(_)))
             .then(|| response_at.to_string());
         Some(Response {
             pointer: at.to_string(),
@@ -536,7 +537,8 @@ impl<'a> Lowerer<'a> {
             json_type,
             headers,
             examples,
-            shared,
+            referenced,
+            shared: None,
         })
     }
 }
