@@ -73,19 +73,19 @@ where
     )
 }
 
-/// The statements adding one path shape's route to `router`.
+/// The statement adding one path shape's route to `router`: its
+/// operations as one array, each under its group's feature when groups are
+/// features, and the whole route under any of them.
 fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
     let path = text::string_literal(path);
-    let serves: Vec<String> = ops.iter().map(|o| serve(o, ops)).collect();
-    if !gates.on() {
-        let serves = serves.join(", ");
-        return format!(
-            "let router = router.route(
-                {path},
-                runtime::axum::resource(&service, &layer, [{serves}], <S as Rejections>::reject),
-            );\n"
-        );
-    }
+    let serves: Vec<String> = ops
+        .iter()
+        .map(|o| {
+            let cfg = Gates::attr(gates.group(&o.group));
+            format!("{cfg}\n{}", serve(o, ops))
+        })
+        .collect();
+    let serves = serves.join(", ");
     let mut groups: Vec<&str> = Vec::new();
     for o in ops {
         if !groups.contains(&o.group.as_str()) {
@@ -93,26 +93,12 @@ fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
         }
     }
     let any = Gates::attr(gates.groups(groups.iter().copied()));
-    let pushes: String = ops
-        .iter()
-        .zip(&serves)
-        .map(|(o, serve)| {
-            format!(
-                "{}\noperations.push({serve});\n",
-                Gates::attr(gates.group(&o.group))
-            )
-        })
-        .collect();
     format!(
         "{any}
-        let router = {{
-            let mut operations = Vec::new();
-            {pushes}
-            router.route(
-                {path},
-                runtime::axum::resource(&service, &layer, operations, <S as Rejections>::reject),
-            )
-        }};\n"
+        let router = router.route(
+            {path},
+            runtime::axum::resource(&service, &layer, [{serves}], <S as Rejections>::reject),
+        );\n"
     )
 }
 

@@ -44,7 +44,10 @@ pub fn imports(api: &Api, gates: &Gates) -> Vec<String> {
         });
     }
     if !api.operations.is_empty() {
-        imports.push("use std::sync::Arc;".to_string());
+        // Only the operations' handlers take the service as an `Arc`: with
+        // group features, none is compiled when no group is on.
+        let groups = api.operations.iter().map(|op| op.group.as_str());
+        imports.push(gates.group_import("use std::sync::Arc;", groups));
     }
     imports
 }
