@@ -495,9 +495,7 @@ impl Webhooks for PetStore {
         context: RequestContext,
     ) -> Result<CreateWebhookResponse> {
         let key = caller(&context)?;
-        crate::webhooks::check_url(&request.body.url, self.webhooks_allow_private)
-            .await
-            .map_err(|message| ApiError::Unprocessable {
+        crate::webhooks::check_url(&request.body.url, self.webhooks_allow_private).map_err(|message| ApiError::Unprocessable {
                 code: "validation_failed",
                 message,
             })?;

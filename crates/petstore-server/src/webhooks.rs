@@ -21,11 +21,13 @@
 //!    step the endpoint is disabled ([`Db::record_attempt`]).
 //!
 //! No way in from outside: a URL must be `http` or `https`, and its host
-//! must not resolve to a loopback, private, link-local, unique-local or
-//! otherwise special address ([`forbidden`]), checked when the endpoint is
-//! created ([`check_url`]) and again when each attempt connects (the
-//! sender's resolver, [`Guarded`]), so that a name rebound to such an
-//! address after the check is refused too. Redirects are not followed, and
+//! must not lead to a loopback, private, link-local, unique-local or
+//! otherwise special address ([`forbidden`]). An endpoint is refused at
+//! creation only for what can never be right ([`check_url`]: an address
+//! written in the URL, credentials, another scheme); a name is resolved
+//! when each attempt connects (the sender's resolver, [`Guarded`]), so
+//! that a name rebound to such an address is refused then, and one that
+//! does not resolve at creation is taken. Redirects are not followed, and
 //! at most [`ANSWER_LIMIT`] bytes of an answer are read.
 //! `--webhooks-allow-private` lifts the address rule, for tests and for
 //! receivers on the same network.
@@ -49,9 +51,6 @@ pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most of a receiver's answer read.
 pub const ANSWER_LIMIT: usize = 4096;
-
-/// How long creating an endpoint waits for its host's addresses.
-const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Attempts in flight at once, per instance.
 const IN_FLIGHT: usize = 64;
@@ -209,10 +208,14 @@ fn forbidden_v4(ip: Ipv4Addr) -> bool {
         || a >= 240
 }
 
-/// Why a URL cannot be an endpoint's, for a 422: not `http(s)`, no host,
-/// or a host that resolves to an address webhooks may not reach (unless
-/// `allow_private`), or to none.
-pub async fn check_url(url: &str, allow_private: bool) -> Result<(), String> {
+/// Why a URL can never be an endpoint's, for a 422: not `http(s)`, no
+/// host, credentials in it, or (unless `allow_private`) a host written as
+/// an address webhooks may not reach, or named `localhost`, which is one
+/// (RFC 6761). A name is not resolved here: whether it leads somewhere
+/// allowed is a fact of the moment of each delivery, checked then by the
+/// sender's resolver ([`Guarded`]); a name that does not resolve now (DNS
+/// down for a moment, a record published later) is taken.
+pub fn check_url(url: &str, allow_private: bool) -> Result<(), String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("`url` is not a URL: {e}"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!(
@@ -229,27 +232,32 @@ pub async fn check_url(url: &str, allow_private: bool) -> Result<(), String> {
     if allow_private {
         return Ok(());
     }
-    let port = parsed.port_or_known_default().unwrap_or(443);
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let lookup = tokio::time::timeout(RESOLVE_TIMEOUT, tokio::net::lookup_host((host, port)))
-        .await
-        .map_err(|_| {
-            format!("`url`'s host `{host}` was not resolved within {RESOLVE_TIMEOUT:?}")
-        })?;
-    let addresses: Vec<SocketAddr> = lookup
-        .map_err(|e| format!("`url`'s host `{host}` cannot be resolved: {e}"))?
-        .collect();
-    match addresses.iter().find(|a| forbidden(a.ip())) {
-        Some(address) => Err(format!(
-            "`url`'s host `{host}` resolves to {}, a loopback, private or otherwise \
-             internal address, which webhooks may not reach",
-            address.ip()
-        )),
-        None if addresses.is_empty() => {
-            Err(format!("`url`'s host `{host}` resolves to no address"))
+    let Some(address) = written_address(&parsed) else {
+        let name = host.trim_end_matches('.').to_ascii_lowercase();
+        if name == "localhost" || name.ends_with(".localhost") {
+            return Err(format!(
+                "`url`'s host `{name}` is a loopback name, which webhooks may not reach"
+            ));
         }
-        None => Ok(()),
+        return Ok(());
+    };
+    if forbidden(address) {
+        return Err(format!(
+            "`url`'s host {address} is a loopback, private or otherwise internal address, \
+             which webhooks may not reach"
+        ));
     }
+    Ok(())
+}
+
+/// The address a URL's host is written as, if it is one (no resolver
+/// sees it, so the address rule is checked on it directly).
+fn written_address(url: &reqwest::Url) -> Option<IpAddr> {
+    url.host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .ok()
 }
 
 /// The sender's resolver: a name's addresses, without those webhooks may
@@ -503,11 +511,7 @@ async fn send(http: &reqwest::Client, settings: &WebhookSettings, delivery: &Cla
     // An address written in the URL is not resolved: checked here.
     if !settings.allow_private {
         if let Ok(url) = reqwest::Url::parse(&delivery.url) {
-            let literal = url
-                .host_str()
-                .map(|h| h.trim_start_matches('[').trim_end_matches(']'))
-                .and_then(|h| h.parse::<IpAddr>().ok());
-            if let Some(ip) = literal.filter(|ip| forbidden(*ip)) {
+            if let Some(ip) = written_address(&url).filter(|ip| forbidden(*ip)) {
                 return failed(
                     WebhookDeliveryResult::Refused,
                     format!("{ip} is an address webhooks may not reach"),
@@ -651,23 +655,22 @@ mod tests {
         assert!(refused.contains("webhooks may reach"), "{refused}");
     }
 
-    #[actix_web::test]
-    async fn urls_are_checked_for_scheme_and_address() {
-        let refused =
-            |url: &'static str| async move { check_url(url, false).await.expect_err(url) };
-        assert!(refused("ftp://example.com/x")
-            .await
-            .contains("http or https"));
-        assert!(refused("not a url").await.contains("not a URL"));
-        assert!(refused("http://127.0.0.1:9/x").await.contains("127.0.0.1"));
-        assert!(refused("http://[::1]/x").await.contains("::1"));
-        // A name resolving to loopback is refused as its address is.
-        assert!(refused("http://localhost:8080/x")
-            .await
-            .contains("internal"));
-        assert!(refused("http://u:p@example.com/")
-            .await
-            .contains("credentials"));
-        assert_eq!(check_url("http://127.0.0.1:9/x", true).await, Ok(()));
+    #[test]
+    fn urls_are_checked_for_what_can_never_be_right() {
+        let refused = |url: &str| check_url(url, false).expect_err(url);
+        assert!(refused("ftp://example.com/x").contains("http or https"));
+        assert!(refused("not a url").contains("not a URL"));
+        assert!(refused("http://127.0.0.1:9/x").contains("127.0.0.1"));
+        assert!(refused("http://[::1]/x").contains("::1"));
+        assert!(refused("http://10.1.2.3/x").contains("10.1.2.3"));
+        assert!(refused("http://localhost:8080/x").contains("loopback name"));
+        assert!(refused("http://api.LOCALHOST./x").contains("loopback name"));
+        assert!(refused("http://u:p@example.com/").contains("credentials"));
+        assert_eq!(check_url("http://127.0.0.1:9/x", true), Ok(()));
+        // A name is not resolved: one that cannot be now is taken, and
+        // checked at each delivery.
+        assert_eq!(check_url("https://shop.example.com/hooks/store", false), Ok(()));
+        assert_eq!(check_url("https://no-such-host.invalid/x", false), Ok(()));
+        assert_eq!(check_url("https://93.184.216.34/x", false), Ok(()));
     }
 }

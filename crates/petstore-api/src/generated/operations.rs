@@ -428,9 +428,12 @@ pub trait Webhooks {
     /// jitter); after the last failure the endpoint is disabled, and says why.
     /// Every attempt is listed under the endpoint's `deliveries`.
     ///
-    /// `url` must be `http` or `https` and must not resolve to a loopback,
-    /// private, link-local or unique-local address (checked here, and again at
-    /// every delivery); redirects are not followed. A key holds at most 2
+    /// `url` must be `http` or `https`, without credentials, and must not
+    /// lead to a loopback, private, link-local or unique-local address: an
+    /// address written in the URL (or the name `localhost`) is refused here;
+    /// a name is resolved at every delivery, and an attempt whose name leads
+    /// to such an address fails as `refused`. A name that does not resolve
+    /// yet is taken. Redirects are not followed. A key holds at most 2
     /// endpoints on the `free` plan, 10 on `pro` and 50 on any other. Each of
     /// these refusals is a 422 `validation_failed`.
     ///
