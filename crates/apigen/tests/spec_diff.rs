@@ -1272,3 +1272,233 @@ fn item_schemas_are_compared_like_any_response_body() {
     let bytes = base.replace("application/jsonl", "application/octet-stream");
     check(base, &bytes, &[("response-media-type-changed", Error)]);
 }
+
+/// A document with a webhook (3.1) and a callback of `subscribe`, whose
+/// payloads are `Event`; `{hook}` is spliced into the webhook's operation.
+const HOOKS: &str = r#"
+openapi: 3.1.0
+info: {title: Hooks, version: '1'}
+paths:
+  /subscriptions:
+    post:
+      operationId: subscribe
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, required: [url], properties: {url: {type: string}}}
+      responses:
+        '201': {description: Subscribed.}
+      callbacks:
+        onEvent:
+          '{$request.body#/url}':
+            post:
+              operationId: deliverEvent
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema: {$ref: '#/components/schemas/Event'}
+              responses:
+                '200': {description: Taken.}
+webhooks:
+  orderPlaced:
+    post:
+      operationId: orderPlaced
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Event'}
+      responses:
+        '200':
+          description: Taken.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  received: {type: boolean}
+components:
+  schemas:
+    Event:
+      type: object
+      required: [id, kind]
+      properties:
+        id: {type: integer}
+        kind: {type: string, enum: [placed, paid]}
+        note: {type: string}
+"#;
+
+#[test]
+fn webhook_payloads_are_read_by_receivers_as_responses_are_read_by_clients() {
+    check(HOOKS, HOOKS, &[]);
+    // A payload property removed: every receiver that reads it breaks,
+    // the webhook's and the callback's (each reported on its own).
+    let removed = edit(
+        HOOKS,
+        &[
+            ("      required: [id, kind]\n", "      required: [kind]\n"),
+            ("        id: {type: integer}\n", ""),
+        ],
+    );
+    check(
+        HOOKS,
+        &removed,
+        &[
+            ("response-required-property-removed", Error),
+            ("response-required-property-removed", Error),
+        ],
+    );
+    // A type changed, a property made optional, an enum value added.
+    let changed = edit(
+        HOOKS,
+        &[
+            ("        id: {type: integer}", "        id: {type: string}"),
+            ("      required: [id, kind]\n", "      required: [id]\n"),
+            ("enum: [placed, paid]", "enum: [placed, paid, refunded]"),
+        ],
+    );
+    let expected = [
+        ("response-property-type-changed", Error),
+        ("response-property-became-optional", Error),
+        ("response-property-enum-value-added", Warning),
+    ];
+    let found = findings(HOOKS, &changed);
+    for rule in expected {
+        assert_eq!(
+            found
+                .iter()
+                .filter(|(r, l)| r == rule.0 && *l == rule.1)
+                .count(),
+            2,
+            "{rule:?} for the webhook and the callback: {found:?}"
+        );
+    }
+    // What is only added to a payload breaks no receiver.
+    let added = edit(
+        HOOKS,
+        &[(
+            "        note: {type: string}\n",
+            "        note: {type: string}\n        extra: {type: string}\n",
+        )],
+    );
+    check(
+        HOOKS,
+        &added,
+        &[
+            ("response-property-added", Info),
+            ("response-property-added", Info),
+        ],
+    );
+}
+
+#[test]
+fn what_receivers_answer_is_read_as_a_request_and_webhooks_keep_their_lifecycle() {
+    // The API now requires a property in the receiver's answer: receivers
+    // that do not send it break.
+    let required = edit(
+        HOOKS,
+        &[(
+            "                type: object\n                properties:",
+            "                type: object\n                required: [received]\n                properties:",
+        )],
+    );
+    check(
+        HOOKS,
+        &required,
+        &[("request-property-became-required", Error)],
+    );
+    // A webhook removed without deprecation breaks its receivers; a beta
+    // one is a warning; deprecated with a sunset ahead, an error.
+    let without_webhook = |doc: &str| {
+        let start = doc.find("webhooks:\n").unwrap();
+        let end = doc.find("components:\n").unwrap();
+        format!("{}{}", &doc[..start], &doc[end..])
+    };
+    check(
+        HOOKS,
+        &without_webhook(HOOKS),
+        &[("api-removed-without-deprecation", Error)],
+    );
+    let webhook_op = "      operationId: orderPlaced\n";
+    let beta = edit(
+        HOOKS,
+        &[(
+            webhook_op,
+            &format!("{webhook_op}      x-stability: beta\n"),
+        )],
+    );
+    check(
+        &beta,
+        &without_webhook(&beta),
+        &[("api-removed-without-deprecation", Warning)],
+    );
+    let sunset = edit(
+        HOOKS,
+        &[(
+            webhook_op,
+            &format!(
+                "{webhook_op}      deprecated: true\n      x-deprecated-sunset: '2030-12-05'\n"
+            ),
+        )],
+    );
+    check(
+        &sunset,
+        &without_webhook(&sunset),
+        &[("api-removed-before-sunset", Error)],
+    );
+    check(HOOKS, &sunset, &[("api-deprecated", Info)]);
+    // A callback promises no more than the operation that subscribes.
+    let beta_subscription = edit(
+        HOOKS,
+        &[(
+            "      operationId: subscribe\n",
+            "      operationId: subscribe\n      x-stability: beta\n",
+        )],
+    );
+    let removed_id = |doc: &str| {
+        doc.replace("      required: [id, kind]\n", "      required: [kind]\n")
+            .replace("        id: {type: integer}\n", "")
+    };
+    let found = findings(&beta_subscription, &removed_id(&beta_subscription));
+    assert!(
+        found.contains(&("response-required-property-removed".into(), Warning)),
+        "the callback's finding is a warning: {found:?}"
+    );
+    assert!(
+        found.contains(&("response-required-property-removed".into(), Error)),
+        "the webhook's is an error: {found:?}"
+    );
+}
+
+#[test]
+fn webhook_findings_name_the_webhook_in_every_format() {
+    let base = Document::parse("base.yaml", HOOKS).unwrap();
+    let removed = edit(
+        HOOKS,
+        &[
+            ("      required: [id, kind]\n", "      required: [kind]\n"),
+            ("        id: {type: integer}\n", ""),
+        ],
+    );
+    let revision = Document::parse("revision.yaml", &removed).unwrap();
+    let report = diff(&base, &revision, "2026-11-23");
+    let operations: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.operation.as_str())
+        .collect();
+    assert_eq!(
+        operations,
+        [
+            "webhook orderPlaced",
+            "callback onEvent of POST /subscriptions"
+        ]
+    );
+    let notes = report.markdown(&base, &revision);
+    assert!(
+        notes.contains("`webhook orderPlaced`") && notes.contains("property `id` of the payload"),
+        "{notes}"
+    );
+}

@@ -495,10 +495,12 @@ impl Webhooks for PetStore {
         context: RequestContext,
     ) -> Result<CreateWebhookResponse> {
         let key = caller(&context)?;
-        crate::webhooks::check_url(&request.body.url, self.webhooks_allow_private).map_err(|message| ApiError::Unprocessable {
+        crate::webhooks::check_url(&request.body.url, self.webhooks_allow_private).map_err(
+            |message| ApiError::Unprocessable {
                 code: "validation_failed",
                 message,
-            })?;
+            },
+        )?;
         let idem = self.idempotency(
             &context,
             request.idempotency_key.as_ref(),

@@ -669,7 +669,10 @@ mod tests {
         assert_eq!(check_url("http://127.0.0.1:9/x", true), Ok(()));
         // A name is not resolved: one that cannot be now is taken, and
         // checked at each delivery.
-        assert_eq!(check_url("https://shop.example.com/hooks/store", false), Ok(()));
+        assert_eq!(
+            check_url("https://shop.example.com/hooks/store", false),
+            Ok(())
+        );
         assert_eq!(check_url("https://no-such-host.invalid/x", false), Ok(()));
         assert_eq!(check_url("https://93.184.216.34/x", false), Ok(()));
     }

@@ -416,7 +416,7 @@ impl<'a> Compare<'a, '_> {
 }
 
 /// Media a receiver of `now` takes everything `before` sent.
-fn accepts(now: &Media, before: &Media) -> bool {
+pub(super) fn accepts(now: &Media, before: &Media) -> bool {
     match (now, before) {
         (Media::Raw(now), Media::Raw(before)) => before.iter().all(|base| {
             now.iter().any(|n| {
@@ -456,7 +456,7 @@ fn headers_of<'a>(api: &'a Api, rev: &'a Response) -> Vec<&'a ResponseHeader> {
 /// The parameter of `of` that stands for `p` of `other`: the same place in
 /// the path template for path parameters, else the same location and name
 /// (header names in any case).
-fn find_param<'o>(of: &'o Operation, other: &Operation, p: &Param) -> Option<&'o Param> {
+pub(super) fn find_param<'o>(of: &'o Operation, other: &Operation, p: &Param) -> Option<&'o Param> {
     let place = path_params(&other.path).iter().position(|n| *n == p.wire);
     if let (ParamLocation::Path, Some(place)) = (p.location, place) {
         let name = path_params(&of.path).get(place)?.to_string();

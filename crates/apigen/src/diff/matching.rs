@@ -122,7 +122,7 @@ fn template(path: &str) -> String {
 }
 
 /// An operation of the base that the revision does not have.
-fn removed(base: &Operation, today: &str) -> Finding {
+pub(super) fn removed(base: &Operation, today: &str) -> Finding {
     // A sunset it had but that could not be read: whether it has passed is
     // unknown, so the removal may break a promise.
     let sunset_unreadable = base

@@ -21,9 +21,14 @@
 //! What is only added (an operation, an optional parameter, a response
 //! property) is information; descriptions and the order of keys are not
 //! compared at all.
+//!
+//! Webhooks and callbacks are compared as their receivers read them
+//! (`hooks`): the payload as a response, the receiver's answer as a
+//! request.
 
 mod compare;
 mod ctx;
+mod hooks;
 mod lifecycle;
 mod matching;
 pub mod rules;
@@ -255,6 +260,7 @@ pub struct Report {
 /// has passed.
 pub fn diff(base: &Document, revision: &Document, today: &str) -> Report {
     let mut findings = matching::operations(&base.api, &revision.api, today);
+    findings.extend(hooks::webhooks(&base.api, &revision.api, today));
     findings.extend(unreadable(base, revision));
     Report { findings }
 }
@@ -276,7 +282,8 @@ fn unreadable(base: &Document, revision: &Document) -> Vec<Finding> {
             }
         };
         let mut lifecycle = std::collections::HashSet::new();
-        for op in &doc.api.operations {
+        let hooks = doc.api.webhooks.iter().map(|w| &w.operation);
+        for op in doc.api.operations.iter().chain(hooks) {
             for problem in &op.lifecycle_problems {
                 let crate::Location::Pointer(pointer) = &problem.diagnostic.location else {
                     continue;
