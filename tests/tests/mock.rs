@@ -15,6 +15,15 @@ type Answer = (u16, Vec<(String, String)>, Value);
 /// axum, checks that both answer alike, and returns the status, the
 /// headers and the JSON body (`null` when there is none).
 async fn ask(seed: u64, request: test::TestRequest) -> Answer {
+    ask_mock(
+        MockService::new(seed).expect("a problem body can be made"),
+        request,
+    )
+    .await
+}
+
+/// [`ask`], of `mock`.
+async fn ask_mock(mock: MockService, request: test::TestRequest) -> Answer {
     let (request, mut payload) = request.to_http_parts();
     let body = actix_web::web::Payload::from_request(&request, &mut payload)
         .await
@@ -29,14 +38,14 @@ async fn ask(seed: u64, request: test::TestRequest) -> Answer {
     for (name, value) in request.headers() {
         again = again.append_header((name.clone(), value.clone()));
     }
-    let on_actix = ask_actix(seed, again).await;
+    let on_actix = ask_actix(mock.clone(), again).await;
     let mut on_axum = http::Request::builder()
         .method(request.method().as_str())
         .uri(request.uri().to_string());
     for (name, value) in request.headers() {
         on_axum = on_axum.header(name.as_str(), value.as_bytes());
     }
-    let on_axum = ask_axum(seed, on_axum.body(axum::body::Body::from(body)).unwrap()).await;
+    let on_axum = ask_axum(mock, on_axum.body(axum::body::Body::from(body)).unwrap()).await;
     assert_eq!(
         petstore_tests::comparable(&on_actix),
         petstore_tests::comparable(&on_axum),
@@ -47,8 +56,7 @@ async fn ask(seed: u64, request: test::TestRequest) -> Answer {
 }
 
 /// The answer of a mock served by actix-web.
-async fn ask_actix(seed: u64, request: test::TestRequest) -> petstore_tests::Answered {
-    let mock = MockService::new(seed).expect("a problem body can be made");
+async fn ask_actix(mock: MockService, request: test::TestRequest) -> petstore_tests::Answered {
     let app = test::init_service(
         App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg))),
     )
@@ -66,9 +74,11 @@ async fn ask_actix(seed: u64, request: test::TestRequest) -> petstore_tests::Ans
 }
 
 /// The answer of a mock served by axum.
-async fn ask_axum(seed: u64, request: http::Request<axum::body::Body>) -> petstore_tests::Answered {
+async fn ask_axum(
+    mock: MockService,
+    request: http::Request<axum::body::Body>,
+) -> petstore_tests::Answered {
     use tower::ServiceExt as _;
-    let mock = MockService::new(seed).expect("a problem body can be made");
     let router = runtime::axum::mounted(metadata::BASE_PATH, mock.router());
     let response = router.oneshot(request).await.expect("infallible");
     let status = response.status().as_u16();
@@ -234,6 +244,49 @@ async fn a_secured_operation_needs_a_credential_of_its_scheme() {
     // An operation with `security: []` is open.
     let health = test::TestRequest::get().uri("/api/health");
     assert_eq!(ask(0, health).await.0, 204);
+}
+
+#[actix_web::test]
+async fn a_mock_given_credentials_takes_only_those() {
+    let mock = || {
+        MockService::new(0)
+            .expect("a problem body can be made")
+            .accepting_only(["k-1", "token-2"])
+    };
+    let add = |key: &'static str| {
+        test::TestRequest::post()
+            .uri("/api/books")
+            .insert_header(("X-Key", key))
+    };
+    // An API key in a header: the given one, and only it.
+    assert_ne!(ask_mock(mock(), add("k-1")).await.0, 401);
+    let other = ask_mock(mock(), add("anything")).await;
+    assert_eq!(other.0, 401);
+    assert!(
+        other.2["message"]
+            .as_str()
+            .unwrap()
+            .contains("takes only the credentials it was given"),
+        "{}",
+        other.2
+    );
+    assert_eq!(
+        ask_mock(mock(), test::TestRequest::post().uri("/api/books"))
+            .await
+            .0,
+        401
+    );
+    // A bearer token: the same list, whatever the scheme.
+    let admin = |authorization: &'static str| {
+        test::TestRequest::get()
+            .uri("/api/admin/stats")
+            .insert_header(("Authorization", authorization))
+    };
+    assert_eq!(ask_mock(mock(), admin("Bearer token-2")).await.0, 200);
+    assert_eq!(ask_mock(mock(), admin("Bearer k-1")).await.0, 200);
+    assert_eq!(ask_mock(mock(), admin("Bearer anything")).await.0, 401);
+    // Without the list, any non-empty one is taken, as before.
+    assert_eq!(ask(0, admin("Bearer anything")).await.0, 200);
 }
 
 #[actix_web::test]

@@ -127,10 +127,13 @@ pub fn mock_conformance(run: Run, paths: &[&str]) -> Result<(), String> {
     }
 }
 
-/// The checks that no server can pass for this document, off, and why:
+/// The credentials the mock is started with (`--accept-credential`), and
+/// sends for each scheme: a token or key `mock`, basic's `mock:mock`.
+const CREDENTIALS: [&str; 2] = ["mock", "mock:mock"];
+
+/// The checks that no server can pass for this document, off, and why;
+/// and the credentials to send, by scheme:
 ///
-/// - `ignored_auth`: the mock takes any non-empty credential of a
-///   scheme, by design, so a made-up one is accepted;
 /// - `status_code_conformance`, for an operation that declares no 400, no
 ///   `4XX` and no `default`: a request the schema forbids must be refused
 ///   (the negative-data check), and any refusal is then a status the
@@ -163,11 +166,25 @@ pub fn mock_conformance(run: Run, paths: &[&str]) -> Result<(), String> {
 ///   no writing for (it sends the property names alone).
 fn schemathesis_settings(api: &apigen::ir::Api) -> String {
     use apigen::ir::Status;
-    let mut out = String::from(
-        "# Written by `cargo xtask mock-conformance`.\n\
-         # The mock takes any non-empty credential of a scheme, by design.\n\
-         [checks.ignored_auth]\nenabled = false\n",
-    );
+    let mut out = String::from("# Written by `cargo xtask mock-conformance`.\n");
+    // What schemathesis sends for each scheme, where it knows how; and
+    // `ignored_auth` (a made-up credential must be refused) stays on.
+    for scheme in &api.security_schemes {
+        let credential = match &scheme.kind {
+            SchemeKind::Http(kind) if kind == "basic" => {
+                "username = \"mock\"\npassword = \"mock\"\n".to_string()
+            }
+            SchemeKind::Http(kind) if kind == "bearer" => "bearer = \"mock\"\n".to_string(),
+            SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => "bearer = \"mock\"\n".to_string(),
+            SchemeKind::ApiKey { .. } => "api_key = \"mock\"\n".to_string(),
+            // Another HTTP scheme is sent as a header (`check_on`).
+            SchemeKind::Http(_) | SchemeKind::MutualTls => continue,
+        };
+        out.push_str(&format!(
+            "\n[auth.openapi.{}]\n{credential}",
+            toml_key(&scheme.name)
+        ));
+    }
     let declares = |op: &apigen::ir::Operation, code: u16| {
         op.responses.iter().any(|r| {
             r.status == Status::Code(code)
@@ -291,6 +308,19 @@ fn schemathesis_settings(api: &apigen::ir::Api) -> String {
         }
     }
     out
+}
+
+/// A TOML key: bare when it may be, else quoted.
+fn toml_key(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        name.to_string()
+    } else {
+        format!("{name:?}")
+    }
 }
 
 /// An operation's body and the struct it is, when it is one.
@@ -667,6 +697,7 @@ fn check_on(
     let server = launch(
         Command::new(binary)
             .args(["127.0.0.1:0", "1", framework])
+            .args(CREDENTIALS)
             .stderr(Stdio::inherit()),
     )?;
     let url = format!("http://{}{}", server.address, api.base_path);
@@ -703,24 +734,15 @@ fn check_on(
         "--phases".into(),
         phases,
     ];
-    // A credential for every scheme: the mock takes any non-empty one.
+    // An HTTP scheme schemathesis has no setting for, as its header.
     for scheme in &api.security_schemes {
-        let header = match &scheme.kind {
-            SchemeKind::Http(kind) if kind == "basic" => "Authorization: Basic bW9jazptb2Nr".into(),
-            SchemeKind::Http(kind) => format!("Authorization: {kind} mock"),
-            SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => "Authorization: Bearer mock".into(),
-            SchemeKind::ApiKey {
-                location: ParamLocation::Header,
-                name,
-            } => format!("{name}: mock"),
-            SchemeKind::ApiKey {
-                location: ParamLocation::Cookie,
-                name,
-            } => format!("Cookie: {name}=mock"),
-            SchemeKind::ApiKey { .. } | SchemeKind::MutualTls => continue,
-        };
-        if !args.contains(&header) {
-            args.extend(["--header".into(), header]);
+        if let SchemeKind::Http(kind) = &scheme.kind {
+            if kind != "basic" && kind != "bearer" {
+                let header = format!("Authorization: {kind} mock");
+                if !args.contains(&header) {
+                    args.extend(["--header".into(), header]);
+                }
+            }
         }
     }
     // An event stream does not end for schemathesis to read it whole.

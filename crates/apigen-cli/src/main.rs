@@ -120,8 +120,8 @@ enum Command {
         #[arg(long)]
         cache: Option<PathBuf>,
         /// Build the mock (or find it built), print its binary's path, and
-        /// stop; the binary takes ADDR, SEED and FRAMEWORK (`actix` or
-        /// `axum`).
+        /// stop; the binary takes ADDR, SEED, FRAMEWORK (`actix` or
+        /// `axum`) and the credentials to take.
         #[arg(long)]
         build_only: bool,
         /// Depend on the `apigen-runtime` crate in this directory (of the
@@ -130,6 +130,18 @@ enum Command {
         /// one target directory then compile the runtime once.
         #[arg(long, value_name = "DIR")]
         runtime_crate: Option<PathBuf>,
+        /// Take only this credential where an operation asks for one
+        /// (repeatable), whatever its scheme carries: a bearer or OAuth 2
+        /// token, an API key, a basic `user:password`. A missing or other
+        /// credential is refused with 401 and the error body. Without it,
+        /// any non-empty credential is taken.
+        #[arg(long = "accept-credential", value_name = "VALUE")]
+        accept_credential: Vec<String>,
+        /// Build the mock optimized, for load tests against it (the first
+        /// build takes several times longer; the default debug build
+        /// answers several times fewer requests per second).
+        #[arg(long)]
+        release: bool,
     },
 }
 
@@ -205,6 +217,8 @@ fn main() -> ExitCode {
             cache,
             build_only,
             runtime_crate,
+            accept_credential,
+            release,
         } => exit(mock::run(mock::Request {
             spec: &spec,
             listen: &listen,
@@ -216,6 +230,8 @@ fn main() -> ExitCode {
             cache,
             build_only,
             runtime_crate,
+            credentials: accept_credential,
+            release,
         })),
     }
 }

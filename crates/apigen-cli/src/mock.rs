@@ -28,6 +28,10 @@ pub struct Request<'a> {
     /// The `apigen-runtime` crate's directory to depend on, instead of
     /// carrying the runtime's sources.
     pub runtime_crate: Option<PathBuf>,
+    /// The only credentials a secured operation takes (any when empty).
+    pub credentials: Vec<String>,
+    /// Build with the release profile.
+    pub release: bool,
 }
 
 /// Where built mocks are kept: `$XDG_CACHE_HOME/apigen/mock`, else
@@ -41,15 +45,16 @@ fn default_cache() -> PathBuf {
     base.join("apigen").join("mock")
 }
 
-/// FNV-1a over every file of the mock's workspace, by path, and this tool's version:
-/// the same document and tool give the same key on any machine.
-fn key(files: &apigen::Files) -> String {
+/// FNV-1a over every file of the mock's workspace, by path, this tool's
+/// version and the build's profile: the same document, tool and profile
+/// give the same key on any machine.
+fn key(files: &apigen::Files, profile: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let version = env!("CARGO_PKG_VERSION");
     let parts = files
         .iter()
         .flat_map(|(path, text)| [path.as_str(), text.as_str()])
-        .chain([version]);
+        .chain([version, profile]);
     for part in parts {
         for byte in part.bytes().chain([0]) {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -85,17 +90,18 @@ pub fn run(request: Request) -> Result<(), String> {
         .map_err(|e| format!("cannot read {}: {e}", cache.display()))?;
     let dir = cache.join(&krate.name);
     let files = apigen::standalone::mock_workspace(&krate);
-    let binary = dir.join(format!("mock-server-{}", key(&files)));
+    let profile = if request.release { "release" } else { "debug" };
+    let binary = dir.join(format!("mock-server-{profile}-{}", key(&files, profile)));
     if !binary.exists() {
         eprintln!(
-            "building the mock of {} ({} operations) in {}: the first start for this \
-             document takes a while, later ones reuse the build",
+            "building the mock of {} ({} operations, {profile}) in {}: the first start for \
+             this document takes a while, later ones reuse the build",
             spec.display(),
             krate.generated.operations(),
             dir.display()
         );
         let started = Instant::now();
-        build(&cache, &dir, &files, &binary)?;
+        build(&cache, &dir, &files, &binary, request.release)?;
         eprintln!("built in {:.1} s", started.elapsed().as_secs_f64());
     }
     if request.build_only {
@@ -104,6 +110,7 @@ pub fn run(request: Request) -> Result<(), String> {
     }
     let mut run = Command::new(&binary);
     run.args([request.listen, &request.seed.to_string(), request.framework]);
+    run.args(&request.credentials);
     exec(run, &binary)
 }
 
@@ -136,9 +143,16 @@ fn runtime_crate(dir: &Path) -> Result<PathBuf, String> {
 
 /// Writes the crate and the server beside it into `dir` (only what
 /// changed, so cargo sees what changed), builds the server in the cache's
-/// shared target directory (or `CARGO_TARGET_DIR`), and keeps its binary
-/// as `binary`, removing the binaries of earlier builds in `dir`.
-fn build(cache: &Path, dir: &Path, files: &apigen::Files, binary: &Path) -> Result<(), String> {
+/// shared target directory (or `CARGO_TARGET_DIR`), optimized when
+/// `release`, and keeps its binary as `binary`, removing the binaries of
+/// earlier builds of that profile in `dir`.
+fn build(
+    cache: &Path,
+    dir: &Path,
+    files: &apigen::Files,
+    binary: &Path,
+    release: bool,
+) -> Result<(), String> {
     apigen::sync::sync(dir, files, "api/src/generated", apigen::sync::Mode::Write)?;
     // A lock file at the cache's root (a project's own, say) pins what
     // every mock builds with.
@@ -152,8 +166,12 @@ fn build(cache: &Path, dir: &Path, files: &apigen::Files, binary: &Path) -> Resu
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| cache.join("target"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--package", "mock-server"])
+    let mut command = Command::new(cargo);
+    command.args(["build", "--package", "mock-server"]);
+    if release {
+        command.arg("--release");
+    }
+    let status = command
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", &target)
         .status()
@@ -164,18 +182,21 @@ fn build(cache: &Path, dir: &Path, files: &apigen::Files, binary: &Path) -> Resu
             dir.display()
         ));
     }
-    let built = target.join("debug").join("mock-server");
+    let built = target
+        .join(if release { "release" } else { "debug" })
+        .join("mock-server");
     let partial = dir.join("mock-server.partial");
     std::fs::copy(&built, &partial).map_err(|e| format!("cannot copy {}: {e}", built.display()))?;
     std::fs::rename(&partial, binary).map_err(|e| e.to_string())?;
     // The binaries of earlier versions of this crate: never run again.
+    let profile = if release { "release" } else { "debug" };
     let entries = std::fs::read_dir(dir).map_err(|e| e.to_string())?;
     for entry in entries.filter_map(Result::ok) {
         let path = entry.path();
         let earlier = path
             .file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("mock-server-"));
+            .is_some_and(|n| n.starts_with(&format!("mock-server-{profile}-")));
         if earlier && path != binary {
             std::fs::remove_file(&path)
                 .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;

@@ -308,7 +308,9 @@ async fn xml_body<T: DeserializeOwned>(
 }
 
 /// Reads a body of at most `limit` bytes, of any of the declared (non-JSON,
-/// non-form) media types, as bytes. An absent body is `None`.
+/// non-form) media types, as bytes. An absent body is `None`. An XML body
+/// must be a well-formed document (400 otherwise), as [`xml_tree`] reads
+/// one; an empty one is absent, since no XML document is empty.
 pub async fn raw_body(
     request: &RequestContext,
     payload: impl Payload,
@@ -339,6 +341,14 @@ pub async fn raw_body(
                 content_type.unwrap_or("(none)")
             ),
         ));
+    }
+    if Also::of(&essence) == Some(Also::Xml) {
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| Rejection::new(RejectionKind::BadRequest, "the XML body is not UTF-8"))?;
+        xml_tree(text)?;
     }
     Ok(Some(bytes))
 }
@@ -472,5 +482,25 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind, RejectionKind::UnsupportedMediaType);
         assert_eq!(missing_body().kind, RejectionKind::BadRequest);
+    }
+
+    #[tokio::test]
+    async fn an_xml_body_is_a_well_formed_document_or_absent() {
+        let xml = ["application/xml"];
+        let raw = |content_type, body| async move {
+            let (request, payload) = parts(Some(content_type), body).await;
+            raw_body(&request, payload, 100, &xml).await
+        };
+        let ok = raw("application/xml", b"<pet><id>1</id></pet>")
+            .await
+            .unwrap();
+        assert_eq!(ok.as_deref(), Some(&b"<pet><id>1</id></pet>"[..]));
+        // No XML document is empty: the body is absent, and a required
+        // one is then refused as missing.
+        assert_eq!(raw("application/xml", b"").await.unwrap(), None);
+        for bad in [&b"<pet>"[..], b"not xml", b"\xff\xfe<a/>"] {
+            let e = raw("application/xml", bad).await.unwrap_err();
+            assert_eq!(e.kind, RejectionKind::BadRequest, "{bad:?}");
+        }
     }
 }

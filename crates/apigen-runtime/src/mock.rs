@@ -53,6 +53,48 @@ impl Prefer {
     }
 }
 
+/// The credentials a mock takes: by default any non-empty credential of
+/// one of an operation's schemes; [`Credentials::only`] takes only the
+/// values given (`apigen mock --accept-credential VALUE`), whatever the
+/// scheme carries them: a bearer token, an API key in a header, query or
+/// cookie, HTTP basic's `user:password` (or its base64 as sent), an OAuth
+/// 2 or OpenID Connect access token. Mutual TLS cannot be checked here and
+/// is taken.
+#[derive(Debug, Clone, Default)]
+pub struct Credentials {
+    only: Option<std::sync::Arc<[String]>>,
+}
+
+impl Credentials {
+    /// Any non-empty credential.
+    pub fn any() -> Self {
+        Credentials::default()
+    }
+
+    /// Only these values; none at all when `values` is empty.
+    pub fn only<S: Into<String>>(values: impl IntoIterator<Item = S>) -> Self {
+        Credentials {
+            only: Some(values.into_iter().map(Into::into).collect()),
+        }
+    }
+
+    /// Whether a credential sent as `sent` is taken (`decoded` is how
+    /// basic's base64 reads, when it does).
+    fn take(&self, sent: &str, decoded: Option<&str>) -> bool {
+        !sent.is_empty()
+            && self.only.as_ref().is_none_or(|values| {
+                values
+                    .iter()
+                    .any(|v| v == sent || Some(v.as_str()) == decoded)
+            })
+    }
+
+    /// Whether only given values are taken.
+    fn restricted(&self) -> bool {
+        self.only.is_some()
+    }
+}
+
 fn bad(message: impl Into<String>) -> Rejection {
     Rejection::new(RejectionKind::BadRequest, message)
 }
@@ -441,6 +483,7 @@ pub async fn guard<B>(
     next: actix_web::middleware::Next<B>,
     spec: &'static Spec,
     seed: u64,
+    credentials: &Credentials,
 ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error>
 where
     B: actix_web::body::MessageBody + 'static,
@@ -450,7 +493,7 @@ where
     let declared = operation.map_or(&[][..], |o| (spec.responses)(o.id));
     let refusal = operation.and_then(|o| {
         let context = super::actix::context(request.request());
-        unauthorized(&context, o, spec, declared)
+        unauthorized(&context, o, spec, declared, credentials)
     });
     let response = match refusal {
         Some((status, message)) => {
@@ -499,6 +542,7 @@ pub async fn axum_guard(
     next: ::axum::middleware::Next,
     spec: &'static Spec,
     seed: u64,
+    credentials: &Credentials,
 ) -> ::axum::response::Response {
     use http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
     let operation = super::axum::operation_of(&request);
@@ -512,6 +556,7 @@ pub async fn axum_guard(
             o,
             spec,
             declared,
+            credentials,
         )
     });
     let request = ::axum::extract::Request::from_parts(parts, body);
@@ -568,22 +613,24 @@ pub async fn axum_guard(
 }
 
 /// How a request that lacks the credentials its operation asks for (none
-/// of its security requirements has a non-empty credential for each of
-/// its schemes) is refused: 401, as HTTP has it for credentials that
-/// travel in `Authorization`; for a key elsewhere, the declared 400 where
-/// the operation declares no 401. `None` when it has them, or needs none.
+/// of its security requirements has a credential `credentials` takes for
+/// each of its schemes) is refused: 401, as HTTP has it for credentials
+/// that travel in `Authorization`; for a key elsewhere, the declared 400
+/// where the operation declares no 401. `None` when it has them, or needs
+/// none.
 fn unauthorized(
     request: &RequestContext,
     operation: &super::Operation,
     spec: &Spec,
     declared: &[Response],
+    credentials: &Credentials,
 ) -> Option<(StatusCode, String)> {
     if operation.security.is_empty() || operation.security.iter().any(|r| r.schemes.is_empty()) {
         return None;
     }
     // A scheme the document does not define cannot be asked for.
     let scheme = |name: &str| spec.schemes.iter().find(|s| s.name == name);
-    let has = |name: &str| scheme(name).is_none_or(|s| credential(request, &s.kind));
+    let has = |name: &str| scheme(name).is_none_or(|s| credential(request, &s.kind, credentials));
     if operation
         .security
         .iter()
@@ -618,14 +665,20 @@ fn unauthorized(
     } else {
         refusal_status(declared, StatusCode::UNAUTHORIZED)
     };
+    let taken = if credentials.restricted() {
+        " (this mock takes only the credentials it was given)"
+    } else {
+        ""
+    };
     Some((
         status,
-        format!("credentials are needed: {}", wanted.join(", or ")),
+        format!("credentials are needed: {}{taken}", wanted.join(", or ")),
     ))
 }
 
-/// Whether the request carries a non-empty credential of the scheme.
-fn credential(request: &RequestContext, kind: &SchemeKind) -> bool {
+/// Whether the request carries a credential of the scheme that
+/// `credentials` takes.
+fn credential(request: &RequestContext, kind: &SchemeKind, credentials: &Credentials) -> bool {
     let header = |name: &str| {
         request
             .headers()
@@ -634,25 +687,38 @@ fn credential(request: &RequestContext, kind: &SchemeKind) -> bool {
             .map(str::trim)
             .filter(|v| !v.is_empty())
     };
+    // The credential after `Authorization: <scheme> `, if it names `scheme`.
     let authorization = |scheme: &str| {
-        header("authorization").is_some_and(|v| {
+        header("authorization").and_then(|v| {
             v.split_once(' ')
-                .is_some_and(|(s, rest)| s.eq_ignore_ascii_case(scheme) && !rest.trim().is_empty())
+                .filter(|(s, _)| s.eq_ignore_ascii_case(scheme))
+                .map(|(_, rest)| rest.trim())
         })
     };
+    let take = |sent: Option<&str>| sent.is_some_and(|sent| credentials.take(sent, None));
     match kind {
-        SchemeKind::Http { scheme } => authorization(scheme),
+        SchemeKind::Http { scheme } if scheme.eq_ignore_ascii_case("basic") => {
+            authorization(scheme).is_some_and(|sent| {
+                use base64::Engine as _;
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(sent)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok());
+                credentials.take(sent, decoded.as_deref())
+            })
+        }
+        SchemeKind::Http { scheme } => take(authorization(scheme)),
         SchemeKind::ApiKey { location, name } => match location {
-            super::ApiKeyLocation::Header => header(name).is_some(),
+            super::ApiKeyLocation::Header => take(header(name)),
             super::ApiKeyLocation::Query => {
                 form_urlencoded::parse(request.query_string().as_bytes())
-                    .any(|(k, v)| k == *name && !v.is_empty())
+                    .any(|(k, v)| k == *name && credentials.take(&v, None))
             }
             super::ApiKeyLocation::Cookie => {
-                matches!(super::cookie::<String>(request, name), Ok(Some(v)) if !v.is_empty())
+                matches!(super::cookie::<String>(request, name), Ok(Some(v)) if credentials.take(&v, None))
             }
         },
-        SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => authorization("bearer"),
+        SchemeKind::OAuth2 | SchemeKind::OpenIdConnect => take(authorization("bearer")),
         SchemeKind::MutualTls => true,
     }
 }

@@ -109,12 +109,14 @@ fn responses(id: &str) -> &'static [Response] {
     }
 }
 
-/// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one).
+/// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one, or one of those [`MockService::accepting_only`] names).
 ///
 /// Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`.
 #[derive(Debug, Clone)]
 pub struct MockService {
     seed: u64,
+    /// What a secured operation takes as a credential.
+    credentials: runtime::mock::Credentials,
     /// The body of a refusal whose own cannot be made.
     error: serde_json::Value,
 }
@@ -125,7 +127,19 @@ impl MockService {
     pub fn new(seed: u64) -> Result<Self, runtime::Rejection> {
         let status = runtime::StatusCode::INTERNAL_SERVER_ERROR;
         let error = runtime::mock::error_body(&SPEC, status, "internal", "")?;
-        Ok(MockService { seed, error })
+        Ok(MockService { seed, credentials: runtime::mock::Credentials::any(), error })
+    }
+
+    /// This mock, taking only `credentials` where an operation asks for
+    /// one, whatever its scheme: a bearer or OAuth 2 token, an API key, a
+    /// basic `user:password`. A missing or other credential is refused
+    /// with 401 (or the operation's declared 4xx).
+    pub fn accepting_only<S: Into<String>>(
+        mut self,
+        credentials: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.credentials = runtime::mock::Credentials::only(credentials);
+        self
     }
 
     /// Mounts every operation, answered by this mock, in `cfg`.
@@ -142,11 +156,14 @@ impl MockService {
     /// (`runtime::axum::mounted`).
     #[cfg(feature = "axum")]
     pub fn router(self) -> ::axum::Router {
-        let seed = self.seed;
+        let (seed, credentials) = (self.seed, self.credentials.clone());
         super::axum::router_with(
             std::sync::Arc::new(self),
             ::axum::middleware::from_fn(move |request, next| {
-                runtime::mock::axum_guard(request, next, &SPEC, seed)
+                let credentials = credentials.clone();
+                async move {
+                    runtime::mock::axum_guard(request, next, &SPEC, seed, &credentials).await
+                }
             }),
         )
     }
@@ -191,13 +208,16 @@ impl glue::Rejections for MockService {
 }
 
 /// The mock's layer around every route (`runtime::mock::guard`),
-/// with the mock's seed.
+/// with the mock's seed and the credentials it takes.
 async fn guard(
     request: actix_web::dev::ServiceRequest,
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
 ) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
-    let seed = request.app_data::<web::Data<MockService>>().map_or(0, |m| m.seed);
-    runtime::mock::guard(request, next, &SPEC, seed).await
+    let mock = request.app_data::<web::Data<MockService>>().cloned();
+    let (seed, credentials) = mock.map_or((0, runtime::mock::Credentials::any()), |m| {
+        (m.seed, m.credentials.clone())
+    });
+    runtime::mock::guard(request, next, &SPEC, seed, &credentials).await
 }
 
 impl operations::Shapes for MockService {
