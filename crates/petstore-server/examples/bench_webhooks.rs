@@ -191,23 +191,17 @@ async fn store() -> Result<Store> {
     };
     let (_, key) = keys::create(&db, Plan::Enterprise, Some(unlimited), None, Utc::now()).await?;
     let app = Application::build(Settings {
-        listen: Listen::any_local_port(),
-        db,
-        clock: system_clock(),
         workers: Some(1),
-        ban: Default::default(),
         key_cache_ttl: Duration::from_secs(60),
-        trusted_proxies: Default::default(),
-        metrics_listen: None,
-        client_limits: Default::default(),
         webhooks: WebhookSettings {
             // Step 3 keeps failed deliveries pending.
             schedule: "1h".parse()?,
             allow_private: true,
         },
+        ..Settings::new(Listen::any_local_port(), db, system_clock())
     })?;
     let base = format!("http://{}", app.address());
-    actix_web::rt::spawn(app.into_server());
+    actix_web::rt::spawn(app.run_until_stopped());
     Ok(Store {
         base,
         key: key.expose().to_string(),

@@ -1,23 +1,44 @@
-//! Startup: the actix-web application, its middleware and its listener.
+//! Startup: what the server is made of, shared by every worker, and the
+//! server itself on the framework the operator chose (`on_actix`,
+//! `on_axum`): the same store, gate, lifecycle, limits, log and outside
+//! routes on either.
 
 use crate::feed::Feed;
-use crate::gate::gate;
 use crate::keys::KeyCache;
-use crate::lifecycle::lifecycle;
 use crate::limiter::{BanPolicy, Limiter};
 use crate::limits::ClientLimits;
 use crate::metrics::Metrics;
 use crate::outside::DocsHeaders;
 use crate::proxies::TrustedProxies;
 use crate::service::{Clock, PetStore};
+use crate::shutdown::Shutdown;
 use crate::store::Db;
-use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::middleware::{from_fn, Next};
-use actix_web::{web, App, HttpServer};
-use petstore_api::metadata::BASE_PATH;
-use petstore_api::server;
 use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The web framework the server runs on. Both serve the same generated
+/// glue under the same middleware; the choice is the operator's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Framework {
+    /// actix-web: its own workers, one thread each.
+    #[default]
+    Actix,
+    /// axum on hyper: as many workers, one thread each, as actix-web's.
+    Axum,
+}
+
+impl Framework {
+    /// Both, in the order tests run them.
+    pub const ALL: [Framework; 2] = [Framework::Actix, Framework::Axum];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Framework::Actix => "actix",
+            Framework::Axum => "axum",
+        }
+    }
+}
 
 /// What the server needs to start.
 #[derive(Clone)]
@@ -26,13 +47,15 @@ pub struct Settings {
     pub listen: Listen,
     pub db: Db,
     pub clock: Clock,
+    /// The framework it serves on.
+    pub framework: Framework,
     /// Worker threads; `None` for one per core.
     pub workers: Option<usize>,
     /// When a subject that keeps sending while rate limited is banned.
     pub ban: BanPolicy,
     /// How long an authenticated key is trusted before it is checked again
     /// (and so how long a revoked key may still work).
-    pub key_cache_ttl: std::time::Duration,
+    pub key_cache_ttl: Duration,
     /// Proxies whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
     /// Where to serve Prometheus metrics (`GET /metrics`); `None` keeps
@@ -42,6 +65,29 @@ pub struct Settings {
     pub client_limits: ClientLimits,
     /// How webhooks are delivered.
     pub webhooks: crate::webhooks::WebhookSettings,
+    /// How long a stop gives what is in flight to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl Settings {
+    /// A server on `listen` over `db`, with every other setting as the
+    /// command line's defaults have it (one worker per core, actix-web).
+    pub fn new(listen: Listen, db: Db, clock: Clock) -> Settings {
+        Settings {
+            listen,
+            db,
+            clock,
+            framework: Framework::default(),
+            workers: None,
+            ban: BanPolicy::default(),
+            key_cache_ttl: Duration::from_secs(2),
+            trusted_proxies: TrustedProxies::default(),
+            metrics_listen: None,
+            client_limits: ClientLimits::default(),
+            webhooks: crate::webhooks::WebhookSettings::default(),
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
 }
 
 /// Where a server listens: an address to bind (`HOST:PORT`; port 0 picks a
@@ -50,7 +96,7 @@ pub struct Settings {
 #[derive(Debug, Clone)]
 pub enum Listen {
     Address(String),
-    Bound(std::sync::Arc<TcpListener>),
+    Bound(Arc<TcpListener>),
 }
 
 impl Listen {
@@ -71,6 +117,7 @@ impl std::fmt::Debug for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Settings")
             .field("listen", &self.listen)
+            .field("framework", &self.framework)
             .field("workers", &self.workers)
             .field("metrics_listen", &self.metrics_listen)
             .finish_non_exhaustive()
@@ -78,18 +125,19 @@ impl std::fmt::Debug for Settings {
 }
 
 /// What every worker of one server shares: the store, the limiter, the key
-/// cache and the trusted proxies. Made once, before the workers start.
+/// cache, the trusted proxies, the limits and the metrics. Made once,
+/// before the workers start, whatever the framework.
 #[derive(Clone)]
 pub struct Shared {
-    pub state: web::Data<PetStore>,
-    pub limiter: web::Data<Limiter>,
-    pub key_cache: web::Data<KeyCache>,
-    pub proxies: web::Data<TrustedProxies>,
-    pub client_limits: web::Data<ClientLimits>,
+    pub state: Arc<PetStore>,
+    pub limiter: Arc<Limiter>,
+    pub key_cache: Arc<KeyCache>,
+    pub proxies: Arc<TrustedProxies>,
+    pub client_limits: ClientLimits,
     /// Present when metrics are on.
-    pub metrics: Option<web::Data<Metrics>>,
+    pub metrics: Option<Arc<Metrics>>,
     /// The reference page's headers, worked out at start-up.
-    pub docs: web::Data<DocsHeaders>,
+    pub docs: Arc<DocsHeaders>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -99,49 +147,31 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
-    /// The shared state for `settings`; an error when the generated
-    /// reference page cannot be served (see [`DocsHeaders::of`]).
+    /// The shared state for `settings`, with its event feed started; an
+    /// error when the generated reference page cannot be served (see
+    /// [`DocsHeaders::of`]).
     pub fn new(settings: &Settings) -> std::io::Result<Self> {
         let docs = DocsHeaders::of(petstore_api::DOCS_HTML).map_err(std::io::Error::other)?;
         let feed = Feed::start(settings.db.clone());
         let metrics = settings
             .metrics_listen
             .as_ref()
-            .map(|_| web::Data::new(Metrics::default()));
-        crate::webhooks::start(
-            settings.db.clone(),
-            &feed,
-            settings.webhooks.clone(),
-            metrics.clone(),
-        );
+            .map(|_| Arc::new(Metrics::default()));
         Ok(Shared {
-            state: web::Data::new(PetStore {
+            state: Arc::new(PetStore {
                 db: settings.db.clone(),
                 clock: settings.clock.clone(),
                 feed,
                 stream_keep_alive: settings.client_limits.stream_keep_alive,
                 webhooks_allow_private: settings.webhooks.allow_private,
             }),
-            limiter: web::Data::new(Limiter::for_db(&settings.db, settings.ban)),
-            key_cache: web::Data::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
-            proxies: web::Data::new(settings.trusted_proxies.clone()),
-            client_limits: web::Data::new(settings.client_limits),
+            limiter: Arc::new(Limiter::for_db(&settings.db, settings.ban)),
+            key_cache: Arc::new(KeyCache::new(settings.key_cache_ttl, 100_000)),
+            proxies: Arc::new(settings.trusted_proxies.clone()),
+            client_limits: settings.client_limits,
             metrics,
-            docs: web::Data::new(docs),
+            docs: Arc::new(docs),
         })
-    }
-
-    /// Makes the shared state reachable from every route, the guard's
-    /// included.
-    pub fn register(&self, cfg: &mut web::ServiceConfig) {
-        cfg.app_data(self.state.clone())
-            .app_data(self.limiter.clone())
-            .app_data(self.key_cache.clone())
-            .app_data(self.proxies.clone())
-            .app_data(self.client_limits.clone());
-        if let Some(metrics) = &self.metrics {
-            cfg.app_data(metrics.clone());
-        }
     }
 }
 
@@ -178,12 +208,22 @@ fn default_workers(db: &Db) -> usize {
     }
 }
 
-/// A bound, not yet running server.
+/// A server serving on one framework, as its adapter runs it.
+pub(crate) enum Serving {
+    Actix(crate::on_actix::Running),
+    Axum(crate::on_axum::Running),
+}
+
+/// A bound, running server: [`Application::run_until_stopped`] waits for
+/// its stop ([`Application::shutdown`], or SIGTERM and SIGINT once the
+/// command line has asked for them) and carries it out.
 pub struct Application {
     address: std::net::SocketAddr,
     feed: Feed,
-    server: Server,
+    serving: Serving,
     metrics_address: Option<std::net::SocketAddr>,
+    shutdown: Shutdown,
+    webhooks: crate::webhooks::Dispatcher,
 }
 
 impl std::fmt::Debug for Application {
@@ -195,8 +235,11 @@ impl std::fmt::Debug for Application {
 }
 
 impl Application {
-    /// Binds the listener and builds the server. SIGINT and SIGTERM stop it
-    /// gracefully: requests in flight are finished first.
+    /// Binds the listeners and starts serving on the framework `settings`
+    /// names, with the webhook dispatcher beside it. Runs within an
+    /// actix-web system (`#[actix_web::main]`, `#[actix_web::test]`), on
+    /// either framework: the feed's and the store's tasks are spawned on
+    /// it.
     pub fn build(settings: Settings) -> std::io::Result<Application> {
         let unsupported = crate::gate::unsupported_schemes();
         if !unsupported.is_empty() {
@@ -209,41 +252,47 @@ impl Application {
             .as_ref()
             .map(Listen::listener)
             .transpose()?;
-        // Created once, outside the per-worker factory: every worker shares the
-        // same limits (and on PostgreSQL every instance does).
+        let metrics_address = metrics_listener
+            .as_ref()
+            .map(TcpListener::local_addr)
+            .transpose()?;
+        // Created once, outside the workers: every worker shares the same
+        // limits (and on PostgreSQL every instance does).
         let shared = Shared::new(&settings)?;
-        let metrics = shared.metrics.clone();
-        let feed = shared.state.feed.clone();
-        // On SIGINT or SIGTERM the event streams end at once, cleanly, so
-        // that the graceful stop need not wait them out.
-        actix_web::rt::spawn(close_on_signal(shared.state.feed.clone()));
-        let mut http = HttpServer::new(move || {
-            // Called once in each worker thread.
-            shared.state.db.start_worker();
-            app(&shared)
-        })
-        .shutdown_timeout(30)
-        .client_request_timeout(settings.client_limits.header_timeout)
-        .keep_alive(settings.client_limits.keep_alive)
-        .listen(listener)?;
-        http = http.workers(
-            settings
-                .workers
-                .unwrap_or_else(|| default_workers(&settings.db)),
+        let shutdown = Shutdown::new(settings.shutdown_grace);
+        let webhooks = crate::webhooks::start(
+            settings.db.clone(),
+            &shared.state.feed,
+            settings.webhooks.clone(),
+            shared.metrics.clone(),
+            shutdown.clone(),
         );
-        let metrics_address = match (metrics_listener, metrics) {
-            (Some(listener), Some(metrics)) => {
-                let address = listener.local_addr()?;
-                actix_web::rt::spawn(metrics_server(listener, metrics, &settings.db)?);
-                Some(address)
-            }
-            _ => None,
+        let workers = settings
+            .workers
+            .unwrap_or_else(|| default_workers(&settings.db));
+        let serving = match settings.framework {
+            Framework::Actix => Serving::Actix(crate::on_actix::start(
+                &shared,
+                listener,
+                metrics_listener,
+                workers,
+                &shutdown,
+            )?),
+            Framework::Axum => Serving::Axum(crate::on_axum::start(
+                &shared,
+                listener,
+                metrics_listener,
+                workers,
+                &shutdown,
+            )?),
         };
         Ok(Application {
             address,
-            feed,
-            server: http.run(),
+            feed: shared.state.feed.clone(),
+            serving,
             metrics_address,
+            shutdown,
+            webhooks,
         })
     }
 
@@ -265,91 +314,36 @@ impl Application {
         self.address.port()
     }
 
+    /// The server's stop: [`Shutdown::stop`] starts it, and
+    /// [`Shutdown::on_signals`] has SIGTERM and SIGINT start it.
+    pub fn shutdown(&self) -> Shutdown {
+        self.shutdown.clone()
+    }
+
+    /// Serves until the stop, then stops gracefully: no new connections;
+    /// the requests in flight finished; event streams ended with a
+    /// `retry:` hint; the webhook attempts in flight finished or handed
+    /// back to the outbox; all within the grace period.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let Application {
+            feed,
+            serving,
+            shutdown,
+            webhooks,
+            ..
+        } = self;
+        let stopped = async {
+            let deadline = shutdown.stopping().await;
+            tracing::info!(streams = feed.subscribers(), "stopping: event streams end");
+            feed.close();
+            deadline
+        };
+        let served = match serving {
+            Serving::Actix(running) => running.run(stopped).await,
+            Serving::Axum(running) => running.run(stopped).await,
+        };
+        webhooks.stopped().await;
+        tracing::info!("stopped");
+        served
     }
-
-    /// The server future, for tests that spawn it.
-    pub fn into_server(self) -> Server {
-        self.server
-    }
-}
-
-/// The application every worker serves. The request log sees every
-/// request. The guard (key, limits, then deprecation and stability) wraps
-/// each operation's route, where the glue has attached the operation, and
-/// the 404 and 405 answers; `/healthz`, `/openapi.yaml` and `/docs`
-/// ([`crate::outside`]) are outside the spec and outside the guard.
-pub fn app(
-    shared: &Shared,
-) -> App<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = actix_web::Error,
-        InitError = (),
-    >,
-> {
-    let state = shared.state.clone();
-    App::new()
-        .wrap(from_fn(crate::limits::body_deadline))
-        .wrap(from_fn(crate::request_log::log_request))
-        .configure(|cfg| shared.register(cfg))
-        .configure(|cfg| crate::outside::configure(cfg, shared.docs.clone()))
-        .service(
-            web::scope(BASE_PATH)
-                .configure(|cfg| server::configure_with(cfg, state, || from_fn(guard))),
-        )
-        .default_service(web::to(server::not_found::<PetStore>).wrap(from_fn(guard)))
-}
-
-/// Ends the feed's streams when the process is told to stop.
-async fn close_on_signal(feed: Feed) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut terminate), Ok(mut interrupt)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        return;
-    };
-    tokio::select! {
-        _ = terminate.recv() => {}
-        _ = interrupt.recv() => {}
-    }
-    tracing::info!(streams = feed.subscribers(), "stopping: event streams end");
-    feed.close();
-}
-
-/// The metrics listener: `GET /metrics` alone, on one worker of its own,
-/// stopped with the process.
-fn metrics_server(
-    listener: TcpListener,
-    metrics: web::Data<Metrics>,
-    db: &Db,
-) -> std::io::Result<Server> {
-    let db = web::Data::new(db.clone());
-    Ok(HttpServer::new(move || {
-        App::new()
-            .app_data(metrics.clone())
-            .app_data(db.clone())
-            .route("/metrics", web::get().to(crate::metrics::scrape))
-    })
-    .workers(1)
-    .disable_signals()
-    .listen(listener)?
-    .run())
-}
-
-/// The middleware around every operation: the gate (who calls, may they,
-/// within their limits), then the lifecycle (sunset, deprecation and
-/// stability headers). Both read the operation the glue attached.
-pub async fn guard(
-    request: ServiceRequest,
-    next: Next<BoxBody>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    gate(request, async |request| {
-        lifecycle(request, async |request| next.call(request).await).await
-    })
-    .await
 }

@@ -1,6 +1,6 @@
 //! The command line: `serve` (the default) and `keys create|list|revoke`.
 
-use crate::app::{Application, Listen, Settings};
+use crate::app::{Application, Framework, Listen, Settings};
 use crate::keys::{self, Limits, Plan};
 use crate::limiter::BanPolicy;
 use crate::limits::ClientLimits;
@@ -50,6 +50,15 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "PETSTORE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
+    /// The web framework to serve on: the same store, limits and answers
+    /// on either.
+    #[arg(long, env = "PETSTORE_FRAMEWORK", value_enum, default_value_t = Framework::Actix)]
+    pub framework: Framework,
+    /// How long a stop (SIGTERM, SIGINT) gives the requests, event streams
+    /// and webhook attempts in flight to finish; what has not by then is
+    /// cut off (a webhook attempt handed back to the outbox).
+    #[arg(long, env = "PETSTORE_SHUTDOWN_GRACE", default_value = "30s", value_parser = parse_timeout)]
+    pub shutdown_grace: Duration,
     /// Worker threads (default: one per core; half the cores, at least
     /// one, when PostgreSQL runs on this host).
     #[arg(long, env = "PETSTORE_WORKERS")]
@@ -248,6 +257,7 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         listen: Listen::Bound(Arc::new(listener)),
         db,
         clock,
+        framework: args.framework,
         workers: args.workers,
         ban: BanPolicy {
             after: args.ban_after,
@@ -267,8 +277,10 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
             schedule: args.webhook_retry_schedule,
             allow_private: args.webhooks_allow_private,
         },
+        shutdown_grace: args.shutdown_grace,
     })
     .map_err(|e| e.to_string())?;
+    app.shutdown().on_signals();
     let metrics = app
         .metrics_address()
         .map(|address| format!("; metrics at http://{address}/metrics"))
@@ -278,7 +290,12 @@ async fn serve(args: ServeArgs, database_url: &str) -> Result<(), String> {
         app.address(),
         petstore_api::metadata::BASE_PATH
     );
-    tracing::info!(address = %app.address(), database = %redact(database_url), "listening");
+    tracing::info!(
+        address = %app.address(),
+        framework = args.framework.as_str(),
+        database = %redact(database_url),
+        "listening"
+    );
     app.run_until_stopped().await.map_err(|e| e.to_string())
 }
 

@@ -274,7 +274,7 @@ impl Feed {
         // thread's own); the response takes its events through a short
         // queue, and dropping the response (the client went away) ends it.
         let (events, taken) = mpsc::channel(HANDOFF);
-        actix_web::rt::spawn(reader.run(events));
+        tokio::task::spawn_local(reader.run(events));
         Ok(futures_util::stream::unfold(
             taken,
             |mut taken| async move { taken.recv().await.map(|event| (event, taken)) },

@@ -11,23 +11,17 @@
 //! anyone may call it, and callers without a valid key are limited per
 //! client address, as every anonymous request is.
 
+use crate::app::Shared;
 use crate::error::ApiError;
-use crate::keys::{self, KeyInfo, Plan};
-use crate::limiter::{Decision, Limiter, Subject, Verdict};
-use crate::limits::ClientLimits;
-use crate::metrics::Metrics;
-use crate::proxies::TrustedProxies;
-use crate::service::PetStore;
-use actix_web::body::BoxBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{self, HeaderName, HeaderValue, X_FORWARDED_FOR};
-use actix_web::{web, HttpMessage, HttpResponse};
+use crate::keys::{KeyInfo, Plan};
+use crate::lifecycle::Entry;
+use crate::limiter::{Decision, Subject, Verdict};
+use http::header::{self, HeaderName, HeaderValue};
 use petstore_api::metadata::{DEFAULT_SECURITY, SECURITY_SCHEMES};
 use petstore_api::models;
 use petstore_api::operations::ErrorResponse;
-use petstore_api::runtime::StatusCode;
-use petstore_api::runtime::{self, Operation, SchemeKind, SecurityRequirement};
-use std::net::{IpAddr, Ipv4Addr};
+use petstore_api::runtime::{Operation, Outgoing, SchemeKind, SecurityRequirement, StatusCode};
+use std::net::IpAddr;
 
 /// The security schemes the gate can check: HTTP bearer keys. Any other
 /// scheme an operation requires is refused at start-up, by
@@ -59,63 +53,93 @@ pub fn unsupported_schemes() -> Vec<String> {
     problems
 }
 
-fn error(status: StatusCode, code: &str, message: &str) -> HttpResponse {
-    runtime::actix::respond(
-        ErrorResponse::new(status, models::Error::new(status, code, message)).into_http(),
-    )
+/// An error answer with the spec's `Error` body.
+pub fn error(status: StatusCode, code: &str, message: &str) -> Outgoing {
+    ErrorResponse::new(status, models::Error::new(status, code, message)).into_http()
+}
+
+/// What the gate reads of a request, as either framework hands it over.
+#[derive(Debug)]
+pub struct Knock<'a> {
+    /// The operation the router attached (`None`: no route matched).
+    pub operation: Option<&'static Operation>,
+    /// The connection's peer.
+    pub peer: IpAddr,
+    /// `Authorization`, when sent (`Some("")` when it is not text).
+    pub authorization: Option<&'a str>,
+    /// Every `X-Forwarded-For` value, in order.
+    pub forwarded: Vec<&'a str>,
+    /// The size of the request's headers ([`crate::limits::header_bytes`]).
+    pub header_bytes: usize,
+}
+
+/// A request the gate let through: who called, the limits' decision and
+/// the operation's lifecycle, whose headers go on whatever its route
+/// answers ([`Admitted::headers`]).
+#[derive(Debug)]
+pub struct Admitted {
+    /// The caller's key, when a valid one was given: for the handler
+    /// (`RequestContext::extension`) and the request log.
+    pub key: Option<KeyInfo>,
+    limits: RateLimitHeaders,
+    lifecycle: Option<&'static Entry>,
+}
+
+/// `X-RateLimit-Limit`, `-Remaining` and `-Reset` of a decision.
+type RateLimitHeaders = [(HeaderName, HeaderValue); 3];
+
+fn rate_limit_headers(decision: &Decision) -> RateLimitHeaders {
+    [
+        (
+            HeaderName::from_static("x-ratelimit-limit"),
+            decision.limit.into(),
+        ),
+        (
+            HeaderName::from_static("x-ratelimit-remaining"),
+            decision.remaining.into(),
+        ),
+        (
+            HeaderName::from_static("x-ratelimit-reset"),
+            decision.reset.into(),
+        ),
+    ]
+}
+
+impl Admitted {
+    /// The headers the answer gets: the lifecycle's (added beside any the
+    /// route set) and the rate limits' (set), with whether each is added.
+    pub fn headers(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue, bool)> {
+        let lifecycle = self
+            .lifecycle
+            .into_iter()
+            .flat_map(|entry| entry.headers())
+            .map(|(name, value)| (name, value, true));
+        let limits = self.limits.iter().map(|(name, value)| (name, value, false));
+        lifecycle.chain(limits)
+    }
 }
 
 /// The key in `Authorization: Bearer <key>`, if one is given.
-fn bearer(request: &ServiceRequest) -> Option<String> {
-    let value = request
-        .headers()
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?;
-    let (scheme, key) = value.split_once(' ')?;
+fn bearer(authorization: Option<&str>) -> Option<&str> {
+    let (scheme, key) = authorization?.split_once(' ')?;
     let key = key.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then(|| key.to_string())
+    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then_some(key)
 }
 
 /// Admits the request or answers it: 401 without a valid key where the
-/// operation needs one, 429 over a limit or while banned. An admitted
-/// request goes on to `inner`, with the caller's [`KeyInfo`] attached when a
-/// valid key was given. Every answer carries the rate-limit headers.
-pub async fn gate(
-    request: ServiceRequest,
-    inner: impl AsyncFnOnce(ServiceRequest) -> Result<ServiceResponse<BoxBody>, actix_web::Error>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let (Some(state), Some(limiter), Some(cache), Some(proxies)) = (
-        request.app_data::<web::Data<PetStore>>().cloned(),
-        request.app_data::<web::Data<Limiter>>().cloned(),
-        request.app_data::<web::Data<keys::KeyCache>>().cloned(),
-        request.app_data::<web::Data<TrustedProxies>>().cloned(),
-    ) else {
-        return Err(actix_web::error::ErrorInternalServerError(
-            "application state missing",
-        ));
-    };
-    let requirements = Operation::of(request.request()).map_or(DEFAULT_SECURITY, |op| op.security);
+/// operation needs one, 429 over a limit or while banned, 431 for headers
+/// over the limit, 410 for an operation past its sunset. Every answer the
+/// gate gives carries the rate-limit headers (and a sunset's, the
+/// lifecycle's); one it lets through gets them from [`Admitted::headers`].
+pub async fn admit(shared: &Shared, knock: &Knock<'_>) -> Result<Admitted, Outgoing> {
+    let state = &shared.state;
+    let requirements = knock.operation.map_or(DEFAULT_SECURITY, |op| op.security);
     let open = SecurityRequirement::admits_anonymous(requirements);
-    let now = (state.clock)().timestamp();
-    let anonymous = || {
-        let peer = request
-            .peer_addr()
-            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
-        let forwarded: Vec<&str> = request
-            .headers()
-            .get_all(X_FORWARDED_FOR)
-            .filter_map(|value| value.to_str().ok())
-            .collect();
-        let free = Plan::Free
-            .default_limits()
-            .expect("the free plan has limits");
-        (Subject::Address(proxies.client(peer, &forwarded)), free)
-    };
-    let key = match bearer(&request) {
-        Some(presented) => match cache.authenticate(&state.db, &presented).await {
+    let now = (state.clock)();
+    let key = match bearer(knock.authorization) {
+        Some(presented) => match shared.key_cache.authenticate(&state.db, presented).await {
             Ok(key) => key,
-            Err(e) => return Ok(failed(request, "key lookup failed", e)),
+            Err(e) => return Err(failed("key lookup failed", e)),
         },
         None => None,
     };
@@ -124,28 +148,31 @@ pub async fn gate(
     // costs what anonymous requests cost.
     let (subject, limits) = match &key {
         Some(k) => (Subject::Key(k.id), k.limits),
-        None => anonymous(),
+        None => {
+            let free = Plan::Free
+                .default_limits()
+                .expect("the free plan has limits");
+            let client = shared.proxies.client(knock.peer, &knock.forwarded);
+            (Subject::Address(client), free)
+        }
     };
-    let decision = match limiter.check(subject, limits, now).await {
+    let decision = match shared.limiter.check(subject, limits, now.timestamp()).await {
         Ok(decision) => decision,
         // Without a decision the request is refused, never let through
         // unlimited: 503 while the database is away, 500 otherwise.
-        Err(e) => return Ok(failed(request, "rate limit check failed", e)),
+        Err(e) => return Err(failed("rate limit check failed", e)),
     };
-    let max_header_bytes = request.app_data::<web::Data<ClientLimits>>().map_or_else(
-        || ClientLimits::default().max_header_bytes,
-        |l| l.max_header_bytes,
-    );
-    let header_bytes = crate::limits::header_bytes(&request);
     let refused = match decision.verdict {
         Verdict::Banned { .. } => Some("api_key_banned"),
         Verdict::Limited { .. } => Some("rate_limited"),
         Verdict::Allowed => None,
     };
-    if let (Some(reason), Some(metrics)) = (refused, request.app_data::<web::Data<Metrics>>()) {
+    if let (Some(reason), Some(metrics)) = (refused, &shared.metrics) {
         metrics.refused(reason);
     }
-    let mut response = match (decision.verdict, key) {
+    let max_header_bytes = shared.client_limits.max_header_bytes;
+    let lifecycle = knock.operation.and_then(crate::lifecycle::entry_of);
+    let mut refusal = match (decision.verdict, &key) {
         (Verdict::Banned { retry_after }, _) => {
             let mut r = error(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -154,8 +181,9 @@ pub async fn gate(
                     "too many requests while rate limited: banned for {retry_after} more seconds"
                 ),
             );
-            set(&mut r, header::RETRY_AFTER, retry_after);
-            request.into_response(r)
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, retry_after.into());
+            r
         }
         (Verdict::Limited { retry_after }, _) => {
             let mut r = error(
@@ -166,22 +194,21 @@ pub async fn gate(
                     decision.limit
                 ),
             );
-            set(&mut r, header::RETRY_AFTER, retry_after);
-            request.into_response(r)
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, retry_after.into());
+            r
         }
-        (Verdict::Allowed, _) if header_bytes > max_header_bytes => {
-            let r = error(
-                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-                "request_header_fields_too_large",
-                &format!(
-                    "the request's headers take {header_bytes} bytes, more than the \
-                     {max_header_bytes} this server accepts"
-                ),
-            );
-            request.into_response(r)
-        }
+        (Verdict::Allowed, _) if knock.header_bytes > max_header_bytes => error(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "request_header_fields_too_large",
+            &format!(
+                "the request's headers take {} bytes, more than the {max_header_bytes} this \
+                 server accepts",
+                knock.header_bytes
+            ),
+        ),
         (Verdict::Allowed, None) if !open => {
-            let message = if request.headers().contains_key(header::AUTHORIZATION) {
+            let message = if knock.authorization.is_some() {
                 "the API key is unknown or revoked"
             } else {
                 "send an API key as `Authorization: Bearer <key>`"
@@ -189,51 +216,29 @@ pub async fn gate(
             let mut r = error(StatusCode::UNAUTHORIZED, "unauthorized", message);
             r.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            request.into_response(r)
+            r
         }
-        (Verdict::Allowed, key) => {
-            if let Some(key) = key {
-                // For the handler (`RequestContext::extension`), and for
-                // the request log, which reads actix-web's own.
-                runtime::actix::attach(&request, key.clone());
-                request.extensions_mut().insert::<KeyInfo>(key);
+        (Verdict::Allowed, _) => match lifecycle.and_then(|entry| entry.refusal(now)) {
+            Some(gone) => gone,
+            None => {
+                return Ok(Admitted {
+                    key,
+                    limits: rate_limit_headers(&decision),
+                    lifecycle,
+                })
             }
-            inner(request).await?
-        }
+        },
     };
-    rate_limit_headers(response.response_mut(), &decision);
-    Ok(response)
+    for (name, value) in rate_limit_headers(&decision) {
+        refusal.headers_mut().insert(name, value);
+    }
+    Err(refusal)
 }
 
 /// The answer to a failure of the gate's own storage: 503 `unavailable`
 /// while the database is away, 500 otherwise, logged with what failed.
-fn failed(request: ServiceRequest, what: &str, e: ApiError) -> ServiceResponse<BoxBody> {
-    request.into_response(runtime::actix::respond(
-        ErrorResponse::from(e.context(what)).into_http(),
-    ))
-}
-
-/// Sets a header to a number (numbers are always valid header text).
-fn set(response: &mut HttpResponse, name: HeaderName, value: impl Into<HeaderValue>) {
-    response.headers_mut().insert(name, value.into());
-}
-
-fn rate_limit_headers(response: &mut HttpResponse, decision: &Decision) {
-    set(
-        response,
-        HeaderName::from_static("x-ratelimit-limit"),
-        decision.limit,
-    );
-    set(
-        response,
-        HeaderName::from_static("x-ratelimit-remaining"),
-        decision.remaining,
-    );
-    set(
-        response,
-        HeaderName::from_static("x-ratelimit-reset"),
-        decision.reset,
-    );
+fn failed(what: &str, e: ApiError) -> Outgoing {
+    ErrorResponse::from(e.context(what)).into_http()
 }
 
 #[cfg(test)]

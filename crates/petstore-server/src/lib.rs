@@ -1,5 +1,6 @@
 //! The pet store server: the generated `petstore-api` traits implemented over
-//! SQLite or PostgreSQL, with API keys, rate limits and metrics.
+//! SQLite or PostgreSQL, with API keys, rate limits and metrics, served on
+//! actix-web or on axum (`app::Framework`).
 //!
 //! `main.rs` is a thin command line over this library; tests build the same
 //! [`app::Application`] on port 0.
@@ -15,11 +16,14 @@ pub mod limiter;
 pub mod limits;
 pub mod logging;
 pub mod metrics;
+pub mod on_actix;
+pub mod on_axum;
 pub mod outside;
 pub mod proxies;
 pub mod request_log;
 mod rounds;
 pub mod service;
+pub mod shutdown;
 pub mod store;
 pub mod webhooks;
 

@@ -7,22 +7,15 @@
 //! date (00:00 UTC) on, the operation answers 410 `sunset` without running.
 //! Operations that are not stable send `X-API-Stability`.
 
-use crate::service::PetStore;
-use actix_web::body::BoxBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::web;
 use chrono::{DateTime, NaiveDate, Utc};
+use http::header::{HeaderName, HeaderValue};
 use petstore_api::metadata::{self, BASE_PATH};
-use petstore_api::models;
-use petstore_api::operations::ErrorResponse;
-use petstore_api::runtime::StatusCode;
-use petstore_api::runtime::{self, Operation, Stability};
+use petstore_api::runtime::{Operation, Outgoing, Stability, StatusCode};
 use std::sync::LazyLock;
 
 /// What the lifecycle adds to one operation's answers.
 #[derive(Debug)]
-struct Entry {
+pub struct Entry {
     operation: &'static Operation,
     /// Headers every response of the operation carries.
     headers: Vec<(HeaderName, HeaderValue)>,
@@ -85,43 +78,35 @@ fn entry(op: &'static Operation) -> Entry {
     }
 }
 
-fn entry_of(op: &'static Operation) -> Option<&'static Entry> {
+/// The lifecycle of an operation that has one to show (deprecated, or
+/// not stable).
+pub fn entry_of(op: &'static Operation) -> Option<&'static Entry> {
     ENTRIES.iter().find(|e| std::ptr::eq(e.operation, op))
 }
 
-/// Refuses a sunset operation with 410, and adds the lifecycle headers to
-/// whatever its route answers. Requests no operation serves pass untouched.
-pub async fn lifecycle(
-    request: ServiceRequest,
-    inner: impl AsyncFnOnce(ServiceRequest) -> Result<ServiceResponse<BoxBody>, actix_web::Error>,
-) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    let Some(entry) = Operation::of(request.request()).and_then(entry_of) else {
-        return inner(request).await;
-    };
-    let Some(state) = request.app_data::<web::Data<PetStore>>().cloned() else {
-        return Err(actix_web::error::ErrorInternalServerError(
-            "application state missing",
-        ));
-    };
-    let mut response = match entry.sunset {
-        Some(sunset) if (state.clock)() >= sunset => {
-            let status = StatusCode::GONE;
-            let message = format!(
-                "operation {} was sunset on {}",
-                entry.operation.id,
-                entry.operation.sunset.unwrap_or_default()
-            );
-            let body = models::Error::new(status, "sunset", message);
-            request.into_response(runtime::actix::respond(
-                ErrorResponse::new(status, body).into_http(),
-            ))
-        }
-        _ => inner(request).await?,
-    };
-    for (name, value) in &entry.headers {
-        response.headers_mut().append(name.clone(), value.clone());
+impl Entry {
+    /// The headers every answer of the operation carries, beside the
+    /// route's own.
+    pub fn headers(&self) -> impl Iterator<Item = (&HeaderName, &HeaderValue)> {
+        self.headers.iter().map(|(name, value)| (name, value))
     }
-    Ok(response)
+
+    /// The 410 `sunset` the operation answers from its sunset date on
+    /// (with its lifecycle headers), instead of running; `None` before.
+    pub fn refusal(&self, now: DateTime<Utc>) -> Option<Outgoing> {
+        self.sunset.filter(|sunset| now >= *sunset)?;
+        let status = StatusCode::GONE;
+        let message = format!(
+            "operation {} was sunset on {}",
+            self.operation.id,
+            self.operation.sunset.unwrap_or_default()
+        );
+        let mut gone = crate::gate::error(status, "sunset", &message);
+        for (name, value) in self.headers() {
+            gone.headers_mut().append(name.clone(), value.clone());
+        }
+        Some(gone)
+    }
 }
 
 #[cfg(test)]

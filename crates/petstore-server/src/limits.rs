@@ -3,18 +3,19 @@
 //! how large the headers may be. Slow, broken or hostile clients meet these
 //! first.
 //!
-//! - The head deadline and the idle deadline are actix-web's own
-//!   (`client_request_timeout`, `keep_alive`): a connection whose request
+//! - The head deadline and the idle deadline: a connection whose request
 //!   head is not complete in time is answered 408 by the HTTP layer and
 //!   closed (there is no request yet to answer in the API's terms); an idle
-//!   keep-alive connection is closed.
+//!   keep-alive connection is closed. On actix-web they are its own
+//!   (`client_request_timeout`, `keep_alive`); on axum, the connection's
+//!   own (`on_axum::Deadlines`), to the same effect.
 //! - Headers over [`ClientLimits::max_header_bytes`] are refused by the gate
 //!   with 431 and the Error JSON, after the rate limits (so the request is
 //!   counted and the answer carries the headers). A head over the HTTP
-//!   layer's own buffer (128 KiB) never becomes a request: it is refused
-//!   with a bare 431 and the connection closed.
+//!   layer's own buffer ([`HEAD_BUFFER`]) never becomes a request: it is
+//!   refused with a bare 431 and the connection closed.
 //! - A request body must arrive within [`ClientLimits::body_timeout`] of the
-//!   head ([`body_deadline`]): a body still arriving then is cut, and the
+//!   head ([`Deadline`]): a body still arriving then is cut, and the
 //!   generated glue answers 408 `request_timeout`. Its size is bounded by
 //!   the operation (`x-max-body-size`, or the runtime's 1 MiB): 413, read no
 //!   further.
@@ -24,16 +25,10 @@
 //!   ones included, is not refused at a soft limit of 1,024 long before
 //!   anything else runs out.
 
-use actix_web::body::{BoxBody, EitherBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::error::PayloadError;
-use actix_web::middleware::Next;
-use actix_web::web::Bytes;
+use bytes::Bytes;
 use futures_util::Stream;
-use std::cell::RefCell;
 use std::future::Future as _;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -82,6 +77,10 @@ pub fn raise_open_files_limit() -> OpenFiles {
     }
 }
 
+/// The most bytes a request's head may take before the HTTP layer refuses
+/// it with a bare 431 (actix-web's own buffer; set alike on axum).
+pub const HEAD_BUFFER: usize = 128 * 1024;
+
 /// The limits, as the command line sets them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientLimits {
@@ -111,109 +110,65 @@ impl Default for ClientLimits {
 }
 
 /// The size of a request's headers, as they came on the wire: each line's
-/// name, `: `, value and line end.
-pub fn header_bytes(request: &ServiceRequest) -> usize {
-    request
-        .headers()
-        .iter()
-        .map(|(name, value)| name.as_str().len() + value.len() + 4)
-        .sum()
+/// name, `: `, value and line end, from each header's name and value
+/// lengths.
+pub fn header_bytes(lengths: impl Iterator<Item = (usize, usize)>) -> usize {
+    lengths.map(|(name, value)| name + value + 4).sum()
 }
 
-/// The middleware that gives every request body its deadline: the body
-/// stream fails with a timeout once `limits.body_timeout` has passed since
-/// the request's head arrived.
-///
-/// It also makes a refusal that left the body unread (the response says
-/// `Connection: close`: too large, too slow) end the connection. The HTTP
-/// layer would otherwise read a chunked body it was told to close on to
-/// its end, to reuse the connection: an endless body, endlessly. Holding
-/// the body stream until the response is sent makes the layer close
-/// instead.
-pub async fn body_deadline(
-    mut request: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let limit = request
-        .app_data::<actix_web::web::Data<ClientLimits>>()
-        .map_or_else(|| ClientLimits::default().body_timeout, |l| l.body_timeout);
-    let payload = actix_web::HttpMessage::take_payload(&mut request);
-    let held = Rc::new(RefCell::new(Some(payload)));
-    let stream: BoxedPayload = Box::pin(Deadline {
-        inner: held.clone(),
-        timer: Box::pin(tokio::time::sleep(limit)),
-        limit,
-        expired: false,
-    });
-    request.set_payload(actix_web::dev::Payload::from(stream));
-    let response = next.call(request).await?;
-    if response.response().head().keep_alive() {
-        return Ok(response.map_into_left_body());
-    }
-    let payload = held.take();
-    Ok(response.map_body(|_, body| {
-        EitherBody::right(Holding {
-            body: body.boxed(),
-            _payload: payload,
-        })
-    }))
-}
-
-/// A response body that keeps the request's body stream alive until it
-/// has been sent.
-struct Holding {
-    body: BoxBody,
-    _payload: Option<actix_web::dev::Payload>,
-}
-
-impl MessageBody for Holding {
-    type Error = Box<dyn std::error::Error>;
-
-    fn size(&self) -> actix_web::body::BodySize {
-        self.body.size()
-    }
-
-    fn poll_next(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
-        Pin::new(&mut self.body).poll_next(cx)
-    }
-}
-
-type BoxedPayload = Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>>;
-
-/// A body stream that fails with [`std::io::ErrorKind::TimedOut`] once its
-/// timer fires, and ends after that. The stream it reads is shared with
-/// [`body_deadline`], which may keep it past the request.
-struct Deadline {
-    inner: Rc<RefCell<Option<actix_web::dev::Payload>>>,
+/// A body stream that fails with [`std::io::ErrorKind::TimedOut`] (made
+/// into the framework's error by `timed_out`) once its timer fires, and
+/// ends after that: the body deadline, on either framework, which the
+/// generated glue answers with 408 `request_timeout`.
+pub struct Deadline<S, E> {
+    inner: S,
     timer: Pin<Box<tokio::time::Sleep>>,
     limit: Duration,
     expired: bool,
+    timed_out: fn(std::io::Error) -> E,
 }
 
-impl Stream for Deadline {
-    type Item = Result<Bytes, PayloadError>;
+impl<S, E> std::fmt::Debug for Deadline<S, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deadline")
+            .field("limit", &self.limit)
+            .field("expired", &self.expired)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, E> Deadline<S, E> {
+    /// `inner`, cut `limit` from now.
+    pub fn new(inner: S, limit: Duration, timed_out: fn(std::io::Error) -> E) -> Self {
+        Deadline {
+            inner,
+            timer: Box::pin(tokio::time::sleep(limit)),
+            limit,
+            expired: false,
+            timed_out,
+        }
+    }
+}
+
+impl<S, E> Stream for Deadline<S, E>
+where
+    S: Stream<Item = Result<Bytes, E>> + Unpin,
+{
+    type Item = Result<Bytes, E>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.expired {
+        let this = &mut *self;
+        if this.expired {
             return Poll::Ready(None);
         }
-        let polled = match self.inner.borrow_mut().as_mut() {
-            Some(inner) => Pin::new(inner).poll_next(cx),
-            None => Poll::Ready(None),
-        };
-        if let Poll::Ready(item) = polled {
+        if let Poll::Ready(item) = Pin::new(&mut this.inner).poll_next(cx) {
             return Poll::Ready(item);
         }
-        if self.timer.as_mut().poll(cx).is_ready() {
-            self.expired = true;
-            let message = format!("the body was not complete within {:?}", self.limit);
-            return Poll::Ready(Some(Err(PayloadError::Io(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                message,
-            )))));
+        if this.timer.as_mut().poll(cx).is_ready() {
+            this.expired = true;
+            let message = format!("the body was not complete within {:?}", this.limit);
+            let error = std::io::Error::new(std::io::ErrorKind::TimedOut, message);
+            return Poll::Ready(Some(Err((this.timed_out)(error))));
         }
         Poll::Pending
     }
@@ -224,35 +179,32 @@ mod tests {
     use super::*;
     use futures_util::StreamExt as _;
 
-    fn payload(stream: impl Stream<Item = Result<Bytes, PayloadError>> + 'static) -> Deadline {
-        Deadline {
-            inner: Rc::new(RefCell::new(Some(actix_web::dev::Payload::from(
-                Box::pin(stream) as BoxedPayload,
-            )))),
-            timer: Box::pin(tokio::time::sleep(Duration::from_millis(20))),
-            limit: Duration::from_millis(20),
-            expired: false,
-        }
+    type Chunk = Result<Bytes, std::io::Error>;
+
+    fn deadline(
+        stream: impl Stream<Item = Chunk> + Unpin,
+    ) -> Deadline<impl Stream<Item = Chunk> + Unpin, std::io::Error> {
+        Deadline::new(stream, Duration::from_millis(20), |e| e)
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_body_still_arriving_at_its_deadline_is_cut() {
         let first = futures_util::stream::iter([Ok(Bytes::from_static(b"{\"name\":"))]);
         // Nothing more ever comes.
-        let mut stream = payload(first.chain(futures_util::stream::pending()));
+        let mut stream = deadline(first.chain(futures_util::stream::pending()));
         let chunk = stream.next().await.unwrap().unwrap();
         assert_eq!(&chunk[..], b"{\"name\":");
         match stream.next().await {
-            Some(Err(PayloadError::Io(e))) => assert_eq!(e.kind(), std::io::ErrorKind::TimedOut),
+            Some(Err(e)) => assert_eq!(e.kind(), std::io::ErrorKind::TimedOut),
             other => panic!("not a timeout: {other:?}"),
         }
         assert!(stream.next().await.is_none());
     }
 
-    #[actix_web::test]
+    #[tokio::test]
     async fn a_body_complete_in_time_passes_whole() {
         let whole = futures_util::stream::iter([Ok(Bytes::from_static(b"abc"))]);
-        let chunks: Vec<_> = payload(whole).collect().await;
+        let chunks: Vec<_> = deadline(whole).collect().await;
         assert_eq!(chunks.len(), 1);
         assert_eq!(&chunks[0].as_ref().unwrap()[..], b"abc");
     }

@@ -25,7 +25,6 @@
 //! only the scraper reaches it.
 
 use crate::store::{Db, PoolState};
-use actix_web::{web, HttpResponse};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -246,11 +245,22 @@ impl Metrics {
     }
 }
 
-/// `GET /metrics` on the metrics listener.
-pub async fn scrape(metrics: web::Data<Metrics>, db: web::Data<Db>) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(metrics.render(&db))
+/// `GET /metrics`: every metric in the text exposition format (empty
+/// when metrics are off).
+pub fn scrape(shared: &crate::app::Shared) -> petstore_api::runtime::Outgoing {
+    let text = shared
+        .metrics
+        .as_ref()
+        .map(|metrics| metrics.render(&shared.state.db))
+        .unwrap_or_default();
+    let mut response = petstore_api::runtime::Outgoing::new(
+        petstore_api::runtime::OutgoingBody::Full(text.into()),
+    );
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
 }
 
 #[cfg(test)]

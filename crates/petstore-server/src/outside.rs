@@ -1,33 +1,44 @@
 //! The routes outside the spec: `/healthz` for load balancers,
 //! `/openapi.yaml` (the spec itself) and `/docs` (the reference page made
 //! from it). No key is needed for any of them, and no rate limit counts
-//! them.
+//! them. Each answer is made here, the same for both frameworks; their
+//! adapters route to them.
 
-use crate::service::PetStore;
-use actix_web::{web, HttpRequest, HttpResponse};
+use crate::store::Db;
+use http::header::{self, HeaderValue};
+use petstore_api::runtime::{Outgoing, StatusCode};
 
-/// Registers the three routes. The reference page's headers are worked
-/// out here, once, at start-up: a page without its inline style and script
-/// is refused then, not at a request.
-pub fn configure(cfg: &mut web::ServiceConfig, docs: web::Data<DocsHeaders>) {
-    cfg.app_data(docs)
-        .route("/healthz", web::get().to(healthz))
-        .route("/openapi.yaml", web::get().to(openapi))
-        .route("/docs", web::get().to(self::docs));
-}
+/// The paths of the routes outside the spec.
+pub const HEALTHZ: &str = "/healthz";
+pub const OPENAPI: &str = "/openapi.yaml";
+pub const DOCS: &str = "/docs";
 
 /// The longest a health check waits for the database: load balancers
 /// time their checks out after a second or two.
 const HEALTH_CHECK_BOUND: std::time::Duration = std::time::Duration::from_millis(900);
+
+/// A `200` (or another status) answer with a body of `content_type`.
+fn answer(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<bytes::Bytes>,
+) -> Outgoing {
+    let mut response = Outgoing::new(petstore_api::runtime::OutgoingBody::Full(body.into()));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
 
 /// 200 when the database answers, 503 when it does not, within
 /// [`HEALTH_CHECK_BOUND`] either way. While the database is known to be
 /// away, the check is answered at once except when it is time for a probe
 /// (see the store's circuit breaker): a load balancer that has taken the
 /// instance out of rotation brings it back by its checks alone.
-async fn healthz(state: web::Data<PetStore>) -> HttpResponse {
-    let bound = state.db.timeout().min(HEALTH_CHECK_BOUND);
-    let checked = tokio::time::timeout(bound, state.db.ping())
+pub async fn healthz(db: &Db) -> Outgoing {
+    let bound = db.timeout().min(HEALTH_CHECK_BOUND);
+    let checked = tokio::time::timeout(bound, db.ping())
         .await
         .unwrap_or_else(|_| {
             Err(crate::error::ApiError::unavailable(format!(
@@ -35,22 +46,23 @@ async fn healthz(state: web::Data<PetStore>) -> HttpResponse {
             )))
         });
     match checked {
-        Ok(()) => HttpResponse::Ok().content_type("text/plain").body("ok\n"),
+        Ok(()) => answer(StatusCode::OK, "text/plain", "ok\n"),
         Err(e) => {
             if !matches!(e, crate::error::ApiError::Unavailable { cause: None, .. }) {
                 tracing::warn!(error = %e, "health check: database unavailable");
             }
-            HttpResponse::ServiceUnavailable()
-                .content_type("text/plain")
-                .body("database unavailable\n")
+            answer(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "text/plain",
+                "database unavailable\n",
+            )
         }
     }
 }
 
-async fn openapi() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("application/yaml")
-        .body(petstore_api::SPEC_YAML)
+/// The spec itself.
+pub fn openapi() -> Outgoing {
+    answer(StatusCode::OK, "application/yaml", petstore_api::SPEC_YAML)
 }
 
 /// What the reference page is served with, worked out once from its
@@ -103,34 +115,36 @@ impl DocsHeaders {
 /// The API reference page, generated from the spec: no key needed. Its
 /// `ETag` comes from its content, so a browser revalidates (`no-cache`)
 /// and gets 304 until the page changes. It loads nothing from elsewhere,
-/// and its policy lets it talk only to this server.
-async fn docs(request: HttpRequest, headers: web::Data<DocsHeaders>) -> HttpResponse {
-    use actix_web::http::header;
-    let DocsHeaders { etag, policy } = headers.get_ref();
-    let fresh = request
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| {
-            tags.split(',')
-                .any(|t| t.trim() == *etag || t.trim() == "*")
-        });
+/// and its policy lets it talk only to this server. `if_none_match` is
+/// the request's `If-None-Match`.
+pub fn docs(headers: &DocsHeaders, if_none_match: Option<&str>) -> Outgoing {
+    let DocsHeaders { etag, policy } = headers;
+    let fresh = if_none_match.is_some_and(|tags| {
+        tags.split(',')
+            .any(|t| t.trim() == *etag || t.trim() == "*")
+    });
     let mut response = if fresh {
-        HttpResponse::NotModified()
-    } else {
-        HttpResponse::Ok()
-    };
-    response
-        .insert_header((header::ETAG, etag.as_str()))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header((header::CONTENT_SECURITY_POLICY, policy.as_str()));
-    if fresh {
-        response.finish()
-    } else {
+        let mut response = Outgoing::new(petstore_api::runtime::OutgoingBody::Empty);
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
         response
-            .content_type("text/html; charset=utf-8")
-            .body(petstore_api::DOCS_HTML)
+    } else {
+        answer(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            petstore_api::DOCS_HTML,
+        )
+    };
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::ETAG, etag.as_str()),
+        (header::CACHE_CONTROL, "no-cache"),
+        (header::CONTENT_SECURITY_POLICY, policy.as_str()),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
+        }
     }
+    response
 }
 
 #[cfg(test)]

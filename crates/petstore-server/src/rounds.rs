@@ -51,8 +51,8 @@ where
     /// error answers the whole round, and when it says the database is away,
     /// the requests queued meanwhile too, at once, rather than each waiting
     /// out a round of its own (as unavailable: they were never sent, so a
-    /// round's indeterminate outcome is not theirs). Runs on an actix (or tokio `LocalSet`)
-    /// runtime, where the rounds' task is spawned.
+    /// round's indeterminate outcome is not theirs). Runs on a worker's runtime (a tokio `LocalSet`: actix-web's,
+    /// or the axum workers'), where the rounds' task is spawned.
     pub(crate) async fn ask<R>(self: &Arc<Self>, key: K, request: Q, run: R) -> Result<A, ApiError>
     where
         R: AsyncFn(&K, Vec<Q>) -> Result<Vec<A>, ApiError> + 'static,
@@ -73,7 +73,7 @@ where
         };
         if lead {
             let rounds = self.clone();
-            actix_web::rt::spawn(async move { rounds.lead(key, run).await });
+            tokio::task::spawn_local(async move { rounds.lead(key, run).await });
         }
         answer
             .await
@@ -221,7 +221,7 @@ mod tests {
         };
         let ask = |n| {
             let (rounds, run) = (rounds.clone(), run.clone());
-            actix_web::rt::spawn(async move { rounds.ask(0, n, run).await.unwrap() })
+            tokio::task::spawn_local(async move { rounds.ask(0, n, run).await.unwrap() })
         };
         let first = ask(0);
         while sizes.borrow().is_empty() {
@@ -287,7 +287,7 @@ mod tests {
         };
         let ask = |n| {
             let (rounds, run) = (rounds.clone(), run.clone());
-            actix_web::rt::spawn(async move { rounds.ask(0, n, run).await })
+            tokio::task::spawn_local(async move { rounds.ask(0, n, run).await })
         };
         let first = ask(0);
         while sent.get() == 0 {

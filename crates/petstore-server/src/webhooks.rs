@@ -20,6 +20,10 @@
 //!    else is retried on the schedule ([`Schedule`]), and after its last
 //!    step the endpoint is disabled ([`Db::record_attempt`]).
 //!
+//! When the server stops, the dispatcher claims nothing more; the attempts
+//! in flight finish within the grace period, or are cut off at its end and
+//! handed back to the outbox, due at once ([`drain`]).
+//!
 //! No way in from outside: a URL must be `http` or `https`, and its host
 //! must not lead to a loopback, private, link-local, unique-local or
 //! otherwise special address ([`forbidden`]). An endpoint is refused at
@@ -33,6 +37,7 @@
 //! receivers on the same network.
 
 use crate::feed::Feed;
+use crate::shutdown::Shutdown;
 use crate::store::webhooks::{Attempt, Claimed, Then};
 use crate::store::Db;
 use chrono::{DateTime, Utc};
@@ -42,7 +47,10 @@ use petstore_api::webhooks::client::Client;
 use petstore_api::webhooks::operations::{
     DeliverStoreEventWebhookRequest, DeliverStoreEventWebhookResponse,
 };
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -304,16 +312,48 @@ fn http_client(allow_private: bool) -> reqwest::Result<reqwest::Client> {
     }
 }
 
-/// Starts this instance's dispatcher on a thread of its own; it runs for
-/// as long as the process does.
+/// The dispatcher of one instance, running on a thread of its own until
+/// the server stops.
+#[derive(Debug)]
+pub struct Dispatcher {
+    done: Option<tokio::sync::oneshot::Receiver<()>>,
+    shutdown: Shutdown,
+}
+
+impl Dispatcher {
+    /// Waits until the dispatcher has stopped: the attempts in flight at
+    /// the stop finished, or handed back to the outbox at its deadline.
+    pub async fn stopped(self) {
+        let Some(done) = self.done else {
+            return;
+        };
+        let deadline = self
+            .shutdown
+            .deadline()
+            .unwrap_or_else(|| tokio::time::Instant::now() + self.shutdown.grace());
+        // The hand-back is written after the deadline: a moment more.
+        if tokio::time::timeout_at(deadline + Duration::from_secs(2), done)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the webhook dispatcher did not stop in time");
+        }
+    }
+}
+
+/// Starts this instance's dispatcher on a thread of its own; it runs until
+/// `shutdown` stops it.
 pub fn start(
     db: Db,
     feed: &Feed,
     settings: WebhookSettings,
-    metrics: Option<actix_web::web::Data<crate::metrics::Metrics>>,
-) {
+    metrics: Option<Arc<crate::metrics::Metrics>>,
+    shutdown: Shutdown,
+) -> Dispatcher {
     let db = db.for_background();
     let newest = feed.newest();
+    let (finished, done) = tokio::sync::oneshot::channel();
+    let stop = shutdown.clone();
     let started = std::thread::Builder::new()
         .name("webhooks".into())
         .spawn(move || {
@@ -330,35 +370,50 @@ pub fn start(
             tokio::task::LocalSet::new().block_on(&runtime, async move {
                 db.start_worker();
                 match http_client(settings.allow_private) {
-                    Ok(http) => dispatch(db, newest, settings, http, metrics).await,
+                    Ok(http) => dispatch(db, newest, settings, http, metrics, stop).await,
                     Err(e) => {
                         tracing::error!(error = %e, "webhooks cannot start: nothing is delivered")
                     }
                 }
             });
+            let _ = finished.send(());
         });
-    if let Err(e) = started {
-        tracing::error!(error = %e, "the webhooks thread cannot start: nothing is delivered");
-    }
+    let done = match started {
+        Ok(_) => Some(done),
+        Err(e) => {
+            tracing::error!(error = %e, "the webhooks thread cannot start: nothing is delivered");
+            None
+        }
+    };
+    Dispatcher { done, shutdown }
 }
 
-/// The dispatcher's loop (see the module's docs).
+/// The attempts in flight: each delivery claimed for one, by id, with the
+/// task making it.
+type InFlight = Rc<RefCell<HashMap<i64, (Claimed, tokio::task::AbortHandle)>>>;
+
+/// The dispatcher's loop (see the module's docs), until the stop; then
+/// [`drain`].
 async fn dispatch(
     db: Db,
     mut newest: tokio::sync::watch::Receiver<i64>,
     settings: WebhookSettings,
     http: reqwest::Client,
-    metrics: Option<actix_web::web::Data<crate::metrics::Metrics>>,
+    metrics: Option<Arc<crate::metrics::Metrics>>,
+    shutdown: Shutdown,
 ) {
     let settings = Arc::new(settings);
     let slots = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     // Woken when an attempt ends, for the retry it may have scheduled.
-    let ended = Arc::new(tokio::sync::Notify::new());
+    let ended = Rc::new(tokio::sync::Notify::new());
+    let in_flight: InFlight = Rc::default();
     let mut last_prune: Option<std::time::Instant> = None;
     // The newest event id the outbox was filled through (`None` at start:
     // what was committed while no instance ran is queued first).
     let mut queued_through: Option<i64> = None;
-    loop {
+    let stopping = shutdown.stopping();
+    let mut stopping = std::pin::pin!(stopping);
+    let deadline = loop {
         let now = Utc::now();
         if last_prune.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
             last_prune = Some(std::time::Instant::now());
@@ -379,7 +434,8 @@ async fn dispatch(
                 Err(e) => tracing::debug!(error = %e, "webhook deliveries cannot be queued now"),
             }
         }
-        // Deliveries due: claimed (a write) only when one is.
+        // Deliveries due: claimed (a write) only when one is, and never
+        // once stopping.
         let due = match db.next_delivery_due().await {
             Ok(due) => due,
             Err(e) => {
@@ -389,45 +445,56 @@ async fn dispatch(
         };
         let free = u32::try_from(slots.available_permits()).unwrap_or(CLAIM);
         let lease = now + chrono::Duration::from_std(LEASE).unwrap_or_default();
-        let claimed = if due.is_some_and(|due| due <= now) && free > 0 {
-            match db.claim_deliveries(now, lease, free.min(CLAIM)).await {
-                Ok(claimed) => claimed,
-                Err(e) => {
-                    tracing::debug!(error = %e, "webhook deliveries cannot be claimed now");
-                    Vec::new()
+        let claimed =
+            if due.is_some_and(|due| due <= now) && free > 0 && shutdown.deadline().is_none() {
+                match db.claim_deliveries(now, lease, free.min(CLAIM)).await {
+                    Ok(claimed) => claimed,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "webhook deliveries cannot be claimed now");
+                        Vec::new()
+                    }
                 }
-            }
-        } else {
-            Vec::new()
-        };
+            } else {
+                Vec::new()
+            };
         let full = claimed.len() == CLAIM as usize;
         let claimed_any = !claimed.is_empty();
         for delivery in claimed {
             let Ok(slot) = slots.clone().acquire_owned().await else {
                 return;
             };
-            let (db, http, settings, ended, metrics) = (
+            let (db, http, settings, ended, metrics, in_flight_now) = (
                 db.clone(),
                 http.clone(),
                 settings.clone(),
                 ended.clone(),
                 metrics.clone(),
+                in_flight.clone(),
             );
-            tokio::task::spawn_local(async move {
+            let id = delivery.delivery_id;
+            let held = delivery.clone();
+            let task = tokio::task::spawn_local(async move {
                 let started = std::time::Instant::now();
                 let result = attempt(&db, &http, &settings, delivery).await;
                 if let Some(metrics) = &metrics {
                     metrics.attempted(label(&result), started.elapsed());
                 }
+                in_flight_now.borrow_mut().remove(&id);
                 drop(slot);
                 ended.notify_one();
             });
+            in_flight
+                .borrow_mut()
+                .insert(id, (held, task.abort_handle()));
+        }
+        if let Some(deadline) = shutdown.deadline() {
+            break deadline;
         }
         if full || more {
             continue;
         }
-        // Until new events, an attempt's end, the next due delivery, or
-        // the poll, whichever is first.
+        // Until new events, an attempt's end, the next due delivery, the
+        // poll or the stop, whichever is first.
         // What was claimed is held: the next due is another.
         let due = if claimed_any {
             db.next_delivery_due().await.ok().flatten()
@@ -443,11 +510,57 @@ async fn dispatch(
         tokio::select! {
             changed = newest.changed() => if changed.is_err() {
                 // The feed is gone: so is the server.
-                return;
+                break shutdown.deadline().unwrap_or_else(tokio::time::Instant::now);
             },
             () = ended.notified() => {}
             () = tokio::time::sleep(wait) => {}
+            deadline = &mut stopping => break deadline,
         }
+    };
+    drain(&db, &in_flight, &ended, deadline).await;
+}
+
+/// The stop: the attempts in flight are waited for until `deadline`;
+/// those still running then are cut off and handed back to the outbox,
+/// due now, so that another instance (or the next start) makes them at
+/// once. A receiver may then see such an event twice, as after any attempt
+/// cut off (and it drops the repeat by its `webhook-id`); an attempt that
+/// finished is never made again.
+async fn drain(
+    db: &Db,
+    in_flight: &InFlight,
+    ended: &tokio::sync::Notify,
+    deadline: tokio::time::Instant,
+) {
+    let waiting = in_flight.borrow().len();
+    if waiting > 0 {
+        tracing::info!(
+            attempts = waiting,
+            "stopping: webhook attempts in flight finish"
+        );
+    }
+    let finished = async {
+        while !in_flight.borrow().is_empty() {
+            ended.notified().await;
+        }
+    };
+    if tokio::time::timeout_at(deadline, finished).await.is_ok() {
+        return;
+    }
+    let cut: Vec<Claimed> = in_flight
+        .borrow_mut()
+        .drain()
+        .map(|(_, (claimed, task))| {
+            task.abort();
+            claimed
+        })
+        .collect();
+    tracing::warn!(
+        attempts = cut.len(),
+        "webhook attempts still in flight at the end of the grace period: handed back"
+    );
+    if let Err(e) = db.release_deliveries(cut, Utc::now()).await {
+        tracing::warn!(error = %e, "webhook attempts could not be handed back: they wait out their lease");
     }
 }
 

@@ -191,9 +191,9 @@ impl Db {
     /// its runtime.
     pub fn start_worker(&self) {
         if self.backend() == Backend::Sqlite {
-            actix_web::rt::spawn(async {
+            tokio::task::spawn_local(async {
                 loop {
-                    actix_web::rt::time::sleep(sqlite::SNAPSHOT_AGE).await;
+                    tokio::time::sleep(sqlite::SNAPSHOT_AGE).await;
                     sqlite::release_snapshots();
                 }
             });

@@ -53,6 +53,8 @@ pub struct Claimed {
     pub attempts: u32,
     pub url: String,
     pub secret: String,
+    /// Until when it is held for this attempt (Unix milliseconds).
+    pub lease_until: i64,
 }
 
 /// How one attempt ended, as recorded.
@@ -401,9 +403,37 @@ impl Db {
                     attempts: u32::try_from(r.int(4)?).map_err(corrupt)?,
                     url: r.text(5)?.to_string(),
                     secret: r.text(6)?.to_string(),
+                    lease_until: lease_until.timestamp_millis(),
                 });
             }
             Ok(claimed)
+        })
+        .await
+    }
+
+    /// Hands claimed deliveries back to the outbox, due at `now`, for
+    /// attempts that were not made to the end (this instance is
+    /// stopping): another instance, or this one's next start, takes them
+    /// at once rather than after their lease. A delivery whose attempt was
+    /// recorded meanwhile is left as that made it.
+    pub async fn release_deliveries(
+        &self,
+        claimed: Vec<Claimed>,
+        now: DateTime<Utc>,
+    ) -> Result<()> {
+        self.write(async move |c| {
+            for delivery in &claimed {
+                c.execute(
+                    "UPDATE webhook_deliveries SET due_at = $1 WHERE id = $2 AND due_at = $3",
+                    args![
+                        now.timestamp_millis(),
+                        delivery.delivery_id,
+                        delivery.lease_until
+                    ],
+                )
+                .await?;
+            }
+            Ok(())
         })
         .await
     }

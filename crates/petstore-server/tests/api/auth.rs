@@ -117,7 +117,8 @@ async fn each_operation_is_held_to_its_own_security() {
     use actix_web::{test, web, App, HttpResponse};
     use petstore_api::metadata::DEFAULT_SECURITY;
     use petstore_api::runtime::{self, Operation, Stability};
-    use petstore_server::app::{guard, Listen, Settings, Shared};
+    use petstore_server::app::{Listen, Settings, Shared};
+    use petstore_server::on_actix::guard;
 
     const fn operation(
         id: &'static str,
@@ -142,23 +143,16 @@ async fn each_operation_is_held_to_its_own_security() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     let db = petstore_server::store::Db::connect(&url).await.unwrap();
-    let shared = Shared::new(&Settings {
-        listen: Listen::any_local_port(),
+    let shared = Shared::new(&Settings::new(
+        Listen::any_local_port(),
         db,
-        clock: petstore_server::service::system_clock(),
-        workers: None,
-        ban: Default::default(),
-        key_cache_ttl: std::time::Duration::ZERO,
-        trusted_proxies: Default::default(),
-        metrics_listen: None,
-        client_limits: Default::default(),
-        webhooks: Default::default(),
-    })
+        petstore_server::service::system_clock(),
+    ))
     .unwrap();
     let ok = || web::get().to(|| async { HttpResponse::Ok().finish() });
     let app = test::init_service(
         App::new()
-            .configure(|cfg| shared.register(cfg))
+            .app_data(web::Data::new(shared.clone()))
             .service(web::resource("/open").route(runtime::serve(ok(), &OPEN, from_fn(guard))))
             .service(web::resource("/closed").route(runtime::serve(ok(), &CLOSED, from_fn(guard)))),
     )

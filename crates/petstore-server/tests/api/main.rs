@@ -9,7 +9,8 @@
 #[allow(dead_code)]
 #[path = "../common/contract.rs"]
 mod contract;
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros)]
+#[macro_use]
 #[path = "../common/helpers.rs"]
 mod helpers;
 #[allow(dead_code)]

@@ -1,6 +1,6 @@
 use crate::postgres;
 use chrono::{DateTime, Utc};
-use petstore_server::app::{Application, Listen, Settings};
+use petstore_server::app::{Application, Framework, Listen, Settings};
 use petstore_server::keys::{self, Limits, Plan};
 use petstore_server::limiter::BanPolicy;
 use petstore_server::limits::ClientLimits;
@@ -13,8 +13,47 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
+/// A test whose one body runs on each framework, as two tests (`NAME::on_actix`
+/// and `NAME::on_axum`): for what can differ between them (routing,
+/// middleware, streaming, limits), where the storage behind is the same.
+///
+/// ```ignore
+/// on_both! {
+///     /// What it shows.
+///     async fn every_answer_is_json(framework) {
+///         let app = spawn_app_on(framework).await;
+///         ...
+///     }
+/// }
+/// ```
+macro_rules! on_both {
+    ($(#[$attr:meta])* async fn $name:ident($framework:ident) $body:block) => {
+        $(#[$attr])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn body($framework: petstore_server::app::Framework) $body
+
+            #[actix_web::test]
+            async fn on_actix() {
+                body(petstore_server::app::Framework::Actix).await
+            }
+
+            #[actix_web::test]
+            async fn on_axum() {
+                body(petstore_server::app::Framework::Axum).await
+            }
+        }
+    };
+}
+
 /// A running server with an enterprise key whose limits never get in the way.
 pub struct TestApp {
+    /// The framework it serves on.
+    pub framework: Framework,
+    /// Its stop.
+    pub shutdown: petstore_server::shutdown::Shutdown,
     pub base: String,
     pub key: String,
     pub db: Db,
@@ -62,7 +101,57 @@ impl Reply {
 }
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with(BanPolicy::default()).await
+    spawn(Options::default()).await
+}
+
+/// The framework servers run on unless a test names one: actix-web, or
+/// `PETSTORE_FRAMEWORK` (as the server's own command line reads it), so
+/// that the whole suite can be run on axum.
+pub fn default_framework() -> Framework {
+    match std::env::var("PETSTORE_FRAMEWORK").as_deref() {
+        Ok("axum") => Framework::Axum,
+        _ => Framework::Actix,
+    }
+}
+
+/// How a test's server is set up.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub framework: Framework,
+    pub ban: BanPolicy,
+    /// Prometheus metrics on a port of their own.
+    pub metrics: bool,
+    pub client_limits: ClientLimits,
+    pub webhooks: WebhookSettings,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            framework: default_framework(),
+            ban: BanPolicy::default(),
+            metrics: false,
+            client_limits: ClientLimits::default(),
+            webhooks: WebhookSettings::default(),
+        }
+    }
+}
+
+/// A server on `framework`.
+pub async fn spawn_app_on(framework: Framework) -> TestApp {
+    spawn(Options {
+        framework,
+        ..Options::default()
+    })
+    .await
+}
+
+pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
+    spawn(Options {
+        ban,
+        ..Options::default()
+    })
+    .await
 }
 
 /// The database the suite runs on: `PETSTORE_TEST_DATABASE=postgres` runs it
@@ -81,43 +170,36 @@ pub async fn database_url(dir: &std::path::Path) -> String {
     }
 }
 
-pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
-    spawn(ban, false, Default::default(), Default::default()).await
-}
-
 /// A server that also serves Prometheus metrics on a port of its own.
 pub async fn spawn_app_with_metrics() -> TestApp {
-    spawn(
-        BanPolicy::default(),
-        true,
-        Default::default(),
-        Default::default(),
-    )
+    spawn(Options {
+        metrics: true,
+        ..Options::default()
+    })
     .await
 }
 
 /// A server with these client limits (deadlines, keep-alives, sizes).
 pub async fn spawn_app_with_limits(client_limits: ClientLimits) -> TestApp {
-    spawn(
-        BanPolicy::default(),
-        false,
+    spawn(Options {
         client_limits,
-        Default::default(),
-    )
+        ..Options::default()
+    })
     .await
 }
 
 /// A server delivering webhooks as `webhooks` says, with metrics on.
 pub async fn spawn_app_with_webhooks(webhooks: WebhookSettings) -> TestApp {
-    spawn(BanPolicy::default(), true, Default::default(), webhooks).await
+    spawn(Options {
+        metrics: true,
+        webhooks,
+        ..Options::default()
+    })
+    .await
 }
 
-async fn spawn(
-    ban: BanPolicy,
-    metrics: bool,
-    client_limits: ClientLimits,
-    webhooks: WebhookSettings,
-) -> TestApp {
+/// A server set up as `options` say.
+pub async fn spawn(options: Options) -> TestApp {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = database_url(dir.path()).await;
     let db = Db::connect(&url).await.expect("database opens");
@@ -138,17 +220,15 @@ async fn spawn(
         .await
         .expect("key created");
     let app = Application::build(Settings {
-        listen: Listen::any_local_port(),
-        db: db.clone(),
-        clock,
+        framework: options.framework,
         workers: Some(2),
-        ban,
+        ban: options.ban,
         // Revocation must show at once in tests.
         key_cache_ttl: std::time::Duration::ZERO,
-        trusted_proxies: Default::default(),
-        metrics_listen: metrics.then(Listen::any_local_port),
-        client_limits,
-        webhooks,
+        metrics_listen: options.metrics.then(Listen::any_local_port),
+        client_limits: options.client_limits,
+        webhooks: options.webhooks,
+        ..Settings::new(Listen::any_local_port(), db.clone(), clock)
     })
     .expect("server binds");
     let base = format!("http://{}", app.address());
@@ -156,8 +236,11 @@ async fn spawn(
         .metrics_address()
         .map(|address| format!("http://{address}/metrics"));
     let feed = app.feed();
-    actix_web::rt::spawn(app.into_server());
+    let shutdown = app.shutdown();
+    actix_web::rt::spawn(app.run_until_stopped());
     TestApp {
+        framework: options.framework,
+        shutdown,
         base,
         key: key.expose().to_string(),
         db,
