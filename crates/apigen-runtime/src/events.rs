@@ -43,6 +43,9 @@ pub struct EventStream<T, R = ()> {
     /// How long a server's stream stays silent before a comment goes out.
     #[cfg_attr(not(feature = "serving"), allow(dead_code))]
     keep_alive: Duration,
+    /// A server's `retry:`, sent alone when its events end.
+    #[cfg_attr(not(feature = "serving"), allow(dead_code))]
+    retry_at_end: Option<Duration>,
 }
 
 pub(crate) enum Source<T, R> {
@@ -78,7 +81,17 @@ impl<T, R> EventStream<T, R> {
         EventStream {
             source: Source::Local(Box::pin(events), PhantomData),
             keep_alive: DEFAULT_KEEP_ALIVE,
+            retry_at_end: None,
         }
+    }
+
+    /// Sent by a server, the stream ends (its events do: the server is
+    /// stopping, say) with `retry:` alone, a field with no data: the
+    /// client waits that long before it reconnects, and resumes from the
+    /// last id it saw.
+    pub fn retry_at_end(mut self, retry: Duration) -> Self {
+        self.retry_at_end = Some(retry);
+        self
     }
 
     /// Sent by a server, a comment goes out after `keep_alive` of silence
@@ -115,6 +128,7 @@ where
                 let stream = EventStream {
                     source: Source::<T, R>::Remote(remote),
                     keep_alive: self.keep_alive,
+                    retry_at_end: None,
                 };
                 Box::pin(
                     stream
@@ -133,9 +147,14 @@ where
     pub fn into_body(self, framing: Framing) -> impl Stream<Item = bytes::Bytes> + Send + 'static {
         use futures_util::StreamExt as _;
         let keep_alive = (framing == Framing::Events).then_some(self.keep_alive);
+        let retry_at_end = self
+            .retry_at_end
+            .filter(|_| framing == Framing::Events)
+            .map(|retry| bytes::Bytes::from(format!("retry: {}\n\n", retry.as_millis())));
         let events = self.events();
         futures_util::stream::unfold(Some(events), move |events| {
             let framing = framing.clone();
+            let retry_at_end = retry_at_end.clone();
             async move {
                 let mut events = events?;
                 let next = match keep_alive {
@@ -145,8 +164,14 @@ where
                 let chunk = match next {
                     Err(_) => ": keep-alive\n\n".to_string(),
                     // What closes the stream, if its framing has it, is its
-                    // last chunk.
-                    Ok(None) => return framing.close().map(|close| (close.into(), None)),
+                    // last chunk; for events, the reconnection delay.
+                    Ok(None) => {
+                        return framing
+                            .close()
+                            .map(bytes::Bytes::from)
+                            .or(retry_at_end)
+                            .map(|close| (close, None))
+                    }
                     Ok(Some(event)) => match framing.frame(&event) {
                         Ok(text) => text,
                         Err(e) => {
@@ -248,6 +273,36 @@ impl<T, R> EventStream<T, R> {
         EventStream {
             source: Source::Remote(source),
             keep_alive: DEFAULT_KEEP_ALIVE,
+            retry_at_end: None,
         }
+    }
+}
+
+#[cfg(all(test, feature = "serving"))]
+mod tests {
+    use super::*;
+    use futures_util::StreamExt as _;
+
+    #[tokio::test]
+    async fn a_stream_that_ends_says_when_to_reconnect() {
+        let events = futures_util::stream::iter([Event::new(1).with_id("7")]);
+        let stream: EventStream<i32> =
+            EventStream::new(events).retry_at_end(Duration::from_secs(3));
+        let chunks: Vec<bytes::Bytes> = stream.into_body(Framing::Events).collect().await;
+        assert_eq!(chunks, ["id: 7\ndata: 1\n\n", "retry: 3000\n\n"]);
+        // Without it, the stream just ends; and no other framing has it.
+        let events = futures_util::stream::iter([Event::new(1)]);
+        let chunks: Vec<bytes::Bytes> = EventStream::<i32>::new(events)
+            .into_body(Framing::Events)
+            .collect()
+            .await;
+        assert_eq!(chunks, ["data: 1\n\n"]);
+        let events = futures_util::stream::iter([Event::new(1)]);
+        let chunks: Vec<bytes::Bytes> = EventStream::<i32>::new(events)
+            .retry_at_end(Duration::from_secs(3))
+            .into_body(Framing::Lines)
+            .collect()
+            .await;
+        assert_eq!(chunks, ["1\n"]);
     }
 }

@@ -70,6 +70,11 @@ const BUSY_SEQUENCING: i64 = 8;
 const PRUNE_EVERY: Duration = Duration::from_secs(600);
 
 /// The feed of one instance. Cheap to clone.
+/// How long a client waits before it reconnects when its stream ends
+/// (the server stopping, or the client reading too slowly): the `retry:`
+/// the stream's last lines say.
+pub const RECONNECT_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
 #[derive(Clone)]
 pub struct Feed {
     inner: Arc<Inner>,

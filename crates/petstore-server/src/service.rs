@@ -386,7 +386,8 @@ impl Store for PetStore {
             .await?;
         Ok(WatchStoreResponse::Ok {
             body: petstore_api::runtime::EventStream::new(events)
-                .keep_alive(self.stream_keep_alive),
+                .keep_alive(self.stream_keep_alive)
+                .retry_at_end(crate::feed::RECONNECT_AFTER),
             x_api_stability: None,
         })
     }

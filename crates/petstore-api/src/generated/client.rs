@@ -674,7 +674,9 @@ impl Client {
     /// the connection is gone, within 30 seconds (two keep-alive comments). A
     /// stream whose client reads too slowly to keep up is
     /// closed; reconnecting with `Last-Event-ID` resumes it. On shutdown the
-    /// server ends its streams cleanly.
+    /// server ends its streams cleanly. A stream the server ends says
+    /// `retry: 3000` last: reconnect after 3 seconds with `Last-Event-ID`, to
+    /// this instance or another.
     ///
     /// `GET /store/events` (operationId `watchStore`)
     ///

@@ -1,30 +1,56 @@
-use crate::helpers::{read, spawn_app};
+use crate::helpers::{read, spawn_app, spawn_app_on};
 use petstore_server::keys::{self, Plan};
 
-#[actix_web::test]
-async fn requests_without_a_key_get_401_with_the_error_body() {
-    let app = spawn_app().await;
-    let r = read(
-        app.client
-            .get(format!("{}/v1/pets", app.base))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    r.assert_error(401, "unauthorized");
-    assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+on_both! {
+    async fn requests_without_a_key_get_401_with_the_error_body(framework) {
+        let app = spawn_app_on(framework).await;
+        let r = read(
+            app.client
+                .get(format!("{}/v1/pets", app.base))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        r.assert_error(401, "unauthorized");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"));
+    }
 }
 
-#[actix_web::test]
-async fn unknown_malformed_and_revoked_keys_get_401() {
-    let app = spawn_app().await;
-    let url = format!("{}/v1/pets", app.base);
-    for auth in ["Bearer psk_nope", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer"] {
+on_both! {
+    async fn unknown_malformed_and_revoked_keys_get_401(framework) {
+        let app = spawn_app_on(framework).await;
+        let url = format!("{}/v1/pets", app.base);
+        for auth in ["Bearer psk_nope", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer"] {
+            let r = read(
+                app.client
+                    .get(&url)
+                    .header("Authorization", auth)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await;
+            r.assert_error(401, "unauthorized");
+        }
+        let (id, secret) = keys::create(&app.db, Plan::Free, None, None, chrono::Utc::now())
+            .await
+            .unwrap();
+        let ok = read(
+            app.client
+                .get(&url)
+                .bearer_auth(secret.expose())
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(ok.status, 200);
+        assert!(keys::revoke(&app.db, id, chrono::Utc::now()).await.unwrap());
         let r = read(
             app.client
                 .get(&url)
-                .header("Authorization", auth)
+                .bearer_auth(secret.expose())
                 .send()
                 .await
                 .unwrap(),
@@ -32,50 +58,27 @@ async fn unknown_malformed_and_revoked_keys_get_401() {
         .await;
         r.assert_error(401, "unauthorized");
     }
-    let (id, secret) = keys::create(&app.db, Plan::Free, None, None, chrono::Utc::now())
-        .await
-        .unwrap();
-    let ok = read(
-        app.client
-            .get(&url)
-            .bearer_auth(secret.expose())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(ok.status, 200);
-    assert!(keys::revoke(&app.db, id, chrono::Utc::now()).await.unwrap());
-    let r = read(
-        app.client
-            .get(&url)
-            .bearer_auth(secret.expose())
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    r.assert_error(401, "unauthorized");
 }
 
-#[actix_web::test]
-async fn health_and_spec_are_public() {
-    let app = spawn_app().await;
-    let health = app
-        .client
-        .get(format!("{}/healthz", app.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(health.status(), 200);
-    let spec = app
-        .client
-        .get(format!("{}/openapi.yaml", app.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(spec.status(), 200);
-    assert_eq!(spec.text().await.unwrap(), petstore_api::SPEC_YAML);
+on_both! {
+    async fn health_and_spec_are_public(framework) {
+        let app = spawn_app_on(framework).await;
+        let health = app
+            .client
+            .get(format!("{}/healthz", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(health.status(), 200);
+        let spec = app
+            .client
+            .get(format!("{}/openapi.yaml", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(spec.status(), 200);
+        assert_eq!(spec.text().await.unwrap(), petstore_api::SPEC_YAML);
+    }
 }
 
 #[actix_web::test]

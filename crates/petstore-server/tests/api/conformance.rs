@@ -6,7 +6,7 @@
 //! that a status added to the spec without a test fails here.
 
 use crate::contract::contract;
-use crate::helpers::{eventually, spawn_app_with_limits, Reply, TestApp, HUNG, POLL, STORE_TABLES};
+use crate::helpers::{eventually, spawn, Options, Reply, TestApp, HUNG, POLL, STORE_TABLES};
 use petstore_api::metadata::OPERATIONS;
 use petstore_server::keys::{Limits, Plan};
 use petstore_server::limits::ClientLimits;
@@ -288,432 +288,437 @@ fn raw_reply(answer: &[u8]) -> Reply {
 /// soon.
 const BODY_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Every operation walked through every response the spec declares for
-/// it: successes, refusals before the handler (401, 400, 408, 413, 415,
-/// 422, 429, 431), the store's own (404, 409, 410, 422), and failures of
-/// the database (500 with its tables gone, 503 with it held from
-/// outside). Each answer is held to the spec; the pairs produced, with
-/// [`ELSEWHERE`], must be every pair declared.
-#[actix_web::test]
-async fn every_declared_response_is_produced_and_keeps_its_schemas() {
-    let app = spawn_app_with_limits(ClientLimits {
-        body_timeout: BODY_TIMEOUT,
-        ..Default::default()
-    })
-    .await;
-    let mut walk = Walk {
-        app: &app,
-        produced: BTreeSet::new(),
-    };
-    let (get, post, put, patch, delete) = (
-        Method::GET,
-        Method::POST,
-        Method::PUT,
-        Method::PATCH,
-        Method::DELETE,
-    );
-
-    // The store's answers: successes and the refusals of its rules.
-    let dogs = walk
-        .send(Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "Dogs" })))
+on_both! {
+    /// Every operation walked through every response the spec declares for
+    /// it: successes, refusals before the handler (401, 400, 408, 413, 415,
+    /// 422, 429, 431), the store's own (404, 409, 410, 422), and failures of
+    /// the database (500 with its tables gone, 503 with it held from
+    /// outside). Each answer is held to the spec; the pairs produced, with
+    /// [`ELSEWHERE`], must be every pair declared.
+    async fn every_declared_response_is_produced_and_keeps_its_schemas(framework) {
+        let app = spawn(Options {
+            framework,
+            client_limits: ClientLimits {
+                body_timeout: BODY_TIMEOUT,
+                ..Default::default()
+            },
+            ..Options::default()
+        })
         .await;
-    let dogs = dogs.body["id"].as_i64().expect("a category");
-    let rex = walk
-        .send(Ask::new(post.clone(), "/v1/pets").json(json!({ "name": "Rex", "categoryId": dogs })))
-        .await;
-    let pet = rex.body["id"].as_i64().expect("a pet");
-    walk.send(
-        Ask::new(patch.clone(), format!("/v1/inventory/{pet}")).json(json!({ "quantity": 10 })),
-    )
-    .await;
-    let order = walk
-        .send(
-            Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": pet, "quantity": 1 })),
-        )
-        .await;
-    let order = order.body["id"].as_i64().expect("an order");
-    // A webhook endpoint (an address written as one: the walk needs no
-    // DNS), for its reads.
-    let hook = walk
-        .send(Ask::new(post.clone(), "/v1/webhooks").json(json!({
-            "url": HOOK_URL,
-            "events": ["order.completed"]
-        })))
-        .await;
-    let hook = hook.body["id"].as_i64().expect("a webhook endpoint");
-    let successes = vec![
-        Ask::new(get.clone(), "/v1/webhooks"),
-        Ask::new(get.clone(), format!("/v1/webhooks/{hook}")),
-        Ask::new(get.clone(), format!("/v1/webhooks/{hook}/deliveries")),
-        Ask::new(get.clone(), "/v1/categories"),
-        Ask::new(get.clone(), format!("/v1/categories/{dogs}")),
-        Ask::new(get.clone(), "/v1/pets?limit=1"),
-        Ask::new(get.clone(), format!("/v1/pets?id={pet}&status=available")),
-        Ask::new(get.clone(), format!("/v1/pets/{pet}")),
-        Ask::new(put.clone(), format!("/v1/pets/{pet}"))
-            .json(json!({ "name": "Max", "categoryId": dogs, "status": "available" })),
-        Ask::new(get.clone(), "/v1/inventory"),
-        Ask::new(get.clone(), format!("/v1/inventory/{pet}")),
-        Ask::new(get.clone(), "/v1/store/orders"),
-        Ask::new(get.clone(), format!("/v1/store/orders/{order}")),
-    ];
-    walk.send_all(successes).await;
-    // Conflicts: a pet with an open order, a category with pets, an order
-    // for a pet out of stock, a completed order cancelled.
-    walk.send(Ask::new(delete.clone(), format!("/v1/pets/{pet}")))
-        .await;
-    walk.send(Ask::new(delete.clone(), format!("/v1/categories/{dogs}")))
-        .await;
-    walk.send(
-        Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": pet, "quantity": 1000 })),
-    )
-    .await;
-    walk.send(Ask::new(
-        post.clone(),
-        format!("/v1/store/orders/{order}/complete"),
-    ))
-    .await;
-    walk.send(Ask::new(
-        delete.clone(),
-        format!("/v1/store/orders/{order}"),
-    ))
-    .await;
-    // The 2xx of what remains: an order cancelled, a pet and a category
-    // deleted.
-    let second = walk
-        .send(
-            Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": pet, "quantity": 1 })),
-        )
-        .await;
-    walk.send(Ask::new(
-        delete.clone(),
-        format!("/v1/store/orders/{}", second.body["id"]),
-    ))
-    .await;
-    let cats = walk
-        .send(Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "Cats" })))
-        .await;
-    let cats = cats.body["id"].as_i64().unwrap();
-    let tom = walk
-        .send(Ask::new(post.clone(), "/v1/pets").json(json!({ "name": "Tom", "categoryId": cats })))
-        .await;
-    walk.send(Ask::new(
-        delete.clone(),
-        format!("/v1/pets/{}", tom.body["id"]),
-    ))
-    .await;
-    walk.send(Ask::new(delete.clone(), format!("/v1/categories/{cats}")))
-        .await;
-    walk.send(Ask::new(delete.clone(), format!("/v1/webhooks/{hook}")))
-        .await;
-    // The event stream: its head and first events, every change so far
-    // replayed from the start.
-    let stream = stream_reply(&app, "/v1/store/events", 3).await;
-    walk.record(&get, "/v1/store/events", &stream);
-
-    let hook2 = walk
-        .send(Ask::new(post.clone(), "/v1/webhooks").json(json!({
-            "url": HOOK_URL,
-            "events": ["order.completed"]
-        })))
-        .await;
-    let hook2 = hook2.body["id"].as_i64().expect("a webhook endpoint");
-    // Every operation, as a template with a pet, order, category and
-    // webhook endpoint that exist, a valid body where it takes one, and a
-    // path parameter to break.
-    let operations: Vec<(Method, String, Option<Value>)> = vec![
-        (get.clone(), "/v1/pets".into(), None),
-        (
-            post.clone(),
-            "/v1/pets".into(),
-            Some(json!({ "name": "Rex", "categoryId": dogs })),
-        ),
-        (get.clone(), format!("/v1/pets/{pet}"), None),
-        (
-            put.clone(),
-            format!("/v1/pets/{pet}"),
-            Some(json!({ "name": "Rex", "categoryId": dogs })),
-        ),
-        (delete.clone(), format!("/v1/pets/{pet}"), None),
-        (get.clone(), "/v1/categories".into(), None),
-        (
-            post.clone(),
-            "/v1/categories".into(),
-            Some(json!({ "name": "Birds" })),
-        ),
-        (get.clone(), format!("/v1/categories/{dogs}"), None),
-        (delete.clone(), format!("/v1/categories/{dogs}"), None),
-        (get.clone(), "/v1/store/orders".into(), None),
-        (
-            post.clone(),
-            "/v1/store/orders".into(),
-            Some(json!({ "petId": pet, "quantity": 1 })),
-        ),
-        (get.clone(), format!("/v1/store/orders/{order}"), None),
-        (delete.clone(), format!("/v1/store/orders/{order}"), None),
-        (
-            post.clone(),
-            format!("/v1/store/orders/{order}/complete"),
-            None,
-        ),
-        (get.clone(), "/v1/inventory".into(), None),
-        (get.clone(), format!("/v1/inventory/{pet}"), None),
-        (
-            patch.clone(),
-            format!("/v1/inventory/{pet}"),
-            Some(json!({ "quantity": 5 })),
-        ),
-        (get.clone(), "/v1/store/events".into(), None),
-        (get.clone(), "/v1/webhooks".into(), None),
-        (
-            post.clone(),
-            "/v1/webhooks".into(),
-            Some(json!({ "url": HOOK_URL, "events": ["order.completed"] })),
-        ),
-        (get.clone(), format!("/v1/webhooks/{hook2}"), None),
-        (delete.clone(), format!("/v1/webhooks/{hook2}"), None),
-        (
-            get.clone(),
-            format!("/v1/webhooks/{hook2}/deliveries"),
-            None,
-        ),
-    ];
-    assert_eq!(
-        operations.len(),
-        OPERATIONS.len(),
-        "every operation is walked"
-    );
-    let ask = |(method, path, body): &(Method, String, Option<Value>)| {
-        let ask = Ask::new(method.clone(), path.clone());
-        match body {
-            Some(body) => ask.json(body.clone()),
-            None => ask,
-        }
-    };
-    // A path with its last numeric segment replaced.
-    let with_id = |path: &str, id: &str| -> Option<String> {
-        let segments: Vec<&str> = path.split('/').collect();
-        let at = segments.iter().rposition(|s| s.parse::<i64>().is_ok())?;
-        let mut segments: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
-        segments[at] = id.to_string();
-        Some(segments.join("/"))
-    };
-
-    // Refusals before the handler, for every operation.
-    let big = "b".repeat(20_000);
-    let limited = app
-        .key(
-            Plan::Enterprise,
-            Some(Limits {
-                per_minute: 1,
-                per_day: 1,
-            }),
-        )
-        .await;
-    walk.send(Ask::new(get.clone(), "/v1/categories").key(Key::Other(limited.clone())))
-        .await;
-    let mut refusals = Vec::new();
-    for op in &operations {
-        refusals.push(ask(op).key(Key::None));
-        refusals.push(ask(op).header("x-big", big.clone()));
-        refusals.push(ask(op).key(Key::Other(limited.clone())));
-        let (method, path, body) = op;
-        // Unreadable: a path id that is no number, else a query parameter
-        // that is none, or a body that is no JSON.
-        match with_id(path, "abc") {
-            Some(bad) => refusals.push(Ask::new(method.clone(), bad)),
-            None if body.is_some() => {
-                refusals.push(Ask::new(method.clone(), path.clone()).raw("application/json", "{"))
-            }
-            None if path.ends_with("/events") => {
-                refusals.push(Ask::new(method.clone(), format!("{path}?petId=abc")))
-            }
-            None => refusals.push(Ask::new(method.clone(), format!("{path}?limit=abc"))),
-        }
-        // Out of bounds: an id of 0, a limit of 0, an unknown event type.
-        match with_id(path, "0") {
-            Some(zero) => refusals.push(Ask::new(method.clone(), zero)),
-            None if path.ends_with("/events") => {
-                refusals.push(Ask::new(method.clone(), format!("{path}?petId=0")))
-            }
-            None if body.is_none() => {
-                refusals.push(Ask::new(method.clone(), format!("{path}?limit=0")))
-            }
-            None => {}
-        }
-        // Not there: an id that names nothing (with a valid body).
-        if let Some(missing) = with_id(path, "999999") {
-            refusals.push(ask(&(method.clone(), missing, body.clone())));
-        }
-        // Bodies: too large, of another media type, and (below) stalled.
-        if body.is_some() {
-            let large = json!({ "name": "x".repeat(70 * 1024) });
-            refusals.push(ask(op).json(large));
-            refusals.push(ask(op).raw("text/plain", "name=Rex"));
-        }
-    }
-    walk.send_all(refusals).await;
-    // Bodies out of bounds.
-    walk.send_all(vec![
-        Ask::new(post.clone(), "/v1/pets").json(json!({ "name": "" })),
-        Ask::new(put.clone(), format!("/v1/pets/{pet}")).json(json!({ "name": "" })),
-        Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "" })),
-        Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": 999_999, "quantity": 1 })),
-        Ask::new(patch.clone(), format!("/v1/inventory/{pet}")).json(json!({ "quantity": -1 })),
-        Ask::new(post.clone(), "/v1/webhooks")
-            .json(json!({ "url": "http://127.0.0.1/x", "events": ["order.placed"] })),
-    ])
-    .await;
-    // Bodies that never finish arriving.
-    let stalled: Vec<Ask> = operations
-        .iter()
-        .filter(|(_, _, body)| body.is_some())
-        .map(ask)
-        .collect();
-    let app_ref = &app;
-    let stalls = stalled.into_iter().map(|ask| async move {
         let mut walk = Walk {
-            app: app_ref,
+            app: &app,
             produced: BTreeSet::new(),
         };
-        walk.stall(ask).await;
-        walk.produced
-    });
-    for produced in futures_util::future::join_all(stalls).await {
-        walk.produced.extend(produced);
-    }
-    // Gone: an event id older than the events kept, and the deprecated
-    // operation after its sunset.
-    app.db
-        .prune_events(chrono::Utc::now() + chrono::Duration::hours(25))
-        .await
-        .unwrap();
-    walk.send(Ask::new(get.clone(), "/v1/store/events").header("last-event-id", "1"))
-        .await;
-    let now = *app.now.lock().unwrap();
-    app.set_time("2030-12-06T00:00:00Z");
-    walk.send(Ask::new(get.clone(), format!("/v1/pets/{pet}")))
-        .await;
-    *app.now.lock().unwrap() = now;
+        let (get, post, put, patch, delete) = (
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        );
 
-    let elsewhere: Vec<&(&str, &str, On, &str)> =
-        ELSEWHERE.iter().filter(|(_, _, on, _)| on.now()).collect();
-    let named = |op: &str, key: &str| {
-        elsewhere
+        // The store's answers: successes and the refusals of its rules.
+        let dogs = walk
+            .send(Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "Dogs" })))
+            .await;
+        let dogs = dogs.body["id"].as_i64().expect("a category");
+        let rex = walk
+            .send(Ask::new(post.clone(), "/v1/pets").json(json!({ "name": "Rex", "categoryId": dogs })))
+            .await;
+        let pet = rex.body["id"].as_i64().expect("a pet");
+        walk.send(
+            Ask::new(patch.clone(), format!("/v1/inventory/{pet}")).json(json!({ "quantity": 10 })),
+        )
+        .await;
+        let order = walk
+            .send(
+                Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": pet, "quantity": 1 })),
+            )
+            .await;
+        let order = order.body["id"].as_i64().expect("an order");
+        // A webhook endpoint (an address written as one: the walk needs no
+        // DNS), for its reads.
+        let hook = walk
+            .send(Ask::new(post.clone(), "/v1/webhooks").json(json!({
+                "url": HOOK_URL,
+                "events": ["order.completed"]
+            })))
+            .await;
+        let hook = hook.body["id"].as_i64().expect("a webhook endpoint");
+        let successes = vec![
+            Ask::new(get.clone(), "/v1/webhooks"),
+            Ask::new(get.clone(), format!("/v1/webhooks/{hook}")),
+            Ask::new(get.clone(), format!("/v1/webhooks/{hook}/deliveries")),
+            Ask::new(get.clone(), "/v1/categories"),
+            Ask::new(get.clone(), format!("/v1/categories/{dogs}")),
+            Ask::new(get.clone(), "/v1/pets?limit=1"),
+            Ask::new(get.clone(), format!("/v1/pets?id={pet}&status=available")),
+            Ask::new(get.clone(), format!("/v1/pets/{pet}")),
+            Ask::new(put.clone(), format!("/v1/pets/{pet}"))
+                .json(json!({ "name": "Max", "categoryId": dogs, "status": "available" })),
+            Ask::new(get.clone(), "/v1/inventory"),
+            Ask::new(get.clone(), format!("/v1/inventory/{pet}")),
+            Ask::new(get.clone(), "/v1/store/orders"),
+            Ask::new(get.clone(), format!("/v1/store/orders/{order}")),
+        ];
+        walk.send_all(successes).await;
+        // Conflicts: a pet with an open order, a category with pets, an order
+        // for a pet out of stock, a completed order cancelled.
+        walk.send(Ask::new(delete.clone(), format!("/v1/pets/{pet}")))
+            .await;
+        walk.send(Ask::new(delete.clone(), format!("/v1/categories/{dogs}")))
+            .await;
+        walk.send(
+            Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": pet, "quantity": 1000 })),
+        )
+        .await;
+        walk.send(Ask::new(
+            post.clone(),
+            format!("/v1/store/orders/{order}/complete"),
+        ))
+        .await;
+        walk.send(Ask::new(
+            delete.clone(),
+            format!("/v1/store/orders/{order}"),
+        ))
+        .await;
+        // The 2xx of what remains: an order cancelled, a pet and a category
+        // deleted.
+        let second = walk
+            .send(
+                Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": pet, "quantity": 1 })),
+            )
+            .await;
+        walk.send(Ask::new(
+            delete.clone(),
+            format!("/v1/store/orders/{}", second.body["id"]),
+        ))
+        .await;
+        let cats = walk
+            .send(Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "Cats" })))
+            .await;
+        let cats = cats.body["id"].as_i64().unwrap();
+        let tom = walk
+            .send(Ask::new(post.clone(), "/v1/pets").json(json!({ "name": "Tom", "categoryId": cats })))
+            .await;
+        walk.send(Ask::new(
+            delete.clone(),
+            format!("/v1/pets/{}", tom.body["id"]),
+        ))
+        .await;
+        walk.send(Ask::new(delete.clone(), format!("/v1/categories/{cats}")))
+            .await;
+        walk.send(Ask::new(delete.clone(), format!("/v1/webhooks/{hook}")))
+            .await;
+        // The event stream: its head and first events, every change so far
+        // replayed from the start.
+        let stream = stream_reply(&app, "/v1/store/events", 3).await;
+        walk.record(&get, "/v1/store/events", &stream);
+
+        let hook2 = walk
+            .send(Ask::new(post.clone(), "/v1/webhooks").json(json!({
+                "url": HOOK_URL,
+                "events": ["order.completed"]
+            })))
+            .await;
+        let hook2 = hook2.body["id"].as_i64().expect("a webhook endpoint");
+        // Every operation, as a template with a pet, order, category and
+        // webhook endpoint that exist, a valid body where it takes one, and a
+        // path parameter to break.
+        let operations: Vec<(Method, String, Option<Value>)> = vec![
+            (get.clone(), "/v1/pets".into(), None),
+            (
+                post.clone(),
+                "/v1/pets".into(),
+                Some(json!({ "name": "Rex", "categoryId": dogs })),
+            ),
+            (get.clone(), format!("/v1/pets/{pet}"), None),
+            (
+                put.clone(),
+                format!("/v1/pets/{pet}"),
+                Some(json!({ "name": "Rex", "categoryId": dogs })),
+            ),
+            (delete.clone(), format!("/v1/pets/{pet}"), None),
+            (get.clone(), "/v1/categories".into(), None),
+            (
+                post.clone(),
+                "/v1/categories".into(),
+                Some(json!({ "name": "Birds" })),
+            ),
+            (get.clone(), format!("/v1/categories/{dogs}"), None),
+            (delete.clone(), format!("/v1/categories/{dogs}"), None),
+            (get.clone(), "/v1/store/orders".into(), None),
+            (
+                post.clone(),
+                "/v1/store/orders".into(),
+                Some(json!({ "petId": pet, "quantity": 1 })),
+            ),
+            (get.clone(), format!("/v1/store/orders/{order}"), None),
+            (delete.clone(), format!("/v1/store/orders/{order}"), None),
+            (
+                post.clone(),
+                format!("/v1/store/orders/{order}/complete"),
+                None,
+            ),
+            (get.clone(), "/v1/inventory".into(), None),
+            (get.clone(), format!("/v1/inventory/{pet}"), None),
+            (
+                patch.clone(),
+                format!("/v1/inventory/{pet}"),
+                Some(json!({ "quantity": 5 })),
+            ),
+            (get.clone(), "/v1/store/events".into(), None),
+            (get.clone(), "/v1/webhooks".into(), None),
+            (
+                post.clone(),
+                "/v1/webhooks".into(),
+                Some(json!({ "url": HOOK_URL, "events": ["order.completed"] })),
+            ),
+            (get.clone(), format!("/v1/webhooks/{hook2}"), None),
+            (delete.clone(), format!("/v1/webhooks/{hook2}"), None),
+            (
+                get.clone(),
+                format!("/v1/webhooks/{hook2}/deliveries"),
+                None,
+            ),
+        ];
+        assert_eq!(
+            operations.len(),
+            OPERATIONS.len(),
+            "every operation is walked"
+        );
+        let ask = |(method, path, body): &(Method, String, Option<Value>)| {
+            let ask = Ask::new(method.clone(), path.clone());
+            match body {
+                Some(body) => ask.json(body.clone()),
+                None => ask,
+            }
+        };
+        // A path with its last numeric segment replaced.
+        let with_id = |path: &str, id: &str| -> Option<String> {
+            let segments: Vec<&str> = path.split('/').collect();
+            let at = segments.iter().rposition(|s| s.parse::<i64>().is_ok())?;
+            let mut segments: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+            segments[at] = id.to_string();
+            Some(segments.join("/"))
+        };
+
+        // Refusals before the handler, for every operation.
+        let big = "b".repeat(20_000);
+        let limited = app
+            .key(
+                Plan::Enterprise,
+                Some(Limits {
+                    per_minute: 1,
+                    per_day: 1,
+                }),
+            )
+            .await;
+        walk.send(Ask::new(get.clone(), "/v1/categories").key(Key::Other(limited.clone())))
+            .await;
+        let mut refusals = Vec::new();
+        for op in &operations {
+            refusals.push(ask(op).key(Key::None));
+            refusals.push(ask(op).header("x-big", big.clone()));
+            refusals.push(ask(op).key(Key::Other(limited.clone())));
+            let (method, path, body) = op;
+            // Unreadable: a path id that is no number, else a query parameter
+            // that is none, or a body that is no JSON.
+            match with_id(path, "abc") {
+                Some(bad) => refusals.push(Ask::new(method.clone(), bad)),
+                None if body.is_some() => {
+                    refusals.push(Ask::new(method.clone(), path.clone()).raw("application/json", "{"))
+                }
+                None if path.ends_with("/events") => {
+                    refusals.push(Ask::new(method.clone(), format!("{path}?petId=abc")))
+                }
+                None => refusals.push(Ask::new(method.clone(), format!("{path}?limit=abc"))),
+            }
+            // Out of bounds: an id of 0, a limit of 0, an unknown event type.
+            match with_id(path, "0") {
+                Some(zero) => refusals.push(Ask::new(method.clone(), zero)),
+                None if path.ends_with("/events") => {
+                    refusals.push(Ask::new(method.clone(), format!("{path}?petId=0")))
+                }
+                None if body.is_none() => {
+                    refusals.push(Ask::new(method.clone(), format!("{path}?limit=0")))
+                }
+                None => {}
+            }
+            // Not there: an id that names nothing (with a valid body).
+            if let Some(missing) = with_id(path, "999999") {
+                refusals.push(ask(&(method.clone(), missing, body.clone())));
+            }
+            // Bodies: too large, of another media type, and (below) stalled.
+            if body.is_some() {
+                let large = json!({ "name": "x".repeat(70 * 1024) });
+                refusals.push(ask(op).json(large));
+                refusals.push(ask(op).raw("text/plain", "name=Rex"));
+            }
+        }
+        walk.send_all(refusals).await;
+        // Bodies out of bounds.
+        walk.send_all(vec![
+            Ask::new(post.clone(), "/v1/pets").json(json!({ "name": "" })),
+            Ask::new(put.clone(), format!("/v1/pets/{pet}")).json(json!({ "name": "" })),
+            Ask::new(post.clone(), "/v1/categories").json(json!({ "name": "" })),
+            Ask::new(post.clone(), "/v1/store/orders").json(json!({ "petId": 999_999, "quantity": 1 })),
+            Ask::new(patch.clone(), format!("/v1/inventory/{pet}")).json(json!({ "quantity": -1 })),
+            Ask::new(post.clone(), "/v1/webhooks")
+                .json(json!({ "url": "http://127.0.0.1/x", "events": ["order.placed"] })),
+        ])
+        .await;
+        // Bodies that never finish arriving.
+        let stalled: Vec<Ask> = operations
             .iter()
-            .find(|(o, k, _, _)| (*o == op || *o == "*") && *k == key)
-    };
+            .filter(|(_, _, body)| body.is_some())
+            .map(ask)
+            .collect();
+        let app_ref = &app;
+        let stalls = stalled.into_iter().map(|ask| async move {
+            let mut walk = Walk {
+                app: app_ref,
+                produced: BTreeSet::new(),
+            };
+            walk.stall(ask).await;
+            walk.produced
+        });
+        for produced in futures_util::future::join_all(stalls).await {
+            walk.produced.extend(produced);
+        }
+        // Gone: an event id older than the events kept, and the deprecated
+        // operation after its sunset.
+        app.db
+            .prune_events(chrono::Utc::now() + chrono::Duration::hours(25))
+            .await
+            .unwrap();
+        walk.send(Ask::new(get.clone(), "/v1/store/events").header("last-event-id", "1"))
+            .await;
+        let now = *app.now.lock().unwrap();
+        app.set_time("2030-12-06T00:00:00Z");
+        walk.send(Ask::new(get.clone(), format!("/v1/pets/{pet}")))
+            .await;
+        *app.now.lock().unwrap() = now;
 
-    // The database unavailable: held from outside, every operation waits
-    // out the database timeout (or, on PostgreSQL, meets the open
-    // breaker) and is answered 503.
-    // (The stream resumes from its start, which reads the events table.)
-    let resuming = |op: &(Method, String, Option<Value>)| {
-        let asked = ask(op);
-        if op.1.ends_with("/events") {
-            asked.header("last-event-id", "0")
-        } else {
-            asked
-        }
-    };
-    let held = app.hold_database().await;
-    walk.send_all(operations.iter().map(resuming).collect())
-        .await;
-    // On PostgreSQL the breaker opens after the first timeouts, and a
-    // probe it lets through may be a write cut off with its outcome
-    // unknown (500, declared too): each operation is asked again until it
-    // meets the open breaker.
-    for op in &operations {
-        let id = operation_id(op);
-        let pair = (id.clone(), "503".to_string());
-        let mut tries = 0;
-        while !walk.produced.contains(&pair) && named(&id, "503").is_none() {
-            tries += 1;
-            assert!(
-                tries <= 20,
-                "{id} never answered 503 with the database held"
-            );
-            walk.send(resuming(op)).await;
-        }
-    }
-    drop(held);
-    // The hold opened the breaker (on PostgreSQL); it closes once a probe
-    // gets through. Until then a request meets it and is answered 503, so
-    // the tables go only once a read is answered again.
-    let probe = format!("{}/v1/pets", app.base);
-    eventually("the database answering after the hold", HUNG, || {
-        let request = app.client.get(&probe).bearer_auth(&app.key);
-        async move {
-            request
-                .send()
-                .await
-                .is_ok_and(|r| r.status() == reqwest::StatusCode::OK)
-        }
-    })
-    .await;
-    // The database broken: its tables gone, every operation fails and is
-    // answered 500, saying nothing of why.
-    let away = |from: &str, to: &str| {
-        STORE_TABLES
-            .iter()
-            .map(|t| format!("ALTER TABLE {t}{from} RENAME TO {t}{to};"))
-            .collect::<String>()
-    };
-    app.outside(&away("", "_away")).await;
-    walk.send_all(operations.iter().map(resuming).collect())
-        .await;
-    // On SQLite a worker's read connection may keep its snapshot, which
-    // still sees the tables, until the worker's timer ends it, and a busy
-    // machine delays the timer: an operation not yet answered 500 is asked
-    // again until it is (the event), or it hung.
-    let declared = contract().declared();
-    for op in &operations {
-        let id = operation_id(op);
-        let pair = (id.clone(), "500".to_string());
-        if !declared.contains(&pair) || named(&id, "500").is_some() {
-            continue;
-        }
-        let deadline = std::time::Instant::now() + HUNG;
-        while !walk.produced.contains(&pair) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "{id} never answered 500 with the tables gone (it hung)"
-            );
-            walk.send(resuming(op)).await;
-            tokio::time::sleep(POLL).await;
-        }
-    }
-    app.outside(&away("_away", "")).await;
-
-    // What the walk produced, with what is produced elsewhere, is what the
-    // spec declares (`declared`, above).
-    let missing: Vec<&(String, String)> = declared
-        .iter()
-        .filter(|(op, key)| !walk.produced.contains(&(op.clone(), key.clone())))
-        .filter(|(op, key)| named(op, key).is_none())
-        .collect();
-    println!(
-        "{} of {} declared (operation, status) pairs produced",
-        walk.produced.len(),
-        declared.len()
-    );
-    assert!(
-        missing.is_empty(),
-        "declared responses no test produces (produce them, or name them in ELSEWHERE): {missing:?}"
-    );
-    let stale: Vec<&&(&str, &str, On, &str)> = elsewhere
-        .iter()
-        .filter(|(op, key, _, _)| {
-            declared
+        let elsewhere: Vec<&(&str, &str, On, &str)> =
+            ELSEWHERE.iter().filter(|(_, _, on, _)| on.now()).collect();
+        let named = |op: &str, key: &str| {
+            elsewhere
                 .iter()
-                .filter(|(o, k)| (o == op || *op == "*") && k == key)
-                .all(|pair| walk.produced.contains(pair))
+                .find(|(o, k, _, _)| (*o == op || *o == "*") && *k == key)
+        };
+
+        // The database unavailable: held from outside, every operation waits
+        // out the database timeout (or, on PostgreSQL, meets the open
+        // breaker) and is answered 503.
+        // (The stream resumes from its start, which reads the events table.)
+        let resuming = |op: &(Method, String, Option<Value>)| {
+            let asked = ask(op);
+            if op.1.ends_with("/events") {
+                asked.header("last-event-id", "0")
+            } else {
+                asked
+            }
+        };
+        let held = app.hold_database().await;
+        walk.send_all(operations.iter().map(resuming).collect())
+            .await;
+        // On PostgreSQL the breaker opens after the first timeouts, and a
+        // probe it lets through may be a write cut off with its outcome
+        // unknown (500, declared too): each operation is asked again until it
+        // meets the open breaker.
+        for op in &operations {
+            let id = operation_id(op);
+            let pair = (id.clone(), "503".to_string());
+            let mut tries = 0;
+            while !walk.produced.contains(&pair) && named(&id, "503").is_none() {
+                tries += 1;
+                assert!(
+                    tries <= 20,
+                    "{id} never answered 503 with the database held"
+                );
+                walk.send(resuming(op)).await;
+            }
+        }
+        drop(held);
+        // The hold opened the breaker (on PostgreSQL); it closes once a probe
+        // gets through. Until then a request meets it and is answered 503, so
+        // the tables go only once a read is answered again.
+        let probe = format!("{}/v1/pets", app.base);
+        eventually("the database answering after the hold", HUNG, || {
+            let request = app.client.get(&probe).bearer_auth(&app.key);
+            async move {
+                request
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status() == reqwest::StatusCode::OK)
+            }
         })
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "ELSEWHERE names pairs the walk produces: {stale:?}"
-    );
+        .await;
+        // The database broken: its tables gone, every operation fails and is
+        // answered 500, saying nothing of why.
+        let away = |from: &str, to: &str| {
+            STORE_TABLES
+                .iter()
+                .map(|t| format!("ALTER TABLE {t}{from} RENAME TO {t}{to};"))
+                .collect::<String>()
+        };
+        app.outside(&away("", "_away")).await;
+        walk.send_all(operations.iter().map(resuming).collect())
+            .await;
+        // On SQLite a worker's read connection may keep its snapshot, which
+        // still sees the tables, until the worker's timer ends it, and a busy
+        // machine delays the timer: an operation not yet answered 500 is asked
+        // again until it is (the event), or it hung.
+        let declared = contract().declared();
+        for op in &operations {
+            let id = operation_id(op);
+            let pair = (id.clone(), "500".to_string());
+            if !declared.contains(&pair) || named(&id, "500").is_some() {
+                continue;
+            }
+            let deadline = std::time::Instant::now() + HUNG;
+            while !walk.produced.contains(&pair) {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{id} never answered 500 with the tables gone (it hung)"
+                );
+                walk.send(resuming(op)).await;
+                tokio::time::sleep(POLL).await;
+            }
+        }
+        app.outside(&away("_away", "")).await;
+
+        // What the walk produced, with what is produced elsewhere, is what the
+        // spec declares (`declared`, above).
+        let missing: Vec<&(String, String)> = declared
+            .iter()
+            .filter(|(op, key)| !walk.produced.contains(&(op.clone(), key.clone())))
+            .filter(|(op, key)| named(op, key).is_none())
+            .collect();
+        println!(
+            "{} of {} declared (operation, status) pairs produced",
+            walk.produced.len(),
+            declared.len()
+        );
+        assert!(
+            missing.is_empty(),
+            "declared responses no test produces (produce them, or name them in ELSEWHERE): {missing:?}"
+        );
+        let stale: Vec<&&(&str, &str, On, &str)> = elsewhere
+            .iter()
+            .filter(|(op, key, _, _)| {
+                declared
+                    .iter()
+                    .filter(|(o, k)| (o == op || *op == "*") && k == key)
+                    .all(|pair| walk.produced.contains(pair))
+            })
+            .collect();
+        assert!(
+            stale.is_empty(),
+            "ELSEWHERE names pairs the walk produces: {stale:?}"
+        );
+    }
 }
 
 /// The operationId of the operation `op` (method, path, body) reaches.

@@ -3,7 +3,7 @@
 //! repeats; 410 for an id no longer kept; the per-key stream limit; a
 //! subscriber that never reads is cut off; the feed's close ends streams.
 
-use crate::helpers::{eventually, spawn_app, spawn_app_with_limits, TestApp, HUNG};
+use crate::helpers::{eventually, spawn, spawn_app, spawn_app_on, Options, TestApp, HUNG};
 use petstore_api::client::Client;
 use petstore_api::models::{StoreEvent, StoreEventType};
 use petstore_api::operations::*;
@@ -91,75 +91,76 @@ async fn order(app: &TestApp, pet: i64, quantity: i64) -> i64 {
     r.body["id"].as_i64().unwrap()
 }
 
-#[actix_web::test]
-async fn every_change_is_an_event_in_commit_order_and_filters_apply() {
-    let app = spawn_app().await;
-    let client = client(&app, &app.key);
-    let pet = app.pet_with_stock(5).await;
-    let mut all = subscribe(&client, watch(None, None, None)).await;
-    let mut placed = subscribe(
-        &client,
-        watch(
-            Some(vec![
-                StoreEventType::OrderPlaced,
-                StoreEventType::OrderCancelled,
-            ]),
-            Some(pet),
-            None,
-        ),
-    )
-    .await;
-    let first = order(&app, pet, 2).await;
-    let events = next_events(&mut all, 2).await;
-    let second = order(&app, pet, 1).await;
-    let r = app
-        .call(
-            reqwest::Method::DELETE,
-            &format!("/v1/store/orders/{first}"),
-            None,
+on_both! {
+    async fn every_change_is_an_event_in_commit_order_and_filters_apply(framework) {
+        let app = spawn_app_on(framework).await;
+        let client = client(&app, &app.key);
+        let pet = app.pet_with_stock(5).await;
+        let mut all = subscribe(&client, watch(None, None, None)).await;
+        let mut placed = subscribe(
+            &client,
+            watch(
+                Some(vec![
+                    StoreEventType::OrderPlaced,
+                    StoreEventType::OrderCancelled,
+                ]),
+                Some(pet),
+                None,
+            ),
         )
         .await;
-    assert_eq!(r.status, StatusCode::NO_CONTENT, "{r:?}");
-    let r = app
-        .post(&format!("/v1/store/orders/{second}/complete"), json!({}))
-        .await;
-    assert_eq!(r.status, StatusCode::OK, "{r:?}");
-    let events: Vec<_> = events
-        .into_iter()
-        .chain(next_events(&mut all, 5).await)
-        .collect();
-    let seen: Vec<_> = events.iter().map(meta).collect();
-    let kinds: Vec<_> = seen.iter().map(|(_, kind, _)| kind.clone()).collect();
-    use StoreEventType::*;
-    assert_eq!(
-        kinds,
-        [
-            OrderPlaced,
-            InventoryChanged,
-            OrderPlaced,
-            InventoryChanged,
-            OrderCancelled,
-            InventoryChanged,
-            OrderCompleted
-        ]
-    );
-    assert!(
-        seen.windows(2).all(|w| w[0].0 < w[1].0),
-        "ids increase: {seen:?}"
-    );
-    // The stock each event carries is the stock after its change.
-    let stocks: Vec<i32> = events
-        .iter()
-        .map(|e| match &e.data {
-            StoreEvent::OrderEvent(o) => o.stock,
-            StoreEvent::InventoryEvent(i) => i.stock,
-        })
-        .collect();
-    assert_eq!(stocks, [3, 3, 2, 2, 4, 4, 4]);
-    // The filtered stream saw only this pet's placements and cancellation.
-    let filtered: Vec<_> = next_events(&mut placed, 3).await.iter().map(meta).collect();
-    let kinds: Vec<_> = filtered.iter().map(|(_, kind, _)| kind.clone()).collect();
-    assert_eq!(kinds, [OrderPlaced, OrderPlaced, OrderCancelled]);
+        let first = order(&app, pet, 2).await;
+        let events = next_events(&mut all, 2).await;
+        let second = order(&app, pet, 1).await;
+        let r = app
+            .call(
+                reqwest::Method::DELETE,
+                &format!("/v1/store/orders/{first}"),
+                None,
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT, "{r:?}");
+        let r = app
+            .post(&format!("/v1/store/orders/{second}/complete"), json!({}))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{r:?}");
+        let events: Vec<_> = events
+            .into_iter()
+            .chain(next_events(&mut all, 5).await)
+            .collect();
+        let seen: Vec<_> = events.iter().map(meta).collect();
+        let kinds: Vec<_> = seen.iter().map(|(_, kind, _)| kind.clone()).collect();
+        use StoreEventType::*;
+        assert_eq!(
+            kinds,
+            [
+                OrderPlaced,
+                InventoryChanged,
+                OrderPlaced,
+                InventoryChanged,
+                OrderCancelled,
+                InventoryChanged,
+                OrderCompleted
+            ]
+        );
+        assert!(
+            seen.windows(2).all(|w| w[0].0 < w[1].0),
+            "ids increase: {seen:?}"
+        );
+        // The stock each event carries is the stock after its change.
+        let stocks: Vec<i32> = events
+            .iter()
+            .map(|e| match &e.data {
+                StoreEvent::OrderEvent(o) => o.stock,
+                StoreEvent::InventoryEvent(i) => i.stock,
+            })
+            .collect();
+        assert_eq!(stocks, [3, 3, 2, 2, 4, 4, 4]);
+        // The filtered stream saw only this pet's placements and cancellation.
+        let filtered: Vec<_> = next_events(&mut placed, 3).await.iter().map(meta).collect();
+        let kinds: Vec<_> = filtered.iter().map(|(_, kind, _)| kind.clone()).collect();
+        assert_eq!(kinds, [OrderPlaced, OrderPlaced, OrderCancelled]);
+    }
 }
 
 /// A stream opened without an id starts after every event committed
@@ -193,51 +194,52 @@ async fn a_new_stream_starts_after_every_committed_event() {
     );
 }
 
-#[actix_web::test]
-async fn resuming_by_id_misses_nothing_and_repeats_nothing() {
-    let app = spawn_app().await;
-    let client = client(&app, &app.key);
-    let pet = app.pet_with_stock(100).await;
-    let mut stream = subscribe(
-        &client,
-        watch(Some(vec![StoreEventType::OrderPlaced]), None, None),
-    )
-    .await;
-    let mut ids = Vec::new();
-    for _ in 0..3 {
-        ids.push(order(&app, pet, 1).await);
-    }
-    let first: Vec<_> = next_events(&mut stream, 3).await.iter().map(meta).collect();
-    drop(stream);
-    // Changes while nobody listens, then a new stream from the last id.
-    for _ in 0..4 {
-        ids.push(order(&app, pet, 1).await);
-    }
-    let last_seen = first.last().unwrap().0;
-    let mut resumed = client.watch_store_events(watch(
-        Some(vec![StoreEventType::OrderPlaced]),
-        None,
-        Some(last_seen),
-    ));
-    let rest: Vec<i64> = next_events(&mut resumed, 4)
-        .await
-        .iter()
-        .map(|e| match &e.data {
-            StoreEvent::OrderEvent(o) => o.order_id,
+on_both! {
+    async fn resuming_by_id_misses_nothing_and_repeats_nothing(framework) {
+        let app = spawn_app_on(framework).await;
+        let client = client(&app, &app.key);
+        let pet = app.pet_with_stock(100).await;
+        let mut stream = subscribe(
+            &client,
+            watch(Some(vec![StoreEventType::OrderPlaced]), None, None),
+        )
+        .await;
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            ids.push(order(&app, pet, 1).await);
+        }
+        let first: Vec<_> = next_events(&mut stream, 3).await.iter().map(meta).collect();
+        drop(stream);
+        // Changes while nobody listens, then a new stream from the last id.
+        for _ in 0..4 {
+            ids.push(order(&app, pet, 1).await);
+        }
+        let last_seen = first.last().unwrap().0;
+        let mut resumed = client.watch_store_events(watch(
+            Some(vec![StoreEventType::OrderPlaced]),
+            None,
+            Some(last_seen),
+        ));
+        let rest: Vec<i64> = next_events(&mut resumed, 4)
+            .await
+            .iter()
+            .map(|e| match &e.data {
+                StoreEvent::OrderEvent(o) => o.order_id,
+                other => panic!("not an order event: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            rest,
+            ids[3..],
+            "the four orders after the last id, once each"
+        );
+        // And it goes on live.
+        let live = order(&app, pet, 1).await;
+        let next = next_events(&mut resumed, 1).await;
+        match &next[0].data {
+            StoreEvent::OrderEvent(o) => assert_eq!(o.order_id, live),
             other => panic!("not an order event: {other:?}"),
-        })
-        .collect();
-    assert_eq!(
-        rest,
-        ids[3..],
-        "the four orders after the last id, once each"
-    );
-    // And it goes on live.
-    let live = order(&app, pet, 1).await;
-    let next = next_events(&mut resumed, 1).await;
-    match &next[0].data {
-        StoreEvent::OrderEvent(o) => assert_eq!(o.order_id, live),
-        other => panic!("not an order event: {other:?}"),
+        }
     }
 }
 
@@ -305,107 +307,114 @@ fn open_raw_blocking(address: &str, key: &str) -> (std::net::TcpStream, String) 
     (socket, status.trim_end().to_string())
 }
 
-#[actix_web::test]
-async fn a_free_key_holds_two_streams_and_a_closed_one_frees_its_place() {
-    // The server learns of a closed connection when a write to it fails:
-    // the keep-alive comments, short here, draw the peer's reset.
-    let app = spawn_app_with_limits(ClientLimits {
-        stream_keep_alive: Duration::from_millis(50),
-        ..Default::default()
-    })
-    .await;
-    let key = app.key(Plan::Free, None).await;
-    let (first, status) = open_raw(&app, &key).await;
-    assert_eq!(status, "HTTP/1.1 200 OK");
-    let (_second, status) = open_raw(&app, &key).await;
-    assert_eq!(status, "HTTP/1.1 200 OK");
-    let client = client(&app, &key);
-    match client
-        .watch_store(watch(None, None, None))
-        .await
-        .unwrap()
-        .into_inner()
-    {
-        WatchStoreResponse::TooManyRequests(refused) => {
-            assert_eq!(refused.body.code, "too_many_streams");
-            assert!(refused.retry_after > 0);
+on_both! {
+    async fn a_free_key_holds_two_streams_and_a_closed_one_frees_its_place(framework) {
+        // The server learns of a closed connection when a write to it fails:
+        // the keep-alive comments, short here, draw the peer's reset.
+        let app = spawn(Options {
+            framework,
+            client_limits: ClientLimits {
+                stream_keep_alive: Duration::from_millis(50),
+                ..Default::default()
+            },
+            ..Options::default()
+        })
+        .await;
+        let key = app.key(Plan::Free, None).await;
+        let (first, status) = open_raw(&app, &key).await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        let (_second, status) = open_raw(&app, &key).await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        let client = client(&app, &key);
+        match client
+            .watch_store(watch(None, None, None))
+            .await
+            .unwrap()
+            .into_inner()
+        {
+            WatchStoreResponse::TooManyRequests(refused) => {
+                assert_eq!(refused.body.code, "too_many_streams");
+                assert!(refused.retry_after > 0);
+            }
+            other => panic!("expected 429 too_many_streams, got {other:?}"),
         }
-        other => panic!("expected 429 too_many_streams, got {other:?}"),
+        // Another key is not limited by this one's streams.
+        let (_other, status) = open_raw(&app, &app.key).await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(app.feed.subscribers(), 3);
+        drop(first);
+        // The closed stream's subscription ends; then its place is free.
+        let feed = &app.feed;
+        eventually("the closed stream noticed", HUNG, move || async move {
+            feed.subscribers() == 2
+        })
+        .await;
+        let reply = client.watch_store(watch(None, None, None)).await.unwrap();
+        assert!(
+            matches!(reply.value, WatchStoreResponse::Ok { .. }),
+            "a closed stream's place was not freed: {reply:?}"
+        );
     }
-    // Another key is not limited by this one's streams.
-    let (_other, status) = open_raw(&app, &app.key).await;
-    assert_eq!(status, "HTTP/1.1 200 OK");
-    assert_eq!(app.feed.subscribers(), 3);
-    drop(first);
-    // The closed stream's subscription ends; then its place is free.
-    let feed = &app.feed;
-    eventually("the closed stream noticed", HUNG, move || async move {
-        feed.subscribers() == 2
-    })
-    .await;
-    let reply = client.watch_store(watch(None, None, None)).await.unwrap();
-    assert!(
-        matches!(reply.value, WatchStoreResponse::Ok { .. }),
-        "a closed stream's place was not freed: {reply:?}"
-    );
 }
 
-#[actix_web::test]
-async fn a_subscriber_that_never_reads_is_cut_off_and_memory_stays_bounded() {
-    use petstore_server::feed::QUEUE;
-    let app = spawn_app().await;
-    let pet = app.pet_with_stock(1_000_000).await;
-    // A subscriber whose events nobody takes: what it may hold is its
-    // queue, then it is dropped.
-    let silent = app
-        .feed
-        .subscribe(None, Default::default(), None)
-        .await
-        .expect("subscribed");
-    assert_eq!(app.feed.subscribers(), 1);
-    // Two events per order: enough orders to fill its queue and more.
-    let enough = QUEUE / 2 + 50;
-    let mut orders = 0;
-    while orders < enough {
-        let batch: Vec<_> = (0..25).map(|_| order(&app, pet, 1)).collect();
-        futures_util::future::join_all(batch).await;
-        orders += 25;
-        // Not before its queue was full: fewer events than it holds have
-        // been committed (the hub may hand them out later, never sooner).
-        if 2 * orders < QUEUE {
-            assert_eq!(
-                app.feed.dropped(),
-                0,
-                "cut off after {orders} orders, before its queue was full"
-            );
+on_both! {
+    async fn a_subscriber_that_never_reads_is_cut_off_and_memory_stays_bounded(framework) {
+        use petstore_server::feed::QUEUE;
+        let app = spawn_app_on(framework).await;
+        let pet = app.pet_with_stock(1_000_000).await;
+        // A subscriber whose events nobody takes: what it may hold is its
+        // queue, then it is dropped.
+        let silent = app
+            .feed
+            .subscribe(None, Default::default(), None)
+            .await
+            .expect("subscribed");
+        assert_eq!(app.feed.subscribers(), 1);
+        // Two events per order: enough orders to fill its queue and more.
+        let enough = QUEUE / 2 + 50;
+        let mut orders = 0;
+        while orders < enough {
+            let batch: Vec<_> = (0..25).map(|_| order(&app, pet, 1)).collect();
+            futures_util::future::join_all(batch).await;
+            orders += 25;
+            // Not before its queue was full: fewer events than it holds have
+            // been committed (the hub may hand them out later, never sooner).
+            if 2 * orders < QUEUE {
+                assert_eq!(
+                    app.feed.dropped(),
+                    0,
+                    "cut off after {orders} orders, before its queue was full"
+                );
+            }
         }
+        // Then it is cut off, and its queue freed.
+        let feed = &app.feed;
+        eventually("the silent subscriber cut off", HUNG, move || async move {
+            feed.dropped() == 1
+        })
+        .await;
+        assert_eq!(app.feed.subscribers(), 0, "its queue was freed");
+        drop(silent);
     }
-    // Then it is cut off, and its queue freed.
-    let feed = &app.feed;
-    eventually("the silent subscriber cut off", HUNG, move || async move {
-        feed.dropped() == 1
-    })
-    .await;
-    assert_eq!(app.feed.subscribers(), 0, "its queue was freed");
-    drop(silent);
 }
 
-#[actix_web::test]
-async fn closing_the_feed_ends_streams_cleanly() {
-    let app = spawn_app().await;
-    let client = client(&app, &app.key);
-    let mut stream = subscribe(&client, watch(None, None, None))
-        .await
-        .resume(false);
-    let pet = app.pet_with_stock(3).await;
-    order(&app, pet, 1).await;
-    next_events(&mut stream, 1).await;
-    app.feed.close();
-    let rest: Vec<_> = tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>())
-        .await
-        .expect("the stream ends");
-    assert!(
-        rest.iter().all(Result::is_ok),
-        "it ends without an error: {rest:?}"
-    );
+on_both! {
+    async fn closing_the_feed_ends_streams_cleanly(framework) {
+        let app = spawn_app_on(framework).await;
+        let client = client(&app, &app.key);
+        let mut stream = subscribe(&client, watch(None, None, None))
+            .await
+            .resume(false);
+        let pet = app.pet_with_stock(3).await;
+        order(&app, pet, 1).await;
+        next_events(&mut stream, 1).await;
+        app.feed.close();
+        let rest: Vec<_> = tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>())
+            .await
+            .expect("the stream ends");
+        assert!(
+            rest.iter().all(Result::is_ok),
+            "it ends without an error: {rest:?}"
+        );
+    }
 }

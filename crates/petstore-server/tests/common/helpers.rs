@@ -146,14 +146,6 @@ pub async fn spawn_app_on(framework: Framework) -> TestApp {
     .await
 }
 
-pub async fn spawn_app_with(ban: BanPolicy) -> TestApp {
-    spawn(Options {
-        ban,
-        ..Options::default()
-    })
-    .await
-}
-
 /// The database the suite runs on: `PETSTORE_TEST_DATABASE=postgres` runs it
 /// on a private PostgreSQL cluster, anything else (or nothing) on SQLite.
 pub fn on_postgres() -> bool {
@@ -168,24 +160,6 @@ pub async fn database_url(dir: &std::path::Path) -> String {
     } else {
         format!("sqlite://{}", dir.join("petstore.db").display())
     }
-}
-
-/// A server that also serves Prometheus metrics on a port of its own.
-pub async fn spawn_app_with_metrics() -> TestApp {
-    spawn(Options {
-        metrics: true,
-        ..Options::default()
-    })
-    .await
-}
-
-/// A server with these client limits (deadlines, keep-alives, sizes).
-pub async fn spawn_app_with_limits(client_limits: ClientLimits) -> TestApp {
-    spawn(Options {
-        client_limits,
-        ..Options::default()
-    })
-    .await
 }
 
 /// A server delivering webhooks as `webhooks` says, with metrics on.

@@ -28,6 +28,21 @@ pub struct Listener {
     pub secrets: OnceLock<Vec<WebhookSecret>>,
     pub status: AtomicU16,
     got: mpsc::UnboundedSender<Got>,
+    /// While true, a delivery is handed to the test and then not answered
+    /// until it is false again (a slow receiver).
+    held: tokio::sync::watch::Sender<bool>,
+}
+
+impl Listener {
+    /// Deliveries from now on are not answered until [`Listener::release`].
+    pub fn hold(&self) {
+        self.held.send_replace(true);
+    }
+
+    /// Held deliveries are answered, and later ones at once.
+    pub fn release(&self) {
+        self.held.send_replace(false);
+    }
 }
 
 impl Receiver for Listener {
@@ -46,6 +61,7 @@ impl Receiver for Listener {
             webhook_id,
             event: request.body,
         });
+        let _ = self.held.subscribe().wait_for(|held| !*held).await;
         let status = runtime::StatusCode::from_u16(self.status.load(Ordering::Relaxed)).unwrap();
         Ok(if status.is_success() {
             DeliverStoreEventWebhookResponse::Success { status }
@@ -75,6 +91,7 @@ pub async fn receiver(status: u16) -> (String, Arc<Listener>, mpsc::UnboundedRec
         secrets: OnceLock::new(),
         status: AtomicU16::new(status),
         got,
+        held: tokio::sync::watch::Sender::new(false),
     });
     let data = actix_web::web::Data::from(receiver.clone());
     let server = actix_web::HttpServer::new(move || {
