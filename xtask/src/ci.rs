@@ -213,9 +213,11 @@ fn side_by_side(corpus: Option<Vec<String>>) -> Result<(), String> {
     };
     jobs.extend([
         Job::new("examples", &["examples"]),
+        // The store under schemathesis on each framework: axum on SQLite
+        // (with the event stream), actix-web on PostgreSQL.
         Job::new(
-            "conformance on SQLite",
-            &["conformance", "--database", "sqlite"],
+            "conformance on SQLite, on axum",
+            &["conformance", "--database", "sqlite", "--framework", "axum"],
         ),
         Job::with(
             "mocks on actix-web",
@@ -228,8 +230,15 @@ fn side_by_side(corpus: Option<Vec<String>>) -> Result<(), String> {
         )
         .after(0),
         Job::new(
-            "conformance on PostgreSQL",
-            &["conformance", "--database", "postgres", "--without-stream"],
+            "conformance on PostgreSQL, on actix-web",
+            &[
+                "conformance",
+                "--database",
+                "postgres",
+                "--framework",
+                "actix",
+                "--without-stream",
+            ],
         ),
     ]);
     jobs::run_all(&jobs, width)
