@@ -1,6 +1,8 @@
-//! `cargo xtask bench`: the pet store server under load, against a bare
-//! actix-web route answering the same bytes from memory (the framework's limit
-//! on this machine), in one run.
+//! `cargo xtask bench`: the pet store server under load, in one run, against
+//! a bare route answering the same bytes from memory (the framework's limit
+//! on this machine) on each framework; the store on axum against the store
+//! on actix-web; and the generated glue alone (the mock of one operation,
+//! optimized) against the bare route on each framework.
 //!
 //! Both servers run release builds on loopback; wrk (installed with apt when
 //! missing) drives each endpoint for a fixed time with a fixed number of
@@ -375,14 +377,17 @@ pub struct Options {
     /// Another build of the server to measure (an earlier commit's, built
     /// elsewhere), instead of this tree's.
     server_binary: Option<PathBuf>,
+    /// Only the generated glue's and the mock's routes, not the store.
+    glue_only: bool,
 }
 
 impl Options {
     /// `[--seconds N] [--rounds R] [--only TEXT] [--database-url URL]
-    /// [--instructions N] [--server-binary PATH]`: N seconds per server per
-    /// round; only the endpoints whose name contains TEXT; on the empty
-    /// database at URL; instructions counted over N requests instead of a
-    /// timed load; the server built at PATH instead of this tree's.
+    /// [--instructions N] [--server-binary PATH] [--glue]`: N seconds per
+    /// server per round; only the endpoints whose name contains TEXT; on the
+    /// empty database at URL; instructions counted over N requests instead
+    /// of a timed load; the server built at PATH instead of this tree's;
+    /// only the generated route's and the mock's pairs.
     pub fn parse(args: &[&str]) -> Result<Options, String> {
         let mut options = Options {
             seconds: 4,
@@ -391,6 +396,7 @@ impl Options {
             database_url: None,
             instructions: None,
             server_binary: None,
+            glue_only: false,
         };
         let positive = |flag: &str, value: &str| {
             value
@@ -409,6 +415,7 @@ impl Options {
                 "--database-url" => options.database_url = Some(value()?.to_string()),
                 "--instructions" => options.instructions = Some(positive(flag, value()?)?),
                 "--server-binary" => options.server_binary = Some(PathBuf::from(value()?)),
+                "--glue" => options.glue_only = true,
                 _ => return Err(format!("unknown bench option: {flag}")),
             }
         }
@@ -422,30 +429,23 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(0.0)
 }
 
-pub fn bench(
-    Options {
-        seconds,
-        rounds,
-        only,
-        database_url,
-        instructions,
-        server_binary,
-    }: Options,
-) -> Result<(), String> {
+pub fn bench(options: Options) -> Result<(), String> {
     let endpoints: Vec<Endpoint> = endpoints()
         .into_iter()
         .filter(|e| {
-            only.as_ref()
+            options
+                .only
+                .as_ref()
                 .is_none_or(|only| e.name.contains(only.as_str()))
         })
         .collect();
     if endpoints.is_empty() {
         return Err(format!(
             "no endpoint's name contains {:?}",
-            only.unwrap_or_default()
+            options.only.unwrap_or_default()
         ));
     }
-    let tool = if instructions.is_some() {
+    let tool = if options.instructions.is_some() {
         "valgrind"
     } else {
         "wrk"
@@ -465,155 +465,476 @@ pub fn bench(
             "petstore-server",
             "--example",
             "bare_route",
+            "-p",
+            "apigen-cli",
+            "--bin",
+            "apigen",
         ],
     )?;
-    let root = project_root();
-    let server_bin = server_binary.unwrap_or_else(|| root.join("target/release/petstore-server"));
-    let bare_bin = root.join("target/release/examples/bare_route");
     let dir: PathBuf = std::env::temp_dir().join(format!("petstore-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let url = database_url
-        .clone()
-        .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
-
-    let key = unlimited_key(&server_bin, &url)?;
-    let server_counts = dir.join("server.callgrind");
-    let counting = instructions.is_some();
-    let server = launch(
-        command_for(&server_bin, counting.then_some(server_counts.as_path()))
-            .args(["--listen", "127.0.0.1:0", "--database-url", &url])
-            .env("RUST_LOG", "info")
-            .stderr(Stdio::null()),
-    )?;
-    let address = server.address.clone();
-    let pid = server.id();
-    let mut counted_server = Counted::new(pid, server_counts);
-
-    seed_pets(&address, &key, PETS)?;
-
-    let database = if url.starts_with("sqlite:") {
-        "SQLite"
-    } else {
-        "PostgreSQL"
+    let result = match options.instructions {
+        Some(n) => instructions(&options, &endpoints, &dir, n),
+        None => loads(&options, &endpoints, &dir),
     };
-    match instructions {
-        Some(n) => {
-            println!(
-                "\nInstructions per request under callgrind: {n} requests per endpoint on one connection, after {WARM_UP} not counted; user space of the whole process (every thread), the kernel's share not counted; release builds; the server on {database}\n"
-            );
-            println!("| endpoint | server | bare route | ratio (bare / server) |");
-            println!("|---|---:|---:|---:|");
-        }
-        None => {
-            println!(
-                "\n{rounds} rounds of {seconds} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, both servers release builds on this machine; the server on {database}\n"
-            );
-            println!(
-                "| endpoint | server req/s | bare req/s | ratio | ratio per round | server p50 / p99 (ms) | bare p50 / p99 (ms) | server worst p99 (ms) | non-2xx |"
-            );
-            println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
-        }
-    }
-    for (index, endpoint) in endpoints.iter().enumerate() {
-        // The bare route answers exactly what the server answered.
-        let Reply {
-            status,
-            headers,
-            body,
-        } = http(
-            &address,
-            endpoint.method,
-            &endpoint.sample_path,
-            &key,
-            endpoint.sample_body.as_deref(),
-        )?;
-        let headers: Vec<(String, String)> = headers
-            .into_iter()
-            .filter(|(k, _)| {
-                !matches!(
-                    k.to_ascii_lowercase().as_str(),
-                    "content-length" | "date" | "connection"
-                )
-            })
-            .collect();
-        let recorded =
-            serde_json::json!({"status": status, "headers": headers, "body": body}).to_string();
-        let recorded_file = dir.join("recorded.json");
-        std::fs::write(&recorded_file, recorded).map_err(|e| e.to_string())?;
-        let bare_counts = dir.join(format!("bare-{index}.callgrind"));
-        let bare = launch(
-            command_for(&bare_bin, counting.then_some(bare_counts.as_path()))
-                .arg("127.0.0.1:0")
-                .arg(&recorded_file)
-                .stderr(Stdio::null()),
-        )?;
-        let bare_address = bare.address.clone();
-        if let Some(n) = instructions {
-            let ours = counted_server.per_request(&address, endpoint, &key, n)?;
-            let theirs = Counted::new(bare.id(), bare_counts).per_request(
-                &bare_address,
-                endpoint,
-                &key,
-                n,
-            )?;
-            drop(bare);
-            println!(
-                "| {} | {ours:.0} | {theirs:.0} | {:.2} |",
-                endpoint.name,
-                theirs / ours
-            );
-            continue;
-        }
-        let script = dir.join(format!("{}.lua", endpoint.method));
-        std::fs::write(&script, lua(endpoint, &key)).map_err(|e| e.to_string())?;
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for round in 0..rounds {
-            if round % 2 == 0 {
-                ours.push(wrk(&address, &script, seconds)?);
-                theirs.push(wrk(&bare_address, &script, seconds)?);
-            } else {
-                theirs.push(wrk(&bare_address, &script, seconds)?);
-                ours.push(wrk(&address, &script, seconds)?);
-            }
-        }
-        drop(bare);
-        let ratios: Vec<f64> = ours
-            .iter()
-            .zip(&theirs)
-            .map(|(o, t)| o.rps / t.rps)
-            .collect();
-        let each = |loads: &[Load], field: fn(&Load) -> f64| -> Vec<f64> {
-            loads.iter().map(field).collect()
-        };
-        println!(
-            "| {} | {:.0} | {:.0} | {:.2} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {} |",
-            endpoint.name,
-            median(each(&ours, |l| l.rps)),
-            median(each(&theirs, |l| l.rps)),
-            median(ratios.clone()),
-            ratios
-                .iter()
-                .map(|r| format!("{r:.2}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            median(each(&ours, |l| l.p50_ms)),
-            median(each(&ours, |l| l.p99_ms)),
-            median(each(&theirs, |l| l.p50_ms)),
-            median(each(&theirs, |l| l.p99_ms)),
-            each(&ours, |l| l.p99_ms).into_iter().fold(0.0, f64::max),
-            ours.iter().map(|l| l.errors).sum::<u64>()
-        );
-    }
-    if instructions.is_none() {
-        println!(
-            "\nserver memory after the run: {:.1} MB resident, {:.1} MB peak",
-            memory_kb(pid, "VmRSS:") as f64 / 1024.0,
-            memory_kb(pid, "VmHWM:") as f64 / 1024.0
-        );
-    }
-    drop(server);
     std::thread::sleep(Duration::from_millis(100));
     let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The servers the benchmark builds: the pet store's and the bare route.
+struct Binaries {
+    server: PathBuf,
+    bare: PathBuf,
+}
+
+impl Binaries {
+    fn of(options: &Options) -> Binaries {
+        let root = project_root();
+        Binaries {
+            server: options
+                .server_binary
+                .clone()
+                .unwrap_or_else(|| root.join("target/release/petstore-server")),
+            bare: root.join("target/release/examples/bare_route"),
+        }
+    }
+}
+
+/// The pet store on `framework` (counted by callgrind into `counts` when
+/// given), on the database at `url`.
+fn store(
+    binaries: &Binaries,
+    url: &str,
+    framework: &str,
+    counts: Option<&Path>,
+) -> Result<crate::launch::Launched, String> {
+    launch(
+        command_for(&binaries.server, counts)
+            .args(["--listen", "127.0.0.1:0", "--database-url", url])
+            .args(["--framework", framework])
+            .env("RUST_LOG", "info")
+            .stderr(Stdio::null()),
+    )
+}
+
+/// The bare route on `framework` answering what `reply` says (counted by
+/// callgrind into `counts` when given), its recording written in `dir`;
+/// routed by the framework to `route`'s `GET` when given.
+fn bare(
+    binaries: &Binaries,
+    reply: Reply,
+    framework: &str,
+    dir: &Path,
+    counts: Option<&Path>,
+    route: Option<&str>,
+) -> Result<crate::launch::Launched, String> {
+    let Reply {
+        status,
+        headers,
+        body,
+    } = reply;
+    let headers: Vec<(String, String)> = headers
+        .into_iter()
+        .filter(|(k, _)| {
+            !matches!(
+                k.to_ascii_lowercase().as_str(),
+                "content-length" | "date" | "connection"
+            )
+        })
+        .collect();
+    let recorded =
+        serde_json::json!({"status": status, "headers": headers, "body": body}).to_string();
+    let file = dir.join(format!("recorded-{framework}.json"));
+    std::fs::write(&file, recorded).map_err(|e| e.to_string())?;
+    launch(
+        command_for(&binaries.bare, counts)
+            .arg("127.0.0.1:0")
+            .arg(&file)
+            .arg(framework)
+            .args(route)
+            .stderr(Stdio::null()),
+    )
+}
+
+/// The endpoint's sample request to the server at `address`, answered.
+fn sample(address: &str, endpoint: &Endpoint, key: &str) -> Result<Reply, String> {
+    http(
+        address,
+        endpoint.method,
+        &endpoint.sample_path,
+        key,
+        endpoint.sample_body.as_deref(),
+    )
+}
+
+/// The servers at `ours` and `theirs` under the same load, `rounds` times
+/// each, alternating which goes first: their loads, round by round.
+fn alternate(
+    ours: &str,
+    theirs: &str,
+    script: &Path,
+    options: &Options,
+) -> Result<(Vec<Load>, Vec<Load>), String> {
+    let (mut mine, mut other) = (Vec::new(), Vec::new());
+    for round in 0..options.rounds {
+        if round % 2 == 0 {
+            mine.push(wrk(ours, script, options.seconds)?);
+            other.push(wrk(theirs, script, options.seconds)?);
+        } else {
+            other.push(wrk(theirs, script, options.seconds)?);
+            mine.push(wrk(ours, script, options.seconds)?);
+        }
+    }
+    Ok((mine, other))
+}
+
+/// A table's row: `ours` against `theirs`, the ratio of the median
+/// requests per second of each round, and every round's.
+fn row(name: &str, ours: &[Load], theirs: &[Load]) -> String {
+    let ratios: Vec<f64> = ours
+        .iter()
+        .zip(theirs)
+        .map(|(o, t)| o.rps / t.rps)
+        .collect();
+    let each =
+        |loads: &[Load], field: fn(&Load) -> f64| -> Vec<f64> { loads.iter().map(field).collect() };
+    format!(
+        "| {name} | {:.0} | {:.0} | {:.2} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} | {} |",
+        median(each(ours, |l| l.rps)),
+        median(each(theirs, |l| l.rps)),
+        median(ratios.clone()),
+        ratios
+            .iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        median(each(ours, |l| l.p50_ms)),
+        median(each(ours, |l| l.p99_ms)),
+        median(each(theirs, |l| l.p50_ms)),
+        median(each(theirs, |l| l.p99_ms)),
+        each(ours, |l| l.p99_ms).into_iter().fold(0.0, f64::max),
+        ours.iter().map(|l| l.errors).sum::<u64>()
+    )
+}
+
+/// A table of [`row`]s, `ours` and `theirs` naming the two sides.
+fn table(title: &str, ours: &str, theirs: &str, rows: &[String]) {
+    println!("\n{title}\n");
+    println!(
+        "| endpoint | {ours} req/s | {theirs} req/s | ratio | ratio per round | {ours} p50 / p99 (ms) | {theirs} p50 / p99 (ms) | {ours} worst p99 (ms) | non-2xx |"
+    );
+    println!("|---|---:|---:|---:|---|---:|---:|---:|---:|");
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+/// The timed loads, in one run: the store against the bare route on each
+/// framework, the store on axum against the store on actix-web (the same
+/// database, the same key), and the generated glue alone against the bare
+/// route on each framework.
+fn loads(options: &Options, endpoints: &[Endpoint], dir: &Path) -> Result<(), String> {
+    let binaries = Binaries::of(options);
+    if options.glue_only {
+        return glue(&binaries, dir, options);
+    }
+    let url = options
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
+    println!(
+        "\n{} rounds of {} s per server, alternating; {CONNECTIONS} connections, wrk with 1 thread, every server a release build on this machine; the store on {}",
+        options.rounds,
+        options.seconds,
+        if url.starts_with("sqlite:") { "SQLite" } else { "PostgreSQL" }
+    );
+    let key = unlimited_key(&binaries.server, &url)?;
+    // Both stores on one database, as two instances share one: seeded once.
+    let actix = store(&binaries, &url, "actix", None)?;
+    seed_pets(&actix.address, &key, PETS)?;
+    let axum = store(&binaries, &url, "axum", None)?;
+    let script_of = |endpoint: &Endpoint| -> Result<PathBuf, String> {
+        let script = dir.join(format!("{}.lua", endpoint.method));
+        std::fs::write(&script, lua(endpoint, &key)).map_err(|e| e.to_string())?;
+        Ok(script)
+    };
+    for (framework, server) in [("actix", &actix), ("axum", &axum)] {
+        let mut rows = Vec::new();
+        for endpoint in endpoints {
+            let script = script_of(endpoint)?;
+            // The bare route answers exactly what the store answered.
+            let reply = sample(&server.address, endpoint, &key)?;
+            let bare = bare(&binaries, reply, framework, dir, None, None)?;
+            let (ours, theirs) = alternate(&server.address, &bare.address, &script, options)?;
+            rows.push(row(endpoint.name, &ours, &theirs));
+        }
+        table(
+            &format!("The store against a bare route, both on {framework}"),
+            "store",
+            "bare",
+            &rows,
+        );
+        println!(
+            "\nthe store's memory after the run: {:.1} MB resident, {:.1} MB peak",
+            memory_kb(server.id(), "VmRSS:") as f64 / 1024.0,
+            memory_kb(server.id(), "VmHWM:") as f64 / 1024.0
+        );
+    }
+    let mut rows = Vec::new();
+    for endpoint in endpoints.iter().filter(|e| e.method == "GET") {
+        let script = script_of(endpoint)?;
+        let (ours, theirs) = alternate(&axum.address, &actix.address, &script, options)?;
+        rows.push(row(endpoint.name, &ours, &theirs));
+    }
+    table(
+        "The store on axum against the store on actix-web (reads)",
+        "axum",
+        "actix",
+        &rows,
+    );
+    drop((actix, axum));
+    glue(&binaries, dir, options)
+}
+
+/// A document of one operation: the generated glue alone (routing,
+/// extraction and validation of a path parameter, rendering of a model).
+/// Its example is what its mock answers.
+const ONE_OPERATION: &str = r#"openapi: 3.0.3
+info: {title: One pet, version: '1'}
+paths:
+  /pets/{petId}:
+    get:
+      operationId: getPet
+      parameters:
+        - {name: petId, in: path, required: true, schema: {type: integer, format: int64, minimum: 1}}
+      responses:
+        '200':
+          description: A pet.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Pet'}
+              example: {id: 7, name: Rex, status: available, tags: [good, dog]}
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [id, name, status]
+      properties:
+        id: {type: integer, format: int64}
+        name: {type: string, maxLength: 100}
+        status: {type: string, enum: [available, pending, sold]}
+        tags: {type: array, items: {type: string}}
+"#;
+
+/// The server of [`ONE_OPERATION`]'s generated crate: its route trait
+/// answering a fixed pet, served as each framework's documentation serves
+/// a router (`glue-server ADDR actix|axum`).
+const GLUE_SERVER: &str = r#"use one_pet::{glue, models, operations, runtime};
+use std::sync::Arc;
+
+struct Fixed;
+
+impl operations::Api for Fixed {
+    async fn get_pet(
+        &self,
+        request: operations::GetPetRequest,
+        _context: runtime::RequestContext,
+    ) -> Result<operations::GetPetResponse, operations::ErrorResponse> {
+        Ok(operations::GetPetResponse::Ok(models::Pet {
+            id: request.pet_id,
+            name: "Rex".into(),
+            status: models::PetStatus::Available,
+            tags: Some(vec!["good".into(), "dog".into()]),
+        }))
+    }
+}
+
+impl glue::Rejections for Fixed {
+    fn reject(&self, rejection: runtime::Rejection) -> operations::ErrorResponse {
+        operations::ErrorResponse::new(
+            rejection.status(),
+            serde_json::json!({"message": rejection.message}),
+        )
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let address = args.get(1).cloned().unwrap_or_else(|| "127.0.0.1:0".into());
+    match args.get(2).map_or("actix", String::as_str) {
+        "axum" => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?
+            .block_on(async {
+                let listener = tokio::net::TcpListener::bind(&address).await?;
+                println!("glue listening on {}", listener.local_addr()?);
+                axum::serve(listener, one_pet::axum::router(Arc::new(Fixed))).await
+            }),
+        _ => actix_web::rt::System::new().block_on(async {
+            let service = actix_web::web::Data::new(Fixed);
+            let server = actix_web::HttpServer::new(move || {
+                let service = service.clone();
+                actix_web::App::new()
+                    .configure(move |cfg| one_pet::server::configure(cfg, service))
+            })
+            .bind(&address)?;
+            println!("glue listening on {}", server.addrs()[0]);
+            server.run().await
+        }),
+    }
+}
+"#;
+
+/// Builds the server of [`ONE_OPERATION`]'s generated crate (on the
+/// runtime crate, optimized, in the workspace's target directory): its
+/// binary.
+fn glue_server(document: &Path) -> Result<PathBuf, String> {
+    let root = project_root();
+    let work = root.join("target").join("bench-glue");
+    let options = apigen::standalone::Options {
+        name: Some("one-pet".into()),
+        server: true,
+        runtime_crate: Some(crate::runtime_crate()),
+        ..Default::default()
+    };
+    crate::corpus::write_crate(document, &work.join("api"), &options)?;
+    let manifest = r#"[package]
+name = "glue-server"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+one-pet = { path = "../api", features = ["server", "axum"] }
+actix-web = { version = "4", default-features = false, features = ["macros"] }
+axum = { version = "0.8", default-features = false, features = ["tokio", "http1"] }
+tokio = { version = "1", default-features = false, features = ["rt-multi-thread", "net"] }
+serde_json = "1"
+"#;
+    let files = [
+        (
+            "Cargo.toml",
+            "[workspace]\nresolver = \"2\"\nmembers = [\"api\", \"server\"]\n".to_string(),
+        ),
+        ("server/Cargo.toml", manifest.to_string()),
+        ("server/src/main.rs", GLUE_SERVER.to_string()),
+    ];
+    for (path, text) in files {
+        let path = work.join(path);
+        std::fs::create_dir_all(path.parent().unwrap_or(&work)).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(root.join("Cargo.lock"), work.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    succeed(
+        Command::new("cargo")
+            .args(["build", "--release", "--quiet", "-p", "glue-server"])
+            .current_dir(&work)
+            .env("CARGO_TARGET_DIR", root.join("target")),
+        "cargo build of the glue's server",
+    )?;
+    Ok(root.join("target/release/glue-server"))
+}
+
+/// The generated glue alone on each framework: [`ONE_OPERATION`]'s route
+/// answering a fixed pet, against a bare route answering the same bytes
+/// on the same framework; then its mock, optimized, answering its example
+/// (`apigen mock --release`: what a client's load test meets).
+fn glue(binaries: &Binaries, dir: &Path, options: &Options) -> Result<(), String> {
+    let root = project_root();
+    let document = dir.join("one-operation.yaml");
+    std::fs::write(&document, ONE_OPERATION).map_err(|e| e.to_string())?;
+    let glue_bin = glue_server(&document)?;
+    crate::mock_conformance::prepare_cache()?;
+    eprintln!("building the mock of one operation, optimized (the first time takes minutes)");
+    let out = Command::new(root.join("target/release/apigen"))
+        .env("CARGO_TARGET_DIR", root.join("target"))
+        .arg("mock")
+        .arg(&document)
+        .args(["--cache", &root.join("target/mock").to_string_lossy()])
+        .args(["--build-only", "--release", "--runtime-crate"])
+        .arg(crate::runtime_crate())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err("apigen mock --release failed".into());
+    }
+    let mock_bin = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let endpoint = Endpoint {
+        name: "GET /pets/{petId}",
+        method: "GET",
+        path: r#""/pets/" .. math.random(1, 200)"#,
+        body: None,
+        sample_path: "/pets/7".into(),
+        sample_body: None,
+    };
+    let script = dir.join("glue.lua");
+    std::fs::write(&script, lua(&endpoint, "unused")).map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    for (what, binary, args) in [
+        ("the glue", &glue_bin, &["127.0.0.1:0"][..]),
+        ("the mock", &mock_bin, &["127.0.0.1:0", "0"]),
+    ] {
+        for framework in ["actix", "axum"] {
+            let server = launch(
+                Command::new(binary)
+                    .args(args)
+                    .arg(framework)
+                    .stderr(Stdio::null()),
+            )?;
+            let reply = sample(&server.address, &endpoint, "unused")?;
+            let bare = bare(binaries, reply, framework, dir, None, Some("/pets/{petId}"))?;
+            let (ours, theirs) = alternate(&server.address, &bare.address, &script, options)?;
+            rows.push(row(&format!("{what} on {framework}"), &ours, &theirs));
+        }
+    }
+    table(
+        "One generated route (the glue answering a fixed pet; the mock answering its example) against a bare route of the same shape (`GET /pets/{petId}`, routed by the framework) on the same framework",
+        "route",
+        "bare",
+        &rows,
+    );
+    Ok(())
+}
+
+/// Instructions per request under callgrind: the store on actix-web
+/// against the bare route on actix-web.
+fn instructions(
+    options: &Options,
+    endpoints: &[Endpoint],
+    dir: &Path,
+    n: u32,
+) -> Result<(), String> {
+    let binaries = Binaries::of(options);
+    let url = options
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
+    let key = unlimited_key(&binaries.server, &url)?;
+    let counts = dir.join("server.callgrind");
+    let server = store(&binaries, &url, "actix", Some(&counts))?;
+    seed_pets(&server.address, &key, PETS)?;
+    let mut counted_server = Counted::new(server.id(), counts);
+    println!(
+        "\nInstructions per request under callgrind: {n} requests per endpoint on one connection, after {WARM_UP} not counted; user space of the whole process (every thread), the kernel's share not counted; release builds; the server on {}\n",
+        if url.starts_with("sqlite:") { "SQLite" } else { "PostgreSQL" }
+    );
+    println!("| endpoint | server | bare route | ratio (bare / server) |");
+    println!("|---|---:|---:|---:|");
+    for (index, endpoint) in endpoints.iter().enumerate() {
+        let bare_counts = dir.join(format!("bare-{index}.callgrind"));
+        let reply = sample(&server.address, endpoint, &key)?;
+        let bare = bare(&binaries, reply, "actix", dir, Some(&bare_counts), None)?;
+        let ours = counted_server.per_request(&server.address, endpoint, &key, n)?;
+        let theirs =
+            Counted::new(bare.id(), bare_counts).per_request(&bare.address, endpoint, &key, n)?;
+        println!(
+            "| {} | {ours:.0} | {theirs:.0} | {:.2} |",
+            endpoint.name,
+            theirs / ours
+        );
+    }
     Ok(())
 }
 

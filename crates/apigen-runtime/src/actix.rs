@@ -49,7 +49,7 @@ pub fn context(request: &HttpRequest) -> RequestContext {
         http::Method::from_bytes(request.method().as_str().as_bytes()).unwrap_or_default();
     let path_and_query = request.uri().path_and_query().map_or("/", |p| p.as_str());
     parts.uri = http::Uri::try_from(path_and_query).unwrap_or_default();
-    parts.headers.reserve(request.headers().len());
+    parts.headers = http::HeaderMap::with_capacity(request.headers().len());
     for (name, value) in request.headers() {
         if let (Ok(name), Ok(value)) = (
             http::HeaderName::from_bytes(name.as_str().as_bytes()),
@@ -66,7 +66,7 @@ pub fn context(request: &HttpRequest) -> RequestContext {
         .iter()
         .map(|(name, value)| (name.to_string(), value.to_string()))
         .collect();
-    RequestContext::new(parts, path)
+    RequestContext::new(parts, path).with_operation(Operation::of(request))
 }
 
 /// An actix-web body stream as the glue reads bodies.
@@ -266,8 +266,9 @@ where
     }
 
     fn call(&self, mut request: ServiceRequest) -> Self::Future {
+        // In actix-web's own extensions, which every request has: the
+        // handler's context reads it from there (`context`).
         request.extensions_mut().insert(self.operation);
-        attach(&request, self.operation);
         name_path_parameters(&mut request, self.operation.path);
         self.inner.call(request)
     }

@@ -183,15 +183,13 @@ where
         .map(|serve| (true, serve.operation.method))
         .collect();
     let allow = super::allowed(&methods);
-    let routes: Arc<Vec<(Serve<S>, MethodRouter)>> = Arc::new(
-        operations
-            .into_iter()
-            .map(|serve| {
-                let route = operation_route(service, &serve, layer);
-                (serve, route)
-            })
-            .collect(),
-    );
+    let routes: Vec<(Serve<S>, MethodRouter)> = operations
+        .into_iter()
+        .map(|serve| {
+            let route = operation_route(service, &serve, layer);
+            (serve, route)
+        })
+        .collect();
     let refusal = {
         let service = service.clone();
         layer.around(any(move |request: Request| {
@@ -207,22 +205,35 @@ where
             }
         }))
     };
-    let missing = not_found(service, layer, reject);
+    // Held once, shared: axum clones a handler's state for each request.
+    // Each route is given its (empty) state now, which turns its handlers
+    // into services once rather than on every request (as axum's own
+    // `Router::with_state` does for the routes it holds).
+    let resource = Arc::new(Resource {
+        routes: routes
+            .into_iter()
+            .map(|(serve, route): (Serve<S>, MethodRouter)| (serve, route.with_state(())))
+            .collect(),
+        refusal: refusal.with_state(()),
+        missing: not_found(service, layer, reject).with_state(()),
+    });
     any(move |request: Request| {
         // A path outside the base path matches no route, even one it would
         // match without it; else the operation of the request's method
-        // whose guard takes the path, or the 405.
+        // whose guard takes the path, or the 405. Only the route chosen is
+        // cloned to be called.
         let mut route = if request.extensions().get::<Outside>().is_some() {
-            missing.clone()
+            resource.missing.clone()
         } else {
             let method = request.method().as_str();
             let path = request.uri().path();
-            routes
+            resource
+                .routes
                 .iter()
                 .find(|(serve, _)| {
                     serve.operation.method == method && serve.guard.is_none_or(|guard| guard(path))
                 })
-                .map_or_else(|| refusal.clone(), |(_, route)| route.clone())
+                .map_or_else(|| resource.refusal.clone(), |(_, route)| route.clone())
         };
         async move {
             match route.call(request).await {
@@ -231,6 +242,13 @@ where
             }
         }
     })
+}
+
+/// What a [`resource`] routes among.
+struct Resource<S> {
+    routes: Vec<(Serve<S>, MethodRouter)>,
+    refusal: MethodRouter,
+    missing: MethodRouter,
 }
 
 /// One operation's route: its handler under `layer`, with the operation

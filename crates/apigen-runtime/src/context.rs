@@ -15,13 +15,29 @@ use std::fmt;
 pub struct RequestContext {
     parts: Parts,
     path: Vec<(String, String)>,
+    /// The operation the request was routed to: held apart from the
+    /// extensions, so that a request with nothing else attached needs no
+    /// map of them.
+    operation: Option<&'static Operation>,
 }
 
 impl RequestContext {
     /// The context of one request: its parts, and the path parameters its
-    /// route matched, by name, as the router decoded them.
+    /// route matched, by name, as the router decoded them. The operation is
+    /// the one its extensions hold, if any.
     pub fn new(parts: Parts, path: Vec<(String, String)>) -> Self {
-        RequestContext { parts, path }
+        let operation = parts.extensions.get::<&'static Operation>().copied();
+        RequestContext {
+            parts,
+            path,
+            operation,
+        }
+    }
+
+    /// With the operation the request was routed to.
+    pub fn with_operation(mut self, operation: Option<&'static Operation>) -> Self {
+        self.operation = operation.or(self.operation);
+        self
     }
 
     /// A context of a request with nothing but a method and a URI (a
@@ -84,7 +100,7 @@ impl RequestContext {
 
     /// The operation the request was routed to, when the glue attached it.
     pub fn operation(&self) -> Option<&'static Operation> {
-        self.parts.extensions.get::<&'static Operation>().copied()
+        self.operation
     }
 }
 

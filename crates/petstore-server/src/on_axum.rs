@@ -532,6 +532,8 @@ pub fn router(shared: &Shared) -> Router {
         )
         .merge(api)
         .layer(from_fn_with_state(shared.clone(), log_and_deadline))
+        // Every handler turned into a service once, not on each request.
+        .with_state(())
 }
 
 /// The metrics listener's application: `GET /metrics` alone.
