@@ -898,8 +898,11 @@ fn glue(binaries: &Binaries, dir: &Path, options: &Options) -> Result<(), String
     Ok(())
 }
 
-/// Instructions per request under callgrind: the store on actix-web
-/// against the bare route on actix-web.
+/// Instructions per request under callgrind: the store on each framework
+/// against the bare route on the same framework, and the store on axum
+/// against the store on actix-web (both on one database and key). What a
+/// timed load measures moves by more than some of the margins; the
+/// instructions a request takes do not.
 fn instructions(
     options: &Options,
     endpoints: &[Endpoint],
@@ -912,27 +915,44 @@ fn instructions(
         .clone()
         .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
     let key = unlimited_key(&binaries.server, &url)?;
-    let counts = dir.join("server.callgrind");
-    let server = store(&binaries, &url, "actix", Some(&counts))?;
-    seed_pets(&server.address, &key, PETS)?;
-    let mut counted_server = Counted::new(server.id(), counts);
+    let mut stores = Vec::new();
+    for framework in ["actix", "axum"] {
+        let counts = dir.join(format!("store-{framework}.callgrind"));
+        let server = store(&binaries, &url, framework, Some(&counts))?;
+        if stores.is_empty() {
+            seed_pets(&server.address, &key, PETS)?;
+        }
+        let counted = Counted::new(server.id(), counts);
+        stores.push((framework, server, counted));
+    }
     println!(
-        "\nInstructions per request under callgrind: {n} requests per endpoint on one connection, after {WARM_UP} not counted; user space of the whole process (every thread), the kernel's share not counted; release builds; the server on {}\n",
+        "\nInstructions per request under callgrind: {n} requests per endpoint on one connection, after {WARM_UP} not counted; user space of the whole process (every thread), the kernel's share not counted; release builds; the store on {}\n",
         if url.starts_with("sqlite:") { "SQLite" } else { "PostgreSQL" }
     );
-    println!("| endpoint | server | bare route | ratio (bare / server) |");
-    println!("|---|---:|---:|---:|");
+    println!("| endpoint | store on actix | bare on actix | ratio | store on axum | bare on axum | ratio | actix store / axum store |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (index, endpoint) in endpoints.iter().enumerate() {
-        let bare_counts = dir.join(format!("bare-{index}.callgrind"));
-        let reply = sample(&server.address, endpoint, &key)?;
-        let bare = bare(&binaries, reply, "actix", dir, Some(&bare_counts), None)?;
-        let ours = counted_server.per_request(&server.address, endpoint, &key, n)?;
-        let theirs =
-            Counted::new(bare.id(), bare_counts).per_request(&bare.address, endpoint, &key, n)?;
+        let mut cells = Vec::new();
+        let mut per_store = Vec::new();
+        for (framework, server, counted) in &mut stores {
+            let bare_counts = dir.join(format!("bare-{framework}-{index}.callgrind"));
+            let reply = sample(&server.address, endpoint, &key)?;
+            let bare = bare(&binaries, reply, framework, dir, Some(&bare_counts), None)?;
+            let ours = counted.per_request(&server.address, endpoint, &key, n)?;
+            let theirs = Counted::new(bare.id(), bare_counts).per_request(
+                &bare.address,
+                endpoint,
+                &key,
+                n,
+            )?;
+            cells.push(format!("{ours:.0} | {theirs:.0} | {:.2}", theirs / ours));
+            per_store.push(ours);
+        }
         println!(
-            "| {} | {ours:.0} | {theirs:.0} | {:.2} |",
+            "| {} | {} | {:.2} |",
             endpoint.name,
-            theirs / ours
+            cells.join(" | "),
+            per_store[0] / per_store[1]
         );
     }
     Ok(())

@@ -426,12 +426,22 @@ impl AsyncRead for Deadlines {
         let Some((deadline, answer)) = this.phase.deadline(&this.limits, cx.waker()) else {
             return Poll::Pending;
         };
-        if this.set_for != Some(deadline) {
+        // The timer is moved only to an earlier deadline: one set for an
+        // earlier head that has since come goes off early, and is set again
+        // then (below), rather than moved on every request.
+        if this.set_for.is_none_or(|set| deadline < set) {
             this.timer.as_mut().reset(deadline);
             this.set_for = Some(deadline);
         }
-        if this.timer.as_mut().poll(cx).is_pending() {
-            return Poll::Pending;
+        loop {
+            if this.timer.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            this.timer.as_mut().reset(deadline);
+            this.set_for = Some(deadline);
         }
         this.expired = true;
         if answer {
