@@ -157,6 +157,6 @@ fn generated_checks_enforce_the_bounds() {
     let lost: PetStatus = "lost".parse().unwrap();
     assert_eq!(lost.as_str(), "lost");
     assert!(matches!(lost, PetStatus::Unknown(_)));
-    assert!(apigen_runtime::strictly(|| "lost".parse::<PetStatus>()).is_err());
+    assert!(apigen_runtime::__private::strictly(|| "lost".parse::<PetStatus>()).is_err());
     assert_eq!(PetStatus::Pending.to_string(), "pending");
 }

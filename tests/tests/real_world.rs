@@ -13,7 +13,7 @@ fn decode(form: &str) -> Result<CreateCustomerBody, serde_json::Error> {
         .into_owned()
         .collect();
     let tree = form_tree(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    apigen_runtime::strictly(|| CreateCustomerBody::deserialize(FormValue::new(tree)))
+    apigen_runtime::__private::strictly(|| CreateCustomerBody::deserialize(FormValue::new(tree)))
 }
 
 #[test]

@@ -70,6 +70,7 @@ pub fn context(request: &HttpRequest) -> RequestContext {
 }
 
 /// An actix-web body stream as the glue reads bodies.
+#[doc(hidden)]
 pub fn payload(payload: web::Payload) -> ActixPayload {
     fn chunk(chunk: Result<Bytes, PayloadError>) -> Result<Bytes, BodyError> {
         chunk.map_err(|e| match &e {
@@ -115,6 +116,7 @@ pub fn respond(outgoing: Outgoing) -> HttpResponse {
 
 /// `route` serving `handler`, one operation's glue: it reads the request
 /// from its context and body, and renders its answer.
+#[doc(hidden)]
 pub fn to<S, F, Fut>(route: Route, handler: F) -> Route
 where
     S: 'static,
@@ -134,12 +136,14 @@ where
 }
 
 /// The body stream an operation's glue reads on actix-web.
+#[doc(hidden)]
 pub type ActixPayload = futures_util::stream::Map<
     web::Payload,
     fn(Result<Bytes, PayloadError>) -> Result<Bytes, BodyError>,
 >;
 
 /// The answer for a request that no route matches.
+#[doc(hidden)]
 pub fn not_found<E: ErrorAnswer>(
     request: &HttpRequest,
     reject: impl Fn(Rejection) -> E,
@@ -153,6 +157,7 @@ pub fn not_found<E: ErrorAnswer>(
 
 /// The answer for a method that the path's resource does not serve, with
 /// `Allow` naming the methods it does (`GET, POST`).
+#[doc(hidden)]
 pub fn method_not_allowed<E: ErrorAnswer>(
     request: &HttpRequest,
     allow: &str,
@@ -169,6 +174,7 @@ pub fn method_not_allowed<E: ErrorAnswer>(
 /// A route for a method that has no constructor of its own (`QUERY`,
 /// `OPTIONS`, `LINK`): a generated crate names only methods its generator
 /// checked are HTTP tokens.
+#[doc(hidden)]
 pub fn route_for(method: &'static str) -> Route {
     match actix_web::http::Method::from_bytes(method.as_bytes()) {
         Ok(method) => web::method(method),
@@ -209,6 +215,7 @@ impl<T, B> Layer<B> for T where
 /// A route serving `operation`, with `layer` around its handler. The
 /// operation is attached to the request first, so the layer can read it
 /// with [`Operation::of`].
+#[doc(hidden)]
 pub fn serve<L, B>(route: Route, operation: &'static Operation, layer: L) -> Route
 where
     L: Layer<B>,
@@ -308,6 +315,7 @@ fn name_path_parameters(request: &mut ServiceRequest, template: &'static str) {
 /// (0 is the last) reads as a `T`: the guard that sends a request to
 /// the operation whose path parameter it fits, of several whose
 /// templates have the same shape.
+#[doc(hidden)]
 pub fn segment_is<T: std::str::FromStr>(
     context: &actix_web::guard::GuardContext<'_>,
     from_end: usize,

@@ -31,12 +31,14 @@ use tower_service::Service;
 pub use tower_layer::Identity;
 
 /// The body stream an operation's glue reads on axum.
+#[doc(hidden)]
 pub type AxumPayload = futures_util::stream::Map<
     ::axum::body::BodyDataStream,
     fn(Result<Bytes, ::axum::Error>) -> Result<Bytes, BodyError>,
 >;
 
 /// An axum body as the glue reads bodies.
+#[doc(hidden)]
 pub fn payload(body: Body) -> AxumPayload {
     fn chunk(chunk: Result<Bytes, ::axum::Error>) -> Result<Bytes, BodyError> {
         chunk.map_err(|e| BodyError::of(&e))
@@ -125,6 +127,7 @@ type Handler<S> =
 /// One operation of a [`resource`]: its metadata and its handler (the
 /// generated glue's function), and the guard that tells it apart from
 /// another operation of the same method on a path of the same shape.
+#[doc(hidden)]
 pub struct Serve<S> {
     operation: &'static Operation,
     handler: Handler<S>,
@@ -132,6 +135,7 @@ pub struct Serve<S> {
 }
 
 /// `operation`, served by `handler`.
+#[doc(hidden)]
 pub fn serve<S, F, Fut>(operation: &'static Operation, handler: F) -> Serve<S>
 where
     F: Fn(Arc<S>, RequestContext, AxumPayload) -> Fut + Send + Sync + 'static,
@@ -167,6 +171,7 @@ impl<S> Serve<S> {
 /// The route of one path: each of `operations` for its method, under
 /// `layer`, and otherwise the 405 (`reject` makes its error) naming the
 /// methods it serves.
+#[doc(hidden)]
 pub fn resource<S, E>(
     service: &Arc<S>,
     layer: &impl Layer,
@@ -274,6 +279,7 @@ fn operation_route<S: Send + Sync + 'static>(
 }
 
 /// The answer for a request that no route matches, under `layer`.
+#[doc(hidden)]
 pub fn not_found<S, E>(
     service: &Arc<S>,
     layer: &impl Layer,

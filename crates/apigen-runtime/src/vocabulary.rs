@@ -4,6 +4,13 @@
 //! compiles this file as a module of its own), so that the names generated
 //! code uses are the ones defined here. It depends on nothing.
 
+/// The version of the runtime's plumbing (`__private`): what code generated
+/// against it calls. A generated crate on the runtime crate asserts at
+/// compile time that it equals the one it was generated for. It changes
+/// only with the runtime's minor version (`0.x` before 1.0), never in a
+/// patch release.
+pub const PLUMBING: u32 = 1;
+
 /// An operation's stability: `x-stability` (`experimental`, `alpha`,
 /// `beta`, `stable`) or `x-stability-level` (`draft`, `alpha`, `beta`,
 /// `stable`). Without either, an operation is stable.

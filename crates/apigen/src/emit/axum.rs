@@ -1,6 +1,6 @@
 //! `axum.rs`: the axum routing. `router_with(service, layer)` builds an
 //! `axum::Router` with a route per path shape, each a
-//! `runtime::axum::resource` holding the operations served there: their
+//! `runtime::on_axum::resource` holding the operations served there: their
 //! metadata and their framework-neutral handlers (`glue.rs`), and, for
 //! several of one method on one shape, the guard that reads their typed
 //! path parameters (as the actix-web routing's guards do). The resource
@@ -67,7 +67,7 @@ where
 {{
     let router = ::axum::Router::new();
     {routes}
-    router.fallback_service(runtime::axum::not_found(&service, &layer, <S as Rejections>::reject))
+    router.fallback_service(runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject))
 }}
 "
     )
@@ -97,7 +97,7 @@ fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
         "{any}
         let router = router.route(
             {path},
-            runtime::axum::resource(&service, &layer, [{serves}], <S as Rejections>::reject),
+            runtime::on_axum::resource(&service, &layer, [{serves}], <S as Rejections>::reject),
         );\n"
     )
 }
@@ -106,7 +106,7 @@ fn resource(gates: &Gates, path: &str, ops: &[&Operation]) -> String {
 /// when it shares its method with another operation of the shape.
 fn serve(o: &Operation, ops: &[&Operation]) -> String {
     let serve = format!(
-        "runtime::axum::serve(metadata::{}, glue::{}::<S>)",
+        "runtime::on_axum::serve(metadata::{}, glue::{}::<S>)",
         ident(&o.const_name),
         ident(&o.fn_name)
     );

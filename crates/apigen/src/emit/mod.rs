@@ -27,11 +27,11 @@
 //! (`runtime::Validate`), so a schema called `Validate` or `Result` cannot
 //! clash with them.
 //!
-//! The generated `mod.rs` holds the modules, `DOCS_HTML`, and `runtime`: either
-//! `pub use apigen_runtime as runtime;` or, for a crate that must build on its
-//! own, `pub mod runtime;` with the runtime's sources written beside it
-//! (`Config::runtime`, `vendor.rs`; the manifest's dependency lines are derived
-//! from the runtime's own `Cargo.toml` by `build.rs`). The route traits,
+//! The generated `mod.rs` holds the modules, `DOCS_HTML`, and `runtime`: the
+//! runtime's public items and, hidden beside them, its `__private` plumbing,
+//! which generated code calls; from the `apigen-runtime` crate, or, for a
+//! crate that must build on its own, from the runtime's sources written
+//! beside it (`Config::runtime`, `vendor.rs`). The route traits,
 //! `into_http` and `server.rs` are behind the generated crate's `server`
 //! feature (the default), `client.rs` behind `client`, so a crate that only
 //! calls the API does not build actix-web, and one that only serves it does not
@@ -230,8 +230,11 @@ fn vendored_runtime() -> impl Iterator<Item = (String, String)> {
 /// another; [`space_items`] puts the blank lines between them.
 fn mod_rs(api: &Api, config: &Config) -> String {
     let runtime = match config.runtime {
-        crate::Runtime::Crate => "pub use apigen_runtime as runtime;\n",
-        crate::Runtime::Vendored => "pub mod runtime;\n",
+        crate::Runtime::Crate => text::fill(
+            RUNTIME_CRATE,
+            &[("plumbing", &crate::vocabulary::PLUMBING.to_string())],
+        ),
+        crate::Runtime::Vendored => RUNTIME_VENDORED.to_string(),
     };
     // With group features, the webhooks use what the groups do not
     // reach, which `other-models` compiles in.
@@ -250,7 +253,7 @@ fn mod_rs(api: &Api, config: &Config) -> String {
         MOD_RS,
         &[
             ("docs", &text::doc_comment(&docs, "//!", "")),
-            ("runtime", runtime),
+            ("runtime", &runtime),
             ("webhooks", &webhooks),
         ],
     );
@@ -258,6 +261,17 @@ fn mod_rs(api: &Api, config: &Config) -> String {
 }
 
 const MOD_RS: &str = include_str!("templates/mod.rs.in");
+
+/// The `runtime` module of a crate on the `apigen-runtime` crate: the
+/// runtime's public items, and beside them (hidden from the docs) the
+/// plumbing its code calls, checked at compile time to be what it was
+/// generated for.
+const RUNTIME_CRATE: &str = include_str!("templates/runtime_crate.rs.in");
+
+/// The `runtime` module of a crate that carries the runtime's sources
+/// (`runtime/`, the `vendored` module): the same items as
+/// [`RUNTIME_CRATE`]'s.
+const RUNTIME_VENDORED: &str = include_str!("templates/runtime_vendored.rs.in");
 
 /// The `webhooks` module's `mod.rs`: the modules of its part, the API's
 /// models and runtime under the names they use ([`mod_rs`]'s layout).

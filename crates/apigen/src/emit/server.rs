@@ -1,6 +1,6 @@
 //! `server.rs`: the actix-web routing. Registers a route per operation, each
 //! serving the operation's framework-neutral handler (`glue.rs`) through the
-//! runtime's actix adapter (`runtime::actix::to`).
+//! runtime's actix adapter (`runtime::on_actix::to`).
 //!
 //! `configure_with(cfg, service, layer)` registers each operation's route
 //! through `runtime::serve`, which attaches the operation's `&'static
@@ -170,7 +170,10 @@ fn route(o: &Operation, ops: &[&Operation]) -> Expr {
         "GET" | "PUT" | "POST" | "DELETE" | "HEAD" | "PATCH" | "TRACE" => {
             format!("web::{}()", o.method.to_ascii_lowercase())
         }
-        other => format!("runtime::actix::route_for({})", text::string_literal(other)),
+        other => format!(
+            "runtime::on_actix::route_for({})",
+            text::string_literal(other)
+        ),
     };
     let method = match guard(o, ops, "context") {
         Some(guard) => format!("{method}.guard(actix_web::guard::fn_guard({guard}))"),
@@ -180,7 +183,7 @@ fn route(o: &Operation, ops: &[&Operation]) -> Expr {
         "runtime::serve",
         vec![
             Expr::call(
-                "runtime::actix::to",
+                "runtime::on_actix::to",
                 vec![
                     Expr::text(method),
                     Expr::text(format!("glue::{}::<S>", ident(&o.fn_name))),
@@ -202,7 +205,7 @@ fn method_not_allowed(allow: &str, indent: usize, out: &mut String) {
         "{pad}web::to(|service: web::Data<S>, request: HttpRequest| async move {{\n"
     ));
     Expr::call(
-        "runtime::actix::method_not_allowed",
+        "runtime::on_actix::method_not_allowed",
         vec![
             Expr::text("&request"),
             Expr::text(allow),

@@ -32,6 +32,7 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "operation.rs",
     "paging.rs",
     "params.rs",
+    "private.rs",
     "record.rs",
     "rejection.rs",
     "response.rs",
@@ -63,7 +64,7 @@ pub fn file_name(source: &str) -> &str {
 
 /// The heading of the crate docs' examples, which name the crate
 /// (`apigen_runtime::...`) and so cannot compile in a copy of it.
-const EXAMPLES: &str = "//! # Using it";
+const EXAMPLES: &str = "//! # Examples";
 
 /// The declaration of a runtime file's unit tests, which live in a file of
 /// their own that a copy does not carry.

@@ -37,12 +37,12 @@ where
     let router = router
         .route(
             "/pets",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::LIST_PETS, glue::list_pets::<S>),
-                    runtime::axum::serve(metadata::CREATE_PET, glue::create_pet::<S>),
+                    runtime::on_axum::serve(metadata::LIST_PETS, glue::list_pets::<S>),
+                    runtime::on_axum::serve(metadata::CREATE_PET, glue::create_pet::<S>),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -50,15 +50,15 @@ where
     let router = router
         .route(
             "/categories",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_CATEGORIES,
                         glue::list_categories::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_CATEGORY,
                         glue::create_category::<S>,
                     ),
@@ -69,12 +69,18 @@ where
     let router = router
         .route(
             "/store/orders",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::LIST_ORDERS, glue::list_orders::<S>),
-                    runtime::axum::serve(metadata::PLACE_ORDER, glue::place_order::<S>),
+                    runtime::on_axum::serve(
+                        metadata::LIST_ORDERS,
+                        glue::list_orders::<S>,
+                    ),
+                    runtime::on_axum::serve(
+                        metadata::PLACE_ORDER,
+                        glue::place_order::<S>,
+                    ),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -82,11 +88,11 @@ where
     let router = router
         .route(
             "/inventory",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_INVENTORY,
                         glue::list_inventory::<S>,
                     ),
@@ -97,25 +103,25 @@ where
     let router = router
         .route(
             "/store/events",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::WATCH_STORE, glue::watch_store::<S>)],
+                [runtime::on_axum::serve(metadata::WATCH_STORE, glue::watch_store::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/webhooks",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_WEBHOOKS,
                         glue::list_webhooks::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_WEBHOOK,
                         glue::create_webhook::<S>,
                     ),
@@ -126,13 +132,16 @@ where
     let router = router
         .route(
             "/pets/{petId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::GET_PET, glue::get_pet::<S>),
-                    runtime::axum::serve(metadata::REPLACE_PET, glue::replace_pet::<S>),
-                    runtime::axum::serve(metadata::DELETE_PET, glue::delete_pet::<S>),
+                    runtime::on_axum::serve(metadata::GET_PET, glue::get_pet::<S>),
+                    runtime::on_axum::serve(
+                        metadata::REPLACE_PET,
+                        glue::replace_pet::<S>,
+                    ),
+                    runtime::on_axum::serve(metadata::DELETE_PET, glue::delete_pet::<S>),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -140,15 +149,15 @@ where
     let router = router
         .route(
             "/categories/{categoryId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_CATEGORY,
                         glue::get_category::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::DELETE_CATEGORY,
                         glue::delete_category::<S>,
                     ),
@@ -159,12 +168,15 @@ where
     let router = router
         .route(
             "/store/orders/{orderId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::GET_ORDER, glue::get_order::<S>),
-                    runtime::axum::serve(metadata::CANCEL_ORDER, glue::cancel_order::<S>),
+                    runtime::on_axum::serve(metadata::GET_ORDER, glue::get_order::<S>),
+                    runtime::on_axum::serve(
+                        metadata::CANCEL_ORDER,
+                        glue::cancel_order::<S>,
+                    ),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -172,11 +184,11 @@ where
     let router = router
         .route(
             "/store/orders/{orderId}/complete",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::COMPLETE_ORDER,
                         glue::complete_order::<S>,
                     ),
@@ -187,15 +199,15 @@ where
     let router = router
         .route(
             "/inventory/{petId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_INVENTORY_ITEM,
                         glue::get_inventory_item::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::UPDATE_INVENTORY,
                         glue::update_inventory::<S>,
                     ),
@@ -206,12 +218,15 @@ where
     let router = router
         .route(
             "/webhooks/{webhookId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::GET_WEBHOOK, glue::get_webhook::<S>),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
+                        metadata::GET_WEBHOOK,
+                        glue::get_webhook::<S>,
+                    ),
+                    runtime::on_axum::serve(
                         metadata::DELETE_WEBHOOK,
                         glue::delete_webhook::<S>,
                     ),
@@ -222,11 +237,11 @@ where
     let router = router
         .route(
             "/webhooks/{webhookId}/deliveries",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_WEBHOOK_DELIVERIES,
                         glue::list_webhook_deliveries::<S>,
                     ),
@@ -236,6 +251,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,18 +36,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_pets::<S>),
+                runtime::on_actix::to(web::get(), glue::list_pets::<S>),
                 metadata::LIST_PETS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_pet::<S>),
+                runtime::on_actix::to(web::post(), glue::create_pet::<S>),
                 metadata::CREATE_PET,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -59,18 +59,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/categories")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_categories::<S>),
+                runtime::on_actix::to(web::get(), glue::list_categories::<S>),
                 metadata::LIST_CATEGORIES,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_category::<S>),
+                runtime::on_actix::to(web::post(), glue::create_category::<S>),
                 metadata::CREATE_CATEGORY,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -82,18 +82,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/store/orders")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_orders::<S>),
+                runtime::on_actix::to(web::get(), glue::list_orders::<S>),
                 metadata::LIST_ORDERS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::place_order::<S>),
+                runtime::on_actix::to(web::post(), glue::place_order::<S>),
                 metadata::PLACE_ORDER,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -105,13 +105,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/inventory")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_inventory::<S>),
+                runtime::on_actix::to(web::get(), glue::list_inventory::<S>),
                 metadata::LIST_INVENTORY,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -123,13 +123,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/store/events")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::watch_store::<S>),
+                runtime::on_actix::to(web::get(), glue::watch_store::<S>),
                 metadata::WATCH_STORE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -141,18 +141,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/webhooks")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_webhooks::<S>),
+                runtime::on_actix::to(web::get(), glue::list_webhooks::<S>),
                 metadata::LIST_WEBHOOKS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_webhook::<S>),
+                runtime::on_actix::to(web::post(), glue::create_webhook::<S>),
                 metadata::CREATE_WEBHOOK,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -164,23 +164,23 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/{petId}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_pet::<S>),
+                runtime::on_actix::to(web::get(), glue::get_pet::<S>),
                 metadata::GET_PET,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::put(), glue::replace_pet::<S>),
+                runtime::on_actix::to(web::put(), glue::replace_pet::<S>),
                 metadata::REPLACE_PET,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::delete_pet::<S>),
+                runtime::on_actix::to(web::delete(), glue::delete_pet::<S>),
                 metadata::DELETE_PET,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, PUT, DELETE",
                         |rejection| service.reject(rejection),
@@ -192,18 +192,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/categories/{categoryId}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_category::<S>),
+                runtime::on_actix::to(web::get(), glue::get_category::<S>),
                 metadata::GET_CATEGORY,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::delete_category::<S>),
+                runtime::on_actix::to(web::delete(), glue::delete_category::<S>),
                 metadata::DELETE_CATEGORY,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, DELETE",
                         |rejection| service.reject(rejection),
@@ -215,18 +215,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/store/orders/{orderId}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_order::<S>),
+                runtime::on_actix::to(web::get(), glue::get_order::<S>),
                 metadata::GET_ORDER,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::cancel_order::<S>),
+                runtime::on_actix::to(web::delete(), glue::cancel_order::<S>),
                 metadata::CANCEL_ORDER,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, DELETE",
                         |rejection| service.reject(rejection),
@@ -238,13 +238,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/store/orders/{orderId}/complete")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::complete_order::<S>),
+                runtime::on_actix::to(web::post(), glue::complete_order::<S>),
                 metadata::COMPLETE_ORDER,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -256,18 +256,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/inventory/{petId}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_inventory_item::<S>),
+                runtime::on_actix::to(web::get(), glue::get_inventory_item::<S>),
                 metadata::GET_INVENTORY_ITEM,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::patch(), glue::update_inventory::<S>),
+                runtime::on_actix::to(web::patch(), glue::update_inventory::<S>),
                 metadata::UPDATE_INVENTORY,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, PATCH",
                         |rejection| service.reject(rejection),
@@ -279,18 +279,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/webhooks/{webhookId}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_webhook::<S>),
+                runtime::on_actix::to(web::get(), glue::get_webhook::<S>),
                 metadata::GET_WEBHOOK,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::delete_webhook::<S>),
+                runtime::on_actix::to(web::delete(), glue::delete_webhook::<S>),
                 metadata::DELETE_WEBHOOK,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, DELETE",
                         |rejection| service.reject(rejection),
@@ -302,13 +302,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/webhooks/{webhookId}/deliveries")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_webhook_deliveries::<S>),
+                runtime::on_actix::to(web::get(), glue::list_webhook_deliveries::<S>),
                 metadata::LIST_WEBHOOK_DELIVERIES,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -325,5 +325,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

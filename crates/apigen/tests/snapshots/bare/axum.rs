@@ -35,25 +35,25 @@ where
     let router = router
         .route(
             "/ping",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PING, glue::ping::<S>)],
+                [runtime::on_axum::serve(metadata::PING, glue::ping::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/pong",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PONG, glue::pong::<S>)],
+                [runtime::on_axum::serve(metadata::PONG, glue::pong::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -35,25 +35,25 @@ where
     let router = router
         .route(
             "/shelves",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::STOCK_SHELF, glue::stock_shelf::<S>)],
+                [runtime::on_axum::serve(metadata::STOCK_SHELF, glue::stock_shelf::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/crates",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PACK_CRATE, glue::pack_crate::<S>)],
+                [runtime::on_axum::serve(metadata::PACK_CRATE, glue::pack_crate::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -37,45 +37,55 @@ where
     let router = router
         .route(
             "/requests",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::SEND_REQUEST, glue::send_request::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::SEND_REQUEST,
+                        glue::send_request::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/results",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_RESULTS, glue::list_results::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::LIST_RESULTS,
+                        glue::list_results::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/boxes",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PUT_BOX, glue::put_box::<S>)],
+                [runtime::on_axum::serve(metadata::PUT_BOX, glue::put_box::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/clients/{id}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_CLIENT, glue::get_client::<S>)],
+                [runtime::on_axum::serve(metadata::GET_CLIENT, glue::get_client::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -46,13 +46,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/requests")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::send_request::<S>),
+                runtime::on_actix::to(web::post(), glue::send_request::<S>),
                 metadata::SEND_REQUEST,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -64,13 +64,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/results")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_results::<S>),
+                runtime::on_actix::to(web::get(), glue::list_results::<S>),
                 metadata::LIST_RESULTS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -82,13 +82,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/boxes")
             .route(runtime::serve(
-                runtime::actix::to(web::put(), glue::put_box::<S>),
+                runtime::on_actix::to(web::put(), glue::put_box::<S>),
                 metadata::PUT_BOX,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "PUT",
                         |rejection| service.reject(rejection),
@@ -100,13 +100,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/clients/{id}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_client::<S>),
+                runtime::on_actix::to(web::get(), glue::get_client::<S>),
                 metadata::GET_CLIENT,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -123,5 +123,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -34,6 +34,6 @@ where
     let router = ::axum::Router::new();
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -35,28 +35,31 @@ where
     let router = router
         .route(
             "/things",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_THINGS, glue::list_things::<S>)],
+                [runtime::on_axum::serve(metadata::LIST_THINGS, glue::list_things::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/things/{id}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::GET_THING, glue::get_thing::<S>),
-                    runtime::axum::serve(metadata::DELETE_THING, glue::delete_thing::<S>),
+                    runtime::on_axum::serve(metadata::GET_THING, glue::get_thing::<S>),
+                    runtime::on_axum::serve(
+                        metadata::DELETE_THING,
+                        glue::delete_thing::<S>,
+                    ),
                 ],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

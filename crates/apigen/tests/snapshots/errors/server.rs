@@ -36,13 +36,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/things")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_things::<S>),
+                runtime::on_actix::to(web::get(), glue::list_things::<S>),
                 metadata::LIST_THINGS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -54,18 +54,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/things/{id}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_thing::<S>),
+                runtime::on_actix::to(web::get(), glue::get_thing::<S>),
                 metadata::GET_THING,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::delete_thing::<S>),
+                runtime::on_actix::to(web::delete(), glue::delete_thing::<S>),
                 metadata::DELETE_THING,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, DELETE",
                         |rejection| service.reject(rejection),
@@ -82,5 +82,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -37,31 +37,31 @@ where
     let router = router
         .route(
             "/feed",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::WATCH_FEED, glue::watch_feed::<S>)],
+                [runtime::on_axum::serve(metadata::WATCH_FEED, glue::watch_feed::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/completions",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::COMPLETE, glue::complete::<S>)],
+                [runtime::on_axum::serve(metadata::COMPLETE, glue::complete::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/chunks",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::STREAM_CHUNKS,
                         glue::stream_chunks::<S>,
                     ),
@@ -71,6 +71,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,13 +36,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/feed")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::watch_feed::<S>),
+                runtime::on_actix::to(web::get(), glue::watch_feed::<S>),
                 metadata::WATCH_FEED,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -54,13 +54,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/completions")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::complete::<S>),
+                runtime::on_actix::to(web::post(), glue::complete::<S>),
                 metadata::COMPLETE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -72,13 +72,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/chunks")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::stream_chunks::<S>),
+                runtime::on_actix::to(web::post(), glue::stream_chunks::<S>),
                 metadata::STREAM_CHUNKS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -95,5 +95,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

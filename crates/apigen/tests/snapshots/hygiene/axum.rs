@@ -37,45 +37,45 @@ where
     let router = router
         .route(
             "/a",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_PET, glue::get_pet::<S>)],
+                [runtime::on_axum::serve(metadata::GET_PET, glue::get_pet::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/b",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_PET2, glue::get_pet2::<S>)],
+                [runtime::on_axum::serve(metadata::GET_PET2, glue::get_pet2::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/c",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::CONFIGURE, glue::configure2::<S>)],
+                [runtime::on_axum::serve(metadata::CONFIGURE, glue::configure2::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/d",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::RESPOND, glue::respond2::<S>)],
+                [runtime::on_axum::serve(metadata::RESPOND, glue::respond2::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,13 +36,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/a")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_pet::<S>),
+                runtime::on_actix::to(web::get(), glue::get_pet::<S>),
                 metadata::GET_PET,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -54,13 +54,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/b")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_pet2::<S>),
+                runtime::on_actix::to(web::get(), glue::get_pet2::<S>),
                 metadata::GET_PET2,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -72,13 +72,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/c")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::configure2::<S>),
+                runtime::on_actix::to(web::post(), glue::configure2::<S>),
                 metadata::CONFIGURE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -90,13 +90,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/d")
             .route(runtime::serve(
-                runtime::actix::to(web::put(), glue::respond2::<S>),
+                runtime::on_actix::to(web::put(), glue::respond2::<S>),
                 metadata::RESPOND,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "PUT",
                         |rejection| service.reject(rejection),
@@ -113,5 +113,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

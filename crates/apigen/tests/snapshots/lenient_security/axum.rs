@@ -35,15 +35,15 @@ where
     let router = router
         .route(
             "/s",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_S, glue::get_s::<S>)],
+                [runtime::on_axum::serve(metadata::GET_S, glue::get_s::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

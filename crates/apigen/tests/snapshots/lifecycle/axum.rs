@@ -35,15 +35,15 @@ where
     let router = router
         .route(
             "/widgets",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_WIDGETS,
                         glue::list_widgets::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_WIDGET,
                         glue::create_widget::<S>,
                     ),
@@ -54,21 +54,21 @@ where
     let router = router
         .route(
             "/widgets/old",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::OLD_WIDGETS, glue::old_widgets::<S>)],
+                [runtime::on_axum::serve(metadata::OLD_WIDGETS, glue::old_widgets::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/widgets/older",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::OLDER_WIDGETS,
                         glue::older_widgets::<S>,
                     ),
@@ -79,15 +79,15 @@ where
     let router = router
         .route(
             "/ping",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PING, glue::ping::<S>)],
+                [runtime::on_axum::serve(metadata::PING, glue::ping::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

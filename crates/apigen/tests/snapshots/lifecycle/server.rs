@@ -36,18 +36,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/widgets")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_widgets::<S>),
+                runtime::on_actix::to(web::get(), glue::list_widgets::<S>),
                 metadata::LIST_WIDGETS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_widget::<S>),
+                runtime::on_actix::to(web::post(), glue::create_widget::<S>),
                 metadata::CREATE_WIDGET,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -59,13 +59,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/widgets/old")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::old_widgets::<S>),
+                runtime::on_actix::to(web::get(), glue::old_widgets::<S>),
                 metadata::OLD_WIDGETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -77,13 +77,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/widgets/older")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::older_widgets::<S>),
+                runtime::on_actix::to(web::get(), glue::older_widgets::<S>),
                 metadata::OLDER_WIDGETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -95,13 +95,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/ping")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::ping::<S>),
+                runtime::on_actix::to(web::get(), glue::ping::<S>),
                 metadata::PING,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -118,5 +118,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

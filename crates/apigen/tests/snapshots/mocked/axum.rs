@@ -35,12 +35,12 @@ where
     let router = router
         .route(
             "/books",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::LIST_BOOKS, glue::list_books::<S>),
-                    runtime::axum::serve(metadata::ADD_BOOK, glue::add_book::<S>),
+                    runtime::on_axum::serve(metadata::LIST_BOOKS, glue::list_books::<S>),
+                    runtime::on_axum::serve(metadata::ADD_BOOK, glue::add_book::<S>),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -48,45 +48,45 @@ where
     let router = router
         .route(
             "/notes",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::ADD_NOTE, glue::add_note::<S>)],
+                [runtime::on_axum::serve(metadata::ADD_NOTE, glue::add_note::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/admin/stats",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::ADMIN_STATS, glue::admin_stats::<S>)],
+                [runtime::on_axum::serve(metadata::ADMIN_STATS, glue::admin_stats::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/me",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::WHO_AM_I, glue::who_am_i::<S>)],
+                [runtime::on_axum::serve(metadata::WHO_AM_I, glue::who_am_i::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/health",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::HEALTH, glue::health::<S>)],
+                [runtime::on_axum::serve(metadata::HEALTH, glue::health::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,18 +36,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/books")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_books::<S>),
+                runtime::on_actix::to(web::get(), glue::list_books::<S>),
                 metadata::LIST_BOOKS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::add_book::<S>),
+                runtime::on_actix::to(web::post(), glue::add_book::<S>),
                 metadata::ADD_BOOK,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -59,13 +59,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/notes")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::add_note::<S>),
+                runtime::on_actix::to(web::post(), glue::add_note::<S>),
                 metadata::ADD_NOTE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -77,13 +77,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/admin/stats")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::admin_stats::<S>),
+                runtime::on_actix::to(web::get(), glue::admin_stats::<S>),
                 metadata::ADMIN_STATS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -95,13 +95,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/me")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::who_am_i::<S>),
+                runtime::on_actix::to(web::get(), glue::who_am_i::<S>),
                 metadata::WHO_AM_I,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -113,13 +113,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/health")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::health::<S>),
+                runtime::on_actix::to(web::get(), glue::health::<S>),
                 metadata::HEALTH,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -136,5 +136,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -35,12 +35,12 @@ where
     let router = router
         .route(
             "/others",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::N200, glue::n200::<S>),
-                    runtime::axum::serve(metadata::TYPE, glue::type_::<S>),
+                    runtime::on_axum::serve(metadata::N200, glue::n200::<S>),
+                    runtime::on_axum::serve(metadata::TYPE, glue::type_::<S>),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -48,15 +48,15 @@ where
     let router = router
         .route(
             "/things/{200}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::N404, glue::n404::<S>)],
+                [runtime::on_axum::serve(metadata::N404, glue::n404::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

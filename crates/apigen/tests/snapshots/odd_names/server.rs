@@ -36,18 +36,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/others")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::n200::<S>),
+                runtime::on_actix::to(web::get(), glue::n200::<S>),
                 metadata::N200,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::type_::<S>),
+                runtime::on_actix::to(web::post(), glue::type_::<S>),
                 metadata::TYPE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -59,13 +59,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/things/{200}")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::n404::<S>),
+                runtime::on_actix::to(web::post(), glue::n404::<S>),
                 metadata::N404,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -82,5 +82,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -35,25 +35,25 @@ where
     let router = router
         .route(
             "/shapes",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::MEASURE, glue::measure::<S>)],
+                [runtime::on_axum::serve(metadata::MEASURE, glue::measure::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/animals",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GREET, glue::greet::<S>)],
+                [runtime::on_axum::serve(metadata::GREET, glue::greet::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -39,21 +39,21 @@ where
     let router = router
         .route(
             "/linked",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_LINKED, glue::list_linked::<S>)],
+                [runtime::on_axum::serve(metadata::LIST_LINKED, glue::list_linked::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/cursored",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_CURSORED,
                         glue::list_cursored::<S>,
                     ),
@@ -64,11 +64,11 @@ where
     let router = router
         .route(
             "/after-last",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_AFTER_LAST,
                         glue::list_after_last::<S>,
                     ),
@@ -79,11 +79,11 @@ where
     let router = router
         .route(
             "/numbered",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_NUMBERED,
                         glue::list_numbered::<S>,
                     ),
@@ -94,25 +94,35 @@ where
     let router = router
         .route(
             "/offsets",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_OFFSETS, glue::list_offsets::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::LIST_OFFSETS,
+                        glue::list_offsets::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/striped",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_STRIPED, glue::list_striped::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::LIST_STRIPED,
+                        glue::list_striped::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

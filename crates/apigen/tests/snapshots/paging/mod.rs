@@ -19,7 +19,19 @@ pub mod mock;
 pub mod models;
 pub mod operations;
 
-pub use apigen_runtime as runtime;
+/// What this crate calls at run time: the `apigen-runtime` crate's items
+/// (`runtime::RequestContext`, `runtime::ClientError`, ...), and beside
+/// them, hidden, the plumbing generated code calls, which is not public
+/// API.
+pub mod runtime {
+    pub use apigen_runtime::*;
+    #[doc(hidden)]
+    pub use apigen_runtime::__private::*;
+    const _: () = assert!(
+        apigen_runtime::__private::PLUMBING == 1,
+        "this crate was generated for another version of apigen-runtime's plumbing: generate it again with the apigen of the runtime it builds with",
+    );
+}
 
 #[cfg(feature = "server")]
 pub mod server;

@@ -50,13 +50,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/linked")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_linked::<S>),
+                runtime::on_actix::to(web::get(), glue::list_linked::<S>),
                 metadata::LIST_LINKED,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -68,13 +68,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/cursored")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_cursored::<S>),
+                runtime::on_actix::to(web::get(), glue::list_cursored::<S>),
                 metadata::LIST_CURSORED,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -86,13 +86,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/after-last")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_after_last::<S>),
+                runtime::on_actix::to(web::get(), glue::list_after_last::<S>),
                 metadata::LIST_AFTER_LAST,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -104,13 +104,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/numbered")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_numbered::<S>),
+                runtime::on_actix::to(web::get(), glue::list_numbered::<S>),
                 metadata::LIST_NUMBERED,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -122,13 +122,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/offsets")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_offsets::<S>),
+                runtime::on_actix::to(web::get(), glue::list_offsets::<S>),
                 metadata::LIST_OFFSETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -140,13 +140,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/striped")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_striped::<S>),
+                runtime::on_actix::to(web::get(), glue::list_striped::<S>),
                 metadata::LIST_STRIPED,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -163,5 +163,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -35,12 +35,12 @@ where
     let router = router
         .route(
             "/items/{itemId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::GET_ITEM, glue::get_item::<S>),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(metadata::GET_ITEM, glue::get_item::<S>),
+                    runtime::on_axum::serve(
                         metadata::DELETE_ITEMS_ITEM_ID,
                         glue::delete_items_item_id::<S>,
                     ),
@@ -50,6 +50,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,18 +36,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/items/{itemId}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_item::<S>),
+                runtime::on_actix::to(web::get(), glue::get_item::<S>),
                 metadata::GET_ITEM,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::delete_items_item_id::<S>),
+                runtime::on_actix::to(web::delete(), glue::delete_items_item_id::<S>),
                 metadata::DELETE_ITEMS_ITEM_ID,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, DELETE",
                         |rejection| service.reject(rejection),
@@ -64,5 +64,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -35,15 +35,15 @@ where
     let router = router
         .route(
             "/customers",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::LIST_CUSTOMERS,
                         glue::list_customers::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_CUSTOMER,
                         glue::create_customer::<S>,
                     ),
@@ -54,11 +54,11 @@ where
     let router = router
         .route(
             "/customers/{id}/attachments",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::UPLOAD_ATTACHMENT,
                         glue::upload_attachment::<S>,
                     ),
@@ -69,11 +69,11 @@ where
     let router = router
         .route(
             "/customers/{id}/documents",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::UPLOAD_DOCUMENT,
                         glue::upload_document::<S>,
                     ),
@@ -84,11 +84,11 @@ where
     let router = router
         .route(
             "/customers/{id}/invoice",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_INVOICE_PDF,
                         glue::get_invoice_pdf::<S>,
                     ),
@@ -98,6 +98,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,18 +36,18 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/customers")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_customers::<S>),
+                runtime::on_actix::to(web::get(), glue::list_customers::<S>),
                 metadata::LIST_CUSTOMERS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_customer::<S>),
+                runtime::on_actix::to(web::post(), glue::create_customer::<S>),
                 metadata::CREATE_CUSTOMER,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, POST",
                         |rejection| service.reject(rejection),
@@ -59,13 +59,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/customers/{id}/attachments")
             .route(runtime::serve(
-                runtime::actix::to(web::put(), glue::upload_attachment::<S>),
+                runtime::on_actix::to(web::put(), glue::upload_attachment::<S>),
                 metadata::UPLOAD_ATTACHMENT,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "PUT",
                         |rejection| service.reject(rejection),
@@ -77,13 +77,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/customers/{id}/documents")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::upload_document::<S>),
+                runtime::on_actix::to(web::post(), glue::upload_document::<S>),
                 metadata::UPLOAD_DOCUMENT,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -95,13 +95,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/customers/{id}/invoice")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_invoice_pdf::<S>),
+                runtime::on_actix::to(web::get(), glue::get_invoice_pdf::<S>),
                 metadata::GET_INVOICE_PDF,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -118,5 +118,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

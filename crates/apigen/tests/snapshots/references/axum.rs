@@ -35,25 +35,25 @@ where
     let router = router
         .route(
             "/items",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_ITEMS, glue::list_items::<S>)],
+                [runtime::on_axum::serve(metadata::LIST_ITEMS, glue::list_items::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/things",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_THING, glue::get_thing::<S>)],
+                [runtime::on_axum::serve(metadata::GET_THING, glue::get_thing::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

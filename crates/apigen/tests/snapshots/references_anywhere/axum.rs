@@ -35,11 +35,11 @@ where
     let router = router
         .route(
             "/pets/{petId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_PETS_PET_ID,
                         glue::get_pets_pet_id::<S>,
                     ),
@@ -50,11 +50,11 @@ where
     let router = router
         .route(
             "/animals/{petId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_ANIMALS_PET_ID,
                         glue::get_animals_pet_id::<S>,
                     ),
@@ -64,6 +64,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

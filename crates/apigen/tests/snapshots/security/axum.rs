@@ -39,75 +39,85 @@ where
     let router = router
         .route(
             "/public",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_PUBLIC, glue::get_public::<S>)],
+                [runtime::on_axum::serve(metadata::GET_PUBLIC, glue::get_public::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/optional",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_OPTIONAL, glue::get_optional::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::GET_OPTIONAL,
+                        glue::get_optional::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/keys",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_WITH_KEY, glue::get_with_key::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::GET_WITH_KEY,
+                        glue::get_with_key::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/admin",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::DO_ADMIN, glue::do_admin::<S>)],
+                [runtime::on_axum::serve(metadata::DO_ADMIN, glue::do_admin::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/default",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_DEFAULT, glue::get_default::<S>)],
+                [runtime::on_axum::serve(metadata::GET_DEFAULT, glue::get_default::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/legacy",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_LEGACY, glue::get_legacy::<S>)],
+                [runtime::on_axum::serve(metadata::GET_LEGACY, glue::get_legacy::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/oidc",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_OIDC, glue::get_oidc::<S>)],
+                [runtime::on_axum::serve(metadata::GET_OIDC, glue::get_oidc::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

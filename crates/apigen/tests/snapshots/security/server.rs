@@ -52,13 +52,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/public")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_public::<S>),
+                runtime::on_actix::to(web::get(), glue::get_public::<S>),
                 metadata::GET_PUBLIC,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -70,13 +70,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/optional")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_optional::<S>),
+                runtime::on_actix::to(web::get(), glue::get_optional::<S>),
                 metadata::GET_OPTIONAL,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -88,13 +88,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/keys")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_with_key::<S>),
+                runtime::on_actix::to(web::get(), glue::get_with_key::<S>),
                 metadata::GET_WITH_KEY,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -106,13 +106,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/admin")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::do_admin::<S>),
+                runtime::on_actix::to(web::post(), glue::do_admin::<S>),
                 metadata::DO_ADMIN,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -124,13 +124,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/default")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_default::<S>),
+                runtime::on_actix::to(web::get(), glue::get_default::<S>),
                 metadata::GET_DEFAULT,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -142,13 +142,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/legacy")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_legacy::<S>),
+                runtime::on_actix::to(web::get(), glue::get_legacy::<S>),
                 metadata::GET_LEGACY,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -160,13 +160,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/oidc")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_oidc::<S>),
+                runtime::on_actix::to(web::get(), glue::get_oidc::<S>),
                 metadata::GET_OIDC,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -183,5 +183,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

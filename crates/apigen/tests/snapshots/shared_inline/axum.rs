@@ -37,11 +37,11 @@ where
     let router = router
         .route(
             "/customers",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_CUSTOMER,
                         glue::create_customer::<S>,
                     ),
@@ -52,11 +52,11 @@ where
     let router = router
         .route(
             "/vendors",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_VENDOR,
                         glue::create_vendor::<S>,
                     ),
@@ -67,11 +67,11 @@ where
     let router = router
         .route(
             "/partners",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::CREATE_PARTNER,
                         glue::create_partner::<S>,
                     ),
@@ -82,15 +82,20 @@ where
     let router = router
         .route(
             "/places",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::CREATE_PLACE, glue::create_place::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::CREATE_PLACE,
+                        glue::create_place::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -46,13 +46,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/customers")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_customer::<S>),
+                runtime::on_actix::to(web::post(), glue::create_customer::<S>),
                 metadata::CREATE_CUSTOMER,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -64,13 +64,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/vendors")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_vendor::<S>),
+                runtime::on_actix::to(web::post(), glue::create_vendor::<S>),
                 metadata::CREATE_VENDOR,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -82,13 +82,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/partners")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_partner::<S>),
+                runtime::on_actix::to(web::post(), glue::create_partner::<S>),
                 metadata::CREATE_PARTNER,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -100,13 +100,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/places")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::create_place::<S>),
+                runtime::on_actix::to(web::post(), glue::create_place::<S>),
                 metadata::CREATE_PLACE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -123,5 +123,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

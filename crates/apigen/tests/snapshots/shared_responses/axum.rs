@@ -37,35 +37,35 @@ where
     let router = router
         .route(
             "/boats",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_BOATS, glue::list_boats::<S>)],
+                [runtime::on_axum::serve(metadata::LIST_BOATS, glue::list_boats::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/cars",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_CARS, glue::list_cars::<S>)],
+                [runtime::on_axum::serve(metadata::LIST_CARS, glue::list_cars::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/docks",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LIST_DOCKS, glue::list_docks::<S>)],
+                [runtime::on_axum::serve(metadata::LIST_DOCKS, glue::list_docks::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,13 +36,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/boats")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_boats::<S>),
+                runtime::on_actix::to(web::get(), glue::list_boats::<S>),
                 metadata::LIST_BOATS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -54,13 +54,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/cars")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_cars::<S>),
+                runtime::on_actix::to(web::get(), glue::list_cars::<S>),
                 metadata::LIST_CARS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -72,13 +72,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/docks")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_docks::<S>),
+                runtime::on_actix::to(web::get(), glue::list_docks::<S>),
                 metadata::LIST_DOCKS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -95,5 +95,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -35,26 +35,29 @@ where
     let router = router
         .route(
             "/journals/{JournalID}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::GET_JOURNAL, glue::get_journal::<S>)
+                    runtime::on_axum::serve(
+                            metadata::GET_JOURNAL,
+                            glue::get_journal::<S>,
+                        )
                         .guard(|path| runtime::path_segment_is::<uuid::Uuid>(path, 0)),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                             metadata::GET_JOURNAL_BY_NUMBER,
                             glue::get_journal_by_number::<S>,
                         )
                         .guard(|path| runtime::path_segment_is::<i64>(path, 0)),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_JOURNAL_BY_NAME,
                         glue::get_journal_by_name::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::DELETE_JOURNAL,
                         glue::delete_journal::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::GET_JOURNAL_BY_TITLE,
                         glue::get_journal_by_title::<S>,
                     ),
@@ -64,6 +67,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

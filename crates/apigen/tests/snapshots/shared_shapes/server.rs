@@ -36,7 +36,7 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/journals/{JournalID}")
             .route(runtime::serve(
-                runtime::actix::to(
+                runtime::on_actix::to(
                     web::get().guard(actix_web::guard::fn_guard(|context| runtime::segment_is::<uuid::Uuid>(context, 0))),
                     glue::get_journal::<S>,
                 ),
@@ -44,7 +44,7 @@ pub fn configure_with<S, L, B>(
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(
+                runtime::on_actix::to(
                     web::get().guard(actix_web::guard::fn_guard(|context| runtime::segment_is::<i64>(context, 0))),
                     glue::get_journal_by_number::<S>,
                 ),
@@ -52,23 +52,23 @@ pub fn configure_with<S, L, B>(
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_journal_by_name::<S>),
+                runtime::on_actix::to(web::get(), glue::get_journal_by_name::<S>),
                 metadata::GET_JOURNAL_BY_NAME,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::delete(), glue::delete_journal::<S>),
+                runtime::on_actix::to(web::delete(), glue::delete_journal::<S>),
                 metadata::DELETE_JOURNAL,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_journal_by_title::<S>),
+                runtime::on_actix::to(web::get(), glue::get_journal_by_title::<S>),
                 metadata::GET_JOURNAL_BY_TITLE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, DELETE",
                         |rejection| service.reject(rejection),
@@ -85,5 +85,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

@@ -35,19 +35,19 @@ where
     let router = router
         .route(
             "/teapots",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::TEAPOT_OPTIONS,
                         glue::teapot_options::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::TEAPOTS_HEAD,
                         glue::teapots_head::<S>,
                     ),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::TRACE_TEAPOTS,
                         glue::trace_teapots::<S>,
                     ),
@@ -58,25 +58,30 @@ where
     let router = router
         .route(
             "/kettles",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::KETTLES_HEAD, glue::kettles_head::<S>)],
+                [
+                    runtime::on_axum::serve(
+                        metadata::KETTLES_HEAD,
+                        glue::kettles_head::<S>,
+                    ),
+                ],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/teapots/{id}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_TEAPOT, glue::get_teapot::<S>)],
+                [runtime::on_axum::serve(metadata::GET_TEAPOT, glue::get_teapot::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

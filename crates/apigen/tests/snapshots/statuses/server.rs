@@ -36,7 +36,7 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/teapots")
             .route(runtime::serve(
-                runtime::actix::to(
+                runtime::on_actix::to(
                     web::method(actix_web::http::Method::OPTIONS),
                     glue::teapot_options::<S>,
                 ),
@@ -44,18 +44,18 @@ pub fn configure_with<S, L, B>(
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::head(), glue::teapots_head::<S>),
+                runtime::on_actix::to(web::head(), glue::teapots_head::<S>),
                 metadata::TEAPOTS_HEAD,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(web::trace(), glue::trace_teapots::<S>),
+                runtime::on_actix::to(web::trace(), glue::trace_teapots::<S>),
                 metadata::TRACE_TEAPOTS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "OPTIONS, HEAD, TRACE",
                         |rejection| service.reject(rejection),
@@ -67,13 +67,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/kettles")
             .route(runtime::serve(
-                runtime::actix::to(web::head(), glue::kettles_head::<S>),
+                runtime::on_actix::to(web::head(), glue::kettles_head::<S>),
                 metadata::KETTLES_HEAD,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "HEAD",
                         |rejection| service.reject(rejection),
@@ -85,13 +85,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/teapots/{id}")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::get_teapot::<S>),
+                runtime::on_actix::to(web::get(), glue::get_teapot::<S>),
                 metadata::GET_TEAPOT,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -108,5 +108,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

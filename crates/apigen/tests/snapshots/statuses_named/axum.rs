@@ -35,15 +35,15 @@ where
     let router = router
         .route(
             "/answers",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::GET_ANSWER, glue::get_answer::<S>)],
+                [runtime::on_axum::serve(metadata::GET_ANSWER, glue::get_answer::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

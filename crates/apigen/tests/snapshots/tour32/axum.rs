@@ -35,12 +35,15 @@ where
     let router = router
         .route(
             "/pets",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::LIST_PETS, glue::list_pets::<S>),
-                    runtime::axum::serve(metadata::SEARCH_PETS, glue::search_pets::<S>),
+                    runtime::on_axum::serve(metadata::LIST_PETS, glue::list_pets::<S>),
+                    runtime::on_axum::serve(
+                        metadata::SEARCH_PETS,
+                        glue::search_pets::<S>,
+                    ),
                 ],
                 <S as Rejections>::reject,
             ),
@@ -48,81 +51,81 @@ where
     let router = router
         .route(
             "/pets/events",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PET_EVENTS, glue::pet_events::<S>)],
+                [runtime::on_axum::serve(metadata::PET_EVENTS, glue::pet_events::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/pets/find",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::FIND_PETS, glue::find_pets::<S>)],
+                [runtime::on_axum::serve(metadata::FIND_PETS, glue::find_pets::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/pets/lookup",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::LOOKUP_PETS, glue::lookup_pets::<S>)],
+                [runtime::on_axum::serve(metadata::LOOKUP_PETS, glue::lookup_pets::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/pets/export",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::EXPORT_PETS, glue::export_pets::<S>)],
+                [runtime::on_axum::serve(metadata::EXPORT_PETS, glue::export_pets::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/pets/bundle",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::BUNDLE_PETS, glue::bundle_pets::<S>)],
+                [runtime::on_axum::serve(metadata::BUNDLE_PETS, glue::bundle_pets::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/pets/changes",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::PET_CHANGES, glue::pet_changes::<S>)],
+                [runtime::on_axum::serve(metadata::PET_CHANGES, glue::pet_changes::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/me",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::WHO_AM_I, glue::who_am_i::<S>)],
+                [runtime::on_axum::serve(metadata::WHO_AM_I, glue::who_am_i::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/hooks",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::REGISTER_HOOK,
                         glue::register_hook::<S>,
                     ),
@@ -133,12 +136,12 @@ where
     let router = router
         .route(
             "/pets/{petId}",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(metadata::LINK_PET, glue::link_pet::<S>),
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(metadata::LINK_PET, glue::link_pet::<S>),
+                    runtime::on_axum::serve(
                         metadata::COPY_PETS_PET_ID,
                         glue::copy_pets_pet_id::<S>,
                     ),
@@ -148,6 +151,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

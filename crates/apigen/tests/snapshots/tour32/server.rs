@@ -36,18 +36,21 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::list_pets::<S>),
+                runtime::on_actix::to(web::get(), glue::list_pets::<S>),
                 metadata::LIST_PETS,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(runtime::actix::route_for("QUERY"), glue::search_pets::<S>),
+                runtime::on_actix::to(
+                    runtime::on_actix::route_for("QUERY"),
+                    glue::search_pets::<S>,
+                ),
                 metadata::SEARCH_PETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET, QUERY",
                         |rejection| service.reject(rejection),
@@ -59,13 +62,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/events")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::pet_events::<S>),
+                runtime::on_actix::to(web::get(), glue::pet_events::<S>),
                 metadata::PET_EVENTS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -77,13 +80,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/find")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::find_pets::<S>),
+                runtime::on_actix::to(web::get(), glue::find_pets::<S>),
                 metadata::FIND_PETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -95,13 +98,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/lookup")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::lookup_pets::<S>),
+                runtime::on_actix::to(web::get(), glue::lookup_pets::<S>),
                 metadata::LOOKUP_PETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -113,13 +116,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/export")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::export_pets::<S>),
+                runtime::on_actix::to(web::get(), glue::export_pets::<S>),
                 metadata::EXPORT_PETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -131,13 +134,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/bundle")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::bundle_pets::<S>),
+                runtime::on_actix::to(web::get(), glue::bundle_pets::<S>),
                 metadata::BUNDLE_PETS,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -149,13 +152,16 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/changes")
             .route(runtime::serve(
-                runtime::actix::to(runtime::actix::route_for("QUERY"), glue::pet_changes::<S>),
+                runtime::on_actix::to(
+                    runtime::on_actix::route_for("QUERY"),
+                    glue::pet_changes::<S>,
+                ),
                 metadata::PET_CHANGES,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "QUERY",
                         |rejection| service.reject(rejection),
@@ -167,13 +173,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/me")
             .route(runtime::serve(
-                runtime::actix::to(web::get(), glue::who_am_i::<S>),
+                runtime::on_actix::to(web::get(), glue::who_am_i::<S>),
                 metadata::WHO_AM_I,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "GET",
                         |rejection| service.reject(rejection),
@@ -185,13 +191,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/hooks")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::register_hook::<S>),
+                runtime::on_actix::to(web::post(), glue::register_hook::<S>),
                 metadata::REGISTER_HOOK,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -203,18 +209,21 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/pets/{petId}")
             .route(runtime::serve(
-                runtime::actix::to(runtime::actix::route_for("LINK"), glue::link_pet::<S>),
+                runtime::on_actix::to(runtime::on_actix::route_for("LINK"), glue::link_pet::<S>),
                 metadata::LINK_PET,
                 layer(),
             ))
             .route(runtime::serve(
-                runtime::actix::to(runtime::actix::route_for("COPY"), glue::copy_pets_pet_id::<S>),
+                runtime::on_actix::to(
+                    runtime::on_actix::route_for("COPY"),
+                    glue::copy_pets_pet_id::<S>,
+                ),
                 metadata::COPY_PETS_PET_ID,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "LINK, COPY",
                         |rejection| service.reject(rejection),
@@ -231,5 +240,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

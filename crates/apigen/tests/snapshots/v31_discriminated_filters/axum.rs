@@ -35,15 +35,15 @@ where
     let router = router
         .route(
             "/search",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::SEARCH, glue::search::<S>)],
+                [runtime::on_axum::serve(metadata::SEARCH, glue::search::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,13 +36,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/uploads")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::upload::<S>),
+                runtime::on_actix::to(web::post(), glue::upload::<S>),
                 metadata::UPLOAD,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -59,5 +59,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

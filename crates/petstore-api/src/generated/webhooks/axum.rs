@@ -35,11 +35,11 @@ where
     let router = router
         .route(
             "/",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::DELIVER_STORE_EVENT,
                         glue::deliver_store_event::<S>,
                     ),
@@ -49,6 +49,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

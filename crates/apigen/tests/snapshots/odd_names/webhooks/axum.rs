@@ -35,35 +35,35 @@ where
     let router = router
         .route(
             "/418",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::N404, glue::n404::<S>)],
+                [runtime::on_axum::serve(metadata::N404, glue::n404::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/self",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::CRATE, glue::crate_::<S>)],
+                [runtime::on_axum::serve(metadata::CRATE, glue::crate_::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::N4042, glue::n4042::<S>)],
+                [runtime::on_axum::serve(metadata::N4042, glue::n4042::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -36,13 +36,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/418")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::n404::<S>),
+                runtime::on_actix::to(web::post(), glue::n404::<S>),
                 metadata::N404,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -54,13 +54,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource("/self")
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::crate_::<S>),
+                runtime::on_actix::to(web::post(), glue::crate_::<S>),
                 metadata::CRATE,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -72,13 +72,13 @@ pub fn configure_with<S, L, B>(
     cfg.service(
         web::resource(["", "/"])
             .route(runtime::serve(
-                runtime::actix::to(web::post(), glue::n4042::<S>),
+                runtime::on_actix::to(web::post(), glue::n4042::<S>),
                 metadata::N4042,
                 layer(),
             ))
             .default_service(
                 web::to(|service: web::Data<S>, request: HttpRequest| async move {
-                    runtime::actix::method_not_allowed(
+                    runtime::on_actix::method_not_allowed(
                         &request,
                         "POST",
                         |rejection| service.reject(rejection),
@@ -95,5 +95,5 @@ pub async fn not_found<S: Rejections + 'static>(
     service: web::Data<S>,
     request: HttpRequest,
 ) -> HttpResponse {
-    runtime::actix::not_found(&request, |rejection| service.reject(rejection))
+    runtime::on_actix::not_found(&request, |rejection| service.reject(rejection))
 }

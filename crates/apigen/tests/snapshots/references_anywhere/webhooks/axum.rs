@@ -35,25 +35,25 @@ where
     let router = router
         .route(
             "/",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::CHANGED, glue::changed::<S>)],
+                [runtime::on_axum::serve(metadata::CHANGED, glue::changed::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     let router = router
         .route(
             "/changed2",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
-                [runtime::axum::serve(metadata::CHANGED2, glue::changed2::<S>)],
+                [runtime::on_axum::serve(metadata::CHANGED2, glue::changed2::<S>)],
                 <S as Rejections>::reject,
             ),
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }

@@ -35,11 +35,11 @@ where
     let router = router
         .route(
             "/newBooking",
-            runtime::axum::resource(
+            runtime::on_axum::resource(
                 &service,
                 &layer,
                 [
-                    runtime::axum::serve(
+                    runtime::on_axum::serve(
                         metadata::BOOKING_CREATED,
                         glue::booking_created::<S>,
                     ),
@@ -49,6 +49,6 @@ where
         );
     router
         .fallback_service(
-            runtime::axum::not_found(&service, &layer, <S as Rejections>::reject),
+            runtime::on_axum::not_found(&service, &layer, <S as Rejections>::reject),
         )
 }
