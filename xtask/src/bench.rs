@@ -795,7 +795,7 @@ fn glue_server(document: &Path) -> Result<PathBuf, String> {
     let options = apigen::standalone::Options {
         name: Some("one-pet".into()),
         server: true,
-        runtime_crate: Some(crate::runtime_crate()),
+        runtime: apigen::standalone::RuntimeSource::Path(crate::runtime_crate()),
         ..Default::default()
     };
     crate::corpus::write_crate(document, &work.join("api"), &options)?;

@@ -73,7 +73,7 @@ pub fn bench_compile(args: &[&str]) -> Result<(), String> {
         strict: false,
         check_formats: false,
         serde_sides: false,
-        runtime_crate: None,
+        runtime: apigen::standalone::RuntimeSource::Vendored,
     };
     let krate = crate::corpus::write_crate(&doc, &work.join("ours"), &options)?;
     let groups = krate.generated.api.groups();

@@ -183,7 +183,9 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
 /// The corpora (`cargo xtask corpus`, when `corpus` names their
 /// documents), schemathesis against the real server (on SQLite, on
 /// PostgreSQL) and against the mocks (on actix-web, on axum), and the
-/// example clients, side by side ([`jobs`]), once the binaries are built.
+/// example clients, and the published crates' packages
+/// ([`crate::package`]), side by side ([`jobs`]), once the binaries are
+/// built.
 /// A schemathesis run keeps about one core busy and waits on its server
 /// the rest of the time (the runs alone used 1.5 of 2 cores), so they run
 /// one per core, and the corpora's checks run beside them in that slack:
@@ -229,6 +231,9 @@ fn side_by_side(corpus: Option<Vec<String>>) -> Result<(), String> {
             mocks(&["mock-conformance", "--framework", "axum"]),
         )
         .after(0),
+        // The published crates packed and built from their packages, in
+        // a target directory of their own.
+        Job::new("packages", &["package"]),
         Job::new(
             "conformance on PostgreSQL, on actix-web",
             &[

@@ -1,4 +1,6 @@
-//! `cargo xtask codegen [--check]`: spec/openapi.yaml -> crates/petstore-api/src/generated.
+//! `cargo xtask codegen [--check]`: spec/openapi.yaml -> crates/petstore-api/src/generated,
+//! the release notes, and the manifest fragment of generated crates that the
+//! generator's package carries ([`crate::runtime_manifest`]).
 
 use crate::project_root;
 use crate::SPEC;
@@ -46,12 +48,20 @@ pub fn run(mode: Mode) -> Result<(), String> {
         fs::write(&changelog_path, &changelog)
             .map_err(|e| format!("cannot write {}: {e}", changelog_path.display()))?;
     }
-    if stale.is_empty() && (!stale_changelog || mode == Mode::Write) {
+    let manifest = crate::runtime_manifest::text()?;
+    let manifest_path = root.join(crate::runtime_manifest::PATH);
+    let stale_manifest = fs::read_to_string(&manifest_path).unwrap_or_default() != manifest;
+    if stale_manifest && mode == Mode::Write {
+        fs::write(&manifest_path, &manifest)
+            .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
+    }
+    if stale.is_empty() && (!(stale_changelog || stale_manifest) || mode == Mode::Write) {
         if mode == Mode::Write {
             eprintln!(
-                "generated {} files in {OUT_DIR}, and {}",
+                "generated {} files in {OUT_DIR}, {} and {}",
                 files.len(),
-                crate::spec_diff::CHANGELOG
+                crate::spec_diff::CHANGELOG,
+                crate::runtime_manifest::PATH
             );
         }
         return Ok(());
@@ -64,6 +74,12 @@ pub fn run(mode: Mode) -> Result<(), String> {
         shown.push(format!(
             "{} is stale: it should read\n{changelog}",
             crate::spec_diff::CHANGELOG
+        ));
+    }
+    if stale_manifest {
+        shown.push(format!(
+            "{} is stale: it should read\n{manifest}",
+            crate::runtime_manifest::PATH
         ));
     }
     Err(format!(

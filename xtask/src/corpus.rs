@@ -191,9 +191,22 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
     // runtime, and the runtime's own code is the same in every crate: so it
     // is checked once per feature set, not once per document (with 32
     // crates, two thirds of the corpora's checks were the runtime again).
+    // The first document is generated both ways, so that the same crate is
+    // checked carrying the runtime and on the runtime crate.
     let mut vendored = None;
+    let mut both_ways = true;
+    let mut entries = Vec::new();
     for (dir, doc) in &docs {
-        let name = crate_name(doc);
+        entries.push((dir, doc, false));
+        if std::mem::take(&mut both_ways) {
+            entries.push((dir, doc, true));
+        }
+    }
+    for (dir, doc, on_crate) in entries {
+        let name = match on_crate {
+            false => crate_name(doc),
+            true => format!("{}-on-runtime-crate", crate_name(doc)),
+        };
         let out = work.join(&name);
         let started = Instant::now();
         // Format checks on, server and client both default features: the
@@ -205,10 +218,13 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
             strict: false,
             check_formats: true,
             serde_sides: false,
-            runtime_crate: vendored.is_some().then(crate::runtime_crate),
+            runtime: match vendored {
+                None if !on_crate => apigen::standalone::RuntimeSource::Vendored,
+                _ => apigen::standalone::RuntimeSource::Registry,
+            },
         };
         let generated = write_crate(doc, &out, &options).map(|k| k.generated);
-        if generated.is_ok() && vendored.is_none() {
+        if generated.is_ok() && vendored.is_none() && !on_crate {
             vendored = Some(name.clone());
         }
         let smallest_group = generated.as_ref().ok().and_then(|g| {
@@ -216,7 +232,10 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
             groups.into_iter().min_by_key(|(_, n)| *n).map(|(f, _)| f)
         });
         let time = started.elapsed();
-        let document = doc.strip_prefix(dir).unwrap_or(doc).display().to_string();
+        let mut document = doc.strip_prefix(dir).unwrap_or(doc).display().to_string();
+        if on_crate {
+            document.push_str(" (on apigen-runtime)");
+        }
         match generated {
             Ok(g) => {
                 members.push(name.clone());
@@ -265,15 +284,19 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
     // One workspace, so that the dependencies build once for all crates.
     // Every crate is checked once per feature set, so incremental state
     // (gigabytes for the largest documents) and debug info would only fill
-    // the disk: a CI machine's may be small.
+    // the disk: a CI machine's may be small. The crates on the runtime
+    // crate ask crates.io for it, as `apigen generate --runtime crate`
+    // writes them; the patch gives them this workspace's.
     let manifest = format!(
         "[workspace]\nresolver = \"2\"\nmembers = [{}]\n\n\
+         [patch.crates-io]\napigen-runtime = {{ path = {:?} }}\n\n\
          [profile.dev]\ndebug = false\nincremental = false\n",
         members
             .iter()
             .map(|m| format!("\"{m}\""))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        crate::runtime_crate().display().to_string()
     );
     fs::write(work.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
     let lock = project_root().join("Cargo.lock");

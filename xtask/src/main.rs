@@ -27,8 +27,10 @@ mod installs;
 mod jobs;
 mod launch;
 mod mock_conformance;
+mod package;
 mod postgres;
 mod rooms;
+mod runtime_manifest;
 mod spec_diff;
 mod tests;
 #[cfg(test)]
@@ -110,6 +112,9 @@ commands:
                     cores busy; a table of each run's time and result
   guide             the user's guide (docs/, an mdBook) built into target/guide with
                     mdbook, and every link and anchor in it checked, offline
+  package           the published crates (apigen-runtime, apigen, apigen-cli) packed as
+                    `cargo publish` packs them, each built from its packed sources;
+                    fails on any warning, or a crate whose `publish` is not as meant
   rooms             the generator's and the runtime's long files (over 1,000 lines),
                     long functions (over 120) and import loops between modules
   ci [--only STEP]  everything CI checks: fmt, rooms, codegen --check, spec validation, the
@@ -133,6 +138,7 @@ fn main() -> ExitCode {
     }
     let result = match args.as_slice() {
         ["codegen"] => codegen::run(codegen::Mode::Write),
+        ["package"] => package::package(),
         ["codegen", "--check"] => codegen::run(codegen::Mode::Check),
         ["codegen", "--spec", spec, "--out", out] => corpus::codegen_standalone(spec, out, false),
         ["codegen", "--spec", spec, "--out", out, "--strict"] => {

@@ -66,6 +66,13 @@ enum Command {
         /// memory, and its models are no longer serde types both ways.
         #[arg(long)]
         serde_sides: bool,
+        /// Where the crate finds apigen-runtime: `vendored`, its sources
+        /// carried in the crate (`src/generated/runtime/`), which builds with
+        /// nothing else; or `crate`, the `apigen-runtime` crate of this
+        /// tool's version as a dependency, which crates generated side by
+        /// side compile once.
+        #[arg(long, value_enum, default_value_t = RuntimeChoice::Vendored)]
+        runtime: RuntimeChoice,
     },
     /// The evolution gate: what REVISION breaks for callers of BASE, judged
     /// by each operation's stability, deprecation and sunset. Exits 0 when
@@ -124,10 +131,13 @@ enum Command {
         /// `axum`) and the credentials to take.
         #[arg(long)]
         build_only: bool,
+        /// Where the mock's crate finds apigen-runtime, as for `generate`.
+        #[arg(long, value_enum, default_value_t = RuntimeChoice::Vendored)]
+        runtime: RuntimeChoice,
         /// Depend on the `apigen-runtime` crate in this directory (of the
-        /// same version as this tool) instead of carrying the runtime's
-        /// sources in the mock's crate: mocks of many documents built in
-        /// one target directory then compile the runtime once.
+        /// same version as this tool): `--runtime crate` from a checkout,
+        /// say. Mocks of many documents built in one target directory then
+        /// compile the runtime once.
         #[arg(long, value_name = "DIR")]
         runtime_crate: Option<PathBuf>,
         /// Take only this credential where an operation asks for one
@@ -143,6 +153,15 @@ enum Command {
         #[arg(long)]
         release: bool,
     },
+}
+
+/// `--runtime`: where a generated crate finds apigen-runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RuntimeChoice {
+    /// The runtime's sources, carried in the crate.
+    Vendored,
+    /// The `apigen-runtime` crate, as a dependency.
+    Crate,
 }
 
 /// `--framework`: actix-web (the `server` feature) or axum (`axum`).
@@ -174,6 +193,7 @@ fn main() -> ExitCode {
             strict,
             check_formats,
             serde_sides,
+            runtime,
         } => {
             let options = apigen::standalone::Options {
                 name,
@@ -182,7 +202,10 @@ fn main() -> ExitCode {
                 strict,
                 check_formats,
                 serde_sides,
-                runtime_crate: None,
+                runtime: match runtime {
+                    RuntimeChoice::Vendored => apigen::standalone::RuntimeSource::Vendored,
+                    RuntimeChoice::Crate => apigen::standalone::RuntimeSource::Registry,
+                },
             };
             exit(generate(&spec, &out, &options, check))
         }
@@ -216,6 +239,7 @@ fn main() -> ExitCode {
             framework,
             cache,
             build_only,
+            runtime,
             runtime_crate,
             accept_credential,
             release,
@@ -230,6 +254,7 @@ fn main() -> ExitCode {
             cache,
             build_only,
             runtime_crate,
+            on_runtime_crate: runtime == RuntimeChoice::Crate,
             credentials: accept_credential,
             release,
         })),
@@ -262,6 +287,10 @@ fn command(
         (options.strict, "--strict"),
         (options.check_formats, "--check-formats"),
         (options.serde_sides, "--serde-sides"),
+        (
+            options.runtime != apigen::standalone::RuntimeSource::Vendored,
+            "--runtime crate",
+        ),
     ] {
         if on {
             command.push(' ');

@@ -28,6 +28,9 @@ pub struct Request<'a> {
     /// The `apigen-runtime` crate's directory to depend on, instead of
     /// carrying the runtime's sources.
     pub runtime_crate: Option<PathBuf>,
+    /// Depend on the `apigen-runtime` crate (from crates.io, unless
+    /// [`Request::runtime_crate`] names a directory).
+    pub on_runtime_crate: bool,
     /// The only credentials a secured operation takes (any when empty).
     pub credentials: Vec<String>,
     /// Build with the release profile.
@@ -66,16 +69,17 @@ fn key(files: &apigen::Files, profile: &str) -> String {
 pub fn run(request: Request) -> Result<(), String> {
     let spec = request.spec;
     // Absolute: the manifest that names it lies in the cache.
-    let runtime_crate = match &request.runtime_crate {
-        Some(dir) => Some(runtime_crate(dir)?),
-        None => None,
+    let runtime = match &request.runtime_crate {
+        Some(dir) => apigen::standalone::RuntimeSource::Path(runtime_crate(dir)?),
+        None if request.on_runtime_crate => apigen::standalone::RuntimeSource::Registry,
+        None => apigen::standalone::RuntimeSource::Vendored,
     };
     // Formats checked: the mock refuses an `email` that is not one, and
     // makes ones that are.
     let options = apigen::standalone::Options {
         server: true,
         check_formats: true,
-        runtime_crate,
+        runtime,
         ..Default::default()
     };
     let command = format!("apigen mock {}", spec.display());

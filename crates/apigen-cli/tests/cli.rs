@@ -141,6 +141,42 @@ fn names_and_features_are_chosen_on_the_command_line() {
     assert!(lib.contains("client.get_note("), "{lib}");
 }
 
+/// `--runtime crate` writes a crate that asks for `apigen-runtime` at this
+/// tool's version and carries no copy of it; the command that regenerates
+/// it says so, and checking it as a vendoring crate finds it stale.
+#[test]
+fn a_crate_on_the_runtime_crate_holds_no_copy_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.yaml"), SPEC).unwrap();
+    let on_crate = ["generate", "notes.yaml", "--out", "n", "--runtime", "crate"];
+    let out = apigen(&on_crate, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest = std::fs::read_to_string(dir.path().join("n/Cargo.toml")).unwrap();
+    let requirement = format!(
+        "apigen-runtime = {{ version = \"{}\", default-features = false }}",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(manifest.contains(&requirement), "{manifest}");
+    assert!(
+        manifest.contains("client = [\"apigen-runtime/client\""),
+        "{manifest}"
+    );
+    assert!(!dir.path().join("n/src/generated/runtime").exists());
+    let module = std::fs::read_to_string(dir.path().join("n/src/generated/mod.rs")).unwrap();
+    assert!(module.contains("pub use apigen_runtime::*;"), "{module}");
+    let models = std::fs::read_to_string(dir.path().join("n/src/generated/models.rs")).unwrap();
+    assert!(
+        models.contains("apigen generate notes.yaml --out n --runtime crate"),
+        "{models}"
+    );
+    let check: Vec<&str> = on_crate.iter().copied().chain(["--check"]).collect();
+    assert!(apigen(&check, dir.path()).status.success());
+    let vendored = ["generate", "notes.yaml", "--out", "n", "--check"];
+    let out = apigen(&vendored, dir.path());
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("runtime/mod.rs"), "{}", stderr(&out));
+}
+
 #[test]
 fn diff_is_the_evolution_gate_with_its_exit_codes() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,7 +25,7 @@ pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod lower;
-#[path = "../../apigen-runtime/src/media.rs"]
+#[path = "../runtime/src/media.rs"]
 pub mod media;
 pub mod names;
 
@@ -36,7 +36,7 @@ pub mod sync;
 /// The words generated code and the runtime share (stability, parameter
 /// styles): the runtime's own definition, compiled here too, so that the
 /// names the generator emits are the ones the runtime defines.
-#[path = "../../apigen-runtime/src/vocabulary.rs"]
+#[path = "../runtime/src/vocabulary.rs"]
 pub mod vocabulary;
 
 pub use diag::{Diagnostic, Diagnostics, Location};

@@ -2,10 +2,12 @@
 //! what `apigen generate --check` compares a directory with.
 //!
 //! The crate builds without this repository: the runtime's sources are
-//! written beside the generated code (`src/generated/runtime/`), its
-//! manifest names every dependency, and its crate docs show, as doc tests
-//! that compile, how to implement the route traits and mount them in an
-//! actix-web `App`, and how to call an operation with the client.
+//! written beside the generated code (`src/generated/runtime/`), or it
+//! depends on the `apigen-runtime` crate at this generator's version
+//! ([`RuntimeSource`]); its manifest names every dependency, and its crate
+//! docs show, as doc tests that compile, how to implement the route traits
+//! and mount them in an actix-web `App`, and how to call an operation with
+//! the client.
 
 use crate::emit::text;
 use crate::ir::{Api, Operation};
@@ -31,13 +33,42 @@ pub struct Options {
     /// Serde impls only for the sides that use them
     /// ([`crate::Config::serde_sides`]).
     pub serde_sides: bool,
-    /// The `apigen-runtime` crate at this path as a dependency, instead of
-    /// its sources carried in the crate (`None`, the default): crates
-    /// generated side by side then compile the runtime once between them,
-    /// not once each. The generated code is the same but for the line that
-    /// names the runtime, and the manifest adds the dependency, with each
-    /// of the runtime's features turning on the runtime's own.
-    pub runtime_crate: Option<std::path::PathBuf>,
+    /// Where the crate finds the runtime: its own copy (the default), or
+    /// the `apigen-runtime` crate.
+    pub runtime: RuntimeSource,
+}
+
+/// Where a generated crate finds the runtime. On the `apigen-runtime`
+/// crate, crates generated side by side compile the runtime once between
+/// them, not once each, and a fix to the runtime reaches them without
+/// generating them again. The generated code is the same either way but
+/// for the module that names the runtime; the manifest adds the
+/// dependency, with each of the runtime's features turning on the
+/// runtime's own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// The runtime's sources carried in the crate (`src/generated/runtime/`):
+    /// it builds with nothing but crates.io.
+    #[default]
+    Vendored,
+    /// `apigen-runtime` from crates.io at this generator's version, as a
+    /// caret requirement ([`runtime_requirement`]): any later release of
+    /// the same minor version (`0.1.x` for `0.1.0`), which keeps the
+    /// plumbing generated code calls.
+    Registry,
+    /// The `apigen-runtime` crate at this path (of this generator's
+    /// version).
+    Path(std::path::PathBuf),
+}
+
+/// The version requirement on `apigen-runtime` of a crate generated on it:
+/// this generator's own version, read as a caret requirement. The runtime
+/// and the generator are released together at one version; the runtime's
+/// plumbing changes only with its minor version (see
+/// [`crate::vocabulary::PLUMBING`], which the crate also checks at compile
+/// time), so every runtime this admits has what the crate calls.
+pub fn runtime_requirement() -> &'static str {
+    env!("CARGO_PKG_VERSION")
 }
 
 /// A crate: its files by path relative to its directory, and what the
@@ -93,9 +124,9 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
         source: spec.display().to_string(),
         lenient: !options.strict,
         check_formats: options.check_formats,
-        runtime: match options.runtime_crate {
-            Some(_) => crate::Runtime::Crate,
-            None => crate::Runtime::Vendored,
+        runtime: match options.runtime {
+            RuntimeSource::Vendored => crate::Runtime::Vendored,
+            RuntimeSource::Registry | RuntimeSource::Path(_) => crate::Runtime::Crate,
         },
         group_features: true,
         serde_sides: options.serde_sides,
@@ -194,9 +225,17 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
             quoted(&mut enables.iter().map(String::as_str))
         );
     }
-    let dependencies = match &options.runtime_crate {
-        Some(path) => on_runtime_crate(crate::emit::vendor::MANIFEST_DEPENDENCIES, path),
-        None => crate::emit::vendor::MANIFEST_DEPENDENCIES.to_string(),
+    let vendored = crate::emit::vendor::manifest_dependencies();
+    let dependencies = match &options.runtime {
+        RuntimeSource::Vendored => vendored.to_string(),
+        RuntimeSource::Registry => on_runtime_crate(
+            vendored,
+            &format!("version = {}", toml_string(runtime_requirement())),
+        ),
+        RuntimeSource::Path(path) => on_runtime_crate(
+            vendored,
+            &format!("path = {}", toml_string(&path.display().to_string())),
+        ),
     };
     // The mock implements every route trait, so it needs every group.
     let dependencies = dependencies
@@ -209,12 +248,13 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
 }
 
 /// The vendoring manifest's features and dependencies (`vendored`) for a
-/// crate that depends on the runtime crate at `path` instead: the
-/// dependency added, and each of the runtime's features (every feature
-/// but `default` there) turning on the runtime's own as well. The
-/// runtime's dependencies stay declared, as the generated code uses some
-/// of them directly, with the same features, so they are built once.
-fn on_runtime_crate(vendored: &str, path: &Path) -> String {
+/// crate that depends on the runtime crate instead, found at `source` (a
+/// `version = ...` or a `path = ...`): the dependency added, and each of
+/// the runtime's features (every feature but `default` there) turning on
+/// the runtime's own as well. The runtime's dependencies stay declared, as
+/// the generated code uses some of them directly, with the same features,
+/// so they are built once.
+fn on_runtime_crate(vendored: &str, source: &str) -> String {
     let mut out = String::new();
     let mut in_features = false;
     for line in vendored.lines() {
@@ -232,8 +272,7 @@ fn on_runtime_crate(vendored: &str, path: &Path) -> String {
             _ if line == "[dependencies]" => {
                 let _ = writeln!(
                     out,
-                    "{line}\napigen-runtime = {{ path = {}, default-features = false }}",
-                    toml_string(&path.display().to_string())
+                    "{line}\napigen-runtime = {{ {source}, default-features = false }}"
                 );
             }
             _ => {
@@ -598,10 +637,12 @@ mod tests {
 
     #[test]
     fn a_crate_on_the_runtime_crate_turns_on_the_runtimes_features() {
-        let vendored: toml::Table = crate::emit::vendor::MANIFEST_DEPENDENCIES.parse().unwrap();
+        let vendored: toml::Table = crate::emit::vendor::manifest_dependencies()
+            .parse()
+            .unwrap();
         let text = on_runtime_crate(
-            crate::emit::vendor::MANIFEST_DEPENDENCIES,
-            Path::new("/src/apigen-runtime"),
+            crate::emit::vendor::manifest_dependencies(),
+            "path = \"/src/apigen-runtime\"",
         );
         let on_crate: toml::Table = text.parse().unwrap();
         let runtime = &on_crate["dependencies"]["apigen-runtime"];
@@ -627,6 +668,27 @@ mod tests {
         }
     }
 
+    /// `--runtime crate` asks crates.io for the runtime at the generator's
+    /// version, which is the runtime's own: the two are released together.
+    #[test]
+    fn a_crate_on_the_registry_asks_for_the_runtime_of_its_generator() {
+        let options = Options {
+            runtime: RuntimeSource::Registry,
+            ..Options::default()
+        };
+        let on_crate: toml::Table = manifest("api", &options, &[]).parse().unwrap();
+        let runtime = &on_crate["dependencies"]["apigen-runtime"];
+        assert_eq!(runtime["version"].as_str(), Some(runtime_requirement()));
+        assert!(runtime.get("path").is_none());
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../apigen-runtime/Cargo.toml");
+        let manifest: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+        assert_eq!(
+            manifest["package"]["version"].as_str(),
+            Some(env!("CARGO_PKG_VERSION")),
+            "apigen-runtime's version is apigen's"
+        );
+    }
+
     #[test]
     fn a_runtime_path_is_written_as_toml_reads_it() {
         for path in [
@@ -634,8 +696,11 @@ mod tests {
             r"C:\src\apigen-runtime",
             "/a \"b\"/c\u{301}\t",
         ] {
-            let text =
-                on_runtime_crate(crate::emit::vendor::MANIFEST_DEPENDENCIES, Path::new(path));
+            let options = Options {
+                runtime: RuntimeSource::Path(path.into()),
+                ..Options::default()
+            };
+            let text = manifest("api", &options, &[]);
             let on_crate: toml::Table = text.parse().unwrap();
             let runtime = &on_crate["dependencies"]["apigen-runtime"];
             assert_eq!(runtime["path"].as_str(), Some(path));

@@ -1,11 +1,16 @@
 //! The sources of `apigen-runtime`, for a generated crate that carries its
 //! own copy ([`crate::Runtime::Vendored`]). The crate itself is the one
 //! place they are written, compiled and tested; this only embeds them.
+//!
+//! They are read from `runtime/src/` in this crate's directory, where each
+//! file is a link to the runtime crate's: `cargo package` packs what a link
+//! points to, so the generator's package carries the runtime's sources and
+//! builds on its own.
 
 /// The runtime crate's sources, by file name, with their text.
 macro_rules! sources {
     ($($file:literal),* $(,)?) => {
-        &[$(($file, include_str!(concat!("../../../apigen-runtime/src/", $file)))),*]
+        &[$(($file, include_str!(concat!("../../runtime/src/", $file)))),*]
     };
 }
 
@@ -47,10 +52,12 @@ pub const SOURCES: &[(&str, &str)] = sources![
 
 /// The features and dependencies a crate with a vendored runtime needs:
 /// the runtime's own and what its generated code needs, at the versions
-/// this workspace builds with, written by `build.rs` from the runtime's
-/// manifest.
-pub const MANIFEST_DEPENDENCIES: &str =
-    include_str!(concat!(env!("OUT_DIR"), "/manifest_dependencies.toml"));
+/// this workspace builds with: `runtime/dependencies.toml`, which `cargo
+/// xtask codegen` writes from the runtime's manifest, without its heading.
+pub fn manifest_dependencies() -> &'static str {
+    let text = include_str!("../../runtime/dependencies.toml");
+    text.find("[features]").map_or(text, |start| &text[start..])
+}
 
 /// The file a runtime source becomes in the generated module: the crate
 /// root is the module's `mod.rs`.
@@ -160,7 +167,7 @@ mod tests {
             .iter()
             .find(|p| p["name"] == "apigen-runtime")
             .expect("the runtime is a workspace member");
-        let vendored: toml::Table = super::MANIFEST_DEPENDENCIES.parse().unwrap();
+        let vendored: toml::Table = super::manifest_dependencies().parse().unwrap();
         let declared = vendored["dependencies"].as_table().unwrap();
         for dep in runtime["dependencies"].as_array().unwrap() {
             if dep["kind"] != serde_json::Value::Null {
@@ -204,12 +211,16 @@ mod tests {
         }
     }
 
-    /// A module added to the runtime crate is vendored too.
+    /// A module added to the runtime crate is vendored too, and each
+    /// vendored file is a link to the runtime's own (`runtime/src/`), so
+    /// that the two cannot differ.
     #[test]
     fn every_runtime_source_is_vendored() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../apigen-runtime/src");
+        use std::path::Path;
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = here.join("../apigen-runtime/src");
         // A file's unit tests (`client/tests.rs`) are not carried.
-        fn sources(dir: &std::path::Path, under: &str, out: &mut Vec<String>) {
+        fn sources(dir: &Path, under: &str, out: &mut Vec<String>) {
             for entry in std::fs::read_dir(dir).unwrap() {
                 let path = entry.unwrap().path();
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -226,5 +237,19 @@ mod tests {
         let mut vendored: Vec<String> = SOURCES.iter().map(|(n, _)| n.to_string()).collect();
         vendored.sort();
         assert_eq!(vendored, on_disk);
+        let mut linked = Vec::new();
+        sources(&here.join("runtime/src"), "", &mut linked);
+        linked.sort();
+        assert_eq!(linked, on_disk, "runtime/src/ links every runtime source");
+        for name in &linked {
+            let link = here.join("runtime/src").join(name);
+            let target = std::fs::read_link(&link)
+                .unwrap_or_else(|e| panic!("runtime/src/{name} is not a link: {e}"));
+            assert_eq!(
+                link.parent().unwrap().join(target).canonicalize().unwrap(),
+                dir.join(name).canonicalize().unwrap(),
+                "runtime/src/{name} links the runtime's file"
+            );
+        }
     }
 }

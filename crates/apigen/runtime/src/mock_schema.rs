@@ -1,0 +1,1 @@
+../../../apigen-runtime/src/mock_schema.rs

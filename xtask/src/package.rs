@@ -1,0 +1,88 @@
+//! `cargo xtask package`: the crates meant for a registry packed as
+//! `cargo publish` would pack them, each verified by building from its own
+//! packed sources (cargo's verification; a crate depending on another of
+//! them builds against that one's package, not the workspace), and no
+//! warning from cargo (a missing description, license, repository, readme;
+//! a target left out of a package). Every other workspace member must say
+//! `publish = false`.
+
+use crate::project_root;
+use std::process::Command;
+
+/// The crates published, in the order a release publishes them.
+pub const PUBLISHED: &[&str] = &["apigen-runtime", "apigen", "apigen-cli"];
+
+pub fn package() -> Result<(), String> {
+    publish_flags()?;
+    let mut args = vec!["package", "--allow-dirty"];
+    for name in PUBLISHED {
+        args.extend(["--package", name]);
+    }
+    eprintln!("$ cargo {}", args.join(" "));
+    // A target directory of its own: the packages build with their own
+    // features and without the workspace's profile, so they share nothing
+    // with the workspace's builds, and need not wait on their lock.
+    // Without debug information, which nothing here reads.
+    let out = Command::new(env!("CARGO"))
+        .args(&args)
+        .env(
+            "CARGO_TARGET_DIR",
+            project_root().join("target").join("package-check"),
+        )
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .current_dir(project_root())
+        .output()
+        .map_err(|e| format!("cannot run cargo package: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprint!("{stderr}");
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo {}` failed ({})",
+            args.join(" "),
+            out.status
+        ));
+    }
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("warning"))
+        .collect();
+    if !warnings.is_empty() {
+        return Err(format!("cargo package warned:\n{}", warnings.join("\n")));
+    }
+    Ok(())
+}
+
+/// Every workspace member but [`PUBLISHED`] says `publish = false`, and
+/// those do not.
+fn publish_flags() -> Result<(), String> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(project_root())
+        .output()
+        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("cargo metadata wrote no JSON: {e}"))?;
+    let mut wrong = Vec::new();
+    for package in metadata["packages"].as_array().into_iter().flatten() {
+        let name = package["name"].as_str().unwrap_or_default();
+        // `publish = false` is an empty list of registries.
+        let publishable = package["publish"] != serde_json::json!([]);
+        if publishable != PUBLISHED.contains(&name) {
+            wrong.push(format!(
+                "{name}: publish = {publishable}, meant to be {}",
+                !publishable
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("\n"))
+    }
+}

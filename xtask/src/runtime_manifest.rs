@@ -1,0 +1,211 @@
+//! The features and dependencies of a crate generated against the runtime
+//! (`crates/apigen/runtime/dependencies.toml`), written by `cargo xtask
+//! codegen` from the runtime's own manifest and checked by `--check`, so
+//! that they are never copied by hand and the generator's package carries
+//! them (a build script could not read a manifest outside its package).
+//!
+//! Read through `cargo metadata`, which resolves workspace inheritance:
+//! the runtime's `[features]` and `[dependencies]`, with what generated
+//! code needs besides (`[package.metadata.apigen.generated-code]`). A
+//! dependency the runtime takes as optional and generated code always
+//! needs becomes required; the features that enabled it (`dep:uuid`) then
+//! enable what the runtime asked of it (`uuid/v4`).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Where the generator's package carries the fragment.
+pub const PATH: &str = "crates/apigen/runtime/dependencies.toml";
+
+/// A dependency as the generated crate declares it.
+#[derive(Debug, Clone, Default)]
+struct Dependency {
+    version: String,
+    default_features: bool,
+    features: Vec<String>,
+    optional: bool,
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The runtime's package, as `cargo metadata` describes it.
+fn runtime_package() -> Result<Value, String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(crate::project_root())
+        .output()
+        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let metadata: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("cargo metadata wrote no JSON: {e}"))?;
+    metadata["packages"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "apigen-runtime"))
+        .cloned()
+        .ok_or_else(|| "apigen-runtime is not a workspace member".to_string())
+}
+
+/// The fragment's text, from the runtime's manifest as it is now.
+pub fn text() -> Result<String, String> {
+    Ok(render(&runtime_package()?))
+}
+
+fn render(runtime: &Value) -> String {
+    let mut deps: BTreeMap<String, Dependency> = BTreeMap::new();
+    for dep in runtime["dependencies"].as_array().into_iter().flatten() {
+        if !dep["kind"].is_null() {
+            continue; // dev- and build-dependencies are the runtime's own
+        }
+        let req = dep["req"].as_str().unwrap_or_default();
+        let name = dep["rename"]
+            .as_str()
+            .or(dep["name"].as_str())
+            .unwrap_or_default();
+        deps.insert(
+            name.to_string(),
+            Dependency {
+                version: req.strip_prefix('^').unwrap_or(req).to_string(),
+                default_features: dep["uses_default_features"].as_bool().unwrap_or(true),
+                features: strings(&dep["features"]),
+                optional: dep["optional"].as_bool().unwrap_or(false),
+            },
+        );
+    }
+    // What generated code needs: required, whatever the runtime says.
+    let generated = runtime["metadata"]["apigen"]["generated-code"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    // `dep:X` -> `X/f` for each feature the runtime asked of a dependency
+    // that generated code makes required.
+    let mut promoted: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, spec) in &generated {
+        let needed = Dependency {
+            version: spec["version"].as_str().unwrap_or_default().to_string(),
+            default_features: spec["default-features"].as_bool().unwrap_or(true),
+            features: strings(&spec["features"]),
+            optional: false,
+        };
+        match deps.get_mut(name) {
+            Some(dep) if dep.optional => {
+                let extra = dep
+                    .features
+                    .iter()
+                    .filter(|f| !needed.features.contains(f))
+                    .cloned()
+                    .collect();
+                promoted.insert(name.clone(), extra);
+                *dep = needed;
+            }
+            Some(dep) => {
+                for f in needed.features {
+                    if !dep.features.contains(&f) {
+                        dep.features.push(f);
+                    }
+                }
+            }
+            None => {
+                deps.insert(name.clone(), needed);
+            }
+        }
+    }
+
+    let mut out = String::from(
+        "# The features and dependencies of a crate generated against apigen-runtime:\n\
+         # written by `cargo xtask codegen` from crates/apigen-runtime/Cargo.toml.\n\
+         [features]\n",
+    );
+    let features = runtime["features"].as_object().cloned().unwrap_or_default();
+    for (feature, enables) in &features {
+        let enables: Vec<String> = strings(enables)
+            .into_iter()
+            .flat_map(|e| {
+                match e
+                    .strip_prefix("dep:")
+                    .and_then(|d| promoted.get(d).map(|f| (d, f)))
+                {
+                    Some((dep, features)) => {
+                        features.iter().map(|f| format!("{dep}/{f}")).collect()
+                    }
+                    None => vec![e],
+                }
+            })
+            .map(|e| format!("{e:?}"))
+            .collect();
+        let _ = writeln!(out, "{feature} = [{}]", enables.join(", "));
+    }
+    out.push_str("\n[dependencies]\n");
+    for (name, dep) in &deps {
+        let mut parts = vec![format!("version = {:?}", dep.version)];
+        if !dep.default_features {
+            parts.push("default-features = false".into());
+        }
+        if !dep.features.is_empty() {
+            let features: Vec<String> = dep.features.iter().map(|f| format!("{f:?}")).collect();
+            parts.push(format!("features = [{}]", features.join(", ")));
+        }
+        if dep.optional {
+            parts.push("optional = true".into());
+        }
+        let _ = writeln!(out, "{name} = {{ {} }}", parts.join(", "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// An optional dependency that generated code needs becomes required,
+    /// and the feature that turned it on turns on its features instead.
+    #[test]
+    fn a_dependency_generated_code_needs_is_required_and_its_feature_kept() {
+        let runtime = json!({
+            "dependencies": [
+                {"name": "uuid", "req": "^1", "kind": null, "optional": true,
+                 "uses_default_features": false, "features": ["v4"]},
+                {"name": "http", "req": "^1", "kind": null, "optional": false,
+                 "uses_default_features": true, "features": []},
+                {"name": "postcard", "req": "^1", "kind": "dev", "optional": false,
+                 "uses_default_features": false, "features": []}
+            ],
+            "features": {"client": ["dep:uuid", "dep:http"], "default": []},
+            "metadata": {"apigen": {"generated-code": {
+                "uuid": {"version": "1", "default-features": false, "features": ["serde"]},
+                "chrono": {"version": "0.4"}
+            }}}
+        });
+        let text = super::render(&runtime);
+        assert!(
+            text.contains("client = [\"uuid/v4\", \"dep:http\"]\n"),
+            "{text}"
+        );
+        assert!(text.contains(
+            "uuid = { version = \"1\", default-features = false, features = [\"serde\"] }\n"
+        ));
+        assert!(text.contains("chrono = { version = \"0.4\" }\n"), "{text}");
+        assert!(text.contains("http = { version = \"1\" }\n"), "{text}");
+        assert!(!text.contains("postcard"), "{text}");
+    }
+}
