@@ -1,6 +1,7 @@
 //! `cargo xtask examples`: the example clients run against the real server as
-//! the README runs them, so that the README's commands keep working. Each
-//! must exit successfully.
+//! the README runs them, so that the README's commands keep working, with
+//! the program of the crate that generates its client at build time
+//! (`examples/build-time`). Each must exit successfully.
 
 use crate::conformance::{create_key, with_scratch_database};
 use crate::launch::{launch, pet_store_with};
@@ -36,10 +37,13 @@ pub fn examples() -> Result<(), String> {
         // the order completed); three are asked for, so the example ends
         // whatever else the walkthrough comes to do.
         example("watch", &["3", "--from", "0"], &base, &key)?;
+        // The client generated at build time (examples/build-time).
+        example("../petstore-build-time", &[], &base, &key)?;
         example("backoff", &["30"], &base, &key)
     })
 }
 
+/// Runs the example program `name` (under `target/debug/examples`).
 fn example(name: &str, args: &[&str], base: &str, key: &str) -> Result<(), String> {
     eprintln!(
         "$ PETSTORE_URL={base} PETSTORE_KEY=<key> {name} {}",

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Reads `path` and inlines the files its references name.
 pub fn bundle(path: &Path) -> Result<Value, Vec<Diagnostic>> {
-    bundle_text(path, &read(path)?)
+    bundle_text(path, &read(path)?).map(|(value, _)| value)
 }
 
 /// The text of `path`, or a diagnostic saying why it cannot be read.
@@ -24,11 +24,12 @@ pub fn read(path: &Path) -> Result<String, Vec<Diagnostic>> {
     })
 }
 
-/// As [`bundle`], for `text` already read from `path`.
-pub fn bundle_text(path: &Path, text: &str) -> Result<Value, Vec<Diagnostic>> {
+/// As [`bundle`], for `text` already read from `path`; with the other
+/// files its references named, which it read.
+pub fn bundle_text(path: &Path, text: &str) -> Result<(Value, Vec<PathBuf>), Vec<Diagnostic>> {
     let mut root = crate::load::syntax(text)?;
     if !has_external_refs(text) {
-        return Ok(root);
+        return Ok((root, Vec::new()));
     }
     // References to the document by its own URI (3.2's `$self`) are local.
     crate::load::self_references(&mut root);
@@ -86,7 +87,7 @@ pub fn bundle_text(path: &Path, text: &str) -> Result<Value, Vec<Diagnostic>> {
             }
         }
     }
-    Ok(root)
+    Ok((root, b.files.into_keys().collect()))
 }
 
 /// Whether any `$ref` in the text names another file (cheaper than walking

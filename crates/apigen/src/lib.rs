@@ -18,6 +18,9 @@
 //! Every stage reports problems as [`Diagnostic`]s and keeps going, so one run lists
 //! all of a document's errors. Nothing here panics on a document.
 
+// The docs show a build script, whose `fn main` is the point.
+#[allow(clippy::needless_doctest_main)]
+pub mod build;
 mod bundle;
 pub mod diag;
 pub mod diff;
@@ -99,6 +102,9 @@ pub struct Generated {
     pub api: ir::Api,
     /// Time spent in each stage, for benchmarks.
     pub timings: Vec<(&'static str, std::time::Duration)>,
+    /// The files the document was read from, when it was read from disk
+    /// ([`generate_file`]): itself and every file its references name.
+    pub sources: Vec<std::path::PathBuf>,
 }
 
 impl Generated {
@@ -140,8 +146,15 @@ pub fn generate(file: &str, text: &str, config: &Config) -> Result<Generated, Di
 pub fn generate_file(path: &std::path::Path, config: &Config) -> Result<Generated, Diagnostics> {
     let file = path.display().to_string();
     let started = std::time::Instant::now();
-    let value = bundled(path)?;
-    run(&file, value, config, vec![("parse", started.elapsed())])
+    let fail = |errors| Diagnostics {
+        file: file.clone(),
+        errors,
+    };
+    let text = bundle::read(path).map_err(fail)?;
+    let (value, others) = bundle::bundle_text(path, &text).map_err(fail)?;
+    let mut generated = run(&file, value, config, vec![("parse", started.elapsed())])?;
+    generated.sources = std::iter::once(path.to_path_buf()).chain(others).collect();
+    Ok(generated)
 }
 
 /// The document on disk at `path` as one self-contained document: what
@@ -192,5 +205,6 @@ fn run(
         notes,
         api,
         timings,
+        sources: Vec::new(),
     })
 }

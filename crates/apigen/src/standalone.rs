@@ -158,7 +158,7 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
 /// The features of a group of operations: each group's, the one for the
 /// types no operation reaches when there are any, and the one that turns
 /// them all on.
-fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
+pub(crate) fn group_features(api: &Api) -> Vec<(String, Vec<String>)> {
     let mut features: Vec<(String, Vec<String>)> = api
         .traits
         .iter()
@@ -200,6 +200,17 @@ deserialize = []
 ";
 
 fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{}",
+        manifest_sections(options, features)
+    )
+}
+
+/// The `[features]` and `[dependencies]` of a crate holding the generated
+/// code ([`crate::build`] asks a build script's crate for them): the
+/// runtime's, the default ones, one per group of operations
+/// ([`group_features`]).
+pub(crate) fn manifest_sections(options: &Options, features: &[(String, Vec<String>)]) -> String {
     let mut defaults: Vec<&str> = match (options.server, options.client) {
         (false, false) | (true, false) => vec!["server"],
         (false, true) => vec!["client"],
@@ -238,13 +249,10 @@ fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -
         ),
     };
     // The mock implements every route trait, so it needs every group.
-    let dependencies = dependencies
+    dependencies
         .replacen("default = [\"server\"]\n", &default, 1)
         .replacen("mock = [", &format!("mock = [\"{ALL_GROUPS}\", "), 1)
-        .replacen("\n[dependencies]", &format!("{groups}\n[dependencies]"), 1);
-    format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{dependencies}"
-    )
+        .replacen("\n[dependencies]", &format!("{groups}\n[dependencies]"), 1)
 }
 
 /// The vendoring manifest's features and dependencies (`vendored`) for a

@@ -120,7 +120,8 @@ impl Document {
             Ok(text) => text,
             Err(errors) => return Err(crate::Diagnostics { file, errors }),
         };
-        let doc = crate::bundle::bundle_text(path, &text).and_then(crate::load::from_value);
+        let doc = crate::bundle::bundle_text(path, &text)
+            .and_then(|(value, _)| crate::load::from_value(value));
         Document::lowered(file, doc, text)
     }
 
