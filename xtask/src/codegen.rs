@@ -48,20 +48,27 @@ pub fn run(mode: Mode) -> Result<(), String> {
         fs::write(&changelog_path, &changelog)
             .map_err(|e| format!("cannot write {}: {e}", changelog_path.display()))?;
     }
-    let manifest = crate::runtime_manifest::text()?;
-    let manifest_path = root.join(crate::runtime_manifest::PATH);
-    let stale_manifest = fs::read_to_string(&manifest_path).unwrap_or_default() != manifest;
-    if stale_manifest && mode == Mode::Write {
-        fs::write(&manifest_path, &manifest)
-            .map_err(|e| format!("cannot write {}: {e}", manifest_path.display()))?;
+    let mut stale_manifests = Vec::new();
+    for (path, manifest) in crate::runtime_manifest::files()? {
+        let full = root.join(path);
+        if fs::read_to_string(&full).unwrap_or_default() == manifest {
+            continue;
+        }
+        if mode == Mode::Write {
+            fs::write(&full, &manifest)
+                .map_err(|e| format!("cannot write {}: {e}", full.display()))?;
+        }
+        stale_manifests.push(format!("{path} is stale: it should read\n{manifest}"));
     }
+    let stale_manifest = !stale_manifests.is_empty();
     if stale.is_empty() && (!(stale_changelog || stale_manifest) || mode == Mode::Write) {
         if mode == Mode::Write {
             eprintln!(
-                "generated {} files in {OUT_DIR}, {} and {}",
+                "generated {} files in {OUT_DIR}, {}, {} and {}",
                 files.len(),
                 crate::spec_diff::CHANGELOG,
-                crate::runtime_manifest::PATH
+                crate::runtime_manifest::PATH,
+                crate::runtime_manifest::MACROS_PATH
             );
         }
         return Ok(());
@@ -76,12 +83,7 @@ pub fn run(mode: Mode) -> Result<(), String> {
             crate::spec_diff::CHANGELOG
         ));
     }
-    if stale_manifest {
-        shown.push(format!(
-            "{} is stale: it should read\n{manifest}",
-            crate::runtime_manifest::PATH
-        ));
-    }
+    shown.extend(stale_manifests);
     Err(format!(
         "{}\nThe generated code is stale: run `{COMMAND}` and commit the result.",
         shown.join("\n")

@@ -10,10 +10,12 @@ use crate::project_root;
 use std::process::Command;
 
 /// The crates published, in the order a release publishes them.
-pub const PUBLISHED: &[&str] = &["apigen-runtime", "apigen", "apigen-cli"];
+pub const PUBLISHED: &[&str] = &["apigen-macros", "apigen-runtime", "apigen", "apigen-cli"];
 
 pub fn package() -> Result<(), String> {
     publish_flags()?;
+    let target = project_root().join("target").join("package-check");
+    forget_earlier_packages(&target)?;
     let mut args = vec!["package", "--allow-dirty"];
     for name in PUBLISHED {
         args.extend(["--package", name]);
@@ -25,10 +27,7 @@ pub fn package() -> Result<(), String> {
     // Without debug information, which nothing here reads.
     let out = Command::new(env!("CARGO"))
         .args(&args)
-        .env(
-            "CARGO_TARGET_DIR",
-            project_root().join("target").join("package-check"),
-        )
+        .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .current_dir(project_root())
         .output()
@@ -48,6 +47,51 @@ pub fn package() -> Result<(), String> {
         .collect();
     if !warnings.is_empty() {
         return Err(format!("cargo package warned:\n{}", warnings.join("\n")));
+    }
+    Ok(())
+}
+
+/// Makes cargo forget the packages of an earlier run. Cargo verifies a
+/// crate that depends on another of [`PUBLISHED`] against that one's
+/// package, through a local registry, and takes a registry's package of a
+/// given version to be immutable: it neither unpacks it again (under
+/// `$CARGO_HOME/registry/src/-<hash>/`, the only registries whose
+/// directory starts with `-`) nor rebuilds it (its fingerprint in the
+/// target directory). A second run would build `apigen-cli` against the
+/// first run's `apigen`. Both are removed; the rest of the target
+/// directory stays warm.
+fn forget_earlier_packages(target: &std::path::Path) -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let local_registries: Vec<std::path::PathBuf> =
+        std::fs::read_dir(home.join("registry").join("src"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|r| r.file_name().to_string_lossy().starts_with('-'))
+            .map(|r| r.path())
+            .collect();
+    let fingerprints = target.join("debug").join(".fingerprint");
+    for dir in local_registries.iter().chain([&fingerprints]) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // `apigen-0.1.0` unpacked, `apigen-0123456789abcdef` built.
+            let ours = PUBLISHED.iter().any(|p| {
+                name.strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|rest| {
+                        let version = rest.starts_with(|c: char| c.is_ascii_digit());
+                        let hash = rest.len() == 16 && rest.chars().all(|c| c.is_ascii_hexdigit());
+                        (version && rest.contains('.')) || hash
+                    })
+            });
+            if ours {
+                std::fs::remove_dir_all(entry.path())
+                    .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
+            }
+        }
     }
     Ok(())
 }

@@ -18,6 +18,11 @@ use std::fmt::Write as _;
 /// Where the generator's package carries the fragment.
 pub const PATH: &str = "crates/apigen/runtime/dependencies.toml";
 
+/// Where it carries the dependencies of the derives' crate, for the copy
+/// of it that a vendoring crate holds (`apigen-macros`, whose sources sit
+/// beside this file).
+pub const MACROS_PATH: &str = "crates/apigen/runtime/macros/dependencies.toml";
+
 /// A dependency as the generated crate declares it.
 #[derive(Debug, Clone, Default)]
 struct Dependency {
@@ -38,8 +43,8 @@ fn strings(value: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The runtime's package, as `cargo metadata` describes it.
-fn runtime_package() -> Result<Value, String> {
+/// A workspace package, as `cargo metadata` describes it.
+fn package(name: &str) -> Result<Value, String> {
     let out = std::process::Command::new(env!("CARGO"))
         .args([
             "metadata",
@@ -61,21 +66,38 @@ fn runtime_package() -> Result<Value, String> {
         .map_err(|e| format!("cargo metadata wrote no JSON: {e}"))?;
     metadata["packages"]
         .as_array()
-        .and_then(|p| p.iter().find(|p| p["name"] == "apigen-runtime"))
+        .and_then(|p| p.iter().find(|p| p["name"] == name))
         .cloned()
-        .ok_or_else(|| "apigen-runtime is not a workspace member".to_string())
+        .ok_or_else(|| format!("{name} is not a workspace member"))
 }
 
-/// The fragment's text, from the runtime's manifest as it is now.
-pub fn text() -> Result<String, String> {
-    Ok(render(&runtime_package()?))
+/// Each fragment's path and text, from the manifests as they are now.
+pub fn files() -> Result<[(&'static str, String); 2], String> {
+    Ok([
+        (PATH, render(&package("apigen-runtime")?)),
+        (MACROS_PATH, render_macros(&package("apigen-macros")?)),
+    ])
 }
 
-fn render(runtime: &Value) -> String {
-    let mut deps: BTreeMap<String, Dependency> = BTreeMap::new();
-    for dep in runtime["dependencies"].as_array().into_iter().flatten() {
-        if !dep["kind"].is_null() {
-            continue; // dev- and build-dependencies are the runtime's own
+/// The `[dependencies]` of the derives' crate.
+fn render_macros(macros: &Value) -> String {
+    let mut out = String::from(
+        "# The dependencies of the derives' crate a vendoring crate carries:\n\
+         # written by `cargo xtask codegen` from crates/apigen-macros/Cargo.toml.\n\
+         [dependencies]\n",
+    );
+    dependency_lines(&mut out, &dependencies(macros));
+    out
+}
+
+/// A package's normal dependencies by the name it uses, but those of this
+/// workspace (the derives' crate, which a vendoring crate carries as a
+/// copy, and a crate on the runtime gets through it).
+fn dependencies(package: &Value) -> BTreeMap<String, Dependency> {
+    let mut deps = BTreeMap::new();
+    for dep in package["dependencies"].as_array().into_iter().flatten() {
+        if !dep["kind"].is_null() || !dep["path"].is_null() {
+            continue; // dev- and build-dependencies are the package's own
         }
         let req = dep["req"].as_str().unwrap_or_default();
         let name = dep["rename"]
@@ -92,6 +114,29 @@ fn render(runtime: &Value) -> String {
             },
         );
     }
+    deps
+}
+
+/// A `name = { version = ..., ... }` line per dependency.
+fn dependency_lines(out: &mut String, deps: &BTreeMap<String, Dependency>) {
+    for (name, dep) in deps {
+        let mut parts = vec![format!("version = {:?}", dep.version)];
+        if !dep.default_features {
+            parts.push("default-features = false".into());
+        }
+        if !dep.features.is_empty() {
+            let features: Vec<String> = dep.features.iter().map(|f| format!("{f:?}")).collect();
+            parts.push(format!("features = [{}]", features.join(", ")));
+        }
+        if dep.optional {
+            parts.push("optional = true".into());
+        }
+        let _ = writeln!(out, "{name} = {{ {} }}", parts.join(", "));
+    }
+}
+
+fn render(runtime: &Value) -> String {
+    let mut deps = dependencies(runtime);
     // What generated code needs: required, whatever the runtime says.
     let generated = runtime["metadata"]["apigen"]["generated-code"]
         .as_object()
@@ -156,20 +201,7 @@ fn render(runtime: &Value) -> String {
         let _ = writeln!(out, "{feature} = [{}]", enables.join(", "));
     }
     out.push_str("\n[dependencies]\n");
-    for (name, dep) in &deps {
-        let mut parts = vec![format!("version = {:?}", dep.version)];
-        if !dep.default_features {
-            parts.push("default-features = false".into());
-        }
-        if !dep.features.is_empty() {
-            let features: Vec<String> = dep.features.iter().map(|f| format!("{f:?}")).collect();
-            parts.push(format!("features = [{}]", features.join(", ")));
-        }
-        if dep.optional {
-            parts.push("optional = true".into());
-        }
-        let _ = writeln!(out, "{name} = {{ {} }}", parts.join(", "));
-    }
+    dependency_lines(&mut out, &deps);
     out
 }
 

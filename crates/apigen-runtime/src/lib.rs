@@ -167,6 +167,11 @@ mod response;
 /// reqwest use it).
 pub use http::StatusCode;
 
+/// The derives generated models are written with: `Serialize` and
+/// `Deserialize` through this crate's record and enum readers and writer,
+/// `StringEnum` for enums of strings, `Validate` from `#[check(...)]`
+/// attributes. Their attributes are described in `apigen-macros`.
+pub use apigen_macros::{Deserialize, Serialize, StringEnum, Validate};
 #[cfg(feature = "client")]
 pub use client::reading::StreamError;
 pub use events::{EventStream, ItemStream, DEFAULT_KEEP_ALIVE};

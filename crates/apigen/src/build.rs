@@ -234,6 +234,7 @@ impl Builder {
             let wanted = standalone::manifest_sections(
                 &options,
                 &standalone::group_features(&generated.api),
+                &standalone::macros_on_registry(),
             );
             let text = std::fs::read_to_string(&manifest)
                 .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;

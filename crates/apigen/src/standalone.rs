@@ -148,6 +148,13 @@ pub fn generate(spec: &Path, options: &Options, command: &str) -> Result<Crate, 
     for (path, contents) in std::mem::take(&mut generated.files) {
         files.insert(format!("src/generated/{path}"), contents);
     }
+    if options.runtime == RuntimeSource::Vendored {
+        files.insert("macros/Cargo.toml".into(), macros_manifest(&name));
+        for (file, source) in crate::emit::vendor::MACRO_SOURCES {
+            let text = crate::emit::vendor::text(file, source);
+            files.insert(format!("macros/src/{file}"), text.into_owned());
+        }
+    }
     Ok(Crate {
         name,
         files,
@@ -200,17 +207,45 @@ deserialize = []
 ";
 
 fn manifest(name: &str, options: &Options, features: &[(String, Vec<String>)]) -> String {
+    let macros = format!("{{ path = \"macros\", package = \"{name}-macros\" }}");
     format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n{}",
-        manifest_sections(options, features)
+        manifest_sections(options, features, &macros)
+    )
+}
+
+/// The derives' crate as a crate that vendors the runtime without a copy
+/// of them depends on it (one generated at build time, whose `OUT_DIR`
+/// cannot hold a package): from the registry, at this generator's
+/// version, as the runtime it vendors expands them.
+pub(crate) fn macros_on_registry() -> String {
+    format!("{{ version = \"={}\" }}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The manifest of the derives' crate a vendoring crate carries at
+/// `macros/`, named after it (a workspace of several such crates holds
+/// one of each).
+fn macros_manifest(name: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}-macros\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\
+         description = \"The derives of {name}'s models: a copy of apigen-macros {}\"\n\n\
+         [lib]\nproc-macro = true\n\n{}",
+        env!("CARGO_PKG_VERSION"),
+        crate::emit::vendor::macro_dependencies()
     )
 }
 
 /// The `[features]` and `[dependencies]` of a crate holding the generated
 /// code ([`crate::build`] asks a build script's crate for them): the
 /// runtime's, the default ones, one per group of operations
-/// ([`group_features`]).
-pub(crate) fn manifest_sections(options: &Options, features: &[(String, Vec<String>)]) -> String {
+/// ([`group_features`]). A crate that vendors the runtime depends on the
+/// derives' crate as `macros` says (a crate on the runtime gets them
+/// through it).
+pub(crate) fn manifest_sections(
+    options: &Options,
+    features: &[(String, Vec<String>)],
+    macros: &str,
+) -> String {
     let mut defaults: Vec<&str> = match (options.server, options.client) {
         (false, false) | (true, false) => vec!["server"],
         (false, true) => vec!["client"],
@@ -238,7 +273,11 @@ pub(crate) fn manifest_sections(options: &Options, features: &[(String, Vec<Stri
     }
     let vendored = crate::emit::vendor::manifest_dependencies();
     let dependencies = match &options.runtime {
-        RuntimeSource::Vendored => vendored.to_string(),
+        RuntimeSource::Vendored => vendored.replacen(
+            "[dependencies]\n",
+            &format!("[dependencies]\napigen-macros = {macros}\n"),
+            1,
+        ),
         RuntimeSource::Registry => on_runtime_crate(
             vendored,
             &format!("version = {}", toml_string(runtime_requirement())),

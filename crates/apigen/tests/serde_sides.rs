@@ -21,30 +21,54 @@ fn models(text: &str) -> String {
     generated.files["models.rs"].clone()
 }
 
-/// The `cfg` line above `impl {what} for {name} {`, or `None` when the
-/// impl has none; panics when there is no such impl.
-fn cfg_of(models: &str, what: &str, name: &str) -> Option<String> {
-    let head = format!("{what} for {name} {{");
+/// The `cfg` predicates of `name`'s `Serialize` and `Deserialize` impls,
+/// as its derives' `#[wire(write_if(...), read_if(...))]` gives them
+/// (`None` for an impl compiled with its type); panics when the type
+/// does not derive them.
+fn sides(models: &str, name: &str) -> [Option<String>; 2] {
     let lines: Vec<&str> = models.lines().collect();
     let at = lines
         .iter()
-        .position(|l| l.starts_with("impl") && l.ends_with(&head))
-        .unwrap_or_else(|| panic!("no `{head}` in\n{models}"));
-    let above = lines[at - 1];
-    above.starts_with("#[cfg(").then(|| above.to_string())
+        .position(|l| {
+            l.starts_with(&format!("pub struct {name} "))
+                || l.starts_with(&format!("pub enum {name} "))
+        })
+        .unwrap_or_else(|| panic!("no type `{name}` in\n{models}"));
+    let attrs: Vec<&str> = lines[..at]
+        .iter()
+        .rev()
+        .take_while(|l| l.starts_with("#[") || l.starts_with("    ") || l.starts_with(")]"))
+        .copied()
+        .collect();
+    assert!(
+        attrs.iter().any(|l| l.contains("runtime::Serialize"))
+            && attrs.iter().any(|l| l.contains("runtime::Deserialize")),
+        "`{name}` derives both: {attrs:?}"
+    );
+    let wire = attrs
+        .iter()
+        .find(|l| l.starts_with("#[wire("))
+        .copied()
+        .unwrap_or("");
+    ["write_if(", "read_if("].map(|key| {
+        let start = wire.find(key)? + key.len();
+        // The predicate runs to its own closing parenthesis.
+        let mut depth = 1;
+        let end = wire[start..].char_indices().find_map(|(i, c)| {
+            depth += match c {
+                '(' => 1,
+                ')' => -1,
+                _ => 0,
+            };
+            (depth == 0).then_some(start + i)
+        })?;
+        Some(wire[start..end].to_string())
+    })
 }
 
-const WRITE: &str = "serde::Serialize";
-const READ: &str = "serde::Deserialize<'de>";
-
-/// The `cfg` lines of `name`'s `Serialize` and `Deserialize` impls.
-fn sides(models: &str, name: &str) -> [Option<String>; 2] {
-    [WRITE, READ].map(|what| cfg_of(models, what, name))
-}
-
-/// `sides` as expected: the `cfg` lines, each for a set of features.
+/// `sides` as expected: the predicates, each for a set of features.
 fn lines(write: &str, read: &str) -> [Option<String>; 2] {
-    [write, read].map(|features| Some(format!("#[cfg({features})]")))
+    [write, read].map(|features| Some(features.to_string()))
 }
 
 const CLIENT_WRITES: &str = r#"any(feature = "client", feature = "serialize")"#;
@@ -135,11 +159,6 @@ fn a_request_type_is_written_by_clients_and_read_by_servers() {
             "{name}"
         );
     }
-    // The record reading it goes with `Deserialize`.
-    assert_eq!(
-        cfg_of(&m, "runtime::Record", "NewOrder"),
-        cfg_of(&m, READ, "NewOrder")
-    );
 }
 
 #[test]

@@ -36,6 +36,7 @@ fn crate_dir(sections: impl FnOnce(&str) -> String) -> (tempfile::TempDir, PathB
     let wanted = standalone::manifest_sections(
         &standalone::Options::default(),
         &standalone::group_features(&generated.api),
+        &standalone::macros_on_registry(),
     );
     let manifest = format!(
         "[package]\nname = \"notes\"\nversion = \"0.1.0\"\n\n{}",

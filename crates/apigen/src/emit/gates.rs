@@ -173,6 +173,23 @@ impl<'a> Gates<'a> {
     /// compiled out unless asked for, and a type no operation uses has them
     /// only when asked for.
     pub fn serde_cfgs(&self, name: &str, own: Option<&str>) -> [ImplCfg; 2] {
+        let sides = self.serde_sides(name);
+        let cfg = |way: usize| {
+            let line = match (own, &sides[way]) {
+                (None, None) => String::new(),
+                (Some(one), None) => format!("#[cfg({one})]\n"),
+                (None, Some(side)) => format!("#[cfg({side})]\n"),
+                (Some(own), Some(side)) => format!("#[cfg(all({own}, {side}))]\n"),
+            };
+            ImplCfg { line }
+        };
+        [cfg(0), cfg(1)]
+    }
+
+    /// The features that compile in a type's `Serialize` and `Deserialize`
+    /// impls, beside those of the type itself ([`Gates::serde_cfgs`]):
+    /// `None` for an impl always compiled with its type.
+    pub fn serde_sides(&self, name: &str) -> [Option<String>; 2] {
         let travel = self.senders.as_ref().and_then(|s| {
             let travel = match (s.requests.contains(name), s.responses.contains(name)) {
                 _ if s.both_ways.contains(name) => return None,
@@ -183,16 +200,7 @@ impl<'a> Gates<'a> {
             };
             Some(travel.predicates())
         });
-        let cfg = |way: usize| {
-            let line = match (own, travel) {
-                (None, None) => String::new(),
-                (Some(one), None) => format!("#[cfg({one})]\n"),
-                (None, Some(sides)) => format!("#[cfg({})]\n", sides[way]),
-                (Some(own), Some(sides)) => format!("#[cfg(all({own}, {}))]\n", sides[way]),
-            };
-            ImplCfg { line }
-        };
-        [cfg(0), cfg(1)]
+        [0, 1].map(|way| travel.map(|sides| sides[way].to_string()))
     }
 
     /// The `cfg` predicate of items the operations of `groups` use:

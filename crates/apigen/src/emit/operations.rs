@@ -13,7 +13,7 @@
 use super::gates::Gates;
 use super::method_docs::MethodDocs;
 use super::text::{self, Expr, Pieces};
-use super::validation::{check_expr, check_fn};
+use super::validation::{attribute, checks};
 use super::{ident, rust_type};
 use crate::ir::{Api, Media, Operation, Param, Response, Shape, Status, Ty};
 
@@ -159,7 +159,7 @@ pub(crate) fn param_default(api: &Api, p: &Param) -> Option<String> {
 }
 
 /// An operation's request struct, its `Default` when nothing is required,
-/// and its `Validate` impl when something is checked.
+/// deriving `Validate` when something is checked.
 fn request(api: &Api, op: &Operation, cfg: &str, pieces: &mut Pieces) {
     let name = format!("{}Request", op.type_name);
     let cfg_line = text::cfg_line(cfg);
@@ -184,10 +184,25 @@ fn request(api: &Api, op: &Operation, cfg: &str, pieces: &mut Pieces) {
         )
         .collect();
     let derive_default = defaults.iter().all(Option::is_none) && default_fields.is_some();
-    let derives = if derive_default {
-        "#[derive(Debug, Clone, Default, PartialEq)]"
-    } else {
-        "#[derive(Debug, Clone, PartialEq)]"
+    let checked = api.request_checked(op);
+    let derives = match (derive_default, checked) {
+        (true, true) => "#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]",
+        (true, false) => "#[derive(Debug, Clone, Default, PartialEq)]",
+        (false, true) => "#[derive(Debug, Clone, PartialEq, runtime::Validate)]",
+        (false, false) => "#[derive(Debug, Clone, PartialEq)]",
+    };
+    // What `Validate` checks of a parameter or the body, and a parameter's
+    // name in its violations where the field's name is not it.
+    let checks_of = |wire: Option<&str>, field: &str, shape: &crate::ir::Shape| {
+        let checks = checks(shape, api);
+        if !checked || checks.is_empty() {
+            return String::new();
+        }
+        let rename = wire
+            .filter(|wire| *wire != field.trim_start_matches("r#"))
+            .map(|wire| format!("    #[wire(rename = {})]\n", text::string_literal(wire)))
+            .unwrap_or_default();
+        format!("{rename}    #[check({})]\n", attribute(&checks))
     };
     let mut out = text::doc_line(&format!("The parameters and body of `{}`.", op.fn_name), "");
     out.push_str(&format!("{cfg_line}{derives}\npub struct {name} {{"));
@@ -217,11 +232,9 @@ fn request(api: &Api, op: &Operation, cfg: &str, pieces: &mut Pieces) {
             paragraphs.push(Some("**Deprecated.**".into()));
         }
         out.push_str(&text::doc_text(&paragraphs, "    "));
-        out.push_str(&format!(
-            "    pub {}: {},\n",
-            ident(&p.rust),
-            param_type(api, p)
-        ));
+        let field = ident(&p.rust).to_string();
+        out.push_str(&checks_of(Some(&p.wire), &field, &p.shape));
+        out.push_str(&format!("    pub {field}: {},\n", param_type(api, p)));
     }
     if let Some(b) = &op.body {
         let ty = rust_type(&b.shape, MODELS);
@@ -245,6 +258,7 @@ fn request(api: &Api, op: &Operation, cfg: &str, pieces: &mut Pieces) {
             }
         };
         out.push_str(&text::doc_text(&[b.doc.clone(), Some(what)], "    "));
+        out.push_str(&checks_of(None, "body", &b.shape));
         out.push_str(&format!("    pub body: {ty},\n"));
     }
     if !op.params.is_empty() || op.body.is_some() {
@@ -261,55 +275,7 @@ fn request(api: &Api, op: &Operation, cfg: &str, pieces: &mut Pieces) {
         .write(&mut out, 8, "", "");
         out.push_str("    }\n}\n");
     }
-    if api.request_checked(op) {
-        out.push('\n');
-        out.push_str(&super::validation::validate_impl(
-            &name,
-            cfg,
-            &request_checks(api, op),
-        ));
-    }
     pieces.text(&out);
-}
-
-/// The checks of a request's parameters and body, each a statement
-/// returning its violation (for a request that [`Api::request_checked`]).
-fn request_checks(api: &Api, op: &Operation) -> Vec<Expr> {
-    let within = |wire: &str, check: Expr| {
-        Expr::Stmt(
-            String::new(),
-            Box::new(Expr::call(
-                "runtime::within",
-                vec![Expr::text(text::string_literal(wire)), check],
-                "?",
-            )),
-            ";",
-        )
-    };
-    let params = op.params.iter().filter_map(|p| {
-        let field = format!("&self.{}", ident(&p.rust));
-        let check = if p.required || param_default(api, p).is_some() {
-            check_expr(&field, &p.shape, api)?
-        } else {
-            let inner = check_fn("value", &p.shape, api)?;
-            Expr::call("runtime::check_some", vec![Expr::text(field), inner], "")
-        };
-        Some(within(&p.wire, check))
-    });
-    let body = op.body.as_ref().and_then(|b| {
-        let check = if b.required {
-            check_expr("&self.body", &b.shape, api)?
-        } else {
-            let inner = check_fn("value", &b.shape, api)?;
-            Expr::call(
-                "runtime::check_some",
-                vec![Expr::text("&self.body"), inner],
-                "",
-            )
-        };
-        Some(within("body", check))
-    });
-    params.chain(body).collect()
 }
 
 /// Whether a response can carry an `ErrorResponse`: an error status, a body of

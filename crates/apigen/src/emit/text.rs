@@ -137,36 +137,6 @@ pub(crate) fn cfg_line(cfg: &str) -> String {
     }
 }
 
-/// `head` followed by `items` in `open`/`close`, separated by commas: on
-/// one line when it fits at `indent`, else one item per line. `trailing`
-/// keeps a comma after a lone item on one line (a one-element tuple).
-pub(crate) fn list(
-    indent: usize,
-    head: &str,
-    (open, close): (&str, &str),
-    items: &[String],
-    tail: &str,
-    trailing: bool,
-) -> String {
-    let pad = " ".repeat(indent);
-    let mut one = format!("{pad}{head}{open}{}", items.join(", "));
-    if trailing && items.len() == 1 {
-        one.push(',');
-    }
-    one.push_str(close);
-    one.push_str(tail);
-    if one.len() <= WIDTH && !one.contains('\n') {
-        one.push('\n');
-        return one;
-    }
-    let mut out = format!("{pad}{head}{open}\n");
-    for item in items {
-        out.push_str(&format!("{pad}    {item},\n"));
-    }
-    out.push_str(&format!("{pad}{close}{tail}\n"));
-    out
-}
-
 /// An expression written as text and laid out as a person would: on
 /// one line when it fits, else broken at its method chain, then between
 /// its call's arguments or its struct's fields, one per line.
@@ -691,24 +661,5 @@ mod tests {
         assert!(!super::super::render::tokens(&check.written())
             .to_string()
             .contains("compile_error"));
-    }
-
-    #[test]
-    fn lists_wrap_only_when_too_long() {
-        let short = list(
-            4,
-            "type Slots = ",
-            ("(", ")"),
-            &["Option<i64>".into()],
-            ";",
-            true,
-        );
-        assert_eq!(short, "    type Slots = (Option<i64>,);\n");
-        let items: Vec<String> = (0..12)
-            .map(|i| format!("Option<models::Item{i}>"))
-            .collect();
-        let long = list(4, "type Slots = ", ("(", ")"), &items, ";", true);
-        assert!(long.starts_with("    type Slots = (\n        Option<models::Item0>,\n"));
-        assert!(long.ends_with("        Option<models::Item11>,\n    );\n"));
     }
 }

@@ -4,69 +4,234 @@
 use super::text::{self, Expr};
 use crate::ir::{Api, Number, Shape, Ty, TypeKind};
 
-/// An expression of type `Result<(), runtime::Violation>` checking the value
-/// `value` (an expression of type `&T`) against the shape's bounds, or `None`
-/// when there is nothing to check.
-pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> {
+/// One check of a value, from its schema's bounds: what a field's
+/// `#[check(...)]` attribute lists ([`attribute`]) and what a written-out
+/// check calls ([`check_expr`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Check {
+    /// A string's length: `runtime::check_length`.
+    Length(Option<usize>, Option<usize>),
+    /// A list's length: `runtime::check_items`.
+    Items(Option<usize>, Option<usize>),
+    /// A number's range: each end's literal and whether it is excluded.
+    Range(Option<(String, bool)>, Option<(String, bool)>),
+    /// A string's pattern.
+    Pattern(String),
+    /// Values it may not be: string literals (`true`) or numbers.
+    NotIn(Vec<String>, bool),
+    /// The whole numbers it may be.
+    OneOf(Vec<String>),
+    /// No two items of a list equal.
+    Unique,
+    /// A string format: `email`, `uri` or `duration`.
+    Format(&'static str),
+    /// The value's own `Validate`.
+    Valid,
+    /// The checks of every item of a list.
+    Each(Vec<Check>),
+    /// The checks of every value of a map.
+    Values(Vec<Check>),
+}
+
+/// The checks a value of `shape` must pass, in the order they run; empty
+/// when nothing can be broken.
+pub(crate) fn checks(shape: &Shape, api: &Api) -> Vec<Check> {
     let c = &shape.checks;
-    let mut checks: Vec<Expr> = Vec::new();
+    let mut checks: Vec<Check> = Vec::new();
     match &shape.ty {
-        Ty::String => {
-            string_checks(value, c, &mut checks);
-        }
-        Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => {
-            number_checks(value, shape, &mut checks);
-        }
+        Ty::String => string_checks(c, &mut checks),
+        Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => number_checks(shape, &mut checks),
         Ty::Array(items) => {
             if c.min_items.is_some() || c.max_items.is_some() {
-                let (min, max) = (opt_usize(c.min_items), opt_usize(c.max_items));
-                checks.push(call(
-                    "runtime::check_items",
-                    vec![format!("Vec::len({value})"), min, max],
-                ));
+                checks.push(Check::Items(c.min_items, c.max_items));
             }
             if c.unique_items {
-                checks.push(call("runtime::check_unique", vec![value.into()]));
+                checks.push(Check::Unique);
             }
-            if let Some(item) = check_fn("item", items, api) {
-                checks.push(Expr::call(
-                    "runtime::check_each",
-                    vec![Expr::text(value), item],
-                    "",
-                ));
+            let each = self::checks(items, api);
+            if !each.is_empty() {
+                checks.push(Check::Each(each));
             }
         }
         Ty::Map(values) => {
-            if let Some(item) = check_fn("value", values, api) {
-                checks.push(Expr::call(
-                    "runtime::check_values",
-                    vec![Expr::text(value), item],
-                    "",
-                ));
+            let each = self::checks(values, api);
+            if !each.is_empty() {
+                checks.push(Check::Values(each));
             }
         }
         Ty::Named(name) => match api.types.get(name).map(|t| &t.kind) {
             Some(TypeKind::Enum(_)) => {}
             // An alias has no impl of its own: check what it names.
             Some(TypeKind::Alias(_)) => {
-                return resolve_alias(name, api).and_then(|inner| check_expr(value, inner, api));
+                return resolve_alias(name, api)
+                    .map(|inner| self::checks(inner, api))
+                    .unwrap_or_default();
             }
-            _ if api.checked.contains(name) => {
-                checks.push(call("runtime::Validate::validate", vec![value.into()]));
-            }
+            _ if api.checked.contains(name) => checks.push(Check::Valid),
             _ => {}
         },
         Ty::Bool | Ty::DateTime | Ty::Date | Ty::Uuid | Ty::Base64 | Ty::Json | Ty::Bytes => {}
     }
-    let mut checks = checks.into_iter();
-    let first = checks.next()?;
-    Some(checks.fold(first, |acc, next| {
+    checks
+}
+
+/// The checks as a `#[check(...)]` attribute lists them (`length(max =
+/// 500), pattern = "^[a-z]+$"`), as `apigen-macros` reads them.
+pub(crate) fn attribute(checks: &[Check]) -> String {
+    let bounds = |pairs: &[(&str, Option<String>)]| {
+        pairs
+            .iter()
+            .filter_map(|(key, value)| value.as_ref().map(|v| format!("{key} = {v}")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let words: Vec<String> = checks
+        .iter()
+        .map(|check| match check {
+            Check::Length(min, max) | Check::Items(min, max) => {
+                let key = if matches!(check, Check::Length(..)) {
+                    "length"
+                } else {
+                    "items"
+                };
+                let text = bounds(&[
+                    ("min", min.map(|n| n.to_string())),
+                    ("max", max.map(|n| n.to_string())),
+                ]);
+                format!("{key}({text})")
+            }
+            Check::Range(min, max) => {
+                let end = |end: &Option<(String, bool)>, excluded: bool| {
+                    end.as_ref()
+                        .filter(|(_, e)| *e == excluded)
+                        .map(|(n, _)| n.clone())
+                };
+                let text = bounds(&[
+                    ("min", end(min, false)),
+                    ("above", end(min, true)),
+                    ("max", end(max, false)),
+                    ("below", end(max, true)),
+                ]);
+                format!("range({text})")
+            }
+            Check::Pattern(pattern) => format!("pattern = {}", text::string_literal(pattern)),
+            Check::NotIn(values, _) => format!("not_in({})", values.join(", ")),
+            Check::OneOf(values) => format!("one_of({})", values.join(", ")),
+            Check::Unique => "unique".into(),
+            Check::Format(format) => (*format).into(),
+            Check::Valid => "valid".into(),
+            Check::Each(inner) => format!("each({})", attribute(inner)),
+            Check::Values(inner) => format!("values({})", attribute(inner)),
+        })
+        .collect();
+    words.join(", ")
+}
+
+/// An expression of type `Result<(), runtime::Violation>` checking the value
+/// `value` (an expression of type `&T`) against the shape's bounds, or `None`
+/// when there is nothing to check: for what is written out rather than
+/// derived (a union's `Validate`).
+pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> {
+    expr(value, &checks(shape, api))
+}
+
+/// The checks of `value`, chained: each runs when those before it passed.
+fn expr(value: &str, checks: &[Check]) -> Option<Expr> {
+    let mut exprs = checks.iter().map(|check| one(value, check));
+    let first = exprs.next()?;
+    Some(exprs.fold(first, |acc, next| {
         acc.then_expr(Expr::call(
             ".and_then",
             vec![Expr::Closure("|()|".into(), Box::new(next))],
             "",
         ))
     }))
+}
+
+/// A call of one check on `value`.
+fn one(value: &str, check: &Check) -> Expr {
+    let opt_usize = |v: &Option<usize>| match v {
+        Some(v) => format!("Some({v})"),
+        None => "None".to_string(),
+    };
+    match check {
+        Check::Length(min, max) => call(
+            "runtime::check_length",
+            vec![value.into(), opt_usize(min), opt_usize(max)],
+        ),
+        Check::Items(min, max) => call(
+            "runtime::check_items",
+            vec![format!("Vec::len({value})"), opt_usize(min), opt_usize(max)],
+        ),
+        Check::Range(min, max) => {
+            let end = |end: &Option<(String, bool)>| match end {
+                None => "runtime::Bound::Unbounded".to_string(),
+                Some((n, true)) => format!("runtime::Bound::Excluded({n})"),
+                Some((n, false)) => format!("runtime::Bound::Included({n})"),
+            };
+            call(
+                "runtime::check_range",
+                vec![value.into(), end(min), end(max)],
+            )
+        }
+        Check::Pattern(pattern) => {
+            let regex = format!(
+                "|| regex::Regex::new({}).expect(\"the generator checked the pattern\")",
+                text::string_literal(pattern)
+            );
+            let lazy = Expr::Stmt(
+                "static PATTERN: std::sync::LazyLock<regex::Regex> = ".into(),
+                Box::new(call("std::sync::LazyLock::new", vec![regex])),
+                ";",
+            );
+            Expr::Block(
+                vec![lazy],
+                Box::new(call(
+                    "runtime::check_pattern",
+                    vec![value.into(), "&PATTERN".into()],
+                )),
+            )
+        }
+        Check::NotIn(values, true) => call(
+            "runtime::check_not_one_of::<str>",
+            vec![value.into(), format!("&[{}]", values.join(", "))],
+        ),
+        Check::NotIn(values, false) | Check::OneOf(values) => {
+            let callee = if matches!(check, Check::OneOf(_)) {
+                "runtime::check_one_of"
+            } else {
+                "runtime::check_not_one_of"
+            };
+            let refs: Vec<String> = values.iter().map(|v| format!("&{v}")).collect();
+            call(
+                callee,
+                vec![value.into(), format!("&[{}]", refs.join(", "))],
+            )
+        }
+        Check::Unique => call("runtime::check_unique", vec![value.into()]),
+        Check::Format(format) => call(&format!("runtime::check_{format}"), vec![value.into()]),
+        Check::Valid => call("runtime::Validate::validate", vec![value.into()]),
+        Check::Each(inner) => Expr::call(
+            "runtime::check_each",
+            vec![Expr::text(value), function("item", inner)],
+            "",
+        ),
+        Check::Values(inner) => Expr::call(
+            "runtime::check_values",
+            vec![Expr::text(value), function("value", inner)],
+            "",
+        ),
+    }
+}
+
+/// A function checking one value, for `check_each` and `check_values`:
+/// `Validate::validate` itself when that is all there is to check, else a
+/// closure over `var`.
+fn function(var: &str, checks: &[Check]) -> Expr {
+    match (checks, expr(var, checks)) {
+        ([Check::Valid], _) | (_, None) => Expr::text("runtime::Validate::validate"),
+        (_, Some(body)) => Expr::Closure(format!("|{var}|"), Box::new(body)),
+    }
 }
 
 /// A call of `callee` with `args` written as they are.
@@ -76,74 +241,43 @@ fn call(callee: &str, args: Vec<String>) -> Expr {
 
 /// The checks of a string: its length, pattern, excluded values and
 /// format.
-fn string_checks(value: &str, c: &crate::ir::Checks, checks: &mut Vec<Expr>) {
+fn string_checks(c: &crate::ir::Checks, checks: &mut Vec<Check>) {
     if c.min_length.is_some() || c.max_length.is_some() {
-        let (min, max) = (opt_usize(c.min_length), opt_usize(c.max_length));
-        checks.push(call("runtime::check_length", vec![value.into(), min, max]));
+        checks.push(Check::Length(c.min_length, c.max_length));
     }
     if let Some(pattern) = &c.pattern {
-        let regex = format!(
-            "|| regex::Regex::new({}).expect(\"the generator checked the pattern\")",
-            text::string_literal(pattern)
-        );
-        let lazy = Expr::Stmt(
-            "static PATTERN: std::sync::LazyLock<regex::Regex> = ".into(),
-            Box::new(call("std::sync::LazyLock::new", vec![regex])),
-            ";",
-        );
-        checks.push(Expr::Block(
-            vec![lazy],
-            Box::new(call(
-                "runtime::check_pattern",
-                vec![value.into(), "&PATTERN".into()],
-            )),
-        ));
+        checks.push(Check::Pattern(pattern.clone()));
     }
     if let Some(excluded) = excluded(&c.not_in, |v| v.as_str().map(text::string_literal)) {
-        checks.push(call(
-            "runtime::check_not_one_of::<str>",
-            vec![value.into(), format!("&[{}]", excluded.join(", "))],
-        ));
+        checks.push(Check::NotIn(excluded, true));
     }
     match c.format {
-        Some(crate::ir::TextFormat::Email) => {
-            checks.push(call("runtime::check_email", vec![value.into()]));
-        }
-        Some(crate::ir::TextFormat::Uri) => {
-            checks.push(call("runtime::check_uri", vec![value.into()]));
-        }
-        Some(crate::ir::TextFormat::Duration) => {
-            checks.push(call("runtime::check_duration", vec![value.into()]));
-        }
+        Some(crate::ir::TextFormat::Email) => checks.push(Check::Format("email")),
+        Some(crate::ir::TextFormat::Uri) => checks.push(Check::Format("uri")),
+        Some(crate::ir::TextFormat::Duration) => checks.push(Check::Format("duration")),
         None => {}
     }
 }
 
 /// The checks of a number: its range, excluded values and, for whole
 /// numbers, the values it may take.
-fn number_checks(value: &str, shape: &Shape, checks: &mut Vec<Expr>) {
+fn number_checks(shape: &Shape, checks: &mut Vec<Check>) {
     let c = &shape.checks;
     let min = bound(c.minimum, c.exclusive_minimum, &shape.ty, Side::Min);
     let max = bound(c.maximum, c.exclusive_maximum, &shape.ty, Side::Max);
     if min.is_some() || max.is_some() {
-        let unbounded = || "runtime::Bound::Unbounded".to_string();
-        let (min, max) = (min.unwrap_or_else(unbounded), max.unwrap_or_else(unbounded));
-        checks.push(call("runtime::check_range", vec![value.into(), min, max]));
+        checks.push(Check::Range(min, max));
     }
     let integer = matches!(shape.ty, Ty::I32 | Ty::I64);
     let number = |v: &serde_json::Value| {
         let n = v.as_i64().filter(|_| integer)?;
-        let n = match shape.ty {
+        Some(match shape.ty {
             Ty::I32 => i32::try_from(n).ok()?.to_string(),
             _ => n.to_string(),
-        };
-        Some(format!("&{n}"))
+        })
     };
     if let Some(excluded) = excluded(&c.not_in, number) {
-        checks.push(call(
-            "runtime::check_not_one_of",
-            vec![value.into(), format!("&[{}]", excluded.join(", "))],
-        ));
+        checks.push(Check::NotIn(excluded, false));
     }
     let allowed: Vec<String> = c
         .one_of
@@ -151,26 +285,8 @@ fn number_checks(value: &str, shape: &Shape, checks: &mut Vec<Expr>) {
         .filter_map(|n| number(&serde_json::Value::from(*n)))
         .collect();
     if !allowed.is_empty() {
-        checks.push(call(
-            "runtime::check_one_of",
-            vec![value.into(), format!("&[{}]", allowed.join(", "))],
-        ));
+        checks.push(Check::OneOf(allowed));
     }
-}
-
-/// A `Validate` impl for `name` under `cfg` running `checks` (statements
-/// returning a violation), as text.
-pub(crate) fn validate_impl(name: &str, cfg: &str, checks: &[Expr]) -> String {
-    let mut out = format!(
-        "{}impl runtime::Validate for {name} {{\n    \
-         fn validate(&self) -> Result<(), runtime::Violation> {{\n",
-        text::cfg_line(cfg)
-    );
-    for check in checks {
-        check.write(&mut out, 8, "", "");
-    }
-    out.push_str("        Ok(())\n    }\n}\n");
-    out
 }
 
 /// The excluded values as literals, when every one of them has the
@@ -205,25 +321,6 @@ fn resolve_alias<'a>(name: &str, api: &'a Api) -> Option<&'a Shape> {
     None
 }
 
-/// A function checking one value of the shape, for `check_each`, `check_values`
-/// and `check_some`: `Validate::validate` itself when that is all there is to
-/// check, else a closure over `var`.
-pub(crate) fn check_fn(var: &str, shape: &Shape, api: &Api) -> Option<Expr> {
-    let body = check_expr(var, shape, api)?;
-    if body.flat().as_deref() == Some(&format!("runtime::Validate::validate({var})")) {
-        Some(Expr::text("runtime::Validate::validate"))
-    } else {
-        Some(Expr::Closure(format!("|{var}|"), Box::new(body)))
-    }
-}
-
-fn opt_usize(v: Option<usize>) -> String {
-    match v {
-        Some(v) => format!("Some({v})"),
-        None => "None".to_string(),
-    }
-}
-
 /// Which end of a range a bound closes.
 #[derive(Clone, Copy, PartialEq)]
 enum Side {
@@ -231,10 +328,11 @@ enum Side {
     Max,
 }
 
-/// A `runtime::Bound` for `check_range`, or `None` when the bound cannot be
-/// broken by any value of the type (an int32 field with a maximum beyond
-/// `i32::MAX`, say).
-fn bound(n: Option<Number>, exclusive: bool, ty: &Ty, side: Side) -> Option<String> {
+/// An end of a range for `check_range`, as a literal of the type and
+/// whether it is excluded, or `None` when the bound cannot be broken by any
+/// value of the type (an int32 field with a maximum beyond `i32::MAX`,
+/// say).
+fn bound(n: Option<Number>, exclusive: bool, ty: &Ty, side: Side) -> Option<(String, bool)> {
     let integer = matches!(ty, Ty::I32 | Ty::I64);
     let (text, exclusive) = match (n?, ty) {
         // A bound at the type's own limit cannot be broken: no check.
@@ -263,9 +361,5 @@ fn bound(n: Option<Number>, exclusive: bool, ty: &Ty, side: Side) -> Option<Stri
         (Number::Int(i), _) => (format!("{:?}", i as f64), exclusive),
         (Number::Float(f), _) => (format!("{f:?}"), exclusive),
     };
-    Some(if exclusive {
-        format!("runtime::Bound::Excluded({text})")
-    } else {
-        format!("runtime::Bound::Included({text})")
-    })
+    Some((text, exclusive))
 }

@@ -50,6 +50,39 @@ pub const SOURCES: &[(&str, &str)] = sources![
     "webhooks.rs",
 ];
 
+/// The derives' crate's sources (`apigen-macros`), by file name, with
+/// their text: a vendoring crate carries them as a package of its own
+/// (`macros/`), as a derive must be a crate.
+pub const MACRO_SOURCES: &[(&str, &str)] = &[
+    ("lib.rs", include_str!("../../runtime/macros/src/lib.rs")),
+    ("case.rs", include_str!("../../runtime/macros/src/case.rs")),
+    (
+        "enums.rs",
+        include_str!("../../runtime/macros/src/enums.rs"),
+    ),
+    (
+        "model.rs",
+        include_str!("../../runtime/macros/src/model.rs"),
+    ),
+    (
+        "record.rs",
+        include_str!("../../runtime/macros/src/record.rs"),
+    ),
+    (
+        "validate.rs",
+        include_str!("../../runtime/macros/src/validate.rs"),
+    ),
+];
+
+/// The `[dependencies]` of the derives' crate, as `cargo xtask codegen`
+/// writes them from its manifest (`runtime/macros/dependencies.toml`),
+/// without their heading.
+pub fn macro_dependencies() -> &'static str {
+    let text = include_str!("../../runtime/macros/dependencies.toml");
+    text.find("[dependencies]")
+        .map_or(text, |start| &text[start..])
+}
+
 /// The features and dependencies a crate with a vendored runtime needs:
 /// the runtime's own and what its generated code needs, at the versions
 /// this workspace builds with: `runtime/dependencies.toml`, which `cargo
@@ -161,17 +194,36 @@ mod tests {
             String::from_utf8_lossy(&out.stderr)
         );
         let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let runtime = metadata["packages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == "apigen-runtime")
-            .expect("the runtime is a workspace member");
+        let package = |name: &str| {
+            metadata["packages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap_or_else(|| panic!("{name} is a workspace member"))
+                .clone()
+        };
         let vendored: toml::Table = super::manifest_dependencies().parse().unwrap();
+        let macros: toml::Table = super::macro_dependencies().parse().unwrap();
+        for (package, declared) in [
+            (package("apigen-runtime"), &vendored),
+            (package("apigen-macros"), &macros),
+        ] {
+            check(&package, declared);
+        }
+    }
+
+    /// Each normal dependency of `package` is in `vendored`'s
+    /// `[dependencies]` as it asks, with its features there or turned on
+    /// by a feature of `vendored`.
+    fn check(package: &serde_json::Value, vendored: &toml::Table) {
         let declared = vendored["dependencies"].as_table().unwrap();
-        for dep in runtime["dependencies"].as_array().unwrap() {
+        for dep in package["dependencies"].as_array().unwrap() {
             if dep["kind"] != serde_json::Value::Null {
-                continue; // dev- and build-dependencies are the runtime's own
+                continue; // dev- and build-dependencies are the package's own
+            }
+            if dep["path"] != serde_json::Value::Null {
+                continue; // the derives' crate: carried as a copy of its own
             }
             let name = dep["name"].as_str().unwrap();
             let ours = declared
@@ -200,10 +252,11 @@ mod tests {
             for feature in dep["features"].as_array().unwrap() {
                 let feature = feature.as_str().unwrap();
                 let enabled = features.contains(&feature)
-                    || vendored["features"]
-                        .as_table()
-                        .unwrap()
-                        .values()
+                    || vendored
+                        .get("features")
+                        .and_then(toml::Value::as_table)
+                        .into_iter()
+                        .flat_map(toml::Table::values)
                         .flat_map(|v| v.as_array().unwrap())
                         .any(|e| e.as_str() == Some(&format!("{name}/{feature}")));
                 assert!(enabled, "{name}: feature {feature}");
@@ -218,7 +271,20 @@ mod tests {
     fn every_runtime_source_is_vendored() {
         use std::path::Path;
         let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let dir = here.join("../apigen-runtime/src");
+        vendored(here, "apigen-runtime", "runtime/src", SOURCES);
+        vendored(
+            here,
+            "apigen-macros",
+            "runtime/macros/src",
+            super::MACRO_SOURCES,
+        );
+    }
+
+    /// Every source of the crate `name` but its unit tests is in `sources`,
+    /// and linked from `links` in this crate's directory.
+    fn vendored(here: &std::path::Path, name: &str, links: &str, listed: &[(&str, &str)]) {
+        use std::path::Path;
+        let dir = here.join("..").join(name).join("src");
         // A file's unit tests (`client/tests.rs`) are not carried.
         fn sources(dir: &Path, under: &str, out: &mut Vec<String>) {
             for entry in std::fs::read_dir(dir).unwrap() {
@@ -226,7 +292,7 @@ mod tests {
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
                 if path.is_dir() {
                     sources(&path, &format!("{under}{name}/"), out);
-                } else if name != "tests.rs" || under.is_empty() {
+                } else if name != "tests.rs" {
                     out.push(format!("{under}{name}"));
                 }
             }
@@ -234,21 +300,21 @@ mod tests {
         let mut on_disk = Vec::new();
         sources(&dir, "", &mut on_disk);
         on_disk.sort();
-        let mut vendored: Vec<String> = SOURCES.iter().map(|(n, _)| n.to_string()).collect();
+        let mut vendored: Vec<String> = listed.iter().map(|(n, _)| n.to_string()).collect();
         vendored.sort();
-        assert_eq!(vendored, on_disk);
+        assert_eq!(vendored, on_disk, "{name}");
         let mut linked = Vec::new();
-        sources(&here.join("runtime/src"), "", &mut linked);
+        sources(&here.join(links), "", &mut linked);
         linked.sort();
-        assert_eq!(linked, on_disk, "runtime/src/ links every runtime source");
-        for name in &linked {
-            let link = here.join("runtime/src").join(name);
+        assert_eq!(linked, on_disk, "{links}/ links every source of {name}");
+        for file in &linked {
+            let link = here.join(links).join(file);
             let target = std::fs::read_link(&link)
-                .unwrap_or_else(|e| panic!("runtime/src/{name} is not a link: {e}"));
+                .unwrap_or_else(|e| panic!("{links}/{file} is not a link: {e}"));
             assert_eq!(
                 link.parent().unwrap().join(target).canonicalize().unwrap(),
-                dir.join(name).canonicalize().unwrap(),
-                "runtime/src/{name} links the runtime's file"
+                dir.join(file).canonicalize().unwrap(),
+                "{links}/{file} links the file of {name}"
             );
         }
     }

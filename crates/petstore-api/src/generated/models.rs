@@ -6,7 +6,8 @@
 use super::runtime;
 
 /// A category of animals.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(deny_unknown)]
 pub struct Category {
     /// Unique identifier assigned on creation.
     pub id: i64,
@@ -16,62 +17,8 @@ pub struct Category {
     pub description: Option<String>,
 }
 
-impl runtime::Record for Category {
-    const NAME: &'static str = "Category";
-    const FIELDS: &'static [&'static str] = &["id", "name", "description"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i64>, Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["id", "name"]));
-        };
-        Ok(Category {
-            id: f0,
-            name: f1,
-            description: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Category {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Category {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Category", 3);
-        out.field("id", &self.id);
-        out.field("name", &self.name);
-        out.optional("description", &self.description);
-        out.end()
-    }
-}
-
 /// A webhook endpoint just created, with its signing secret.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct CreatedWebhookEndpoint {
     pub id: i64,
     pub url: String,
@@ -80,124 +27,16 @@ pub struct CreatedWebhookEndpoint {
     /// False once a delivery failed after its last retry; nothing is delivered to it any more.
     pub enabled: bool,
     /// Why the endpoint was disabled.
+    #[wire(rename = "disabledReason")]
     pub disabled_reason: Option<String>,
+    #[wire(rename = "createdAt")]
     pub created_at: chrono::DateTime<chrono::Utc>,
     /// The signing secret, `whsec_` and the base64 of 32 random bytes; shown only when the endpoint is created.
     pub secret: String,
 }
 
-impl runtime::Record for CreatedWebhookEndpoint {
-    const NAME: &'static str = "CreatedWebhookEndpoint";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "url",
-        "events",
-        "description",
-        "enabled",
-        "disabledReason",
-        "createdAt",
-        "secret",
-    ];
-    type Slots = (
-        Option<i64>,
-        Option<String>,
-        Option<Vec<StoreEventType>>,
-        Option<String>,
-        Option<bool>,
-        Option<String>,
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<String>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            6 => runtime::fill(&mut slots.6, name, map),
-            _ => runtime::fill(&mut slots.7, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [
-            slots.0.is_none(),
-            slots.1.is_none(),
-            slots.4.is_none(),
-            slots.6.is_none(),
-            slots.7.is_none(),
-        ];
-        let (
-            Some(f0),
-            Some(f1),
-            Some(f4),
-            Some(f6),
-            Some(f7),
-        ) = (
-            slots.0,
-            slots.1,
-            slots.4,
-            slots.6,
-            slots.7,
-        ) else {
-            return Err(runtime::missing(&missing, &[
-                "id",
-                "url",
-                "enabled",
-                "createdAt",
-                "secret",
-            ]));
-        };
-        Ok(CreatedWebhookEndpoint {
-            id: f0,
-            url: f1,
-            events: runtime::required_list(slots.2, "events")?,
-            description: slots.3,
-            enabled: f4,
-            disabled_reason: slots.5,
-            created_at: f6,
-            secret: f7,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CreatedWebhookEndpoint {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CreatedWebhookEndpoint {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CreatedWebhookEndpoint", 8);
-        out.field("id", &self.id);
-        out.field("url", &self.url);
-        out.field("events", &self.events);
-        out.optional("description", &self.description);
-        out.field("enabled", &self.enabled);
-        out.optional("disabledReason", &self.disabled_reason);
-        out.field("createdAt", &self.created_at);
-        out.field("secret", &self.secret);
-        out.end()
-    }
-}
-
 /// The body of every error response.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Error {
     /// Machine-readable error code, such as `not_found`.
     pub code: String,
@@ -207,1056 +46,183 @@ pub struct Error {
     pub status: i32,
 }
 
-impl runtime::Record for Error {
-    const NAME: &'static str = "Error";
-    const FIELDS: &'static [&'static str] = &["code", "message", "status"];
-    type Slots = (Option<String>, Option<String>, Option<i32>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
-        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
-            return Err(runtime::missing(&missing, &["code", "message", "status"]));
-        };
-        Ok(Error {
-            code: f0,
-            message: f1,
-            status: f2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Error {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Error {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Error", 3);
-        out.field("code", &self.code);
-        out.field("message", &self.message);
-        out.field("status", &self.status);
-        out.end()
-    }
-}
-
 /// A 64-bit identifier assigned by the store.
 pub type Id = i64;
 
 /// A pet's stock changed (by an order, a cancellation, a new pet or a stock update).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct InventoryEvent {
     /// The event's id, increasing in commit order (the SSE `id`).
     pub id: i64,
+    #[wire(rename = "type")]
     pub type_: StoreEventType,
     /// The pet.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
     /// The pet's new stock.
     pub stock: i32,
     pub status: PetStatus,
     /// When the change was committed.
+    #[wire(rename = "occurredAt")]
     pub occurred_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl runtime::Record for InventoryEvent {
-    const NAME: &'static str = "InventoryEvent";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "type",
-        "petId",
-        "stock",
-        "status",
-        "occurredAt",
-    ];
-    type Slots = (
-        Option<i64>,
-        Option<StoreEventType>,
-        Option<i64>,
-        Option<i32>,
-        Option<PetStatus>,
-        Option<chrono::DateTime<chrono::Utc>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            _ => runtime::fill(&mut slots.5, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [
-            slots.0.is_none(),
-            slots.1.is_none(),
-            slots.2.is_none(),
-            slots.3.is_none(),
-            slots.4.is_none(),
-            slots.5.is_none(),
-        ];
-        let (
-            Some(f0),
-            Some(f1),
-            Some(f2),
-            Some(f3),
-            Some(f4),
-            Some(f5),
-        ) = (
-            slots.0,
-            slots.1,
-            slots.2,
-            slots.3,
-            slots.4,
-            slots.5,
-        ) else {
-            return Err(runtime::missing(&missing, &[
-                "id",
-                "type",
-                "petId",
-                "stock",
-                "status",
-                "occurredAt",
-            ]));
-        };
-        Ok(InventoryEvent {
-            id: f0,
-            type_: f1,
-            pet_id: f2,
-            stock: f3,
-            status: f4,
-            occurred_at: f5,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for InventoryEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for InventoryEvent {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "InventoryEvent", 6);
-        out.field("id", &self.id);
-        out.field("type", &self.type_);
-        out.field("petId", &self.pet_id);
-        out.field("stock", &self.stock);
-        out.field("status", &self.status);
-        out.field("occurredAt", &self.occurred_at);
-        out.end()
-    }
-}
-
-impl runtime::Validate for InventoryEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// The stock of one pet.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct InventoryItem {
     /// ID of the animal this entry tracks.
+    #[wire(rename = "petId")]
     pub pet_id: i64,
     /// Current stock count.
     pub quantity: i32,
     pub status: PetStatus,
 }
 
-impl runtime::Record for InventoryItem {
-    const NAME: &'static str = "InventoryItem";
-    const FIELDS: &'static [&'static str] = &["petId", "quantity", "status"];
-    type Slots = (Option<i64>, Option<i32>, Option<PetStatus>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
-        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
-            return Err(runtime::missing(&missing, &["petId", "quantity", "status"]));
-        };
-        Ok(InventoryItem {
-            pet_id: f0,
-            quantity: f1,
-            status: f2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for InventoryItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for InventoryItem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "InventoryItem", 3);
-        out.field("petId", &self.pet_id);
-        out.field("quantity", &self.quantity);
-        out.field("status", &self.status);
-        out.end()
-    }
-}
-
 /// The payload for setting a pet's stock.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(deny_unknown)]
 pub struct InventoryUpdate {
     /// The new stock count.
+    #[check(range(min = 0, max = 1000000))]
     pub quantity: i32,
 }
 
-impl runtime::Record for InventoryUpdate {
-    const NAME: &'static str = "InventoryUpdate";
-    const FIELDS: &'static [&'static str] = &["quantity"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i32>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("quantity"));
-        };
-        Ok(InventoryUpdate {
-            quantity: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for InventoryUpdate {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for InventoryUpdate {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "InventoryUpdate", 1);
-        out.field("quantity", &self.quantity);
-        out.end()
-    }
-}
-
-impl runtime::Validate for InventoryUpdate {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "quantity",
-            runtime::check_range(
-                &self.quantity,
-                runtime::Bound::Included(0),
-                runtime::Bound::Included(1000000),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// The payload for creating a category.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(deny_unknown)]
 pub struct NewCategory {
     /// Unique identifier assigned on creation; never sent by clients.
     ///
     /// Read-only: sent by the server, refused in requests.
+    #[check(read_only)]
     pub id: Option<i64>,
     /// Category name (for example a kind of animal).
+    #[check(length(min = 1, max = 100))]
     pub name: String,
     /// Short description of the category.
+    #[check(length(max = 500))]
     pub description: Option<String>,
 }
 
-impl runtime::Record for NewCategory {
-    const NAME: &'static str = "NewCategory";
-    const FIELDS: &'static [&'static str] = &["id", "name", "description"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i64>, Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f1) = slots.1 else {
-            return Err(serde::de::Error::missing_field("name"));
-        };
-        Ok(NewCategory {
-            id: slots.0,
-            name: f1,
-            description: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewCategory {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewCategory {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewCategory", 3);
-        out.optional("id", &self.id);
-        out.field("name", &self.name);
-        out.optional("description", &self.description);
-        out.end()
-    }
-}
-
-impl runtime::Validate for NewCategory {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        if self.id.is_some() {
-            return Err(runtime::Violation::new("is read-only").within("id"));
-        }
-        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
-        runtime::within(
-            "description",
-            runtime::check_some(
-                &self.description,
-                |value| runtime::check_length(value, None, Some(500)),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// The payload for placing an order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(deny_unknown)]
 pub struct NewOrder {
     /// ID of the animal to order.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
     /// Number of units to order.
+    #[check(range(min = 1, max = 1000))]
     pub quantity: i32,
     /// Requested ship date (ISO 8601).
+    #[wire(rename = "shipDate")]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-impl runtime::Record for NewOrder {
-    const NAME: &'static str = "NewOrder";
-    const FIELDS: &'static [&'static str] = &["petId", "quantity", "shipDate"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i64>, Option<i32>, Option<chrono::DateTime<chrono::Utc>>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["petId", "quantity"]));
-        };
-        Ok(NewOrder {
-            pet_id: f0,
-            quantity: f1,
-            ship_date: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewOrder {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewOrder {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewOrder", 3);
-        out.field("petId", &self.pet_id);
-        out.field("quantity", &self.quantity);
-        out.optional("shipDate", &self.ship_date);
-        out.end()
-    }
-}
-
-impl runtime::Validate for NewOrder {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within(
-            "quantity",
-            runtime::check_range(
-                &self.quantity,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(1000),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// The payload for creating or replacing a pet.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(deny_unknown)]
 pub struct NewPet {
     /// Unique identifier assigned on creation; never sent by clients.
     ///
     /// Read-only: sent by the server, refused in requests.
+    #[check(read_only)]
     pub id: Option<i64>,
     /// The animal's name.
+    #[check(length(min = 1, max = 100))]
     pub name: String,
     /// ID of the category the animal belongs to.
+    #[wire(rename = "categoryId")]
+    #[check(range(min = 1))]
     pub category_id: i64,
     pub status: Option<PetStatus>,
 }
 
-impl runtime::Record for NewPet {
-    const NAME: &'static str = "NewPet";
-    const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            _ => runtime::fill(&mut slots.3, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.1.is_none(), slots.2.is_none()];
-        let (Some(f1), Some(f2)) = (slots.1, slots.2) else {
-            return Err(runtime::missing(&missing, &["name", "categoryId"]));
-        };
-        Ok(NewPet {
-            id: slots.0,
-            name: f1,
-            category_id: f2,
-            status: slots.3,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewPet {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewPet {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewPet", 4);
-        out.optional("id", &self.id);
-        out.field("name", &self.name);
-        out.field("categoryId", &self.category_id);
-        out.optional("status", &self.status);
-        out.end()
-    }
-}
-
-impl runtime::Validate for NewPet {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        if self.id.is_some() {
-            return Err(runtime::Violation::new("is read-only").within("id"));
-        }
-        runtime::within("name", runtime::check_length(&self.name, Some(1), Some(100)))?;
-        runtime::within(
-            "categoryId",
-            runtime::check_range(
-                &self.category_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// A URL to deliver the store's events to, and which.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(deny_unknown)]
 pub struct NewWebhookEndpoint {
     /// Where events are delivered (`http` or `https`).
+    #[check(length(min = 1, max = 2048))]
     pub url: String,
     /// The event types to deliver.
+    #[check(items(min = 1, max = 4), unique)]
     pub events: Vec<StoreEventType>,
     /// What the endpoint is for.
+    #[check(length(max = 200))]
     pub description: Option<String>,
 }
 
-impl runtime::Record for NewWebhookEndpoint {
-    const NAME: &'static str = "NewWebhookEndpoint";
-    const FIELDS: &'static [&'static str] = &["url", "events", "description"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<String>, Option<Vec<StoreEventType>>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("url"));
-        };
-        Ok(NewWebhookEndpoint {
-            url: f0,
-            events: runtime::required_list(slots.1, "events")?,
-            description: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewWebhookEndpoint {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewWebhookEndpoint {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewWebhookEndpoint", 3);
-        out.field("url", &self.url);
-        out.field("events", &self.events);
-        out.optional("description", &self.description);
-        out.end()
-    }
-}
-
-impl runtime::Validate for NewWebhookEndpoint {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("url", runtime::check_length(&self.url, Some(1), Some(2048)))?;
-        runtime::within(
-            "events",
-            runtime::check_items(Vec::len(&self.events), Some(1), Some(4))
-                .and_then(|()| runtime::check_unique(&self.events)),
-        )?;
-        runtime::within(
-            "description",
-            runtime::check_some(
-                &self.description,
-                |value| runtime::check_length(value, None, Some(200)),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// An order for a pet.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Order {
     /// Unique order identifier.
     pub id: Option<i64>,
     /// ID of the animal in the order.
+    #[wire(rename = "petId")]
     pub pet_id: Option<i64>,
     /// Number of units ordered.
     pub quantity: Option<i32>,
     /// Expected or actual ship date (ISO 8601).
+    #[wire(rename = "shipDate")]
     pub ship_date: Option<chrono::DateTime<chrono::Utc>>,
     /// Whether the order has been fulfilled.
     pub complete: Option<bool>,
 }
 
-impl runtime::Record for Order {
-    const NAME: &'static str = "Order";
-    const FIELDS: &'static [&'static str] = &["id", "petId", "quantity", "shipDate", "complete"];
-    type Slots = (
-        Option<i64>,
-        Option<i64>,
-        Option<i32>,
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<bool>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            _ => runtime::fill(&mut slots.4, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Order {
-            id: slots.0,
-            pet_id: slots.1,
-            quantity: slots.2,
-            ship_date: slots.3,
-            complete: slots.4,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Order {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Order {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Order", 5);
-        out.optional("id", &self.id);
-        out.optional("petId", &self.pet_id);
-        out.optional("quantity", &self.quantity);
-        out.optional("shipDate", &self.ship_date);
-        out.optional("complete", &self.complete);
-        out.end()
-    }
-}
-
 /// An order was placed, completed or cancelled.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct OrderEvent {
     /// The event's id, increasing in commit order (the SSE `id`).
     pub id: i64,
+    #[wire(rename = "type")]
     pub type_: StoreEventType,
     /// The order.
+    #[wire(rename = "orderId")]
+    #[check(range(min = 1))]
     pub order_id: i64,
     /// The pet ordered.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
     /// The order's quantity.
     pub quantity: i32,
     /// The pet's stock after the change.
     pub stock: i32,
     /// When the change was committed.
+    #[wire(rename = "occurredAt")]
     pub occurred_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl runtime::Record for OrderEvent {
-    const NAME: &'static str = "OrderEvent";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "type",
-        "orderId",
-        "petId",
-        "quantity",
-        "stock",
-        "occurredAt",
-    ];
-    type Slots = (
-        Option<i64>,
-        Option<StoreEventType>,
-        Option<i64>,
-        Option<i64>,
-        Option<i32>,
-        Option<i32>,
-        Option<chrono::DateTime<chrono::Utc>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            _ => runtime::fill(&mut slots.6, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [
-            slots.0.is_none(),
-            slots.1.is_none(),
-            slots.2.is_none(),
-            slots.3.is_none(),
-            slots.4.is_none(),
-            slots.5.is_none(),
-            slots.6.is_none(),
-        ];
-        let (
-            Some(f0),
-            Some(f1),
-            Some(f2),
-            Some(f3),
-            Some(f4),
-            Some(f5),
-            Some(f6),
-        ) = (
-            slots.0,
-            slots.1,
-            slots.2,
-            slots.3,
-            slots.4,
-            slots.5,
-            slots.6,
-        ) else {
-            return Err(runtime::missing(&missing, &[
-                "id",
-                "type",
-                "orderId",
-                "petId",
-                "quantity",
-                "stock",
-                "occurredAt",
-            ]));
-        };
-        Ok(OrderEvent {
-            id: f0,
-            type_: f1,
-            order_id: f2,
-            pet_id: f3,
-            quantity: f4,
-            stock: f5,
-            occurred_at: f6,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for OrderEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for OrderEvent {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "OrderEvent", 7);
-        out.field("id", &self.id);
-        out.field("type", &self.type_);
-        out.field("orderId", &self.order_id);
-        out.field("petId", &self.pet_id);
-        out.field("quantity", &self.quantity);
-        out.field("stock", &self.stock);
-        out.field("occurredAt", &self.occurred_at);
-        out.end()
-    }
-}
-
-impl runtime::Validate for OrderEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "orderId",
-            runtime::check_range(
-                &self.order_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
 /// A pet in the store.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(deny_unknown)]
 pub struct Pet {
     /// Unique identifier assigned on creation.
     pub id: i64,
     /// The animal's name.
     pub name: String,
     /// ID of the category the animal belongs to.
+    #[wire(rename = "categoryId")]
     pub category_id: i64,
     pub status: Option<PetStatus>,
 }
 
-impl runtime::Record for Pet {
-    const NAME: &'static str = "Pet";
-    const FIELDS: &'static [&'static str] = &["id", "name", "categoryId", "status"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i64>, Option<String>, Option<i64>, Option<PetStatus>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            _ => runtime::fill(&mut slots.3, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
-        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
-            return Err(runtime::missing(&missing, &["id", "name", "categoryId"]));
-        };
-        Ok(Pet {
-            id: f0,
-            name: f1,
-            category_id: f2,
-            status: slots.3,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Pet {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Pet {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Pet", 4);
-        out.field("id", &self.id);
-        out.field("name", &self.name);
-        out.field("categoryId", &self.category_id);
-        out.optional("status", &self.status);
-        out.end()
-    }
-}
-
 /// Status of a pet, and of its inventory entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum PetStatus {
-    /// `available`
     Available,
-    /// `pending`
     Pending,
-    /// `sold`
     Sold,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl PetStatus {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 3] = [Self::Available, Self::Pending, Self::Sold];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for PetStatus {
-    const NAME: &'static str = "PetStatus";
-    const WIRE: &'static [&'static str] = &["available", "pending", "sold"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Available => "available",
-            Self::Pending => "pending",
-            Self::Sold => "sold",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for PetStatus {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for PetStatus {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for PetStatus {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for PetStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for PetStatus {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for PetStatus {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PetStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }
 
 /// A list of pets.
@@ -1324,116 +290,30 @@ impl runtime::Validate for StoreEvent {
 }
 
 /// What a store event reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum StoreEventType {
-    /// `order.placed`
+    #[wire(rename = "order.placed")]
     OrderPlaced,
-    /// `order.completed`
+    #[wire(rename = "order.completed")]
     OrderCompleted,
-    /// `order.cancelled`
+    #[wire(rename = "order.cancelled")]
     OrderCancelled,
-    /// `inventory.changed`
+    #[wire(rename = "inventory.changed")]
     InventoryChanged,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
 }
 
-impl StoreEventType {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 4] = [
-        Self::OrderPlaced,
-        Self::OrderCompleted,
-        Self::OrderCancelled,
-        Self::InventoryChanged,
-    ];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for StoreEventType {
-    const NAME: &'static str = "StoreEventType";
-    const WIRE: &'static [&'static str] = &[
-        "order.placed",
-        "order.completed",
-        "order.cancelled",
-        "inventory.changed",
-    ];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::OrderPlaced => "order.placed",
-            Self::OrderCompleted => "order.completed",
-            Self::OrderCancelled => "order.cancelled",
-            Self::InventoryChanged => "inventory.changed",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for StoreEventType {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for StoreEventType {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for StoreEventType {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for StoreEventType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for StoreEventType {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for StoreEventType {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for StoreEventType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
-}
-
 /// One attempt to deliver an event to a webhook endpoint.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct WebhookDelivery {
     pub id: i64,
+    #[wire(rename = "eventId")]
     pub event_id: i64,
     /// 1 for the first attempt, 2 for the first retry, and so on.
     pub attempt: i32,
@@ -1442,228 +322,29 @@ pub struct WebhookDelivery {
     pub status: Option<i32>,
     /// What went wrong, when the attempt failed.
     pub error: Option<String>,
+    #[wire(rename = "attemptedAt")]
     pub attempted_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl runtime::Record for WebhookDelivery {
-    const NAME: &'static str = "WebhookDelivery";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "eventId",
-        "attempt",
-        "result",
-        "status",
-        "error",
-        "attemptedAt",
-    ];
-    type Slots = (
-        Option<i64>,
-        Option<i64>,
-        Option<i32>,
-        Option<WebhookDeliveryResult>,
-        Option<i32>,
-        Option<String>,
-        Option<chrono::DateTime<chrono::Utc>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            _ => runtime::fill(&mut slots.6, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [
-            slots.0.is_none(),
-            slots.1.is_none(),
-            slots.2.is_none(),
-            slots.3.is_none(),
-            slots.6.is_none(),
-        ];
-        let (
-            Some(f0),
-            Some(f1),
-            Some(f2),
-            Some(f3),
-            Some(f6),
-        ) = (
-            slots.0,
-            slots.1,
-            slots.2,
-            slots.3,
-            slots.6,
-        ) else {
-            return Err(runtime::missing(&missing, &[
-                "id",
-                "eventId",
-                "attempt",
-                "result",
-                "attemptedAt",
-            ]));
-        };
-        Ok(WebhookDelivery {
-            id: f0,
-            event_id: f1,
-            attempt: f2,
-            result: f3,
-            status: slots.4,
-            error: slots.5,
-            attempted_at: f6,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for WebhookDelivery {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for WebhookDelivery {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "WebhookDelivery", 7);
-        out.field("id", &self.id);
-        out.field("eventId", &self.event_id);
-        out.field("attempt", &self.attempt);
-        out.field("result", &self.result);
-        out.optional("status", &self.status);
-        out.optional("error", &self.error);
-        out.field("attemptedAt", &self.attempted_at);
-        out.end()
-    }
-}
-
 /// How an attempt ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum WebhookDeliveryResult {
-    /// `succeeded`
     Succeeded,
-    /// `failed`
     Failed,
-    /// `timed_out`
     TimedOut,
-    /// `unreachable`
     Unreachable,
-    /// `refused`
     Refused,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
 }
 
-impl WebhookDeliveryResult {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 5] = [
-        Self::Succeeded,
-        Self::Failed,
-        Self::TimedOut,
-        Self::Unreachable,
-        Self::Refused,
-    ];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for WebhookDeliveryResult {
-    const NAME: &'static str = "WebhookDeliveryResult";
-    const WIRE: &'static [&'static str] = &[
-        "succeeded",
-        "failed",
-        "timed_out",
-        "unreachable",
-        "refused",
-    ];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-            Self::TimedOut => "timed_out",
-            Self::Unreachable => "unreachable",
-            Self::Refused => "refused",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for WebhookDeliveryResult {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for WebhookDeliveryResult {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for WebhookDeliveryResult {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for WebhookDeliveryResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for WebhookDeliveryResult {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for WebhookDeliveryResult {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for WebhookDeliveryResult {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
-}
-
 /// A URL the store delivers its events to.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct WebhookEndpoint {
     pub id: i64,
     pub url: String,
@@ -1672,177 +353,21 @@ pub struct WebhookEndpoint {
     /// False once a delivery failed after its last retry; nothing is delivered to it any more.
     pub enabled: bool,
     /// Why the endpoint was disabled.
+    #[wire(rename = "disabledReason")]
     pub disabled_reason: Option<String>,
+    #[wire(rename = "createdAt")]
     pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
-impl runtime::Record for WebhookEndpoint {
-    const NAME: &'static str = "WebhookEndpoint";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "url",
-        "events",
-        "description",
-        "enabled",
-        "disabledReason",
-        "createdAt",
-    ];
-    type Slots = (
-        Option<i64>,
-        Option<String>,
-        Option<Vec<StoreEventType>>,
-        Option<String>,
-        Option<bool>,
-        Option<String>,
-        Option<chrono::DateTime<chrono::Utc>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            _ => runtime::fill(&mut slots.6, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.4.is_none(), slots.6.is_none()];
-        let (Some(f0), Some(f1), Some(f4), Some(f6)) = (slots.0, slots.1, slots.4, slots.6) else {
-            return Err(runtime::missing(&missing, &["id", "url", "enabled", "createdAt"]));
-        };
-        Ok(WebhookEndpoint {
-            id: f0,
-            url: f1,
-            events: runtime::required_list(slots.2, "events")?,
-            description: slots.3,
-            enabled: f4,
-            disabled_reason: slots.5,
-            created_at: f6,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for WebhookEndpoint {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for WebhookEndpoint {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "WebhookEndpoint", 7);
-        out.field("id", &self.id);
-        out.field("url", &self.url);
-        out.field("events", &self.events);
-        out.optional("description", &self.description);
-        out.field("enabled", &self.enabled);
-        out.optional("disabledReason", &self.disabled_reason);
-        out.field("createdAt", &self.created_at);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum XApiStability {
-    /// `experimental`
     Experimental,
-    /// `beta`
     Beta,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl XApiStability {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Experimental, Self::Beta];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for XApiStability {
-    const NAME: &'static str = "XApiStability";
-    const WIRE: &'static [&'static str] = &["experimental", "beta"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Experimental => "experimental",
-            Self::Beta => "beta",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for XApiStability {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for XApiStability {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for XApiStability {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for XApiStability {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for XApiStability {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for XApiStability {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for XApiStability {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

@@ -491,17 +491,19 @@ pub trait Webhooks {
 }
 
 /// The parameters and body of `list_pets`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ListPetsRequest {
     /// The most items to return.
     ///
     /// Query parameter `limit`.
     ///
     /// Defaults to `20`.
+    #[check(range(min = 1, max = 100))]
     pub limit: i32,
     /// Return only items whose id is greater than this one (the last id of the previous page).
     ///
     /// Query parameter `after`.
+    #[check(range(min = 0))]
     pub after: Option<i64>,
     /// Only pets with this status.
     ///
@@ -510,10 +512,13 @@ pub struct ListPetsRequest {
     /// Only pets in this category.
     ///
     /// Query parameter `categoryId`.
+    #[wire(rename = "categoryId")]
+    #[check(range(min = 1))]
     pub category_id: Option<i64>,
     /// Only pets with one of these ids (repeat the parameter, `id=1&id=2`).
     ///
     /// Query parameter `id`.
+    #[check(items(max = 100), each(range(min = 1)))]
     pub id: Option<Vec<i64>>,
 }
 
@@ -527,67 +532,6 @@ impl Default for ListPetsRequest {
             category_id: None,
             id: None,
         }
-    }
-}
-
-impl runtime::Validate for ListPetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_range(
-                &self.limit,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(100),
-            ),
-        )?;
-        runtime::within(
-            "after",
-            runtime::check_some(
-                &self.after,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "categoryId",
-            runtime::check_some(
-                &self.category_id,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "id",
-            runtime::check_some(
-                &self.id,
-                |value| {
-                    runtime::check_items(Vec::len(value), None, Some(100))
-                        .and_then(|()| {
-                            runtime::check_each(
-                                value,
-                                |item| {
-                                    runtime::check_range(
-                                        item,
-                                        runtime::Bound::Included(1),
-                                        runtime::Bound::Unbounded,
-                                    )
-                                },
-                            )
-                        })
-                },
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -707,30 +651,19 @@ impl runtime::Response for ListPetsResponse {
 }
 
 /// The parameters and body of `create_pet`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreatePetRequest {
     /// A client-chosen key that makes a POST safe to retry: a retry with the same key
     /// and body within 24 hours replays the first response without doing the work
     /// again; the same key with another body is refused with 422 `idempotency_key_reused`.
     ///
     /// Header parameter `Idempotency-Key`.
+    #[wire(rename = "Idempotency-Key")]
+    #[check(length(min = 1, max = 255))]
     pub idempotency_key: Option<String>,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::NewPet,
-}
-
-impl runtime::Validate for CreatePetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "Idempotency-Key",
-            runtime::check_some(
-                &self.idempotency_key,
-                |value| runtime::check_length(value, Some(1), Some(255)),
-            ),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_pet` can give: one variant per status the spec declares.
@@ -873,26 +806,14 @@ impl runtime::Response for CreatePetResponse {
 }
 
 /// The parameters and body of `get_pet`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct GetPetRequest {
     /// The pet's id.
     ///
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
-}
-
-impl runtime::Validate for GetPetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_pet` can give: one variant per status the spec declares.
@@ -1043,29 +964,17 @@ impl runtime::Response for GetPetResponse {
 }
 
 /// The parameters and body of `replace_pet`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ReplacePetRequest {
     /// The pet's id.
     ///
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::NewPet,
-}
-
-impl runtime::Validate for ReplacePetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `replace_pet` can give: one variant per status the spec declares.
@@ -1204,26 +1113,14 @@ impl runtime::Response for ReplacePetResponse {
 }
 
 /// The parameters and body of `delete_pet`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct DeletePetRequest {
     /// The pet's id.
     ///
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
-}
-
-impl runtime::Validate for DeletePetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `delete_pet` can give: one variant per status the spec declares.
@@ -1344,17 +1241,19 @@ impl runtime::Response for DeletePetResponse {
 }
 
 /// The parameters and body of `list_categories`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ListCategoriesRequest {
     /// The most items to return.
     ///
     /// Query parameter `limit`.
     ///
     /// Defaults to `20`.
+    #[check(range(min = 1, max = 100))]
     pub limit: i32,
     /// Return only items whose id is greater than this one (the last id of the previous page).
     ///
     /// Query parameter `after`.
+    #[check(range(min = 0))]
     pub after: Option<i64>,
 }
 
@@ -1365,33 +1264,6 @@ impl Default for ListCategoriesRequest {
             limit: 20,
             after: None,
         }
-    }
-}
-
-impl runtime::Validate for ListCategoriesRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_range(
-                &self.limit,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(100),
-            ),
-        )?;
-        runtime::within(
-            "after",
-            runtime::check_some(
-                &self.after,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -1511,30 +1383,19 @@ impl runtime::Response for ListCategoriesResponse {
 }
 
 /// The parameters and body of `create_category`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreateCategoryRequest {
     /// A client-chosen key that makes a POST safe to retry: a retry with the same key
     /// and body within 24 hours replays the first response without doing the work
     /// again; the same key with another body is refused with 422 `idempotency_key_reused`.
     ///
     /// Header parameter `Idempotency-Key`.
+    #[wire(rename = "Idempotency-Key")]
+    #[check(length(min = 1, max = 255))]
     pub idempotency_key: Option<String>,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::NewCategory,
-}
-
-impl runtime::Validate for CreateCategoryRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "Idempotency-Key",
-            runtime::check_some(
-                &self.idempotency_key,
-                |value| runtime::check_length(value, Some(1), Some(255)),
-            ),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_category` can give: one variant per status the spec declares.
@@ -1677,26 +1538,14 @@ impl runtime::Response for CreateCategoryResponse {
 }
 
 /// The parameters and body of `get_category`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct GetCategoryRequest {
     /// The category's id.
     ///
     /// Path parameter `categoryId`.
+    #[wire(rename = "categoryId")]
+    #[check(range(min = 1))]
     pub category_id: i64,
-}
-
-impl runtime::Validate for GetCategoryRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "categoryId",
-            runtime::check_range(
-                &self.category_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_category` can give: one variant per status the spec declares.
@@ -1823,26 +1672,14 @@ impl runtime::Response for GetCategoryResponse {
 }
 
 /// The parameters and body of `delete_category`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct DeleteCategoryRequest {
     /// The category's id.
     ///
     /// Path parameter `categoryId`.
+    #[wire(rename = "categoryId")]
+    #[check(range(min = 1))]
     pub category_id: i64,
-}
-
-impl runtime::Validate for DeleteCategoryRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "categoryId",
-            runtime::check_range(
-                &self.category_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `delete_category` can give: one variant per status the spec declares.
@@ -1975,21 +1812,25 @@ impl runtime::Response for DeleteCategoryResponse {
 }
 
 /// The parameters and body of `list_orders`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ListOrdersRequest {
     /// The most items to return.
     ///
     /// Query parameter `limit`.
     ///
     /// Defaults to `20`.
+    #[check(range(min = 1, max = 100))]
     pub limit: i32,
     /// Return only items whose id is greater than this one (the last id of the previous page).
     ///
     /// Query parameter `after`.
+    #[check(range(min = 0))]
     pub after: Option<i64>,
     /// Only orders for this pet.
     ///
     /// Query parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: Option<i64>,
     /// Only complete (`true`) or incomplete (`false`) orders.
     ///
@@ -2006,46 +1847,6 @@ impl Default for ListOrdersRequest {
             pet_id: None,
             complete: None,
         }
-    }
-}
-
-impl runtime::Validate for ListOrdersRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_range(
-                &self.limit,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(100),
-            ),
-        )?;
-        runtime::within(
-            "after",
-            runtime::check_some(
-                &self.after,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "petId",
-            runtime::check_some(
-                &self.pet_id,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -2165,30 +1966,19 @@ impl runtime::Response for ListOrdersResponse {
 }
 
 /// The parameters and body of `place_order`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct PlaceOrderRequest {
     /// A client-chosen key that makes a POST safe to retry: a retry with the same key
     /// and body within 24 hours replays the first response without doing the work
     /// again; the same key with another body is refused with 422 `idempotency_key_reused`.
     ///
     /// Header parameter `Idempotency-Key`.
+    #[wire(rename = "Idempotency-Key")]
+    #[check(length(min = 1, max = 255))]
     pub idempotency_key: Option<String>,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::NewOrder,
-}
-
-impl runtime::Validate for PlaceOrderRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "Idempotency-Key",
-            runtime::check_some(
-                &self.idempotency_key,
-                |value| runtime::check_length(value, Some(1), Some(255)),
-            ),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `place_order` can give: one variant per status the spec declares.
@@ -2339,26 +2129,14 @@ impl runtime::Response for PlaceOrderResponse {
 }
 
 /// The parameters and body of `get_order`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct GetOrderRequest {
     /// The order's id.
     ///
     /// Path parameter `orderId`.
+    #[wire(rename = "orderId")]
+    #[check(range(min = 1))]
     pub order_id: i64,
-}
-
-impl runtime::Validate for GetOrderRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "orderId",
-            runtime::check_range(
-                &self.order_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_order` can give: one variant per status the spec declares.
@@ -2471,26 +2249,14 @@ impl runtime::Response for GetOrderResponse {
 }
 
 /// The parameters and body of `cancel_order`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CancelOrderRequest {
     /// The order's id.
     ///
     /// Path parameter `orderId`.
+    #[wire(rename = "orderId")]
+    #[check(range(min = 1))]
     pub order_id: i64,
-}
-
-impl runtime::Validate for CancelOrderRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "orderId",
-            runtime::check_range(
-                &self.order_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `cancel_order` can give: one variant per status the spec declares.
@@ -2611,39 +2377,22 @@ impl runtime::Response for CancelOrderResponse {
 }
 
 /// The parameters and body of `complete_order`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CompleteOrderRequest {
     /// The order's id.
     ///
     /// Path parameter `orderId`.
+    #[wire(rename = "orderId")]
+    #[check(range(min = 1))]
     pub order_id: i64,
     /// A client-chosen key that makes a POST safe to retry: a retry with the same key
     /// and body within 24 hours replays the first response without doing the work
     /// again; the same key with another body is refused with 422 `idempotency_key_reused`.
     ///
     /// Header parameter `Idempotency-Key`.
+    #[wire(rename = "Idempotency-Key")]
+    #[check(length(min = 1, max = 255))]
     pub idempotency_key: Option<String>,
-}
-
-impl runtime::Validate for CompleteOrderRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "orderId",
-            runtime::check_range(
-                &self.order_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within(
-            "Idempotency-Key",
-            runtime::check_some(
-                &self.idempotency_key,
-                |value| runtime::check_length(value, Some(1), Some(255)),
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `complete_order` can give: one variant per status the spec declares.
@@ -2756,17 +2505,19 @@ impl runtime::Response for CompleteOrderResponse {
 }
 
 /// The parameters and body of `list_inventory`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ListInventoryRequest {
     /// The most items to return.
     ///
     /// Query parameter `limit`.
     ///
     /// Defaults to `20`.
+    #[check(range(min = 1, max = 100))]
     pub limit: i32,
     /// Return only items whose id is greater than this one (the last id of the previous page).
     ///
     /// Query parameter `after`.
+    #[check(range(min = 0))]
     pub after: Option<i64>,
     /// Only entries whose pet has this status.
     ///
@@ -2782,33 +2533,6 @@ impl Default for ListInventoryRequest {
             after: None,
             status: None,
         }
-    }
-}
-
-impl runtime::Validate for ListInventoryRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_range(
-                &self.limit,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(100),
-            ),
-        )?;
-        runtime::within(
-            "after",
-            runtime::check_some(
-                &self.after,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -2936,26 +2660,14 @@ impl runtime::Response for ListInventoryResponse {
 }
 
 /// The parameters and body of `get_inventory_item`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct GetInventoryItemRequest {
     /// The pet's id.
     ///
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
-}
-
-impl runtime::Validate for GetInventoryItemRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_inventory_item` can give: one variant per status the spec declares.
@@ -3082,29 +2794,17 @@ impl runtime::Response for GetInventoryItemResponse {
 }
 
 /// The parameters and body of `update_inventory`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct UpdateInventoryRequest {
     /// The pet's id.
     ///
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::InventoryUpdate,
-}
-
-impl runtime::Validate for UpdateInventoryRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `update_inventory` can give: one variant per status the spec declares.
@@ -3257,59 +2957,26 @@ impl runtime::Response for UpdateInventoryResponse {
 }
 
 /// The parameters and body of `watch_store`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct WatchStoreRequest {
     /// Only events of these types (repeat the parameter for several); all when absent.
     ///
     /// Query parameter `type`.
+    #[wire(rename = "type")]
+    #[check(items(max = 4))]
     pub type_: Option<Vec<models::StoreEventType>>,
     /// Only events about this pet.
     ///
     /// Query parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: Option<i64>,
     /// The `id` of the last event received; the stream resumes after it.
     ///
     /// Header parameter `Last-Event-ID`.
+    #[wire(rename = "Last-Event-ID")]
+    #[check(range(min = 0))]
     pub last_event_id: Option<i64>,
-}
-
-impl runtime::Validate for WatchStoreRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "type",
-            runtime::check_some(
-                &self.type_,
-                |value| runtime::check_items(Vec::len(value), None, Some(4)),
-            ),
-        )?;
-        runtime::within(
-            "petId",
-            runtime::check_some(
-                &self.pet_id,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "Last-Event-ID",
-            runtime::check_some(
-                &self.last_event_id,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `watch_store` can give: one variant per status the spec declares.
@@ -3415,17 +3082,19 @@ impl runtime::Response for WatchStoreResponse {
 }
 
 /// The parameters and body of `list_webhooks`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ListWebhooksRequest {
     /// The most items to return.
     ///
     /// Query parameter `limit`.
     ///
     /// Defaults to `20`.
+    #[check(range(min = 1, max = 100))]
     pub limit: i32,
     /// Return only items whose id is greater than this one (the last id of the previous page).
     ///
     /// Query parameter `after`.
+    #[check(range(min = 0))]
     pub after: Option<i64>,
 }
 
@@ -3436,33 +3105,6 @@ impl Default for ListWebhooksRequest {
             limit: 20,
             after: None,
         }
-    }
-}
-
-impl runtime::Validate for ListWebhooksRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_range(
-                &self.limit,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(100),
-            ),
-        )?;
-        runtime::within(
-            "after",
-            runtime::check_some(
-                &self.after,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
     }
 }
 
@@ -3590,30 +3232,19 @@ impl runtime::Response for ListWebhooksResponse {
 }
 
 /// The parameters and body of `create_webhook`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreateWebhookRequest {
     /// A client-chosen key that makes a POST safe to retry: a retry with the same key
     /// and body within 24 hours replays the first response without doing the work
     /// again; the same key with another body is refused with 422 `idempotency_key_reused`.
     ///
     /// Header parameter `Idempotency-Key`.
+    #[wire(rename = "Idempotency-Key")]
+    #[check(length(min = 1, max = 255))]
     pub idempotency_key: Option<String>,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::NewWebhookEndpoint,
-}
-
-impl runtime::Validate for CreateWebhookRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "Idempotency-Key",
-            runtime::check_some(
-                &self.idempotency_key,
-                |value| runtime::check_length(value, Some(1), Some(255)),
-            ),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_webhook` can give: one variant per status the spec declares.
@@ -3764,26 +3395,14 @@ impl runtime::Response for CreateWebhookResponse {
 }
 
 /// The parameters and body of `get_webhook`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct GetWebhookRequest {
     /// The webhook endpoint's id.
     ///
     /// Path parameter `webhookId`.
+    #[wire(rename = "webhookId")]
+    #[check(range(min = 1))]
     pub webhook_id: i64,
-}
-
-impl runtime::Validate for GetWebhookRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "webhookId",
-            runtime::check_range(
-                &self.webhook_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_webhook` can give: one variant per status the spec declares.
@@ -3910,26 +3529,14 @@ impl runtime::Response for GetWebhookResponse {
 }
 
 /// The parameters and body of `delete_webhook`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct DeleteWebhookRequest {
     /// The webhook endpoint's id.
     ///
     /// Path parameter `webhookId`.
+    #[wire(rename = "webhookId")]
+    #[check(range(min = 1))]
     pub webhook_id: i64,
-}
-
-impl runtime::Validate for DeleteWebhookRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "webhookId",
-            runtime::check_range(
-                &self.webhook_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `delete_webhook` can give: one variant per status the spec declares.
@@ -4054,57 +3661,26 @@ impl runtime::Response for DeleteWebhookResponse {
 }
 
 /// The parameters and body of `list_webhook_deliveries`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ListWebhookDeliveriesRequest {
     /// The webhook endpoint's id.
     ///
     /// Path parameter `webhookId`.
+    #[wire(rename = "webhookId")]
+    #[check(range(min = 1))]
     pub webhook_id: i64,
     /// The most items to return.
     ///
     /// Query parameter `limit`.
     ///
     /// Defaults to `20`.
+    #[check(range(min = 1, max = 100))]
     pub limit: i32,
     /// Return only items whose id is greater than this one (the last id of the previous page).
     ///
     /// Query parameter `after`.
+    #[check(range(min = 0))]
     pub after: Option<i64>,
-}
-
-impl runtime::Validate for ListWebhookDeliveriesRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "webhookId",
-            runtime::check_range(
-                &self.webhook_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within(
-            "limit",
-            runtime::check_range(
-                &self.limit,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(100),
-            ),
-        )?;
-        runtime::within(
-            "after",
-            runtime::check_some(
-                &self.after,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `list_webhook_deliveries` can give: one variant per status the spec declares.

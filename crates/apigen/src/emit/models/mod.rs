@@ -1,21 +1,24 @@
 //! `models.rs`: one Rust type per named schema, with doc comments from the
-//! spec, serde impls through the runtime's record and enum readers, and a
-//! `Validate` impl where a request can carry the type and the schema bounds
-//! something ([`Api::checked`]).
+//! spec, deriving its serde impls and, where a request can carry the type
+//! and the schema bounds something ([`Api::checked`]), `Validate`.
 //!
 //! Only requests are validated (the glue on the way in, the client on the way
-//! out), so a type only responses hold has no `Validate`. A struct implements
-//! `runtime::Record` (its wire names, a slot per field, how each is filled and
-//! finished), and its `Serialize` and `Deserialize` impls are three lines over
-//! `runtime::read_record` and `runtime::Writer` (a list of writes, no `?` each:
-//! the writer keeps the first error; a struct in JSON, every property in order
-//! in a format that is not self-describing). A string enum implements
-//! `runtime::StringEnum` and has an `Unknown` variant for values the spec does
-//! not list. Serde's derive would expand each type into hundreds of lines the
-//! compiler then type-checks, once per type; the runtime's generic reader is
-//! compiled once (on Stripe's crate this cut `cargo check` time by 60%, see
-//! BENCHMARKS.md). Reading is tolerant unless `runtime::strictly`: the glue
-//! reads requests and writes answers strictly, a client only when told.
+//! out), so a type only responses hold has no `Validate`. A model is its type
+//! and one derive line of the runtime's derives (`apigen-macros`), with
+//! `#[wire(...)]` and `#[check(...)]` attributes only where the wire differs
+//! from the Rust or the schema bounds a value. The derives expand to what
+//! such a type held written out: a struct implements `runtime::Record` (its
+//! wire names, a slot per field, how each is filled and finished), and its
+//! `Serialize` and `Deserialize` impls are a few lines over
+//! `runtime::read_record` and `runtime::Writer` (a struct in JSON, every
+//! property in order in a format that is not self-describing). A string
+//! enum implements `runtime::StringEnum` and has an `Unknown` variant for
+//! values the spec does not list. Serde's derive would expand each type
+//! into hundreds of lines the compiler then type-checks, once per type; the
+//! runtime's generic reader is compiled once (on Stripe's crate this cut
+//! `cargo check` time by 60%, see BENCHMARKS.md). Reading is tolerant
+//! unless `runtime::strictly`: the glue reads requests and writes answers
+//! strictly, a client only when told.
 //!
 //! An object that is also one of several shapes (`oneOf` beside `properties`)
 //! holds the union as a flattened field read from the properties it does not
@@ -24,18 +27,18 @@
 //! its own (a number, a date) is read through `runtime::NullText`, so that a
 //! form's or multipart's `null` is null.
 
+mod case;
 mod enums;
-mod record;
 mod structs;
 mod unions;
 
 use super::gates::Gates;
-use super::text::{self, Expr, Pieces};
-use super::validation::check_expr;
+use super::text::{self, Pieces};
+use super::validation::{attribute, checks};
 use super::{ident, rust_type};
 use crate::ir::{Api, Field, TypeDef, TypeKind};
 use enums::enumeration;
-use structs::{structure, validate_impl};
+use structs::{derive_line, structure};
 use unions::union;
 
 /// The module's doc comment.
@@ -72,10 +75,11 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
     for def in defs {
         let own = gates.of_type(&def.name);
         let serde = gates.serde_cfgs(&def.name, own.as_deref());
+        let sides = gates.serde_sides(&def.name);
         let cfg = Gates::attr(own);
         match &def.kind {
-            TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &mut pieces),
-            TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &serde)),
+            TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &sides, &mut pieces),
+            TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &sides)),
             TypeKind::Union(u) => {
                 let docs = text::doc_attrs(&type_paragraphs(def));
                 pieces.printed(&union(api, def, u, &docs, &text::cfg_line(&cfg), &serde));
@@ -104,23 +108,34 @@ fn type_docs_text(def: &TypeDef, cfg: &str) -> String {
     text::doc_text(&type_paragraphs(def), "") + &text::cfg_line(cfg)
 }
 
-/// A struct wrapping a shape that leads back to itself.
+/// A struct wrapping a shape that leads back to itself, read and written
+/// as that shape (serde's own derive: one field), and checked as it is.
 fn newtype(api: &Api, def: &TypeDef, shape: &crate::ir::Shape, boxed: bool, cfg: &str) -> String {
     let ty = rust_type(shape, "");
     let ty = if boxed { format!("Box<{ty}>") } else { ty };
-    let mut out = format!(
-        "{}#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]\n\
-         #[serde(transparent)]\npub struct {}(pub {ty});\n",
-        type_docs_text(def, cfg),
-        ident(&def.name)
-    );
-    let check =
-        check_expr("&self.0", shape, api).map(|c| Expr::Stmt(String::new(), Box::new(c), "?;"));
-    if let Some(validate) = validate_impl(api, def, cfg, check.into_iter().collect()) {
-        out.push('\n');
-        out.push_str(&validate);
+    let mut derives = vec![
+        "Debug",
+        "Clone",
+        "PartialEq",
+        "serde::Serialize",
+        "serde::Deserialize",
+    ];
+    let checks = checks(shape, api);
+    let checked = api.checked.contains(&def.name);
+    if checked {
+        derives.push("runtime::Validate");
     }
-    out
+    let field = if checked && !checks.is_empty() {
+        format!("#[check({})] pub {ty}", attribute(&checks))
+    } else {
+        format!("pub {ty}")
+    };
+    format!(
+        "{}{}#[serde(transparent)]\npub struct {}({field});\n",
+        type_docs_text(def, cfg),
+        derive_line(&derives),
+        ident(&def.name)
+    )
 }
 
 fn field_type(f: &Field) -> String {

@@ -1,12 +1,11 @@
-//! A struct: its fields, defaults and `Validate` impl; its record in
-//! [`super::record`].
+//! A struct: its fields with the attributes its derives read, and its
+//! defaults.
 
-use super::record::{record, Reading, Slots};
 use super::{field_type, is_optional, three_state, to_snake, type_docs_text};
 use crate::emit::gates::ImplCfg;
 use crate::emit::literals::default_expr;
-use crate::emit::text::{self, Expr, Pieces};
-use crate::emit::validation::{check_expr, check_fn};
+use crate::emit::text::{self, Pieces};
+use crate::emit::validation::{attribute as attribute_words, checks};
 use crate::emit::{ident, rust_type};
 use crate::ir::{Api, Field, Struct, Ty, TypeDef, TypeKind};
 use quote::format_ident;
@@ -54,75 +53,55 @@ fn field_paragraphs(f: &Field) -> Vec<Option<String>> {
     ]
 }
 
-/// How a field without a default Rust can spell is read and written.
-fn reading(f: &Field) -> Reading {
+/// How a field without a default Rust can spell is read and written, as
+/// its `#[wire(...)]` flags say it (its type says the rest: a plain field
+/// is required, an `Option` optional, a `Nullable` three-state).
+fn reading(f: &Field) -> &'static [&'static str] {
     if three_state(f) {
-        Reading::ThreeState
+        &[]
     } else if f.required && f.shape.nullable && !f.read_only && !f.write_only {
-        Reading::RequiredNullable
+        &["required", "nullable"]
     } else if is_optional(f) && f.shape.nullable {
-        Reading::OptionalNullable
-    } else if is_optional(f) {
-        Reading::Optional
-    } else if matches!(f.shape.ty, Ty::Array(_)) && !f.boxed {
-        Reading::RequiredList
+        &["nullable"]
     } else {
-        Reading::Required
+        &[]
     }
 }
 
-/// A struct's `Validate` impl, where a request can carry it: each field's
-/// checks, and the additional properties'.
-fn struct_validate(api: &Api, def: &TypeDef, s: &Struct, cfg: &str) -> Option<String> {
-    let checks = s.fields.iter().map(|f| field_check(api, f));
-    let additional_check = s.additional.as_ref().and_then(|shape| {
-        let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
-        check_expr("&self.additional_properties", &wrapped, api)
-            .map(|c| Expr::Stmt(String::new(), Box::new(c), "?;"))
-    });
-    let checks: Vec<Expr> = checks.flatten().chain(additional_check).collect();
-    validate_impl(api, def, cfg, checks)
-}
-
-/// A struct, its defaults, its record and serde impls (written as text)
-/// and its `Validate` impl.
+/// A struct: its fields, with the attributes its derives read where the
+/// wire differs from the Rust, and its defaults' functions. Its serde and
+/// `Validate` impls are derived (`apigen-macros`).
 pub(super) fn structure(
     api: &Api,
     def: &TypeDef,
     s: &Struct,
     cfg: &str,
     serde: &[ImplCfg; 2],
+    sides: &[Option<String>; 2],
     pieces: &mut Pieces,
 ) {
     let docs = type_docs_text(def, cfg);
+    // Only a type a request can carry is checked ([`Api::checked`]).
+    let checked = api.checked.contains(&def.name);
     // Printed by prettyplease, which lays each out by its length.
     let mut defaults = String::new();
-    // Per named property: its field, wire name, reading and plain type.
-    let mut named: Vec<(proc_macro2::Ident, &str, Reading, String)> = Vec::new();
-    let mut flattened: Vec<proc_macro2::Ident> = Vec::new();
-    // The indices in `named` of the properties the flattened parts read too.
-    let mut shared: Vec<usize> = Vec::new();
-    // Those that admit null and have no text `null` (`runtime::NullText`).
-    let mut null_text: Vec<usize> = Vec::new();
     let mut fields: Vec<String> = s
         .fields
         .iter()
         .map(|f| {
             let fname = ident(&f.rust);
             let mut paragraphs = field_paragraphs(f);
-            let plain = rust_type(&f.shape, "");
-            let plain = if f.boxed {
-                format!("Box<{plain}>")
-            } else {
-                plain
-            };
             if f.flatten {
                 let ty = field_type(f);
                 let docs = text::doc_text(std::slice::from_ref(&f.doc), "    ");
-                flattened.push(fname.clone());
-                return format!("{docs}    pub {fname}: {ty},\n");
+                return format!("{docs}    #[wire(flatten)]\n    pub {fname}: {ty},\n");
             }
-            let (reading, ty) = if let Some(expr) = spelled_default(api, f) {
+            let mut wire: Vec<String> = Vec::new();
+            if f.wire != fname.to_string().trim_start_matches("r#") {
+                wire.push(format!("rename = {}", text::string_literal(&f.wire)));
+            }
+            let ty = if let Some(expr) = spelled_default(api, f) {
+                let plain = rust_type(&f.shape, "");
                 let value = f.default.as_ref().expect("a spelled default has a value");
                 let fn_name = format_ident!(
                     "default_{}_{}",
@@ -133,72 +112,115 @@ pub(super) fn structure(
                 let read = serde[1].line();
                 defaults.push_str(&format!("{read}fn {fn_name}() -> {plain} {{ {expr} }}\n"));
                 paragraphs.push(Some(format!("Defaults to `{value}`.")));
-                (Reading::Defaulted(fn_name), plain.clone())
+                wire.push(format!("default = \"{fn_name}\""));
+                plain
             } else {
                 if let Some(value) = &f.default {
                     paragraphs.push(Some(format!("Defaults to `{value}` when absent.")));
                 }
-                (reading(f), field_type(f))
+                wire.extend(reading(f).iter().map(|flag| flag.to_string()));
+                field_type(f)
             };
             if f.shared {
-                shared.push(named.len());
+                wire.push("shared".into());
             }
-            let nullable_slot = matches!(
-                reading,
-                Reading::OptionalNullable | Reading::RequiredNullable | Reading::ThreeState
-            );
-            if nullable_slot && !text_may_be_null(api, &f.shape) {
-                null_text.push(named.len());
+            // Every nullable field's slot tells `null` from absent.
+            if f.shape.nullable && !text_may_be_null(api, &f.shape) {
+                wire.push("null_text".into());
             }
-            named.push((fname.clone(), f.wire.as_str(), reading, plain));
             let docs = text::doc_text(&paragraphs, "    ");
-            format!("{docs}    pub {fname}: {ty},\n")
+            let wire = attribute("wire", &wire);
+            let check = if checked {
+                attribute("check", &field_checks(api, f))
+            } else {
+                String::new()
+            };
+            format!("{docs}{wire}{check}    pub {fname}: {ty},\n")
         })
         .collect();
     if let Some(shape) = &s.additional {
         let ty = rust_type(shape, "");
+        let wrapped = crate::ir::Shape::new(Ty::Map(Box::new(shape.clone())));
+        let checks: Vec<String> = check_attribute(&wrapped, api)
+            .filter(|_| checked)
+            .into_iter()
+            .collect();
         fields.push(format!(
-            "    /// Properties beyond the named ones.\n    \
-             pub additional_properties: std::collections::BTreeMap<String, {ty}>,\n"
+            "    /// Properties beyond the named ones.\n    #[wire(additional)]\n{}    \
+             pub additional_properties: std::collections::BTreeMap<String, {ty}>,\n",
+            attribute("check", &checks)
         ));
     }
-    let validate = struct_validate(api, def, s, cfg);
     let body = if fields.is_empty() {
         "{}\n".to_string()
     } else {
         format!("{{\n{}}}\n", fields.concat())
     };
+    let mut derives = vec![
+        "Debug",
+        "Clone",
+        "PartialEq",
+        "runtime::Serialize",
+        "runtime::Deserialize",
+    ];
+    if checked {
+        derives.push("runtime::Validate");
+    }
+    let mut wire = sided(sides);
+    if s.deny_unknown {
+        wire.insert(0, "deny_unknown".into());
+    }
     pieces.text(&format!(
-        "{docs}#[derive(Debug, Clone, PartialEq)]\npub struct {} {body}",
+        "{docs}{}{}pub struct {} {body}",
+        derive_line(&derives),
+        attribute_line("wire", &wire, ""),
         def.name
     ));
     pieces.printed(&defaults);
-    let slots = Slots {
-        named: &named,
-        flattened: &flattened,
-        shared: &shared,
-        null_text: &null_text,
-    };
-    let mut record = record(def, s, &slots, serde);
-    if let Some(validate) = validate {
-        record.push('\n');
-        record.push_str(&validate);
-    }
-    pieces.text(&record);
 }
 
-/// A checked type's `Validate` impl, running `checks` (statements that
-/// return a violation), as text; nothing for a type no value of which can
-/// break a bound ([`Api::checked`]).
-pub(super) fn validate_impl(
-    api: &Api,
-    def: &TypeDef,
-    cfg: &str,
-    checks: Vec<Expr>,
-) -> Option<String> {
-    api.checked.contains(&def.name).then(|| {
-        crate::emit::validation::validate_impl(&ident(&def.name).to_string(), cfg, &checks)
-    })
+/// The `#[wire(...)]` words that compile a type's serde impls only for
+/// the sides that use them: `write_if(...)` and `read_if(...)`.
+pub(super) fn sided(sides: &[Option<String>; 2]) -> Vec<String> {
+    let [write, read] = sides;
+    let mut words = Vec::new();
+    if let Some(write) = write {
+        words.push(format!("write_if({write})"));
+    }
+    if let Some(read) = read {
+        words.push(format!("read_if({read})"));
+    }
+    words
+}
+
+/// `#[derive(...)]` of `derives`, laid out as rustfmt would: on one line
+/// when it fits.
+pub(super) fn derive_line(derives: &[&str]) -> String {
+    let one = format!("#[derive({})]\n", derives.join(", "));
+    if one.len() <= text::WIDTH + 1 {
+        return one;
+    }
+    format!("#[derive(\n    {},\n)]\n", derives.join(", "))
+}
+
+/// A field's `#[name(...)]` attribute of `words`, or nothing.
+fn attribute(name: &str, words: &[String]) -> String {
+    attribute_line(name, words, "    ")
+}
+
+/// `#[name(...)]` of `words` at `indent`, or nothing when there are none.
+pub(super) fn attribute_line(name: &str, words: &[String], indent: &str) -> String {
+    if words.is_empty() {
+        String::new()
+    } else {
+        format!("{indent}#[{name}({})]\n", words.join(", "))
+    }
+}
+
+/// The `#[check(...)]` words of a value of `shape`, or `None`.
+fn check_attribute(shape: &crate::ir::Shape, api: &Api) -> Option<String> {
+    let checks = checks(shape, api);
+    (!checks.is_empty()).then(|| attribute_words(&checks))
 }
 
 /// The default of an optional field, when Rust can spell it: the field is then
@@ -210,51 +232,18 @@ fn spelled_default(api: &Api, f: &Field) -> Option<String> {
     default_expr(f.default.as_ref()?, &f.shape, api, "")
 }
 
-/// The statements that check one field, with the field's wire name in
-/// errors.
-fn field_check(api: &Api, f: &Field) -> Vec<Expr> {
-    let name = ident(&f.rust);
-    let wire = text::string_literal(&f.wire);
-    let refuse = |test: &str, message: &str| Expr::Scope {
-        head: format!("if self.{name}.{test}()"),
-        body: vec![Expr::text(format!(
-            "return Err(runtime::Violation::new(\"{message}\").within({wire}));"
-        ))],
-        tail: "",
-    };
+/// The `#[check(...)]` words of one field: refused when read-only,
+/// required when write-only and required, and its value's checks (run on
+/// the value an `Option` or `Nullable` holds).
+fn field_checks(api: &Api, f: &Field) -> Vec<String> {
     if f.read_only {
-        return vec![refuse("is_some", "is read-only")];
+        return vec!["read_only".into()];
     }
-    let mut statements = Vec::new();
+    let mut words = Vec::new();
     // Required in requests, the one place it travels.
     if f.write_only && f.required && !f.shape.nullable {
-        statements.push(refuse("is_none", "is required"));
+        words.push("required".into());
     }
-    let field = format!("&self.{name}");
-    let check = if three_state(f) {
-        check_fn("value", &f.shape, api).map(|inner| {
-            Expr::call(
-                "runtime::check_nullable",
-                vec![Expr::text(field), inner],
-                "",
-            )
-        })
-    } else if is_optional(f) && spelled_default(api, f).is_none() {
-        check_fn("value", &f.shape, api)
-            .map(|inner| Expr::call("runtime::check_some", vec![Expr::text(field), inner], ""))
-    } else {
-        check_expr(&field, &f.shape, api)
-    };
-    if let Some(check) = check {
-        statements.push(Expr::Stmt(
-            String::new(),
-            Box::new(Expr::call(
-                "runtime::within",
-                vec![Expr::Text(wire), check],
-                "?",
-            )),
-            ";",
-        ));
-    }
-    statements
+    words.extend(check_attribute(&f.shape, api));
+    words
 }

@@ -5,326 +5,43 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Crate {
     pub shelf: Option<String>,
     pub notes: Option<Vec<Note>>,
 }
 
-impl runtime::Record for Crate {
-    const NAME: &'static str = "Crate";
-    const FIELDS: &'static [&'static str] = &["shelf", "notes"];
-    type Slots = (Option<String>, Option<Vec<Note>>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Crate {
-            shelf: slots.0,
-            notes: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Crate {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Crate {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Crate", 2);
-        out.optional("shelf", &self.shelf);
-        out.optional("notes", &self.notes);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Label {
+    #[check(length(max = 8))]
     pub text: String,
 }
 
-impl runtime::Record for Label {
-    const NAME: &'static str = "Label";
-    const FIELDS: &'static [&'static str] = &["text"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("text"));
-        };
-        Ok(Label {
-            text: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Label {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Label {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Label", 1);
-        out.field("text", &self.text);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Label {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("text", runtime::check_length(&self.text, None, Some(8)))?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Note {
     pub text: Option<String>,
     pub tag: Option<Tag>,
 }
 
-impl runtime::Record for Note {
-    const NAME: &'static str = "Note";
-    const FIELDS: &'static [&'static str] = &["text", "tag"];
-    type Slots = (Option<String>, Option<Tag>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Note {
-            text: slots.0,
-            tag: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Note {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Note {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Note", 2);
-        out.optional("text", &self.text);
-        out.optional("tag", &self.tag);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Shelf {
+    #[check(each(valid))]
     pub labels: Option<Vec<Label>>,
     /// No tag twice (`uniqueItems`).
+    #[check(unique)]
     pub tags: Option<Vec<String>>,
     pub note: Option<Note>,
 }
 
-impl runtime::Record for Shelf {
-    const NAME: &'static str = "Shelf";
-    const FIELDS: &'static [&'static str] = &["labels", "tags", "note"];
-    type Slots = (Option<Vec<Label>>, Option<Vec<String>>, Option<Note>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Shelf {
-            labels: slots.0,
-            tags: slots.1,
-            note: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Shelf {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Shelf {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Shelf", 3);
-        out.optional("labels", &self.labels);
-        out.optional("tags", &self.tags);
-        out.optional("note", &self.note);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Shelf {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "labels",
-            runtime::check_some(
-                &self.labels,
-                |value| runtime::check_each(value, runtime::Validate::validate),
-            ),
-        )?;
-        runtime::within(
-            "tags",
-            runtime::check_some(&self.tags, |value| runtime::check_unique(value)),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum Tag {
-    /// `fragile`
     Fragile,
-    /// `heavy`
     Heavy,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl Tag {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Fragile, Self::Heavy];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for Tag {
-    const NAME: &'static str = "Tag";
-    const WIRE: &'static [&'static str] = &["fragile", "heavy"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Fragile => "fragile",
-            Self::Heavy => "heavy",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for Tag {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for Tag {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Tag {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for Tag {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Tag {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for Tag {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Tag {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

@@ -84,40 +84,19 @@ pub trait Crates {
 }
 
 /// The parameters and body of `stock_shelf`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct StockShelfRequest {
     /// Query parameter `level`.
+    #[check(range(min = 2, max = 9))]
     pub level: Option<i64>,
     /// Query parameter `note`.
     pub note: Option<String>,
     /// Query parameter `tier`.
+    #[check(one_of(1, 2, 3))]
     pub tier: Option<i32>,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::Shelf,
-}
-
-impl runtime::Validate for StockShelfRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "level",
-            runtime::check_some(
-                &self.level,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(2),
-                        runtime::Bound::Included(9),
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "tier",
-            runtime::check_some(&self.tier, |value| runtime::check_one_of(value, &[&1, &2, &3])),
-        )?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `stock_shelf` can give: one variant per status the spec declares.

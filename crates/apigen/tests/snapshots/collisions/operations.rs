@@ -155,17 +155,11 @@ pub trait Rejections2 {
 }
 
 /// The parameters and body of `send_request`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct SendRequestRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::Request,
-}
-
-impl runtime::Validate for SendRequestRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `send_request` can give: one variant per status the spec declares.
@@ -386,17 +380,11 @@ impl runtime::Response for ListResultsResponse {
 }
 
 /// The parameters and body of `put_box`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct PutBoxRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: Option<models::Box2>,
-}
-
-impl runtime::Validate for PutBoxRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `put_box` can give: one variant per status the spec declares.

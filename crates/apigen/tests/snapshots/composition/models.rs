@@ -6,17 +6,21 @@
 use super::runtime;
 
 /// An account as stored.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Account {
     /// Read-only: sent by the server, refused in requests.
+    #[wire(rename = "createdAt")]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[wire(rename = "updatedAt", null_text)]
     pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
     pub password: Option<String>,
     /// Defaults to `"free"`.
+    #[wire(default = "default_account_plan")]
     pub plan: NewAccountPlan,
     /// Defaults to `3`.
+    #[wire(default = "default_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
     pub nickname: runtime::Nullable<String>,
@@ -34,328 +38,52 @@ fn default_account_retries() -> i32 {
     3
 }
 
-impl runtime::Record for Account {
-    const NAME: &'static str = "Account";
-    const FIELDS: &'static [&'static str] = &[
-        "createdAt",
-        "updatedAt",
-        "email",
-        "password",
-        "plan",
-        "retries",
-        "nickname",
-        "address",
-        "id",
-        "region",
-        "owner",
-    ];
-    type Slots = (
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<Option<chrono::DateTime<chrono::Utc>>>,
-        Option<String>,
-        Option<String>,
-        Option<NewAccountPlan>,
-        Option<i32>,
-        Option<Option<String>>,
-        Option<NewAccountAddress>,
-        Option<uuid::Uuid>,
-        Option<String>,
-        Option<serde_json::Value>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill_nullable(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            6 => runtime::fill(&mut slots.6, name, map),
-            7 => runtime::fill(&mut slots.7, name, map),
-            8 => runtime::fill(&mut slots.8, name, map),
-            9 => runtime::fill(&mut slots.9, name, map),
-            _ => runtime::fill(&mut slots.10, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.2.is_none(), slots.8.is_none(), slots.9.is_none(), slots.10.is_none()];
-        let (Some(f2), Some(f8), Some(f9), Some(f10)) = (slots.2, slots.8, slots.9, slots.10) else {
-            return Err(runtime::missing(&missing, &["email", "id", "region", "owner"]));
-        };
-        Ok(Account {
-            created_at: slots.0,
-            updated_at: runtime::nullable(slots.1),
-            email: f2,
-            password: slots.3,
-            plan: slots.4.unwrap_or_else(default_account_plan),
-            retries: slots.5.unwrap_or_else(default_account_retries),
-            nickname: runtime::nullable(slots.6),
-            address: slots.7,
-            id: f8,
-            region: f9,
-            owner: f10,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Account {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Account {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Account", 11);
-        out.optional("createdAt", &self.created_at);
-        out.nullable("updatedAt", &self.updated_at);
-        out.field("email", &self.email);
-        out.optional("password", &self.password);
-        out.field("plan", &self.plan);
-        out.field("retries", &self.retries);
-        out.nullable("nickname", &self.nickname);
-        out.optional("address", &self.address);
-        out.field("id", &self.id);
-        out.field("region", &self.region);
-        out.field("owner", &self.owner);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Audited {
     /// Read-only: sent by the server, refused in requests.
+    #[wire(rename = "createdAt")]
     pub created_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[wire(rename = "updatedAt", null_text)]
     pub updated_at: runtime::Nullable<chrono::DateTime<chrono::Utc>>,
 }
 
-impl runtime::Record for Audited {
-    const NAME: &'static str = "Audited";
-    const FIELDS: &'static [&'static str] = &["createdAt", "updatedAt"];
-    type Slots = (
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<Option<chrono::DateTime<chrono::Utc>>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill_nullable(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Audited {
-            created_at: slots.0,
-            updated_at: runtime::nullable(slots.1),
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Audited {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Audited {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Audited", 2);
-        out.optional("createdAt", &self.created_at);
-        out.nullable("updatedAt", &self.updated_at);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(deny_unknown)]
 pub struct ClosedAppend {
     pub inputs: Option<String>,
     pub stream: Option<bool>,
 }
 
-impl runtime::Record for ClosedAppend {
-    const NAME: &'static str = "ClosedAppend";
-    const FIELDS: &'static [&'static str] = &["inputs", "stream"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<String>, Option<bool>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(ClosedAppend {
-            inputs: slots.0,
-            stream: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ClosedAppend {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ClosedAppend {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ClosedAppend", 2);
-        out.optional("inputs", &self.inputs);
-        out.optional("stream", &self.stream);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(deny_unknown)]
 pub struct ClosedBase {
     pub inputs: Option<String>,
     pub stream: Option<bool>,
 }
 
-impl runtime::Record for ClosedBase {
-    const NAME: &'static str = "ClosedBase";
-    const FIELDS: &'static [&'static str] = &["inputs", "stream"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<String>, Option<bool>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(ClosedBase {
-            inputs: slots.0,
-            stream: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ClosedBase {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ClosedBase {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ClosedBase", 2);
-        out.optional("inputs", &self.inputs);
-        out.optional("stream", &self.stream);
-        out.end()
-    }
-}
-
 /// **Deprecated.**
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Legacy {
     pub value: Option<f64>,
 }
 
-impl runtime::Record for Legacy {
-    const NAME: &'static str = "Legacy";
-    const FIELDS: &'static [&'static str] = &["value"];
-    type Slots = (Option<f64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Legacy {
-            value: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Legacy {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Legacy {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Legacy", 1);
-        out.optional("value", &self.value);
-        out.end()
-    }
-}
-
 /// What a client sends.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct NewAccount {
+    #[check(length(max = 254))]
     pub email: String,
     /// Write-only: accepted in requests, never sent back.
+    #[check(required, length(min = 8))]
     pub password: Option<String>,
     /// Defaults to `"free"`.
+    #[wire(default = "default_new_account_plan")]
     pub plan: NewAccountPlan,
     /// Defaults to `3`.
+    #[wire(default = "default_new_account_retries")]
     pub retries: i32,
     /// **Deprecated.**
     pub nickname: runtime::Nullable<String>,
+    #[check(valid)]
     pub address: Option<NewAccountAddress>,
 }
 
@@ -367,258 +95,22 @@ fn default_new_account_retries() -> i32 {
     3
 }
 
-impl runtime::Record for NewAccount {
-    const NAME: &'static str = "NewAccount";
-    const FIELDS: &'static [&'static str] = &[
-        "email",
-        "password",
-        "plan",
-        "retries",
-        "nickname",
-        "address",
-    ];
-    type Slots = (
-        Option<String>,
-        Option<String>,
-        Option<NewAccountPlan>,
-        Option<i32>,
-        Option<Option<String>>,
-        Option<NewAccountAddress>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            _ => runtime::fill(&mut slots.5, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("email"));
-        };
-        Ok(NewAccount {
-            email: f0,
-            password: slots.1,
-            plan: slots.2.unwrap_or_else(default_new_account_plan),
-            retries: slots.3.unwrap_or_else(default_new_account_retries),
-            nickname: runtime::nullable(slots.4),
-            address: slots.5,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewAccount {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewAccount {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewAccount", 6);
-        out.field("email", &self.email);
-        out.optional("password", &self.password);
-        out.field("plan", &self.plan);
-        out.field("retries", &self.retries);
-        out.nullable("nickname", &self.nickname);
-        out.optional("address", &self.address);
-        out.end()
-    }
-}
-
-impl runtime::Validate for NewAccount {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("email", runtime::check_length(&self.email, None, Some(254)))?;
-        if self.password.is_none() {
-            return Err(runtime::Violation::new("is required").within("password"));
-        }
-        runtime::within(
-            "password",
-            runtime::check_some(
-                &self.password,
-                |value| runtime::check_length(value, Some(8), None),
-            ),
-        )?;
-        runtime::within(
-            "address",
-            runtime::check_some(&self.address, runtime::Validate::validate),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct NewAccountAddress {
     pub street: Option<String>,
+    #[check(pattern = "^[0-9]{5}$")]
     pub zip: Option<String>,
 }
 
-impl runtime::Record for NewAccountAddress {
-    const NAME: &'static str = "NewAccountAddress";
-    const FIELDS: &'static [&'static str] = &["street", "zip"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(NewAccountAddress {
-            street: slots.0,
-            zip: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewAccountAddress {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewAccountAddress {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewAccountAddress", 2);
-        out.optional("street", &self.street);
-        out.optional("zip", &self.zip);
-        out.end()
-    }
-}
-
-impl runtime::Validate for NewAccountAddress {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "zip",
-            runtime::check_some(
-                &self.zip,
-                |value| {
-                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
-                        || regex::Regex::new("^[0-9]{5}$").expect("the generator checked the pattern"),
-                    );
-                    runtime::check_pattern(value, &PATTERN)
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum NewAccountPlan {
-    /// `free`
     Free,
-    /// `paid`
     Paid,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl NewAccountPlan {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for NewAccountPlan {
-    const NAME: &'static str = "NewAccountPlan";
-    const WIRE: &'static [&'static str] = &["free", "paid"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Free => "free",
-            Self::Paid => "paid",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for NewAccountPlan {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for NewAccountPlan {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for NewAccountPlan {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for NewAccountPlan {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for NewAccountPlan {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for NewAccountPlan {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewAccountPlan {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

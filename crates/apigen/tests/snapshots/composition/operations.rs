@@ -73,17 +73,11 @@ pub trait Accounts {
 }
 
 /// The parameters and body of `create_account`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreateAccountRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::NewAccount,
-}
-
-impl runtime::Validate for CreateAccountRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_account` can give: one variant per status the spec declares.

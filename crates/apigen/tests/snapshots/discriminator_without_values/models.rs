@@ -5,50 +5,9 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Circle {
     pub kind: Option<String>,
-}
-
-impl runtime::Record for Circle {
-    const NAME: &'static str = "Circle";
-    const FIELDS: &'static [&'static str] = &["kind"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Circle {
-            kind: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Circle {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Circle {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Circle", 1);
-        out.optional("kind", &self.kind);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -97,114 +56,16 @@ impl<'de> serde::Deserialize<'de> for GetAOkBody {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct GetAOkBodyObject {
     pub kind: String,
     pub r: Option<f64>,
 }
 
-impl runtime::Record for GetAOkBodyObject {
-    const NAME: &'static str = "GetAOkBodyObject";
-    const FIELDS: &'static [&'static str] = &["kind", "r"];
-    type Slots = (Option<String>, Option<f64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("kind"));
-        };
-        Ok(GetAOkBodyObject {
-            kind: f0,
-            r: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetAOkBodyObject {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for GetAOkBodyObject {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "GetAOkBodyObject", 2);
-        out.field("kind", &self.kind);
-        out.optional("r", &self.r);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct GetAOkBodyObject2 {
     pub kind: String,
     pub s: Option<f64>,
-}
-
-impl runtime::Record for GetAOkBodyObject2 {
-    const NAME: &'static str = "GetAOkBodyObject2";
-    const FIELDS: &'static [&'static str] = &["kind", "s"];
-    type Slots = (Option<String>, Option<f64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("kind"));
-        };
-        Ok(GetAOkBodyObject2 {
-            kind: f0,
-            s: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetAOkBodyObject2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for GetAOkBodyObject2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "GetAOkBodyObject2", 2);
-        out.field("kind", &self.kind);
-        out.optional("s", &self.s);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -271,94 +132,12 @@ impl<'de> serde::Deserialize<'de> for GetBOkBody {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Square {
     pub kind: Option<String>,
 }
 
-impl runtime::Record for Square {
-    const NAME: &'static str = "Square";
-    const FIELDS: &'static [&'static str] = &["kind"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Square {
-            kind: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Square {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Square {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Square", 1);
-        out.optional("kind", &self.kind);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Triangle {
     pub kind: Option<String>,
-}
-
-impl runtime::Record for Triangle {
-    const NAME: &'static str = "Triangle";
-    const FIELDS: &'static [&'static str] = &["kind"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Triangle {
-            kind: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Triangle {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Triangle {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Triangle", 1);
-        out.optional("kind", &self.kind);
-        out.end()
-    }
 }

@@ -5,41 +5,5 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Ping {}
-
-impl runtime::Record for Ping {
-    const NAME: &'static str = "Ping";
-    const FIELDS: &'static [&'static str] = &[];
-    type Slots = ();
-
-    fn slots() -> Self::Slots {}
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        _slots: &mut Self::Slots,
-        _index: usize,
-        _name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        map.next_value::<serde::de::IgnoredAny>().map(drop)
-    }
-
-    fn finish<E: serde::de::Error>(_slots: Self::Slots) -> Result<Self, E> {
-        Ok(Ping {})
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Ping {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Ping {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let out = runtime::Writer::start(serializer, "Ping", 0);
-        out.end()
-    }
-}

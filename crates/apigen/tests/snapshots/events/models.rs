@@ -5,108 +5,15 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct CompleteBody {
     pub prompt: String,
     pub stream: Option<bool>,
 }
 
-impl runtime::Record for CompleteBody {
-    const NAME: &'static str = "CompleteBody";
-    const FIELDS: &'static [&'static str] = &["prompt", "stream"];
-    type Slots = (Option<String>, Option<bool>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("prompt"));
-        };
-        Ok(CompleteBody {
-            prompt: f0,
-            stream: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CompleteBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CompleteBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CompleteBody", 2);
-        out.field("prompt", &self.prompt);
-        out.optional("stream", &self.stream);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Completion {
     pub text: String,
-}
-
-impl runtime::Record for Completion {
-    const NAME: &'static str = "Completion";
-    const FIELDS: &'static [&'static str] = &["text"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("text"));
-        };
-        Ok(Completion {
-            text: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Completion {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Completion {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Completion", 1);
-        out.field("text", &self.text);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -160,216 +67,29 @@ impl<'de> serde::Deserialize<'de> for FeedEvent {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Placed {
+    #[wire(rename = "type")]
     pub type_: String,
+    #[wire(rename = "orderId")]
     pub order_id: i64,
 }
 
-impl runtime::Record for Placed {
-    const NAME: &'static str = "Placed";
-    const FIELDS: &'static [&'static str] = &["type", "orderId"];
-    type Slots = (Option<String>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["type", "orderId"]));
-        };
-        Ok(Placed {
-            type_: f0,
-            order_id: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Placed {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Placed {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Placed", 2);
-        out.field("type", &self.type_);
-        out.field("orderId", &self.order_id);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Problem {
     pub message: String,
 }
 
-impl runtime::Record for Problem {
-    const NAME: &'static str = "Problem";
-    const FIELDS: &'static [&'static str] = &["message"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("message"));
-        };
-        Ok(Problem {
-            message: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Problem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Problem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Problem", 1);
-        out.field("message", &self.message);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Restocked {
+    #[wire(rename = "type")]
     pub type_: String,
+    #[wire(rename = "petId")]
     pub pet_id: i64,
     pub stock: i32,
 }
 
-impl runtime::Record for Restocked {
-    const NAME: &'static str = "Restocked";
-    const FIELDS: &'static [&'static str] = &["type", "petId", "stock"];
-    type Slots = (Option<String>, Option<i64>, Option<i32>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
-        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
-            return Err(runtime::missing(&missing, &["type", "petId", "stock"]));
-        };
-        Ok(Restocked {
-            type_: f0,
-            pet_id: f1,
-            stock: f2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Restocked {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Restocked {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Restocked", 3);
-        out.field("type", &self.type_);
-        out.field("petId", &self.pet_id);
-        out.field("stock", &self.stock);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct StreamChunksOkEvent {
     pub text: String,
-}
-
-impl runtime::Record for StreamChunksOkEvent {
-    const NAME: &'static str = "StreamChunksOkEvent";
-    const FIELDS: &'static [&'static str] = &["text"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("text"));
-        };
-        Ok(StreamChunksOkEvent {
-            text: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for StreamChunksOkEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for StreamChunksOkEvent {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "StreamChunksOkEvent", 1);
-        out.field("text", &self.text);
-        out.end()
-    }
 }

@@ -5,153 +5,23 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(deny_unknown)]
 pub struct Thing {
     pub id: i64,
     pub note: Option<String>,
     pub kind: ThingKind,
 }
 
-impl runtime::Record for Thing {
-    const NAME: &'static str = "Thing";
-    const FIELDS: &'static [&'static str] = &["id", "note", "kind"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<i64>, Option<String>, Option<ThingKind>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.2.is_none()];
-        let (Some(f0), Some(f2)) = (slots.0, slots.2) else {
-            return Err(runtime::missing(&missing, &["id", "kind"]));
-        };
-        Ok(Thing {
-            id: f0,
-            note: slots.1,
-            kind: f2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Thing {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Thing {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Thing", 3);
-        out.field("id", &self.id);
-        out.optional("note", &self.note);
-        out.field("kind", &self.kind);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum ThingKind {
-    /// `small`
     Small,
-    /// `large`
     Large,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl ThingKind {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Small, Self::Large];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for ThingKind {
-    const NAME: &'static str = "ThingKind";
-    const WIRE: &'static [&'static str] = &["small", "large"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Small => "small",
-            Self::Large => "large",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for ThingKind {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for ThingKind {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for ThingKind {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for ThingKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for ThingKind {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for ThingKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ThingKind {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

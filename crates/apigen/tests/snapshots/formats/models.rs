@@ -7,69 +7,22 @@ use super::runtime;
 
 pub type Labels = std::collections::BTreeMap<String, String>;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Open {
     pub name: Option<String>,
     /// Properties beyond the named ones.
+    #[wire(additional)]
     pub additional_properties: std::collections::BTreeMap<String, i64>,
 }
 
-impl runtime::Record for Open {
-    const NAME: &'static str = "Open";
-    const FIELDS: &'static [&'static str] = &["name"];
-    const OTHERS: runtime::Others = runtime::Others::Keep;
-
-    fn other<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        key: String,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::keep(&mut slots.1, key, map)
-    }
-    type Slots = (Option<String>, std::collections::BTreeMap<String, i64>);
-
-    fn slots() -> Self::Slots {
-        (None, Default::default())
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Open {
-            name: slots.0,
-            additional_properties: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Open {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Open {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start_open(serializer, self);
-        out.optional("name", &self.name);
-        out.rest(&self.additional_properties);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(deny_unknown)]
 pub struct Sample {
+    #[check(range(min = -5, max = 5))]
     pub small: i32,
+    #[check(range(min = 0, below = 100))]
     pub big: i64,
+    #[check(range(min = 0.5, max = 1.5))]
     pub ratio: Option<f32>,
     pub precise: Option<f64>,
     pub at: Option<chrono::DateTime<chrono::Utc>>,
@@ -77,291 +30,23 @@ pub struct Sample {
     pub token: Option<uuid::Uuid>,
     pub blob: Option<runtime::Base64>,
     pub file: Option<runtime::Base64>,
+    #[check(email)]
     pub contact: Option<String>,
+    #[check(length(max = 200), uri)]
     pub homepage: Option<String>,
+    #[check(duration)]
     pub every: Option<String>,
+    #[check(length(max = 20))]
     pub nickname: runtime::Nullable<String>,
+    #[wire(rename = "mandatoryNote", required, nullable)]
     pub mandatory_note: Option<String>,
+    #[check(length(min = 3, max = 3), pattern = "^[A-Z]{3}$")]
     pub code: Option<String>,
+    #[check(items(min = 1, max = 3), each(length(max = 10)))]
     pub tags: Option<Vec<String>>,
+    #[check(values(range(min = 0)))]
     pub scores: Option<std::collections::BTreeMap<String, i64>>,
     pub extra: Option<std::collections::BTreeMap<String, serde_json::Value>>,
     pub anything: Option<serde_json::Value>,
     pub matrix: Option<Vec<Vec<f64>>>,
-}
-
-impl runtime::Record for Sample {
-    const NAME: &'static str = "Sample";
-    const FIELDS: &'static [&'static str] = &[
-        "small",
-        "big",
-        "ratio",
-        "precise",
-        "at",
-        "day",
-        "token",
-        "blob",
-        "file",
-        "contact",
-        "homepage",
-        "every",
-        "nickname",
-        "mandatoryNote",
-        "code",
-        "tags",
-        "scores",
-        "extra",
-        "anything",
-        "matrix",
-    ];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (
-        Option<i32>,
-        Option<i64>,
-        Option<f32>,
-        Option<f64>,
-        Option<chrono::DateTime<chrono::Utc>>,
-        Option<chrono::NaiveDate>,
-        Option<uuid::Uuid>,
-        Option<runtime::Base64>,
-        Option<runtime::Base64>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<Option<String>>,
-        Option<Option<String>>,
-        Option<String>,
-        Option<Vec<String>>,
-        Option<std::collections::BTreeMap<String, i64>>,
-        Option<std::collections::BTreeMap<String, serde_json::Value>>,
-        Option<serde_json::Value>,
-        Option<Vec<Vec<f64>>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            6 => runtime::fill(&mut slots.6, name, map),
-            7 => runtime::fill(&mut slots.7, name, map),
-            8 => runtime::fill(&mut slots.8, name, map),
-            9 => runtime::fill(&mut slots.9, name, map),
-            10 => runtime::fill(&mut slots.10, name, map),
-            11 => runtime::fill(&mut slots.11, name, map),
-            12 => runtime::fill(&mut slots.12, name, map),
-            13 => runtime::fill(&mut slots.13, name, map),
-            14 => runtime::fill(&mut slots.14, name, map),
-            15 => runtime::fill(&mut slots.15, name, map),
-            16 => runtime::fill(&mut slots.16, name, map),
-            17 => runtime::fill(&mut slots.17, name, map),
-            18 => runtime::fill(&mut slots.18, name, map),
-            _ => runtime::fill(&mut slots.19, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.13.is_none()];
-        let (Some(f0), Some(f1), Some(f13)) = (slots.0, slots.1, slots.13) else {
-            return Err(runtime::missing(&missing, &["small", "big", "mandatoryNote"]));
-        };
-        Ok(Sample {
-            small: f0,
-            big: f1,
-            ratio: slots.2,
-            precise: slots.3,
-            at: slots.4,
-            day: slots.5,
-            token: slots.6,
-            blob: slots.7,
-            file: slots.8,
-            contact: slots.9,
-            homepage: slots.10,
-            every: slots.11,
-            nickname: runtime::nullable(slots.12),
-            mandatory_note: f13,
-            code: slots.14,
-            tags: slots.15,
-            scores: slots.16,
-            extra: slots.17,
-            anything: slots.18,
-            matrix: slots.19,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Sample {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Sample {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Sample", 20);
-        out.field("small", &self.small);
-        out.field("big", &self.big);
-        out.optional("ratio", &self.ratio);
-        out.optional("precise", &self.precise);
-        out.optional("at", &self.at);
-        out.optional("day", &self.day);
-        out.optional("token", &self.token);
-        out.optional("blob", &self.blob);
-        out.optional("file", &self.file);
-        out.optional("contact", &self.contact);
-        out.optional("homepage", &self.homepage);
-        out.optional("every", &self.every);
-        out.nullable("nickname", &self.nickname);
-        out.field("mandatoryNote", &self.mandatory_note);
-        out.optional("code", &self.code);
-        out.optional("tags", &self.tags);
-        out.optional("scores", &self.scores);
-        out.optional("extra", &self.extra);
-        out.optional("anything", &self.anything);
-        out.optional("matrix", &self.matrix);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Sample {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "small",
-            runtime::check_range(
-                &self.small,
-                runtime::Bound::Included(-5),
-                runtime::Bound::Included(5),
-            ),
-        )?;
-        runtime::within(
-            "big",
-            runtime::check_range(
-                &self.big,
-                runtime::Bound::Included(0),
-                runtime::Bound::Excluded(100),
-            ),
-        )?;
-        runtime::within(
-            "ratio",
-            runtime::check_some(
-                &self.ratio,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0.5),
-                        runtime::Bound::Included(1.5),
-                    )
-                },
-            ),
-        )?;
-        runtime::within(
-            "contact",
-            runtime::check_some(&self.contact, |value| runtime::check_email(value)),
-        )?;
-        runtime::within(
-            "homepage",
-            runtime::check_some(
-                &self.homepage,
-                |value| {
-                    runtime::check_length(value, None, Some(200))
-                        .and_then(|()| runtime::check_uri(value))
-                },
-            ),
-        )?;
-        runtime::within(
-            "every",
-            runtime::check_some(&self.every, |value| runtime::check_duration(value)),
-        )?;
-        runtime::within(
-            "nickname",
-            runtime::check_nullable(
-                &self.nickname,
-                |value| runtime::check_length(value, None, Some(20)),
-            ),
-        )?;
-        runtime::within(
-            "code",
-            runtime::check_some(
-                &self.code,
-                |value| {
-                    runtime::check_length(value, Some(3), Some(3))
-                        .and_then(|()| {
-                            static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
-                                || regex::Regex::new("^[A-Z]{3}$").expect("the generator checked the pattern"),
-                            );
-                            runtime::check_pattern(value, &PATTERN)
-                        })
-                },
-            ),
-        )?;
-        runtime::within(
-            "tags",
-            runtime::check_some(
-                &self.tags,
-                |value| {
-                    runtime::check_items(Vec::len(value), Some(1), Some(3))
-                        .and_then(|()| {
-                            runtime::check_each(
-                                value,
-                                |item| runtime::check_length(item, None, Some(10)),
-                            )
-                        })
-                },
-            ),
-        )?;
-        runtime::within(
-            "scores",
-            runtime::check_some(
-                &self.scores,
-                |value| {
-                    runtime::check_values(
-                        value,
-                        |value| {
-                            runtime::check_range(
-                                value,
-                                runtime::Bound::Included(0),
-                                runtime::Bound::Unbounded,
-                            )
-                        },
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }

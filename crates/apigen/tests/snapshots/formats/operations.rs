@@ -73,17 +73,11 @@ pub trait Samples {
 }
 
 /// The parameters and body of `put_sample`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct PutSampleRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: Option<models::Sample>,
-}
-
-impl runtime::Validate for PutSampleRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `put_sample` can give: one variant per status the spec declares.

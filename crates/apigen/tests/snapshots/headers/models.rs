@@ -5,48 +5,7 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct GetHOkXJson {
     pub a: Option<i64>,
-}
-
-impl runtime::Record for GetHOkXJson {
-    const NAME: &'static str = "GetHOkXJson";
-    const FIELDS: &'static [&'static str] = &["a"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(GetHOkXJson {
-            a: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetHOkXJson {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for GetHOkXJson {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "GetHOkXJson", 1);
-        out.optional("a", &self.a);
-        out.end()
-    }
 }

@@ -5,445 +5,55 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Box2 {
+    #[check(length(min = 1))]
     pub b: Option<String>,
 }
 
-impl runtime::Record for Box2 {
-    const NAME: &'static str = "Box2";
-    const FIELDS: &'static [&'static str] = &["b"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Box2 {
-            b: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Box2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Box2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Box2", 1);
-        out.optional("b", &self.b);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Box2 {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "b",
-            runtime::check_some(&self.b, |value| runtime::check_length(value, Some(1), None)),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Deserialize {
     pub d: Option<i64>,
 }
 
-impl runtime::Record for Deserialize {
-    const NAME: &'static str = "Deserialize";
-    const FIELDS: &'static [&'static str] = &["d"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Deserialize {
-            d: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Deserialize {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Deserialize {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Deserialize", 1);
-        out.optional("d", &self.d);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Option2 {
     pub next: Option<Box<Option2>>,
 }
 
-impl runtime::Record for Option2 {
-    const NAME: &'static str = "Option2";
-    const FIELDS: &'static [&'static str] = &["next"];
-    type Slots = (Option<Box<Option2>>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Option2 {
-            next: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Option2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Option2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Option2", 1);
-        out.optional("next", &self.next);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Result2 {
     pub ok: bool,
     pub error: Option<String2>,
 }
 
-impl runtime::Record for Result2 {
-    const NAME: &'static str = "Result2";
-    const FIELDS: &'static [&'static str] = &["ok", "error"];
-    type Slots = (Option<bool>, Option<String2>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("ok"));
-        };
-        Ok(Result2 {
-            ok: f0,
-            error: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Result2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Result2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Result2", 2);
-        out.field("ok", &self.ok);
-        out.optional("error", &self.error);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Serialize {
     pub s: Option<Deserialize>,
 }
 
-impl runtime::Record for Serialize {
-    const NAME: &'static str = "Serialize";
-    const FIELDS: &'static [&'static str] = &["s"];
-    type Slots = (Option<Deserialize>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Serialize {
-            s: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Serialize {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Serialize {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Serialize", 1);
-        out.optional("s", &self.s);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct String2 {
     pub s: Option<String>,
 }
 
-impl runtime::Record for String2 {
-    const NAME: &'static str = "String2";
-    const FIELDS: &'static [&'static str] = &["s"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(String2 {
-            s: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for String2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for String2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "String2", 1);
-        out.optional("s", &self.s);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Validate {
+    #[check(length(max = 3))]
     pub value: Option<String>,
-}
-
-impl runtime::Record for Validate {
-    const NAME: &'static str = "Validate";
-    const FIELDS: &'static [&'static str] = &["value"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Validate {
-            value: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Validate {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Validate {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Validate", 1);
-        out.optional("value", &self.value);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Validate {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "value",
-            runtime::check_some(&self.value, |value| runtime::check_length(value, None, Some(3))),
-        )?;
-        Ok(())
-    }
 }
 
 pub type Vec2 = Vec<Box2>;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum Violation {
-    /// `a`
     A,
-    /// `b`
     B,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl Violation {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::A, Self::B];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for Violation {
-    const NAME: &'static str = "Violation";
-    const WIRE: &'static [&'static str] = &["a", "b"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::A => "a",
-            Self::B => "b",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for Violation {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for Violation {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Violation {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Violation {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for Violation {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Violation {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

@@ -185,21 +185,11 @@ impl runtime::Response for GetPet2Response {
 }
 
 /// The parameters and body of `configure2`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct ConfigureRequest {
     /// The JSON request body.
+    #[check(items(max = 2), each(valid))]
     pub body: Vec<models::Box2>,
-}
-
-impl runtime::Validate for ConfigureRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "body",
-            runtime::check_items(Vec::len(&self.body), None, Some(2))
-                .and_then(|()| runtime::check_each(&self.body, runtime::Validate::validate)),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `configure2` can give: one variant per status the spec declares.
@@ -239,17 +229,11 @@ impl runtime::Response for ConfigureResponse {
 }
 
 /// The parameters and body of `respond2`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct RespondRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: Option<models::Validate>,
-}
-
-impl runtime::Validate for RespondRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `respond2` can give: one variant per status the spec declares.

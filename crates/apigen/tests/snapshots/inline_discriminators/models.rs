@@ -56,290 +56,44 @@ impl<'de> serde::Deserialize<'de> for Event {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct EventMessageCreated {
+    #[wire(rename = "type")]
     pub type_: EventMessageCreatedType,
     pub text: String,
 }
 
-impl runtime::Record for EventMessageCreated {
-    const NAME: &'static str = "EventMessageCreated";
-    const FIELDS: &'static [&'static str] = &["type", "text"];
-    type Slots = (Option<EventMessageCreatedType>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["type", "text"]));
-        };
-        Ok(EventMessageCreated {
-            type_: f0,
-            text: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for EventMessageCreated {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for EventMessageCreated {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "EventMessageCreated", 2);
-        out.field("type", &self.type_);
-        out.field("text", &self.text);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum EventMessageCreatedType {
-    /// `message.created`
+    #[wire(rename = "message.created")]
     MessageCreated,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
 }
 
-impl EventMessageCreatedType {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 1] = [Self::MessageCreated];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for EventMessageCreatedType {
-    const NAME: &'static str = "EventMessageCreatedType";
-    const WIRE: &'static [&'static str] = &["message.created"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::MessageCreated => "message.created",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for EventMessageCreatedType {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for EventMessageCreatedType {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for EventMessageCreatedType {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for EventMessageCreatedType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for EventMessageCreatedType {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for EventMessageCreatedType {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for EventMessageCreatedType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct EventMessageDeleted {
+    #[wire(rename = "type")]
     pub type_: EventMessageDeletedType,
     pub id: i64,
 }
 
-impl runtime::Record for EventMessageDeleted {
-    const NAME: &'static str = "EventMessageDeleted";
-    const FIELDS: &'static [&'static str] = &["type", "id"];
-    type Slots = (Option<EventMessageDeletedType>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["type", "id"]));
-        };
-        Ok(EventMessageDeleted {
-            type_: f0,
-            id: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for EventMessageDeleted {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for EventMessageDeleted {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "EventMessageDeleted", 2);
-        out.field("type", &self.type_);
-        out.field("id", &self.id);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum EventMessageDeletedType {
-    /// `message.deleted`
+    #[wire(rename = "message.deleted")]
     MessageDeleted,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl EventMessageDeletedType {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 1] = [Self::MessageDeleted];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for EventMessageDeletedType {
-    const NAME: &'static str = "EventMessageDeletedType";
-    const WIRE: &'static [&'static str] = &["message.deleted"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::MessageDeleted => "message.deleted",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for EventMessageDeletedType {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for EventMessageDeletedType {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for EventMessageDeletedType {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for EventMessageDeletedType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for EventMessageDeletedType {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for EventMessageDeletedType {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for EventMessageDeletedType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -400,106 +154,14 @@ impl<'de> serde::Deserialize<'de> for Mapped {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct MappedX {
     pub kind: Option<String>,
     pub a: Option<String>,
 }
 
-impl runtime::Record for MappedX {
-    const NAME: &'static str = "MappedX";
-    const FIELDS: &'static [&'static str] = &["kind", "a"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(MappedX {
-            kind: slots.0,
-            a: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for MappedX {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for MappedX {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "MappedX", 2);
-        out.optional("kind", &self.kind);
-        out.optional("a", &self.a);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct MappedY {
     pub kind: Option<String>,
     pub b: Option<String>,
-}
-
-impl runtime::Record for MappedY {
-    const NAME: &'static str = "MappedY";
-    const FIELDS: &'static [&'static str] = &["kind", "b"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(MappedY {
-            kind: slots.0,
-            b: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for MappedY {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for MappedY {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "MappedY", 2);
-        out.optional("kind", &self.kind);
-        out.optional("b", &self.b);
-        out.end()
-    }
 }

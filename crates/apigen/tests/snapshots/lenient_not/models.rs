@@ -5,71 +5,10 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct N {
+    #[check(not_in("admin"))]
     pub name: Option<String>,
     pub anything: Option<serde_json::Value>,
     pub other: Option<serde_json::Value>,
-}
-
-impl runtime::Record for N {
-    const NAME: &'static str = "N";
-    const FIELDS: &'static [&'static str] = &["name", "anything", "other"];
-    type Slots = (Option<String>, Option<serde_json::Value>, Option<serde_json::Value>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(N {
-            name: slots.0,
-            anything: slots.1,
-            other: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for N {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for N {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "N", 3);
-        out.optional("name", &self.name);
-        out.optional("anything", &self.anything);
-        out.optional("other", &self.other);
-        out.end()
-    }
-}
-
-impl runtime::Validate for N {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "name",
-            runtime::check_some(
-                &self.name,
-                |value| runtime::check_not_one_of::<str>(value, &["admin"]),
-            ),
-        )?;
-        Ok(())
-    }
 }

@@ -73,17 +73,11 @@ pub trait N {
 }
 
 /// The parameters and body of `post_n`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct PostNRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: Option<models::N>,
-}
-
-impl runtime::Validate for PostNRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `post_n` can give: one variant per status the spec declares.

@@ -5,48 +5,7 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct BadResponse {
     pub message: Option<String>,
-}
-
-impl runtime::Record for BadResponse {
-    const NAME: &'static str = "BadResponse";
-    const FIELDS: &'static [&'static str] = &["message"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(BadResponse {
-            message: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for BadResponse {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for BadResponse {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "BadResponse", 1);
-        out.optional("message", &self.message);
-        out.end()
-    }
 }

@@ -73,29 +73,11 @@ pub trait A {
 }
 
 /// The parameters and body of `get_a`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct GetARequest {
     /// Query parameter `limit`.
+    #[check(range(max = 10))]
     pub limit: Option<i64>,
-}
-
-impl runtime::Validate for GetARequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_some(
-                &self.limit,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Unbounded,
-                        runtime::Bound::Included(10),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_a` can give: one variant per status the spec declares.

@@ -5,49 +5,8 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct N123OkBody {
     /// Defaults to `7` when absent.
     pub code: Option<String>,
-}
-
-impl runtime::Record for N123OkBody {
-    const NAME: &'static str = "N123OkBody";
-    const FIELDS: &'static [&'static str] = &["code"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(N123OkBody {
-            code: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for N123OkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for N123OkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "N123OkBody", 1);
-        out.optional("code", &self.code);
-        out.end()
-    }
 }

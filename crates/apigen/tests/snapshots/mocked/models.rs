@@ -5,272 +5,35 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct AddNoteBadRequestBody {
     pub reason: String,
 }
 
-impl runtime::Record for AddNoteBadRequestBody {
-    const NAME: &'static str = "AddNoteBadRequestBody";
-    const FIELDS: &'static [&'static str] = &["reason"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("reason"));
-        };
-        Ok(AddNoteBadRequestBody {
-            reason: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AddNoteBadRequestBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for AddNoteBadRequestBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "AddNoteBadRequestBody", 1);
-        out.field("reason", &self.reason);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct AdminStatsOkBody {
     pub books: i64,
 }
 
-impl runtime::Record for AdminStatsOkBody {
-    const NAME: &'static str = "AdminStatsOkBody";
-    const FIELDS: &'static [&'static str] = &["books"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("books"));
-        };
-        Ok(AdminStatsOkBody {
-            books: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AdminStatsOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for AdminStatsOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "AdminStatsOkBody", 1);
-        out.field("books", &self.books);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Book {
+    #[check(pattern = "^978-[0-9]{10}$")]
     pub isbn: String,
+    #[check(length(min = 1, max = 40))]
     pub title: String,
+    #[check(range(min = 1, max = 2000))]
     pub pages: i64,
+    #[check(valid)]
     pub format: Format,
+    #[check(each(valid))]
     pub related: Option<Vec<Book>>,
 }
 
-impl runtime::Record for Book {
-    const NAME: &'static str = "Book";
-    const FIELDS: &'static [&'static str] = &["isbn", "title", "pages", "format", "related"];
-    type Slots = (Option<String>, Option<String>, Option<i64>, Option<Format>, Option<Vec<Book>>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            _ => runtime::fill(&mut slots.4, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none(), slots.3.is_none()];
-        let (Some(f0), Some(f1), Some(f2), Some(f3)) = (slots.0, slots.1, slots.2, slots.3) else {
-            return Err(runtime::missing(&missing, &["isbn", "title", "pages", "format"]));
-        };
-        Ok(Book {
-            isbn: f0,
-            title: f1,
-            pages: f2,
-            format: f3,
-            related: slots.4,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Book {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Book {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Book", 5);
-        out.field("isbn", &self.isbn);
-        out.field("title", &self.title);
-        out.field("pages", &self.pages);
-        out.field("format", &self.format);
-        out.optional("related", &self.related);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Book {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "isbn",
-            {
-                static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
-                    || regex::Regex::new("^978-[0-9]{10}$").expect("the generator checked the pattern"),
-                );
-                runtime::check_pattern(&self.isbn, &PATTERN)
-            },
-        )?;
-        runtime::within("title", runtime::check_length(&self.title, Some(1), Some(40)))?;
-        runtime::within(
-            "pages",
-            runtime::check_range(
-                &self.pages,
-                runtime::Bound::Included(1),
-                runtime::Bound::Included(2000),
-            ),
-        )?;
-        runtime::within("format", runtime::Validate::validate(&self.format))?;
-        runtime::within(
-            "related",
-            runtime::check_some(
-                &self.related,
-                |value| runtime::check_each(value, runtime::Validate::validate),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Ebook {
     pub kind: String,
+    #[check(range(min = 1))]
     pub bytes: i64,
-}
-
-impl runtime::Record for Ebook {
-    const NAME: &'static str = "Ebook";
-    const FIELDS: &'static [&'static str] = &["kind", "bytes"];
-    type Slots = (Option<String>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["kind", "bytes"]));
-        };
-        Ok(Ebook {
-            kind: f0,
-            bytes: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Ebook {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Ebook {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Ebook", 2);
-        out.field("kind", &self.kind);
-        out.field("bytes", &self.bytes);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Ebook {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "bytes",
-            runtime::check_range(
-                &self.bytes,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -325,239 +88,27 @@ impl runtime::Validate for Format {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Note {
+    #[check(length(max = 20))]
     pub text: String,
     pub pinned: Option<bool>,
 }
 
-impl runtime::Record for Note {
-    const NAME: &'static str = "Note";
-    const FIELDS: &'static [&'static str] = &["text", "pinned"];
-    type Slots = (Option<String>, Option<bool>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("text"));
-        };
-        Ok(Note {
-            text: f0,
-            pinned: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Note {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Note {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Note", 2);
-        out.field("text", &self.text);
-        out.optional("pinned", &self.pinned);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Note {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("text", runtime::check_length(&self.text, None, Some(20)))?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Paper {
     pub kind: String,
+    #[check(range(min = 1))]
     pub weight: i64,
 }
 
-impl runtime::Record for Paper {
-    const NAME: &'static str = "Paper";
-    const FIELDS: &'static [&'static str] = &["kind", "weight"];
-    type Slots = (Option<String>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["kind", "weight"]));
-        };
-        Ok(Paper {
-            kind: f0,
-            weight: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Paper {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Paper {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Paper", 2);
-        out.field("kind", &self.kind);
-        out.field("weight", &self.weight);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Paper {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "weight",
-            runtime::check_range(
-                &self.weight,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Problem {
     pub code: String,
     pub message: String,
 }
 
-impl runtime::Record for Problem {
-    const NAME: &'static str = "Problem";
-    const FIELDS: &'static [&'static str] = &["code", "message"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["code", "message"]));
-        };
-        Ok(Problem {
-            code: f0,
-            message: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Problem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Problem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Problem", 2);
-        out.field("code", &self.code);
-        out.field("message", &self.message);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct WhoAmIOkBody {
     pub name: String,
-}
-
-impl runtime::Record for WhoAmIOkBody {
-    const NAME: &'static str = "WhoAmIOkBody";
-    const FIELDS: &'static [&'static str] = &["name"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("name"));
-        };
-        Ok(WhoAmIOkBody {
-            name: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for WhoAmIOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for WhoAmIOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "WhoAmIOkBody", 1);
-        out.field("name", &self.name);
-        out.end()
-    }
 }

@@ -114,29 +114,11 @@ pub trait Meta {
 }
 
 /// The parameters and body of `list_books`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct ListBooksRequest {
     /// Query parameter `limit`.
+    #[check(range(min = 1, max = 50))]
     pub limit: Option<i64>,
-}
-
-impl runtime::Validate for ListBooksRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_some(
-                &self.limit,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Included(50),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `list_books` can give: one variant per status the spec declares.
@@ -201,17 +183,11 @@ impl runtime::Response for ListBooksResponse {
 }
 
 /// The parameters and body of `add_book`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct AddBookRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::Book,
-}
-
-impl runtime::Validate for AddBookRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `add_book` can give: one variant per status the spec declares.
@@ -289,17 +265,11 @@ impl runtime::Response for AddBookResponse {
 }
 
 /// The parameters and body of `add_note`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct AddNoteRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::Note,
-}
-
-impl runtime::Validate for AddNoteRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `add_note` can give: one variant per status the spec declares.

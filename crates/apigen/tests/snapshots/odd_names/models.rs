@@ -51,219 +51,44 @@ impl<'de> serde::Deserialize<'de> for Crate {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct N200 {
+    #[wire(rename = "1")]
     pub n1: Option<String>,
+    #[wire(rename = "self")]
     pub self_: Option<Self_>,
+    #[wire(rename = "")]
     pub value: Option<i64>,
+    #[wire(rename = "$$")]
     pub value2: Option<bool>,
 }
 
-impl runtime::Record for N200 {
-    const NAME: &'static str = "N200";
-    const FIELDS: &'static [&'static str] = &["1", "self", "", "$$"];
-    type Slots = (Option<String>, Option<Self_>, Option<i64>, Option<bool>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            _ => runtime::fill(&mut slots.3, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(N200 {
-            n1: slots.0,
-            self_: slots.1,
-            value: slots.2,
-            value2: slots.3,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for N200 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for N200 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "N200", 4);
-        out.optional("1", &self.n1);
-        out.optional("self", &self.self_);
-        out.optional("", &self.value);
-        out.optional("$$", &self.value2);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum Self_ {
-    /// `1`
+    #[wire(rename = "1")]
     V1,
-    /// `self`
+    #[wire(rename = "self")]
     Self_,
-    /// ``
+    #[wire(rename = "")]
     Value,
-    /// `$$`
+    #[wire(rename = "$$")]
     Value2,
-    /// `Self`
+    #[wire(rename = "Self")]
     Self2,
-    /// `super`
     Super,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
 }
 
-impl Self_ {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 6] = [
-        Self::V1,
-        Self::Self_,
-        Self::Value,
-        Self::Value2,
-        Self::Self2,
-        Self::Super,
-    ];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for Self_ {
-    const NAME: &'static str = "Self_";
-    const WIRE: &'static [&'static str] = &["1", "self", "", "$$", "Self", "super"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::V1 => "1",
-            Self::Self_ => "self",
-            Self::Value => "",
-            Self::Value2 => "$$",
-            Self::Self2 => "Self",
-            Self::Super => "super",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for Self_ {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for Self_ {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Self_ {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for Self_ {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Self_ {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for Self_ {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Self_ {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Value {
+    #[wire(rename = "super")]
     pub super_: Option<N200>,
-}
-
-impl runtime::Record for Value {
-    const NAME: &'static str = "Value";
-    const FIELDS: &'static [&'static str] = &["super"];
-    type Slots = (Option<N200>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Value {
-            super_: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Value {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Value {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Value", 1);
-        out.optional("super", &self.super_);
-        out.end()
-    }
 }
 
 pub type Value2 = i64;

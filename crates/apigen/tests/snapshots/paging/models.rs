@@ -5,259 +5,30 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Item {
     pub id: i64,
     pub name: Option<String>,
 }
 
-impl runtime::Record for Item {
-    const NAME: &'static str = "Item";
-    const FIELDS: &'static [&'static str] = &["id", "name"];
-    type Slots = (Option<i64>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("id"));
-        };
-        Ok(Item {
-            id: f0,
-            name: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Item {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Item {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Item", 2);
-        out.field("id", &self.id);
-        out.optional("name", &self.name);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ListCursoredOkBody {
     pub items: Vec<Item>,
     pub meta: ListCursoredOkBodyMeta,
 }
 
-impl runtime::Record for ListCursoredOkBody {
-    const NAME: &'static str = "ListCursoredOkBody";
-    const FIELDS: &'static [&'static str] = &["items", "meta"];
-    type Slots = (Option<Vec<Item>>, Option<ListCursoredOkBodyMeta>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f1) = slots.1 else {
-            return Err(serde::de::Error::missing_field("meta"));
-        };
-        Ok(ListCursoredOkBody {
-            items: runtime::required_list(slots.0, "items")?,
-            meta: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ListCursoredOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ListCursoredOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ListCursoredOkBody", 2);
-        out.field("items", &self.items);
-        out.field("meta", &self.meta);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ListCursoredOkBodyMeta {
     pub next: runtime::Nullable<String>,
 }
 
-impl runtime::Record for ListCursoredOkBodyMeta {
-    const NAME: &'static str = "ListCursoredOkBodyMeta";
-    const FIELDS: &'static [&'static str] = &["next"];
-    type Slots = (Option<Option<String>>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(ListCursoredOkBodyMeta {
-            next: runtime::nullable(slots.0),
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ListCursoredOkBodyMeta {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ListCursoredOkBodyMeta {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ListCursoredOkBodyMeta", 1);
-        out.nullable("next", &self.next);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ListNumberedOkBody {
     pub results: Option<Vec<Item>>,
 }
 
-impl runtime::Record for ListNumberedOkBody {
-    const NAME: &'static str = "ListNumberedOkBody";
-    const FIELDS: &'static [&'static str] = &["results"];
-    type Slots = (Option<Vec<Item>>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(ListNumberedOkBody {
-            results: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ListNumberedOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ListNumberedOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ListNumberedOkBody", 1);
-        out.optional("results", &self.results);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ListStripedOkBody {
     pub data: Vec<Item>,
     pub has_more: bool,
-}
-
-impl runtime::Record for ListStripedOkBody {
-    const NAME: &'static str = "ListStripedOkBody";
-    const FIELDS: &'static [&'static str] = &["data", "has_more"];
-    type Slots = (Option<Vec<Item>>, Option<bool>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f1) = slots.1 else {
-            return Err(serde::de::Error::missing_field("has_more"));
-        };
-        Ok(ListStripedOkBody {
-            data: runtime::required_list(slots.0, "data")?,
-            has_more: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ListStripedOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ListStripedOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ListStripedOkBody", 2);
-        out.field("data", &self.data);
-        out.field("has_more", &self.has_more);
-        out.end()
-    }
 }

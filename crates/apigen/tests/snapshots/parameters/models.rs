@@ -5,94 +5,17 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum GetItemFieldsItem {
-    /// `name`
     Name,
-    /// `price`
     Price,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl GetItemFieldsItem {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Name, Self::Price];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for GetItemFieldsItem {
-    const NAME: &'static str = "GetItemFieldsItem";
-    const WIRE: &'static [&'static str] = &["name", "price"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Name => "name",
-            Self::Price => "price",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for GetItemFieldsItem {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for GetItemFieldsItem {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for GetItemFieldsItem {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for GetItemFieldsItem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for GetItemFieldsItem {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for GetItemFieldsItem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetItemFieldsItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }
 
 pub type GetItemSort = GetItemFieldsItem;
@@ -140,275 +63,42 @@ impl<'de> serde::Deserialize<'de> for GetItemTraits {
 
 pub type GetItemTraitsArrayItem = GetItemTraitsString;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum GetItemTraitsString {
-    /// `cheap`
     Cheap,
-    /// `rare`
     Rare,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
 }
 
-impl GetItemTraitsString {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Cheap, Self::Rare];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for GetItemTraitsString {
-    const NAME: &'static str = "GetItemTraitsString";
-    const WIRE: &'static [&'static str] = &["cheap", "rare"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Cheap => "cheap",
-            Self::Rare => "rare",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for GetItemTraitsString {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for GetItemTraitsString {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for GetItemTraitsString {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for GetItemTraitsString {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for GetItemTraitsString {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for GetItemTraitsString {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetItemTraitsString {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Item {
+    #[wire(rename = "type")]
     pub type_: Option<String>,
+    #[wire(rename = "self")]
     pub self_: Option<String>,
+    #[wire(rename = "crate")]
     pub crate_: Option<bool>,
+    #[wire(rename = "item-name")]
     pub item_name: Option<String>,
+    #[wire(rename = "item_name")]
     pub item_name2: Option<String>,
+    #[wire(rename = "2fa")]
     pub n2fa: Option<bool>,
 }
 
-impl runtime::Record for Item {
-    const NAME: &'static str = "Item";
-    const FIELDS: &'static [&'static str] = &[
-        "type",
-        "self",
-        "crate",
-        "item-name",
-        "item_name",
-        "2fa",
-    ];
-    type Slots = (
-        Option<String>,
-        Option<String>,
-        Option<bool>,
-        Option<String>,
-        Option<String>,
-        Option<bool>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill(&mut slots.4, name, map),
-            _ => runtime::fill(&mut slots.5, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Item {
-            type_: slots.0,
-            self_: slots.1,
-            crate_: slots.2,
-            item_name: slots.3,
-            item_name2: slots.4,
-            n2fa: slots.5,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Item {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Item {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Item", 6);
-        out.optional("type", &self.type_);
-        out.optional("self", &self.self_);
-        out.optional("crate", &self.crate_);
-        out.optional("item-name", &self.item_name);
-        out.optional("item_name", &self.item_name2);
-        out.optional("2fa", &self.n2fa);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Item2 {
     pub x: Option<i64>,
 }
 
-impl runtime::Record for Item2 {
-    const NAME: &'static str = "Item2";
-    const FIELDS: &'static [&'static str] = &["x"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Item2 {
-            x: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Item2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Item2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Item2", 1);
-        out.optional("x", &self.x);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Problem {
     pub title: String,
     pub detail: Option<String>,
-}
-
-impl runtime::Record for Problem {
-    const NAME: &'static str = "Problem";
-    const FIELDS: &'static [&'static str] = &["title", "detail"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("title"));
-        };
-        Ok(Problem {
-            title: f0,
-            detail: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Problem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Problem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Problem", 2);
-        out.field("title", &self.title);
-        out.optional("detail", &self.detail);
-        out.end()
-    }
 }

@@ -80,9 +80,11 @@ pub trait Api {
 }
 
 /// The parameters and body of `get_item`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct GetItemRequest {
     /// Path parameter `itemId`.
+    #[wire(rename = "itemId")]
+    #[check(range(min = 1))]
     pub item_id: i64,
     /// Query parameter `fields`.
     pub fields: Option<Vec<models::GetItemFieldsItem>>,
@@ -106,20 +108,6 @@ pub struct GetItemRequest {
     ///
     /// Query parameter `traits`.
     pub traits: Option<models::GetItemTraits>,
-}
-
-impl runtime::Validate for GetItemRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "itemId",
-            runtime::check_range(
-                &self.item_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `get_item` can give: one variant per status the spec declares.
@@ -200,24 +188,12 @@ impl runtime::Response for GetItemResponse {
 }
 
 /// The parameters and body of `delete_items_item_id`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct DeleteItemsItemIdRequest {
     /// Path parameter `itemId`.
+    #[wire(rename = "itemId")]
+    #[check(range(min = 1))]
     pub item_id: i64,
-}
-
-impl runtime::Validate for DeleteItemsItemIdRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "itemId",
-            runtime::check_range(
-                &self.item_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `delete_items_item_id` can give: one variant per status the spec declares.

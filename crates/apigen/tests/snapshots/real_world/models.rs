@@ -5,8 +5,9 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct CreateCustomerBody {
+    #[check(length(max = 512))]
     pub email: String,
     pub balance: Option<i64>,
     pub tax_exempt: Option<CreateCustomerBodyTaxExempt>,
@@ -14,198 +15,20 @@ pub struct CreateCustomerBody {
     pub expand: Option<Vec<String>>,
 }
 
-impl runtime::Record for CreateCustomerBody {
-    const NAME: &'static str = "CreateCustomerBody";
-    const FIELDS: &'static [&'static str] = &[
-        "email",
-        "balance",
-        "tax_exempt",
-        "address",
-        "expand",
-    ];
-    type Slots = (
-        Option<String>,
-        Option<i64>,
-        Option<CreateCustomerBodyTaxExempt>,
-        Option<CreateCustomerBodyAddress>,
-        Option<Vec<String>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            _ => runtime::fill(&mut slots.4, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("email"));
-        };
-        Ok(CreateCustomerBody {
-            email: f0,
-            balance: slots.1,
-            tax_exempt: slots.2,
-            address: slots.3,
-            expand: slots.4,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CreateCustomerBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CreateCustomerBody", 5);
-        out.field("email", &self.email);
-        out.optional("balance", &self.balance);
-        out.optional("tax_exempt", &self.tax_exempt);
-        out.optional("address", &self.address);
-        out.optional("expand", &self.expand);
-        out.end()
-    }
-}
-
-impl runtime::Validate for CreateCustomerBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("email", runtime::check_length(&self.email, None, Some(512)))?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct CreateCustomerBodyAddress {
     pub city: Option<String>,
     pub line1: Option<String>,
 }
 
-impl runtime::Record for CreateCustomerBodyAddress {
-    const NAME: &'static str = "CreateCustomerBodyAddress";
-    const FIELDS: &'static [&'static str] = &["city", "line1"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(CreateCustomerBodyAddress {
-            city: slots.0,
-            line1: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CreateCustomerBodyAddress {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CreateCustomerBodyAddress", 2);
-        out.optional("city", &self.city);
-        out.optional("line1", &self.line1);
-        out.end()
-    }
-}
-
 pub type CreateCustomerBodyTaxExempt = CustomerTaxExempt;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Customer {
     pub id: String,
     pub tax_exempt: Option<CustomerTaxExempt>,
     pub seed: Option<i64>,
     pub image_url: Option<CustomerImageUrl>,
-}
-
-impl runtime::Record for Customer {
-    const NAME: &'static str = "Customer";
-    const FIELDS: &'static [&'static str] = &["id", "tax_exempt", "seed", "image_url"];
-    type Slots = (Option<String>, Option<CustomerTaxExempt>, Option<i64>, Option<CustomerImageUrl>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            _ => runtime::fill(&mut slots.3, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("id"));
-        };
-        Ok(Customer {
-            id: f0,
-            tax_exempt: slots.1,
-            seed: slots.2,
-            image_url: slots.3,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Customer {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Customer {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Customer", 4);
-        out.field("id", &self.id);
-        out.optional("tax_exempt", &self.tax_exempt);
-        out.optional("seed", &self.seed);
-        out.optional("image_url", &self.image_url);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -249,307 +72,43 @@ impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum CustomerTaxExempt {
-    /// `none`
     None,
-    /// `exempt`
     Exempt,
-    /// `reverse`
     Reverse,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
 }
 
-impl CustomerTaxExempt {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 3] = [Self::None, Self::Exempt, Self::Reverse];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for CustomerTaxExempt {
-    const NAME: &'static str = "CustomerTaxExempt";
-    const WIRE: &'static [&'static str] = &["none", "exempt", "reverse"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::None => "none",
-            Self::Exempt => "exempt",
-            Self::Reverse => "reverse",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for CustomerTaxExempt {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for CustomerTaxExempt {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for CustomerTaxExempt {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for CustomerTaxExempt {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for CustomerTaxExempt {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for CustomerTaxExempt {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CustomerTaxExempt {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ListCustomersCreated {
     pub gte: Option<i64>,
     pub lte: Option<i64>,
 }
 
-impl runtime::Record for ListCustomersCreated {
-    const NAME: &'static str = "ListCustomersCreated";
-    const FIELDS: &'static [&'static str] = &["gte", "lte"];
-    type Slots = (Option<i64>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(ListCustomersCreated {
-            gte: slots.0,
-            lte: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ListCustomersCreated {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ListCustomersCreated {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ListCustomersCreated", 2);
-        out.optional("gte", &self.gte);
-        out.optional("lte", &self.lte);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct UploadDocumentBody {
     pub file: runtime::Base64,
     pub purpose: UploadDocumentBodyPurpose,
+    #[check(length(max = 200))]
     pub note: Option<String>,
 }
 
-impl runtime::Record for UploadDocumentBody {
-    const NAME: &'static str = "UploadDocumentBody";
-    const FIELDS: &'static [&'static str] = &["file", "purpose", "note"];
-    type Slots = (Option<runtime::Base64>, Option<UploadDocumentBodyPurpose>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["file", "purpose"]));
-        };
-        Ok(UploadDocumentBody {
-            file: f0,
-            purpose: f1,
-            note: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for UploadDocumentBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for UploadDocumentBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "UploadDocumentBody", 3);
-        out.field("file", &self.file);
-        out.field("purpose", &self.purpose);
-        out.optional("note", &self.note);
-        out.end()
-    }
-}
-
-impl runtime::Validate for UploadDocumentBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "note",
-            runtime::check_some(&self.note, |value| runtime::check_length(value, None, Some(200))),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum UploadDocumentBodyPurpose {
-    /// `identity`
     Identity,
-    /// `invoice`
     Invoice,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl UploadDocumentBodyPurpose {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Identity, Self::Invoice];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for UploadDocumentBodyPurpose {
-    const NAME: &'static str = "UploadDocumentBodyPurpose";
-    const WIRE: &'static [&'static str] = &["identity", "invoice"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Identity => "identity",
-            Self::Invoice => "invoice",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for UploadDocumentBodyPurpose {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for UploadDocumentBodyPurpose {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for UploadDocumentBodyPurpose {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for UploadDocumentBodyPurpose {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for UploadDocumentBodyPurpose {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for UploadDocumentBodyPurpose {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for UploadDocumentBodyPurpose {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

@@ -144,17 +144,11 @@ impl runtime::Response for ListCustomersResponse {
 }
 
 /// The parameters and body of `create_customer`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreateCustomerRequest {
     /// The request body, sent as a form.
+    #[check(valid)]
     pub body: models::CreateCustomerBody,
-}
-
-impl runtime::Validate for CreateCustomerRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_customer` can give: one variant per status the spec declares.
@@ -239,19 +233,13 @@ impl runtime::Response for UploadAttachmentResponse {
 }
 
 /// The parameters and body of `upload_document`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct UploadDocumentRequest {
     /// Path parameter `id`.
     pub id: String,
     /// The request body, sent as multipart parts.
+    #[check(valid)]
     pub body: models::UploadDocumentBody,
-}
-
-impl runtime::Validate for UploadDocumentRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `upload_document` can give: the same as [`UploadAttachmentResponse`]'s.

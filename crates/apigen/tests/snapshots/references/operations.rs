@@ -84,29 +84,11 @@ pub trait Things {
 }
 
 /// The parameters and body of `list_items`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct ListItemsRequest {
     /// Query parameter `limit`.
+    #[check(range(min = 1, max = 100))]
     pub limit: Option<i64>,
-}
-
-impl runtime::Validate for ListItemsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_some(
-                &self.limit,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Included(100),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `list_items` can give: one variant per status the spec declares.

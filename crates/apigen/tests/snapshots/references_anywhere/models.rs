@@ -5,201 +5,29 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Envelope {
     pub size: Option<i64>,
     pub unit: Option<EnvelopePropertiesSizeDefsUnit>,
 }
 
-impl runtime::Record for Envelope {
-    const NAME: &'static str = "Envelope";
-    const FIELDS: &'static [&'static str] = &["size", "unit"];
-    type Slots = (Option<i64>, Option<EnvelopePropertiesSizeDefsUnit>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Envelope {
-            size: slots.0,
-            unit: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Envelope {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Envelope {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Envelope", 2);
-        out.optional("size", &self.size);
-        out.optional("unit", &self.unit);
-        out.end()
-    }
-}
-
 pub type EnvelopeDefinitionsOwner = String;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct EnvelopeDefinitionsPet {
     pub name: String,
     pub owner: Option<String>,
 }
 
-impl runtime::Record for EnvelopeDefinitionsPet {
-    const NAME: &'static str = "EnvelopeDefinitionsPet";
-    const FIELDS: &'static [&'static str] = &["name", "owner"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("name"));
-        };
-        Ok(EnvelopeDefinitionsPet {
-            name: f0,
-            owner: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for EnvelopeDefinitionsPet {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for EnvelopeDefinitionsPet {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "EnvelopeDefinitionsPet", 2);
-        out.field("name", &self.name);
-        out.optional("owner", &self.owner);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum EnvelopePropertiesSizeDefsUnit {
-    /// `bytes`
     Bytes,
-    /// `kilobytes`
     Kilobytes,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl EnvelopePropertiesSizeDefsUnit {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Bytes, Self::Kilobytes];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for EnvelopePropertiesSizeDefsUnit {
-    const NAME: &'static str = "EnvelopePropertiesSizeDefsUnit";
-    const WIRE: &'static [&'static str] = &["bytes", "kilobytes"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Bytes => "bytes",
-            Self::Kilobytes => "kilobytes",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for EnvelopePropertiesSizeDefsUnit {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for EnvelopePropertiesSizeDefsUnit {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for EnvelopePropertiesSizeDefsUnit {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for EnvelopePropertiesSizeDefsUnit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for EnvelopePropertiesSizeDefsUnit {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for EnvelopePropertiesSizeDefsUnit {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for EnvelopePropertiesSizeDefsUnit {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

@@ -5,234 +5,32 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Address {
     pub city: Option<String>,
     pub line1: Option<String>,
 }
 
-impl runtime::Record for Address {
-    const NAME: &'static str = "Address";
-    const FIELDS: &'static [&'static str] = &["city", "line1"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Address {
-            city: slots.0,
-            line1: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Address {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Address {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Address", 2);
-        out.optional("city", &self.city);
-        out.optional("line1", &self.line1);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct CreateCustomerBody {
     /// The customer's name.
+    #[check(length(max = 100))]
     pub name: String,
     pub address: Option<CreateCustomerBodyAddress>,
 }
 
-impl runtime::Record for CreateCustomerBody {
-    const NAME: &'static str = "CreateCustomerBody";
-    const FIELDS: &'static [&'static str] = &["name", "address"];
-    type Slots = (Option<String>, Option<CreateCustomerBodyAddress>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("name"));
-        };
-        Ok(CreateCustomerBody {
-            name: f0,
-            address: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CreateCustomerBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CreateCustomerBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CreateCustomerBody", 2);
-        out.field("name", &self.name);
-        out.optional("address", &self.address);
-        out.end()
-    }
-}
-
-impl runtime::Validate for CreateCustomerBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("name", runtime::check_length(&self.name, None, Some(100)))?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct CreateCustomerBodyAddress {
     /// Where the customer lives.
     pub city: Option<String>,
     pub line1: Option<String>,
 }
 
-impl runtime::Record for CreateCustomerBodyAddress {
-    const NAME: &'static str = "CreateCustomerBodyAddress";
-    const FIELDS: &'static [&'static str] = &["city", "line1"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(CreateCustomerBodyAddress {
-            city: slots.0,
-            line1: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CreateCustomerBodyAddress {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CreateCustomerBodyAddress {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CreateCustomerBodyAddress", 2);
-        out.optional("city", &self.city);
-        out.optional("line1", &self.line1);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct CreatePartnerBody {
+    #[check(length(max = 200))]
     pub name: String,
     pub address: Option<CreatePartnerBodyAddress>,
-}
-
-impl runtime::Record for CreatePartnerBody {
-    const NAME: &'static str = "CreatePartnerBody";
-    const FIELDS: &'static [&'static str] = &["name", "address"];
-    type Slots = (Option<String>, Option<CreatePartnerBodyAddress>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("name"));
-        };
-        Ok(CreatePartnerBody {
-            name: f0,
-            address: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CreatePartnerBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for CreatePartnerBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "CreatePartnerBody", 2);
-        out.field("name", &self.name);
-        out.optional("address", &self.address);
-        out.end()
-    }
-}
-
-impl runtime::Validate for CreatePartnerBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("name", runtime::check_length(&self.name, None, Some(200)))?;
-        Ok(())
-    }
 }
 
 pub type CreatePartnerBodyAddress = CreateCustomerBodyAddress;

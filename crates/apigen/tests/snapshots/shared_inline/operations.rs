@@ -106,17 +106,11 @@ pub trait Places {
 }
 
 /// The parameters and body of `create_customer`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreateCustomerRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::CreateCustomerBody,
-}
-
-impl runtime::Validate for CreateCustomerRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_customer` can give: one variant per status the spec declares.
@@ -156,34 +150,22 @@ impl runtime::Response for CreateCustomerResponse {
 }
 
 /// The parameters and body of `create_vendor`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreateVendorRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::CreateVendorBody,
-}
-
-impl runtime::Validate for CreateVendorRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_vendor` can give: the same as [`CreateCustomerResponse`]'s.
 pub type CreateVendorResponse = CreateCustomerResponse;
 
 /// The parameters and body of `create_partner`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CreatePartnerRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::CreatePartnerBody,
-}
-
-impl runtime::Validate for CreatePartnerRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `create_partner` can give: the same as [`CreateCustomerResponse`]'s.

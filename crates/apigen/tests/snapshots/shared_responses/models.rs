@@ -5,51 +5,7 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Problem {
     pub code: String,
-}
-
-impl runtime::Record for Problem {
-    const NAME: &'static str = "Problem";
-    const FIELDS: &'static [&'static str] = &["code"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("code"));
-        };
-        Ok(Problem {
-            code: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Problem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Problem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Problem", 1);
-        out.field("code", &self.code);
-        out.end()
-    }
 }

@@ -5,107 +5,13 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Error {
     pub code: String,
     pub status: i32,
 }
 
-impl runtime::Record for Error {
-    const NAME: &'static str = "Error";
-    const FIELDS: &'static [&'static str] = &["code", "status"];
-    type Slots = (Option<String>, Option<i32>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["code", "status"]));
-        };
-        Ok(Error {
-            code: f0,
-            status: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Error {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Error {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Error", 2);
-        out.field("code", &self.code);
-        out.field("status", &self.status);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Teapot {
     pub id: i64,
-}
-
-impl runtime::Record for Teapot {
-    const NAME: &'static str = "Teapot";
-    const FIELDS: &'static [&'static str] = &["id"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("id"));
-        };
-        Ok(Teapot {
-            id: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Teapot {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Teapot {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Teapot", 1);
-        out.field("id", &self.id);
-        out.end()
-    }
 }

@@ -45,484 +45,54 @@ impl<'de> serde::Deserialize<'de> for Animal {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Cat {
     pub kind: String,
     pub lives: i64,
 }
 
-impl runtime::Record for Cat {
-    const NAME: &'static str = "Cat";
-    const FIELDS: &'static [&'static str] = &["kind", "lives"];
-    type Slots = (Option<String>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["kind", "lives"]));
-        };
-        Ok(Cat {
-            kind: f0,
-            lives: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Cat {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Cat {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Cat", 2);
-        out.field("kind", &self.kind);
-        out.field("lives", &self.lives);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Filter {
     /// Part of the name.
     pub name: Option<String>,
+    #[check(range(min = 1, max = 100))]
     pub limit: Option<i64>,
 }
 
-impl runtime::Record for Filter {
-    const NAME: &'static str = "Filter";
-    const FIELDS: &'static [&'static str] = &["name", "limit"];
-    type Slots = (Option<String>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Filter {
-            name: slots.0,
-            limit: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Filter {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Filter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Filter", 2);
-        out.optional("name", &self.name);
-        out.optional("limit", &self.limit);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Filter {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_some(
-                &self.limit,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Included(100),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct FindPetsFilter {
     pub name: Option<String>,
+    #[check(range(min = 1, max = 10))]
     pub limit: Option<i64>,
 }
 
-impl runtime::Record for FindPetsFilter {
-    const NAME: &'static str = "FindPetsFilter";
-    const FIELDS: &'static [&'static str] = &["name", "limit"];
-    type Slots = (Option<String>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(FindPetsFilter {
-            name: slots.0,
-            limit: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for FindPetsFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for FindPetsFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "FindPetsFilter", 2);
-        out.optional("name", &self.name);
-        out.optional("limit", &self.limit);
-        out.end()
-    }
-}
-
-impl runtime::Validate for FindPetsFilter {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "limit",
-            runtime::check_some(
-                &self.limit,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Included(10),
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct LookupPetsSelector {
+    #[check(items(min = 1))]
     pub names: Vec<String>,
 }
 
-impl runtime::Record for LookupPetsSelector {
-    const NAME: &'static str = "LookupPetsSelector";
-    const FIELDS: &'static [&'static str] = &["names"];
-    type Slots = (Option<Vec<String>>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(LookupPetsSelector {
-            names: runtime::required_list(slots.0, "names")?,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for LookupPetsSelector {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for LookupPetsSelector {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "LookupPetsSelector", 1);
-        out.field("names", &self.names);
-        out.end()
-    }
-}
-
-impl runtime::Validate for LookupPetsSelector {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("names", runtime::check_items(Vec::len(&self.names), Some(1), None))?;
-        Ok(())
-    }
-}
-
 /// Any animal that is not a cat, whatever its `kind` says.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct OtherAnimal {
     pub kind: Option<String>,
     pub name: Option<String>,
 }
 
-impl runtime::Record for OtherAnimal {
-    const NAME: &'static str = "OtherAnimal";
-    const FIELDS: &'static [&'static str] = &["kind", "name"];
-    type Slots = (Option<String>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(OtherAnimal {
-            kind: slots.0,
-            name: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for OtherAnimal {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for OtherAnimal {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "OtherAnimal", 2);
-        out.optional("kind", &self.kind);
-        out.optional("name", &self.name);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Pet {
     pub id: i64,
     pub name: String,
 }
 
-impl runtime::Record for Pet {
-    const NAME: &'static str = "Pet";
-    const FIELDS: &'static [&'static str] = &["id", "name"];
-    type Slots = (Option<i64>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["id", "name"]));
-        };
-        Ok(Pet {
-            id: f0,
-            name: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Pet {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Pet {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Pet", 2);
-        out.field("id", &self.id);
-        out.field("name", &self.name);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct PetChangesBody {
+    #[check(range(min = 0))]
     pub since: Option<i64>,
 }
 
-impl runtime::Record for PetChangesBody {
-    const NAME: &'static str = "PetChangesBody";
-    const FIELDS: &'static [&'static str] = &["since"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(PetChangesBody {
-            since: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PetChangesBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for PetChangesBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "PetChangesBody", 1);
-        out.optional("since", &self.since);
-        out.end()
-    }
-}
-
-impl runtime::Validate for PetChangesBody {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "since",
-            runtime::check_some(
-                &self.since,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct PetChangesOkItem {
     pub id: i64,
     pub name: String,
-}
-
-impl runtime::Record for PetChangesOkItem {
-    const NAME: &'static str = "PetChangesOkItem";
-    const FIELDS: &'static [&'static str] = &["id", "name"];
-    type Slots = (Option<i64>, Option<String>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["id", "name"]));
-        };
-        Ok(PetChangesOkItem {
-            id: f0,
-            name: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PetChangesOkItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for PetChangesOkItem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "PetChangesOkItem", 2);
-        out.field("id", &self.id);
-        out.field("name", &self.name);
-        out.end()
-    }
 }

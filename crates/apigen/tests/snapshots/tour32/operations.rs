@@ -216,17 +216,11 @@ impl runtime::Response for ListPetsResponse {
 }
 
 /// The parameters and body of `search_pets`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct SearchPetsRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::Filter,
-}
-
-impl runtime::Validate for SearchPetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `search_pets` can give: one variant per status the spec declares.
@@ -276,29 +270,18 @@ impl runtime::Response for SearchPetsResponse {
 }
 
 /// The parameters and body of `link_pet`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct LinkPetRequest {
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
     /// The pet to link to, as `</pets/2>; rel="sibling"`.
     ///
     /// Header parameter `Link`.
+    #[wire(rename = "Link")]
+    #[check(length(max = 200))]
     pub link: String,
-}
-
-impl runtime::Validate for LinkPetRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        runtime::within("Link", runtime::check_length(&self.link, None, Some(200)))?;
-        Ok(())
-    }
 }
 
 /// The responses `link_pet` can give: one variant per status the spec declares.
@@ -348,24 +331,12 @@ impl runtime::Response for LinkPetResponse {
 }
 
 /// The parameters and body of `copy_pets_pet_id`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct CopyPetsPetIdRequest {
     /// Path parameter `petId`.
+    #[wire(rename = "petId")]
+    #[check(range(min = 1))]
     pub pet_id: i64,
-}
-
-impl runtime::Validate for CopyPetsPetIdRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "petId",
-            runtime::check_range(
-                &self.pet_id,
-                runtime::Bound::Included(1),
-                runtime::Bound::Unbounded,
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// The responses `copy_pets_pet_id` can give: one variant per status the spec declares.
@@ -436,17 +407,11 @@ impl runtime::Response for PetEventsResponse {
 }
 
 /// The parameters and body of `find_pets`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct FindPetsRequest {
     /// Query parameter `filter`.
+    #[check(valid)]
     pub filter: Option<models::FindPetsFilter>,
-}
-
-impl runtime::Validate for FindPetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("filter", runtime::check_some(&self.filter, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `find_pets` can give: one variant per status the spec declares.
@@ -486,19 +451,13 @@ impl runtime::Response for FindPetsResponse {
 }
 
 /// The parameters and body of `lookup_pets`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct LookupPetsRequest {
     /// The whole query string, as JSON text (`in: querystring`).
     ///
     /// Query string parameter `selector`.
+    #[check(valid)]
     pub selector: models::LookupPetsSelector,
-}
-
-impl runtime::Validate for LookupPetsRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("selector", runtime::Validate::validate(&self.selector))?;
-        Ok(())
-    }
 }
 
 /// The responses `lookup_pets` can give: one variant per status the spec declares.
@@ -624,17 +583,11 @@ impl runtime::Response for BundlePetsResponse {
 }
 
 /// The parameters and body of `pet_changes`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct PetChangesRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: Option<models::PetChangesBody>,
-}
-
-impl runtime::Validate for PetChangesRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `pet_changes` can give: one variant per status the spec declares.

@@ -5,119 +5,18 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Circle {
     pub kind: String,
     pub radius: f32,
 }
 
-impl runtime::Record for Circle {
-    const NAME: &'static str = "Circle";
-    const FIELDS: &'static [&'static str] = &["kind", "radius"];
-    type Slots = (Option<String>, Option<f32>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["kind", "radius"]));
-        };
-        Ok(Circle {
-            kind: f0,
-            radius: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Circle {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Circle {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Circle", 2);
-        out.field("kind", &self.kind);
-        out.field("radius", &self.radius);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Drawing {
     /// Which of the shapes in `oneOf` the object also has.
+    #[wire(flatten)]
     pub variant: Shape,
     pub label: Option<String>,
-}
-
-impl runtime::Record for Drawing {
-    const NAME: &'static str = "Drawing";
-    const FIELDS: &'static [&'static str] = &["label"];
-    const OTHERS: runtime::Others = runtime::Others::Keep;
-
-    fn other<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        key: String,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::keep_json(&mut slots.1, key, map)
-    }
-    type Slots = (Option<String>, serde_json::Map<String, serde_json::Value>);
-
-    fn slots() -> Self::Slots {
-        (None, Default::default())
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Drawing {
-            label: slots.0,
-            variant: runtime::flattened(slots.1)?,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Drawing {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Drawing {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start_open(serializer, self);
-        out.optional("label", &self.label);
-        out.flatten(&self.variant);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -208,168 +107,27 @@ impl<'de> serde::Deserialize<'de> for IdOrName {
 }
 
 /// A shape whose kind the object declares too, beside `oneOf`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct LabeledShape {
     /// Which of the shapes in `oneOf` the object also has.
+    #[wire(flatten)]
     pub variant: LabeledShapeVariant,
+    #[wire(shared)]
     pub kind: LabeledShapeKind,
     pub label: Option<String>,
 }
 
-impl runtime::Record for LabeledShape {
-    const NAME: &'static str = "LabeledShape";
-    const FIELDS: &'static [&'static str] = &["kind", "label"];
-    const OTHERS: runtime::Others = runtime::Others::Keep;
-
-    fn other<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        key: String,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::keep_json(&mut slots.2, key, map)
-    }
-    type Slots = (
-        Option<LabeledShapeKind>,
-        Option<String>,
-        serde_json::Map<String, serde_json::Value>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, Default::default())
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let mut shared = slots.2;
-        runtime::share(&mut shared, "kind", &slots.0)?;
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("kind"));
-        };
-        Ok(LabeledShape {
-            kind: f0,
-            label: slots.1,
-            variant: runtime::flattened(shared)?,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for LabeledShape {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for LabeledShape {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start_open(serializer, self);
-        out.field("kind", &self.kind);
-        out.optional("label", &self.label);
-        out.flatten_except(&self.variant, &["kind"]);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum LabeledShapeKind {
-    /// `circle`
     Circle,
-    /// `square`
     Square,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl LabeledShapeKind {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Circle, Self::Square];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for LabeledShapeKind {
-    const NAME: &'static str = "LabeledShapeKind";
-    const WIRE: &'static [&'static str] = &["circle", "square"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Circle => "circle",
-            Self::Square => "square",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for LabeledShapeKind {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for LabeledShapeKind {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for LabeledShapeKind {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for LabeledShapeKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for LabeledShapeKind {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for LabeledShapeKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for LabeledShapeKind {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -423,112 +181,17 @@ impl<'de> serde::Deserialize<'de> for LabeledShapeVariant {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Literal {
     pub value: Option<i64>,
 }
 
-impl runtime::Record for Literal {
-    const NAME: &'static str = "Literal";
-    const FIELDS: &'static [&'static str] = &["value"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Literal {
-            value: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Literal {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Literal {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Literal", 1);
-        out.optional("value", &self.value);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Payment {
     /// Which of the shapes in `oneOf` the object also has.
+    #[wire(flatten)]
     pub variant: PaymentVariant,
     pub amount: i64,
-}
-
-impl runtime::Record for Payment {
-    const NAME: &'static str = "Payment";
-    const FIELDS: &'static [&'static str] = &["amount"];
-    const OTHERS: runtime::Others = runtime::Others::Keep;
-
-    fn other<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        key: String,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::keep_json(&mut slots.1, key, map)
-    }
-    type Slots = (Option<i64>, serde_json::Map<String, serde_json::Value>);
-
-    fn slots() -> Self::Slots {
-        (None, Default::default())
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("amount"));
-        };
-        Ok(Payment {
-            amount: f0,
-            variant: runtime::flattened(slots.1)?,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Payment {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Payment {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start_open(serializer, self);
-        out.field("amount", &self.amount);
-        out.flatten(&self.variant);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -577,102 +240,14 @@ impl<'de> serde::Deserialize<'de> for PaymentVariant {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct PaymentVariantObject {
     pub card: String,
 }
 
-impl runtime::Record for PaymentVariantObject {
-    const NAME: &'static str = "PaymentVariantObject";
-    const FIELDS: &'static [&'static str] = &["card"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("card"));
-        };
-        Ok(PaymentVariantObject {
-            card: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PaymentVariantObject {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for PaymentVariantObject {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "PaymentVariantObject", 1);
-        out.field("card", &self.card);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct PaymentVariantObject2 {
     pub iban: String,
-}
-
-impl runtime::Record for PaymentVariantObject2 {
-    const NAME: &'static str = "PaymentVariantObject2";
-    const FIELDS: &'static [&'static str] = &["iban"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("iban"));
-        };
-        Ok(PaymentVariantObject2 {
-            iban: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PaymentVariantObject2 {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for PaymentVariantObject2 {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "PaymentVariantObject2", 1);
-        out.field("iban", &self.iban);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -726,173 +301,21 @@ impl<'de> serde::Deserialize<'de> for Shape {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Square {
     pub kind: String,
     pub side: f64,
 }
 
-impl runtime::Record for Square {
-    const NAME: &'static str = "Square";
-    const FIELDS: &'static [&'static str] = &["kind", "side"];
-    type Slots = (Option<String>, Option<f64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["kind", "side"]));
-        };
-        Ok(Square {
-            kind: f0,
-            side: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Square {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Square {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Square", 2);
-        out.field("kind", &self.kind);
-        out.field("side", &self.side);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Sum {
     pub left: Box<Expr>,
     pub right: Box<Expr>,
 }
 
-impl runtime::Record for Sum {
-    const NAME: &'static str = "Sum";
-    const FIELDS: &'static [&'static str] = &["left", "right"];
-    type Slots = (Option<Box<Expr>>, Option<Box<Expr>>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["left", "right"]));
-        };
-        Ok(Sum {
-            left: f0,
-            right: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Sum {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Sum {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Sum", 2);
-        out.field("left", &self.left);
-        out.field("right", &self.right);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Tree {
     pub label: String,
     pub parent: Option<Box<Tree>>,
     pub children: Option<Vec<Tree>>,
-}
-
-impl runtime::Record for Tree {
-    const NAME: &'static str = "Tree";
-    const FIELDS: &'static [&'static str] = &["label", "parent", "children"];
-    type Slots = (Option<String>, Option<Box<Tree>>, Option<Vec<Tree>>);
-
-    fn slots() -> Self::Slots {
-        (None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            _ => runtime::fill(&mut slots.2, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("label"));
-        };
-        Ok(Tree {
-            label: f0,
-            parent: slots.1,
-            children: slots.2,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Tree {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Tree {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Tree", 3);
-        out.field("label", &self.label);
-        out.optional("parent", &self.parent);
-        out.optional("children", &self.children);
-        out.end()
-    }
 }

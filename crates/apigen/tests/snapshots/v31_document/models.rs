@@ -5,76 +5,9 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Booking {
     pub id: uuid::Uuid,
+    #[check(range(min = 1))]
     pub seats: Option<i64>,
-}
-
-impl runtime::Record for Booking {
-    const NAME: &'static str = "Booking";
-    const FIELDS: &'static [&'static str] = &["id", "seats"];
-    type Slots = (Option<uuid::Uuid>, Option<i64>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("id"));
-        };
-        Ok(Booking {
-            id: f0,
-            seats: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Booking {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Booking {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Booking", 2);
-        out.field("id", &self.id);
-        out.optional("seats", &self.seats);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Booking {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "seats",
-            runtime::check_some(
-                &self.seats,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(1),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }

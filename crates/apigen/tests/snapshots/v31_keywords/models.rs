@@ -7,182 +7,26 @@ use super::runtime;
 
 pub type Label = String;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct Upload {
     pub kind: UploadKind,
+    #[check(range(above = 0, below = 1048576))]
     pub size: i64,
     pub data: Option<runtime::Base64>,
     pub preview: Option<runtime::Base64>,
     /// A label for the upload, beside the reference.
+    #[check(length(max = 32))]
     pub label: Option<String>,
 }
 
-impl runtime::Record for Upload {
-    const NAME: &'static str = "Upload";
-    const FIELDS: &'static [&'static str] = &["kind", "size", "data", "preview", "label"];
-    type Slots = (
-        Option<UploadKind>,
-        Option<i64>,
-        Option<runtime::Base64>,
-        Option<runtime::Base64>,
-        Option<String>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            _ => runtime::fill(&mut slots.4, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["kind", "size"]));
-        };
-        Ok(Upload {
-            kind: f0,
-            size: f1,
-            data: slots.2,
-            preview: slots.3,
-            label: slots.4,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Upload {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Upload {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Upload", 5);
-        out.field("kind", &self.kind);
-        out.field("size", &self.size);
-        out.optional("data", &self.data);
-        out.optional("preview", &self.preview);
-        out.optional("label", &self.label);
-        out.end()
-    }
-}
-
-impl runtime::Validate for Upload {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "size",
-            runtime::check_range(
-                &self.size,
-                runtime::Bound::Excluded(0),
-                runtime::Bound::Excluded(1048576),
-            ),
-        )?;
-        runtime::within(
-            "label",
-            runtime::check_some(&self.label, |value| runtime::check_length(value, None, Some(32))),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum UploadKind {
-    /// `upload`
     Upload,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl UploadKind {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 1] = [Self::Upload];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for UploadKind {
-    const NAME: &'static str = "UploadKind";
-    const WIRE: &'static [&'static str] = &["upload"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Upload => "upload",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for UploadKind {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for UploadKind {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for UploadKind {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for UploadKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for UploadKind {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for UploadKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for UploadKind {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }

@@ -73,17 +73,11 @@ pub trait Uploads {
 }
 
 /// The parameters and body of `upload`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct UploadRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::Upload,
-}
-
-impl runtime::Validate for UploadRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `upload` can give: one variant per status the spec declares.

@@ -5,149 +5,26 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Account {
     pub id: i64,
+    #[wire(required, nullable)]
     pub nickname: Option<String>,
+    #[wire(required, nullable)]
     pub owner: Option<Owner>,
+    #[wire(rename = "externalId")]
     pub external_id: Option<AccountExternalId>,
     /// The plan, when there is one.
+    #[wire(null_text)]
     pub tier: runtime::Nullable<AccountTier>,
     pub stop: runtime::Nullable<Stop>,
     pub contact: Option<Contact>,
     pub address: runtime::Nullable<AccountAddress>,
 }
 
-impl runtime::Record for Account {
-    const NAME: &'static str = "Account";
-    const FIELDS: &'static [&'static str] = &[
-        "id",
-        "nickname",
-        "owner",
-        "externalId",
-        "tier",
-        "stop",
-        "contact",
-        "address",
-    ];
-    type Slots = (
-        Option<i64>,
-        Option<Option<String>>,
-        Option<Option<Owner>>,
-        Option<AccountExternalId>,
-        Option<Option<AccountTier>>,
-        Option<Option<Stop>>,
-        Option<Contact>,
-        Option<Option<AccountAddress>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            1 => runtime::fill(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill(&mut slots.3, name, map),
-            4 => runtime::fill_nullable(&mut slots.4, name, map),
-            5 => runtime::fill(&mut slots.5, name, map),
-            6 => runtime::fill(&mut slots.6, name, map),
-            _ => runtime::fill(&mut slots.7, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none(), slots.2.is_none()];
-        let (Some(f0), Some(f1), Some(f2)) = (slots.0, slots.1, slots.2) else {
-            return Err(runtime::missing(&missing, &["id", "nickname", "owner"]));
-        };
-        Ok(Account {
-            id: f0,
-            nickname: f1,
-            owner: f2,
-            external_id: slots.3,
-            tier: runtime::nullable(slots.4),
-            stop: runtime::nullable(slots.5),
-            contact: slots.6,
-            address: runtime::nullable(slots.7),
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Account {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Account {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Account", 8);
-        out.field("id", &self.id);
-        out.field("nickname", &self.nickname);
-        out.field("owner", &self.owner);
-        out.optional("externalId", &self.external_id);
-        out.nullable("tier", &self.tier);
-        out.nullable("stop", &self.stop);
-        out.optional("contact", &self.contact);
-        out.nullable("address", &self.address);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct AccountAddress {
     pub city: Option<String>,
-}
-
-impl runtime::Record for AccountAddress {
-    const NAME: &'static str = "AccountAddress";
-    const FIELDS: &'static [&'static str] = &["city"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(AccountAddress {
-            city: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AccountAddress {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for AccountAddress {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "AccountAddress", 1);
-        out.optional("city", &self.city);
-        out.end()
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -191,159 +68,24 @@ impl<'de> serde::Deserialize<'de> for AccountExternalId {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct AccountPatch {
+    #[check(length(max = 40))]
     pub nickname: runtime::Nullable<String>,
     pub owner: runtime::Nullable<Owner>,
 }
 
-impl runtime::Record for AccountPatch {
-    const NAME: &'static str = "AccountPatch";
-    const FIELDS: &'static [&'static str] = &["nickname", "owner"];
-    type Slots = (Option<Option<String>>, Option<Option<Owner>>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(AccountPatch {
-            nickname: runtime::nullable(slots.0),
-            owner: runtime::nullable(slots.1),
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AccountPatch {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for AccountPatch {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "AccountPatch", 2);
-        out.nullable("nickname", &self.nickname);
-        out.nullable("owner", &self.owner);
-        out.end()
-    }
-}
-
-impl runtime::Validate for AccountPatch {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "nickname",
-            runtime::check_nullable(
-                &self.nickname,
-                |value| runtime::check_length(value, None, Some(40)),
-            ),
-        )?;
-        Ok(())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, runtime::StringEnum, runtime::Serialize, runtime::Deserialize,
+)]
 pub enum AccountTier {
-    /// `free`
     Free,
-    /// `paid`
     Paid,
     /// A value the spec does not list, as it was read: a newer server's,
     /// which a client keeps. A server refuses one in a request and cannot
     /// send one.
+    #[wire(unknown)]
     Unknown(runtime::Unknown),
-}
-
-impl AccountTier {
-    /// Every value the spec lists, in its order.
-    pub const ALL: [Self; 2] = [Self::Free, Self::Paid];
-
-    /// The value as it is written on the wire.
-    pub fn as_str(&self) -> &str {
-        runtime::StringEnum::wire(self)
-    }
-}
-
-impl runtime::StringEnum for AccountTier {
-    const NAME: &'static str = "AccountTier";
-    const WIRE: &'static [&'static str] = &["free", "paid"];
-
-    fn known(index: usize) -> Self {
-        Self::ALL[index].clone()
-    }
-
-    fn unknown(value: runtime::Unknown) -> Self {
-        Self::Unknown(value)
-    }
-
-    fn wire(&self) -> &str {
-        match self {
-            Self::Free => "free",
-            Self::Paid => "paid",
-            Self::Unknown(value) => value.as_str(),
-        }
-    }
-}
-
-impl std::hash::Hash for AccountTier {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        runtime::hash_enum(self, state);
-    }
-}
-
-impl PartialOrd for AccountTier {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for AccountTier {
-    /// The values in the spec's order, then unknown ones by their text.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        runtime::compare_enums(self, other)
-    }
-}
-
-impl std::fmt::Display for AccountTier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for AccountTier {
-    type Err = runtime::UnknownVariant;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        runtime::parse_enum(s)
-    }
-}
-
-impl serde::Serialize for AccountTier {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        runtime::write_enum(self, serializer)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AccountTier {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_enum(deserializer)
-    }
 }
 
 /// A variant with a required property that admits null takes null for it.
@@ -393,261 +135,38 @@ impl<'de> serde::Deserialize<'de> for Contact {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ContactEmail {
     pub address: String,
+    #[wire(required, nullable)]
     pub label: Option<String>,
 }
 
-impl runtime::Record for ContactEmail {
-    const NAME: &'static str = "ContactEmail";
-    const FIELDS: &'static [&'static str] = &["address", "label"];
-    type Slots = (Option<String>, Option<Option<String>>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let missing = [slots.0.is_none(), slots.1.is_none()];
-        let (Some(f0), Some(f1)) = (slots.0, slots.1) else {
-            return Err(runtime::missing(&missing, &["address", "label"]));
-        };
-        Ok(ContactEmail {
-            address: f0,
-            label: f1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ContactEmail {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ContactEmail {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ContactEmail", 2);
-        out.field("address", &self.address);
-        out.field("label", &self.label);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct ContactPhone {
     pub number: String,
 }
 
-impl runtime::Record for ContactPhone {
-    const NAME: &'static str = "ContactPhone";
-    const FIELDS: &'static [&'static str] = &["number"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("number"));
-        };
-        Ok(ContactPhone {
-            number: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for ContactPhone {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for ContactPhone {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "ContactPhone", 1);
-        out.field("number", &self.number);
-        out.end()
-    }
-}
-
 pub type Count = i64;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct Owner {
     pub name: String,
 }
 
-impl runtime::Record for Owner {
-    const NAME: &'static str = "Owner";
-    const FIELDS: &'static [&'static str] = &["name"];
-    type Slots = (Option<String>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        let Some(f0) = slots.0 else {
-            return Err(serde::de::Error::missing_field("name"));
-        };
-        Ok(Owner {
-            name: f0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Owner {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Owner {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Owner", 1);
-        out.field("name", &self.name);
-        out.end()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
 pub struct PatchAccountRange {
+    #[wire(null_text)]
     pub min: runtime::Nullable<i64>,
+    #[wire(null_text)]
     pub open: runtime::Nullable<bool>,
     pub label: runtime::Nullable<String>,
+    #[wire(null_text)]
+    #[check(pattern = "^[a-z]{2}$")]
     pub code: runtime::Nullable<String>,
+    #[wire(null_text)]
+    #[check(range(min = 0))]
     pub limit: runtime::Nullable<i64>,
-}
-
-impl runtime::Record for PatchAccountRange {
-    const NAME: &'static str = "PatchAccountRange";
-    const FIELDS: &'static [&'static str] = &["min", "open", "label", "code", "limit"];
-    type Slots = (
-        Option<Option<i64>>,
-        Option<Option<bool>>,
-        Option<Option<String>>,
-        Option<Option<String>>,
-        Option<Option<i64>>,
-    );
-
-    fn slots() -> Self::Slots {
-        (None, None, None, None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill_nullable(&mut slots.0, name, map),
-            1 => runtime::fill_nullable(&mut slots.1, name, map),
-            2 => runtime::fill(&mut slots.2, name, map),
-            3 => runtime::fill_nullable(&mut slots.3, name, map),
-            _ => runtime::fill_nullable(&mut slots.4, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(PatchAccountRange {
-            min: runtime::nullable(slots.0),
-            open: runtime::nullable(slots.1),
-            label: runtime::nullable(slots.2),
-            code: runtime::nullable(slots.3),
-            limit: runtime::nullable(slots.4),
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PatchAccountRange {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for PatchAccountRange {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "PatchAccountRange", 5);
-        out.nullable("min", &self.min);
-        out.nullable("open", &self.open);
-        out.nullable("label", &self.label);
-        out.nullable("code", &self.code);
-        out.nullable("limit", &self.limit);
-        out.end()
-    }
-}
-
-impl runtime::Validate for PatchAccountRange {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within(
-            "code",
-            runtime::check_nullable(
-                &self.code,
-                |value| {
-                    static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
-                        || regex::Regex::new("^[a-z]{2}$").expect("the generator checked the pattern"),
-                    );
-                    runtime::check_pattern(value, &PATTERN)
-                },
-            ),
-        )?;
-        runtime::within(
-            "limit",
-            runtime::check_nullable(
-                &self.limit,
-                |value| {
-                    runtime::check_range(
-                        value,
-                        runtime::Bound::Included(0),
-                        runtime::Bound::Unbounded,
-                    )
-                },
-            ),
-        )?;
-        Ok(())
-    }
 }
 
 /// Where to stop; null for nowhere.

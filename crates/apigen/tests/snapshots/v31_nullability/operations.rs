@@ -73,7 +73,7 @@ pub trait Api {
 }
 
 /// The parameters and body of `patch_account`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct PatchAccountRequest {
     /// Path parameter `id`.
     pub id: i64,
@@ -86,17 +86,11 @@ pub struct PatchAccountRequest {
     /// Query parameter `note`.
     pub note: Option<String>,
     /// Query parameter `range`.
+    #[check(valid)]
     pub range: Option<models::PatchAccountRange>,
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::AccountPatch,
-}
-
-impl runtime::Validate for PatchAccountRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("range", runtime::check_some(&self.range, runtime::Validate::validate))?;
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `patch_account` can give: one variant per status the spec declares.

@@ -5,57 +5,11 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(deny_unknown)]
 pub struct Point {
     pub at: Vec<f64>,
     pub labels: Option<std::collections::BTreeMap<String, String>>,
-}
-
-impl runtime::Record for Point {
-    const NAME: &'static str = "Point";
-    const FIELDS: &'static [&'static str] = &["at", "labels"];
-    const OTHERS: runtime::Others = runtime::Others::Deny;
-    type Slots = (Option<Vec<f64>>, Option<std::collections::BTreeMap<String, String>>);
-
-    fn slots() -> Self::Slots {
-        (None, None)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        match index {
-            0 => runtime::fill(&mut slots.0, name, map),
-            _ => runtime::fill(&mut slots.1, name, map),
-        }
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(Point {
-            at: runtime::required_list(slots.0, "at")?,
-            labels: slots.1,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Point {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for Point {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "Point", 2);
-        out.field("at", &self.at);
-        out.optional("labels", &self.labels);
-        out.end()
-    }
 }
 
 pub type PointCoordinates = Vec<f64>;

@@ -5,48 +5,7 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub struct NewThingWebhookBody {
     pub id: Option<i64>,
-}
-
-impl runtime::Record for NewThingWebhookBody {
-    const NAME: &'static str = "NewThingWebhookBody";
-    const FIELDS: &'static [&'static str] = &["id"];
-    type Slots = (Option<i64>,);
-
-    fn slots() -> Self::Slots {
-        (None,)
-    }
-
-    fn fill<'de, A: serde::de::MapAccess<'de>>(
-        slots: &mut Self::Slots,
-        _index: usize,
-        name: &'static str,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        runtime::fill(&mut slots.0, name, map)
-    }
-
-    fn finish<E: serde::de::Error>(slots: Self::Slots) -> Result<Self, E> {
-        Ok(NewThingWebhookBody {
-            id: slots.0,
-        })
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for NewThingWebhookBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::read_record(deserializer)
-    }
-}
-
-impl serde::Serialize for NewThingWebhookBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut out = runtime::Writer::start(serializer, "NewThingWebhookBody", 1);
-        out.optional("id", &self.id);
-        out.end()
-    }
 }

@@ -82,17 +82,11 @@ pub trait Receiver {
 }
 
 /// The parameters and body of `deliver_store_event`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Validate)]
 pub struct DeliverStoreEventWebhookRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: models::StoreEvent,
-}
-
-impl runtime::Validate for DeliverStoreEventWebhookRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::Validate::validate(&self.body))?;
-        Ok(())
-    }
 }
 
 /// The responses `deliver_store_event` can give: one variant per status the spec declares.

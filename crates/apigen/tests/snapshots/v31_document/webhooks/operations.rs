@@ -77,17 +77,11 @@ pub trait Receiver {
 }
 
 /// The parameters and body of `booking_created`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, runtime::Validate)]
 pub struct BookingCreatedWebhookRequest {
     /// The JSON request body.
+    #[check(valid)]
     pub body: Option<models::Booking>,
-}
-
-impl runtime::Validate for BookingCreatedWebhookRequest {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        runtime::within("body", runtime::check_some(&self.body, runtime::Validate::validate))?;
-        Ok(())
-    }
 }
 
 /// The responses `booking_created` can give: one variant per status the spec declares.
