@@ -56,6 +56,18 @@
 //! `rename = "..."` says otherwise; the one variant marked `unknown` keeps
 //! any other value, as a `runtime::Unknown`.
 //!
+//! An enum whose variants each hold one value is a union (`oneOf`,
+//! `anyOf`), written as its variant's value. It is read by the value of
+//! its `tag = "property"`: each variant lists the values that name it
+//! (`tag("a", "b")`, and `implicit_tag(...)` for one the document does
+//! not offer), `fallback` marks the one read when the tag names none, and
+//! `optional_tag` reads a value without the tag by its structure. Without
+//! a tag, every variant is tried: with `one_of` exactly one may read the
+//! value, else the first that does is taken. A variant marked `object`
+//! (`object(required("id"), only("id", "name"))`) is tried only on an
+//! object with those properties; in a query or header, `array` variants
+//! are tried after the others and `text` ones last.
+//!
 //! # `#[check(...)]`
 //!
 //! A field's checks, run in order by `Validate` and named in a violation
@@ -72,32 +84,36 @@ mod case;
 mod enums;
 mod model;
 mod record;
+mod union;
 mod validate;
 
 use model::Shape;
 use proc_macro::TokenStream;
 
-/// `serde::Serialize` through the runtime's `Writer` (a struct), or as its
-/// text (an enum of strings).
+/// `serde::Serialize` through the runtime's `Writer` (a struct), as its
+/// text (an enum of strings), or as its variant's value (a union).
 #[proc_macro_derive(Serialize, attributes(wire))]
 pub fn derive_serialize(input: TokenStream) -> TokenStream {
     expand(input, |model| {
         let items = match &model.shape {
             Shape::Record(r) => record::serialize(&model.ident, r),
             Shape::Enum(_) => enums::serialize(&model.ident),
+            Shape::Union(u) => union::serialize(&model.ident, u),
         };
         gated(model.write_if.as_ref(), items)
     })
 }
 
 /// `serde::Deserialize` through the runtime's record reader (a struct,
-/// with its `runtime::Record` impl) or enum reader (an enum of strings).
+/// with its `runtime::Record` impl), enum reader (an enum of strings), or
+/// `runtime::Decide` (a union: by its tag, or by trying each variant).
 #[proc_macro_derive(Deserialize, attributes(wire))]
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     expand(input, |model| {
         let items = match &model.shape {
             Shape::Record(r) => record::deserialize(&model.ident, r),
             Shape::Enum(_) => enums::deserialize(&model.ident),
+            Shape::Union(u) => union::deserialize(&model.ident, u),
         };
         gated(model.read_if.as_ref(), items)
     })
@@ -110,7 +126,7 @@ pub fn derive_deserialize(input: TokenStream) -> TokenStream {
 pub fn derive_string_enum(input: TokenStream) -> TokenStream {
     expand(input, |model| match &model.shape {
         Shape::Enum(e) => enums::string_enum(&model.ident, e),
-        Shape::Record(_) => syn::Error::new(
+        Shape::Record(_) | Shape::Union(_) => syn::Error::new(
             model.ident.span(),
             "`StringEnum` is derived for enums of strings",
         )

@@ -16,10 +16,54 @@ pub(crate) struct Model {
     pub(crate) read_if: Option<TokenStream>,
 }
 
-/// A record (a struct with named fields) or a string enum.
+/// A record (a struct with named fields), a string enum, or a union.
 pub(crate) enum Shape {
     Record(Box<Record>),
     Enum(StringEnum),
+    Union(Union),
+}
+
+/// An enum of one-field variants, each a shape a value may have
+/// (`oneOf`, `anyOf`): read by its tag's value, or by trying each.
+pub(crate) struct Union {
+    /// `#[wire(tag = "type")]`: the property whose value names the variant.
+    pub(crate) tag: Option<String>,
+    /// `#[wire(optional_tag)]`: a variant may omit the tag, and a value
+    /// without one is read by its structure.
+    pub(crate) optional_tag: bool,
+    /// `#[wire(one_of)]`: exactly one variant may read a value (else the
+    /// first that does is taken).
+    pub(crate) one_of: bool,
+    pub(crate) variants: Vec<UnionVariant>,
+}
+
+/// A variant of a union.
+pub(crate) struct UnionVariant {
+    pub(crate) ident: Ident,
+    /// It holds a `Box`.
+    pub(crate) boxed: bool,
+    /// `#[wire(tag("a", "b"))]`: the tag's values that name it.
+    pub(crate) tags: Vec<String>,
+    /// `#[wire(implicit_tag("A"))]`: values that name it without the
+    /// document offering them (its schema's name).
+    pub(crate) implicit: Vec<String>,
+    /// `#[wire(fallback)]`: it reads a value whose tag is absent or names
+    /// no variant.
+    pub(crate) fallback: bool,
+    /// When it is tried: `0`, after the others when `array` (`1`), last
+    /// when `text` (`2`), as a query's or header's text reads as anything.
+    pub(crate) tier: u8,
+    /// `#[wire(object)]`, `#[wire(object(required(...), only(...)))]`:
+    /// what a value must be before it is tried.
+    pub(crate) fits: Option<Fits>,
+}
+
+/// The test an object variant's value passes before it is tried.
+pub(crate) struct Fits {
+    /// Properties it must have.
+    pub(crate) required: Vec<String>,
+    /// The only properties it may have, when others are refused.
+    pub(crate) only: Option<Vec<String>>,
 }
 
 /// A struct read and written as a JSON object.
@@ -95,6 +139,12 @@ pub(crate) struct StringEnum {
 #[derive(Default)]
 struct Wire {
     rename: Option<String>,
+    /// `tag = "..."` on a union.
+    tag: Option<String>,
+    /// `tag(...)` and `implicit_tag(...)` on a union's variant.
+    tags: Vec<String>,
+    implicit: Vec<String>,
+    fits: Option<Fits>,
     default: Option<syn::Path>,
     write_if: Option<TokenStream>,
     read_if: Option<TokenStream>,
@@ -145,14 +195,47 @@ fn wire(attrs: &[Attribute]) -> syn::Result<Wire> {
                 "default" => {
                     wire.default = Some(meta.value()?.parse::<LitStr>()?.parse()?);
                 }
+                "tag" if meta.input.peek(syn::Token![=]) => {
+                    wire.tag = Some(meta.value()?.parse::<LitStr>()?.value());
+                }
+                "tag" => wire.tags.extend(strings(meta.input)?),
+                "implicit_tag" => wire.implicit.extend(strings(meta.input)?),
+                "object" => {
+                    let mut fits = Fits {
+                        required: Vec::new(),
+                        only: None,
+                    };
+                    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                        meta.parse_nested_meta(|inner| {
+                            if inner.path.is_ident("required") {
+                                fits.required = strings(inner.input)?;
+                            } else if inner.path.is_ident("only") {
+                                fits.only = Some(strings(inner.input)?);
+                            } else {
+                                return Err(inner.error("expected `required(...)` or `only(...)`"));
+                            }
+                            Ok(())
+                        })?;
+                    }
+                    wire.fits = Some(fits);
+                }
                 "deny_unknown" | "flatten" | "additional" | "nullable" | "required"
-                | "null_text" | "shared" | "unknown" => wire.flags.push((key, meta.path.span())),
+                | "null_text" | "shared" | "unknown" | "optional_tag" | "one_of" | "fallback"
+                | "array" | "text" => wire.flags.push((key, meta.path.span())),
                 other => return Err(meta.error(format!("unknown `wire` key `{other}`"))),
             }
             Ok(())
         })?;
     }
     Ok(wire)
+}
+
+/// The string literals of `(a, b, ...)`.
+fn strings(input: syn::parse::ParseStream) -> syn::Result<Vec<String>> {
+    let content;
+    syn::parenthesized!(content in input);
+    let list = syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated(&content)?;
+    Ok(list.iter().map(LitStr::value).collect())
 }
 
 /// The model of `input`, or why a derive cannot be on it.
@@ -166,8 +249,22 @@ pub(crate) fn read(input: &DeriveInput) -> syn::Result<Model> {
     let top = wire(&input.attrs)?;
     let shape = match &input.data {
         Data::Struct(data) => Shape::Record(Box::new(record(&top, &data.fields, &input.ident)?)),
+        // An enum of strings has unit variants and keeps other values in
+        // one marked `unknown`; a union's variants each hold a value.
+        Data::Enum(data)
+            if data.variants.iter().all(|v| {
+                matches!(&v.fields, Fields::Unnamed(f) if f.unnamed.len() == 1)
+                    && !v.attrs.iter().any(|a| {
+                        a.path().is_ident("wire")
+                            && a.parse_args::<TokenStream>()
+                                .is_ok_and(|t| t.to_string() == "unknown")
+                    })
+            }) && !data.variants.is_empty() =>
+        {
+            Shape::Union(union(&top, data)?)
+        }
         Data::Enum(data) => {
-            top.only(&[], "an enum")?;
+            top.only(&[], "an enum of strings")?;
             Shape::Enum(string_enum(data)?)
         }
         Data::Union(_) => {
@@ -324,4 +421,39 @@ fn string_enum(data: &syn::DataEnum) -> syn::Result<StringEnum> {
         )
     })?;
     Ok(StringEnum { variants, unknown })
+}
+
+fn union(top: &Wire, data: &syn::DataEnum) -> syn::Result<Union> {
+    top.only(&["optional_tag", "one_of"], "a union")?;
+    let mut variants = Vec::new();
+    for variant in &data.variants {
+        let wire = wire(&variant.attrs)?;
+        wire.only(&["fallback", "array", "text"], "a union's variant")?;
+        let Fields::Unnamed(fields) = &variant.fields else {
+            unreachable!("a union's variants hold one value")
+        };
+        let boxed = matches!(
+            &fields.unnamed[0].ty,
+            Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Box")
+        );
+        variants.push(UnionVariant {
+            ident: variant.ident.clone(),
+            boxed,
+            tags: wire.tags.clone(),
+            implicit: wire.implicit.clone(),
+            fallback: wire.has("fallback"),
+            tier: if wire.has("text") {
+                2
+            } else {
+                u8::from(wire.has("array"))
+            },
+            fits: wire.fits,
+        });
+    }
+    Ok(Union {
+        tag: top.tag.clone(),
+        optional_tag: top.has("optional_tag"),
+        one_of: top.has("one_of"),
+        variants,
+    })
 }

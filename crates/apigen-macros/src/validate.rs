@@ -282,11 +282,15 @@ fn wraps(ty: &syn::Type, name: &str) -> bool {
 /// `runtime::Validate` for a struct: per field its refusals and checks.
 pub(crate) fn validate(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let Data::Struct(data) = &input.data else {
-        return Err(syn::Error::new(
-            name.span(),
-            "`Validate` is derived for structs",
-        ));
+    let data = match &input.data {
+        Data::Struct(data) => data,
+        Data::Enum(data) => return union(name, data),
+        Data::Union(_) => {
+            return Err(syn::Error::new(
+                name.span(),
+                "`Validate` is derived for structs and enums",
+            ))
+        }
     };
     let mut statements = Vec::new();
     let fields: Vec<&syn::Field> = match &data.fields {
@@ -348,6 +352,34 @@ pub(crate) fn validate(input: &DeriveInput) -> syn::Result<TokenStream> {
             fn validate(&self) -> Result<(), runtime::Violation> {
                 #(#statements)*
                 Ok(())
+            }
+        }
+    })
+}
+
+/// `runtime::Validate` for a union: the checks of its variant's value.
+fn union(name: &Ident, data: &syn::DataEnum) -> syn::Result<TokenStream> {
+    let mut arms = Vec::new();
+    for variant in &data.variants {
+        let mut found = FieldChecks::default();
+        for attr in variant.attrs.iter().filter(|a| a.path().is_ident("check")) {
+            attr.parse_nested_meta(|meta| checks(&meta, &mut found, true))?;
+        }
+        let ident = &variant.ident;
+        arms.push(if found.checks.is_empty() {
+            quote!(Self::#ident(_) => Ok(()),)
+        } else {
+            let check = chain(&quote!(value), &found.checks);
+            quote!(Self::#ident(value) => #check,)
+        });
+    }
+    Ok(quote! {
+        #[automatically_derived]
+        impl runtime::Validate for #name {
+            fn validate(&self) -> Result<(), runtime::Violation> {
+                match self {
+                    #(#arms)*
+                }
             }
         }
     })

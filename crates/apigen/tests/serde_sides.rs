@@ -45,11 +45,9 @@ fn sides(models: &str, name: &str) -> [Option<String>; 2] {
             && attrs.iter().any(|l| l.contains("runtime::Deserialize")),
         "`{name}` derives both: {attrs:?}"
     );
-    let wire = attrs
-        .iter()
-        .find(|l| l.starts_with("#[wire("))
-        .copied()
-        .unwrap_or("");
+    // The attributes as one text (a long one is laid out a word a line).
+    let attrs: String = attrs.iter().rev().map(|l| l.trim()).collect();
+    let wire = attrs.find("#[wire(").map_or("", |at| &attrs[at..]);
     ["write_if(", "read_if("].map(|key| {
         let start = wire.find(key)? + key.len();
         // The predicate runs to its own closing parenthesis.

@@ -176,9 +176,6 @@ pub(crate) enum Expr {
         body: Vec<Expr>,
         tail: &'static str,
     },
-    /// A closure: its parameters (`|value|`) and body, in braces when
-    /// the body does not fit on the line.
-    Closure(String, Box<Expr>),
     /// `match scrutinee { pattern => value, ... }`, never on one line.
     Match {
         scrutinee: String,
@@ -304,13 +301,6 @@ impl Expr {
                 }
                 out.push_str(after);
             }
-            Expr::Closure(params, body) => {
-                out.push_str(params);
-                out.push(' ');
-                if !body.write_flat(out) {
-                    return false;
-                }
-            }
             Expr::Match { .. } | Expr::Scope { .. } => return false,
         }
         true
@@ -335,11 +325,7 @@ impl Expr {
                 delims: (open, close),
                 args,
                 after: own,
-            } if matches!(
-                args.as_slice(),
-                [Expr::Struct { .. } | Expr::Block(..) | Expr::Closure(..)]
-            ) =>
-            {
+            } if matches!(args.as_slice(), [Expr::Struct { .. } | Expr::Block(..)]) => {
                 args[0].write(
                     out,
                     indent,
@@ -407,11 +393,6 @@ impl Expr {
                     statement.write(out, indent + 4, "", "");
                 }
                 value.write(out, indent + 4, "", "");
-                out.push_str(&format!("{pad}}}{after}\n"));
-            }
-            Expr::Closure(params, body) => {
-                out.push_str(&format!("{pad}{before}{params} {{\n"));
-                body.write_body(out, indent + 4);
                 out.push_str(&format!("{pad}}}{after}\n"));
             }
             Expr::Stmt(own_before, expr, own_after) => {
@@ -636,30 +617,5 @@ mod tests {
              201 => {\n        Self {\n            body: error.body,\n            retry_after: x,\n        }\n    }\n    \
              _ => {\n        let value = 1;\n        value\n    }\n};\n"
         );
-        // A closure whose body does not fit is braced, hugging its call.
-        let long = format!(
-            "runtime::check_length(value, Some(1), Some({}))",
-            "9".repeat(70)
-        );
-        let check = Expr::call(
-            "runtime::check_some",
-            vec![
-                Expr::text("&self.name"),
-                Expr::Closure("|value|".into(), Box::new(Expr::text(long.clone()))),
-            ],
-            "",
-        );
-        let mut out = String::new();
-        check.write(&mut out, 0, "", "");
-        assert_eq!(
-            out,
-            format!(
-                "runtime::check_some(\n    &self.name,\n    |value| {{\n        {long}\n    }},\n)\n"
-            )
-        );
-        // What is written reads back as tokens.
-        assert!(!super::super::render::tokens(&check.written())
-            .to_string()
-            .contains("compile_error"));
     }
 }

@@ -1,12 +1,12 @@
-//! The checks a value must pass, from its schema's bounds: the
-//! expressions of a `Validate` impl.
+//! The checks a value must pass, from its schema's bounds: the words
+//! of the `#[check(...)]` attributes a `Validate` derive reads.
 
-use super::text::{self, Expr};
+use super::text;
 use crate::ir::{Api, Number, Shape, Ty, TypeKind};
 
-/// One check of a value, from its schema's bounds: what a field's
-/// `#[check(...)]` attribute lists ([`attribute`]) and what a written-out
-/// check calls ([`check_expr`]).
+/// One check of a value, from its schema's bounds, as a field's
+/// `#[check(...)]` attribute lists it ([`attribute`]) for the `Validate`
+/// derive (`apigen-macros`), which expands it to the runtime's check.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Check {
     /// A string's length: `runtime::check_length`.
@@ -125,118 +125,6 @@ pub(crate) fn attribute(checks: &[Check]) -> String {
         })
         .collect();
     words.join(", ")
-}
-
-/// An expression of type `Result<(), runtime::Violation>` checking the value
-/// `value` (an expression of type `&T`) against the shape's bounds, or `None`
-/// when there is nothing to check: for what is written out rather than
-/// derived (a union's `Validate`).
-pub(crate) fn check_expr(value: &str, shape: &Shape, api: &Api) -> Option<Expr> {
-    expr(value, &checks(shape, api))
-}
-
-/// The checks of `value`, chained: each runs when those before it passed.
-fn expr(value: &str, checks: &[Check]) -> Option<Expr> {
-    let mut exprs = checks.iter().map(|check| one(value, check));
-    let first = exprs.next()?;
-    Some(exprs.fold(first, |acc, next| {
-        acc.then_expr(Expr::call(
-            ".and_then",
-            vec![Expr::Closure("|()|".into(), Box::new(next))],
-            "",
-        ))
-    }))
-}
-
-/// A call of one check on `value`.
-fn one(value: &str, check: &Check) -> Expr {
-    let opt_usize = |v: &Option<usize>| match v {
-        Some(v) => format!("Some({v})"),
-        None => "None".to_string(),
-    };
-    match check {
-        Check::Length(min, max) => call(
-            "runtime::check_length",
-            vec![value.into(), opt_usize(min), opt_usize(max)],
-        ),
-        Check::Items(min, max) => call(
-            "runtime::check_items",
-            vec![format!("Vec::len({value})"), opt_usize(min), opt_usize(max)],
-        ),
-        Check::Range(min, max) => {
-            let end = |end: &Option<(String, bool)>| match end {
-                None => "runtime::Bound::Unbounded".to_string(),
-                Some((n, true)) => format!("runtime::Bound::Excluded({n})"),
-                Some((n, false)) => format!("runtime::Bound::Included({n})"),
-            };
-            call(
-                "runtime::check_range",
-                vec![value.into(), end(min), end(max)],
-            )
-        }
-        Check::Pattern(pattern) => {
-            let regex = format!(
-                "|| regex::Regex::new({}).expect(\"the generator checked the pattern\")",
-                text::string_literal(pattern)
-            );
-            let lazy = Expr::Stmt(
-                "static PATTERN: std::sync::LazyLock<regex::Regex> = ".into(),
-                Box::new(call("std::sync::LazyLock::new", vec![regex])),
-                ";",
-            );
-            Expr::Block(
-                vec![lazy],
-                Box::new(call(
-                    "runtime::check_pattern",
-                    vec![value.into(), "&PATTERN".into()],
-                )),
-            )
-        }
-        Check::NotIn(values, true) => call(
-            "runtime::check_not_one_of::<str>",
-            vec![value.into(), format!("&[{}]", values.join(", "))],
-        ),
-        Check::NotIn(values, false) | Check::OneOf(values) => {
-            let callee = if matches!(check, Check::OneOf(_)) {
-                "runtime::check_one_of"
-            } else {
-                "runtime::check_not_one_of"
-            };
-            let refs: Vec<String> = values.iter().map(|v| format!("&{v}")).collect();
-            call(
-                callee,
-                vec![value.into(), format!("&[{}]", refs.join(", "))],
-            )
-        }
-        Check::Unique => call("runtime::check_unique", vec![value.into()]),
-        Check::Format(format) => call(&format!("runtime::check_{format}"), vec![value.into()]),
-        Check::Valid => call("runtime::Validate::validate", vec![value.into()]),
-        Check::Each(inner) => Expr::call(
-            "runtime::check_each",
-            vec![Expr::text(value), function("item", inner)],
-            "",
-        ),
-        Check::Values(inner) => Expr::call(
-            "runtime::check_values",
-            vec![Expr::text(value), function("value", inner)],
-            "",
-        ),
-    }
-}
-
-/// A function checking one value, for `check_each` and `check_values`:
-/// `Validate::validate` itself when that is all there is to check, else a
-/// closure over `var`.
-fn function(var: &str, checks: &[Check]) -> Expr {
-    match (checks, expr(var, checks)) {
-        ([Check::Valid], _) | (_, None) => Expr::text("runtime::Validate::validate"),
-        (_, Some(body)) => Expr::Closure(format!("|{var}|"), Box::new(body)),
-    }
-}
-
-/// A call of `callee` with `args` written as they are.
-fn call(callee: &str, args: Vec<String>) -> Expr {
-    Expr::call(callee, args.into_iter().map(Expr::Text).collect(), "")
 }
 
 /// The checks of a string: its length, pattern, excluded values and

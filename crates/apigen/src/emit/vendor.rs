@@ -69,6 +69,10 @@ pub const MACRO_SOURCES: &[(&str, &str)] = &[
         include_str!("../../runtime/macros/src/record.rs"),
     ),
     (
+        "union.rs",
+        include_str!("../../runtime/macros/src/union.rs"),
+    ),
+    (
         "validate.rs",
         include_str!("../../runtime/macros/src/validate.rs"),
     ),

@@ -229,64 +229,17 @@ pub enum PetStatus {
 pub type Pets = Vec<Pet>;
 
 /// One change to the store, as the event stream sends it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(tag = "type")]
 pub enum StoreEvent {
     /// `order.placed`, `order.completed`, `order.cancelled`
+    #[wire(tag("order.placed", "order.completed", "order.cancelled"))]
+    #[check(valid)]
     OrderEvent(OrderEvent),
     /// `inventory.changed`
+    #[wire(tag("inventory.changed"))]
+    #[check(valid)]
     InventoryEvent(InventoryEvent),
-}
-
-impl serde::Serialize for StoreEvent {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::OrderEvent(value) => serde::Serialize::serialize(value, serializer),
-            Self::InventoryEvent(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for StoreEvent {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "type")? {
-            "order.placed" | "order.completed" | "order.cancelled" => {
-                runtime::read_variant(&value, source).map(Self::OrderEvent)
-            }
-            "inventory.changed" => {
-                runtime::read_variant(&value, source).map(Self::InventoryEvent)
-            }
-            other => {
-                Err(
-                    format!(
-                        "unknown `type` value `{other}`: expected `order.placed`, `order.completed`, `order.cancelled`, `inventory.changed`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for StoreEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for StoreEvent {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::OrderEvent(value) => runtime::Validate::validate(value),
-            Self::InventoryEvent(value) => runtime::Validate::validate(value),
-        }
-    }
 }
 
 /// What a store event reports.

@@ -81,8 +81,8 @@ pub fn items(api: &Api, gates: &Gates, defs: &[&TypeDef]) -> String {
             TypeKind::Struct(s) => structure(api, def, s, &cfg, &serde, &sides, &mut pieces),
             TypeKind::Enum(variants) => pieces.text(&enumeration(def, variants, &cfg, &sides)),
             TypeKind::Union(u) => {
-                let docs = text::doc_attrs(&type_paragraphs(def));
-                pieces.printed(&union(api, def, u, &docs, &text::cfg_line(&cfg), &serde));
+                let docs = text::doc_text(&type_paragraphs(def), "");
+                pieces.text(&union(api, def, u, &docs, &text::cfg_line(&cfg), &sides));
             }
             TypeKind::Alias(shape) => {
                 let ty = rust_type(shape, "");

@@ -208,13 +208,21 @@ fn attribute(name: &str, words: &[String]) -> String {
     attribute_line(name, words, "    ")
 }
 
-/// `#[name(...)]` of `words` at `indent`, or nothing when there are none.
+/// `#[name(...)]` of `words` at `indent`, or nothing when there are none:
+/// on one line when it fits, else a word a line.
 pub(super) fn attribute_line(name: &str, words: &[String], indent: &str) -> String {
     if words.is_empty() {
-        String::new()
-    } else {
-        format!("{indent}#[{name}({})]\n", words.join(", "))
+        return String::new();
     }
+    let one = format!("{indent}#[{name}({})]\n", words.join(", "));
+    if one.len() <= text::WIDTH + 1 {
+        return one;
+    }
+    let lines: String = words
+        .iter()
+        .map(|word| format!("{indent}    {word},\n"))
+        .collect();
+    format!("{indent}#[{name}(\n{lines}{indent})]\n")
 }
 
 /// The `#[check(...)]` words of a value of `shape`, or `None`.

@@ -10,50 +10,13 @@ pub struct Circle {
     pub kind: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum GetAOkBody {
+    #[wire(object(required("kind")))]
     Object(GetAOkBodyObject),
+    #[wire(object(required("kind")))]
     Object2(GetAOkBodyObject2),
-}
-
-impl serde::Serialize for GetAOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Object(value) => serde::Serialize::serialize(value, serializer),
-            Self::Object2(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for GetAOkBody {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if runtime::fits_object(&value, &["kind"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Object", Self::Object(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["kind"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Object2", Self::Object2(v)));
-            }
-        }
-        runtime::decide("GetAOkBody", &["Object", "Object2"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetAOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -68,68 +31,15 @@ pub struct GetAOkBodyObject2 {
     pub s: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind", optional_tag, one_of)]
 pub enum GetBOkBody {
     /// `circle`
+    #[wire(tag("circle"), implicit_tag("Circle"), object)]
     Circle(Circle),
     /// `Square`
+    #[wire(tag("Square"), object)]
     Square(Square),
-}
-
-impl serde::Serialize for GetBOkBody {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
-            Self::Square(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for GetBOkBody {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if value.get("kind").is_none() {
-            let mut accepted = Vec::new();
-            if value.is_object() {
-                if let Ok(v) = runtime::read_variant(&value, source) {
-                    accepted.push(("Circle", Self::Circle(v)));
-                }
-            }
-            if value.is_object() {
-                if let Ok(v) = runtime::read_variant(&value, source) {
-                    accepted.push(("Square", Self::Square(v)));
-                }
-            }
-            runtime::decide("GetBOkBody", &["Circle", "Square"], accepted)
-        } else {
-            match runtime::tag_of(&value, "kind")? {
-                "circle" | "Circle" => {
-                    runtime::read_variant(&value, source).map(Self::Circle)
-                }
-                "Square" => runtime::read_variant(&value, source).map(Self::Square),
-                other => {
-                    Err(
-                        format!(
-                            "unknown `kind` value `{other}`: expected `circle`, `Square`"
-                        ),
-                    )
-                }
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetBOkBody {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

@@ -16,55 +16,15 @@ pub struct Completion {
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "type")]
 pub enum FeedEvent {
     /// `order.placed`
+    #[wire(tag("order.placed"), implicit_tag("Placed"))]
     Placed(Placed),
     /// `inventory.changed`
+    #[wire(tag("inventory.changed"), implicit_tag("Restocked"))]
     Restocked(Restocked),
-}
-
-impl serde::Serialize for FeedEvent {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Placed(value) => serde::Serialize::serialize(value, serializer),
-            Self::Restocked(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for FeedEvent {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "type")? {
-            "order.placed" | "Placed" => {
-                runtime::read_variant(&value, source).map(Self::Placed)
-            }
-            "inventory.changed" | "Restocked" => {
-                runtime::read_variant(&value, source).map(Self::Restocked)
-            }
-            other => {
-                Err(
-                    format!(
-                        "unknown `type` value `{other}`: expected `order.placed`, `inventory.changed`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for FeedEvent {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

@@ -5,55 +5,15 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "type")]
 pub enum Event {
     /// `message.created`
+    #[wire(tag("message.created"))]
     MessageCreated(EventMessageCreated),
     /// `message.deleted`
+    #[wire(tag("message.deleted"))]
     MessageDeleted(EventMessageDeleted),
-}
-
-impl serde::Serialize for Event {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::MessageCreated(value) => serde::Serialize::serialize(value, serializer),
-            Self::MessageDeleted(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Event {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "type")? {
-            "message.created" => {
-                runtime::read_variant(&value, source).map(Self::MessageCreated)
-            }
-            "message.deleted" => {
-                runtime::read_variant(&value, source).map(Self::MessageDeleted)
-            }
-            other => {
-                Err(
-                    format!(
-                        "unknown `type` value `{other}`: expected `message.created`, `message.deleted`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Event {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -96,62 +56,15 @@ pub enum EventMessageDeletedType {
     Unknown(runtime::Unknown),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind", optional_tag, one_of)]
 pub enum Mapped {
     /// `x`
+    #[wire(tag("x"), object)]
     X(MappedX),
     /// `y`
+    #[wire(tag("y"), object)]
     Y(MappedY),
-}
-
-impl serde::Serialize for Mapped {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::X(value) => serde::Serialize::serialize(value, serializer),
-            Self::Y(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Mapped {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if value.get("kind").is_none() {
-            let mut accepted = Vec::new();
-            if value.is_object() {
-                if let Ok(v) = runtime::read_variant(&value, source) {
-                    accepted.push(("X", Self::X(v)));
-                }
-            }
-            if value.is_object() {
-                if let Ok(v) = runtime::read_variant(&value, source) {
-                    accepted.push(("Y", Self::Y(v)));
-                }
-            }
-            runtime::decide("Mapped", &["X", "Y"], accepted)
-        } else {
-            match runtime::tag_of(&value, "kind")? {
-                "x" => runtime::read_variant(&value, source).map(Self::X),
-                "y" => runtime::read_variant(&value, source).map(Self::Y),
-                other => {
-                    Err(format!("unknown `kind` value `{other}`: expected `x`, `y`"))
-                }
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Mapped {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

@@ -36,56 +36,17 @@ pub struct Ebook {
     pub bytes: i64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
+#[wire(tag = "kind")]
 pub enum Format {
     /// `paper`
+    #[wire(tag("paper"), implicit_tag("Paper"))]
+    #[check(valid)]
     Paper(Paper),
     /// `ebook`
+    #[wire(tag("ebook"), implicit_tag("Ebook"))]
+    #[check(valid)]
     Ebook(Ebook),
-}
-
-impl serde::Serialize for Format {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Paper(value) => serde::Serialize::serialize(value, serializer),
-            Self::Ebook(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Format {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "kind")? {
-            "paper" | "Paper" => runtime::read_variant(&value, source).map(Self::Paper),
-            "ebook" | "Ebook" => runtime::read_variant(&value, source).map(Self::Ebook),
-            other => {
-                Err(format!("unknown `kind` value `{other}`: expected `paper`, `ebook`"))
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Format {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
-}
-
-impl runtime::Validate for Format {
-    fn validate(&self) -> Result<(), runtime::Violation> {
-        match self {
-            Self::Paper(value) => runtime::Validate::validate(value),
-            Self::Ebook(value) => runtime::Validate::validate(value),
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]

@@ -5,50 +5,13 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum Crate {
+    #[wire(object)]
     N200(N200),
+    #[wire(object)]
     Value(Value),
-}
-
-impl serde::Serialize for Crate {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::N200(value) => serde::Serialize::serialize(value, serializer),
-            Self::Value(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Crate {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if value.is_object() {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("N200", Self::N200(v)));
-            }
-        }
-        if value.is_object() {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Value", Self::Value(v)));
-            }
-        }
-        runtime::decide("Crate", &["N200", "Value"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Crate {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

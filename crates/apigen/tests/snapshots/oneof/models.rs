@@ -5,47 +5,15 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind")]
 pub enum Animal {
     /// `dog`
+    #[wire(tag("dog"))]
     Dog(Dog),
     /// `cat`
+    #[wire(tag("cat"))]
     Cat(Cat),
-}
-
-impl serde::Serialize for Animal {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Dog(value) => serde::Serialize::serialize(value, serializer),
-            Self::Cat(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Animal {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "kind")? {
-            "dog" => runtime::read_variant(&value, source).map(Self::Dog),
-            "cat" => runtime::read_variant(&value, source).map(Self::Cat),
-            other => {
-                Err(format!("unknown `kind` value `{other}`: expected `dog`, `cat`"))
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Animal {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -102,57 +70,15 @@ pub struct Rectangle {
     pub height: f64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum Shape {
+    #[wire(object(required("radius"), only("radius")))]
     Circle(Circle),
+    #[wire(object(required("side")))]
     Square(Square),
+    #[wire(object(required("side", "height")))]
     Rectangle(Rectangle),
-}
-
-impl serde::Serialize for Shape {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
-            Self::Square(value) => serde::Serialize::serialize(value, serializer),
-            Self::Rectangle(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Shape {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if runtime::fits_object(&value, &["radius"], Some(&["radius"])) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Circle", Self::Circle(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["side"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Square", Self::Square(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["side", "height"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Rectangle", Self::Rectangle(v)));
-            }
-        }
-        runtime::decide("Shape", &["Circle", "Square", "Rectangle"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Shape {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

@@ -11,50 +11,13 @@ pub struct Error {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum SearchChoice {
+    #[wire(object(required("name")))]
     ByName(SearchChoiceByName),
+    #[wire(object(required("id")))]
     ById(SearchChoiceById),
-}
-
-impl serde::Serialize for SearchChoice {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::ByName(value) => serde::Serialize::serialize(value, serializer),
-            Self::ById(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for SearchChoice {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if runtime::fits_object(&value, &["name"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("ByName", Self::ByName(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["id"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("ById", Self::ById(v)));
-            }
-        }
-        runtime::decide("SearchChoice", &["ByName", "ById"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for SearchChoice {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

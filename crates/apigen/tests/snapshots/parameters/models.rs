@@ -20,45 +20,11 @@ pub enum GetItemFieldsItem {
 
 pub type GetItemSort = GetItemFieldsItem;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub enum GetItemTraits {
     String(GetItemTraitsString),
+    #[wire(array)]
     Array(Vec<GetItemTraitsArrayItem>),
-}
-
-impl serde::Serialize for GetItemTraits {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::String(value) => serde::Serialize::serialize(value, serializer),
-            Self::Array(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for GetItemTraits {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::String(v));
-        }
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::Array(v));
-        }
-        Err(runtime::none_of("GetItemTraits", &["String", "Array"]))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for GetItemTraits {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 pub type GetItemTraitsArrayItem = GetItemTraitsString;

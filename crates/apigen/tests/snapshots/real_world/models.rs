@@ -31,45 +31,11 @@ pub struct Customer {
     pub image_url: Option<CustomerImageUrl>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub enum CustomerImageUrl {
+    #[wire(text)]
     String(String),
     Null(serde_json::Value),
-}
-
-impl serde::Serialize for CustomerImageUrl {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::String(value) => serde::Serialize::serialize(value, serializer),
-            Self::Null(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for CustomerImageUrl {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::Null(v));
-        }
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::String(v));
-        }
-        Err(runtime::none_of("CustomerImageUrl", &["String", "Null"]))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CustomerImageUrl {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(

@@ -37,68 +37,15 @@ pub enum FieldDataType {
     Unknown(runtime::Unknown),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind", optional_tag, one_of)]
 pub enum Found {
     /// `item`
+    #[wire(tag("item"), implicit_tag("ItemsGet200"), object(required("kind")))]
     ItemsGet200(ItemsGet200),
     /// `base`
+    #[wire(tag("base"), implicit_tag("Base"), object)]
     Base(Base),
-}
-
-impl serde::Serialize for Found {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::ItemsGet200(value) => serde::Serialize::serialize(value, serializer),
-            Self::Base(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Found {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if value.get("kind").is_none() {
-            let mut accepted = Vec::new();
-            if runtime::fits_object(&value, &["kind"], None) {
-                if let Ok(v) = runtime::read_variant(&value, source) {
-                    accepted.push(("ItemsGet200", Self::ItemsGet200(v)));
-                }
-            }
-            if value.is_object() {
-                if let Ok(v) = runtime::read_variant(&value, source) {
-                    accepted.push(("Base", Self::Base(v)));
-                }
-            }
-            runtime::decide("Found", &["ItemsGet200", "Base"], accepted)
-        } else {
-            match runtime::tag_of(&value, "kind")? {
-                "item" | "ItemsGet200" => {
-                    runtime::read_variant(&value, source).map(Self::ItemsGet200)
-                }
-                "base" | "Base" => runtime::read_variant(&value, source).map(Self::Base),
-                other => {
-                    Err(
-                        format!(
-                            "unknown `kind` value `{other}`: expected `item`, `base`"
-                        ),
-                    )
-                }
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Found {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

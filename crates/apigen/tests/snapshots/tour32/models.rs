@@ -5,44 +5,15 @@
 
 use super::runtime;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind", optional_tag, one_of)]
 pub enum Animal {
     /// `cat`
+    #[wire(tag("cat"), implicit_tag("Cat"), object(required("kind", "lives")))]
     Cat(Cat),
     /// `OtherAnimal`, and any `kind` no other variant names, or none
+    #[wire(tag("OtherAnimal"), fallback, object)]
     OtherAnimal(OtherAnimal),
-}
-
-impl serde::Serialize for Animal {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Cat(value) => serde::Serialize::serialize(value, serializer),
-            Self::OtherAnimal(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Animal {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "kind").ok() {
-            Some("cat" | "Cat") => runtime::read_variant(&value, source).map(Self::Cat),
-            _ => runtime::read_variant(&value, source).map(Self::OtherAnimal),
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Animal {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

@@ -19,91 +19,20 @@ pub struct Drawing {
     pub label: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum Expr {
+    #[wire(object)]
     Literal(Literal),
+    #[wire(object(required("left", "right")))]
     Sum(Box<Sum>),
 }
 
-impl serde::Serialize for Expr {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Literal(value) => serde::Serialize::serialize(value, serializer),
-            Self::Sum(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Expr {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if value.is_object() {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Literal", Self::Literal(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["left", "right"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Sum", Self::Sum(Box::new(v))));
-            }
-        }
-        runtime::decide("Expr", &["Literal", "Sum"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Expr {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub enum IdOrName {
     Integer(i64),
+    #[wire(text)]
     String(String),
-}
-
-impl serde::Serialize for IdOrName {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Integer(value) => serde::Serialize::serialize(value, serializer),
-            Self::String(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for IdOrName {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::Integer(v));
-        }
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::String(v));
-        }
-        Err(runtime::none_of("IdOrName", &["Integer", "String"]))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for IdOrName {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 /// A shape whose kind the object declares too, beside `oneOf`.
@@ -130,55 +59,15 @@ pub enum LabeledShapeKind {
     Unknown(runtime::Unknown),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind")]
 pub enum LabeledShapeVariant {
     /// `circle`
+    #[wire(tag("circle"), implicit_tag("Circle"))]
     Circle(Circle),
     /// `square`
+    #[wire(tag("square"), implicit_tag("Square"))]
     Square(Square),
-}
-
-impl serde::Serialize for LabeledShapeVariant {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
-            Self::Square(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for LabeledShapeVariant {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "kind")? {
-            "circle" | "Circle" => {
-                runtime::read_variant(&value, source).map(Self::Circle)
-            }
-            "square" | "Square" => {
-                runtime::read_variant(&value, source).map(Self::Square)
-            }
-            other => {
-                Err(
-                    format!(
-                        "unknown `kind` value `{other}`: expected `circle`, `square`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for LabeledShapeVariant {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -194,50 +83,13 @@ pub struct Payment {
     pub amount: i64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum PaymentVariant {
+    #[wire(object(required("card")))]
     Object(PaymentVariantObject),
+    #[wire(object(required("iban")))]
     Object2(PaymentVariantObject2),
-}
-
-impl serde::Serialize for PaymentVariant {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Object(value) => serde::Serialize::serialize(value, serializer),
-            Self::Object2(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for PaymentVariant {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if runtime::fits_object(&value, &["card"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Object", Self::Object(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["iban"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Object2", Self::Object2(v)));
-            }
-        }
-        runtime::decide("PaymentVariant", &["Object", "Object2"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PaymentVariant {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -250,55 +102,15 @@ pub struct PaymentVariantObject2 {
     pub iban: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "kind")]
 pub enum Shape {
     /// `circle`
+    #[wire(tag("circle"), implicit_tag("Circle"))]
     Circle(Circle),
     /// `square`
+    #[wire(tag("square"), implicit_tag("Square"))]
     Square(Square),
-}
-
-impl serde::Serialize for Shape {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Circle(value) => serde::Serialize::serialize(value, serializer),
-            Self::Square(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Shape {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "kind")? {
-            "circle" | "Circle" => {
-                runtime::read_variant(&value, source).map(Self::Circle)
-            }
-            "square" | "Square" => {
-                runtime::read_variant(&value, source).map(Self::Square)
-            }
-            other => {
-                Err(
-                    format!(
-                        "unknown `kind` value `{other}`: expected `circle`, `square`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Shape {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

@@ -33,51 +33,15 @@ pub struct Compound {
     pub filters: Vec<CompoundFiltersItem>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "type")]
 pub enum CompoundFiltersItem {
     /// `eq`, `ne`
+    #[wire(tag("eq", "ne"))]
     Comparison(Comparison),
     /// `and`, `or`
+    #[wire(tag("and", "or"))]
     Compound(Compound),
-}
-
-impl serde::Serialize for CompoundFiltersItem {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Comparison(value) => serde::Serialize::serialize(value, serializer),
-            Self::Compound(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for CompoundFiltersItem {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "type")? {
-            "eq" | "ne" => runtime::read_variant(&value, source).map(Self::Comparison),
-            "and" | "or" => runtime::read_variant(&value, source).map(Self::Compound),
-            other => {
-                Err(
-                    format!(
-                        "unknown `type` value `{other}`: expected `eq`, `ne`, `and`, `or`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CompoundFiltersItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(
@@ -93,51 +57,15 @@ pub enum CompoundType {
     Unknown(runtime::Unknown),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "type")]
 pub enum Filter {
     /// `eq`, `ne`
+    #[wire(tag("eq", "ne"))]
     Eq(Comparison),
     /// `and`, `or`
+    #[wire(tag("and", "or"))]
     Compound(Compound),
-}
-
-impl serde::Serialize for Filter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Eq(value) => serde::Serialize::serialize(value, serializer),
-            Self::Compound(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Filter {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "type")? {
-            "eq" | "ne" => runtime::read_variant(&value, source).map(Self::Eq),
-            "and" | "or" => runtime::read_variant(&value, source).map(Self::Compound),
-            other => {
-                Err(
-                    format!(
-                        "unknown `type` value `{other}`: expected `eq`, `ne`, `and`, `or`"
-                    ),
-                )
-            }
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Filter {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -159,50 +87,15 @@ pub enum IncomingType {
     Unknown(runtime::Unknown),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(tag = "type")]
 pub enum Message {
     /// `message`
+    #[wire(tag("message"))]
     Incoming(Incoming),
     /// `message`
+    #[wire(tag("message"))]
     Outgoing(Outgoing),
-}
-
-impl serde::Serialize for Message {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Incoming(value) => serde::Serialize::serialize(value, serializer),
-            Self::Outgoing(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Message {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        match runtime::tag_of(&value, "type")? {
-            "message" => {
-                runtime::read_variant(&value, source)
-                    .map(Self::Incoming)
-                    .or_else(|_| {
-                        runtime::read_variant(&value, source).map(Self::Outgoing)
-                    })
-            }
-            other => Err(format!("unknown `type` value `{other}`: expected `message`")),
-        }
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Message {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]

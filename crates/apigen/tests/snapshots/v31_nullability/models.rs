@@ -27,45 +27,11 @@ pub struct AccountAddress {
     pub city: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub enum AccountExternalId {
+    #[wire(text)]
     String(String),
     Integer(i64),
-}
-
-impl serde::Serialize for AccountExternalId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::String(value) => serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for AccountExternalId {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::Integer(v));
-        }
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::String(v));
-        }
-        Err(runtime::none_of("AccountExternalId", &["String", "Integer"]))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for AccountExternalId {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize, runtime::Validate)]
@@ -89,50 +55,13 @@ pub enum AccountTier {
 }
 
 /// A variant with a required property that admits null takes null for it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
+#[wire(one_of)]
 pub enum Contact {
+    #[wire(object(required("address")))]
     Email(ContactEmail),
+    #[wire(object(required("number")))]
     Phone(ContactPhone),
-}
-
-impl serde::Serialize for Contact {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::Email(value) => serde::Serialize::serialize(value, serializer),
-            Self::Phone(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Contact {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        let mut accepted = Vec::new();
-        if runtime::fits_object(&value, &["address"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Email", Self::Email(v)));
-            }
-        }
-        if runtime::fits_object(&value, &["number"], None) {
-            if let Ok(v) = runtime::read_variant(&value, source) {
-                accepted.push(("Phone", Self::Phone(v)));
-            }
-        }
-        runtime::decide("Contact", &["Email", "Phone"], accepted)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Contact {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
@@ -170,43 +99,10 @@ pub struct PatchAccountRange {
 }
 
 /// Where to stop; null for nowhere.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, runtime::Serialize, runtime::Deserialize)]
 pub enum Stop {
+    #[wire(text)]
     String(String),
+    #[wire(array)]
     Array(Vec<String>),
-}
-
-impl serde::Serialize for Stop {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !serializer.is_human_readable() {
-            return runtime::json_text(self, serializer);
-        }
-        match self {
-            Self::String(value) => serde::Serialize::serialize(value, serializer),
-            Self::Array(value) => serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
-
-impl runtime::Decide for Stop {
-    fn decide(
-        value: serde_json::Value,
-        source: runtime::Source,
-    ) -> Result<Self, String> {
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::Array(v));
-        }
-        if let Ok(v) = runtime::read_variant(&value, source) {
-            return Ok(Self::String(v));
-        }
-        Err(runtime::none_of("Stop", &["String", "Array"]))
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Stop {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
-        runtime::decide_json(deserializer)
-    }
 }

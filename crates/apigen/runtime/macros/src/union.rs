@@ -1,0 +1,1 @@
+../../../../apigen-macros/src/union.rs
