@@ -187,3 +187,74 @@ fn checks_expand_in_the_order_written_and_refusals_first() {
     assert!(out.contains("runtime :: check_values (& self . additional_properties"));
     assert!(!out.contains("\"additional_properties\""));
 }
+
+#[test]
+fn a_union_is_read_by_its_tag_or_by_trying_its_variants_in_tiers() {
+    let m = model(quote! {
+        #[wire(tag = "kind", optional_tag, one_of)]
+        enum Shape {
+            #[wire(tag("circle", "round"), object(required("r")))]
+            Circle(Circle),
+            #[wire(tag("square"), implicit_tag("Square"))]
+            Square(Box<Square>),
+            #[wire(array)]
+            Many(Vec<Circle>),
+            #[wire(text)]
+            Name(String),
+        }
+    })
+    .unwrap();
+    let Shape::Union(u) = &m.shape else {
+        panic!("a union")
+    };
+    assert_eq!(u.tag.as_deref(), Some("kind"));
+    assert!(u.optional_tag && u.one_of);
+    let tiers: Vec<u8> = u.variants.iter().map(|v| v.tier).collect();
+    assert_eq!(tiers, [0, 0, 1, 2]);
+    assert!(u.variants[1].boxed);
+    assert_eq!(u.variants[1].implicit, ["Square"]);
+    let out = crate::union::deserialize(&m.ident, u).to_string();
+    // Absent, the tag leaves the value to its structure; present, it names
+    // the variant, and the message lists the values the document offers.
+    assert!(out.find("value . get (\"kind\") . is_none ()") < out.find("tag_of"));
+    assert!(out.contains("\"circle\" | \"round\" =>"));
+    assert!(out.contains("expected `circle`, `round`, `square`"));
+    // In text, an array is tried after the others, free text last.
+    let tried = |name: &str| {
+        out.find(&format!("accepted . push ((\"{name}\""))
+            .unwrap_or_else(|| panic!("{name} is not tried in {out}"))
+    };
+    assert!(tried("Circle") < tried("Many") && tried("Many") < tried("Name"));
+    assert!(out.contains("runtime :: fits_object (& value , & [\"r\"] , None)"));
+
+    // A fallback reads what the tag does not name, and what has none.
+    let m = model(quote! {
+        #[wire(tag = "kind")]
+        enum Shape {
+            #[wire(tag("circle"))]
+            Circle(Circle),
+            #[wire(tag("square"), fallback)]
+            Square(Box<Square>),
+        }
+    })
+    .unwrap();
+    let Shape::Union(u) = &m.shape else {
+        panic!("a union")
+    };
+    let out = crate::union::deserialize(&m.ident, u).to_string();
+    assert!(out.contains("tag_of (& value , \"kind\") . ok ()"));
+    assert!(out.contains("Some (\"circle\") =>"));
+    assert!(out.contains("_ => runtime :: read_variant (& value , source) . map (| v | Self :: Square (Box :: new (v)))"));
+}
+
+#[test]
+fn an_enum_holding_values_is_a_union_and_one_keeping_unknown_values_a_string_enum() {
+    let union = model(quote! { enum U { A(A), B(B) } }).unwrap();
+    assert!(matches!(union.shape, Shape::Union(_)));
+    let strings = model(quote! { enum S { A, #[wire(unknown)] U(runtime::Unknown) } }).unwrap();
+    assert!(matches!(strings.shape, Shape::Enum(_)));
+    assert_eq!(
+        error(quote! { enum U { #[wire(bogus)] A(A) } }),
+        "unknown `wire` key `bogus`"
+    );
+}

@@ -156,16 +156,7 @@ pub(super) fn structure(
     } else {
         format!("{{\n{}}}\n", fields.concat())
     };
-    let mut derives = vec![
-        "Debug",
-        "Clone",
-        "PartialEq",
-        "runtime::Serialize",
-        "runtime::Deserialize",
-    ];
-    if checked {
-        derives.push("runtime::Validate");
-    }
+    let derives = model_derives(checked);
     let mut wire = sided(sides);
     if s.deny_unknown {
         wire.insert(0, "deny_unknown".into());
@@ -177,6 +168,22 @@ pub(super) fn structure(
         def.name
     ));
     pieces.printed(&defaults);
+}
+
+/// What a struct or union derives: the standard traits a person would, serde
+/// both ways through the runtime, and `Validate` when `checked`.
+pub(super) fn model_derives(checked: bool) -> Vec<&'static str> {
+    let mut derives = vec![
+        "Debug",
+        "Clone",
+        "PartialEq",
+        "runtime::Serialize",
+        "runtime::Deserialize",
+    ];
+    if checked {
+        derives.push("runtime::Validate");
+    }
+    derives
 }
 
 /// The `#[wire(...)]` words that compile a type's serde impls only for

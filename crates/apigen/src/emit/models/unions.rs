@@ -4,7 +4,7 @@
 //! schemas) is written in their attributes: which tag values name each,
 //! when each is tried, and what an object must hold to be tried as one.
 
-use super::structs::{attribute_line, derive_line, sided};
+use super::structs::{attribute_line, derive_line, model_derives, sided};
 use crate::emit::text::{self, string_literal as lit};
 use crate::emit::validation::{attribute, checks};
 use crate::emit::{ident, rust_type};
@@ -84,16 +84,7 @@ pub(super) fn union(
         }
         variants.push_str(&format!("    {}({ty}),\n", ident(&v.rust)));
     }
-    let mut derives = vec![
-        "Debug",
-        "Clone",
-        "PartialEq",
-        "runtime::Serialize",
-        "runtime::Deserialize",
-    ];
-    if checked {
-        derives.push("runtime::Validate");
-    }
+    let derives = model_derives(checked);
     let mut wire: Vec<String> = Vec::new();
     if let Some(tag) = &u.tag {
         wire.push(format!("tag = {}", lit(tag)));
