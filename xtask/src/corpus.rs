@@ -217,7 +217,10 @@ pub fn corpus(paths: &[&str], allow_skips: bool) -> Result<(), String> {
             client: true,
             strict: false,
             check_formats: true,
-            serde_sides: false,
+            // The copy on the runtime crate also compiles each model's
+            // serde impls only for the sides that use them: its checks with
+            // `client` alone and `server` alone build each side's half.
+            serde_sides: on_crate,
             runtime: match vendored {
                 None if !on_crate => apigen::standalone::RuntimeSource::Vendored,
                 _ => apigen::standalone::RuntimeSource::Registry,
