@@ -230,6 +230,20 @@ fn wire(attrs: &[Attribute]) -> syn::Result<Wire> {
     Ok(wire)
 }
 
+/// A field's name in violations (its `rename`, else its own name; `None`
+/// for a tuple struct's field) and whether it holds the additional
+/// properties, as its `#[wire(...)]` says: for `Validate`, which checks
+/// request types as well as records.
+pub(crate) fn field_name(field: &syn::Field) -> syn::Result<(Option<String>, bool)> {
+    let wire = wire(&field.attrs)?;
+    let own = field
+        .ident
+        .as_ref()
+        .map(|i| i.to_string().trim_start_matches("r#").to_string());
+    let additional = wire.has("additional");
+    Ok((wire.rename.or(own), additional))
+}
+
 /// The string literals of `(a, b, ...)`.
 fn strings(input: syn::parse::ParseStream) -> syn::Result<Vec<String>> {
     let content;

@@ -234,46 +234,6 @@ fn one(value: &TokenStream, check: &Check) -> TokenStream {
     }
 }
 
-/// The wire name of a field, for its violations: its `#[wire(rename)]`,
-/// else its own name.
-fn wire_name(field: &syn::Field) -> syn::Result<Option<String>> {
-    let mut name = field
-        .ident
-        .as_ref()
-        .map(|i| i.to_string().trim_start_matches("r#").to_string());
-    for attr in field.attrs.iter().filter(|a| a.path().is_ident("wire")) {
-        attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                name = Some(meta.value()?.parse::<LitStr>()?.value());
-            } else if meta.input.peek(Token![=]) {
-                meta.value()?.parse::<syn::Lit>()?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(name)
-}
-
-/// Whether the `#[wire(additional)]` flag is on a field: its values are
-/// checked as the object's, with no name of their own.
-fn is_additional(field: &syn::Field) -> bool {
-    field
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("wire"))
-        .any(|attr| {
-            let mut found = false;
-            let _ = attr.parse_nested_meta(|meta| {
-                found |= meta.path.is_ident("additional");
-                if meta.input.peek(Token![=]) {
-                    meta.value()?.parse::<syn::Lit>()?;
-                }
-                Ok(())
-            });
-            found
-        })
-}
-
 /// Whether a type's last path segment is `name` (`Option`, `Nullable`).
 fn wraps(ty: &syn::Type, name: &str) -> bool {
     matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name))
@@ -310,7 +270,9 @@ pub(crate) fn validate(input: &DeriveInput) -> syn::Result<TokenStream> {
                 quote!(#index)
             }
         };
-        let wire = wire_name(field)?.filter(|_| !is_additional(field));
+        // The additional properties are the object's own: no name of theirs.
+        let (name, additional) = crate::model::field_name(field)?;
+        let wire = name.filter(|_| !additional);
         if let Some(wire) = &wire {
             let refuse = |test: &str, message: &str| {
                 let test = Ident::new(test, field.ty.span());
