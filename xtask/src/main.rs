@@ -188,6 +188,34 @@ pub fn project_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The workspace's own packages, as `cargo metadata` describes them
+/// (workspace inheritance resolved).
+pub fn workspace_packages() -> Result<Vec<serde_json::Value>, String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(project_root())
+        .output()
+        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let mut metadata: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("cargo metadata wrote no JSON: {e}"))?;
+    match metadata["packages"].take() {
+        serde_json::Value::Array(packages) => Ok(packages),
+        _ => Err("cargo metadata listed no packages".into()),
+    }
+}
+
 /// Runs a command in the workspace root, echoing it; fails if it fails.
 fn run(program: &str, args: &[&str]) -> Result<(), String> {
     run_with_env(program, args, &[])

@@ -99,21 +99,8 @@ fn forget_earlier_packages(target: &std::path::Path) -> Result<(), String> {
 /// Every workspace member but [`PUBLISHED`] says `publish = false`, and
 /// those do not.
 fn publish_flags() -> Result<(), String> {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(project_root())
-        .output()
-        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
-    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("cargo metadata wrote no JSON: {e}"))?;
     let mut wrong = Vec::new();
-    for package in metadata["packages"].as_array().into_iter().flatten() {
+    for package in crate::workspace_packages()? {
         let name = package["name"].as_str().unwrap_or_default();
         // `publish = false` is an empty list of registries.
         let publishable = package["publish"] != serde_json::json!([]);

@@ -43,39 +43,18 @@ fn strings(value: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// A workspace package, as `cargo metadata` describes it.
-fn package(name: &str) -> Result<Value, String> {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(crate::project_root())
-        .output()
-        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let metadata: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("cargo metadata wrote no JSON: {e}"))?;
-    metadata["packages"]
-        .as_array()
-        .and_then(|p| p.iter().find(|p| p["name"] == name))
-        .cloned()
-        .ok_or_else(|| format!("{name} is not a workspace member"))
-}
-
 /// Each fragment's path and text, from the manifests as they are now.
 pub fn files() -> Result<[(&'static str, String); 2], String> {
+    let packages = crate::workspace_packages()?;
+    let package = |name: &str| {
+        packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .ok_or_else(|| format!("{name} is not a workspace member"))
+    };
     Ok([
-        (PATH, render(&package("apigen-runtime")?)),
-        (MACROS_PATH, render_macros(&package("apigen-macros")?)),
+        (PATH, render(package("apigen-runtime")?)),
+        (MACROS_PATH, render_macros(package("apigen-macros")?)),
     ])
 }
 
@@ -96,8 +75,9 @@ fn render_macros(macros: &Value) -> String {
 fn dependencies(package: &Value) -> BTreeMap<String, Dependency> {
     let mut deps = BTreeMap::new();
     for dep in package["dependencies"].as_array().into_iter().flatten() {
+        // Dev- and build-dependencies are the package's own.
         if !dep["kind"].is_null() || !dep["path"].is_null() {
-            continue; // dev- and build-dependencies are the package's own
+            continue;
         }
         let req = dep["req"].as_str().unwrap_or_default();
         let name = dep["rename"]

@@ -354,7 +354,7 @@ fn reading(ty: &Type, wire: &Wire) -> syn::Result<(Reading, Type)> {
         return Ok((Reading::Defaulted(path.clone()), ty.clone()));
     }
     let refuse = |message: &str| Err(syn::Error::new(ty.span(), message));
-    match last_segment(ty) {
+    match wrapper(ty) {
         Some(("Option", Some(inner))) => {
             let reading = match (required, nullable) {
                 (false, false) => Reading::Optional,
@@ -378,11 +378,12 @@ fn reading(ty: &Type, wire: &Wire) -> syn::Result<(Reading, Type)> {
     }
 }
 
-/// The last segment of a path type and its one type argument.
-fn last_segment(ty: &Type) -> Option<(&'static str, Option<Type>)> {
+/// The wrapper a type is (`Option`, `Nullable`, `Vec`, `Box`, by the last
+/// segment of its path) and the type it wraps.
+pub(crate) fn wrapper(ty: &Type) -> Option<(&'static str, Option<Type>)> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
-    let name = ["Option", "Nullable", "Vec"]
+    let name = ["Option", "Nullable", "Vec", "Box"]
         .into_iter()
         .find(|n| last.ident == n)?;
     let inner = match &last.arguments {
@@ -446,10 +447,7 @@ fn union(top: &Wire, data: &syn::DataEnum) -> syn::Result<Union> {
         let Fields::Unnamed(fields) = &variant.fields else {
             unreachable!("a union's variants hold one value")
         };
-        let boxed = matches!(
-            &fields.unnamed[0].ty,
-            Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Box")
-        );
+        let boxed = matches!(wrapper(&fields.unnamed[0].ty), Some(("Box", _)));
         variants.push(UnionVariant {
             ident: variant.ident.clone(),
             boxed,

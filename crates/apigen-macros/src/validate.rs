@@ -234,11 +234,6 @@ fn one(value: &TokenStream, check: &Check) -> TokenStream {
     }
 }
 
-/// Whether a type's last path segment is `name` (`Option`, `Nullable`).
-fn wraps(ty: &syn::Type, name: &str) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name))
-}
-
 /// `runtime::Validate` for a struct: per field its refusals and checks.
 pub(crate) fn validate(input: &DeriveInput) -> syn::Result<TokenStream> {
     let name = &input.ident;
@@ -294,10 +289,11 @@ pub(crate) fn validate(input: &DeriveInput) -> syn::Result<TokenStream> {
             continue;
         }
         let field_ref = quote!(&self.#member);
-        let check = if wraps(&field.ty, "Nullable") {
+        let wrapper = crate::model::wrapper(&field.ty).map(|(name, _)| name);
+        let check = if wrapper == Some("Nullable") {
             let f = function("value", &found.checks);
             quote!(runtime::check_nullable(#field_ref, #f))
-        } else if wraps(&field.ty, "Option") {
+        } else if wrapper == Some("Option") {
             let f = function("value", &found.checks);
             quote!(runtime::check_some(#field_ref, #f))
         } else {

@@ -38,28 +38,20 @@ use crate::standalone::{self, RuntimeSource};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Where the crate's generated code finds the runtime.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Runtime {
-    /// The runtime's sources, written into `OUT_DIR` beside the generated
-    /// code and compiled as part of the crate: the crate needs only the
-    /// runtime's own dependencies.
-    #[default]
-    Vendored,
-    /// The `apigen-runtime` crate, which the crate names as a dependency
-    /// (at this generator's version, or by path).
-    Crate,
-}
+/// Where the crate's generated code finds the runtime: its sources
+/// written into `OUT_DIR` beside the generated code and compiled as part
+/// of the crate (`Vendored`, a build script's default), or the
+/// `apigen-runtime` crate the crate names as a dependency (`Crate`).
+pub use crate::Runtime;
 
 /// A build script's generation of one document.
 #[derive(Debug, Clone)]
 pub struct Builder {
     spec: PathBuf,
     module: String,
-    runtime: Runtime,
-    strict: bool,
-    check_formats: bool,
-    serde_sides: bool,
+    /// What `apigen generate` would be told: the runtime, strictness,
+    /// format checks, serde sides.
+    options: standalone::Options,
     check_manifest: bool,
     notes: bool,
 }
@@ -81,10 +73,7 @@ impl Builder {
         Builder {
             spec: spec.as_ref().to_path_buf(),
             module: "api".to_string(),
-            runtime: Runtime::default(),
-            strict: false,
-            check_formats: false,
-            serde_sides: false,
+            options: standalone::Options::default(),
             check_manifest: true,
             notes: true,
         }
@@ -101,20 +90,23 @@ impl Builder {
     /// Where the generated code finds the runtime ([`Runtime::Vendored`]
     /// unless given).
     pub fn runtime(mut self, runtime: Runtime) -> Self {
-        self.runtime = runtime;
+        self.options.runtime = match runtime {
+            Runtime::Vendored => RuntimeSource::Vendored,
+            Runtime::Crate => RuntimeSource::Registry,
+        };
         self
     }
 
     /// Fail on what the generator cannot express, instead of leaving it out
     /// with a warning.
     pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
+        self.options.strict = strict;
         self
     }
 
     /// Check `format: email`, `format: uri` and `format: duration` strings.
     pub fn check_formats(mut self, check: bool) -> Self {
-        self.check_formats = check;
+        self.options.check_formats = check;
         self
     }
 
@@ -122,7 +114,7 @@ impl Builder {
     /// `apigen generate --serde-sides`); the crate then declares the
     /// `serialize` and `deserialize` features too.
     pub fn serde_sides(mut self, on: bool) -> Self {
-        self.serde_sides = on;
+        self.options.serde_sides = on;
         self
     }
 
@@ -188,18 +180,9 @@ impl Builder {
                 self.module
             ));
         }
-        let config = crate::Config {
-            command: "cargo build".to_string(),
-            source: self.spec.display().to_string(),
-            lenient: !self.strict,
-            check_formats: self.check_formats,
-            runtime: match self.runtime {
-                Runtime::Vendored => crate::Runtime::Vendored,
-                Runtime::Crate => crate::Runtime::Crate,
-            },
-            group_features: true,
-            serde_sides: self.serde_sides,
-        };
+        let config = self
+            .options
+            .config("cargo build", &self.spec.display().to_string());
         let mut generated = crate::generate_file(&spec, &config).map_err(|d| d.to_string())?;
         for source in generated.sources.iter().skip(1) {
             say(
@@ -222,17 +205,8 @@ impl Builder {
             )?;
         }
         if self.check_manifest {
-            let options = standalone::Options {
-                check_formats: self.check_formats,
-                serde_sides: self.serde_sides,
-                runtime: match self.runtime {
-                    Runtime::Vendored => RuntimeSource::Vendored,
-                    Runtime::Crate => RuntimeSource::Registry,
-                },
-                ..standalone::Options::default()
-            };
             let wanted = standalone::manifest_sections(
-                &options,
+                &self.options,
                 &standalone::group_features(&generated.api),
                 &standalone::macros_on_registry(),
             );

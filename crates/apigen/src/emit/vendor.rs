@@ -7,15 +7,15 @@
 //! points to, so the generator's package carries the runtime's sources and
 //! builds on its own.
 
-/// The runtime crate's sources, by file name, with their text.
+/// A vendored crate's sources under `dir`, by file name, with their text.
 macro_rules! sources {
-    ($($file:literal),* $(,)?) => {
-        &[$(($file, include_str!(concat!("../../runtime/src/", $file)))),*]
+    ($dir:literal: $($file:literal),* $(,)?) => {
+        &[$(($file, include_str!(concat!($dir, $file)))),*]
     };
 }
 
 /// Each source file of the runtime crate, by name, with its text.
-pub const SOURCES: &[(&str, &str)] = sources![
+pub const SOURCES: &[(&str, &str)] = sources!["../../runtime/src/":
     "lib.rs",
     "actix.rs",
     "axum.rs",
@@ -53,29 +53,14 @@ pub const SOURCES: &[(&str, &str)] = sources![
 /// The derives' crate's sources (`apigen-macros`), by file name, with
 /// their text: a vendoring crate carries them as a package of its own
 /// (`macros/`), as a derive must be a crate.
-pub const MACRO_SOURCES: &[(&str, &str)] = &[
-    ("lib.rs", include_str!("../../runtime/macros/src/lib.rs")),
-    ("case.rs", include_str!("../../runtime/macros/src/case.rs")),
-    (
-        "enums.rs",
-        include_str!("../../runtime/macros/src/enums.rs"),
-    ),
-    (
-        "model.rs",
-        include_str!("../../runtime/macros/src/model.rs"),
-    ),
-    (
-        "record.rs",
-        include_str!("../../runtime/macros/src/record.rs"),
-    ),
-    (
-        "union.rs",
-        include_str!("../../runtime/macros/src/union.rs"),
-    ),
-    (
-        "validate.rs",
-        include_str!("../../runtime/macros/src/validate.rs"),
-    ),
+pub const MACRO_SOURCES: &[(&str, &str)] = sources!["../../runtime/macros/src/":
+    "lib.rs",
+    "case.rs",
+    "enums.rs",
+    "model.rs",
+    "record.rs",
+    "union.rs",
+    "validate.rs",
 ];
 
 /// The `[dependencies]` of the derives' crate, as `cargo xtask codegen`

@@ -1,7 +1,7 @@
 //! A struct: its fields with the attributes its derives read, and its
 //! defaults.
 
-use super::{field_type, is_optional, three_state, to_snake, type_docs_text};
+use super::{field_type, three_state, to_snake, type_docs_text};
 use crate::emit::gates::ImplCfg;
 use crate::emit::literals::default_expr;
 use crate::emit::text::{self, Pieces};
@@ -57,14 +57,13 @@ fn field_paragraphs(f: &Field) -> Vec<Option<String>> {
 /// its `#[wire(...)]` flags say it (its type says the rest: a plain field
 /// is required, an `Option` optional, a `Nullable` three-state).
 fn reading(f: &Field) -> &'static [&'static str] {
-    if three_state(f) {
+    // A nullable field is an `Option` (or, three-state, a `Nullable`).
+    if !f.shape.nullable || three_state(f) {
         &[]
-    } else if f.required && f.shape.nullable && !f.read_only && !f.write_only {
+    } else if f.required && !f.read_only && !f.write_only {
         &["required", "nullable"]
-    } else if is_optional(f) && f.shape.nullable {
-        &["nullable"]
     } else {
-        &[]
+        &["nullable"]
     }
 }
 
