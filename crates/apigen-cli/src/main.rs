@@ -147,6 +147,13 @@ enum Command {
         /// any non-empty credential is taken.
         #[arg(long = "accept-credential", value_name = "VALUE")]
         accept_credential: Vec<String>,
+        /// Serve the mock's OAuth 2 token endpoint at this path too (it is
+        /// served where the spec's token URLs are relative): for a spec
+        /// whose `tokenUrl` is absolute, with the client's session pointed
+        /// here. It issues the credentials the mock takes, by client
+        /// credentials or refresh token.
+        #[arg(long, value_name = "PATH")]
+        token_path: Option<String>,
         /// Build the mock optimized, for load tests against it (the first
         /// build takes several times longer; the default debug build
         /// answers several times fewer requests per second).
@@ -242,6 +249,7 @@ fn main() -> ExitCode {
             runtime,
             runtime_crate,
             accept_credential,
+            token_path,
             release,
         } => exit(mock::run(mock::Request {
             spec: &spec,
@@ -256,6 +264,7 @@ fn main() -> ExitCode {
             runtime_crate,
             on_runtime_crate: runtime == RuntimeChoice::Crate,
             credentials: accept_credential,
+            token_path,
             release,
         })),
     }

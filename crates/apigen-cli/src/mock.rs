@@ -33,6 +33,9 @@ pub struct Request<'a> {
     pub on_runtime_crate: bool,
     /// The only credentials a secured operation takes (any when empty).
     pub credentials: Vec<String>,
+    /// A path to serve the mock's OAuth 2 token endpoint at, besides the
+    /// spec's relative token URLs.
+    pub token_path: Option<String>,
     /// Build with the release profile.
     pub release: bool,
 }
@@ -115,6 +118,9 @@ pub fn run(request: Request) -> Result<(), String> {
     let mut run = Command::new(&binary);
     run.args([request.listen, &request.seed.to_string(), request.framework]);
     run.args(&request.credentials);
+    if let Some(path) = &request.token_path {
+        run.env("APIGEN_MOCK_TOKEN_PATH", path);
+    }
     exec(run, &binary)
 }
 

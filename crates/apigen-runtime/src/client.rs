@@ -5,6 +5,7 @@
 //! generated code into the operation's response enum ([`Reply`]).
 
 use super::credentials::Credential;
+use super::oauth::{Lease, Managed, OAuthEndpoints, OAuthSession};
 use super::operation::{Operation, SecurityScheme};
 #[cfg(test)]
 use super::operation::{SecurityRequirement, Stability};
@@ -114,6 +115,8 @@ pub struct Core {
     headers: HeaderMap,
     schemes: &'static [SecurityScheme],
     credentials: HashMap<&'static str, Credential>,
+    /// Schemes whose tokens the client gets and renews itself.
+    sessions: HashMap<&'static str, Arc<Managed>>,
     retry: Option<Retry>,
     /// Whether answers are read strictly (see [`Core::set_strict`]).
     strict: bool,
@@ -148,6 +151,7 @@ impl Core {
             headers: HeaderMap::new(),
             schemes,
             credentials: HashMap::new(),
+            sessions: HashMap::new(),
             retry: None,
             strict: false,
             warned: Arc::default(),
@@ -231,9 +235,56 @@ impl Core {
         self.retry.is_some()
     }
 
-    /// The credentials for the security scheme named `scheme`.
+    /// The credentials for the security scheme named `scheme` (in place
+    /// of a session set before).
     pub fn set_credential(&mut self, scheme: &'static str, credential: Credential) {
+        self.sessions.remove(scheme);
         self.credentials.insert(scheme, credential);
+    }
+
+    /// Gets and renews the OAuth 2 tokens of the scheme named `scheme`
+    /// with `session` (in place of a credential set before), from the
+    /// `endpoints` the spec writes for it.
+    pub fn set_session(
+        &mut self,
+        scheme: &'static str,
+        endpoints: OAuthEndpoints,
+        session: OAuthSession,
+    ) {
+        self.credentials.remove(scheme);
+        self.sessions
+            .insert(scheme, Arc::new(Managed::new(session, endpoints)));
+    }
+
+    /// The tokens a call needs from sessions: those of the first of its
+    /// operation's security requirements that the client can meet, got or
+    /// renewed as needed, each with the scopes the requirement names.
+    async fn leases(&self, call: &Call) -> Result<Vec<(&'static str, Lease)>, ClientError> {
+        if self.sessions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let meets = |name: &str| {
+            self.credentials.contains_key(name)
+                || self.sessions.contains_key(name)
+                || self.schemes.iter().any(|s| {
+                    s.name == name && matches!(s.kind, super::SchemeKind::MutualTls)
+                })
+        };
+        let Some(requirement) = call
+            .operation
+            .security
+            .iter()
+            .find(|r| r.schemes.iter().all(|(name, _)| meets(name)))
+        else {
+            return Ok(Vec::new());
+        };
+        let mut leases = Vec::new();
+        for (name, scopes) in requirement.schemes {
+            if let Some(session) = self.sessions.get(name) {
+                leases.push((*name, session.token(self, scopes).await?));
+            }
+        }
+        Ok(leases)
     }
 
     /// Sends a call, retrying as the policy allows, and returns the answer,
@@ -282,10 +333,42 @@ impl Core {
         &self,
         call: &Call,
     ) -> Result<reqwest::Response, ClientError> {
+        let leases = self.leases(call).await?;
+        let response = self.tries(call, &leases).await?;
+        if response.status() != reqwest::StatusCode::UNAUTHORIZED
+            || leases.is_empty()
+            || !super::oauth::token_refused(response.headers())
+        {
+            return Ok(response);
+        }
+        // A token refused before it was due (revoked, say): renewed once,
+        // and the call sent once more (its body is held whole). A second
+        // 401 is the answer.
+        for (name, lease) in &leases {
+            if let Some(session) = self.sessions.get(name) {
+                session.refused(lease).await;
+            }
+        }
+        tracing::debug!(operation = call.operation.id, "the token was refused: renewing it");
+        let leases = self.leases(call).await?;
+        self.tries(call, &leases).await
+    }
+
+    /// Sends a call with the tokens leased for it, retrying as the policy
+    /// allows.
+    async fn tries(
+        &self,
+        call: &Call,
+        leases: &[(&'static str, Lease)],
+    ) -> Result<reqwest::Response, ClientError> {
+        let leased: Vec<(&'static str, Credential)> = leases
+            .iter()
+            .map(|(name, lease)| (*name, Credential::Token(lease.token.clone())))
+            .collect();
         let started = Instant::now();
         let mut attempt = 0;
         loop {
-            let request = self.request(call)?;
+            let request = self.request(call, &leased)?;
             let outcome = self.http.execute(request).await;
             let retry = self.retry.filter(|r| attempt + 1 < r.attempts);
             let wait = match (&outcome, retry) {
@@ -322,7 +405,11 @@ impl Core {
     }
 
     /// The request for one try.
-    fn request(&self, call: &Call) -> Result<reqwest::Request, ClientError> {
+    fn request(
+        &self,
+        call: &Call,
+        leased: &[(&'static str, Credential)],
+    ) -> Result<reqwest::Request, ClientError> {
         let mut url = match &call.follow {
             // A URL the server gave (the next page's): resolved against the
             // base, and only ever on its origin, where the credentials go.
@@ -358,7 +445,13 @@ impl Core {
             query: &mut query,
             cookies: &mut cookies,
         };
-        super::credentials::authorize(self.schemes, &self.credentials, call.operation, &mut sent);
+        super::credentials::authorize(
+            self.schemes,
+            &self.credentials,
+            leased,
+            call.operation,
+            &mut sent,
+        );
         if let Some(whole) = &call.whole_query {
             // Every byte but the unreserved ones percent-encoded, so that
             // no `+` reads as a space and no `&` as a pair's end.
@@ -457,7 +550,7 @@ impl Core {
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is not read).
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let seconds: u64 = headers
         .get("retry-after")?
         .to_str()

@@ -49,9 +49,15 @@ pub(crate) struct Sent<'a> {
 pub(crate) fn authorize(
     schemes: &[SecurityScheme],
     credentials: &HashMap<&'static str, Credential>,
+    leased: &[(&'static str, Credential)],
     operation: &Operation,
     sent: &mut Sent<'_>,
 ) {
+    let credential = |name: &str| {
+        credentials
+            .get(name)
+            .or_else(|| leased.iter().find(|(n, _)| *n == name).map(|(_, c)| c))
+    };
     let by_transport = |name: &str| {
         schemes
             .iter()
@@ -60,12 +66,12 @@ pub(crate) fn authorize(
     let usable = operation.security.iter().find(|r| {
         r.schemes
             .iter()
-            .all(|(scheme, _)| credentials.contains_key(scheme) || by_transport(scheme))
+            .all(|(scheme, _)| credential(scheme).is_some() || by_transport(scheme))
     });
     for (name, _) in usable.map_or(&[][..], |r| r.schemes) {
         let (Some(scheme), Some(credential)) = (
             schemes.iter().find(|s| s.name == *name),
-            credentials.get(name),
+            credential(name),
         ) else {
             continue;
         };

@@ -3,6 +3,7 @@
 //! signs its user in by showing a short code, which the user enters on any
 //! other device, and waits until the user has approved.
 
+use super::oauth::{read, refusal, Issued, OAuthSession, TokenSet};
 use super::{ClientError, Core, Credential};
 use std::borrow::Cow;
 use std::fmt;
@@ -65,14 +66,6 @@ impl fmt::Debug for DeviceCode {
     }
 }
 
-/// An OAuth error answer (RFC 6749 section 5.2).
-#[derive(serde::Deserialize)]
-struct Refusal {
-    error: String,
-    #[serde(default)]
-    error_description: Option<String>,
-}
-
 /// What a poll tells the client to do next.
 #[derive(Debug, PartialEq, Eq)]
 enum Next {
@@ -131,15 +124,15 @@ impl DeviceFlow {
     /// Signs in through this flow: asks for a code (`scopes` joined as the
     /// `scope`), calls `show` with it, then polls for the token at the
     /// interval the server asks (5 s longer after each `slow_down`) until
-    /// the user approves, refuses, or the code expires. The access token is
-    /// the credential it gives.
+    /// the user approves, refuses, or the code expires. The tokens the
+    /// server issued.
     pub async fn authorize(
         &self,
         core: &Core,
         client_id: &str,
         scopes: &[&str],
         show: impl FnOnce(&DeviceCode),
-    ) -> Result<Credential, ClientError> {
+    ) -> Result<TokenSet, ClientError> {
         let scope = scopes.join(" ");
         let mut form = vec![("client_id", client_id)];
         if !scope.is_empty() {
@@ -167,15 +160,10 @@ impl DeviceFlow {
                 .await;
             let response = response.map_err(ClientError::Transport)?;
             if response.status().is_success() {
-                #[derive(serde::Deserialize)]
-                struct Token {
-                    access_token: String,
-                }
-                let token: Token = read(response).await?;
-                return Ok(Credential::Token(token.access_token));
+                let issued: Issued = read(response).await?;
+                return Ok(issued.into_set(None).0);
             }
-            let status = response.status().as_u16();
-            let refusal: Refusal = read_as(response, status).await?;
+            let refusal = refusal(response).await?;
             match next(&refusal.error, interval) {
                 Next::Wait(wait) if Instant::now() + wait < expires => interval = wait,
                 Next::Wait(_) => {
@@ -193,32 +181,31 @@ impl DeviceFlow {
             }
         }
     }
-}
 
-/// A success's JSON body; an OAuth error answer as the refusal it is.
-async fn read<T: serde::de::DeserializeOwned>(
-    response: reqwest::Response,
-) -> Result<T, ClientError> {
-    let status = response.status().as_u16();
-    if !response.status().is_success() {
-        let refusal: Refusal = read_as(response, status).await?;
-        return Err(ClientError::Authorization {
-            error: refusal.error,
-            description: refusal.error_description,
-        });
+    /// Signs in as [`DeviceFlow::authorize`] does, and keeps the tokens as
+    /// the credential of the scheme named `scheme`: with a refresh token,
+    /// a session that renews the access token at the flow's `tokenUrl`
+    /// before it expires; without, the access token alone. The tokens,
+    /// for the program to keep ([`OAuthSession::refresh`] starts again
+    /// from them).
+    pub async fn sign_in(
+        &self,
+        core: &mut Core,
+        scheme: &'static str,
+        client_id: &str,
+        scopes: &[&str],
+        show: impl FnOnce(&DeviceCode),
+    ) -> Result<TokenSet, ClientError> {
+        let tokens = self.authorize(core, client_id, scopes, show).await?;
+        if tokens.refresh_token.is_some() {
+            let session = OAuthSession::refresh(client_id, tokens.clone())
+                .token_url(self.token_url.to_string());
+            core.set_session(scheme, Default::default(), session);
+        } else {
+            core.set_credential(scheme, Credential::Token(tokens.access_token.clone()));
+        }
+        Ok(tokens)
     }
-    read_as(response, status).await
-}
-
-async fn read_as<T: serde::de::DeserializeOwned>(
-    response: reqwest::Response,
-    status: u16,
-) -> Result<T, ClientError> {
-    let body = response.bytes().await.map_err(ClientError::Transport)?;
-    serde_json::from_slice(&body).map_err(|e| ClientError::Decode {
-        status,
-        message: format!("the authorization server's answer is not what RFC 8628 says: {e}"),
-    })
 }
 
 #[cfg(test)]

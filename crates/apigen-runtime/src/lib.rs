@@ -138,6 +138,8 @@ mod credentials;
 #[cfg(feature = "client")]
 mod device;
 #[cfg(feature = "client")]
+mod oauth;
+#[cfg(feature = "client")]
 mod paging;
 #[cfg(feature = "client")]
 mod retry;
@@ -194,6 +196,8 @@ pub use client::{new_idempotency_key, Answer, ClientError, RateLimit, Reply};
 pub use credentials::Credential;
 #[cfg(feature = "client")]
 pub use device::{DeviceCode, DeviceFlow};
+#[cfg(feature = "client")]
+pub use oauth::{ClientAuth, OAuthEndpoints, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
 /// The streams a paging operation's client methods return, and what
 /// consumes them (`.next().await`).
 #[cfg(feature = "client")]

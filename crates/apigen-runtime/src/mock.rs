@@ -95,6 +95,125 @@ impl Credentials {
     }
 }
 
+/// A mock's OAuth 2 token endpoint: it issues the credentials its mock
+/// takes, so that a client's whole OAuth path (token request, caching,
+/// renewal) can be tested against the mock alone. It serves the client
+/// credentials and refresh token grants (RFC 6749 sections 4.4 and 6) to
+/// any client, and answers every token request with a new refresh token;
+/// another grant is `unsupported_grant_type`.
+///
+/// Its access token is the first credential the mock takes
+/// ([`Credentials::only`]), or `mock-access-token` when it takes any.
+#[derive(Debug, Clone)]
+pub struct TokenEndpoint {
+    paths: Vec<String>,
+    token: String,
+    issued: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl TokenEndpoint {
+    /// The endpoint at `paths` (the spec's relative `tokenUrl`s, resolved
+    /// against its server's path), issuing what `credentials` takes.
+    pub fn new(paths: &[&str], credentials: &Credentials) -> TokenEndpoint {
+        let token = credentials
+            .only
+            .as_ref()
+            .and_then(|values| values.first().cloned())
+            .unwrap_or_else(|| "mock-access-token".into());
+        TokenEndpoint {
+            paths: paths.iter().map(|p| p.to_string()).collect(),
+            token,
+            issued: std::sync::Arc::default(),
+        }
+    }
+
+    /// The endpoint served at `path` too (`apigen mock --token-path`): for
+    /// a spec whose `tokenUrl` is absolute, with the client pointed here.
+    pub fn at(mut self, path: impl Into<String>) -> TokenEndpoint {
+        let path = path.into();
+        if !self.paths.contains(&path) {
+            self.paths.push(path);
+        }
+        self
+    }
+
+    /// The paths it is served at.
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// The answer to a token request whose form is `form`: its status and
+    /// JSON body.
+    pub fn answer(&self, form: &[u8]) -> (StatusCode, Value) {
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(form).into_owned().collect();
+        let field = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let refusal = |error: &str, description: &str| {
+            let body = serde_json::json!({"error": error, "error_description": description});
+            (StatusCode::BAD_REQUEST, body)
+        };
+        match field("grant_type") {
+            Some("client_credentials") => {}
+            Some("refresh_token") if field("refresh_token").is_some_and(|t| !t.is_empty()) => {}
+            Some("refresh_token") => return refusal("invalid_request", "no `refresh_token`"),
+            Some(other) => {
+                return refusal(
+                    "unsupported_grant_type",
+                    &format!("this mock issues tokens by client_credentials and refresh_token, not {other}"),
+                )
+            }
+            None => return refusal("invalid_request", "no `grant_type`"),
+        }
+        let n = self.issued.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let mut body = serde_json::json!({
+            "access_token": self.token,
+            "token_type": "Bearer",
+            "expires_in": 3600,
+            "refresh_token": format!("mock-refresh-token-{n}"),
+        });
+        if let Some(scope) = field("scope") {
+            body["scope"] = scope.into();
+        }
+        (StatusCode::OK, body)
+    }
+
+    /// Serves the endpoint on actix-web, in `cfg` (an `App`'s, before the
+    /// mock's own scope).
+    pub fn configure(&self, cfg: &mut actix_web::web::ServiceConfig) {
+        for path in &self.paths {
+            let endpoint = self.clone();
+            cfg.route(
+                path,
+                actix_web::web::post().to(move |form: actix_web::web::Bytes| {
+                    let (status, body) = endpoint.answer(&form);
+                    async move { super::actix::respond(super::error_json(status, &body, &no_store())) }
+                }),
+            );
+        }
+    }
+
+    /// The endpoint as an axum router, to merge beside the mock's.
+    #[cfg(feature = "axum")]
+    pub fn router(&self) -> ::axum::Router {
+        let mut router = ::axum::Router::new();
+        for path in &self.paths {
+            let endpoint = self.clone();
+            router = router.route(
+                path,
+                ::axum::routing::post(move |form: bytes::Bytes| {
+                    let (status, body) = endpoint.answer(&form);
+                    async move { super::axum::respond(super::error_json(status, &body, &no_store())) }
+                }),
+            );
+        }
+        router
+    }
+}
+
+/// A token answer is not to be cached (RFC 6749 section 5.1).
+fn no_store() -> [(String, String); 1] {
+    [("cache-control".into(), "no-store".into())]
+}
+
 fn bad(message: impl Into<String>) -> Rejection {
     Rejection::new(RejectionKind::BadRequest, message)
 }

@@ -107,6 +107,22 @@ pub struct SecurityScheme {
     /// An OAuth 2 scheme's device authorization flow (3.2), when it has
     /// one: the client signs in through it.
     pub device: Option<DeviceFlow>,
+    /// Where an OAuth 2 scheme's tokens are got and renewed, when the
+    /// document says: the client gets them itself.
+    pub tokens: Option<TokenEndpoints>,
+}
+
+/// Where an OAuth 2 scheme's tokens come from (URLs as written: absolute,
+/// or relative to the server).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TokenEndpoints {
+    /// The `clientCredentials` flow's `tokenUrl`.
+    pub client_credentials: Option<String>,
+    /// Where a refresh token is renewed: a flow's `refreshUrl`, else the
+    /// `tokenUrl` of a flow that issues refresh tokens.
+    pub refresh: Option<String>,
+    /// The scheme's `oauth2MetadataUrl` (RFC 8414).
+    pub metadata: Option<String>,
 }
 
 /// OAuth 2's device authorization flow (RFC 8628): where it asks, and

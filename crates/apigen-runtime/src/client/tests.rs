@@ -64,7 +64,7 @@ fn requests_carry_parameters_in_their_styles_and_the_usable_credentials() {
     call.query("limit", &None::<i32>, Style::Form, Explode::Yes);
     call.header("X-Count", &3, Explode::No);
     call.cookie("session", &"s1", Explode::No);
-    let request = core.request(&call).unwrap();
+    let request = core.request(&call, &[]).unwrap();
     assert_eq!(
         request.url().as_str(),
         "http://example.com/api/v1/items/7/files/a%20b%2Fc.json?tag=x&tag=y"
@@ -75,7 +75,7 @@ fn requests_carry_parameters_in_their_styles_and_the_usable_credentials() {
     assert_eq!(headers["cookie"], "session=s1");
     // The first requirement the credentials satisfy wins: the API key.
     core.set_credential("key", Credential::Key("k1".into()));
-    let request = core.request(&call).unwrap();
+    let request = core.request(&call, &[]).unwrap();
     assert!(
         request.url().as_str().ends_with("&api_key=k1"),
         "{}",
@@ -90,7 +90,7 @@ fn bodies_take_their_media_types() {
     let mut call = Call::new(&GET_ITEM);
     call.form_body(&serde_json::json!({"name": "Rex", "tags": ["a"], "owner": {"id": 1}}))
         .unwrap();
-    let request = core.request(&call).unwrap();
+    let request = core.request(&call, &[]).unwrap();
     assert_eq!(
         request.headers()["content-type"],
         "application/x-www-form-urlencoded"
@@ -101,7 +101,7 @@ fn bodies_take_their_media_types() {
         "name=Rex&owner%5Bid%5D=1&tags%5B%5D=a"
     );
     call.json_body(&serde_json::json!({"a": 1})).unwrap();
-    let request = core.request(&call).unwrap();
+    let request = core.request(&call, &[]).unwrap();
     assert_eq!(request.headers()["content-type"], "application/json");
 }
 

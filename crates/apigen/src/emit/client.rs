@@ -191,6 +191,11 @@ fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> S
         )),
         scheme.doc.clone(),
     ]);
+    let tokens = scheme
+        .tokens
+        .as_ref()
+        .map(|endpoints| token_sessions(names, scheme, endpoints))
+        .unwrap_or_default();
     let device = scheme
         .device
         .as_ref()
@@ -202,8 +207,82 @@ fn credential_setter(names: &mut Namer, scheme: &crate::ir::SecurityScheme) -> S
     self.core.set_credential({name}, {credential});
     self
 }}
-{device}"
+{tokens}{device}"
     )
+}
+
+/// The methods that install a session getting and renewing an OAuth 2
+/// scheme's tokens: `with_<scheme>_client_credentials` where the scheme
+/// has a client credentials flow, and `with_<scheme>_session` for any
+/// session.
+fn token_sessions(
+    names: &mut Namer,
+    scheme: &crate::ir::SecurityScheme,
+    endpoints: &crate::ir::TokenEndpoints,
+) -> String {
+    let snake = sanitize(&scheme.name, Case::Snake);
+    let name = &scheme.name;
+    let url = |url: &Option<String>| match url {
+        Some(url) => format!("Some({})", lit(url)),
+        None => "None".to_string(),
+    };
+    let install = format!(
+        "let endpoints = runtime::OAuthEndpoints {{
+        client_credentials: {},
+        refresh: {},
+        metadata: {},
+    }};
+    self.core.set_session({}, endpoints, session);",
+        url(&endpoints.client_credentials),
+        url(&endpoints.refresh),
+        url(&endpoints.metadata),
+        lit(name),
+    );
+    // The session method's name is taken first: the client credentials
+    // method calls it.
+    let session_method = names.unique(format!("with_{snake}_session"));
+    let mut out = String::new();
+    if let Some(token_url) = &endpoints.client_credentials {
+        let method = ident(&names.unique(format!("with_{snake}_client_credentials")));
+        let doc = lit(&format!(
+            " Gets `{name}`'s tokens by client credentials (OAuth 2, RFC 6749 section 4.4) \
+             at `{token_url}`, with the scopes each call's operation requires: at the first \
+             call that needs one, one request however many calls wait, renewed \
+             `runtime::DEFAULT_RENEW_BEFORE` before it expires and once when the API refuses \
+             it (401 `invalid_token`). The client authenticates with `client_secret_basic`, or \
+             as the authorization server's metadata says. A refusal is \
+             `runtime::ClientError::Authorization`; `with_{snake}_session` chooses otherwise."
+        ));
+        out.push_str(&format!(
+            "#[doc = {doc}]
+pub fn {method}(
+    self,
+    client_id: impl Into<String>,
+    client_secret: impl Into<String>,
+) -> Self {{
+    let session = runtime::OAuthSession::client_credentials(client_id, client_secret);
+    self.{session}(session)
+}}
+",
+            session = ident(&session_method),
+        ));
+    }
+    let method = ident(&session_method);
+    let doc = lit(&format!(
+        " Gets and renews `{name}`'s OAuth 2 tokens with `session`: by client credentials, \
+         or with a refresh token (`runtime::OAuthSession::refresh`, from an authorization code \
+         or a device sign-in), at the token URL the spec writes for the grant (a relative one \
+         against the base URL) or the authorization server's metadata gives."
+    ));
+    out.push_str(&format!(
+        "#[doc = {doc}]
+pub fn {method}(mut self, session: runtime::OAuthSession) -> Self {{
+    {install}
+    self
+}}
+"
+    ));
+    out
 }
 
 /// The method that signs in through an OAuth 2 scheme's device
@@ -251,9 +330,11 @@ fn device_sign_in(
         " Signs in through `{name}`'s OAuth 2 device authorization flow (RFC 8628): {asks} for \
          a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its \
          `user_code` at its `verification_uri`, on any device), {waits} until the user \
-         approves, and keeps the access token as `{name}`'s credential. A URL the spec writes \
-         relative is relative to the base URL.{scopes} A refusal, or a code that expires \
-         first, is `runtime::ClientError::Authorization`."
+         approves, and keeps the tokens as `{name}`'s credential: with a refresh token, renewed \
+         before they expire and when the API refuses them. A URL the spec writes relative is \
+         relative to the base URL.{scopes} The tokens, for the program to keep \
+         (`runtime::OAuthSession::refresh` starts again from them). A refusal, or a code that \
+         expires first, is `runtime::ClientError::Authorization`."
     ));
     let name = lit(name);
     format!(
@@ -263,11 +344,9 @@ pub async fn {method}(
     client_id: &str,
     scopes: &[&str],
     show: impl FnOnce(&runtime::DeviceCode),
-) -> Result<(), runtime::ClientError> {{
+) -> Result<runtime::TokenSet, runtime::ClientError> {{
     {binding}
-    let token = {flow}.authorize(&self.core, client_id, scopes, show).await?;
-    self.core.set_credential({name}, token);
-    Ok(())
+    {flow}.sign_in(&mut self.core, {name}, client_id, scopes, show).await
 }}
 "
     )

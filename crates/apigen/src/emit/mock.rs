@@ -146,6 +146,14 @@ pub fn items(api: &Api) -> String {
         }
         tables.push_str("        _ => &[],\n    }\n}\n");
     }
+    let paths = token_paths(api);
+    let _ = write!(
+        tables,
+        "\n/// Where the spec's token URLs point on this mock (those it writes\n\
+         /// relative), for its token endpoint.\n\
+         const TOKEN_PATHS: &[&str] = &[{}];\n",
+        paths.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", ")
+    );
     pieces.text(&tables);
     pieces.text(&service(api));
     for (t, ops) in api.traits.iter().zip(api.operations_by_group()) {
@@ -178,6 +186,57 @@ fn service(api: &Api) -> String {
         None => "serde_json::Value".to_string(),
     };
     text::fill(SERVICE, &[("error_type", &error_type), ("answer", answer)])
+}
+
+/// The paths on the API's origin that the document's relative token URLs
+/// (client credentials' and refresh's) name, as a client resolves them
+/// against the server URL: in document order, once each.
+fn token_paths(api: &Api) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    let urls = api
+        .security_schemes
+        .iter()
+        .filter_map(|s| s.tokens.as_ref())
+        .flat_map(|t| [&t.client_credentials, &t.refresh])
+        .flatten();
+    for url in urls {
+        if let Some(path) = resolve_path(&api.base_path, url) {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}
+
+/// `url` resolved against a server whose path is `base` (RFC 3986
+/// section 5.2, as the client's URL join does it, the base without its
+/// trailing slash): its path, or `None` for an absolute URL, which the
+/// mock does not serve.
+fn resolve_path(base: &str, url: &str) -> Option<String> {
+    if url.contains("://") || url.starts_with("//") {
+        return None;
+    }
+    let url = url.split(['?', '#']).next().unwrap_or(url);
+    let joined = if url.starts_with('/') {
+        url.to_string()
+    } else {
+        let base = base.trim_end_matches('/');
+        let directory = &base[..base.rfind('/').map_or(0, |i| i + 1)];
+        let directory = if directory.is_empty() { "/" } else { directory };
+        format!("{directory}{url}")
+    };
+    let mut segments: Vec<&str> = Vec::new();
+    for segment in joined.split('/').skip(1) {
+        match segment {
+            "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    Some(format!("/{}", segments.join("/")))
 }
 
 const SERVICE: &str = include_str!("templates/mock_service.rs.in");
@@ -447,4 +506,21 @@ fn bounds(checks: &Checks) -> String {
 fn json_text(value: Option<&serde_json::Value>) -> Option<String> {
     let text = serde_json::to_string(value?).ok()?;
     Some(format!("{text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_path;
+
+    #[test]
+    fn a_token_url_resolves_against_the_server_as_a_client_resolves_it() {
+        assert_eq!(resolve_path("/v1", "/oauth/token").as_deref(), Some("/oauth/token"));
+        // Relative to the base without its trailing slash: beside `v1`.
+        assert_eq!(resolve_path("/v1", "oauth/token").as_deref(), Some("/oauth/token"));
+        assert_eq!(resolve_path("/api/v1/", "token").as_deref(), Some("/api/token"));
+        assert_eq!(resolve_path("", "token").as_deref(), Some("/token"));
+        assert_eq!(resolve_path("/a/b", "../token?x=1").as_deref(), Some("/token"));
+        assert_eq!(resolve_path("/v1", "https://login.example.com/token"), None);
+        assert_eq!(resolve_path("/v1", "//login.example.com/token"), None);
+    }
 }

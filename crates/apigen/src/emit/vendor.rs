@@ -34,6 +34,7 @@ pub const SOURCES: &[(&str, &str)] = sources!["../../runtime/src/":
     "mock.rs",
     "mock_schema.rs",
     "mock_values.rs",
+    "oauth.rs",
     "operation.rs",
     "paging.rs",
     "params.rs",

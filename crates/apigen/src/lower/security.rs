@@ -18,6 +18,7 @@ impl Lowerer<'_> {
                 doc: Some("Enforced by the transport: the client presents a certificate.".into()),
                 deprecated: false,
                 device: None,
+                tokens: None,
             })
             .collect();
         let declared = self.doc.components.iter().flat_map(|c| &c.security_schemes);
@@ -65,9 +66,12 @@ impl Lowerer<'_> {
             let metadata = extensions
                 .get(crate::load::OAUTH2_METADATA_URL)
                 .and_then(serde_json::Value::as_str);
-            let device = match scheme {
-                S::OAuth2 { flows, .. } => self.device_flow(flows, metadata, &at),
-                _ => None,
+            let (device, tokens) = match scheme {
+                S::OAuth2 { flows, .. } => (
+                    self.device_flow(flows, metadata, &at),
+                    token_endpoints(flows, metadata),
+                ),
+                _ => (None, None),
             };
             out.push(SecurityScheme {
                 name: name.clone(),
@@ -75,6 +79,7 @@ impl Lowerer<'_> {
                 doc: doc.clone(),
                 deprecated,
                 device,
+                tokens,
             });
         }
         out
@@ -150,4 +155,43 @@ impl Lowerer<'_> {
         }
         out
     }
+}
+
+/// Where an OAuth 2 scheme's tokens are got and renewed: the
+/// `clientCredentials` flow's `tokenUrl`; for a refresh token, the first
+/// `refreshUrl`, else the `tokenUrl` of the first flow that issues refresh
+/// tokens (authorization code, device, password); the metadata's URL.
+/// `None` when it says none of them.
+fn token_endpoints(
+    flows: &openapiv3::OAuth2Flows,
+    metadata: Option<&str>,
+) -> Option<TokenEndpoints> {
+    let device = flows
+        .extensions
+        .get(crate::load::DEVICE_FLOW)
+        .and_then(|flow| flow.get("tokenUrl"))
+        .and_then(serde_json::Value::as_str);
+    let code = flows.authorization_code.as_ref();
+    let password = flows.password.as_ref();
+    let credentials = flows.client_credentials.as_ref();
+    let refresh = [
+        code.and_then(|f| f.refresh_url.as_deref()),
+        password.and_then(|f| f.refresh_url.as_deref()),
+        flows.implicit.as_ref().and_then(|f| f.refresh_url.as_deref()),
+        credentials.and_then(|f| f.refresh_url.as_deref()),
+        code.map(|f| f.token_url.as_str()),
+        device,
+        password.map(|f| f.token_url.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|url| !url.is_empty());
+    let endpoints = TokenEndpoints {
+        client_credentials: credentials
+            .map(|f| f.token_url.clone())
+            .filter(|url| !url.is_empty()),
+        refresh: refresh.map(str::to_string),
+        metadata: metadata.map(str::to_string),
+    };
+    (endpoints != TokenEndpoints::default()).then_some(endpoints)
 }

@@ -84,6 +84,10 @@ fn responses(id: &str) -> &'static [Response] {
     }
 }
 
+/// Where the spec's token URLs point on this mock (those it writes
+/// relative), for its token endpoint.
+const TOKEN_PATHS: &[&str] = &[];
+
 /// Answers every operation as the spec describes it: the first success the operation declares (or the status `Prefer: code=N` names), with the response's example (`Prefer: example=NAME` picks a named one), else a value made from its schema within every bound it sets (always so with `Prefer: dynamic=true`); the same seed gives the same values. Requests are read and refused by the same glue as a real server's, and a secured operation needs a credential of one of its schemes (any non-empty one, or one of those [`MockService::accepting_only`] names).
 ///
 /// Mount it with `App::new().service(web::scope(metadata::BASE_PATH).configure(|cfg| mock.configure(cfg)))`, a clone of the mock in each worker's `App`; on axum, `runtime::axum::mounted(metadata::BASE_PATH, mock.router())`.
@@ -115,6 +119,15 @@ impl MockService {
     ) -> Self {
         self.credentials = runtime::mock::Credentials::only(credentials);
         self
+    }
+
+    /// The mock's OAuth 2 token endpoint (`runtime::mock::TokenEndpoint`),
+    /// at the paths the spec's relative token URLs name: it issues the
+    /// credentials this mock takes. Serve it beside the mock, outside its
+    /// base path: `App::new().configure(|cfg| tokens.configure(cfg))`, or
+    /// `tokens.router()` merged on axum.
+    pub fn token_endpoint(&self) -> runtime::mock::TokenEndpoint {
+        runtime::mock::TokenEndpoint::new(TOKEN_PATHS, &self.credentials)
     }
 
     /// Mounts every operation, answered by this mock, in `cfg`.

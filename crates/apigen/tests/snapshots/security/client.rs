@@ -107,6 +107,30 @@ impl Client {
         self
     }
 
+    /// Gets `oauth`'s tokens by client credentials (OAuth 2, RFC 6749 section 4.4) at `https://example.com/token`, with the scopes each call's operation requires: at the first call that needs one, one request however many calls wait, renewed `runtime::DEFAULT_RENEW_BEFORE` before it expires and once when the API refuses it (401 `invalid_token`). The client authenticates with `client_secret_basic`, or as the authorization server's metadata says. A refusal is `runtime::ClientError::Authorization`; `with_oauth_session` chooses otherwise.
+    pub fn with_oauth_client_credentials(
+        self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        let session = runtime::OAuthSession::client_credentials(
+            client_id,
+            client_secret,
+        );
+        self.with_oauth_session(session)
+    }
+
+    /// Gets and renews `oauth`'s OAuth 2 tokens with `session`: by client credentials, or with a refresh token (`runtime::OAuthSession::refresh`, from an authorization code or a device sign-in), at the token URL the spec writes for the grant (a relative one against the base URL) or the authorization server's metadata gives.
+    pub fn with_oauth_session(mut self, session: runtime::OAuthSession) -> Self {
+        let endpoints = runtime::OAuthEndpoints {
+            client_credentials: Some("https://example.com/token"),
+            refresh: None,
+            metadata: None,
+        };
+        self.core.set_session("oauth", endpoints, session);
+        self
+    }
+
     /// Credentials for the security scheme `oidc`: an OpenID Connect token.
     pub fn with_oidc(mut self, token: impl Into<String>) -> Self {
         self.core.set_credential("oidc", runtime::Credential::Token(token.into()));

@@ -77,20 +77,29 @@ impl Client {
         self
     }
 
-    /// Signs in through `deviceLogin`'s OAuth 2 device authorization flow (RFC 8628): asks `/oauth/device` for a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its `user_code` at its `verification_uri`, on any device), waits at `/oauth/token` until the user approves, and keeps the access token as `deviceLogin`'s credential. A URL the spec writes relative is relative to the base URL. Scopes it offers: `read:pets`. A refusal, or a code that expires first, is `runtime::ClientError::Authorization`.
+    /// Gets and renews `deviceLogin`'s OAuth 2 tokens with `session`: by client credentials, or with a refresh token (`runtime::OAuthSession::refresh`, from an authorization code or a device sign-in), at the token URL the spec writes for the grant (a relative one against the base URL) or the authorization server's metadata gives.
+    pub fn with_device_login_session(mut self, session: runtime::OAuthSession) -> Self {
+        let endpoints = runtime::OAuthEndpoints {
+            client_credentials: None,
+            refresh: Some("/oauth/token"),
+            metadata: None,
+        };
+        self.core.set_session("deviceLogin", endpoints, session);
+        self
+    }
+
+    /// Signs in through `deviceLogin`'s OAuth 2 device authorization flow (RFC 8628): asks `/oauth/device` for a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its `user_code` at its `verification_uri`, on any device), waits at `/oauth/token` until the user approves, and keeps the tokens as `deviceLogin`'s credential: with a refresh token, renewed before they expire and when the API refuses them. A URL the spec writes relative is relative to the base URL. Scopes it offers: `read:pets`. The tokens, for the program to keep (`runtime::OAuthSession::refresh` starts again from them). A refusal, or a code that expires first, is `runtime::ClientError::Authorization`.
     pub async fn sign_in_device_login(
         &mut self,
         client_id: &str,
         scopes: &[&str],
         show: impl FnOnce(&runtime::DeviceCode),
-    ) -> Result<(), runtime::ClientError> {
+    ) -> Result<runtime::TokenSet, runtime::ClientError> {
         const FLOW: runtime::DeviceFlow = runtime::DeviceFlow::new(
             "/oauth/device",
             "/oauth/token",
         );
-        let token = FLOW.authorize(&self.core, client_id, scopes, show).await?;
-        self.core.set_credential("deviceLogin", token);
-        Ok(())
+        FLOW.sign_in(&mut self.core, "deviceLogin", client_id, scopes, show).await
     }
 
     /// Credentials for the security scheme `partnerLogin`: an OAuth 2 access token.
@@ -102,21 +111,43 @@ impl Client {
         self
     }
 
-    /// Signs in through `partnerLogin`'s OAuth 2 device authorization flow (RFC 8628): reads the authorization server's metadata at `/.well-known/oauth-authorization-server` (RFC 8414), asks its `device_authorization_endpoint` for a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its `user_code` at its `verification_uri`, on any device), waits at its `token_endpoint` until the user approves, and keeps the access token as `partnerLogin`'s credential. A URL the spec writes relative is relative to the base URL. A refusal, or a code that expires first, is `runtime::ClientError::Authorization`.
+    /// Gets `partnerLogin`'s tokens by client credentials (OAuth 2, RFC 6749 section 4.4) at `/oauth/token`, with the scopes each call's operation requires: at the first call that needs one, one request however many calls wait, renewed `runtime::DEFAULT_RENEW_BEFORE` before it expires and once when the API refuses it (401 `invalid_token`). The client authenticates with `client_secret_basic`, or as the authorization server's metadata says. A refusal is `runtime::ClientError::Authorization`; `with_partner_login_session` chooses otherwise.
+    pub fn with_partner_login_client_credentials(
+        self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        let session = runtime::OAuthSession::client_credentials(
+            client_id,
+            client_secret,
+        );
+        self.with_partner_login_session(session)
+    }
+
+    /// Gets and renews `partnerLogin`'s OAuth 2 tokens with `session`: by client credentials, or with a refresh token (`runtime::OAuthSession::refresh`, from an authorization code or a device sign-in), at the token URL the spec writes for the grant (a relative one against the base URL) or the authorization server's metadata gives.
+    pub fn with_partner_login_session(mut self, session: runtime::OAuthSession) -> Self {
+        let endpoints = runtime::OAuthEndpoints {
+            client_credentials: Some("/oauth/token"),
+            refresh: None,
+            metadata: Some("/.well-known/oauth-authorization-server"),
+        };
+        self.core.set_session("partnerLogin", endpoints, session);
+        self
+    }
+
+    /// Signs in through `partnerLogin`'s OAuth 2 device authorization flow (RFC 8628): reads the authorization server's metadata at `/.well-known/oauth-authorization-server` (RFC 8414), asks its `device_authorization_endpoint` for a code (for `client_id`, with `scopes`), calls `show` with it (the user enters its `user_code` at its `verification_uri`, on any device), waits at its `token_endpoint` until the user approves, and keeps the tokens as `partnerLogin`'s credential: with a refresh token, renewed before they expire and when the API refuses them. A URL the spec writes relative is relative to the base URL. The tokens, for the program to keep (`runtime::OAuthSession::refresh` starts again from them). A refusal, or a code that expires first, is `runtime::ClientError::Authorization`.
     pub async fn sign_in_partner_login(
         &mut self,
         client_id: &str,
         scopes: &[&str],
         show: impl FnOnce(&runtime::DeviceCode),
-    ) -> Result<(), runtime::ClientError> {
+    ) -> Result<runtime::TokenSet, runtime::ClientError> {
         let flow = runtime::DeviceFlow::discover(
                 &self.core,
                 "/.well-known/oauth-authorization-server",
             )
             .await?;
-        let token = flow.authorize(&self.core, client_id, scopes, show).await?;
-        self.core.set_credential("partnerLogin", token);
-        Ok(())
+        flow.sign_in(&mut self.core, "partnerLogin", client_id, scopes, show).await
     }
 
     /// `GET /pets` (operationId `listPets`)
