@@ -11,13 +11,16 @@
 // - /oauth/token, /oauth/revoke, /oauth/device, /.well-known/*: the
 //   authorization server (RFC 6749, 7009, 8628, 8414).
 // - GET, POST /v1/reports (scopes `reports:read`, `reports:write`), GET
-//   /v1/me: the resource server of `crates/apigen/tests/snapshots/oauth.yaml`.
+//   /v1/me: the resource server of `crates/apigen/tests/snapshots/oauth.yaml`;
+//   GET /me: `tour32.yaml`'s.
 //   A token it does not know, or that expired or was revoked, is 401
 //   `invalid_token`.
 // - GET /control/log: every token request (grant, scope, how the client
 //   authenticated, the outcome) and every API call (token, status).
 // - POST /control/approve?user_code=X: the user approves a device code.
 // - GET /control/active?token=X: whether the server still takes a token.
+// - POST /control/forget?token=X: the server no longer takes an access
+//   token (and still takes its refresh token).
 
 import http from 'node:http';
 import Provider from 'oidc-provider';
@@ -78,7 +81,9 @@ const provider = new Provider(issuer, {
   },
   ttl: {
     ClientCredentials: (_ctx, _token, client) => (client.clientId === 'short-lived' ? 2 : 600),
-    AccessToken: 600,
+    // The device's access tokens live four seconds.
+    AccessToken: (_ctx, _token, client) => (client?.clientId === 'device' ? 4 : 600),
+    IdToken: 600,
     DeviceCode: 600,
     RefreshToken: 3600,
     Grant: 3600,
@@ -132,7 +137,10 @@ const api = async (req, res, path) => {
     return refuse(403, `Bearer error="insufficient_scope", scope="${needed}"`, `${needed} is needed`);
   }
   entry.status = req.method === 'POST' ? 201 : 200;
-  if (path === '/v1/me') return answer(res, 200, { subject: found.accountId ?? found.clientId });
+  const subject = found.accountId ?? found.clientId;
+  if (path === '/v1/me') return answer(res, 200, { subject });
+  // `tour32`'s: the subject alone.
+  if (path === '/me') return answer(res, 200, subject);
   if (req.method === 'POST') {
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -145,6 +153,13 @@ const control = async (req, res, url) => {
   if (url.pathname === '/control/log') return answer(res, 200, log);
   if (url.pathname === '/control/active') {
     return answer(res, 200, { active: Boolean(await find(url.searchParams.get('token'))) });
+  }
+  if (url.pathname === '/control/forget' && req.method === 'POST') {
+    // The server stops taking one access token, and nothing else (RFC
+    // 7009 revocation of an access token ends its whole grant here).
+    const token = await provider.AccessToken.find(url.searchParams.get('token'));
+    await token?.destroy();
+    return answer(res, 200, { forgotten: Boolean(token) });
   }
   if (url.pathname === '/control/approve' && req.method === 'POST') {
     // Stored as the verification page reads it: letters and digits only.
@@ -169,7 +184,7 @@ const control = async (req, res, url) => {
 const callback = provider.callback();
 handler = (req, res) => {
   const url = new URL(req.url, issuer);
-  if (url.pathname.startsWith('/v1/')) return api(req, res, url.pathname);
+  if (url.pathname.startsWith('/v1/') || url.pathname === '/me') return api(req, res, url.pathname);
   if (url.pathname.startsWith('/control/')) {
     return control(req, res, url).catch((error) => answer(res, 500, { error: String(error) }));
   }

@@ -266,9 +266,10 @@ impl Core {
         let meets = |name: &str| {
             self.credentials.contains_key(name)
                 || self.sessions.contains_key(name)
-                || self.schemes.iter().any(|s| {
-                    s.name == name && matches!(s.kind, super::SchemeKind::MutualTls)
-                })
+                || self
+                    .schemes
+                    .iter()
+                    .any(|s| s.name == name && matches!(s.kind, super::SchemeKind::MutualTls))
         };
         let Some(requirement) = call
             .operation
@@ -349,7 +350,10 @@ impl Core {
                 session.refused(lease).await;
             }
         }
-        tracing::debug!(operation = call.operation.id, "the token was refused: renewing it");
+        tracing::debug!(
+            operation = call.operation.id,
+            "the token was refused: renewing it"
+        );
         let leases = self.leases(call).await?;
         self.tries(call, &leases).await
     }

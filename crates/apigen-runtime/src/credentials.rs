@@ -69,10 +69,9 @@ pub(crate) fn authorize(
             .all(|(scheme, _)| credential(scheme).is_some() || by_transport(scheme))
     });
     for (name, _) in usable.map_or(&[][..], |r| r.schemes) {
-        let (Some(scheme), Some(credential)) = (
-            schemes.iter().find(|s| s.name == *name),
-            credential(name),
-        ) else {
+        let (Some(scheme), Some(credential)) =
+            (schemes.iter().find(|s| s.name == *name), credential(name))
+        else {
             continue;
         };
         let authorization = |value: String| HeaderValue::from_str(&value).ok();

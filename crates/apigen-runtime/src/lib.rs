@@ -196,12 +196,12 @@ pub use client::{new_idempotency_key, Answer, ClientError, RateLimit, Reply};
 pub use credentials::Credential;
 #[cfg(feature = "client")]
 pub use device::{DeviceCode, DeviceFlow};
-#[cfg(feature = "client")]
-pub use oauth::{ClientAuth, OAuthEndpoints, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
 /// The streams a paging operation's client methods return, and what
 /// consumes them (`.next().await`).
 #[cfg(feature = "client")]
 pub use futures_util::{Stream, StreamExt};
+#[cfg(feature = "client")]
+pub use oauth::{ClientAuth, OAuthEndpoints, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
 #[cfg(feature = "client")]
 pub use retry::Retry;
 

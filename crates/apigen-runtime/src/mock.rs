@@ -146,7 +146,12 @@ impl TokenEndpoint {
     /// JSON body.
     pub fn answer(&self, form: &[u8]) -> (StatusCode, Value) {
         let pairs: Vec<(String, String)> = form_urlencoded::parse(form).into_owned().collect();
-        let field = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        let field = |name: &str| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
         let refusal = |error: &str, description: &str| {
             let body = serde_json::json!({"error": error, "error_description": description});
             (StatusCode::BAD_REQUEST, body)
@@ -155,15 +160,18 @@ impl TokenEndpoint {
             Some("client_credentials") => {}
             Some("refresh_token") if field("refresh_token").is_some_and(|t| !t.is_empty()) => {}
             Some("refresh_token") => return refusal("invalid_request", "no `refresh_token`"),
-            Some(other) => {
-                return refusal(
-                    "unsupported_grant_type",
-                    &format!("this mock issues tokens by client_credentials and refresh_token, not {other}"),
-                )
-            }
+            Some(other) => return refusal(
+                "unsupported_grant_type",
+                &format!(
+                    "this mock issues tokens by client_credentials and refresh_token, not {other}"
+                ),
+            ),
             None => return refusal("invalid_request", "no `grant_type`"),
         }
-        let n = self.issued.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let n = self
+            .issued
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
         let mut body = serde_json::json!({
             "access_token": self.token,
             "token_type": "Bearer",
@@ -197,13 +205,16 @@ impl TokenEndpoint {
         let mut router = ::axum::Router::new();
         for path in &self.paths {
             let endpoint = self.clone();
-            router = router.route(
-                path,
-                ::axum::routing::post(move |form: bytes::Bytes| {
-                    let (status, body) = endpoint.answer(&form);
-                    async move { super::axum::respond(super::error_json(status, &body, &no_store())) }
-                }),
-            );
+            router =
+                router.route(
+                    path,
+                    ::axum::routing::post(move |form: bytes::Bytes| {
+                        let (status, body) = endpoint.answer(&form);
+                        async move {
+                            super::axum::respond(super::error_json(status, &body, &no_store()))
+                        }
+                    }),
+                );
         }
         router
     }

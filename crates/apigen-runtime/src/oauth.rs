@@ -498,19 +498,21 @@ impl Managed {
             Some(at) if needs_metadata => Some(metadata(core, at).await?),
             _ => None,
         };
-        let url = match (chosen, metadata.as_ref().and_then(|m| m.token_endpoint.as_deref())) {
-            (Some(url), _) => url,
-            (None, Some(url)) => Cow::Owned(url.to_string()),
-            (None, None) => {
-                return Err(ClientError::Authorization {
+        let url =
+            match (
+                chosen,
+                metadata.as_ref().and_then(|m| m.token_endpoint.as_deref()),
+            ) {
+                (Some(url), _) => url,
+                (None, Some(url)) => Cow::Owned(url.to_string()),
+                (None, None) => return Err(ClientError::Authorization {
                     error: "unsupported_grant_type".into(),
                     description: Some(
                         "the scheme names no token URL for this grant, and no metadata that does"
                             .into(),
                     ),
-                })
-            }
-        };
+                }),
+            };
         let auth = self.session.auth.unwrap_or_else(|| {
             let methods = metadata
                 .as_ref()
@@ -577,7 +579,10 @@ async fn send(
         let policy = core.retry_policy().filter(|r| attempt + 1 < r.attempts);
         let wait = match (&outcome, policy) {
             (Ok(response), Some(policy)) if matches!(response.status().as_u16(), 429 | 503) => {
-                Some((policy, policy.wait(attempt, super::client::retry_after(response.headers()))))
+                Some((
+                    policy,
+                    policy.wait(attempt, super::client::retry_after(response.headers())),
+                ))
             }
             (Err(e), Some(policy)) if e.is_connect() => Some((policy, policy.wait(attempt, None))),
             _ => None,
@@ -665,10 +670,16 @@ mod tests {
         let now = Instant::now();
         let (_, due) = issued(3600).into_set(None);
         let early = now + Duration::from_secs(3600) - due.unwrap();
-        assert!(early >= Duration::from_secs(29) && early <= Duration::from_secs(30), "{early:?}");
+        assert!(
+            early >= Duration::from_secs(29) && early <= Duration::from_secs(30),
+            "{early:?}"
+        );
         let (_, due) = issued(20).into_set(None);
         let early = now + Duration::from_secs(20) - due.unwrap();
-        assert!(early >= Duration::from_secs(9) && early <= Duration::from_secs(10), "{early:?}");
+        assert!(
+            early >= Duration::from_secs(9) && early <= Duration::from_secs(10),
+            "{early:?}"
+        );
         let (_, due) = issued(20).into_set(Some(Duration::from_secs(60)));
         assert!(due.unwrap() <= Instant::now(), "due at once");
     }
@@ -702,18 +713,26 @@ mod tests {
 
     #[test]
     fn no_secret_or_token_is_shown() {
-        let session = OAuthSession::client_credentials("reporting", "s3cr3t")
-            .on_new_tokens(|_| {});
+        let session = OAuthSession::client_credentials("reporting", "s3cr3t").on_new_tokens(|_| {});
         let shown = format!("{session:?}");
-        assert!(shown.contains("reporting") && !shown.contains("s3cr3t"), "{shown}");
+        assert!(
+            shown.contains("reporting") && !shown.contains("s3cr3t"),
+            "{shown}"
+        );
         let tokens = TokenSet::new("acc3ss", None, Some("r3fresh".into()));
         let shown = format!("{tokens:?}");
-        assert!(!shown.contains("acc3ss") && !shown.contains("r3fresh"), "{shown}");
+        assert!(
+            !shown.contains("acc3ss") && !shown.contains("r3fresh"),
+            "{shown}"
+        );
         let managed = Managed::new(
             OAuthSession::refresh("device", tokens),
             OAuthEndpoints::default(),
         );
         let shown = format!("{managed:?}");
-        assert!(!shown.contains("acc3ss") && !shown.contains("r3fresh"), "{shown}");
+        assert!(
+            !shown.contains("acc3ss") && !shown.contains("r3fresh"),
+            "{shown}"
+        );
     }
 }

@@ -152,7 +152,11 @@ pub fn items(api: &Api) -> String {
         "\n/// Where the spec's token URLs point on this mock (those it writes\n\
          /// relative), for its token endpoint.\n\
          const TOKEN_PATHS: &[&str] = &[{}];\n",
-        paths.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", ")
+        paths
+            .iter()
+            .map(|p| format!("{p:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     pieces.text(&tables);
     pieces.text(&service(api));
@@ -514,12 +518,24 @@ mod tests {
 
     #[test]
     fn a_token_url_resolves_against_the_server_as_a_client_resolves_it() {
-        assert_eq!(resolve_path("/v1", "/oauth/token").as_deref(), Some("/oauth/token"));
+        assert_eq!(
+            resolve_path("/v1", "/oauth/token").as_deref(),
+            Some("/oauth/token")
+        );
         // Relative to the base without its trailing slash: beside `v1`.
-        assert_eq!(resolve_path("/v1", "oauth/token").as_deref(), Some("/oauth/token"));
-        assert_eq!(resolve_path("/api/v1/", "token").as_deref(), Some("/api/token"));
+        assert_eq!(
+            resolve_path("/v1", "oauth/token").as_deref(),
+            Some("/oauth/token")
+        );
+        assert_eq!(
+            resolve_path("/api/v1/", "token").as_deref(),
+            Some("/api/token")
+        );
         assert_eq!(resolve_path("", "token").as_deref(), Some("/token"));
-        assert_eq!(resolve_path("/a/b", "../token?x=1").as_deref(), Some("/token"));
+        assert_eq!(
+            resolve_path("/a/b", "../token?x=1").as_deref(),
+            Some("/token")
+        );
         assert_eq!(resolve_path("/v1", "https://login.example.com/token"), None);
         assert_eq!(resolve_path("/v1", "//login.example.com/token"), None);
     }

@@ -177,7 +177,10 @@ fn token_endpoints(
     let refresh = [
         code.and_then(|f| f.refresh_url.as_deref()),
         password.and_then(|f| f.refresh_url.as_deref()),
-        flows.implicit.as_ref().and_then(|f| f.refresh_url.as_deref()),
+        flows
+            .implicit
+            .as_ref()
+            .and_then(|f| f.refresh_url.as_deref()),
         credentials.and_then(|f| f.refresh_url.as_deref()),
         code.map(|f| f.token_url.as_str()),
         device,
