@@ -87,8 +87,9 @@ pub fn ci(only: Option<&str>) -> Result<(), String> {
         (
             "clippy and tests",
             Box::new(|| {
-                // The tests need Chromium, PostgreSQL and openssl, which
-                // `.ci/run` installs while the steps before run.
+                // The tests need Chromium, PostgreSQL, openssl and the OAuth
+                // test server's packages, which `.ci/run` installs while the
+                // steps before run.
                 installs::installed()?;
                 // The mocks that conformance runs are built beside the
                 // tests, and schemathesis installed. Cargo's lock lets one

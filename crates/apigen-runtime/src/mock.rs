@@ -99,8 +99,9 @@ impl Credentials {
 /// takes, so that a client's whole OAuth path (token request, caching,
 /// renewal) can be tested against the mock alone. It serves the client
 /// credentials and refresh token grants (RFC 6749 sections 4.4 and 6) to
-/// any client, and answers every token request with a new refresh token;
-/// another grant is `unsupported_grant_type`.
+/// any client; a refresh answers with a new refresh token (rotation), and
+/// any non-empty refresh token is taken. Another grant is
+/// `unsupported_grant_type`.
 ///
 /// Its access token is the first credential the mock takes
 /// ([`Credentials::only`]), or `mock-access-token` when it takes any.
@@ -156,28 +157,32 @@ impl TokenEndpoint {
             let body = serde_json::json!({"error": error, "error_description": description});
             (StatusCode::BAD_REQUEST, body)
         };
-        match field("grant_type") {
-            Some("client_credentials") => {}
-            Some("refresh_token") if field("refresh_token").is_some_and(|t| !t.is_empty()) => {}
+        let refresh = match field("grant_type") {
+            Some("client_credentials") => false,
+            Some("refresh_token") if field("refresh_token").is_some_and(|t| !t.is_empty()) => true,
             Some("refresh_token") => return refusal("invalid_request", "no `refresh_token`"),
-            Some(other) => return refusal(
-                "unsupported_grant_type",
-                &format!(
+            Some(other) => {
+                return refusal(
+                    "unsupported_grant_type",
+                    &format!(
                     "this mock issues tokens by client_credentials and refresh_token, not {other}"
                 ),
-            ),
+                )
+            }
             None => return refusal("invalid_request", "no `grant_type`"),
-        }
-        let n = self
-            .issued
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            + 1;
+        };
         let mut body = serde_json::json!({
             "access_token": self.token,
             "token_type": "Bearer",
             "expires_in": 3600,
-            "refresh_token": format!("mock-refresh-token-{n}"),
         });
+        if refresh {
+            let n = self
+                .issued
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                + 1;
+            body["refresh_token"] = format!("mock-refresh-token-{n}").into();
+        }
         if let Some(scope) = field("scope") {
             body["scope"] = scope.into();
         }

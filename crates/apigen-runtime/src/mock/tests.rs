@@ -185,3 +185,34 @@ fn recursive_types_end_and_bad_examples_are_left_out() {
     let text = value.to_string();
     assert!(text.matches("children").count() >= 2, "{text}");
 }
+
+#[test]
+fn the_token_endpoint_issues_what_the_mock_takes_and_rotates_refresh_tokens() {
+    let endpoint = TokenEndpoint::new(&["/oauth/token"], &Credentials::only(["tok-1", "tok-2"]));
+    let (status, body) = endpoint.answer(b"grant_type=client_credentials&scope=a+b");
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["access_token"], "tok-1");
+    assert_eq!(body["scope"], "a b");
+    assert!(
+        body.get("refresh_token").is_none(),
+        "none by client credentials"
+    );
+    let (_, first) = endpoint.answer(b"grant_type=refresh_token&refresh_token=kept");
+    let (_, second) = endpoint.answer(b"grant_type=refresh_token&refresh_token=kept");
+    assert_ne!(first["refresh_token"], second["refresh_token"], "rotated");
+    for (form, error) in [
+        (&b"grant_type=password"[..], "unsupported_grant_type"),
+        (b"grant_type=refresh_token", "invalid_request"),
+        (b"", "invalid_request"),
+    ] {
+        let (status, body) = endpoint.answer(form);
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["error"], error, "{body}");
+    }
+    let any = TokenEndpoint::new(&[], &Credentials::any()).at("/token");
+    assert_eq!(any.paths(), ["/token"]);
+    assert_eq!(
+        any.answer(b"grant_type=client_credentials").1["access_token"],
+        "mock-access-token"
+    );
+}
