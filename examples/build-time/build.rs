@@ -1,5 +1,6 @@
-//! The pet store's API from its spec, into `OUT_DIR`: `src/lib.rs`
-//! includes it. Cargo runs this again when the spec, a file it refers to,
+//! The pet store's API from its spec, and a partner's reports API whose
+//! client gets OAuth 2 tokens itself, into `OUT_DIR`: `src/lib.rs`
+//! includes them. Cargo runs this again when a spec, a file it refers to,
 //! or this crate's manifest changes.
 
 fn main() {
@@ -10,5 +11,11 @@ fn main() {
         // The spec's one note (how event data is read) is the generator's
         // to say once, in `cargo xtask codegen`, not on every build.
         .notes(false)
+        .generate();
+    // The document the client's OAuth tests use (tests/tests/oauth.rs):
+    // a `partner` scheme with a client credentials flow.
+    apigen::build::Builder::new("../../crates/apigen/tests/snapshots/partner_reports.yaml")
+        .module("partner")
+        .runtime(apigen::build::Runtime::Crate)
         .generate();
 }

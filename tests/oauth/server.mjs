@@ -11,7 +11,7 @@
 // - /oauth/token, /oauth/revoke, /oauth/device, /.well-known/*: the
 //   authorization server (RFC 6749, 7009, 8628, 8414).
 // - GET, POST /v1/reports (scopes `reports:read`, `reports:write`), GET
-//   /v1/me: the resource server of `crates/apigen/tests/snapshots/oauth.yaml`;
+//   /v1/me: the resource server of `crates/apigen/tests/snapshots/partner_reports.yaml`;
 //   GET /me: `tour32.yaml`'s.
 //   A token it does not know, or that expired or was revoked, is 401
 //   `invalid_token`.

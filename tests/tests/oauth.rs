@@ -1,7 +1,7 @@
 //! OAuth 2 in the generated client, against a real authorization server:
 //! `tests/oauth/server.mjs`, oidc-provider (a certified implementation)
 //! with a resource server on its origin that takes only the tokens it
-//! issued and still holds. Clients of two snapshots: `oauth` (a `partner`
+//! issued and still holds. Clients of two snapshots: `partner_reports` (a `partner`
 //! scheme with a client credentials flow, a `user` scheme whose tokens a
 //! refresh token renews) and `tour32` (a device flow; a scheme whose
 //! authorization server's metadata names its token endpoint).
@@ -10,7 +10,7 @@
 //! `.ci/run` installs. Without them these tests say so and pass, unless
 //! `PETSTORE_REQUIRE_OAUTH_SERVER` is set (as `.ci/run` sets it).
 
-use petstore_tests::{oauth, tour32};
+use petstore_tests::{partner_reports as partner, tour32};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -149,13 +149,13 @@ impl Server {
     }
 }
 
-fn reports_client(server: &Server) -> oauth::client::Client {
-    oauth::client::Client::new(&format!("{}/v1", server.origin)).expect("a client")
+fn reports_client(server: &Server) -> partner::client::Client {
+    partner::client::Client::new(&format!("{}/v1", server.origin)).expect("a client")
 }
 
-fn report(title: &str) -> oauth::operations::CreateReportRequest {
-    oauth::operations::CreateReportRequest {
-        body: oauth::models::Report {
+fn report(title: &str) -> partner::operations::CreateReportRequest {
+    partner::operations::CreateReportRequest {
+        body: partner::models::Report {
             id: None,
             title: title.into(),
         },
@@ -176,7 +176,7 @@ async fn concurrent_first_calls_share_one_token_request() {
     for reply in futures_util::future::join_all(calls).await {
         let reports = reply.expect("an answer").into_inner();
         assert!(
-            matches!(reports, oauth::operations::ListReportsResponse::Ok(ref r) if r.len() == 1),
+            matches!(reports, partner::operations::ListReportsResponse::Ok(ref r) if r.len() == 1),
             "{reports:?}"
         );
     }
@@ -193,7 +193,7 @@ async fn concurrent_first_calls_share_one_token_request() {
     let filed = client.create_report(report("Second quarter")).await;
     assert!(matches!(
         filed.expect("filed").into_inner(),
-        oauth::operations::CreateReportResponse::Created(_)
+        partner::operations::CreateReportResponse::Created(_)
     ));
     let grants = server.grants("client_credentials").await;
     assert_eq!(grants.len(), 2, "{grants:?}");
@@ -229,7 +229,7 @@ async fn a_revoked_token_is_renewed_once_and_the_call_sent_again() {
     let filed = client.create_report(report("After revocation")).await;
     assert!(matches!(
         filed.expect("filed").into_inner(),
-        oauth::operations::CreateReportResponse::Created(ref r) if r.title == "After revocation"
+        partner::operations::CreateReportResponse::Created(ref r) if r.title == "After revocation"
     ));
     client.list_reports(Default::default()).await.expect("read");
     let log = server.log().await;
@@ -293,7 +293,7 @@ async fn the_servers_refusals_are_authorization_errors() {
         .await
         .expect_err("a wrong secret");
     match &error {
-        oauth::runtime::ClientError::Authorization { error, description } => {
+        partner::runtime::ClientError::Authorization { error, description } => {
             assert_eq!(error, "invalid_client");
             assert!(description.is_some(), "the server's description");
         }
@@ -316,7 +316,7 @@ async fn the_servers_refusals_are_authorization_errors() {
         .await
         .expect("the reader reads");
     match client.create_report(report("Not allowed")).await {
-        Err(oauth::runtime::ClientError::Authorization { error, .. }) => {
+        Err(partner::runtime::ClientError::Authorization { error, .. }) => {
             assert_eq!(error, "invalid_scope")
         }
         other => panic!("{other:?}"),
@@ -347,8 +347,9 @@ async fn the_client_authenticates_as_the_metadata_says_or_as_asked() {
     assert_eq!(grants[0]["basic"], false, "the secret in the form");
     assert_eq!(grants[0]["outcome"], "issued");
 
-    let session = oauth::runtime::OAuthSession::client_credentials("reporting", "reporting-secret")
-        .client_auth(oauth::runtime::ClientAuth::SecretPost);
+    let session =
+        partner::runtime::OAuthSession::client_credentials("reporting", "reporting-secret")
+            .client_auth(partner::runtime::ClientAuth::SecretPost);
     let client = reports_client(&server).with_partner_session(session);
     client.list_reports(Default::default()).await.expect("read");
     let grants = server.grants("client_credentials").await;
@@ -396,16 +397,16 @@ async fn a_refresh_token_renews_and_its_rotation_is_kept() {
     );
 
     // The program keeps the set and starts from it, persisting each new one.
-    let kept: Arc<Mutex<Vec<oauth::runtime::TokenSet>>> = Arc::default();
+    let kept: Arc<Mutex<Vec<partner::runtime::TokenSet>>> = Arc::default();
     let listener = kept.clone();
-    let session = oauth::runtime::OAuthSession::refresh("device", tokens.clone())
+    let session = partner::runtime::OAuthSession::refresh("device", tokens.clone())
         .token_url("/oauth/token")
         .on_new_tokens(move |set| listener.lock().unwrap().push(set.clone()));
     let client = reports_client(&server).with_user_session(session);
-    let subject = |reply: oauth::runtime::Reply<oauth::operations::WhoAmIResponse>| match reply
+    let subject = |reply: partner::runtime::Reply<partner::operations::WhoAmIResponse>| match reply
         .into_inner()
     {
-        oauth::operations::WhoAmIResponse::Ok(me) => me.subject,
+        partner::operations::WhoAmIResponse::Ok(me) => me.subject,
         other => panic!("{other:?}"),
     };
     assert_eq!(
@@ -487,7 +488,7 @@ async fn a_refresh_token_renews_and_its_rotation_is_kept() {
 async fn a_token_server_that_is_down_is_a_transport_error_within_the_retry_policy() {
     use actix_web::{web, App, HttpResponse, HttpServer};
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let retry = oauth::runtime::Retry {
+    let retry = partner::runtime::Retry {
         attempts: 3,
         max_elapsed: Duration::from_secs(10),
         base: Duration::from_millis(10),
@@ -496,15 +497,15 @@ async fn a_token_server_that_is_down_is_a_transport_error_within_the_retry_polic
     let closed = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("a port");
     let down = closed.local_addr().unwrap();
     drop(closed);
-    let session = oauth::runtime::OAuthSession::client_credentials("reporting", "s")
+    let session = partner::runtime::OAuthSession::client_credentials("reporting", "s")
         .token_url(format!("http://{down}/oauth/token"));
-    let client = oauth::client::Client::new(&format!("http://{down}/v1"))
+    let client = partner::client::Client::new(&format!("http://{down}/v1"))
         .unwrap()
         .with_retries(retry)
         .with_partner_session(session);
     let started = Instant::now();
     match client.list_reports(Default::default()).await {
-        Err(oauth::runtime::ClientError::Transport(e)) => assert!(e.is_connect(), "{e}"),
+        Err(partner::runtime::ClientError::Transport(e)) => assert!(e.is_connect(), "{e}"),
         other => panic!("{other:?}"),
     }
     assert!(started.elapsed() < retry.max_elapsed);
@@ -543,7 +544,7 @@ async fn a_token_server_that_is_down_is_a_transport_error_within_the_retry_polic
     .unwrap();
     let address = http.addrs()[0];
     actix_web::rt::spawn(http.run());
-    let client = oauth::client::Client::new(&format!("http://{address}/v1"))
+    let client = partner::client::Client::new(&format!("http://{address}/v1"))
         .unwrap()
         .with_retries(retry)
         .with_partner_client_credentials("reporting", "s");
@@ -556,7 +557,7 @@ async fn a_token_server_that_is_down_is_a_transport_error_within_the_retry_polic
 /// both frameworks.
 #[actix_web::test]
 async fn the_mock_issues_the_credentials_it_takes() {
-    use oauth::{metadata, mock::MockService};
+    use partner::{metadata, mock::MockService};
     for framework in petstore_tests::Framework::ALL {
         let mock = MockService::new(1)
             .unwrap()
@@ -586,7 +587,7 @@ async fn the_mock_issues_the_credentials_it_takes() {
                     .await
                     .unwrap();
                 let address = listener.local_addr().unwrap();
-                let router = tokens.router().merge(oauth::runtime::axum::mounted(
+                let router = tokens.router().merge(partner::runtime::axum::mounted(
                     metadata::BASE_PATH,
                     mock.router(),
                 ));
@@ -595,25 +596,25 @@ async fn the_mock_issues_the_credentials_it_takes() {
             }
         };
         let base = format!("http://{address}{}", metadata::BASE_PATH);
-        let client = oauth::client::Client::new(&base)
+        let client = partner::client::Client::new(&base)
             .unwrap()
             .with_partner_client_credentials("any-client", "any-secret");
         let reply = client.list_reports(Default::default()).await.unwrap();
         assert!(
             matches!(
                 reply.into_inner(),
-                oauth::operations::ListReportsResponse::Ok(_)
+                partner::operations::ListReportsResponse::Ok(_)
             ),
             "{framework:?}"
         );
-        let client = oauth::client::Client::new(&base)
+        let client = partner::client::Client::new(&base)
             .unwrap()
             .with_partner("another-token");
         let reply = client.list_reports(Default::default()).await.unwrap();
         assert!(
             matches!(
                 reply.into_inner(),
-                oauth::operations::ListReportsResponse::Unauthorized(_)
+                partner::operations::ListReportsResponse::Unauthorized(_)
             ),
             "{framework:?}"
         );

@@ -1,7 +1,9 @@
 //! `cargo xtask examples`: the example clients run against the real server as
 //! the README runs them, so that the README's commands keep working, with
 //! the program of the crate that generates its client at build time
-//! (`examples/build-time`). Each must exit successfully.
+//! (`examples/build-time`); and its OAuth 2 client credentials program
+//! against the real authorization server of the client's OAuth tests
+//! (`tests/oauth/server.mjs`). Each must exit successfully.
 
 use crate::conformance::{create_key, with_scratch_database};
 use crate::launch::{launch, pet_store_with};
@@ -10,6 +12,7 @@ use std::process::Command;
 
 pub fn examples() -> Result<(), String> {
     crate::build_binaries()?;
+    client_credentials()?;
     with_scratch_database("examples", |database_url| {
         // 20 a minute: `backoff` is limited partway through its 30 requests
         // and has to wait for the window to reset (at most a minute).
@@ -41,6 +44,24 @@ pub fn examples() -> Result<(), String> {
         example("../petstore-build-time", &[], &base, &key)?;
         example("backoff", &["30"], &base, &key)
     })
+}
+
+/// The partner reports client (`examples/build-time`), getting its tokens
+/// by client credentials from oidc-provider, as the guide runs it.
+fn client_credentials() -> Result<(), String> {
+    let server = launch(
+        Command::new("node")
+            .arg("server.mjs")
+            .current_dir(project_root().join("tests/oauth")),
+    )
+    .map_err(|e| format!("{e} (is `npm ci --prefix tests/oauth` done?)"))?;
+    let base = format!("http://{}/v1", server.address);
+    eprintln!("$ PARTNER_URL={base} client-credentials");
+    succeed(
+        Command::new(project_root().join("target/debug/client-credentials"))
+            .env("PARTNER_URL", &base),
+        "example client-credentials",
+    )
 }
 
 /// Runs the example program `name` (under `target/debug/examples`).
