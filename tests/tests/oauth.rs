@@ -620,3 +620,57 @@ async fn the_mock_issues_the_credentials_it_takes() {
         );
     }
 }
+
+/// An API that refuses every token: the client renews once, sends the
+/// call once more, and the second 401 is the answer. No loop.
+#[actix_web::test]
+async fn a_token_refused_twice_is_the_answer() {
+    use actix_web::{web, App, HttpResponse, HttpServer};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (tokens, calls) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (issued, refused) = (tokens.clone(), calls.clone());
+    let http = HttpServer::new(move || {
+        let (issued, refused) = (issued.clone(), refused.clone());
+        App::new()
+            .route(
+                "/oauth/token",
+                web::post().to(move || {
+                    let n = issued.fetch_add(1, Ordering::SeqCst);
+                    async move {
+                        HttpResponse::Ok().json(serde_json::json!({
+                            "access_token": format!("t-{n}"), "token_type": "bearer"
+                        }))
+                    }
+                }),
+            )
+            .route(
+                "/v1/reports",
+                web::get().to(move || {
+                    refused.fetch_add(1, Ordering::SeqCst);
+                    async {
+                        HttpResponse::Unauthorized()
+                            .insert_header(("www-authenticate", r#"Bearer error="invalid_token""#))
+                            .json(serde_json::json!({"code": "unauthorized", "message": "no"}))
+                    }
+                }),
+            )
+    })
+    .workers(1)
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let address = http.addrs()[0];
+    actix_web::rt::spawn(http.run());
+    let client = partner::client::Client::new(&format!("http://{address}/v1"))
+        .unwrap()
+        .with_partner_client_credentials("reporting", "s");
+    let reply = client
+        .list_reports(Default::default())
+        .await
+        .expect("an answer");
+    assert!(matches!(
+        reply.into_inner(),
+        partner::operations::ListReportsResponse::Unauthorized(_)
+    ));
+    assert_eq!(tokens.load(Ordering::SeqCst), 2, "one renewal");
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "sent twice");
+}

@@ -370,11 +370,17 @@ impl Managed {
     /// A token for a call that needs `scopes`: the one kept, while it is
     /// fresh, else a new one (one request, however many calls wait).
     pub(crate) async fn token(&self, core: &Core, scopes: &[&str]) -> Result<Lease, ClientError> {
+        // Asked for in the operation's order; kept by the set.
+        let mut asked: Vec<&str> = Vec::new();
+        for scope in scopes {
+            if !asked.contains(scope) {
+                asked.push(scope);
+            }
+        }
         let key = match self.session.grant {
             Grant::ClientCredentials => {
-                let mut sorted = scopes.to_vec();
+                let mut sorted = asked.clone();
                 sorted.sort_unstable();
-                sorted.dedup();
                 sorted.join(" ")
             }
             // A refresh token is one grant: its scopes are the grant's.
@@ -393,7 +399,9 @@ impl Managed {
             drop(held);
             return Ok(Lease { token, slot });
         }
-        let (tokens, due) = self.issue(core, &key, held.tokens.as_ref()).await?;
+        let (tokens, due) = self
+            .issue(core, &asked.join(" "), held.tokens.as_ref())
+            .await?;
         if let Some(listener) = &self.session.on_new_tokens {
             listener(&tokens);
         }
