@@ -189,6 +189,9 @@ impl Slot {
     }
 }
 
+/// What receives each new token set ([`OAuthSession::on_new_tokens`]).
+type Listener = Arc<dyn Fn(&TokenSet) + Send + Sync>;
+
 /// Tokens a client gets and renews itself for one security scheme: by
 /// client credentials ([`OAuthSession::client_credentials`]) or a refresh
 /// token ([`OAuthSession::refresh`]). Generated clients install one with
@@ -211,7 +214,7 @@ pub struct OAuthSession {
     auth: Option<ClientAuth>,
     renew_before: Option<Duration>,
     token_url: Option<String>,
-    on_new_tokens: Option<Arc<dyn Fn(&TokenSet) + Send + Sync>>,
+    on_new_tokens: Option<Listener>,
     /// The first token set, for a refresh session.
     initial: Option<TokenSet>,
 }
