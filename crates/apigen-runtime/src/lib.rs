@@ -20,7 +20,9 @@
 //!   error body; [`Outgoing`], the framework-neutral answer; and the
 //!   adapters' helpers for middleware ([`actix`], [`axum`]).
 //! - **Calling** (feature `client`): [`ClientError`], [`Reply`] and
-//!   [`Answer`]; [`Retry`]; [`Credential`] and the OAuth 2 [`DeviceFlow`];
+//!   [`Answer`]; [`Retry`]; [`Credential`]; OAuth 2 tokens the client
+//!   gets and renews itself ([`OAuthSession`], [`TokenSet`], [`ClientAuth`])
+//!   and the [`DeviceFlow`];
 //!   the paging and event [`Stream`]s and [`StreamExt`].
 //! - **Both sides**: [`EventStream`] and [`ItemStream`] with [`Event`];
 //!   [`WebhookSecret`] and [`Signatures`]; the operations' metadata
@@ -92,6 +94,25 @@
 //! };
 //! assert_eq!(retry.base, Duration::from_millis(200));
 //! # }
+//! ```
+//!
+//! A client gets its OAuth 2 tokens itself through a session: here by
+//! client credentials, sent in the form and renewed a minute before they
+//! expire. Neither its `Debug` nor its errors show the secret.
+//!
+//! ```
+//! # #[cfg(feature = "client")]
+//! # fn example() {
+//! use apigen_runtime::{ClientAuth, OAuthSession};
+//! use std::time::Duration;
+//!
+//! let session = OAuthSession::client_credentials("reporting", "s3cr3t")
+//!     .client_auth(ClientAuth::SecretPost)
+//!     .renew_before(Duration::from_secs(60));
+//! assert!(!format!("{session:?}").contains("s3cr3t"));
+//! # }
+//! # #[cfg(feature = "client")]
+//! # example();
 //! ```
 //!
 //! A webhook's receiver checks each delivery's signature with the
@@ -201,7 +222,7 @@ pub use device::{DeviceCode, DeviceFlow};
 #[cfg(feature = "client")]
 pub use futures_util::{Stream, StreamExt};
 #[cfg(feature = "client")]
-pub use oauth::{ClientAuth, OAuthEndpoints, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
+pub use oauth::{ClientAuth, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
 #[cfg(feature = "client")]
 pub use retry::Retry;
 

@@ -139,7 +139,7 @@ pub enum ClientAuth {
 }
 
 /// Where a scheme's tokens come from, as the spec writes it: generated
-/// code passes its scheme's to [`Core::set_session`].
+/// code passes its scheme's to `Core::set_session`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct OAuthEndpoints {
     /// The `clientCredentials` flow's `tokenUrl`.
@@ -195,17 +195,8 @@ type Listener = Arc<dyn Fn(&TokenSet) + Send + Sync>;
 /// Tokens a client gets and renews itself for one security scheme: by
 /// client credentials ([`OAuthSession::client_credentials`]) or a refresh
 /// token ([`OAuthSession::refresh`]). Generated clients install one with
-/// `with_<scheme>_client_credentials` or `with_<scheme>_session`.
-///
-/// ```
-/// use apigen_runtime::{ClientAuth, OAuthSession};
-/// use std::time::Duration;
-///
-/// let session = OAuthSession::client_credentials("reporting", "s3cr3t")
-///     .client_auth(ClientAuth::SecretPost)
-///     .renew_before(Duration::from_secs(60));
-/// assert!(!format!("{session:?}").contains("s3cr3t"));
-/// ```
+/// `with_<scheme>_client_credentials` or `with_<scheme>_session` (the
+/// crate's root shows one).
 #[derive(Clone)]
 pub struct OAuthSession {
     client_id: String,

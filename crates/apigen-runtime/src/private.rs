@@ -39,6 +39,8 @@ pub use super::webhooks::verified;
 #[cfg(feature = "client")]
 pub use super::client::{Call, Core, ReadAnswer};
 #[cfg(feature = "client")]
+pub use super::oauth::OAuthEndpoints;
+#[cfg(feature = "client")]
 pub use super::paging::{items, pages, Next, Paging};
 
 #[cfg(feature = "serving")]
