@@ -5,7 +5,6 @@
 //! generated code into the operation's response enum ([`Reply`]).
 
 use super::credentials::Credential;
-use super::oauth::{Lease, Managed, OAuthEndpoints, OAuthSession};
 use super::operation::{Operation, SecurityScheme};
 #[cfg(test)]
 use super::operation::{SecurityRequirement, Stability};
@@ -13,6 +12,7 @@ use super::retry::Retry;
 use super::style::{query_pairs, write, Style};
 use super::validate::Violation;
 use super::vocabulary::Explode;
+use oauth::{Lease, Managed};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -22,84 +22,11 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod error;
+pub(super) mod oauth;
 pub(super) mod reading;
 
-/// Why a call gave no typed answer.
-#[derive(Debug)]
-pub enum ClientError {
-    /// The request breaks a bound of the spec: nothing was sent.
-    Invalid(Violation),
-    /// The base URL or a built URL is not a URL.
-    Url(String),
-    /// The request could not be sent, or its answer not received.
-    Transport(reqwest::Error),
-    /// The server answered a status the operation does not declare: the
-    /// answer, whole.
-    Undeclared(Box<Answer>),
-    /// A page walk met an answer that is not a page (a declared error
-    /// status, once the client's retries are spent): the answer, whole.
-    NotAPage(Box<Answer>),
-    /// A page walk cannot go on: the server handed back a cursor or URL
-    /// it had already given, which would walk the same pages forever.
-    Paging(String),
-    /// An OAuth authorization server refused (RFC 6749's `error`, such as
-    /// `access_denied` or `expired_token`, with its description).
-    Authorization {
-        /// The error code.
-        error: String,
-        /// What the server says of it.
-        description: Option<String>,
-    },
-    /// A declared status whose body or headers do not fit the spec.
-    Decode {
-        /// The status it answered.
-        status: u16,
-        /// What did not fit.
-        message: String,
-    },
-}
-
-impl fmt::Display for ClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClientError::Invalid(v) => write!(f, "the request is invalid: {v}"),
-            ClientError::Url(u) => write!(f, "not a URL: {u}"),
-            ClientError::Authorization { error, description } => {
-                write!(f, "the authorization server refused: {error}")?;
-                match description {
-                    Some(description) => write!(f, " ({description})"),
-                    None => Ok(()),
-                }
-            }
-            ClientError::Transport(e) => write!(f, "the request failed: {e}"),
-            ClientError::Undeclared(answer) => write!(
-                f,
-                "the server answered {}, which the operation does not declare: {}",
-                answer.status,
-                String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)])
-            ),
-            ClientError::NotAPage(answer) => write!(
-                f,
-                "the server answered {} where a page was expected: {}",
-                answer.status,
-                String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)])
-            ),
-            ClientError::Paging(message) => write!(f, "paging stopped: {message}"),
-            ClientError::Decode { status, message } => {
-                write!(f, "the {status} answer does not fit the spec: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ClientError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ClientError::Transport(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+pub use error::ClientError;
 
 /// A fresh `Idempotency-Key`: a random UUID, for a call that may be resent.
 pub fn new_idempotency_key() -> String {
@@ -242,52 +169,6 @@ impl Core {
         self.credentials.insert(scheme, credential);
     }
 
-    /// Gets and renews the OAuth 2 tokens of the scheme named `scheme`
-    /// with `session` (in place of a credential set before), from the
-    /// `endpoints` the spec writes for it.
-    pub fn set_session(
-        &mut self,
-        scheme: &'static str,
-        endpoints: OAuthEndpoints,
-        session: OAuthSession,
-    ) {
-        self.credentials.remove(scheme);
-        self.sessions
-            .insert(scheme, Arc::new(Managed::new(session, endpoints)));
-    }
-
-    /// The tokens a call needs from sessions: those of the first of its
-    /// operation's security requirements that the client can meet, got or
-    /// renewed as needed, each with the scopes the requirement names.
-    async fn leases(&self, call: &Call) -> Result<Vec<(&'static str, Lease)>, ClientError> {
-        if self.sessions.is_empty() {
-            return Ok(Vec::new());
-        }
-        let meets = |name: &str| {
-            self.credentials.contains_key(name)
-                || self.sessions.contains_key(name)
-                || self
-                    .schemes
-                    .iter()
-                    .any(|s| s.name == name && matches!(s.kind, super::SchemeKind::MutualTls))
-        };
-        let Some(requirement) = call
-            .operation
-            .security
-            .iter()
-            .find(|r| r.schemes.iter().all(|(name, _)| meets(name)))
-        else {
-            return Ok(Vec::new());
-        };
-        let mut leases = Vec::new();
-        for (name, scopes) in requirement.schemes {
-            if let Some(session) = self.sessions.get(name) {
-                leases.push((*name, session.token(self, scopes).await?));
-            }
-        }
-        Ok(leases)
-    }
-
     /// Sends a call, retrying as the policy allows, and returns the answer,
     /// whatever its status.
     pub async fn send(&self, call: Call) -> Result<Answer, ClientError> {
@@ -338,7 +219,7 @@ impl Core {
         let response = self.tries(call, &leases).await?;
         if response.status() != reqwest::StatusCode::UNAUTHORIZED
             || leases.is_empty()
-            || !super::oauth::token_refused(response.headers())
+            || !oauth::token_refused(response.headers())
         {
             return Ok(response);
         }

@@ -3,7 +3,7 @@
 //! signs its user in by showing a short code, which the user enters on any
 //! other device, and waits until the user has approved.
 
-use super::oauth::{read, refusal, Issued, OAuthSession, TokenSet};
+use super::client::oauth::{read, refusal, Issued, OAuthSession, TokenSet};
 use super::{ClientError, Core, Credential};
 use std::borrow::Cow;
 use std::fmt;

@@ -159,8 +159,6 @@ mod credentials;
 #[cfg(feature = "client")]
 mod device;
 #[cfg(feature = "client")]
-mod oauth;
-#[cfg(feature = "client")]
 mod paging;
 #[cfg(feature = "client")]
 mod retry;
@@ -212,6 +210,8 @@ pub use webhooks::{
 };
 
 #[cfg(feature = "client")]
+pub use client::oauth::{ClientAuth, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
+#[cfg(feature = "client")]
 pub use client::{new_idempotency_key, Answer, ClientError, RateLimit, Reply};
 #[cfg(feature = "client")]
 pub use credentials::Credential;
@@ -221,8 +221,6 @@ pub use device::{DeviceCode, DeviceFlow};
 /// consumes them (`.next().await`).
 #[cfg(feature = "client")]
 pub use futures_util::{Stream, StreamExt};
-#[cfg(feature = "client")]
-pub use oauth::{ClientAuth, OAuthSession, TokenSet, DEFAULT_RENEW_BEFORE};
 #[cfg(feature = "client")]
 pub use retry::Retry;
 

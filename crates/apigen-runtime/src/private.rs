@@ -37,9 +37,9 @@ pub use super::vocabulary::PLUMBING;
 pub use super::webhooks::verified;
 
 #[cfg(feature = "client")]
-pub use super::client::{Call, Core, ReadAnswer};
+pub use super::client::oauth::OAuthEndpoints;
 #[cfg(feature = "client")]
-pub use super::oauth::OAuthEndpoints;
+pub use super::client::{Call, Core, ReadAnswer};
 #[cfg(feature = "client")]
 pub use super::paging::{items, pages, Next, Paging};
 

@@ -8,7 +8,8 @@
 //! when the resource server answers 401 (`invalid_token`). Neither its
 //! `Debug` nor an error shows a secret or a token.
 
-use super::{ClientError, Core};
+use super::super::SchemeKind;
+use super::{Call, ClientError, Core};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -535,6 +536,57 @@ impl Managed {
     }
 }
 
+impl Core {
+    /// Gets and renews the OAuth 2 tokens of the scheme named `scheme`
+    /// with `session` (in place of a credential set before), from the
+    /// `endpoints` the spec writes for it.
+    pub fn set_session(
+        &mut self,
+        scheme: &'static str,
+        endpoints: OAuthEndpoints,
+        session: OAuthSession,
+    ) {
+        self.credentials.remove(scheme);
+        self.sessions
+            .insert(scheme, Arc::new(Managed::new(session, endpoints)));
+    }
+
+    /// The tokens a call needs from sessions: those of the first of its
+    /// operation's security requirements that the client can meet, got or
+    /// renewed as needed, each with the scopes the requirement names.
+    pub(super) async fn leases(
+        &self,
+        call: &Call,
+    ) -> Result<Vec<(&'static str, Lease)>, ClientError> {
+        if self.sessions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let meets = |name: &str| {
+            self.credentials.contains_key(name)
+                || self.sessions.contains_key(name)
+                || self
+                    .schemes
+                    .iter()
+                    .any(|s| s.name == name && matches!(s.kind, SchemeKind::MutualTls))
+        };
+        let Some(requirement) = call
+            .operation
+            .security
+            .iter()
+            .find(|r| r.schemes.iter().all(|(name, _)| meets(name)))
+        else {
+            return Ok(Vec::new());
+        };
+        let mut leases = Vec::new();
+        for (name, scopes) in requirement.schemes {
+            if let Some(session) = self.sessions.get(name) {
+                leases.push((*name, session.token(self, scopes).await?));
+            }
+        }
+        Ok(leases)
+    }
+}
+
 /// `Authorization: Basic` of a client id and secret, each form-encoded
 /// first (RFC 6749 section 2.3.1).
 fn basic(id: &str, secret: &str) -> String {
@@ -583,7 +635,7 @@ async fn send(
             (Ok(response), Some(policy)) if matches!(response.status().as_u16(), 429 | 503) => {
                 Some((
                     policy,
-                    policy.wait(attempt, super::client::retry_after(response.headers())),
+                    policy.wait(attempt, super::retry_after(response.headers())),
                 ))
             }
             (Err(e), Some(policy)) if e.is_connect() => Some((policy, policy.wait(attempt, None))),

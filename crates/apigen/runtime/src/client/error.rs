@@ -1,0 +1,1 @@
+../../../../apigen-runtime/src/client/error.rs

@@ -1,1 +1,0 @@
-../../../apigen-runtime/src/oauth.rs
