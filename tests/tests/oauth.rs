@@ -102,6 +102,17 @@ impl Server {
             .collect()
     }
 
+    /// The API calls the server refused with 401.
+    async fn refused(&self) -> Vec<Value> {
+        let log = self.log().await;
+        let calls = log["api"].as_array().expect("calls");
+        calls
+            .iter()
+            .filter(|c| c["status"] == 401)
+            .cloned()
+            .collect()
+    }
+
     /// The token the API saw last.
     async fn last_token(&self) -> String {
         let log = self.log().await;
@@ -232,13 +243,7 @@ async fn a_revoked_token_is_renewed_once_and_the_call_sent_again() {
         partner::operations::CreateReportResponse::Created(ref r) if r.title == "After revocation"
     ));
     client.list_reports(Default::default()).await.expect("read");
-    let log = server.log().await;
-    let refused: Vec<&Value> = log["api"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["status"] == 401)
-        .collect();
+    let refused = server.refused().await;
     assert_eq!(refused.len(), 1, "{refused:?}");
     assert_eq!(refused[0]["token"], revoked.as_str());
     let grants = server.grants("client_credentials").await;
@@ -268,14 +273,10 @@ async fn a_token_is_renewed_before_it_expires() {
     client.list_reports(Default::default()).await.expect("read");
     assert_ne!(server.last_token().await, first, "a new token");
     assert_eq!(server.grants("client_credentials").await.len(), 2);
-    let log = server.log().await;
+    let refused = server.refused().await;
     assert!(
-        log["api"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|c| c["status"] != 401),
-        "no call went out with the expired token: {log}"
+        refused.is_empty(),
+        "no call went out with the expired token: {refused:?}"
     );
 }
 
@@ -445,16 +446,11 @@ async fn a_refresh_token_renews_and_its_rotation_is_kept() {
         refreshes.iter().all(|r| r["outcome"] == "issued"),
         "each refresh used the refresh token in effect: {refreshes:?}"
     );
-    let log = server.log().await;
-    let refused = log["api"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["status"] == 401);
+    let refused = server.refused().await;
     assert_eq!(
-        refused.count(),
+        refused.len(),
         1,
-        "only the forgotten token was refused: {log}"
+        "only the forgotten token was refused: {refused:?}"
     );
     let kept = kept.lock().unwrap().clone();
     assert_eq!(kept.len(), 2, "each new set reached the listener");
