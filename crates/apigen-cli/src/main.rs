@@ -14,6 +14,8 @@
 //! repository's `cargo xtask codegen` and `spec-diff`.
 
 mod mock;
+#[cfg(test)]
+mod reference;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -79,8 +81,11 @@ enum Command {
     /// nothing is at error level, 1 when something is, 2 when a document
     /// cannot be read.
     Diff {
+        /// The document as callers know it: the last release's
+        /// (`git show v1.2.0:openapi.yaml > base.yaml`, say).
         #[arg(required_unless_present = "rules")]
         base: Option<PathBuf>,
+        /// The document as it would be released.
         #[arg(required_unless_present = "rules")]
         revision: Option<PathBuf>,
         /// List every rule (id, severity, what it reports) and exit.
@@ -100,6 +105,7 @@ enum Command {
     /// What the generator says about a document: errors, what it would
     /// leave out, and notes. Exits 1 when the document cannot be generated.
     Check {
+        /// The OpenAPI document.
         spec: PathBuf,
         /// Count what would be left out as errors.
         #[arg(long)]
@@ -111,6 +117,7 @@ enum Command {
     /// The first start builds it (a Rust toolchain is needed); later starts
     /// of the same document reuse the build.
     Mock {
+        /// The OpenAPI document.
         spec: PathBuf,
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:4010")]

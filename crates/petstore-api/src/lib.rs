@@ -178,8 +178,12 @@ mod guide {
     struct Extensions;
     #[doc = include_str!("../../../docs/src/petstore.md")]
     struct PetStore;
-    #[doc = include_str!("../../../docs/src/testing.md")]
-    struct Testing;
+    #[doc = include_str!("../../../docs/src/compatibility.md")]
+    struct Compatibility;
+    #[doc = include_str!("../../../docs/src/cli.md")]
+    struct CommandReference;
+    #[doc = include_str!("../../../CONTRIBUTING.md")]
+    struct Contributing;
 }
 
 /// The spec this crate was generated from, as served at `/openapi.yaml`.
