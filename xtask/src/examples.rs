@@ -3,7 +3,10 @@
 //! the program of the crate that generates its client at build time
 //! (`examples/build-time`); and its OAuth 2 client credentials program
 //! against the real authorization server of the client's OAuth tests
-//! (`tests/oauth/server.mjs`). Each must exit successfully.
+//! (`tests/oauth/server.mjs`); the guide's quickstart (its generated crate
+//! current, its server on axum and on actix-web, a `curl`'s worth of
+//! requests and its client); and the gate chapter's CI recipe
+//! (`examples/gate/gate.sh`). Each must exit successfully.
 
 use crate::conformance::{create_key, with_scratch_database};
 use crate::launch::{launch, pet_store_with};
@@ -13,6 +16,13 @@ use std::process::Command;
 pub fn examples() -> Result<(), String> {
     crate::build_binaries()?;
     client_credentials()?;
+    quickstart()?;
+    succeed(
+        Command::new("bash")
+            .arg(project_root().join("examples/gate/gate.sh"))
+            .arg(project_root().join("target/debug/apigen")),
+        "examples/gate/gate.sh",
+    )?;
     with_scratch_database("examples", |database_url| {
         // 20 a minute: `backoff` is limited partway through its 30 requests
         // and has to wait for the window to reset (at most a minute).
@@ -62,6 +72,50 @@ fn client_credentials() -> Result<(), String> {
             .env("PARTNER_URL", &base),
         "example client-credentials",
     )
+}
+
+/// The quickstart (`docs/src/quickstart.md`): its crate is what `apigen
+/// generate` writes today, and its server answers as the chapter says on
+/// both frameworks, to the client and to plain HTTP.
+fn quickstart() -> Result<(), String> {
+    let apigen = project_root().join("target/debug/apigen");
+    succeed(
+        Command::new(&apigen)
+            .args([
+                "generate",
+                "examples/quickstart/notes.yaml",
+                "--out",
+                "examples/quickstart/notes-api",
+                "--name",
+                "notes-api",
+                "--runtime",
+                "crate",
+                "--check",
+            ])
+            .current_dir(project_root()),
+        "the quickstart's crate is current",
+    )?;
+    for server in ["notes-server", "notes-on-actix"] {
+        let running = launch(
+            Command::new(project_root().join("target/debug").join(server))
+                .env("NOTES_LISTEN", "127.0.0.1:0"),
+        )?;
+        let base = format!("http://{}/v1", running.address);
+        eprintln!("$ NOTES_URL={base} notes-client    # against {server}");
+        succeed(
+            Command::new(project_root().join("target/debug/notes-client")).env("NOTES_URL", &base),
+            "the quickstart's client",
+        )?;
+        let (status, body) = crate::launch::request(&running.address, "GET", "/v1/notes/1")?;
+        if status != 200 || !body.contains("Buy milk") {
+            return Err(format!("GET /v1/notes/1 on {server}: {status} {body}"));
+        }
+        let (status, body) = crate::launch::request(&running.address, "GET", "/v1/notes/7")?;
+        if status != 404 || !body.contains("no note 7") {
+            return Err(format!("GET /v1/notes/7 on {server}: {status} {body}"));
+        }
+    }
+    Ok(())
 }
 
 /// Runs the example program `name` (under `target/debug/examples`).

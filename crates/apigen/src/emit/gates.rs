@@ -291,10 +291,11 @@ impl<'a> Gates<'a> {
     }
 }
 
-/// `import` under `#[cfg(any(feature = ...))]` of `features`.
+/// `import` under the features' [`any`]: `feature = "a"` alone, as clippy
+/// asks (`non_minimal_cfg`), else `any(feature = "a", ...)`.
 fn any_import(import: &str, features: &[&str]) -> String {
     let features: Vec<String> = features.iter().map(|f| feature(f)).collect();
-    format!("#[cfg(any({}))]\n{import}", features.join(", "))
+    format!("#[cfg({})]\n{import}", any(features))
 }
 
 /// The predicate `feature = "name"`.
