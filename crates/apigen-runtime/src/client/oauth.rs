@@ -92,12 +92,23 @@ impl fmt::Debug for Redacted {
 #[derive(serde::Deserialize)]
 pub(crate) struct Issued {
     pub access_token: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "seconds")]
     pub expires_in: Option<u64>,
     #[serde(default)]
     pub refresh_token: Option<String>,
     #[serde(default)]
     pub scope: Option<String>,
+}
+
+/// `expires_in` as a number, or as the text of one (some servers send
+/// `"3600"`); anything else is no expiry said.
+fn seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value: serde_json::Value = serde::Deserialize::deserialize(deserializer)?;
+    Ok(match value {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(text) => text.trim().parse().ok(),
+        _ => None,
+    })
 }
 
 impl Issued {
@@ -736,6 +747,21 @@ mod tests {
         );
         let (_, due) = issued(20).into_set(Some(Duration::from_secs(60)));
         assert!(due.unwrap() <= Instant::now(), "due at once");
+    }
+
+    #[test]
+    fn expires_in_is_read_as_a_number_or_its_text() {
+        let read = |json: &str| serde_json::from_str::<Issued>(json).unwrap().expires_in;
+        assert_eq!(
+            read(r#"{"access_token": "t", "expires_in": 3600}"#),
+            Some(3600)
+        );
+        assert_eq!(
+            read(r#"{"access_token": "t", "expires_in": "3599"}"#),
+            Some(3599)
+        );
+        assert_eq!(read(r#"{"access_token": "t", "expires_in": null}"#), None);
+        assert_eq!(read(r#"{"access_token": "t"}"#), None);
     }
 
     #[test]
