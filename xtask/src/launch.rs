@@ -88,28 +88,3 @@ pub fn pet_store_with(database_url: &str, args: &[&str]) -> Result<Launched, Str
             .stderr(Stdio::inherit()),
     )
 }
-
-/// One HTTP/1.1 request without a body to the server at `address`
-/// (`127.0.0.1:PORT`): the answer's status and body, read to the end.
-pub fn request(address: &str, method: &str, path: &str) -> Result<(u16, String), String> {
-    use std::io::{Read as _, Write as _};
-    let fail = |e: std::io::Error| format!("{method} http://{address}{path}: {e}");
-    let mut stream = std::net::TcpStream::connect(address).map_err(fail)?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .map_err(fail)?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).map_err(fail)?;
-    let status = answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("{method} http://{address}{path}: not HTTP: {answer}"))?;
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, body)| body)
-        .to_string();
-    Ok((status, body))
-}

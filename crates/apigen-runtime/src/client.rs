@@ -250,24 +250,43 @@ impl Core {
             .iter()
             .map(|(name, lease)| (*name, Credential::Token(lease.token.clone())))
             .collect();
+        let response = self
+            .execute(call.operation.id, call.resendable, || {
+                self.request(call, &leased)
+            })
+            .await?;
+        self.warn_if_deprecated(call.operation, response.headers());
+        Ok(response)
+    }
+
+    /// Sends the request `build` makes, and again as the retry policy
+    /// allows: after a 429 or 503 (waiting what `Retry-After` says), after
+    /// a connection refused before anything was sent, and, when
+    /// `resendable` (resending cannot do the work twice), after a 502, a
+    /// 504 or another transport failure. `what` names it in the logs.
+    pub(crate) async fn execute(
+        &self,
+        what: &str,
+        resendable: bool,
+        build: impl Fn() -> Result<reqwest::Request, ClientError>,
+    ) -> Result<reqwest::Response, ClientError> {
         let started = Instant::now();
         let mut attempt = 0;
         loop {
-            let request = self.request(call, &leased)?;
-            let outcome = self.http.execute(request).await;
+            let outcome = self.http.execute(build()?).await;
             let retry = self.retry.filter(|r| attempt + 1 < r.attempts);
             let wait = match (&outcome, retry) {
                 (_, None) => None,
                 (Ok(response), Some(policy)) => {
                     let status = response.status().as_u16();
                     let not_done = matches!(status, 429 | 503);
-                    let gateway = matches!(status, 502 | 504) && call.resendable;
+                    let gateway = matches!(status, 502 | 504) && resendable;
                     (not_done || gateway)
                         .then(|| policy.wait(attempt, retry_after(response.headers())))
                 }
                 (Err(e), Some(policy)) => {
                     // Refused before anything was sent, or resending is safe.
-                    (e.is_connect() || call.resendable).then(|| policy.wait(attempt, None))
+                    (e.is_connect() || resendable).then(|| policy.wait(attempt, None))
                 }
             };
             let within = |wait: Duration| {
@@ -276,15 +295,11 @@ impl Core {
             };
             match wait {
                 Some(wait) if within(wait) => {
-                    tracing::debug!(operation = call.operation.id, attempt, ?wait, "retrying");
+                    tracing::debug!(request = what, attempt, ?wait, "retrying");
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
-                _ => {
-                    let response = outcome.map_err(ClientError::Transport)?;
-                    self.warn_if_deprecated(call.operation, response.headers());
-                    return Ok(response);
-                }
+                _ => return outcome.map_err(ClientError::Transport),
             }
         }
     }
@@ -435,7 +450,7 @@ impl Core {
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is not read).
-pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let seconds: u64 = headers
         .get("retry-after")?
         .to_str()

@@ -2,7 +2,9 @@
 //! them: the first of an operation's security requirements whose schemes
 //! all have one.
 
-use super::operation::{ApiKeyLocation, Operation, SchemeKind, SecurityScheme};
+use super::operation::{
+    ApiKeyLocation, Operation, SchemeKind, SecurityRequirement, SecurityScheme,
+};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use std::collections::HashMap;
 use std::fmt;
@@ -58,16 +60,7 @@ pub(crate) fn authorize(
             .get(name)
             .or_else(|| leased.iter().find(|(n, _)| *n == name).map(|(_, c)| c))
     };
-    let by_transport = |name: &str| {
-        schemes
-            .iter()
-            .any(|s| s.name == name && matches!(s.kind, SchemeKind::MutualTls))
-    };
-    let usable = operation.security.iter().find(|r| {
-        r.schemes
-            .iter()
-            .all(|(scheme, _)| credential(scheme).is_some() || by_transport(scheme))
-    });
+    let usable = requirement(schemes, operation, |scheme| credential(scheme).is_some());
     for (name, _) in usable.map_or(&[][..], |r| r.schemes) {
         let (Some(scheme), Some(credential)) =
             (schemes.iter().find(|s| s.name == *name), credential(name))
@@ -103,4 +96,24 @@ pub(crate) fn authorize(
             }
         }
     }
+}
+
+/// The first of the operation's security requirements whose schemes all
+/// have a credential (`has`) or need none here: a `mutualTLS` scheme's
+/// certificate belongs to the HTTP client the caller built.
+pub(crate) fn requirement(
+    schemes: &[SecurityScheme],
+    operation: &Operation,
+    has: impl Fn(&str) -> bool,
+) -> Option<&'static SecurityRequirement> {
+    let by_transport = |name: &str| {
+        schemes
+            .iter()
+            .any(|s| s.name == name && matches!(s.kind, SchemeKind::MutualTls))
+    };
+    operation.security.iter().find(|r| {
+        r.schemes
+            .iter()
+            .all(|(scheme, _)| has(scheme) || by_transport(scheme))
+    })
 }

@@ -3,7 +3,7 @@
 //! signs its user in by showing a short code, which the user enters on any
 //! other device, and waits until the user has approved.
 
-use super::client::oauth::{read, refusal, Issued, OAuthSession, TokenSet};
+use super::client::oauth::{metadata, read, refusal, Issued, OAuthSession, TokenSet};
 use super::{ClientError, Core, Credential};
 use std::borrow::Cow;
 use std::fmt;
@@ -18,15 +18,6 @@ pub struct DeviceFlow {
     pub device_authorization_url: Cow<'static, str>,
     /// The `tokenUrl`: where the token is waited for.
     pub token_url: Cow<'static, str>,
-}
-
-/// What of an authorization server's metadata (RFC 8414) the device flow
-/// needs.
-#[derive(serde::Deserialize)]
-struct Metadata {
-    #[serde(default)]
-    device_authorization_endpoint: Option<String>,
-    token_endpoint: Option<String>,
 }
 
 /// What the authorization server answers: the code to show the user, and
@@ -100,9 +91,7 @@ impl DeviceFlow {
     /// without both is [`ClientError::Authorization`]
     /// `unsupported_grant_type`; a relative URL is relative to the base URL.
     pub async fn discover(core: &Core, metadata_url: &str) -> Result<Self, ClientError> {
-        let url = core.resolve(metadata_url)?;
-        let response = core.http_client().get(url).send().await;
-        let metadata: Metadata = read(response.map_err(ClientError::Transport)?).await?;
+        let metadata = metadata(core, metadata_url).await?;
         match (
             metadata.device_authorization_endpoint,
             metadata.token_endpoint,

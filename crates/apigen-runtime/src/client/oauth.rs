@@ -8,9 +8,8 @@
 //! when the resource server answers 401 (`invalid_token`). Neither its
 //! `Debug` nor an error shows a secret or a token.
 
-use super::super::SchemeKind;
+use super::super::credentials::requirement;
 use super::{Call, ClientError, Core};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -111,15 +110,19 @@ fn seconds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u
     })
 }
 
+/// When an access token with `left` to live is due for renewal, by the
+/// monotonic clock: `renew_before` early, else as [`DEFAULT_RENEW_BEFORE`]
+/// says.
+fn due(left: Duration, renew_before: Option<Duration>) -> Instant {
+    let early = renew_before.unwrap_or_else(|| DEFAULT_RENEW_BEFORE.min(left / 2));
+    Instant::now() + left.saturating_sub(early)
+}
+
 impl Issued {
-    /// The set, and when its access token is due for renewal by the
-    /// monotonic clock (`renew_before` early; see [`DEFAULT_RENEW_BEFORE`]).
+    /// The set, and when its access token is due for renewal ([`due`]).
     pub(crate) fn into_set(self, renew_before: Option<Duration>) -> (TokenSet, Option<Instant>) {
         let lifetime = self.expires_in.map(Duration::from_secs);
-        let renew = lifetime.map(|lifetime| {
-            let early = renew_before.unwrap_or_else(|| DEFAULT_RENEW_BEFORE.min(lifetime / 2));
-            Instant::now() + lifetime.saturating_sub(early)
-        });
+        let renew = lifetime.map(|lifetime| due(lifetime, renew_before));
         let set = TokenSet {
             access_token: self.access_token,
             expires_at: lifetime.map(|l| SystemTime::now() + l),
@@ -164,12 +167,14 @@ pub struct OAuthEndpoints {
     pub metadata: Option<&'static str>,
 }
 
-/// What of an authorization server's metadata (RFC 8414) a token request
-/// needs.
+/// What of an authorization server's metadata (RFC 8414) the client reads:
+/// where to ask for tokens and codes, and how to authenticate there.
 #[derive(serde::Deserialize)]
-struct Metadata {
+pub(crate) struct Metadata {
     #[serde(default)]
-    token_endpoint: Option<String>,
+    pub token_endpoint: Option<String>,
+    #[serde(default)]
+    pub device_authorization_endpoint: Option<String>,
     #[serde(default)]
     token_endpoint_auth_methods_supported: Option<Vec<String>>,
 }
@@ -349,18 +354,12 @@ impl Managed {
         if let Some(tokens) = session.initial.clone() {
             // A set as a program kept it: its access token serves until it
             // is due (renewed early, as an issued one is).
-            let due = tokens.expires_at.map(|at| {
-                let left = at
-                    .duration_since(SystemTime::now())
-                    .unwrap_or(Duration::ZERO);
-                let early = session
-                    .renew_before
-                    .unwrap_or_else(|| DEFAULT_RENEW_BEFORE.min(left / 2));
-                Instant::now() + left.saturating_sub(early)
-            });
+            let left = |at: SystemTime| at.duration_since(SystemTime::now()).unwrap_or_default();
             let slot = Slot {
+                due: tokens
+                    .expires_at
+                    .map(|at| due(left(at), session.renew_before)),
                 tokens: Some(tokens),
-                due,
                 stale: false,
             };
             slots.insert(String::new(), Arc::new(tokio::sync::Mutex::new(slot)));
@@ -396,7 +395,7 @@ impl Managed {
             .slots
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .entry(key.clone())
+            .entry(key)
             .or_default()
             .clone();
         let mut held = slot.lock().await;
@@ -501,32 +500,22 @@ impl Managed {
             Grant::ClientCredentials => self.endpoints.client_credentials,
             Grant::Refresh => self.endpoints.refresh,
         };
-        let chosen: Option<Cow<'_, str>> = self
-            .session
-            .token_url
-            .as_deref()
-            .or(written)
-            .map(Cow::Borrowed);
+        let chosen = self.session.token_url.as_deref().or(written);
         let needs_metadata = chosen.is_none() || self.session.auth.is_none();
         let metadata = match self.endpoints.metadata {
             Some(at) if needs_metadata => Some(metadata(core, at).await?),
             _ => None,
         };
-        let url =
-            match (
-                chosen,
-                metadata.as_ref().and_then(|m| m.token_endpoint.as_deref()),
-            ) {
-                (Some(url), _) => url,
-                (None, Some(url)) => Cow::Owned(url.to_string()),
-                (None, None) => return Err(ClientError::Authorization {
-                    error: "unsupported_grant_type".into(),
-                    description: Some(
-                        "the scheme names no token URL for this grant, and no metadata that does"
-                            .into(),
-                    ),
-                }),
-            };
+        let from_metadata = metadata.as_ref().and_then(|m| m.token_endpoint.as_deref());
+        let Some(url) = chosen.or(from_metadata) else {
+            return Err(ClientError::Authorization {
+                error: "unsupported_grant_type".into(),
+                description: Some(
+                    "the scheme names no token URL for this grant, and no metadata that does"
+                        .into(),
+                ),
+            });
+        };
         let auth = self.session.auth.unwrap_or_else(|| {
             let methods = metadata
                 .as_ref()
@@ -541,7 +530,7 @@ impl Managed {
                 _ => ClientAuth::SecretBasic,
             }
         });
-        let known = (core.resolve(&url)?, auth);
+        let known = (core.resolve(url)?, auth);
         *resolved = Some(known.clone());
         Ok(known)
     }
@@ -572,20 +561,9 @@ impl Core {
         if self.sessions.is_empty() {
             return Ok(Vec::new());
         }
-        let meets = |name: &str| {
-            self.credentials.contains_key(name)
-                || self.sessions.contains_key(name)
-                || self
-                    .schemes
-                    .iter()
-                    .any(|s| s.name == name && matches!(s.kind, SchemeKind::MutualTls))
-        };
-        let Some(requirement) = call
-            .operation
-            .security
-            .iter()
-            .find(|r| r.schemes.iter().all(|(name, _)| meets(name)))
-        else {
+        let has =
+            |name: &str| self.credentials.contains_key(name) || self.sessions.contains_key(name);
+        let Some(requirement) = requirement(self.schemes, call.operation, has) else {
             return Ok(Vec::new());
         };
         let mut leases = Vec::new();
@@ -610,24 +588,24 @@ fn basic(id: &str, secret: &str) -> String {
     )
 }
 
-/// The server's metadata at `at` (RFC 8414).
-async fn metadata(core: &Core, at: &str) -> Result<Metadata, ClientError> {
+/// The server's metadata at `at` (RFC 8414), absolute or relative to the
+/// base URL.
+pub(crate) async fn metadata(core: &Core, at: &str) -> Result<Metadata, ClientError> {
     let url = core.resolve(at)?;
     let response = core.http_client().get(url).send().await;
     read(response.map_err(ClientError::Transport)?).await
 }
 
-/// Posts a token request, retrying as the client's policy allows: a
-/// connection refused or reset before an answer, a 429 or a 503.
+/// Posts a token request, retrying as the client's policy allows (a
+/// token request is not resent after an unknown outcome: a refresh token
+/// it spent would be lost).
 async fn send(
     core: &Core,
     url: &reqwest::Url,
     form: String,
     basic: Option<&str>,
 ) -> Result<reqwest::Response, ClientError> {
-    let started = Instant::now();
-    let mut attempt = 0;
-    loop {
+    core.execute("the token request", false, || {
         let mut request = core
             .http_client()
             .post(url.clone())
@@ -640,27 +618,9 @@ async fn send(
         if let Some(basic) = basic {
             request = request.header(reqwest::header::AUTHORIZATION, basic);
         }
-        let outcome = request.send().await;
-        let policy = core.retry_policy().filter(|r| attempt + 1 < r.attempts);
-        let wait = match (&outcome, policy) {
-            (Ok(response), Some(policy)) if matches!(response.status().as_u16(), 429 | 503) => {
-                Some((
-                    policy,
-                    policy.wait(attempt, super::retry_after(response.headers())),
-                ))
-            }
-            (Err(e), Some(policy)) if e.is_connect() => Some((policy, policy.wait(attempt, None))),
-            _ => None,
-        };
-        match wait {
-            Some((policy, wait)) if started.elapsed() + wait <= policy.max_elapsed => {
-                tracing::debug!(attempt, ?wait, "retrying the token request");
-                tokio::time::sleep(wait).await;
-                attempt += 1;
-            }
-            _ => return outcome.map_err(ClientError::Transport),
-        }
-    }
+        request.build().map_err(ClientError::Transport)
+    })
+    .await
 }
 
 /// A success's JSON body; an OAuth error answer as the refusal it is.
