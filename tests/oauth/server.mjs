@@ -18,7 +18,8 @@
 // - GET /control/log: every token request (grant, scope, how the client
 //   authenticated, the outcome) and every API call (token, status).
 // - POST /control/approve?user_code=X: the user approves a device code.
-// - GET /control/active?token=X: whether the server still takes a token.
+// - GET /control/expired?token=X: answers once the server no longer takes
+//   the token, at its expiry (at once when it does not know it).
 // - POST /control/forget?token=X: the server no longer takes an access
 //   token (and still takes its refresh token).
 
@@ -151,8 +152,13 @@ const api = async (req, res, path) => {
 
 const control = async (req, res, url) => {
   if (url.pathname === '/control/log') return answer(res, 200, log);
-  if (url.pathname === '/control/active') {
-    return answer(res, 200, { active: Boolean(await find(url.searchParams.get('token'))) });
+  if (url.pathname === '/control/expired') {
+    // Waits for the token's own expiry time (`exp`, in whole seconds).
+    const token = url.searchParams.get('token');
+    for (let found = await find(token); found; found = await find(token)) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(10, found.exp * 1000 - Date.now())));
+    }
+    return answer(res, 200, { expired: true });
   }
   if (url.pathname === '/control/forget' && req.method === 'POST') {
     // The server stops taking one access token, and nothing else (RFC
